@@ -1,0 +1,26 @@
+/** Deletes rows whose purpose has lapsed: expired idempotency keys and finished rate-limit windows. */
+import type { Orm } from '../db/orm';
+
+export interface HousekeepingDeps {
+  orm: Orm;
+  /** Rate-limit windows older than two windows can no longer be read by any request. */
+  rateLimitWindowSeconds: number;
+}
+
+async function deleteRows(orm: Orm, sql: string, params: unknown[]): Promise<number> {
+  const result = await orm.em.fork().execute(sql, params, 'run');
+  return (result as { affectedRows?: number }).affectedRows ?? 0;
+}
+
+export function createHousekeepingActivities({ orm, rateLimitWindowSeconds }: HousekeepingDeps) {
+  return {
+    async purgeExpiredIdempotencyKeys(): Promise<number> {
+      return deleteRows(orm, 'delete from idempotency_keys where expires_at <= now()', []);
+    },
+    async purgeRateLimitWindows(): Promise<number> {
+      return deleteRows(orm, `delete from rate_limit_counters where window_start < now() - make_interval(secs => ?)`, [
+        rateLimitWindowSeconds * 2,
+      ]);
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/** buildApp(deps) → a Koa app with every route; no listen (the server and the tests do that). */
+import Koa from 'koa';
+import Router from '@koa/router';
+import { koaBody } from 'koa-body';
+import type { AppDeps } from './deps';
+import { errors } from './http/errors';
+import { requestContext } from './http/request-context';
+import { mountRoute } from './http/route-runner';
+import { defineRoute, type AnyRoute } from './http/define-route';
+import { Type } from '@sinclair/typebox';
+import { buildOpenApi } from './http/openapi';
+import { ROUTES } from './routes';
+
+export const API_PREFIX = '/api/v1';
+
+function openApiRoute(document: () => unknown): AnyRoute {
+  return defineRoute({
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This OpenAPI 3.1 document',
+    tags: ['Meta'],
+    auth: 'none',
+    envelope: 'bare',
+    responses: { 200: Type.Object({ openapi: Type.String() }) },
+    handler: async () => ({ status: 200, data: document() }),
+  });
+}
+
+/** Unknown paths and methods still get the error envelope. */
+async function unmatchedRequests(ctx: Koa.Context, next: Koa.Next): Promise<void> {
+  await next();
+  if (ctx.status === 405 || ctx.status === 501) {
+    throw errors.badRequest('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`, 405);
+  }
+  if (ctx.status === 404 && ctx.body === undefined) {
+    throw errors.notFound(`No endpoint ${ctx.method} ${ctx.path}`, 'ROUTE_NOT_FOUND');
+  }
+}
+
+export function buildApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  app.proxy = deps.config.env === 'production';
+  const router = new Router();
+
+  const routes = [...ROUTES, openApiRoute(() => openApi)];
+  const openApi = buildOpenApi(routes, API_PREFIX);
+  for (const route of routes) mountRoute(router, API_PREFIX, route, deps);
+
+  app.use(requestContext(deps.logger));
+  app.use(
+    koaBody({
+      json: true,
+      jsonStrict: true,
+      jsonLimit: deps.config.bodyLimitBytes,
+      urlencoded: false,
+      text: false,
+      multipart: false,
+    }),
+  );
+  app.use(unmatchedRequests);
+  app.use(router.routes());
+  // Sets 405 + Allow for a known path with another method (and answers OPTIONS).
+  app.use(router.allowedMethods());
+  return app;
+}

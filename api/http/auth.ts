@@ -1,0 +1,97 @@
+/**
+ * API-key authentication (401) and authorization (403) of Document 1.
+ *
+ * Keys look like sk_live_mer_<32 base62>; only their SHA-256 is stored. The lookup is by hash and the
+ * final comparison is constant-time, so response timing says nothing about how much of a guess matched.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiKeySchema, MerchantSchema, type ApiKey, type ApiKeyKind } from '../../db/entities';
+import { constantTimeEqual, hashSecret } from '../lib/crypto';
+import { randomBase62 } from '../lib/ids';
+import { errors } from './errors';
+import type { Scope } from './scopes';
+
+export type KeyLevel = 'organization' | 'merchant';
+
+export interface ApiKeyAuth {
+  keyId: string;
+  organizationId: string;
+  /** Set for merchant keys: the one merchant the key may act on. */
+  merchantId: string | null;
+  level: KeyLevel;
+  kind: ApiKeyKind;
+  scopes: ReadonlySet<string>;
+}
+
+export interface AuthRequirement {
+  /** Which secret-key levels may call the route. */
+  keys: readonly KeyLevel[];
+  scopes: readonly Scope[];
+  /** Whether the route acts on one merchant (resolved from the key, path, query or body). Default true. */
+  merchantScoped?: boolean;
+}
+
+const KEY_PATTERN = /^(sk|pk)_live_(org|mer)_[0-9A-Za-z]{32}$/;
+
+export function generateApiKey(kind: ApiKeyKind, level: KeyLevel): string {
+  return `${kind === 'secret' ? 'sk' : 'pk'}_live_${level === 'organization' ? 'org' : 'mer'}_${randomBase62(32)}`;
+}
+
+export function redactKey(key: string): string {
+  return `${key.slice(0, 12)}…${key.slice(-4)}`;
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match?.[1];
+}
+
+export async function authenticateApiKey(em: EntityManager, authorization: string | undefined): Promise<ApiKeyAuth> {
+  const token = bearerToken(authorization);
+  if (!token) throw errors.unauthenticated('Provide an API key as "Authorization: Bearer <key>"');
+  if (!KEY_PATTERN.test(token)) throw errors.unauthenticated('The API key is malformed');
+  const hash = hashSecret(token);
+  const key: ApiKey | null = await em.findOne(ApiKeySchema, { secretHash: hash, status: 'active' });
+  if (!key || !constantTimeEqual(key.secretHash, hash)) throw errors.unauthenticated('The API key is invalid or revoked');
+  return {
+    keyId: key.id,
+    organizationId: key.organizationId,
+    merchantId: key.merchantId,
+    level: key.merchantId ? 'merchant' : 'organization',
+    kind: key.kind,
+    scopes: new Set(key.scopes),
+  };
+}
+
+/** Key kind and scopes: a valid key that may not call this route gets 403. */
+export function authorize(auth: ApiKeyAuth, requirement: AuthRequirement): void {
+  if (auth.kind !== 'secret') throw errors.forbidden('Public keys may only be used on the browser-session endpoints');
+  if (!requirement.keys.includes(auth.level)) {
+    throw errors.forbidden(`This endpoint requires ${requirement.keys.map((level) => `a ${level} key`).join(' or ')}`);
+  }
+  const missing = requirement.scopes.filter((scope) => !auth.scopes.has(scope));
+  if (missing.length > 0) throw errors.forbidden(`The API key lacks the required scope: ${missing.join(', ')}`);
+}
+
+/**
+ * The merchant a merchant-scoped request acts on. A merchant key carries it (and may not name another);
+ * an organization key must name one of its organization's merchants, in the path, query or body.
+ */
+export async function resolveMerchant(
+  em: EntityManager,
+  auth: ApiKeyAuth,
+  requested: string | undefined,
+): Promise<string> {
+  if (auth.merchantId) {
+    if (requested !== undefined && requested !== auth.merchantId) {
+      throw errors.forbidden('The API key does not have access to this merchant');
+    }
+    return auth.merchantId;
+  }
+  if (requested === undefined) {
+    throw errors.forbidden('Organization keys must name the merchant with merchant_id');
+  }
+  const count = await em.count(MerchantSchema, { id: requested, organizationId: auth.organizationId });
+  if (count === 0) throw errors.forbidden('The API key does not have access to this merchant');
+  return requested;
+}

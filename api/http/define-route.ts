@@ -1,0 +1,66 @@
+/**
+ * One declaration per endpoint. From it come validation, auth, the envelope, idempotency and the
+ * OpenAPI document (see route-runner.ts and openapi.ts); handlers receive already-checked input.
+ */
+import type { Static, TSchema, TObject } from '@sinclair/typebox';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppDeps } from '../deps';
+import type { ApiKeyAuth, AuthRequirement } from './auth';
+import type { Pagination } from './pagination';
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+export type Envelope = 'wrapped' | 'bare';
+
+export interface HandlerInput<P extends TSchema, Q extends TSchema, B extends TSchema> {
+  params: Static<P>;
+  query: Static<Q>;
+  body: Static<B>;
+  /** The calling key (null only on unauthenticated routes). */
+  auth: ApiKeyAuth;
+  /** The merchant the request acts on; only readable on merchant-scoped routes. */
+  readonly merchantId: string;
+  /** A forked EntityManager; inside the request's transaction for mutating routes. */
+  em: EntityManager;
+  deps: AppDeps;
+  requestId: string;
+}
+
+export interface HandlerResult {
+  status: number;
+  /** The resource (or list items); its shape is the route's response schema for `status`. */
+  data?: unknown;
+  /** Present on list responses. */
+  pagination?: Pagination;
+}
+
+export interface RouteDefinition<P extends TSchema = TObject, Q extends TSchema = TObject, B extends TSchema = TObject> {
+  method: HttpMethod;
+  /** Koa path under /api/v1, e.g. '/customers/:customerId'. */
+  path: string;
+  /** Extra absolute paths to serve the same route at (health probes at /health for orchestrators). */
+  alsoAt?: string[];
+  summary: string;
+  tags: string[];
+  auth: AuthRequirement | 'none';
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Status → schema of `data` (null for an empty body). Every route declares at least one 2xx. */
+  responses: Record<number, TSchema | null>;
+  envelope: Envelope;
+  /** Lists: where the pagination object goes (wrapped lists always nest it in meta.pagination). */
+  pagination?: 'nested' | 'flat';
+  /** Create endpoints: Idempotency-Key header or idempotency_key body field. */
+  idempotency?: 'optional' | 'required';
+  handler(input: HandlerInput<P, Q, B>): Promise<HandlerResult>;
+}
+
+export function defineRoute<P extends TSchema = TObject, Q extends TSchema = TObject, B extends TSchema = TObject>(
+  definition: RouteDefinition<P, Q, B>,
+): RouteDefinition<P, Q, B> {
+  return definition;
+}
+
+// Handlers are contravariant in their input; the registry only needs to call them with checked input.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteDefinition<any, any, any>;

@@ -1,0 +1,143 @@
+/**
+ * The OpenAPI 3.1 document, generated from the same route declarations that validate requests, so the
+ * document can't drift from what the server enforces. Served at GET /api/v1/openapi.json.
+ */
+import type { TObject, TSchema } from '@sinclair/typebox';
+import type { AnyRoute } from './define-route';
+import { bodySchemaOf } from './route-runner';
+import { PaginationSchema } from './schema';
+
+type Json = Record<string, unknown>;
+
+const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['type', 'code', 'message', 'request_id', 'timestamp'],
+      properties: {
+        type: { type: 'string' },
+        code: { type: 'string' },
+        message: { type: 'string' },
+        details: { type: 'object', description: 'For validation errors: field name → array of messages' },
+        request_id: { type: 'string' },
+        timestamp: { type: 'string', format: 'date-time' },
+      },
+    },
+  },
+};
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'validation_error or bad_request_error',
+  401: 'authentication_error: missing, malformed or invalid key',
+  403: 'authorization_error: missing scope, wrong key kind or merchant outside the key',
+  404: 'not_found_error',
+  409: 'conflict_error',
+  422: 'business_rule_error',
+  429: 'rate_limit_error (see Retry-After and RateLimit-* headers)',
+  500: 'internal_server_error',
+};
+
+function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z_]+)/g, '{$1}');
+}
+
+function operationId(route: AnyRoute): string {
+  const words = route.path.split(/[/:_-]+/).filter(Boolean);
+  return route.method + words.map((word) => word[0].toUpperCase() + word.slice(1)).join('');
+}
+
+/** JSON round-trip drops TypeBox's symbol keys and leaves plain JSON Schema. */
+const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema));
+
+function parameters(route: AnyRoute): Json[] {
+  const list: Json[] = [];
+  for (const [location, schema] of [['path', route.params], ['query', route.query]] as const) {
+    const object = schema as TObject | undefined;
+    for (const [name, property] of Object.entries(object?.properties ?? {})) {
+      list.push({
+        name,
+        in: location,
+        required: location === 'path' || (object?.required ?? []).includes(name),
+        schema: plain(property),
+        ...((property as Json)['x-comma-separated'] ? { style: 'form', explode: true, description: 'Repeat the parameter or separate values with commas' } : {}),
+      });
+    }
+  }
+  if (route.idempotency) {
+    list.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: route.idempotency === 'required',
+      schema: { type: 'string', maxLength: 255 },
+      description: 'Replays within the retention window return the first response with 200',
+    });
+  }
+  return list;
+}
+
+function successSchema(route: AnyRoute, data: Json): Json {
+  const pagination = { $ref: '#/components/schemas/Pagination' };
+  if (route.envelope === 'wrapped') {
+    return {
+      type: 'object',
+      required: ['success', 'data', 'request_id', 'timestamp'],
+      properties: {
+        success: { const: true },
+        data,
+        ...(route.pagination ? { meta: { type: 'object', properties: { pagination } } } : {}),
+        request_id: { type: 'string' },
+        timestamp: { type: 'string', format: 'date-time' },
+      },
+    };
+  }
+  if (!route.pagination) return data;
+  return {
+    type: 'object',
+    required: ['data', 'meta'],
+    properties: { data, meta: route.pagination === 'flat' ? pagination : { type: 'object', properties: { pagination } } },
+  };
+}
+
+function responses(route: AnyRoute): Json {
+  const out: Json = {};
+  for (const [status, schema] of Object.entries(route.responses)) {
+    out[status] = schema
+      ? { description: 'Success', content: { 'application/json': { schema: successSchema(route, plain(schema)) } } }
+      : { description: 'Success, empty body' };
+  }
+  const errorStatuses = route.auth === 'none' ? [400, 500] : [400, 401, 403, 404, 409, 429, 500];
+  for (const status of errorStatuses) {
+    if (out[status]) continue;
+    out[status] = { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  }
+  return out;
+}
+
+export function buildOpenApi(routes: readonly AnyRoute[], prefix: string): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const body = bodySchemaOf(route);
+    (paths[openApiPath(prefix + route.path)] ??= {})[route.method] = {
+      operationId: operationId(route),
+      summary: route.summary,
+      tags: route.tags,
+      ...(route.auth === 'none' ? { security: [] } : { 'x-scopes': route.auth.scopes, 'x-key-levels': route.auth.keys }),
+      parameters: parameters(route),
+      ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(body) } } } } : {}),
+      responses: responses(route),
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Switchyard API', version: '1.0.0', description: 'Payment orchestration API' },
+    servers: [{ url: '/' }],
+    security: [{ apiKey: [] }],
+    paths,
+    components: {
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'sk_live_org_… or sk_live_mer_…' } },
+      schemas: { Error: ERROR_SCHEMA, Pagination: plain(PaginationSchema) },
+    },
+  };
+}

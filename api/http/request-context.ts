@@ -1,0 +1,53 @@
+/**
+ * Outermost middleware: gives every request a req_ id (body and X-Request-Id header), turns every
+ * failure into the error envelope, and writes one structured log line per request.
+ */
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import { newId } from '../lib/ids';
+import { errorBody } from './envelope';
+import { ApiError, errors } from './errors';
+
+/** Errors raised by the body parser (co-body) and the router carry an HTTP status and a type. */
+function fromFrameworkError(error: { status?: number; type?: string; message?: string }): ApiError | undefined {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return errors.badRequest('MALFORMED_JSON', 'The request body is not valid JSON');
+    case 'entity.too.large':
+      return errors.badRequest('PAYLOAD_TOO_LARGE', 'The request body is too large', 413);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return errors.badRequest('UNSUPPORTED_MEDIA_TYPE', 'The request body encoding is not supported', 415);
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return errors.badRequest('BAD_REQUEST', 'The request body could not be read');
+  }
+  return undefined;
+}
+
+export function requestContext(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    const requestId = newId('req');
+    const started = process.hrtime.bigint();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } catch (thrown) {
+      const error = thrown instanceof ApiError ? thrown : fromFrameworkError(thrown as object);
+      if (error) {
+        ctx.status = error.status;
+        ctx.body = errorBody(error, requestId);
+        if (error.headers) ctx.set(error.headers);
+      } else {
+        // Internals stay in the server log; the client gets the request id to quote.
+        logger.error({ err: thrown, request_id: requestId }, 'unhandled error');
+        ctx.status = 500;
+        ctx.body = errorBody(errors.internal(), requestId);
+      }
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+    }
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * Turns a RouteDefinition into Koa middleware: authenticate → rate limit → authorize → validate →
+ * resolve the merchant → (idempotency) → handler → envelope. Validators are compiled once, at mount.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { Type, type TSchema, type TObject } from '@sinclair/typebox';
+import type { ValidateFunction } from 'ajv';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppDeps } from '../deps';
+import { authenticateApiKey, authorize, resolveMerchant, type ApiKeyAuth } from './auth';
+import type { AnyRoute, HandlerResult } from './define-route';
+import { wrapped } from './envelope';
+import { errors } from './errors';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint, runIdempotent, type StoredResponse } from './idempotency';
+import { consumeRateLimit, rateLimitHeaders } from './rate-limit';
+import { bodyAjv, textAjv, toFieldErrors } from './schema';
+
+/** How long a request waits for a concurrent one holding the same idempotency key before getting 409. */
+const IDEMPOTENCY_WAIT_MS = 10_000;
+
+interface CompiledRoute {
+  params?: ValidateFunction;
+  query?: ValidateFunction;
+  body?: ValidateFunction;
+  commaSeparated: string[];
+  responses: Map<number, ValidateFunction | null>;
+}
+
+/** Idempotent creates also accept the key as a body field; it is part of the documented body. */
+export function bodySchemaOf(route: AnyRoute): TSchema | undefined {
+  if (!route.body || !route.idempotency) return route.body;
+  const body = route.body as TObject;
+  return { ...body, properties: { ...body.properties, idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH })) } };
+}
+
+function compileRoute(route: AnyRoute, deps: AppDeps): CompiledRoute {
+  const querySchema = route.query as TObject | undefined;
+  const bodySchema = bodySchemaOf(route);
+  return {
+    params: route.params && textAjv.compile(route.params),
+    query: querySchema && textAjv.compile(querySchema),
+    body: bodySchema && bodyAjv.compile(bodySchema),
+    commaSeparated: Object.entries(querySchema?.properties ?? {})
+      .filter(([, schema]) => (schema as Record<string, unknown>)['x-comma-separated'])
+      .map(([name]) => name),
+    responses: new Map(
+      Object.entries(route.responses).map(([status, schema]) => [
+        Number(status),
+        schema && deps.config.validateResponses ? bodyAjv.compile(schema) : null,
+      ]),
+    ),
+  };
+}
+
+/** Repeated (?status=a&status=b) and comma-separated (?status=a,b) values both become one array. */
+function normalizeQuery(query: Context['query'], commaSeparated: string[]): Record<string, unknown> {
+  const normalized: Record<string, unknown> = { ...query };
+  for (const name of commaSeparated) {
+    const raw = normalized[name];
+    if (raw === undefined) continue;
+    normalized[name] = ([] as string[]).concat(raw as string | string[]).flatMap((value) => value.split(',')).filter(Boolean);
+  }
+  return normalized;
+}
+
+function hasRequestBody(ctx: Context): boolean {
+  return Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+}
+
+function validate(validator: ValidateFunction | undefined, value: unknown, root: string): unknown {
+  if (!validator) return {};
+  if (!validator(value)) throw errors.validation(toFieldErrors(validator.errors, root));
+  return value;
+}
+
+function readBody(ctx: Context, route: AnyRoute, compiled: CompiledRoute): Record<string, unknown> {
+  const raw = (ctx.request as { body?: unknown }).body;
+  if (hasRequestBody(ctx) && !ctx.is('application/json')) {
+    throw errors.badRequest('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json', 415);
+  }
+  const body = raw === undefined || raw === null || (typeof raw === 'string' && raw === '') ? {} : raw;
+  if (!route.body) {
+    if (typeof body === 'object' && Object.keys(body as object).length === 0) return {};
+    throw errors.validation({ body: ['this endpoint takes no request body'] });
+  }
+  if (typeof body !== 'object' || Array.isArray(body)) throw errors.validation({ body: ['must be a JSON object'] });
+  return validate(compiled.body, body, 'body') as Record<string, unknown>;
+}
+
+function present(route: AnyRoute, result: HandlerResult, requestId: string): unknown {
+  if (result.status === 204) return undefined;
+  if (route.envelope === 'wrapped') {
+    return wrapped(result.data, requestId, result.pagination ? { pagination: result.pagination } : undefined);
+  }
+  if (!result.pagination) return result.data;
+  return { data: result.data, meta: route.pagination === 'flat' ? result.pagination : { pagination: result.pagination } };
+}
+
+function checkResponse(compiled: CompiledRoute, route: AnyRoute, result: HandlerResult): void {
+  if (!compiled.responses.has(result.status)) {
+    throw new Error(`${route.method.toUpperCase()} ${route.path} returned undeclared status ${result.status}`);
+  }
+  const validator = compiled.responses.get(result.status);
+  if (validator && !validator(result.data)) {
+    throw new Error(`${route.method.toUpperCase()} ${route.path} response does not match its schema: ${JSON.stringify(validator.errors)}`);
+  }
+}
+
+export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps: AppDeps): void {
+  const compiled = compileRoute(route, deps);
+  const { config, orm } = deps;
+
+  const middleware = async (ctx: Context) => {
+    const requestId: string = ctx.state.requestId;
+    const em = orm.em.fork() as EntityManager;
+    let auth: ApiKeyAuth | undefined;
+
+    if (route.auth !== 'none') {
+      auth = await authenticateApiKey(em, ctx.get('authorization') || undefined);
+      const limit = await consumeRateLimit(em, auth.keyId, config.rateLimit.limit, config.rateLimit.windowSeconds);
+      ctx.set(rateLimitHeaders(limit, config.rateLimit.windowSeconds));
+      if (limit.exceeded) throw errors.rateLimited(limit.resetSeconds);
+      authorize(auth, route.auth);
+    }
+
+    let params: Record<string, unknown>;
+    try {
+      params = validate(compiled.params, { ...ctx.params }, 'params') as Record<string, unknown>;
+    } catch {
+      // A malformed id can never name an existing resource.
+      throw errors.notFound();
+    }
+    const query = validate(compiled.query, normalizeQuery(ctx.query, compiled.commaSeparated), 'query') as Record<string, unknown>;
+    const body = readBody(ctx, route, compiled);
+
+    let merchantId: string | undefined;
+    if (auth && route.auth !== 'none' && route.auth.merchantScoped !== false) {
+      const requested = (params.merchant_id ?? query.merchant_id ?? body.merchant_id) as string | undefined;
+      merchantId = await resolveMerchant(em, auth, requested);
+    }
+
+    const idempotencyKey = ctx.get('idempotency-key') || (body.idempotency_key as string | undefined);
+    delete body.idempotency_key;
+
+    const run = async (txEm: EntityManager): Promise<StoredResponse> => {
+      const result = await route.handler({
+        params, query, body, em: txEm, deps, requestId,
+        auth: auth as ApiKeyAuth,
+        get merchantId(): string {
+          if (!merchantId) throw new Error(`${route.path} is not merchant-scoped`);
+          return merchantId;
+        },
+      });
+      if (config.validateResponses) checkResponse(compiled, route, result);
+      return { status: result.status, body: present(route, result, requestId) };
+    };
+
+    let response: StoredResponse;
+    if (route.idempotency && auth) {
+      if (!idempotencyKey) {
+        if (route.idempotency === 'required') {
+          throw errors.validation({ 'Idempotency-Key': ['is required'] }, 'An Idempotency-Key header is required', 'IDEMPOTENCY_KEY_REQUIRED');
+        }
+        response = await em.transactional(run);
+      } else {
+        if (idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+          throw errors.validation({ 'Idempotency-Key': [`must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`] });
+        }
+        const outcome = await runIdempotent(em, {
+          scopeId: merchantId ?? auth.organizationId,
+          key: idempotencyKey,
+          fingerprint: requestFingerprint(route.method, route.path, params, body),
+          ttlSeconds: config.idempotencyTtlSeconds,
+          waitMs: IDEMPOTENCY_WAIT_MS,
+        }, run);
+        if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
+        response = outcome;
+      }
+    } else if (route.method === 'get') {
+      response = await run(em);
+    } else {
+      // Mutations run in one transaction: a request that fails changes nothing.
+      response = await em.transactional(run);
+    }
+
+    ctx.status = response.status;
+    if (response.body !== undefined) ctx.body = response.body;
+  };
+
+  for (const path of [`${prefix}${route.path}`, ...(route.alsoAt ?? [])]) {
+    router[route.method](path, middleware);
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Shared JSON Schema fragments (TypeBox) and the ajv instances that compile them. Request schemas are
+ * declared next to their routes; these are the pieces every area reuses.
+ */
+import { Type, type Static, type TSchema, type TProperties, type TObject, type ObjectOptions } from '@sinclair/typebox';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { isCountry, isCurrency } from '../lib/iso';
+import type { FieldErrors } from './errors';
+
+function createAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: coerce ? 'array' : false, strict: false });
+  addFormats(ajv, ['date-time', 'email', 'uri']);
+  ajv.addFormat('iso-4217', { type: 'string', validate: isCurrency });
+  ajv.addFormat('iso-3166-alpha-2', { type: 'string', validate: isCountry });
+  ajv.addKeyword({
+    keyword: 'maxSerializedBytes',
+    type: 'object',
+    schemaType: 'number',
+    validate: (max: number, data: unknown) => Buffer.byteLength(JSON.stringify(data), 'utf8') <= max,
+    error: { message: (cxt) => `must be at most ${cxt.schema} bytes when serialized` },
+  });
+  return ajv;
+}
+
+/** Bodies are typed JSON: no coercion. Query strings and path params arrive as text: coerce. */
+export const bodyAjv = createAjv(false);
+export const textAjv = createAjv(true);
+
+const FORMAT_MESSAGES: Record<string, string> = {
+  'date-time': 'must be an ISO 8601 date-time',
+  email: 'must be a valid email address',
+  uri: 'must be a valid URL',
+  'iso-4217': 'must be an ISO 4217 currency code',
+  'iso-3166-alpha-2': 'must be an ISO 3166-1 alpha-2 country code',
+};
+
+/** ajv errors → Document 1's validation details: field path → messages. */
+export function toFieldErrors(ajvErrors: ErrorObject[] | null | undefined, root?: string): FieldErrors {
+  const details: FieldErrors = {};
+  const add = (field: string, message: string) => {
+    const key = field || root || 'body';
+    (details[key] ??= []).includes(message) || details[key].push(message);
+  };
+  for (const error of ajvErrors ?? []) {
+    const path = error.instancePath.slice(1).replace(/\//g, '.');
+    const join = (name: string) => (path ? `${path}.${name}` : name);
+    if (error.keyword === 'required') add(join(error.params.missingProperty), 'is required');
+    else if (error.keyword === 'additionalProperties') add(join(error.params.additionalProperty), 'is not allowed');
+    else if (error.keyword === 'format') add(path, FORMAT_MESSAGES[error.params.format] ?? error.message ?? 'is invalid');
+    else if (error.keyword === 'enum') add(path, `must be one of: ${error.params.allowedValues.join(', ')}`);
+    else add(path, error.message ?? 'is invalid');
+  }
+  return details;
+}
+
+export function compile(ajv: Ajv, schema: TSchema): ValidateFunction {
+  return ajv.compile(schema);
+}
+
+// ---- reusable fragments -------------------------------------------------------------------------
+
+/** A strict object: unknown fields are rejected so typos never pass silently. */
+export const StrictObject = <T extends TProperties>(properties: T, options: ObjectOptions = {}): TObject<T> =>
+  Type.Object(properties, { additionalProperties: false, ...options });
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+/** `type: [X, 'null']` for simple types keeps validation messages short; anyOf otherwise. */
+export const Nullable = <T extends TSchema>(schema: T) =>
+  typeof schema.type === 'string'
+    ? Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] })
+    : Type.Union([schema, Type.Null()]);
+export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+export const Id = (prefix: string) => Type.String({ pattern: `^${prefix}_[0-9A-Za-z]+$`, maxLength: 64, description: `${prefix}_ identifier` });
+export const Currency = Type.String({ format: 'iso-4217', minLength: 3, maxLength: 3, description: 'ISO 4217' });
+export const Country = Type.String({ format: 'iso-3166-alpha-2', minLength: 2, maxLength: 2, description: 'ISO 3166-1 alpha-2' });
+export const Metadata = (maxBytes = 5120) =>
+  Type.Record(Type.String(), Type.Unknown(), { maxSerializedBytes: maxBytes, description: `Key/value pairs, at most ${maxBytes} bytes serialized` });
+export const E164Phone = Type.String({ pattern: '^\\+[1-9][0-9]{9,14}$', description: 'E.164, at least 10 digits' });
+
+export const PaginationQuery = {
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+};
+export const DateRangeQuery = {
+  date_from: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after (inclusive)' })),
+  date_to: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or before (inclusive)' })),
+};
+/** merchant_id targeting for organization keys (query on list/get, body on create). */
+export const MerchantIdField = Type.Optional(Id('mrc'));
+
+/** A status-like filter: several values, repeated or comma-separated. */
+export const MultiEnum = <const T extends readonly string[]>(values: T) =>
+  Type.Array(StringEnum(values), { minItems: 1, 'x-comma-separated': true });
+
+export const PaginationSchema = StrictObject({
+  page: Type.Integer(),
+  limit: Type.Integer(),
+  total: Type.Integer(),
+  total_pages: Type.Integer(),
+  has_next: Type.Boolean(),
+  has_prev: Type.Boolean(),
+});

@@ -1,0 +1,88 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../../http/define-route';
+import { pagination } from '../../http/pagination';
+import {
+  CreateCustomerBody, CustomerParams, CustomerReceiptSchema, CustomerSchema, DeleteCustomerQuery, ListCustomersQuery,
+  UpdateCustomerBody,
+} from './customers.schema';
+import { presentCustomer, presentCustomerReceipt } from './customers.presenter';
+import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from './customers.service';
+
+const tags = ['Customers'];
+const merchantKeyOnly = ['merchant'] as const;
+
+export const customerRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/customers',
+    summary: 'Create a customer (200 with the existing one when the email is already used)',
+    tags,
+    auth: { keys: merchantKeyOnly, scopes: ['customers:write'] },
+    body: CreateCustomerBody,
+    responses: { 201: CustomerReceiptSchema, 200: CustomerReceiptSchema },
+    envelope: 'wrapped',
+    idempotency: 'optional',
+    async handler({ em, merchantId, body, deps }) {
+      const { customer, created } = await createCustomer(em, merchantId, body, deps.config.encryptionKey);
+      return { status: created ? 201 : 200, data: presentCustomerReceipt(customer) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/customers',
+    summary: 'List customers, newest first',
+    tags,
+    auth: { keys: merchantKeyOnly, scopes: ['customers:read'] },
+    query: ListCustomersQuery,
+    responses: { 200: Type.Array(CustomerSchema) },
+    envelope: 'wrapped',
+    pagination: 'nested',
+    async handler({ em, merchantId, query }) {
+      const { items, total } = await listCustomers(em, merchantId, query);
+      return { status: 200, data: items.map(presentCustomer), pagination: pagination(query, total) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/customers/:customerId',
+    summary: 'Get a customer',
+    tags,
+    auth: { keys: merchantKeyOnly, scopes: ['customers:read'] },
+    params: CustomerParams,
+    responses: { 200: CustomerSchema },
+    envelope: 'wrapped',
+    async handler({ em, merchantId, params }) {
+      return { status: 200, data: presentCustomer(await getCustomer(em, merchantId, params.customerId)) };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/customers/:customerId',
+    summary: 'Update a customer (metadata is replaced, not merged)',
+    tags,
+    auth: { keys: merchantKeyOnly, scopes: ['customers:write'] },
+    params: CustomerParams,
+    body: UpdateCustomerBody,
+    responses: { 200: CustomerSchema },
+    envelope: 'wrapped',
+    async handler({ em, merchantId, params, body, deps }) {
+      const customer = await updateCustomer(em, merchantId, params.customerId, body, deps.config.encryptionKey);
+      return { status: 200, data: presentCustomer(customer) };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/customers/:customerId',
+    summary: 'Delete a customer without history; the email becomes reusable',
+    tags,
+    auth: { keys: ['merchant', 'organization'], scopes: ['customers:write'] },
+    params: CustomerParams,
+    query: DeleteCustomerQuery,
+    responses: { 204: null },
+    envelope: 'wrapped',
+    async handler({ em, merchantId, params }) {
+      await deleteCustomer(em, merchantId, params.customerId);
+      return { status: 204 };
+    },
+  }),
+];

@@ -1,0 +1,77 @@
+/**
+ * Health checks of Document 1: each check reports up or down; the report is ok only when all are up.
+ * Every check has a deadline so a hung dependency turns into "down", not a hung probe.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { temporal as proto } from '@temporalio/proto';
+import type { AppDeps } from '../../deps';
+import { TASK_QUEUES } from '../../../workflows/definitions';
+
+const CHECK_TIMEOUT_MS = 2000;
+
+export interface CheckResult {
+  status: 'up' | 'down';
+  message?: string;
+}
+
+export interface HealthReport {
+  status: 'ok' | 'error';
+  info: Record<string, CheckResult> | null;
+  error: Record<string, CheckResult> | null;
+  details: Record<string, CheckResult>;
+}
+
+type Check = () => Promise<void>;
+
+function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export function healthChecks(deps: AppDeps, em: EntityManager) {
+  const { connection, client } = deps.temporal;
+  const namespace = deps.config.temporal.namespace;
+  const database: Check = async () => {
+    await withTimeout(em.execute('select 1'), 'PostgreSQL');
+  };
+  const temporal: Check = async () => {
+    await connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () => client.workflowService.getSystemInfo({}));
+  };
+  const worker: Check = async () => {
+    const response = await connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () =>
+      client.workflowService.describeTaskQueue({
+        namespace,
+        taskQueue: { name: TASK_QUEUES.payments },
+        taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      }),
+    );
+    if (response.pollers.length === 0) throw new Error(`No worker is polling task queue ${TASK_QUEUES.payments}`);
+  };
+  return { database, temporal, worker };
+}
+
+/** Messages are our own short texts: connection strings and stack traces never reach the report. */
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0].replace(/postgres(ql)?:\/\/\S+/gi, '[database]').slice(0, 200);
+}
+
+export async function runChecks(checks: Record<string, Check>): Promise<HealthReport> {
+  const entries = await Promise.all(
+    Object.entries(checks).map(async ([name, check]): Promise<[string, CheckResult]> => {
+      try {
+        await check();
+        return [name, { status: 'up' }];
+      } catch (error) {
+        return [name, { status: 'down', message: describe(error) }];
+      }
+    }),
+  );
+  const details = Object.fromEntries(entries);
+  const info = Object.fromEntries(entries.filter(([, result]) => result.status === 'up'));
+  const error = Object.fromEntries(entries.filter(([, result]) => result.status === 'down'));
+  return { status: Object.keys(error).length === 0 ? 'ok' : 'error', info, error, details };
+}

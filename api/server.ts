@@ -1,0 +1,53 @@
+/**
+ * Runs the API process on its own (docker-compose, production). `npm start` uses startApi() directly so
+ * the whole local stack lives in one process.
+ */
+import type { Server } from 'node:http';
+import { buildApp } from './app';
+import { loadConfig, type Config } from './config';
+import type { AppDeps } from './deps';
+import { createLogger } from './logger';
+import { connectTemporal } from './temporal';
+import { openOrm } from '../db/orm';
+
+export interface RunningApi {
+  server: Server;
+  url: string;
+  deps: AppDeps;
+  stop(): Promise<void>;
+}
+
+export async function startApi(config: Config, port = config.port): Promise<RunningApi> {
+  const logger = createLogger(config.logLevel);
+  const orm = await openOrm(config.databaseUrl);
+  const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
+  const deps: AppDeps = { config, orm, temporal, logger };
+  const server = buildApp(deps).listen(port);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const address = server.address();
+  const url = `http://localhost:${typeof address === 'object' && address ? address.port : port}`;
+  return {
+    server,
+    url,
+    deps,
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await orm.close();
+      await temporal.connection.close();
+    },
+  };
+}
+
+if (require.main === module) {
+  const config = loadConfig();
+  startApi(config).then((api) => {
+    api.deps.logger.info({ url: api.url }, 'API listening');
+    const stop = () => void api.stop().then(() => process.exit(0));
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+  }).catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,36 @@
+import { EntitySchema } from '@mikro-orm/core';
+
+/** secret = sk_live_…, public = pk_live_… ; organization keys have no merchant. */
+export type ApiKeyKind = 'secret' | 'public';
+
+export interface ApiKey {
+  id: string;
+  organizationId: string;
+  merchantId: string | null;
+  kind: ApiKeyKind;
+  /** SHA-256 of the whole key; the key itself is shown once, at creation, and never stored. */
+  secretHash: string;
+  /** Non-secret hint for people: prefix and last four characters. */
+  redacted: string;
+  scopes: string[];
+  status: 'active' | 'revoked';
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export const ApiKeySchema = new EntitySchema<ApiKey>({
+  name: 'ApiKey',
+  tableName: 'api_keys',
+  properties: {
+    id: { type: 'string', primary: true },
+    organizationId: { type: 'string' },
+    merchantId: { type: 'string', nullable: true },
+    kind: { type: 'string' },
+    secretHash: { type: 'string', hidden: true },
+    redacted: { type: 'string' },
+    scopes: { type: 'string[]', columnType: 'text[]' },
+    status: { type: 'string', default: 'active' },
+    createdAt: { type: 'Date', columnType: 'timestamptz(3)', onCreate: () => new Date() },
+    revokedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+  },
+});

@@ -1,0 +1,19 @@
+import { EntitySchema } from '@mikro-orm/core';
+
+export interface Organization {
+  id: string;
+  name: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const OrganizationSchema = new EntitySchema<Organization>({
+  name: 'Organization',
+  tableName: 'organizations',
+  properties: {
+    id: { type: 'string', primary: true },
+    name: { type: 'string' },
+    createdAt: { type: 'Date', columnType: 'timestamptz(3)', onCreate: () => new Date() },
+    updatedAt: { type: 'Date', columnType: 'timestamptz(3)', onCreate: () => new Date(), onUpdate: () => new Date() },
+  },
+});

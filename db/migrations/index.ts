@@ -1,0 +1,4 @@
+import { Migration20261121000000_foundation } from './Migration20261121000000_foundation';
+
+/** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
+export const MIGRATIONS = [{ name: 'Migration20261121000000_foundation', class: Migration20261121000000_foundation }];

@@ -1,0 +1,12 @@
+import { MikroORM } from '@mikro-orm/postgresql';
+import { ormConfig } from './mikro-orm.config';
+
+export type Orm = MikroORM;
+
+export async function openOrm(databaseUrl: string, options: { poolMax?: number } = {}): Promise<Orm> {
+  return MikroORM.init(ormConfig(databaseUrl, options));
+}
+
+export async function migrate(orm: Orm): Promise<void> {
+  await orm.getMigrator().up();
+}

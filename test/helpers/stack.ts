@@ -1,0 +1,78 @@
+/**
+ * The real stack every integration test talks to: an embedded PostgreSQL, a Temporal dev server, the
+ * worker and the API on a random port — started once per mocha run by hooks.ts.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { loadConfig, type Config } from '../../api/config';
+import { startApi, type RunningApi } from '../../api/server';
+import { migrate, openOrm, type Orm } from '../../db/orm';
+import { startWorker, type RunningWorker } from '../../worker/main';
+import { startEmbeddedPostgres, type RunningPostgres } from '../../scripts/lib/postgres';
+import { startTemporalForTests, type RunningTemporal } from '../../scripts/lib/temporal-dev-server';
+import { freePort } from './ports';
+import { randomBytes } from 'node:crypto';
+
+export interface TestStack {
+  config: Config;
+  /** Connection details for tests that build a second app or open their own ORM. */
+  env: NodeJS.ProcessEnv;
+  postgres: RunningPostgres;
+  databasePort: number;
+  temporal: RunningTemporal;
+  orm: Orm;
+  workflowBundle: WorkflowBundleWithSourceMap;
+  worker: RunningWorker;
+  api: RunningApi;
+  url: string;
+}
+
+let current: TestStack | undefined;
+
+export function stack(): TestStack {
+  if (!current) throw new Error('The test stack is not running (test/helpers/hooks.ts starts it)');
+  return current;
+}
+
+export async function startStack(): Promise<TestStack> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-test-'));
+  // As root, PostgreSQL runs as the postgres user, which must be able to enter the directory.
+  fs.chmodSync(dataDir, 0o755);
+  const databasePort = await freePort();
+  const [postgres, temporal, workflowBundle] = await Promise.all([
+    startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: databasePort, databases: ['switchyard_test'] }),
+    startTemporalForTests(),
+    bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundlerLogger }),
+  ]);
+  const env = {
+    APP_ENV: 'test',
+    DATABASE_URL: postgres.url('switchyard_test'),
+    TEMPORAL_ADDRESS: temporal.address,
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+  };
+  const config = loadConfig(env);
+  const orm = await openOrm(config.databaseUrl);
+  await migrate(orm);
+  const worker = await startWorker({ config, orm, workflowBundle });
+  const api = await startApi(config, 0);
+  current = { config, env, postgres, databasePort, temporal, orm, workflowBundle, worker, api, url: api.url };
+  return current;
+}
+
+export async function stopStack(): Promise<void> {
+  if (!current) return;
+  const { api, worker, orm, temporal, postgres } = current;
+  current = undefined;
+  await api.stop();
+  await worker.stop();
+  await orm.close();
+  await temporal.stop();
+  await postgres.stop();
+}
+
+const quietBundlerLogger = {
+  log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: console.warn, error: console.error,
+};

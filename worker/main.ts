@@ -1,0 +1,69 @@
+/**
+ * The worker process: one Worker per task queue, activities built from injected dependencies, graceful
+ * shutdown on SIGINT/SIGTERM (in-flight activities finish first). `npm start` calls startWorker() in-process.
+ */
+import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
+import { createActivities } from '../activities';
+import { TASK_QUEUES } from '../workflows/definitions';
+import { loadConfig, type Config } from '../api/config';
+import { openOrm, type Orm } from '../db/orm';
+import { ensureSchedules } from './schedules';
+
+export interface RunningWorker {
+  /** Resolves when the worker has shut down. */
+  done: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface WorkerOptions {
+  config: Config;
+  orm: Orm;
+  /** Pre-built bundle (tests bundle once); otherwise workflows/ is bundled at start. */
+  workflowBundle?: WorkflowBundleWithSourceMap;
+}
+
+export async function startWorker({ config, orm, workflowBundle }: WorkerOptions): Promise<RunningWorker> {
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: TASK_QUEUES.payments,
+    ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    activities: createActivities({ orm, rateLimitWindowSeconds: config.rateLimit.windowSeconds }),
+  });
+  const done = worker.run().finally(() => connection.close());
+  return {
+    done,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}
+
+/** Registers the schedules the worker's workflows are started by (idempotent). */
+export async function registerSchedules(config: Config): Promise<void> {
+  const connection = await Connection.connect({ address: config.temporal.address });
+  try {
+    await ensureSchedules(new Client({ connection, namespace: config.temporal.namespace }));
+  } finally {
+    await connection.close();
+  }
+}
+
+if (require.main === module) {
+  (async () => {
+    const config = loadConfig();
+    const orm = await openOrm(config.databaseUrl);
+    await registerSchedules(config);
+    const worker = await startWorker({ config, orm });
+    const stop = () => void worker.stop();
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+    await worker.done;
+    await orm.close();
+  })().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

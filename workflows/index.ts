@@ -1,0 +1,2 @@
+/** Bundle entry: every workflow the worker runs. */
+export { housekeepingWorkflow } from './housekeeping';
