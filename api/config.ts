@@ -18,6 +18,8 @@ export interface Config {
   /** 32-byte master key for envelope encryption of secrets at rest (customer documents, credentials). */
   readonly encryptionKey: Buffer;
   readonly idempotencyTtlSeconds: number;
+  /** How long a request waits for a concurrent one holding the same idempotency key before getting 409. */
+  readonly idempotencyWaitMs: number;
   readonly rateLimit: { readonly limit: number; readonly windowSeconds: number };
   /** Largest JSON body accepted, in bytes. */
   readonly bodyLimitBytes: number;
@@ -55,6 +57,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     encryptionKey: decodeMasterKey(required(env, 'ENCRYPTION_KEY')),
     idempotencyTtlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 60 * 60),
+    idempotencyWaitMs: int(env, 'IDEMPOTENCY_WAIT_MS', 10_000),
     rateLimit: Object.freeze({
       limit: int(env, 'RATE_LIMIT_REQUESTS', 100),
       windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60),

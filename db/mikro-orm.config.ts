@@ -8,7 +8,7 @@ export function ormConfig(databaseUrl: string, options: { poolMax?: number } = {
     clientUrl: databaseUrl,
     entities: ENTITIES,
     extensions: [Migrator],
-    migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true },
+    migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, silent: true },
     // Every request and activity forks its own EntityManager; the global one must never be used.
     allowGlobalContext: false,
     discovery: { disableDynamicFileAccess: true },

@@ -68,19 +68,19 @@ export async function runIdempotent(
       );
       await tx.execute('set local lock_timeout to default');
       if (claimed.length === 0) {
-        const [stored] = await tx.execute<{ fingerprint: string; response_status: number; response_body: unknown }[]>(
-          'select fingerprint, response_status, response_body from idempotency_keys where scope_id = ? and key = ?',
+        const [stored] = await tx.execute<{ fingerprint: string; response_body: string | null }[]>(
+          'select fingerprint, response_body from idempotency_keys where scope_id = ? and key = ?',
           [request.scopeId, request.key],
         );
         if (stored.fingerprint !== request.fingerprint) {
           throw errors.conflict('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request');
         }
-        return { status: 200, body: stored.response_body, replayed: true };
+        return { status: 200, body: stored.response_body === null ? undefined : JSON.parse(stored.response_body), replayed: true };
       }
       const response = await execute(tx);
       await tx.execute(
         'update idempotency_keys set response_status = ?, response_body = ? where scope_id = ? and key = ?',
-        [response.status, JSON.stringify(response.body), request.scopeId, request.key],
+        [response.status, response.body === undefined ? null : JSON.stringify(response.body), request.scopeId, request.key],
       );
       return { ...response, replayed: false };
     });

@@ -9,7 +9,20 @@ import { errorBody } from './envelope';
 import { ApiError, errors } from './errors';
 
 /** Errors raised by the body parser (co-body) and the router carry an HTTP status and a type. */
-function fromFrameworkError(error: { status?: number; type?: string; message?: string }): ApiError | undefined {
+function fromFrameworkError(error: { status?: number; type?: string; code?: string; message?: string }): ApiError | undefined {
+  // co-body reports a JSON parse failure (and, in strict mode, a top-level primitive) as a SyntaxError
+  // with status 400 and no `type`.
+  if (error.status === 400 && error instanceof SyntaxError) {
+    return errors.badRequest('MALFORMED_JSON', 'The request body is not valid JSON');
+  }
+  // inflation (under co-body) rejects an unknown Content-Encoding with status 415 and no `type`.
+  if (error.status === 415 && error.message?.startsWith('Unsupported Content-Encoding')) {
+    return errors.badRequest('UNSUPPORTED_MEDIA_TYPE', 'The request body encoding is not supported', 415);
+  }
+  // zlib: a body that does not decode with its declared Content-Encoding.
+  if (typeof error.code === 'string' && error.code.startsWith('Z_')) {
+    return errors.badRequest('BAD_REQUEST', 'The request body could not be decoded');
+  }
   switch (error.type) {
     case 'entity.parse.failed':
       return errors.badRequest('MALFORMED_JSON', 'The request body is not valid JSON');

@@ -16,9 +16,6 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint, runIdempotent, type Sto
 import { consumeRateLimit, rateLimitHeaders } from './rate-limit';
 import { bodyAjv, textAjv, toFieldErrors } from './schema';
 
-/** How long a request waits for a concurrent one holding the same idempotency key before getting 409. */
-const IDEMPOTENCY_WAIT_MS = 10_000;
-
 interface CompiledRoute {
   params?: ValidateFunction;
   query?: ValidateFunction;
@@ -172,7 +169,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
           key: idempotencyKey,
           fingerprint: requestFingerprint(route.method, route.path, params, body),
           ttlSeconds: config.idempotencyTtlSeconds,
-          waitMs: IDEMPOTENCY_WAIT_MS,
+          waitMs: config.idempotencyWaitMs,
         }, run);
         if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
         response = outcome;

@@ -66,7 +66,7 @@ export class Migration20261121000000_foundation extends Migration {
         key text not null,
         fingerprint text not null,
         response_status integer,
-        response_body jsonb,
+        response_body text, -- text, not jsonb: a replay must return the very same bytes
         created_at timestamptz(3) not null default now(),
         expires_at timestamptz(3) not null,
         primary key (scope_id, key)

@@ -9,7 +9,7 @@ import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporali
 import { loadConfig, type Config } from '../../api/config';
 import { startApi, type RunningApi } from '../../api/server';
 import { migrate, openOrm, type Orm } from '../../db/orm';
-import { startWorker, type RunningWorker } from '../../worker/main';
+import { registerSchedules, startWorker, type RunningWorker } from '../../worker/main';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../scripts/lib/postgres';
 import { startTemporalForTests, type RunningTemporal } from '../../scripts/lib/temporal-dev-server';
 import { freePort } from './ports';
@@ -56,6 +56,7 @@ export async function startStack(): Promise<TestStack> {
   const config = loadConfig(env);
   const orm = await openOrm(config.databaseUrl);
   await migrate(orm);
+  await registerSchedules(config);
   const worker = await startWorker({ config, orm, workflowBundle });
   const api = await startApi(config, 0);
   current = { config, env, postgres, databasePort, temporal, orm, workflowBundle, worker, api, url: api.url };

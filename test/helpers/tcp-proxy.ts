@@ -1,0 +1,37 @@
+/**
+ * A TCP proxy in front of a real server, so a test can make a dependency "go down" (close the proxy and
+ * cut its connections) without stopping the shared server.
+ */
+import net from 'node:net';
+
+export interface TcpProxy {
+  port: number;
+  /** Stops accepting and cuts every open connection. */
+  close(): Promise<void>;
+}
+
+export function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(targetPort, targetHost);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => socket.destroy());
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      resolve({
+        port: (server.address() as net.AddressInfo).port,
+        close: () =>
+          new Promise<void>((done) => {
+            for (const socket of sockets) socket.destroy();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
