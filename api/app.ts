@@ -1,7 +1,7 @@
 /** buildApp(deps) → a Koa app with every route; no listen (the server and the tests do that). */
 import Koa from 'koa';
 import Router from '@koa/router';
-import { koaBody } from 'koa-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { AppDeps } from './deps';
 import { errors } from './http/errors';
 import { requestContext } from './http/request-context';
@@ -55,6 +55,8 @@ export function buildApp(deps: AppDeps): Koa {
       urlencoded: false,
       text: false,
       multipart: false,
+      // DELETE bodies are read too, so one sent where none belongs is refused rather than ignored.
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     }),
   );
   app.use(unmatchedRequests);

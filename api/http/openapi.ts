@@ -2,6 +2,7 @@
  * The OpenAPI 3.1 document, generated from the same route declarations that validate requests, so the
  * document can't drift from what the server enforces. Served at GET /api/v1/openapi.json.
  */
+import { STATUS_CODES } from 'node:http';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { AnyRoute } from './define-route';
 import { bodySchemaOf } from './route-runner';
@@ -104,8 +105,8 @@ function responses(route: AnyRoute): Json {
   const out: Json = {};
   for (const [status, schema] of Object.entries(route.responses)) {
     out[status] = schema
-      ? { description: 'Success', content: { 'application/json': { schema: successSchema(route, plain(schema)) } } }
-      : { description: 'Success, empty body' };
+      ? { description: STATUS_CODES[status] ?? 'Response', content: { 'application/json': { schema: successSchema(route, plain(schema)) } } }
+      : { description: `${STATUS_CODES[status]}, empty body` };
   }
   const errorStatuses = route.auth === 'none' ? [400, 500] : [400, 401, 403, 404, 409, 429, 500];
   for (const status of errorStatuses) {

@@ -42,7 +42,7 @@ export function encryptSecret(masterKey: Buffer, plaintext: string): string {
 
 export function decryptSecret(masterKey: Buffer, stored: string): string {
   const [version, keyId, wrappedDataKey, iv, tag, ciphertext] = stored.split('.');
-  if (version !== 'v1' || !ciphertext) throw new Error('Unsupported ciphertext format');
+  if (version !== 'v1' || ciphertext === undefined) throw new Error('Unsupported ciphertext format');
   if (keyId !== masterKeyId(masterKey)) throw new Error('Ciphertext was sealed under a different master key');
   const wrapped = Buffer.from(wrappedDataKey, 'base64url');
   const dataKey = open(masterKey, wrapped.subarray(0, 12), wrapped.subarray(12, 28), wrapped.subarray(28));

@@ -7,8 +7,8 @@ export function slugify(name: string): string {
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 48);
+    .slice(0, 48)
+    .replace(/^-+|-+$/g, '');
   return base || 'merchant';
 }
 

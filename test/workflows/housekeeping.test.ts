@@ -48,9 +48,9 @@ describe('housekeepingWorkflow (time-skipping test server)', () => {
 
     expect(result.idempotencyKeysPurged).to.be.at.least(1);
     expect(result.rateLimitWindowsPurged).to.be.at.least(1);
-    const keys = await em.execute(`select key from idempotency_keys where scope_id = ?`, [tenant.merchant_id]);
+    const keys = await em.execute<{ key: string }[]>(`select key from idempotency_keys where scope_id = ?`, [tenant.merchant_id]);
     expect(keys.map((row: { key: string }) => row.key)).to.deep.equal(['live']);
-    const windows = await em.execute(`select bucket from rate_limit_counters where bucket like ?`, [`${tenant.merchant_id}-%`]);
+    const windows = await em.execute<{ bucket: string }[]>(`select bucket from rate_limit_counters where bucket like ?`, [`${tenant.merchant_id}-%`]);
     expect(windows.map((row: { bucket: string }) => row.bucket)).to.deep.equal([`${tenant.merchant_id}-current`]);
   });
 });
