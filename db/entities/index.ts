@@ -2,10 +2,26 @@ export * from './organization';
 export * from './merchant';
 export * from './api-key';
 export * from './customer';
+export * from './product-family';
+export * from './product';
+export * from './offer';
+export * from './offer-price';
+export * from './offer-transition';
+export * from './checkout';
 
 import { OrganizationSchema } from './organization';
 import { MerchantSchema } from './merchant';
 import { ApiKeySchema } from './api-key';
 import { CustomerSchema } from './customer';
+import { ProductFamilySchema } from './product-family';
+import { ProductSchema } from './product';
+import { OfferSchema } from './offer';
+import { OfferPriceSchema } from './offer-price';
+import { OfferTransitionSchema } from './offer-transition';
+import { CheckoutEventSchema, CheckoutItemSchema, CheckoutSessionSchema } from './checkout';
 
-export const ENTITIES = [OrganizationSchema, MerchantSchema, ApiKeySchema, CustomerSchema];
+export const ENTITIES = [
+  OrganizationSchema, MerchantSchema, ApiKeySchema, CustomerSchema,
+  ProductFamilySchema, ProductSchema, OfferSchema, OfferPriceSchema, OfferTransitionSchema,
+  CheckoutSessionSchema, CheckoutItemSchema, CheckoutEventSchema,
+];

@@ -1,4 +1,8 @@
 import { Migration20261121000000_foundation } from './Migration20261121000000_foundation';
+import { Migration20261121010000_catalog } from './Migration20261121010000_catalog';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
-export const MIGRATIONS = [{ name: 'Migration20261121000000_foundation', class: Migration20261121000000_foundation }];
+export const MIGRATIONS = [
+  { name: 'Migration20261121000000_foundation', class: Migration20261121000000_foundation },
+  { name: 'Migration20261121010000_catalog', class: Migration20261121010000_catalog },
+];
