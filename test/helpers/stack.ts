@@ -17,6 +17,8 @@ import { randomBytes } from 'node:crypto';
 
 export interface TestStack {
   config: Config;
+  /** Temporary directory holding the database files; removed when the stack stops. */
+  dataDir: string;
   /** Connection details for tests that build a second app or open their own ORM. */
   env: NodeJS.ProcessEnv;
   postgres: RunningPostgres;
@@ -59,19 +61,20 @@ export async function startStack(): Promise<TestStack> {
   await registerSchedules(config);
   const worker = await startWorker({ config, orm, workflowBundle });
   const api = await startApi(config, 0);
-  current = { config, env, postgres, databasePort, temporal, orm, workflowBundle, worker, api, url: api.url };
+  current = { config, dataDir, env, postgres, databasePort, temporal, orm, workflowBundle, worker, api, url: api.url };
   return current;
 }
 
 export async function stopStack(): Promise<void> {
   if (!current) return;
-  const { api, worker, orm, temporal, postgres } = current;
+  const { api, worker, orm, temporal, postgres, dataDir } = current;
   current = undefined;
   await api.stop();
   await worker.stop();
   await orm.close();
   await temporal.stop();
   await postgres.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
 const quietBundlerLogger = {
