@@ -1,0 +1,105 @@
+/**
+ * A real Temporal server for local development (`temporal server start-dev`: SQLite persistence plus the Web UI)
+ * and a disposable one for tests, both with the project's custom search attributes registered.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { TestWorkflowEnvironment, type LocalTestWorkflowEnvironmentOptions } from '@temporalio/testing';
+import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
+import { CACHE_DIR, log } from './paths';
+import { isOrphan, parentOf, portInUse, processesMatching, stopProcess } from './processes';
+import { resolveTemporalCli, which } from './temporal-binaries';
+
+type DevServerOptions = NonNullable<LocalTestWorkflowEnvironmentOptions['server']>;
+
+export interface TemporalDevServerOptions {
+  /** SQLite file holding namespaces, search attributes and workflow history across restarts. */
+  dbFile: string;
+  port?: number;
+  uiPort?: number;
+  namespace?: string;
+}
+
+export interface RunningTemporal {
+  address: string;
+  stop(): Promise<void>;
+}
+
+export async function startTemporalDevServer({
+  dbFile,
+  port = 7233,
+  uiPort = 8233,
+  namespace = 'default',
+}: TemporalDevServerOptions): Promise<RunningTemporal & { uiUrl: string }> {
+  const dbFilename = path.resolve(dbFile);
+  fs.mkdirSync(path.dirname(dbFilename), { recursive: true });
+  await stopOrphanedDevServer(dbFilename);
+  // The SDK only waits until something answers gRPC on the port, so a server already there would be used silently.
+  for (const p of [port, uiPort]) {
+    if (await portInUse(p)) throw new Error(`port ${p} is already in use; is another Temporal server running?`);
+  }
+  log(`starting temporal dev server on port ${port} (UI on ${uiPort}, data in ${dbFilename})`);
+  const running = await start({ ip: '127.0.0.1', port, ui: true, uiPort, namespace, dbFilename });
+  return { ...running, uiUrl: `http://127.0.0.1:${uiPort}` };
+}
+
+/** For the test harness: a free port, nothing persisted, no UI. */
+export async function startTemporalForTests(): Promise<RunningTemporal> {
+  return start({ ip: '127.0.0.1', ui: false });
+}
+
+async function start(server: DevServerOptions): Promise<RunningTemporal> {
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      ...server,
+      executable: await executable(),
+      // The CLI adds only missing attributes, so this is safe on every start against an existing dbFile.
+      searchAttributes: SEARCH_ATTRIBUTES.map((name) => ({ name, type: 'KEYWORD' as const })),
+    },
+  });
+  let stopping: Promise<void> | undefined;
+  return {
+    address: env.address,
+    stop: () => (stopping ??= env.teardown()),
+  };
+}
+
+async function executable(): Promise<DevServerOptions['executable']> {
+  const cli = await resolveTemporalCli();
+  if (cli) return { type: 'existing-path', path: inOwnSession(cli) };
+  // No CLI and no Go: @temporalio/testing downloads one (needs access to temporal.download).
+  return { type: 'cached-download', downloadDir: path.join(CACHE_DIR, 'download') };
+}
+
+/**
+ * The SDK starts the CLI in our process group, so a terminal Ctrl-C reached Temporal directly and stopped it
+ * while the worker still needed it. This wrapper gives it a session of its own; teardown still works because sh
+ * and setsid both exec, so the PID the SDK kills (SIGKILL) is the server's.
+ */
+function inOwnSession(cli: string): string {
+  const setsid = which('setsid');
+  if (!setsid) return cli;
+  const wrapper = path.join(CACHE_DIR, 'bin', 'temporal-in-own-session');
+  const body = `#!/bin/sh\nexec ${setsid} '${cli}' "$@"\n`;
+  if (fs.existsSync(wrapper) && fs.readFileSync(wrapper, 'utf8') === body) return wrapper;
+  fs.mkdirSync(path.dirname(wrapper), { recursive: true });
+  const staging = `${wrapper}.${process.pid}`;
+  fs.writeFileSync(staging, body, { mode: 0o755 });
+  fs.renameSync(staging, wrapper);
+  return wrapper;
+}
+
+/**
+ * A dev server outlives a SIGKILLed node process until it next writes to its (now broken) stdout pipe, and
+ * meanwhile holds the port and the SQLite file. Stop such an orphan; refuse if a live process still owns it.
+ */
+async function stopOrphanedDevServer(dbFilename: string): Promise<void> {
+  const usesDb = (args: string[]) => args.includes('start-dev') && args.includes(dbFilename);
+  for (const pid of processesMatching(usesDb)) {
+    if (!isOrphan(pid)) {
+      throw new Error(`a temporal dev server for ${dbFilename} already runs (pid ${pid}, started by ${parentOf(pid)})`);
+    }
+    log(`stopping temporal dev server left running by a previous run (pid ${pid})`);
+    await stopProcess(pid, 'SIGTERM', 10_000);
+  }
+}

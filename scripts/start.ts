@@ -1,0 +1,92 @@
+/**
+ * `npm start`: the whole stack in one process. With no DATABASE_URL an embedded PostgreSQL runs from .data/;
+ * with no TEMPORAL_ADDRESS a Temporal dev server (Web UI on :8233) does. Then migrations, the worker and the
+ * API. The first start on empty data creates a demo organization and writes its keys to .data/. Ctrl-C
+ * stops everything in reverse order; a second start reuses the data.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../api/config';
+import { startApi } from '../api/server';
+import { migrate, openOrm } from '../db/orm';
+import { bootstrapTenant } from '../db/seeders/bootstrap';
+import { OrganizationSchema } from '../db/entities';
+import { registerSchedules, startWorker } from '../worker/main';
+import { CREDENTIALS_FILE, ensureEncryptionKey, localDatabase } from './lib/local-stack';
+import { DATA_DIR, log } from './lib/paths';
+import { startTemporalDevServer } from './lib/temporal-dev-server';
+
+type Stop = () => Promise<unknown>;
+
+async function main(): Promise<void> {
+  const stops: Stop[] = [];
+  let stopping = false;
+  const shutdown = async (code: number) => {
+    if (stopping) process.exit(code); // a second Ctrl-C does not wait
+    stopping = true;
+    log('stopping…');
+    for (const stop of stops.reverse()) await stop().catch((error) => log(`while stopping: ${error}`));
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown(0)).on('SIGTERM', () => void shutdown(0));
+
+  try {
+    fs.mkdirSync(DATA_DIR, { recursive: true });
+    const database = await localDatabase();
+    stops.push(database.stop);
+
+    let temporalAddress = process.env.TEMPORAL_ADDRESS;
+    let temporalUi = process.env.TEMPORAL_UI_URL ?? '(your Temporal UI)';
+    if (!temporalAddress) {
+      const temporal = await startTemporalDevServer({ dbFile: path.join(DATA_DIR, 'temporal.sqlite') });
+      stops.push(temporal.stop);
+      temporalAddress = temporal.address;
+      temporalUi = temporal.uiUrl;
+    }
+
+    const config = loadConfig({
+      ...process.env,
+      APP_ENV: process.env.APP_ENV ?? 'local',
+      DATABASE_URL: database.url,
+      TEMPORAL_ADDRESS: temporalAddress,
+      ENCRYPTION_KEY: ensureEncryptionKey(),
+    });
+    const orm = await openOrm(config.databaseUrl);
+    stops.push(() => orm.close());
+    log('applying migrations');
+    await migrate(orm);
+    await bootstrapDemoTenant(orm.em.fork());
+
+    await registerSchedules(config);
+    log('bundling workflows and starting the worker');
+    const worker = await startWorker({ config, orm });
+    stops.push(() => worker.stop());
+    const api = await startApi(config);
+    stops.push(() => api.stop());
+
+    console.log(`
+  Switchyard is running.
+    API:              ${api.url}/api/v1   (OpenAPI: ${api.url}/api/v1/openapi.json)
+    Temporal UI:      ${temporalUi}
+    Test credentials: ${fs.existsSync(CREDENTIALS_FILE) ? CREDENTIALS_FILE : 'run npm run bootstrap'}
+  Ctrl-C stops everything.
+`);
+    worker.done.catch((error) => {
+      log(`worker stopped unexpectedly: ${error}`);
+      void shutdown(1);
+    });
+  } catch (error) {
+    console.error(error);
+    await shutdown(1);
+  }
+}
+
+/** On empty data, a demo organization whose keys a newcomer can curl with straight away. */
+async function bootstrapDemoTenant(em: ReturnType<Awaited<ReturnType<typeof openOrm>>['em']['fork']>): Promise<void> {
+  if ((await em.count(OrganizationSchema, {})) > 0) return;
+  const credentials = await bootstrapTenant(em, { organizationName: 'Demo Organization', merchantName: 'Demo Merchant' });
+  fs.writeFileSync(CREDENTIALS_FILE, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  log(`created a demo organization; its API keys are in ${CREDENTIALS_FILE}`);
+}
+
+void main();
