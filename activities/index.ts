@@ -1,11 +1,13 @@
 /** createActivities(deps): every activity the worker registers, built from injected dependencies. */
 import { createHousekeepingActivities, type HousekeepingDeps } from './housekeeping';
+import { createCheckoutActivities, type CheckoutDeps } from './checkout';
 
-export type ActivityDeps = HousekeepingDeps;
+export type ActivityDeps = HousekeepingDeps & CheckoutDeps;
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createHousekeepingActivities(deps),
+    ...createCheckoutActivities(deps),
   };
 }
 

@@ -23,6 +23,8 @@ export interface HandlerInput<P extends TSchema, Q extends TSchema, B extends TS
   em: EntityManager;
   deps: AppDeps;
   requestId: string;
+  /** Who sent the request: address (X-Forwarded-For honoured only behind a proxy, see app.proxy) and User-Agent. */
+  client: { ip: string; userAgent: string | null };
 }
 
 export interface HandlerResult {

@@ -143,6 +143,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
     const run = async (txEm: EntityManager): Promise<StoredResponse> => {
       const result = await route.handler({
         params, query, body, em: txEm, deps, requestId,
+        client: { ip: ctx.ip, userAgent: ctx.get('user-agent') || null },
         auth: auth as ApiKeyAuth,
         get merchantId(): string {
           if (!merchantId) throw new Error(`${route.path} is not merchant-scoped`);

@@ -43,7 +43,9 @@ export function toFieldErrors(ajvErrors: ErrorObject[] | null | undefined, root?
     (details[key] ??= []).includes(message) || details[key].push(message);
   };
   for (const error of ajvErrors ?? []) {
-    const path = error.instancePath.slice(1).replace(/\//g, '.');
+    let path = error.instancePath.slice(1).replace(/\//g, '.');
+    // A query parameter is one field even when repeated: name `status`, not `status.1`.
+    if (root === 'query') path = path.replace(/\.\d+$/, '');
     const join = (name: string) => (path ? `${path}.${name}` : name);
     if (error.keyword === 'required') add(join(error.params.missingProperty), 'is required');
     else if (error.keyword === 'additionalProperties') add(join(error.params.additionalProperty), 'is not allowed');
@@ -65,10 +67,17 @@ export const StrictObject = <T extends TProperties>(properties: T, options: Obje
   Type.Object(properties, { additionalProperties: false, ...options });
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
-/** `type: [X, 'null']` for simple types keeps validation messages short; anyOf otherwise. */
+/**
+ * `type: [X, 'null']` for simple types keeps validation messages short; anyOf otherwise. An `enum` (StringEnum)
+ * must list null too, or the enum keyword would still refuse it.
+ */
 export const Nullable = <T extends TSchema>(schema: T) =>
   typeof schema.type === 'string'
-    ? Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] })
+    ? Type.Unsafe<Static<T> | null>({
+      ...schema,
+      type: [schema.type, 'null'],
+      ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}),
+    })
     : Type.Union([schema, Type.Null()]);
 export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });

@@ -1,0 +1,42 @@
+/** Checkout activities: the write half of the durable expiry in workflows/checkout-expiry.ts. */
+import type { Orm } from '../db/orm';
+
+export interface CheckoutDeps {
+  orm: Orm;
+}
+
+export interface ExpireResult {
+  /** expired: written now; not_due: expires_at is later than asOf; unchanged: paid, abandoned, already expired
+   * or no longer expiring; missing: no such session (e.g. its creating transaction rolled back). */
+  outcome: 'expired' | 'not_due' | 'unchanged' | 'missing';
+  /** The stored expires_at (ISO 8601) when not_due. */
+  expiresAt?: string;
+}
+
+export function createCheckoutActivities({ orm }: CheckoutDeps) {
+  return {
+    /**
+     * Idempotent: expires the session only while it still waits for its buyer (initiated or
+     * customer_identified) and its stored expires_at is at or before asOf. asOf is the workflow's clock, which
+     * is the wall clock in production and the skipped-ahead clock in time-skipping tests.
+     */
+    async expireCheckoutSession(sessionId: string, asOf: string = new Date().toISOString()): Promise<ExpireResult> {
+      const em = orm.em.fork();
+      const updated = await em.execute<{ id: string }[]>(
+        `update checkout_sessions set status = 'expired', updated_at = now()
+          where id = ? and status in ('initiated', 'customer_identified') and expires_at is not null and expires_at <= ?
+          returning id`,
+        [sessionId, asOf],
+      );
+      if (updated.length > 0) return { outcome: 'expired' };
+      const [row] = await em.execute<{ status: string; expires_at: Date | null }[]>(
+        'select status, expires_at from checkout_sessions where id = ?',
+        [sessionId],
+      );
+      if (!row) return { outcome: 'missing' };
+      const open = row.status === 'initiated' || row.status === 'customer_identified';
+      if (open && row.expires_at) return { outcome: 'not_due', expiresAt: new Date(row.expires_at).toISOString() };
+      return { outcome: 'unchanged' };
+    },
+  };
+}

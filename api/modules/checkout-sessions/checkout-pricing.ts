@@ -1,0 +1,86 @@
+/**
+ * Reading the catalog for a checkout: which offers may be bought, in which currency, and the price snapshot
+ * each line item keeps (so later catalog edits never change a checkout in flight).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  CheckoutItemSchema, OfferPriceSchema, OfferSchema, ProductSchema, type CheckoutItem, type Offer, type OfferPrice,
+} from '../../../db/entities';
+import { errors } from '../../http/errors';
+import { newId } from '../../lib/ids';
+
+/** A live, active offer of the merchant whose product is live and active too; otherwise 400 naming `field`. */
+export async function requireSellableOffer(em: EntityManager, merchantId: string, offerId: string, field: string): Promise<Offer> {
+  const offer = await em.findOne(OfferSchema, { id: offerId, merchantId, deletedAt: null });
+  if (!offer) throw errors.invalidValue(field, 'must name a live offer of this merchant');
+  if (offer.status !== 'active') throw errors.invalidValue(field, 'the offer is archived and cannot be bought');
+  const product = await em.findOne(ProductSchema, { id: offer.productId, merchantId, deletedAt: null });
+  if (!product || product.status !== 'active') throw errors.invalidValue(field, "the offer's product is archived or deleted");
+  return offer;
+}
+
+export async function livePrice(em: EntityManager, offerId: string, currency: string): Promise<OfferPrice | null> {
+  return em.findOne(OfferPriceSchema, { offerId, currency, deletedAt: null });
+}
+
+/** The currency of the offer's default price: what selected_currency means when omitted. */
+export async function defaultCurrency(em: EntityManager, offer: Offer): Promise<string> {
+  const price = await em.findOne(OfferPriceSchema, { offerId: offer.id, isDefault: true, deletedAt: null });
+  if (!price) throw errors.invalidValue('selected_currency', 'is required: the offer has no default price');
+  return price.currency;
+}
+
+export interface ItemRequest {
+  offerId: string;
+  quantity: number;
+  installments: number;
+  /** The request field an error about this item names (offer_id, items.2.offer_id …). */
+  field: string;
+}
+
+/** The item's offer must be sellable and priced in `currency`. */
+export async function priceItem(em: EntityManager, merchantId: string, currency: string, request: ItemRequest): Promise<OfferPrice> {
+  await requireSellableOffer(em, merchantId, request.offerId, request.field);
+  const price = await livePrice(em, request.offerId, currency);
+  if (!price) throw errors.invalidValue(request.field, `the offer has no live price in ${currency}`);
+  return price;
+}
+
+/** Copies the price into the item: the item keeps these numbers whatever happens to the price later. */
+export function applySnapshot(item: CheckoutItem, price: OfferPrice): void {
+  item.offerPriceId = price.id;
+  item.currency = price.currency;
+  item.amount = price.amount;
+  item.firstChargeAmount = price.firstChargeAmount;
+}
+
+/** New (unflushed) items for `sessionId`, each priced in `currency` now. */
+export async function snapshotItems(
+  em: EntityManager,
+  merchantId: string,
+  sessionId: string,
+  currency: string,
+  requests: ItemRequest[],
+): Promise<CheckoutItem[]> {
+  const items: CheckoutItem[] = [];
+  for (const request of requests) {
+    const price = await priceItem(em, merchantId, currency, request);
+    const item = em.create(CheckoutItemSchema, {
+      id: newId('cki'), merchantId, checkoutSessionId: sessionId, offerId: request.offerId,
+      quantity: request.quantity, installments: request.installments,
+    } as CheckoutItem);
+    applySnapshot(item, price);
+    items.push(item);
+  }
+  return items;
+}
+
+/** Re-prices existing items in `currency` from the current catalog (a currency change re-snapshots). */
+export async function repriceItems(em: EntityManager, merchantId: string, currency: string, items: CheckoutItem[]): Promise<void> {
+  const prices: OfferPrice[] = [];
+  // Price everything first, so one unpriced item rejects the change before any item is touched.
+  for (const item of items) {
+    prices.push(await priceItem(em, merchantId, currency, { ...item, field: 'selected_currency' }));
+  }
+  items.forEach((item, index) => applySnapshot(item, prices[index]));
+}

@@ -1,0 +1,132 @@
+import { Type } from '@sinclair/typebox';
+import type { AppDeps } from '../../deps';
+import { defineRoute } from '../../http/define-route';
+import { pagination } from '../../http/pagination';
+import { scheduleCheckoutExpiry } from '../../temporal';
+import { checkoutEventRoutes } from './checkout-events.routes';
+import { checkoutItemRoutes } from './checkout-items.routes';
+import {
+  CheckoutSessionSchema, CreateCheckoutSessionBody, GetCheckoutSessionQuery, IdentifyBody, ListCheckoutSessionsQuery,
+  MerchantOnlyQuery, SessionParams, UpdateCheckoutSessionBody,
+} from './checkout-sessions.schema';
+import { presentSession } from './checkout-sessions.presenter';
+import {
+  abandonCheckoutSession, createCheckoutSession, getCheckoutSession, identifyCheckoutSession, listCheckoutSessions,
+  updateCheckoutSession, viewOf, type CheckoutView,
+} from './checkout-sessions.service';
+
+const tags = ['Checkout sessions'];
+const keys = ['merchant', 'organization'] as const;
+const read = { keys, scopes: ['checkout:read'] } as const;
+const write = { keys, scopes: ['checkout:write'] } as const;
+
+const contextOf = (deps: AppDeps) => ({ encryptionKey: deps.config.encryptionKey, now: new Date() });
+
+/**
+ * Runs inside the request transaction, after the session row is flushed: a Temporal failure rolls the request
+ * back, so no committed session lacks its workflow. A workflow whose session then rolls back finds no row and
+ * ends (the activity is idempotent), which is harmless.
+ */
+async function watchExpiry(deps: AppDeps, { session }: CheckoutView): Promise<void> {
+  if (!session.expiresAt) return;
+  await scheduleCheckoutExpiry(deps.temporal.client, { sessionId: session.id, merchantId: session.merchantId, expiresAt: session.expiresAt });
+}
+
+export const checkoutSessionRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/checkout-sessions',
+    summary: 'Create a checkout session for a customer; items snapshot the offer prices',
+    tags,
+    auth: write,
+    body: CreateCheckoutSessionBody,
+    responses: { 201: CheckoutSessionSchema, 200: CheckoutSessionSchema },
+    envelope: 'wrapped',
+    idempotency: 'optional',
+    async handler({ em, merchantId, body, deps }) {
+      const view = await createCheckoutSession(em, merchantId, body, contextOf(deps));
+      await watchExpiry(deps, view);
+      return { status: 201, data: presentSession(view) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/checkout-sessions',
+    summary: 'List checkout sessions, newest first (items not included)',
+    tags,
+    auth: read,
+    query: ListCheckoutSessionsQuery,
+    responses: { 200: Type.Array(CheckoutSessionSchema) },
+    envelope: 'wrapped',
+    pagination: 'nested',
+    async handler({ em, merchantId, query }) {
+      const { items, total } = await listCheckoutSessions(em, merchantId, query, new Date());
+      return { status: 200, data: items.map(presentSession), pagination: pagination(query, total) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/checkout-sessions/:id',
+    summary: 'Get a checkout session (items by default, events on request)',
+    tags,
+    auth: read,
+    params: SessionParams,
+    query: GetCheckoutSessionQuery,
+    responses: { 200: CheckoutSessionSchema },
+    envelope: 'wrapped',
+    async handler({ em, merchantId, params, query }) {
+      const session = await getCheckoutSession(em, merchantId, params.id);
+      const view = await viewOf(em, session, new Date(), { items: query.include_items, events: query.include_events });
+      return { status: 200, data: presentSession(view) };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/checkout-sessions/:id',
+    summary: 'Update the customer, currency, external reference or expiry of an open checkout session',
+    tags,
+    auth: write,
+    params: SessionParams,
+    query: MerchantOnlyQuery,
+    body: UpdateCheckoutSessionBody,
+    responses: { 200: CheckoutSessionSchema },
+    envelope: 'wrapped',
+    async handler({ em, merchantId, params, body, deps }) {
+      const { view, expiresAtChanged } = await updateCheckoutSession(em, merchantId, params.id, body, contextOf(deps));
+      if (expiresAtChanged) await watchExpiry(deps, view);
+      return { status: 200, data: presentSession(view) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/checkout-sessions/:id/identify',
+    summary: 'Attach the buyer by customer_id, or by email (looked up or created)',
+    tags,
+    auth: write,
+    params: SessionParams,
+    query: MerchantOnlyQuery,
+    body: IdentifyBody,
+    responses: { 200: CheckoutSessionSchema },
+    envelope: 'wrapped',
+    async handler({ em, merchantId, params, body, deps }) {
+      const view = await identifyCheckoutSession(em, merchantId, params.id, body, contextOf(deps));
+      return { status: 200, data: presentSession(view) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/checkout-sessions/:id/abandon',
+    summary: 'Mark a checkout session abandoned (any state but completed)',
+    tags,
+    auth: write,
+    params: SessionParams,
+    query: MerchantOnlyQuery,
+    responses: { 200: CheckoutSessionSchema },
+    envelope: 'wrapped',
+    async handler({ em, merchantId, params }) {
+      return { status: 200, data: presentSession(await abandonCheckoutSession(em, merchantId, params.id, new Date())) };
+    },
+  }),
+  ...checkoutItemRoutes,
+  ...checkoutEventRoutes,
+];

@@ -1,0 +1,251 @@
+/**
+ * Checkout session rules of Document 2: creation with a buyer and price snapshots, reads that honour
+ * expires_at, and the customer / currency / expiry changes allowed while the session waits for its buyer.
+ */
+import { LockMode, type FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Static } from '@sinclair/typebox';
+import {
+  CheckoutItemSchema, CheckoutSessionSchema,
+  type CheckoutEvent, type CheckoutItem, type CheckoutSession, type CheckoutStatus, type Customer,
+} from '../../../db/entities';
+import { flushOrConflict } from '../../http/db-errors';
+import { errors } from '../../http/errors';
+import { offsetOf, type PageRequest } from '../../http/pagination';
+import { newId } from '../../lib/ids';
+import { findOrCreateCustomerByEmail, requireCustomer, resolveInlineCustomer, type InlineCustomerInput } from './checkout-customers';
+import { recentEvents, recordServiceEvent } from './checkout-events.service';
+import { defaultCurrency, livePrice, repriceItems, requireSellableOffer, snapshotItems } from './checkout-pricing';
+import type { CreateCheckoutSessionBody, IdentifyBody, UpdateCheckoutSessionBody } from './checkout-sessions.schema';
+import { MAX_EMBEDDED_EVENTS } from './checkout-sessions.schema';
+import { assertOpen, effectiveStatus, effectiveStatusWhere, invalidTransition } from './checkout-status';
+
+type CreateInput = Static<typeof CreateCheckoutSessionBody>;
+type UpdateInput = Static<typeof UpdateCheckoutSessionBody>;
+type IdentifyInput = Static<typeof IdentifyBody>;
+
+/** What a presenter needs: the session, its status as of the request, and whatever was asked to be embedded. */
+export interface CheckoutView {
+  session: CheckoutSession;
+  status: CheckoutStatus;
+  items?: CheckoutItem[];
+  events?: CheckoutEvent[];
+}
+
+export interface CheckoutContext {
+  encryptionKey: Buffer;
+  /** One clock reading per request, so a status check and the response agree. */
+  now: Date;
+}
+
+const externalIdTaken = (externalSessionId: string) => () =>
+  errors.conflict('RESOURCE_ALREADY_EXISTS', 'Another checkout session of this merchant already uses this external_session_id', {
+    external_session_id: externalSessionId,
+  });
+
+async function flushSession(em: EntityManager, session: CheckoutSession): Promise<void> {
+  const externalId = session.externalSessionId ?? '';
+  await flushOrConflict(em, { checkout_sessions_external_key: externalIdTaken(externalId) });
+}
+
+function futureDate(value: string, now: Date): Date {
+  const date = new Date(value);
+  if (date.getTime() <= now.getTime()) throw errors.invalidValue('expires_at', 'must be in the future');
+  return date;
+}
+
+function exactlyOneCustomer(input: { customer_id?: string; customer?: unknown }, required: boolean): void {
+  if (input.customer_id !== undefined && input.customer !== undefined) {
+    throw errors.validation({ customer_id: ['send customer_id or customer, not both'], customer: ['send customer_id or customer, not both'] });
+  }
+  if (required && input.customer_id === undefined && input.customer === undefined) {
+    throw errors.validation({ customer_id: ['customer_id or customer is required'], customer: ['customer_id or customer is required'] });
+  }
+}
+
+async function customerFrom(
+  em: EntityManager,
+  merchantId: string,
+  input: { customer_id?: string; customer?: InlineCustomerInput },
+  ctx: CheckoutContext,
+): Promise<Customer | undefined> {
+  if (input.customer_id !== undefined) return requireCustomer(em, merchantId, input.customer_id);
+  if (input.customer !== undefined) return resolveInlineCustomer(em, merchantId, input.customer, ctx.encryptionKey);
+  return undefined;
+}
+
+/** Sets the buyer (unflushed): copies email and name, moves initiated → customer_identified, records the event. */
+function attachCustomer(em: EntityManager, session: CheckoutSession, customer: Customer, name?: string): void {
+  session.customerId = customer.id;
+  session.customerEmail = customer.email;
+  session.customerName = name ?? customer.name;
+  if (session.status === 'initiated') session.status = 'customer_identified';
+  recordServiceEvent(em, session, 'customer_identified', { customer_id: customer.id });
+}
+
+async function assertExternalIdFree(em: EntityManager, merchantId: string, externalSessionId: string, selfId?: string): Promise<void> {
+  const other = await em.findOne(CheckoutSessionSchema, { merchantId, externalSessionId });
+  if (other && other.id !== selfId) throw externalIdTaken(externalSessionId)();
+}
+
+export async function createCheckoutSession(
+  em: EntityManager,
+  merchantId: string,
+  input: CreateInput,
+  ctx: CheckoutContext,
+): Promise<CheckoutView> {
+  exactlyOneCustomer(input, true);
+  const offer = await requireSellableOffer(em, merchantId, input.offer_id, 'offer_id');
+  const currency = input.selected_currency ?? (await defaultCurrency(em, offer));
+  if (!(await livePrice(em, offer.id, currency))) {
+    throw errors.invalidValue('selected_currency', `the offer has no live price in ${currency}`);
+  }
+  const expiresAt = input.expires_at === undefined ? null : futureDate(input.expires_at, ctx.now);
+  if (input.external_session_id !== undefined) await assertExternalIdFree(em, merchantId, input.external_session_id);
+  const customer = (await customerFrom(em, merchantId, input, ctx)) as Customer;
+
+  const session = em.create(CheckoutSessionSchema, {
+    id: newId('cks'), merchantId, offerId: offer.id, customerId: null, customerEmail: null, customerName: null,
+    selectedCurrency: currency, status: 'initiated', externalSessionId: input.external_session_id ?? null,
+    expiresAt, completedAt: null,
+  } as CheckoutSession);
+  // Items and events reference the session row (plain FK columns), so it is inserted first.
+  await flushSession(em, session);
+  const requests = (input.items ?? [{ offer_id: offer.id }]).map((item, index) => ({
+    offerId: item.offer_id,
+    quantity: item.quantity ?? 1,
+    installments: item.installments ?? 1,
+    field: input.items ? `items.${index}.offer_id` : 'offer_id',
+  }));
+  const items = await snapshotItems(em, merchantId, session.id, currency, requests);
+  attachCustomer(em, session, customer);
+  await em.flush();
+  return { session, status: effectiveStatus(session, ctx.now), items };
+}
+
+/** `lock` (mutations, inside the request transaction) serializes concurrent changes to one session. */
+export async function getCheckoutSession(em: EntityManager, merchantId: string, id: string, lock = false): Promise<CheckoutSession> {
+  const session = await em.findOne(CheckoutSessionSchema, { id, merchantId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  if (!session) throw errors.notFound('No such checkout session');
+  return session;
+}
+
+export async function sessionItems(em: EntityManager, sessionId: string): Promise<CheckoutItem[]> {
+  return em.find(CheckoutItemSchema, { checkoutSessionId: sessionId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+export async function viewOf(
+  em: EntityManager,
+  session: CheckoutSession,
+  now: Date,
+  include: { items?: boolean; events?: boolean } = { items: true },
+): Promise<CheckoutView> {
+  return {
+    session,
+    status: effectiveStatus(session, now),
+    ...(include.items ? { items: await sessionItems(em, session.id) } : {}),
+    ...(include.events ? { events: await recentEvents(em, session.id, MAX_EMBEDDED_EVENTS) } : {}),
+  };
+}
+
+export interface ListFilter extends PageRequest {
+  status?: CheckoutStatus[];
+  offer_id?: string;
+  customer_id?: string;
+  customer_email?: string;
+  external_session_id?: string;
+}
+
+export async function listCheckoutSessions(
+  em: EntityManager,
+  merchantId: string,
+  filter: ListFilter,
+  now: Date,
+): Promise<{ items: CheckoutView[]; total: number }> {
+  const where: FilterQuery<CheckoutSession> = {
+    merchantId,
+    ...(filter.offer_id ? { offerId: filter.offer_id } : {}),
+    ...(filter.customer_id ? { customerId: filter.customer_id } : {}),
+    ...(filter.customer_email ? { customerEmail: filter.customer_email.trim().toLowerCase() } : {}),
+    ...(filter.external_session_id ? { externalSessionId: filter.external_session_id } : {}),
+  };
+  if (filter.status) where.$and = [effectiveStatusWhere(filter.status, now)];
+  const [sessions, total] = await em.findAndCount(CheckoutSessionSchema, where, {
+    orderBy: { createdAt: 'desc', id: 'desc' },
+    limit: filter.limit,
+    offset: offsetOf(filter),
+  });
+  return { items: sessions.map((session) => ({ session, status: effectiveStatus(session, now) })), total };
+}
+
+/** PATCH. Returns whether expires_at moved, so the caller can tell the expiry workflow. */
+export async function updateCheckoutSession(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  input: UpdateInput,
+  ctx: CheckoutContext,
+): Promise<{ view: CheckoutView; expiresAtChanged: boolean }> {
+  const immutable = (['offer_id', 'items'] as const).filter((field) => input[field] !== undefined);
+  if (immutable.length > 0) {
+    throw errors.validation(Object.fromEntries(immutable.map((field) => [field, ['cannot be changed after creation']])));
+  }
+  exactlyOneCustomer(input, false);
+  const session = await getCheckoutSession(em, merchantId, id, true);
+  assertOpen(session, ctx.now, 'be updated');
+
+  const expiresAt = input.expires_at === undefined ? undefined : futureDate(input.expires_at, ctx.now);
+  const items = await sessionItems(em, session.id);
+  if (input.selected_currency !== undefined && input.selected_currency !== session.selectedCurrency) {
+    if (!(await livePrice(em, session.offerId, input.selected_currency))) {
+      throw errors.invalidValue('selected_currency', `the offer has no live price in ${input.selected_currency}`);
+    }
+    await repriceItems(em, merchantId, input.selected_currency, items);
+    session.selectedCurrency = input.selected_currency;
+  }
+  if (input.external_session_id !== undefined) {
+    if (input.external_session_id !== null) await assertExternalIdFree(em, merchantId, input.external_session_id, session.id);
+    session.externalSessionId = input.external_session_id;
+  }
+  const expiresAtChanged = expiresAt !== undefined && expiresAt.getTime() !== session.expiresAt?.getTime();
+  if (expiresAt !== undefined) session.expiresAt = expiresAt;
+  const customer = await customerFrom(em, merchantId, input, ctx);
+  if (customer) attachCustomer(em, session, customer);
+  await flushSession(em, session);
+  return { view: { session, status: effectiveStatus(session, ctx.now), items }, expiresAtChanged };
+}
+
+export async function identifyCheckoutSession(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  input: IdentifyInput,
+  ctx: CheckoutContext,
+): Promise<CheckoutView> {
+  if (input.customer_id !== undefined && input.customer_email !== undefined) {
+    throw errors.validation({ customer_email: ['send customer_id or customer_email, not both'] });
+  }
+  if (input.customer_id === undefined && input.customer_email === undefined) {
+    throw errors.validation({ customer_email: ['is required when customer_id is absent'] });
+  }
+  const session = await getCheckoutSession(em, merchantId, id, true);
+  assertOpen(session, ctx.now, 'be identified');
+  const customer = input.customer_id !== undefined
+    ? await requireCustomer(em, merchantId, input.customer_id)
+    : await findOrCreateCustomerByEmail(em, merchantId, input.customer_email as string, input.customer_name);
+  attachCustomer(em, session, customer, input.customer_name);
+  await em.flush();
+  return viewOf(em, session, ctx.now);
+}
+
+/** Any state but completed may be abandoned (a paid checkout is history); abandoning again changes nothing. */
+export async function abandonCheckoutSession(em: EntityManager, merchantId: string, id: string, now: Date): Promise<CheckoutView> {
+  const session = await getCheckoutSession(em, merchantId, id, true);
+  if (session.status === 'completed') throw invalidTransition('completed', 'be abandoned');
+  if (session.status !== 'abandoned') {
+    session.status = 'abandoned';
+    recordServiceEvent(em, session, 'abandoned');
+    await em.flush();
+  }
+  return viewOf(em, session, now);
+}
