@@ -8,6 +8,11 @@ export * from './offer';
 export * from './offer-price';
 export * from './offer-transition';
 export * from './checkout';
+export * from './merchant-member';
+export * from './merchant-activity';
+export * from './payment-provider';
+export * from './connector';
+export * from './routing';
 
 import { OrganizationSchema } from './organization';
 import { MerchantSchema } from './merchant';
@@ -19,9 +24,16 @@ import { OfferSchema } from './offer';
 import { OfferPriceSchema } from './offer-price';
 import { OfferTransitionSchema } from './offer-transition';
 import { CheckoutEventSchema, CheckoutItemSchema, CheckoutSessionSchema } from './checkout';
+import { MerchantMemberSchema, MerchantUserSchema } from './merchant-member';
+import { MerchantActivitySchema } from './merchant-activity';
+import { PaymentProviderSchema } from './payment-provider';
+import { MerchantConnectorSchema } from './connector';
+import { RoutingNodeSchema, RoutingProfileSchema } from './routing';
 
 export const ENTITIES = [
   OrganizationSchema, MerchantSchema, ApiKeySchema, CustomerSchema,
   ProductFamilySchema, ProductSchema, OfferSchema, OfferPriceSchema, OfferTransitionSchema,
   CheckoutSessionSchema, CheckoutItemSchema, CheckoutEventSchema,
+  MerchantUserSchema, MerchantMemberSchema, MerchantActivitySchema,
+  PaymentProviderSchema, MerchantConnectorSchema, RoutingProfileSchema, RoutingNodeSchema,
 ];

@@ -1,8 +1,10 @@
 import { Migration20261121000000_foundation } from './Migration20261121000000_foundation';
 import { Migration20261121010000_catalog } from './Migration20261121010000_catalog';
+import { Migration20261121020000_merchants_connectors_routing } from './Migration20261121020000_merchants_connectors_routing';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_foundation', class: Migration20261121000000_foundation },
   { name: 'Migration20261121010000_catalog', class: Migration20261121010000_catalog },
+  { name: 'Migration20261121020000_merchants_connectors_routing', class: Migration20261121020000_merchants_connectors_routing },
 ];

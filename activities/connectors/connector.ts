@@ -1,0 +1,89 @@
+/**
+ * The one small interface every provider adapter implements, and the normalised outcome taxonomy that the
+ * charge-cascade workflow reasons about. Each adapter maps its provider's own codes onto it exactly once.
+ */
+
+/** approved: done. pending: async (pix/boleto) or provider still deciding. The rest are declines/failures. */
+export type Outcome = 'approved' | 'pending' | 'soft_decline' | 'hard_decline' | 'processing_error' | 'network_error';
+
+/** Retryable outcomes move the cascade to the next connector; a hard decline stops it. */
+export const RETRYABLE_OUTCOMES: ReadonlySet<Outcome> = new Set(['soft_decline', 'processing_error', 'network_error']);
+
+export type PaymentMethod = 'card' | 'pix' | 'boleto' | 'wallet';
+
+export interface CardData {
+  number: string;
+  cvc: string | null;
+  expMonth: number;
+  expYear: number;
+  holderName: string | null;
+}
+
+export interface ProviderCall {
+  /** Sandbox base URL for test-mode connectors (sandbox/), the provider's live URL otherwise. */
+  baseUrl: string;
+  /** Decrypted just before the call; never logged, never returned, never put in a workflow payload. */
+  credentials: Record<string, unknown>;
+  /** Stable across activity retries (workflow id + attempt number): the provider deduplicates on it. */
+  idempotencyKey: string;
+  timeoutMs: number;
+}
+
+export interface AuthorizeRequest {
+  amount: number;
+  currency: string;
+  paymentMethod: PaymentMethod;
+  /** Card charges only. */
+  card?: CardData;
+  /** false = authorize only (pre-authorization). */
+  capture: boolean;
+  installments?: number;
+  /** Our reference (tx_…), echoed back in provider webhooks. */
+  reference: string;
+  customer?: { email: string | null; name: string | null; documentNumber?: string | null };
+  /** Merchant-initiated charge on a stored instrument. */
+  recurring?: { networkTransactionId: string | null };
+}
+
+export interface ProviderResult {
+  outcome: Outcome;
+  /** The provider's id for the payment/refund; null when the call never reached it. */
+  providerReference: string | null;
+  /** The provider's own status/decline code, kept verbatim for support. */
+  rawCode: string | null;
+  rawMessage: string | null;
+  /** Set for pix/boleto (qr code, copy-paste code, barcode, due date) — never card data. */
+  paymentInstructions?: Record<string, unknown> | null;
+  networkTransactionId?: string | null;
+}
+
+export interface InboundWebhook {
+  /** The provider's event id: the dedup key for applying it once. */
+  eventId: string;
+  type: 'payment.succeeded' | 'payment.failed' | 'payment.expired' | 'refund.succeeded' | 'refund.failed' | 'dispute.opened' | 'dispute.updated' | 'dispute.closed';
+  providerReference: string;
+  /** Our reference when the provider echoes it. */
+  reference: string | null;
+  amount: number | null;
+  occurredAt: string;
+  raw: Record<string, unknown>;
+}
+
+export interface ConnectorAdapter {
+  readonly slug: string;
+  authorize(call: ProviderCall, request: AuthorizeRequest): Promise<ProviderResult>;
+  capture(call: ProviderCall, request: { providerReference: string; amount: number; currency: string }): Promise<ProviderResult>;
+  void(call: ProviderCall, request: { providerReference: string }): Promise<ProviderResult>;
+  refund(call: ProviderCall, request: { providerReference: string; amount: number; currency: string; reference: string }): Promise<ProviderResult>;
+  /** Zero-amount card verification (instrument enrolment). */
+  verifyCard(call: ProviderCall, request: { card: CardData; currency: string; reference: string }): Promise<ProviderResult>;
+  /**
+   * Verifies the signature with the connector's webhook secret and parses the event; throws
+   * InvalidWebhookError when the signature or payload is bad.
+   */
+  parseWebhook(request: { headers: Record<string, string | undefined>; rawBody: string; webhookSecret: string | null }): InboundWebhook;
+  /** A cheap authenticated call proving the credentials work. */
+  testCredentials(call: Omit<ProviderCall, 'idempotencyKey'>): Promise<{ ok: boolean; message: string }>;
+}
+
+export class InvalidWebhookError extends Error {}
