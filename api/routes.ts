@@ -8,5 +8,6 @@ import { offerRoutes } from './modules/offers/offers.routes';
 import { offerPriceRoutes } from './modules/offer-prices/offer-prices.routes';
 import { offerTransitionRoutes } from './modules/offer-transitions/offer-transitions.routes';
 import { checkoutSessionRoutes } from './modules/checkout-sessions/checkout-sessions.routes';
+import { merchantRoutes } from './modules/merchants/merchants.routes';
 
-export const ROUTES: readonly AnyRoute[] = [...healthRoutes, ...customerRoutes, ...productFamilyRoutes, ...productRoutes, ...offerRoutes, ...offerPriceRoutes, ...offerTransitionRoutes, ...checkoutSessionRoutes];
+export const ROUTES: readonly AnyRoute[] = [...healthRoutes, ...customerRoutes, ...productFamilyRoutes, ...productRoutes, ...offerRoutes, ...offerPriceRoutes, ...offerTransitionRoutes, ...checkoutSessionRoutes, ...merchantRoutes];

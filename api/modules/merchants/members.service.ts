@@ -1,0 +1,97 @@
+/**
+ * Merchant members: the owner membership created with a merchant, and the members listing.
+ *
+ * An invitation token is 32 random bytes (base64url) and only its SHA-256 is stored. Nothing here sends it:
+ * delivery comes with the Dashboard issue, whose "send/resend invitation" mints a fresh token (replacing the
+ * hash and the expiry) and hands it to the mailer — a hash can't be turned back into a token, which is also
+ * why this one is never returned, logged or recorded in the activity log.
+ */
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  MerchantMemberSchema, MerchantUserSchema, type MerchantMember, type MerchantUser,
+} from '../../../db/entities';
+import { hashSecret } from '../../lib/crypto';
+import { newId } from '../../lib/ids';
+import { violatedUniqueConstraint } from '../../http/db-errors';
+import { offsetOf, type PageRequest } from '../../http/pagination';
+
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const INVITATION_TOKEN_BYTES = 32;
+
+/** A new invitation token and what is stored of it. The caller must not persist or expose `token`. */
+export function mintInvitation(now = new Date()): { token: string; hash: string; expiresAt: Date } {
+  const token = randomBytes(INVITATION_TOKEN_BYTES).toString('base64url');
+  return { token, hash: hashSecret(token), expiresAt: new Date(now.getTime() + INVITATION_TTL_MS) };
+}
+
+/** The organization's user with this e-mail (stored lowercase), creating it when absent. */
+async function findOrCreateUser(
+  em: EntityManager,
+  organizationId: string,
+  email: string,
+  name: string | null,
+): Promise<{ user: MerchantUser; created: boolean }> {
+  const existing = await em.findOne(MerchantUserSchema, { organizationId, email });
+  if (existing) return { user: existing, created: false };
+  try {
+    // A savepoint: when a concurrent request provisions the same address first, only this insert rolls back.
+    const user = await em.transactional(async (inner) => {
+      const created = inner.create(MerchantUserSchema, { id: newId('usr'), organizationId, email, name, passwordHash: null } as MerchantUser);
+      await inner.flush();
+      return created;
+    });
+    return { user, created: true };
+  } catch (error) {
+    if (violatedUniqueConstraint(error) !== 'merchant_users_org_email_key') throw error;
+    const winner = await em.findOne(MerchantUserSchema, { organizationId, email });
+    if (!winner) throw error;
+    return { user: winner, created: false };
+  }
+}
+
+/**
+ * The first owner of a new merchant: an existing user of the organization (e-mail matched
+ * case-insensitively) gains a membership, anyone else is provisioned. Either way the membership is
+ * pending until the invitation is accepted.
+ */
+export async function addPendingOwner(
+  em: EntityManager,
+  input: { organizationId: string; merchantId: string; email: string; name: string | null },
+): Promise<{ member: MerchantMember; user: MerchantUser; newUser: boolean }> {
+  const { user, created } = await findOrCreateUser(em, input.organizationId, input.email.trim().toLowerCase(), input.name);
+  const invitation = mintInvitation();
+  const member = em.create(MerchantMemberSchema, {
+    id: newId('mbr'),
+    merchantId: input.merchantId,
+    userId: user.id,
+    role: 'owner',
+    status: 'pending',
+    invitationTokenHash: invitation.hash,
+    invitationExpiresAt: invitation.expiresAt,
+    joinedAt: null,
+  } as MerchantMember);
+  await em.flush();
+  return { member, user, newUser: created };
+}
+
+export interface MemberView {
+  member: MerchantMember;
+  user: MerchantUser;
+}
+
+/** A merchant's memberships with their users, newest first. */
+export async function listMembers(
+  em: EntityManager,
+  merchantId: string,
+  page: PageRequest,
+): Promise<{ items: MemberView[]; total: number }> {
+  const [members, total] = await em.findAndCount(MerchantMemberSchema, { merchantId }, {
+    orderBy: { createdAt: 'desc', id: 'desc' },
+    limit: page.limit,
+    offset: offsetOf(page),
+  });
+  const users = await em.find(MerchantUserSchema, { id: { $in: members.map((member) => member.userId) } });
+  const byId = new Map(users.map((user) => [user.id, user]));
+  return { items: members.map((member) => ({ member, user: byId.get(member.userId) as MerchantUser })), total };
+}
