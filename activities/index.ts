@@ -1,13 +1,17 @@
 /** createActivities(deps): every activity the worker registers, built from injected dependencies. */
 import { createHousekeepingActivities, type HousekeepingDeps } from './housekeeping';
 import { createCheckoutActivities, type CheckoutDeps } from './checkout';
+import { createWebhookActivities, type WebhookDeps } from './webhooks';
+import { createVaultActivities, type VaultDeps } from './vault';
 
-export type ActivityDeps = HousekeepingDeps & CheckoutDeps;
+export type ActivityDeps = HousekeepingDeps & CheckoutDeps & WebhookDeps & VaultDeps;
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createHousekeepingActivities(deps),
     ...createCheckoutActivities(deps),
+    ...createWebhookActivities(deps),
+    ...createVaultActivities(deps),
   };
 }
 

@@ -10,6 +10,7 @@ import { defineRoute, type AnyRoute } from './http/define-route';
 import { Type } from '@sinclair/typebox';
 import { buildOpenApi } from './http/openapi';
 import { ROUTES } from './routes';
+import { browserAssets } from './modules/sdk/browser-assets';
 
 export const API_PREFIX = '/api/v1';
 
@@ -47,6 +48,8 @@ export function buildApp(deps: AppDeps): Koa {
   for (const route of routes) mountRoute(router, API_PREFIX, route, deps);
 
   app.use(requestContext(deps.logger));
+  // The SDK, its card frame and the hosted checkout page (outside /api/v1), and CORS for the public-key endpoints.
+  app.use(browserAssets(API_PREFIX));
   app.use(
     koaBody({
       json: true,

@@ -2,7 +2,8 @@
  * Every setting the service reads from its environment, parsed once and frozen. Nothing else in the
  * code base reads process.env (scripts set variables before calling loadConfig).
  */
-import { decodeMasterKey } from './lib/crypto';
+import { decodeMasterKey, keyring, type Keyring } from './lib/crypto';
+import { loadVaultKeys, type VaultKeys } from './lib/vault-keys';
 
 export type AppEnv = 'local' | 'test' | 'production';
 
@@ -17,6 +18,14 @@ export interface Config {
   };
   /** 32-byte master key for envelope encryption of secrets at rest (customer documents, credentials). */
   readonly encryptionKey: Buffer;
+  /** encryptionKey as `current` plus the previous master keys still accepted for decryption (key rotation). */
+  readonly encryptionKeys: Keyring;
+  /** Where providers reach this API from outside (connector webhook_url), without a trailing slash. */
+  readonly publicBaseUrl: string;
+  /** The sandbox PSP (sandbox/) that test-mode connectors call, without a trailing slash. */
+  readonly sandboxUrl: string;
+  /** Card vault: the P-256 key browsers encrypt card data to, and the card-fingerprint HMAC key (api/lib/vault-keys.ts). */
+  readonly vault: VaultKeys;
   readonly idempotencyTtlSeconds: number;
   /** How long a request waits for a concurrent one holding the same idempotency key before getting 409. */
   readonly idempotencyWaitMs: number;
@@ -44,7 +53,37 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
   return value;
 }
 
+/** ENCRYPTION_KEY (current) and ENCRYPTION_KEYS_PREVIOUS (comma-separated base64); also used by npm run rotate-keys. */
+export function loadKeyring(env: NodeJS.ProcessEnv = process.env): Keyring {
+  const previous = (env.ENCRYPTION_KEYS_PREVIOUS ?? '').split(',').map((key) => key.trim()).filter(Boolean);
+  try {
+    return keyring(decodeMasterKey(required(env, 'ENCRYPTION_KEY')), previous.map(decodeMasterKey));
+  } catch (error) {
+    throw error instanceof ConfigError ? error : new ConfigError('ENCRYPTION_KEY and ENCRYPTION_KEYS_PREVIOUS must each be 32 bytes, base64-encoded');
+  }
+}
+
+function url(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name] || fallback;
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function vaultKeys(env: NodeJS.ProcessEnv, masterKey: Buffer): VaultKeys {
+  try {
+    return loadVaultKeys(env, masterKey);
+  } catch {
+    throw new ConfigError('VAULT_PRIVATE_KEY must be an EC P-256 PKCS#8 key (PEM, or DER in base64) and CARD_FINGERPRINT_KEY 32 bytes in base64');
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const encryptionKeys = loadKeyring(env);
   const appEnv = (env.APP_ENV ?? 'local') as AppEnv;
   if (!['local', 'test', 'production'].includes(appEnv)) throw new ConfigError('APP_ENV must be local, test or production');
   return Object.freeze({
@@ -55,7 +94,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       address: required(env, 'TEMPORAL_ADDRESS'),
       namespace: env.TEMPORAL_NAMESPACE || 'default',
     }),
-    encryptionKey: decodeMasterKey(required(env, 'ENCRYPTION_KEY')),
+    encryptionKey: encryptionKeys.current,
+    encryptionKeys,
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL', 'http://localhost:3000'),
+    sandboxUrl: url(env, 'SANDBOX_URL', 'http://127.0.0.1:4010'),
+    vault: vaultKeys(env, encryptionKeys.current),
     idempotencyTtlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 60 * 60),
     idempotencyWaitMs: int(env, 'IDEMPOTENCY_WAIT_MS', 10_000),
     rateLimit: Object.freeze({

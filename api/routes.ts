@@ -9,5 +9,13 @@ import { offerPriceRoutes } from './modules/offer-prices/offer-prices.routes';
 import { offerTransitionRoutes } from './modules/offer-transitions/offer-transitions.routes';
 import { checkoutSessionRoutes } from './modules/checkout-sessions/checkout-sessions.routes';
 import { merchantRoutes } from './modules/merchants/merchants.routes';
+import { connectorRoutes } from './modules/connectors/connectors.routes';
+import { paymentProviderRoutes } from './modules/payment-providers/payment-providers.routes';
+import { routingRoutes } from './modules/routing/routing.routes';
+import { browserSessionRoutes } from './modules/browser-sessions/browser-sessions.routes';
+import { tokenRoutes } from './modules/tokens/tokens.routes';
+import { paymentInstrumentRoutes } from './modules/payment-instruments/payment-instruments.routes';
+import { webhookRoutes } from './modules/webhooks/webhook-deliveries.routes';
+import { eventRoutes } from './modules/events/events.routes';
 
-export const ROUTES: readonly AnyRoute[] = [...healthRoutes, ...customerRoutes, ...productFamilyRoutes, ...productRoutes, ...offerRoutes, ...offerPriceRoutes, ...offerTransitionRoutes, ...checkoutSessionRoutes, ...merchantRoutes];
+export const ROUTES: readonly AnyRoute[] = [...healthRoutes, ...customerRoutes, ...productFamilyRoutes, ...productRoutes, ...offerRoutes, ...offerPriceRoutes, ...offerTransitionRoutes, ...checkoutSessionRoutes, ...merchantRoutes, ...connectorRoutes, ...paymentProviderRoutes, ...routingRoutes, ...browserSessionRoutes, ...tokenRoutes, ...paymentInstrumentRoutes, ...webhookRoutes, ...eventRoutes];

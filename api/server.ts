@@ -3,6 +3,7 @@
  * the whole local stack lives in one process.
  */
 import type { Server } from 'node:http';
+import type { Logger } from 'pino';
 import { buildApp } from './app';
 import { loadConfig, type Config } from './config';
 import type { AppDeps } from './deps';
@@ -17,8 +18,8 @@ export interface RunningApi {
   stop(): Promise<void>;
 }
 
-export async function startApi(config: Config, port = config.port): Promise<RunningApi> {
-  const logger = createLogger(config.logLevel);
+export async function startApi(config: Config, port = config.port, options: { logger?: Logger } = {}): Promise<RunningApi> {
+  const logger = options.logger ?? createLogger(config.logLevel);
   const orm = await openOrm(config.databaseUrl);
   const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
   const deps: AppDeps = { config, orm, temporal, logger };

@@ -16,6 +16,7 @@ import { startApi, type RunningApi } from '../api/server';
 import { stack, startStack, stopStack } from '../test/helpers/stack';
 import { createTenant, customerInput } from '../test/helpers/factories';
 import { machine, markdownTable, textTable, type Row } from './report';
+import { measureWebhookDeliveries, webhookReport } from './webhooks';
 
 function envInt(name: string, fallback: number, min: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -159,10 +160,12 @@ async function main(): Promise<void> {
       'API: validateResponses off (the production path); rate limit raised to 1e9 requests/60 s so the bench ' +
         'measures the service, not 429s (the per-key counter upsert still runs on every request)',
     ];
+    const webhooks = webhookReport(await measureWebhookDeliveries(api.url, log));
+
     const warnings = problems.map((problem) => `WARNING: run invalid: ${problem}`);
     process.stdout.write([
-      '', ...about, '', textTable(rows), '', ...warnings,
-      '', '--- markdown ---', '', ...about.map((line) => `- ${line}`), '', markdownTable(rows),
+      '', ...about, '', textTable(rows), '', ...webhooks.text, '', ...warnings,
+      '', '--- markdown ---', '', ...about.map((line) => `- ${line}`), '', markdownTable(rows), '', ...webhooks.markdown,
       ...warnings.map((warning) => `\n**${warning}**`), '',
     ].join('\n'));
   } finally {

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../api/config';
 import { startApi } from '../api/server';
+import { startSandbox } from '../sandbox/server';
 import { migrate, openOrm } from '../db/orm';
 import { bootstrapTenant } from '../db/seeders/bootstrap';
 import { OrganizationSchema } from '../db/entities';
@@ -44,8 +45,17 @@ async function main(): Promise<void> {
       temporalUi = temporal.uiUrl;
     }
 
+    // The sandbox PSP test-mode connectors call, unless SANDBOX_URL points at one already running.
+    let sandboxUrl = process.env.SANDBOX_URL;
+    if (!sandboxUrl) {
+      const sandbox = await startSandbox({ port: Number(process.env.SANDBOX_PORT || 4010) });
+      stops.push(sandbox.stop);
+      sandboxUrl = sandbox.url;
+    }
+
     const config = loadConfig({
       ...process.env,
+      SANDBOX_URL: sandboxUrl,
       APP_ENV: process.env.APP_ENV ?? 'local',
       DATABASE_URL: database.url,
       TEMPORAL_ADDRESS: temporalAddress,
@@ -68,6 +78,7 @@ async function main(): Promise<void> {
   Switchyard is running.
     API:              ${api.url}/api/v1   (OpenAPI: ${api.url}/api/v1/openapi.json)
     Temporal UI:      ${temporalUi}
+    Sandbox PSP:      ${sandboxUrl}   (test cards: README, ${sandboxUrl}/_sandbox/test-cards)
     Test credentials: ${fs.existsSync(CREDENTIALS_FILE) ? CREDENTIALS_FILE : 'run npm run bootstrap'}
   Ctrl-C stops everything.
 `);

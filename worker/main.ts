@@ -9,6 +9,9 @@ import { TASK_QUEUES } from '../workflows/definitions';
 import { loadConfig, type Config } from '../api/config';
 import { openOrm, type Orm } from '../db/orm';
 import { ensureSchedules } from './schedules';
+import { startWebhookOutbox } from './outbox-listener';
+import { webhookSettingsOf } from '../activities/webhooks/settings';
+import { vaultSettingsOf } from '../activities/vault/settings';
 
 export interface RunningWorker {
   /** Resolves when the worker has shut down. */
@@ -25,14 +28,16 @@ export interface WorkerOptions {
 
 export async function startWorker({ config, orm, workflowBundle }: WorkerOptions): Promise<RunningWorker> {
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  // Fans each event out to its webhook endpoints right after its commit (worker/outbox-listener.ts).
+  const outbox = await startWebhookOutbox(config, orm);
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: TASK_QUEUES.payments,
     ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ orm, rateLimitWindowSeconds: config.rateLimit.windowSeconds }),
+    activities: createActivities({ orm, rateLimitWindowSeconds: config.rateLimit.windowSeconds, webhooks: webhookSettingsOf(config), temporalClient: outbox.client, vault: vaultSettingsOf(config) }),
   });
-  const done = worker.run().finally(() => connection.close());
+  const done = worker.run().finally(() => Promise.all([connection.close(), outbox.stop()]));
   return {
     done,
     async stop() {

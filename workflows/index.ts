@@ -1,3 +1,6 @@
 /** Bundle entry: every workflow the worker runs. */
 export { housekeepingWorkflow } from './housekeeping';
 export { checkoutExpiryWorkflow } from './checkout-expiry';
+export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { webhookOutboxSweepWorkflow, webhookRecoverWorkflow } from './webhook-fan-out';
+export { cardVerificationWorkflow } from './card-verification';

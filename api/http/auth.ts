@@ -29,6 +29,8 @@ export interface AuthRequirement {
   scopes: readonly Scope[];
   /** Whether the route acts on one merchant (resolved from the key, path, query or body). Default true. */
   merchantScoped?: boolean;
+  /** Browser endpoints: a public key in X-Public-Key, and only that (secret keys are refused there). */
+  publicKey?: boolean;
 }
 
 const KEY_PATTERN = /^(sk|pk)_live_(org|mer)_[0-9A-Za-z]{32}$/;
@@ -49,6 +51,25 @@ function bearerToken(header: string | undefined): string | undefined {
 export async function authenticateApiKey(em: EntityManager, authorization: string | undefined): Promise<ApiKeyAuth> {
   const token = bearerToken(authorization);
   if (!token) throw errors.unauthenticated('Provide an API key as "Authorization: Bearer <key>"');
+  return lookupKey(em, token);
+}
+
+/**
+ * Browser endpoints read the key from X-Public-Key. Without that header, a secret key sent the usual way is
+ * still identified so it can be refused with 403 (like any valid key used in the wrong place) rather than 401.
+ */
+export async function authenticatePublicKey(em: EntityManager, publicKey: string | undefined, authorization: string | undefined): Promise<ApiKeyAuth> {
+  if (publicKey) return lookupKey(em, publicKey.trim());
+  const bearer = bearerToken(authorization);
+  if (bearer && KEY_PATTERN.test(bearer)) {
+    const auth = await lookupKey(em, bearer);
+    // A secret key goes on to authorize(), which refuses it with 403; a public key must use its own header.
+    if (auth.kind === 'secret') return auth;
+  }
+  throw errors.unauthenticated('Provide a public key as "X-Public-Key: pk_live_…"');
+}
+
+async function lookupKey(em: EntityManager, token: string): Promise<ApiKeyAuth> {
   if (!KEY_PATTERN.test(token)) throw errors.unauthenticated('The API key is malformed');
   const hash = hashSecret(token);
   const key: ApiKey | null = await em.findOne(ApiKeySchema, { secretHash: hash, status: 'active' });
@@ -65,7 +86,11 @@ export async function authenticateApiKey(em: EntityManager, authorization: strin
 
 /** Key kind and scopes: a valid key that may not call this route gets 403. */
 export function authorize(auth: ApiKeyAuth, requirement: AuthRequirement): void {
-  if (auth.kind !== 'secret') throw errors.forbidden('Public keys may only be used on the browser-session endpoints');
+  if (requirement.publicKey) {
+    if (auth.kind !== 'public') throw errors.forbidden('This browser endpoint takes a public key in X-Public-Key; secret keys must never reach a browser');
+  } else if (auth.kind !== 'secret') {
+    throw errors.forbidden('Public keys may only be used on the browser-session endpoints');
+  }
   if (!requirement.keys.includes(auth.level)) {
     throw errors.forbidden(`This endpoint requires ${requirement.keys.map((level) => `a ${level} key`).join(' or ')}`);
   }

@@ -25,6 +25,8 @@ export interface HandlerInput<P extends TSchema, Q extends TSchema, B extends TS
   requestId: string;
   /** Who sent the request: address (X-Forwarded-For honoured only behind a proxy, see app.proxy) and User-Agent. */
   client: { ip: string; userAgent: string | null };
+  /** A request header (e.g. X-Session-Id on the browser endpoints); undefined when absent or empty. */
+  header(name: string): string | undefined;
 }
 
 export interface HandlerResult {
@@ -54,6 +56,8 @@ export interface RouteDefinition<P extends TSchema = TObject, Q extends TSchema 
   pagination?: 'nested' | 'flat';
   /** Create endpoints: Idempotency-Key header or idempotency_key body field. */
   idempotency?: 'optional' | 'required';
+  /** The response carries a secret shown only once (a signing secret): its stored idempotent copy is encrypted. */
+  sensitiveResponse?: boolean;
   handler(input: HandlerInput<P, Q, B>): Promise<HandlerResult>;
 }
 

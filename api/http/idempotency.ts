@@ -25,6 +25,8 @@ export interface IdempotentRequest {
   fingerprint: string;
   ttlSeconds: number;
   waitMs: number;
+  /** For responses carrying a secret shown once: the stored copy is sealed at rest and opened for a replay. */
+  protect?: { seal(text: string): string; open(stored: string): string };
 }
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -46,6 +48,12 @@ export function requestFingerprint(method: string, route: string, params: unknow
 }
 
 const LOCK_NOT_AVAILABLE = '55P03';
+
+function storedText(body: unknown, protect: IdempotentRequest['protect']): string | null {
+  if (body === undefined) return null;
+  const text = JSON.stringify(body);
+  return protect ? protect.seal(text) : text;
+}
 
 export async function runIdempotent(
   em: EntityManager,
@@ -75,12 +83,13 @@ export async function runIdempotent(
         if (stored.fingerprint !== request.fingerprint) {
           throw errors.conflict('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request');
         }
-        return { status: 200, body: stored.response_body === null ? undefined : JSON.parse(stored.response_body), replayed: true };
+        const text = stored.response_body === null ? null : request.protect ? request.protect.open(stored.response_body) : stored.response_body;
+        return { status: 200, body: text === null ? undefined : JSON.parse(text), replayed: true };
       }
       const response = await execute(tx);
       await tx.execute(
         'update idempotency_keys set response_status = ?, response_body = ? where scope_id = ? and key = ?',
-        [response.status, response.body === undefined ? null : JSON.stringify(response.body), request.scopeId, request.key],
+        [response.status, storedText(response.body, request.protect), request.scopeId, request.key],
       );
       return { ...response, replayed: false };
     });

@@ -124,7 +124,11 @@ export function buildOpenApi(routes: readonly AnyRoute[], prefix: string): Json 
       operationId: operationId(route),
       summary: route.summary,
       tags: route.tags,
-      ...(route.auth === 'none' ? { security: [] } : { 'x-scopes': route.auth.scopes, 'x-key-levels': route.auth.keys }),
+      ...(route.auth === 'none' ? { security: [] } : {
+        ...(route.auth.publicKey ? { security: [{ publicKey: [] }] } : {}),
+        'x-scopes': route.auth.scopes,
+        'x-key-levels': route.auth.keys,
+      }),
       parameters: parameters(route),
       ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(body) } } } } : {}),
       responses: responses(route),
@@ -137,7 +141,10 @@ export function buildOpenApi(routes: readonly AnyRoute[], prefix: string): Json 
     security: [{ apiKey: [] }],
     paths,
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'sk_live_org_… or sk_live_mer_…' } },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'sk_live_org_… or sk_live_mer_…' },
+        publicKey: { type: 'apiKey', in: 'header', name: 'X-Public-Key', description: 'pk_live_org_… or pk_live_mer_… (browser endpoints)' },
+      },
       schemas: { Error: ERROR_SCHEMA, Pagination: plain(PaginationSchema) },
     },
   };

@@ -8,11 +8,12 @@ import { Type, type TSchema, type TObject } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../deps';
-import { authenticateApiKey, authorize, resolveMerchant, type ApiKeyAuth } from './auth';
+import { authenticateApiKey, authenticatePublicKey, authorize, resolveMerchant, type ApiKeyAuth } from './auth';
 import type { AnyRoute, HandlerResult } from './define-route';
 import { wrapped } from './envelope';
 import { errors } from './errors';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint, runIdempotent, type StoredResponse } from './idempotency';
+import { decryptSecret, encryptSecret } from '../lib/crypto';
 import { consumeRateLimit, rateLimitHeaders } from './rate-limit';
 import { bodyAjv, textAjv, toFieldErrors } from './schema';
 
@@ -114,7 +115,9 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
     let auth: ApiKeyAuth | undefined;
 
     if (route.auth !== 'none') {
-      auth = await authenticateApiKey(em, ctx.get('authorization') || undefined);
+      auth = route.auth.publicKey
+        ? await authenticatePublicKey(em, ctx.get('x-public-key') || undefined, ctx.get('authorization') || undefined)
+        : await authenticateApiKey(em, ctx.get('authorization') || undefined);
       const limit = await consumeRateLimit(em, auth.keyId, config.rateLimit.limit, config.rateLimit.windowSeconds);
       ctx.set(rateLimitHeaders(limit, config.rateLimit.windowSeconds));
       if (limit.exceeded) throw errors.rateLimited(limit.resetSeconds);
@@ -144,6 +147,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
       const result = await route.handler({
         params, query, body, em: txEm, deps, requestId,
         client: { ip: ctx.ip, userAgent: ctx.get('user-agent') || null },
+        header: (name: string) => ctx.get(name) || undefined,
         auth: auth as ApiKeyAuth,
         get merchantId(): string {
           if (!merchantId) throw new Error(`${route.path} is not merchant-scoped`);
@@ -171,6 +175,10 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
           fingerprint: requestFingerprint(route.method, route.path, params, body),
           ttlSeconds: config.idempotencyTtlSeconds,
           waitMs: config.idempotencyWaitMs,
+          protect: route.sensitiveResponse ? {
+            seal: (text) => encryptSecret(config.encryptionKeys, text),
+            open: (stored) => decryptSecret(config.encryptionKeys, stored),
+          } : undefined,
         }, run);
         if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
         response = outcome;

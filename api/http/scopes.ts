@@ -10,6 +10,7 @@ export const SCOPES = [
   'subscriptions:read', 'subscriptions:write',
   'merchants:read', 'merchants:write',
   'connectors:read', 'connectors:write',
+  'routing:read', 'routing:write',
   'webhooks:read', 'webhooks:write',
 ] as const;
 

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 export type IdPrefix =
   | 'org' | 'mrc' | 'cust' | 'pfa' | 'prd' | 'ofr' | 'opr' | 'oft' | 'cks' | 'cki' | 'cke' | 'tx' | 'ref'
   | 'ord' | 'sub' | 'sbt' | 'pi' | 'tok' | 'conn' | 'ak' | 'evt' | 'req' | 'act' | 'mbr' | 'usr' | 'pp' | 'rp' | 'rn'
-  | 'whc' | 'whd';
+  | 'whc' | 'whd' | 'bs';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -13,6 +13,9 @@ export * from './merchant-activity';
 export * from './payment-provider';
 export * from './connector';
 export * from './routing';
+export * from './event';
+export * from './webhook';
+export * from './vault';
 
 import { OrganizationSchema } from './organization';
 import { MerchantSchema } from './merchant';
@@ -29,6 +32,9 @@ import { MerchantActivitySchema } from './merchant-activity';
 import { PaymentProviderSchema } from './payment-provider';
 import { MerchantConnectorSchema } from './connector';
 import { RoutingNodeSchema, RoutingProfileSchema } from './routing';
+import { EventSchema } from './event';
+import { WebhookConfigSchema, WebhookDeliverySchema } from './webhook';
+import { BrowserSessionSchema, CardTokenCvcSchema, CardTokenSchema, PaymentInstrumentSchema } from './vault';
 
 export const ENTITIES = [
   OrganizationSchema, MerchantSchema, ApiKeySchema, CustomerSchema,
@@ -36,4 +42,6 @@ export const ENTITIES = [
   CheckoutSessionSchema, CheckoutItemSchema, CheckoutEventSchema,
   MerchantUserSchema, MerchantMemberSchema, MerchantActivitySchema,
   PaymentProviderSchema, MerchantConnectorSchema, RoutingProfileSchema, RoutingNodeSchema,
+  EventSchema, WebhookConfigSchema, WebhookDeliverySchema,
+  BrowserSessionSchema, CardTokenSchema, CardTokenCvcSchema, PaymentInstrumentSchema,
 ];

@@ -1,10 +1,14 @@
 import { Migration20261121000000_foundation } from './Migration20261121000000_foundation';
 import { Migration20261121010000_catalog } from './Migration20261121010000_catalog';
 import { Migration20261121020000_merchants_connectors_routing } from './Migration20261121020000_merchants_connectors_routing';
+import { Migration20261121060000_events_webhooks } from './Migration20261121060000_events_webhooks';
+import { Migration20261121070000_vault_instruments_sessions } from './Migration20261121070000_vault_instruments_sessions';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_foundation', class: Migration20261121000000_foundation },
   { name: 'Migration20261121010000_catalog', class: Migration20261121010000_catalog },
   { name: 'Migration20261121020000_merchants_connectors_routing', class: Migration20261121020000_merchants_connectors_routing },
+  { name: 'Migration20261121060000_events_webhooks', class: Migration20261121060000_events_webhooks },
+  { name: 'Migration20261121070000_vault_instruments_sessions', class: Migration20261121070000_vault_instruments_sessions },
 ];

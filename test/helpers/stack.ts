@@ -12,6 +12,7 @@ import { migrate, openOrm, type Orm } from '../../db/orm';
 import { registerSchedules, startWorker, type RunningWorker } from '../../worker/main';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../scripts/lib/postgres';
 import { startTemporalForTests, type RunningTemporal } from '../../scripts/lib/temporal-dev-server';
+import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { freePort } from './ports';
 import { randomBytes } from 'node:crypto';
 
@@ -29,6 +30,9 @@ export interface TestStack {
   worker: RunningWorker;
   api: RunningApi;
   url: string;
+  /** The sandbox PSP on a free port; test-mode connectors call it (config.sandboxUrl). */
+  sandbox: RunningSandbox;
+  sandboxUrl: string;
 }
 
 let current: TestStack | undefined;
@@ -43,10 +47,11 @@ export async function startStack(): Promise<TestStack> {
   // As root, PostgreSQL runs as the postgres user, which must be able to enter the directory.
   fs.chmodSync(dataDir, 0o755);
   const databasePort = await freePort();
-  const [postgres, temporal, workflowBundle] = await Promise.all([
+  const [postgres, temporal, workflowBundle, sandbox] = await Promise.all([
     startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: databasePort, databases: ['switchyard_test'] }),
     startTemporalForTests(),
     bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundlerLogger }),
+    startSandbox({ port: 0 }),
   ]);
   const env = {
     APP_ENV: 'test',
@@ -54,6 +59,7 @@ export async function startStack(): Promise<TestStack> {
     TEMPORAL_ADDRESS: temporal.address,
     ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    SANDBOX_URL: sandbox.url,
   };
   const config = loadConfig(env);
   const orm = await openOrm(config.databaseUrl);
@@ -61,15 +67,16 @@ export async function startStack(): Promise<TestStack> {
   await registerSchedules(config);
   const worker = await startWorker({ config, orm, workflowBundle });
   const api = await startApi(config, 0);
-  current = { config, dataDir, env, postgres, databasePort, temporal, orm, workflowBundle, worker, api, url: api.url };
+  current = { config, dataDir, env, postgres, databasePort, temporal, orm, workflowBundle, worker, api, url: api.url, sandbox, sandboxUrl: sandbox.url };
   return current;
 }
 
 export async function stopStack(): Promise<void> {
   if (!current) return;
-  const { api, worker, orm, temporal, postgres, dataDir } = current;
+  const { api, worker, orm, temporal, postgres, dataDir, sandbox } = current;
   current = undefined;
   await api.stop();
+  await sandbox.stop();
   await worker.stop();
   await orm.close();
   await temporal.stop();

@@ -1,0 +1,37 @@
+/**
+ * checkout (Checkout.com-like) webhooks: `Cko-Signature` is the hex HMAC-SHA256 of the raw body keyed by the
+ * connector's webhook secret, compared in constant time. The scheme signs no timestamp; the event id dedups.
+ */
+import { createHmac } from 'node:crypto';
+import { InvalidWebhookError, type InboundWebhook } from '../connector';
+import { UnhandledWebhookEventError } from '../errors';
+import { field } from '../http';
+import { headerOf, parseJsonBody, requireSecret, safeEqual, type WebhookRequest } from '../signatures';
+import { EVENT_TYPES, webhookProviderReference } from './transformers';
+
+export function verifySignature(headers: Record<string, string | undefined>, rawBody: string, secret: string): void {
+  const signature = (headerOf(headers, 'cko-signature') ?? '').trim().toLowerCase();
+  const expected = createHmac('sha256', secret).update(rawBody).digest('hex');
+  if (!signature || !safeEqual(signature, expected)) throw new InvalidWebhookError('Webhook signature mismatch');
+}
+
+export function parseWebhook(request: WebhookRequest): InboundWebhook {
+  verifySignature(request.headers, request.rawBody, requireSecret(request.webhookSecret));
+  const body = parseJsonBody(request.rawBody);
+  const eventType = field.str(body.type) ?? '';
+  const type = EVENT_TYPES[eventType];
+  if (!type) throw new UnhandledWebhookEventError(eventType);
+  const data = field.obj(body.data);
+  const eventId = field.str(body.id);
+  const providerReference = webhookProviderReference(type, data);
+  if (!eventId || !providerReference) throw new InvalidWebhookError('Webhook without id or payment id');
+  return {
+    eventId,
+    type,
+    providerReference,
+    reference: field.str(data.reference),
+    amount: field.num(data.amount),
+    occurredAt: new Date(field.str(body.created_on) ?? Date.now()).toISOString(),
+    raw: body,
+  };
+}

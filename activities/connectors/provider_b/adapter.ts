@@ -1,0 +1,144 @@
+/**
+ * provider_b (Adyen-like) adapter: /v71/payments with HTTP Basic API credentials, merchantAccount in every body,
+ * the `Idempotency-Key` header, pix/boleto via action objects, and asynchronous modifications
+ * (/captures, /cancels, /refunds answer "received").
+ */
+import type { AuthorizeRequest, CardData, ConnectorAdapter, ProviderCall } from '../connector';
+import type { ProviderBCredentials } from '../credentials';
+import { callProvider, credentialCheck, unsupportedMethod, withTransport, type ProviderRequest } from '../http';
+import { fromModification, fromPayment } from './transformers';
+import { parseWebhook } from './webhook';
+
+function send(
+  call: Omit<ProviderCall, 'idempotencyKey'> & { idempotencyKey?: string },
+  request: ProviderRequest & { json: Record<string, unknown> },
+) {
+  const credentials = call.credentials as ProviderBCredentials;
+  return callProvider(call, {
+    ...request,
+    json: { merchantAccount: credentials.merchant_account, ...request.json },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`,
+      'idempotency-key': call.idempotencyKey,
+    },
+  });
+}
+
+function scheme(card: CardData) {
+  return {
+    type: 'scheme',
+    number: card.number,
+    expiryMonth: String(card.expMonth).padStart(2, '0'),
+    expiryYear: String(card.expYear),
+    cvc: card.cvc ?? undefined,
+    holderName: card.holderName ?? undefined,
+  };
+}
+
+function shopper(request: AuthorizeRequest) {
+  const name = request.customer?.name?.trim();
+  const [firstName, ...rest] = name ? name.split(/\s+/) : [];
+  return {
+    shopperEmail: request.customer?.email ?? undefined,
+    shopperName: firstName ? { firstName, lastName: rest.join(' ') || firstName } : undefined,
+    socialSecurityNumber: request.customer?.documentNumber ?? undefined,
+  };
+}
+
+function paymentMethod(request: AuthorizeRequest) {
+  if (request.paymentMethod === 'card') return request.card ? scheme(request.card) : null;
+  if (request.paymentMethod === 'pix') return { type: 'pix' };
+  if (request.paymentMethod === 'boleto') return { type: 'boletobancario' };
+  return null;
+}
+
+const modificationPath = (reference: string, action: string) => `/v71/payments/${encodeURIComponent(reference)}/${action}`;
+
+export const providerBAdapter: ConnectorAdapter = {
+  slug: 'provider_b',
+
+  authorize: (call, request) =>
+    withTransport(async () => {
+      const method = paymentMethod(request);
+      if (!method) return unsupportedMethod(request.paymentMethod);
+      const recurring = request.recurring;
+      return fromPayment(
+        await send(call, {
+          method: 'POST',
+          path: '/v71/payments',
+          json: {
+            amount: { value: request.amount, currency: request.currency },
+            reference: request.reference,
+            paymentMethod: method,
+            ...shopper(request),
+            installments: request.installments && request.installments > 1 ? { value: request.installments } : undefined,
+            shopperInteraction: recurring ? 'ContAuth' : 'Ecommerce',
+            recurringProcessingModel: recurring ? 'UnscheduledCardOnFile' : undefined,
+            additionalData: {
+              ...(request.capture ? {} : { manualCapture: 'true' }),
+              ...(recurring?.networkTransactionId ? { networkTxReference: recurring.networkTransactionId } : {}),
+            },
+          },
+        }),
+      );
+    }),
+
+  capture: (call, request) =>
+    withTransport(async () =>
+      fromModification(
+        await send(call, {
+          method: 'POST',
+          path: modificationPath(request.providerReference, 'captures'),
+          json: { amount: { value: request.amount, currency: request.currency } },
+        }),
+        'capture',
+      ),
+    ),
+
+  void: (call, request) =>
+    withTransport(async () =>
+      fromModification(
+        await send(call, {
+          method: 'POST',
+          path: modificationPath(request.providerReference, 'cancels'),
+          json: {},
+        }),
+        'void',
+      ),
+    ),
+
+  refund: (call, request) =>
+    withTransport(async () =>
+      fromModification(
+        await send(call, {
+          method: 'POST',
+          path: modificationPath(request.providerReference, 'refunds'),
+          json: { amount: { value: request.amount, currency: request.currency }, reference: request.reference },
+        }),
+        'refund',
+      ),
+    ),
+
+  verifyCard: (call, request) =>
+    withTransport(async () =>
+      fromPayment(
+        await send(call, {
+          method: 'POST',
+          path: '/v71/payments',
+          json: {
+            amount: { value: 0, currency: request.currency },
+            reference: request.reference,
+            paymentMethod: scheme(request.card),
+            shopperInteraction: 'Ecommerce',
+            recurringProcessingModel: 'CardOnFile',
+            storePaymentMethod: true,
+          },
+        }),
+      ),
+    ),
+
+  parseWebhook,
+
+  testCredentials: (call) =>
+    credentialCheck(() => send({ ...call, idempotencyKey: undefined }, { method: 'POST', path: '/v71/paymentMethods', json: {} })),
+};

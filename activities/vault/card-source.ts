@@ -1,0 +1,38 @@
+/**
+ * The only code that opens sealed cards, for the activity about to call a provider: a token's PAN, name and
+ * CVC, or a saved instrument's PAN and name (merchant-initiated charges carry no CVC). What it returns must go
+ * straight to the adapter: never into a log line, an error message, an activity result or a workflow payload.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CardTokenCvcSchema, CardTokenSchema, PaymentInstrumentSchema } from '../../db/entities';
+import { decryptSecret, type KeyMaterial } from '../../api/lib/crypto';
+import type { CardData } from '../connectors/connector';
+
+/** The card of an active token; throws when the token is missing, used or expired (its data is gone then). */
+export async function readTokenCard(em: EntityManager, keys: KeyMaterial, merchantId: string, tokenId: string): Promise<CardData> {
+  const token = await em.findOne(CardTokenSchema, { id: tokenId, merchantId });
+  if (!token || token.status !== 'active' || !token.panEncrypted || token.expiresAt.getTime() <= Date.now()) {
+    throw new Error(`Card token ${tokenId} is not usable (missing, used or expired)`);
+  }
+  const cvc = await em.findOne(CardTokenCvcSchema, { cardTokenId: tokenId });
+  return {
+    number: decryptSecret(keys, token.panEncrypted),
+    cvc: cvc ? decryptSecret(keys, cvc.cvcEncrypted) : null,
+    expMonth: token.expMonth,
+    expYear: token.expYear,
+    holderName: token.holderNameEncrypted ? decryptSecret(keys, token.holderNameEncrypted) : null,
+  };
+}
+
+/** The card of a saved instrument (no CVC is ever kept for one). */
+export async function readInstrumentCard(em: EntityManager, keys: KeyMaterial, merchantId: string, instrumentId: string): Promise<CardData> {
+  const instrument = await em.findOne(PaymentInstrumentSchema, { id: instrumentId, merchantId });
+  if (!instrument) throw new Error(`Payment instrument ${instrumentId} does not exist`);
+  return {
+    number: decryptSecret(keys, instrument.panEncrypted),
+    cvc: null,
+    expMonth: instrument.expMonth ?? 0,
+    expYear: instrument.expYear ?? 0,
+    holderName: instrument.holderNameEncrypted ? decryptSecret(keys, instrument.holderNameEncrypted) : null,
+  };
+}

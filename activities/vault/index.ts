@@ -1,0 +1,64 @@
+/** Vault activities: provider calls that need a sealed card, opened here just before the call and nowhere else. */
+import type { Orm } from '../../db/orm';
+import type { KeyMaterial } from '../../api/lib/crypto';
+import { loadConnectorSecrets } from '../../api/modules/connectors/connector-secrets';
+import type { ConnectorAdapter, Outcome } from '../connectors/connector';
+import { readTokenCard } from './card-source';
+
+export interface VaultSettings {
+  /** The master keyring: opens sealed cards and connector credentials. */
+  encryptionKeys: KeyMaterial;
+  /** The adapter for a provider slug (activities/connectors/registry.ts). */
+  adapterFor(slug: string): ConnectorAdapter;
+  /** Where a connector's provider API is: the sandbox PSP for test-mode connectors. */
+  providerBaseUrl(connector: { providerSlug: string; isTestMode: boolean }): string;
+  providerTimeoutMs: number;
+}
+
+export interface VaultDeps {
+  orm: Orm;
+  /** Optional so workers and tests that run no provider call need not build it. */
+  vault?: VaultSettings;
+}
+
+export interface VerifyCardInput {
+  merchantId: string;
+  tokenId: string;
+  connectorId: string;
+  currency: string;
+  idempotencyKey: string;
+}
+
+/** Ids and the normalised outcome only: nothing here may describe the card. */
+export interface VerifyCardOutput {
+  outcome: Outcome;
+  providerReference: string | null;
+  rawCode: string | null;
+  networkTransactionId: string | null;
+}
+
+export function createVaultActivities({ orm, vault }: VaultDeps) {
+  return {
+    async verifyCardOnConnector(input: VerifyCardInput): Promise<VerifyCardOutput> {
+      if (!vault) throw new Error('This worker was started without vault settings');
+      const em = orm.em.fork();
+      const { connector, credentials } = await loadConnectorSecrets(em, vault.encryptionKeys, input.merchantId, input.connectorId);
+      const card = await readTokenCard(em, vault.encryptionKeys, input.merchantId, input.tokenId);
+      const result = await vault.adapterFor(connector.providerSlug).verifyCard(
+        {
+          baseUrl: vault.providerBaseUrl(connector),
+          credentials,
+          idempotencyKey: input.idempotencyKey,
+          timeoutMs: vault.providerTimeoutMs,
+        },
+        { card, currency: input.currency, reference: input.tokenId },
+      );
+      return {
+        outcome: result.outcome,
+        providerReference: result.providerReference,
+        rawCode: result.rawCode,
+        networkTransactionId: result.networkTransactionId ?? null,
+      };
+    },
+  };
+}

@@ -1,0 +1,13 @@
+/** What the vault activities need from configuration: the keyring, the adapters and where providers live. */
+import type { Config } from '../../api/config';
+import { adapterFor, providerBaseUrl } from '../connectors/registry';
+import type { VaultSettings } from './index';
+
+export function vaultSettingsOf(config: Config): VaultSettings {
+  return {
+    encryptionKeys: config.encryptionKeys,
+    adapterFor,
+    providerBaseUrl: (connector) => providerBaseUrl(connector.providerSlug, connector.isTestMode, config),
+    providerTimeoutMs: 15_000,
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * One delivery attempt (workflows/webhook-delivery.ts makes up to eight): load the event and the endpoint,
+ * sign the Event envelope per Standard Webhooks, POST it, and record the attempt — all from ids, so neither the
+ * secret nor the payload ever enters workflow history.
+ *
+ * Outcomes: 2xx → succeeded. 410 Gone → failed, and the endpoint is deactivated (is_active false, recorded in
+ * the merchant activity log). Anything else — 3xx (redirects are not followed), other 4xx, 429, 5xx, timeouts,
+ * connection/DNS/TLS errors, a blocked address — → retrying while the schedule has attempts left, else failed.
+ * A Retry-After on the response stretches the next wait (see workflows/lib/webhook-schedule.ts).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { DeliveryStatus, DeliveryTrigger } from '../../db/entities';
+import type { Orm } from '../../db/orm';
+import { decryptSecret } from '../../api/lib/crypto';
+import { newId } from '../../api/lib/ids';
+import { recordActivity } from '../../api/modules/merchants/activity';
+import { eventEnvelope } from '../../api/modules/events/events.presenter';
+import { waitBeforeNext, type NextAttempt } from '../../workflows/lib/webhook-schedule';
+import { postJson, type PostResult } from './http-post';
+import { signPayload } from './signature';
+import { RESPONSE_KEEP_BYTES, RESPONSE_READ_LIMIT_BYTES, type WebhookSettings } from './settings';
+
+export const USER_AGENT = 'Switchyard-Webhooks/1.0 (+https://www.standardwebhooks.com)';
+
+export interface DeliverInput {
+  eventId: string;
+  configId: string;
+  /** With attempt, the key of the attempt's record: a retried activity rewrites its own row. */
+  workflowId: string;
+  trigger: DeliveryTrigger;
+  attempt: number;
+  /** The slot after this attempt; null when this attempt is the last one. */
+  next: NextAttempt | null;
+}
+
+export type DeliveryEnd = 'delivered' | 'gone' | 'exhausted' | 'endpoint_disabled' | 'endpoint_deleted';
+
+export interface DeliverResult {
+  outcome: 'succeeded' | 'retrying' | 'failed';
+  /** How long to wait before the next attempt (retrying only). */
+  waitMs: number | null;
+  /** Why the delivery is over (succeeded/failed only). */
+  end: DeliveryEnd | null;
+  httpStatus: number | null;
+}
+
+interface Target {
+  event_id: string;
+  organization_id: string;
+  merchant_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  /** ISO 8601 (the driver returns timestamps as text; to_json gives an unambiguous format). */
+  created_at: string;
+  config_id: string | null;
+  url: string | null;
+  is_active: boolean | null;
+  secret_encrypted: string | null;
+  /** Set only while the rotation overlap lasts (compared with the database clock). */
+  previous_secret_encrypted: string | null;
+}
+
+async function loadTarget(em: EntityManager, eventId: string, configId: string): Promise<Target | undefined> {
+  const [row] = await em.execute<Target[]>(
+    `select e.id as event_id, e.organization_id, e.merchant_id, e.type, e.data, to_json(e.created_at) #>> '{}' as created_at,
+            c.id as config_id, c.url, c.is_active, c.secret_encrypted,
+            case when c.previous_secret_expires_at > now() then c.previous_secret_encrypted end as previous_secret_encrypted
+       from events e
+       left join merchant_webhook_configs c on c.id = ? and c.merchant_id = e.merchant_id
+      where e.id = ?`,
+    [configId, eventId],
+  );
+  return row;
+}
+
+/** The current secret, plus the one a rotation replaced while its overlap lasts. */
+function signingSecrets(target: Target, settings: WebhookSettings): string[] {
+  const secrets = [decryptSecret(settings.keys, target.secret_encrypted as string)];
+  if (target.previous_secret_encrypted) secrets.push(decryptSecret(settings.keys, target.previous_secret_encrypted));
+  return secrets;
+}
+
+interface AttemptRecord {
+  status: DeliveryStatus;
+  result: PostResult | null;
+  error: string | null;
+  nextRetryAt: Date | null;
+  sentAt: Date | null;
+}
+
+async function writeAttempt(em: EntityManager, input: DeliverInput, target: Target, record: AttemptRecord): Promise<void> {
+  await em.execute(
+    `insert into webhook_deliveries (id, merchant_id, merchant_webhook_config_id, event_id, event_type, workflow_id, trigger,
+        attempt_number, target_url, http_status_code, response_body, error, status, next_retry_at, duration_ms, sent_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (workflow_id, attempt_number) do update set
+       target_url = excluded.target_url, http_status_code = excluded.http_status_code, response_body = excluded.response_body,
+       error = excluded.error, status = excluded.status, next_retry_at = excluded.next_retry_at,
+       duration_ms = excluded.duration_ms, sent_at = excluded.sent_at`,
+    [
+      newId('whd'), target.merchant_id, input.configId, target.event_id, target.type, input.workflowId, input.trigger,
+      input.attempt, target.url, record.result?.status ?? null, record.result?.body ?? null, record.error, record.status,
+      record.nextRetryAt, record.result?.durationMs ?? null, record.sentAt,
+    ],
+  );
+}
+
+export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?: WebhookSettings }) {
+  return {
+    async deliverWebhook(input: DeliverInput): Promise<DeliverResult> {
+      if (!webhooks) throw new Error('The worker was started without webhook settings (activities/webhooks/settings.ts)');
+      const em = orm.em.fork();
+      const target = await loadTarget(em, input.eventId, input.configId);
+      // A deleted endpoint (or an event that does not exist) leaves nothing to attempt or to record.
+      if (!target?.config_id) return { outcome: 'failed', waitMs: null, end: 'endpoint_deleted', httpStatus: null };
+
+      if (!target.is_active) {
+        await writeAttempt(em, input, target, { status: 'failed', result: null, error: 'endpoint_disabled', nextRetryAt: null, sentAt: null });
+        return { outcome: 'failed', waitMs: null, end: 'endpoint_disabled', httpStatus: null };
+      }
+
+      const sentAt = new Date();
+      // The exact bytes signed are the bytes sent; the event id is the Standard Webhooks message id (dedup key).
+      const body = JSON.stringify(eventEnvelope({ id: target.event_id, type: target.type, createdAt: new Date(target.created_at), data: target.data }));
+      const signed = signPayload(signingSecrets(target, webhooks), target.event_id, Math.floor(sentAt.getTime() / 1000), body);
+      const result = await postJson(target.url as string, body, {
+        ...signed,
+        'x-switchyard-signature': signed['webhook-signature'],
+        'user-agent': USER_AGENT,
+      }, {
+        timeoutMs: webhooks.timeoutMs,
+        allowPrivateTargets: webhooks.allowPrivateTargets,
+        maxReadBytes: RESPONSE_READ_LIMIT_BYTES,
+        keepBytes: RESPONSE_KEEP_BYTES,
+      });
+
+      const status = result.status;
+      const delivered = status !== null && status >= 200 && status < 300;
+      const gone = status === 410;
+      const waitMs = !delivered && !gone && input.next
+        ? waitBeforeNext(input.next, result.retryAfterSeconds === null ? null : result.retryAfterSeconds * 1000)
+        : null;
+      const outcome: DeliverResult['outcome'] = delivered ? 'succeeded' : waitMs !== null ? 'retrying' : 'failed';
+      const requestMade = result.error !== 'blocked_address';
+
+      await em.transactional(async (tx) => {
+        await writeAttempt(tx, input, target, {
+          status: outcome,
+          result,
+          error: result.error,
+          nextRetryAt: waitMs !== null ? new Date(sentAt.getTime() + result.durationMs + waitMs) : null,
+          sentAt: requestMade ? sentAt : null,
+        });
+        if (requestMade) {
+          await tx.execute(
+            'update merchant_webhook_configs set last_triggered_at = greatest(coalesce(last_triggered_at, ?), ?) where id = ?',
+            [sentAt, sentAt, input.configId],
+          );
+        }
+        if (gone) {
+          const deactivated = await tx.execute<{ id: string }[]>(
+            'update merchant_webhook_configs set is_active = false, updated_at = now() where id = ? and is_active returning id',
+            [input.configId],
+          );
+          if (deactivated.length > 0) {
+            recordActivity(tx, {
+              organizationId: target.organization_id,
+              merchantId: target.merchant_id,
+              action: 'webhook_config.deactivated',
+              actor: { type: 'system', id: null },
+              changes: { webhook_id: input.configId, is_active: { from: true, to: false }, reason: 'The endpoint answered 410 Gone', event_id: target.event_id },
+            });
+          }
+        }
+      });
+
+      const end: DeliveryEnd | null = delivered ? 'delivered' : gone ? 'gone' : outcome === 'failed' ? 'exhausted' : null;
+      return { outcome, waitMs, end, httpStatus: status };
+    },
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * The webhook outbox (events.fanned_out_at null = not yet fanned out) and its fan-out: one delivery workflow per
+ * (event, active matching configuration). The same function serves the worker's outbox listener (right after
+ * each commit) and the sweep activity (every minute, for anything the listener missed).
+ *
+ * Each fan-out claims its event row (FOR UPDATE SKIP LOCKED, so concurrent workers never both work on it), starts
+ * the delivery workflows and marks the event in that one transaction. A process dying half-way rolls the mark
+ * back and the sweep redoes the fan-out; the delivery workflow ids (webhook-<evt>-<whc>, REJECT_DUPLICATE) make
+ * the redo start only what is missing. Nothing is lost and nothing is sent twice by the fan-out itself.
+ */
+import { Context } from '@temporalio/activity';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Orm } from '../../db/orm';
+import { deliveryWorkflowId, webhookDeliveryWorkflow, type WebhookDeliveryInput } from '../../workflows/webhook-delivery';
+import { DELIVERY_STATUS, EVENT_TYPE, MERCHANT_ID } from '../../workflows/webhook-search-attributes';
+
+export interface FanOutDeps {
+  orm: Orm;
+  client: Client;
+  /** Where the delivery workflows run. */
+  taskQueue: string;
+}
+
+export interface FanOutResult {
+  /** Delivery workflows this fan-out started (the others already existed). */
+  started: number;
+  configurations: number;
+}
+
+/** Starts one delivery workflow; false when a workflow with that id exists (running or finished). */
+export async function startDelivery(client: Client, taskQueue: string, input: WebhookDeliveryInput, suffix?: string): Promise<boolean> {
+  try {
+    await client.workflow.start(webhookDeliveryWorkflow, {
+      workflowId: deliveryWorkflowId(input.eventId, input.configId, suffix),
+      taskQueue,
+      args: [input],
+      // A finished delivery (succeeded or failed) is never re-run under its id; manual sends use new ids.
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdConflictPolicy: 'FAIL',
+      typedSearchAttributes: [
+        { key: MERCHANT_ID, value: input.merchantId },
+        { key: EVENT_TYPE, value: input.eventType },
+        { key: DELIVERY_STATUS, value: 'pending' },
+      ],
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Fans one event out; null when there is nothing to do (already fanned out, unknown, or being fanned out by
+ * another process right now). An endpoint created after the event does not receive it.
+ */
+export async function fanOutEvent({ orm, client, taskQueue }: FanOutDeps, eventId: string): Promise<FanOutResult | null> {
+  return orm.em.fork().transactional(async (em) => {
+    const [event] = await em.execute<{ id: string; merchant_id: string; type: string }[]>(
+      'select id, merchant_id, type from events where id = ? and fanned_out_at is null for update skip locked',
+      [eventId],
+    );
+    if (!event) return null;
+    const configs = await em.execute<{ id: string }[]>(
+      `select c.id from merchant_webhook_configs c, events e
+        where e.id = ? and c.merchant_id = e.merchant_id and c.is_active and c.created_at <= e.created_at
+          and (c.event_filter is null or e.type = any(c.event_filter))
+        order by c.created_at, c.id`,
+      [event.id],
+    );
+    const started = await Promise.all(configs.map(({ id: configId }) => startDelivery(client, taskQueue, {
+      eventId: event.id, configId, merchantId: event.merchant_id, eventType: event.type, trigger: 'automatic',
+    })));
+    await em.execute('update events set fanned_out_at = now() where id = ?', [event.id]);
+    return { started: started.filter(Boolean).length, configurations: configs.length };
+  });
+}
+
+/**
+ * Failed attempts (config id, since, until as parameters) of events never delivered successfully to that
+ * configuration: what "recover" resends. Shared with the API, which reports how many events it queues.
+ */
+export const RECOVERABLE_DELIVERIES = `from webhook_deliveries d
+  where d.merchant_webhook_config_id = ? and d.status = 'failed' and d.created_at >= ? and d.created_at <= ?
+    and not exists (select 1 from webhook_deliveries s
+                     where s.merchant_webhook_config_id = d.merchant_webhook_config_id and s.event_id = d.event_id
+                       and s.status = 'succeeded')`;
+
+export interface RecoverBatchInput {
+  merchantId: string;
+  configId: string;
+  since: string;
+  until: string;
+  /** Workflow-id suffix shared by this recovery's deliveries. */
+  suffix: string;
+  /** Event id cursor: continue after it. */
+  after: string | null;
+  limit: number;
+}
+
+/** Client for the activities: the worker's, or a test's. */
+function clientOf(client: Client | undefined): Client {
+  if (!client) throw new Error('The worker was started without a Temporal client for webhook activities');
+  return client;
+}
+
+export function createFanOutActivities({ orm, temporalClient }: { orm: Orm; temporalClient?: Client }) {
+  return {
+    /**
+     * One sweep batch: fans out the oldest events still in the outbox; deliveries go to this activity's own task
+     * queue. `more` says a full batch was read (the sweep workflow then runs another).
+     */
+    async sweepWebhookOutbox(limit: number): Promise<{ fannedOut: number; more: boolean }> {
+      const deps = { orm, client: clientOf(temporalClient), taskQueue: Context.current().info.taskQueue };
+      const rows = await orm.em.fork().execute<{ id: string }[]>(
+        'select id from events where fanned_out_at is null order by created_at, id limit ?',
+        [limit],
+      );
+      let fannedOut = 0;
+      for (const { id } of rows) {
+        if (await fanOutEvent(deps, id)) fannedOut += 1;
+      }
+      return { fannedOut, more: rows.length === limit };
+    },
+
+    /** One recovery batch: a manual single-attempt delivery per recoverable event, ordered by event id. */
+    async startRecoveryBatch(input: RecoverBatchInput): Promise<{ queued: number; cursor: string | null }> {
+      const client = clientOf(temporalClient);
+      const taskQueue = Context.current().info.taskQueue;
+      const rows = await orm.em.fork().execute<{ event_id: string; event_type: string }[]>(
+        `select distinct d.event_id, d.event_type ${RECOVERABLE_DELIVERIES} and d.event_id > ? order by d.event_id limit ?`,
+        [input.configId, input.since, input.until, input.after ?? '', input.limit],
+      );
+      await Promise.all(rows.map((row) => startDelivery(client, taskQueue, {
+        eventId: row.event_id, configId: input.configId, merchantId: input.merchantId, eventType: row.event_type, trigger: 'manual',
+      }, input.suffix)));
+      return { queued: rows.length, cursor: rows.length === input.limit ? rows[rows.length - 1].event_id : null };
+    },
+  };
+}

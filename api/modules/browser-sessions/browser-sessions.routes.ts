@@ -1,0 +1,82 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { BrowserSession } from '../../../db/entities';
+import type { Config } from '../../config';
+import { defineRoute } from '../../http/define-route';
+import { sdkIntegrity } from '../sdk/sdk-assets';
+import { browserCheckout } from './browser-checkout';
+import {
+  BrowserCheckoutSchema, BrowserSessionParams, BrowserSessionSchema, CreateBrowserSessionBody, EnrollBody, EnrollResultSchema,
+} from './browser-sessions.schema';
+import { presentBrowserCheckout, presentBrowserSession } from './browser-sessions.presenter';
+import { createBrowserSession, refreshBrowserSession, sessionFromHeader, sessionMerchant } from './browser-sessions.service';
+import { paymentSettings } from './payment-settings';
+import { enrolInSession } from './session-enrolment';
+
+const tags = ['Browser sessions and tokens'];
+/** Public keys only (X-Public-Key); the merchant comes from the key or the session, never from input. */
+const publicAuth = { keys: ['merchant', 'organization'] as const, scopes: [], merchantScoped: false, publicKey: true };
+
+async function sessionView(em: EntityManager, config: Config, session: BrowserSession) {
+  const [merchant, settings] = await Promise.all([sessionMerchant(em, session), paymentSettings(em, session.merchantId)]);
+  return presentBrowserSession(session, merchant, settings, config.vault, sdkIntegrity());
+}
+
+export const browserSessionRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/sessions',
+    summary: 'Open a browser session for the card SDK (30 minutes, refreshable)',
+    tags,
+    auth: publicAuth,
+    body: CreateBrowserSessionBody,
+    responses: { 201: BrowserSessionSchema },
+    envelope: 'bare',
+    async handler({ em, auth, body, deps }) {
+      const session = await createBrowserSession(em, auth, body, new Date());
+      return { status: 201, data: await sessionView(em, deps.config, session) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/sessions/checkout',
+    summary: 'The checkout of the browser session named by X-Session-Id, its payment methods and saved cards',
+    tags,
+    auth: publicAuth,
+    responses: { 200: BrowserCheckoutSchema },
+    envelope: 'bare',
+    async handler({ em, auth, header }) {
+      const now = new Date();
+      const session = await sessionFromHeader(em, auth, header('x-session-id'), now);
+      const view = await browserCheckout(em, session, now);
+      return { status: 200, data: presentBrowserCheckout(view.checkout, view.status, view.items, view.settings, view.instruments) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/sessions/:sessionId/refresh',
+    summary: 'Extend a browser session by 30 minutes (at most 24 hours after it was opened)',
+    tags,
+    auth: publicAuth,
+    params: BrowserSessionParams,
+    responses: { 200: BrowserSessionSchema },
+    envelope: 'bare',
+    async handler({ em, auth, params, deps }) {
+      const session = await refreshBrowserSession(em, auth, params.sessionId, new Date());
+      return { status: 200, data: await sessionView(em, deps.config, session) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/sessions/:sessionId/payment-instruments',
+    summary: 'Verify a card with a zero-amount check and save it for future merchant-initiated charges',
+    tags,
+    auth: publicAuth,
+    params: BrowserSessionParams,
+    body: EnrollBody,
+    responses: { 201: EnrollResultSchema },
+    envelope: 'bare',
+    async handler({ em, auth, params, body, deps }) {
+      return { status: 201, data: await enrolInSession(em, deps, auth, params.sessionId, body, new Date()) };
+    },
+  }),
+];

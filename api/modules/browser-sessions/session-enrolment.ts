@@ -1,0 +1,83 @@
+/**
+ * POST /sessions/:sessionId/payment-instruments: verify the card of an enrolment token with a zero-amount check
+ * (routed like a charge, or on the named connector) and save it for merchant-initiated charges. The token is
+ * locked for the whole request, so a concurrent second use waits and then gets 409 TOKEN_ALREADY_USED; any
+ * verification attempt consumes it (the CVC has been used), approved or not.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Static } from '@sinclair/typebox';
+import { CheckoutSessionSchema, MerchantSchema, type CardToken } from '../../../db/entities';
+import type { AppDeps } from '../../deps';
+import type { ApiKeyAuth } from '../../http/auth';
+import { errors } from '../../http/errors';
+import { effectiveInstrumentStatus } from '../payment-instruments/instrument-status';
+import { enrolToken, findSameCard, requireMerchantCustomer } from '../payment-instruments/payment-instruments.service';
+import { consumeToken, lockUsableToken, sweepExpiredTokens } from '../tokens/tokens.service';
+import { planVerification, runVerification } from './card-verification';
+import type { EnrollBody } from './browser-sessions.schema';
+import { requireBrowserSession } from './browser-sessions.service';
+
+type EnrolInput = Static<typeof EnrollBody>;
+
+export interface EnrolResult {
+  verified: boolean;
+  paymentInstrumentId: string | null;
+  /** The instrument's status when verified; otherwise `declined` (the issuer said no) or `failed` (no answer). */
+  status: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+  /** null when verified; otherwise the normalised outcome (soft_decline, hard_decline, processing_error, network_error). */
+  reason: string | null;
+}
+
+const describe = (token: CardToken) => ({ brand: token.cardBrand, last4: token.last4, expMonth: token.expMonth, expYear: token.expYear });
+
+export async function enrolInSession(
+  em: EntityManager,
+  deps: AppDeps,
+  auth: ApiKeyAuth,
+  sessionId: string,
+  input: EnrolInput,
+  now: Date,
+): Promise<EnrolResult> {
+  const session = await requireBrowserSession(em, auth, sessionId, now);
+  const { merchantId } = session;
+  const checkout = session.checkoutSessionId ? await em.findOneOrFail(CheckoutSessionSchema, { id: session.checkoutSessionId }) : null;
+
+  const customerId = input.customerId ?? checkout?.customerId ?? undefined;
+  if (!customerId) throw errors.validation({ customerId: ['is required: the browser session has no checkout customer to fall back to'] });
+  await requireMerchantCustomer(em, merchantId, customerId, 'customerId');
+  const currency = input.currency ?? checkout?.selectedCurrency ?? undefined;
+  if (!currency) throw errors.validation({ currency: ['is required: the browser session has no checkout currency to fall back to'] });
+  const merchant = await em.findOneOrFail(MerchantSchema, { id: merchantId });
+  const country = input.country ?? merchant.address?.country ?? null;
+
+  await sweepExpiredTokens(em, now);
+  const token = await lockUsableToken(em, {
+    merchantId, tokenId: input.tokenId, field: 'tokenId', purpose: 'instrument_enrollment', browserSessionId: session.id,
+  }, now);
+  const enrolment = { organizationId: session.organizationId, merchantId, customerId };
+
+  // Planned first, so a bad connectorId (or no route at all) is reported whatever the card.
+  const connectorIds = await planVerification(em, merchantId, { connectorId: input.connectorId, token, currency, country });
+  // The same card, already saved and usable for this customer: it was verified when it was saved.
+  const existing = await findSameCard(em, merchantId, customerId, token.fingerprint);
+  if (existing && effectiveInstrumentStatus(existing, now) === 'active') {
+    const { instrument } = await enrolToken(em, token, enrolment, now);
+    return { verified: true, paymentInstrumentId: instrument.id, status: 'active', ...describe(token), reason: null };
+  }
+
+  const result = await runVerification(deps.temporal.client, { merchantId, tokenId: token.id, connectorIds, currency });
+  if (result.outcome === 'approved') {
+    const { instrument } = await enrolToken(em, token, {
+      ...enrolment,
+      verification: { networkTransactionId: result.networkTransactionId, connectorId: result.connectorId },
+    }, now);
+    return { verified: true, paymentInstrumentId: instrument.id, status: 'active', ...describe(token), reason: null };
+  }
+  await consumeToken(em, token, null, now);
+  const declined = result.outcome === 'soft_decline' || result.outcome === 'hard_decline';
+  return { verified: false, paymentInstrumentId: null, status: declined ? 'declined' : 'failed', ...describe(token), reason: result.outcome };
+}

@@ -1,0 +1,192 @@
+/**
+ * Merchant connectors (Document 3): provider-specific validation, secrets encrypted at rest, an activity
+ * record for every change (naming changed secrets, never their values), and delete blocked while routing uses
+ * the connector.
+ */
+import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Static } from '@sinclair/typebox';
+import {
+  MerchantConnectorSchema, RoutingNodeSchema, RoutingProfileSchema, type MerchantConnector, type PaymentProvider,
+} from '../../../db/entities';
+import { errors, type FieldErrors } from '../../http/errors';
+import { offsetOf, type PageRequest } from '../../http/pagination';
+import { encryptSecret, type Keyring } from '../../lib/crypto';
+import { newId } from '../../lib/ids';
+import { diff, recordActivity, type Actor } from '../merchants/activity';
+import { activeProviderSlugs, findActiveProvider, getProvider } from '../payment-providers/payment-providers.service';
+import {
+  authMethodErrors, configErrors, countryErrors, credentialErrors, normalizeConfig, webhookSecretErrors,
+} from './connector-rules';
+import { newWebhookToken } from './connector-secrets';
+import type { CreateConnectorBody, UpdateConnectorBody } from './connectors.schema';
+
+type CreateInput = Static<typeof CreateConnectorBody>;
+type UpdateInput = Static<typeof UpdateConnectorBody>;
+
+export interface ConnectorContext {
+  keys: Keyring;
+  organizationId: string;
+  actor: Actor;
+}
+
+function throwIfAny(details: FieldErrors, message: string): void {
+  if (Object.keys(details).length > 0) throw errors.validation(details, message);
+}
+
+/** The non-secret fields an activity record may show. */
+const auditable = (connector: MerchantConnector) => ({
+  name: connector.name,
+  is_active: connector.isActive,
+  config: connector.config,
+});
+
+export async function createConnector(em: EntityManager, merchantId: string, input: CreateInput, ctx: ConnectorContext): Promise<MerchantConnector> {
+  const provider = await findActiveProvider(em, input.provider_slug);
+  if (!provider) {
+    throw errors.invalidValue('provider_slug', `must be one of the active providers: ${(await activeProviderSlugs(em)).join(', ')}`);
+  }
+  const authErrors = authMethodErrors(provider, input.auth_method);
+  throwIfAny({
+    ...authErrors,
+    // The credential shape depends on a valid auth method (provider_c has one per method).
+    ...(Object.keys(authErrors).length === 0 ? credentialErrors(provider.slug, input.auth_method, input.credentials) : {}),
+    ...countryErrors(provider, input.country_code),
+    ...(input.webhook_secret != null ? webhookSecretErrors(provider.slug, input.webhook_secret) : {}),
+    ...configErrors(provider, input.config ?? null),
+  }, `The connector is invalid or its credentials are incomplete for ${provider.slug}`);
+
+  const token = newWebhookToken(ctx.keys);
+  const connector = em.create(MerchantConnectorSchema, {
+    id: newId('conn'),
+    merchantId,
+    providerSlug: provider.slug,
+    name: input.name,
+    countryCode: input.country_code ?? null,
+    authMethod: input.auth_method,
+    isTestMode: input.is_test_mode,
+    isActive: input.is_active ?? true,
+    credentialsEncrypted: encryptSecret(ctx.keys, JSON.stringify(input.credentials)),
+    webhookTokenEncrypted: token.encrypted,
+    webhookTokenHash: token.hash,
+    webhookSecretEncrypted: input.webhook_secret != null ? encryptSecret(ctx.keys, input.webhook_secret) : null,
+    config: normalizeConfig(input.config),
+  } as MerchantConnector);
+  recordActivity(em, {
+    organizationId: ctx.organizationId,
+    merchantId,
+    action: 'connector.created',
+    actor: ctx.actor,
+    changes: {
+      connector_id: connector.id,
+      provider_slug: connector.providerSlug,
+      auth_method: connector.authMethod,
+      is_test_mode: connector.isTestMode,
+      country_code: connector.countryCode,
+      ...auditable(connector),
+      credentials: 'set',
+      webhook_secret: connector.webhookSecretEncrypted ? 'set' : 'not set',
+    },
+  });
+  await em.flush();
+  return connector;
+}
+
+export async function getConnector(em: EntityManager, merchantId: string, id: string): Promise<MerchantConnector> {
+  const connector = await em.findOne(MerchantConnectorSchema, { id, merchantId });
+  if (!connector) throw errors.notFound('No such connector');
+  return connector;
+}
+
+export async function listConnectors(em: EntityManager, merchantId: string, page: PageRequest): Promise<{ items: MerchantConnector[]; total: number }> {
+  const [items, total] = await em.findAndCount(MerchantConnectorSchema, { merchantId }, {
+    orderBy: { createdAt: 'desc', id: 'desc' },
+    limit: page.limit,
+    offset: offsetOf(page),
+  });
+  return { items, total };
+}
+
+function validateUpdate(provider: PaymentProvider, connector: MerchantConnector, input: UpdateInput): void {
+  throwIfAny({
+    // Re-validated against the stored provider and auth method (changing either means a new connector).
+    ...(input.credentials !== undefined ? credentialErrors(provider.slug, connector.authMethod, input.credentials) : {}),
+    ...(input.webhook_secret != null ? webhookSecretErrors(provider.slug, input.webhook_secret) : {}),
+    ...(input.config !== undefined ? configErrors(provider, input.config) : {}),
+  }, `The update is invalid or the credentials are incomplete for ${provider.slug}`);
+}
+
+/** Unsent fields stay; `config` is replaced as a whole (null clears it); `webhook_secret: null` removes the secret. */
+export async function updateConnector(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  input: UpdateInput,
+  ctx: ConnectorContext,
+): Promise<MerchantConnector> {
+  const connector = await getConnector(em, merchantId, id);
+  validateUpdate(await getProvider(em, connector.providerSlug), connector, input);
+
+  const before = auditable(connector);
+  const secretChanges: Record<string, string> = {};
+  if (input.name !== undefined) connector.name = input.name;
+  if (input.is_active !== undefined) connector.isActive = input.is_active;
+  if (input.config !== undefined) connector.config = normalizeConfig(input.config);
+  if (input.credentials !== undefined) {
+    connector.credentialsEncrypted = encryptSecret(ctx.keys, JSON.stringify(input.credentials));
+    secretChanges.credentials = 'changed';
+  }
+  if (input.webhook_secret !== undefined) {
+    if (input.webhook_secret !== null) secretChanges.webhook_secret = connector.webhookSecretEncrypted ? 'changed' : 'set';
+    else if (connector.webhookSecretEncrypted) secretChanges.webhook_secret = 'cleared';
+    connector.webhookSecretEncrypted = input.webhook_secret === null ? null : encryptSecret(ctx.keys, input.webhook_secret);
+  }
+
+  const changes = { ...diff(before, auditable(connector)), ...secretChanges };
+  if (Object.keys(changes).length > 0) {
+    recordActivity(em, {
+      organizationId: ctx.organizationId, merchantId, action: 'connector.updated', actor: ctx.actor,
+      changes: { connector_id: connector.id, ...changes },
+    });
+  }
+  await em.flush();
+  return connector;
+}
+
+/** Routing rows that name the connector: profiles using it as their default, nodes routing to it. */
+async function routingReferences(em: EntityManager, connectorId: string): Promise<FieldErrors> {
+  const [profiles, nodes] = await Promise.all([
+    em.find(RoutingProfileSchema, { defaultMerchantConnectorId: connectorId }, { fields: ['id'], orderBy: { id: 'asc' } }),
+    em.find(RoutingNodeSchema, { merchantConnectorId: connectorId }, { fields: ['id'], orderBy: { id: 'asc' } }),
+  ]);
+  return {
+    ...(profiles.length > 0 ? { routing_profile_ids: profiles.map((profile) => profile.id) } : {}),
+    ...(nodes.length > 0 ? { routing_node_ids: nodes.map((node) => node.id) } : {}),
+  };
+}
+
+function connectorInUse(references: FieldErrors) {
+  return errors.validation(
+    Object.keys(references).length > 0 ? references : { connector_id: ['is still referenced by other records'] },
+    'The connector is used by routing (a profile default or a routing node); change those first, or set is_active false to stop routing to it',
+    'CONNECTOR_IN_USE',
+  );
+}
+
+export async function deleteConnector(em: EntityManager, merchantId: string, id: string, ctx: ConnectorContext): Promise<void> {
+  const connector = await getConnector(em, merchantId, id);
+  const references = await routingReferences(em, id);
+  if (Object.keys(references).length > 0) throw connectorInUse(references);
+  recordActivity(em, {
+    organizationId: ctx.organizationId, merchantId, action: 'connector.deleted', actor: ctx.actor,
+    changes: { connector_id: connector.id, provider_slug: connector.providerSlug, name: connector.name },
+  });
+  em.remove(connector);
+  try {
+    await em.transactional((inner) => inner.flush());
+  } catch (error) {
+    // A reference committed after the check above (or by a table added later): the foreign key refuses the delete.
+    if (!(error instanceof ForeignKeyConstraintViolationException)) throw error;
+    throw connectorInUse(await routingReferences(em.fork(), id));
+  }
+}

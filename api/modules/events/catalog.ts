@@ -1,0 +1,51 @@
+/**
+ * The event catalog of Document 1 ("Events"): every name a producer may record and a webhook configuration may
+ * filter on. Each has its trigger here and in docs/events.md (a unit test keeps the two in step). Names whose
+ * producers have not landed yet (subscriptions, disputes …) are accepted by filters already.
+ */
+export const EVENT_CATALOG = {
+  // Transaction events
+  'transaction.created': 'A transaction was created and accepted for processing',
+  'transaction.pending': 'The charge awaits an asynchronous outcome (for example pix, boleto)',
+  'transaction.pre_authorized': 'Funds authorized but not captured (capture false)',
+  'transaction.authorized': 'The charge succeeded (captured unless pre-authorization only)',
+  'transaction.capture_pending': 'A capture was requested and is in progress',
+  'transaction.failed': 'Declined or could not complete',
+  'transaction.canceled': 'Canceled before completion',
+  'transaction.voided': 'An authorization was voided before capture',
+  'transaction.charged_back': 'A chargeback was opened',
+  'transaction.expired': 'A pending charge expired unpaid',
+  // Refund events
+  'transaction.refund_created': 'A refund was created',
+  'transaction.refund_pending': 'The provider is processing a refund',
+  'transaction.refunded': 'The transaction was fully refunded',
+  'transaction.partially_refunded': 'A partial refund settled; a balance remains captured',
+  'transaction.refund_failed': 'A refund could not complete',
+  'transaction.refund_cancelled': 'A pending refund was cancelled',
+  // Dispute events
+  'transaction.dispute_created': "A dispute was opened by the cardholder's bank",
+  'transaction.dispute_updated': 'A dispute received new information or changed status',
+  'transaction.dispute_won': 'A dispute was decided in the merchant\'s favour',
+  'transaction.dispute_lost': 'A dispute was decided in the cardholder\'s favour',
+  'transaction.dispute_closed': 'A dispute was closed',
+  // Payment method event
+  'payment_method.action_required': 'A stored payment method needs attention (e.g. card no longer valid, no replacement)',
+  // Subscription events
+  'subscription.created': 'A subscription was created',
+  'subscription.renewed': 'A renewal charge succeeded and the subscription advanced a period',
+  'subscription.dunning': 'A renewal charge failed and the subscription entered dunning',
+  'subscription.reactivated': 'The subscription returned to active after dunning or a pause',
+  'subscription.upgraded': 'Moved to a higher-value offer',
+  'subscription.downgraded': 'Moved to a lower-value offer',
+  'subscription.payment_method_changed': 'The payment instrument was changed',
+  'subscription.paused': 'Paused',
+  'subscription.resumed': 'A paused subscription was resumed',
+  'subscription.cancelled': 'Cancelled',
+  'subscription.expired': 'Reached the end of its term',
+} as const;
+
+export type EventType = keyof typeof EVENT_CATALOG;
+
+export const EVENT_TYPES = Object.keys(EVENT_CATALOG) as EventType[];
+
+export const isEventType = (value: string): value is EventType => Object.hasOwn(EVENT_CATALOG, value);

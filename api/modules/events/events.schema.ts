@@ -1,0 +1,23 @@
+import { Type } from '@sinclair/typebox';
+import { DateRangeQuery, Id, MerchantIdField, MultiEnum, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
+import { EVENT_TYPES } from './catalog';
+
+export const EventTypeSchema = StringEnum(EVENT_TYPES, { description: 'An event name of the catalog (docs/events.md)' });
+
+export const ListEventsQuery = StrictObject({
+  ...PaginationQuery,
+  ...DateRangeQuery,
+  merchant_id: MerchantIdField,
+  type: Type.Optional(MultiEnum(EVENT_TYPES)),
+});
+
+export const GetEventQuery = StrictObject({ merchant_id: MerchantIdField });
+export const EventParams = StrictObject({ id: Id('evt') });
+
+export const EventObject = StrictObject({
+  id: Type.String(),
+  type: EventTypeSchema,
+  created_at: Timestamp,
+  data: StrictObject({ object: Type.Record(Type.String(), Type.Unknown()) }),
+  merchant_id: Type.String(),
+});

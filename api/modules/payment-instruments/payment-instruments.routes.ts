@@ -1,0 +1,99 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../../http/define-route';
+import { pagination } from '../../http/pagination';
+import {
+  CreateInstrumentBody, CreatedInstrumentSchema, InstrumentParams, InstrumentSchema, ListInstrumentsQuery, MerchantParams,
+  UpdateInstrumentBody,
+} from './payment-instruments.schema';
+import { presentCreatedInstrument, presentInstrument } from './payment-instruments.presenter';
+import { createInstrument, getInstrument, listInstruments, revokeInstrument, updateInstrumentStatus } from './payment-instruments.service';
+
+const tags = ['Payment instruments'];
+const keys = ['merchant', 'organization'] as const;
+const path = '/merchants/:merchant_id/payment-instruments';
+
+export const paymentInstrumentRoutes = [
+  defineRoute({
+    method: 'post',
+    path,
+    summary: 'Save a card from a single-use instrument_enrollment token (200 with the existing instrument for the same card)',
+    tags,
+    auth: { keys, scopes: ['instruments:write'] },
+    params: MerchantParams,
+    body: CreateInstrumentBody,
+    responses: { 200: CreatedInstrumentSchema },
+    envelope: 'bare',
+    idempotency: 'optional',
+    async handler({ em, merchantId, auth, body }) {
+      const now = new Date();
+      const { instrument, deduplicated } = await createInstrument(em, {
+        organizationId: auth.organizationId,
+        merchantId,
+        customerId: body.customer_id,
+        tokenId: body.card_ciphertext_id,
+        metadata: body.metadata,
+      }, now);
+      return { status: 200, data: presentCreatedInstrument(instrument, deduplicated, now) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path,
+    summary: 'List payment instruments, newest first',
+    tags,
+    auth: { keys, scopes: ['instruments:read'] },
+    params: MerchantParams,
+    query: ListInstrumentsQuery,
+    responses: { 200: Type.Array(InstrumentSchema) },
+    envelope: 'wrapped',
+    pagination: 'nested',
+    async handler({ em, merchantId, query }) {
+      const now = new Date();
+      const { items, total } = await listInstruments(em, merchantId, query, now);
+      return { status: 200, data: items.map((item) => presentInstrument(item, now)), pagination: pagination(query, total) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${path}/:payment_instrument_id`,
+    summary: 'Get a payment instrument',
+    tags,
+    auth: { keys, scopes: ['instruments:read'] },
+    params: InstrumentParams,
+    responses: { 200: InstrumentSchema },
+    envelope: 'wrapped',
+    async handler({ em, merchantId, params }) {
+      return { status: 200, data: presentInstrument(await getInstrument(em, merchantId, params.payment_instrument_id), new Date()) };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: `${path}/:payment_instrument_id`,
+    summary: 'Change the status (active, expired, revoked); revoked is final',
+    tags,
+    auth: { keys, scopes: ['instruments:write'] },
+    params: InstrumentParams,
+    body: UpdateInstrumentBody,
+    responses: { 200: InstrumentSchema },
+    envelope: 'wrapped',
+    async handler({ em, merchantId, params, body }) {
+      const now = new Date();
+      const instrument = await updateInstrumentStatus(em, merchantId, params.payment_instrument_id, body.status, now);
+      return { status: 200, data: presentInstrument(instrument, now) };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: `${path}/:payment_instrument_id`,
+    summary: 'Revoke a payment instrument (permanent)',
+    tags,
+    auth: { keys, scopes: ['instruments:write'] },
+    params: InstrumentParams,
+    responses: { 204: null },
+    envelope: 'wrapped',
+    async handler({ em, merchantId, params }) {
+      await revokeInstrument(em, merchantId, params.payment_instrument_id, new Date());
+      return { status: 204 };
+    },
+  }),
+];

@@ -1,0 +1,198 @@
+/**
+ * Saved cards. An instrument is made from an instrument_enrollment token: the token's sealed PAN (and name) is
+ * copied as-is (no decryption), the token is consumed, and the same card for the same customer — equal keyed
+ * fingerprints — returns the existing live instrument instead (deduplicated: true).
+ */
+import type { FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  CustomerSchema, PaymentInstrumentSchema,
+  type CardToken, type InstrumentStatus, type PaymentInstrument,
+} from '../../../db/entities';
+import { violatedUniqueConstraint } from '../../http/db-errors';
+import { errors } from '../../http/errors';
+import { offsetOf, type PageRequest } from '../../http/pagination';
+import { newId } from '../../lib/ids';
+import { cardExpiresAt } from '../tokens/card-rules';
+import { consumeToken, lockUsableToken, sweepExpiredTokens, type TokenReference } from '../tokens/tokens.service';
+import { assertStatusMove, effectiveInstrumentStatusWhere } from './instrument-status';
+
+export const notFound = () => errors.notFound('No such payment instrument', 'PAYMENT_INSTRUMENT_NOT_FOUND');
+
+/** A customer of this merchant, or 400 naming `field`. */
+export async function requireMerchantCustomer(em: EntityManager, merchantId: string, customerId: string, field: string): Promise<void> {
+  const count = await em.count(CustomerSchema, { id: customerId, merchantId });
+  if (count === 0) throw errors.invalidValue(field, 'no such customer for this merchant');
+}
+
+/** What a successful zero-amount verification adds to the instrument. */
+export interface VerificationFacts {
+  networkTransactionId: string | null;
+  connectorId: string | null;
+}
+
+export interface EnrolmentInput {
+  organizationId: string;
+  merchantId: string;
+  customerId: string;
+  metadata?: Record<string, unknown> | null;
+  verification?: VerificationFacts;
+}
+
+/** The live (not revoked) instrument of this customer for the token's card, if any. */
+export function findSameCard(em: EntityManager, merchantId: string, customerId: string, fingerprint: string): Promise<PaymentInstrument | null> {
+  return em.findOne(PaymentInstrumentSchema, { merchantId, customerId, fingerprint, status: { $ne: 'revoked' } });
+}
+
+/** A re-enrolled card may carry a later expiry (reissued with the same number): keep the later one; it is active again. */
+function refreshExpiry(instrument: PaymentInstrument, token: CardToken): void {
+  const tokenExpiry = cardExpiresAt(token.expMonth, token.expYear);
+  if (!instrument.cardExpiresAt || tokenExpiry.getTime() > instrument.cardExpiresAt.getTime()) {
+    instrument.expMonth = token.expMonth;
+    instrument.expYear = token.expYear;
+    instrument.cardExpiresAt = tokenExpiry;
+  }
+  // The token's card is in date (checked when it was minted), so enrolling it again makes the instrument usable.
+  instrument.status = 'active';
+}
+
+/**
+ * Turns a locked, usable enrolment token into an instrument (or finds the existing one) and consumes the token,
+ * all in the caller's transaction.
+ */
+export async function enrolToken(
+  em: EntityManager,
+  token: CardToken,
+  input: EnrolmentInput,
+  now: Date,
+): Promise<{ instrument: PaymentInstrument; deduplicated: boolean }> {
+  const existing = await findSameCard(em, input.merchantId, input.customerId, token.fingerprint);
+  if (existing) {
+    refreshExpiry(existing, token);
+    await consumeToken(em, token, existing.id, now);
+    return { instrument: existing, deduplicated: true };
+  }
+  let instrument: PaymentInstrument;
+  try {
+    // A savepoint: losing a race to a concurrent enrolment of the same card only rolls this insert back.
+    instrument = await em.transactional(async (inner) => {
+      const created = inner.create(PaymentInstrumentSchema, {
+        id: newId('pi'),
+        organizationId: input.organizationId,
+        merchantId: input.merchantId,
+        customerId: input.customerId,
+        instrumentType: 'card',
+        cardBrand: token.cardBrand,
+        cardType: null,
+        last4: token.last4,
+        bin: token.bin,
+        issuerCountry: null,
+        expMonth: token.expMonth,
+        expYear: token.expYear,
+        cardExpiresAt: cardExpiresAt(token.expMonth, token.expYear),
+        status: 'active',
+        panEncrypted: token.panEncrypted as string,
+        holderNameEncrypted: token.holderNameEncrypted,
+        fingerprint: token.fingerprint,
+        networkTransactionId: input.verification?.networkTransactionId ?? null,
+        verifiedConnectorId: input.verification?.connectorId ?? null,
+        metadata: input.metadata ?? null,
+        createdAt: now,
+        updatedAt: now,
+        revokedAt: null,
+      } as PaymentInstrument);
+      await inner.flush();
+      return created;
+    });
+  } catch (error) {
+    if (violatedUniqueConstraint(error) !== 'payment_instruments_customer_card_key') throw error;
+    const winner = await findSameCard(em, input.merchantId, input.customerId, token.fingerprint);
+    if (!winner) throw error;
+    await consumeToken(em, token, winner.id, now);
+    return { instrument: winner, deduplicated: true };
+  }
+  await consumeToken(em, token, instrument.id, now);
+  return { instrument, deduplicated: false };
+}
+
+/** POST /merchants/:merchant_id/payment-instruments: enrol a card from its token without contacting a provider. */
+export async function createInstrument(
+  em: EntityManager,
+  input: { organizationId: string; merchantId: string; customerId: string; tokenId: string; metadata?: Record<string, unknown> },
+  now: Date,
+): Promise<{ instrument: PaymentInstrument; deduplicated: boolean }> {
+  await requireMerchantCustomer(em, input.merchantId, input.customerId, 'customer_id');
+  await sweepExpiredTokens(em, now);
+  const ref: TokenReference = { merchantId: input.merchantId, tokenId: input.tokenId, field: 'card_ciphertext_id', purpose: 'instrument_enrollment' };
+  const token = await lockUsableToken(em, ref, now);
+  return enrolToken(em, token, input, now);
+}
+
+export async function getInstrument(em: EntityManager, merchantId: string, id: string): Promise<PaymentInstrument> {
+  const instrument = await em.findOne(PaymentInstrumentSchema, { id, merchantId });
+  if (!instrument) throw notFound();
+  return instrument;
+}
+
+export interface InstrumentFilter extends PageRequest {
+  customer_id?: string;
+  status?: InstrumentStatus[];
+  card_brand?: string;
+  card_type?: string;
+  last4?: string;
+  bin?: string;
+  issuer_country?: string;
+}
+
+export async function listInstruments(
+  em: EntityManager,
+  merchantId: string,
+  filter: InstrumentFilter,
+  now: Date,
+): Promise<{ items: PaymentInstrument[]; total: number }> {
+  const clauses: FilterQuery<PaymentInstrument>[] = [{ merchantId }];
+  if (filter.customer_id) clauses.push({ customerId: filter.customer_id });
+  if (filter.status) clauses.push(effectiveInstrumentStatusWhere(filter.status, now));
+  if (filter.card_brand) clauses.push({ cardBrand: filter.card_brand.toLowerCase() });
+  if (filter.card_type) clauses.push({ cardType: filter.card_type as PaymentInstrument['cardType'] });
+  if (filter.last4) clauses.push({ last4: filter.last4 });
+  if (filter.bin) clauses.push(filter.bin.length === 6 ? { bin: { $like: `${filter.bin}%` } } : { bin: filter.bin });
+  if (filter.issuer_country) clauses.push({ issuerCountry: filter.issuer_country.toUpperCase() });
+  const [items, total] = await em.findAndCount(PaymentInstrumentSchema, { $and: clauses }, {
+    orderBy: { createdAt: 'desc', id: 'desc' },
+    limit: filter.limit,
+    offset: offsetOf(filter),
+  });
+  return { items, total };
+}
+
+export async function updateInstrumentStatus(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  status: InstrumentStatus,
+  now: Date,
+): Promise<PaymentInstrument> {
+  const instrument = await getInstrument(em, merchantId, id);
+  assertStatusMove(instrument, status, now);
+  if (instrument.status !== status) {
+    instrument.status = status;
+    if (status === 'revoked') instrument.revokedAt = now;
+    await em.flush();
+  }
+  return instrument;
+}
+
+/** DELETE revokes (permanently); revoking a revoked instrument changes nothing. */
+export async function revokeInstrument(em: EntityManager, merchantId: string, id: string, now: Date): Promise<void> {
+  await updateInstrumentStatus(em, merchantId, id, 'revoked', now);
+}
+
+/** The customer's instruments that can be charged now (saved cards offered to the browser), newest first. */
+export function chargeableInstruments(em: EntityManager, merchantId: string, customerId: string, now: Date): Promise<PaymentInstrument[]> {
+  return em.find(
+    PaymentInstrumentSchema,
+    { $and: [{ merchantId, customerId }, effectiveInstrumentStatusWhere(['active'], now)] },
+    { orderBy: { createdAt: 'desc', id: 'desc' } },
+  );
+}

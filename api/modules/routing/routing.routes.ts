@@ -1,0 +1,24 @@
+/** Every routing route: profiles, their node trees, and simulate (beyond the spec). */
+import { defineRoute } from '../../http/define-route';
+import { NoQuery, ProfileParams } from './routing-profiles.schema';
+import { routingProfileRoutes, routingRead } from './routing-profiles.routes';
+import { routingNodeRoutes } from './routing-nodes.routes';
+import { SimulateBody, SimulationObject, simulate } from './routing-simulate';
+
+const simulateRoute = defineRoute({
+  method: 'post',
+  path: '/merchants/:merchant_id/routing-profiles/:profile_id/simulate',
+  summary: 'The attempt plan the routing engine would produce for a charge; works on inactive profiles and changes nothing',
+  tags: ['Routing profiles'],
+  auth: routingRead,
+  params: ProfileParams,
+  query: NoQuery,
+  body: SimulateBody,
+  responses: { 200: SimulationObject },
+  envelope: 'bare',
+  async handler({ em, merchantId, params, body }) {
+    return { status: 200, data: await simulate(em, merchantId, params.profile_id, body) };
+  },
+});
+
+export const routingRoutes = [...routingProfileRoutes, ...routingNodeRoutes, simulateRoute];

@@ -1,0 +1,143 @@
+/**
+ * Webhook endpoint management (Document 1): URL rules, event filters checked against the catalog, the signing
+ * secret generated here, shown once and stored encrypted, and a merchant activity record for every change
+ * (naming a secret change, never its value).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Static } from '@sinclair/typebox';
+import { WebhookConfigSchema, type WebhookConfig } from '../../../db/entities';
+import type { AppEnv } from '../../config';
+import { errors } from '../../http/errors';
+import { offsetOf, type PageRequest } from '../../http/pagination';
+import { encryptSecret, type KeyMaterial } from '../../lib/crypto';
+import { newId } from '../../lib/ids';
+import { diff, recordActivity, type Actor } from '../merchants/activity';
+import { generateSigningSecret } from '../../../activities/webhooks/signature';
+import { assertWebhookUrl } from './webhook-url';
+import type { CreateWebhookConfigBody, UpdateWebhookConfigBody } from './webhooks.schema';
+
+type CreateInput = Static<typeof CreateWebhookConfigBody>;
+type UpdateInput = Static<typeof UpdateWebhookConfigBody>;
+
+/**
+ * After a rotation the replaced secret keeps signing — as a second signature in the same header — for this
+ * long, so a receiver that deploys the new secret a few minutes late misses nothing. Then it is gone.
+ */
+export const ROTATION_OVERLAP_MS = 60 * 60 * 1000;
+
+export interface WebhookContext {
+  keys: KeyMaterial;
+  env: AppEnv;
+  organizationId: string;
+  actor: Actor;
+}
+
+/** The fields an activity record may show. */
+const auditable = (config: WebhookConfig) => ({
+  url: config.url,
+  description: config.description,
+  event_filter: config.eventFilter,
+  is_active: config.isActive,
+});
+
+function record(em: EntityManager, ctx: WebhookContext, config: WebhookConfig, action: string, changes: Record<string, unknown>): void {
+  recordActivity(em, {
+    organizationId: ctx.organizationId,
+    merchantId: config.merchantId,
+    action,
+    actor: ctx.actor,
+    changes: { webhook_id: config.id, ...changes },
+  });
+}
+
+export async function createWebhookConfig(
+  em: EntityManager,
+  merchantId: string,
+  input: CreateInput,
+  ctx: WebhookContext,
+): Promise<{ config: WebhookConfig; secret: string }> {
+  assertWebhookUrl(input.url, ctx.env);
+  const secret = generateSigningSecret();
+  const config = em.create(WebhookConfigSchema, {
+    id: newId('whc'),
+    merchantId,
+    url: input.url,
+    description: input.description ?? null,
+    eventFilter: input.event_filter ?? null,
+    isActive: true,
+    secretEncrypted: encryptSecret(ctx.keys, secret),
+    previousSecretEncrypted: null,
+    previousSecretExpiresAt: null,
+    lastTriggeredAt: null,
+  } as WebhookConfig);
+  record(em, ctx, config, 'webhook_config.created', { ...auditable(config), secret: 'set' });
+  await em.flush();
+  return { config, secret };
+}
+
+export async function getWebhookConfig(em: EntityManager, merchantId: string, id: string): Promise<WebhookConfig> {
+  const config = await em.findOne(WebhookConfigSchema, { id, merchantId });
+  if (!config) throw errors.notFound('No such webhook configuration');
+  return config;
+}
+
+export async function listWebhookConfigs(em: EntityManager, merchantId: string, page: PageRequest): Promise<{ items: WebhookConfig[]; total: number }> {
+  const [items, total] = await em.findAndCount(WebhookConfigSchema, { merchantId }, {
+    orderBy: { createdAt: 'desc', id: 'desc' },
+    limit: page.limit,
+    offset: offsetOf(page),
+  });
+  return { items, total };
+}
+
+/** Unsent fields stay; description and event_filter accept null (none / every event). */
+export async function updateWebhookConfig(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  input: UpdateInput,
+  ctx: WebhookContext,
+): Promise<WebhookConfig> {
+  const config = await getWebhookConfig(em, merchantId, id);
+  if (input.url !== undefined) assertWebhookUrl(input.url, ctx.env);
+  const before = auditable(config);
+  if (input.url !== undefined) config.url = input.url;
+  if (input.description !== undefined) config.description = input.description;
+  if (input.event_filter !== undefined) config.eventFilter = input.event_filter;
+  if (input.is_active !== undefined) config.isActive = input.is_active;
+  const changes = diff(before, auditable(config));
+  if (Object.keys(changes).length > 0) record(em, ctx, config, 'webhook_config.updated', changes);
+  await em.flush();
+  return config;
+}
+
+/** Deliveries in flight stop at their next attempt; the delivery records stay (history). */
+export async function deleteWebhookConfig(em: EntityManager, merchantId: string, id: string, ctx: WebhookContext): Promise<void> {
+  const config = await getWebhookConfig(em, merchantId, id);
+  record(em, ctx, config, 'webhook_config.deleted', auditable(config));
+  em.remove(config);
+  await em.flush();
+}
+
+/** A new secret; the previous one only adds a second signature for ROTATION_OVERLAP_MS, then stops being used. */
+export async function rotateWebhookSecret(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  ctx: WebhookContext,
+  now: Date = new Date(),
+): Promise<{ config: WebhookConfig; secret: string }> {
+  const config = await getWebhookConfig(em, merchantId, id);
+  const secret = generateSigningSecret();
+  config.previousSecretEncrypted = config.secretEncrypted;
+  config.previousSecretExpiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
+  config.secretEncrypted = encryptSecret(ctx.keys, secret);
+  // An explicit change, so updated_at moves even though no presented field did.
+  config.updatedAt = now;
+  record(em, ctx, config, 'webhook_config.secret_rotated', {
+    secret: 'rotated',
+    previous_secret_valid_until: config.previousSecretExpiresAt.toISOString(),
+  });
+  await em.flush();
+  return { config, secret };
+}

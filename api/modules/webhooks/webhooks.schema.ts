@@ -1,0 +1,102 @@
+import { Type } from '@sinclair/typebox';
+import { DELIVERY_STATUSES } from '../../../db/entities';
+import { Id, MultiEnum, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
+import { EVENT_TYPES } from '../events/catalog';
+import { EventTypeSchema } from '../events/events.schema';
+import { MAX_URL_LENGTH } from './webhook-url';
+
+/** Checked further by the service (webhook-url.ts): scheme, host, credentials, private addresses. */
+const Url = Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, pattern: '^\\S+$', description: 'https URL (http to loopback only in local/test mode)' });
+const Description = Type.String({ minLength: 1, maxLength: 500 });
+const EventFilter = Type.Array(EventTypeSchema, {
+  minItems: 1,
+  maxItems: EVENT_TYPES.length,
+  uniqueItems: true,
+  description: 'Event names to deliver; null or omitted = every event. An empty list is refused (set is_active false instead).',
+});
+
+export const CreateWebhookConfigBody = StrictObject({
+  url: Url,
+  description: Type.Optional(Nullable(Description)),
+  event_filter: Type.Optional(Nullable(EventFilter)),
+});
+
+export const UpdateWebhookConfigBody = StrictObject({
+  url: Type.Optional(Url),
+  description: Type.Optional(Nullable(Description)),
+  event_filter: Type.Optional(Nullable(EventFilter)),
+  is_active: Type.Optional(Type.Boolean()),
+});
+
+export const MerchantParams = StrictObject({ merchant_id: Id('mrc') });
+export const WebhookParams = StrictObject({ merchant_id: Id('mrc'), webhook_id: Id('whc') });
+export const ListWebhookConfigsQuery = StrictObject({ ...PaginationQuery });
+
+const configFields = {
+  id: Type.String(),
+  merchant_id: Type.String(),
+  url: Type.String(),
+  description: Nullable(Type.String()),
+  event_filter: Nullable(Type.Array(Type.String())),
+  is_active: Type.Boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  last_triggered_at: Nullable(Timestamp),
+};
+
+export const WebhookConfigObject = StrictObject(configFields);
+export const WebhookConfigWithSecret = StrictObject({
+  ...configFields,
+  secret: Type.String({ pattern: '^whsec_', description: 'Signing secret; shown only in this response' }),
+});
+
+export const ListDeliveriesQuery = StrictObject({
+  ...PaginationQuery,
+  status: Type.Optional(MultiEnum(DELIVERY_STATUSES)),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Attempts recorded at or after (inclusive)' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Attempts recorded at or before (inclusive)' })),
+  webhook_id: Type.Optional(Id('whc')),
+  event_id: Type.Optional(Id('evt')),
+});
+
+export const DeliveryRecordObject = StrictObject({
+  id: Type.String(),
+  merchant_id: Type.String(),
+  merchant_webhook_config_id: Type.String(),
+  payment_transaction_id: Nullable(Type.String()),
+  order_id: Nullable(Type.String()),
+  event_type: Type.String(),
+  payload: Type.Record(Type.String(), Type.Unknown(), { description: 'The Event envelope sent' }),
+  target_url: Type.String(),
+  attempt_number: Type.Integer({ minimum: 1 }),
+  http_status_code: Nullable(Type.Integer()),
+  response_body: Nullable(Type.String()),
+  status: StringEnum(DELIVERY_STATUSES),
+  next_retry_at: Nullable(Timestamp),
+  created_at: Timestamp,
+  sent_at: Nullable(Timestamp),
+  event_id: Type.String(),
+  trigger: StringEnum(['automatic', 'manual'] as const),
+  error: Nullable(Type.String()),
+  duration_ms: Nullable(Type.Integer()),
+});
+
+export const RedeliverBody = StrictObject({ event_id: Id('evt') });
+
+export const RedeliveryObject = StrictObject({
+  merchant_webhook_config_id: Type.String(),
+  event_id: Type.String(),
+  status: StringEnum(['queued'] as const),
+});
+
+export const RecoverBody = StrictObject({
+  since: Type.String({ format: 'date-time', description: 'Deliveries that failed at or after this time' }),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'Up to this time (default: now)' })),
+});
+
+export const RecoveryObject = StrictObject({
+  merchant_webhook_config_id: Type.String(),
+  since: Timestamp,
+  until: Timestamp,
+  events_queued: Type.Integer({ minimum: 0 }),
+});

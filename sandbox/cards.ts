@@ -1,0 +1,112 @@
+/**
+ * Deterministic behaviour: which scenario a request plays out, from its test card number (cards) or the last two
+ * digits of its amount in minor units (pix, boleto, wallet). README "Test cards" and docs/sandbox.md list these.
+ * Card numbers are read here once and reduced to {scenario, brand, last4}: nothing downstream sees a PAN.
+ */
+
+/** Provider-neutral scenarios; each provider renders them in its own codes. */
+export type Scenario =
+  | 'approve'
+  | 'do_not_honor'
+  | 'insufficient_funds'
+  | 'stolen_card'
+  | 'lost_card'
+  | 'expired_card'
+  | 'invalid_number'
+  | 'fraud'
+  | 'processing_error'
+  | 'timeout'
+  | 'slow';
+
+export type DeclineReason = Exclude<Scenario, 'approve' | 'processing_error' | 'timeout' | 'slow'>;
+
+export interface TestCard {
+  number: string;
+  brand: string;
+  scenario: Scenario;
+  description: string;
+}
+
+export const TEST_CARDS: readonly TestCard[] = [
+  { number: '4242424242424242', brand: 'visa', scenario: 'approve', description: 'Approved' },
+  { number: '5555555555554444', brand: 'mastercard', scenario: 'approve', description: 'Approved' },
+  { number: '378282246310005', brand: 'amex', scenario: 'approve', description: 'Approved' },
+  { number: '6362970000457013', brand: 'elo', scenario: 'approve', description: 'Approved' },
+  { number: '4000000000000002', brand: 'visa', scenario: 'do_not_honor', description: 'Soft decline: do not honour' },
+  { number: '4000000000009995', brand: 'visa', scenario: 'insufficient_funds', description: 'Soft decline: insufficient funds' },
+  { number: '4000000000009979', brand: 'visa', scenario: 'stolen_card', description: 'Hard decline: stolen card' },
+  { number: '4000000000009987', brand: 'visa', scenario: 'lost_card', description: 'Hard decline: lost card' },
+  { number: '4000000000000069', brand: 'visa', scenario: 'expired_card', description: 'Hard decline: expired card' },
+  { number: '4000000000000309', brand: 'visa', scenario: 'invalid_number', description: 'Hard decline: invalid card number' },
+  { number: '4100000000000019', brand: 'visa', scenario: 'fraud', description: 'Hard decline: suspected fraud' },
+  { number: '4000000000000119', brand: 'visa', scenario: 'processing_error', description: 'The provider answers 5xx' },
+  { number: '4000000000000408', brand: 'visa', scenario: 'timeout', description: 'The provider never answers (caller times out)' },
+  { number: '4000000000000507', brand: 'visa', scenario: 'slow', description: 'Approved after ~2 s' },
+];
+
+/** Last two digits of the amount (minor units) → scenario, for pix, boleto and wallet payments. */
+export const AMOUNT_SCENARIOS: Readonly<Record<number, Scenario>> = {
+  51: 'do_not_honor',
+  52: 'insufficient_funds',
+  53: 'fraud',
+  54: 'processing_error',
+  55: 'timeout',
+  56: 'slow',
+};
+
+export function luhnValid(number: string): boolean {
+  if (!/^\d{12,19}$/.test(number)) return false;
+  let sum = 0;
+  let double = false;
+  for (let i = number.length - 1; i >= 0; i--) {
+    let digit = number.charCodeAt(i) - 48;
+    if (double) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
+    sum += digit;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+export function brandOf(number: string): string {
+  if (/^3[47]/.test(number)) return 'amex';
+  if (/^(636368|636297|438935|504175|451416|5067|4576|4011)/.test(number)) return 'elo';
+  if (/^(606282|3841)/.test(number)) return 'hipercard';
+  if (/^4/.test(number)) return 'visa';
+  if (/^(5[1-5]|2[2-7])/.test(number)) return 'mastercard';
+  if (/^(6011|65)/.test(number)) return 'discover';
+  if (/^3(0[0-5]|[68])/.test(number)) return 'diners';
+  if (/^35/.test(number)) return 'jcb';
+  return 'unknown';
+}
+
+export interface CardFacts {
+  scenario: Scenario;
+  brand: string;
+  last4: string;
+}
+
+/**
+ * The only place a card number is read. A number failing Luhn is an invalid number; an expiry in the past is an
+ * expired card, whatever the number; other well-formed numbers not in the table approve.
+ */
+export function cardFacts(card: { number: string; expMonth: number | null; expYear: number | null }, now = new Date()): CardFacts {
+  const number = card.number.replace(/[\s-]/g, '');
+  const last4 = number.slice(-4);
+  const brand = brandOf(number);
+  if (!luhnValid(number)) return { scenario: 'invalid_number', brand, last4 };
+  const listed = TEST_CARDS.find((test) => test.number === number);
+  if (card.expMonth !== null && card.expYear !== null && isExpired(card.expMonth, card.expYear, now)) {
+    return { scenario: 'expired_card', brand, last4 };
+  }
+  return { scenario: listed?.scenario ?? 'approve', brand, last4 };
+}
+
+function isExpired(month: number, year: number, now: Date): boolean {
+  const fullYear = year < 100 ? 2000 + year : year;
+  if (month < 1 || month > 12) return true;
+  return fullYear < now.getUTCFullYear() || (fullYear === now.getUTCFullYear() && month < now.getUTCMonth() + 1);
+}
+
+export function amountScenario(amount: number): Scenario {
+  return AMOUNT_SCENARIOS[amount % 100] ?? 'approve';
+}

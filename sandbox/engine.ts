@@ -1,0 +1,179 @@
+/**
+ * Provider-neutral payment behaviour: decide the scenario, create the payment, capture/void/refund it, settle or
+ * expire async payments, open disputes, and emit the events that become signed webhooks. Provider modules only
+ * translate their own request and response shapes around these functions.
+ */
+import { amountScenario, type CardFacts, type DeclineReason, type Scenario } from './cards';
+import { instructionsFor } from './instructions';
+import {
+  numericId,
+  type EventType,
+  type Method,
+  type Payment,
+  type Refund,
+  type SandboxEvent,
+  type SandboxProvider,
+  type Store,
+} from './store';
+
+export interface SandboxContext {
+  store: Store;
+  slowMs: number;
+  webhookDelayMs: number;
+  /** The sandbox's own base URL (for qr-code and boleto links). */
+  baseUrl(): string;
+  emit(event: Omit<SandboxEvent, 'id' | 'createdAt' | 'deliveries'>): SandboxEvent;
+  /** setTimeout tracked so stop() cancels it. */
+  later(ms: number, fn: () => void): void;
+  sleep(ms: number): Promise<void>;
+}
+
+export interface PaymentInput {
+  id: string;
+  provider: SandboxProvider;
+  account: string;
+  reference: string | null;
+  amount: number;
+  currency: string;
+  method: Method;
+  card: CardFacts | null;
+  capture: boolean;
+}
+
+/** A forced override wins; then the card number; then, for other methods, the amount's last two digits. */
+export function decide(ctx: SandboxContext, input: Pick<PaymentInput, 'provider' | 'account' | 'reference' | 'amount' | 'card'>): Scenario {
+  const forced = ctx.store.takeOverride(input.provider, input.account, input.reference);
+  if (forced) return forced;
+  return input.card ? input.card.scenario : amountScenario(input.amount);
+}
+
+/** Creates the payment for a scenario that reached the provider (not timeout/processing_error). */
+export function createPayment(ctx: SandboxContext, input: PaymentInput, scenario: Scenario): Payment {
+  const declined = scenario !== 'approve' && scenario !== 'slow' ? (scenario as DeclineReason) : null;
+  const asynchronous = input.method === 'pix' || input.method === 'boleto';
+  let state: Payment['state'];
+  if (declined) state = 'declined';
+  else if (asynchronous) state = 'pending';
+  else if (input.amount === 0) state = 'verified';
+  else state = input.capture ? 'captured' : 'authorized';
+  const instructionsUrl = `${ctx.baseUrl()}/_sandbox/instructions/${input.id}`;
+  const payment: Payment = {
+    id: input.id,
+    provider: input.provider,
+    account: input.account,
+    reference: input.reference,
+    amount: input.amount,
+    currency: input.currency,
+    method: input.method,
+    cardBrand: input.card?.brand ?? null,
+    cardLast4: input.card?.last4 ?? null,
+    state,
+    declineReason: declined,
+    capturedAmount: state === 'captured' ? input.amount : 0,
+    refundedAmount: 0,
+    networkTransactionId: input.method === 'card' && !declined ? numericId(15) : null,
+    instructions: !declined && asynchronous ? instructionsFor(input.method, input.amount, instructionsUrl) : null,
+    createdAt: new Date().toISOString(),
+  };
+  ctx.store.payments.set(payment.id, payment);
+  return payment;
+}
+
+export type EngineError = 'invalid_state' | 'amount_too_large' | 'unsupported';
+export type EngineResult<T> = { ok: true; value: T } | { ok: false; error: EngineError };
+
+export function capture(payment: Payment, amount: number | null): EngineResult<Payment> {
+  if (payment.state !== 'authorized') return { ok: false, error: 'invalid_state' };
+  const value = amount ?? payment.amount;
+  if (value <= 0 || value > payment.amount) return { ok: false, error: 'amount_too_large' };
+  payment.state = 'captured';
+  payment.capturedAmount = value;
+  return { ok: true, value: payment };
+}
+
+export function voidPayment(payment: Payment): EngineResult<Payment> {
+  if (payment.state !== 'authorized' && payment.state !== 'pending') return { ok: false, error: 'invalid_state' };
+  payment.state = 'voided';
+  return { ok: true, value: payment };
+}
+
+/** Refund amounts ending in 61 fail (immediately for synchronous providers, by webhook for asynchronous ones). */
+export const FAILING_REFUND_CENTS = 61;
+
+export function refund(
+  ctx: SandboxContext,
+  payment: Payment,
+  input: { id: string; amount: number | null; reference: string | null; asynchronous: boolean },
+): EngineResult<Refund> {
+  if (payment.state !== 'captured') return { ok: false, error: 'invalid_state' };
+  const amount = input.amount ?? payment.capturedAmount - payment.refundedAmount;
+  if (amount <= 0 || amount > payment.capturedAmount - payment.refundedAmount) return { ok: false, error: 'amount_too_large' };
+  const fails = amount % 100 === FAILING_REFUND_CENTS;
+  const record: Refund = {
+    id: input.id,
+    paymentId: payment.id,
+    provider: payment.provider,
+    account: payment.account,
+    amount,
+    currency: payment.currency,
+    reference: input.reference ?? payment.reference,
+    createdAt: new Date().toISOString(),
+    state: input.asynchronous ? 'pending' : fails ? 'failed' : 'succeeded',
+  };
+  if (record.state !== 'failed') payment.refundedAmount += amount;
+  ctx.store.refunds.set(record.id, record);
+  if (input.asynchronous) ctx.later(ctx.webhookDelayMs, () => record.state === 'pending' && completeRefund(ctx, record, !fails));
+  return { ok: true, value: record };
+}
+
+/** Moves a refund to its final state (control endpoint or the async timer) and emits its webhook. */
+export function completeRefund(ctx: SandboxContext, record: Refund, succeeded: boolean): SandboxEvent {
+  const payment = ctx.store.payments.get(record.paymentId);
+  const wasCounted = record.state !== 'failed';
+  record.state = succeeded ? 'succeeded' : 'failed';
+  if (payment && wasCounted && !succeeded) payment.refundedAmount -= record.amount;
+  if (payment && !wasCounted && succeeded) payment.refundedAmount += record.amount;
+  return ctx.emit({
+    provider: record.provider,
+    account: record.account,
+    type: succeeded ? 'refund.succeeded' : 'refund.failed',
+    paymentId: record.paymentId,
+    refundId: record.id,
+    disputeStatus: null,
+    reference: record.reference,
+    amount: record.amount,
+    currency: record.currency,
+  });
+}
+
+/** settle: a pending pix/boleto is paid. expire: it lapses unpaid. fail: the provider rejects it late. */
+export function finishPending(ctx: SandboxContext, payment: Payment, how: 'settle' | 'expire' | 'fail'): EngineResult<SandboxEvent> {
+  if (payment.state !== 'pending') return { ok: false, error: 'invalid_state' };
+  const type: EventType = how === 'settle' ? 'payment.succeeded' : how === 'expire' ? 'payment.expired' : 'payment.failed';
+  payment.state = how === 'settle' ? 'captured' : how === 'expire' ? 'expired' : 'declined';
+  if (how === 'settle') payment.capturedAmount = payment.amount;
+  if (how === 'fail') payment.declineReason = 'do_not_honor';
+  return { ok: true, value: emitFor(ctx, payment, type, null) };
+}
+
+export type DisputeStage = 'opened' | 'updated' | 'won' | 'lost';
+
+export function dispute(ctx: SandboxContext, payment: Payment, stage: DisputeStage): EngineResult<SandboxEvent> {
+  if (payment.state !== 'captured') return { ok: false, error: 'invalid_state' };
+  const type: EventType = stage === 'opened' ? 'dispute.opened' : stage === 'updated' ? 'dispute.updated' : 'dispute.closed';
+  return { ok: true, value: emitFor(ctx, payment, type, stage) };
+}
+
+function emitFor(ctx: SandboxContext, payment: Payment, type: EventType, disputeStatus: string | null): SandboxEvent {
+  return ctx.emit({
+    provider: payment.provider,
+    account: payment.account,
+    type,
+    paymentId: payment.id,
+    refundId: null,
+    disputeStatus,
+    reference: payment.reference,
+    amount: payment.amount,
+    currency: payment.currency,
+  });
+}

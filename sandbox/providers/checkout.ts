@@ -1,0 +1,253 @@
+/**
+ * checkout speaks a Checkout.com-like API under /checkout: `Authorization: Bearer sk_sbox_…`, `Cko-Idempotency-Key`,
+ * processing_channel_id in the body, 201 with approved/status Authorized|Captured|Declined|Card Verified and a
+ * five-digit response_code (10000 approved, 2xxxx soft, 3xxxx hard, 4xxxx risk), 202 for asynchronous
+ * captures/voids/refunds, a bodiless 401 for a bad key, and webhooks signed `Cko-Signature: <hex HMAC-SHA256>`.
+ */
+import { createHmac } from 'node:crypto';
+import { cardFacts, type DeclineReason } from '../cards';
+import { capture, refund, voidPayment, type SandboxContext } from '../engine';
+import { bearer, header, json, read, Router, type Reply, type SandboxRequest } from '../http';
+import { idempotent, type Processed } from '../idempotency';
+import { randomChars, randomHex, type Operation, type Payment } from '../store';
+import {
+  accountFromSecret,
+  authorizeFlow,
+  draft,
+  ISO_CURRENCY,
+  looksInvalid,
+  paymentFields,
+  rejected,
+  type ProviderFactory,
+} from './common';
+
+const CODES: Record<DeclineReason, [string, string]> = {
+  do_not_honor: ['20005', 'Declined - Do not honour'],
+  insufficient_funds: ['20051', 'Insufficient Funds'],
+  stolen_card: ['30043', 'Stolen card - Pick up'],
+  lost_card: ['30041', 'Lost card - Pick up'],
+  expired_card: ['20054', 'Expired card'],
+  invalid_number: ['20014', 'Invalid card number'],
+  fraud: ['20059', 'Suspected fraud'],
+};
+
+const EVENT_TYPES = {
+  'payment.succeeded': 'payment_captured',
+  'payment.failed': 'payment_declined',
+  'payment.expired': 'payment_expired',
+  'refund.succeeded': 'payment_refunded',
+  'refund.failed': 'payment_refund_declined',
+  'dispute.opened': 'dispute_received',
+  'dispute.updated': 'dispute_evidence_submitted',
+} as const;
+
+const requestId = () => randomHex(16);
+const invalid = (...codes: string[]): Reply => json(422, { request_id: requestId(), error_type: 'request_invalid', error_codes: codes });
+const serverError = (): Reply => json(500, { request_id: requestId(), error_type: 'internal_error' });
+const notFound = (): Reply => ({ status: 404 });
+const actionId = () => `act_${randomChars(26, 'lower')}`;
+
+export const checkout: ProviderFactory = (ctx: SandboxContext) => {
+  const { store } = ctx;
+
+  async function guarded(
+    request: SandboxRequest,
+    operation: Operation,
+    run: (account: string, body: Record<string, unknown>) => Promise<Processed>,
+  ) {
+    const key = request.method === 'GET' ? null : (header(request, 'cko-idempotency-key') ?? null);
+    const refuse = (processed: Processed) => {
+      store.record({
+        provider: 'checkout',
+        account: null,
+        idempotency_key: key,
+        http_status: (processed.reply as Reply).status,
+        ...processed.entry,
+      });
+      return processed.reply;
+    };
+    const secret = bearer(request);
+    // Checkout.com answers a bad key with a bare 401: no body at all.
+    if (!secret || !/^sk_sbox_[A-Za-z0-9-]+$/.test(secret) || looksInvalid(secret))
+      return refuse(rejected(operation, 'unauthorized', { status: 401 }));
+    if (!request.body) return refuse(rejected(operation, 'malformed', invalid('request_body_malformed')));
+    const account = accountFromSecret('ent_', secret);
+    const body = request.body;
+    return idempotent(
+      store,
+      {
+        provider: 'checkout',
+        account,
+        key,
+        request: { path: request.path, body },
+        conflict: () => json(409, { request_id: requestId(), error_type: 'idempotency_key_conflict' }),
+      },
+      () => run(account, body),
+    );
+  }
+
+  function paymentBody(payment: Payment): Record<string, unknown> {
+    const decline = payment.declineReason ? CODES[payment.declineReason] : null;
+    const status = decline
+      ? 'Declined'
+      : (
+          {
+            authorized: 'Authorized',
+            captured: 'Captured',
+            verified: 'Card Verified',
+            voided: 'Voided',
+            pending: 'Pending',
+            expired: 'Expired',
+            declined: 'Declined',
+          } as const
+        )[payment.state];
+    const [code, summary] = decline ?? ['10000', 'Approved'];
+    return {
+      id: payment.id,
+      action_id: actionId(),
+      amount: payment.amount,
+      currency: payment.currency,
+      approved: !decline,
+      status,
+      auth_code: decline ? undefined : randomChars(6, 'digits'),
+      response_code: code,
+      response_summary: summary,
+      reference: payment.reference,
+      scheme_id: payment.networkTransactionId ?? undefined,
+      source: payment.cardLast4 ? { type: 'card', last4: payment.cardLast4, scheme: payment.cardBrand } : { type: 'token' },
+      processed_on: payment.createdAt,
+      _links: { self: { href: `${ctx.baseUrl()}/checkout/payments/${payment.id}` } },
+    };
+  }
+
+  function action(operation: 'capture' | 'void' | 'refund') {
+    return (request: SandboxRequest) =>
+      guarded(request, operation, async (account, body) => {
+        const payment = store.payments.get(request.params.id);
+        if (!payment || payment.account !== account) return rejected(operation, 'not_found', notFound());
+        const id = actionId();
+        const amount = read.int(body.amount);
+        const reference = read.str(body.reference);
+        const result =
+          operation === 'capture'
+            ? capture(payment, amount)
+            : operation === 'void'
+              ? voidPayment(payment)
+              : refund(ctx, payment, { id, amount, reference, asynchronous: true });
+        if (!result.ok) {
+          const reply =
+            result.error === 'amount_too_large'
+              ? invalid(`${operation}_amount_invalid`)
+              : json(403, { request_id: requestId(), error_type: 'action_not_allowed' });
+          return rejected(operation, result.error, reply, paymentFields(payment));
+        }
+        const value =
+          operation === 'capture' ? payment.capturedAmount : operation === 'refund' ? (result.value as { amount: number }).amount : null;
+        return {
+          reply: json(202, { action_id: id, reference, _links: { payment: { href: `${ctx.baseUrl()}/checkout/payments/${payment.id}` } } }),
+          entry: draft(operation, {
+            ...paymentFields(payment, value),
+            reference: reference ?? payment.reference,
+            provider_reference: operation === 'refund' ? id : payment.id,
+            outcome: operation === 'refund' ? 'pending' : 'approved',
+          }),
+        };
+      });
+  }
+
+  const router = new Router()
+    .on('POST', '/payments', (request) =>
+      guarded(request, 'authorize', async (account, body) => {
+        const amount = read.int(body.amount);
+        const currency = read.str(body.currency);
+        const channel = read.str(body.processing_channel_id);
+        if (!channel || !/^pc_[A-Za-z0-9]+$/.test(channel) || looksInvalid(channel))
+          return rejected('authorize', 'processing_channel_id_invalid', invalid('processing_channel_id_invalid'));
+        if (amount === null || amount < 0) return rejected('authorize', 'amount_invalid', invalid('amount_invalid'));
+        if (!currency || !ISO_CURRENCY.test(currency)) return rejected('authorize', 'currency_invalid', invalid('currency_invalid'));
+        const source = read.obj(body.source);
+        let chosen: { method: 'card' | 'wallet'; card: ReturnType<typeof cardFacts> | null };
+        if (source.type === 'card') {
+          const number = read.str(source.number);
+          const expMonth = read.int(source.expiry_month);
+          const expYear = read.int(source.expiry_year);
+          if (!number || !/^\d{12,19}$/.test(number)) return rejected('authorize', 'card_number_invalid', invalid('card_number_invalid'));
+          if (expMonth === null || expYear === null)
+            return rejected('authorize', 'card_expiry_invalid', invalid('card_expiry_month_invalid'));
+          chosen = { method: 'card', card: cardFacts({ number, expMonth, expYear }) };
+        } else if (source.type === 'token' && typeof source.token === 'string' && source.token.startsWith('tok_')) {
+          chosen = { method: 'wallet', card: null };
+        } else return rejected('authorize', 'source_invalid', invalid('payment_source_required'));
+        if (amount === 0 && chosen.method !== 'card') return rejected('authorize', 'amount_invalid', invalid('amount_invalid'));
+        return authorizeFlow(ctx, {
+          operation: amount === 0 ? 'verify' : 'authorize',
+          serverError,
+          input: {
+            id: `pay_${randomChars(26, 'lower')}`,
+            provider: 'checkout',
+            account,
+            reference: read.str(body.reference),
+            amount,
+            currency: currency.toUpperCase(),
+            method: chosen.method,
+            card: chosen.card,
+            capture: read.bool(body.capture) !== false,
+          },
+          render: (payment) => json(payment.state === 'pending' ? 202 : 201, paymentBody(payment)),
+        });
+      }),
+    )
+    .on('GET', '/payments/:id', (request) =>
+      guarded(request, 'lookup', async (account) => {
+        const payment = store.payments.get(request.params.id);
+        if (!payment || payment.account !== account) return rejected('lookup', 'not_found', notFound());
+        return { reply: json(200, paymentBody(payment)), entry: draft('lookup', { ...paymentFields(payment), outcome: 'approved' }) };
+      }),
+    )
+    .on('POST', '/payments/:id/captures', action('capture'))
+    .on('POST', '/payments/:id/voids', action('void'))
+    .on('POST', '/payments/:id/refunds', action('refund'))
+    .on('GET', '/payment-methods', (request) =>
+      guarded(request, 'test_credentials', async () => {
+        const channel = request.query.get('processing_channel_id') ?? '';
+        if (!/^pc_[A-Za-z0-9]+$/.test(channel) || looksInvalid(channel))
+          return rejected('test_credentials', 'processing_channel_id_invalid', invalid('processing_channel_id_invalid'));
+        return {
+          reply: json(200, {
+            methods: [{ type: 'card', schemes: ['visa', 'mastercard', 'amex'] }, { type: 'googlepay' }, { type: 'applepay' }],
+          }),
+          entry: draft('test_credentials', { outcome: 'approved' }),
+        };
+      }),
+    );
+
+  return {
+    slug: 'checkout',
+    router,
+    accountOf: (credentials) => (typeof credentials.secret_key === 'string' ? accountFromSecret('ent_', credentials.secret_key) : null),
+    webhook(event, payment, refundRecord, endpoint) {
+      const type =
+        event.type === 'dispute.closed' ? (event.disputeStatus === 'won' ? 'dispute_won' : 'dispute_lost') : EVENT_TYPES[event.type];
+      const decline = payment?.declineReason ? CODES[payment.declineReason] : null;
+      const data: Record<string, unknown> = {
+        id: event.paymentId,
+        action_id: refundRecord?.id ?? `act_${event.id.slice(4, 30).toLowerCase()}`,
+        amount: refundRecord?.amount ?? event.amount,
+        currency: event.currency,
+        reference: refundRecord?.reference ?? event.reference,
+        ...(decline ? { response_code: decline[0], response_summary: decline[1] } : {}),
+        ...(event.type.startsWith('dispute.')
+          ? { payment_id: event.paymentId, id: `dsp_${event.paymentId.slice(4, 30)}`, status: event.disputeStatus }
+          : {}),
+      };
+      const body = JSON.stringify({
+        id: `evt_${event.id.slice(4).toLowerCase()}`,
+        type,
+        version: '1.0.0',
+        created_on: event.createdAt,
+        data,
+      });
+      return { headers: { 'cko-signature': createHmac('sha256', endpoint.secret).update(body).digest('hex') }, body };
+    },
+  };
+};

@@ -1,0 +1,119 @@
+/**
+ * What every provider module shares: its shape (a router, how credentials name an account, how a neutral event
+ * becomes its signed webhook) and the authorization flow that plays out a scenario (hang, 5xx, slow, decide).
+ */
+import { createHash } from 'node:crypto';
+import { createPayment, decide, type PaymentInput, type SandboxContext } from '../engine';
+import { HANG, type Reply, type Router } from '../http';
+import type { LedgerDraft, Processed } from '../idempotency';
+import type { LedgerOutcome, Method, Operation, Payment, Refund, SandboxEvent, SandboxProvider, WebhookEndpoint } from '../store';
+
+export interface RenderedWebhook {
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface ProviderModule {
+  slug: SandboxProvider;
+  router: Router;
+  /** The account a set of credentials (as in activities/connectors/credentials.ts) belongs to; null when malformed. */
+  accountOf(credentials: Record<string, unknown>): string | null;
+  /** This provider's notification for a neutral event, signed with the endpoint's secret. */
+  webhook(event: SandboxEvent, payment: Payment | null, refund: Refund | null, endpoint: WebhookEndpoint): RenderedWebhook;
+  /** false when the real provider sends no dispute notifications (the control endpoint then refuses). */
+  supportsDisputes?: boolean;
+}
+
+export type ProviderFactory = (ctx: SandboxContext) => ProviderModule;
+
+/** A stable, non-secret account id derived from a secret (so the ledger never shows the secret itself). */
+export function accountFromSecret(prefix: string, secret: string): string {
+  return `${prefix}${createHash('sha256').update(secret).digest('hex').slice(0, 16)}`;
+}
+
+/** The documented way to make a credential fail: any value containing "invalid". */
+export function looksInvalid(...values: unknown[]): boolean {
+  return values.some((value) => typeof value === 'string' && value.toLowerCase().includes('invalid'));
+}
+
+export function draft(operation: Operation, fields: Partial<LedgerDraft> & { outcome: LedgerOutcome }): LedgerDraft {
+  return {
+    operation,
+    reference: null,
+    amount: null,
+    currency: null,
+    payment_method: null,
+    card_last4: null,
+    reason: null,
+    provider_reference: null,
+    ...fields,
+  };
+}
+
+/** A request refused before processing (bad credentials, validation, unknown payment): ledger + provider reply. */
+export function rejected(operation: Operation, reason: string, reply: Reply, fields: Partial<LedgerDraft> = {}): Processed {
+  return { reply, entry: draft(operation, { outcome: 'rejected', reason, ...fields }) };
+}
+
+export function ledgerOutcome(payment: Payment): LedgerOutcome {
+  switch (payment.state) {
+    case 'declined':
+      return 'declined';
+    case 'pending':
+      return 'pending';
+    case 'authorized':
+      return 'authorized';
+    default:
+      return 'approved';
+  }
+}
+
+export interface AuthorizeSpec {
+  operation: 'authorize' | 'verify';
+  input: PaymentInput;
+  render: (payment: Payment) => Reply;
+  /** The provider's 5xx reply for the processing-error scenario. */
+  serverError: () => Reply;
+}
+
+/** Plays the decided scenario: timeout hangs, processing_error answers 5xx, slow waits, the rest create a payment. */
+export async function authorizeFlow(ctx: SandboxContext, spec: AuthorizeSpec): Promise<Processed> {
+  const { input } = spec;
+  const scenario = decide(ctx, input);
+  const base = {
+    reference: input.reference,
+    amount: input.amount,
+    currency: input.currency,
+    payment_method: input.method as Method,
+    card_last4: input.card?.last4 ?? null,
+  };
+  if (scenario === 'timeout') return { reply: HANG, entry: draft(spec.operation, { ...base, outcome: 'timeout', reason: 'timeout' }) };
+  if (scenario === 'processing_error') {
+    return { reply: spec.serverError(), entry: draft(spec.operation, { ...base, outcome: 'error', reason: 'processing_error' }) };
+  }
+  if (scenario === 'slow') await ctx.sleep(ctx.slowMs);
+  const payment = createPayment(ctx, input, scenario);
+  return {
+    reply: spec.render(payment),
+    entry: draft(spec.operation, {
+      ...base,
+      outcome: ledgerOutcome(payment),
+      reason: payment.declineReason,
+      provider_reference: payment.id,
+    }),
+  };
+}
+
+/** The ledger fields describing an operation on an existing payment. */
+export function paymentFields(payment: Payment, amount: number | null = null): Partial<LedgerDraft> {
+  return {
+    reference: payment.reference,
+    amount: amount ?? payment.amount,
+    currency: payment.currency,
+    payment_method: payment.method,
+    card_last4: payment.cardLast4,
+    provider_reference: payment.id,
+  };
+}
+
+export const ISO_CURRENCY = /^[A-Za-z]{3}$/;

@@ -1,0 +1,298 @@
+/**
+ * provider_b speaks an Adyen-like Checkout API under /provider_b/v71: HTTP Basic API credentials, merchantAccount in
+ * every body, amount {value, currency}, resultCode Authorised/Refused/Pending/PresentToShopper/Error with a numeric
+ * refusalReasonCode, pix/boleto `action` objects, asynchronous modifications ("received") and notifications
+ * authenticated with HTTP Basic plus an HMAC in additionalData.hmacSignature.
+ */
+import { createHmac } from 'node:crypto';
+import { cardFacts, type DeclineReason } from '../cards';
+import { capture, refund, voidPayment, type SandboxContext } from '../engine';
+import { basic, header, json, read, Router, type Reply, type SandboxRequest } from '../http';
+import { idempotent, type Processed } from '../idempotency';
+import { randomChars, type Operation, type Payment } from '../store';
+import { authorizeFlow, draft, ISO_CURRENCY, looksInvalid, paymentFields, rejected, type ProviderFactory } from './common';
+
+const REFUSALS: Record<DeclineReason, { code: string; reason: string; raw: string }> = {
+  do_not_honor: { code: '2', reason: 'Refused', raw: '05 : Do not honor' },
+  insufficient_funds: { code: '12', reason: 'Not enough balance', raw: '51 : Insufficient funds' },
+  stolen_card: { code: '5', reason: 'Blocked Card', raw: '43 : Stolen card, pick up' },
+  lost_card: { code: '5', reason: 'Blocked Card', raw: '41 : Lost card, pick up' },
+  expired_card: { code: '6', reason: 'Expired Card', raw: '54 : Expired card' },
+  invalid_number: { code: '8', reason: 'Invalid Card Number', raw: '14 : Invalid card number' },
+  fraud: { code: '20', reason: 'FRAUD', raw: 'FRAUD' },
+};
+
+const EVENT_CODES = {
+  'payment.succeeded': ['AUTHORISATION', 'true'],
+  'payment.failed': ['AUTHORISATION', 'false'],
+  'payment.expired': ['OFFER_CLOSED', 'true'],
+  'refund.succeeded': ['REFUND', 'true'],
+  'refund.failed': ['REFUND', 'false'],
+  'dispute.opened': ['NOTIFICATION_OF_CHARGEBACK', 'true'],
+  'dispute.updated': ['CHARGEBACK', 'true'],
+} as const;
+
+const error = (status: number, errorCode: string, message: string, errorType: string): Reply =>
+  json(status, { status, errorCode, message, errorType });
+const serverError = () => error(500, '000', 'Internal error', 'internal');
+const unknownPayment = () => error(422, '167', 'Original pspReference required for this operation', 'validation');
+
+const pspReference = () => randomChars(16, 'upper');
+
+export const providerB: ProviderFactory = (ctx: SandboxContext) => {
+  const { store } = ctx;
+
+  /** Basic API credentials, then the merchantAccount the body names (the account). */
+  async function guarded(
+    request: SandboxRequest,
+    operation: Operation,
+    run: (account: string, body: Record<string, unknown>) => Promise<Processed>,
+  ) {
+    const key = header(request, 'idempotency-key') ?? null;
+    const refuse = (processed: Processed) => {
+      store.record({
+        provider: 'provider_b',
+        account: null,
+        idempotency_key: key,
+        http_status: (processed.reply as Reply).status,
+        ...processed.entry,
+      });
+      return processed.reply;
+    };
+    const user = basic(request);
+    if (!user || user.username.length < 3 || user.password.length < 8 || looksInvalid(user.username, user.password)) {
+      return refuse(rejected(operation, 'unauthorized', error(401, '000', 'HTTP Status Response - Unauthorized', 'security')));
+    }
+    const body = request.body;
+    if (!body) return refuse(rejected(operation, 'malformed', error(400, '702', 'Structure of the request is invalid', 'validation')));
+    const account = read.str(body.merchantAccount);
+    if (!account || account.length < 2 || looksInvalid(account)) {
+      return refuse(rejected(operation, 'invalid_merchant_account', error(403, '901', 'Invalid Merchant Account', 'security')));
+    }
+    return idempotent(
+      store,
+      {
+        provider: 'provider_b',
+        account,
+        key,
+        request: { path: request.path, body },
+        conflict: () => error(422, '704', 'request already processed or in progress', 'validation'),
+      },
+      () => run(account, body),
+    );
+  }
+
+  function paymentResponse(payment: Payment): Record<string, unknown> {
+    const refusal = payment.declineReason ? REFUSALS[payment.declineReason] : null;
+    const base: Record<string, unknown> = {
+      pspReference: payment.id,
+      merchantReference: payment.reference,
+      amount: { value: payment.amount, currency: payment.currency },
+      additionalData: {
+        ...(payment.cardLast4 ? { cardSummary: payment.cardLast4, paymentMethod: payment.cardBrand } : {}),
+        ...(payment.networkTransactionId ? { networkTxReference: payment.networkTransactionId } : {}),
+        ...(refusal ? { refusalReasonRaw: refusal.raw } : {}),
+      },
+    };
+    if (refusal) return { ...base, resultCode: 'Refused', refusalReason: refusal.reason, refusalReasonCode: refusal.code };
+    if (payment.instructions?.type === 'pix') {
+      return {
+        ...base,
+        resultCode: 'Pending',
+        action: {
+          type: 'qrCode',
+          paymentMethodType: 'pix',
+          qrCodeData: payment.instructions.code,
+          url: payment.instructions.url,
+          expiresAt: payment.instructions.expiresAt,
+        },
+      };
+    }
+    if (payment.instructions?.type === 'boleto') {
+      return {
+        ...base,
+        resultCode: 'PresentToShopper',
+        action: {
+          type: 'voucher',
+          paymentMethodType: 'boletobancario',
+          reference: payment.instructions.code,
+          downloadUrl: payment.instructions.url,
+          expiresAt: payment.instructions.expiresAt,
+        },
+      };
+    }
+    return { ...base, resultCode: 'Authorised' };
+  }
+
+  function modification(operation: 'capture' | 'void' | 'refund') {
+    return (request: SandboxRequest) =>
+      guarded(request, operation, async (account, body) => {
+        const payment = store.payments.get(request.params.psp);
+        if (!payment || payment.account !== account) return rejected(operation, 'not_found', unknownPayment());
+        const amount = read.int(read.obj(body.amount).value);
+        const reference = read.str(body.reference);
+        const psp = pspReference();
+        const result =
+          operation === 'capture'
+            ? capture(payment, amount)
+            : operation === 'void'
+              ? voidPayment(payment)
+              : refund(ctx, payment, { id: psp, amount, reference, asynchronous: true });
+        if (!result.ok)
+          return rejected(
+            operation,
+            result.error,
+            error(422, '000', `Modification not allowed: ${result.error}`, 'validation'),
+            paymentFields(payment),
+          );
+        const value =
+          operation === 'capture'
+            ? payment.capturedAmount
+            : operation === 'refund'
+              ? (result.value as { amount: number }).amount
+              : payment.amount;
+        return {
+          reply: json(201, {
+            merchantAccount: account,
+            paymentPspReference: payment.id,
+            pspReference: psp,
+            reference,
+            status: 'received',
+            ...(operation === 'void' ? {} : { amount: { value, currency: payment.currency } }),
+          }),
+          entry: draft(operation, {
+            ...paymentFields(payment, value),
+            reference: reference ?? payment.reference,
+            provider_reference: operation === 'refund' ? psp : payment.id,
+            outcome: operation === 'refund' ? 'pending' : 'approved',
+          }),
+        };
+      });
+  }
+
+  const router = new Router()
+    .on('POST', '/v71/payments', (request) =>
+      guarded(request, 'authorize', async (account, body) => {
+        const amount = read.obj(body.amount);
+        const value = read.int(amount.value);
+        const currency = read.str(amount.currency);
+        if (value === null || value < 0 || !currency || !ISO_CURRENCY.test(currency))
+          return rejected('authorize', 'invalid_amount', error(422, '137', 'Invalid amount specified', 'validation'));
+        const reference = read.str(body.reference);
+        if (!reference)
+          return rejected('authorize', 'missing_reference', error(422, '130', "Required field 'reference' is not provided.", 'validation'));
+        const pm = read.obj(body.paymentMethod);
+        const type = read.str(pm.type);
+        let chosen: { method: 'card' | 'pix' | 'boleto'; card: ReturnType<typeof cardFacts> | null };
+        if (type === 'scheme') {
+          const number = read.str(pm.number);
+          const expMonth = read.int(pm.expiryMonth);
+          const expYear = read.int(pm.expiryYear);
+          if (!number || expMonth === null || expYear === null)
+            return rejected('authorize', 'invalid_card', error(422, '101', 'Invalid card number', 'validation'));
+          chosen = { method: 'card', card: cardFacts({ number, expMonth, expYear }) };
+        } else if (type === 'pix' || type === 'boletobancario') {
+          if (currency.toUpperCase() !== 'BRL')
+            return rejected('authorize', 'invalid_currency', error(422, '137', 'Invalid amount specified', 'validation'));
+          chosen = { method: type === 'pix' ? 'pix' : 'boleto', card: null };
+        } else return rejected('authorize', 'unsupported_method', error(422, '905', 'Payment details are not supported', 'configuration'));
+        if (value === 0 && chosen.method !== 'card')
+          return rejected('authorize', 'invalid_amount', error(422, '137', 'Invalid amount specified', 'validation'));
+        const manual = read.obj(body.additionalData).manualCapture === 'true';
+        return authorizeFlow(ctx, {
+          operation: value === 0 ? 'verify' : 'authorize',
+          serverError,
+          input: {
+            id: pspReference(),
+            provider: 'provider_b',
+            account,
+            reference,
+            amount: value,
+            currency: currency.toUpperCase(),
+            method: chosen.method,
+            card: chosen.card,
+            capture: !manual,
+          },
+          render: (payment) => json(200, paymentResponse(payment)),
+        });
+      }),
+    )
+    .on('POST', '/v71/payments/:psp/captures', modification('capture'))
+    .on('POST', '/v71/payments/:psp/cancels', modification('void'))
+    .on('POST', '/v71/payments/:psp/refunds', modification('refund'))
+    .on('POST', '/v71/paymentMethods', (request) =>
+      guarded(request, 'test_credentials', async () => ({
+        reply: json(200, {
+          paymentMethods: [
+            { type: 'scheme', name: 'Cards', brands: ['visa', 'mc', 'amex', 'elo', 'hipercard'] },
+            { type: 'pix', name: 'Pix' },
+            { type: 'boletobancario', name: 'Boleto Bancario' },
+          ],
+        }),
+        entry: draft('test_credentials', { outcome: 'approved' }),
+      })),
+    );
+
+  return {
+    slug: 'provider_b',
+    router,
+    accountOf: (credentials) => (typeof credentials.merchant_account === 'string' ? credentials.merchant_account : null),
+    webhook(event, payment, refundRecord, endpoint) {
+      const secret = parseSecret(endpoint.secret);
+      const [eventCode, success] =
+        event.type === 'dispute.closed'
+          ? [event.disputeStatus === 'won' ? 'CHARGEBACK_REVERSED' : 'SECOND_CHARGEBACK', 'true']
+          : EVENT_CODES[event.type];
+      const item: Record<string, unknown> = {
+        amount: { value: refundRecord?.amount ?? event.amount, currency: event.currency },
+        eventCode,
+        eventDate: event.createdAt,
+        merchantAccountCode: event.account,
+        merchantReference: event.reference ?? '',
+        pspReference: refundRecord?.id ?? event.paymentId,
+        ...(refundRecord ? { originalReference: event.paymentId } : {}),
+        paymentMethod:
+          payment?.method === 'card' ? payment.cardBrand : payment?.method === 'boleto' ? 'boletobancario' : (payment?.method ?? ''),
+        reason: success === 'false' ? 'Refused' : '',
+        success,
+      };
+      if (secret?.hmac_key) item.additionalData = { hmacSignature: notificationHmac(item, secret.hmac_key) };
+      const body = JSON.stringify({ live: 'false', notificationItems: [{ NotificationRequestItem: item }] });
+      const headers: Record<string, string> = {};
+      if (secret) headers.authorization = `Basic ${Buffer.from(`${secret.username}:${secret.password}`).toString('base64')}`;
+      return { headers, body };
+    },
+  };
+};
+
+function parseSecret(raw: string): { username: string; password: string; hmac_key?: string } | null {
+  try {
+    const value = JSON.parse(raw) as Record<string, unknown>;
+    if (typeof value.username !== 'string' || typeof value.password !== 'string') return null;
+    return {
+      username: value.username,
+      password: value.password,
+      hmac_key: typeof value.hmac_key === 'string' ? value.hmac_key : undefined,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** Adyen's notification HMAC: base64 HMAC-SHA256 of the colon-joined fields, keyed by the hex-decoded HMAC key. */
+export function notificationHmac(item: Record<string, unknown>, hexKey: string): string {
+  const amount = read.obj(item.amount);
+  const payload = [
+    item.pspReference,
+    item.originalReference,
+    item.merchantAccountCode,
+    item.merchantReference,
+    amount.value,
+    amount.currency,
+    item.eventCode,
+    item.success,
+  ]
+    .map((part) => (part === undefined || part === null ? '' : String(part)))
+    .join(':');
+  return createHmac('sha256', Buffer.from(hexKey, 'hex')).update(payload).digest('base64');
+}

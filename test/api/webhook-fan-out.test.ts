@@ -1,0 +1,160 @@
+/**
+ * Fan-out from the events outbox: each event reaches every active configuration of its merchant whose filter
+ * matches, exactly once per configuration, even when the worker is down at commit time or dies mid-fan-out.
+ */
+import { expect } from 'chai';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { api } from '../helpers/http';
+import { addMerchant, createTenant, type Tenant } from '../helpers/factories';
+import { stack } from '../helpers/stack';
+import { createConfig, deliveryRows, recordTestEvent, startReceiver, waitUntil, type Receiver } from '../helpers/webhooks';
+import { recordEvent } from '../../api/modules/events/events.service';
+import { startWorker } from '../../worker/main';
+import { TASK_QUEUES } from '../../workflows/definitions';
+import { deliveryWorkflowId, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { webhookOutboxSweepWorkflow } from '../../workflows/webhook-fan-out';
+import { fanOutEvent } from '../../activities/webhooks/fan-out';
+
+const client = () => stack().api.deps.temporal.client;
+const ids = (receiver: Receiver, path: string) => receiver.on(path).map((r) => r.headers['webhook-id']).sort();
+const fannedOut = async (eventId: string) =>
+  (await stack().orm.em.fork().execute<{ done: boolean }[]>('select fanned_out_at is not null as done from events where id = ?', [eventId]))[0].done;
+
+/** Stops the stack's worker (and with it the outbox listener), runs `whileDown`, then starts a fresh one. */
+async function withWorkerDown(whileDown: () => Promise<void>): Promise<void> {
+  const current = stack();
+  await current.worker.stop();
+  try {
+    await whileDown();
+  } finally {
+    current.worker = await startWorker({ config: current.config, orm: current.orm, workflowBundle: current.workflowBundle });
+  }
+}
+
+describe('Webhook fan-out', () => {
+  let tenant: Tenant;
+  let receiver: Receiver;
+  beforeEach(async () => {
+    tenant = await createTenant();
+    receiver = await startReceiver();
+  });
+  afterEach(async () => { await receiver.close(); });
+
+  it('delivers each event to every active matching configuration of its merchant, and to no other', async () => {
+    await createConfig(tenant, { url: receiver.url('/authorized-only'), event_filter: ['transaction.authorized'] });
+    await createConfig(tenant, { url: receiver.url('/everything') });
+    const inactive = await createConfig(tenant, { url: receiver.url('/inactive') });
+    await api.patch(`/merchants/${tenant.merchant_id}/webhook-configs/${inactive.id}`, { key: tenant.merchant_secret_key, body: { is_active: false } });
+    const other = await addMerchant(tenant);
+    await api.post(`/merchants/${other.merchantId}/webhook-configs`, { key: other.merchantKey, body: { url: receiver.url('/other-merchant') } });
+
+    const authorized = await recordTestEvent(tenant, 'transaction.authorized', { id: 'tx_a' });
+    const failed = await recordTestEvent(tenant, 'transaction.failed', { id: 'tx_b' });
+    await receiver.waitFor((all) => all.length >= 3);
+    await waitUntil(async () => (await fannedOut(authorized.id)) && (await fannedOut(failed.id)));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    expect(ids(receiver, '/authorized-only')).to.deep.equal([authorized.id]);
+    expect(ids(receiver, '/everything')).to.deep.equal([authorized.id, failed.id].sort());
+    expect(receiver.on('/inactive')).to.have.length(0);
+    expect(receiver.on('/other-merchant')).to.have.length(0);
+    // No delivery workflow was even started for the inactive configuration.
+    const skipped = client().workflow.getHandle(deliveryWorkflowId(authorized.id, inactive.id)).describe();
+    await skipped.then(() => expect.fail('a delivery workflow exists for the inactive configuration'), (error) => expect(error).to.be.instanceOf(WorkflowNotFoundError));
+  });
+
+  it('delivers every event recorded while the worker was down once it is back (the listener\'s catch-up sweep)', async function () {
+    this.timeout(60_000);
+    await createConfig(tenant, { url: receiver.url('/one') });
+    await createConfig(tenant, { url: receiver.url('/two') });
+    const events: string[] = [];
+    await withWorkerDown(async () => {
+      for (const type of ['transaction.created', 'transaction.authorized', 'transaction.refunded'] as const) {
+        events.push((await recordTestEvent(tenant, type, { id: `tx_${type}` })).id);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(receiver.requests).to.have.length(0);
+      for (const id of events) expect(await fannedOut(id)).to.equal(false);
+    });
+    await receiver.waitFor((all) => all.length >= 6, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(ids(receiver, '/one')).to.deep.equal([...events].sort());
+    expect(ids(receiver, '/two')).to.deep.equal([...events].sort());
+    for (const id of events) expect(await fannedOut(id)).to.equal(true);
+  });
+
+  it('completes a fan-out that died after starting some deliveries, without sending any twice', async function () {
+    this.timeout(60_000);
+    const first = await createConfig(tenant, { url: receiver.url('/first') });
+    await createConfig(tenant, { url: receiver.url('/second') });
+    let eventId = '';
+    let firstRunId = '';
+    await withWorkerDown(async () => {
+      eventId = (await recordTestEvent(tenant, 'transaction.authorized', { id: 'tx_partial' })).id;
+      // What a fan-out that crashed half-way leaves behind (its mark rolled back): one delivery started, the
+      // event still in the outbox.
+      const handle = await client().workflow.start(webhookDeliveryWorkflow, {
+        workflowId: deliveryWorkflowId(eventId, first.id),
+        taskQueue: TASK_QUEUES.payments,
+        args: [{ eventId, configId: first.id, merchantId: tenant.merchant_id, eventType: 'transaction.authorized', trigger: 'automatic' }],
+      });
+      firstRunId = handle.firstExecutionRunId;
+    });
+    await receiver.waitFor((all) => all.length >= 2, 30_000);
+    await waitUntil(() => fannedOut(eventId));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(ids(receiver, '/first')).to.deep.equal([eventId]);
+    expect(ids(receiver, '/second')).to.deep.equal([eventId]);
+    expect((await client().workflow.getHandle(deliveryWorkflowId(eventId, first.id)).describe()).runId).to.equal(firstRunId);
+  });
+
+  it('fans an event out once: a second fan-out of the same event finds nothing to do', async () => {
+    await createConfig(tenant, { url: receiver.url('/once') });
+    const eventId = `evt_fanouttwice${Date.now()}`;
+    await stack().orm.em.fork().execute(
+      `insert into events (id, organization_id, merchant_id, type, data) values (?, ?, ?, 'transaction.created', '{}')`,
+      [eventId, tenant.organization_id, tenant.merchant_id],
+    );
+    const deps = { orm: stack().orm, client: client(), taskQueue: TASK_QUEUES.payments };
+    const [a, b] = await Promise.all([fanOutEvent(deps, eventId), fanOutEvent(deps, eventId)]);
+    // Concurrent: one claims the row, the other skips it (both skip only if the scheduled sweep won the race).
+    const claimed = [a, b].filter(Boolean);
+    expect(claimed.length).to.be.at.most(1);
+    for (const result of claimed) expect(result).to.deep.equal({ started: 1, configurations: 1 });
+    expect(await fanOutEvent(deps, eventId)).to.equal(null);
+    await receiver.waitFor((all) => all.length >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(ids(receiver, '/once')).to.deep.equal([eventId]);
+  });
+
+  it('sweeps an event whose kick never happened (the scheduled sweep)', async () => {
+    await createConfig(tenant, { url: receiver.url('/swept') });
+    // Inserted without NOTIFY: as if the commit happened and the process died before any kick.
+    const eventId = `evt_lostkick${Date.now()}`;
+    await stack().orm.em.fork().execute(
+      `insert into events (id, organization_id, merchant_id, type, data) values (?, ?, ?, 'transaction.created', '{"id":"tx_swept"}')`,
+      [eventId, tenant.organization_id, tenant.merchant_id],
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.requests).to.have.length(0);
+    const { fannedOut: swept } = await client().workflow.execute(webhookOutboxSweepWorkflow, { workflowId: `test-sweep-${eventId}`, taskQueue: TASK_QUEUES.payments });
+    expect(swept).to.be.at.least(0); // the scheduled run may have got there first
+    await waitUntil(() => fannedOut(eventId));
+    await receiver.waitFor((all) => all.length >= 1);
+    expect(ids(receiver, '/swept')).to.deep.equal([eventId]);
+  });
+
+  it('sends nothing for a producer transaction that rolled back (the event and its NOTIFY vanish together)', async () => {
+    await createConfig(tenant, { url: receiver.url('/rolled-back') });
+    let eventId = '';
+    const attempt = stack().orm.em.fork().transactional(async (em) => {
+      eventId = (await recordEvent(em, { organizationId: tenant.organization_id, merchantId: tenant.merchant_id, type: 'transaction.created', object: { id: 'tx_x' } })).id;
+      throw new Error('the producer failed after recording');
+    });
+    await attempt.then(() => expect.fail('should have thrown'), (error: Error) => expect(error.message).to.equal('the producer failed after recording'));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(receiver.requests).to.have.length(0);
+    expect(await deliveryRows('event_id = ?', [eventId])).to.have.length(0);
+    expect(await stack().orm.em.fork().execute('select id from events where id = ?', [eventId])).to.have.length(0);
+  });
+});

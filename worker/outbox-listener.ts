@@ -1,0 +1,162 @@
+/**
+ * The kick half of the webhook outbox. recordEvent NOTIFYs `switchyard_events` with the event id inside the
+ * producer's transaction; PostgreSQL delivers it only after commit, so this listener fans the event out right
+ * after the change is durable — and never for a change that rolled back.
+ *
+ * A notification sent while no listener was connected is simply lost; that is what the sweep is for. It runs on
+ * a Temporal schedule every minute (worker/schedules.ts) and, to close the gap at once, whenever this listener
+ * (re)connects. Errors here are logged and never fatal: the sweep is the safety net.
+ */
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { Config } from '../api/config';
+import { createLogger } from '../api/logger';
+import type { Orm } from '../db/orm';
+import { EVENTS_CHANNEL } from '../api/modules/events/events.service';
+import { fanOutEvent } from '../activities/webhooks/fan-out';
+import { TASK_QUEUES } from '../workflows/definitions';
+import { webhookOutboxSweepWorkflow } from '../workflows/webhook-fan-out';
+
+export const CATCH_UP_SWEEP_WORKFLOW_ID = 'switchyard-webhook-sweep-catch-up';
+const RECONNECT_DELAY_MS = 2_000;
+/** Fan-outs in flight at once (each holds a pooled connection while it starts its workflows). */
+const MAX_CONCURRENT_FAN_OUTS = 4;
+
+export interface OutboxListener {
+  stop(): Promise<void>;
+}
+
+interface RawPgConnection {
+  query(sql: string): Promise<unknown>;
+  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): void;
+  on(event: 'error' | 'end', listener: (error?: Error) => void): void;
+  removeAllListeners(): void;
+  end(): Promise<void>;
+}
+
+interface KnexPgClient {
+  acquireRawConnection(): Promise<RawPgConnection>;
+}
+
+/** Stops reacting to a connection; a late 'error' from it must still have a listener, or it would crash the process. */
+function detach(raw: RawPgConnection): void {
+  raw.removeAllListeners();
+  raw.on('error', () => undefined);
+}
+
+export async function kickSweep(client: Client, taskQueue: string): Promise<void> {
+  try {
+    await client.workflow.start(webhookOutboxSweepWorkflow, { workflowId: CATCH_UP_SWEEP_WORKFLOW_ID, taskQueue, workflowIdConflictPolicy: 'USE_EXISTING' });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+/** Runs at most `limit` tasks at a time, in arrival order. */
+function boundedQueue(limit: number) {
+  const waiting: (() => Promise<void>)[] = [];
+  let running = 0;
+  const pump = () => {
+    while (running < limit && waiting.length > 0) {
+      const task = waiting.shift() as () => Promise<void>;
+      running += 1;
+      void task().finally(() => {
+        running -= 1;
+        pump();
+      });
+    }
+  };
+  return {
+    push(task: () => Promise<void>) {
+      waiting.push(task);
+      pump();
+    },
+    /** Resolves once nothing is queued or running. */
+    async drain() {
+      waiting.length = 0;
+      while (running > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    },
+  };
+}
+
+export async function startOutboxListener(options: { orm: Orm; client: Client; taskQueue: string; logger: Logger }): Promise<OutboxListener> {
+  const { orm, client, taskQueue, logger } = options;
+  // A dedicated connection outside the pool (LISTEN holds it for good), opened with the ORM's own settings.
+  const knexClient = orm.em.getConnection().getKnex().client as unknown as KnexPgClient;
+  const fanOuts = boundedQueue(MAX_CONCURRENT_FAN_OUTS);
+  let connection: RawPgConnection | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+
+  const connect = async (): Promise<void> => {
+    if (stopped) return;
+    try {
+      const raw = await knexClient.acquireRawConnection();
+      raw.on('notification', ({ channel, payload }) => {
+        if (channel !== EVENTS_CHANNEL || !payload || stopped) return;
+        fanOuts.push(() => fanOutEvent({ orm, client, taskQueue }, payload).then(
+          () => undefined,
+          (error) => logger.warn({ err: error, eventId: payload }, 'Webhook fan-out failed; the outbox sweep will retry it'),
+        ));
+      });
+      const lost = (error?: Error) => {
+        if (connection !== raw) return;
+        connection = undefined;
+        detach(raw);
+        if (!stopped) {
+          logger.warn({ err: error }, 'Outbox listener connection lost; reconnecting');
+          retry = setTimeout(() => void connect(), RECONNECT_DELAY_MS);
+        }
+      };
+      raw.on('error', lost);
+      raw.on('end', lost);
+      await raw.query(`listen ${EVENTS_CHANNEL}`);
+      if (stopped) {
+        detach(raw);
+        await raw.end().catch(() => undefined);
+        return;
+      }
+      connection = raw;
+      // Whatever was notified while nobody listened is still in the outbox.
+      await kickSweep(client, taskQueue).catch((error) => logger.warn({ err: error }, 'Could not start the catch-up sweep; the schedule will run it'));
+    } catch (error) {
+      logger.warn({ err: error }, 'Outbox listener could not connect; retrying');
+      if (!stopped) retry = setTimeout(() => void connect(), RECONNECT_DELAY_MS);
+    }
+  };
+
+  await connect();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(retry);
+      const current = connection;
+      connection = undefined;
+      if (current) {
+        detach(current);
+        await current.end().catch(() => undefined);
+      }
+      // Fan-outs already running finish (or roll back); queued ones are left to the sweep.
+      await fanOuts.drain();
+    },
+  };
+}
+
+export interface WebhookOutbox extends OutboxListener {
+  /** The Temporal client the webhook activities start delivery workflows with. */
+  client: Client;
+}
+
+/** The worker's listener with its own Temporal client connection and logger; stop() closes all of it. */
+export async function startWebhookOutbox(config: Config, orm: Orm, taskQueue: string = TASK_QUEUES.payments): Promise<WebhookOutbox> {
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const listener = await startOutboxListener({ orm, client, taskQueue, logger: createLogger(config.logLevel) });
+  return {
+    client,
+    async stop() {
+      await listener.stop();
+      await connection.close();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Delivery of one event to one webhook configuration (workflow id webhook-<evt>-<whc>; manual redeliveries add
+ * a suffix). Attempts follow workflows/lib/webhook-schedule.ts — immediately, 5 s, 5 min, 30 min, 2 h, 5 h,
+ * 10 h, then the end of a ~26 h window — each one an activity that loads, signs, sends and records from ids, so
+ * no secret and no payload is ever in this workflow's history.
+ *
+ * DeliveryStatus (search attribute, for the Temporal UI): pending (started, no attempt finished) → retrying
+ * (an attempt failed, another is scheduled) → succeeded | failed. succeeded and failed are final.
+ */
+import {
+  ActivityFailure, defineQuery, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { DeliverResult, DeliveryEnd } from '../activities/webhooks/deliver';
+import { DELIVERY_STATUS, EVENT_TYPE, MERCHANT_ID } from './webhook-search-attributes';
+import { nextAttempt, planRetries } from './lib/webhook-schedule';
+
+// One attempt: a 15 s HTTP deadline plus DNS and two short writes. Temporal retries only infrastructure errors
+// (the activity reports HTTP outcomes as results); after those retries the attempt counts as failed.
+const { deliverWebhook } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4 },
+});
+
+export type DeliveryStatusValue = 'pending' | 'retrying' | 'succeeded' | 'failed';
+
+export interface WebhookDeliveryInput {
+  eventId: string;
+  configId: string;
+  merchantId: string;
+  eventType: string;
+  /** automatic: the full schedule; manual (redeliver, recover): one attempt. */
+  trigger: 'automatic' | 'manual';
+}
+
+export interface WebhookDeliveryResult {
+  status: 'succeeded' | 'failed';
+  attempts: number;
+  end: DeliveryEnd | 'error';
+  lastHttpStatus: number | null;
+}
+
+export const deliveryWorkflowId = (eventId: string, configId: string, suffix?: string) =>
+  `webhook-${eventId}-${configId}${suffix ? `-${suffix}` : ''}`;
+
+export const deliveryStatusQuery = defineQuery<DeliveryStatusValue>('deliveryStatus');
+
+export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
+  let status: DeliveryStatusValue = 'pending';
+  setHandler(deliveryStatusQuery, () => status);
+  const setStatus = (value: DeliveryStatusValue) => {
+    if (value === status) return;
+    status = value;
+    upsertSearchAttributes([{ key: DELIVERY_STATUS, value }]);
+  };
+  // Starters set these at start (activities/webhooks/fan-out.ts startDelivery); a start without them still gets
+  // them. Skipped otherwise: each upsert is a visibility write, and throughput depends on it.
+  if (workflowInfo().typedSearchAttributes.get(MERCHANT_ID) === undefined) {
+    upsertSearchAttributes([
+      { key: MERCHANT_ID, value: input.merchantId },
+      { key: EVENT_TYPE, value: input.eventType },
+      { key: DELIVERY_STATUS, value: status },
+    ]);
+  }
+
+  // Workflow Math.random is seeded per run: the jitter is random across deliveries yet replays identically.
+  const plan = planRetries(Math.random);
+  const firstAttemptAt = Date.now();
+  let lastHttpStatus: number | null = null;
+
+  for (let attempt = 1; ; attempt += 1) {
+    const next = input.trigger === 'manual' ? null : nextAttempt(plan, attempt, Date.now() - firstAttemptAt);
+    let result: DeliverResult;
+    try {
+      result = await deliverWebhook({
+        eventId: input.eventId, configId: input.configId, workflowId: workflowInfo().workflowId,
+        trigger: input.trigger, attempt, next,
+      });
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      // Our own infrastructure failed (database, key material) even after retries: count it as a failed attempt.
+      result = next
+        ? { outcome: 'retrying', waitMs: next.plannedDelayMs, end: null, httpStatus: null }
+        : { outcome: 'failed', waitMs: null, end: null, httpStatus: null };
+    }
+    lastHttpStatus = result.httpStatus;
+    if (result.outcome === 'retrying') {
+      setStatus('retrying');
+      await sleep(result.waitMs as number);
+      continue;
+    }
+    setStatus(result.outcome);
+    return { status: result.outcome, attempts: attempt, end: result.end ?? 'error', lastHttpStatus };
+  }
+}
