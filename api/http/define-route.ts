@@ -56,8 +56,6 @@ export interface RouteDefinition<P extends TSchema = TObject, Q extends TSchema 
   pagination?: 'nested' | 'flat';
   /** Create endpoints: Idempotency-Key header or idempotency_key body field. */
   idempotency?: 'optional' | 'required';
-  /** The response carries a secret shown only once (a signing secret): its stored idempotent copy is encrypted. */
-  sensitiveResponse?: boolean;
   handler(input: HandlerInput<P, Q, B>): Promise<HandlerResult>;
 }
 

@@ -25,8 +25,9 @@ export interface IdempotentRequest {
   fingerprint: string;
   ttlSeconds: number;
   waitMs: number;
-  /** For responses carrying a secret shown once: the stored copy is sealed at rest and opened for a replay. */
-  protect?: { seal(text: string): string; open(stored: string): string };
+  /** The stored response is sealed at rest (envelope encryption) and opened for a replay. */
+  seal(text: string): string;
+  open(stored: string): string;
 }
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -49,12 +50,6 @@ export function requestFingerprint(method: string, route: string, params: unknow
 
 const LOCK_NOT_AVAILABLE = '55P03';
 
-function storedText(body: unknown, protect: IdempotentRequest['protect']): string | null {
-  if (body === undefined) return null;
-  const text = JSON.stringify(body);
-  return protect ? protect.seal(text) : text;
-}
-
 export async function runIdempotent(
   em: EntityManager,
   request: IdempotentRequest,
@@ -69,27 +64,27 @@ export async function runIdempotent(
          values (?, ?, ?, now() + make_interval(secs => ?))
          on conflict (scope_id, key) do update
            set fingerprint = excluded.fingerprint, expires_at = excluded.expires_at, created_at = now(),
-               response_status = null, response_body = null
+               response_status = null, response_sealed = null
            where idempotency_keys.expires_at <= now()
          returning key`,
         [request.scopeId, request.key, request.fingerprint, request.ttlSeconds],
       );
       await tx.execute('set local lock_timeout to default');
       if (claimed.length === 0) {
-        const [stored] = await tx.execute<{ fingerprint: string; response_body: string | null }[]>(
-          'select fingerprint, response_body from idempotency_keys where scope_id = ? and key = ?',
+        const [stored] = await tx.execute<{ fingerprint: string; response_sealed: string | null }[]>(
+          'select fingerprint, response_sealed from idempotency_keys where scope_id = ? and key = ?',
           [request.scopeId, request.key],
         );
         if (stored.fingerprint !== request.fingerprint) {
           throw errors.conflict('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request');
         }
-        const text = stored.response_body === null ? null : request.protect ? request.protect.open(stored.response_body) : stored.response_body;
-        return { status: 200, body: text === null ? undefined : JSON.parse(text), replayed: true };
+        const body = stored.response_sealed === null ? undefined : JSON.parse(request.open(stored.response_sealed));
+        return { status: 200, body, replayed: true };
       }
       const response = await execute(tx);
       await tx.execute(
-        'update idempotency_keys set response_status = ?, response_body = ? where scope_id = ? and key = ?',
-        [response.status, storedText(response.body, request.protect), request.scopeId, request.key],
+        'update idempotency_keys set response_status = ?, response_sealed = ? where scope_id = ? and key = ?',
+        [response.status, response.body === undefined ? null : request.seal(JSON.stringify(response.body)), request.scopeId, request.key],
       );
       return { ...response, replayed: false };
     });

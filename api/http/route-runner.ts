@@ -17,6 +17,8 @@ import { decryptSecret, encryptSecret } from '../lib/crypto';
 import { consumeRateLimit, rateLimitHeaders } from './rate-limit';
 import { bodyAjv, textAjv, toFieldErrors } from './schema';
 
+const NO_QUERY = Type.Object({}, { additionalProperties: false });
+
 interface CompiledRoute {
   params?: ValidateFunction;
   query?: ValidateFunction;
@@ -37,7 +39,8 @@ function compileRoute(route: AnyRoute, deps: AppDeps): CompiledRoute {
   const bodySchema = bodySchemaOf(route);
   return {
     params: route.params && textAjv.compile(route.params),
-    query: querySchema && textAjv.compile(querySchema),
+    // A route without query parameters still refuses unknown ones (typos never pass silently).
+    query: textAjv.compile(querySchema ?? NO_QUERY),
     body: bodySchema && bodyAjv.compile(bodySchema),
     commaSeparated: Object.entries(querySchema?.properties ?? {})
       .filter(([, schema]) => (schema as Record<string, unknown>)['x-comma-separated'])
@@ -175,10 +178,9 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
           fingerprint: requestFingerprint(route.method, route.path, params, body),
           ttlSeconds: config.idempotencyTtlSeconds,
           waitMs: config.idempotencyWaitMs,
-          protect: route.sensitiveResponse ? {
-            seal: (text) => encryptSecret(config.encryptionKeys, text),
-            open: (stored) => decryptSecret(config.encryptionKeys, stored),
-          } : undefined,
+          // Stored responses hold personal data and secrets shown once (signing secrets, webhook_url tokens).
+          seal: (text) => encryptSecret(config.encryptionKeys, text),
+          open: (stored) => decryptSecret(config.encryptionKeys, stored),
         }, run);
         if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
         response = outcome;

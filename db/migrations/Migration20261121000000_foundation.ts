@@ -66,7 +66,10 @@ export class Migration20261121000000_foundation extends Migration {
         key text not null,
         fingerprint text not null,
         response_status integer,
-        response_body text, -- text, not jsonb: a replay must return the very same bytes
+        -- Sealed JSON text (api/lib/crypto.ts), not jsonb: a replay must return the very same bytes, and the
+        -- stored response may hold personal data or a secret shown once. Not named *_encrypted on purpose:
+        -- rows live 24 h, so key rotation keeps the previous key that long instead of re-wrapping them.
+        response_sealed text,
         created_at timestamptz(3) not null default now(),
         expires_at timestamptz(3) not null,
         primary key (scope_id, key)

@@ -140,6 +140,7 @@ describe('POST /api/v1/merchants/:merchant_id/connectors', () => {
     ['provider_b', JSON.stringify({ username: 'SneakyUser' })],
     ['provider_b', JSON.stringify({ username: 'SneakyUser', password: 'SneakyPass', extra: 1 })],
     ['provider_b', JSON.stringify(['SneakyUser', 'SneakyPass'])],
+    ['provider_b', JSON.stringify({ username: 'SneakyUser', password: 'SneakyPass', hmac_key: 'Sneaky-not-hex' })],
     ['provider_c', 'Sneaky-short'],
     ['provider_d', 'Sneaky'.padEnd(128, '0')],
     ['checkout', 'Sneaky-short'],
@@ -151,6 +152,13 @@ describe('POST /api/v1/merchants/:merchant_id/connectors', () => {
       expect(res.text).to.not.match(/Sneaky/);
     });
   }
+
+  it('accepts a provider_b webhook_secret with an hmac_key (hex) next to username and password', async () => {
+    const secret = JSON.stringify({ username: 'hooks', password: 'hook-password', hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056' });
+    const res = await post(connectorBody('provider_b', { webhook_secret: secret }));
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.has_webhook_secret).to.equal(true);
+  });
 
   it('stores config card_brands the provider supports, and rejects others (400)', async () => {
     const res = await post(connectorBody('provider_b', { config: { card_brands: ['visa', 'elo'], installments_enabled: true } }));

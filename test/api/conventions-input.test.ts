@@ -182,3 +182,13 @@ describe('DELETE request bodies', () => {
     expect((await api.get(`/customers/${created.body.data.id}`, { key: tenant.merchant_secret_key })).status).to.equal(200);
   });
 });
+
+describe('Query parameters on routes that take none', () => {
+  it('refuses an unknown query parameter with 400 naming it', async () => {
+    const tenant = await createTenant();
+    const created = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput() });
+    const res = await api.get(`/customers/${created.body.data.id}`, { key: tenant.merchant_secret_key, query: { expand: 'all' } });
+    expect(res.status).to.equal(400);
+    expect(res.body.error.details).to.have.property('expand');
+  });
+});

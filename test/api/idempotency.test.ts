@@ -150,3 +150,16 @@ describe('Idempotency while the first request is still running', () => {
     }
   });
 });
+
+describe('Idempotency records at rest', () => {
+  it('stores the replayable response sealed, never as readable JSON', async () => {
+    const tenant = await createTenant();
+    const body = customerInput({ email: 'sealed.response@example.com' });
+    await api.post('/customers', { key: tenant.merchant_secret_key, body, headers: { 'idempotency-key': 'sealed' } });
+    const [row] = await stack().orm.em.fork().execute<{ response_sealed: string }[]>(
+      `select response_sealed from idempotency_keys where scope_id = ? and key = 'sealed'`, [tenant.merchant_id],
+    );
+    expect(row.response_sealed).to.match(/^v1\./);
+    expect(row.response_sealed).to.not.include('sealed.response@example.com');
+  });
+});

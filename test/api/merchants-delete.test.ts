@@ -6,20 +6,14 @@ import { expectError } from '../helpers/envelope';
 import { createFamily, createOffer } from '../helpers/catalog';
 import { createProduct } from '../helpers/offers';
 import { issueApiKey } from '../../api/modules/api-keys/api-keys.service';
-import { hashSecret } from '../../api/lib/crypto';
 import { newId } from '../../api/lib/ids';
 import { stack } from '../helpers/stack';
+import { createConnector } from '../helpers/routing';
 import { activityOf, createMerchant, keyId, rows, setEnrolled } from '../helpers/merchants';
 
-/** A connector row written straight to the database (the connectors API has its own tests). */
+/** A connector written straight to the database, with real sealed secrets (the connectors API has its own tests). */
 async function insertConnector(merchantId: string): Promise<string> {
-  const id = newId('conn');
-  await rows(
-    `insert into merchant_connectors (id, merchant_id, provider_slug, name, auth_method, is_test_mode, credentials_encrypted,
-       webhook_token_encrypted, webhook_token_hash) values (?, ?, 'provider_a', 'A', 'api_key', true, 'x', 'x', ?)`,
-    [id, merchantId, hashSecret(id)],
-  );
-  return id;
+  return (await createConnector(merchantId)).id;
 }
 
 describe('DELETE /api/v1/merchants/:id', () => {

@@ -96,11 +96,11 @@ describe('POST /api/v1/merchants/:merchant_id/webhook-configs', () => {
     expect(again.status).to.equal(200);
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
     expect(again.body).to.deep.equal(first.body);
-    const rows = await stack().orm.em.fork().execute<{ response_body: string }[]>(
-      'select response_body from idempotency_keys where scope_id = ? and key = ?', [tenant.merchant_id, headers['idempotency-key']],
+    const rows = await stack().orm.em.fork().execute<{ response_sealed: string }[]>(
+      'select response_sealed from idempotency_keys where scope_id = ? and key = ?', [tenant.merchant_id, headers['idempotency-key']],
     );
     expect(rows).to.have.length(1);
-    expect(rows[0].response_body).not.to.include(first.body.secret.slice('whsec_'.length));
+    expect(rows[0].response_sealed).not.to.include(first.body.secret.slice('whsec_'.length));
     const list = await api.get(configsPath(tenant.merchant_id), { key: tenant.merchant_secret_key });
     expect(list.body.meta.total).to.equal(1);
   });

@@ -51,7 +51,10 @@ function providerASecret(value: string): boolean {
   return encoded.length > 0 && BASE64.test(encoded) && Buffer.from(encoded, 'base64').length >= 24;
 }
 
-/** HTTP Basic: exactly {username, password}, both non-empty strings. JSON.parse errors quote the input, so they are dropped. */
+/**
+ * HTTP Basic {username, password}, plus an optional hex `hmac_key` that also checks the per-item HMAC the
+ * provider signs notifications with. JSON.parse errors quote the input, so they are dropped.
+ */
 function providerBSecret(value: string): boolean {
   let parsed: unknown;
   try {
@@ -60,9 +63,11 @@ function providerBSecret(value: string): boolean {
     return false;
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return false;
-  const entries = Object.entries(parsed);
-  return entries.length === 2 && entries.every(([key, field]) =>
-    (key === 'username' || key === 'password') && typeof field === 'string' && field.length > 0 && field.length <= 256);
+  const fields = parsed as Record<string, unknown>;
+  const text = (field: unknown) => typeof field === 'string' && field.length > 0 && field.length <= 256;
+  const known = Object.keys(fields).every((key) => ['username', 'password', 'hmac_key'].includes(key));
+  const hmacKey = fields.hmac_key === undefined || (typeof fields.hmac_key === 'string' && /^([0-9A-Fa-f]{2}){16,64}$/.test(fields.hmac_key));
+  return known && text(fields.username) && text(fields.password) && hmacKey;
 }
 
 const atLeast16 = (value: string) => value.length >= 16;

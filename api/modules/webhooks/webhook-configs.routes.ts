@@ -52,8 +52,6 @@ export const webhookConfigRoutes = [
     responses: { 201: WebhookConfigWithSecret, 200: WebhookConfigWithSecret },
     envelope: 'bare',
     idempotency: 'optional',
-    // The stored replay holds the secret: encrypted like the secret itself.
-    sensitiveResponse: true,
     async handler({ em, merchantId, body, deps, auth }) {
       const { config, secret } = await createWebhookConfig(em, merchantId, body, contextOf(deps, auth));
       return { status: 201, data: presentWebhookConfigWithSecret(config, secret) };
