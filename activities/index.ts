@@ -3,6 +3,8 @@ import { createHousekeepingActivities, type HousekeepingDeps } from './housekeep
 import { createCheckoutActivities, type CheckoutDeps } from './checkout';
 import { createWebhookActivities, type WebhookDeps } from './webhooks';
 import { createVaultActivities, type VaultDeps } from './vault';
+import { createPaymentActivities } from './payments';
+import { createOperationActivities } from './payments/operations';
 
 export type ActivityDeps = HousekeepingDeps & CheckoutDeps & WebhookDeps & VaultDeps;
 
@@ -12,6 +14,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createCheckoutActivities(deps),
     ...createWebhookActivities(deps),
     ...createVaultActivities(deps),
+    ...createPaymentActivities(deps),
+    ...createOperationActivities(deps),
   };
 }
 

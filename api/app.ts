@@ -11,6 +11,7 @@ import { Type } from '@sinclair/typebox';
 import { buildOpenApi } from './http/openapi';
 import { ROUTES } from './routes';
 import { browserAssets } from './modules/sdk/browser-assets';
+import { inboundWebhooks } from './modules/transactions/inbound-webhooks';
 
 export const API_PREFIX = '/api/v1';
 
@@ -50,6 +51,8 @@ export function buildApp(deps: AppDeps): Koa {
   app.use(requestContext(deps.logger));
   // The SDK, its card frame and the hosted checkout page (outside /api/v1), and CORS for the public-key endpoints.
   app.use(browserAssets(API_PREFIX));
+  // Provider webhooks need their raw bytes for the signature: served before the JSON body parser.
+  app.use(inboundWebhooks(deps));
   app.use(
     koaBody({
       json: true,

@@ -17,5 +17,7 @@ import { tokenRoutes } from './modules/tokens/tokens.routes';
 import { paymentInstrumentRoutes } from './modules/payment-instruments/payment-instruments.routes';
 import { webhookRoutes } from './modules/webhooks/webhook-deliveries.routes';
 import { eventRoutes } from './modules/events/events.routes';
+import { transactionRoutes } from './modules/transactions/transactions.routes';
+import { orderRoutes } from './modules/orders/orders';
 
-export const ROUTES: readonly AnyRoute[] = [...healthRoutes, ...customerRoutes, ...productFamilyRoutes, ...productRoutes, ...offerRoutes, ...offerPriceRoutes, ...offerTransitionRoutes, ...checkoutSessionRoutes, ...merchantRoutes, ...connectorRoutes, ...paymentProviderRoutes, ...routingRoutes, ...browserSessionRoutes, ...tokenRoutes, ...paymentInstrumentRoutes, ...webhookRoutes, ...eventRoutes];
+export const ROUTES: readonly AnyRoute[] = [...healthRoutes, ...customerRoutes, ...productFamilyRoutes, ...productRoutes, ...offerRoutes, ...offerPriceRoutes, ...offerTransitionRoutes, ...checkoutSessionRoutes, ...merchantRoutes, ...connectorRoutes, ...paymentProviderRoutes, ...routingRoutes, ...browserSessionRoutes, ...tokenRoutes, ...paymentInstrumentRoutes, ...webhookRoutes, ...eventRoutes, ...transactionRoutes, ...orderRoutes];

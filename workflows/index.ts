@@ -4,3 +4,5 @@ export { checkoutExpiryWorkflow } from './checkout-expiry';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { webhookOutboxSweepWorkflow, webhookRecoverWorkflow } from './webhook-fan-out';
 export { cardVerificationWorkflow } from './card-verification';
+export { chargeWorkflow, asyncSettlementWorkflow } from './charge';
+export { transactionOperationWorkflow } from './transaction-operation';

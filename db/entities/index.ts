@@ -16,6 +16,7 @@ export * from './routing';
 export * from './event';
 export * from './webhook';
 export * from './vault';
+export * from './transaction';
 
 import { OrganizationSchema } from './organization';
 import { MerchantSchema } from './merchant';
@@ -35,6 +36,9 @@ import { RoutingNodeSchema, RoutingProfileSchema } from './routing';
 import { EventSchema } from './event';
 import { WebhookConfigSchema, WebhookDeliverySchema } from './webhook';
 import { BrowserSessionSchema, CardTokenCvcSchema, CardTokenSchema, PaymentInstrumentSchema } from './vault';
+import {
+  OrderItemSchema, OrderSchema, OrderStatusHistorySchema, RefundSchema, TransactionAttemptSchema, TransactionSchema,
+} from './transaction';
 
 export const ENTITIES = [
   OrganizationSchema, MerchantSchema, ApiKeySchema, CustomerSchema,
@@ -44,4 +48,5 @@ export const ENTITIES = [
   PaymentProviderSchema, MerchantConnectorSchema, RoutingProfileSchema, RoutingNodeSchema,
   EventSchema, WebhookConfigSchema, WebhookDeliverySchema,
   BrowserSessionSchema, CardTokenSchema, CardTokenCvcSchema, PaymentInstrumentSchema,
+  TransactionSchema, TransactionAttemptSchema, OrderSchema, OrderItemSchema, OrderStatusHistorySchema, RefundSchema,
 ];

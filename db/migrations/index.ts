@@ -3,6 +3,7 @@ import { Migration20261121010000_catalog } from './Migration20261121010000_catal
 import { Migration20261121020000_merchants_connectors_routing } from './Migration20261121020000_merchants_connectors_routing';
 import { Migration20261121060000_events_webhooks } from './Migration20261121060000_events_webhooks';
 import { Migration20261121070000_vault_instruments_sessions } from './Migration20261121070000_vault_instruments_sessions';
+import { Migration20261121080000_transactions_orders } from './Migration20261121080000_transactions_orders';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261121020000_merchants_connectors_routing', class: Migration20261121020000_merchants_connectors_routing },
   { name: 'Migration20261121060000_events_webhooks', class: Migration20261121060000_events_webhooks },
   { name: 'Migration20261121070000_vault_instruments_sessions', class: Migration20261121070000_vault_instruments_sessions },
+  { name: 'Migration20261121080000_transactions_orders', class: Migration20261121080000_transactions_orders },
 ];

@@ -205,13 +205,14 @@ describe('assertChargeable (payment instrument service check)', () => {
 });
 
 describe('DELETE /api/v1/customers/:customerId with saved cards', () => {
-  it('answers 204 and deletes the customer\'s saved instruments with it', async () => {
+  // Saved cards are payment history: the customer is kept (409) and so are its instruments (issue 6).
+  it('answers 409 RESOURCE_IN_USE and keeps the customer and its saved instruments', async () => {
     const tenant = await createTenant();
     await cardConnector(tenant, 'provider_a');
     const customerId = await createCustomer(tenant);
     const card = await saveCard(tenant, customerId, CARDS.visa);
     const res = await api.delete(`/customers/${customerId}`, { key: tenant.merchant_secret_key });
-    expect(res.status, res.text).to.equal(204);
-    expectError(await api.get(`${instrumentsPath(tenant.merchant_id)}/${card.id}`, { key: tenant.merchant_secret_key }), 404, 'not_found_error', 'PAYMENT_INSTRUMENT_NOT_FOUND');
+    expectError(res, 409, 'conflict_error', 'RESOURCE_IN_USE');
+    expect((await api.get(`${instrumentsPath(tenant.merchant_id)}/${card.id}`, { key: tenant.merchant_secret_key })).status).to.equal(200);
   });
 });

@@ -116,6 +116,16 @@ export async function updateCustomer(
  */
 export async function deleteCustomer(em: EntityManager, merchantId: string, id: string): Promise<void> {
   const customer = await getCustomer(em, merchantId, id);
+  // A customer with payment history (charges, orders, saved cards) is kept: the rows reference it (FK restrict).
+  const [row] = await em.execute<Array<{ used: boolean }>>(
+    `select exists (select 1 from transactions where customer_id = ?)
+         or exists (select 1 from orders where customer_id = ?)
+         or exists (select 1 from payment_instruments where customer_id = ?) as used`,
+    [id, id, id],
+  );
+  if (row.used) {
+    throw errors.conflict('RESOURCE_IN_USE', 'The customer has transactions, orders or saved payment instruments and cannot be deleted');
+  }
   em.remove(customer);
   await em.flush();
 }

@@ -219,6 +219,9 @@ export const MERCHANT_ACTIVITY_CHECKS: Array<{ table: string; label: string; whe
   { table: 'checkout_sessions', label: 'checkout_sessions' },
   { table: 'merchant_connectors', label: 'connectors' },
   { table: 'routing_profiles', label: 'routing_profiles' },
+  { table: 'transactions', label: 'transactions' },
+  { table: 'orders', label: 'orders' },
+  { table: 'payment_instruments', label: 'payment_instruments' },
   { table: 'api_keys', label: 'live_api_keys', where: "status = 'active'" },
 ];
 

@@ -1,0 +1,239 @@
+/**
+ * Charge-cascade activities. Each writes the read model through its own connection in its own database
+ * transaction and is idempotent (a retried activity finds its rows and changes nothing twice). attemptCharge is
+ * the only one that sees card data or credentials, and only between reading them and the adapter call.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Orm } from '../../db/orm';
+import { MerchantConnectorSchema, TransactionSchema, type TransactionStatus } from '../../db/entities';
+import { loadConnectorSecrets } from '../../api/modules/connectors/connector-secrets';
+import { moveTransaction, type TriggeredBy } from '../../api/modules/transactions/transitions';
+import { recordEvent } from '../../api/modules/events/events.service';
+import { presentTransactionHeader } from '../../api/modules/transactions/transactions.presenter';
+import { NoActiveRoutingProfileError, planRoute } from '../routing/load';
+import { readInstrumentCard, readTokenCard } from '../vault/card-source';
+import type { VaultSettings } from '../vault';
+import type { AuthorizeRequest, CardData, Outcome, ProviderResult } from '../connectors/connector';
+import type { AttemptInput, AttemptResult, ChargeInput, PlannedAttempt } from '../../workflows/lib/charge-types';
+
+export interface PaymentDeps {
+  orm: Orm;
+  vault?: VaultSettings;
+}
+
+const ATTEMPT_STATUS: Record<Outcome, 'success' | 'pending' | 'failed' | 'error'> = {
+  approved: 'success',
+  pending: 'pending',
+  soft_decline: 'failed',
+  hard_decline: 'failed',
+  processing_error: 'error',
+  network_error: 'error',
+};
+
+const isCard = (method: string) => method === 'credit_card' || method === 'debit_card';
+
+export interface FinalizeInput {
+  transactionId: string;
+  to: TransactionStatus;
+  from: TransactionStatus[];
+  triggeredBy: TriggeredBy;
+  key: string;
+  successful?: { attempt: PlannedAttempt; providerReference: string | null; paymentInstructions: Record<string, unknown> | null };
+  /** Amounts authorized/captured on success (0 otherwise). */
+  amountAuthorized?: number;
+  amountCaptured?: number;
+}
+
+export function createPaymentActivities({ orm, vault }: PaymentDeps) {
+  const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => orm.em.fork().transactional(work);
+
+  return {
+    /**
+     * Writes the order (items, first history entry), the pending transaction and transaction.created, claims the
+     * single-use card token and moves a checkout session to payment_pending — all or nothing, once per
+     * transaction id. Returns false when the token was already claimed by another transaction.
+     */
+    async openTransaction(input: ChargeInput): Promise<{ tokenClaimed: boolean }> {
+      return inTransaction(async (em) => {
+        const existing = await em.findOne(TransactionSchema, { id: input.transactionId });
+        if (!existing) {
+          await em.execute(
+            `insert into orders (id, organization_id, merchant_id, customer_id, external_order_id, checkout_session_id, order_type,
+               recurrence, total_amount, currency, status, metadata)
+             values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
+            [input.orderId, input.organizationId, input.merchantId, input.customerId, input.externalOrderId, input.checkoutSessionId,
+              input.order.orderType, input.order.recurrence, input.amount, input.currency, input.metadata === null ? null : JSON.stringify(input.metadata)],
+          );
+          for (const item of input.order.items) {
+            await em.execute(
+              `insert into order_items (id, order_id, product_id, offer_id, product_name, offer_name, billing_cycle, cycle_limit,
+                 is_first_charge, quantity, unit_amount, total_amount, currency, installments)
+               values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+              [randomUUID(), input.orderId, item.productId, item.offerId, item.productName, item.offerName, item.billingCycle, item.cycleLimit,
+                item.isFirstCharge, item.quantity, item.unitAmount, item.totalAmount, item.currency, item.installments],
+            );
+          }
+          await em.execute(
+            `insert into order_status_history (id, order_id, from_status, to_status, triggered_by, transition_key)
+             values (?, ?, null, 'pending', 'api', ?)`,
+            [randomUUID(), input.orderId, `${input.transactionId}:open`],
+          );
+          const tx = em.create(TransactionSchema, {
+            id: input.transactionId, organizationId: input.organizationId, merchantId: input.merchantId, orderId: input.orderId,
+            subscriptionId: null, externalOrderId: input.externalOrderId, customerId: input.customerId,
+            paymentInstrumentId: input.paymentInstrumentId, cardTokenId: input.cardTokenId, checkoutSessionId: input.checkoutSessionId,
+            amount: input.amount, amountAuthorized: 0, amountCaptured: 0, amountRefunded: 0, currency: input.currency,
+            paymentMethod: input.paymentMethod, walletType: input.walletType, chargeType: input.chargeType, country: input.country,
+            status: 'pending', capture: input.capture, riskScore: input.riskScore, installments: input.installments,
+            routingProfileId: null, appliedRoutingRuleId: null, connectorId: null, providerReference: null, paymentInstructions: null,
+            metadata: input.metadata, workflowId: `charge-${input.transactionId}`, expiresAt: null,
+          } as never);
+          await em.flush();
+          await recordEvent(em, {
+            organizationId: input.organizationId, merchantId: input.merchantId, type: 'transaction.created',
+            object: presentTransactionHeader(tx as never),
+          });
+          if (input.checkoutSessionId) {
+            await em.execute(
+              `update checkout_sessions set status = 'payment_pending', updated_at = now()
+               where id = ? and status in ('initiated', 'customer_identified')`,
+              [input.checkoutSessionId],
+            );
+          }
+        }
+        if (!input.cardTokenId) return { tokenClaimed: true };
+        // The token is single-use: the first transaction to claim it charges it; the card data stays until finalize.
+        const claimed = await em.execute<Array<{ id: string }>>(
+          `update card_tokens set used_by = ? where id = ? and status = 'active' and (used_by is null or used_by = ?) returning id`,
+          [input.transactionId, input.cardTokenId, input.transactionId],
+        );
+        return { tokenClaimed: claimed.length > 0 };
+      });
+    },
+
+    /** The routing engine's ordered connectors for this charge (empty when nothing can take it). */
+    async planAttempts(input: ChargeInput & { randomDraw: number }): Promise<{ profileId: string | null; attempts: PlannedAttempt[] }> {
+      const em = orm.em.fork();
+      try {
+        const { profileId, plan } = await planRoute(em, input.merchantId, {
+          paymentMethod: input.paymentMethod,
+          currency: input.currency,
+          amount: input.amount,
+          cardBrand: input.cardBrand,
+          binCountry: input.binCountry,
+          isRecurring: input.paymentInstrumentId !== null && input.cardTokenId === null,
+          installments: input.installments ?? 1,
+          randomDraw: input.randomDraw,
+        });
+        const ids = plan.attempts.map((a) => a.connectorId);
+        const connectors = ids.length ? await em.find(MerchantConnectorSchema, { id: { $in: ids } }) : [];
+        const slugOf = new Map(connectors.map((c) => [c.id, c.providerSlug]));
+        return {
+          profileId,
+          attempts: plan.attempts.map((a) => ({ connectorId: a.connectorId, nodeId: a.nodeId, providerSlug: slugOf.get(a.connectorId) ?? 'unknown' })),
+        };
+      } catch (error) {
+        if (error instanceof NoActiveRoutingProfileError) return { profileId: null, attempts: [] };
+        throw error;
+      }
+    },
+
+    /**
+     * One provider call: records the attempt as started, calls the adapter with the stable idempotency key, and
+     * records its outcome. A retry after a crash replays at the provider (same key) instead of charging again.
+     */
+    async attemptCharge(input: AttemptInput): Promise<AttemptResult> {
+      if (!vault) throw new Error('This worker was started without vault settings');
+      const em = orm.em.fork();
+      await em.execute(
+        `insert into transaction_attempts (id, transaction_id, attempt_number, is_fallback, connector_id, provider_slug, routing_node_id, status, started_at)
+         values (?, ?, ?, ?, ?, ?, ?, 'pending', now()) on conflict (transaction_id, attempt_number) do nothing`,
+        [randomUUID(), input.transactionId, input.attemptNumber, input.isFallback, input.attempt.connectorId, input.attempt.providerSlug, input.attempt.nodeId],
+      );
+      const tx = await em.findOneOrFail(TransactionSchema, { id: input.transactionId });
+      let result: ProviderResult;
+      try {
+        const { connector, credentials } = await loadConnectorSecrets(em, vault.encryptionKeys, input.merchantId, input.attempt.connectorId);
+        let card: CardData | undefined;
+        if (isCard(tx.paymentMethod)) {
+          card = tx.cardTokenId
+            ? await readTokenCard(em, vault.encryptionKeys, tx.merchantId, tx.cardTokenId)
+            : await readInstrumentCard(em, vault.encryptionKeys, tx.merchantId, tx.paymentInstrumentId!);
+        }
+        const request: AuthorizeRequest = {
+          amount: tx.amount,
+          currency: tx.currency,
+          paymentMethod: isCard(tx.paymentMethod) ? 'card' : (tx.paymentMethod as 'pix' | 'boleto' | 'wallet'),
+          card,
+          capture: tx.capture,
+          installments: tx.installments ?? undefined,
+          reference: tx.id,
+        };
+        result = await vault.adapterFor(connector.providerSlug).authorize(
+          { baseUrl: vault.providerBaseUrl(connector), credentials, idempotencyKey: input.idempotencyKey, timeoutMs: vault.providerTimeoutMs },
+          request,
+        );
+      } catch (error) {
+        // An unusable card or connector (deleted, token gone) is this attempt's failure, not the workflow's.
+        result = { outcome: 'processing_error', providerReference: null, rawCode: 'attempt_setup_failed', rawMessage: (error as Error).name };
+      }
+      const status = ATTEMPT_STATUS[result.outcome];
+      await em.execute(
+        `update transaction_attempts set status = ?, outcome = ?, finished_at = case when ? = 'pending' then null else coalesce(finished_at, now()) end,
+           error_category = ?, error_code = ?, error_message = ?, provider_reference = ?
+         where transaction_id = ? and attempt_number = ?`,
+        [status, result.outcome, status, status === 'success' || status === 'pending' ? null : result.outcome,
+          status === 'success' || status === 'pending' ? null : result.rawCode, result.rawMessage, result.providerReference,
+          input.transactionId, input.attemptNumber],
+      );
+      return { outcome: result.outcome, providerReference: result.providerReference, paymentInstructions: result.paymentInstructions ?? null };
+    },
+
+    /** The final (or pending) state after the cascade; idempotent through moveTransaction's from-states and key. */
+    async finalizeCharge(input: FinalizeInput): Promise<void> {
+      await inTransaction(async (em) => {
+        const expiresAt = input.successful?.paymentInstructions?.expires_at;
+        const tx = await moveTransaction(em, input.transactionId, {
+          to: input.to,
+          from: input.from,
+          triggeredBy: input.triggeredBy,
+          key: input.key,
+          patch: {
+            ...(input.amountAuthorized !== undefined ? { amountAuthorized: input.amountAuthorized } : {}),
+            ...(input.amountCaptured !== undefined ? { amountCaptured: input.amountCaptured } : {}),
+            ...(input.successful ? {
+              appliedRoutingRuleId: input.successful.attempt.nodeId,
+              connectorId: input.successful.attempt.connectorId,
+              providerReference: input.successful.providerReference,
+              paymentInstructions: input.successful.paymentInstructions,
+              expiresAt: typeof expiresAt === 'string' && !Number.isNaN(Date.parse(expiresAt)) ? new Date(expiresAt) : null,
+            } : {}),
+          },
+        });
+        if (!tx) return;
+        if (tx.cardTokenId && input.to !== 'pending') {
+          // The single-use token is spent: its sealed card data goes now.
+          await em.execute(
+            `update card_tokens set status = 'used', used_at = now(), used_by = ?, pan_encrypted = null, holder_name_encrypted = null, updated_at = now()
+             where id = ? and status = 'active'`,
+            [tx.id, tx.cardTokenId],
+          );
+          await em.execute('delete from card_token_cvcs where card_token_id = ?', [tx.cardTokenId]);
+        }
+        if (tx.checkoutSessionId && (input.to === 'authorized' || input.to === 'pre_authorized')) {
+          await em.execute(
+            `update checkout_sessions set status = 'completed', completed_at = now(), updated_at = now() where id = ? and status <> 'completed'`,
+            [tx.checkoutSessionId],
+          );
+        }
+      });
+    },
+
+    /** The transaction's current status (the settlement workflow reads it after a restart). */
+    async transactionStatus(transactionId: string): Promise<TransactionStatus | null> {
+      const tx = await orm.em.fork().findOne(TransactionSchema, { id: transactionId });
+      return tx?.status ?? null;
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * POST /api/v1/webhooks/inbound/:connector_id?token=… — provider webhooks. Mounted as plain Koa middleware
+ * ahead of the JSON body parser (api/app.ts) because the signature covers the exact raw bytes.
+ *
+ * The connector is found by id + token (constant-time), the signature checked with its webhook secret by its
+ * adapter, and the provider event recorded in provider_webhook_events (unique per connector and provider event
+ * id) in the same database transaction as its effect: a duplicate delivery finds the row and changes nothing.
+ * pix/boleto verdicts are signalled to the transaction's settlement workflow; refund results and disputes move
+ * the transaction here through transitions.ts (the same code the workflows use). Unhandled event types → 200.
+ */
+import { randomUUID } from 'node:crypto';
+import type Koa from 'koa';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppDeps } from '../../deps';
+import { RefundSchema, TransactionSchema, type Transaction } from '../../../db/entities';
+import { adapterFor } from '../../../activities/connectors/registry';
+import { InvalidWebhookError, type InboundWebhook } from '../../../activities/connectors/connector';
+import { UnhandledWebhookEventError } from '../../../activities/connectors/errors';
+import { settleRefund } from '../../../activities/payments/operations';
+import { settlementSignal, settlementWorkflowId } from '../../../workflows/charge';
+import { ApiError } from '../../http/errors';
+import { findConnectorByWebhookToken, loadConnectorSecrets } from '../connectors/connector-secrets';
+import { recordEvent } from '../events/events.service';
+import { moveTransaction } from './transitions';
+import { presentTransactionHeader } from './transactions.presenter';
+
+const PATH = /^\/api\/v1\/webhooks\/inbound\/([A-Za-z0-9_]{1,64})$/;
+
+async function readRaw(ctx: Koa.Context, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new ApiError(413, 'bad_request_error', 'PAYLOAD_TOO_LARGE', 'The webhook body is too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function findTransaction(em: EntityManager, connectorId: string, merchantId: string, event: InboundWebhook): Promise<Transaction | null> {
+  const byRef = await em.findOne(TransactionSchema, { merchantId, connectorId, providerReference: event.providerReference });
+  if (byRef) return byRef;
+  return event.reference?.startsWith('tx_') ? em.findOne(TransactionSchema, { id: event.reference, merchantId }) : null;
+}
+
+async function apply(em: EntityManager, deps: AppDeps, connectorId: string, merchantId: string, event: InboundWebhook): Promise<void> {
+  if (event.type === 'refund.succeeded' || event.type === 'refund.failed') {
+    const refund = (event.reference?.startsWith('ref_') ? await em.findOne(RefundSchema, { id: event.reference, merchantId }) : null)
+      ?? await em.findOne(RefundSchema, { merchantId, providerReference: event.providerReference });
+    if (refund) {
+      await settleRefund(em, refund.id, event.type === 'refund.succeeded' ? 'succeeded' : 'failed', event.providerReference, null, 'psp_webhook');
+    }
+    return;
+  }
+  const tx = await findTransaction(em, connectorId, merchantId, event);
+  if (!tx) return;
+  if (event.type.startsWith('payment.')) {
+    if (tx.status !== 'pending') return;
+    try {
+      await deps.temporal.client.workflow.getHandle(settlementWorkflowId(tx.id)).signal(settlementSignal, {
+        type: event.type as 'payment.succeeded' | 'payment.failed' | 'payment.expired', eventId: event.eventId,
+      });
+    } catch (error) {
+      // Pending but no settlement workflow yet (the webhook raced the charge's last step): fail so the whole
+      // delivery rolls back (dedup row included) and the provider retries it a moment later.
+      if (error instanceof WorkflowNotFoundError) {
+        throw new ApiError(503, 'external_service_error', 'SETTLEMENT_NOT_READY', 'The payment is not ready for this event yet; retry');
+      }
+      throw error;
+    }
+    return;
+  }
+  const key = `${connectorId}:${event.eventId}`;
+  if (event.type === 'dispute.opened') {
+    const moved = await moveTransaction(em, tx.id, {
+      to: 'charged_back', from: ['authorized', 'partially_refunded', 'refunded', 'refund_pending'], triggeredBy: 'psp_webhook', key,
+      extraEvents: ['transaction.dispute_created'],
+    });
+    if (moved) return;
+  }
+  const type = event.type === 'dispute.updated' ? 'transaction.dispute_updated' : event.type === 'dispute.closed' ? 'transaction.dispute_closed' : null;
+  if (type) await recordEvent(em, { organizationId: tx.organizationId, merchantId: tx.merchantId, type, object: presentTransactionHeader(tx) });
+}
+
+export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
+  return async (ctx, next) => {
+    const match = ctx.method === 'POST' ? PATH.exec(ctx.path) : null;
+    if (!match) return next();
+    const rawBody = await readRaw(ctx, deps.config.bodyLimitBytes);
+    const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
+    const em = deps.orm.em.fork() as EntityManager;
+    const connector = await findConnectorByWebhookToken(em, match[1], token);
+    if (!connector) throw new ApiError(401, 'authentication_error', 'INVALID_WEBHOOK_TOKEN', 'Unknown connector or webhook token');
+    const { webhookSecret } = await loadConnectorSecrets(em, deps.config.encryptionKeys, connector.merchantId, connector.id);
+    let event: InboundWebhook;
+    try {
+      const headers = Object.fromEntries(Object.entries(ctx.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]));
+      event = adapterFor(connector.providerSlug).parseWebhook({ headers, rawBody, webhookSecret });
+    } catch (error) {
+      if (error instanceof UnhandledWebhookEventError) {
+        ctx.status = 200;
+        ctx.body = { received: true, ignored: true };
+        return;
+      }
+      if (error instanceof InvalidWebhookError) throw new ApiError(401, 'authentication_error', 'INVALID_WEBHOOK_SIGNATURE', 'The webhook signature or payload is invalid');
+      throw error;
+    }
+    const duplicate = await em.transactional(async (tx) => {
+      const inserted = await tx.execute<Array<{ id: string }>>(
+        `insert into provider_webhook_events (id, connector_id, provider_event_id, event_type, provider_reference)
+         values (?, ?, ?, ?, ?) on conflict (connector_id, provider_event_id) do nothing returning id`,
+        [randomUUID(), connector.id, event.eventId, event.type, event.providerReference],
+      );
+      if (inserted.length === 0) return true;
+      await apply(tx, deps, connector.id, connector.merchantId, event);
+      return false;
+    });
+    ctx.status = 200;
+    ctx.body = { received: true, duplicate };
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * Capture, void and refunds of a transaction. Each runs transactionOperationWorkflow and waits for it: the
+ * workflow's first activity decides (under the row lock) whether the move is allowed, so the 422 codes come from
+ * the same place as the state changes; this request only checks the transaction is the merchant's.
+ */
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { Client } from '@temporalio/client';
+import { RefundSchema } from '../../../db/entities';
+import { TASK_QUEUES } from '../../../workflows/definitions';
+import { operationWorkflowId, transactionOperationWorkflow, type OperationResult } from '../../../workflows/transaction-operation';
+import type { OperationInput } from '../../../workflows/lib/charge-types';
+import { defineRoute } from '../../http/define-route';
+import { ApiError, errors } from '../../http/errors';
+import { pagination } from '../../http/pagination';
+import { newId } from '../../lib/ids';
+import { PaginationQuery, MerchantIdField, StrictObject } from '../../http/schema';
+import {
+  CaptureBody, CreateRefundBody, MerchantQuery, RefundParams, RefundSchemaOut, TransactionParams, TransactionSchemaOut, VoidBody,
+} from './transactions.schema';
+import { presentRefund } from './transactions.presenter';
+import { getTransaction, transactionView } from './transactions.service';
+
+async function runOperation(client: Client, input: OperationInput): Promise<void> {
+  let result: OperationResult;
+  try {
+    result = await client.workflow.execute(transactionOperationWorkflow, {
+      workflowId: operationWorkflowId(input), taskQueue: TASK_QUEUES.payments, args: [input],
+    });
+  } catch {
+    throw new ApiError(502, 'external_service_error', 'OPERATION_UNAVAILABLE', `The ${input.kind} could not be completed right now`);
+  }
+  if (!result.ok) throw errors.businessRule(result.code, result.message);
+}
+
+const tags = ['Transactions'];
+const keys = ['merchant', 'organization'] as const;
+
+export const transactionOperationRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/transactions/:transactionId/capture',
+    summary: 'Capture a pre-authorized transaction, fully (default) or partially',
+    tags,
+    auth: { keys, scopes: ['transactions:write'] },
+    params: TransactionParams,
+    body: CaptureBody,
+    responses: { 200: TransactionSchemaOut },
+    envelope: 'wrapped',
+    idempotency: 'optional',
+    async handler({ em, merchantId, params, body, deps }) {
+      const tx = await getTransaction(em, merchantId, params.transactionId);
+      await runOperation(deps.temporal.client, { kind: 'capture', operationId: randomUUID(), transactionId: tx.id, amount: body.amount });
+      return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, tx.id)) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/transactions/:transactionId/void',
+    summary: 'Void a pre-authorized transaction (release the hold)',
+    tags,
+    auth: { keys, scopes: ['transactions:write'] },
+    params: TransactionParams,
+    body: VoidBody,
+    responses: { 200: TransactionSchemaOut },
+    envelope: 'wrapped',
+    idempotency: 'optional',
+    async handler({ em, merchantId, params, deps }) {
+      const tx = await getTransaction(em, merchantId, params.transactionId);
+      await runOperation(deps.temporal.client, { kind: 'void', operationId: randomUUID(), transactionId: tx.id });
+      return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, tx.id)) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/transactions/:transactionId/refunds',
+    summary: 'Refund a captured transaction, fully (default: the refundable balance) or partially; several per transaction',
+    tags,
+    auth: { keys, scopes: ['transactions:write'] },
+    params: TransactionParams,
+    body: CreateRefundBody,
+    responses: { 201: RefundSchemaOut, 200: RefundSchemaOut },
+    envelope: 'wrapped',
+    idempotency: 'optional',
+    async handler({ em, merchantId, params, body, deps }) {
+      const tx = await getTransaction(em, merchantId, params.transactionId);
+      const refundId = newId('ref');
+      await runOperation(deps.temporal.client, {
+        kind: 'refund', operationId: refundId, transactionId: tx.id, refundId, amount: body.amount, reason: body.reason, metadata: body.metadata,
+      });
+      const refund = await em.findOneOrFail(RefundSchema, { id: refundId }, { refresh: true });
+      return { status: 201, data: presentRefund(refund) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/transactions/:transactionId/refunds',
+    summary: "A transaction's refunds, newest first",
+    tags,
+    auth: { keys, scopes: ['transactions:read'] },
+    params: TransactionParams,
+    query: StrictObject({ ...PaginationQuery, merchant_id: MerchantIdField }),
+    responses: { 200: Type.Array(RefundSchemaOut) },
+    envelope: 'wrapped',
+    pagination: 'nested',
+    async handler({ em, merchantId, params, query }) {
+      const tx = await getTransaction(em, merchantId, params.transactionId);
+      const [items, total] = await em.findAndCount(RefundSchema, { transactionId: tx.id }, {
+        orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit, offset: (query.page - 1) * query.limit,
+      });
+      return { status: 200, data: items.map(presentRefund), pagination: pagination(query, total) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/transactions/:transactionId/refunds/:refundId',
+    summary: 'Get a refund',
+    tags,
+    auth: { keys, scopes: ['transactions:read'] },
+    params: RefundParams,
+    query: MerchantQuery,
+    responses: { 200: RefundSchemaOut },
+    envelope: 'wrapped',
+    async handler({ em, merchantId, params }) {
+      const refund = await em.findOne(RefundSchema, { id: params.refundId, transactionId: params.transactionId, merchantId });
+      if (!refund) throw errors.notFound('No such refund', 'REFUND_NOT_FOUND');
+      return { status: 200, data: presentRefund(refund) };
+    },
+  }),
+];

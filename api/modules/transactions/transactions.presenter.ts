@@ -1,0 +1,83 @@
+/** Document 3's transaction (with its timeline), attempt and refund shapes: snake_case, ISO timestamps, explicit nulls. */
+import type { Refund, Transaction, TransactionAttempt } from '../../../db/entities';
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+/** The transaction header: what events carry as data.object (Document 1, Events rule 4) and lists show. */
+export function presentTransactionHeader(tx: Transaction) {
+  return {
+    id: tx.id,
+    organization_id: tx.organizationId,
+    merchant_id: tx.merchantId,
+    order_id: tx.orderId,
+    subscription_id: tx.subscriptionId,
+    external_order_id: tx.externalOrderId,
+    customer_id: tx.customerId,
+    payment_instrument_id: tx.paymentInstrumentId,
+    amount_authorized: tx.amountAuthorized,
+    amount_captured: tx.amountCaptured,
+    amount_refunded: tx.amountRefunded,
+    currency: tx.currency,
+    payment_method: tx.paymentMethod,
+    wallet_type: tx.walletType,
+    charge_type: tx.chargeType,
+    country: tx.country,
+    status: tx.status,
+    capture: tx.capture,
+    risk_score: tx.riskScore,
+    installments: tx.installments,
+    applied_routing_rule_id: tx.appliedRoutingRuleId,
+    payment_instructions: tx.paymentInstructions,
+    metadata: tx.metadata,
+    created_at: tx.createdAt.toISOString(),
+    updated_at: tx.updatedAt.toISOString(),
+  };
+}
+
+export function presentTimelineEntry(attempt: TransactionAttempt) {
+  return {
+    attempt_number: attempt.attemptNumber,
+    is_fallback: attempt.isFallback,
+    connector_id: attempt.connectorId,
+    provider_slug: attempt.providerSlug,
+    status: attempt.status,
+    started_at: attempt.startedAt.toISOString(),
+    finished_at: iso(attempt.finishedAt),
+    error_category: attempt.errorCategory,
+    error_code: attempt.errorCode,
+  };
+}
+
+export function presentTransaction(tx: Transaction, attempts: TransactionAttempt[]) {
+  return { ...presentTransactionHeader(tx), timeline: attempts.map(presentTimelineEntry) };
+}
+
+/** GET /transactions/:id/attempts: the timeline entry plus routing node, provider reference and message. */
+export function presentAttempt(attempt: TransactionAttempt) {
+  return {
+    ...presentTimelineEntry(attempt),
+    routing_node_id: attempt.routingNodeId,
+    outcome: attempt.outcome,
+    provider_reference: attempt.providerReference,
+    error_message: attempt.errorMessage,
+    // Not modelled by the sandbox adapters: documented as null until a provider reports them.
+    three_ds_status: null,
+    gateway_fee: null,
+  };
+}
+
+export function presentRefund(refund: Refund) {
+  return {
+    id: refund.id,
+    transaction_id: refund.transactionId,
+    merchant_id: refund.merchantId,
+    amount: refund.amount,
+    currency: refund.currency,
+    status: refund.status,
+    reason: refund.reason,
+    error_code: refund.errorCode,
+    metadata: refund.metadata,
+    created_at: refund.createdAt.toISOString(),
+    updated_at: refund.updatedAt.toISOString(),
+  };
+}

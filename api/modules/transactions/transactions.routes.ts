@@ -1,0 +1,77 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../../http/define-route';
+import { pagination } from '../../http/pagination';
+import {
+  AttemptSchema, CreateTransactionBody, ListTransactionsQuery, MerchantQuery, TransactionParams, TransactionSchemaOut,
+} from './transactions.schema';
+import { presentAttempt } from './transactions.presenter';
+import { buildChargeInput } from './charge-request';
+import { getTransaction, listAttempts, listTransactions, runCharge, transactionView } from './transactions.service';
+import { transactionOperationRoutes } from './operations.routes';
+
+const tags = ['Transactions'];
+const keys = ['merchant', 'organization'] as const;
+
+export const transactionRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/transactions',
+    summary: 'Charge: routes across connectors with fallback, auto-creates an order; a decline is 201 with status failed',
+    tags,
+    auth: { keys, scopes: ['transactions:write'] },
+    body: CreateTransactionBody,
+    responses: { 201: TransactionSchemaOut, 200: TransactionSchemaOut },
+    envelope: 'wrapped',
+    idempotency: 'required',
+    async handler({ em, merchantId, auth, body, deps }) {
+      const input = await buildChargeInput(em, auth.organizationId, merchantId, body);
+      await runCharge(deps.temporal.client, input);
+      const tx = await getTransaction(em, merchantId, input.transactionId);
+      return { status: 201, data: await transactionView(em, tx) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/transactions',
+    summary: 'List transactions, newest first',
+    tags,
+    auth: { keys, scopes: ['transactions:read'] },
+    query: ListTransactionsQuery,
+    responses: { 200: Type.Array(TransactionSchemaOut) },
+    envelope: 'wrapped',
+    pagination: 'nested',
+    async handler({ em, merchantId, query }) {
+      const { items, total } = await listTransactions(em, merchantId, query);
+      return { status: 200, data: items, pagination: pagination(query, total) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/transactions/:transactionId',
+    summary: 'Get a transaction with its timeline',
+    tags,
+    auth: { keys, scopes: ['transactions:read'] },
+    params: TransactionParams,
+    query: MerchantQuery,
+    responses: { 200: TransactionSchemaOut },
+    envelope: 'wrapped',
+    async handler({ em, merchantId, params }) {
+      return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, params.transactionId)) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/transactions/:transactionId/attempts',
+    summary: 'The provider attempts of a transaction, in order, with routing node, outcome and provider message',
+    tags,
+    auth: { keys, scopes: ['transactions:read'] },
+    params: TransactionParams,
+    query: MerchantQuery,
+    responses: { 200: Type.Array(AttemptSchema) },
+    envelope: 'wrapped',
+    async handler({ em, merchantId, params }) {
+      return { status: 200, data: (await listAttempts(em, merchantId, params.transactionId)).map(presentAttempt) };
+    },
+  }),
+  ...transactionOperationRoutes,
+];

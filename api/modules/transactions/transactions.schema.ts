@@ -1,0 +1,129 @@
+/** Request and response schemas of Document 3's transactions, attempts and refunds. */
+import { Type } from '@sinclair/typebox';
+import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../../../db/entities';
+import {
+  Country, Currency, DateRangeQuery, Id, MerchantIdField, Metadata, MultiEnum, Nullable, PaginationQuery, StrictObject,
+  StringEnum, Timestamp,
+} from '../../http/schema';
+
+/** Allowed wallet_type values (the spec leaves them open; see docs/api-decisions.md). */
+export const WALLET_TYPES = ['apple_pay', 'google_pay', 'samsung_pay', 'paypal', 'mercado_pago', 'link'] as const;
+export const MAX_INSTALLMENTS = 24;
+
+export const InstallmentsInput = StrictObject({
+  count: Type.Integer({ minimum: 1, maximum: MAX_INSTALLMENTS, description: 'Number of installments; 1 is a single charge' }),
+}, { description: 'Routed only to connectors whose routing rules accept the count (routing condition "installments")' });
+
+export const CreateTransactionBody = StrictObject({
+  payment_method: StringEnum(PAYMENT_METHODS),
+  charge_type: StringEnum(['payment', 'setup_verification'] as const),
+  country: Country,
+  amount: Type.Optional(Type.Integer({ minimum: 0, maximum: 99_999_999_999 })),
+  currency: Type.Optional(Currency),
+  merchant_id: MerchantIdField,
+  card_ciphertext_id: Type.Optional(Id('tok')),
+  payment_instrument_id: Type.Optional(Id('pi')),
+  checkout_session_id: Type.Optional(Id('cks')),
+  wallet_type: Type.Optional(StringEnum(WALLET_TYPES)),
+  customer_id: Type.Optional(Id('cust')),
+  external_order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  capture: Type.Optional(Type.Boolean({ default: true })),
+  risk_score: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+  installments: Type.Optional(InstallmentsInput),
+  metadata: Type.Optional(Metadata()),
+});
+
+export const TransactionParams = StrictObject({ transactionId: Id('tx') });
+export const RefundParams = StrictObject({ transactionId: Id('tx'), refundId: Id('ref') });
+export const MerchantQuery = StrictObject({ merchant_id: MerchantIdField });
+
+export const ListTransactionsQuery = StrictObject({
+  ...PaginationQuery,
+  ...DateRangeQuery,
+  merchant_id: MerchantIdField,
+  status: Type.Optional(MultiEnum(TRANSACTION_STATUSES)),
+  customer_reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "The customer's id (cust_) or the caller's external_order_id" })),
+  order_id: Type.Optional(Id('ord')),
+  payment_method: Type.Optional(MultiEnum(PAYMENT_METHODS)),
+  currency: Type.Optional(Currency),
+});
+
+const TimelineEntryFields = {
+  attempt_number: Type.Integer(),
+  is_fallback: Type.Boolean(),
+  connector_id: Type.String(),
+  provider_slug: Type.String(),
+  status: StringEnum(['pending', 'success', 'failed', 'error'] as const),
+  started_at: Timestamp,
+  finished_at: Nullable(Timestamp),
+  error_category: Nullable(Type.String()),
+  error_code: Nullable(Type.String()),
+};
+
+export const TimelineEntrySchema = StrictObject(TimelineEntryFields);
+
+export const AttemptSchema = StrictObject({
+  ...TimelineEntryFields,
+  routing_node_id: Nullable(Type.String()),
+  outcome: Nullable(Type.String()),
+  provider_reference: Nullable(Type.String()),
+  error_message: Nullable(Type.String()),
+  three_ds_status: Nullable(Type.String()),
+  gateway_fee: Nullable(Type.Integer()),
+});
+
+const TransactionHeaderFields = {
+  id: Type.String(),
+  organization_id: Type.String(),
+  merchant_id: Type.String(),
+  order_id: Nullable(Type.String()),
+  subscription_id: Nullable(Type.String()),
+  external_order_id: Nullable(Type.String()),
+  customer_id: Nullable(Type.String()),
+  payment_instrument_id: Nullable(Type.String()),
+  amount_authorized: Type.Integer(),
+  amount_captured: Type.Integer(),
+  amount_refunded: Type.Integer(),
+  currency: Type.String(),
+  payment_method: StringEnum(PAYMENT_METHODS),
+  wallet_type: Nullable(Type.String()),
+  charge_type: Type.String(),
+  country: Type.String(),
+  status: StringEnum(TRANSACTION_STATUSES),
+  capture: Type.Boolean(),
+  risk_score: Nullable(Type.Integer()),
+  installments: Nullable(Type.Integer()),
+  applied_routing_rule_id: Nullable(Type.String()),
+  payment_instructions: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+export const TransactionSchemaOut = StrictObject({ ...TransactionHeaderFields, timeline: Type.Array(TimelineEntrySchema) });
+
+export const CaptureBody = StrictObject({
+  merchant_id: MerchantIdField,
+  amount: Type.Optional(Type.Integer({ minimum: 1, description: 'Defaults to the whole authorized amount' })),
+});
+export const VoidBody = StrictObject({ merchant_id: MerchantIdField });
+export const CreateRefundBody = StrictObject({
+  merchant_id: MerchantIdField,
+  amount: Type.Optional(Type.Integer({ minimum: 1, description: 'Defaults to the whole refundable balance' })),
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  metadata: Type.Optional(Metadata()),
+});
+
+export const RefundSchemaOut = StrictObject({
+  id: Type.String(),
+  transaction_id: Type.String(),
+  merchant_id: Type.String(),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  status: StringEnum(['pending', 'succeeded', 'failed'] as const),
+  reason: Nullable(Type.String()),
+  error_code: Nullable(Type.String()),
+  metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});

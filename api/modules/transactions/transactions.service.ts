@@ -1,0 +1,96 @@
+/**
+ * Transactions: running a charge (the API starts chargeWorkflow and waits for its result, then reads the read
+ * model the workflow's activities committed) and the read side (get, list, attempts).
+ *
+ * Why the workflow writes the rows, not this request: the request runs inside one database transaction (with
+ * its idempotency row) until the response is stored; the activities write through their own connections and
+ * could never see rows this transaction inserted before it commits. So the handler inserts nothing the workflow
+ * needs — it validates, builds ids-only input and waits; openTransaction (the first activity) creates the order
+ * and the transaction, and the handler reads them back once the workflow returns (READ COMMITTED sees them).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FilterQuery } from '@mikro-orm/core';
+import type { Client } from '@temporalio/client';
+import { TransactionAttemptSchema, TransactionSchema, type Transaction } from '../../../db/entities';
+import { chargeWorkflow, chargeWorkflowId } from '../../../workflows/charge';
+import type { ChargeInput } from '../../../workflows/lib/charge-types';
+import { TASK_QUEUES } from '../../../workflows/definitions';
+import { ApiError, errors } from '../../http/errors';
+import { offsetOf, type PageRequest } from '../../http/pagination';
+import { presentTransaction } from './transactions.presenter';
+
+const keyword = (name: string) => ({ name, type: 'KEYWORD' }) as const;
+
+/** Starts the charge workflow and waits for its (first) outcome: authorized, pre_authorized, failed or pending. */
+export async function runCharge(client: Client, input: ChargeInput): Promise<void> {
+  try {
+    await client.workflow.execute(chargeWorkflow, {
+      workflowId: chargeWorkflowId(input.transactionId),
+      taskQueue: TASK_QUEUES.payments,
+      args: [input],
+      typedSearchAttributes: [
+        { key: keyword('OrganizationId'), value: input.organizationId },
+        { key: keyword('MerchantId'), value: input.merchantId },
+        ...(input.customerId ? [{ key: keyword('CustomerId'), value: input.customerId }] : []),
+        { key: keyword('PaymentMethod'), value: input.paymentMethod },
+        { key: keyword('TransactionStatus'), value: 'pending' },
+      ],
+    });
+  } catch {
+    // The workflow keeps running (or is retried by Temporal); the client reads the transaction later by id.
+    throw new ApiError(502, 'external_service_error', 'CHARGE_UNAVAILABLE', 'The charge could not be completed right now', {
+      transaction_id: input.transactionId,
+    });
+  }
+}
+
+export async function getTransaction(em: EntityManager, merchantId: string, id: string): Promise<Transaction> {
+  const tx = await em.findOne(TransactionSchema, { id, merchantId }, { refresh: true });
+  if (!tx) throw errors.notFound('No such transaction', 'TRANSACTION_NOT_FOUND');
+  return tx;
+}
+
+export async function transactionView(em: EntityManager, tx: Transaction) {
+  const attempts = await em.find(TransactionAttemptSchema, { transactionId: tx.id }, { orderBy: { attemptNumber: 'asc' }, refresh: true });
+  return presentTransaction(tx, attempts);
+}
+
+export async function listAttempts(em: EntityManager, merchantId: string, id: string) {
+  const tx = await getTransaction(em, merchantId, id);
+  return em.find(TransactionAttemptSchema, { transactionId: tx.id }, { orderBy: { attemptNumber: 'asc' } });
+}
+
+export interface TransactionFilter extends PageRequest {
+  status?: string[];
+  customer_reference?: string;
+  order_id?: string;
+  payment_method?: string[];
+  currency?: string;
+  date_from?: string;
+  date_to?: string;
+}
+
+export async function listTransactions(em: EntityManager, merchantId: string, filter: TransactionFilter) {
+  if (filter.date_from && filter.date_to && Date.parse(filter.date_from) > Date.parse(filter.date_to)) {
+    throw errors.invalidValue('date_from', 'must not be after date_to');
+  }
+  const where: FilterQuery<Transaction> = { merchantId };
+  if (filter.status) Object.assign(where, { status: { $in: filter.status } });
+  if (filter.payment_method) Object.assign(where, { paymentMethod: { $in: filter.payment_method } });
+  if (filter.order_id) Object.assign(where, { orderId: filter.order_id });
+  if (filter.currency) Object.assign(where, { currency: filter.currency.toUpperCase() });
+  if (filter.customer_reference) {
+    Object.assign(where, { $or: [{ customerId: filter.customer_reference }, { externalOrderId: filter.customer_reference }] });
+  }
+  const createdAt: Record<string, Date> = {};
+  if (filter.date_from) createdAt.$gte = new Date(filter.date_from);
+  if (filter.date_to) createdAt.$lte = new Date(filter.date_to);
+  if (Object.keys(createdAt).length) Object.assign(where, { createdAt });
+  const [items, total] = await em.findAndCount(TransactionSchema, where, {
+    orderBy: { createdAt: 'desc', id: 'desc' }, limit: filter.limit, offset: offsetOf(filter),
+  });
+  const attempts = items.length
+    ? await em.find(TransactionAttemptSchema, { transactionId: { $in: items.map((t) => t.id) } }, { orderBy: { attemptNumber: 'asc' } })
+    : [];
+  return { items: items.map((tx) => presentTransaction(tx, attempts.filter((a) => a.transactionId === tx.id))), total };
+}

@@ -1,0 +1,275 @@
+/** Transactions, their attempt timeline, orders (items, status history), refunds and inbound provider events. */
+import { BigIntType, EntitySchema } from '@mikro-orm/core';
+import { createdAt, updatedAt } from './timestamps';
+
+export const TRANSACTION_STATUSES = [
+  'pending', 'pre_authorized', 'authorized', 'failed', 'canceled', 'voided', 'charged_back', 'refund_pending',
+  'capture_pending', 'refunded', 'partially_refunded', 'expired',
+] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+export const PAYMENT_METHODS = ['credit_card', 'debit_card', 'pix', 'boleto', 'wallet'] as const;
+export type TransactionPaymentMethod = (typeof PAYMENT_METHODS)[number];
+export const ORDER_STATUSES = [
+  'pending', 'pre_authorized', 'authorized', 'failed', 'canceled', 'refund_pending', 'partially_refunded', 'refunded', 'charged_back',
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export const ORDER_TYPES = ['api', 'checkout', 'renewal', 'trial_setup', 'card_setup'] as const;
+
+const money = { type: new BigIntType('number') } as const;
+const at = { type: 'Date', columnType: 'timestamptz(3)' } as const;
+
+export interface Transaction {
+  id: string;
+  organizationId: string;
+  merchantId: string;
+  orderId: string | null;
+  subscriptionId: string | null;
+  externalOrderId: string | null;
+  customerId: string | null;
+  paymentInstrumentId: string | null;
+  cardTokenId: string | null;
+  checkoutSessionId: string | null;
+  amount: number;
+  amountAuthorized: number;
+  amountCaptured: number;
+  amountRefunded: number;
+  currency: string;
+  paymentMethod: TransactionPaymentMethod;
+  walletType: string | null;
+  chargeType: 'payment' | 'setup_verification';
+  country: string;
+  status: TransactionStatus;
+  capture: boolean;
+  riskScore: number | null;
+  installments: number | null;
+  routingProfileId: string | null;
+  appliedRoutingRuleId: string | null;
+  connectorId: string | null;
+  providerReference: string | null;
+  paymentInstructions: Record<string, unknown> | null;
+  metadata: Record<string, unknown> | null;
+  workflowId: string;
+  expiresAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const TransactionSchema = new EntitySchema<Transaction>({
+  name: 'Transaction',
+  tableName: 'transactions',
+  properties: {
+    id: { type: 'string', primary: true },
+    organizationId: { type: 'string' },
+    merchantId: { type: 'string' },
+    orderId: { type: 'string', nullable: true },
+    subscriptionId: { type: 'string', nullable: true },
+    externalOrderId: { type: 'string', nullable: true },
+    customerId: { type: 'string', nullable: true },
+    paymentInstrumentId: { type: 'string', nullable: true },
+    cardTokenId: { type: 'string', nullable: true },
+    checkoutSessionId: { type: 'string', nullable: true },
+    amount: money,
+    amountAuthorized: money,
+    amountCaptured: money,
+    amountRefunded: money,
+    currency: { type: 'string' },
+    paymentMethod: { type: 'string' },
+    walletType: { type: 'string', nullable: true },
+    chargeType: { type: 'string' },
+    country: { type: 'string' },
+    status: { type: 'string' },
+    capture: { type: 'boolean' },
+    riskScore: { type: 'integer', nullable: true },
+    installments: { type: 'integer', nullable: true },
+    routingProfileId: { type: 'string', nullable: true },
+    appliedRoutingRuleId: { type: 'string', nullable: true },
+    connectorId: { type: 'string', nullable: true },
+    providerReference: { type: 'string', nullable: true },
+    paymentInstructions: { type: 'json', nullable: true },
+    metadata: { type: 'json', nullable: true },
+    workflowId: { type: 'string' },
+    expiresAt: { ...at, nullable: true },
+    createdAt,
+    updatedAt,
+  },
+});
+
+export type AttemptStatus = 'pending' | 'success' | 'failed' | 'error';
+
+export interface TransactionAttempt {
+  id: string;
+  transactionId: string;
+  attemptNumber: number;
+  isFallback: boolean;
+  connectorId: string;
+  providerSlug: string;
+  routingNodeId: string | null;
+  status: AttemptStatus;
+  outcome: string | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+  errorCategory: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  providerReference: string | null;
+}
+
+export const TransactionAttemptSchema = new EntitySchema<TransactionAttempt>({
+  name: 'TransactionAttempt',
+  tableName: 'transaction_attempts',
+  properties: {
+    id: { type: 'uuid', primary: true },
+    transactionId: { type: 'string' },
+    attemptNumber: { type: 'integer' },
+    isFallback: { type: 'boolean' },
+    connectorId: { type: 'string' },
+    providerSlug: { type: 'string' },
+    routingNodeId: { type: 'string', nullable: true },
+    status: { type: 'string' },
+    outcome: { type: 'string', nullable: true },
+    startedAt: at,
+    finishedAt: { ...at, nullable: true },
+    errorCategory: { type: 'string', nullable: true },
+    errorCode: { type: 'string', nullable: true },
+    errorMessage: { type: 'text', nullable: true },
+    providerReference: { type: 'string', nullable: true },
+  },
+});
+
+export interface Order {
+  id: string;
+  organizationId: string;
+  merchantId: string;
+  customerId: string | null;
+  externalOrderId: string | null;
+  checkoutSessionId: string | null;
+  orderType: (typeof ORDER_TYPES)[number];
+  recurrence: 'none' | 'initial' | 'subsequent' | 'unscheduled';
+  totalAmount: number;
+  currency: string;
+  status: OrderStatus;
+  metadata: Record<string, unknown> | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const OrderSchema = new EntitySchema<Order>({
+  name: 'Order',
+  tableName: 'orders',
+  properties: {
+    id: { type: 'string', primary: true },
+    organizationId: { type: 'string' },
+    merchantId: { type: 'string' },
+    customerId: { type: 'string', nullable: true },
+    externalOrderId: { type: 'string', nullable: true },
+    checkoutSessionId: { type: 'string', nullable: true },
+    orderType: { type: 'string' },
+    recurrence: { type: 'string' },
+    totalAmount: money,
+    currency: { type: 'string' },
+    status: { type: 'string' },
+    metadata: { type: 'json', nullable: true },
+    createdAt,
+    updatedAt,
+  },
+});
+
+export interface OrderItem {
+  id: string;
+  orderId: string;
+  productId: string;
+  offerId: string;
+  productName: string;
+  offerName: string;
+  billingCycle: string | null;
+  cycleLimit: number | null;
+  isFirstCharge: boolean;
+  quantity: number;
+  unitAmount: number;
+  totalAmount: number;
+  currency: string;
+  installments: number | null;
+  createdAt: Date;
+}
+
+export const OrderItemSchema = new EntitySchema<OrderItem>({
+  name: 'OrderItem',
+  tableName: 'order_items',
+  properties: {
+    id: { type: 'uuid', primary: true },
+    orderId: { type: 'string' },
+    productId: { type: 'string' },
+    offerId: { type: 'string' },
+    productName: { type: 'string' },
+    offerName: { type: 'string' },
+    billingCycle: { type: 'string', nullable: true },
+    cycleLimit: { type: 'integer', nullable: true },
+    isFirstCharge: { type: 'boolean' },
+    quantity: { type: 'integer' },
+    unitAmount: money,
+    totalAmount: money,
+    currency: { type: 'string' },
+    installments: { type: 'integer', nullable: true },
+    createdAt,
+  },
+});
+
+export interface OrderStatusHistory {
+  id: string;
+  orderId: string;
+  fromStatus: string | null;
+  toStatus: string;
+  triggeredBy: 'api' | 'system' | 'psp_webhook';
+  transitionKey: string;
+  createdAt: Date;
+}
+
+export const OrderStatusHistorySchema = new EntitySchema<OrderStatusHistory>({
+  name: 'OrderStatusHistory',
+  tableName: 'order_status_history',
+  properties: {
+    id: { type: 'uuid', primary: true },
+    orderId: { type: 'string' },
+    fromStatus: { type: 'string', nullable: true },
+    toStatus: { type: 'string' },
+    triggeredBy: { type: 'string' },
+    transitionKey: { type: 'string' },
+    createdAt,
+  },
+});
+
+export interface Refund {
+  id: string;
+  organizationId: string;
+  merchantId: string;
+  transactionId: string;
+  amount: number;
+  currency: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  reason: string | null;
+  providerReference: string | null;
+  errorCode: string | null;
+  metadata: Record<string, unknown> | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const RefundSchema = new EntitySchema<Refund>({
+  name: 'Refund',
+  tableName: 'refunds',
+  properties: {
+    id: { type: 'string', primary: true },
+    organizationId: { type: 'string' },
+    merchantId: { type: 'string' },
+    transactionId: { type: 'string' },
+    amount: money,
+    currency: { type: 'string' },
+    status: { type: 'string' },
+    reason: { type: 'string', nullable: true },
+    providerReference: { type: 'string', nullable: true },
+    errorCode: { type: 'string', nullable: true },
+    metadata: { type: 'json', nullable: true },
+    createdAt,
+    updatedAt,
+  },
+});

@@ -1,0 +1,79 @@
+/**
+ * Determinism guard: workflow histories replayed against the current workflow code (Worker.runReplayHistories).
+ * Two sources: histories recorded in this run (a cascade, a pix charge and its settlement), and the
+ * recorded fixtures in test/workflows/histories/ (written with RECORD_HISTORIES=1) — so a change to charge.ts or
+ * transaction-operation.ts that would break running workflows fails CI.
+ */
+import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { temporal } from '@temporalio/proto';
+import type { Client } from '@temporalio/client';
+import { connectTemporal } from '../../api/temporal';
+import { api } from '../helpers/http';
+import { createTenant } from '../helpers/factories';
+import { control } from '../helpers/sandbox';
+import { stack } from '../helpers/stack';
+import { cardCharge, cardToken, cascade, charge, override, providerReferenceOf, waitForTransaction } from '../helpers/transactions';
+
+const FIXTURES = path.join(__dirname, 'histories');
+
+describe('Charge workflows replay deterministically', () => {
+  let client: Client;
+  const recorded: Array<{ workflowId: string; name: string; history: any }> = [];
+
+  before(async function () {
+    this.timeout(60_000);
+    client = (await connectTemporal(stack().config.temporal.address, stack().config.temporal.namespace)).client;
+    const tenant = await createTenant();
+    const connectors = await cascade(tenant, ['provider_a', 'provider_a']);
+    await override(connectors[0], 'do_not_honor', 1);
+    const cascaded = (await charge(tenant, cardCharge(await cardToken(tenant), { capture: false }))).body.data;
+    const captured = await api.post(`/transactions/${cascaded.id}/capture`, { key: tenant.merchant_secret_key, body: {} });
+    expect(captured.status, captured.text).to.equal(200);
+    const brl = await createTenant();
+    await cascade(brl, ['provider_b']);
+    const pix = (await charge(brl, { payment_method: 'pix', charge_type: 'payment', country: 'BR', amount: 4990, currency: 'BRL' })).body.data;
+    await control('POST', `/payments/${await providerReferenceOf(brl, pix.id)}/settle`);
+    await waitForTransaction(brl, pix.id, (t) => t.status === 'authorized');
+    const ids = { 'charge-cascade': `charge-${cascaded.id}`, 'charge-pix': `charge-${pix.id}`, 'settlement-pix': `charge-settlement-${pix.id}` };
+    for (const [name, workflowId] of Object.entries(ids)) {
+      const handle = client.workflow.getHandle(workflowId);
+      await handle.result();
+      recorded.push({ workflowId, name, history: await handle.fetchHistory() });
+    }
+    if (process.env.RECORD_HISTORIES === '1') {
+      fs.mkdirSync(FIXTURES, { recursive: true });
+      // Binary protobuf: exact, and read back without the JSON converter (whose protobufjs copy differs here).
+      for (const { name, history } of recorded) {
+        fs.writeFileSync(path.join(FIXTURES, `${name}.pb`), temporal.api.history.v1.History.encode(history).finish());
+      }
+    }
+  });
+
+  async function replay(histories: Array<{ workflowId: string; history: any }>): Promise<void> {
+    const results = Worker.runReplayHistories({ workflowBundle: stack().workflowBundle, replayName: 'charge-replay' }, histories);
+    let count = 0;
+    for await (const result of results) {
+      expect(result.error, `${result.workflowId}: ${result.error?.message}`).to.equal(undefined);
+      count += 1;
+    }
+    expect(count).to.equal(histories.length);
+  }
+
+  it('replays the histories recorded in this run (cascade, pix pending and its settlement)', async function () {
+    this.timeout(30_000);
+    await replay(recorded);
+  });
+
+  it('replays the committed history fixtures', async function () {
+    this.timeout(30_000);
+    const files = fs.existsSync(FIXTURES) ? fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.pb')) : [];
+    expect(files, 'recorded fixtures in test/workflows/histories').to.not.be.empty;
+    await replay(files.map((file) => ({
+      workflowId: file.replace(/\.pb$/, ''),
+      history: temporal.api.history.v1.History.decode(fs.readFileSync(path.join(FIXTURES, file))),
+    })));
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The charge-cascade workflow (id charge-<tx id>): open the transaction, plan the connectors with the routing
+ * engine, try them in order — a retryable outcome moves on to the next connector (is_fallback), anything else
+ * stops — and write the final state. pix/boleto end here as pending; a child settlement workflow
+ * (charge-settlement-<tx id>, abandoned by this one) waits durably for the provider's webhook or the expiry.
+ * History holds ids, amounts and outcomes only: card data and credentials are read inside attemptCharge.
+ */
+import {
+  ParentClosePolicy, condition, defineSignal, proxyActivities, setHandler, startChild, upsertSearchAttributes, workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { ChargeInput, ChargeResult, SettlementSignal } from './lib/charge-types';
+
+// Database-only activities: short, retried on any failure (they are idempotent) for up to a few minutes.
+const db = proxyActivities<Activities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20 },
+});
+
+// One provider call per activity: the adapter gives up after providerTimeoutMs (15 s) and reports network_error,
+// so 45 s only trips when the worker itself dies; a retry reuses the provider idempotency key, so it never
+// charges twice. Three tries: a crash loop must not hold the API caller for long.
+const provider = proxyActivities<Activities>({
+  startToCloseTimeout: '45 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+});
+
+export const chargeWorkflowId = (transactionId: string) => `charge-${transactionId}`;
+export const settlementWorkflowId = (transactionId: string) => `charge-settlement-${transactionId}`;
+export const settlementSignal = defineSignal<[SettlementSignal]>('providerEvent');
+
+const RETRYABLE = new Set(['soft_decline', 'processing_error', 'network_error']);
+
+const setStatus = (status: string) =>
+  upsertSearchAttributes({ TransactionStatus: [status] });
+
+export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> {
+  const id = input.transactionId;
+  const { workflowId } = workflowInfo();
+  setStatus('pending');
+  const { tokenClaimed } = await db.openTransaction(input);
+  const finish = async (to: 'authorized' | 'pre_authorized' | 'failed', extra: Partial<Parameters<typeof db.finalizeCharge>[0]> = {}) => {
+    await db.finalizeCharge({ transactionId: id, to, from: ['pending'], triggeredBy: 'system', key: `${workflowId}:final`, ...extra });
+    setStatus(to);
+    return { transactionId: id, status: to };
+  };
+  if (!tokenClaimed) return finish('failed');
+
+  // Workflow Math.random is seeded per run: a fair draw for math/random rules that replays identically.
+  const { attempts } = await db.planAttempts({ ...input, randomDraw: Math.random() });
+  for (const [index, attempt] of attempts.entries()) {
+    const attemptNumber = index + 1;
+    const result = await provider.attemptCharge({
+      transactionId: id, merchantId: input.merchantId, attemptNumber, isFallback: index > 0, attempt,
+      idempotencyKey: `${workflowId}:${attemptNumber}`,
+    });
+    if (result.outcome === 'approved') {
+      const amount = input.amount;
+      return finish(input.capture ? 'authorized' : 'pre_authorized', {
+        successful: { attempt, providerReference: result.providerReference, paymentInstructions: null },
+        amountAuthorized: amount,
+        amountCaptured: input.capture ? amount : 0,
+      });
+    }
+    if (result.outcome === 'pending') {
+      await db.finalizeCharge({
+        transactionId: id, to: 'pending', from: ['pending'], triggeredBy: 'system', key: `${workflowId}:pending`,
+        successful: { attempt, providerReference: result.providerReference, paymentInstructions: result.paymentInstructions },
+      });
+      const expiresAt = result.paymentInstructions?.expires_at;
+      await startChild(asyncSettlementWorkflow, {
+        workflowId: settlementWorkflowId(id),
+        args: [{ transactionId: id, amount: input.amount, expiresAt: typeof expiresAt === 'string' ? expiresAt : null }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        // The operator finds it by the same MerchantId / CustomerId / PaymentMethod as the charge.
+        typedSearchAttributes: workflowInfo().typedSearchAttributes,
+      });
+      return { transactionId: id, status: 'pending' };
+    }
+    if (!RETRYABLE.has(result.outcome)) break;
+  }
+  return finish('failed');
+}
+
+export interface SettlementInput {
+  transactionId: string;
+  amount: number;
+  /** The payment instructions' expiry; without one the charge waits up to seven days. */
+  expiresAt: string | null;
+}
+
+/** Waits for the provider's verdict on a pending pix/boleto (signalled by the inbound-webhook endpoint) or its expiry. */
+export async function asyncSettlementWorkflow(input: SettlementInput): Promise<ChargeResult> {
+  const { workflowId } = workflowInfo();
+  let verdict: SettlementSignal | undefined;
+  setHandler(settlementSignal, (signal) => {
+    verdict ??= signal;
+  });
+  const deadline = input.expiresAt ? Date.parse(input.expiresAt) : Date.now() + 7 * 24 * 3600 * 1000;
+  const waitMs = Math.max(0, deadline - Date.now());
+  await condition(() => verdict !== undefined, waitMs);
+  const to = verdict?.type === 'payment.succeeded' ? 'authorized' : verdict?.type === 'payment.failed' ? 'failed' : 'expired';
+  await db.finalizeCharge({
+    transactionId: input.transactionId, to, from: ['pending'], triggeredBy: verdict ? 'psp_webhook' : 'system', key: `${workflowId}:final`,
+    ...(to === 'authorized' ? { amountAuthorized: input.amount, amountCaptured: input.amount } : {}),
+  });
+  setStatus(to);
+  return { transactionId: input.transactionId, status: to };
+}

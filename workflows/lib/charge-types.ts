@@ -1,0 +1,97 @@
+/**
+ * What the charge-cascade workflow and its activities exchange: ids, amounts and outcomes only — never a card
+ * number, CVC or credential (those are read inside attemptCharge, just before the provider call).
+ */
+export type ChargePaymentMethod = 'credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet';
+
+export interface OrderItemSnapshot {
+  productId: string;
+  offerId: string;
+  productName: string;
+  offerName: string;
+  billingCycle: string | null;
+  cycleLimit: number | null;
+  isFirstCharge: boolean;
+  quantity: number;
+  unitAmount: number;
+  totalAmount: number;
+  currency: string;
+  installments: number | null;
+}
+
+export interface ChargeInput {
+  transactionId: string;
+  orderId: string;
+  organizationId: string;
+  merchantId: string;
+  paymentMethod: ChargePaymentMethod;
+  chargeType: 'payment' | 'setup_verification';
+  country: string;
+  amount: number;
+  currency: string;
+  capture: boolean;
+  walletType: string | null;
+  installments: number | null;
+  riskScore: number | null;
+  customerId: string | null;
+  cardTokenId: string | null;
+  paymentInstrumentId: string | null;
+  checkoutSessionId: string | null;
+  externalOrderId: string | null;
+  metadata: Record<string, unknown> | null;
+  /** Routing attributes known up front (from the token or instrument metadata). */
+  cardBrand: string | null;
+  binCountry: string | null;
+  order: { orderType: 'api' | 'checkout'; recurrence: 'none' | 'initial'; items: OrderItemSnapshot[] };
+}
+
+export interface PlannedAttempt {
+  connectorId: string;
+  providerSlug: string;
+  nodeId: string | null;
+}
+
+export interface AttemptInput {
+  transactionId: string;
+  merchantId: string;
+  attemptNumber: number;
+  isFallback: boolean;
+  attempt: PlannedAttempt;
+  /** Stable across activity retries and replays: workflow id + attempt number. */
+  idempotencyKey: string;
+}
+
+export type Outcome = 'approved' | 'pending' | 'soft_decline' | 'hard_decline' | 'processing_error' | 'network_error';
+
+export interface AttemptResult {
+  outcome: Outcome;
+  providerReference: string | null;
+  paymentInstructions: Record<string, unknown> | null;
+}
+
+export interface ChargeResult {
+  transactionId: string;
+  status: string;
+}
+
+/** What a provider webhook tells the async-settlement workflow. */
+export interface SettlementSignal {
+  type: 'payment.succeeded' | 'payment.failed' | 'payment.expired';
+  eventId: string;
+}
+
+/** Capture, void or refund of a transaction (workflow transactionOperationWorkflow). */
+export interface OperationInput {
+  kind: 'capture' | 'void' | 'refund';
+  /** Unique per request; the workflow id derives from it. */
+  operationId: string;
+  transactionId: string;
+  amount?: number;
+  refundId?: string;
+  reason?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export type OperationStart =
+  | { ok: true; amount: number; currency: string; connectorId: string; providerReference: string }
+  | { ok: false; code: string; message: string };

@@ -1,0 +1,31 @@
+/**
+ * Capture, void or refund of one transaction (workflow id `<kind>-<operation id>`): begin (checks and reserves
+ * the move under the row lock, or returns the 422 code), one provider call with the workflow id as provider
+ * idempotency key, then finish. The API starts it and waits for its result.
+ */
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { OperationInput } from './lib/charge-types';
+
+// Database steps: idempotent, retried for a while.
+const db = proxyActivities<Activities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20 },
+});
+// The provider call: adapter timeout 15 s; a retry replays at the provider under the same key.
+const provider = proxyActivities<Activities>({
+  startToCloseTimeout: '45 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+});
+
+export const operationWorkflowId = (input: Pick<OperationInput, 'kind' | 'operationId'>) => `${input.kind}-${input.operationId}`;
+
+export type OperationResult = { ok: true; outcome: string } | { ok: false; code: string; message: string };
+
+export async function transactionOperationWorkflow(input: OperationInput): Promise<OperationResult> {
+  const start = await db.beginOperation(input);
+  if (!start.ok) return start;
+  const result = await provider.providerOperation({ ...input, start, idempotencyKey: workflowInfo().workflowId });
+  await db.finishOperation({ ...input, start, ...result });
+  return { ok: true, outcome: result.outcome };
+}
