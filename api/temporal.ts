@@ -1,6 +1,6 @@
 /** The API's Temporal connection (typed starters and signals for workflows are added here as they land). */
 import { Client, Connection } from '@temporalio/client';
-import { TASK_QUEUES } from '../workflows/definitions';
+import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
 import { checkoutExpiryWorkflow, checkoutExpiryWorkflowId, expiresAtChangedSignal } from '../workflows/checkout-expiry';
 
 export async function connectTemporal(address: string, namespace: string): Promise<{ connection: Connection; client: Client }> {
@@ -8,8 +8,6 @@ export async function connectTemporal(address: string, namespace: string): Promi
   return { connection, client: new Client({ connection, namespace }) };
 }
 
-/** Search attribute keys (registered on every namespace, see workflows/definitions.ts) an operator filters on. */
-const MERCHANT_ID = { name: 'MerchantId', type: 'KEYWORD' } as const;
 
 export interface CheckoutExpiryRequest {
   sessionId: string;
@@ -33,6 +31,6 @@ export async function scheduleCheckoutExpiry(
     args: [{ sessionId, expiresAt: iso }],
     signal: expiresAtChangedSignal,
     signalArgs: [iso],
-    typedSearchAttributes: [{ key: MERCHANT_ID, value: merchantId }],
+    typedSearchAttributes: [{ key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: merchantId }],
   });
 }

@@ -4,6 +4,7 @@
  *
  * Env: BENCH_DURATION (seconds measured per scenario, default 10), BENCH_CONNECTIONS (default 10),
  * BENCH_WARMUP (seconds of unrecorded load before each scenario, so JIT and connection pools are warm; default 2).
+ * The POST /transactions scenarios (bench/transactions.ts) run the full charge workflow per request.
  * Progress goes to stderr; the results (text table, then markdown) go to stdout.
  */
 import type { Server } from 'node:http';
@@ -17,6 +18,7 @@ import { stack, startStack, stopStack } from '../test/helpers/stack';
 import { createTenant, customerInput } from '../test/helpers/factories';
 import { machine, markdownTable, textTable, type Row } from './report';
 import { measureWebhookDeliveries, webhookReport } from './webhooks';
+import { transactionScenarios } from './transactions';
 
 function envInt(name: string, fallback: number, min: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -104,6 +106,7 @@ async function scenarios(apiUrl: string, helloUrl: string): Promise<Scenario[]> 
       expectedStatus: 200,
       options: { url: customers, method: 'POST', headers: { ...headers, 'idempotency-key': replayKey }, body: JSON.stringify(replayInput) },
     },
+    ...(await transactionScenarios(apiUrl)),
   ];
 }
 

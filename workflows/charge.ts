@@ -6,10 +6,12 @@
  * History holds ids, amounts and outcomes only: card data and credentials are read inside attemptCharge.
  */
 import {
-  ParentClosePolicy, condition, defineSignal, proxyActivities, setHandler, startChild, upsertSearchAttributes, workflowInfo,
+  CancellationScope, ParentClosePolicy, condition, defineSignal, isCancellation, proxyActivities, setHandler, startChild,
+  upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ChargeInput, ChargeResult, SettlementSignal } from './lib/charge-types';
+import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 
 // Database-only activities: short, retried on any failure (they are idempotent) for up to a few minutes.
 const db = proxyActivities<Activities>({
@@ -32,7 +34,7 @@ export const settlementSignal = defineSignal<[SettlementSignal]>('providerEvent'
 const RETRYABLE = new Set(['soft_decline', 'processing_error', 'network_error']);
 
 const setStatus = (status: string) =>
-  upsertSearchAttributes({ TransactionStatus: [status] });
+  upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: status }]);
 
 export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> {
   const id = input.transactionId;
@@ -98,7 +100,18 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
   });
   const deadline = input.expiresAt ? Date.parse(input.expiresAt) : Date.now() + 7 * 24 * 3600 * 1000;
   const waitMs = Math.max(0, deadline - Date.now());
-  await condition(() => verdict !== undefined, waitMs);
+  try {
+    await condition(() => verdict !== undefined, waitMs);
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    // An operator cancelled the wait (Temporal UI/CLI): the unpaid charge is canceled — the one producer of
+    // transaction.canceled. The write must still happen, so it runs outside the cancelled scope.
+    await CancellationScope.nonCancellable(() => db.finalizeCharge({
+      transactionId: input.transactionId, to: 'canceled', from: ['pending'], triggeredBy: 'system', key: `${workflowId}:final`,
+    }));
+    setStatus('canceled');
+    return { transactionId: input.transactionId, status: 'canceled' };
+  }
   const to = verdict?.type === 'payment.succeeded' ? 'authorized' : verdict?.type === 'payment.failed' ? 'failed' : 'expired';
   await db.finalizeCharge({
     transactionId: input.transactionId, to, from: ['pending'], triggeredBy: verdict ? 'psp_webhook' : 'system', key: `${workflowId}:final`,

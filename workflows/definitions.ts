@@ -19,3 +19,18 @@ export const SEARCH_ATTRIBUTES = [
 ] as const;
 
 export type SearchAttributeName = (typeof SEARCH_ATTRIBUTES)[number];
+
+/**
+ * Typed keys for every search attribute (Keyword), for `typedSearchAttributes` and `upsertSearchAttributes`.
+ * The one place the keys are spelled out; the API, activities and workflows all use these.
+ */
+export const SEARCH_ATTRIBUTE_KEYS = {
+  OrganizationId: { name: 'OrganizationId', type: 'KEYWORD' } as const,
+  MerchantId: { name: 'MerchantId', type: 'KEYWORD' } as const,
+  CustomerId: { name: 'CustomerId', type: 'KEYWORD' } as const,
+  PaymentMethod: { name: 'PaymentMethod', type: 'KEYWORD' } as const,
+  TransactionStatus: { name: 'TransactionStatus', type: 'KEYWORD' } as const,
+  SubscriptionStatus: { name: 'SubscriptionStatus', type: 'KEYWORD' } as const,
+  EventType: { name: 'EventType', type: 'KEYWORD' } as const,
+  DeliveryStatus: { name: 'DeliveryStatus', type: 'KEYWORD' } as const,
+} satisfies { [N in SearchAttributeName]: { name: N; type: 'KEYWORD' } };

@@ -3,9 +3,10 @@
  * the move under the row lock, or returns the 422 code), one provider call with the workflow id as provider
  * idempotency key, then finish. The API starts it and waits for its result.
  */
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { OperationInput } from './lib/charge-types';
+import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 
 // Database steps: idempotent, retried for a while.
 const db = proxyActivities<Activities>({
@@ -26,6 +27,8 @@ export async function transactionOperationWorkflow(input: OperationInput): Promi
   const start = await db.beginOperation(input);
   if (!start.ok) return start;
   const result = await provider.providerOperation({ ...input, start, idempotencyKey: workflowInfo().workflowId });
-  await db.finishOperation({ ...input, start, ...result });
+  const status = await db.finishOperation({ ...input, start, ...result });
+  // The starter set MerchantId and the status before the move; keep TransactionStatus current for operators.
+  if (status) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: status }]);
   return { ok: true, outcome: result.outcome };
 }

@@ -1,8 +1,6 @@
-/** Typed keys of the search attributes webhook workflows set (registered on every namespace: definitions.ts). */
-import type { SearchAttributeName } from './definitions';
+/** Typed keys of the search attributes webhook workflows set (defined once in definitions.ts). */
+import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 
-const keyword = <N extends SearchAttributeName>(name: N) => ({ name, type: 'KEYWORD' }) as const;
-
-export const MERCHANT_ID = keyword('MerchantId');
-export const EVENT_TYPE = keyword('EventType');
-export const DELIVERY_STATUS = keyword('DeliveryStatus');
+export const MERCHANT_ID = SEARCH_ATTRIBUTE_KEYS.MerchantId;
+export const EVENT_TYPE = SEARCH_ATTRIBUTE_KEYS.EventType;
+export const DELIVERY_STATUS = SEARCH_ATTRIBUTE_KEYS.DeliveryStatus;

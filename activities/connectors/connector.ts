@@ -67,7 +67,14 @@ export interface InboundWebhook {
   amount: number | null;
   occurredAt: string;
   raw: Record<string, unknown>;
+  /** For dispute.closed: who the dispute was decided for, when the provider says (absent or null: unknown). */
+  disputeOutcome?: DisputeOutcome | null;
 }
+
+export type DisputeOutcome = 'won' | 'lost';
+
+/** A provider's dispute status read as an outcome: `won` / `lost`, anything else unknown. */
+export const wonOrLost = (status: string | null): DisputeOutcome | null => (status === 'won' || status === 'lost' ? status : null);
 
 export interface ConnectorAdapter {
   readonly slug: string;

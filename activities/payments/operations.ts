@@ -94,7 +94,8 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
       return { outcome: result.outcome, providerReference: result.providerReference, rawCode: result.rawCode };
     },
 
-    async finishOperation(input: OperationInput & { start: Extract<OperationStart, { ok: true }>; outcome: Outcome; providerReference: string | null; rawCode: string | null }): Promise<void> {
+    /** Returns the transaction's status after the move (for the workflow's TransactionStatus search attribute). */
+    async finishOperation(input: OperationInput & { start: Extract<OperationStart, { ok: true }>; outcome: Outcome; providerReference: string | null; rawCode: string | null }): Promise<string | null> {
       await inTransaction(async (em) => {
         const key = `${input.operationId}:finish`;
         const approved = input.outcome === 'approved';
@@ -113,6 +114,8 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
         else if (input.outcome === 'hard_decline' || input.outcome === 'soft_decline') await settleRefund(em, input.refundId!, 'failed', input.providerReference, input.rawCode, 'system');
         // processing_error / network_error: no definitive answer — the refund stays pending (and the transaction refund_pending).
       });
+      const tx = await orm.em.fork().findOne(TransactionSchema, { id: input.transactionId });
+      return tx?.status ?? null;
     },
   };
 }

@@ -6,9 +6,9 @@ import { createTenant, type Tenant } from '../helpers/factories';
 import { expectWrapped } from '../helpers/envelope';
 import { HOUR, inFuture, newSession, storedStatus } from '../helpers/checkout';
 import { stack } from '../helpers/stack';
-import { TASK_QUEUES } from '../../workflows/definitions';
+import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../../workflows/definitions';
 
-const MERCHANT_ID = { name: 'MerchantId', type: 'KEYWORD' } as const;
+const MERCHANT_ID = SEARCH_ATTRIBUTE_KEYS.MerchantId;
 const handleOf = (sessionId: string) => stack().api.deps.temporal.client.workflow.getHandle(`checkout-expiry-${sessionId}`);
 
 async function signalsReceived(sessionId: string): Promise<string[]> {

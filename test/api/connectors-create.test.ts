@@ -1,6 +1,7 @@
 /** POST /api/v1/merchants/:merchant_id/connectors: Document 3 "Connector" and "Connectors (merchant-level)". */
 import { expect } from 'chai';
 import { api } from '../helpers/http';
+import { stack } from '../helpers/stack';
 import { addMerchant, createTenant, keyWithScopes, type Tenant } from '../helpers/factories';
 import { expectError, expectFieldErrors, expectRecentTimestamp } from '../helpers/envelope';
 import {
@@ -38,7 +39,7 @@ describe('POST /api/v1/merchants/:merchant_id/connectors', () => {
   it('builds webhook_url from PUBLIC_BASE_URL, the connector id and a per-connector random token', async () => {
     const a = (await post(connectorBody())).body;
     const b = (await post(connectorBody())).body;
-    const pattern = new RegExp(`^http://localhost:3000/api/v1/webhooks/inbound/${a.id}\\?token=[A-Za-z0-9_-]{43}$`);
+    const pattern = new RegExp(`^${stack().config.publicBaseUrl}/api/v1/webhooks/inbound/${a.id}\\?token=[A-Za-z0-9_-]{43}$`);
     expect(a.webhook_url).to.match(pattern);
     expect(new URL(a.webhook_url).searchParams.get('token')).to.not.equal(new URL(b.webhook_url).searchParams.get('token'));
   });

@@ -5,6 +5,8 @@ import { createTenant, type Tenant } from '../helpers/factories';
 import { expectError, expectWrapped } from '../helpers/envelope';
 import { CARDS } from '../helpers/vault';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
+import { stack } from '../helpers/stack';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
 
 describe('POST /api/v1/transactions/:id/capture and /void', () => {
   let tenant: Tenant;
@@ -24,6 +26,24 @@ describe('POST /api/v1/transactions/:id/capture and /void', () => {
     expect(order.status_history.map((h: any) => h.to_status)).to.deep.equal(['pending', 'pre_authorized', 'authorized']);
     expectError(await capture(tx.id), 422, 'business_rule_error', 'TRANSACTION_ALREADY_CAPTURED');
     expectError(await voidTx(tx.id), 422, 'business_rule_error', 'TRANSACTION_ALREADY_CAPTURED');
+  });
+
+  it('the capture workflow carries MerchantId and the resulting TransactionStatus, so operators find it', async () => {
+    const tx = await preAuth();
+    expectWrapped(await capture(tx.id), 200);
+    const client = stack().api.deps.temporal.client;
+    const query = `WorkflowType = 'transactionOperationWorkflow' AND MerchantId = '${tenant.merchant_id}'`;
+    let found: string[] = [];
+    // Visibility is eventually consistent: poll briefly for the closed workflow.
+    for (let i = 0; i < 50 && found.length === 0; i += 1) {
+      found = [];
+      for await (const wf of client.workflow.list({ query })) found.push(wf.workflowId);
+      if (found.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(found).to.have.length.greaterThan(0);
+    const description = await client.workflow.getHandle(found[0]).describe();
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.MerchantId)).to.equal(tenant.merchant_id);
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.TransactionStatus)).to.equal('authorized');
   });
 
   it('captures partially; more than authorized is 422', async () => {

@@ -47,6 +47,8 @@ export async function startStack(): Promise<TestStack> {
   // As root, PostgreSQL runs as the postgres user, which must be able to enter the directory.
   fs.chmodSync(dataDir, 0o755);
   const databasePort = await freePort();
+  // The API's address is fixed up front so PUBLIC_BASE_URL (connectors' webhook_url, registered at the sandbox) reaches it.
+  const apiPort = await freePort();
   const [postgres, temporal, workflowBundle, sandbox] = await Promise.all([
     startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: databasePort, databases: ['switchyard_test'] }),
     startTemporalForTests(),
@@ -60,13 +62,14 @@ export async function startStack(): Promise<TestStack> {
     ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     SANDBOX_URL: sandbox.url,
+    PUBLIC_BASE_URL: `http://localhost:${apiPort}`,
   };
   const config = loadConfig(env);
   const orm = await openOrm(config.databaseUrl);
   await migrate(orm);
   await registerSchedules(config);
   const worker = await startWorker({ config, orm, workflowBundle });
-  const api = await startApi(config, 0);
+  const api = await startApi(config, apiPort);
   current = { config, dataDir, env, postgres, databasePort, temporal, orm, workflowBundle, worker, api, url: api.url, sandbox, sandboxUrl: sandbox.url };
   return current;
 }

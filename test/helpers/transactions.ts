@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import { api, type ApiResponse } from './http';
 import type { Tenant } from './factories';
 import { connectorBody, connectorsPath, validWebhookSecret } from './connectors';
-import { stack } from './stack';
 import { CARDS, mintToken, openSession, type CardInput } from './vault';
 import { control } from './sandbox';
 
@@ -30,14 +29,9 @@ export async function cascade(tenant: Tenant, slugs: string[] = ['provider_a'], 
     if (slug === 'provider_b') body.credentials.merchant_account = `Acme${randomUUID().slice(0, 8)}`;
     const res = await api.post(connectorsPath(tenant.merchant_id), { key: tenant.merchant_secret_key, body });
     expect(res.status, res.text).to.equal(201);
-    // The sandbox cannot know the connector's webhook_url: register it (on this test API's real address).
-    const token = new URL(res.body.webhook_url).searchParams.get('token')!;
-    const url = `${stack().url}/api/v1/webhooks/inbound/${res.body.id}?token=${encodeURIComponent(token)}`;
-    if (options.webhooks !== false) {
-      const registered = await control('POST', '/webhook-endpoints', { provider: slug, credentials: body.credentials, url, secret });
-      expect(registered.status, JSON.stringify(registered.body)).to.equal(201);
-    }
-    connectors.push({ id: res.body.id, slug, credentials: body.credentials, webhookUrl: url, webhookSecret: secret });
+    // The API registered the connector's webhook_url (PUBLIC_BASE_URL is this test API's address) at the sandbox.
+    if (options.webhooks === false) await unregisterWebhooks(slug, body.credentials);
+    connectors.push({ id: res.body.id, slug, credentials: body.credentials, webhookUrl: res.body.webhook_url, webhookSecret: secret });
   }
   const last = connectors[connectors.length - 1];
   const base = `/merchants/${tenant.merchant_id}/routing-profiles`;
@@ -56,6 +50,13 @@ export async function cascade(tenant: Tenant, slugs: string[] = ['provider_a'], 
   const activated = await api.patch(`${base}/${profile.body.id}`, { key: tenant.merchant_secret_key, body: { is_active: true } });
   expect(activated.status, activated.text).to.equal(200);
   return connectors;
+}
+
+/** Removes the sandbox's webhook endpoints for these credentials' account: only timers or polling settle its payments. */
+async function unregisterWebhooks(slug: string, credentials: Record<string, string>): Promise<void> {
+  const account = (await control('POST', '/accounts/resolve', { provider: slug, credentials })).body.account;
+  const listed = await control('GET', `/webhook-endpoints?${new URLSearchParams({ provider: slug, account })}`);
+  for (const endpoint of listed.body.data) expect((await control('DELETE', `/webhook-endpoints/${endpoint.id}`)).status).to.equal(204);
 }
 
 /** Makes a connector's next authorizations play `scenario` whatever the card (sandbox override by account). */

@@ -4,7 +4,7 @@
  * after the `whsec_` prefix; timestamps outside ±5 minutes are refused (replay protection).
  */
 import { createHmac } from 'node:crypto';
-import { InvalidWebhookError, type InboundWebhook } from '../connector';
+import { InvalidWebhookError, wonOrLost, type InboundWebhook } from '../connector';
 import { UnhandledWebhookEventError } from '../errors';
 import { field } from '../http';
 import { checkTimestamp, headerOf, parseJsonBody, requireSecret, safeEqual, type WebhookRequest } from '../signatures';
@@ -46,5 +46,7 @@ export function parseWebhook(request: WebhookRequest): InboundWebhook {
     amount: field.num(object.amount),
     occurredAt: new Date(created !== null ? created * 1000 : Date.now()).toISOString(),
     raw: body,
+    // A closed dispute object's status is won or lost (warning_closed: an inquiry, no outcome).
+    disputeOutcome: type === 'dispute.closed' ? wonOrLost(field.str(object.status)) : null,
   };
 }

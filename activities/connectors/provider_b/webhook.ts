@@ -86,5 +86,8 @@ export function parseWebhook(request: WebhookRequest): InboundWebhook {
     amount: field.num(field.obj(item.amount).value),
     occurredAt: new Date(field.str(item.eventDate) ?? Date.now()).toISOString(),
     raw: body,
+    // The event code itself is the outcome: the chargeback reversed (won) or a second chargeback (lost).
+    disputeOutcome: ['CHARGEBACK_REVERSED', 'PREARBITRATION_WON'].includes(eventCode) ? 'won'
+      : ['SECOND_CHARGEBACK', 'PREARBITRATION_LOST'].includes(eventCode) ? 'lost' : null,
   };
 }

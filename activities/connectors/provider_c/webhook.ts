@@ -5,7 +5,7 @@
  * the payment); this provider inlines the resource's state in `data`, so the body digest is part of the manifest.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { InvalidWebhookError, type InboundWebhook } from '../connector';
+import { InvalidWebhookError, wonOrLost, type InboundWebhook } from '../connector';
 import { UnhandledWebhookEventError } from '../errors';
 import { field } from '../http';
 import { fromDecimal } from '../money';
@@ -57,5 +57,6 @@ export function parseWebhook(request: WebhookRequest): InboundWebhook {
     amount: decimal === undefined ? null : fromDecimal(decimal, field.str(data.currency_id) ?? 'BRL'),
     occurredAt: new Date(field.str(body.date_created) ?? Date.now()).toISOString(),
     raw: body,
+    disputeOutcome: type === 'dispute.closed' ? wonOrLost(field.str(data.status)) : null,
   };
 }

@@ -12,7 +12,7 @@ import {
   cardVerificationWorkflow, cardVerificationWorkflowId,
   type CardVerificationInput, type CardVerificationResult,
 } from '../../../workflows/card-verification';
-import { TASK_QUEUES } from '../../../workflows/definitions';
+import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../../../workflows/definitions';
 import { ApiError, errors } from '../../http/errors';
 
 export interface VerificationCharge {
@@ -59,8 +59,6 @@ export async function planVerification(em: EntityManager, merchantId: string, ch
   }
 }
 
-const MERCHANT_ID = { name: 'MerchantId', type: 'KEYWORD' } as const;
-
 export async function runVerification(client: Client, input: CardVerificationInput): Promise<CardVerificationResult> {
   try {
     return await client.workflow.execute(cardVerificationWorkflow, {
@@ -68,7 +66,7 @@ export async function runVerification(client: Client, input: CardVerificationInp
       taskQueue: TASK_QUEUES.payments,
       args: [input],
       workflowExecutionTimeout: '1 minute',
-      typedSearchAttributes: [{ key: MERCHANT_ID, value: input.merchantId }],
+      typedSearchAttributes: [{ key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: input.merchantId }],
     });
   } catch {
     // The workflow itself failed (worker down, timeout): nothing about the card is known.

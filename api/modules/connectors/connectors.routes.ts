@@ -19,6 +19,7 @@ const read = { keys, scopes: ['connectors:read'] } as const;
 
 const contextOf = (deps: AppDeps, auth: ApiKeyAuth): ConnectorContext => ({
   keys: deps.config.encryptionKeys, organizationId: auth.organizationId, actor: actorOf(auth),
+  sandbox: { sandboxUrl: deps.config.sandboxUrl, publicBaseUrl: deps.config.publicBaseUrl, keys: deps.config.encryptionKeys, logger: deps.logger },
 });
 const present = (deps: AppDeps) => (connector: MerchantConnector) =>
   presentConnector(connector, webhookUrlOf(connector, deps.config.encryptionKeys, deps.config.publicBaseUrl));

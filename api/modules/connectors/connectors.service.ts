@@ -19,6 +19,7 @@ import {
   authMethodErrors, configErrors, countryErrors, credentialErrors, normalizeConfig, webhookSecretErrors,
 } from './connector-rules';
 import { newWebhookToken } from './connector-secrets';
+import { registerSandboxWebhook, type SandboxRegistration } from './sandbox-webhooks';
 import type { CreateConnectorBody, UpdateConnectorBody } from './connectors.schema';
 
 type CreateInput = Static<typeof CreateConnectorBody>;
@@ -28,6 +29,8 @@ export interface ConnectorContext {
   keys: Keyring;
   organizationId: string;
   actor: Actor;
+  /** Where test-mode connectors' webhook endpoints are registered (the sandbox PSP); absent: nowhere. */
+  sandbox?: SandboxRegistration;
 }
 
 function throwIfAny(details: FieldErrors, message: string): void {
@@ -89,6 +92,9 @@ export async function createConnector(em: EntityManager, merchantId: string, inp
     },
   });
   await em.flush();
+  // In the request (there is no after-commit hook); best effort, never fails it. A rolled-back create leaves an
+  // endpoint whose token matches no connector: its deliveries get 401, which is harmless.
+  await registerSandboxWebhook(ctx.sandbox, connector);
   return connector;
 }
 
@@ -150,6 +156,10 @@ export async function updateConnector(
     });
   }
   await em.flush();
+  // A new secret, or new credentials (the sandbox account), needs the sandbox endpoint registered again.
+  if ((input.webhook_secret !== undefined && input.webhook_secret !== null) || input.credentials !== undefined) {
+    await registerSandboxWebhook(ctx.sandbox, connector);
+  }
   return connector;
 }
 

@@ -79,8 +79,35 @@ async function apply(em: EntityManager, deps: AppDeps, connectorId: string, merc
     });
     if (moved) return;
   }
-  const type = event.type === 'dispute.updated' ? 'transaction.dispute_updated' : event.type === 'dispute.closed' ? 'transaction.dispute_closed' : null;
-  if (type) await recordEvent(em, { organizationId: tx.organizationId, merchantId: tx.merchantId, type, object: presentTransactionHeader(tx) });
+  if (event.type === 'dispute.closed') {
+    await closeDispute(em, tx, event, key);
+    return;
+  }
+  if (event.type === 'dispute.updated') {
+    await recordEvent(em, { organizationId: tx.organizationId, merchantId: tx.merchantId, type: 'transaction.dispute_updated', object: presentTransactionHeader(tx) });
+  }
+}
+
+/**
+ * A decided dispute: won gives the money back, so a charged_back transaction returns to authorized (recording
+ * transaction.dispute_won, then transaction.authorized); lost keeps it charged_back (transaction.dispute_lost).
+ * Either way transaction.dispute_closed follows; an outcome the provider does not state closes it without either.
+ */
+async function closeDispute(em: EntityManager, tx: Transaction, event: InboundWebhook, key: string): Promise<void> {
+  const outcome = event.disputeOutcome ?? null;
+  const record = async (type: 'transaction.dispute_won' | 'transaction.dispute_lost' | 'transaction.dispute_closed', current: Transaction) =>
+    recordEvent(em, { organizationId: current.organizationId, merchantId: current.merchantId, type, object: presentTransactionHeader(current) });
+  let current = tx;
+  if (outcome === 'won') {
+    const moved = await moveTransaction(em, tx.id, {
+      to: 'authorized', from: ['charged_back'], triggeredBy: 'psp_webhook', key, extraEvents: ['transaction.dispute_won'],
+    });
+    if (moved) current = moved;
+    else await record('transaction.dispute_won', tx);
+  } else if (outcome === 'lost') {
+    await record('transaction.dispute_lost', tx);
+  }
+  await record('transaction.dispute_closed', current);
 }
 
 export function inboundWebhooks(deps: AppDeps): Koa.Middleware {

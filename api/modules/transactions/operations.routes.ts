@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { Client } from '@temporalio/client';
-import { RefundSchema } from '../../../db/entities';
-import { TASK_QUEUES } from '../../../workflows/definitions';
+import { RefundSchema, type Transaction } from '../../../db/entities';
+import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../../workflows/definitions';
 import { operationWorkflowId, transactionOperationWorkflow, type OperationResult } from '../../../workflows/transaction-operation';
 import type { OperationInput } from '../../../workflows/lib/charge-types';
 import { defineRoute } from '../../http/define-route';
@@ -21,11 +21,13 @@ import {
 import { presentRefund } from './transactions.presenter';
 import { getTransaction, transactionView } from './transactions.service';
 
-async function runOperation(client: Client, input: OperationInput): Promise<void> {
+/** Runs the operation workflow, tagged with the merchant and the transaction's current status so operators find it. */
+async function runOperation(client: Client, tx: Transaction, input: OperationInput): Promise<void> {
   let result: OperationResult;
   try {
     result = await client.workflow.execute(transactionOperationWorkflow, {
       workflowId: operationWorkflowId(input), taskQueue: TASK_QUEUES.payments, args: [input],
+      typedSearchAttributes: [{ key: SA.MerchantId, value: tx.merchantId }, { key: SA.TransactionStatus, value: tx.status }],
     });
   } catch {
     throw new ApiError(502, 'external_service_error', 'OPERATION_UNAVAILABLE', `The ${input.kind} could not be completed right now`);
@@ -50,7 +52,7 @@ export const transactionOperationRoutes = [
     idempotency: 'optional',
     async handler({ em, merchantId, params, body, deps }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
-      await runOperation(deps.temporal.client, { kind: 'capture', operationId: randomUUID(), transactionId: tx.id, amount: body.amount });
+      await runOperation(deps.temporal.client, tx, { kind: 'capture', operationId: randomUUID(), transactionId: tx.id, amount: body.amount });
       return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, tx.id)) };
     },
   }),
@@ -67,7 +69,7 @@ export const transactionOperationRoutes = [
     idempotency: 'optional',
     async handler({ em, merchantId, params, deps }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
-      await runOperation(deps.temporal.client, { kind: 'void', operationId: randomUUID(), transactionId: tx.id });
+      await runOperation(deps.temporal.client, tx, { kind: 'void', operationId: randomUUID(), transactionId: tx.id });
       return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, tx.id)) };
     },
   }),
@@ -85,7 +87,7 @@ export const transactionOperationRoutes = [
     async handler({ em, merchantId, params, body, deps }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
       const refundId = newId('ref');
-      await runOperation(deps.temporal.client, {
+      await runOperation(deps.temporal.client, tx, {
         kind: 'refund', operationId: refundId, transactionId: tx.id, refundId, amount: body.amount, reason: body.reason, metadata: body.metadata,
       });
       const refund = await em.findOneOrFail(RefundSchema, { id: refundId }, { refresh: true });

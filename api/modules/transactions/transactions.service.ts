@@ -14,12 +14,10 @@ import type { Client } from '@temporalio/client';
 import { TransactionAttemptSchema, TransactionSchema, type Transaction } from '../../../db/entities';
 import { chargeWorkflow, chargeWorkflowId } from '../../../workflows/charge';
 import type { ChargeInput } from '../../../workflows/lib/charge-types';
-import { TASK_QUEUES } from '../../../workflows/definitions';
+import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../../workflows/definitions';
 import { ApiError, errors } from '../../http/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import { presentTransaction } from './transactions.presenter';
-
-const keyword = (name: string) => ({ name, type: 'KEYWORD' }) as const;
 
 /** Starts the charge workflow and waits for its (first) outcome: authorized, pre_authorized, failed or pending. */
 export async function runCharge(client: Client, input: ChargeInput): Promise<void> {
@@ -29,11 +27,11 @@ export async function runCharge(client: Client, input: ChargeInput): Promise<voi
       taskQueue: TASK_QUEUES.payments,
       args: [input],
       typedSearchAttributes: [
-        { key: keyword('OrganizationId'), value: input.organizationId },
-        { key: keyword('MerchantId'), value: input.merchantId },
-        ...(input.customerId ? [{ key: keyword('CustomerId'), value: input.customerId }] : []),
-        { key: keyword('PaymentMethod'), value: input.paymentMethod },
-        { key: keyword('TransactionStatus'), value: 'pending' },
+        { key: SA.OrganizationId, value: input.organizationId },
+        { key: SA.MerchantId, value: input.merchantId },
+        ...(input.customerId ? [{ key: SA.CustomerId, value: input.customerId }] : []),
+        { key: SA.PaymentMethod, value: input.paymentMethod },
+        { key: SA.TransactionStatus, value: 'pending' },
       ],
     });
   } catch {

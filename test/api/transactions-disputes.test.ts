@@ -1,0 +1,63 @@
+/**
+ * Disputes by provider webhook: opened → charged_back; closed won → back to authorized (transaction.dispute_won);
+ * closed lost → stays charged_back (transaction.dispute_lost); transaction.dispute_closed either way. Each
+ * provider states the outcome its own way (status, event code or event type), so the won case runs on each.
+ */
+import { expect } from 'chai';
+import { createTenant } from '../helpers/factories';
+import { control } from '../helpers/sandbox';
+import { rows } from '../helpers/connectors';
+import { cardCharge, cardToken, cascade, charge, providerReferenceOf, waitForTransaction } from '../helpers/transactions';
+
+const currencyOf = (slug: string) => (slug === 'provider_b' || slug === 'provider_c' ? { currency: 'BRL', country: 'BR' } : { currency: 'USD', country: 'US' });
+
+async function disputed(slug: string) {
+  const tenant = await createTenant();
+  await cascade(tenant, [slug]);
+  const tx = (await charge(tenant, cardCharge(await cardToken(tenant), currencyOf(slug)))).body.data;
+  expect(tx.status).to.equal('authorized');
+  const reference = await providerReferenceOf(tenant, tx.id);
+  const opened = await control('POST', `/payments/${reference}/dispute`, { stage: 'opened' });
+  expect(opened.status, JSON.stringify(opened.body)).to.be.lessThan(300);
+  expect((await waitForTransaction(tenant, tx.id, (t) => t.status !== 'authorized')).status).to.equal('charged_back');
+  return { tenant, tx, reference };
+}
+
+const eventsOf = async (merchantId: string, txId: string): Promise<string[]> =>
+  (await rows(`select type from events where merchant_id = ? and data->>'id' = ? order by created_at, id`, [merchantId, txId])).map((e) => e.type);
+
+async function waitForEvent(merchantId: string, txId: string, type: string): Promise<string[]> {
+  for (let i = 0; i < 75; i += 1) {
+    const types = await eventsOf(merchantId, txId);
+    if (types.includes(type)) return types;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return eventsOf(merchantId, txId);
+}
+
+describe('Provider dispute webhooks — won and lost', () => {
+  for (const slug of ['provider_a', 'provider_b', 'provider_c', 'checkout']) {
+    it(`a won dispute moves a charged_back transaction back to authorized with transaction.dispute_won (${slug})`, async () => {
+      const { tenant, tx, reference } = await disputed(slug);
+      const won = await control('POST', `/payments/${reference}/dispute`, { stage: 'won' });
+      expect(won.status, JSON.stringify(won.body)).to.be.lessThan(300);
+      expect((await waitForTransaction(tenant, tx.id, (t) => t.status !== 'charged_back')).status).to.equal('authorized');
+      const types = await waitForEvent(tenant.merchant_id, tx.id, 'transaction.dispute_closed');
+      // Events written in one database transaction may share a millisecond, so no order is asserted.
+      expect(types).to.include.members(['transaction.charged_back', 'transaction.dispute_won', 'transaction.dispute_closed']);
+      expect(types.filter((t) => t === 'transaction.authorized')).to.have.length(2);
+      expect(types).to.not.include('transaction.dispute_lost');
+    });
+  }
+
+  it('a lost dispute keeps the transaction charged_back and records transaction.dispute_lost, then dispute_closed', async () => {
+    const { tenant, tx, reference } = await disputed('provider_a');
+    const lost = await control('POST', `/payments/${reference}/dispute`, { stage: 'lost' });
+    expect(lost.status, JSON.stringify(lost.body)).to.be.lessThan(300);
+    const types = await waitForEvent(tenant.merchant_id, tx.id, 'transaction.dispute_closed');
+    expect(types).to.include.members(['transaction.charged_back', 'transaction.dispute_lost', 'transaction.dispute_closed']);
+    expect(types.filter((t) => t === 'transaction.authorized')).to.have.length(1);
+    expect(types).to.not.include('transaction.dispute_won');
+    expect((await waitForTransaction(tenant, tx.id, () => true)).status).to.equal('charged_back');
+  });
+});

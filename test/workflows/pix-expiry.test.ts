@@ -1,0 +1,93 @@
+/**
+ * A pending pix charge with no provider webhook expires by the settlement workflow's own timer (or is canceled
+ * when an operator cancels that workflow). The time-skipping
+ * test server jumps the hour; the transaction is a real pending pix created through the API (with no webhook
+ * endpoint at the sandbox, so nothing but the timer can settle it), and the activities write the stack's database.
+ */
+import { expect } from 'chai';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { temporal } from '@temporalio/proto';
+import { createActivities } from '../../activities';
+import { asyncSettlementWorkflow } from '../../workflows/charge';
+import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
+import { resolveTimeSkippingTestServer } from '../../scripts/lib/temporal-binaries';
+import { api } from '../helpers/http';
+import { createTenant } from '../helpers/factories';
+import { rows } from '../helpers/connectors';
+import { stack } from '../helpers/stack';
+import { cascade, charge } from '../helpers/transactions';
+
+describe('asyncSettlementWorkflow (time-skipping test server)', () => {
+  const taskQueue = 'test-pix-expiry';
+  let env: TestWorkflowEnvironment;
+
+  before(async function () {
+    this.timeout(5 * 60 * 1000);
+    const path = await resolveTimeSkippingTestServer();
+    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+    await env.connection.operatorService.addSearchAttributes({
+      namespace: env.namespace ?? 'default',
+      searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((name) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    });
+  });
+
+  after(async () => {
+    await env?.teardown();
+  });
+
+  /** A real pending pix (no webhook endpoint at the sandbox: nothing but the workflow settles it). */
+  async function pendingPix() {
+    const tenant = await createTenant();
+    await cascade(tenant, ['provider_b'], { webhooks: false });
+    const res = await charge(tenant, { payment_method: 'pix', charge_type: 'payment', country: 'BR', amount: 4990, currency: 'BRL' });
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.data.status).to.equal('pending');
+    return { tenant, tx: res.body.data };
+  }
+
+  it('an operator cancelling the settlement workflow cancels the unpaid charge: status canceled, transaction.canceled', async () => {
+    const { tenant, tx } = await pendingPix();
+    const worker = await Worker.create({
+      connection: env.nativeConnection, taskQueue, workflowBundle: stack().workflowBundle,
+      activities: createActivities({ orm: stack().orm, rateLimitWindowSeconds: 60 }),
+    });
+    const expiresAt = new Date(Number(await env.currentTimeMs()) + 3600 * 1000).toISOString();
+    const handle = await env.client.workflow.start(asyncSettlementWorkflow, {
+      workflowId: `test-settlement-cancel-${tx.id}`, taskQueue, args: [{ transactionId: tx.id, amount: 4990, expiresAt }],
+    });
+    const result = await worker.runUntil(async () => {
+      // Let the workflow reach its wait before the cancel request arrives.
+      while ((await handle.fetchHistory()).events!.length < 5) await new Promise((r) => setTimeout(r, 50));
+      await handle.cancel();
+      return handle.result();
+    });
+    expect(result).to.deep.equal({ transactionId: tx.id, status: 'canceled' });
+    expect((await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data.status).to.equal('canceled');
+    const events = await rows(`select type from events where merchant_id = ? and data->>'id' = ?`, [tenant.merchant_id, tx.id]);
+    expect(events.map((e) => e.type)).to.include('transaction.canceled');
+  });
+
+  it('expires a pending pix at its expires_at with no webhook: status expired, order canceled, transaction.expired recorded', async () => {
+    const { tenant, tx } = await pendingPix();
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: stack().workflowBundle,
+      activities: createActivities({ orm: stack().orm, rateLimitWindowSeconds: 60 }),
+    });
+    // An hour from the test server's clock (it only moves forward); the workflow sleeps until then.
+    const expiresAt = new Date(Number(await env.currentTimeMs()) + 3600 * 1000).toISOString();
+    const handle = await env.client.workflow.start(asyncSettlementWorkflow, {
+      workflowId: `test-settlement-${tx.id}`, taskQueue, args: [{ transactionId: tx.id, amount: 4990, expiresAt }],
+    });
+    expect(await worker.runUntil(handle.result())).to.deep.equal({ transactionId: tx.id, status: 'expired' });
+
+    const read = (await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data;
+    expect(read.status).to.equal('expired');
+    const order = (await api.get(`/orders/${tx.order_id}`, { key: tenant.merchant_secret_key })).body.data;
+    expect(order.status_history.map((h: any) => [h.to_status, h.triggered_by]).at(-1)).to.deep.equal(['canceled', 'system']);
+    const events = await rows(`select type from events where merchant_id = ? and data->>'id' = ?`, [tenant.merchant_id, tx.id]);
+    expect(events.map((e) => e.type)).to.include('transaction.expired');
+  });
+});
