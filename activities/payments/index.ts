@@ -170,10 +170,12 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           installments: tx.installments ?? undefined,
           reference: tx.id,
         };
-        result = await vault.adapterFor(connector.providerSlug).authorize(
-          { baseUrl: vault.providerBaseUrl(connector), credentials, idempotencyKey: input.idempotencyKey, timeoutMs: vault.providerTimeoutMs },
-          request,
-        );
+        const call = { baseUrl: vault.providerBaseUrl(connector), credentials, idempotencyKey: input.idempotencyKey, timeoutMs: vault.providerTimeoutMs };
+        const adapter = vault.adapterFor(connector.providerSlug);
+        // A setup verification validates the card without billing it: the provider's zero-amount check.
+        result = tx.chargeType === 'setup_verification' && card
+          ? await adapter.verifyCard(call, { card, currency: tx.currency, reference: tx.id })
+          : await adapter.authorize(call, request);
       } catch (error) {
         // An unusable card or connector (deleted, token gone) is this attempt's failure, not the workflow's.
         result = { outcome: 'processing_error', providerReference: null, rawCode: 'attempt_setup_failed', rawMessage: (error as Error).name };
