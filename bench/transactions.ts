@@ -4,6 +4,7 @@
  * through Temporal, the worker and the sandbox PSP; the API answers once the workflow has decided (201).
  * The card is a saved payment instrument, so one card serves every request (a card token is single-use).
  */
+import { randomUUID } from 'node:crypto';
 import type autocannon from 'autocannon';
 import { createTenant, type Tenant } from '../test/helpers/factories';
 import { cascade, override } from '../test/helpers/transactions';
@@ -26,9 +27,13 @@ async function chargeScenario(apiUrl: string, name: string, tenant: Tenant): Pro
     expectedStatus: 201,
     options: {
       url: `${apiUrl}/api/v1/transactions`,
-      method: 'POST',
-      headers: { authorization: `Bearer ${tenant.merchant_secret_key}`, 'content-type': 'application/json' },
-      body,
+      requests: [{
+        method: 'POST',
+        headers: { authorization: `Bearer ${tenant.merchant_secret_key}`, 'content-type': 'application/json' },
+        body,
+        // Every request is a new charge: POST /transactions requires its own Idempotency-Key.
+        setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
+      }],
     },
   };
 }
