@@ -3,9 +3,9 @@
  * their four keys in the database `npm start` uses, and prints them as one JSON object on stdout.
  */
 import { parseArgs } from 'node:util';
-import { migrate, openOrm } from '../db/orm';
+import { migrate } from '../db/orm';
 import { bootstrapTenant } from '../db/seeders/bootstrap';
-import { localDatabase } from './lib/local-stack';
+import { withLocalOrm } from './lib/local-stack';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -17,19 +17,11 @@ async function main(): Promise<void> {
     console.error('usage: npm run bootstrap -- --org-name NAME --merchant-name NAME');
     process.exit(2);
   }
-  const database = await localDatabase();
-  try {
-    const orm = await openOrm(database.url);
-    try {
-      await migrate(orm);
-      const result = await bootstrapTenant(orm.em.fork(), { organizationName, merchantName });
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-    } finally {
-      await orm.close();
-    }
-  } finally {
-    await database.stop();
-  }
+  const result = await withLocalOrm(async (orm) => {
+    await migrate(orm);
+    return bootstrapTenant(orm.em.fork(), { organizationName, merchantName });
+  });
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 main().catch((error) => {

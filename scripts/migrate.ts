@@ -1,21 +1,11 @@
 /** `npm run migrate`: applies pending migrations to DATABASE_URL (or the embedded local database). */
-import { migrate, openOrm } from '../db/orm';
-import { localDatabase } from './lib/local-stack';
+import { migrate } from '../db/orm';
+import { withLocalOrm } from './lib/local-stack';
 import { log } from './lib/paths';
 
 async function main(): Promise<void> {
-  const database = await localDatabase();
-  try {
-    const orm = await openOrm(database.url);
-    try {
-      await migrate(orm);
-      log('migrations applied');
-    } finally {
-      await orm.close();
-    }
-  } finally {
-    await database.stop();
-  }
+  await withLocalOrm(migrate);
+  log('migrations applied');
 }
 
 main().catch((error) => {

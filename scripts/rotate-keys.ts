@@ -5,32 +5,23 @@
 import { loadKeyring } from '../api/config';
 import { masterKeyId } from '../api/lib/crypto';
 import { rotateEncryptionKeys } from '../db/key-rotation';
-import { openOrm } from '../db/orm';
-import { ensureEncryptionKey, localDatabase } from './lib/local-stack';
+import { ensureEncryptionKey, withLocalOrm } from './lib/local-stack';
 import { log } from './lib/paths';
 
 async function main(): Promise<void> {
   const keys = loadKeyring({ ...process.env, ENCRYPTION_KEY: ensureEncryptionKey() });
   log(`re-wrapping under key ${masterKeyId(keys.current)} (previous: ${keys.previous.map(masterKeyId).join(', ') || 'none'})`);
-  const database = await localDatabase();
-  try {
-    const orm = await openOrm(database.url);
-    try {
-      const { columns, failures } = await rotateEncryptionKeys(orm.em.fork(), keys, {
-        onBatch: ({ table, column, rewrapped }) => log(`${table}.${column}: ${rewrapped} re-wrapped so far`),
-      });
-      for (const { table, column, rewrapped } of columns) log(`${table}.${column}: ${rewrapped} re-wrapped`);
-      for (const { table, column, id, reason } of failures) log(`FAILED ${table}.${column} of ${id}: ${reason}`);
-      if (failures.length > 0) {
-        throw new Error(`${failures.length} value(s) could not be re-wrapped; keep the previous keys configured, fix them and re-run`);
-      }
-      log('done: every encrypted value is under the current key; previous keys may now be retired');
-    } finally {
-      await orm.close();
+  await withLocalOrm(async (orm) => {
+    const { columns, failures } = await rotateEncryptionKeys(orm.em.fork(), keys, {
+      onBatch: ({ table, column, rewrapped }) => log(`${table}.${column}: ${rewrapped} re-wrapped so far`),
+    });
+    for (const { table, column, rewrapped } of columns) log(`${table}.${column}: ${rewrapped} re-wrapped`);
+    for (const { table, column, id, reason } of failures) log(`FAILED ${table}.${column} of ${id}: ${reason}`);
+    if (failures.length > 0) {
+      throw new Error(`${failures.length} value(s) could not be re-wrapped; keep the previous keys configured, fix them and re-run`);
     }
-  } finally {
-    await database.stop();
-  }
+    log('done: every encrypted value is under the current key; previous keys may now be retired');
+  });
 }
 
 main().catch((error) => {

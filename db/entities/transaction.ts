@@ -1,6 +1,7 @@
 /** Transactions, their attempt timeline, orders (items, status history), refunds and inbound provider events. */
 import { BigIntType, EntitySchema } from '@mikro-orm/core';
 import { createdAt, updatedAt } from './timestamps';
+import type { OrderItemSnapshot } from '../../workflows/lib/charge-types';
 
 export const TRANSACTION_STATUSES = [
   'pending', 'pre_authorized', 'authorized', 'failed', 'canceled', 'voided', 'charged_back', 'refund_pending',
@@ -174,21 +175,10 @@ export const OrderSchema = new EntitySchema<Order>({
   },
 });
 
-export interface OrderItem {
+/** The snapshot the charge workflow carries, as stored. */
+export interface OrderItem extends OrderItemSnapshot {
   id: string;
   orderId: string;
-  productId: string;
-  offerId: string;
-  productName: string;
-  offerName: string;
-  billingCycle: string | null;
-  cycleLimit: number | null;
-  isFirstCharge: boolean;
-  quantity: number;
-  unitAmount: number;
-  totalAmount: number;
-  currency: string;
-  installments: number | null;
   createdAt: Date;
 }
 

@@ -4,10 +4,11 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { DATA_DIR, log } from './paths';
 import { startEmbeddedPostgres, type RunningPostgres } from './postgres';
+import { portInUse } from './processes';
+import { openOrm, type Orm } from '../../db/orm';
 
 export const LOCAL_DATABASE = 'switchyard';
 export const EMBEDDED_POSTGRES_PORT = Number(process.env.EMBEDDED_POSTGRES_PORT || 54329);
@@ -26,17 +27,6 @@ export function ensureEncryptionKey(): string {
   return fs.readFileSync(file, 'utf8').trim();
 }
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 /**
  * DATABASE_URL, or the embedded PostgreSQL under .data/: reused when `npm start` already runs it, else
  * started here (and `stop` stops it again).
@@ -44,11 +34,26 @@ function portOpen(port: number): Promise<boolean> {
 export async function localDatabase(): Promise<{ url: string; stop(): Promise<void> }> {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
   const url = `postgres://postgres:postgres@127.0.0.1:${EMBEDDED_POSTGRES_PORT}/${LOCAL_DATABASE}`;
-  if (await portOpen(EMBEDDED_POSTGRES_PORT)) return { url, stop: async () => {} };
+  if (await portInUse(EMBEDDED_POSTGRES_PORT)) return { url, stop: async () => {} };
   const postgres: RunningPostgres = await startEmbeddedPostgres({
     dataDir: POSTGRES_DATA_DIR,
     port: EMBEDDED_POSTGRES_PORT,
     databases: [LOCAL_DATABASE],
   });
   return { url: postgres.url(LOCAL_DATABASE), stop: () => postgres.stop() };
+}
+
+/** Runs `work` with an ORM on the local database (see localDatabase), closing both afterwards. */
+export async function withLocalOrm<T>(work: (orm: Orm) => Promise<T>): Promise<T> {
+  const database = await localDatabase();
+  try {
+    const orm = await openOrm(database.url);
+    try {
+      return await work(orm);
+    } finally {
+      await orm.close();
+    }
+  } finally {
+    await database.stop();
+  }
 }

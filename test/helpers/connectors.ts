@@ -50,9 +50,9 @@ export async function postConnector(tenant: Tenant, slug = 'provider_a', overrid
   return res.body;
 }
 
-export async function rows(sql: string, params: unknown[] = []): Promise<any[]> {
-  return stack().orm.em.fork().execute(sql, params);
-}
+import { rows } from './db';
+
+export { rows };
 
 /** Routing rows written straight to the database: the routing API is another area's subject. */
 export async function insertRoutingProfile(merchantId: string, defaultConnectorId: string): Promise<RoutingProfile> {

@@ -3,7 +3,6 @@ import { expect } from 'chai';
 import { hashSecret } from '../../api/lib/crypto';
 import type { Tenant } from './factories';
 import { api } from './http';
-import { stack } from './stack';
 
 export const MERCHANT_KEYS = [
   'address', 'business_registration_number', 'created_at', 'external_reference', 'id', 'mcc', 'name', 'organization_id',
@@ -46,9 +45,9 @@ export async function createMerchant(tenant: Tenant, overrides: Record<string, u
   return res.body;
 }
 
-export async function rows(sql: string, params: unknown[] = []): Promise<any[]> {
-  return stack().orm.em.fork().execute(sql, params);
-}
+import { rows } from './db';
+
+export { rows };
 
 /** The ak_ id of an API key, as activity records name it. */
 export async function keyId(key: string): Promise<string> {

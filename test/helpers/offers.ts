@@ -71,6 +71,6 @@ export const PRICE_KEYS = ['id', 'offer_id', 'currency', 'amount', 'first_charge
 export const TRANSITION_KEYS = ['id', 'from_offer_id', 'to_offer_id', 'change_charge_behavior', 'is_active', 'created_at', 'updated_at'];
 
 /** Raw rows, to check what a request did (or did not) change. */
-export async function rows(sql: string, params: unknown[] = []): Promise<any[]> {
-  return stack().orm.em.fork().execute(sql, params);
-}
+import { rows } from './db';
+
+export { rows };

@@ -43,9 +43,9 @@ export async function createConnector(merchantId: string, fixture: ConnectorFixt
   return connector;
 }
 
-export async function sql(query: string, params: unknown[] = []): Promise<any[]> {
-  return stack().orm.em.fork().execute(query, params);
-}
+import { rows as sql } from './db';
+
+export { sql };
 
 export const profilesPath = (merchantId: string) => `/merchants/${merchantId}/routing-profiles`;
 export const profilePath = (merchantId: string, profileId: string) => `${profilesPath(merchantId)}/${profileId}`;

@@ -1,12 +1,10 @@
 import { expect } from 'chai';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { temporal } from '@temporalio/proto';
 import { createActivities } from '../../activities';
 import { scheduleCheckoutExpiry } from '../../api/temporal';
 import { checkoutExpiryWorkflow, checkoutExpiryWorkflowId, expiresAtChangedSignal } from '../../workflows/checkout-expiry';
-import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
-import { resolveTimeSkippingTestServer } from '../../scripts/lib/temporal-binaries';
+import { startTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { HOUR, inFuture, newSession, setStored, storedStatus } from '../helpers/checkout';
@@ -20,13 +18,7 @@ describe('checkoutExpiryWorkflow (time-skipping test server)', () => {
 
   before(async function () {
     this.timeout(5 * 60 * 1000);
-    const path = await resolveTimeSkippingTestServer();
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
-    // The dev server registers these at start; the time-skipping server is told here, as operators would be.
-    await env.connection.operatorService.addSearchAttributes({
-      namespace: env.namespace ?? 'default',
-      searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((name) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
-    });
+    env = await startTimeSkipping();
   });
 
   after(async () => {

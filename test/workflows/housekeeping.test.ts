@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { housekeepingWorkflow } from '../../workflows/housekeeping';
-import { resolveTimeSkippingTestServer } from '../../scripts/lib/temporal-binaries';
+import { startTimeSkipping } from '../helpers/time-skipping';
 import { stack } from '../helpers/stack';
 import { createTenant } from '../helpers/factories';
 
@@ -12,8 +12,7 @@ describe('housekeepingWorkflow (time-skipping test server)', () => {
 
   before(async function () {
     this.timeout(5 * 60 * 1000);
-    const path = await resolveTimeSkippingTestServer();
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+    env = await startTimeSkipping();
   });
 
   after(async () => {

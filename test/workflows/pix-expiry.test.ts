@@ -5,13 +5,11 @@
  * endpoint at the sandbox, so nothing but the timer can settle it), and the activities write the stack's database.
  */
 import { expect } from 'chai';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { temporal } from '@temporalio/proto';
 import { createActivities } from '../../activities';
 import { asyncSettlementWorkflow } from '../../workflows/charge';
-import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
-import { resolveTimeSkippingTestServer } from '../../scripts/lib/temporal-binaries';
+import { startTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
 import { rows } from '../helpers/connectors';
@@ -24,12 +22,7 @@ describe('asyncSettlementWorkflow (time-skipping test server)', () => {
 
   before(async function () {
     this.timeout(5 * 60 * 1000);
-    const path = await resolveTimeSkippingTestServer();
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
-    await env.connection.operatorService.addSearchAttributes({
-      namespace: env.namespace ?? 'default',
-      searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((name) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
-    });
+    env = await startTimeSkipping();
   });
 
   after(async () => {

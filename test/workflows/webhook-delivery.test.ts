@@ -4,15 +4,13 @@
  * and what workflow history may hold (ids only: no secret, no payload).
  */
 import { expect } from 'chai';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { temporal } from '@temporalio/proto';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { webhookSettingsOf } from '../../activities/webhooks/settings';
-import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
 import { deliveryWorkflowId, webhookDeliveryWorkflow, type WebhookDeliveryInput } from '../../workflows/webhook-delivery';
 import { RETRY_DELAYS_MS, RETRY_WINDOW_MS } from '../../workflows/lib/webhook-schedule';
-import { resolveTimeSkippingTestServer } from '../../scripts/lib/temporal-binaries';
+import { startTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
@@ -39,12 +37,7 @@ describe('webhookDeliveryWorkflow (time-skipping test server)', () => {
 
   before(async function () {
     this.timeout(5 * 60 * 1000);
-    const path = await resolveTimeSkippingTestServer();
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
-    await env.connection.operatorService.addSearchAttributes({
-      namespace: env.namespace ?? 'default',
-      searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((name) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
-    });
+    env = await startTimeSkipping();
   });
   after(async () => { await env?.teardown(); });
 

@@ -1,0 +1,21 @@
+/**
+ * Temporal's time-skipping test server (the Java one, resolved by scripts/lib/temporal-binaries.ts), with the
+ * project's search attributes registered — the dev server gets them at start; this server is told here, as an
+ * operator would tell a real cluster.
+ */
+import { temporal } from '@temporalio/proto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { resolveTimeSkippingTestServer } from '../../scripts/lib/temporal-binaries';
+import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
+
+export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
+  const path = await resolveTimeSkippingTestServer();
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(
+      SEARCH_ATTRIBUTES.map((name) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+    ),
+  });
+  return env;
+}
