@@ -6,11 +6,11 @@
  * History holds ids, amounts and outcomes only: card data and credentials are read inside attemptCharge.
  */
 import {
-  CancellationScope, ParentClosePolicy, condition, defineSignal, isCancellation, proxyActivities, setHandler, startChild,
+  ActivityFailure, CancellationScope, ParentClosePolicy, condition, defineSignal, isCancellation, proxyActivities, setHandler, startChild,
   upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ChargeInput, ChargeResult, SettlementSignal } from './lib/charge-types';
+import type { AttemptInput, AttemptResult, ChargeInput, ChargeResult, SettlementSignal } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 
 // Database-only activities: short, retried on any failure (they are idempotent) for up to a few minutes.
@@ -20,10 +20,12 @@ const db = proxyActivities<Activities>({
 });
 
 // One provider call per activity: the adapter gives up after providerTimeoutMs (15 s) and reports network_error,
-// so 45 s only trips when the worker itself dies; a retry reuses the provider idempotency key, so it never
-// charges twice. Three tries: a crash loop must not hold the API caller for long.
+// so 45 s only trips on a hung worker. The activity heartbeats while the call is in flight, so a worker that dies
+// mid-call is noticed after 10 s rather than 45. A retry reuses the provider idempotency key, so it never charges
+// twice. Three tries: a crash loop must not hold the API caller for long.
 const provider = proxyActivities<Activities>({
   startToCloseTimeout: '45 seconds',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 });
 
@@ -52,10 +54,22 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
   const { attempts } = await db.planAttempts({ ...input, randomDraw: Math.random() });
   for (const [index, attempt] of attempts.entries()) {
     const attemptNumber = index + 1;
-    const result = await provider.attemptCharge({
+    const attemptInput: AttemptInput = {
       transactionId: id, merchantId: input.merchantId, attemptNumber, isFallback: index > 0, attempt,
       idempotencyKey: `${workflowId}:${attemptNumber}`,
-    });
+    };
+    let result: AttemptResult;
+    try {
+      result = await provider.attemptCharge(attemptInput);
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      // Every try failed around the provider call (worker or database). Unless its outcome was written first,
+      // whether the provider charged is unknown, and another connector could charge the customer a second time:
+      // the cascade stops and the charge fails, the attempt left for reconciliation under its idempotency key.
+      const recorded = await db.recordUnresolvedAttempt(attemptInput);
+      if (!recorded) break;
+      result = recorded;
+    }
     if (result.outcome === 'approved') {
       const amount = input.amount;
       return finish(input.capture ? 'authorized' : 'pre_authorized', {

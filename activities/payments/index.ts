@@ -11,6 +11,7 @@ import { loadConnectorSecrets } from '../../api/modules/connectors/connector-sec
 import { moveTransaction, type TriggeredBy } from '../../api/modules/transactions/transitions';
 import { recordEvent } from '../../api/modules/events/events.service';
 import { presentTransactionHeader } from '../../api/modules/transactions/transactions.presenter';
+import { heartbeatWhile } from './heartbeat';
 import { NoActiveRoutingProfileError, planRoute } from '../routing/load';
 import { readInstrumentCard, readTokenCard } from '../vault/card-source';
 import type { VaultSettings } from '../vault';
@@ -30,6 +31,9 @@ const ATTEMPT_STATUS: Record<Outcome, 'success' | 'pending' | 'failed' | 'error'
   processing_error: 'error',
   network_error: 'error',
 };
+
+/** error_code of an attempt whose provider call never completed on any try (outcome unknown). */
+export const UNRESOLVED_ATTEMPT_CODE = 'provider_outcome_unknown';
 
 const isCard = (method: string) => method === 'credit_card' || method === 'debit_card';
 
@@ -173,9 +177,9 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
         const call = { baseUrl: vault.providerBaseUrl(connector), credentials, idempotencyKey: input.idempotencyKey, timeoutMs: vault.providerTimeoutMs };
         const adapter = vault.adapterFor(connector.providerSlug);
         // A setup verification validates the card without billing it: the provider's zero-amount check.
-        result = tx.chargeType === 'setup_verification' && card
-          ? await adapter.verifyCard(call, { card, currency: tx.currency, reference: tx.id })
-          : await adapter.authorize(call, request);
+        result = await heartbeatWhile(() => tx.chargeType === 'setup_verification' && card
+          ? adapter.verifyCard(call, { card, currency: tx.currency, reference: tx.id })
+          : adapter.authorize(call, request));
       } catch (error) {
         // An unusable card or connector (deleted, token gone) is this attempt's failure, not the workflow's.
         result = { outcome: 'processing_error', providerReference: null, rawCode: 'attempt_setup_failed', rawMessage: (error as Error).name };
@@ -190,6 +194,32 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           input.transactionId, input.attemptNumber],
       );
       return { outcome: result.outcome, providerReference: result.providerReference, paymentInstructions: result.paymentInstructions ?? null };
+    },
+
+    /**
+     * An attempt whose activity failed on every try. If the attempt's outcome was written before the failure, that
+     * outcome stands and is returned; otherwise the provider may or may not have charged under its idempotency key,
+     * and the attempt is recorded (the row may not exist if the very first write failed) as unresolved: null.
+     */
+    async recordUnresolvedAttempt(input: AttemptInput): Promise<AttemptResult | null> {
+      const em = orm.em.fork();
+      const [recorded] = await em.execute<Array<{ status: string; outcome: Outcome | null; provider_reference: string | null }>>(
+        'select status, outcome, provider_reference from transaction_attempts where transaction_id = ? and attempt_number = ?',
+        [input.transactionId, input.attemptNumber],
+      );
+      if (recorded && recorded.status !== 'pending' && recorded.outcome && recorded.outcome !== 'pending') {
+        return { outcome: recorded.outcome, providerReference: recorded.provider_reference, paymentInstructions: null };
+      }
+      await em.execute(
+        `insert into transaction_attempts (id, transaction_id, attempt_number, is_fallback, connector_id, provider_slug, routing_node_id,
+           status, outcome, started_at, finished_at, error_category, error_code, error_message)
+         values (?, ?, ?, ?, ?, ?, ?, 'error', 'processing_error', now(), now(), 'processing_error', ?, ?)
+         on conflict (transaction_id, attempt_number) do update set status = 'error', outcome = 'processing_error',
+           finished_at = now(), error_category = 'processing_error', error_code = excluded.error_code, error_message = excluded.error_message`,
+        [randomUUID(), input.transactionId, input.attemptNumber, input.isFallback, input.attempt.connectorId, input.attempt.providerSlug,
+          input.attempt.nodeId, UNRESOLVED_ATTEMPT_CODE, 'The provider call failed on every try; its outcome is unknown'],
+      );
+      return null;
     },
 
     /** The final (or pending) state after the cascade; idempotent through moveTransaction's from-states and key. */

@@ -12,6 +12,7 @@ import { moveTransaction } from '../../api/modules/transactions/transitions';
 import { recordEvent } from '../../api/modules/events/events.service';
 import { presentRefund } from '../../api/modules/transactions/transactions.presenter';
 import type { VaultSettings } from '../vault';
+import { heartbeatWhile } from './heartbeat';
 import type { Outcome } from '../connectors/connector';
 import type { OperationInput, OperationStart } from '../../workflows/lib/charge-types';
 
@@ -88,9 +89,9 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
       const adapter = vault.adapterFor(connector.providerSlug);
       const call = { baseUrl: vault.providerBaseUrl(connector), credentials, idempotencyKey: input.idempotencyKey, timeoutMs: vault.providerTimeoutMs };
       const { providerReference, amount, currency } = input.start;
-      const result = input.kind === 'capture' ? await adapter.capture(call, { providerReference, amount, currency })
-        : input.kind === 'void' ? await adapter.void(call, { providerReference })
-        : await adapter.refund(call, { providerReference, amount, currency, reference: input.refundId! });
+      const result = await heartbeatWhile(() => input.kind === 'capture' ? adapter.capture(call, { providerReference, amount, currency })
+        : input.kind === 'void' ? adapter.void(call, { providerReference })
+        : adapter.refund(call, { providerReference, amount, currency, reference: input.refundId! }));
       return { outcome: result.outcome, providerReference: result.providerReference, rawCode: result.rawCode };
     },
 

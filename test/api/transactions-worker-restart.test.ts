@@ -1,10 +1,14 @@
 /**
- * The charge cascade survives its worker going away mid-cascade: the API picks a fixed task queue, so this test
- * stops the stack's own worker while the second connector's (slow) authorization is in flight, starts a fresh
- * worker, and checks the transaction completes with exactly one real charge at the sandbox (retries replay).
+ * The charge cascade survives its worker going away mid-cascade: the API picks a fixed task queue, so these tests
+ * take the worker away while the second connector's (slow) authorization is in flight — a graceful stop (a deploy)
+ * and a SIGKILL of a worker process (a crash) — start a fresh worker, and check the transaction completes with
+ * exactly one real charge at the sandbox (a retried activity replays under the same provider idempotency key).
  */
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createTenant } from '../helpers/factories';
+import { rows } from '../helpers/db';
 import { accountOf, ledger } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
 import { cardCharge, cardToken, cascade, charge, override } from '../helpers/transactions';
@@ -47,5 +51,61 @@ describe('POST /api/v1/transactions — worker restart mid-cascade', () => {
     expect(charges[0].reference).to.equal(tx.id);
     // The sandbox answered the second attempt only after the shutdown began: the stop really hit mid-cascade.
     expect(Date.parse(charges[0].at)).to.be.greaterThan(Date.parse(stopAt));
+  });
+
+  it('completes after the worker process is killed (SIGKILL) mid-call and a new worker started: one provider charge, the retry replayed', async function () {
+    this.timeout(3 * 60 * 1000);
+    const tenant = await createTenant();
+    const connectors = await cascade(tenant, ['provider_a', 'provider_a']);
+    await override(connectors[0], 'do_not_honor');
+    const second = await accountOf('provider_a', connectors[1].credentials);
+    const token = await cardToken(tenant, SLOW_CARD);
+
+    // The only worker polling the payments queue is a separate process (npm run worker), so it can really be killed.
+    const s = stack();
+    await s.worker.stop();
+    const child = spawn(process.execPath, ['--import', 'tsx', require.resolve('../../worker/main')], {
+      env: { ...process.env, ...s.env }, stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    let killedAt = 0;
+    try {
+      const pending = charge(tenant, cardCharge(token));
+      // attemptCharge writes the attempt row just before its provider call; the sandbox answers ~2 s later.
+      const secondAttemptStarted = () => rows(
+        `select 1 from transaction_attempts a join transactions t on t.id = a.transaction_id
+         where t.merchant_id = ? and a.attempt_number = 2`, [tenant.merchant_id],
+      );
+      for (let i = 0; i < 1200 && (await secondAttemptStarted()).length === 0; i += 1) {
+        expect(child.exitCode, stderr).to.equal(null);
+        await sleep(100);
+      }
+      await sleep(500);
+      killedAt = Date.now();
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      s.worker = await startWorker({ config: s.config, orm: s.orm, workflowBundle: s.workflowBundle });
+
+      const res = await pending;
+      expect(res.status, res.text).to.equal(201);
+      const tx = res.body.data;
+      expect(tx.status).to.equal('authorized');
+      expect(tx.timeline.map((a: any) => [a.connector_id, a.status])).to.deep.equal([
+        [connectors[0].id, 'failed'],
+        [connectors[1].id, 'success'],
+      ]);
+      const authorizations = (await ledger({ provider: 'provider_a', account: second })).filter((e) => e.operation === 'authorize');
+      const charged = authorizations.filter((e) => !e.replayed && ['approved', 'authorized'].includes(e.outcome));
+      expect(charged).to.have.length(1);
+      expect(charged[0].reference).to.equal(tx.id);
+      // The provider finished the killed worker's call after the kill, and the restarted worker's retry of the
+      // activity got that same charge back (replayed) instead of making a second one.
+      expect(Date.parse(charged[0].at)).to.be.greaterThan(killedAt);
+      expect(authorizations.filter((e) => e.replayed)).to.have.length.greaterThan(0);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (!killedAt) s.worker = await startWorker({ config: s.config, orm: s.orm, workflowBundle: s.workflowBundle });
+    }
   });
 });
