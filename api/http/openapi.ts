@@ -38,6 +38,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   422: 'business_rule_error',
   429: 'rate_limit_error (see Retry-After and RateLimit-* headers)',
   500: 'internal_server_error',
+  502: 'external_service_error: a payment provider or the workflow service was unreachable (retry with backoff)',
 };
 
 function openApiPath(path: string): string {
@@ -108,7 +109,7 @@ function responses(route: AnyRoute): Json {
       ? { description: STATUS_CODES[status] ?? 'Response', content: { 'application/json': { schema: successSchema(route, plain(schema)) } } }
       : { description: `${STATUS_CODES[status]}, empty body` };
   }
-  const errorStatuses = route.auth === 'none' ? [400, 500] : [400, 401, 403, 404, 409, 429, 500];
+  const errorStatuses = route.auth === 'none' ? [400, 500] : [400, 401, 403, 404, 409, 429, 500, 502];
   for (const status of errorStatuses) {
     if (out[status]) continue;
     out[status] = { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };

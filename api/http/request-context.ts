@@ -4,6 +4,7 @@
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
+import { isGrpcServiceError, ServiceError } from '@temporalio/client';
 import { newId } from '../lib/ids';
 import { errorBody } from './envelope';
 import { ApiError, errors } from './errors';
@@ -38,6 +39,19 @@ function fromFrameworkError(error: { status?: number; type?: string; code?: stri
   return undefined;
 }
 
+/** gRPC statuses meaning the Temporal frontend could not be reached in time (after the client's own retries). */
+const UNREACHABLE = new Set([14 /* UNAVAILABLE */, 4 /* DEADLINE_EXCEEDED */]);
+
+/**
+ * Temporal unreachable while starting or signalling a workflow: the request did not happen (its database
+ * transaction rolls back), so it is a retryable 502 like any other unreachable dependency, not an internal error.
+ */
+function fromUnreachableTemporal(error: unknown): ApiError | undefined {
+  const grpc = error instanceof ServiceError ? error.cause : error;
+  if (!isGrpcServiceError(grpc) || !UNREACHABLE.has(grpc.code)) return undefined;
+  return new ApiError(502, 'external_service_error', 'WORKFLOW_SERVICE_UNAVAILABLE', 'The workflow service is unreachable; retry shortly');
+}
+
 export function requestContext(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     const requestId = newId('req');
@@ -47,7 +61,7 @@ export function requestContext(logger: Logger) {
     try {
       await next();
     } catch (thrown) {
-      const error = thrown instanceof ApiError ? thrown : fromFrameworkError(thrown as object);
+      const error = thrown instanceof ApiError ? thrown : fromFrameworkError(thrown as object) ?? fromUnreachableTemporal(thrown);
       if (error) {
         ctx.status = error.status;
         ctx.body = errorBody(error, requestId);
