@@ -27,6 +27,11 @@ export interface HandlerInput<P extends TSchema, Q extends TSchema, B extends TS
   client: { ip: string; userAgent: string | null };
   /** A request header (e.g. X-Session-Id on the browser endpoints); undefined when absent or empty. */
   header(name: string): string | undefined;
+  /**
+   * On idempotent routes called with a key: a digest of (scope, key, request fingerprint). The same request
+   * retried with the same key gets the same value even when its first try failed and stored nothing.
+   */
+  idempotencySeed?: string;
 }
 
 export interface HandlerResult {

@@ -4,6 +4,7 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { createHash } from 'node:crypto';
 import { Type, type TSchema, type TObject } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -145,12 +146,18 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
 
     const idempotencyKey = ctx.get('idempotency-key') || (body.idempotency_key as string | undefined);
     delete body.idempotency_key;
+    const idempotency = route.idempotency && auth && idempotencyKey ? {
+      scopeId: merchantId ?? auth.organizationId,
+      key: idempotencyKey,
+      fingerprint: requestFingerprint(route.method, route.path, params, body),
+    } : undefined;
 
     const run = async (txEm: EntityManager): Promise<StoredResponse> => {
       const result = await route.handler({
         params, query, body, em: txEm, deps, requestId,
         client: { ip: ctx.ip, userAgent: ctx.get('user-agent') || null },
         header: (name: string) => ctx.get(name) || undefined,
+        idempotencySeed: idempotency && createHash('sha256').update(JSON.stringify(idempotency)).digest('hex'),
         auth: auth as ApiKeyAuth,
         get merchantId(): string {
           if (!merchantId) throw new Error(`${route.path} is not merchant-scoped`);
@@ -163,19 +170,17 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
 
     let response: StoredResponse;
     if (route.idempotency && auth) {
-      if (!idempotencyKey) {
+      if (!idempotency) {
         if (route.idempotency === 'required') {
           throw errors.validation({ 'Idempotency-Key': ['is required'] }, 'An Idempotency-Key header is required', 'IDEMPOTENCY_KEY_REQUIRED');
         }
         response = await em.transactional(run);
       } else {
-        if (idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+        if (idempotency.key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
           throw errors.validation({ 'Idempotency-Key': [`must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`] });
         }
         const outcome = await runIdempotent(em, {
-          scopeId: merchantId ?? auth.organizationId,
-          key: idempotencyKey,
-          fingerprint: requestFingerprint(route.method, route.path, params, body),
+          ...idempotency,
           ttlSeconds: config.idempotencyTtlSeconds,
           waitMs: config.idempotencyWaitMs,
           // Stored responses hold personal data and secrets shown once (signing secrets, webhook_url tokens).

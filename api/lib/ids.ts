@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** Every identifier prefix of Document 1, plus internal ones (req_, whc_ …) kept in the same style. */
 export type IdPrefix =
@@ -8,18 +8,30 @@ export type IdPrefix =
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** Random base62 text; rejection sampling keeps every character uniformly distributed. */
-export function randomBase62(length: number): string {
+/** Base62 text from a byte source; rejection sampling keeps every character uniformly distributed. */
+function base62(length: number, nextBytes: (round: number) => Buffer): string {
   let out = '';
-  while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
+  for (let round = 0; out.length < length; round += 1) {
+    for (const byte of nextBytes(round)) {
       if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
     }
   }
   return out;
 }
 
+export function randomBase62(length: number): string {
+  return base62(length, () => randomBytes(length * 2));
+}
+
 /** An opaque id: prefix + 24 random base62 characters (~142 bits), never a sequence. */
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(24)}`;
+}
+
+/**
+ * The same opaque id every time for the same seed (a SHA-256 stream of it): for a resource that a retried request
+ * must find again rather than create twice (a charge retried with its Idempotency-Key after a lost answer).
+ */
+export function idFromSeed(prefix: IdPrefix, seed: string): string {
+  return `${prefix}_${base62(24, (round) => createHash('sha256').update(`${round}:${prefix}:${seed}`).digest())}`;
 }

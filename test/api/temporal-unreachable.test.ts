@@ -1,7 +1,8 @@
 /**
  * Temporal unreachable: requests that start or wait for a workflow answer the documented 502
- * external_service_error (retryable) — never a 500 — and change nothing. A second API reaches the shared
- * Temporal dev server through a TCP proxy that the test then closes.
+ * external_service_error (retryable) — never a 500 — and change nothing; a charge whose answer was lost is found
+ * again by its retry. Each test runs a second API that reaches the shared Temporal dev server through a TCP
+ * proxy, then closes the proxy (the stack's worker keeps its own direct connection).
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
@@ -10,23 +11,25 @@ import { api } from '../helpers/http';
 import { createTenant, customerInput } from '../helpers/factories';
 import { sellableOffer, inFuture, HOUR } from '../helpers/checkout';
 import { rows } from '../helpers/db';
+import { accountOf, ledger } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { cardCharge, cardToken, cascade } from '../helpers/transactions';
 import { expectError } from '../helpers/envelope';
 
+const SLOW_CARD = { number: '4000000000000507', cvc: '123', brand: 'visa' };
+
 describe('When Temporal is unreachable', () => {
   let proxy: TcpProxy;
   let app: RunningApi;
 
-  before(async () => {
+  beforeEach(async () => {
     const { config } = stack();
-    const port = Number(config.temporal.address.split(':').pop());
-    proxy = await startTcpProxy(port);
+    proxy = await startTcpProxy(Number(config.temporal.address.split(':').pop()));
     app = await startApi({ ...config, temporal: { ...config.temporal, address: `127.0.0.1:${proxy.port}` } }, 0);
   });
 
-  after(async () => {
+  afterEach(async () => {
     await app?.stop();
     await proxy?.close();
   });
@@ -63,5 +66,33 @@ describe('When Temporal is unreachable', () => {
     const retried = await api.post('/transactions', { key: tenant.merchant_secret_key, body: cardCharge(token), headers: { 'idempotency-key': idempotencyKey } });
     expect(retried.status, retried.text).to.equal(201);
     expect(retried.body.data.status).to.equal('authorized');
+  });
+
+  it('a charge whose answer was lost (Temporal cut while the API waited) is found again by its retry: same transaction, one provider charge', async function () {
+    this.timeout(90_000);
+    const tenant = await createTenant();
+    const [connector] = await cascade(tenant, ['provider_a']);
+    const token = await cardToken(tenant, SLOW_CARD);
+    const idempotencyKey = randomUUID();
+    const body = cardCharge(token);
+
+    const lost = api.post('/transactions', { key: tenant.merchant_secret_key, body, headers: { 'idempotency-key': idempotencyKey }, baseUrl: app.url });
+    // The workflow started and is calling the provider (slow card, ~2 s) when the API loses Temporal.
+    for (let i = 0; i < 300 && (await rows('select 1 from transactions where merchant_id = ?', [tenant.merchant_id])).length === 0; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await proxy.close();
+    const first = await lost;
+    const error = expectError(first, 502, 'external_service_error', 'CHARGE_UNAVAILABLE');
+    const transactionId = error.details.transaction_id;
+
+    const retried = await api.post('/transactions', { key: tenant.merchant_secret_key, body, headers: { 'idempotency-key': idempotencyKey } });
+    expect(retried.status, retried.text).to.equal(201);
+    expect(retried.body.data.id).to.equal(transactionId);
+    expect(retried.body.data.status).to.equal('authorized');
+    const charges = (await ledger({ provider: 'provider_a', account: await accountOf('provider_a', connector.credentials) }))
+      .filter((e) => e.operation === 'authorize' && !e.replayed);
+    expect(charges.map((e) => e.reference)).to.deep.equal([transactionId]);
+    expect(await rows('select id from transactions where merchant_id = ?', [tenant.merchant_id])).to.have.length(1);
   });
 });

@@ -135,8 +135,7 @@ describe('Webhook fan-out', () => {
       `insert into events (id, organization_id, merchant_id, type, data) values (?, ?, ?, 'transaction.created', '{"id":"tx_swept"}')`,
       [eventId, tenant.organization_id, tenant.merchant_id],
     );
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(receiver.requests).to.have.length(0);
+    // (No check that nothing arrived yet: the minutely scheduled sweep may legitimately get there first.)
     const { fannedOut: swept } = await client().workflow.execute(webhookOutboxSweepWorkflow, { workflowId: `test-sweep-${eventId}`, taskQueue: TASK_QUEUES.payments });
     expect(swept).to.be.at.least(0); // the scheduled run may have got there first
     await waitUntil(() => fannedOut(eventId));

@@ -75,7 +75,9 @@ async function checkoutItems(em: EntityManager, merchantId: string, sessionId: s
 }
 
 /** The workflow input for a valid request; 400/409/422 for anything the rules refuse. */
-export async function buildChargeInput(em: EntityManager, organizationId: string, merchantId: string, body: Body): Promise<ChargeInput> {
+export async function buildChargeInput(
+  em: EntityManager, organizationId: string, merchantId: string, body: Body, transactionId: string = newId('tx'),
+): Promise<ChargeInput> {
   checkShape(body);
   const now = new Date();
   let customerId = body.customer_id ?? null;
@@ -136,7 +138,6 @@ export async function buildChargeInput(em: EntityManager, organizationId: string
       cardBrand = token.cardBrand;
     }
   }
-  const transactionId = newId('tx');
   return {
     transactionId, orderId: newId('ord'), organizationId, merchantId,
     paymentMethod: body.payment_method, chargeType: body.charge_type, country: body.country.toUpperCase(), amount, currency,

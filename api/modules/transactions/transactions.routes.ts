@@ -1,12 +1,14 @@
 import { Type } from '@sinclair/typebox';
+import { TransactionSchema } from '../../../db/entities';
 import { defineRoute } from '../../http/define-route';
+import { idFromSeed } from '../../lib/ids';
 import { pagination } from '../../http/pagination';
 import {
   AttemptSchema, CreateTransactionBody, ListTransactionsQuery, MerchantQuery, TransactionParams, TransactionSchemaOut,
 } from './transactions.schema';
 import { presentAttempt } from './transactions.presenter';
 import { buildChargeInput } from './charge-request';
-import { getTransaction, listAttempts, listTransactions, runCharge, transactionView } from './transactions.service';
+import { awaitCharge, getTransaction, listAttempts, listTransactions, runCharge, transactionView } from './transactions.service';
 import { transactionOperationRoutes } from './operations.routes';
 
 const tags = ['Transactions'];
@@ -23,11 +25,16 @@ export const transactionRoutes = [
     responses: { 201: TransactionSchemaOut, 200: TransactionSchemaOut },
     envelope: 'wrapped',
     idempotency: 'required',
-    async handler({ em, merchantId, auth, body, deps }) {
-      const input = await buildChargeInput(em, auth.organizationId, merchantId, body);
-      await runCharge(deps.temporal.client, input);
-      const tx = await getTransaction(em, merchantId, input.transactionId);
-      return { status: 201, data: await transactionView(em, tx) };
+    async handler({ em, merchantId, auth, body, deps, idempotencySeed }) {
+      // The key is required here; the same request under the same key always names the same transaction.
+      const transactionId = idFromSeed('tx', idempotencySeed!);
+      if (await em.findOne(TransactionSchema, { id: transactionId, merchantId })) {
+        // An earlier try of this request started the charge and lost its answer (502): wait for that charge.
+        await awaitCharge(deps.temporal.client, transactionId);
+      } else {
+        await runCharge(deps.temporal.client, await buildChargeInput(em, auth.organizationId, merchantId, body, transactionId));
+      }
+      return { status: 201, data: await transactionView(em, await getTransaction(em, merchantId, transactionId)) };
     },
   }),
   defineRoute({

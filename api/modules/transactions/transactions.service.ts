@@ -10,7 +10,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { TransactionAttemptSchema, TransactionSchema, type Transaction } from '../../../db/entities';
 import { chargeWorkflow, chargeWorkflowId } from '../../../workflows/charge';
 import type { ChargeInput } from '../../../workflows/lib/charge-types';
@@ -19,13 +19,21 @@ import { ApiError, errors } from '../../http/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import { presentTransaction } from './transactions.presenter';
 
-/** Starts the charge workflow and waits for its (first) outcome: authorized, pre_authorized, failed or pending. */
+/**
+ * Starts the charge workflow and waits for its (first) outcome: authorized, pre_authorized, failed or pending.
+ * The workflow id comes from the transaction id, which comes from the Idempotency-Key: a retry of a request whose
+ * answer was lost finds the same workflow — running (USE_EXISTING) or closed (REJECT_DUPLICATE, then its result) —
+ * and never starts a second charge.
+ */
 export async function runCharge(client: Client, input: ChargeInput): Promise<void> {
+  const workflowId = chargeWorkflowId(input.transactionId);
   try {
     await client.workflow.execute(chargeWorkflow, {
-      workflowId: chargeWorkflowId(input.transactionId),
+      workflowId,
       taskQueue: TASK_QUEUES.payments,
       args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: [
         { key: SA.OrganizationId, value: input.organizationId },
         { key: SA.MerchantId, value: input.merchantId },
@@ -33,14 +41,29 @@ export async function runCharge(client: Client, input: ChargeInput): Promise<voi
         { key: SA.PaymentMethod, value: input.paymentMethod },
         { key: SA.TransactionStatus, value: 'pending' },
       ],
+    }).catch((error) => {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      return client.workflow.getHandle(workflowId).result();
     });
   } catch {
-    // The workflow keeps running (or is retried by Temporal); the client reads the transaction later by id.
-    throw new ApiError(502, 'external_service_error', 'CHARGE_UNAVAILABLE', 'The charge could not be completed right now', {
-      transaction_id: input.transactionId,
-    });
+    throw chargeUnavailable(input.transactionId);
   }
 }
+
+/** A retried charge whose transaction already exists: waits for its workflow rather than charging again. */
+export async function awaitCharge(client: Client, transactionId: string): Promise<void> {
+  try {
+    await client.workflow.getHandle(chargeWorkflowId(transactionId)).result();
+  } catch {
+    throw chargeUnavailable(transactionId);
+  }
+}
+
+// The workflow keeps running (or is retried by Temporal); the client retries with the same key or GETs the id.
+const chargeUnavailable = (transactionId: string) =>
+  new ApiError(502, 'external_service_error', 'CHARGE_UNAVAILABLE', 'The charge could not be completed right now', {
+    transaction_id: transactionId,
+  });
 
 export async function getTransaction(em: EntityManager, merchantId: string, id: string): Promise<Transaction> {
   const tx = await em.findOne(TransactionSchema, { id, merchantId }, { refresh: true });
