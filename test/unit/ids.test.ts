@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { newId, randomBase62, type IdPrefix } from '../../api/lib/ids';
+import { idFromSeed, newId, randomBase62, type IdPrefix } from '../../api/lib/ids';
 
 const BASE62 = /^[0-9A-Za-z]*$/;
 
@@ -34,5 +34,15 @@ describe('api/lib/ids', () => {
     expect(counts.size).to.equal(62);
     // Expected 2000 each; a biased modulo (256 % 62) would skew the first 8 characters by ~25 %.
     for (const [char, count] of counts) expect(count, char).to.be.within(1700, 2300);
+  });
+
+  it('idFromSeed gives the same well-formed id for the same seed and prefix, and different ids otherwise', () => {
+    const id = idFromSeed('tx', 'seed-a');
+    expect(id).to.match(/^tx_[0-9A-Za-z]{24}$/);
+    expect(idFromSeed('tx', 'seed-a')).to.equal(id);
+    expect(idFromSeed('tx', 'seed-b')).to.not.equal(id);
+    expect(idFromSeed('ord', 'seed-a').slice(4)).to.not.equal(id.slice(3));
+    const many = new Set(Array.from({ length: 5_000 }, (_, i) => idFromSeed('tx', `seed-${i}`)));
+    expect(many.size).to.equal(5_000);
   });
 });
