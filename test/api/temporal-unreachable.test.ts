@@ -14,7 +14,8 @@ import { rows } from '../helpers/db';
 import { accountOf, ledger } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
-import { cardCharge, cardToken, cascade } from '../helpers/transactions';
+import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
+import { startWorker } from '../../worker/main';
 import { expectError } from '../helpers/envelope';
 
 const SLOW_CARD = { number: '4000000000000507', cvc: '123', brand: 'visa' };
@@ -94,5 +95,44 @@ describe('When Temporal is unreachable', () => {
       .filter((e) => e.operation === 'authorize' && !e.replayed);
     expect(charges.map((e) => e.reference)).to.deep.equal([transactionId]);
     expect(await rows('select id from transactions where merchant_id = ?', [tenant.merchant_id])).to.have.length(1);
+  });
+
+  it('a refund whose answer was lost is found again by its retry with the same Idempotency-Key: one refund, never two', async function () {
+    this.timeout(90_000);
+    const tenant = await createTenant();
+    const [connector] = await cascade(tenant, ['provider_a']);
+    const charged = await charge(tenant, cardCharge(await cardToken(tenant)));
+    expect(charged.status, charged.text).to.equal(201);
+    const tx = charged.body.data;
+    const idempotencyKey = randomUUID();
+    const refund = { key: tenant.merchant_secret_key, body: { amount: 500 }, headers: { 'idempotency-key': idempotencyKey } };
+
+    // No worker: the refund workflow starts but cannot progress, so the API is still waiting when Temporal goes.
+    const s = stack();
+    await s.worker.stop();
+    let first;
+    try {
+      const lost = api.post(`/transactions/${tx.id}/refunds`, { ...refund, baseUrl: app.url });
+      const query = `WorkflowType = 'transactionOperationWorkflow' AND MerchantId = '${tenant.merchant_id}'`;
+      for (let i = 0; i < 200 && (await s.api.deps.temporal.client.workflow.count(query)).count === 0; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await proxy.close();
+      first = await lost;
+    } finally {
+      s.worker = await startWorker({ config: s.config, orm: s.orm, workflowBundle: s.workflowBundle });
+    }
+    expectError(first, 502, 'external_service_error', 'OPERATION_UNAVAILABLE');
+
+    const retried = await api.post(`/transactions/${tx.id}/refunds`, refund);
+    expect(retried.status, retried.text).to.equal(201);
+    expect(retried.body.data).to.include({ amount: 500, status: 'succeeded' });
+    const refunds = await api.get(`/transactions/${tx.id}/refunds`, { key: tenant.merchant_secret_key });
+    expect(refunds.body.data.map((r: any) => r.id)).to.deep.equal([retried.body.data.id]);
+    const atProvider = (await ledger({ provider: 'provider_a', account: await accountOf('provider_a', connector.credentials) }))
+      .filter((e) => e.operation === 'refund' && !e.replayed);
+    expect(atProvider).to.have.length(1);
+    const read = await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key });
+    expect(read.body.data).to.include({ status: 'partially_refunded', amount_refunded: 500 });
   });
 });

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { RefundSchema, type Transaction } from '../../../db/entities';
 import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../../workflows/definitions';
 import { operationWorkflowId, transactionOperationWorkflow, type OperationResult } from '../../../workflows/transaction-operation';
@@ -13,7 +13,7 @@ import type { OperationInput } from '../../../workflows/lib/charge-types';
 import { defineRoute } from '../../http/define-route';
 import { ApiError, errors } from '../../http/errors';
 import { pagination } from '../../http/pagination';
-import { newId } from '../../lib/ids';
+import { idFromSeed, newId } from '../../lib/ids';
 import { PaginationQuery, MerchantIdField, StrictObject } from '../../http/schema';
 import {
   CaptureBody, CreateRefundBody, MerchantQuery, RefundParams, RefundSchemaOut, TransactionParams, TransactionSchemaOut, VoidBody,
@@ -21,19 +21,32 @@ import {
 import { presentRefund } from './transactions.presenter';
 import { getTransaction, transactionView } from './transactions.service';
 
-/** Runs the operation workflow, tagged with the merchant and the transaction's current status so operators find it. */
+/**
+ * Runs the operation workflow, tagged with the merchant and the transaction's current status so operators find it.
+ * With an Idempotency-Key the operation id derives from it, so a retry of a request whose answer was lost (502)
+ * finds the same workflow — running or closed — and never captures or refunds twice.
+ */
 async function runOperation(client: Client, tx: Transaction, input: OperationInput): Promise<void> {
+  const workflowId = operationWorkflowId(input);
   let result: OperationResult;
   try {
     result = await client.workflow.execute(transactionOperationWorkflow, {
-      workflowId: operationWorkflowId(input), taskQueue: TASK_QUEUES.payments, args: [input],
+      workflowId, taskQueue: TASK_QUEUES.payments, args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: [{ key: SA.MerchantId, value: tx.merchantId }, { key: SA.TransactionStatus, value: tx.status }],
+    }).catch((error) => {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      return client.workflow.getHandle(workflowId).result();
     });
   } catch {
     throw new ApiError(502, 'external_service_error', 'OPERATION_UNAVAILABLE', `The ${input.kind} could not be completed right now`);
   }
   if (!result.ok) throw errors.businessRule(result.code, result.message);
 }
+
+/** Capture/void operation id: from the Idempotency-Key when one was sent (see runOperation), else random. */
+const operationIdOf = (idempotencySeed: string | undefined) => idempotencySeed ?? randomUUID();
 
 const tags = ['Transactions'];
 const keys = ['merchant', 'organization'] as const;
@@ -50,9 +63,9 @@ export const transactionOperationRoutes = [
     responses: { 200: TransactionSchemaOut },
     envelope: 'wrapped',
     idempotency: 'optional',
-    async handler({ em, merchantId, params, body, deps }) {
+    async handler({ em, merchantId, params, body, deps, idempotencySeed }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
-      await runOperation(deps.temporal.client, tx, { kind: 'capture', operationId: randomUUID(), transactionId: tx.id, amount: body.amount });
+      await runOperation(deps.temporal.client, tx, { kind: 'capture', operationId: operationIdOf(idempotencySeed), transactionId: tx.id, amount: body.amount });
       return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, tx.id)) };
     },
   }),
@@ -67,9 +80,9 @@ export const transactionOperationRoutes = [
     responses: { 200: TransactionSchemaOut },
     envelope: 'wrapped',
     idempotency: 'optional',
-    async handler({ em, merchantId, params, deps }) {
+    async handler({ em, merchantId, params, deps, idempotencySeed }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
-      await runOperation(deps.temporal.client, tx, { kind: 'void', operationId: randomUUID(), transactionId: tx.id });
+      await runOperation(deps.temporal.client, tx, { kind: 'void', operationId: operationIdOf(idempotencySeed), transactionId: tx.id });
       return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, tx.id)) };
     },
   }),
@@ -84,9 +97,9 @@ export const transactionOperationRoutes = [
     responses: { 201: RefundSchemaOut, 200: RefundSchemaOut },
     envelope: 'wrapped',
     idempotency: 'optional',
-    async handler({ em, merchantId, params, body, deps }) {
+    async handler({ em, merchantId, params, body, deps, idempotencySeed }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
-      const refundId = newId('ref');
+      const refundId = idempotencySeed ? idFromSeed('ref', idempotencySeed) : newId('ref');
       await runOperation(deps.temporal.client, tx, {
         kind: 'refund', operationId: refundId, transactionId: tx.id, refundId, amount: body.amount, reason: body.reason, metadata: body.metadata,
       });
