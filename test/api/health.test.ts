@@ -2,7 +2,11 @@ import { expect } from 'chai';
 import { api } from '../helpers/http';
 import { stack } from '../helpers/stack';
 import { startTcpProxy } from '../helpers/tcp-proxy';
+import { temporal } from '@temporalio/proto';
 import { startApi } from '../../api/server';
+import { freshPollers, POLLER_FRESH_MS } from '../../api/modules/health/health.service';
+import { TASK_QUEUES } from '../../workflows/definitions';
+import { startWorker } from '../../worker/main';
 
 const HEALTH_PATHS = ['/api/v1/health', '/api/v1/health/live', '/api/v1/health/ready'];
 
@@ -63,6 +67,32 @@ describe('Health probes', () => {
       } finally {
         await app.stop();
       }
+    });
+  });
+
+  describe('when the worker stops', () => {
+    it('its poller, still listed by Temporal, stops being refreshed, so readiness counts no worker once it is 90 s stale', async () => {
+      const s = stack();
+      const describeQueue = () => s.api.deps.temporal.client.workflowService.describeTaskQueue({
+        namespace: s.config.temporal.namespace,
+        taskQueue: { name: TASK_QUEUES.payments },
+        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      expect(freshPollers((await describeQueue()).pollers, Date.now())).to.be.greaterThan(0);
+      await s.worker.stop();
+      const stoppedAt = Date.now();
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        const { pollers } = await describeQueue();
+        // The dead worker is still listed (a bare count would call it healthy) …
+        expect(pollers).to.not.be.empty;
+        // … but it is never seen again: 90 s on, none of the listed pollers counts.
+        expect(freshPollers(pollers, stoppedAt + POLLER_FRESH_MS + 1_000)).to.equal(0);
+      } finally {
+        s.worker = await startWorker({ config: s.config, orm: s.orm, workflowBundle: s.workflowBundle });
+      }
+      const ready = await api.get('/api/v1/health/ready');
+      expect(ready.status, ready.text).to.equal(200);
     });
   });
 });

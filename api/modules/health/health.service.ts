@@ -9,6 +9,23 @@ import { TASK_QUEUES } from '../../../workflows/definitions';
 
 const CHECK_TIMEOUT_MS = 2000;
 
+/**
+ * A live worker re-polls at least once a minute (Temporal ends an idle long poll after 60 s), but the server
+ * keeps listing a dead worker's poller for minutes. Pollers not seen for longer than this are not counted.
+ */
+export const POLLER_FRESH_MS = 90_000;
+
+type Poller = { lastAccessTime?: { seconds?: number | { toNumber(): number } | null; nanos?: number | null } | null };
+
+/** How many pollers were seen within POLLER_FRESH_MS of `now` (one without a timestamp counts: the server omitted it). */
+export function freshPollers(pollers: Poller[], now: number): number {
+  return pollers.filter(({ lastAccessTime: at }) => {
+    if (!at?.seconds) return true;
+    const seconds = typeof at.seconds === 'number' ? at.seconds : at.seconds.toNumber();
+    return now - (seconds * 1000 + Math.floor((at.nanos ?? 0) / 1e6)) <= POLLER_FRESH_MS;
+  }).length;
+}
+
 export interface CheckResult {
   status: 'up' | 'down';
   message?: string;
@@ -48,7 +65,7 @@ export function healthChecks(deps: AppDeps, em: EntityManager) {
         taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
       }),
     );
-    if (response.pollers.length === 0) throw new Error(`No worker is polling task queue ${TASK_QUEUES.payments}`);
+    if (freshPollers(response.pollers, Date.now()) === 0) throw new Error(`No worker is polling task queue ${TASK_QUEUES.payments}`);
   };
   return { database, temporal, worker };
 }
