@@ -86,6 +86,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const encryptionKeys = loadKeyring(env);
   const appEnv = (env.APP_ENV ?? 'local') as AppEnv;
   if (!['local', 'test', 'production'].includes(appEnv)) throw new ConfigError('APP_ENV must be local, test or production');
+  if (appEnv === 'production' && (!env.VAULT_PRIVATE_KEY || !env.CARD_FINGERPRINT_KEY)) {
+    // Derived from ENCRYPTION_KEY they would change at its rotation: in-flight browser ciphertexts would stop
+    // opening and saved cards would stop deduplicating.
+    throw new ConfigError('In production set VAULT_PRIVATE_KEY and CARD_FINGERPRINT_KEY (they must outlive ENCRYPTION_KEY rotations)');
+  }
   return Object.freeze({
     env: appEnv,
     port: int(env, 'PORT', 3000, 0),

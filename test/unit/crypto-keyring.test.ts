@@ -1,5 +1,5 @@
 /** Key rotation primitives: a keyring of current + previous master keys, and re-wrapping without re-encrypting. */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { decryptSecret, encryptSecret, keyIdOf, keyring, masterKeyId, rewrapSecret } from '../../api/lib/crypto';
 import { ConfigError, loadConfig, loadKeyring } from '../../api/config';
@@ -62,7 +62,7 @@ describe('api/lib/crypto rewrapSecret', () => {
   });
 });
 
-describe('api/config encryption keys and PUBLIC_BASE_URL', () => {
+describe('api/config encryption keys, vault keys and PUBLIC_BASE_URL', () => {
   const base = { DATABASE_URL: 'postgres://x', TEMPORAL_ADDRESS: 'localhost:7233', ENCRYPTION_KEY: newKey.toString('base64') };
 
   it('reads ENCRYPTION_KEYS_PREVIOUS as comma-separated base64 keys; encryptionKey stays the current key', () => {
@@ -83,5 +83,17 @@ describe('api/config encryption keys and PUBLIC_BASE_URL', () => {
     expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://pay.example.com/edge/' }).publicBaseUrl).to.equal('https://pay.example.com/edge');
     expect(() => loadConfig({ ...base, PUBLIC_BASE_URL: 'ftp://example.com' })).to.throw(ConfigError);
     expect(() => loadConfig({ ...base, PUBLIC_BASE_URL: 'not a url' })).to.throw(ConfigError);
+  });
+
+  it('production refuses to start without VAULT_PRIVATE_KEY and CARD_FINGERPRINT_KEY (derived ones would change at key rotation)', () => {
+    const vaultKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64');
+    const fingerprintKey = randomBytes(32).toString('base64');
+    const production = { ...base, APP_ENV: 'production' };
+    expect(() => loadConfig(production)).to.throw(ConfigError, /VAULT_PRIVATE_KEY and CARD_FINGERPRINT_KEY/);
+    expect(() => loadConfig({ ...production, VAULT_PRIVATE_KEY: vaultKey })).to.throw(ConfigError);
+    expect(() => loadConfig({ ...production, CARD_FINGERPRINT_KEY: fingerprintKey })).to.throw(ConfigError);
+    expect(loadConfig({ ...production, VAULT_PRIVATE_KEY: vaultKey, CARD_FINGERPRINT_KEY: fingerprintKey }).env).to.equal('production');
+    // Outside production the derived keys remain the zero-setup default.
+    expect(loadConfig(base).vault.publicJwk.crv).to.equal('P-256');
   });
 });
