@@ -44,6 +44,7 @@ describe('POST /api/v1/transactions/:id/capture and /void', () => {
     const description = await client.workflow.getHandle(found[0]).describe();
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.MerchantId)).to.equal(tenant.merchant_id);
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.TransactionStatus)).to.equal('authorized');
+    expect(await description.staticSummary()).to.equal(`Capture of ${tx.id}`);
   });
 
   it('captures partially; more than authorized is 422', async () => {

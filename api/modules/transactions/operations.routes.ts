@@ -34,6 +34,7 @@ async function runOperation(client: Client, tx: Transaction, input: OperationInp
       workflowId, taskQueue: TASK_QUEUES.payments, args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      staticSummary: `${input.kind[0].toUpperCase()}${input.kind.slice(1)} of ${tx.id}${input.amount === undefined ? '' : `: ${input.amount} ${tx.currency} (minor units)`}`,
       typedSearchAttributes: [{ key: SA.MerchantId, value: tx.merchantId }, { key: SA.TransactionStatus, value: tx.status }],
     }).catch((error) => {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

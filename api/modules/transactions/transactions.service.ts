@@ -34,6 +34,7 @@ export async function runCharge(client: Client, input: ChargeInput): Promise<voi
       args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      staticSummary: chargeSummary(input),
       typedSearchAttributes: [
         { key: SA.OrganizationId, value: input.organizationId },
         { key: SA.MerchantId, value: input.merchantId },
@@ -49,6 +50,11 @@ export async function runCharge(client: Client, input: ChargeInput): Promise<voi
     throw chargeUnavailable(input.transactionId);
   }
 }
+
+/** The one line the Temporal UI shows for the charge (amounts in minor units; never card or customer data). */
+export const chargeSummary = (input: ChargeInput) =>
+  `${input.chargeType === 'setup_verification' ? 'Card verification' : 'Charge'} ${input.transactionId}: ${input.amount} ${input.currency} ` +
+  `(minor units) by ${input.paymentMethod}${input.capture ? '' : ', authorize only'}`;
 
 /** A retried charge whose transaction already exists: waits for its workflow rather than charging again. */
 export async function awaitCharge(client: Client, transactionId: string): Promise<void> {
