@@ -1,8 +1,9 @@
 /**
- * The worker process: one Worker per task queue, activities built from injected dependencies, graceful
- * shutdown on SIGINT/SIGTERM (in-flight activities finish first). `npm start` calls startWorker() in-process.
+ * The worker process: one Worker per task queue (payments, webhooks), activities built from injected
+ * dependencies, graceful shutdown on SIGINT/SIGTERM (in-flight activities finish first). `npm start` calls
+ * startWorker() in-process.
  */
-import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities';
 import { TASK_QUEUES } from '../workflows/definitions';
@@ -30,18 +31,28 @@ export async function startWorker({ config, orm, workflowBundle }: WorkerOptions
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   // Fans each event out to its webhook endpoints right after its commit (worker/outbox-listener.ts).
   const outbox = await startWebhookOutbox(config, orm);
-  const worker = await Worker.create({
-    connection,
-    namespace: config.temporal.namespace,
-    taskQueue: TASK_QUEUES.payments,
-    ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ orm, rateLimitWindowSeconds: config.rateLimit.windowSeconds, webhooks: webhookSettingsOf(config), temporalClient: outbox.client, vault: vaultSettingsOf(config) }),
+  const bundle = workflowBundle ?? await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows') });
+  const activities = createActivities({
+    orm, rateLimitWindowSeconds: config.rateLimit.windowSeconds, webhooks: webhookSettingsOf(config), temporalClient: outbox.client,
+    vault: vaultSettingsOf(config),
   });
-  const done = worker.run().finally(() => Promise.all([connection.close(), outbox.stop()]));
+  // One Worker per task queue, each with its own slots, so webhook deliveries never wait for charges or the other
+  // way round. Both register everything: a workflow started on either queue before a deploy still finds a worker.
+  const workers = await Promise.all(Object.values(TASK_QUEUES).map((taskQueue) => Worker.create({
+    connection, namespace: config.temporal.namespace, taskQueue, workflowBundle: bundle, activities,
+  })));
+  const stopAll = () => {
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+  };
+  // If one Worker fails the other stops too: the process is then visibly down rather than half up.
+  const done = Promise.all(workers.map((worker) => worker.run().catch((error) => {
+    stopAll();
+    throw error;
+  }))).then(() => undefined).finally(() => Promise.all([connection.close(), outbox.stop()]));
   return {
     done,
     async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      stopAll();
       await done;
     },
   };

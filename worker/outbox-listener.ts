@@ -148,7 +148,7 @@ export interface WebhookOutbox extends OutboxListener {
 }
 
 /** The worker's listener with its own Temporal client connection and logger; stop() closes all of it. */
-export async function startWebhookOutbox(config: Config, orm: Orm, taskQueue: string = TASK_QUEUES.payments): Promise<WebhookOutbox> {
+export async function startWebhookOutbox(config: Config, orm: Orm, taskQueue: string = TASK_QUEUES.webhooks): Promise<WebhookOutbox> {
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const listener = await startOutboxListener({ orm, client, taskQueue, logger: createLogger(config.logLevel) });

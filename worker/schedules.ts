@@ -29,7 +29,7 @@ export async function ensureSchedules(client: Client): Promise<void> {
       action: {
         type: 'startWorkflow',
         workflowType: 'webhookOutboxSweepWorkflow',
-        taskQueue: TASK_QUEUES.payments,
+        taskQueue: TASK_QUEUES.webhooks,
         workflowId: 'switchyard-webhook-outbox-sweep-run',
       },
       // A missed run needs no catching up: the next one sweeps everything still there.

@@ -3,7 +3,13 @@
  * operator filters on in the Temporal UI. Kept free of runtime dependencies so workflow code may import it.
  */
 export const TASK_QUEUES = {
+  /** Charges, capture/void/refund, card verification, checkout expiry, housekeeping. */
   payments: 'switchyard-payments',
+  /**
+   * Webhook fan-out and deliveries, on their own queue (and Worker, with its own slots): merchants' slow or
+   * hanging endpoints can use up every delivery slot without delaying a charge.
+   */
+  webhooks: 'switchyard-webhooks',
 } as const;
 
 /** Custom search attributes (all Keyword) registered on every Temporal namespace the project uses. */

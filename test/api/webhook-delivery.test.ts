@@ -3,6 +3,7 @@
  * activity → a real HTTP receiver on 127.0.0.1), checked with an independent Standard Webhooks verifier.
  */
 import { expect } from 'chai';
+import { TASK_QUEUES } from '../../workflows/definitions';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { ISO_UTC_MS } from '../helpers/envelope';
@@ -73,6 +74,8 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
     expect(description.searchAttributes).to.deep.include({
       MerchantId: [tenant.merchant_id], EventType: ['transaction.authorized'], DeliveryStatus: ['succeeded'],
     });
+    // Deliveries run on their own task queue (and Worker): a hanging endpoint cannot take the charges' slots.
+    expect(description.taskQueue).to.equal(TASK_QUEUES.webhooks);
   });
 
   it('retries a 5xx after about 5 s, and keeps at most 1 KiB of a response body', async () => {

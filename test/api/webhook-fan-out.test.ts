@@ -95,7 +95,7 @@ describe('Webhook fan-out', () => {
       // event still in the outbox.
       const handle = await client().workflow.start(webhookDeliveryWorkflow, {
         workflowId: deliveryWorkflowId(eventId, first.id),
-        taskQueue: TASK_QUEUES.payments,
+        taskQueue: TASK_QUEUES.webhooks,
         args: [{ eventId, configId: first.id, merchantId: tenant.merchant_id, eventType: 'transaction.authorized', trigger: 'automatic' }],
       });
       firstRunId = handle.firstExecutionRunId;
@@ -115,7 +115,7 @@ describe('Webhook fan-out', () => {
       `insert into events (id, organization_id, merchant_id, type, data) values (?, ?, ?, 'transaction.created', '{}')`,
       [eventId, tenant.organization_id, tenant.merchant_id],
     );
-    const deps = { orm: stack().orm, client: client(), taskQueue: TASK_QUEUES.payments };
+    const deps = { orm: stack().orm, client: client(), taskQueue: TASK_QUEUES.webhooks };
     const [a, b] = await Promise.all([fanOutEvent(deps, eventId), fanOutEvent(deps, eventId)]);
     // Concurrent: one claims the row, the other skips it (both skip only if the scheduled sweep won the race).
     const claimed = [a, b].filter(Boolean);
@@ -136,7 +136,7 @@ describe('Webhook fan-out', () => {
       [eventId, tenant.organization_id, tenant.merchant_id],
     );
     // (No check that nothing arrived yet: the minutely scheduled sweep may legitimately get there first.)
-    const { fannedOut: swept } = await client().workflow.execute(webhookOutboxSweepWorkflow, { workflowId: `test-sweep-${eventId}`, taskQueue: TASK_QUEUES.payments });
+    const { fannedOut: swept } = await client().workflow.execute(webhookOutboxSweepWorkflow, { workflowId: `test-sweep-${eventId}`, taskQueue: TASK_QUEUES.webhooks });
     expect(swept).to.be.at.least(0); // the scheduled run may have got there first
     await waitUntil(() => fannedOut(eventId));
     await receiver.waitFor((all) => all.length >= 1);

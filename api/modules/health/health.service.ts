@@ -58,14 +58,15 @@ export function healthChecks(deps: AppDeps, em: EntityManager) {
     await connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () => client.workflowService.getSystemInfo({}));
   };
   const worker: Check = async () => {
-    const response = await connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () =>
-      client.workflowService.describeTaskQueue({
+    const deadline = Date.now() + CHECK_TIMEOUT_MS;
+    await Promise.all(Object.values(TASK_QUEUES).map(async (name) => {
+      const response = await connection.withDeadline(deadline, () => client.workflowService.describeTaskQueue({
         namespace,
-        taskQueue: { name: TASK_QUEUES.payments },
+        taskQueue: { name },
         taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      }),
-    );
-    if (freshPollers(response.pollers, Date.now()) === 0) throw new Error(`No worker is polling task queue ${TASK_QUEUES.payments}`);
+      }));
+      if (freshPollers(response.pollers, Date.now()) === 0) throw new Error(`No worker is polling task queue ${name}`);
+    }));
   };
   return { database, temporal, worker };
 }

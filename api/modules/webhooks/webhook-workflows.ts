@@ -15,7 +15,7 @@ export interface ManualDelivery {
 }
 
 /** One attempt, under webhook-<evt>-<whc>-manual-<random>. Returns the workflow id. */
-export async function startRedelivery(client: Client, delivery: ManualDelivery, taskQueue: string = TASK_QUEUES.payments): Promise<string> {
+export async function startRedelivery(client: Client, delivery: ManualDelivery, taskQueue: string = TASK_QUEUES.webhooks): Promise<string> {
   const suffix = `manual-${randomBase62(12)}`;
   await startDelivery(client, taskQueue, { ...delivery, trigger: 'manual' }, suffix);
   return deliveryWorkflowId(delivery.eventId, delivery.configId, suffix);
@@ -29,7 +29,7 @@ export interface Recovery {
 }
 
 /** A recovery workflow (webhook-recover-<whc>-<random>) whose deliveries carry the suffix recover-<random>. */
-export async function startRecovery(client: Client, recovery: Recovery, taskQueue: string = TASK_QUEUES.payments): Promise<string> {
+export async function startRecovery(client: Client, recovery: Recovery, taskQueue: string = TASK_QUEUES.webhooks): Promise<string> {
   const token = randomBase62(12);
   const suffix = `recover-${token}`;
   const workflowId = `webhook-recover-${recovery.configId}-${token}`;
