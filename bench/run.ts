@@ -4,7 +4,8 @@
  *
  * Env: BENCH_DURATION (seconds measured per scenario, default 10), BENCH_CONNECTIONS (default 10),
  * BENCH_WARMUP (seconds of unrecorded load before each scenario, so JIT and connection pools are warm; default 2).
- * The POST /transactions scenarios (bench/transactions.ts) run the full charge workflow per request.
+ * The POST /transactions scenarios (bench/transactions.ts) run the full charge workflow per request;
+ * bench/webhook-isolation.ts measures charges while webhook endpoints hang (BENCH_HANGING_DELIVERIES).
  * Progress goes to stderr; the results (text table, then markdown) go to stdout.
  */
 import type { Server } from 'node:http';
@@ -19,6 +20,7 @@ import { createTenant, customerInput } from '../test/helpers/factories';
 import { machine, markdownTable, textTable, type Row } from './report';
 import { measureWebhookDeliveries, webhookReport } from './webhooks';
 import { transactionScenarios } from './transactions';
+import { isolationReport, measureChargesDuringHangingWebhooks } from './webhook-isolation';
 
 function envInt(name: string, fallback: number, min: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -164,11 +166,14 @@ async function main(): Promise<void> {
         'measures the service, not 429s (the per-key counter upsert still runs on every request)',
     ];
     const webhooks = webhookReport(await measureWebhookDeliveries(api.url, log));
+    // Last: its deliveries keep retrying against the closed endpoint until the stack stops.
+    const isolation = isolationReport(await measureChargesDuringHangingWebhooks(api.url, log));
 
     const warnings = problems.map((problem) => `WARNING: run invalid: ${problem}`);
     process.stdout.write([
-      '', ...about, '', textTable(rows), '', ...webhooks.text, '', ...warnings,
+      '', ...about, '', textTable(rows), '', ...webhooks.text, ...isolation.text, '', ...warnings,
       '', '--- markdown ---', '', ...about.map((line) => `- ${line}`), '', markdownTable(rows), '', ...webhooks.markdown,
+      '', ...isolation.markdown,
       ...warnings.map((warning) => `\n**${warning}**`), '',
     ].join('\n'));
   } finally {
