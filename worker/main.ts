@@ -44,11 +44,16 @@ export async function startWorker({ config, orm, workflowBundle }: WorkerOptions
   const stopAll = () => {
     for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
   };
-  // If one Worker fails the other stops too: the process is then visibly down rather than half up.
-  const done = Promise.all(workers.map((worker) => worker.run().catch((error) => {
+  // If one Worker fails the other stops too (the process is then visibly down rather than half up); the shared
+  // connection closes only once both have finished.
+  const done = Promise.allSettled(workers.map((worker) => worker.run().catch((error) => {
     stopAll();
     throw error;
-  }))).then(() => undefined).finally(() => Promise.all([connection.close(), outbox.stop()]));
+  }))).then(async (results) => {
+    await Promise.all([connection.close(), outbox.stop()]);
+    const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failure) throw failure.reason;
+  });
   return {
     done,
     async stop() {
