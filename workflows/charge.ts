@@ -6,28 +6,15 @@
  * History holds ids, amounts and outcomes only: card data and credentials are read inside attemptCharge.
  */
 import {
-  ActivityFailure, CancellationScope, ParentClosePolicy, condition, defineSignal, isCancellation, proxyActivities, setHandler, startChild,
+  ActivityFailure, CancellationScope, ParentClosePolicy, condition, defineSignal, isCancellation, setHandler, startChild,
   upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import type { AttemptInput, AttemptResult, ChargeInput, ChargeResult, SettlementSignal } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
+import { databaseActivities, providerActivities } from './lib/payment-activities';
 
-// Database-only activities: short, retried on any failure (they are idempotent) for up to a few minutes.
-const db = proxyActivities<Activities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20 },
-});
-
-// One provider call per activity: the adapter gives up after providerTimeoutMs (15 s) and reports network_error,
-// so 45 s only trips on a hung worker. The activity heartbeats while the call is in flight, so a worker that dies
-// mid-call is noticed after 10 s rather than 45. A retry reuses the provider idempotency key, so it never charges
-// twice. Three tries: a crash loop must not hold the API caller for long.
-const provider = proxyActivities<Activities>({
-  startToCloseTimeout: '45 seconds',
-  heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
-});
+const db = databaseActivities();
+const provider = providerActivities();
 
 export const chargeWorkflowId = (transactionId: string) => `charge-${transactionId}`;
 export const settlementWorkflowId = (transactionId: string) => `charge-settlement-${transactionId}`;

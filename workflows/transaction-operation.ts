@@ -3,23 +3,13 @@
  * the move under the row lock, or returns the 422 code), one provider call with the workflow id as provider
  * idempotency key, then finish. The API starts it and waits for its result.
  */
-import { ActivityFailure, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities';
-import type { OperationInput } from './lib/charge-types';
+import { ActivityFailure, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { UNRESOLVED_PROVIDER_CALL, type OperationInput } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
+import { databaseActivities, providerActivities } from './lib/payment-activities';
 
-// Database steps: idempotent, retried for a while.
-const db = proxyActivities<Activities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20 },
-});
-// The provider call: adapter timeout 15 s; heartbeats while in flight, so a dead worker is retried within 10 s;
-// a retry replays at the provider under the same key.
-const provider = proxyActivities<Activities>({
-  startToCloseTimeout: '45 seconds',
-  heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
-});
+const db = databaseActivities();
+const provider = providerActivities();
 
 export const operationWorkflowId = (input: Pick<OperationInput, 'kind' | 'operationId'>) => `${input.kind}-${input.operationId}`;
 
@@ -32,7 +22,7 @@ export async function transactionOperationWorkflow(input: OperationInput): Promi
     if (!(error instanceof ActivityFailure)) throw error;
     // No answer on any try: finish as a processing error (a capture returns to pre_authorized, a refund stays pending)
     // rather than leave the transaction stuck in capture_pending.
-    return { outcome: 'processing_error' as const, providerReference: null, rawCode: 'provider_outcome_unknown' };
+    return { outcome: 'processing_error' as const, providerReference: null, rawCode: UNRESOLVED_PROVIDER_CALL };
   });
   const status = await db.finishOperation({ ...input, start, ...result });
   // The starter set MerchantId and the status before the move; keep TransactionStatus current for operators.

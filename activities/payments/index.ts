@@ -16,7 +16,7 @@ import { NoActiveRoutingProfileError, planRoute } from '../routing/load';
 import { readInstrumentCard, readTokenCard } from '../vault/card-source';
 import type { VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, Outcome, ProviderResult } from '../connectors/connector';
-import type { AttemptInput, AttemptResult, ChargeInput, PlannedAttempt } from '../../workflows/lib/charge-types';
+import { UNRESOLVED_PROVIDER_CALL, type AttemptInput, type AttemptResult, type ChargeInput, type PlannedAttempt } from '../../workflows/lib/charge-types';
 
 export interface PaymentDeps {
   orm: Orm;
@@ -31,9 +31,6 @@ const ATTEMPT_STATUS: Record<Outcome, 'success' | 'pending' | 'failed' | 'error'
   processing_error: 'error',
   network_error: 'error',
 };
-
-/** error_code of an attempt whose provider call never completed on any try (outcome unknown). */
-export const UNRESOLVED_ATTEMPT_CODE = 'provider_outcome_unknown';
 
 const isCard = (method: string) => method === 'credit_card' || method === 'debit_card';
 
@@ -217,7 +214,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
          on conflict (transaction_id, attempt_number) do update set status = 'error', outcome = 'processing_error',
            finished_at = now(), error_category = 'processing_error', error_code = excluded.error_code, error_message = excluded.error_message`,
         [randomUUID(), input.transactionId, input.attemptNumber, input.isFallback, input.attempt.connectorId, input.attempt.providerSlug,
-          input.attempt.nodeId, UNRESOLVED_ATTEMPT_CODE, 'The provider call failed on every try; its outcome is unknown'],
+          input.attempt.nodeId, UNRESOLVED_PROVIDER_CALL, 'The provider call failed on every try; its outcome is unknown'],
       );
       return null;
     },

@@ -1,12 +1,11 @@
 import { expect } from 'chai';
 import { api } from '../helpers/http';
-import { stack } from '../helpers/stack';
+import { stack, withWorkerDown } from '../helpers/stack';
 import { startTcpProxy } from '../helpers/tcp-proxy';
 import { temporal } from '@temporalio/proto';
 import { startApi } from '../../api/server';
 import { freshPollers, POLLER_FRESH_MS } from '../../api/modules/health/health.service';
 import { TASK_QUEUES } from '../../workflows/definitions';
-import { startWorker } from '../../worker/main';
 
 const HEALTH_PATHS = ['/api/v1/health', '/api/v1/health/live', '/api/v1/health/ready'];
 
@@ -79,18 +78,15 @@ describe('Health probes', () => {
         taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
       });
       expect(freshPollers((await describeQueue()).pollers, Date.now())).to.be.greaterThan(0);
-      await s.worker.stop();
-      const stoppedAt = Date.now();
-      try {
+      await withWorkerDown(async () => {
+        const stoppedAt = Date.now();
         await new Promise((resolve) => setTimeout(resolve, 2_000));
         const { pollers } = await describeQueue();
         // The dead worker is still listed (a bare count would call it healthy) …
         expect(pollers).to.not.be.empty;
         // … but it is never seen again: 90 s on, none of the listed pollers counts.
         expect(freshPollers(pollers, stoppedAt + POLLER_FRESH_MS + 1_000)).to.equal(0);
-      } finally {
-        s.worker = await startWorker({ config: s.config, orm: s.orm, workflowBundle: s.workflowBundle });
-      }
+      });
       const ready = await api.get('/api/v1/health/ready');
       expect(ready.status, ready.text).to.equal(200);
     });

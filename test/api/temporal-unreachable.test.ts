@@ -12,10 +12,9 @@ import { createTenant, customerInput } from '../helpers/factories';
 import { sellableOffer, inFuture, HOUR } from '../helpers/checkout';
 import { rows } from '../helpers/db';
 import { accountOf, ledger } from '../helpers/sandbox';
-import { stack } from '../helpers/stack';
+import { stack, withWorkerDown } from '../helpers/stack';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
-import { startWorker } from '../../worker/main';
 import { expectError } from '../helpers/envelope';
 
 const SLOW_CARD = { number: '4000000000000507', cvc: '123', brand: 'visa' };
@@ -108,20 +107,15 @@ describe('When Temporal is unreachable', () => {
     const refund = { key: tenant.merchant_secret_key, body: { amount: 500 }, headers: { 'idempotency-key': idempotencyKey } };
 
     // No worker: the refund workflow starts but cannot progress, so the API is still waiting when Temporal goes.
-    const s = stack();
-    await s.worker.stop();
-    let first;
-    try {
+    const first = await withWorkerDown(async () => {
       const lost = api.post(`/transactions/${tx.id}/refunds`, { ...refund, baseUrl: app.url });
       const query = `WorkflowType = 'transactionOperationWorkflow' AND MerchantId = '${tenant.merchant_id}'`;
-      for (let i = 0; i < 200 && (await s.api.deps.temporal.client.workflow.count(query)).count === 0; i += 1) {
+      for (let i = 0; i < 200 && (await stack().api.deps.temporal.client.workflow.count(query)).count === 0; i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       await proxy.close();
-      first = await lost;
-    } finally {
-      s.worker = await startWorker({ config: s.config, orm: s.orm, workflowBundle: s.workflowBundle });
-    }
+      return lost;
+    });
     expectError(first, 502, 'external_service_error', 'OPERATION_UNAVAILABLE');
 
     const retried = await api.post(`/transactions/${tx.id}/refunds`, refund);

@@ -10,10 +10,9 @@ import { once } from 'node:events';
 import { createTenant } from '../helpers/factories';
 import { rows } from '../helpers/db';
 import { accountOf, ledger } from '../helpers/sandbox';
-import { stack } from '../helpers/stack';
+import { stack, withWorkerDown } from '../helpers/stack';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
 import type { ApiResponse } from '../helpers/http';
-import { startWorker } from '../../worker/main';
 
 const SLOW_CARD = { number: '4000000000000507', cvc: '123', brand: 'visa' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -51,13 +50,8 @@ describe('POST /api/v1/transactions — worker restart mid-cascade', () => {
     // The first connector declines at once; the cascade then calls the second, which answers after ~2 s.
     for (let i = 0; i < 100 && (await ledger({ provider: 'provider_a', account: first })).length === 0; i += 1) await sleep(50);
     await sleep(300);
-    const s = stack();
     const stopAt = Date.now();
-    try {
-      await s.worker.stop();
-    } finally {
-      s.worker = await startWorker({ config: s.config, orm: s.orm, workflowBundle: s.workflowBundle });
-    }
+    await withWorkerDown(async () => undefined);
 
     const { charged } = await expectChargedOnceBySecond(await pending, connectors, second);
     // The sandbox answered the second attempt only after the shutdown began: the stop really hit mid-cascade.
@@ -68,40 +62,40 @@ describe('POST /api/v1/transactions — worker restart mid-cascade', () => {
     this.timeout(3 * 60 * 1000);
     const { tenant, connectors, second, token } = await slowSecondConnector();
 
-    // The only worker polling the payments queue is a separate process (npm run worker), so it can really be killed.
-    const s = stack();
-    await s.worker.stop();
-    const child = spawn(process.execPath, ['--import', 'tsx', require.resolve('../../worker/main')], {
-      env: { ...process.env, ...s.env }, stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
+    // The only worker polling the queues is a separate process (npm run worker), so it can really be killed.
     let killedAt = 0;
-    try {
-      const pending = charge(tenant, cardCharge(token));
-      // attemptCharge writes the attempt row just before its provider call; the sandbox answers ~2 s later.
-      const secondAttemptStarted = () => rows(
-        `select 1 from transaction_attempts a join transactions t on t.id = a.transaction_id
-         where t.merchant_id = ? and a.attempt_number = 2`, [tenant.merchant_id],
-      );
-      for (let i = 0; i < 1200 && (await secondAttemptStarted()).length === 0; i += 1) {
-        expect(child.exitCode, stderr).to.equal(null);
-        await sleep(100);
+    const { pending } = await withWorkerDown(async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', require.resolve('../../worker/main')], {
+        env: { ...process.env, ...stack().env }, stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      try {
+        const charging = charge(tenant, cardCharge(token));
+        // attemptCharge writes the attempt row just before its provider call; the sandbox answers ~2 s later.
+        const secondAttemptStarted = () => rows(
+          `select 1 from transaction_attempts a join transactions t on t.id = a.transaction_id
+           where t.merchant_id = ? and a.attempt_number = 2`, [tenant.merchant_id],
+        );
+        for (let i = 0; i < 1200 && (await secondAttemptStarted()).length === 0; i += 1) {
+          expect(child.exitCode, stderr).to.equal(null);
+          await sleep(100);
+        }
+        await sleep(500);
+        killedAt = Date.now();
+        child.kill('SIGKILL');
+        await once(child, 'exit');
+        // Wrapped: the charge can only finish once withWorkerDown has started a fresh worker.
+        return { pending: charging };
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       }
-      await sleep(500);
-      killedAt = Date.now();
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-      s.worker = await startWorker({ config: s.config, orm: s.orm, workflowBundle: s.workflowBundle });
+    });
 
-      const { charged, replayed } = await expectChargedOnceBySecond(await pending, connectors, second);
-      // The provider finished the killed worker's call after the kill, and the restarted worker's retry of the
-      // activity got that same charge back (replayed) instead of making a second one.
-      expect(Date.parse(charged.at)).to.be.greaterThan(killedAt);
-      expect(replayed).to.have.length.greaterThan(0);
-    } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      if (!killedAt) s.worker = await startWorker({ config: s.config, orm: s.orm, workflowBundle: s.workflowBundle });
-    }
+    const { charged, replayed } = await expectChargedOnceBySecond(await pending, connectors, second);
+    // The provider finished the killed worker's call after the kill, and the restarted worker's retry of the
+    // activity got that same charge back (replayed) instead of making a second one.
+    expect(Date.parse(charged.at)).to.be.greaterThan(killedAt);
+    expect(replayed).to.have.length.greaterThan(0);
   });
 });

@@ -6,10 +6,9 @@ import { expect } from 'chai';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { api } from '../helpers/http';
 import { addMerchant, createTenant, type Tenant } from '../helpers/factories';
-import { stack } from '../helpers/stack';
+import { stack, withWorkerDown } from '../helpers/stack';
 import { createConfig, deliveryRows, recordTestEvent, startReceiver, waitUntil, type Receiver } from '../helpers/webhooks';
 import { recordEvent } from '../../api/modules/events/events.service';
-import { startWorker } from '../../worker/main';
 import { TASK_QUEUES } from '../../workflows/definitions';
 import { deliveryWorkflowId, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { webhookOutboxSweepWorkflow } from '../../workflows/webhook-fan-out';
@@ -20,16 +19,6 @@ const ids = (receiver: Receiver, path: string) => receiver.on(path).map((r) => r
 const fannedOut = async (eventId: string) =>
   (await stack().orm.em.fork().execute<{ done: boolean }[]>('select fanned_out_at is not null as done from events where id = ?', [eventId]))[0].done;
 
-/** Stops the stack's worker (and with it the outbox listener), runs `whileDown`, then starts a fresh one. */
-async function withWorkerDown(whileDown: () => Promise<void>): Promise<void> {
-  const current = stack();
-  await current.worker.stop();
-  try {
-    await whileDown();
-  } finally {
-    current.worker = await startWorker({ config: current.config, orm: current.orm, workflowBundle: current.workflowBundle });
-  }
-}
 
 describe('Webhook fan-out', () => {
   let tenant: Tenant;

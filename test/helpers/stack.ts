@@ -74,6 +74,20 @@ export async function startStack(): Promise<TestStack> {
   return current;
 }
 
+/**
+ * Stops the stack's worker (and with it the outbox listener), runs `whileDown`, then starts a fresh one, even when
+ * `whileDown` fails. Return promises wrapped in an object: one awaited here would wait for a worker that is down.
+ */
+export async function withWorkerDown<T>(whileDown: () => Promise<T>): Promise<T> {
+  const current = stack();
+  await current.worker.stop();
+  try {
+    return await whileDown();
+  } finally {
+    current.worker = await startWorker({ config: current.config, orm: current.orm, workflowBundle: current.workflowBundle });
+  }
+}
+
 export async function stopStack(): Promise<void> {
   if (!current) return;
   const { api, worker, orm, temporal, postgres, dataDir, sandbox } = current;

@@ -8,7 +8,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { resolveTimeSkippingTestServer } from '../../scripts/lib/temporal-binaries';
 import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
 
-export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
+async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
   const path = await resolveTimeSkippingTestServer();
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
   await env.connection.operatorService.addSearchAttributes({
@@ -18,4 +18,25 @@ export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
     ),
   });
   return env;
+}
+
+/**
+ * One time-skipping server for the enclosing describe block: started in its before hook (the first start may
+ * download the server), torn down in its after hook. Read `.env` inside hooks and tests.
+ */
+export function useTimeSkipping(): { readonly env: TestWorkflowEnvironment } {
+  let env: TestWorkflowEnvironment | undefined;
+  before(async function () {
+    this.timeout(5 * 60 * 1000);
+    env = await startTimeSkipping();
+  });
+  after(async () => {
+    await env?.teardown();
+  });
+  return {
+    get env() {
+      if (!env) throw new Error('The time-skipping server is not running (useTimeSkipping starts it in a before hook)');
+      return env;
+    },
+  };
 }

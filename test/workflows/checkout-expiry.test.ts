@@ -1,10 +1,9 @@
 import { expect } from 'chai';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { scheduleCheckoutExpiry } from '../../api/temporal';
 import { checkoutExpiryWorkflow, checkoutExpiryWorkflowId, expiresAtChangedSignal } from '../../workflows/checkout-expiry';
-import { startTimeSkipping } from '../helpers/time-skipping';
+import { useTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { HOUR, inFuture, newSession, setStored, storedStatus } from '../helpers/checkout';
@@ -12,24 +11,15 @@ import { stack } from '../helpers/stack';
 
 describe('checkoutExpiryWorkflow (time-skipping test server)', () => {
   const taskQueue = 'test-checkout-expiry';
-  let env: TestWorkflowEnvironment;
+  const server = useTimeSkipping();
   let worker: Worker;
   let tenant: Tenant;
-
-  before(async function () {
-    this.timeout(5 * 60 * 1000);
-    env = await startTimeSkipping();
-  });
-
-  after(async () => {
-    await env?.teardown();
-  });
 
   beforeEach(async () => {
     tenant = await createTenant();
     // runUntil shuts a worker down, so each test gets its own.
     worker = await Worker.create({
-      connection: env.nativeConnection,
+      connection: server.env.nativeConnection,
       taskQueue,
       workflowBundle: stack().workflowBundle,
       activities: createActivities({ orm: stack().orm, rateLimitWindowSeconds: 60 }),
@@ -43,15 +33,15 @@ describe('checkoutExpiryWorkflow (time-skipping test server)', () => {
   }
 
   /** The test server's clock: it only moves forward, skipping ahead across tests, so times are relative to it. */
-  const serverNow = async () => Number(await env.currentTimeMs());
+  const serverNow = async () => Number(await server.env.currentTimeMs());
 
   /** A session expiring `expiresInMs` from the server's now, and its workflow started as the API starts it. */
   async function watched(expiresInMs: number) {
     const { session } = await newSession(tenant, { expires_at: inFuture(HOUR) });
     const expiresAt = new Date((await serverNow()) + expiresInMs);
     await setStored(session.id, { expires_at: expiresAt });
-    await scheduleCheckoutExpiry(env.client, { sessionId: session.id, merchantId: tenant.merchant_id, expiresAt }, taskQueue);
-    return { session, handle: env.client.workflow.getHandle<typeof checkoutExpiryWorkflow>(checkoutExpiryWorkflowId(session.id)) };
+    await scheduleCheckoutExpiry(server.env.client, { sessionId: session.id, merchantId: tenant.merchant_id, expiresAt }, taskQueue);
+    return { session, handle: server.env.client.workflow.getHandle<typeof checkoutExpiryWorkflow>(checkoutExpiryWorkflowId(session.id)) };
   }
 
   it('expires a session two hours after it was created (stored status and API read)', async () => {
@@ -68,7 +58,7 @@ describe('checkoutExpiryWorkflow (time-skipping test server)', () => {
     await setStored(session.id, { expires_at: later });
     await handle.signal(expiresAtChangedSignal, later.toISOString());
     const outcome = await worker.runUntil(async () => {
-      await env.sleep('3 hours');
+      await server.env.sleep('3 hours');
       expect(await storedStatus(session.id)).to.equal('customer_identified');
       return handle.result();
     });
@@ -81,7 +71,7 @@ describe('checkoutExpiryWorkflow (time-skipping test server)', () => {
     const { session, handle } = await watched(2 * HOUR);
     await setStored(session.id, { expires_at: new Date((await serverNow()) + 4 * HOUR) });
     const outcome = await worker.runUntil(async () => {
-      await env.sleep('3 hours');
+      await server.env.sleep('3 hours');
       expect(await storedStatus(session.id)).to.equal('customer_identified');
       return handle.result();
     });
@@ -105,8 +95,8 @@ describe('checkoutExpiryWorkflow (time-skipping test server)', () => {
 
   it('ends quietly when the session does not exist (its creating request rolled back)', async () => {
     const sessionId = 'cks_rolledback000000000000';
-    await scheduleCheckoutExpiry(env.client, { sessionId, merchantId: tenant.merchant_id, expiresAt: new Date(Date.now() + HOUR) }, taskQueue);
-    const handle = env.client.workflow.getHandle<typeof checkoutExpiryWorkflow>(checkoutExpiryWorkflowId(sessionId));
+    await scheduleCheckoutExpiry(server.env.client, { sessionId, merchantId: tenant.merchant_id, expiresAt: new Date(Date.now() + HOUR) }, taskQueue);
+    const handle = server.env.client.workflow.getHandle<typeof checkoutExpiryWorkflow>(checkoutExpiryWorkflowId(sessionId));
     expect(await worker.runUntil(handle.result())).to.equal('missing');
   });
 });

@@ -1,23 +1,13 @@
 import { expect } from 'chai';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { housekeepingWorkflow } from '../../workflows/housekeeping';
-import { startTimeSkipping } from '../helpers/time-skipping';
+import { useTimeSkipping } from '../helpers/time-skipping';
 import { stack } from '../helpers/stack';
 import { createTenant } from '../helpers/factories';
 
 describe('housekeepingWorkflow (time-skipping test server)', () => {
-  let env: TestWorkflowEnvironment;
-
-  before(async function () {
-    this.timeout(5 * 60 * 1000);
-    env = await startTimeSkipping();
-  });
-
-  after(async () => {
-    await env?.teardown();
-  });
+  const server = useTimeSkipping();
 
   it('purges expired idempotency keys and finished rate-limit windows, keeping live ones', async () => {
     const { orm, workflowBundle } = stack();
@@ -36,13 +26,13 @@ describe('housekeepingWorkflow (time-skipping test server)', () => {
 
     const taskQueue = 'test-housekeeping';
     const worker = await Worker.create({
-      connection: env.nativeConnection,
+      connection: server.env.nativeConnection,
       taskQueue,
       workflowBundle,
       activities: createActivities({ orm, rateLimitWindowSeconds: 60 }),
     });
     const result = await worker.runUntil(
-      env.client.workflow.execute(housekeepingWorkflow, { taskQueue, workflowId: `housekeeping-${tenant.merchant_id}` }),
+      server.env.client.workflow.execute(housekeepingWorkflow, { taskQueue, workflowId: `housekeeping-${tenant.merchant_id}` }),
     );
 
     expect(result.idempotencyKeysPurged).to.be.at.least(1);

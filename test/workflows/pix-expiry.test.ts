@@ -5,11 +5,10 @@
  * endpoint at the sandbox, so nothing but the timer can settle it), and the activities write the stack's database.
  */
 import { expect } from 'chai';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { asyncSettlementWorkflow } from '../../workflows/charge';
-import { startTimeSkipping } from '../helpers/time-skipping';
+import { useTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
 import { rows } from '../helpers/connectors';
@@ -18,16 +17,7 @@ import { cascade, charge } from '../helpers/transactions';
 
 describe('asyncSettlementWorkflow (time-skipping test server)', () => {
   const taskQueue = 'test-pix-expiry';
-  let env: TestWorkflowEnvironment;
-
-  before(async function () {
-    this.timeout(5 * 60 * 1000);
-    env = await startTimeSkipping();
-  });
-
-  after(async () => {
-    await env?.teardown();
-  });
+  const server = useTimeSkipping();
 
   /** A real pending pix (no webhook endpoint at the sandbox: nothing but the workflow settles it). */
   async function pendingPix() {
@@ -42,11 +32,11 @@ describe('asyncSettlementWorkflow (time-skipping test server)', () => {
   it('an operator cancelling the settlement workflow cancels the unpaid charge: status canceled, transaction.canceled', async () => {
     const { tenant, tx } = await pendingPix();
     const worker = await Worker.create({
-      connection: env.nativeConnection, taskQueue, workflowBundle: stack().workflowBundle,
+      connection: server.env.nativeConnection, taskQueue, workflowBundle: stack().workflowBundle,
       activities: createActivities({ orm: stack().orm, rateLimitWindowSeconds: 60 }),
     });
-    const expiresAt = new Date(Number(await env.currentTimeMs()) + 3600 * 1000).toISOString();
-    const handle = await env.client.workflow.start(asyncSettlementWorkflow, {
+    const expiresAt = new Date(Number(await server.env.currentTimeMs()) + 3600 * 1000).toISOString();
+    const handle = await server.env.client.workflow.start(asyncSettlementWorkflow, {
       workflowId: `test-settlement-cancel-${tx.id}`, taskQueue, args: [{ transactionId: tx.id, amount: 4990, expiresAt }],
     });
     const result = await worker.runUntil(async () => {
@@ -64,14 +54,14 @@ describe('asyncSettlementWorkflow (time-skipping test server)', () => {
   it('expires a pending pix at its expires_at with no webhook: status expired, order canceled, transaction.expired recorded', async () => {
     const { tenant, tx } = await pendingPix();
     const worker = await Worker.create({
-      connection: env.nativeConnection,
+      connection: server.env.nativeConnection,
       taskQueue,
       workflowBundle: stack().workflowBundle,
       activities: createActivities({ orm: stack().orm, rateLimitWindowSeconds: 60 }),
     });
     // An hour from the test server's clock (it only moves forward); the workflow sleeps until then.
-    const expiresAt = new Date(Number(await env.currentTimeMs()) + 3600 * 1000).toISOString();
-    const handle = await env.client.workflow.start(asyncSettlementWorkflow, {
+    const expiresAt = new Date(Number(await server.env.currentTimeMs()) + 3600 * 1000).toISOString();
+    const handle = await server.env.client.workflow.start(asyncSettlementWorkflow, {
       workflowId: `test-settlement-${tx.id}`, taskQueue, args: [{ transactionId: tx.id, amount: 4990, expiresAt }],
     });
     expect(await worker.runUntil(handle.result())).to.deep.equal({ transactionId: tx.id, status: 'expired' });

@@ -7,14 +7,13 @@
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { UNRESOLVED_ATTEMPT_CODE } from '../../activities/payments';
+import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/charge-types';
 import { buildChargeInput } from '../../api/modules/transactions/charge-request';
 import { chargeWorkflow, chargeWorkflowId } from '../../workflows/charge';
 import { transactionOperationWorkflow } from '../../workflows/transaction-operation';
-import { startTimeSkipping } from '../helpers/time-skipping';
+import { useTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
 import { accountOf, ledger } from '../helpers/sandbox';
@@ -23,21 +22,12 @@ import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions'
 
 describe('Provider calls that fail on every try (time-skipping test server)', () => {
   const taskQueue = 'test-unresolved-provider-call';
-  let env: TestWorkflowEnvironment;
-
-  before(async function () {
-    this.timeout(5 * 60 * 1000);
-    env = await startTimeSkipping();
-  });
+  const server = useTimeSkipping();
 
   /** A worker started without vault settings: it cannot read cards or credentials, so every provider activity try throws. */
   const workerWithoutVault = () => Worker.create({
-    connection: env.nativeConnection, taskQueue, workflowBundle: stack().workflowBundle,
+    connection: server.env.nativeConnection, taskQueue, workflowBundle: stack().workflowBundle,
     activities: createActivities({ orm: stack().orm, rateLimitWindowSeconds: 60 }),
-  });
-
-  after(async () => {
-    await env?.teardown();
   });
 
   it('an attempt that fails on every try fails the charge without cascading: attempt error provider_outcome_unknown, no provider call', async () => {
@@ -45,13 +35,13 @@ describe('Provider calls that fail on every try (time-skipping test server)', ()
     const connectors = await cascade(tenant, ['provider_a', 'provider_a']);
     const token = await cardToken(tenant);
     const input = await buildChargeInput(stack().orm.em.fork(), tenant.organization_id, tenant.merchant_id, cardCharge(token) as never);
-    const handle = await env.client.workflow.start(chargeWorkflow, { workflowId: chargeWorkflowId(input.transactionId), taskQueue, args: [input] });
+    const handle = await server.env.client.workflow.start(chargeWorkflow, { workflowId: chargeWorkflowId(input.transactionId), taskQueue, args: [input] });
 
     expect(await (await workerWithoutVault()).runUntil(handle.result())).to.deep.equal({ transactionId: input.transactionId, status: 'failed' });
     const tx = (await api.get(`/transactions/${input.transactionId}`, { key: tenant.merchant_secret_key })).body.data;
     expect(tx.status).to.equal('failed');
     expect(tx.timeline.map((a: any) => [a.attempt_number, a.connector_id, a.status, a.error_category, a.error_code])).to.deep.equal([
-      [1, connectors[0].id, 'error', 'processing_error', UNRESOLVED_ATTEMPT_CODE],
+      [1, connectors[0].id, 'error', 'processing_error', UNRESOLVED_PROVIDER_CALL],
     ]);
     for (const connector of connectors) {
       expect(await ledger({ provider: 'provider_a', account: await accountOf('provider_a', connector.credentials) })).to.deep.equal([]);
@@ -66,7 +56,7 @@ describe('Provider calls that fail on every try (time-skipping test server)', ()
     expect(created.body.data.status).to.equal('pre_authorized');
     const transactionId = created.body.data.id;
 
-    const handle = await env.client.workflow.start(transactionOperationWorkflow, {
+    const handle = await server.env.client.workflow.start(transactionOperationWorkflow, {
       workflowId: `test-capture-${randomUUID()}`, taskQueue, args: [{ kind: 'capture', operationId: randomUUID(), transactionId }],
     });
     expect(await (await workerWithoutVault()).runUntil(handle.result())).to.deep.equal({ ok: true, outcome: 'processing_error' });

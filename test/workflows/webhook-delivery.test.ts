@@ -10,7 +10,7 @@ import { createWebhookActivities } from '../../activities/webhooks';
 import { webhookSettingsOf } from '../../activities/webhooks/settings';
 import { deliveryWorkflowId, webhookDeliveryWorkflow, type WebhookDeliveryInput } from '../../workflows/webhook-delivery';
 import { RETRY_DELAYS_MS, RETRY_WINDOW_MS } from '../../workflows/lib/webhook-schedule';
-import { startTimeSkipping } from '../helpers/time-skipping';
+import { useTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
@@ -30,22 +30,16 @@ function attemptTimes(history: History): number[] {
 
 describe('webhookDeliveryWorkflow (time-skipping test server)', () => {
   const taskQueue = 'test-webhook-delivery';
-  let env: TestWorkflowEnvironment;
+  const server = useTimeSkipping();
   let worker: Worker;
   let tenant: Tenant;
   let receiver: Receiver;
-
-  before(async function () {
-    this.timeout(5 * 60 * 1000);
-    env = await startTimeSkipping();
-  });
-  after(async () => { await env?.teardown(); });
 
   beforeEach(async () => {
     tenant = await createTenant();
     receiver = await startReceiver();
     worker = await Worker.create({
-      connection: env.nativeConnection,
+      connection: server.env.nativeConnection,
       taskQueue,
       workflowBundle: stack().workflowBundle,
       activities: createWebhookActivities({ orm: stack().orm, webhooks: webhookSettingsOf(stack().config) }),
@@ -60,7 +54,7 @@ describe('webhookDeliveryWorkflow (time-skipping test server)', () => {
     const input: WebhookDeliveryInput = {
       eventId: event.id, configId: config.id, merchantId: tenant.merchant_id, eventType: event.type, trigger: options.trigger ?? 'automatic',
     };
-    const handle = await env.client.workflow.start(webhookDeliveryWorkflow, { workflowId: deliveryWorkflowId(event.id, config.id), taskQueue, args: [input] });
+    const handle = await server.env.client.workflow.start(webhookDeliveryWorkflow, { workflowId: deliveryWorkflowId(event.id, config.id), taskQueue, args: [input] });
     return { config, event, handle };
   }
 
@@ -95,7 +89,7 @@ describe('webhookDeliveryWorkflow (time-skipping test server)', () => {
     receiver.respond('/recovering', () => (healthy ? { status: 200 } : { status: 503 }));
     const { event, handle } = await deliver('/recovering');
     const result = await worker.runUntil(async () => {
-      await env.sleep('3 hours');
+      await server.env.sleep('3 hours');
       expect(receiver.on('/recovering')).to.have.length(5); // 0, 5 s, 5 min, 35 min, ~2 h 35 min
       expect((await handle.describe()).searchAttributes.DeliveryStatus).to.deep.equal(['retrying']);
       healthy = true;

@@ -45,6 +45,9 @@ export interface ChargeInput {
   order: { orderType: 'api' | 'checkout'; recurrence: 'none' | 'initial'; items: OrderItemSnapshot[] };
 }
 
+/** error_code of a provider call that failed on every try, so its outcome is unknown (charge attempt or operation). */
+export const UNRESOLVED_PROVIDER_CALL = 'provider_outcome_unknown';
+
 export interface PlannedAttempt {
   connectorId: string;
   providerSlug: string;

@@ -35,16 +35,21 @@ export const MerchantAddressInput = StrictObject({
   country: Country,
 });
 
-export const CreateMerchantBody = StrictObject({
-  name: Name,
-  primary_email: Type.String({ format: 'email', maxLength: 254, description: 'Becomes the first owner (pending until the invitation is accepted)' }),
-  primary_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+/** The optional business profile, the same on create and update. */
+const profileFields = {
   external_reference: Type.Optional(Nullable(ExternalReference)),
   business_registration_number: Type.Optional(BusinessRegistrationNumber),
   mcc: Type.Optional(Mcc),
   website: Type.Optional(Nullable(Website)),
   phone_number: Type.Optional(Phone),
   address: Type.Optional(MerchantAddressInput),
+};
+
+export const CreateMerchantBody = StrictObject({
+  name: Name,
+  primary_email: Type.String({ format: 'email', maxLength: 254, description: 'Becomes the first owner (pending until the invitation is accepted)' }),
+  primary_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  ...profileFields,
   slug: Type.Optional(Slug),
 });
 
@@ -52,12 +57,7 @@ export const CreateMerchantBody = StrictObject({
 export const UpdateMerchantBody = StrictObject({
   name: Type.Optional(Name),
   status: Type.Optional(Status),
-  external_reference: Type.Optional(Nullable(ExternalReference)),
-  business_registration_number: Type.Optional(BusinessRegistrationNumber),
-  mcc: Type.Optional(Mcc),
-  website: Type.Optional(Nullable(Website)),
-  phone_number: Type.Optional(Phone),
-  address: Type.Optional(MerchantAddressInput),
+  ...profileFields,
 });
 
 export const MerchantParams = StrictObject({ id: Id('mrc') });

@@ -11,28 +11,26 @@ const ConditionValue = Type.Unknown({ description: 'Scalar for eq/neq/gt/gte/lt/
 
 export const NodeParams = StrictObject({ merchant_id: Id('mrc'), profile_id: Id('rp'), node_id: Id('rn') });
 
+/** What a node says (condition or action), as opposed to where it sits in the tree. */
+const nodeContent = {
+  condition_field: Type.Optional(Nullable(ConditionField)),
+  condition_operator: Type.Optional(Nullable(ConditionOperator)),
+  condition_value: Type.Optional(ConditionValue),
+  merchant_connector_id: Type.Optional(Nullable(Id('conn'))),
+  require_3ds: Type.Optional(Nullable(Require3ds)),
+  is_active: Type.Optional(Type.Boolean()),
+};
+
 export const CreateNodeBody = StrictObject({
   node_type: StringEnum(['condition', 'action'] as const),
   position: Type.Integer({ minimum: 0, description: '0-based among the siblings; an occupied position shifts the later siblings' }),
   parent_node_id: Type.Optional(Nullable(Id('rn'))),
   branch: Type.Optional(Nullable(Branch)),
-  condition_field: Type.Optional(Nullable(ConditionField)),
-  condition_operator: Type.Optional(Nullable(ConditionOperator)),
-  condition_value: Type.Optional(ConditionValue),
-  merchant_connector_id: Type.Optional(Nullable(Id('conn'))),
-  require_3ds: Type.Optional(Nullable(Require3ds)),
-  is_active: Type.Optional(Type.Boolean()),
+  ...nodeContent,
 });
 
 /** Content only: the place in the tree (parent, branch, position) changes through reorder, the type never. */
-export const UpdateNodeBody = StrictObject({
-  condition_field: Type.Optional(Nullable(ConditionField)),
-  condition_operator: Type.Optional(Nullable(ConditionOperator)),
-  condition_value: Type.Optional(ConditionValue),
-  merchant_connector_id: Type.Optional(Nullable(Id('conn'))),
-  require_3ds: Type.Optional(Nullable(Require3ds)),
-  is_active: Type.Optional(Type.Boolean()),
-});
+export const UpdateNodeBody = StrictObject(nodeContent);
 
 export const ReorderBody = StrictObject({
   parent_node_id: Type.Optional(Nullable(Id('rn'))),

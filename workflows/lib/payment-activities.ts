@@ -1,0 +1,24 @@
+/**
+ * The activity options of the payment workflows (charge, settlement, capture/void/refund), in one place so every
+ * provider call and every read-model write is retried the same way.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+
+/** Database-only activities: short, retried on any failure (they are idempotent) for up to a few minutes. */
+export const databaseActivities = () => proxyActivities<Activities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20 },
+});
+
+/**
+ * One provider call per activity: the adapter gives up after providerTimeoutMs (15 s) and reports network_error,
+ * so 45 s only trips on a hung worker. The activity heartbeats while the call is in flight, so a worker that dies
+ * mid-call is noticed after 10 s rather than 45. A retry reuses the provider idempotency key, so it never charges
+ * (or captures, or refunds) twice. Three tries: a crash loop must not hold the API caller for long.
+ */
+export const providerActivities = () => proxyActivities<Activities>({
+  startToCloseTimeout: '45 seconds',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+});
