@@ -55,11 +55,16 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
 
 /** ENCRYPTION_KEY (current) and ENCRYPTION_KEYS_PREVIOUS (comma-separated base64); also used by npm run rotate-keys. */
 export function loadKeyring(env: NodeJS.ProcessEnv = process.env): Keyring {
-  const previous = (env.ENCRYPTION_KEYS_PREVIOUS ?? '').split(',').map((key) => key.trim()).filter(Boolean);
+  const previous = (env.ENCRYPTION_KEYS_PREVIOUS ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
   try {
     return keyring(decodeMasterKey(required(env, 'ENCRYPTION_KEY')), previous.map(decodeMasterKey));
   } catch (error) {
-    throw error instanceof ConfigError ? error : new ConfigError('ENCRYPTION_KEY and ENCRYPTION_KEYS_PREVIOUS must each be 32 bytes, base64-encoded');
+    throw error instanceof ConfigError
+      ? error
+      : new ConfigError('ENCRYPTION_KEY and ENCRYPTION_KEYS_PREVIOUS must each be 32 bytes, base64-encoded');
   }
 }
 
@@ -78,18 +83,23 @@ function vaultKeys(env: NodeJS.ProcessEnv, masterKey: Buffer): VaultKeys {
   try {
     return loadVaultKeys(env, masterKey);
   } catch {
-    throw new ConfigError('VAULT_PRIVATE_KEY must be an EC P-256 PKCS#8 key (PEM, or DER in base64) and CARD_FINGERPRINT_KEY 32 bytes in base64');
+    throw new ConfigError(
+      'VAULT_PRIVATE_KEY must be an EC P-256 PKCS#8 key (PEM, or DER in base64) and CARD_FINGERPRINT_KEY 32 bytes in base64',
+    );
   }
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const encryptionKeys = loadKeyring(env);
   const appEnv = (env.APP_ENV ?? 'local') as AppEnv;
-  if (!['local', 'test', 'production'].includes(appEnv)) throw new ConfigError('APP_ENV must be local, test or production');
+  if (!['local', 'test', 'production'].includes(appEnv))
+    throw new ConfigError('APP_ENV must be local, test or production');
   if (appEnv === 'production' && (!env.VAULT_PRIVATE_KEY || !env.CARD_FINGERPRINT_KEY)) {
     // Derived from ENCRYPTION_KEY they would change at its rotation: in-flight browser ciphertexts would stop
     // opening and saved cards would stop deduplicating.
-    throw new ConfigError('In production set VAULT_PRIVATE_KEY and CARD_FINGERPRINT_KEY (they must outlive ENCRYPTION_KEY rotations)');
+    throw new ConfigError(
+      'In production set VAULT_PRIVATE_KEY and CARD_FINGERPRINT_KEY (they must outlive ENCRYPTION_KEY rotations)',
+    );
   }
   return Object.freeze({
     env: appEnv,

@@ -20,4 +20,24 @@ import { eventRoutes } from './modules/events/events.routes';
 import { transactionRoutes } from './modules/transactions/transactions.routes';
 import { orderRoutes } from './modules/orders/orders';
 
-export const ROUTES: readonly AnyRoute[] = [...healthRoutes, ...customerRoutes, ...productFamilyRoutes, ...productRoutes, ...offerRoutes, ...offerPriceRoutes, ...offerTransitionRoutes, ...checkoutSessionRoutes, ...merchantRoutes, ...connectorRoutes, ...paymentProviderRoutes, ...routingRoutes, ...browserSessionRoutes, ...tokenRoutes, ...paymentInstrumentRoutes, ...webhookRoutes, ...eventRoutes, ...transactionRoutes, ...orderRoutes];
+export const ROUTES: readonly AnyRoute[] = [
+  ...healthRoutes,
+  ...customerRoutes,
+  ...productFamilyRoutes,
+  ...productRoutes,
+  ...offerRoutes,
+  ...offerPriceRoutes,
+  ...offerTransitionRoutes,
+  ...checkoutSessionRoutes,
+  ...merchantRoutes,
+  ...connectorRoutes,
+  ...paymentProviderRoutes,
+  ...routingRoutes,
+  ...browserSessionRoutes,
+  ...tokenRoutes,
+  ...paymentInstrumentRoutes,
+  ...webhookRoutes,
+  ...eventRoutes,
+  ...transactionRoutes,
+  ...orderRoutes,
+];

@@ -18,7 +18,11 @@ export interface RunningApi {
   stop(): Promise<void>;
 }
 
-export async function startApi(config: Config, port = config.port, options: { logger?: Logger } = {}): Promise<RunningApi> {
+export async function startApi(
+  config: Config,
+  port = config.port,
+  options: { logger?: Logger } = {},
+): Promise<RunningApi> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const orm = await openOrm(config.databaseUrl);
   const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
@@ -43,12 +47,14 @@ export async function startApi(config: Config, port = config.port, options: { lo
 
 if (require.main === module) {
   const config = loadConfig();
-  startApi(config).then((api) => {
-    api.deps.logger.info({ url: api.url }, 'API listening');
-    const stop = () => void api.stop().then(() => process.exit(0));
-    process.once('SIGINT', stop).once('SIGTERM', stop);
-  }).catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
+  startApi(config)
+    .then((api) => {
+      api.deps.logger.info({ url: api.url }, 'API listening');
+      const stop = () => void api.stop().then(() => process.exit(0));
+      process.once('SIGINT', stop).once('SIGTERM', stop);
+    })
+    .catch((error) => {
+      console.error(error);
+      process.exit(1);
+    });
 }

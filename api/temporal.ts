@@ -3,11 +3,13 @@ import { Client, Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
 import { checkoutExpiryWorkflow, checkoutExpiryWorkflowId, expiresAtChangedSignal } from '../workflows/checkout-expiry';
 
-export async function connectTemporal(address: string, namespace: string): Promise<{ connection: Connection; client: Client }> {
+export async function connectTemporal(
+  address: string,
+  namespace: string,
+): Promise<{ connection: Connection; client: Client }> {
   const connection = await Connection.connect({ address });
   return { connection, client: new Client({ connection, namespace }) };
 }
-
 
 export interface CheckoutExpiryRequest {
   sessionId: string;

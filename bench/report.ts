@@ -40,11 +40,16 @@ export function machine(): string[] {
 export function textTable(rows: Row[]): string {
   const lines = [HEADER, ...rows.map(cells)];
   const widths = HEADER.map((_, i) => Math.max(...lines.map((line) => line[i].length)));
-  const format = (line: string[]) => line.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  const format = (line: string[]) =>
+    line.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
   return [format(lines[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1).map(format)].join('\n');
 }
 
 export function markdownTable(rows: Row[]): string {
   const line = (values: string[]) => `| ${values.join(' | ')} |`;
-  return [line(HEADER), line(HEADER.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map((row) => line(cells(row)))].join('\n');
+  return [
+    line(HEADER),
+    line(HEADER.map((_, i) => (i === 0 ? '---' : '---:'))),
+    ...rows.map((row) => line(cells(row))),
+  ].join('\n');
 }

@@ -93,20 +93,27 @@ async function scenarios(apiUrl: string, helloUrl: string): Promise<Scenario[]> 
       expectedStatus: 201,
       options: {
         url: customers,
-        requests: [{
-          method: 'POST',
-          headers,
-          setupRequest: (request) => ({
-            ...request,
-            body: JSON.stringify({ ...template, email: `bench.${runId}.${++counter}@example.com` }),
-          }),
-        }],
+        requests: [
+          {
+            method: 'POST',
+            headers,
+            setupRequest: (request) => ({
+              ...request,
+              body: JSON.stringify({ ...template, email: `bench.${runId}.${++counter}@example.com` }),
+            }),
+          },
+        ],
       },
     },
     {
       name: 'POST /customers (idempotent replay)',
       expectedStatus: 200,
-      options: { url: customers, method: 'POST', headers: { ...headers, 'idempotency-key': replayKey }, body: JSON.stringify(replayInput) },
+      options: {
+        url: customers,
+        method: 'POST',
+        headers: { ...headers, 'idempotency-key': replayKey },
+        body: JSON.stringify(replayInput),
+      },
     },
     ...(await transactionScenarios(apiUrl)),
   ];
@@ -117,9 +124,13 @@ async function measure(scenario: Scenario): Promise<{ row: Omit<Row, 'ratio'>; p
   if (WARMUP > 0) await autocannon({ ...scenario.options, duration: WARMUP, connections: CONNECTIONS });
   const result = await autocannon({ ...scenario.options, duration: DURATION, connections: CONNECTIONS });
   const problems: string[] = [];
-  const unexpected = Object.entries(result.statusCodeStats).filter(([status]) => Number(status) !== scenario.expectedStatus);
+  const unexpected = Object.entries(result.statusCodeStats).filter(
+    ([status]) => Number(status) !== scenario.expectedStatus,
+  );
   if (unexpected.length > 0) {
-    problems.push(`${scenario.name}: expected only ${scenario.expectedStatus}, got ${unexpected.map(([s, { count }]) => `${count}× ${s}`).join(', ')}`);
+    problems.push(
+      `${scenario.name}: expected only ${scenario.expectedStatus}, got ${unexpected.map(([s, { count }]) => `${count}× ${s}`).join(', ')}`,
+    );
   }
   if (result.errors > 0 || result.timeouts > 0) {
     problems.push(`${scenario.name}: ${result.errors} connection errors, ${result.timeouts} timeouts`);
@@ -170,12 +181,31 @@ async function main(): Promise<void> {
     const isolation = isolationReport(await measureChargesDuringHangingWebhooks(api.url, log));
 
     const warnings = problems.map((problem) => `WARNING: run invalid: ${problem}`);
-    process.stdout.write([
-      '', ...about, '', textTable(rows), '', ...webhooks.text, ...isolation.text, '', ...warnings,
-      '', '--- markdown ---', '', ...about.map((line) => `- ${line}`), '', markdownTable(rows), '', ...webhooks.markdown,
-      '', ...isolation.markdown,
-      ...warnings.map((warning) => `\n**${warning}**`), '',
-    ].join('\n'));
+    process.stdout.write(
+      [
+        '',
+        ...about,
+        '',
+        textTable(rows),
+        '',
+        ...webhooks.text,
+        ...isolation.text,
+        '',
+        ...warnings,
+        '',
+        '--- markdown ---',
+        '',
+        ...about.map((line) => `- ${line}`),
+        '',
+        markdownTable(rows),
+        '',
+        ...webhooks.markdown,
+        '',
+        ...isolation.markdown,
+        ...warnings.map((warning) => `\n**${warning}**`),
+        '',
+      ].join('\n'),
+    );
   } finally {
     log('stopping…');
     hello?.closeAllConnections();
@@ -185,7 +215,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

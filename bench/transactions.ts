@@ -19,7 +19,11 @@ export interface TransactionScenario {
 async function chargeScenario(apiUrl: string, name: string, tenant: Tenant): Promise<TransactionScenario> {
   const instrument = await saveCard(tenant, await createCustomer(tenant));
   const body = JSON.stringify({
-    payment_method: 'credit_card', charge_type: 'payment', country: 'US', amount: 1500, currency: 'USD',
+    payment_method: 'credit_card',
+    charge_type: 'payment',
+    country: 'US',
+    amount: 1500,
+    currency: 'USD',
     payment_instrument_id: instrument.paymentInstrumentId ?? instrument.id,
   });
   return {
@@ -27,13 +31,15 @@ async function chargeScenario(apiUrl: string, name: string, tenant: Tenant): Pro
     expectedStatus: 201,
     options: {
       url: `${apiUrl}/api/v1/transactions`,
-      requests: [{
-        method: 'POST',
-        headers: { authorization: `Bearer ${tenant.merchant_secret_key}`, 'content-type': 'application/json' },
-        body,
-        // Every request is a new charge: POST /transactions requires its own Idempotency-Key.
-        setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
-      }],
+      requests: [
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tenant.merchant_secret_key}`, 'content-type': 'application/json' },
+          body,
+          // Every request is a new charge: POST /transactions requires its own Idempotency-Key.
+          setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
+        },
+      ],
     },
   };
 }

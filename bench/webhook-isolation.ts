@@ -23,7 +23,10 @@ export interface IsolationResult {
 
 const CHARGES = 10;
 
-export async function measureChargesDuringHangingWebhooks(apiUrl: string, log: (message: string) => void): Promise<IsolationResult> {
+export async function measureChargesDuringHangingWebhooks(
+  apiUrl: string,
+  log: (message: string) => void,
+): Promise<IsolationResult> {
   const hangingDeliveries = Number(process.env.BENCH_HANGING_DELIVERIES ?? 150);
   let held = 0;
   const hanging = http.createServer(() => undefined).listen(0, '127.0.0.1');
@@ -48,9 +51,17 @@ export async function measureChargesDuringHangingWebhooks(apiUrl: string, log: (
       const started = Date.now();
       const response = await fetch(`${apiUrl}/api/v1/transactions`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${payer.merchant_secret_key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        headers: {
+          authorization: `Bearer ${payer.merchant_secret_key}`,
+          'content-type': 'application/json',
+          'idempotency-key': randomUUID(),
+        },
         body: JSON.stringify({
-          payment_method: 'credit_card', charge_type: 'payment', country: 'US', amount: 1500, currency: 'USD',
+          payment_method: 'credit_card',
+          charge_type: 'payment',
+          country: 'US',
+          amount: 1500,
+          currency: 'USD',
           payment_instrument_id: instrument.paymentInstrumentId ?? instrument.id,
         }),
       });
@@ -64,13 +75,21 @@ export async function measureChargesDuringHangingWebhooks(apiUrl: string, log: (
       return latencies;
     };
 
-    log(`isolation: ${CHARGES} charges, then ${hangingDeliveries} deliveries to an endpoint that never answers, then ${CHARGES} more`);
+    log(
+      `isolation: ${CHARGES} charges, then ${hangingDeliveries} deliveries to an endpoint that never answers, then ${CHARGES} more`,
+    );
     const before = await sequential();
     for (let n = 0; n < hangingDeliveries; n += 1) {
-      await stack().orm.em.fork().transactional((em) => recordEvent(em, {
-        organizationId: slow.organization_id, merchantId: slow.merchant_id, type: 'transaction.authorized',
-        object: { id: `tx_hang${n}`, status: 'authorized' },
-      }));
+      await stack()
+        .orm.em.fork()
+        .transactional((em) =>
+          recordEvent(em, {
+            organizationId: slow.organization_id,
+            merchantId: slow.merchant_id,
+            type: 'transaction.authorized',
+            object: { id: `tx_hang${n}`, status: 'authorized' },
+          }),
+        );
     }
     // Wait until the deliveries hold as many connections as they can (all slots busy) before measuring.
     const target = Math.min(hangingDeliveries, 100);

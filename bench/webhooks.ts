@@ -29,9 +29,13 @@ function envInt(name: string, fallback: number): number {
   return value;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-export async function measureWebhookDeliveries(apiUrl: string, log: (message: string) => void): Promise<WebhookBenchResult> {
+export async function measureWebhookDeliveries(
+  apiUrl: string,
+  log: (message: string) => void,
+): Promise<WebhookBenchResult> {
   const events = envInt('BENCH_WEBHOOK_EVENTS', 300);
   const endpoints = envInt('BENCH_WEBHOOK_ENDPOINTS', 2);
   const producers = envInt('BENCH_CONNECTIONS', 10);
@@ -41,17 +45,21 @@ export async function measureWebhookDeliveries(apiUrl: string, log: (message: st
   const latencies: number[] = [];
   let lastReceipt = 0;
   let allReceived: () => void = () => undefined;
-  const done = new Promise<void>((resolve) => { allReceived = resolve; });
-  const receiver = http.createServer((req, res) => {
-    const id = req.headers['webhook-id'] as string;
-    req.resume().on('end', () => {
-      res.writeHead(200).end();
-      const now = Date.now();
-      latencies.push(now - (committedAt.get(id) ?? now));
-      lastReceipt = now;
-      if (latencies.length === expected) allReceived();
-    });
-  }).listen(0, '127.0.0.1');
+  const done = new Promise<void>((resolve) => {
+    allReceived = resolve;
+  });
+  const receiver = http
+    .createServer((req, res) => {
+      const id = req.headers['webhook-id'] as string;
+      req.resume().on('end', () => {
+        res.writeHead(200).end();
+        const now = Date.now();
+        latencies.push(now - (committedAt.get(id) ?? now));
+        lastReceipt = now;
+        if (latencies.length === expected) allReceived();
+      });
+    })
+    .listen(0, '127.0.0.1');
   await new Promise((resolve) => receiver.once('listening', resolve));
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
@@ -63,7 +71,8 @@ export async function measureWebhookDeliveries(apiUrl: string, log: (message: st
         headers: { authorization: `Bearer ${tenant.merchant_secret_key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ url: `${url}?endpoint=${i}` }),
       });
-      if (response.status !== 201) throw new Error(`creating a webhook configuration → ${response.status} ${await response.text()}`);
+      if (response.status !== 201)
+        throw new Error(`creating a webhook configuration → ${response.status} ${await response.text()}`);
     }
     // Endpoints must predate the events they receive.
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -71,25 +80,40 @@ export async function measureWebhookDeliveries(apiUrl: string, log: (message: st
     log(`webhooks: ${events} events × ${endpoints} endpoints, ${producers} concurrent producers`);
     const started = Date.now();
     let next = 0;
-    await Promise.all(Array.from({ length: producers }, async () => {
-      while (next < events) {
-        const n = next++;
-        const event = await stack().orm.em.fork().transactional((em) => recordEvent(em, {
-          organizationId: tenant.organization_id,
-          merchantId: tenant.merchant_id,
-          type: 'transaction.authorized',
-          object: { id: `tx_bench${n}`, amount_authorized: 1000 + n, currency: 'BRL', status: 'authorized' },
-        }));
-        committedAt.set(event.id, Date.now());
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: producers }, async () => {
+        while (next < events) {
+          const n = next++;
+          const event = await stack()
+            .orm.em.fork()
+            .transactional((em) =>
+              recordEvent(em, {
+                organizationId: tenant.organization_id,
+                merchantId: tenant.merchant_id,
+                type: 'transaction.authorized',
+                object: { id: `tx_bench${n}`, amount_authorized: 1000 + n, currency: 'BRL', status: 'authorized' },
+              }),
+            );
+          committedAt.set(event.id, Date.now());
+        }
+      }),
+    );
     const timeout = setTimeout(() => allReceived(), 5 * 60 * 1000);
     await done;
     clearTimeout(timeout);
-    if (latencies.length < expected) throw new Error(`webhooks: only ${latencies.length} of ${expected} deliveries arrived within 5 minutes`);
+    if (latencies.length < expected)
+      throw new Error(`webhooks: only ${latencies.length} of ${expected} deliveries arrived within 5 minutes`);
     const seconds = (lastReceipt - started) / 1000;
     const sorted = [...latencies].sort((a, b) => a - b);
-    return { events, endpoints, deliveries: expected, seconds, deliveriesPerSecond: expected / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+    return {
+      events,
+      endpoints,
+      deliveries: expected,
+      seconds,
+      deliveriesPerSecond: expected / seconds,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+    };
   } finally {
     receiver.closeAllConnections();
     await new Promise((resolve) => receiver.close(resolve));

@@ -33,14 +33,29 @@ export const TEST_CARDS: readonly TestCard[] = [
   { number: '378282246310005', brand: 'amex', scenario: 'approve', description: 'Approved' },
   { number: '6362970000457013', brand: 'elo', scenario: 'approve', description: 'Approved' },
   { number: '4000000000000002', brand: 'visa', scenario: 'do_not_honor', description: 'Soft decline: do not honour' },
-  { number: '4000000000009995', brand: 'visa', scenario: 'insufficient_funds', description: 'Soft decline: insufficient funds' },
+  {
+    number: '4000000000009995',
+    brand: 'visa',
+    scenario: 'insufficient_funds',
+    description: 'Soft decline: insufficient funds',
+  },
   { number: '4000000000009979', brand: 'visa', scenario: 'stolen_card', description: 'Hard decline: stolen card' },
   { number: '4000000000009987', brand: 'visa', scenario: 'lost_card', description: 'Hard decline: lost card' },
   { number: '4000000000000069', brand: 'visa', scenario: 'expired_card', description: 'Hard decline: expired card' },
-  { number: '4000000000000309', brand: 'visa', scenario: 'invalid_number', description: 'Hard decline: invalid card number' },
+  {
+    number: '4000000000000309',
+    brand: 'visa',
+    scenario: 'invalid_number',
+    description: 'Hard decline: invalid card number',
+  },
   { number: '4100000000000019', brand: 'visa', scenario: 'fraud', description: 'Hard decline: suspected fraud' },
   { number: '4000000000000119', brand: 'visa', scenario: 'processing_error', description: 'The provider answers 5xx' },
-  { number: '4000000000000408', brand: 'visa', scenario: 'timeout', description: 'The provider never answers (caller times out)' },
+  {
+    number: '4000000000000408',
+    brand: 'visa',
+    scenario: 'timeout',
+    description: 'The provider never answers (caller times out)',
+  },
   { number: '4000000000000507', brand: 'visa', scenario: 'slow', description: 'Approved after ~2 s' },
 ];
 
@@ -89,7 +104,10 @@ export interface CardFacts {
  * The only place a card number is read. A number failing Luhn is an invalid number; an expiry in the past is an
  * expired card, whatever the number; other well-formed numbers not in the table approve.
  */
-export function cardFacts(card: { number: string; expMonth: number | null; expYear: number | null }, now = new Date()): CardFacts {
+export function cardFacts(
+  card: { number: string; expMonth: number | null; expYear: number | null },
+  now = new Date(),
+): CardFacts {
   const number = card.number.replace(/[\s-]/g, '');
   const last4 = number.slice(-4);
   const brand = brandOf(number);

@@ -4,10 +4,24 @@
  * force outcomes and reset state. docs/sandbox.md documents every route.
  */
 import { AMOUNT_SCENARIOS, TEST_CARDS, type Scenario } from './cards';
-import { completeRefund, dispute, FAILING_REFUND_CENTS, finishPending, type DisputeStage, type SandboxContext } from './engine';
+import {
+  completeRefund,
+  dispute,
+  FAILING_REFUND_CENTS,
+  finishPending,
+  type DisputeStage,
+  type SandboxContext,
+} from './engine';
 import { json, read, Router, type Reply, type SandboxRequest } from './http';
 import type { ProviderModule } from './providers/common';
-import { randomChars, SANDBOX_PROVIDERS, type LedgerEntry, type Payment, type SandboxEvent, type SandboxProvider } from './store';
+import {
+  randomChars,
+  SANDBOX_PROVIDERS,
+  type LedgerEntry,
+  type Payment,
+  type SandboxEvent,
+  type SandboxProvider,
+} from './store';
 import { withoutQuery } from './webhooks';
 
 const SCENARIOS: readonly Scenario[] = [
@@ -36,7 +50,8 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
   /** {provider, account} or {provider, credentials} → the account, or an error reply. */
   function accountOf(body: Record<string, unknown>): { provider: SandboxProvider; account: string } | Reply {
     const provider = read.str(body.provider) as SandboxProvider | null;
-    if (!provider || !SANDBOX_PROVIDERS.includes(provider)) return bad(`provider must be one of ${SANDBOX_PROVIDERS.join(', ')}`);
+    if (!provider || !SANDBOX_PROVIDERS.includes(provider))
+      return bad(`provider must be one of ${SANDBOX_PROVIDERS.join(', ')}`);
     const account = read.str(body.account) ?? modules[provider].accountOf(read.obj(body.credentials));
     return account ? { provider, account } : bad('account or credentials is required');
   }
@@ -140,13 +155,24 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
       if (!secret) return bad('secret is required');
       const endpoint = { id: `we_${randomChars(20)}`, ...resolved, url, secret, createdAt: new Date().toISOString() };
       store.endpoints.push(endpoint);
-      return json(201, { id: endpoint.id, provider: endpoint.provider, account: endpoint.account, url: withoutQuery(url) });
+      return json(201, {
+        id: endpoint.id,
+        provider: endpoint.provider,
+        account: endpoint.account,
+        url: withoutQuery(url),
+      });
     })
     .on('GET', '/webhook-endpoints', (request) =>
       json(200, {
         data: store.endpoints
           .filter((e) => matches(e, request.query, ['provider', 'account']))
-          .map((e) => ({ id: e.id, provider: e.provider, account: e.account, url: withoutQuery(e.url), created_at: e.createdAt })),
+          .map((e) => ({
+            id: e.id,
+            provider: e.provider,
+            account: e.account,
+            url: withoutQuery(e.url),
+            created_at: e.createdAt,
+          })),
       }),
     )
     .on('DELETE', '/webhook-endpoints/:id', (request) => {
@@ -199,7 +225,8 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
           ? { provider: read.str(body.provider) as SandboxProvider, account: null }
           : accountOf(body);
       if ('status' in resolved) return resolved;
-      if (!SANDBOX_PROVIDERS.includes(resolved.provider)) return bad(`provider must be one of ${SANDBOX_PROVIDERS.join(', ')}`);
+      if (!SANDBOX_PROVIDERS.includes(resolved.provider))
+        return bad(`provider must be one of ${SANDBOX_PROVIDERS.join(', ')}`);
       const scenario = read.str(body.scenario) as Scenario;
       if (!SCENARIOS.includes(scenario)) return bad(`scenario must be one of ${SCENARIOS.join(', ')}`);
       const times = body.times === undefined ? null : read.int(body.times);

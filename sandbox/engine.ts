@@ -41,7 +41,10 @@ export interface PaymentInput {
 }
 
 /** A forced override wins; then the card number; then, for other methods, the amount's last two digits. */
-export function decide(ctx: SandboxContext, input: Pick<PaymentInput, 'provider' | 'account' | 'reference' | 'amount' | 'card'>): Scenario {
+export function decide(
+  ctx: SandboxContext,
+  input: Pick<PaymentInput, 'provider' | 'account' | 'reference' | 'amount' | 'card'>,
+): Scenario {
   const forced = ctx.store.takeOverride(input.provider, input.account, input.reference);
   if (forced) return forced;
   return input.card ? input.card.scenario : amountScenario(input.amount);
@@ -107,7 +110,8 @@ export function refund(
 ): EngineResult<Refund> {
   if (payment.state !== 'captured') return { ok: false, error: 'invalid_state' };
   const amount = input.amount ?? payment.capturedAmount - payment.refundedAmount;
-  if (amount <= 0 || amount > payment.capturedAmount - payment.refundedAmount) return { ok: false, error: 'amount_too_large' };
+  if (amount <= 0 || amount > payment.capturedAmount - payment.refundedAmount)
+    return { ok: false, error: 'amount_too_large' };
   const fails = amount % 100 === FAILING_REFUND_CENTS;
   const record: Refund = {
     id: input.id,
@@ -122,7 +126,8 @@ export function refund(
   };
   if (record.state !== 'failed') payment.refundedAmount += amount;
   ctx.store.refunds.set(record.id, record);
-  if (input.asynchronous) ctx.later(ctx.webhookDelayMs, () => record.state === 'pending' && completeRefund(ctx, record, !fails));
+  if (input.asynchronous)
+    ctx.later(ctx.webhookDelayMs, () => record.state === 'pending' && completeRefund(ctx, record, !fails));
   return { ok: true, value: record };
 }
 
@@ -147,9 +152,14 @@ export function completeRefund(ctx: SandboxContext, record: Refund, succeeded: b
 }
 
 /** settle: a pending pix/boleto is paid. expire: it lapses unpaid. fail: the provider rejects it late. */
-export function finishPending(ctx: SandboxContext, payment: Payment, how: 'settle' | 'expire' | 'fail'): EngineResult<SandboxEvent> {
+export function finishPending(
+  ctx: SandboxContext,
+  payment: Payment,
+  how: 'settle' | 'expire' | 'fail',
+): EngineResult<SandboxEvent> {
   if (payment.state !== 'pending') return { ok: false, error: 'invalid_state' };
-  const type: EventType = how === 'settle' ? 'payment.succeeded' : how === 'expire' ? 'payment.expired' : 'payment.failed';
+  const type: EventType =
+    how === 'settle' ? 'payment.succeeded' : how === 'expire' ? 'payment.expired' : 'payment.failed';
   payment.state = how === 'settle' ? 'captured' : how === 'expire' ? 'expired' : 'declined';
   if (how === 'settle') payment.capturedAmount = payment.amount;
   if (how === 'fail') payment.declineReason = 'do_not_honor';
@@ -160,7 +170,8 @@ export type DisputeStage = 'opened' | 'updated' | 'won' | 'lost';
 
 export function dispute(ctx: SandboxContext, payment: Payment, stage: DisputeStage): EngineResult<SandboxEvent> {
   if (payment.state !== 'captured') return { ok: false, error: 'invalid_state' };
-  const type: EventType = stage === 'opened' ? 'dispute.opened' : stage === 'updated' ? 'dispute.updated' : 'dispute.closed';
+  const type: EventType =
+    stage === 'opened' ? 'dispute.opened' : stage === 'updated' ? 'dispute.updated' : 'dispute.closed';
   return { ok: true, value: emitFor(ctx, payment, type, stage) };
 }
 

@@ -84,7 +84,9 @@ export function parseBody(raw: string, contentType: string | undefined): Record<
   if ((contentType ?? '').includes('application/x-www-form-urlencoded')) return parseForm(raw);
   try {
     const parsed: unknown = JSON.parse(raw);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -140,7 +142,9 @@ export const read = {
     return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
   },
   obj(value: unknown): Record<string, unknown> {
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   },
   /** Integers sent as numbers or (form-encoded) digit strings. */
   int(value: unknown): number | null {

@@ -8,7 +8,10 @@ import { createHash } from 'node:crypto';
 import { HANG, type HandlerResult, type Reply } from './http';
 import type { LedgerEntry, SandboxProvider, Store } from './store';
 
-export type LedgerDraft = Omit<LedgerEntry, 'id' | 'at' | 'replayed' | 'provider' | 'account' | 'idempotency_key' | 'http_status'>;
+export type LedgerDraft = Omit<
+  LedgerEntry,
+  'id' | 'at' | 'replayed' | 'provider' | 'account' | 'idempotency_key' | 'http_status'
+>;
 
 export interface Processed {
   reply: HandlerResult;
@@ -62,14 +65,19 @@ export async function idempotent(store: Store, scope: Scope, run: () => Promise<
   try {
     const processed = await run();
     const entry = record(store, base, processed);
-    if (processed.reply !== HANG && processed.reply.status < 500) store.idempotent.set(slot, { fingerprint, reply: processed.reply, entry });
+    if (processed.reply !== HANG && processed.reply.status < 500)
+      store.idempotent.set(slot, { fingerprint, reply: processed.reply, entry });
     return processed.reply;
   } finally {
     store.inFlight.delete(slot);
   }
 }
 
-function record(store: Store, base: Pick<LedgerEntry, 'provider' | 'account' | 'idempotency_key'>, processed: Processed): LedgerEntry {
+function record(
+  store: Store,
+  base: Pick<LedgerEntry, 'provider' | 'account' | 'idempotency_key'>,
+  processed: Processed,
+): LedgerEntry {
   const status = processed.reply === HANG ? null : processed.reply.status;
   return store.record({ ...base, ...processed.entry, http_status: status });
 }

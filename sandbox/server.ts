@@ -91,7 +91,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const rawBody = await readBody(req);
     if (!found) {
       log(`${req.method} ${parsed.pathname} → 404`);
-      return write(res, { status: 404, body: { error: 'not_found', message: `No route ${req.method} ${parsed.pathname}` } });
+      return write(res, {
+        status: 404,
+        body: { error: 'not_found', message: `No route ${req.method} ${parsed.pathname}` },
+      });
     }
     const result = await found.handler({
       method: req.method ?? 'GET',

@@ -162,10 +162,18 @@ export class Store {
   /** provider_c OAuth: issued access token → client_id (the account). */
   readonly oauthTokens = new Map<string, string>();
   /** provider_c card tokens: id → facts (never the number). */
-  readonly cardTokens = new Map<string, { scenario: Scenario; brand: string; last4: string; expMonth: number; expYear: number }>();
+  readonly cardTokens = new Map<
+    string,
+    { scenario: Scenario; brand: string; last4: string; expMonth: number; expYear: number }
+  >();
 
   record(entry: Omit<LedgerEntry, 'id' | 'at' | 'replayed'> & { replayed?: boolean }): LedgerEntry {
-    const full: LedgerEntry = { id: `led_${randomHex(8)}`, at: new Date().toISOString(), ...entry, replayed: entry.replayed ?? false };
+    const full: LedgerEntry = {
+      id: `led_${randomHex(8)}`,
+      at: new Date().toISOString(),
+      ...entry,
+      replayed: entry.replayed ?? false,
+    };
     this.ledger.push(full);
     return full;
   }
@@ -221,7 +229,8 @@ const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 export function randomChars(length: number, alphabet: 'lower' | 'upper' | 'alnum' | 'digits' = 'alnum'): string {
-  const chars = alphabet === 'lower' ? LOWER : alphabet === 'upper' ? UPPER : alphabet === 'digits' ? '0123456789' : ALNUM;
+  const chars =
+    alphabet === 'lower' ? LOWER : alphabet === 'upper' ? UPPER : alphabet === 'digits' ? '0123456789' : ALNUM;
   let out = '';
   for (let i = 0; i < length; i++) out += chars[randomInt(chars.length)];
   return out;

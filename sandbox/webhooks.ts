@@ -38,7 +38,11 @@ export class WebhookDispatcher {
         method: 'POST',
         body: rendered.body,
         signal: controller.signal,
-        headers: { 'content-type': 'application/json', 'user-agent': `switchyard-sandbox/${event.provider}`, ...rendered.headers },
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': `switchyard-sandbox/${event.provider}`,
+          ...rendered.headers,
+        },
       });
       status = response.status;
       await response.arrayBuffer().catch(() => undefined);

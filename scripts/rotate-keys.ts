@@ -10,7 +10,9 @@ import { log } from './lib/paths';
 
 async function main(): Promise<void> {
   const keys = loadKeyring({ ...process.env, ENCRYPTION_KEY: ensureEncryptionKey() });
-  log(`re-wrapping under key ${masterKeyId(keys.current)} (previous: ${keys.previous.map(masterKeyId).join(', ') || 'none'})`);
+  log(
+    `re-wrapping under key ${masterKeyId(keys.current)} (previous: ${keys.previous.map(masterKeyId).join(', ') || 'none'})`,
+  );
   await withLocalOrm(async (orm) => {
     const { columns, failures } = await rotateEncryptionKeys(orm.em.fork(), keys, {
       onBatch: ({ table, column, rewrapped }) => log(`${table}.${column}: ${rewrapped} re-wrapped so far`),
@@ -18,7 +20,9 @@ async function main(): Promise<void> {
     for (const { table, column, rewrapped } of columns) log(`${table}.${column}: ${rewrapped} re-wrapped`);
     for (const { table, column, id, reason } of failures) log(`FAILED ${table}.${column} of ${id}: ${reason}`);
     if (failures.length > 0) {
-      throw new Error(`${failures.length} value(s) could not be re-wrapped; keep the previous keys configured, fix them and re-run`);
+      throw new Error(
+        `${failures.length} value(s) could not be re-wrapped; keep the previous keys configured, fix them and re-run`,
+      );
     }
     log('done: every encrypted value is under the current key; previous keys may now be retired');
   });

@@ -95,7 +95,10 @@ async function main(): Promise<void> {
 /** On empty data, a demo organization whose keys a newcomer can curl with straight away. */
 async function bootstrapDemoTenant(em: ReturnType<Awaited<ReturnType<typeof openOrm>>['em']['fork']>): Promise<void> {
   if ((await em.count(OrganizationSchema, {})) > 0) return;
-  const credentials = await bootstrapTenant(em, { organizationName: 'Demo Organization', merchantName: 'Demo Merchant' });
+  const credentials = await bootstrapTenant(em, {
+    organizationName: 'Demo Organization',
+    merchantName: 'Demo Merchant',
+  });
   fs.writeFileSync(CREDENTIALS_FILE, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   log(`created a demo organization; its API keys are in ${CREDENTIALS_FILE}`);
 }

@@ -31,25 +31,40 @@ export async function startWorker({ config, orm, workflowBundle }: WorkerOptions
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   // Fans each event out to its webhook endpoints right after its commit (worker/outbox-listener.ts).
   const outbox = await startWebhookOutbox(config, orm);
-  const bundle = workflowBundle ?? await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows') });
+  const bundle = workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows') }));
   const activities = createActivities({
-    orm, rateLimitWindowSeconds: config.rateLimit.windowSeconds, webhooks: webhookSettingsOf(config), temporalClient: outbox.client,
+    orm,
+    rateLimitWindowSeconds: config.rateLimit.windowSeconds,
+    webhooks: webhookSettingsOf(config),
+    temporalClient: outbox.client,
     vault: vaultSettingsOf(config),
   });
   // One Worker per task queue, each with its own slots, so webhook deliveries never wait for charges or the other
   // way round. Both register everything: a workflow started on either queue before a deploy still finds a worker.
-  const workers = await Promise.all(Object.values(TASK_QUEUES).map((taskQueue) => Worker.create({
-    connection, namespace: config.temporal.namespace, taskQueue, workflowBundle: bundle, activities,
-  })));
+  const workers = await Promise.all(
+    Object.values(TASK_QUEUES).map((taskQueue) =>
+      Worker.create({
+        connection,
+        namespace: config.temporal.namespace,
+        taskQueue,
+        workflowBundle: bundle,
+        activities,
+      }),
+    ),
+  );
   const stopAll = () => {
     for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
   };
   // If one Worker fails the other stops too (the process is then visibly down rather than half up); the shared
   // connection closes only once both have finished.
-  const done = Promise.allSettled(workers.map((worker) => worker.run().catch((error) => {
-    stopAll();
-    throw error;
-  }))).then(async (results) => {
+  const done = Promise.allSettled(
+    workers.map((worker) =>
+      worker.run().catch((error) => {
+        stopAll();
+        throw error;
+      }),
+    ),
+  ).then(async (results) => {
     await Promise.all([connection.close(), outbox.stop()]);
     const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failure) throw failure.reason;

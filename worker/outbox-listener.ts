@@ -46,7 +46,11 @@ function detach(raw: RawPgConnection): void {
 
 export async function kickSweep(client: Client, taskQueue: string): Promise<void> {
   try {
-    await client.workflow.start(webhookOutboxSweepWorkflow, { workflowId: CATCH_UP_SWEEP_WORKFLOW_ID, taskQueue, workflowIdConflictPolicy: 'USE_EXISTING' });
+    await client.workflow.start(webhookOutboxSweepWorkflow, {
+      workflowId: CATCH_UP_SWEEP_WORKFLOW_ID,
+      taskQueue,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
@@ -79,7 +83,12 @@ function boundedQueue(limit: number) {
   };
 }
 
-export async function startOutboxListener(options: { orm: Orm; client: Client; taskQueue: string; logger: Logger }): Promise<OutboxListener> {
+export async function startOutboxListener(options: {
+  orm: Orm;
+  client: Client;
+  taskQueue: string;
+  logger: Logger;
+}): Promise<OutboxListener> {
   const { orm, client, taskQueue, logger } = options;
   // A dedicated connection outside the pool (LISTEN holds it for good), opened with the ORM's own settings.
   const knexClient = orm.em.getConnection().getKnex().client as unknown as KnexPgClient;
@@ -94,10 +103,13 @@ export async function startOutboxListener(options: { orm: Orm; client: Client; t
       const raw = await knexClient.acquireRawConnection();
       raw.on('notification', ({ channel, payload }) => {
         if (channel !== EVENTS_CHANNEL || !payload || stopped) return;
-        fanOuts.push(() => fanOutEvent({ orm, client, taskQueue }, payload).then(
-          () => undefined,
-          (error) => logger.warn({ err: error, eventId: payload }, 'Webhook fan-out failed; the outbox sweep will retry it'),
-        ));
+        fanOuts.push(() =>
+          fanOutEvent({ orm, client, taskQueue }, payload).then(
+            () => undefined,
+            (error) =>
+              logger.warn({ err: error, eventId: payload }, 'Webhook fan-out failed; the outbox sweep will retry it'),
+          ),
+        );
       });
       const lost = (error?: Error) => {
         if (connection !== raw) return;
@@ -118,7 +130,9 @@ export async function startOutboxListener(options: { orm: Orm; client: Client; t
       }
       connection = raw;
       // Whatever was notified while nobody listened is still in the outbox.
-      await kickSweep(client, taskQueue).catch((error) => logger.warn({ err: error }, 'Could not start the catch-up sweep; the schedule will run it'));
+      await kickSweep(client, taskQueue).catch((error) =>
+        logger.warn({ err: error }, 'Could not start the catch-up sweep; the schedule will run it'),
+      );
     } catch (error) {
       logger.warn({ err: error }, 'Outbox listener could not connect; retrying');
       if (!stopped) retry = setTimeout(() => void connect(), RECONNECT_DELAY_MS);
@@ -148,7 +162,11 @@ export interface WebhookOutbox extends OutboxListener {
 }
 
 /** The worker's listener with its own Temporal client connection and logger; stop() closes all of it. */
-export async function startWebhookOutbox(config: Config, orm: Orm, taskQueue: string = TASK_QUEUES.webhooks): Promise<WebhookOutbox> {
+export async function startWebhookOutbox(
+  config: Config,
+  orm: Orm,
+  taskQueue: string = TASK_QUEUES.webhooks,
+): Promise<WebhookOutbox> {
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const listener = await startOutboxListener({ orm, client, taskQueue, logger: createLogger(config.logLevel) });

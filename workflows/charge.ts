@@ -6,8 +6,16 @@
  * History holds ids, amounts and outcomes only: card data and credentials are read inside attemptCharge.
  */
 import {
-  ActivityFailure, CancellationScope, ParentClosePolicy, condition, defineSignal, isCancellation, setHandler, startChild,
-  upsertSearchAttributes, workflowInfo,
+  ActivityFailure,
+  CancellationScope,
+  ParentClosePolicy,
+  condition,
+  defineSignal,
+  isCancellation,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { AttemptInput, AttemptResult, ChargeInput, ChargeResult, SettlementSignal } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
@@ -30,8 +38,18 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
   const { workflowId } = workflowInfo();
   setStatus('pending');
   const { tokenClaimed } = await db.openTransaction(input);
-  const finish = async (to: 'authorized' | 'pre_authorized' | 'failed', extra: Partial<Parameters<typeof db.finalizeCharge>[0]> = {}) => {
-    await db.finalizeCharge({ transactionId: id, to, from: ['pending'], triggeredBy: 'system', key: `${workflowId}:final`, ...extra });
+  const finish = async (
+    to: 'authorized' | 'pre_authorized' | 'failed',
+    extra: Partial<Parameters<typeof db.finalizeCharge>[0]> = {},
+  ) => {
+    await db.finalizeCharge({
+      transactionId: id,
+      to,
+      from: ['pending'],
+      triggeredBy: 'system',
+      key: `${workflowId}:final`,
+      ...extra,
+    });
     setStatus(to);
     return { transactionId: id, status: to };
   };
@@ -42,7 +60,11 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
   for (const [index, attempt] of attempts.entries()) {
     const attemptNumber = index + 1;
     const attemptInput: AttemptInput = {
-      transactionId: id, merchantId: input.merchantId, attemptNumber, isFallback: index > 0, attempt,
+      transactionId: id,
+      merchantId: input.merchantId,
+      attemptNumber,
+      isFallback: index > 0,
+      attempt,
       idempotencyKey: `${workflowId}:${attemptNumber}`,
     };
     let result: AttemptResult;
@@ -67,13 +89,23 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
     }
     if (result.outcome === 'pending') {
       await db.finalizeCharge({
-        transactionId: id, to: 'pending', from: ['pending'], triggeredBy: 'system', key: `${workflowId}:pending`,
-        successful: { attempt, providerReference: result.providerReference, paymentInstructions: result.paymentInstructions },
+        transactionId: id,
+        to: 'pending',
+        from: ['pending'],
+        triggeredBy: 'system',
+        key: `${workflowId}:pending`,
+        successful: {
+          attempt,
+          providerReference: result.providerReference,
+          paymentInstructions: result.paymentInstructions,
+        },
       });
       const expiresAt = result.paymentInstructions?.expires_at;
       await startChild(asyncSettlementWorkflow, {
         workflowId: settlementWorkflowId(id),
-        args: [{ transactionId: id, amount: input.amount, expiresAt: typeof expiresAt === 'string' ? expiresAt : null }],
+        args: [
+          { transactionId: id, amount: input.amount, expiresAt: typeof expiresAt === 'string' ? expiresAt : null },
+        ],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         // The operator finds it by the same MerchantId / CustomerId / PaymentMethod as the charge.
         typedSearchAttributes: workflowInfo().typedSearchAttributes,
@@ -107,15 +139,26 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
     if (!isCancellation(error)) throw error;
     // An operator cancelled the wait (Temporal UI/CLI): the unpaid charge is canceled — the one producer of
     // transaction.canceled. The write must still happen, so it runs outside the cancelled scope.
-    await CancellationScope.nonCancellable(() => db.finalizeCharge({
-      transactionId: input.transactionId, to: 'canceled', from: ['pending'], triggeredBy: 'system', key: `${workflowId}:final`,
-    }));
+    await CancellationScope.nonCancellable(() =>
+      db.finalizeCharge({
+        transactionId: input.transactionId,
+        to: 'canceled',
+        from: ['pending'],
+        triggeredBy: 'system',
+        key: `${workflowId}:final`,
+      }),
+    );
     setStatus('canceled');
     return { transactionId: input.transactionId, status: 'canceled' };
   }
-  const to = verdict?.type === 'payment.succeeded' ? 'authorized' : verdict?.type === 'payment.failed' ? 'failed' : 'expired';
+  const to =
+    verdict?.type === 'payment.succeeded' ? 'authorized' : verdict?.type === 'payment.failed' ? 'failed' : 'expired';
   await db.finalizeCharge({
-    transactionId: input.transactionId, to, from: ['pending'], triggeredBy: verdict ? 'psp_webhook' : 'system', key: `${workflowId}:final`,
+    transactionId: input.transactionId,
+    to,
+    from: ['pending'],
+    triggeredBy: verdict ? 'psp_webhook' : 'system',
+    key: `${workflowId}:final`,
     ...(to === 'authorized' ? { amountAuthorized: input.amount, amountCaptured: input.amount } : {}),
   });
   setStatus(to);

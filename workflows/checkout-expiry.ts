@@ -4,7 +4,14 @@
  * expires_at signals expiresAtChanged and the sleep starts over; the activity re-reads the row anyway, so a
  * lost or late signal can only delay the write, never expire a session early.
  */
-import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  continueAsNew,
+  defineSignal,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 // One indexed UPDATE: retries are safe (the activity is idempotent) and a minute is ample.
@@ -35,7 +42,10 @@ export async function checkoutExpiryWorkflow(input: CheckoutExpiryInput): Promis
 
   for (;;) {
     if (workflowInfo().continueAsNewSuggested) {
-      return continueAsNew<typeof checkoutExpiryWorkflow>({ sessionId: input.sessionId, expiresAt: new Date(expiresAt).toISOString() });
+      return continueAsNew<typeof checkoutExpiryWorkflow>({
+        sessionId: input.sessionId,
+        expiresAt: new Date(expiresAt).toISOString(),
+      });
     }
     const deadline = expiresAt;
     const remaining = deadline - Date.now();

@@ -11,19 +11,22 @@ import { databaseActivities, providerActivities } from './lib/payment-activities
 const db = databaseActivities();
 const provider = providerActivities();
 
-export const operationWorkflowId = (input: Pick<OperationInput, 'kind' | 'operationId'>) => `${input.kind}-${input.operationId}`;
+export const operationWorkflowId = (input: Pick<OperationInput, 'kind' | 'operationId'>) =>
+  `${input.kind}-${input.operationId}`;
 
 export type OperationResult = { ok: true; outcome: string } | { ok: false; code: string; message: string };
 
 export async function transactionOperationWorkflow(input: OperationInput): Promise<OperationResult> {
   const start = await db.beginOperation(input);
   if (!start.ok) return start;
-  const result = await provider.providerOperation({ ...input, start, idempotencyKey: workflowInfo().workflowId }).catch((error) => {
-    if (!(error instanceof ActivityFailure)) throw error;
-    // No answer on any try: finish as a processing error (a capture returns to pre_authorized, a refund stays pending)
-    // rather than leave the transaction stuck in capture_pending.
-    return { outcome: 'processing_error' as const, providerReference: null, rawCode: UNRESOLVED_PROVIDER_CALL };
-  });
+  const result = await provider
+    .providerOperation({ ...input, start, idempotencyKey: workflowInfo().workflowId })
+    .catch((error) => {
+      if (!(error instanceof ActivityFailure)) throw error;
+      // No answer on any try: finish as a processing error (a capture returns to pre_authorized, a refund stays pending)
+      // rather than leave the transaction stuck in capture_pending.
+      return { outcome: 'processing_error' as const, providerReference: null, rawCode: UNRESOLVED_PROVIDER_CALL };
+    });
   const status = await db.finishOperation({ ...input, start, ...result });
   // The starter set MerchantId and the status before the move; keep TransactionStatus current for operators.
   if (status) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: status }]);

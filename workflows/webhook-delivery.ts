@@ -8,7 +8,13 @@
  * (an attempt failed, another is scheduled) → succeeded | failed. succeeded and failed are final.
  */
 import {
-  ActivityFailure, defineQuery, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo,
+  ActivityFailure,
+  defineQuery,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DeliverResult, DeliveryEnd } from '../activities/webhooks/deliver';
@@ -73,8 +79,12 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     let result: DeliverResult;
     try {
       result = await deliverWebhook({
-        eventId: input.eventId, configId: input.configId, workflowId: workflowInfo().workflowId,
-        trigger: input.trigger, attempt, next,
+        eventId: input.eventId,
+        configId: input.configId,
+        workflowId: workflowInfo().workflowId,
+        trigger: input.trigger,
+        attempt,
+        next,
       });
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;

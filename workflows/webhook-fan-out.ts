@@ -46,11 +46,18 @@ export async function webhookRecoverWorkflow(input: RecoverInput): Promise<{ que
   let { after = null, queued = 0 } = input;
   for (;;) {
     const batch = await startRecoveryBatch({
-      merchantId: input.merchantId, configId: input.configId, since: input.since, until: input.until, suffix: input.suffix, after, limit: RECOVER_BATCH,
+      merchantId: input.merchantId,
+      configId: input.configId,
+      since: input.since,
+      until: input.until,
+      suffix: input.suffix,
+      after,
+      limit: RECOVER_BATCH,
     });
     queued += batch.queued;
     if (!batch.cursor) return { queued };
     after = batch.cursor;
-    if (workflowInfo().continueAsNewSuggested) return continueAsNew<typeof webhookRecoverWorkflow>({ ...input, after, queued });
+    if (workflowInfo().continueAsNewSuggested)
+      return continueAsNew<typeof webhookRecoverWorkflow>({ ...input, after, queued });
   }
 }

@@ -60,7 +60,15 @@ export interface ProviderResult {
 export interface InboundWebhook {
   /** The provider's event id: the dedup key for applying it once. */
   eventId: string;
-  type: 'payment.succeeded' | 'payment.failed' | 'payment.expired' | 'refund.succeeded' | 'refund.failed' | 'dispute.opened' | 'dispute.updated' | 'dispute.closed';
+  type:
+    | 'payment.succeeded'
+    | 'payment.failed'
+    | 'payment.expired'
+    | 'refund.succeeded'
+    | 'refund.failed'
+    | 'dispute.opened'
+    | 'dispute.updated'
+    | 'dispute.closed';
   providerReference: string;
   /** Our reference when the provider echoes it. */
   reference: string | null;
@@ -74,21 +82,35 @@ export interface InboundWebhook {
 export type DisputeOutcome = 'won' | 'lost';
 
 /** A provider's dispute status read as an outcome: `won` / `lost`, anything else unknown. */
-export const wonOrLost = (status: string | null): DisputeOutcome | null => (status === 'won' || status === 'lost' ? status : null);
+export const wonOrLost = (status: string | null): DisputeOutcome | null =>
+  status === 'won' || status === 'lost' ? status : null;
 
 export interface ConnectorAdapter {
   readonly slug: string;
   authorize(call: ProviderCall, request: AuthorizeRequest): Promise<ProviderResult>;
-  capture(call: ProviderCall, request: { providerReference: string; amount: number; currency: string }): Promise<ProviderResult>;
+  capture(
+    call: ProviderCall,
+    request: { providerReference: string; amount: number; currency: string },
+  ): Promise<ProviderResult>;
   void(call: ProviderCall, request: { providerReference: string }): Promise<ProviderResult>;
-  refund(call: ProviderCall, request: { providerReference: string; amount: number; currency: string; reference: string }): Promise<ProviderResult>;
+  refund(
+    call: ProviderCall,
+    request: { providerReference: string; amount: number; currency: string; reference: string },
+  ): Promise<ProviderResult>;
   /** Zero-amount card verification (instrument enrolment). */
-  verifyCard(call: ProviderCall, request: { card: CardData; currency: string; reference: string }): Promise<ProviderResult>;
+  verifyCard(
+    call: ProviderCall,
+    request: { card: CardData; currency: string; reference: string },
+  ): Promise<ProviderResult>;
   /**
    * Verifies the signature with the connector's webhook secret and parses the event; throws
    * InvalidWebhookError when the signature or payload is bad.
    */
-  parseWebhook(request: { headers: Record<string, string | undefined>; rawBody: string; webhookSecret: string | null }): InboundWebhook;
+  parseWebhook(request: {
+    headers: Record<string, string | undefined>;
+    rawBody: string;
+    webhookSecret: string | null;
+  }): InboundWebhook;
   /** A cheap authenticated call proving the credentials work. */
   testCredentials(call: Omit<ProviderCall, 'idempotencyKey'>): Promise<{ ok: boolean; message: string }>;
 }

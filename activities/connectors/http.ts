@@ -23,7 +23,10 @@ export interface ProviderResponse {
   body: Record<string, unknown> | null;
 }
 
-export async function callProvider(call: Pick<ProviderCall, 'baseUrl' | 'timeoutMs'>, request: ProviderRequest): Promise<ProviderResponse> {
+export async function callProvider(
+  call: Pick<ProviderCall, 'baseUrl' | 'timeoutMs'>,
+  request: ProviderRequest,
+): Promise<ProviderResponse> {
   const headers: Record<string, string> = { accept: 'application/json' };
   for (const [name, value] of Object.entries(request.headers ?? {})) if (value !== undefined) headers[name] = value;
   let body: string | undefined;
@@ -48,7 +51,8 @@ export async function callProvider(call: Pick<ProviderCall, 'baseUrl' | 'timeout
     return { status: response.status, body: parseObject(text) };
   } catch {
     // The cause may quote the URL; nothing from the request body is ever included.
-    if (controller.signal.aborted) throw new ProviderUnreachableError('timeout', `No answer within ${call.timeoutMs} ms`);
+    if (controller.signal.aborted)
+      throw new ProviderUnreachableError('timeout', `No answer within ${call.timeoutMs} ms`);
     throw new ProviderUnreachableError('connection', 'Could not connect to the provider');
   } finally {
     clearTimeout(timer);
@@ -107,10 +111,12 @@ export async function credentialCheck(
     if (response.rejected || response.status === 401 || response.status === 403)
       return { ok: false, message: 'The provider rejected the credentials' };
     if (response.status >= 500) return { ok: false, message: `The provider is unavailable (HTTP ${response.status})` };
-    if (response.status >= 400) return { ok: false, message: `The provider refused the request (HTTP ${response.status})` };
+    if (response.status >= 400)
+      return { ok: false, message: `The provider refused the request (HTTP ${response.status})` };
     return { ok: true, message: 'The provider accepted the credentials' };
   } catch (error) {
-    if (error instanceof ProviderUnreachableError) return { ok: false, message: `The provider could not be reached (${error.kind})` };
+    if (error instanceof ProviderUnreachableError)
+      return { ok: false, message: `The provider could not be reached (${error.kind})` };
     throw error;
   }
 }
@@ -120,7 +126,8 @@ export function encodeForm(value: Record<string, unknown>): string {
   const add = (key: string, item: unknown) => {
     if (item === undefined || item === null) return;
     if (Array.isArray(item)) item.forEach((entry) => add(`${key}[]`, entry));
-    else if (typeof item === 'object') for (const [name, nested] of Object.entries(item)) add(`${key}[${name}]`, nested);
+    else if (typeof item === 'object')
+      for (const [name, nested] of Object.entries(item)) add(`${key}[${name}]`, nested);
     else params.append(key, String(item));
   };
   for (const [key, item] of Object.entries(value)) add(key, item);
@@ -132,7 +139,9 @@ function parseObject(text: string): Record<string, unknown> | null {
   if (!trimmed) return null;
   try {
     const parsed: unknown = JSON.parse(trimmed);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -141,7 +150,9 @@ function parseObject(text: string): Record<string, unknown> | null {
 /** Loose readers for provider JSON. */
 export const field = {
   obj(value: unknown): Record<string, unknown> {
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   },
   str(value: unknown): string | null {
     return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;

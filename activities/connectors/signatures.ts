@@ -27,7 +27,8 @@ export function requireSecret(secret: string | null): string {
 export function parseJsonBody(rawBody: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(rawBody);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
   } catch {
     // fall through
   }

@@ -16,7 +16,13 @@ import { NoActiveRoutingProfileError, planRoute } from '../routing/load';
 import { readInstrumentCard, readTokenCard } from '../vault/card-source';
 import type { VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, Outcome, ProviderResult } from '../connectors/connector';
-import { UNRESOLVED_PROVIDER_CALL, type AttemptInput, type AttemptResult, type ChargeInput, type PlannedAttempt } from '../../workflows/lib/charge-types';
+import {
+  UNRESOLVED_PROVIDER_CALL,
+  type AttemptInput,
+  type AttemptResult,
+  type ChargeInput,
+  type PlannedAttempt,
+} from '../../workflows/lib/charge-types';
 
 export interface PaymentDeps {
   orm: Orm;
@@ -40,7 +46,11 @@ export interface FinalizeInput {
   from: TransactionStatus[];
   triggeredBy: TriggeredBy;
   key: string;
-  successful?: { attempt: PlannedAttempt; providerReference: string | null; paymentInstructions: Record<string, unknown> | null };
+  successful?: {
+    attempt: PlannedAttempt;
+    providerReference: string | null;
+    paymentInstructions: Record<string, unknown> | null;
+  };
   /** Amounts authorized/captured on success (0 otherwise). */
   amountAuthorized?: number;
   amountCaptured?: number;
@@ -63,16 +73,41 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
             `insert into orders (id, organization_id, merchant_id, customer_id, external_order_id, checkout_session_id, order_type,
                recurrence, total_amount, currency, status, metadata)
              values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
-            [input.orderId, input.organizationId, input.merchantId, input.customerId, input.externalOrderId, input.checkoutSessionId,
-              input.order.orderType, input.order.recurrence, input.amount, input.currency, input.metadata === null ? null : JSON.stringify(input.metadata)],
+            [
+              input.orderId,
+              input.organizationId,
+              input.merchantId,
+              input.customerId,
+              input.externalOrderId,
+              input.checkoutSessionId,
+              input.order.orderType,
+              input.order.recurrence,
+              input.amount,
+              input.currency,
+              input.metadata === null ? null : JSON.stringify(input.metadata),
+            ],
           );
           for (const item of input.order.items) {
             await em.execute(
               `insert into order_items (id, order_id, product_id, offer_id, product_name, offer_name, billing_cycle, cycle_limit,
                  is_first_charge, quantity, unit_amount, total_amount, currency, installments)
                values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-              [randomUUID(), input.orderId, item.productId, item.offerId, item.productName, item.offerName, item.billingCycle, item.cycleLimit,
-                item.isFirstCharge, item.quantity, item.unitAmount, item.totalAmount, item.currency, item.installments],
+              [
+                randomUUID(),
+                input.orderId,
+                item.productId,
+                item.offerId,
+                item.productName,
+                item.offerName,
+                item.billingCycle,
+                item.cycleLimit,
+                item.isFirstCharge,
+                item.quantity,
+                item.unitAmount,
+                item.totalAmount,
+                item.currency,
+                item.installments,
+              ],
             );
           }
           await em.execute(
@@ -81,18 +116,43 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
             [randomUUID(), input.orderId, `${input.transactionId}:open`],
           );
           const tx = em.create(TransactionSchema, {
-            id: input.transactionId, organizationId: input.organizationId, merchantId: input.merchantId, orderId: input.orderId,
-            subscriptionId: null, externalOrderId: input.externalOrderId, customerId: input.customerId,
-            paymentInstrumentId: input.paymentInstrumentId, cardTokenId: input.cardTokenId, checkoutSessionId: input.checkoutSessionId,
-            amount: input.amount, amountAuthorized: 0, amountCaptured: 0, amountRefunded: 0, currency: input.currency,
-            paymentMethod: input.paymentMethod, walletType: input.walletType, chargeType: input.chargeType, country: input.country,
-            status: 'pending', capture: input.capture, riskScore: input.riskScore, installments: input.installments,
-            routingProfileId: null, appliedRoutingRuleId: null, connectorId: null, providerReference: null, paymentInstructions: null,
-            metadata: input.metadata, workflowId: `charge-${input.transactionId}`, expiresAt: null,
+            id: input.transactionId,
+            organizationId: input.organizationId,
+            merchantId: input.merchantId,
+            orderId: input.orderId,
+            subscriptionId: null,
+            externalOrderId: input.externalOrderId,
+            customerId: input.customerId,
+            paymentInstrumentId: input.paymentInstrumentId,
+            cardTokenId: input.cardTokenId,
+            checkoutSessionId: input.checkoutSessionId,
+            amount: input.amount,
+            amountAuthorized: 0,
+            amountCaptured: 0,
+            amountRefunded: 0,
+            currency: input.currency,
+            paymentMethod: input.paymentMethod,
+            walletType: input.walletType,
+            chargeType: input.chargeType,
+            country: input.country,
+            status: 'pending',
+            capture: input.capture,
+            riskScore: input.riskScore,
+            installments: input.installments,
+            routingProfileId: null,
+            appliedRoutingRuleId: null,
+            connectorId: null,
+            providerReference: null,
+            paymentInstructions: null,
+            metadata: input.metadata,
+            workflowId: `charge-${input.transactionId}`,
+            expiresAt: null,
           } as never);
           await em.flush();
           await recordEvent(em, {
-            organizationId: input.organizationId, merchantId: input.merchantId, type: 'transaction.created',
+            organizationId: input.organizationId,
+            merchantId: input.merchantId,
+            type: 'transaction.created',
             object: presentTransactionHeader(tx as never),
           });
           if (input.checkoutSessionId) {
@@ -114,7 +174,9 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
     },
 
     /** The routing engine's ordered connectors for this charge (empty when nothing can take it). */
-    async planAttempts(input: ChargeInput & { randomDraw: number }): Promise<{ profileId: string | null; attempts: PlannedAttempt[] }> {
+    async planAttempts(
+      input: ChargeInput & { randomDraw: number },
+    ): Promise<{ profileId: string | null; attempts: PlannedAttempt[] }> {
       const em = orm.em.fork();
       try {
         const { profileId, plan } = await planRoute(em, input.merchantId, {
@@ -132,7 +194,11 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
         const slugOf = new Map(connectors.map((c) => [c.id, c.providerSlug]));
         return {
           profileId,
-          attempts: plan.attempts.map((a) => ({ connectorId: a.connectorId, nodeId: a.nodeId, providerSlug: slugOf.get(a.connectorId) ?? 'unknown' })),
+          attempts: plan.attempts.map((a) => ({
+            connectorId: a.connectorId,
+            nodeId: a.nodeId,
+            providerSlug: slugOf.get(a.connectorId) ?? 'unknown',
+          })),
         };
       } catch (error) {
         if (error instanceof NoActiveRoutingProfileError) return { profileId: null, attempts: [] };
@@ -150,12 +216,25 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
       await em.execute(
         `insert into transaction_attempts (id, transaction_id, attempt_number, is_fallback, connector_id, provider_slug, routing_node_id, status, started_at)
          values (?, ?, ?, ?, ?, ?, ?, 'pending', now()) on conflict (transaction_id, attempt_number) do nothing`,
-        [randomUUID(), input.transactionId, input.attemptNumber, input.isFallback, input.attempt.connectorId, input.attempt.providerSlug, input.attempt.nodeId],
+        [
+          randomUUID(),
+          input.transactionId,
+          input.attemptNumber,
+          input.isFallback,
+          input.attempt.connectorId,
+          input.attempt.providerSlug,
+          input.attempt.nodeId,
+        ],
       );
       const tx = await em.findOneOrFail(TransactionSchema, { id: input.transactionId });
       let result: ProviderResult;
       try {
-        const { connector, credentials } = await loadConnectorSecrets(em, vault.encryptionKeys, input.merchantId, input.attempt.connectorId);
+        const { connector, credentials } = await loadConnectorSecrets(
+          em,
+          vault.encryptionKeys,
+          input.merchantId,
+          input.attempt.connectorId,
+        );
         let card: CardData | undefined;
         if (isCard(tx.paymentMethod)) {
           card = tx.cardTokenId
@@ -171,26 +250,50 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           installments: tx.installments ?? undefined,
           reference: tx.id,
         };
-        const call = { baseUrl: vault.providerBaseUrl(connector), credentials, idempotencyKey: input.idempotencyKey, timeoutMs: vault.providerTimeoutMs };
+        const call = {
+          baseUrl: vault.providerBaseUrl(connector),
+          credentials,
+          idempotencyKey: input.idempotencyKey,
+          timeoutMs: vault.providerTimeoutMs,
+        };
         const adapter = vault.adapterFor(connector.providerSlug);
         // A setup verification validates the card without billing it: the provider's zero-amount check.
-        result = await heartbeatWhile(() => tx.chargeType === 'setup_verification' && card
-          ? adapter.verifyCard(call, { card, currency: tx.currency, reference: tx.id })
-          : adapter.authorize(call, request));
+        result = await heartbeatWhile(() =>
+          tx.chargeType === 'setup_verification' && card
+            ? adapter.verifyCard(call, { card, currency: tx.currency, reference: tx.id })
+            : adapter.authorize(call, request),
+        );
       } catch (error) {
         // An unusable card or connector (deleted, token gone) is this attempt's failure, not the workflow's.
-        result = { outcome: 'processing_error', providerReference: null, rawCode: 'attempt_setup_failed', rawMessage: (error as Error).name };
+        result = {
+          outcome: 'processing_error',
+          providerReference: null,
+          rawCode: 'attempt_setup_failed',
+          rawMessage: (error as Error).name,
+        };
       }
       const status = ATTEMPT_STATUS[result.outcome];
       await em.execute(
         `update transaction_attempts set status = ?, outcome = ?, finished_at = case when ? = 'pending' then null else coalesce(finished_at, now()) end,
            error_category = ?, error_code = ?, error_message = ?, provider_reference = ?
          where transaction_id = ? and attempt_number = ?`,
-        [status, result.outcome, status, status === 'success' || status === 'pending' ? null : result.outcome,
-          status === 'success' || status === 'pending' ? null : result.rawCode, result.rawMessage, result.providerReference,
-          input.transactionId, input.attemptNumber],
+        [
+          status,
+          result.outcome,
+          status,
+          status === 'success' || status === 'pending' ? null : result.outcome,
+          status === 'success' || status === 'pending' ? null : result.rawCode,
+          result.rawMessage,
+          result.providerReference,
+          input.transactionId,
+          input.attemptNumber,
+        ],
       );
-      return { outcome: result.outcome, providerReference: result.providerReference, paymentInstructions: result.paymentInstructions ?? null };
+      return {
+        outcome: result.outcome,
+        providerReference: result.providerReference,
+        paymentInstructions: result.paymentInstructions ?? null,
+      };
     },
 
     /**
@@ -200,7 +303,9 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
      */
     async recordUnresolvedAttempt(input: AttemptInput): Promise<AttemptResult | null> {
       const em = orm.em.fork();
-      const [recorded] = await em.execute<Array<{ status: string; outcome: Outcome | null; provider_reference: string | null }>>(
+      const [recorded] = await em.execute<
+        Array<{ status: string; outcome: Outcome | null; provider_reference: string | null }>
+      >(
         'select status, outcome, provider_reference from transaction_attempts where transaction_id = ? and attempt_number = ?',
         [input.transactionId, input.attemptNumber],
       );
@@ -213,8 +318,17 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
          values (?, ?, ?, ?, ?, ?, ?, 'error', 'processing_error', now(), now(), 'processing_error', ?, ?)
          on conflict (transaction_id, attempt_number) do update set status = 'error', outcome = 'processing_error',
            finished_at = now(), error_category = 'processing_error', error_code = excluded.error_code, error_message = excluded.error_message`,
-        [randomUUID(), input.transactionId, input.attemptNumber, input.isFallback, input.attempt.connectorId, input.attempt.providerSlug,
-          input.attempt.nodeId, UNRESOLVED_PROVIDER_CALL, 'The provider call failed on every try; its outcome is unknown'],
+        [
+          randomUUID(),
+          input.transactionId,
+          input.attemptNumber,
+          input.isFallback,
+          input.attempt.connectorId,
+          input.attempt.providerSlug,
+          input.attempt.nodeId,
+          UNRESOLVED_PROVIDER_CALL,
+          'The provider call failed on every try; its outcome is unknown',
+        ],
       );
       return null;
     },
@@ -231,13 +345,16 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           patch: {
             ...(input.amountAuthorized !== undefined ? { amountAuthorized: input.amountAuthorized } : {}),
             ...(input.amountCaptured !== undefined ? { amountCaptured: input.amountCaptured } : {}),
-            ...(input.successful ? {
-              appliedRoutingRuleId: input.successful.attempt.nodeId,
-              connectorId: input.successful.attempt.connectorId,
-              providerReference: input.successful.providerReference,
-              paymentInstructions: input.successful.paymentInstructions,
-              expiresAt: typeof expiresAt === 'string' && !Number.isNaN(Date.parse(expiresAt)) ? new Date(expiresAt) : null,
-            } : {}),
+            ...(input.successful
+              ? {
+                  appliedRoutingRuleId: input.successful.attempt.nodeId,
+                  connectorId: input.successful.attempt.connectorId,
+                  providerReference: input.successful.providerReference,
+                  paymentInstructions: input.successful.paymentInstructions,
+                  expiresAt:
+                    typeof expiresAt === 'string' && !Number.isNaN(Date.parse(expiresAt)) ? new Date(expiresAt) : null,
+                }
+              : {}),
           },
         });
         if (!tx) return;

@@ -25,13 +25,17 @@ function captureOrVoidProblem(tx: Transaction, kind: 'capture' | 'void'): Operat
   if (['authorized', 'partially_refunded', 'refunded', 'refund_pending', 'charged_back'].includes(tx.status)) {
     return rejection('TRANSACTION_ALREADY_CAPTURED', 'The transaction was already captured');
   }
-  return rejection('INVALID_STATE_TRANSITION', `A transaction that is ${tx.status} cannot be ${kind === 'capture' ? 'captured' : 'voided'}`);
+  return rejection(
+    'INVALID_STATE_TRANSITION',
+    `A transaction that is ${tx.status} cannot be ${kind === 'capture' ? 'captured' : 'voided'}`,
+  );
 }
 
 /** Captured minus refunded minus refunds still pending: what a new refund may take. */
 async function refundableBalance(em: EntityManager, tx: Transaction): Promise<number> {
   const [row] = await em.execute<Array<{ pending: string }>>(
-    `select coalesce(sum(amount), 0) as pending from refunds where transaction_id = ? and status = 'pending'`, [tx.id],
+    `select coalesce(sum(amount), 0) as pending from refunds where transaction_id = ? and status = 'pending'`,
+    [tx.id],
   );
   return tx.amountCaptured - tx.amountRefunded - Number(row.pending);
 }
@@ -42,77 +46,179 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
   return {
     async beginOperation(input: OperationInput): Promise<OperationStart> {
       return inTransaction(async (em) => {
-        const tx = await em.findOne(TransactionSchema, { id: input.transactionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        const tx = await em.findOne(
+          TransactionSchema,
+          { id: input.transactionId },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
+        );
         if (!tx) return rejection('RESOURCE_NOT_FOUND', 'No such transaction');
         if (input.kind === 'refund') {
           // A retried begin finds its own refund row and carries on.
           const existing = await em.findOne(RefundSchema, { id: input.refundId! });
-          if (existing) return { ok: true, amount: existing.amount, currency: tx.currency, connectorId: tx.connectorId!, providerReference: tx.providerReference! };
-          if (tx.status === 'refunded') return rejection('TRANSACTION_ALREADY_REFUNDED', 'The transaction was already fully refunded');
+          if (existing)
+            return {
+              ok: true,
+              amount: existing.amount,
+              currency: tx.currency,
+              connectorId: tx.connectorId!,
+              providerReference: tx.providerReference!,
+            };
+          if (tx.status === 'refunded')
+            return rejection('TRANSACTION_ALREADY_REFUNDED', 'The transaction was already fully refunded');
           if (!['authorized', 'partially_refunded', 'refund_pending'].includes(tx.status)) {
             return rejection('INVALID_STATE_TRANSITION', `A transaction that is ${tx.status} cannot be refunded`);
           }
           const balance = await refundableBalance(em, tx);
           const amount = input.amount ?? balance;
-          if (balance <= 0) return rejection('TRANSACTION_ALREADY_REFUNDED', 'Nothing is left to refund (pending refunds count against the balance)');
+          if (balance <= 0)
+            return rejection(
+              'TRANSACTION_ALREADY_REFUNDED',
+              'Nothing is left to refund (pending refunds count against the balance)',
+            );
           if (amount > balance) return rejection('REFUND_EXCEEDS_BALANCE', `At most ${balance} can be refunded`);
           const refund = em.create(RefundSchema, {
-            id: input.refundId!, organizationId: tx.organizationId, merchantId: tx.merchantId, transactionId: tx.id, amount,
-            currency: tx.currency, status: 'pending', reason: input.reason ?? null, providerReference: null, errorCode: null,
+            id: input.refundId!,
+            organizationId: tx.organizationId,
+            merchantId: tx.merchantId,
+            transactionId: tx.id,
+            amount,
+            currency: tx.currency,
+            status: 'pending',
+            reason: input.reason ?? null,
+            providerReference: null,
+            errorCode: null,
             metadata: input.metadata ?? null,
           } as never);
           await em.flush();
-          await recordEvent(em, { organizationId: tx.organizationId, merchantId: tx.merchantId, type: 'transaction.refund_created', object: presentRefund(refund) });
-          await moveTransaction(em, tx.id, { to: 'refund_pending', from: ['authorized', 'partially_refunded'], triggeredBy: 'api', key: `${input.operationId}:begin` });
-          return { ok: true, amount, currency: tx.currency, connectorId: tx.connectorId!, providerReference: tx.providerReference! };
+          await recordEvent(em, {
+            organizationId: tx.organizationId,
+            merchantId: tx.merchantId,
+            type: 'transaction.refund_created',
+            object: presentRefund(refund),
+          });
+          await moveTransaction(em, tx.id, {
+            to: 'refund_pending',
+            from: ['authorized', 'partially_refunded'],
+            triggeredBy: 'api',
+            key: `${input.operationId}:begin`,
+          });
+          return {
+            ok: true,
+            amount,
+            currency: tx.currency,
+            connectorId: tx.connectorId!,
+            providerReference: tx.providerReference!,
+          };
         }
         if (tx.status === 'capture_pending' && input.kind === 'capture') {
-          return { ok: true, amount: input.amount ?? tx.amountAuthorized, currency: tx.currency, connectorId: tx.connectorId!, providerReference: tx.providerReference! };
+          return {
+            ok: true,
+            amount: input.amount ?? tx.amountAuthorized,
+            currency: tx.currency,
+            connectorId: tx.connectorId!,
+            providerReference: tx.providerReference!,
+          };
         }
         const problem = captureOrVoidProblem(tx, input.kind);
         if (problem) return problem;
-        const amount = input.kind === 'capture' ? input.amount ?? tx.amountAuthorized : tx.amountAuthorized;
-        if (amount > tx.amountAuthorized) return rejection('CAPTURE_EXCEEDS_AUTHORIZED', `At most ${tx.amountAuthorized} can be captured`);
+        const amount = input.kind === 'capture' ? (input.amount ?? tx.amountAuthorized) : tx.amountAuthorized;
+        if (amount > tx.amountAuthorized)
+          return rejection('CAPTURE_EXCEEDS_AUTHORIZED', `At most ${tx.amountAuthorized} can be captured`);
         if (input.kind === 'capture') {
-          await moveTransaction(em, tx.id, { to: 'capture_pending', from: ['pre_authorized'], triggeredBy: 'api', key: `${input.operationId}:begin` });
+          await moveTransaction(em, tx.id, {
+            to: 'capture_pending',
+            from: ['pre_authorized'],
+            triggeredBy: 'api',
+            key: `${input.operationId}:begin`,
+          });
         }
-        return { ok: true, amount, currency: tx.currency, connectorId: tx.connectorId!, providerReference: tx.providerReference! };
+        return {
+          ok: true,
+          amount,
+          currency: tx.currency,
+          connectorId: tx.connectorId!,
+          providerReference: tx.providerReference!,
+        };
       });
     },
 
     /** The provider call; idempotency key = the operation's workflow id, so a retried activity is replayed, not repeated. */
-    async providerOperation(input: OperationInput & { start: Extract<OperationStart, { ok: true }>; idempotencyKey: string }): Promise<{ outcome: Outcome; providerReference: string | null; rawCode: string | null }> {
+    async providerOperation(
+      input: OperationInput & { start: Extract<OperationStart, { ok: true }>; idempotencyKey: string },
+    ): Promise<{ outcome: Outcome; providerReference: string | null; rawCode: string | null }> {
       if (!vault) throw new Error('This worker was started without vault settings');
       const em = orm.em.fork();
       const tx = await em.findOneOrFail(TransactionSchema, { id: input.transactionId });
-      const { connector, credentials } = await loadConnectorSecrets(em, vault.encryptionKeys, tx.merchantId, input.start.connectorId);
+      const { connector, credentials } = await loadConnectorSecrets(
+        em,
+        vault.encryptionKeys,
+        tx.merchantId,
+        input.start.connectorId,
+      );
       const adapter = vault.adapterFor(connector.providerSlug);
-      const call = { baseUrl: vault.providerBaseUrl(connector), credentials, idempotencyKey: input.idempotencyKey, timeoutMs: vault.providerTimeoutMs };
+      const call = {
+        baseUrl: vault.providerBaseUrl(connector),
+        credentials,
+        idempotencyKey: input.idempotencyKey,
+        timeoutMs: vault.providerTimeoutMs,
+      };
       const { providerReference, amount, currency } = input.start;
-      const result = await heartbeatWhile(() => input.kind === 'capture' ? adapter.capture(call, { providerReference, amount, currency })
-        : input.kind === 'void' ? adapter.void(call, { providerReference })
-        : adapter.refund(call, { providerReference, amount, currency, reference: input.refundId! }));
+      const result = await heartbeatWhile(() =>
+        input.kind === 'capture'
+          ? adapter.capture(call, { providerReference, amount, currency })
+          : input.kind === 'void'
+            ? adapter.void(call, { providerReference })
+            : adapter.refund(call, { providerReference, amount, currency, reference: input.refundId! }),
+      );
       return { outcome: result.outcome, providerReference: result.providerReference, rawCode: result.rawCode };
     },
 
     /** Returns the transaction's status after the move (for the workflow's TransactionStatus search attribute). */
-    async finishOperation(input: OperationInput & { start: Extract<OperationStart, { ok: true }>; outcome: Outcome; providerReference: string | null; rawCode: string | null }): Promise<string | null> {
+    async finishOperation(
+      input: OperationInput & {
+        start: Extract<OperationStart, { ok: true }>;
+        outcome: Outcome;
+        providerReference: string | null;
+        rawCode: string | null;
+      },
+    ): Promise<string | null> {
       await inTransaction(async (em) => {
         const key = `${input.operationId}:finish`;
         const approved = input.outcome === 'approved';
         if (input.kind === 'capture') {
-          await moveTransaction(em, input.transactionId, approved
-            ? { to: 'authorized', from: ['capture_pending'], triggeredBy: 'system', key, patch: { amountCaptured: input.start.amount } }
-            : { to: 'pre_authorized', from: ['capture_pending'], triggeredBy: 'system', key });
+          await moveTransaction(
+            em,
+            input.transactionId,
+            approved
+              ? {
+                  to: 'authorized',
+                  from: ['capture_pending'],
+                  triggeredBy: 'system',
+                  key,
+                  patch: { amountCaptured: input.start.amount },
+                }
+              : { to: 'pre_authorized', from: ['capture_pending'], triggeredBy: 'system', key },
+          );
           return;
         }
         if (input.kind === 'void') {
-          if (approved) await moveTransaction(em, input.transactionId, { to: 'voided', from: ['pre_authorized'], triggeredBy: 'system', key });
+          if (approved)
+            await moveTransaction(em, input.transactionId, {
+              to: 'voided',
+              from: ['pre_authorized'],
+              triggeredBy: 'system',
+              key,
+            });
           return;
         }
         if (approved) await settleRefund(em, input.refundId!, 'succeeded', input.providerReference, null, 'system');
-        else if (input.outcome === 'pending') await em.execute('update refunds set provider_reference = ?, updated_at = now() where id = ?', [input.providerReference, input.refundId]);
-        else if (input.outcome === 'hard_decline' || input.outcome === 'soft_decline') await settleRefund(em, input.refundId!, 'failed', input.providerReference, input.rawCode, 'system');
+        else if (input.outcome === 'pending')
+          await em.execute('update refunds set provider_reference = ?, updated_at = now() where id = ?', [
+            input.providerReference,
+            input.refundId,
+          ]);
+        else if (input.outcome === 'hard_decline' || input.outcome === 'soft_decline')
+          await settleRefund(em, input.refundId!, 'failed', input.providerReference, input.rawCode, 'system');
         // processing_error / network_error: no definitive answer — the refund stays pending (and the transaction refund_pending).
       });
       const tx = await orm.em.fork().findOne(TransactionSchema, { id: input.transactionId });
@@ -126,12 +232,20 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
  * and the transaction's status once no other refund is pending. Idempotent: only a pending refund moves.
  */
 export async function settleRefund(
-  em: EntityManager, refundId: string, result: 'succeeded' | 'failed', providerReference: string | null, errorCode: string | null,
+  em: EntityManager,
+  refundId: string,
+  result: 'succeeded' | 'failed',
+  providerReference: string | null,
+  errorCode: string | null,
   triggeredBy: 'system' | 'psp_webhook',
 ): Promise<void> {
   const refund = await em.findOne(RefundSchema, { id: refundId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!refund || refund.status !== 'pending') return;
-  const tx = await em.findOneOrFail(TransactionSchema, { id: refund.transactionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const tx = await em.findOneOrFail(
+    TransactionSchema,
+    { id: refund.transactionId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE },
+  );
   refund.status = result;
   refund.providerReference = providerReference ?? refund.providerReference;
   refund.errorCode = errorCode;
@@ -140,10 +254,19 @@ export async function settleRefund(
   await em.flush();
   // A success is reported by transaction.refunded / partially_refunded below (the catalog has no refund_succeeded).
   if (result === 'failed') {
-    await recordEvent(em, { organizationId: tx.organizationId, merchantId: tx.merchantId, type: 'transaction.refund_failed', object: presentRefund(refund) });
+    await recordEvent(em, {
+      organizationId: tx.organizationId,
+      merchantId: tx.merchantId,
+      type: 'transaction.refund_failed',
+      object: presentRefund(refund),
+    });
   }
-  const [row] = await em.execute<Array<{ n: string }>>(`select count(*) as n from refunds where transaction_id = ? and status = 'pending'`, [tx.id]);
+  const [row] = await em.execute<Array<{ n: string }>>(
+    `select count(*) as n from refunds where transaction_id = ? and status = 'pending'`,
+    [tx.id],
+  );
   if (Number(row.n) > 0) return;
-  const to = tx.amountRefunded === 0 ? 'authorized' : tx.amountRefunded >= tx.amountCaptured ? 'refunded' : 'partially_refunded';
+  const to =
+    tx.amountRefunded === 0 ? 'authorized' : tx.amountRefunded >= tx.amountCaptured ? 'refunded' : 'partially_refunded';
   await moveTransaction(em, tx.id, { to, from: ['refund_pending'], triggeredBy, key: `${refundId}:settled` });
 }

@@ -9,7 +9,8 @@
  * appears twice.
  */
 
-export type ConditionField = 'currency' | 'amount' | 'card_brand' | 'bin_country' | 'is_recurring' | 'math/random' | 'installments';
+export type ConditionField =
+  'currency' | 'amount' | 'card_brand' | 'bin_country' | 'is_recurring' | 'math/random' | 'installments';
 export type ConditionOperator = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'not_in' | 'regex';
 export type Require3ds = 'never' | 'if_supported' | 'always';
 /** A concrete charge method (a profile's `*` is not a charge method). */
@@ -75,7 +76,8 @@ export interface Attempt {
   reason: AttemptReason;
 }
 
-export type SkipReason = 'unknown_connector' | 'inactive' | 'unsupported_payment_method' | 'unsupported_currency' | 'unsupported_card_brand';
+export type SkipReason =
+  'unknown_connector' | 'inactive' | 'unsupported_payment_method' | 'unsupported_currency' | 'unsupported_card_brand';
 
 export interface SkippedConnector {
   connectorId: string;
@@ -148,13 +150,20 @@ function normalize(charge: ChargeAttributes): NormalizedCharge {
 /** The charge's value for a field; null when the charge doesn't carry it (card_brand on a pix charge). */
 function fieldValue(field: ConditionField, charge: NormalizedCharge): string | number | boolean | null {
   switch (field) {
-    case 'currency': return charge.currency;
-    case 'amount': return charge.amount;
-    case 'installments': return charge.installments;
-    case 'card_brand': return charge.cardBrand;
-    case 'bin_country': return charge.binCountry;
-    case 'is_recurring': return charge.isRecurring;
-    case 'math/random': return charge.randomDraw;
+    case 'currency':
+      return charge.currency;
+    case 'amount':
+      return charge.amount;
+    case 'installments':
+      return charge.installments;
+    case 'card_brand':
+      return charge.cardBrand;
+    case 'bin_country':
+      return charge.binCountry;
+    case 'is_recurring':
+      return charge.isRecurring;
+    case 'math/random':
+      return charge.randomDraw;
   }
 }
 
@@ -178,7 +187,10 @@ function compiled(source: string): RegExp | null {
  * Whether a condition holds. A condition on an attribute the charge doesn't carry is false (so the else
  * branch applies), as is any stored combination the engine can't interpret — never an exception.
  */
-export function conditionHolds(node: Pick<ConditionNode, 'field' | 'operator' | 'value'>, charge: ChargeAttributes): boolean {
+export function conditionHolds(
+  node: Pick<ConditionNode, 'field' | 'operator' | 'value'>,
+  charge: ChargeAttributes,
+): boolean {
   return holds(node, normalize(charge));
 }
 
@@ -187,19 +199,28 @@ function holds(node: Pick<ConditionNode, 'field' | 'operator' | 'value'>, charge
   if (actual === null) return false;
   const expected = node.value;
   switch (node.operator) {
-    case 'eq': return actual === expected;
-    case 'neq': return typeof expected === typeof actual && actual !== expected;
-    case 'in': return Array.isArray(expected) && expected.includes(actual);
-    case 'not_in': return Array.isArray(expected) && !expected.includes(actual);
-    case 'gt': return typeof actual === 'number' && typeof expected === 'number' && actual > expected;
-    case 'gte': return typeof actual === 'number' && typeof expected === 'number' && actual >= expected;
-    case 'lt': return typeof actual === 'number' && typeof expected === 'number' && actual < expected;
-    case 'lte': return typeof actual === 'number' && typeof expected === 'number' && actual <= expected;
+    case 'eq':
+      return actual === expected;
+    case 'neq':
+      return typeof expected === typeof actual && actual !== expected;
+    case 'in':
+      return Array.isArray(expected) && expected.includes(actual);
+    case 'not_in':
+      return Array.isArray(expected) && !expected.includes(actual);
+    case 'gt':
+      return typeof actual === 'number' && typeof expected === 'number' && actual > expected;
+    case 'gte':
+      return typeof actual === 'number' && typeof expected === 'number' && actual >= expected;
+    case 'lt':
+      return typeof actual === 'number' && typeof expected === 'number' && actual < expected;
+    case 'lte':
+      return typeof actual === 'number' && typeof expected === 'number' && actual <= expected;
     case 'regex': {
       if (typeof actual !== 'string' || typeof expected !== 'string') return false;
       return compiled(expected)?.test(actual) ?? false;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 

@@ -4,10 +4,21 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
-  MerchantConnectorSchema, PaymentProviderSchema, RoutingNodeSchema, RoutingProfileSchema,
+  MerchantConnectorSchema,
+  PaymentProviderSchema,
+  RoutingNodeSchema,
+  RoutingProfileSchema,
   type RoutingProfile,
 } from '../../db/entities';
-import { evaluate, walk, type ChargeAttributes, type ChargePaymentMethod, type ConnectorState, type RoutingPlan, type RoutingProgram } from './evaluate';
+import {
+  evaluate,
+  walk,
+  type ChargeAttributes,
+  type ChargePaymentMethod,
+  type ConnectorState,
+  type RoutingPlan,
+  type RoutingProgram,
+} from './evaluate';
 import { buildProgram, connectorState } from './program';
 
 export interface RoutingPlanInput {
@@ -24,23 +35,45 @@ export type ProfileSelector = { profileId: string } | { paymentMethod: ChargePay
 /** No active profile routes this payment method (neither the exact method nor the `*` catch-all). */
 export class NoActiveRoutingProfileError extends Error {
   readonly code = 'NO_ACTIVE_ROUTING_PROFILE';
-  constructor(readonly merchantId: string, readonly paymentMethod: ChargePaymentMethod) {
-    super(`Merchant ${merchantId} has no active routing profile for ${paymentMethod} and no active catch-all (*) profile`);
+  constructor(
+    readonly merchantId: string,
+    readonly paymentMethod: ChargePaymentMethod,
+  ) {
+    super(
+      `Merchant ${merchantId} has no active routing profile for ${paymentMethod} and no active catch-all (*) profile`,
+    );
     this.name = 'NoActiveRoutingProfileError';
   }
 }
 
 /** The active profile for a method: the exact method first, then the `*` catch-all. */
-export async function findActiveProfile(em: EntityManager, merchantId: string, paymentMethod: ChargePaymentMethod): Promise<RoutingProfile | null> {
-  const candidates = await em.find(RoutingProfileSchema, { merchantId, isActive: true, paymentMethod: { $in: [paymentMethod, '*'] } });
-  return candidates.find((profile) => profile.paymentMethod === paymentMethod) ?? candidates.find((profile) => profile.paymentMethod === '*') ?? null;
+export async function findActiveProfile(
+  em: EntityManager,
+  merchantId: string,
+  paymentMethod: ChargePaymentMethod,
+): Promise<RoutingProfile | null> {
+  const candidates = await em.find(RoutingProfileSchema, {
+    merchantId,
+    isActive: true,
+    paymentMethod: { $in: [paymentMethod, '*'] },
+  });
+  return (
+    candidates.find((profile) => profile.paymentMethod === paymentMethod) ??
+    candidates.find((profile) => profile.paymentMethod === '*') ??
+    null
+  );
 }
 
 /** null when the profile doesn't exist for this merchant, or (by payment method) when none is active. */
-export async function loadRoutingPlanInput(em: EntityManager, merchantId: string, selector: ProfileSelector): Promise<RoutingPlanInput | null> {
-  const profile = 'profileId' in selector
-    ? await em.findOne(RoutingProfileSchema, { id: selector.profileId, merchantId })
-    : await findActiveProfile(em, merchantId, selector.paymentMethod);
+export async function loadRoutingPlanInput(
+  em: EntityManager,
+  merchantId: string,
+  selector: ProfileSelector,
+): Promise<RoutingPlanInput | null> {
+  const profile =
+    'profileId' in selector
+      ? await em.findOne(RoutingProfileSchema, { id: selector.profileId, merchantId })
+      : await findActiveProfile(em, merchantId, selector.paymentMethod);
   if (!profile) return null;
   const rows = await em.find(RoutingNodeSchema, { routingProfileId: profile.id });
   const program = buildProgram(profile, rows);
@@ -65,7 +98,11 @@ export interface PlannedRoute {
 }
 
 /** The plan for a charge: the active profile for its payment method (exact, then `*`); none → NoActiveRoutingProfileError. */
-export async function planRoute(em: EntityManager, merchantId: string, charge: ChargeAttributes): Promise<PlannedRoute> {
+export async function planRoute(
+  em: EntityManager,
+  merchantId: string,
+  charge: ChargeAttributes,
+): Promise<PlannedRoute> {
   const input = await loadRoutingPlanInput(em, merchantId, { paymentMethod: charge.paymentMethod });
   if (!input) throw new NoActiveRoutingProfileError(merchantId, charge.paymentMethod);
   return {

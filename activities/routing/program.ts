@@ -44,28 +44,50 @@ export function evaluationOrder<T extends NodeRow>(rows: readonly T[]): T[] {
   return out;
 }
 
-type ProgramRow = Pick<RoutingNode,
-  'id' | 'parentNodeId' | 'branch' | 'position' | 'nodeType' | 'isActive' | 'conditionField' | 'conditionOperator'
-  | 'conditionValue' | 'merchantConnectorId' | 'require3ds'>;
+type ProgramRow = Pick<
+  RoutingNode,
+  | 'id'
+  | 'parentNodeId'
+  | 'branch'
+  | 'position'
+  | 'nodeType'
+  | 'isActive'
+  | 'conditionField'
+  | 'conditionOperator'
+  | 'conditionValue'
+  | 'merchantConnectorId'
+  | 'require3ds'
+>;
 
-export function buildProgram(profile: Pick<RoutingProfile, 'defaultMerchantConnectorId'>, rows: readonly ProgramRow[]): RoutingProgram {
+export function buildProgram(
+  profile: Pick<RoutingProfile, 'defaultMerchantConnectorId'>,
+  rows: readonly ProgramRow[],
+): RoutingProgram {
   const index = childrenIndex(rows);
   const build = (key: string, depth: number): ProgramNode[] =>
-    depth > 64 ? [] : (index.get(key) ?? []).map((row): ProgramNode => {
-      if (row.nodeType === 'action') {
-        return { kind: 'action', id: row.id, isActive: row.isActive, connectorId: row.merchantConnectorId as string, require3ds: row.require3ds };
-      }
-      return {
-        kind: 'condition',
-        id: row.id,
-        isActive: row.isActive,
-        field: row.conditionField as NonNullable<ProgramRow['conditionField']>,
-        operator: row.conditionOperator as NonNullable<ProgramRow['conditionOperator']>,
-        value: row.conditionValue,
-        then: build(siblingKey(row.id, 'then'), depth + 1),
-        else: build(siblingKey(row.id, 'else'), depth + 1),
-      };
-    });
+    depth > 64
+      ? []
+      : (index.get(key) ?? []).map((row): ProgramNode => {
+          if (row.nodeType === 'action') {
+            return {
+              kind: 'action',
+              id: row.id,
+              isActive: row.isActive,
+              connectorId: row.merchantConnectorId as string,
+              require3ds: row.require3ds,
+            };
+          }
+          return {
+            kind: 'condition',
+            id: row.id,
+            isActive: row.isActive,
+            field: row.conditionField as NonNullable<ProgramRow['conditionField']>,
+            operator: row.conditionOperator as NonNullable<ProgramRow['conditionOperator']>,
+            value: row.conditionValue,
+            then: build(siblingKey(row.id, 'then'), depth + 1),
+            else: build(siblingKey(row.id, 'else'), depth + 1),
+          };
+        });
   return { nodes: build('root', 0), defaultConnectorId: profile.defaultMerchantConnectorId };
 }
 
@@ -75,7 +97,8 @@ export function buildProgram(profile: Pick<RoutingProfile, 'defaultMerchantConne
  */
 export function connectorState(
   connector: Pick<MerchantConnector, 'isActive' | 'providerSlug' | 'config'>,
-  provider: Pick<PaymentProvider, 'supportedCardBrands' | 'supportedPaymentMethods' | 'supportedCurrencies'> | undefined,
+  provider:
+    Pick<PaymentProvider, 'supportedCardBrands' | 'supportedPaymentMethods' | 'supportedCurrencies'> | undefined,
 ): ConnectorState {
   const providerBrands = (provider?.supportedCardBrands ?? []).map((brand) => brand.toLowerCase());
   const override = connector.config?.card_brands?.map((brand) => brand.toLowerCase()) ?? [];

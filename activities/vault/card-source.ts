@@ -9,7 +9,12 @@ import { decryptSecret, type KeyMaterial } from '../../api/lib/crypto';
 import type { CardData } from '../connectors/connector';
 
 /** The card of an active token; throws when the token is missing, used or expired (its data is gone then). */
-export async function readTokenCard(em: EntityManager, keys: KeyMaterial, merchantId: string, tokenId: string): Promise<CardData> {
+export async function readTokenCard(
+  em: EntityManager,
+  keys: KeyMaterial,
+  merchantId: string,
+  tokenId: string,
+): Promise<CardData> {
   const token = await em.findOne(CardTokenSchema, { id: tokenId, merchantId });
   if (!token || token.status !== 'active' || !token.panEncrypted || token.expiresAt.getTime() <= Date.now()) {
     throw new Error(`Card token ${tokenId} is not usable (missing, used or expired)`);
@@ -25,7 +30,12 @@ export async function readTokenCard(em: EntityManager, keys: KeyMaterial, mercha
 }
 
 /** The card of a saved instrument (no CVC is ever kept for one). */
-export async function readInstrumentCard(em: EntityManager, keys: KeyMaterial, merchantId: string, instrumentId: string): Promise<CardData> {
+export async function readInstrumentCard(
+  em: EntityManager,
+  keys: KeyMaterial,
+  merchantId: string,
+  instrumentId: string,
+): Promise<CardData> {
   const instrument = await em.findOne(PaymentInstrumentSchema, { id: instrumentId, merchantId });
   if (!instrument) throw new Error(`Payment instrument ${instrumentId} does not exist`);
   return {

@@ -42,7 +42,12 @@ export function createVaultActivities({ orm, vault }: VaultDeps) {
     async verifyCardOnConnector(input: VerifyCardInput): Promise<VerifyCardOutput> {
       if (!vault) throw new Error('This worker was started without vault settings');
       const em = orm.em.fork();
-      const { connector, credentials } = await loadConnectorSecrets(em, vault.encryptionKeys, input.merchantId, input.connectorId);
+      const { connector, credentials } = await loadConnectorSecrets(
+        em,
+        vault.encryptionKeys,
+        input.merchantId,
+        input.connectorId,
+      );
       const card = await readTokenCard(em, vault.encryptionKeys, input.merchantId, input.tokenId);
       const result = await vault.adapterFor(connector.providerSlug).verifyCard(
         {

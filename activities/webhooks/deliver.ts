@@ -88,7 +88,12 @@ interface AttemptRecord {
   sentAt: Date | null;
 }
 
-async function writeAttempt(em: EntityManager, input: DeliverInput, target: Target, record: AttemptRecord): Promise<void> {
+async function writeAttempt(
+  em: EntityManager,
+  input: DeliverInput,
+  target: Target,
+  record: AttemptRecord,
+): Promise<void> {
   await em.execute(
     `insert into webhook_deliveries (id, merchant_id, merchant_webhook_config_id, event_id, event_type, workflow_id, trigger,
         attempt_number, target_url, http_status_code, response_body, error, status, next_retry_at, duration_ms, sent_at)
@@ -98,9 +103,22 @@ async function writeAttempt(em: EntityManager, input: DeliverInput, target: Targ
        error = excluded.error, status = excluded.status, next_retry_at = excluded.next_retry_at,
        duration_ms = excluded.duration_ms, sent_at = excluded.sent_at`,
     [
-      newId('whd'), target.merchant_id, input.configId, target.event_id, target.type, input.workflowId, input.trigger,
-      input.attempt, target.url, record.result?.status ?? null, record.result?.body ?? null, record.error, record.status,
-      record.nextRetryAt, record.result?.durationMs ?? null, record.sentAt,
+      newId('whd'),
+      target.merchant_id,
+      input.configId,
+      target.event_id,
+      target.type,
+      input.workflowId,
+      input.trigger,
+      input.attempt,
+      target.url,
+      record.result?.status ?? null,
+      record.result?.body ?? null,
+      record.error,
+      record.status,
+      record.nextRetryAt,
+      record.result?.durationMs ?? null,
+      record.sentAt,
     ],
   );
 }
@@ -108,38 +126,63 @@ async function writeAttempt(em: EntityManager, input: DeliverInput, target: Targ
 export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?: WebhookSettings }) {
   return {
     async deliverWebhook(input: DeliverInput): Promise<DeliverResult> {
-      if (!webhooks) throw new Error('The worker was started without webhook settings (activities/webhooks/settings.ts)');
+      if (!webhooks)
+        throw new Error('The worker was started without webhook settings (activities/webhooks/settings.ts)');
       const em = orm.em.fork();
       const target = await loadTarget(em, input.eventId, input.configId);
       // A deleted endpoint (or an event that does not exist) leaves nothing to attempt or to record.
       if (!target?.config_id) return { outcome: 'failed', waitMs: null, end: 'endpoint_deleted', httpStatus: null };
 
       if (!target.is_active) {
-        await writeAttempt(em, input, target, { status: 'failed', result: null, error: 'endpoint_disabled', nextRetryAt: null, sentAt: null });
+        await writeAttempt(em, input, target, {
+          status: 'failed',
+          result: null,
+          error: 'endpoint_disabled',
+          nextRetryAt: null,
+          sentAt: null,
+        });
         return { outcome: 'failed', waitMs: null, end: 'endpoint_disabled', httpStatus: null };
       }
 
       const sentAt = new Date();
       // The exact bytes signed are the bytes sent; the event id is the Standard Webhooks message id (dedup key).
-      const body = JSON.stringify(eventEnvelope({ id: target.event_id, type: target.type, createdAt: new Date(target.created_at), data: target.data }));
-      const signed = signPayload(signingSecrets(target, webhooks), target.event_id, Math.floor(sentAt.getTime() / 1000), body);
-      const result = await postJson(target.url as string, body, {
-        ...signed,
-        'x-switchyard-signature': signed['webhook-signature'],
-        'user-agent': USER_AGENT,
-      }, {
-        timeoutMs: webhooks.timeoutMs,
-        allowPrivateTargets: webhooks.allowPrivateTargets,
-        maxReadBytes: RESPONSE_READ_LIMIT_BYTES,
-        keepBytes: RESPONSE_KEEP_BYTES,
-      });
+      const body = JSON.stringify(
+        eventEnvelope({
+          id: target.event_id,
+          type: target.type,
+          createdAt: new Date(target.created_at),
+          data: target.data,
+        }),
+      );
+      const signed = signPayload(
+        signingSecrets(target, webhooks),
+        target.event_id,
+        Math.floor(sentAt.getTime() / 1000),
+        body,
+      );
+      const result = await postJson(
+        target.url as string,
+        body,
+        {
+          ...signed,
+          'x-switchyard-signature': signed['webhook-signature'],
+          'user-agent': USER_AGENT,
+        },
+        {
+          timeoutMs: webhooks.timeoutMs,
+          allowPrivateTargets: webhooks.allowPrivateTargets,
+          maxReadBytes: RESPONSE_READ_LIMIT_BYTES,
+          keepBytes: RESPONSE_KEEP_BYTES,
+        },
+      );
 
       const status = result.status;
       const delivered = status !== null && status >= 200 && status < 300;
       const gone = status === 410;
-      const waitMs = !delivered && !gone && input.next
-        ? waitBeforeNext(input.next, result.retryAfterSeconds === null ? null : result.retryAfterSeconds * 1000)
-        : null;
+      const waitMs =
+        !delivered && !gone && input.next
+          ? waitBeforeNext(input.next, result.retryAfterSeconds === null ? null : result.retryAfterSeconds * 1000)
+          : null;
       const outcome: DeliverResult['outcome'] = delivered ? 'succeeded' : waitMs !== null ? 'retrying' : 'failed';
       const requestMade = result.error !== 'blocked_address';
 
@@ -168,13 +211,24 @@ export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?
               merchantId: target.merchant_id,
               action: 'webhook_config.deactivated',
               actor: { type: 'system', id: null },
-              changes: { webhook_id: input.configId, is_active: { from: true, to: false }, reason: 'The endpoint answered 410 Gone', event_id: target.event_id },
+              changes: {
+                webhook_id: input.configId,
+                is_active: { from: true, to: false },
+                reason: 'The endpoint answered 410 Gone',
+                event_id: target.event_id,
+              },
             });
           }
         }
       });
 
-      const end: DeliveryEnd | null = delivered ? 'delivered' : gone ? 'gone' : outcome === 'failed' ? 'exhausted' : null;
+      const end: DeliveryEnd | null = delivered
+        ? 'delivered'
+        : gone
+          ? 'gone'
+          : outcome === 'failed'
+            ? 'exhausted'
+            : null;
       return { outcome, waitMs, end, httpStatus: status };
     },
   };

@@ -11,7 +11,11 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
-import { deliveryWorkflowId, webhookDeliveryWorkflow, type WebhookDeliveryInput } from '../../workflows/webhook-delivery';
+import {
+  deliveryWorkflowId,
+  webhookDeliveryWorkflow,
+  type WebhookDeliveryInput,
+} from '../../workflows/webhook-delivery';
 import { DELIVERY_STATUS, EVENT_TYPE, MERCHANT_ID } from '../../workflows/webhook-search-attributes';
 
 export interface FanOutDeps {
@@ -28,7 +32,12 @@ export interface FanOutResult {
 }
 
 /** Starts one delivery workflow; false when a workflow with that id exists (running or finished). */
-export async function startDelivery(client: Client, taskQueue: string, input: WebhookDeliveryInput, suffix?: string): Promise<boolean> {
+export async function startDelivery(
+  client: Client,
+  taskQueue: string,
+  input: WebhookDeliveryInput,
+  suffix?: string,
+): Promise<boolean> {
   try {
     await client.workflow.start(webhookDeliveryWorkflow, {
       workflowId: deliveryWorkflowId(input.eventId, input.configId, suffix),
@@ -54,7 +63,10 @@ export async function startDelivery(client: Client, taskQueue: string, input: We
  * Fans one event out; null when there is nothing to do (already fanned out, unknown, or being fanned out by
  * another process right now). An endpoint created after the event does not receive it.
  */
-export async function fanOutEvent({ orm, client, taskQueue }: FanOutDeps, eventId: string): Promise<FanOutResult | null> {
+export async function fanOutEvent(
+  { orm, client, taskQueue }: FanOutDeps,
+  eventId: string,
+): Promise<FanOutResult | null> {
   return orm.em.fork().transactional(async (em) => {
     const [event] = await em.execute<{ id: string; merchant_id: string; type: string }[]>(
       'select id, merchant_id, type from events where id = ? and fanned_out_at is null for update skip locked',
@@ -68,9 +80,17 @@ export async function fanOutEvent({ orm, client, taskQueue }: FanOutDeps, eventI
         order by c.created_at, c.id`,
       [event.id],
     );
-    const started = await Promise.all(configs.map(({ id: configId }) => startDelivery(client, taskQueue, {
-      eventId: event.id, configId, merchantId: event.merchant_id, eventType: event.type, trigger: 'automatic',
-    })));
+    const started = await Promise.all(
+      configs.map(({ id: configId }) =>
+        startDelivery(client, taskQueue, {
+          eventId: event.id,
+          configId,
+          merchantId: event.merchant_id,
+          eventType: event.type,
+          trigger: 'automatic',
+        }),
+      ),
+    );
     await em.execute('update events set fanned_out_at = now() where id = ?', [event.id]);
     return { started: started.filter(Boolean).length, configurations: configs.length };
   });
@@ -112,10 +132,12 @@ export function createFanOutActivities({ orm, temporalClient }: { orm: Orm; temp
      */
     async sweepWebhookOutbox(limit: number): Promise<{ fannedOut: number; more: boolean }> {
       const deps = { orm, client: clientOf(temporalClient), taskQueue: Context.current().info.taskQueue };
-      const rows = await orm.em.fork().execute<{ id: string }[]>(
-        'select id from events where fanned_out_at is null order by created_at, id limit ?',
-        [limit],
-      );
+      const rows = await orm.em
+        .fork()
+        .execute<{ id: string }[]>(
+          'select id from events where fanned_out_at is null order by created_at, id limit ?',
+          [limit],
+        );
       let fannedOut = 0;
       for (const { id } of rows) {
         if (await fanOutEvent(deps, id)) fannedOut += 1;
@@ -127,13 +149,28 @@ export function createFanOutActivities({ orm, temporalClient }: { orm: Orm; temp
     async startRecoveryBatch(input: RecoverBatchInput): Promise<{ queued: number; cursor: string | null }> {
       const client = clientOf(temporalClient);
       const taskQueue = Context.current().info.taskQueue;
-      const rows = await orm.em.fork().execute<{ event_id: string; event_type: string }[]>(
-        `select distinct d.event_id, d.event_type ${RECOVERABLE_DELIVERIES} and d.event_id > ? order by d.event_id limit ?`,
-        [input.configId, input.since, input.until, input.after ?? '', input.limit],
+      const rows = await orm.em
+        .fork()
+        .execute<{ event_id: string; event_type: string }[]>(
+          `select distinct d.event_id, d.event_type ${RECOVERABLE_DELIVERIES} and d.event_id > ? order by d.event_id limit ?`,
+          [input.configId, input.since, input.until, input.after ?? '', input.limit],
+        );
+      await Promise.all(
+        rows.map((row) =>
+          startDelivery(
+            client,
+            taskQueue,
+            {
+              eventId: row.event_id,
+              configId: input.configId,
+              merchantId: input.merchantId,
+              eventType: row.event_type,
+              trigger: 'manual',
+            },
+            input.suffix,
+          ),
+        ),
       );
-      await Promise.all(rows.map((row) => startDelivery(client, taskQueue, {
-        eventId: row.event_id, configId: input.configId, merchantId: input.merchantId, eventType: row.event_type, trigger: 'manual',
-      }, input.suffix)));
       return { queued: rows.length, cursor: rows.length === input.limit ? rows[rows.length - 1].event_id : null };
     },
   };

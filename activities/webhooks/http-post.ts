@@ -37,7 +37,11 @@ class DeadlineError extends Error {
   readonly code = 'ETIMEDOUT_DELIVERY';
 }
 
-type Resolve = (hostname: string, options: dns.LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+type Resolve = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
 
 /**
  * A net `lookup` that resolves like dns.lookup but fails when any address of the name is in a blocked range (a
@@ -50,7 +54,8 @@ export function guardedLookup(resolve: Resolve = dns.lookup as unknown as Resolv
       if (error) return callback(error, '', 4);
       const refused = addresses.find((entry) => isBlockedAddress(entry.address));
       if (refused) return callback(new BlockedAddressError(refused.address), '', 4);
-      if (addresses.length === 0) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
+      if (addresses.length === 0)
+        return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
       if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
       return callback(null, addresses[0].address, addresses[0].family);
     });
@@ -79,13 +84,28 @@ function classify(error: unknown): PostError {
   if (error instanceof BlockedAddressError) return 'blocked_address';
   if (error instanceof DeadlineError) return 'timeout';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'ENODATA') return 'dns_error';
-  if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT') || code.includes('SELF_SIGNED') || code.includes('UNABLE_TO_VERIFY')) return 'tls_error';
+  if (
+    code.startsWith('ERR_TLS') ||
+    code.startsWith('ERR_SSL') ||
+    code.includes('CERT') ||
+    code.includes('SELF_SIGNED') ||
+    code.includes('UNABLE_TO_VERIFY')
+  )
+    return 'tls_error';
   return 'connection_error';
 }
 
-export function postJson(url: string, body: string, headers: Record<string, string>, options: PostOptions): Promise<PostResult> {
+export function postJson(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: PostOptions,
+): Promise<PostResult> {
   const started = Date.now();
-  const finish = (result: Omit<PostResult, 'durationMs'>): PostResult => ({ ...result, durationMs: Date.now() - started });
+  const finish = (result: Omit<PostResult, 'durationMs'>): PostResult => ({
+    ...result,
+    durationMs: Date.now() - started,
+  });
   const failed = (error: PostError) => finish({ status: null, body: null, retryAfterSeconds: null, error });
 
   const target = new URL(url);
@@ -107,22 +127,30 @@ export function postJson(url: string, body: string, headers: Record<string, stri
       clearTimeout(deadline);
       resolve(result);
     };
-    const fromResponse = () => finish({
-      status: response?.statusCode ?? null,
-      body: truncateUtf8(Buffer.concat(chunks), options.keepBytes),
-      retryAfterSeconds: parseRetryAfter(response?.headers['retry-after'] as string | undefined),
-      error: null,
-    });
+    const fromResponse = () =>
+      finish({
+        status: response?.statusCode ?? null,
+        body: truncateUtf8(Buffer.concat(chunks), options.keepBytes),
+        retryAfterSeconds: parseRetryAfter(response?.headers['retry-after'] as string | undefined),
+        error: null,
+      });
 
     const request = (target.protocol === 'https:' ? https : http).request(target, {
       method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body, 'utf8')) },
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body, 'utf8')),
+      },
       // A fresh connection per attempt: no keep-alive races, and every connection passes the guard.
       agent: false,
       ...(options.allowPrivateTargets ? {} : { lookup: lookupWithGuard }),
     });
 
-    const deadline = setTimeout(() => request.destroy(new DeadlineError('The receiver did not answer in time')), options.timeoutMs);
+    const deadline = setTimeout(
+      () => request.destroy(new DeadlineError('The receiver did not answer in time')),
+      options.timeoutMs,
+    );
 
     request.on('response', (res) => {
       response = res;

@@ -26,8 +26,15 @@ export interface SignedHeaders {
 }
 
 /** One `v1,<sig>` per secret, space-separated, the current secret first. */
-export function signPayload(secrets: readonly string[], id: string, timestampSeconds: number, body: string): SignedHeaders {
+export function signPayload(
+  secrets: readonly string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): SignedHeaders {
   const content = `${id}.${timestampSeconds}.${body}`;
-  const signatures = secrets.map((secret) => `v1,${createHmac('sha256', keyOf(secret)).update(content, 'utf8').digest('base64')}`);
+  const signatures = secrets.map(
+    (secret) => `v1,${createHmac('sha256', keyOf(secret)).update(content, 'utf8').digest('base64')}`,
+  );
   return { 'webhook-id': id, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': signatures.join(' ') };
 }

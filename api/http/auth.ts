@@ -58,7 +58,11 @@ export async function authenticateApiKey(em: EntityManager, authorization: strin
  * Browser endpoints read the key from X-Public-Key. Without that header, a secret key sent the usual way is
  * still identified so it can be refused with 403 (like any valid key used in the wrong place) rather than 401.
  */
-export async function authenticatePublicKey(em: EntityManager, publicKey: string | undefined, authorization: string | undefined): Promise<ApiKeyAuth> {
+export async function authenticatePublicKey(
+  em: EntityManager,
+  publicKey: string | undefined,
+  authorization: string | undefined,
+): Promise<ApiKeyAuth> {
   if (publicKey) return lookupKey(em, publicKey.trim());
   const bearer = bearerToken(authorization);
   if (bearer && KEY_PATTERN.test(bearer)) {
@@ -73,7 +77,8 @@ async function lookupKey(em: EntityManager, token: string): Promise<ApiKeyAuth> 
   if (!KEY_PATTERN.test(token)) throw errors.unauthenticated('The API key is malformed');
   const hash = hashSecret(token);
   const key: ApiKey | null = await em.findOne(ApiKeySchema, { secretHash: hash, status: 'active' });
-  if (!key || !constantTimeEqual(key.secretHash, hash)) throw errors.unauthenticated('The API key is invalid or revoked');
+  if (!key || !constantTimeEqual(key.secretHash, hash))
+    throw errors.unauthenticated('The API key is invalid or revoked');
   return {
     keyId: key.id,
     organizationId: key.organizationId,
@@ -87,7 +92,10 @@ async function lookupKey(em: EntityManager, token: string): Promise<ApiKeyAuth> 
 /** Key kind and scopes: a valid key that may not call this route gets 403. */
 export function authorize(auth: ApiKeyAuth, requirement: AuthRequirement): void {
   if (requirement.publicKey) {
-    if (auth.kind !== 'public') throw errors.forbidden('This browser endpoint takes a public key in X-Public-Key; secret keys must never reach a browser');
+    if (auth.kind !== 'public')
+      throw errors.forbidden(
+        'This browser endpoint takes a public key in X-Public-Key; secret keys must never reach a browser',
+      );
   } else if (auth.kind !== 'secret') {
     throw errors.forbidden('Public keys may only be used on the browser-session endpoints');
   }

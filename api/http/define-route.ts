@@ -42,7 +42,11 @@ export interface HandlerResult {
   pagination?: Pagination;
 }
 
-export interface RouteDefinition<P extends TSchema = TObject, Q extends TSchema = TObject, B extends TSchema = TObject> {
+export interface RouteDefinition<
+  P extends TSchema = TObject,
+  Q extends TSchema = TObject,
+  B extends TSchema = TObject,
+> {
   method: HttpMethod;
   /** Koa path under /api/v1, e.g. '/customers/:customerId'. */
   path: string;

@@ -6,7 +6,13 @@ export function timestamp(date = new Date()): string {
 }
 
 export function wrapped(data: unknown, requestId: string, meta?: unknown): Record<string, unknown> {
-  return { success: true, data, ...(meta === undefined ? {} : { meta }), request_id: requestId, timestamp: timestamp() };
+  return {
+    success: true,
+    data,
+    ...(meta === undefined ? {} : { meta }),
+    request_id: requestId,
+    timestamp: timestamp(),
+  };
 }
 
 export function errorBody(error: ApiError, requestId: string): Record<string, unknown> {

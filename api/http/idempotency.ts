@@ -45,7 +45,9 @@ function canonicalJson(value: unknown): string {
 }
 
 export function requestFingerprint(method: string, route: string, params: unknown, body: unknown): string {
-  return createHash('sha256').update(`${method} ${route}\n${canonicalJson(params)}\n${canonicalJson(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method} ${route}\n${canonicalJson(params)}\n${canonicalJson(body)}`)
+    .digest('hex');
 }
 
 const LOCK_NOT_AVAILABLE = '55P03';
@@ -76,7 +78,10 @@ export async function runIdempotent(
           [request.scopeId, request.key],
         );
         if (stored.fingerprint !== request.fingerprint) {
-          throw errors.conflict('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request');
+          throw errors.conflict(
+            'IDEMPOTENCY_KEY_CONFLICT',
+            'This Idempotency-Key was already used with a different request',
+          );
         }
         const body = stored.response_sealed === null ? undefined : JSON.parse(request.open(stored.response_sealed));
         return { status: 200, body, replayed: true };
@@ -84,15 +89,22 @@ export async function runIdempotent(
       const response = await execute(tx);
       await tx.execute(
         'update idempotency_keys set response_status = ?, response_sealed = ? where scope_id = ? and key = ?',
-        [response.status, response.body === undefined ? null : request.seal(JSON.stringify(response.body)), request.scopeId, request.key],
+        [
+          response.status,
+          response.body === undefined ? null : request.seal(JSON.stringify(response.body)),
+          request.scopeId,
+          request.key,
+        ],
       );
       return { ...response, replayed: false };
     });
   } catch (error) {
     if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) {
-      throw errors.conflict('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly');
+      throw errors.conflict(
+        'IDEMPOTENCY_KEY_IN_USE',
+        'A request with this Idempotency-Key is still being processed; retry shortly',
+      );
     }
     throw error;
   }
 }
-

@@ -55,7 +55,10 @@ const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema));
 
 function parameters(route: AnyRoute): Json[] {
   const list: Json[] = [];
-  for (const [location, schema] of [['path', route.params], ['query', route.query]] as const) {
+  for (const [location, schema] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
     const object = schema as TObject | undefined;
     for (const [name, property] of Object.entries(object?.properties ?? {})) {
       list.push({
@@ -63,7 +66,9 @@ function parameters(route: AnyRoute): Json[] {
         in: location,
         required: location === 'path' || (object?.required ?? []).includes(name),
         schema: plain(property),
-        ...((property as Json)['x-comma-separated'] ? { style: 'form', explode: true, description: 'Repeat the parameter or separate values with commas' } : {}),
+        ...((property as Json)['x-comma-separated']
+          ? { style: 'form', explode: true, description: 'Repeat the parameter or separate values with commas' }
+          : {}),
       });
     }
   }
@@ -98,7 +103,10 @@ function successSchema(route: AnyRoute, data: Json): Json {
   return {
     type: 'object',
     required: ['data', 'meta'],
-    properties: { data, meta: route.pagination === 'flat' ? pagination : { type: 'object', properties: { pagination } } },
+    properties: {
+      data,
+      meta: route.pagination === 'flat' ? pagination : { type: 'object', properties: { pagination } },
+    },
   };
 }
 
@@ -106,13 +114,19 @@ function responses(route: AnyRoute): Json {
   const out: Json = {};
   for (const [status, schema] of Object.entries(route.responses)) {
     out[status] = schema
-      ? { description: STATUS_CODES[status] ?? 'Response', content: { 'application/json': { schema: successSchema(route, plain(schema)) } } }
+      ? {
+          description: STATUS_CODES[status] ?? 'Response',
+          content: { 'application/json': { schema: successSchema(route, plain(schema)) } },
+        }
       : { description: `${STATUS_CODES[status]}, empty body` };
   }
   const errorStatuses = route.auth === 'none' ? [400, 500] : [400, 401, 403, 404, 409, 429, 500, 502];
   for (const status of errorStatuses) {
     if (out[status]) continue;
-    out[status] = { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    out[status] = {
+      description: ERROR_DESCRIPTIONS[status],
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
   }
   return out;
 }
@@ -125,11 +139,13 @@ export function buildOpenApi(routes: readonly AnyRoute[], prefix: string): Json 
       operationId: operationId(route),
       summary: route.summary,
       tags: route.tags,
-      ...(route.auth === 'none' ? { security: [] } : {
-        ...(route.auth.publicKey ? { security: [{ publicKey: [] }] } : {}),
-        'x-scopes': route.auth.scopes,
-        'x-key-levels': route.auth.keys,
-      }),
+      ...(route.auth === 'none'
+        ? { security: [] }
+        : {
+            ...(route.auth.publicKey ? { security: [{ publicKey: [] }] } : {}),
+            'x-scopes': route.auth.scopes,
+            'x-key-levels': route.auth.keys,
+          }),
       parameters: parameters(route),
       ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(body) } } } } : {}),
       responses: responses(route),
@@ -144,7 +160,12 @@ export function buildOpenApi(routes: readonly AnyRoute[], prefix: string): Json 
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'sk_live_org_… or sk_live_mer_…' },
-        publicKey: { type: 'apiKey', in: 'header', name: 'X-Public-Key', description: 'pk_live_org_… or pk_live_mer_… (browser endpoints)' },
+        publicKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Public-Key',
+          description: 'pk_live_org_… or pk_live_mer_… (browser endpoints)',
+        },
       },
       schemas: { Error: ERROR_SCHEMA, Pagination: plain(PaginationSchema) },
     },

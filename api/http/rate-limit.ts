@@ -39,4 +39,3 @@ export function rateLimitHeaders(state: RateLimitState, windowSeconds: number): 
     'RateLimit-Policy': `${state.limit};w=${windowSeconds}`,
   };
 }
-

@@ -10,7 +10,12 @@ import { errorBody } from './envelope';
 import { ApiError, errors } from './errors';
 
 /** Errors raised by the body parser (co-body) and the router carry an HTTP status and a type. */
-function fromFrameworkError(error: { status?: number; type?: string; code?: string; message?: string }): ApiError | undefined {
+function fromFrameworkError(error: {
+  status?: number;
+  type?: string;
+  code?: string;
+  message?: string;
+}): ApiError | undefined {
   // co-body reports a JSON parse failure (and, in strict mode, a top-level primitive) as a SyntaxError
   // with status 400 and no `type`.
   if (error.status === 400 && error instanceof SyntaxError) {
@@ -49,7 +54,12 @@ const UNREACHABLE = new Set([14 /* UNAVAILABLE */, 4 /* DEADLINE_EXCEEDED */]);
 function fromUnreachableTemporal(error: unknown): ApiError | undefined {
   const grpc = error instanceof ServiceError ? error.cause : error;
   if (!isGrpcServiceError(grpc) || !UNREACHABLE.has(grpc.code)) return undefined;
-  return new ApiError(502, 'external_service_error', 'WORKFLOW_SERVICE_UNAVAILABLE', 'The workflow service is unreachable; retry shortly');
+  return new ApiError(
+    502,
+    'external_service_error',
+    'WORKFLOW_SERVICE_UNAVAILABLE',
+    'The workflow service is unreachable; retry shortly',
+  );
 }
 
 export function requestContext(logger: Logger) {
@@ -61,7 +71,8 @@ export function requestContext(logger: Logger) {
     try {
       await next();
     } catch (thrown) {
-      const error = thrown instanceof ApiError ? thrown : fromFrameworkError(thrown as object) ?? fromUnreachableTemporal(thrown);
+      const error =
+        thrown instanceof ApiError ? thrown : (fromFrameworkError(thrown as object) ?? fromUnreachableTemporal(thrown));
       if (error) {
         ctx.status = error.status;
         ctx.body = errorBody(error, requestId);
@@ -74,7 +85,10 @@ export function requestContext(logger: Logger) {
       }
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      logger.info(
+        { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 },
+        'request',
+      );
     }
   };
 }

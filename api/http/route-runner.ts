@@ -32,7 +32,13 @@ interface CompiledRoute {
 export function bodySchemaOf(route: AnyRoute): TSchema | undefined {
   if (!route.body || !route.idempotency) return route.body;
   const body = route.body as TObject;
-  return { ...body, properties: { ...body.properties, idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH })) } };
+  return {
+    ...body,
+    properties: {
+      ...body.properties,
+      idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH })),
+    },
+  };
 }
 
 function compileRoute(route: AnyRoute, deps: AppDeps): CompiledRoute {
@@ -61,7 +67,10 @@ function normalizeQuery(query: Context['query'], commaSeparated: string[]): Reco
   for (const name of commaSeparated) {
     const raw = normalized[name];
     if (raw === undefined) continue;
-    normalized[name] = ([] as string[]).concat(raw as string | string[]).flatMap((value) => value.split(',')).filter(Boolean);
+    normalized[name] = ([] as string[])
+      .concat(raw as string | string[])
+      .flatMap((value) => value.split(','))
+      .filter(Boolean);
   }
   return normalized;
 }
@@ -96,7 +105,10 @@ function present(route: AnyRoute, result: HandlerResult, requestId: string): unk
     return wrapped(result.data, requestId, result.pagination ? { pagination: result.pagination } : undefined);
   }
   if (!result.pagination) return result.data;
-  return { data: result.data, meta: route.pagination === 'flat' ? result.pagination : { pagination: result.pagination } };
+  return {
+    data: result.data,
+    meta: route.pagination === 'flat' ? result.pagination : { pagination: result.pagination },
+  };
 }
 
 function checkResponse(compiled: CompiledRoute, route: AnyRoute, result: HandlerResult): void {
@@ -105,7 +117,9 @@ function checkResponse(compiled: CompiledRoute, route: AnyRoute, result: Handler
   }
   const validator = compiled.responses.get(result.status);
   if (validator && !validator(result.data)) {
-    throw new Error(`${route.method.toUpperCase()} ${route.path} response does not match its schema: ${JSON.stringify(validator.errors)}`);
+    throw new Error(
+      `${route.method.toUpperCase()} ${route.path} response does not match its schema: ${JSON.stringify(validator.errors)}`,
+    );
   }
 }
 
@@ -135,7 +149,10 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
       // A malformed id can never name an existing resource.
       throw errors.notFound();
     }
-    const query = validate(compiled.query, normalizeQuery(ctx.query, compiled.commaSeparated), 'query') as Record<string, unknown>;
+    const query = validate(compiled.query, normalizeQuery(ctx.query, compiled.commaSeparated), 'query') as Record<
+      string,
+      unknown
+    >;
     const body = readBody(ctx, route, compiled);
 
     let merchantId: string | undefined;
@@ -146,15 +163,23 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
 
     const idempotencyKey = ctx.get('idempotency-key') || (body.idempotency_key as string | undefined);
     delete body.idempotency_key;
-    const idempotency = route.idempotency && auth && idempotencyKey ? {
-      scopeId: merchantId ?? auth.organizationId,
-      key: idempotencyKey,
-      fingerprint: requestFingerprint(route.method, route.path, params, body),
-    } : undefined;
+    const idempotency =
+      route.idempotency && auth && idempotencyKey
+        ? {
+            scopeId: merchantId ?? auth.organizationId,
+            key: idempotencyKey,
+            fingerprint: requestFingerprint(route.method, route.path, params, body),
+          }
+        : undefined;
 
     const run = async (txEm: EntityManager): Promise<StoredResponse> => {
       const result = await route.handler({
-        params, query, body, em: txEm, deps, requestId,
+        params,
+        query,
+        body,
+        em: txEm,
+        deps,
+        requestId,
         client: { ip: ctx.ip, userAgent: ctx.get('user-agent') || null },
         header: (name: string) => ctx.get(name) || undefined,
         idempotencySeed: idempotency && createHash('sha256').update(JSON.stringify(idempotency)).digest('hex'),
@@ -172,21 +197,29 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
     if (route.idempotency && auth) {
       if (!idempotency) {
         if (route.idempotency === 'required') {
-          throw errors.validation({ 'Idempotency-Key': ['is required'] }, 'An Idempotency-Key header is required', 'IDEMPOTENCY_KEY_REQUIRED');
+          throw errors.validation(
+            { 'Idempotency-Key': ['is required'] },
+            'An Idempotency-Key header is required',
+            'IDEMPOTENCY_KEY_REQUIRED',
+          );
         }
         response = await em.transactional(run);
       } else {
         if (idempotency.key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
           throw errors.validation({ 'Idempotency-Key': [`must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`] });
         }
-        const outcome = await runIdempotent(em, {
-          ...idempotency,
-          ttlSeconds: config.idempotencyTtlSeconds,
-          waitMs: config.idempotencyWaitMs,
-          // Stored responses hold personal data and secrets shown once (signing secrets, webhook_url tokens).
-          seal: (text) => encryptSecret(config.encryptionKeys, text),
-          open: (stored) => decryptSecret(config.encryptionKeys, stored),
-        }, run);
+        const outcome = await runIdempotent(
+          em,
+          {
+            ...idempotency,
+            ttlSeconds: config.idempotencyTtlSeconds,
+            waitMs: config.idempotencyWaitMs,
+            // Stored responses hold personal data and secrets shown once (signing secrets, webhook_url tokens).
+            seal: (text) => encryptSecret(config.encryptionKeys, text),
+            open: (stored) => decryptSecret(config.encryptionKeys, stored),
+          },
+          run,
+        );
         if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
         response = outcome;
       }

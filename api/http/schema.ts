@@ -49,7 +49,8 @@ export function toFieldErrors(ajvErrors: ErrorObject[] | null | undefined, root?
     const join = (name: string) => (path ? `${path}.${name}` : name);
     if (error.keyword === 'required') add(join(error.params.missingProperty), 'is required');
     else if (error.keyword === 'additionalProperties') add(join(error.params.additionalProperty), 'is not allowed');
-    else if (error.keyword === 'format') add(path, FORMAT_MESSAGES[error.params.format] ?? error.message ?? 'is invalid');
+    else if (error.keyword === 'format')
+      add(path, FORMAT_MESSAGES[error.params.format] ?? error.message ?? 'is invalid');
     else if (error.keyword === 'enum') add(path, `must be one of: ${error.params.allowedValues.join(', ')}`);
     else add(path, error.message ?? 'is invalid');
   }
@@ -74,18 +75,29 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 export const Nullable = <T extends TSchema>(schema: T) =>
   typeof schema.type === 'string'
     ? Type.Unsafe<Static<T> | null>({
-      ...schema,
-      type: [schema.type, 'null'],
-      ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}),
-    })
+        ...schema,
+        type: [schema.type, 'null'],
+        ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}),
+      })
     : Type.Union([schema, Type.Null()]);
-export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
-export const Id = (prefix: string) => Type.String({ pattern: `^${prefix}_[0-9A-Za-z]+$`, maxLength: 64, description: `${prefix}_ identifier` });
+export const StringEnum = <const T extends readonly string[]>(
+  values: T,
+  options: { description?: string; default?: T[number] } = {},
+) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+export const Id = (prefix: string) =>
+  Type.String({ pattern: `^${prefix}_[0-9A-Za-z]+$`, maxLength: 64, description: `${prefix}_ identifier` });
 export const Currency = Type.String({ format: 'iso-4217', minLength: 3, maxLength: 3, description: 'ISO 4217' });
-export const Country = Type.String({ format: 'iso-3166-alpha-2', minLength: 2, maxLength: 2, description: 'ISO 3166-1 alpha-2' });
+export const Country = Type.String({
+  format: 'iso-3166-alpha-2',
+  minLength: 2,
+  maxLength: 2,
+  description: 'ISO 3166-1 alpha-2',
+});
 export const Metadata = (maxBytes = 5120) =>
-  Type.Record(Type.String(), Type.Unknown(), { maxSerializedBytes: maxBytes, description: `Key/value pairs, at most ${maxBytes} bytes serialized` });
+  Type.Record(Type.String(), Type.Unknown(), {
+    maxSerializedBytes: maxBytes,
+    description: `Key/value pairs, at most ${maxBytes} bytes serialized`,
+  });
 export const E164Phone = Type.String({ pattern: '^\\+[1-9][0-9]{9,14}$', description: 'E.164, at least 10 digits' });
 
 export const PaginationQuery = {

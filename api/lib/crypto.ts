@@ -90,14 +90,27 @@ export function encryptSecret(keys: KeyMaterial, plaintext: string): string {
   const masterKey = asKeyring(keys).current;
   const dataKey = randomBytes(32);
   const body = seal(dataKey, Buffer.from(plaintext, 'utf8'));
-  return ['v1', masterKeyId(masterKey), wrapDataKey(masterKey, dataKey), ...[body.iv, body.tag, body.ciphertext].map((part) => part.toString('base64url'))]
-    .join('.');
+  return [
+    'v1',
+    masterKeyId(masterKey),
+    wrapDataKey(masterKey, dataKey),
+    ...[body.iv, body.tag, body.ciphertext].map((part) => part.toString('base64url')),
+  ].join('.');
 }
 
 export function decryptSecret(keys: KeyMaterial, stored: string): string {
-  const { keyId, wrappedDataKey, body: [iv, tag, ciphertext] } = parseStored(stored);
+  const {
+    keyId,
+    wrappedDataKey,
+    body: [iv, tag, ciphertext],
+  } = parseStored(stored);
   const dataKey = unwrapDataKey(masterKeyFor(keys, keyId), wrappedDataKey);
-  return open(dataKey, Buffer.from(iv, 'base64url'), Buffer.from(tag, 'base64url'), Buffer.from(ciphertext, 'base64url')).toString('utf8');
+  return open(
+    dataKey,
+    Buffer.from(iv, 'base64url'),
+    Buffer.from(tag, 'base64url'),
+    Buffer.from(ciphertext, 'base64url'),
+  ).toString('utf8');
 }
 
 /**
@@ -122,4 +135,3 @@ export function constantTimeEqual(a: string, b: string): boolean {
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
 }
-

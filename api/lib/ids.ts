@@ -2,9 +2,37 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /** Every identifier prefix of Document 1, plus internal ones (req_, whc_ …) kept in the same style. */
 export type IdPrefix =
-  | 'org' | 'mrc' | 'cust' | 'pfa' | 'prd' | 'ofr' | 'opr' | 'oft' | 'cks' | 'cki' | 'cke' | 'tx' | 'ref'
-  | 'ord' | 'sub' | 'sbt' | 'pi' | 'tok' | 'conn' | 'ak' | 'evt' | 'req' | 'act' | 'mbr' | 'usr' | 'pp' | 'rp' | 'rn'
-  | 'whc' | 'whd' | 'bs';
+  | 'org'
+  | 'mrc'
+  | 'cust'
+  | 'pfa'
+  | 'prd'
+  | 'ofr'
+  | 'opr'
+  | 'oft'
+  | 'cks'
+  | 'cki'
+  | 'cke'
+  | 'tx'
+  | 'ref'
+  | 'ord'
+  | 'sub'
+  | 'sbt'
+  | 'pi'
+  | 'tok'
+  | 'conn'
+  | 'ak'
+  | 'evt'
+  | 'req'
+  | 'act'
+  | 'mbr'
+  | 'usr'
+  | 'pp'
+  | 'rp'
+  | 'rn'
+  | 'whc'
+  | 'whd'
+  | 'bs';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -28,7 +28,10 @@ function parsePrivateKey(raw: string): KeyObject {
   return key;
 }
 
-export function loadVaultKeys(env: { VAULT_PRIVATE_KEY?: string; CARD_FINGERPRINT_KEY?: string }, masterKey: Buffer): VaultKeys {
+export function loadVaultKeys(
+  env: { VAULT_PRIVATE_KEY?: string; CARD_FINGERPRINT_KEY?: string },
+  masterKey: Buffer,
+): VaultKeys {
   const privateKey = env.VAULT_PRIVATE_KEY
     ? parsePrivateKey(env.VAULT_PRIVATE_KEY)
     : deriveP256PrivateKey(masterKey, 'switchyard vault ECDH-ES P-256 v1');
@@ -40,7 +43,12 @@ export function loadVaultKeys(env: { VAULT_PRIVATE_KEY?: string; CARD_FINGERPRIN
     fingerprintKey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'switchyard card fingerprint v1', 32));
   }
   const publicJwk = publicJwkOf(privateKey);
-  return Object.freeze({ privateKey, publicJwk: Object.freeze(publicJwk), kid: jwkThumbprint(publicJwk), fingerprintKey });
+  return Object.freeze({
+    privateKey,
+    publicJwk: Object.freeze(publicJwk),
+    kid: jwkThumbprint(publicJwk),
+    fingerprintKey,
+  });
 }
 
 /** Keyed fingerprint of a PAN: equal for the same card, useless without the key (no dictionary over 10^16 PANs). */

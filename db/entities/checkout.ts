@@ -1,7 +1,14 @@
 import { BigIntType, EntitySchema } from '@mikro-orm/core';
 import { createdAt, updatedAt } from './timestamps';
 
-export const CHECKOUT_STATUSES = ['initiated', 'customer_identified', 'payment_pending', 'completed', 'expired', 'abandoned'] as const;
+export const CHECKOUT_STATUSES = [
+  'initiated',
+  'customer_identified',
+  'payment_pending',
+  'completed',
+  'expired',
+  'abandoned',
+] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 
 export interface CheckoutSession {

@@ -1,7 +1,16 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { createdAt, deletedAt, updatedAt } from './timestamps';
 
-export const BILLING_CYCLES = ['daily', 'biweekly', 'monthly', 'quarterly', 'half_yearly', 'yearly', 'custom', 'none'] as const;
+export const BILLING_CYCLES = [
+  'daily',
+  'biweekly',
+  'monthly',
+  'quarterly',
+  'half_yearly',
+  'yearly',
+  'custom',
+  'none',
+] as const;
 export type BillingCycle = (typeof BILLING_CYCLES)[number];
 export const OFFER_STATUSES = ['active', 'archived'] as const;
 

@@ -35,7 +35,15 @@ export const RoutingProfileSchema = new EntitySchema<RoutingProfile>({
   },
 });
 
-export const CONDITION_FIELDS = ['currency', 'amount', 'card_brand', 'bin_country', 'is_recurring', 'math/random', 'installments'] as const;
+export const CONDITION_FIELDS = [
+  'currency',
+  'amount',
+  'card_brand',
+  'bin_country',
+  'is_recurring',
+  'math/random',
+  'installments',
+] as const;
 export const CONDITION_OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'regex'] as const;
 export const REQUIRE_3DS = ['never', 'if_supported', 'always'] as const;
 

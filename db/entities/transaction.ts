@@ -4,14 +4,32 @@ import { createdAt, updatedAt } from './timestamps';
 import type { OrderItemSnapshot } from '../../workflows/lib/charge-types';
 
 export const TRANSACTION_STATUSES = [
-  'pending', 'pre_authorized', 'authorized', 'failed', 'canceled', 'voided', 'charged_back', 'refund_pending',
-  'capture_pending', 'refunded', 'partially_refunded', 'expired',
+  'pending',
+  'pre_authorized',
+  'authorized',
+  'failed',
+  'canceled',
+  'voided',
+  'charged_back',
+  'refund_pending',
+  'capture_pending',
+  'refunded',
+  'partially_refunded',
+  'expired',
 ] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 export const PAYMENT_METHODS = ['credit_card', 'debit_card', 'pix', 'boleto', 'wallet'] as const;
 export type TransactionPaymentMethod = (typeof PAYMENT_METHODS)[number];
 export const ORDER_STATUSES = [
-  'pending', 'pre_authorized', 'authorized', 'failed', 'canceled', 'refund_pending', 'partially_refunded', 'refunded', 'charged_back',
+  'pending',
+  'pre_authorized',
+  'authorized',
+  'failed',
+  'canceled',
+  'refund_pending',
+  'partially_refunded',
+  'refunded',
+  'charged_back',
 ] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export const ORDER_TYPES = ['api', 'checkout', 'renewal', 'trial_setup', 'card_setup'] as const;

@@ -9,8 +9,14 @@ import { Migration20261121080000_transactions_orders } from './Migration20261121
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_foundation', class: Migration20261121000000_foundation },
   { name: 'Migration20261121010000_catalog', class: Migration20261121010000_catalog },
-  { name: 'Migration20261121020000_merchants_connectors_routing', class: Migration20261121020000_merchants_connectors_routing },
+  {
+    name: 'Migration20261121020000_merchants_connectors_routing',
+    class: Migration20261121020000_merchants_connectors_routing,
+  },
   { name: 'Migration20261121060000_events_webhooks', class: Migration20261121060000_events_webhooks },
-  { name: 'Migration20261121070000_vault_instruments_sessions', class: Migration20261121070000_vault_instruments_sessions },
+  {
+    name: 'Migration20261121070000_vault_instruments_sessions',
+    class: Migration20261121070000_vault_instruments_sessions,
+  },
   { name: 'Migration20261121080000_transactions_orders', class: Migration20261121080000_transactions_orders },
 ];

@@ -22,7 +22,10 @@ export async function bootstrapTenant(
   names: { organizationName: string; merchantName: string },
 ): Promise<BootstrapResult> {
   return em.transactional(async (tx) => {
-    const organization = tx.create(OrganizationSchema, { id: newId('org'), name: names.organizationName } as Organization);
+    const organization = tx.create(OrganizationSchema, {
+      id: newId('org'),
+      name: names.organizationName,
+    } as Organization);
     // Foreign keys are plain columns (no ORM relations), so parents are flushed before children.
     await tx.flush();
     const merchant = tx.create(MerchantSchema, {

@@ -42,7 +42,8 @@ const EVENT_TYPES = {
 } as const;
 
 const requestId = () => randomHex(16);
-const invalid = (...codes: string[]): Reply => json(422, { request_id: requestId(), error_type: 'request_invalid', error_codes: codes });
+const invalid = (...codes: string[]): Reply =>
+  json(422, { request_id: requestId(), error_type: 'request_invalid', error_codes: codes });
 const serverError = (): Reply => json(500, { request_id: requestId(), error_type: 'internal_error' });
 const notFound = (): Reply => ({ status: 404 });
 const actionId = () => `act_${randomChars(26, 'lower')}`;
@@ -114,7 +115,9 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
       response_summary: summary,
       reference: payment.reference,
       scheme_id: payment.networkTransactionId ?? undefined,
-      source: payment.cardLast4 ? { type: 'card', last4: payment.cardLast4, scheme: payment.cardBrand } : { type: 'token' },
+      source: payment.cardLast4
+        ? { type: 'card', last4: payment.cardLast4, scheme: payment.cardBrand }
+        : { type: 'token' },
       processed_on: payment.createdAt,
       _links: { self: { href: `${ctx.baseUrl()}/checkout/payments/${payment.id}` } },
     };
@@ -142,9 +145,17 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
           return rejected(operation, result.error, reply, paymentFields(payment));
         }
         const value =
-          operation === 'capture' ? payment.capturedAmount : operation === 'refund' ? (result.value as { amount: number }).amount : null;
+          operation === 'capture'
+            ? payment.capturedAmount
+            : operation === 'refund'
+              ? (result.value as { amount: number }).amount
+              : null;
         return {
-          reply: json(202, { action_id: id, reference, _links: { payment: { href: `${ctx.baseUrl()}/checkout/payments/${payment.id}` } } }),
+          reply: json(202, {
+            action_id: id,
+            reference,
+            _links: { payment: { href: `${ctx.baseUrl()}/checkout/payments/${payment.id}` } },
+          }),
           entry: draft(operation, {
             ...paymentFields(payment, value),
             reference: reference ?? payment.reference,
@@ -164,21 +175,24 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
         if (!channel || !/^pc_[A-Za-z0-9]+$/.test(channel) || looksInvalid(channel))
           return rejected('authorize', 'processing_channel_id_invalid', invalid('processing_channel_id_invalid'));
         if (amount === null || amount < 0) return rejected('authorize', 'amount_invalid', invalid('amount_invalid'));
-        if (!currency || !ISO_CURRENCY.test(currency)) return rejected('authorize', 'currency_invalid', invalid('currency_invalid'));
+        if (!currency || !ISO_CURRENCY.test(currency))
+          return rejected('authorize', 'currency_invalid', invalid('currency_invalid'));
         const source = read.obj(body.source);
         let chosen: { method: 'card' | 'wallet'; card: ReturnType<typeof cardFacts> | null };
         if (source.type === 'card') {
           const number = read.str(source.number);
           const expMonth = read.int(source.expiry_month);
           const expYear = read.int(source.expiry_year);
-          if (!number || !/^\d{12,19}$/.test(number)) return rejected('authorize', 'card_number_invalid', invalid('card_number_invalid'));
+          if (!number || !/^\d{12,19}$/.test(number))
+            return rejected('authorize', 'card_number_invalid', invalid('card_number_invalid'));
           if (expMonth === null || expYear === null)
             return rejected('authorize', 'card_expiry_invalid', invalid('card_expiry_month_invalid'));
           chosen = { method: 'card', card: cardFacts({ number, expMonth, expYear }) };
         } else if (source.type === 'token' && typeof source.token === 'string' && source.token.startsWith('tok_')) {
           chosen = { method: 'wallet', card: null };
         } else return rejected('authorize', 'source_invalid', invalid('payment_source_required'));
-        if (amount === 0 && chosen.method !== 'card') return rejected('authorize', 'amount_invalid', invalid('amount_invalid'));
+        if (amount === 0 && chosen.method !== 'card')
+          return rejected('authorize', 'amount_invalid', invalid('amount_invalid'));
         return authorizeFlow(ctx, {
           operation: amount === 0 ? 'verify' : 'authorize',
           serverError,
@@ -201,7 +215,10 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
       guarded(request, 'lookup', async (account) => {
         const payment = store.payments.get(request.params.id);
         if (!payment || payment.account !== account) return rejected('lookup', 'not_found', notFound());
-        return { reply: json(200, paymentBody(payment)), entry: draft('lookup', { ...paymentFields(payment), outcome: 'approved' }) };
+        return {
+          reply: json(200, paymentBody(payment)),
+          entry: draft('lookup', { ...paymentFields(payment), outcome: 'approved' }),
+        };
       }),
     )
     .on('POST', '/payments/:id/captures', action('capture'))
@@ -211,10 +228,18 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
       guarded(request, 'test_credentials', async () => {
         const channel = request.query.get('processing_channel_id') ?? '';
         if (!/^pc_[A-Za-z0-9]+$/.test(channel) || looksInvalid(channel))
-          return rejected('test_credentials', 'processing_channel_id_invalid', invalid('processing_channel_id_invalid'));
+          return rejected(
+            'test_credentials',
+            'processing_channel_id_invalid',
+            invalid('processing_channel_id_invalid'),
+          );
         return {
           reply: json(200, {
-            methods: [{ type: 'card', schemes: ['visa', 'mastercard', 'amex'] }, { type: 'googlepay' }, { type: 'applepay' }],
+            methods: [
+              { type: 'card', schemes: ['visa', 'mastercard', 'amex'] },
+              { type: 'googlepay' },
+              { type: 'applepay' },
+            ],
           }),
           entry: draft('test_credentials', { outcome: 'approved' }),
         };
@@ -224,10 +249,15 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
   return {
     slug: 'checkout',
     router,
-    accountOf: (credentials) => (typeof credentials.secret_key === 'string' ? accountFromSecret('ent_', credentials.secret_key) : null),
+    accountOf: (credentials) =>
+      typeof credentials.secret_key === 'string' ? accountFromSecret('ent_', credentials.secret_key) : null,
     webhook(event, payment, refundRecord, endpoint) {
       const type =
-        event.type === 'dispute.closed' ? (event.disputeStatus === 'won' ? 'dispute_won' : 'dispute_lost') : EVENT_TYPES[event.type];
+        event.type === 'dispute.closed'
+          ? event.disputeStatus === 'won'
+            ? 'dispute_won'
+            : 'dispute_lost'
+          : EVENT_TYPES[event.type];
       const decline = payment?.declineReason ? CODES[payment.declineReason] : null;
       const data: Record<string, unknown> = {
         id: event.paymentId,

@@ -6,7 +6,16 @@ import { createHash } from 'node:crypto';
 import { createPayment, decide, type PaymentInput, type SandboxContext } from '../engine';
 import { HANG, type Reply, type Router } from '../http';
 import type { LedgerDraft, Processed } from '../idempotency';
-import type { LedgerOutcome, Method, Operation, Payment, Refund, SandboxEvent, SandboxProvider, WebhookEndpoint } from '../store';
+import type {
+  LedgerOutcome,
+  Method,
+  Operation,
+  Payment,
+  Refund,
+  SandboxEvent,
+  SandboxProvider,
+  WebhookEndpoint,
+} from '../store';
 
 export interface RenderedWebhook {
   headers: Record<string, string>;
@@ -19,7 +28,12 @@ export interface ProviderModule {
   /** The account a set of credentials (as in activities/connectors/credentials.ts) belongs to; null when malformed. */
   accountOf(credentials: Record<string, unknown>): string | null;
   /** This provider's notification for a neutral event, signed with the endpoint's secret. */
-  webhook(event: SandboxEvent, payment: Payment | null, refund: Refund | null, endpoint: WebhookEndpoint): RenderedWebhook;
+  webhook(
+    event: SandboxEvent,
+    payment: Payment | null,
+    refund: Refund | null,
+    endpoint: WebhookEndpoint,
+  ): RenderedWebhook;
   /** false when the real provider sends no dispute notifications (the control endpoint then refuses). */
   supportsDisputes?: boolean;
 }
@@ -51,7 +65,12 @@ export function draft(operation: Operation, fields: Partial<LedgerDraft> & { out
 }
 
 /** A request refused before processing (bad credentials, validation, unknown payment): ledger + provider reply. */
-export function rejected(operation: Operation, reason: string, reply: Reply, fields: Partial<LedgerDraft> = {}): Processed {
+export function rejected(
+  operation: Operation,
+  reason: string,
+  reply: Reply,
+  fields: Partial<LedgerDraft> = {},
+): Processed {
   return { reply, entry: draft(operation, { outcome: 'rejected', reason, ...fields }) };
 }
 
@@ -87,9 +106,13 @@ export async function authorizeFlow(ctx: SandboxContext, spec: AuthorizeSpec): P
     payment_method: input.method as Method,
     card_last4: input.card?.last4 ?? null,
   };
-  if (scenario === 'timeout') return { reply: HANG, entry: draft(spec.operation, { ...base, outcome: 'timeout', reason: 'timeout' }) };
+  if (scenario === 'timeout')
+    return { reply: HANG, entry: draft(spec.operation, { ...base, outcome: 'timeout', reason: 'timeout' }) };
   if (scenario === 'processing_error') {
-    return { reply: spec.serverError(), entry: draft(spec.operation, { ...base, outcome: 'error', reason: 'processing_error' }) };
+    return {
+      reply: spec.serverError(),
+      entry: draft(spec.operation, { ...base, outcome: 'error', reason: 'processing_error' }),
+    };
   }
   if (scenario === 'slow') await ctx.sleep(ctx.slowMs);
   const payment = createPayment(ctx, input, scenario);

@@ -22,7 +22,11 @@ import {
 
 const DECLINES: Record<string, { code: string; decline_code?: string; message: string }> = {
   do_not_honor: { code: 'card_declined', decline_code: 'do_not_honor', message: 'Your card was declined.' },
-  insufficient_funds: { code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' },
+  insufficient_funds: {
+    code: 'card_declined',
+    decline_code: 'insufficient_funds',
+    message: 'Your card has insufficient funds.',
+  },
   stolen_card: { code: 'card_declined', decline_code: 'stolen_card', message: 'Your card was declined.' },
   lost_card: { code: 'card_declined', decline_code: 'lost_card', message: 'Your card was declined.' },
   expired_card: { code: 'expired_card', decline_code: 'expired_card', message: 'Your card has expired.' },
@@ -34,7 +38,8 @@ const err = (status: number, error: Record<string, unknown>): Reply => json(stat
 const serverError = () => err(500, { type: 'api_error', message: 'An unknown error occurred' });
 const missing = (id: string) =>
   err(404, { type: 'invalid_request_error', code: 'resource_missing', message: `No such payment_intent: '${id}'` });
-const invalid = (param: string, message: string) => err(400, { type: 'invalid_request_error', code: 'parameter_invalid', param, message });
+const invalid = (param: string, message: string) =>
+  err(400, { type: 'invalid_request_error', code: 'parameter_invalid', param, message });
 
 export const providerA: ProviderFactory = (ctx: SandboxContext) => {
   const { store } = ctx;
@@ -68,7 +73,11 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
   }
 
   /** Authenticates, then runs the operation under the request's Idempotency-Key. */
-  async function guarded(request: SandboxRequest, operation: Parameters<typeof rejected>[0], run: (account: string) => Promise<Processed>) {
+  async function guarded(
+    request: SandboxRequest,
+    operation: Parameters<typeof rejected>[0],
+    run: (account: string) => Promise<Processed>,
+  ) {
     const auth = authenticate(request);
     if ('reply' in auth) {
       store.record({
@@ -152,7 +161,9 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
   }
 
   /** payment_method_data → card facts (card) or a wallet (link); the number is reduced to facts here. */
-  function method(body: Record<string, unknown>): { method: 'card' | 'wallet'; card: ReturnType<typeof cardFacts> | null } | string {
+  function method(
+    body: Record<string, unknown>,
+  ): { method: 'card' | 'wallet'; card: ReturnType<typeof cardFacts> | null } | string {
     const data = read.obj(body.payment_method_data);
     if (data.type === 'link') return { method: 'wallet', card: null };
     if (data.type !== 'card') return 'payment_method_data[type]';
@@ -184,7 +195,8 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
         const body = request.body ?? {};
         const amount = read.int(body.amount);
         const currency = read.str(body.currency);
-        if (amount === null || amount < 1) return rejected('authorize', 'invalid_amount', invalid('amount', 'Invalid positive integer'));
+        if (amount === null || amount < 1)
+          return rejected('authorize', 'invalid_amount', invalid('amount', 'Invalid positive integer'));
         if (!currency || !ISO_CURRENCY.test(currency))
           return rejected('authorize', 'invalid_currency', invalid('currency', 'Invalid currency'));
         const chosen = method(body);
@@ -246,9 +258,11 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
     .on('POST', '/v1/payment_intents/:id/capture', (request) =>
       guarded(request, 'capture', async (account) => {
         const payment = store.payments.get(request.params.id);
-        if (!payment || payment.account !== account) return rejected('capture', 'not_found', missing(request.params.id));
+        if (!payment || payment.account !== account)
+          return rejected('capture', 'not_found', missing(request.params.id));
         const result = capture(payment, read.int(request.body?.amount_to_capture));
-        if (!result.ok) return rejected('capture', result.error, stateError(payment, result.error), paymentFields(payment));
+        if (!result.ok)
+          return rejected('capture', result.error, stateError(payment, result.error), paymentFields(payment));
         return {
           reply: json(200, paymentIntent(payment, false)),
           entry: draft('capture', { ...paymentFields(payment, payment.capturedAmount), outcome: 'approved' }),
@@ -260,7 +274,8 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
         const payment = store.payments.get(request.params.id);
         if (!payment || payment.account !== account) return rejected('void', 'not_found', missing(request.params.id));
         const result = voidPayment(payment);
-        if (!result.ok) return rejected('void', result.error, stateError(payment, result.error), paymentFields(payment));
+        if (!result.ok)
+          return rejected('void', result.error, stateError(payment, result.error), paymentFields(payment));
         return {
           reply: json(200, paymentIntent(payment, false)),
           entry: draft('void', { ...paymentFields(payment), outcome: 'approved' }),
@@ -279,7 +294,8 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
           reference: read.str(read.obj(body.metadata).reference),
           asynchronous: false,
         });
-        if (!result.ok) return rejected('refund', result.error, stateError(payment, result.error), paymentFields(payment));
+        if (!result.ok)
+          return rejected('refund', result.error, stateError(payment, result.error), paymentFields(payment));
         const record = result.value;
         return {
           reply: json(200, refundObject(record)),
@@ -321,7 +337,8 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
   return {
     slug: 'provider_a',
     router,
-    accountOf: (credentials) => (typeof credentials.secret_key === 'string' ? accountFromSecret('acct_', credentials.secret_key) : null),
+    accountOf: (credentials) =>
+      typeof credentials.secret_key === 'string' ? accountFromSecret('acct_', credentials.secret_key) : null,
     webhook(event, payment, refundRecord, endpoint) {
       const type = {
         'payment.succeeded': 'payment_intent.succeeded',
@@ -337,7 +354,11 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
       if (refundRecord) object = refundObject(refundRecord);
       else if (event.type.startsWith('dispute.')) {
         const status =
-          event.disputeStatus === 'opened' ? 'needs_response' : event.disputeStatus === 'updated' ? 'under_review' : event.disputeStatus;
+          event.disputeStatus === 'opened'
+            ? 'needs_response'
+            : event.disputeStatus === 'updated'
+              ? 'under_review'
+              : event.disputeStatus;
         object = {
           id: `dp_${event.paymentId.slice(3)}`,
           object: 'dispute',

@@ -10,7 +10,15 @@ import { capture, refund, voidPayment, type SandboxContext } from '../engine';
 import { basic, header, json, read, Router, type Reply, type SandboxRequest } from '../http';
 import { idempotent, type Processed } from '../idempotency';
 import { randomChars, type Operation, type Payment } from '../store';
-import { authorizeFlow, draft, ISO_CURRENCY, looksInvalid, paymentFields, rejected, type ProviderFactory } from './common';
+import {
+  authorizeFlow,
+  draft,
+  ISO_CURRENCY,
+  looksInvalid,
+  paymentFields,
+  rejected,
+  type ProviderFactory,
+} from './common';
 
 const REFUSALS: Record<DeclineReason, { code: string; reason: string; raw: string }> = {
   do_not_honor: { code: '2', reason: 'Refused', raw: '05 : Do not honor' },
@@ -61,13 +69,20 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
     };
     const user = basic(request);
     if (!user || user.username.length < 3 || user.password.length < 8 || looksInvalid(user.username, user.password)) {
-      return refuse(rejected(operation, 'unauthorized', error(401, '000', 'HTTP Status Response - Unauthorized', 'security')));
+      return refuse(
+        rejected(operation, 'unauthorized', error(401, '000', 'HTTP Status Response - Unauthorized', 'security')),
+      );
     }
     const body = request.body;
-    if (!body) return refuse(rejected(operation, 'malformed', error(400, '702', 'Structure of the request is invalid', 'validation')));
+    if (!body)
+      return refuse(
+        rejected(operation, 'malformed', error(400, '702', 'Structure of the request is invalid', 'validation')),
+      );
     const account = read.str(body.merchantAccount);
     if (!account || account.length < 2 || looksInvalid(account)) {
-      return refuse(rejected(operation, 'invalid_merchant_account', error(403, '901', 'Invalid Merchant Account', 'security')));
+      return refuse(
+        rejected(operation, 'invalid_merchant_account', error(403, '901', 'Invalid Merchant Account', 'security')),
+      );
     }
     return idempotent(
       store,
@@ -94,7 +109,8 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
         ...(refusal ? { refusalReasonRaw: refusal.raw } : {}),
       },
     };
-    if (refusal) return { ...base, resultCode: 'Refused', refusalReason: refusal.reason, refusalReasonCode: refusal.code };
+    if (refusal)
+      return { ...base, resultCode: 'Refused', refusalReason: refusal.reason, refusalReasonCode: refusal.code };
     if (payment.instructions?.type === 'pix') {
       return {
         ...base,
@@ -180,7 +196,11 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
           return rejected('authorize', 'invalid_amount', error(422, '137', 'Invalid amount specified', 'validation'));
         const reference = read.str(body.reference);
         if (!reference)
-          return rejected('authorize', 'missing_reference', error(422, '130', "Required field 'reference' is not provided.", 'validation'));
+          return rejected(
+            'authorize',
+            'missing_reference',
+            error(422, '130', "Required field 'reference' is not provided.", 'validation'),
+          );
         const pm = read.obj(body.paymentMethod);
         const type = read.str(pm.type);
         let chosen: { method: 'card' | 'pix' | 'boleto'; card: ReturnType<typeof cardFacts> | null };
@@ -193,9 +213,18 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
           chosen = { method: 'card', card: cardFacts({ number, expMonth, expYear }) };
         } else if (type === 'pix' || type === 'boletobancario') {
           if (currency.toUpperCase() !== 'BRL')
-            return rejected('authorize', 'invalid_currency', error(422, '137', 'Invalid amount specified', 'validation'));
+            return rejected(
+              'authorize',
+              'invalid_currency',
+              error(422, '137', 'Invalid amount specified', 'validation'),
+            );
           chosen = { method: type === 'pix' ? 'pix' : 'boleto', card: null };
-        } else return rejected('authorize', 'unsupported_method', error(422, '905', 'Payment details are not supported', 'configuration'));
+        } else
+          return rejected(
+            'authorize',
+            'unsupported_method',
+            error(422, '905', 'Payment details are not supported', 'configuration'),
+          );
         if (value === 0 && chosen.method !== 'card')
           return rejected('authorize', 'invalid_amount', error(422, '137', 'Invalid amount specified', 'validation'));
         const manual = read.obj(body.additionalData).manualCapture === 'true';
@@ -236,7 +265,8 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
   return {
     slug: 'provider_b',
     router,
-    accountOf: (credentials) => (typeof credentials.merchant_account === 'string' ? credentials.merchant_account : null),
+    accountOf: (credentials) =>
+      typeof credentials.merchant_account === 'string' ? credentials.merchant_account : null,
     webhook(event, payment, refundRecord, endpoint) {
       const secret = parseSecret(endpoint.secret);
       const [eventCode, success] =
@@ -252,14 +282,19 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
         pspReference: refundRecord?.id ?? event.paymentId,
         ...(refundRecord ? { originalReference: event.paymentId } : {}),
         paymentMethod:
-          payment?.method === 'card' ? payment.cardBrand : payment?.method === 'boleto' ? 'boletobancario' : (payment?.method ?? ''),
+          payment?.method === 'card'
+            ? payment.cardBrand
+            : payment?.method === 'boleto'
+              ? 'boletobancario'
+              : (payment?.method ?? ''),
         reason: success === 'false' ? 'Refused' : '',
         success,
       };
       if (secret?.hmac_key) item.additionalData = { hmacSignature: notificationHmac(item, secret.hmac_key) };
       const body = JSON.stringify({ live: 'false', notificationItems: [{ NotificationRequestItem: item }] });
       const headers: Record<string, string> = {};
-      if (secret) headers.authorization = `Basic ${Buffer.from(`${secret.username}:${secret.password}`).toString('base64')}`;
+      if (secret)
+        headers.authorization = `Basic ${Buffer.from(`${secret.username}:${secret.password}`).toString('base64')}`;
       return { headers, body };
     },
   };

@@ -33,7 +33,10 @@ const decimal = (amount: number, currency: string) => Number(minorToDecimal(amou
 function methodIds(payment: Payment): { payment_method_id: string | null; payment_type_id: string } {
   if (payment.method === 'pix') return { payment_method_id: 'pix', payment_type_id: 'bank_transfer' };
   if (payment.method === 'wallet') return { payment_method_id: 'account_money', payment_type_id: 'account_money' };
-  return { payment_method_id: payment.cardBrand === 'mastercard' ? 'master' : payment.cardBrand, payment_type_id: 'credit_card' };
+  return {
+    payment_method_id: payment.cardBrand === 'mastercard' ? 'master' : payment.cardBrand,
+    payment_type_id: 'credit_card',
+  };
 }
 
 export function paymentObject(payment: Payment): Record<string, unknown> {
@@ -86,7 +89,12 @@ export function numberFrom(seed: string, hexDigits = 12): number {
 }
 
 /** The notification body: type payment | refund | chargebacks, with the resource's state inlined in `data`. */
-export function renderWebhook(event: SandboxEvent, payment: Payment | null, refund: Refund | null, secret: string): RenderedWebhook {
+export function renderWebhook(
+  event: SandboxEvent,
+  payment: Payment | null,
+  refund: Refund | null,
+  secret: string,
+): RenderedWebhook {
   let type = 'payment';
   let action = 'payment.updated';
   let data: Record<string, unknown> = { ...(payment ? paymentObject(payment) : {}), id: event.paymentId };

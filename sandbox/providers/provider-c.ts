@@ -11,11 +11,23 @@ import { bearer, header, json, read, Router, type Reply, type SandboxRequest } f
 import { idempotent, type Processed } from '../idempotency';
 import { decimalToMinor } from '../money';
 import { numericId, randomHex, type Operation, type Payment } from '../store';
-import { accountFromSecret, authorizeFlow, draft, looksInvalid, paymentFields, rejected, type ProviderFactory } from './common';
+import {
+  accountFromSecret,
+  authorizeFlow,
+  draft,
+  looksInvalid,
+  paymentFields,
+  rejected,
+  type ProviderFactory,
+} from './common';
 import { numberFrom, paymentObject, refundObject, renderWebhook } from './provider-c-shapes';
 
-const error = (status: number, message: string, code: string, cause: { code: string; description: string }[] = []): Reply =>
-  json(status, { message, error: code, status, cause });
+const error = (
+  status: number,
+  message: string,
+  code: string,
+  cause: { code: string; description: string }[] = [],
+): Reply => json(status, { message, error: code, status, cause });
 /** A 400 naming one cause, as the real API reports field problems. */
 const badRequest = (message: string, cause: string, description: string) =>
   error(400, message, 'bad_request', [{ code: cause, description }]);
@@ -41,14 +53,27 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
     const key = request.method === 'GET' ? null : (header(request, 'x-idempotency-key') ?? null);
     const refuse = (processed: Processed) => {
       const status = (processed.reply as Reply).status;
-      store.record({ provider: 'provider_c', account: null, idempotency_key: key, http_status: status, ...processed.entry });
+      store.record({
+        provider: 'provider_c',
+        account: null,
+        idempotency_key: key,
+        http_status: status,
+        ...processed.entry,
+      });
       return processed.reply;
     };
     const account = authenticate(request);
-    if (!account) return refuse(rejected(operation, 'unauthorized', error(401, 'invalid access token', 'unauthorized')));
+    if (!account)
+      return refuse(rejected(operation, 'unauthorized', error(401, 'invalid access token', 'unauthorized')));
     if (!request.body) return refuse(rejected(operation, 'malformed', error(400, 'invalid json', 'bad_request')));
     if (needsKey && !key)
-      return refuse(rejected(operation, 'missing_idempotency_key', error(400, "Header X-Idempotency-Key can't be null", 'bad_request')));
+      return refuse(
+        rejected(
+          operation,
+          'missing_idempotency_key',
+          error(400, "Header X-Idempotency-Key can't be null", 'bad_request'),
+        ),
+      );
     const body = request.body;
     // Card tokens are single use, so a retry necessarily carries a new one: the key is bound to everything else.
     const { token: _token, ...bound } = body;
@@ -111,7 +136,11 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
     if (!number || !/^\d{12,19}$/.test(number))
       return rejected('tokenize', 'invalid_number', badRequest('invalid parameters', 'E301', 'card_number invalid'));
     if (expMonth === null || expYear === null)
-      return rejected('tokenize', 'invalid_expiry', badRequest('invalid parameters', '208', 'expiration_month invalid'));
+      return rejected(
+        'tokenize',
+        'invalid_expiry',
+        badRequest('invalid parameters', '208', 'expiration_month invalid'),
+      );
     const facts = cardFacts({ number, expMonth, expYear });
     const id = randomHex(16);
     store.cardTokens.set(id, { ...facts, expMonth, expYear });
@@ -134,7 +163,11 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
     const currency = (read.str(body.currency_id) ?? 'BRL').toUpperCase();
     const amount = decimalToMinor(body.transaction_amount, currency);
     if (amount === null || amount < 1)
-      return rejected('authorize', 'invalid_amount', badRequest('Invalid transaction_amount', '4037', 'Invalid transaction_amount'));
+      return rejected(
+        'authorize',
+        'invalid_amount',
+        badRequest('Invalid transaction_amount', '4037', 'Invalid transaction_amount'),
+      );
     const methodId = read.str(body.payment_method_id) ?? '';
     let method: 'card' | 'pix' | 'wallet';
     let card: CardFacts | null = null;
@@ -143,13 +176,27 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
     else if (CARD_BRANDS.has(methodId)) {
       const tokenId = read.str(body.token) ?? '';
       const token = store.cardTokens.get(tokenId);
-      if (!token) return rejected('authorize', 'invalid_token', badRequest('Invalid card_token_id', '2006', 'Card Token not found'));
+      if (!token)
+        return rejected(
+          'authorize',
+          'invalid_token',
+          badRequest('Invalid card_token_id', '2006', 'Card Token not found'),
+        );
       store.cardTokens.delete(tokenId); // single use, like the real thing
       method = 'card';
       card = { scenario: token.scenario, brand: token.brand, last4: token.last4 };
-    } else return rejected('authorize', 'unsupported_method', badRequest('Invalid payment_method_id', '4020', 'payment_method_id invalid'));
+    } else
+      return rejected(
+        'authorize',
+        'unsupported_method',
+        badRequest('Invalid payment_method_id', '4020', 'payment_method_id invalid'),
+      );
     if (method === 'pix' && currency !== 'BRL')
-      return rejected('authorize', 'invalid_currency', badRequest('Invalid currency_id', '4018', 'currency_id invalid'));
+      return rejected(
+        'authorize',
+        'invalid_currency',
+        badRequest('Invalid currency_id', '4018', 'currency_id invalid'),
+      );
     return authorizeFlow(ctx, {
       operation: 'authorize',
       serverError,
@@ -177,7 +224,8 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
       if (!payment) return rejected(operation, 'not_found', notFound());
       if (operation === 'capture' && body.capture !== true)
         return rejected('capture', 'invalid_request', error(400, 'Nothing to update', 'bad_request'));
-      const amount = body.transaction_amount === undefined ? null : decimalToMinor(body.transaction_amount, payment.currency);
+      const amount =
+        body.transaction_amount === undefined ? null : decimalToMinor(body.transaction_amount, payment.currency);
       const result = operation === 'void' ? voidPayment(payment) : capture(payment, amount);
       if (!result.ok)
         return rejected(
@@ -196,7 +244,12 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
       const payment = owned(account, id);
       if (!payment) return rejected('refund', 'not_found', notFound());
       const amount = body.amount === undefined ? null : decimalToMinor(body.amount, payment.currency);
-      const result = refund(ctx, payment, { id: numericId(12), amount, reference: read.str(body.external_reference), asynchronous: false });
+      const result = refund(ctx, payment, {
+        id: numericId(12),
+        amount,
+        reference: read.str(body.external_reference),
+        asynchronous: false,
+      });
       if (!result.ok)
         return rejected(
           'refund',
@@ -224,11 +277,16 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
       guarded(request, 'lookup', async (account) => {
         const payment = owned(account, request.params.id);
         if (!payment) return rejected('lookup', 'not_found', notFound());
-        return { reply: json(200, paymentObject(payment)), entry: draft('lookup', { ...paymentFields(payment), outcome: 'approved' }) };
+        return {
+          reply: json(200, paymentObject(payment)),
+          entry: draft('lookup', { ...paymentFields(payment), outcome: 'approved' }),
+        };
       }),
     )
     .on('PUT', '/v1/payments/:id', (request) => guarded(request, 'capture', update(request.params.id)))
-    .on('POST', '/v1/payments/:id/refunds', (request) => guarded(request, 'refund', refundPayment(request.params.id), true))
+    .on('POST', '/v1/payments/:id/refunds', (request) =>
+      guarded(request, 'refund', refundPayment(request.params.id), true),
+    )
     .on('GET', '/v1/users/me', (request) =>
       guarded(request, 'test_credentials', async (account) => ({
         reply: json(200, { id: numberFrom(account, 10), nickname: 'SANDBOX_SELLER', site_id: 'MLB', live_mode: false }),

@@ -12,7 +12,15 @@ import { read, Router, type Reply, type SandboxRequest } from '../http';
 import { idempotent, type Processed } from '../idempotency';
 import { decimalToMinor, minorToDecimal } from '../money';
 import { numericId, type Operation, type Payment } from '../store';
-import { authorizeFlow, draft, ISO_CURRENCY, looksInvalid, paymentFields, rejected, type ProviderFactory } from './common';
+import {
+  authorizeFlow,
+  draft,
+  ISO_CURRENCY,
+  looksInvalid,
+  paymentFields,
+  rejected,
+  type ProviderFactory,
+} from './common';
 
 /** Decline → [responseCode, reasonCode, text]. Invalid data is responseCode 3 (error), declines 2. */
 const DECLINES: Record<DeclineReason, [string, string, string]> = {
@@ -54,7 +62,14 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
 
   function transactionReply(
     refId: string | null,
-    fields: { responseCode: string; reasonCode: string; text: string; transId: string; refTransId?: string; payment?: Payment },
+    fields: {
+      responseCode: string;
+      reasonCode: string;
+      text: string;
+      transId: string;
+      refTransId?: string;
+      payment?: Payment;
+    },
   ): Reply {
     const approved = fields.responseCode === '1';
     const { payment } = fields;
@@ -77,7 +92,9 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
         ...(payment?.reference ? { userFields: [{ name: 'reference', value: payment.reference }] } : {}),
       },
       refId,
-      messages: approved ? ok : { resultCode: 'Error', message: [{ code: 'E00027', text: 'The transaction was unsuccessful.' }] },
+      messages: approved
+        ? ok
+        : { resultCode: 'Error', message: [{ code: 'E00027', text: 'The transaction was unsuccessful.' }] },
     });
   }
 
@@ -86,7 +103,16 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
     const auth = read.obj(request.merchantAuthentication);
     const name = read.str(auth.name);
     const key = read.str(auth.transactionKey);
-    if (!name || name.length < 4 || name.length > 64 || !key || key.length < 8 || key.length > 64 || looksInvalid(name, key)) return null;
+    if (
+      !name ||
+      name.length < 4 ||
+      name.length > 64 ||
+      !key ||
+      key.length < 8 ||
+      key.length > 64 ||
+      looksInvalid(name, key)
+    )
+      return null;
     return name;
   }
 
@@ -164,7 +190,12 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
     );
   }
 
-  async function transact(account: string, refId: string | null, operation: Operation, tx: Record<string, unknown>): Promise<Processed> {
+  async function transact(
+    account: string,
+    refId: string | null,
+    operation: Operation,
+    tx: Record<string, unknown>,
+  ): Promise<Processed> {
     const type = read.str(tx.transactionType) ?? '';
     const currency = (read.str(tx.currencyCode) ?? 'USD').toUpperCase();
     const fail = (reasonCode: string, text: string, payment?: Payment) =>
@@ -177,7 +208,8 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
     if (!ISO_CURRENCY.test(currency)) return fail('5', 'A valid amount is required.');
     if (type === 'authCaptureTransaction' || type === 'authOnlyTransaction') {
       const amount = decimalToMinor(tx.amount, currency);
-      if (amount === null || (amount === 0 && type === 'authCaptureTransaction')) return fail('5', 'A valid amount is required.');
+      if (amount === null || (amount === 0 && type === 'authCaptureTransaction'))
+        return fail('5', 'A valid amount is required.');
       const card = read.obj(read.obj(tx.payment).creditCard);
       const number = read.str(card.cardNumber);
       const expiry = parseExpiry(read.str(card.expirationDate));
@@ -203,7 +235,13 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
           const [responseCode, reasonCode, text] = payment.declineReason
             ? DECLINES[payment.declineReason]
             : ['1', '1', 'This transaction has been approved.'];
-          return transactionReply(refId, { responseCode, reasonCode, text, transId: responseCode === '3' ? '0' : payment.id, payment });
+          return transactionReply(refId, {
+            responseCode,
+            reasonCode,
+            text,
+            transId: responseCode === '3' ? '0' : payment.id,
+            payment,
+          });
         },
       });
     }
@@ -214,10 +252,16 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
       const result = type === 'voidTransaction' ? voidPayment(payment) : capture(payment, amount);
       if (!result.ok) {
         return result.error === 'amount_too_large'
-          ? fail('47', 'The amount requested for settlement cannot be greater than the original amount authorized.', payment)
+          ? fail(
+              '47',
+              'The amount requested for settlement cannot be greater than the original amount authorized.',
+              payment,
+            )
           : fail(
               type === 'voidTransaction' ? '310' : '311',
-              type === 'voidTransaction' ? 'This transaction has already been voided.' : 'This transaction has already been captured.',
+              type === 'voidTransaction'
+                ? 'This transaction has already been voided.'
+                : 'This transaction has already been captured.',
               payment,
             );
       }
@@ -241,7 +285,12 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
       if ((read.str(card.cardNumber) ?? '').slice(-4) !== payment.cardLast4)
         return fail('54', 'The referenced transaction does not meet the criteria for issuing a credit.', payment);
       const amount = decimalToMinor(tx.amount, payment.currency);
-      const result = refund(ctx, payment, { id: numericId(11), amount, reference: referenceOf(tx), asynchronous: false });
+      const result = refund(ctx, payment, {
+        id: numericId(11),
+        amount,
+        reference: referenceOf(tx),
+        asynchronous: false,
+      });
       if (!result.ok)
         return fail(
           result.error === 'amount_too_large' ? '55' : '54',
@@ -252,9 +301,18 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
         );
       const record = result.value;
       const [responseCode, reasonCode, text] =
-        record.state === 'failed' ? ['2', '2', 'This transaction has been declined.'] : ['1', '1', 'This transaction has been approved.'];
+        record.state === 'failed'
+          ? ['2', '2', 'This transaction has been declined.']
+          : ['1', '1', 'This transaction has been approved.'];
       return {
-        reply: transactionReply(refId, { responseCode, reasonCode, text, transId: record.id, refTransId: payment.id, payment }),
+        reply: transactionReply(refId, {
+          responseCode,
+          reasonCode,
+          text,
+          transId: record.id,
+          refTransId: payment.id,
+          payment,
+        }),
         entry: draft('refund', {
           ...paymentFields(payment, record.amount),
           reference: record.reference,
@@ -292,7 +350,11 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
         authAmount: minorToDecimal(payment.amount, payment.currency),
         settleAmount: minorToDecimal(payment.capturedAmount, payment.currency),
         payment: {
-          creditCard: { cardNumber: `XXXX${payment.cardLast4}`, expirationDate: 'XXXX', cardType: cardType(payment.cardBrand ?? '') },
+          creditCard: {
+            cardNumber: `XXXX${payment.cardLast4}`,
+            expirationDate: 'XXXX',
+            cardType: cardType(payment.cardBrand ?? ''),
+          },
         },
       },
       messages: ok,
@@ -341,7 +403,9 @@ export function anetSignature(body: string, signatureKey: string): string {
 /** Our reference travels in userFields (Authorize.net echoes them back). */
 function referenceOf(tx: Record<string, unknown>): string | null {
   const fields = read.obj(tx.userFields).userField;
-  return read.str((Array.isArray(fields) ? fields : []).map(read.obj).find((field) => field.name === 'reference')?.value);
+  return read.str(
+    (Array.isArray(fields) ? fields : []).map(read.obj).find((field) => field.name === 'reference')?.value,
+  );
 }
 
 /** 'YYYY-MM' or 'MMYY'. */
@@ -354,8 +418,14 @@ function parseExpiry(value: string | null): { expMonth: number; expYear: number 
 
 function cardType(brand: string): string {
   return (
-    { visa: 'Visa', mastercard: 'MasterCard', amex: 'AmericanExpress', discover: 'Discover', diners: 'DinersClub', jcb: 'JCB' }[brand] ??
-    'Other'
+    {
+      visa: 'Visa',
+      mastercard: 'MasterCard',
+      amex: 'AmericanExpress',
+      discover: 'Discover',
+      diners: 'DinersClub',
+      jcb: 'JCB',
+    }[brand] ?? 'Other'
   );
 }
 

@@ -50,7 +50,7 @@ export async function stopProcess(pid: number, signal: NodeJS.Signals, graceMs =
   } catch {
     return; // already gone
   }
-  for (const deadline = Date.now() + graceMs; !gone(); ) {
+  for (const deadline = Date.now() + graceMs; !gone();) {
     if (Date.now() > deadline) {
       process.kill(pid, 'SIGKILL');
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -72,7 +72,7 @@ export function portInUse(port: number): Promise<boolean> {
 }
 
 export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await portInUse(port)); ) {
+  for (const deadline = Date.now() + timeoutMs; !(await portInUse(port));) {
     if (Date.now() > deadline) throw new Error(`nothing listened on port ${port} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

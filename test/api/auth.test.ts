@@ -33,12 +33,16 @@ describe('API-key authentication (401)', () => {
 
   it('rejects a revoked key', async () => {
     const key = await keyWithScopes(tenant, ['customers:read']);
-    await stack().orm.em.fork().execute(`update api_keys set status = 'revoked', revoked_at = now() where secret_hash = ?`, [hashSecret(key)]);
+    await stack()
+      .orm.em.fork()
+      .execute(`update api_keys set status = 'revoked', revoked_at = now() where secret_hash = ?`, [hashSecret(key)]);
     expect401(await api.get('/customers', { key }));
   });
 
   it('stores only a hash of each key', async () => {
-    const rows = await stack().orm.em.fork().execute('select * from api_keys where organization_id = ?', [tenant.organization_id]);
+    const rows = await stack()
+      .orm.em.fork()
+      .execute('select * from api_keys where organization_id = ?', [tenant.organization_id]);
     const dump = JSON.stringify(rows);
     for (const key of [tenant.merchant_secret_key, tenant.organization_secret_key, tenant.merchant_public_key]) {
       expect(dump).to.not.include(key);
@@ -68,7 +72,9 @@ describe('API-key authorization (403)', () => {
   });
 
   it('refuses an organization key on a merchant-key-only endpoint', async () => {
-    expect403(await api.get('/customers', { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } }));
+    expect403(
+      await api.get('/customers', { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } }),
+    );
   });
 
   it('refuses an organization key that does not name merchant_id', async () => {
@@ -77,12 +83,22 @@ describe('API-key authorization (403)', () => {
 
   it("refuses an organization key naming another organization's merchant", async () => {
     const other = await createTenant();
-    expect403(await api.delete('/customers/cust_000000000000000000000000', { key: tenant.organization_secret_key, query: { merchant_id: other.merchant_id } }));
+    expect403(
+      await api.delete('/customers/cust_000000000000000000000000', {
+        key: tenant.organization_secret_key,
+        query: { merchant_id: other.merchant_id },
+      }),
+    );
   });
 
   it('refuses a merchant key that names a different merchant', async () => {
     const sibling = await addMerchant(tenant);
-    expect403(await api.delete('/customers/cust_000000000000000000000000', { key: tenant.merchant_secret_key, query: { merchant_id: sibling.merchantId } }));
+    expect403(
+      await api.delete('/customers/cust_000000000000000000000000', {
+        key: tenant.merchant_secret_key,
+        query: { merchant_id: sibling.merchantId },
+      }),
+    );
   });
 
   it('gives each merchant key its own merchant: a sibling merchant sees none of the data', async () => {

@@ -13,7 +13,8 @@ describe('GET /api/v1/sessions/checkout', () => {
     tenant = await createTenant();
     await cardConnector(tenant, 'provider_b', { config: { card_brands: ['visa', 'mastercard'] } });
   });
-  const read = (sessionId: string | undefined, key = tenant.merchant_public_key) => api.get('/sessions/checkout', { headers: publicHeaders(key, sessionId) });
+  const read = (sessionId: string | undefined, key = tenant.merchant_public_key) =>
+    api.get('/sessions/checkout', { headers: publicHeaders(key, sessionId) });
 
   it('returns {checkout, paymentMethods, savedInstruments} exactly as specified, in camelCase', async () => {
     const { session: checkout } = await newSession(tenant);
@@ -21,27 +22,67 @@ describe('GET /api/v1/sessions/checkout', () => {
     const res = await read(session.sessionId);
     expect(res.status, res.text).to.equal(200);
     expect(res.body).to.have.all.keys(['checkout', 'paymentMethods', 'savedInstruments']);
-    expect(res.body.checkout).to.have.all.keys(['id', 'merchantId', 'offerId', 'customerId', 'customerEmail', 'customerName', 'selectedCurrency', 'status',
-      'externalSessionId', 'expiresAt', 'completedAt', 'createdAt', 'updatedAt', 'items']);
-    expect(res.body.checkout).to.include({ id: checkout.id, merchantId: tenant.merchant_id, offerId: checkout.offer_id, customerId: checkout.customer_id, status: checkout.status });
+    expect(res.body.checkout).to.have.all.keys([
+      'id',
+      'merchantId',
+      'offerId',
+      'customerId',
+      'customerEmail',
+      'customerName',
+      'selectedCurrency',
+      'status',
+      'externalSessionId',
+      'expiresAt',
+      'completedAt',
+      'createdAt',
+      'updatedAt',
+      'items',
+    ]);
+    expect(res.body.checkout).to.include({
+      id: checkout.id,
+      merchantId: tenant.merchant_id,
+      offerId: checkout.offer_id,
+      customerId: checkout.customer_id,
+      status: checkout.status,
+    });
     const [item] = res.body.checkout.items;
-    expect(item).to.have.all.keys(['id', 'checkoutSessionId', 'offerId', 'currency', 'amount', 'firstChargeAmount', 'quantity', 'installments', 'createdAt']);
-    expect(item).to.include({ id: checkout.items![0].id, checkoutSessionId: checkout.id, amount: checkout.items![0].amount });
+    expect(item).to.have.all.keys([
+      'id',
+      'checkoutSessionId',
+      'offerId',
+      'currency',
+      'amount',
+      'firstChargeAmount',
+      'quantity',
+      'installments',
+      'createdAt',
+    ]);
+    expect(item).to.include({
+      id: checkout.items![0].id,
+      checkoutSessionId: checkout.id,
+      amount: checkout.items![0].amount,
+    });
     expect(res.body.paymentMethods).to.deep.equal({
-      cards: true, pix: true, wallet: false, cardBrands: ['visa', 'mastercard'], installmentsSupported: true,
+      cards: true,
+      pix: true,
+      wallet: false,
+      cardBrands: ['visa', 'mastercard'],
+      installmentsSupported: true,
       installmentOptions: { credit_card: { min: 1, max: 12 }, debit_card: null, pix: null, boleto: null, wallet: null },
     });
     expect(res.body.savedInstruments).to.deep.equal([]);
   });
 
-  it('lists the checkout customer\'s chargeable saved cards only', async () => {
+  it("lists the checkout customer's chargeable saved cards only", async () => {
     const { session: checkout } = await newSession(tenant);
     const visa = await saveCard(tenant, checkout.customer_id!, CARDS.visa);
     const master = await saveCard(tenant, checkout.customer_id!, CARDS.mastercard);
     await stack().orm.em.fork().execute(`update payment_instruments set status = 'revoked' where id = ?`, [master.id]);
     const session = await openSession(tenant, { checkoutSessionId: checkout.id });
     const res = await read(session.sessionId);
-    expect(res.body.savedInstruments).to.deep.equal([{ id: visa.id, instrumentType: 'card', brand: 'visa', last4: '4242', expMonth: 12, expYear: visa.exp_year }]);
+    expect(res.body.savedInstruments).to.deep.equal([
+      { id: visa.id, instrumentType: 'card', brand: 'visa', last4: '4242', expMonth: 12, expYear: visa.exp_year },
+    ]);
   });
 
   it('answers 404 when the browser session was opened without a checkout session', async () => {
@@ -49,13 +90,18 @@ describe('GET /api/v1/sessions/checkout', () => {
     expectError(await read(session.sessionId), 404, 'not_found_error');
   });
 
-  it('requires X-Session-Id (400), refuses another merchant\'s session (400) and an expired one (422)', async () => {
+  it("requires X-Session-Id (400), refuses another merchant's session (400) and an expired one (422)", async () => {
     expectFieldErrors(await read(undefined), ['X-Session-Id']);
     const { session: checkout } = await newSession(tenant);
     const session = await openSession(tenant, { checkoutSessionId: checkout.id });
     const stranger = await createTenant();
     expectFieldErrors(await read(session.sessionId, stranger.merchant_public_key), ['X-Session-Id']);
-    await stack().orm.em.fork().execute('update browser_sessions set expires_at = ? where id = ?', [new Date(Date.now() - 1000), session.sessionId]);
+    await stack()
+      .orm.em.fork()
+      .execute('update browser_sessions set expires_at = ? where id = ?', [
+        new Date(Date.now() - 1000),
+        session.sessionId,
+      ]);
     expectError(await read(session.sessionId), 422, 'business_rule_error', 'BROWSER_SESSION_EXPIRED');
   });
 });

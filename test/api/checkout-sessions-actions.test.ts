@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import { api } from '../helpers/http';
-import { addMerchant, createTenant, customerInput, keyWithScopes, uniqueEmail, type Tenant } from '../helpers/factories';
+import {
+  addMerchant,
+  createTenant,
+  customerInput,
+  keyWithScopes,
+  uniqueEmail,
+  type Tenant,
+} from '../helpers/factories';
 import { expectError, expectFieldErrors, expectWrapped } from '../helpers/envelope';
 import { HOUR, inFuture, newSession, setStored, type SessionData } from '../helpers/checkout';
 import { stack } from '../helpers/stack';
@@ -20,22 +27,44 @@ describe('POST /api/v1/checkout-sessions/:id/identify', () => {
     await setStored(session.id, { status: 'initiated', customer_id: null });
   });
 
-  const identify = (body: Record<string, unknown>, id = session.id, key = tenant.merchant_secret_key, query?: Record<string, string>) =>
-    api.post(`/checkout-sessions/${id}/identify`, { key, body, query });
+  const identify = (
+    body: Record<string, unknown>,
+    id = session.id,
+    key = tenant.merchant_secret_key,
+    query?: Record<string, string>,
+  ) => api.post(`/checkout-sessions/${id}/identify`, { key, body, query });
 
   it('creates the customer from an email alone and moves initiated to customer_identified', async () => {
-    const data = expectWrapped(await identify({ customer_email: 'New.Person@Example.com', customer_name: 'New Person' }), 200);
-    expect(data).to.include({ status: 'customer_identified', customer_email: 'new.person@example.com', customer_name: 'New Person' });
+    const data = expectWrapped(
+      await identify({ customer_email: 'New.Person@Example.com', customer_name: 'New Person' }),
+      200,
+    );
+    expect(data).to.include({
+      status: 'customer_identified',
+      customer_email: 'new.person@example.com',
+      customer_name: 'New Person',
+    });
     expect(data.items).to.have.length(1);
     const customer = await api.get(`/customers/${data.customer_id}`, { key: tenant.merchant_secret_key });
-    expect(expectWrapped(customer, 200)).to.include({ email: 'new.person@example.com', name: 'New Person', phone: null });
+    expect(expectWrapped(customer, 200)).to.include({
+      email: 'new.person@example.com',
+      name: 'New Person',
+      phone: null,
+    });
   });
 
   it("looks up the merchant's existing customer by email instead of creating another", async () => {
     const email = uniqueEmail();
-    const existing = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput({ email, name: 'Known' }) });
+    const existing = await api.post('/customers', {
+      key: tenant.merchant_secret_key,
+      body: customerInput({ email, name: 'Known' }),
+    });
     const count = async () =>
-      (await stack().orm.em.fork().execute('select count(*)::int as n from customers where merchant_id = ?', [tenant.merchant_id]))[0].n;
+      (
+        await stack()
+          .orm.em.fork()
+          .execute('select count(*)::int as n from customers where merchant_id = ?', [tenant.merchant_id])
+      )[0].n;
     const before = await count();
     const data = expectWrapped(await identify({ customer_email: email.toUpperCase() }), 200);
     expect(data).to.include({ customer_id: existing.body.data.id, customer_name: 'Known' });
@@ -43,9 +72,19 @@ describe('POST /api/v1/checkout-sessions/:id/identify', () => {
   });
 
   it('identifies by customer_id; customer_name, when sent, is the name on the session', async () => {
-    const customer = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput({ name: 'Stored Name' }) });
-    const data = expectWrapped(await identify({ customer_id: customer.body.data.id, customer_name: 'Checkout Name' }), 200);
-    expect(data).to.include({ customer_id: customer.body.data.id, customer_email: customer.body.data.email, customer_name: 'Checkout Name' });
+    const customer = await api.post('/customers', {
+      key: tenant.merchant_secret_key,
+      body: customerInput({ name: 'Stored Name' }),
+    });
+    const data = expectWrapped(
+      await identify({ customer_id: customer.body.data.id, customer_name: 'Checkout Name' }),
+      200,
+    );
+    expect(data).to.include({
+      customer_id: customer.body.data.id,
+      customer_email: customer.body.data.email,
+      customer_name: 'Checkout Name',
+    });
   });
 
   it('records a customer_identified event', async () => {
@@ -62,7 +101,9 @@ describe('POST /api/v1/checkout-sessions/:id/identify', () => {
   it('requires customer_email when customer_id is absent, and refuses both at once (400)', async () => {
     expectFieldErrors(await identify({ customer_name: 'Only a name' }), ['customer_email']);
     const customer = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput() });
-    expectFieldErrors(await identify({ customer_id: customer.body.data.id, customer_email: uniqueEmail() }), ['customer_email']);
+    expectFieldErrors(await identify({ customer_id: customer.body.data.id, customer_email: uniqueEmail() }), [
+      'customer_email',
+    ]);
   });
 
   it("rejects another merchant's customer_id with 400 and a malformed email with 400", async () => {
@@ -75,15 +116,27 @@ describe('POST /api/v1/checkout-sessions/:id/identify', () => {
   for (const status of ['abandoned', 'completed', 'expired', 'payment_pending']) {
     it(`rejects a session in status ${status} with 422 INVALID_STATE_TRANSITION and changes nothing`, async () => {
       await setStored(session.id, { status });
-      expectError(await identify({ customer_email: uniqueEmail() }), 422, 'business_rule_error', 'INVALID_STATE_TRANSITION');
-      const [row] = await stack().orm.em.fork().execute('select count(*)::int as n from customers where merchant_id = ?', [tenant.merchant_id]);
+      expectError(
+        await identify({ customer_email: uniqueEmail() }),
+        422,
+        'business_rule_error',
+        'INVALID_STATE_TRANSITION',
+      );
+      const [row] = await stack()
+        .orm.em.fork()
+        .execute('select count(*)::int as n from customers where merchant_id = ?', [tenant.merchant_id]);
       expect(row.n).to.equal(1); // only the customer the session was created with
     });
   }
 
   it('rejects a session whose expires_at has passed with 422', async () => {
     await setStored(session.id, { expires_at: new Date(Date.now() - 1000) });
-    expectError(await identify({ customer_email: uniqueEmail() }), 422, 'business_rule_error', 'INVALID_STATE_TRANSITION');
+    expectError(
+      await identify({ customer_email: uniqueEmail() }),
+      422,
+      'business_rule_error',
+      'INVALID_STATE_TRANSITION',
+    );
   });
 
   it("returns 404 for another merchant's session", async () => {
@@ -94,14 +147,26 @@ describe('POST /api/v1/checkout-sessions/:id/identify', () => {
 
   it('accepts an organization key with merchant_id (query or body)', async () => {
     const org = tenant.organization_secret_key;
-    expectWrapped(await identify({ customer_email: uniqueEmail() }, session.id, org, { merchant_id: tenant.merchant_id }), 200);
-    expectWrapped(await identify({ customer_email: uniqueEmail(), merchant_id: tenant.merchant_id }, session.id, org), 200);
+    expectWrapped(
+      await identify({ customer_email: uniqueEmail() }, session.id, org, { merchant_id: tenant.merchant_id }),
+      200,
+    );
+    expectWrapped(
+      await identify({ customer_email: uniqueEmail(), merchant_id: tenant.merchant_id }, session.id, org),
+      200,
+    );
     const sibling = await addMerchant(tenant);
-    expectError(await identify({ customer_email: uniqueEmail() }, session.id, org, { merchant_id: sibling.merchantId }), 404);
+    expectError(
+      await identify({ customer_email: uniqueEmail() }, session.id, org, { merchant_id: sibling.merchantId }),
+      404,
+    );
   });
 
   it('refuses a key without checkout:write with 403', async () => {
-    expectError(await identify({ customer_email: uniqueEmail() }, session.id, await keyWithScopes(tenant, ['checkout:read'])), 403);
+    expectError(
+      await identify({ customer_email: uniqueEmail() }, session.id, await keyWithScopes(tenant, ['checkout:read'])),
+      403,
+    );
   });
 });
 
@@ -148,7 +213,10 @@ describe('POST /api/v1/checkout-sessions/:id/abandon', () => {
   });
 
   it('takes no body (400 when one is sent)', async () => {
-    const res = await api.post(`/checkout-sessions/${session.id}/abandon`, { key: tenant.merchant_secret_key, body: { reason: 'x' } });
+    const res = await api.post(`/checkout-sessions/${session.id}/abandon`, {
+      key: tenant.merchant_secret_key,
+      body: { reason: 'x' },
+    });
     expectError(res, 400, 'validation_error');
   });
 

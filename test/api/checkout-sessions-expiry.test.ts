@@ -9,11 +9,13 @@ import { stack } from '../helpers/stack';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../../workflows/definitions';
 
 const MERCHANT_ID = SEARCH_ATTRIBUTE_KEYS.MerchantId;
-const handleOf = (sessionId: string) => stack().api.deps.temporal.client.workflow.getHandle(`checkout-expiry-${sessionId}`);
+const handleOf = (sessionId: string) =>
+  stack().api.deps.temporal.client.workflow.getHandle(`checkout-expiry-${sessionId}`);
 
 async function signalsReceived(sessionId: string): Promise<string[]> {
   const history = await handleOf(sessionId).fetchHistory();
-  return (history.events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes)
+  return (history.events ?? [])
+    .filter((event) => event.workflowExecutionSignaledEventAttributes)
     .map((event) => event.workflowExecutionSignaledEventAttributes!.signalName as string);
 }
 
@@ -45,7 +47,8 @@ describe('Checkout session expiry workflow (started by the API)', () => {
 
   it('signals expiresAtChanged when PATCH moves expires_at (and only then)', async () => {
     const { session } = await newSession(tenant, { expires_at: inFuture(2 * HOUR) });
-    const patch = (body: Record<string, unknown>) => api.patch(`/checkout-sessions/${session.id}`, { key: tenant.merchant_secret_key, body });
+    const patch = (body: Record<string, unknown>) =>
+      api.patch(`/checkout-sessions/${session.id}`, { key: tenant.merchant_secret_key, body });
     expectWrapped(await patch({ expires_at: inFuture(5 * HOUR) }), 200);
     expectWrapped(await patch({ external_session_id: 'no-expiry-change' }), 200);
     // One signal arrives with the start (signalWithStart), one with the PATCH that moved the time.
@@ -55,7 +58,13 @@ describe('Checkout session expiry workflow (started by the API)', () => {
 
   it('starts a workflow when PATCH sets expires_at on a session that had none', async () => {
     const { session } = await newSession(tenant);
-    expectWrapped(await api.patch(`/checkout-sessions/${session.id}`, { key: tenant.merchant_secret_key, body: { expires_at: inFuture(HOUR) } }), 200);
+    expectWrapped(
+      await api.patch(`/checkout-sessions/${session.id}`, {
+        key: tenant.merchant_secret_key,
+        body: { expires_at: inFuture(HOUR) },
+      }),
+      200,
+    );
     expect((await handleOf(session.id).describe()).status.name).to.equal('RUNNING');
   });
 

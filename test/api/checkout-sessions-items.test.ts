@@ -22,18 +22,40 @@ describe('Checkout session items', () => {
     const created = await newSession(tenant, { selected_currency: 'USD', expires_at: inFuture(HOUR) });
     session = created.session;
     offerId = created.offer.id;
-    bumpId = (await sellableOffer(tenant, { prices: [{ currency: 'USD', amount: 250, firstChargeAmount: 50, isDefault: true }] })).offer.id;
+    bumpId = (
+      await sellableOffer(tenant, {
+        prices: [{ currency: 'USD', amount: 250, firstChargeAmount: 50, isDefault: true }],
+      })
+    ).offer.id;
   });
 
   const key = () => tenant.merchant_secret_key;
-  const items = async () => expectWrapped(await api.get(`/checkout-sessions/${session.id}`, { key: key() }), 200).items as Array<Record<string, unknown>>;
-  const add = (body: Record<string, unknown>, options: { key?: string; headers?: Record<string, string>; id?: string } = {}) =>
-    api.post(`/checkout-sessions/${options.id ?? session.id}/items`, { key: options.key ?? key(), body, headers: options.headers });
+  const items = async () =>
+    expectWrapped(await api.get(`/checkout-sessions/${session.id}`, { key: key() }), 200).items as Array<
+      Record<string, unknown>
+    >;
+  const add = (
+    body: Record<string, unknown>,
+    options: { key?: string; headers?: Record<string, string>; id?: string } = {},
+  ) =>
+    api.post(`/checkout-sessions/${options.id ?? session.id}/items`, {
+      key: options.key ?? key(),
+      body,
+      headers: options.headers,
+    });
 
   describe('POST /api/v1/checkout-sessions/:id/items', () => {
     it("returns 201 with the item priced now in the session's currency, defaults 1 and 1", async () => {
       const item = expectWrapped(await add({ offer_id: bumpId }), 201);
-      expect(item).to.include({ checkout_session_id: session.id, offer_id: bumpId, currency: 'USD', amount: 250, first_charge_amount: 50, quantity: 1, installments: 1 });
+      expect(item).to.include({
+        checkout_session_id: session.id,
+        offer_id: bumpId,
+        currency: 'USD',
+        amount: 250,
+        first_charge_amount: 50,
+        quantity: 1,
+        installments: 1,
+      });
       expect(item.id).to.match(/^cki_/);
       expect((await items()).map((entry) => entry.id)).to.deep.equal([session.items![0].id, item.id]);
     });
@@ -69,8 +91,16 @@ describe('Checkout session items', () => {
     }
 
     it('refuses more than 50 items with 422 CHECKOUT_ITEM_LIMIT_REACHED', async () => {
-      const full = await newSession(tenant, { items: Array.from({ length: 50 }, () => ({ offer_id: bumpId })), selected_currency: 'USD' });
-      expectError(await add({ offer_id: bumpId }, { id: full.session.id }), 422, 'business_rule_error', 'CHECKOUT_ITEM_LIMIT_REACHED');
+      const full = await newSession(tenant, {
+        items: Array.from({ length: 50 }, () => ({ offer_id: bumpId })),
+        selected_currency: 'USD',
+      });
+      expectError(
+        await add({ offer_id: bumpId }, { id: full.session.id }),
+        422,
+        'business_rule_error',
+        'CHECKOUT_ITEM_LIMIT_REACHED',
+      );
     });
 
     it('replays an idempotent add with 200, adding one item', async () => {
@@ -88,19 +118,36 @@ describe('Checkout session items', () => {
     });
 
     it('accepts an organization key with merchant_id in the body, and refuses a key without checkout:write', async () => {
-      expectWrapped(await add({ offer_id: bumpId, merchant_id: tenant.merchant_id }, { key: tenant.organization_secret_key }), 201);
+      expectWrapped(
+        await add({ offer_id: bumpId, merchant_id: tenant.merchant_id }, { key: tenant.organization_secret_key }),
+        201,
+      );
       expectError(await add({ offer_id: bumpId }, { key: await keyWithScopes(tenant, ['checkout:read']) }), 403);
     });
   });
 
   describe('PATCH /api/v1/checkout-sessions/:id/items/:itemId', () => {
-    const update = (body: Record<string, unknown>, itemId = session.items![0].id, options: { key?: string; query?: Record<string, string> } = {}) =>
-      api.patch(`/checkout-sessions/${session.id}/items/${itemId}`, { key: options.key ?? key(), body, query: options.query });
+    const update = (
+      body: Record<string, unknown>,
+      itemId = session.items![0].id,
+      options: { key?: string; query?: Record<string, string> } = {},
+    ) =>
+      api.patch(`/checkout-sessions/${session.id}/items/${itemId}`, {
+        key: options.key ?? key(),
+        body,
+        query: options.query,
+      });
 
     it('changes quantity and installments and keeps the price snapshot', async () => {
       await stack().orm.em.fork().execute(`update offer_prices set amount = 5 where offer_id = ?`, [offerId]);
       const item = expectWrapped(await update({ quantity: 3, installments: 12 }), 200);
-      expect(item).to.include({ id: session.items![0].id, quantity: 3, installments: 12, amount: 999, currency: 'USD' });
+      expect(item).to.include({
+        id: session.items![0].id,
+        quantity: 3,
+        installments: 12,
+        amount: 999,
+        currency: 'USD',
+      });
       expect((await items())[0]).to.include({ quantity: 3, installments: 12 });
     });
 
@@ -115,7 +162,10 @@ describe('Checkout session items', () => {
       const sibling = await newSession(tenant);
       expectError(await update({ quantity: 2 }, sibling.session.items![0].id), 404, 'not_found_error');
       const foreign = await newSession(await createTenant());
-      const res = await api.patch(`/checkout-sessions/${foreign.session.id}/items/${foreign.session.items![0].id}`, { key: key(), body: { quantity: 2 } });
+      const res = await api.patch(`/checkout-sessions/${foreign.session.id}/items/${foreign.session.items![0].id}`, {
+        key: key(),
+        body: { quantity: 2 },
+      });
       expectError(res, 404, 'not_found_error');
     });
 
@@ -127,14 +177,26 @@ describe('Checkout session items', () => {
     }
 
     it('accepts an organization key with merchant_id in the query, and refuses a key without checkout:write', async () => {
-      expectWrapped(await update({ quantity: 2 }, undefined, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } }), 200);
-      expectError(await update({ quantity: 2 }, undefined, { key: await keyWithScopes(tenant, ['checkout:read']) }), 403);
+      expectWrapped(
+        await update({ quantity: 2 }, undefined, {
+          key: tenant.organization_secret_key,
+          query: { merchant_id: tenant.merchant_id },
+        }),
+        200,
+      );
+      expectError(
+        await update({ quantity: 2 }, undefined, { key: await keyWithScopes(tenant, ['checkout:read']) }),
+        403,
+      );
     });
   });
 
   describe('DELETE /api/v1/checkout-sessions/:id/items/:itemId', () => {
     const remove = (itemId: string, options: { key?: string; query?: Record<string, string> } = {}) =>
-      api.delete(`/checkout-sessions/${session.id}/items/${itemId}`, { key: options.key ?? key(), query: options.query });
+      api.delete(`/checkout-sessions/${session.id}/items/${itemId}`, {
+        key: options.key ?? key(),
+        query: options.query,
+      });
 
     it('returns 204 and the item is gone', async () => {
       const extra = expectWrapped(await add({ offer_id: bumpId }), 201);
@@ -160,16 +222,31 @@ describe('Checkout session items', () => {
     it("returns 404 for an unknown item and another merchant's session", async () => {
       expectError(await remove('cki_unknown000000000000000'), 404, 'not_found_error');
       const foreign = await newSession(await createTenant());
-      const res = await api.delete(`/checkout-sessions/${foreign.session.id}/items/${foreign.session.items![0].id}`, { key: key() });
+      const res = await api.delete(`/checkout-sessions/${foreign.session.id}/items/${foreign.session.items![0].id}`, {
+        key: key(),
+      });
       expectError(res, 404, 'not_found_error');
     });
 
     it('accepts an organization key with merchant_id in the query; a sibling merchant gets 404; checkout:read alone gets 403', async () => {
       await add({ offer_id: bumpId });
       const sibling = await addMerchant(tenant);
-      expectError(await remove(session.items![0].id, { key: tenant.organization_secret_key, query: { merchant_id: sibling.merchantId } }), 404);
+      expectError(
+        await remove(session.items![0].id, {
+          key: tenant.organization_secret_key,
+          query: { merchant_id: sibling.merchantId },
+        }),
+        404,
+      );
       expectError(await remove(session.items![0].id, { key: await keyWithScopes(tenant, ['checkout:read']) }), 403);
-      expect((await remove(session.items![0].id, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } })).status).to.equal(204);
+      expect(
+        (
+          await remove(session.items![0].id, {
+            key: tenant.organization_secret_key,
+            query: { merchant_id: tenant.merchant_id },
+          })
+        ).status,
+      ).to.equal(204);
     });
   });
 });

@@ -25,7 +25,14 @@ describe('GET /api/v1/checkout-sessions', () => {
     expect(ids(data)).to.deep.equal([second.id, first.id]);
     expect(data[0]).to.not.have.property('items');
     expect(data[0]).to.not.have.property('events');
-    expect(res.body.meta.pagination).to.deep.equal({ page: 1, limit: 20, total: 2, total_pages: 1, has_next: false, has_prev: false });
+    expect(res.body.meta.pagination).to.deep.equal({
+      page: 1,
+      limit: 20,
+      total: 2,
+      total_pages: 1,
+      has_next: false,
+      has_prev: false,
+    });
   });
 
   it('pages with page and limit', async () => {
@@ -33,7 +40,14 @@ describe('GET /api/v1/checkout-sessions', () => {
     for (let i = 0; i < 3; i += 1) sessions.push(await createSession(tenant, { offer_id: offerId }));
     const res = await list({ page: 2, limit: 2 });
     expect(ids(res.body.data)).to.deep.equal([sessions[0].id]);
-    expect(res.body.meta.pagination).to.include({ page: 2, limit: 2, total: 3, total_pages: 2, has_next: false, has_prev: true });
+    expect(res.body.meta.pagination).to.include({
+      page: 2,
+      limit: 2,
+      total: 3,
+      total_pages: 2,
+      has_next: false,
+      has_prev: true,
+    });
   });
 
   it('filters by several statuses, repeated or comma-separated', async () => {
@@ -43,13 +57,20 @@ describe('GET /api/v1/checkout-sessions', () => {
     const completed = await createSession(tenant, { offer_id: offerId });
     await setStored(completed.id, { status: 'completed' });
     expect(ids((await list({ status: 'abandoned' })).body.data)).to.deep.equal([abandoned.id]);
-    expect(ids((await list({ status: ['abandoned', 'customer_identified'] })).body.data)).to.deep.equal([abandoned.id, identified.id]);
+    expect(ids((await list({ status: ['abandoned', 'customer_identified'] })).body.data)).to.deep.equal([
+      abandoned.id,
+      identified.id,
+    ]);
     expect(ids((await list({ status: 'completed,abandoned' })).body.data)).to.deep.equal([completed.id, abandoned.id]);
   });
 
   it('counts a session past expires_at as expired, not as its stored state, in filters and totals', async () => {
     const lapsedInitiated = await createSession(tenant, { offer_id: offerId, expires_at: inFuture(HOUR) });
-    await setStored(lapsedInitiated.id, { status: 'initiated', customer_id: null, expires_at: new Date(Date.now() - 1000) });
+    await setStored(lapsedInitiated.id, {
+      status: 'initiated',
+      customer_id: null,
+      expires_at: new Date(Date.now() - 1000),
+    });
     const lapsedIdentified = await createSession(tenant, { offer_id: offerId, expires_at: inFuture(HOUR) });
     await setStored(lapsedIdentified.id, { expires_at: new Date(Date.now() - 1000) });
     const live = await createSession(tenant, { offer_id: offerId, expires_at: inFuture(HOUR) });
@@ -58,11 +79,18 @@ describe('GET /api/v1/checkout-sessions', () => {
     const expired = await list({ status: 'expired' });
     expect(ids(expired.body.data)).to.deep.equal([lapsedIdentified.id, lapsedInitiated.id]);
     expect(expired.body.meta.pagination.total).to.equal(2);
-    expect(expired.body.data.map((session: { status: string }) => session.status)).to.deep.equal(['expired', 'expired']);
+    expect(expired.body.data.map((session: { status: string }) => session.status)).to.deep.equal([
+      'expired',
+      'expired',
+    ]);
     expect(ids((await list({ status: 'initiated' })).body.data)).to.deep.equal([live.id]);
     expect(ids((await list({ status: 'customer_identified' })).body.data)).to.deep.equal([]);
     const all = await list();
-    expect(all.body.data.map((session: { status: string }) => session.status)).to.deep.equal(['initiated', 'expired', 'expired']);
+    expect(all.body.data.map((session: { status: string }) => session.status)).to.deep.equal([
+      'initiated',
+      'expired',
+      'expired',
+    ]);
   });
 
   it('never reports a completed or abandoned session as expired', async () => {
@@ -74,14 +102,20 @@ describe('GET /api/v1/checkout-sessions', () => {
 
   it('filters by offer_id, customer_id, customer_email (case-insensitive) and external_session_id, combined with AND', async () => {
     const otherOffer = (await sellableOffer(tenant)).offer.id;
-    const target = await createSession(tenant, { offer_id: offerId, customer: customerInput({ email: 'find.me@example.com' }), external_session_id: 'ref-1' });
+    const target = await createSession(tenant, {
+      offer_id: offerId,
+      customer: customerInput({ email: 'find.me@example.com' }),
+      external_session_id: 'ref-1',
+    });
     await createSession(tenant, { offer_id: otherOffer, customer_id: target.customer_id });
     await createSession(tenant, { offer_id: offerId });
     expect(ids((await list({ offer_id: otherOffer })).body.data)).to.have.length(1);
     expect(ids((await list({ customer_id: target.customer_id! })).body.data)).to.have.length(2);
     expect(ids((await list({ customer_email: 'FIND.me@Example.com' })).body.data)).to.have.length(2);
     expect(ids((await list({ external_session_id: 'ref-1' })).body.data)).to.deep.equal([target.id]);
-    expect(ids((await list({ customer_id: target.customer_id!, offer_id: offerId })).body.data)).to.deep.equal([target.id]);
+    expect(ids((await list({ customer_id: target.customer_id!, offer_id: offerId })).body.data)).to.deep.equal([
+      target.id,
+    ]);
   });
 
   it('rejects unknown statuses, bad paging and unknown parameters with 400', async () => {
@@ -99,7 +133,9 @@ describe('GET /api/v1/checkout-sessions', () => {
 
   it('accepts an organization key with merchant_id, and refuses one without it with 403', async () => {
     const session = await createSession(tenant, { offer_id: offerId });
-    expect(ids((await list({ merchant_id: tenant.merchant_id }, tenant.organization_secret_key)).body.data)).to.deep.equal([session.id]);
+    expect(
+      ids((await list({ merchant_id: tenant.merchant_id }, tenant.organization_secret_key)).body.data),
+    ).to.deep.equal([session.id]);
     expectError(await list({}, tenant.organization_secret_key), 403, 'authorization_error');
   });
 
@@ -130,7 +166,9 @@ describe('GET /api/v1/checkout-sessions/:id', () => {
     expect(withoutItems).to.not.have.property('items');
     const withEvents = expectWrapped(await get(session.id, { include_events: 'true', include_items: 'true' }), 200);
     expect(withEvents.items).to.have.length(1);
-    expect(withEvents.events.map((event: { event_type: string }) => event.event_type)).to.deep.equal(['customer_identified']);
+    expect(withEvents.events.map((event: { event_type: string }) => event.event_type)).to.deep.equal([
+      'customer_identified',
+    ]);
   });
 
   it('rejects include_items or include_events that are not booleans with 400', async () => {
@@ -157,7 +195,9 @@ describe('GET /api/v1/checkout-sessions/:id', () => {
 
   it('accepts an organization key with merchant_id; a sibling merchant gets 404', async () => {
     const { session } = await newSession(tenant);
-    expect(expectWrapped(await get(session.id, { merchant_id: tenant.merchant_id }, tenant.organization_secret_key), 200).id).to.equal(session.id);
+    expect(
+      expectWrapped(await get(session.id, { merchant_id: tenant.merchant_id }, tenant.organization_secret_key), 200).id,
+    ).to.equal(session.id);
     const sibling = await addMerchant(tenant);
     expectError(await get(session.id, { merchant_id: sibling.merchantId }, tenant.organization_secret_key), 404);
   });

@@ -2,7 +2,15 @@ import { expect } from 'chai';
 import { api } from '../helpers/http';
 import { addMerchant, createTenant, customerInput, keyWithScopes, type Tenant } from '../helpers/factories';
 import { expectError, expectFieldErrors, expectWrapped } from '../helpers/envelope';
-import { createSession, HOUR, inFuture, newSession, sellableOffer, setStored, type SessionData } from '../helpers/checkout';
+import {
+  createSession,
+  HOUR,
+  inFuture,
+  newSession,
+  sellableOffer,
+  setStored,
+  type SessionData,
+} from '../helpers/checkout';
 import { stack } from '../helpers/stack';
 
 describe('PATCH /api/v1/checkout-sessions/:id', () => {
@@ -16,9 +24,14 @@ describe('PATCH /api/v1/checkout-sessions/:id', () => {
     offerId = created.offer.id;
   });
 
-  const patch = (body: Record<string, unknown>, id = session.id, key = tenant.merchant_secret_key, query?: Record<string, string>) =>
-    api.patch(`/checkout-sessions/${id}`, { key, body, query });
-  const reread = async () => expectWrapped(await api.get(`/checkout-sessions/${session.id}`, { key: tenant.merchant_secret_key }), 200);
+  const patch = (
+    body: Record<string, unknown>,
+    id = session.id,
+    key = tenant.merchant_secret_key,
+    query?: Record<string, string>,
+  ) => api.patch(`/checkout-sessions/${id}`, { key, body, query });
+  const reread = async () =>
+    expectWrapped(await api.get(`/checkout-sessions/${session.id}`, { key: tenant.merchant_secret_key }), 200);
 
   it('returns 200 with the session (items included) after changing external_session_id and pushing expires_at out', async () => {
     const later = inFuture(3 * HOUR);
@@ -51,9 +64,16 @@ describe('PATCH /api/v1/checkout-sessions/:id', () => {
   });
 
   it('sets the customer by customer_id, copying its email and name', async () => {
-    const customer = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput({ name: 'New Buyer' }) });
+    const customer = await api.post('/customers', {
+      key: tenant.merchant_secret_key,
+      body: customerInput({ name: 'New Buyer' }),
+    });
     const data = expectWrapped(await patch({ customer_id: customer.body.data.id }), 200);
-    expect(data).to.include({ customer_id: customer.body.data.id, customer_email: customer.body.data.email, customer_name: 'New Buyer' });
+    expect(data).to.include({
+      customer_id: customer.body.data.id,
+      customer_email: customer.body.data.email,
+      customer_name: 'New Buyer',
+    });
   });
 
   it('moves an initiated session to customer_identified when an inline customer is set', async () => {
@@ -65,14 +85,22 @@ describe('PATCH /api/v1/checkout-sessions/:id', () => {
 
   it("rejects both customer_id and customer, and another merchant's customer_id, with 400", async () => {
     const customer = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput() });
-    expectFieldErrors(await patch({ customer_id: customer.body.data.id, customer: customerInput() }), ['customer_id', 'customer']);
+    expectFieldErrors(await patch({ customer_id: customer.body.data.id, customer: customerInput() }), [
+      'customer_id',
+      'customer',
+    ]);
     const other = await createTenant();
     const foreign = await api.post('/customers', { key: other.merchant_secret_key, body: customerInput() });
     expectFieldErrors(await patch({ customer_id: foreign.body.data.id }), ['customer_id']);
   });
 
   it('re-prices every item from the current offer prices when selected_currency changes', async () => {
-    await stack().orm.em.fork().execute(`update offer_prices set amount = 1299, first_charge_amount = 99 where offer_id = ? and currency = 'USD'`, [offerId]);
+    await stack()
+      .orm.em.fork()
+      .execute(
+        `update offer_prices set amount = 1299, first_charge_amount = 99 where offer_id = ? and currency = 'USD'`,
+        [offerId],
+      );
     const data = expectWrapped(await patch({ selected_currency: 'USD' }), 200);
     expect(data.selected_currency).to.equal('USD');
     expect(data.items[0]).to.include({ currency: 'USD', amount: 1299, first_charge_amount: 99, quantity: 1 });
@@ -80,14 +108,19 @@ describe('PATCH /api/v1/checkout-sessions/:id', () => {
   });
 
   it('keeps the snapshot when selected_currency is sent unchanged', async () => {
-    await stack().orm.em.fork().execute(`update offer_prices set amount = 1 where offer_id = ? and currency = 'BRL'`, [offerId]);
+    await stack()
+      .orm.em.fork()
+      .execute(`update offer_prices set amount = 1 where offer_id = ? and currency = 'BRL'`, [offerId]);
     expect(expectWrapped(await patch({ selected_currency: 'BRL' }), 200).items[0].amount).to.equal(4990);
   });
 
   it('rejects a currency the offer, or any item offer, has no price in with 400, changing nothing', async () => {
     expectFieldErrors(await patch({ selected_currency: 'EUR' }), ['selected_currency']);
     const brlOnly = await sellableOffer(tenant, { prices: [{ currency: 'BRL', amount: 100, isDefault: true }] });
-    await api.post(`/checkout-sessions/${session.id}/items`, { key: tenant.merchant_secret_key, body: { offer_id: brlOnly.offer.id } });
+    await api.post(`/checkout-sessions/${session.id}/items`, {
+      key: tenant.merchant_secret_key,
+      body: { offer_id: brlOnly.offer.id },
+    });
     expectFieldErrors(await patch({ selected_currency: 'USD', external_session_id: 'x' }), ['selected_currency']);
     const after = await reread();
     expect(after.selected_currency).to.equal('BRL');
@@ -123,12 +156,21 @@ describe('PATCH /api/v1/checkout-sessions/:id', () => {
 
   it('accepts an organization key with merchant_id in the query; a sibling merchant gets 404', async () => {
     const org = tenant.organization_secret_key;
-    expect(expectWrapped(await patch({ external_session_id: 'org' }, session.id, org, { merchant_id: tenant.merchant_id }), 200).external_session_id).to.equal('org');
+    expect(
+      expectWrapped(
+        await patch({ external_session_id: 'org' }, session.id, org, { merchant_id: tenant.merchant_id }),
+        200,
+      ).external_session_id,
+    ).to.equal('org');
     const sibling = await addMerchant(tenant);
     expectError(await patch({ external_session_id: 'x' }, session.id, org, { merchant_id: sibling.merchantId }), 404);
   });
 
   it('refuses a key without checkout:write with 403', async () => {
-    expectError(await patch({}, session.id, await keyWithScopes(tenant, ['checkout:read'])), 403, 'authorization_error');
+    expectError(
+      await patch({}, session.id, await keyWithScopes(tenant, ['checkout:read'])),
+      403,
+      'authorization_error',
+    );
   });
 });

@@ -8,7 +8,13 @@ import { createLogger } from '../../api/logger';
 import { startApi, type RunningApi } from '../../api/server';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
-import { ACTIVE_SLUGS, connectorBody, connectorsPath, validCredentials, validWebhookSecret } from '../helpers/connectors';
+import {
+  ACTIVE_SLUGS,
+  connectorBody,
+  connectorsPath,
+  validCredentials,
+  validWebhookSecret,
+} from '../helpers/connectors';
 import { stack } from '../helpers/stack';
 
 describe('API log output', () => {
@@ -16,10 +22,14 @@ describe('API log output', () => {
   let debugApi: RunningApi;
   let tenant: Tenant;
   before(async () => {
-    debugApi = await startApi(stack().config, 0, { logger: createLogger('debug', { write: (line: string) => void lines.push(line) }) });
+    debugApi = await startApi(stack().config, 0, {
+      logger: createLogger('debug', { write: (line: string) => void lines.push(line) }),
+    });
     tenant = await createTenant();
   });
-  after(async () => { await debugApi.stop(); });
+  after(async () => {
+    await debugApi.stop();
+  });
 
   it('never contains a credential, webhook secret or webhook token, across every connector endpoint', async () => {
     const baseUrl = debugApi.url;
@@ -27,12 +37,18 @@ describe('API log output', () => {
     const secrets: string[] = [];
     const remember = (credentials: Record<string, string>, webhookSecret?: string) => {
       secrets.push(...Object.values(credentials).filter((value) => value !== 'AcmeStoreBR'));
-      if (webhookSecret) secrets.push(webhookSecret, ...(webhookSecret.startsWith('{') ? [JSON.parse(webhookSecret).password] : []));
+      if (webhookSecret)
+        secrets.push(webhookSecret, ...(webhookSecret.startsWith('{') ? [JSON.parse(webhookSecret).password] : []));
     };
     for (const slug of ACTIVE_SLUGS) {
       const body = connectorBody(slug, { webhook_secret: validWebhookSecret(slug) });
       remember(body.credentials, body.webhook_secret);
-      const created = await api.post(connectorsPath(tenant.merchant_id), { key, body, baseUrl, headers: { 'idempotency-key': `log-${slug}` } });
+      const created = await api.post(connectorsPath(tenant.merchant_id), {
+        key,
+        body,
+        baseUrl,
+        headers: { 'idempotency-key': `log-${slug}` },
+      });
       expect(created.status, created.text).to.equal(201);
       secrets.push(new URL(created.body.webhook_url).searchParams.get('token') as string);
       const url = `${connectorsPath(tenant.merchant_id)}/${created.body.id}`;
@@ -50,7 +66,12 @@ describe('API log output', () => {
       expect((await api.delete(url, { key, baseUrl })).status).to.equal(204);
     }
     secrets.push('LeakedMalformedJson');
-    const malformed = await api.post(connectorsPath(tenant.merchant_id), { key, rawBody: '{"credentials": {"secret_key": "LeakedMalformedJson"', headers: { 'content-type': 'application/json' }, baseUrl });
+    const malformed = await api.post(connectorsPath(tenant.merchant_id), {
+      key,
+      rawBody: '{"credentials": {"secret_key": "LeakedMalformedJson"',
+      headers: { 'content-type': 'application/json' },
+      baseUrl,
+    });
     expect(malformed.status).to.equal(400);
     secrets.push(key);
 

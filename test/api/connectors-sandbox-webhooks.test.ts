@@ -12,7 +12,8 @@ import { charge, providerReferenceOf, waitForTransaction } from '../helpers/tran
 
 async function endpointsOf(slug: string, credentials: Record<string, string>): Promise<Array<{ url: string }>> {
   const account = (await control('POST', '/accounts/resolve', { provider: slug, credentials })).body.account;
-  const listed = (await control('GET', `/webhook-endpoints?${new URLSearchParams({ provider: slug, account })}`)).body.data;
+  const listed = (await control('GET', `/webhook-endpoints?${new URLSearchParams({ provider: slug, account })}`)).body
+    .data;
   // Listed without the query string (the token), shown as "?…".
   return listed.map((e: { url: string }) => ({ url: e.url.split('?')[0] }));
 }
@@ -38,19 +39,32 @@ describe('POST/PATCH /merchants/:merchant_id/connectors — sandbox webhook regi
 
     // A new secret replaces the endpoint (one, signing with the new secret), not a second one.
     const patched = await api.patch(`${connectorsPath(tenant.merchant_id)}/${connector.id}`, {
-      key: tenant.merchant_secret_key, body: { webhook_secret: validWebhookSecret('provider_b') },
+      key: tenant.merchant_secret_key,
+      body: { webhook_secret: validWebhookSecret('provider_b') },
     });
     expect(patched.status, patched.text).to.equal(200);
     expect((await endpointsOf('provider_b', credentials)).map((e) => e.url)).to.deep.equal([bareUrl]);
 
     const profile = await api.post(`/merchants/${tenant.merchant_id}/routing-profiles`, {
-      key: tenant.merchant_secret_key, body: { name: 'Only', payment_method: '*', default_merchant_connector_id: connector.id },
+      key: tenant.merchant_secret_key,
+      body: { name: 'Only', payment_method: '*', default_merchant_connector_id: connector.id },
     });
     expect(profile.status, profile.text).to.equal(201);
-    const active = await api.patch(`/merchants/${tenant.merchant_id}/routing-profiles/${profile.body.id}`, { key: tenant.merchant_secret_key, body: { is_active: true } });
+    const active = await api.patch(`/merchants/${tenant.merchant_id}/routing-profiles/${profile.body.id}`, {
+      key: tenant.merchant_secret_key,
+      body: { is_active: true },
+    });
     expect(active.status, active.text).to.equal(200);
 
-    const tx = (await charge(tenant, { payment_method: 'pix', charge_type: 'payment', country: 'BR', amount: 4990, currency: 'BRL' })).body.data;
+    const tx = (
+      await charge(tenant, {
+        payment_method: 'pix',
+        charge_type: 'payment',
+        country: 'BR',
+        amount: 4990,
+        currency: 'BRL',
+      })
+    ).body.data;
     expect(tx.status).to.equal('pending');
     const settled = await control('POST', `/payments/${await providerReferenceOf(tenant, tx.id)}/settle`);
     expect(settled.status, JSON.stringify(settled.body)).to.be.lessThan(300);

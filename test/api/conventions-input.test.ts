@@ -9,7 +9,12 @@ import { stack } from '../helpers/stack';
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /** fetch with a Buffer body (the http helper only sends strings). */
-async function postBytes(path: string, key: string, body: Buffer, headers: Record<string, string>): Promise<ApiResponse> {
+async function postBytes(
+  path: string,
+  key: string,
+  body: Buffer,
+  headers: Record<string, string>,
+): Promise<ApiResponse> {
   const response = await fetch(`${stack().url}/api/v1${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, ...headers },
@@ -35,7 +40,12 @@ describe('Request bodies', () => {
 
   it('rejects malformed JSON with 400 bad_request_error MALFORMED_JSON', async () => {
     for (const rawBody of ['{bad', '{"email": "a@b.co",}', '{"email": "a@b.co"']) {
-      expectError(await api.post('/customers', { key, rawBody, headers: JSON_HEADERS }), 400, 'bad_request_error', 'MALFORMED_JSON');
+      expectError(
+        await api.post('/customers', { key, rawBody, headers: JSON_HEADERS }),
+        400,
+        'bad_request_error',
+        'MALFORMED_JSON',
+      );
     }
   });
 
@@ -74,14 +84,23 @@ describe('Request bodies', () => {
     expect(limit).to.equal(256 * 1024);
     const rawBody = JSON.stringify({ name: 'x'.repeat(limit) });
     expect(Buffer.byteLength(rawBody)).to.be.above(limit);
-    expectError(await api.post('/customers', { key, rawBody, headers: JSON_HEADERS }), 413, 'bad_request_error', 'PAYLOAD_TOO_LARGE');
+    expectError(
+      await api.post('/customers', { key, rawBody, headers: JSON_HEADERS }),
+      413,
+      'bad_request_error',
+      'PAYLOAD_TOO_LARGE',
+    );
   });
 
   it('reads a body of exactly config.bodyLimitBytes (it then fails validation, not the size check)', async () => {
     const limit = stack().config.bodyLimitBytes;
     const rawBody = JSON.stringify({ name: 'x'.repeat(limit - '{"name":""}'.length) });
     expect(Buffer.byteLength(rawBody)).to.equal(limit);
-    const error = expectError(await api.post('/customers', { key, rawBody, headers: JSON_HEADERS }), 400, 'validation_error');
+    const error = expectError(
+      await api.post('/customers', { key, rawBody, headers: JSON_HEADERS }),
+      400,
+      'validation_error',
+    );
     expect(error.details).to.have.property('name');
   });
 
@@ -92,9 +111,15 @@ describe('Request bodies', () => {
   });
 
   it('rejects a body that does not decode with its Content-Encoding with a 4xx, never 500', async () => {
-    const garbled = await postBytes('/customers', key, Buffer.from('{}'), { ...JSON_HEADERS, 'content-encoding': 'gzip' });
+    const garbled = await postBytes('/customers', key, Buffer.from('{}'), {
+      ...JSON_HEADERS,
+      'content-encoding': 'gzip',
+    });
     expectError(garbled, 400, 'bad_request_error');
-    const unknown = await postBytes('/customers', key, Buffer.from('{}'), { ...JSON_HEADERS, 'content-encoding': 'x-custom' });
+    const unknown = await postBytes('/customers', key, Buffer.from('{}'), {
+      ...JSON_HEADERS,
+      'content-encoding': 'x-custom',
+    });
     expectError(unknown, 415, 'bad_request_error', 'UNSUPPORTED_MEDIA_TYPE');
   });
 
@@ -177,9 +202,14 @@ describe('DELETE request bodies', () => {
   it('refuses a DELETE with a non-empty body with 400, deleting nothing', async () => {
     const tenant = await createTenant();
     const created = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput() });
-    const res = await api.delete(`/customers/${created.body.data.id}`, { key: tenant.merchant_secret_key, body: { force: true } });
+    const res = await api.delete(`/customers/${created.body.data.id}`, {
+      key: tenant.merchant_secret_key,
+      body: { force: true },
+    });
     expect(res.status).to.equal(400);
-    expect((await api.get(`/customers/${created.body.data.id}`, { key: tenant.merchant_secret_key })).status).to.equal(200);
+    expect((await api.get(`/customers/${created.body.data.id}`, { key: tenant.merchant_secret_key })).status).to.equal(
+      200,
+    );
   });
 });
 
@@ -187,7 +217,10 @@ describe('Query parameters on routes that take none', () => {
   it('refuses an unknown query parameter with 400 naming it', async () => {
     const tenant = await createTenant();
     const created = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput() });
-    const res = await api.get(`/customers/${created.body.data.id}`, { key: tenant.merchant_secret_key, query: { expand: 'all' } });
+    const res = await api.get(`/customers/${created.body.data.id}`, {
+      key: tenant.merchant_secret_key,
+      query: { expand: 'all' },
+    });
     expect(res.status).to.equal(400);
     expect(res.body.error.details).to.have.property('expand');
   });

@@ -2,7 +2,14 @@
 import { expect } from 'chai';
 import { api, request } from '../helpers/http';
 import { createTenant, customerInput, type Tenant } from '../helpers/factories';
-import { expectError, expectFieldErrors, expectRecentTimestamp, expectWrapped, ISO_UTC_MS, requestIdOf } from '../helpers/envelope';
+import {
+  expectError,
+  expectFieldErrors,
+  expectRecentTimestamp,
+  expectWrapped,
+  ISO_UTC_MS,
+  requestIdOf,
+} from '../helpers/envelope';
 
 async function createCustomer(tenant: Tenant): Promise<string> {
   const res = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput() });
@@ -47,7 +54,8 @@ describe('Request ids', () => {
     );
     const ids = responses.map(requestIdOf);
     expect(new Set(ids).size).to.equal(ids.length);
-    for (const res of responses.filter((r) => r.status === 404)) expect(res.body.error.request_id).to.equal(requestIdOf(res));
+    for (const res of responses.filter((r) => r.status === 404))
+      expect(res.body.error.request_id).to.equal(requestIdOf(res));
   });
 
   it('never adopts a request id sent by the client', async () => {
@@ -85,25 +93,53 @@ describe('Wrapped success envelope', () => {
     const key = tenant.merchant_secret_key;
     const page1 = await api.get('/customers', { key, query: { limit: 2, page: 1 } });
     expect(expectWrapped(page1, 200, { list: true })).to.have.length(2);
-    expect(page1.body.meta.pagination).to.deep.equal({ page: 1, limit: 2, total: 3, total_pages: 2, has_next: true, has_prev: false });
+    expect(page1.body.meta.pagination).to.deep.equal({
+      page: 1,
+      limit: 2,
+      total: 3,
+      total_pages: 2,
+      has_next: true,
+      has_prev: false,
+    });
 
     const page2 = await api.get('/customers', { key, query: { limit: 2, page: 2 } });
     expect(expectWrapped(page2, 200, { list: true })).to.have.length(1);
-    expect(page2.body.meta.pagination).to.deep.equal({ page: 2, limit: 2, total: 3, total_pages: 2, has_next: false, has_prev: true });
+    expect(page2.body.meta.pagination).to.deep.equal({
+      page: 2,
+      limit: 2,
+      total: 3,
+      total_pages: 2,
+      has_next: false,
+      has_prev: true,
+    });
 
     const ids = [...page1.body.data, ...page2.body.data].map((customer: { id: string }) => customer.id);
     expect(ids).to.have.members(created);
 
     const beyond = await api.get('/customers', { key, query: { limit: 2, page: 3 } });
     expect(expectWrapped(beyond, 200, { list: true })).to.deep.equal([]);
-    expect(beyond.body.meta.pagination).to.deep.equal({ page: 3, limit: 2, total: 3, total_pages: 2, has_next: false, has_prev: true });
+    expect(beyond.body.meta.pagination).to.deep.equal({
+      page: 3,
+      limit: 2,
+      total: 3,
+      total_pages: 2,
+      has_next: false,
+      has_prev: true,
+    });
   });
 
   it('reports total 0, total_pages 0 and no neighbours for an empty list', async () => {
     const empty = await createTenant();
     const res = await api.get('/customers', { key: empty.merchant_secret_key });
     expect(expectWrapped(res, 200, { list: true })).to.deep.equal([]);
-    expect(res.body.meta.pagination).to.deep.equal({ page: 1, limit: 20, total: 0, total_pages: 0, has_next: false, has_prev: false });
+    expect(res.body.meta.pagination).to.deep.equal({
+      page: 1,
+      limit: 20,
+      total: 0,
+      total_pages: 0,
+      has_next: false,
+      has_prev: false,
+    });
   });
 
   it('defaults page to 1 and limit to 20', async () => {
@@ -164,7 +200,12 @@ describe('Unmatched routes and methods', () => {
   it('answers an unknown route with 404 not_found_error ROUTE_NOT_FOUND in the error envelope', async () => {
     for (const path of ['/api/v1/no-such-route', '/api/v1/customers/cust_x/nothing', '/api/v2/customers', '/api/']) {
       expectError(await api.get(path), 404, 'not_found_error', 'ROUTE_NOT_FOUND');
-      expectError(await api.post(path, { key: tenant.merchant_secret_key, body: {} }), 404, 'not_found_error', 'ROUTE_NOT_FOUND');
+      expectError(
+        await api.post(path, { key: tenant.merchant_secret_key, body: {} }),
+        404,
+        'not_found_error',
+        'ROUTE_NOT_FOUND',
+      );
     }
   });
 

@@ -16,7 +16,10 @@ describe('POST /api/v1/customers', () => {
   });
 
   it('returns 201 with the confirmation payload (id, merchant_id, email, name, created_at)', async () => {
-    const res = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput({ email: 'Ada@Example.COM' }) });
+    const res = await api.post('/customers', {
+      key: tenant.merchant_secret_key,
+      body: customerInput({ email: 'Ada@Example.COM' }),
+    });
     expect(res.status).to.equal(201);
     expect(res.body.success).to.equal(true);
     expect(Object.keys(res.body.data).sort()).to.deep.equal(['created_at', 'email', 'id', 'merchant_id', 'name']);
@@ -25,13 +28,19 @@ describe('POST /api/v1/customers', () => {
   });
 
   it('stores the email lowercase', async () => {
-    const res = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput({ email: 'Grace.Hopper@Example.COM' }) });
+    const res = await api.post('/customers', {
+      key: tenant.merchant_secret_key,
+      body: customerInput({ email: 'Grace.Hopper@Example.COM' }),
+    });
     expect(res.body.data.email).to.equal('grace.hopper@example.com');
   });
 
   it('returns 200 with the existing customer when the email is already used by the merchant', async () => {
     const first = await createCustomer(tenant, { email: 'same@example.com' });
-    const again = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput({ email: 'SAME@example.com', name: 'Other' }) });
+    const again = await api.post('/customers', {
+      key: tenant.merchant_secret_key,
+      body: customerInput({ email: 'SAME@example.com', name: 'Other' }),
+    });
     expect(again.status).to.equal(200);
     expect(again.body.data.id).to.equal(first.id);
     const list = await api.get('/customers', { key: tenant.merchant_secret_key });
@@ -58,7 +67,9 @@ describe('POST /api/v1/customers', () => {
 
   it('encrypts document_number at rest', async () => {
     const { id } = await createCustomer(tenant);
-    const [row] = await stack().orm.em.fork().execute('select document_number_encrypted from customers where id = ?', [id]);
+    const [row] = await stack()
+      .orm.em.fork()
+      .execute('select document_number_encrypted from customers where id = ?', [id]);
     expect(row.document_number_encrypted).to.be.a('string').and.to.match(/^v1\./);
     expect(row.document_number_encrypted).to.not.include('12345678909');
   });
@@ -82,12 +93,36 @@ describe('POST /api/v1/customers', () => {
     ['an unknown document_type', { document_type: 'ssn' }, 'document_type'],
     ['a document_number over 40 characters', { document_number: '9'.repeat(41) }, 'document_number'],
     ['metadata over 5 KB serialized', { metadata: { blob: 'x'.repeat(5 * 1024) } }, 'metadata'],
-    ['a billing_address without line_1', { billing_address: { zip_code: '1', city: 'c', state: 's', country: 'BR' } }, 'billing_address.line_1'],
-    ['a billing_address line_1 over 255 characters', { billing_address: { line_1: 'x'.repeat(256), zip_code: '1', city: 'c', state: 's', country: 'BR' } }, 'billing_address.line_1'],
-    ['a billing_address zip_code over 20 characters', { billing_address: { line_1: 'a', zip_code: '1'.repeat(21), city: 'c', state: 's', country: 'BR' } }, 'billing_address.zip_code'],
-    ['a billing_address city over 100 characters', { billing_address: { line_1: 'a', zip_code: '1', city: 'c'.repeat(101), state: 's', country: 'BR' } }, 'billing_address.city'],
-    ['a billing_address state over 100 characters', { billing_address: { line_1: 'a', zip_code: '1', city: 'c', state: 's'.repeat(101), country: 'BR' } }, 'billing_address.state'],
-    ['a billing_address country that is not ISO 3166-1 alpha-2', { billing_address: { line_1: 'a', zip_code: '1', city: 'c', state: 's', country: 'XX' } }, 'billing_address.country'],
+    [
+      'a billing_address without line_1',
+      { billing_address: { zip_code: '1', city: 'c', state: 's', country: 'BR' } },
+      'billing_address.line_1',
+    ],
+    [
+      'a billing_address line_1 over 255 characters',
+      { billing_address: { line_1: 'x'.repeat(256), zip_code: '1', city: 'c', state: 's', country: 'BR' } },
+      'billing_address.line_1',
+    ],
+    [
+      'a billing_address zip_code over 20 characters',
+      { billing_address: { line_1: 'a', zip_code: '1'.repeat(21), city: 'c', state: 's', country: 'BR' } },
+      'billing_address.zip_code',
+    ],
+    [
+      'a billing_address city over 100 characters',
+      { billing_address: { line_1: 'a', zip_code: '1', city: 'c'.repeat(101), state: 's', country: 'BR' } },
+      'billing_address.city',
+    ],
+    [
+      'a billing_address state over 100 characters',
+      { billing_address: { line_1: 'a', zip_code: '1', city: 'c', state: 's'.repeat(101), country: 'BR' } },
+      'billing_address.state',
+    ],
+    [
+      'a billing_address country that is not ISO 3166-1 alpha-2',
+      { billing_address: { line_1: 'a', zip_code: '1', city: 'c', state: 's', country: 'XX' } },
+      'billing_address.country',
+    ],
   ];
   for (const [what, overrides, field] of invalid) {
     it(`rejects ${what} with 400 and creates nothing`, async () => {
@@ -101,12 +136,18 @@ describe('POST /api/v1/customers', () => {
   }
 
   it('accepts metadata just under 5 KB serialized', async () => {
-    const res = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput({ metadata: { blob: 'x'.repeat(5 * 1024 - 20) } }) });
+    const res = await api.post('/customers', {
+      key: tenant.merchant_secret_key,
+      body: customerInput({ metadata: { blob: 'x'.repeat(5 * 1024 - 20) } }),
+    });
     expect(res.status).to.equal(201);
   });
 
   it('refuses an organization key with 403', async () => {
-    const res = await api.post('/customers', { key: tenant.organization_secret_key, body: { ...customerInput(), merchant_id: tenant.merchant_id } });
+    const res = await api.post('/customers', {
+      key: tenant.organization_secret_key,
+      body: { ...customerInput(), merchant_id: tenant.merchant_id },
+    });
     expect(res.status).to.equal(403);
     expect(res.body.error.type).to.equal('authorization_error');
   });
@@ -120,14 +161,24 @@ describe('GET /api/v1/customers', () => {
     const res = await api.get('/customers', { key: tenant.merchant_secret_key });
     expect(res.status).to.equal(200);
     expect(res.body.data.map((c: { id: string }) => c.id)).to.deep.equal([second.id, first.id]);
-    expect(res.body.meta.pagination).to.deep.equal({ page: 1, limit: 20, total: 2, total_pages: 1, has_next: false, has_prev: false });
+    expect(res.body.meta.pagination).to.deep.equal({
+      page: 1,
+      limit: 20,
+      total: 2,
+      total_pages: 1,
+      has_next: false,
+      has_prev: false,
+    });
   });
 
   it('filters by exact email, case-insensitively', async () => {
     const tenant = await createTenant();
     const target = await createCustomer(tenant, { email: 'find.me@example.com' });
     await createCustomer(tenant, { email: 'find.me.not@example.com' });
-    const res = await api.get('/customers', { key: tenant.merchant_secret_key, query: { email: 'FIND.me@Example.com' } });
+    const res = await api.get('/customers', {
+      key: tenant.merchant_secret_key,
+      query: { email: 'FIND.me@Example.com' },
+    });
     expect(res.body.data.map((c: { id: string }) => c.id)).to.deep.equal([target.id]);
   });
 
@@ -141,7 +192,10 @@ describe('GET /api/v1/customers', () => {
 
   it('refuses an organization key with 403', async () => {
     const tenant = await createTenant();
-    const res = await api.get('/customers', { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await api.get('/customers', {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expect(res.status).to.equal(403);
   });
 });
@@ -152,11 +206,26 @@ describe('GET /api/v1/customers/:customerId', () => {
     const { id } = await createCustomer(tenant, { email: 'full@example.com' });
     const res = await api.get(`/customers/${id}`, { key: tenant.merchant_secret_key });
     expect(res.status).to.equal(200);
-    expect(res.body.data).to.include({ id, merchant_id: tenant.merchant_id, email: 'full@example.com', name: 'Ada Lovelace', phone: '+5511987654321', document_type: 'cpf' });
+    expect(res.body.data).to.include({
+      id,
+      merchant_id: tenant.merchant_id,
+      email: 'full@example.com',
+      name: 'Ada Lovelace',
+      phone: '+5511987654321',
+      document_type: 'cpf',
+    });
     expect(res.body.data.metadata).to.deep.equal({ plan: 'gold' });
-    expect(Object.keys(res.body.data).sort()).to.deep.equal(
-      ['created_at', 'document_type', 'email', 'id', 'merchant_id', 'metadata', 'name', 'phone', 'updated_at'],
-    );
+    expect(Object.keys(res.body.data).sort()).to.deep.equal([
+      'created_at',
+      'document_type',
+      'email',
+      'id',
+      'merchant_id',
+      'metadata',
+      'name',
+      'phone',
+      'updated_at',
+    ]);
   });
 
   it('returns 404 RESOURCE_NOT_FOUND for an unknown id', async () => {
@@ -180,7 +249,10 @@ describe('PATCH /api/v1/customers/:customerId', () => {
   it('updates the given fields, lowercasing the email', async () => {
     const tenant = await createTenant();
     const { id } = await createCustomer(tenant);
-    const res = await api.patch(`/customers/${id}`, { key: tenant.merchant_secret_key, body: { name: 'Ada King', email: 'Ada.King@Example.com', phone: '+14155550123' } });
+    const res = await api.patch(`/customers/${id}`, {
+      key: tenant.merchant_secret_key,
+      body: { name: 'Ada King', email: 'Ada.King@Example.com', phone: '+14155550123' },
+    });
     expect(res.status).to.equal(200);
     expect(res.body.data).to.include({ name: 'Ada King', email: 'ada.king@example.com', phone: '+14155550123' });
   });
@@ -195,9 +267,14 @@ describe('PATCH /api/v1/customers/:customerId', () => {
   it('re-encrypts a new document_number and never returns it', async () => {
     const tenant = await createTenant();
     const { id } = await createCustomer(tenant);
-    const res = await api.patch(`/customers/${id}`, { key: tenant.merchant_secret_key, body: { document_number: 'AB1234567' } });
+    const res = await api.patch(`/customers/${id}`, {
+      key: tenant.merchant_secret_key,
+      body: { document_number: 'AB1234567' },
+    });
     expect(res.text).to.not.include('AB1234567');
-    const [row] = await stack().orm.em.fork().execute('select document_number_encrypted from customers where id = ?', [id]);
+    const [row] = await stack()
+      .orm.em.fork()
+      .execute('select document_number_encrypted from customers where id = ?', [id]);
     expect(row.document_number_encrypted).to.match(/^v1\./).and.not.include('AB1234567');
   });
 
@@ -205,7 +282,10 @@ describe('PATCH /api/v1/customers/:customerId', () => {
     const tenant = await createTenant();
     const holder = await createCustomer(tenant, { email: 'taken@example.com' });
     const mover = await createCustomer(tenant);
-    const res = await api.patch(`/customers/${mover.id}`, { key: tenant.merchant_secret_key, body: { email: 'TAKEN@example.com', name: 'Changed' } });
+    const res = await api.patch(`/customers/${mover.id}`, {
+      key: tenant.merchant_secret_key,
+      body: { email: 'TAKEN@example.com', name: 'Changed' },
+    });
     expect(res.status).to.equal(409);
     expect(res.body.error).to.include({ type: 'conflict_error', code: 'CUSTOMER_EMAIL_EXISTS' });
     expect(res.body.error.details).to.deep.equal({ existing_customer_id: holder.id });
@@ -223,7 +303,10 @@ describe('PATCH /api/v1/customers/:customerId', () => {
   it('rejects invalid fields with 400 and changes nothing', async () => {
     const tenant = await createTenant();
     const { id } = await createCustomer(tenant);
-    const res = await api.patch(`/customers/${id}`, { key: tenant.merchant_secret_key, body: { name: 'New', phone: '12345' } });
+    const res = await api.patch(`/customers/${id}`, {
+      key: tenant.merchant_secret_key,
+      body: { name: 'New', phone: '12345' },
+    });
     expect(res.status).to.equal(400);
     expect(res.body.error.details).to.have.property('phone');
     const unchanged = await api.get(`/customers/${id}`, { key: tenant.merchant_secret_key });
@@ -234,7 +317,10 @@ describe('PATCH /api/v1/customers/:customerId', () => {
     const tenant = await createTenant();
     const other = await createTenant();
     const foreign = await createCustomer(other);
-    const res = await api.patch(`/customers/${foreign.id}`, { key: tenant.merchant_secret_key, body: { name: 'Hijacked' } });
+    const res = await api.patch(`/customers/${foreign.id}`, {
+      key: tenant.merchant_secret_key,
+      body: { name: 'Hijacked' },
+    });
     expect(res.status).to.equal(404);
     const unchanged = await api.get(`/customers/${foreign.id}`, { key: other.merchant_secret_key });
     expect(unchanged.body.data.name).to.equal('Ada Lovelace');
@@ -256,7 +342,10 @@ describe('DELETE /api/v1/customers/:customerId', () => {
     const tenant = await createTenant();
     const { id } = await createCustomer(tenant, { email: 'reuse@example.com' });
     await api.delete(`/customers/${id}`, { key: tenant.merchant_secret_key });
-    const res = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput({ email: 'reuse@example.com' }) });
+    const res = await api.post('/customers', {
+      key: tenant.merchant_secret_key,
+      body: customerInput({ email: 'reuse@example.com' }),
+    });
     expect(res.status).to.equal(201);
     expect(res.body.data.id).to.not.equal(id);
   });
@@ -264,7 +353,10 @@ describe('DELETE /api/v1/customers/:customerId', () => {
   it('accepts an organization key with merchant_id', async () => {
     const tenant = await createTenant();
     const { id } = await createCustomer(tenant);
-    const res = await api.delete(`/customers/${id}`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await api.delete(`/customers/${id}`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expect(res.status).to.equal(204);
   });
 
@@ -280,7 +372,10 @@ describe('DELETE /api/v1/customers/:customerId', () => {
     const tenant = await createTenant();
     const sibling = await addMerchant(tenant);
     const { id } = await createCustomer(tenant);
-    const res = await api.delete(`/customers/${id}`, { key: tenant.organization_secret_key, query: { merchant_id: sibling.merchantId } });
+    const res = await api.delete(`/customers/${id}`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: sibling.merchantId },
+    });
     expect(res.status).to.equal(404);
   });
 

@@ -23,7 +23,8 @@ describe('Health probes', () => {
       expectReportShape(res.body);
       expect(res.body.status).to.equal('ok');
       expect(res.body.error).to.deep.equal({});
-      for (const check of Object.values(res.body.details) as Array<{ status: string }>) expect(check.status).to.equal('up');
+      for (const check of Object.values(res.body.details) as Array<{ status: string }>)
+        expect(check.status).to.equal('up');
     });
   }
 
@@ -72,11 +73,12 @@ describe('Health probes', () => {
   describe('when the worker stops', () => {
     it('its poller, still listed by Temporal, stops being refreshed, so readiness counts no worker once it is 90 s stale', async () => {
       const s = stack();
-      const describeQueue = () => s.api.deps.temporal.client.workflowService.describeTaskQueue({
-        namespace: s.config.temporal.namespace,
-        taskQueue: { name: TASK_QUEUES.payments },
-        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      });
+      const describeQueue = () =>
+        s.api.deps.temporal.client.workflowService.describeTaskQueue({
+          namespace: s.config.temporal.namespace,
+          taskQueue: { name: TASK_QUEUES.payments },
+          taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+        });
       expect(freshPollers((await describeQueue()).pollers, Date.now())).to.be.greaterThan(0);
       await withWorkerDown(async () => {
         const stoppedAt = Date.now();

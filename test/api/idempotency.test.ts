@@ -55,7 +55,11 @@ describe('Idempotency (Document 1, rules 1–4)', () => {
 
   it('lets the header win over the body field when both are present', async () => {
     const input = customerInput();
-    const first = await api.post('/customers', { key: tenant.merchant_secret_key, body: input, headers: { 'idempotency-key': 'header-key' } });
+    const first = await api.post('/customers', {
+      key: tenant.merchant_secret_key,
+      body: input,
+      headers: { 'idempotency-key': 'header-key' },
+    });
     const replay = await api.post('/customers', {
       key: tenant.merchant_secret_key,
       body: { ...input, idempotency_key: 'some-other-body-key' },
@@ -88,7 +92,11 @@ describe('Idempotency (Document 1, rules 1–4)', () => {
 
   it('does not keep the key of a failed request, so the corrected retry runs', async () => {
     const headers = { 'idempotency-key': 'fix-and-retry' };
-    const bad = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput({ phone: 'nope' }), headers });
+    const bad = await api.post('/customers', {
+      key: tenant.merchant_secret_key,
+      body: customerInput({ phone: 'nope' }),
+      headers,
+    });
     expect(bad.status).to.equal(400);
     const good = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput(), headers });
     expect(good.status).to.equal(201);
@@ -97,26 +105,38 @@ describe('Idempotency (Document 1, rules 1–4)', () => {
   it('forgets a key once its retention has passed', async () => {
     const headers = { 'idempotency-key': 'expiring' };
     await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput(), headers });
-    await stack().orm.em.fork().execute(
-      `update idempotency_keys set expires_at = now() - interval '1 second' where scope_id = ? and key = ?`,
-      [tenant.merchant_id, 'expiring'],
-    );
+    await stack()
+      .orm.em.fork()
+      .execute(`update idempotency_keys set expires_at = now() - interval '1 second' where scope_id = ? and key = ?`, [
+        tenant.merchant_id,
+        'expiring',
+      ]);
     const res = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput(), headers });
     expect(res.status).to.equal(201);
     expect(await customerCount(tenant)).to.equal(2);
   });
 
   it('retains keys for 24 hours by default', async () => {
-    await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput(), headers: { 'idempotency-key': 'ttl' } });
-    const [row] = await stack().orm.em.fork().execute(
-      `select extract(epoch from expires_at - created_at) as seconds from idempotency_keys where scope_id = ? and key = 'ttl'`,
-      [tenant.merchant_id],
-    );
+    await api.post('/customers', {
+      key: tenant.merchant_secret_key,
+      body: customerInput(),
+      headers: { 'idempotency-key': 'ttl' },
+    });
+    const [row] = await stack()
+      .orm.em.fork()
+      .execute(
+        `select extract(epoch from expires_at - created_at) as seconds from idempotency_keys where scope_id = ? and key = 'ttl'`,
+        [tenant.merchant_id],
+      );
     expect(Math.round(Number(row.seconds))).to.equal(24 * 60 * 60);
   });
 
   it('rejects a key longer than 255 characters with 400', async () => {
-    const res = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput(), headers: { 'idempotency-key': 'k'.repeat(256) } });
+    const res = await api.post('/customers', {
+      key: tenant.merchant_secret_key,
+      body: customerInput(),
+      headers: { 'idempotency-key': 'k'.repeat(256) },
+    });
     expect(res.status).to.equal(400);
     expect(res.body.error.type).to.equal('validation_error');
     expect(await customerCount(tenant)).to.equal(0);
@@ -130,20 +150,26 @@ describe('Idempotency while the first request is still running', () => {
     const impatient = await startApi({ ...stack().config, idempotencyWaitMs: 300 }, 0);
     try {
       // Plays the part of a first request that claimed the key and has not committed yet.
-      await stack().orm.em.fork().transactional(async (tx) => {
-        await tx.execute(
-          `insert into idempotency_keys (scope_id, key, fingerprint, expires_at) values (?, 'slow', 'f', now() + interval '1 hour')`,
-          [tenant.merchant_id],
-        );
-        const res = await api.post('/customers', {
-          key: tenant.merchant_secret_key, body: customerInput(), headers: { 'idempotency-key': 'slow' }, baseUrl: impatient.url,
+      await stack()
+        .orm.em.fork()
+        .transactional(async (tx) => {
+          await tx.execute(
+            `insert into idempotency_keys (scope_id, key, fingerprint, expires_at) values (?, 'slow', 'f', now() + interval '1 hour')`,
+            [tenant.merchant_id],
+          );
+          const res = await api.post('/customers', {
+            key: tenant.merchant_secret_key,
+            body: customerInput(),
+            headers: { 'idempotency-key': 'slow' },
+            baseUrl: impatient.url,
+          });
+          expect(res.status).to.equal(409);
+          expect(res.body.error).to.include({ type: 'conflict_error', code: 'IDEMPOTENCY_KEY_IN_USE' });
+          throw new Error('rollback');
+        })
+        .catch((error: Error) => {
+          if (error.message !== 'rollback') throw error;
         });
-        expect(res.status).to.equal(409);
-        expect(res.body.error).to.include({ type: 'conflict_error', code: 'IDEMPOTENCY_KEY_IN_USE' });
-        throw new Error('rollback');
-      }).catch((error: Error) => {
-        if (error.message !== 'rollback') throw error;
-      });
       expect(await customerCount(tenant)).to.equal(0);
     } finally {
       await impatient.stop();
@@ -156,9 +182,12 @@ describe('Idempotency records at rest', () => {
     const tenant = await createTenant();
     const body = customerInput({ email: 'sealed.response@example.com' });
     await api.post('/customers', { key: tenant.merchant_secret_key, body, headers: { 'idempotency-key': 'sealed' } });
-    const [row] = await stack().orm.em.fork().execute<{ response_sealed: string }[]>(
-      `select response_sealed from idempotency_keys where scope_id = ? and key = 'sealed'`, [tenant.merchant_id],
-    );
+    const [row] = await stack()
+      .orm.em.fork()
+      .execute<{ response_sealed: string }[]>(
+        `select response_sealed from idempotency_keys where scope_id = ? and key = 'sealed'`,
+        [tenant.merchant_id],
+      );
     expect(row.response_sealed).to.match(/^v1\./);
     expect(row.response_sealed).to.not.include('sealed.response@example.com');
   });

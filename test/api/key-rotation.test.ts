@@ -20,7 +20,9 @@ const newKey = randomBytes(32);
 async function countUnder(key: Buffer): Promise<number> {
   let total = 0;
   for (const { table, column } of await encryptedColumns(em())) {
-    const [{ n }] = await rows(`select count(*) as n from "${table}" where split_part("${column}", '.', 2) = ?`, [masterKeyId(key)]);
+    const [{ n }] = await rows(`select count(*) as n from "${table}" where split_part("${column}", '.', 2) = ?`, [
+      masterKeyId(key),
+    ]);
     total += Number(n);
   }
   return total;
@@ -39,7 +41,10 @@ describe('Master-key rotation (rotateEncryptionKeys)', () => {
     webhookSecret = validWebhookSecret('provider_a');
     connector = await postConnector(tenant, 'provider_a', { credentials, webhook_secret: webhookSecret });
     for (let i = 0; i < 3; i += 1) await postConnector(tenant, 'provider_d');
-    const customer = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput({ document_number: '98765432100' }) });
+    const customer = await api.post('/customers', {
+      key: tenant.merchant_secret_key,
+      body: customerInput({ document_number: '98765432100' }),
+    });
     customerId = customer.body.data.id;
   });
 
@@ -52,8 +57,10 @@ describe('Master-key rotation (rotateEncryptionKeys)', () => {
   it('finds every *_encrypted column by convention, including the customer and connector ones', async () => {
     const found = (await encryptedColumns(em())).map((c) => `${c.table}.${c.column}`);
     expect(found).to.include.members([
-      'customers.document_number_encrypted', 'merchant_connectors.credentials_encrypted',
-      'merchant_connectors.webhook_token_encrypted', 'merchant_connectors.webhook_secret_encrypted',
+      'customers.document_number_encrypted',
+      'merchant_connectors.credentials_encrypted',
+      'merchant_connectors.webhook_token_encrypted',
+      'merchant_connectors.webhook_secret_encrypted',
     ]);
   });
 
@@ -65,19 +72,35 @@ describe('Master-key rotation (rotateEncryptionKeys)', () => {
 
   it('re-wraps every encrypted column in batches, keeping iv, tag and ciphertext byte-identical', async () => {
     const snapshot = async () => ({
-      connector: (await rows('select credentials_encrypted, webhook_token_encrypted, webhook_secret_encrypted from merchant_connectors where id = ?', [connector.id]))[0],
+      connector: (
+        await rows(
+          'select credentials_encrypted, webhook_token_encrypted, webhook_secret_encrypted from merchant_connectors where id = ?',
+          [connector.id],
+        )
+      )[0],
       customer: (await rows('select document_number_encrypted from customers where id = ?', [customerId]))[0],
     });
     const before = await snapshot();
     const batches: number[] = [];
-    const { columns: results, failures } = await rotateEncryptionKeys(em(), keyring(newKey, [oldKey()]), { batchSize: 2, onBatch: (r) => batches.push(r.rewrapped) });
+    const { columns: results, failures } = await rotateEncryptionKeys(em(), keyring(newKey, [oldKey()]), {
+      batchSize: 2,
+      onBatch: (r) => batches.push(r.rewrapped),
+    });
     const after = await snapshot();
     // Other tests may leave fixture rows that are not real ciphertext; none of this test's rows may fail.
     expect(failures.filter((f) => f.id === connector.id || f.id === customerId)).to.deep.equal([]);
 
-    const mine = ['customers.document_number_encrypted', 'merchant_connectors.credentials_encrypted', 'merchant_connectors.webhook_token_encrypted', 'merchant_connectors.webhook_secret_encrypted'];
-    expect(results.map((r) => `${r.table}.${r.column}`)).to.deep.equal((await encryptedColumns(em())).map((c) => `${c.table}.${c.column}`));
-    for (const result of results.filter((r) => mine.includes(`${r.table}.${r.column}`))) expect(result.rewrapped).to.be.at.least(1);
+    const mine = [
+      'customers.document_number_encrypted',
+      'merchant_connectors.credentials_encrypted',
+      'merchant_connectors.webhook_token_encrypted',
+      'merchant_connectors.webhook_secret_encrypted',
+    ];
+    expect(results.map((r) => `${r.table}.${r.column}`)).to.deep.equal(
+      (await encryptedColumns(em())).map((c) => `${c.table}.${c.column}`),
+    );
+    for (const result of results.filter((r) => mine.includes(`${r.table}.${r.column}`)))
+      expect(result.rewrapped).to.be.at.least(1);
     expect(batches.length).to.be.greaterThan(mine.length);
     expect(await countUnder(oldKey())).to.equal(0);
 
@@ -106,14 +129,19 @@ describe('Master-key rotation (rotateEncryptionKeys)', () => {
   it('reports a value under a key missing from the keyring, naming the row but never the value, and re-wraps the rest', async () => {
     const stranger = randomBytes(32);
     const [row] = await rows('select document_number_encrypted as value from customers where id = ?', [customerId]);
-    await rows('update customers set document_number_encrypted = ? where id = ?', [encryptSecret(stranger, 'StrangerSecret42'), customerId]);
+    await rows('update customers set document_number_encrypted = ? where id = ?', [
+      encryptSecret(stranger, 'StrangerSecret42'),
+      customerId,
+    ]);
     try {
       const { failures } = await rotateEncryptionKeys(em(), keyring(oldKey(), [newKey]));
       const failure = failures.find((f) => f.id === customerId);
       expect(failure).to.deep.include({ table: 'customers', column: 'document_number_encrypted' });
       expect(failure?.reason).to.include(masterKeyId(stranger)).and.not.include('StrangerSecret42');
       expect(JSON.stringify(failures)).to.not.include('StrangerSecret42');
-      const [row2] = await rows('select credentials_encrypted as value from merchant_connectors where id = ?', [connector.id]);
+      const [row2] = await rows('select credentials_encrypted as value from merchant_connectors where id = ?', [
+        connector.id,
+      ]);
       expect(row2.value.split('.')[1]).to.equal(masterKeyId(oldKey()));
     } finally {
       await rows('update customers set document_number_encrypted = ? where id = ?', [row.value, customerId]);

@@ -13,7 +13,8 @@ const DAY = 24 * 60 * 60 * 1000;
 describe('GET /api/v1/merchants/:id/activity', () => {
   let tenant: Tenant;
   let merchant: any;
-  const activity = (id = merchant.id, query = {}, key = tenant.organization_secret_key) => api.get(`/merchants/${id}/activity`, { key, query });
+  const activity = (id = merchant.id, query = {}, key = tenant.organization_secret_key) =>
+    api.get(`/merchants/${id}/activity`, { key, query });
 
   beforeEach(async () => {
     tenant = await createTenant();
@@ -23,7 +24,9 @@ describe('GET /api/v1/merchants/:id/activity', () => {
   it('records merchant.created (the created fields) and member.invited, by the acting key, bare with meta.pagination', async () => {
     const res = await activity();
     expect(res.status, res.text).to.equal(200);
-    expect(res.body.meta).to.deep.equal({ pagination: { page: 1, limit: 20, total: 2, total_pages: 1, has_next: false, has_prev: false } });
+    expect(res.body.meta).to.deep.equal({
+      pagination: { page: 1, limit: 20, total: 2, total_pages: 1, has_next: false, has_prev: false },
+    });
     const actorId = await keyId(tenant.organization_secret_key);
     for (const record of res.body.data) {
       expect(Object.keys(record).sort()).to.deep.equal(ACTIVITY_KEYS);
@@ -32,17 +35,30 @@ describe('GET /api/v1/merchants/:id/activity', () => {
       expect(record.created_at).to.match(ISO_UTC_MS);
     }
     const created = res.body.data.find((record: any) => record.action === 'merchant.created');
-    expect(created.changes).to.deep.include({ name: { from: null, to: merchant.name }, slug: { from: null, to: merchant.slug }, status: { from: null, to: 'active' }, phone_number: { from: null, to: '+5511987654321' } });
+    expect(created.changes).to.deep.include({
+      name: { from: null, to: merchant.name },
+      slug: { from: null, to: merchant.slug },
+      status: { from: null, to: 'active' },
+      phone_number: { from: null, to: '+5511987654321' },
+    });
     // Fields left null on create are not listed.
     expect(created.changes).not.to.have.any.keys('external_reference', 'website');
     const [member] = await rows('select * from merchant_members where merchant_id = ?', [merchant.id]);
     const invited = res.body.data.find((record: any) => record.action === 'member.invited');
-    expect(invited.changes).to.include({ membership_id: member.id, user_id: member.user_id, role: 'owner', new_user: true });
+    expect(invited.changes).to.include({
+      membership_id: member.id,
+      user_id: member.user_id,
+      role: 'owner',
+      new_user: true,
+    });
   });
 
   it('records merchant.updated with a {from, to} diff of what changed, by the acting key', async () => {
     const key = await keyWithScopes(tenant, ['merchants:write'], 'organization');
-    await api.patch(`/merchants/${merchant.id}`, { key, body: { status: 'suspended', mcc: '5734', phone_number: '+1 415 555 0100' } });
+    await api.patch(`/merchants/${merchant.id}`, {
+      key,
+      body: { status: 'suspended', mcc: '5734', phone_number: '+1 415 555 0100' },
+    });
     const [latest] = (await activity()).body.data;
     expect(latest).to.deep.include({ action: 'merchant.updated', actor: { type: 'api_key', id: await keyId(key) } });
     // mcc was already 5734: unchanged fields are not in the diff.
@@ -111,8 +127,9 @@ describe('The owner membership made by POST /merchants', () => {
     expect(users[0].name).to.equal('First Name');
     const [member] = await rows('select * from merchant_members where merchant_id = ?', [second.id]);
     expect(member).to.include({ user_id: users[0].id, role: 'owner', status: 'pending' });
-    const invited = (await api.get(`/merchants/${second.id}/activity`, { key: tenant.organization_secret_key })).body.data
-      .find((record: any) => record.action === 'member.invited');
+    const invited = (
+      await api.get(`/merchants/${second.id}/activity`, { key: tenant.organization_secret_key })
+    ).body.data.find((record: any) => record.action === 'member.invited');
     expect(invited.changes.new_user).to.equal(false);
   });
 
@@ -137,13 +154,22 @@ describe('The owner membership made by POST /merchants', () => {
       responses.push(await api.get(path, { key: tenant.organization_secret_key }));
     }
     const [member] = await rows('select * from merchant_members where merchant_id = ?', [id]);
-    const [otherMember] = await rows('select invitation_token_hash from merchant_members where merchant_id = ?', [other.id]);
+    const [otherMember] = await rows('select invitation_token_hash from merchant_members where merchant_id = ?', [
+      other.id,
+    ]);
     expect(member.invitation_token_hash).to.match(/^[0-9a-f]{64}$/);
-    expect(otherMember.invitation_token_hash).to.match(/^[0-9a-f]{64}$/).and.not.equal(member.invitation_token_hash);
+    expect(otherMember.invitation_token_hash)
+      .to.match(/^[0-9a-f]{64}$/)
+      .and.not.equal(member.invitation_token_hash);
     // Nothing but the hash could be the token: no other column holds a long random string.
-    const stored = Object.entries(member).filter(([column]) => column !== 'invitation_token_hash').map(([, value]) => String(value));
+    const stored = Object.entries(member)
+      .filter(([column]) => column !== 'invitation_token_hash')
+      .map(([, value]) => String(value));
     for (const value of stored) expect(value).not.to.match(/^[A-Za-z0-9_-]{43,}$/);
-    const [activityText] = await rows('select string_agg(changes::text, \' \') as text from merchant_activities where merchant_id = ?', [id]);
+    const [activityText] = await rows(
+      "select string_agg(changes::text, ' ') as text from merchant_activities where merchant_id = ?",
+      [id],
+    );
     for (const text of [...responses.map((res) => res.text), activityText.text]) {
       expect(text).not.to.include(member.invitation_token_hash);
       expect(text.toLowerCase()).not.to.include('token');
@@ -154,27 +180,43 @@ describe('The owner membership made by POST /merchants', () => {
 describe('GET /api/v1/merchants/:merchant_id/members', () => {
   let tenant: Tenant;
   let merchant: any;
-  const members = (id = merchant.id, key = tenant.organization_secret_key, query = {}) => api.get(`/merchants/${id}/members`, { key, query });
+  const members = (id = merchant.id, key = tenant.organization_secret_key, query = {}) =>
+    api.get(`/merchants/${id}/members`, { key, query });
 
   beforeEach(async () => {
     tenant = await createTenant();
-    merchant = await createMerchant(tenant, { primary_email: `${unique('owner')}@example.com`, primary_name: 'Olivia Owner' });
+    merchant = await createMerchant(tenant, {
+      primary_email: `${unique('owner')}@example.com`,
+      primary_name: 'Olivia Owner',
+    });
   });
 
   it('lists the pending owner, bare with meta.pagination', async () => {
     const res = await members();
     expect(res.status, res.text).to.equal(200);
-    expect(res.body.meta).to.deep.equal({ pagination: { page: 1, limit: 20, total: 1, total_pages: 1, has_next: false, has_prev: false } });
+    expect(res.body.meta).to.deep.equal({
+      pagination: { page: 1, limit: 20, total: 1, total_pages: 1, has_next: false, has_prev: false },
+    });
     const [owner] = res.body.data;
     expect(Object.keys(owner).sort()).to.deep.equal(MEMBER_KEYS);
     const [row] = await rows('select * from merchant_members where merchant_id = ?', [merchant.id]);
-    expect(owner).to.include({ membership_id: row.id, user_id: row.user_id, name: 'Olivia Owner', role: 'owner', status: 'pending', joined_at: null });
+    expect(owner).to.include({
+      membership_id: row.id,
+      user_id: row.user_id,
+      name: 'Olivia Owner',
+      role: 'owner',
+      status: 'pending',
+      joined_at: null,
+    });
     expect(owner.email).to.match(/^owner-.*@example\.com$/);
     expect(owner.invitation_expires_at).to.equal(new Date(row.invitation_expires_at).toISOString());
   });
 
   it('shows an accepted membership as active with joined_at and no invitation expiry', async () => {
-    await rows(`update merchant_members set status = 'active', joined_at = now(), invitation_token_hash = null where merchant_id = ?`, [merchant.id]);
+    await rows(
+      `update merchant_members set status = 'active', joined_at = now(), invitation_token_hash = null where merchant_id = ?`,
+      [merchant.id],
+    );
     const [owner] = (await members()).body.data;
     expect(owner).to.include({ status: 'active', invitation_expires_at: null });
     expect(owner.joined_at).to.match(ISO_UTC_MS);
@@ -182,7 +224,10 @@ describe('GET /api/v1/merchants/:merchant_id/members', () => {
 
   it('lists an empty page for a merchant without members', async () => {
     const res = await members(tenant.merchant_id);
-    expect(res.body).to.deep.equal({ data: [], meta: { pagination: { page: 1, limit: 20, total: 0, total_pages: 0, has_next: false, has_prev: false } } });
+    expect(res.body).to.deep.equal({
+      data: [],
+      meta: { pagination: { page: 1, limit: 20, total: 0, total_pages: 0, has_next: false, has_prev: false } },
+    });
   });
 
   it("returns 404 for another organization's merchant", async () => {

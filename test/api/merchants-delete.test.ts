@@ -36,7 +36,11 @@ describe('DELETE /api/v1/merchants/:id', () => {
     const res = await del();
     expect(res.status, res.text).to.equal(204);
     expect(res.text).to.equal('');
-    expectError(await api.get(`/merchants/${merchant.id}`, { key: tenant.organization_secret_key }), 404, 'not_found_error');
+    expectError(
+      await api.get(`/merchants/${merchant.id}`, { key: tenant.organization_secret_key }),
+      404,
+      'not_found_error',
+    );
     expectError(await del(), 404, 'not_found_error');
   });
 
@@ -47,7 +51,9 @@ describe('DELETE /api/v1/merchants/:id', () => {
     const [soloUser] = await rows('select user_id from merchant_members where merchant_id = ?', [merchant.id]);
     expect((await del()).status).to.equal(204);
     expect((await del(doomed.id)).status).to.equal(204);
-    expect(await rows('select id from merchant_members where merchant_id in (?, ?)', [merchant.id, doomed.id])).to.have.length(0);
+    expect(
+      await rows('select id from merchant_members where merchant_id in (?, ?)', [merchant.id, doomed.id]),
+    ).to.have.length(0);
     expect(await rows('select id from merchant_users where id = ?', [soloUser.user_id])).to.have.length(0);
     expect(await rows('select id from merchant_users where email = ?', [shared])).to.have.length(1);
     expect(await rows('select id from merchant_members where merchant_id = ?', [other.id])).to.have.length(1);
@@ -59,7 +65,11 @@ describe('DELETE /api/v1/merchants/:id', () => {
     const log = await activityOf(merchant.id);
     expect(log.map((row) => row.action)).to.include.members(['merchant.created', 'member.invited', 'merchant.deleted']);
     const deleted = log.find((row) => row.action === 'merchant.deleted');
-    expect(deleted).to.include({ actor_type: 'api_key', actor_id: await keyId(key), organization_id: tenant.organization_id });
+    expect(deleted).to.include({
+      actor_type: 'api_key',
+      actor_id: await keyId(key),
+      organization_id: tenant.organization_id,
+    });
     expect(deleted.changes).to.include({ name: merchant.name, slug: merchant.slug });
   });
 
@@ -69,7 +79,11 @@ describe('DELETE /api/v1/merchants/:id', () => {
   });
 
   it('deletes the merchant with its revoked API keys (they do not count as live)', async () => {
-    const { record } = await issueApiKey(stack().orm.em.fork(), { organizationId: tenant.organization_id, merchantId: merchant.id, kind: 'secret' });
+    const { record } = await issueApiKey(stack().orm.em.fork(), {
+      organizationId: tenant.organization_id,
+      merchantId: merchant.id,
+      kind: 'secret',
+    });
     await rows(`update api_keys set status = 'revoked', revoked_at = now() where id = ?`, [record.id]);
     expect((await del()).status).to.equal(204);
     expect(await rows('select id from api_keys where id = ?', [record.id])).to.have.length(0);
@@ -77,7 +91,11 @@ describe('DELETE /api/v1/merchants/:id', () => {
 
   describe('returns 409 RESOURCE_IN_USE, deleting nothing, when the merchant has', () => {
     it('a customer', async () => {
-      await rows('insert into customers (id, merchant_id, email) values (?, ?, ?)', [newId('cust'), merchant.id, 'c@example.com']);
+      await rows('insert into customers (id, merchant_id, email) values (?, ?, ?)', [
+        newId('cust'),
+        merchant.id,
+        'c@example.com',
+      ]);
       await expectInUse(['customers']);
     });
 
@@ -100,8 +118,14 @@ describe('DELETE /api/v1/merchants/:id', () => {
     it('an offer', async () => {
       const { offer } = await createOffer(merchant.id);
       // Only the offer left: move its product and family to the tenant's merchant.
-      await rows('update products set merchant_id = ? where id = (select product_id from offers where id = ?)', [tenant.merchant_id, offer.id]);
-      await rows('update product_families set merchant_id = ? where merchant_id = ?', [tenant.merchant_id, merchant.id]);
+      await rows('update products set merchant_id = ? where id = (select product_id from offers where id = ?)', [
+        tenant.merchant_id,
+        offer.id,
+      ]);
+      await rows('update product_families set merchant_id = ? where merchant_id = ?', [
+        tenant.merchant_id,
+        merchant.id,
+      ]);
       await rows('update offer_prices set merchant_id = ? where offer_id = ?', [tenant.merchant_id, offer.id]);
       await expectInUse(['catalog']);
     });
@@ -109,7 +133,11 @@ describe('DELETE /api/v1/merchants/:id', () => {
     it('a checkout session', async () => {
       // The offer belongs to another merchant so that only the session names this one.
       const { offer } = await createOffer(tenant.merchant_id);
-      await rows(`insert into checkout_sessions (id, merchant_id, offer_id, status) values (?, ?, ?, 'initiated')`, [newId('cks'), merchant.id, offer.id]);
+      await rows(`insert into checkout_sessions (id, merchant_id, offer_id, status) values (?, ?, ?, 'initiated')`, [
+        newId('cks'),
+        merchant.id,
+        offer.id,
+      ]);
       await expectInUse(['checkout_sessions']);
     });
 
@@ -120,12 +148,19 @@ describe('DELETE /api/v1/merchants/:id', () => {
 
     it('a routing profile', async () => {
       const connectorId = await insertConnector(tenant.merchant_id);
-      await rows('insert into routing_profiles (id, merchant_id, name, default_merchant_connector_id) values (?, ?, ?, ?)', [newId('rp'), merchant.id, 'Default', connectorId]);
+      await rows(
+        'insert into routing_profiles (id, merchant_id, name, default_merchant_connector_id) values (?, ?, ?, ?)',
+        [newId('rp'), merchant.id, 'Default', connectorId],
+      );
       await expectInUse(['routing_profiles']);
     });
 
     it('a live API key', async () => {
-      await issueApiKey(stack().orm.em.fork(), { organizationId: tenant.organization_id, merchantId: merchant.id, kind: 'public' });
+      await issueApiKey(stack().orm.em.fork(), {
+        organizationId: tenant.organization_id,
+        merchantId: merchant.id,
+        kind: 'public',
+      });
       await expectInUse(['live_api_keys']);
     });
 
@@ -143,7 +178,10 @@ describe('DELETE /api/v1/merchants/:id', () => {
 
     it('any other row referencing it (a table not in the list): other_records, never a 500', async () => {
       const { offer } = await createOffer(tenant.merchant_id);
-      await rows(`insert into offer_prices (id, merchant_id, offer_id, currency, amount, is_default) values (?, ?, ?, 'EUR', 100, false)`, [newId('opr'), merchant.id, offer.id]);
+      await rows(
+        `insert into offer_prices (id, merchant_id, offer_id, currency, amount, is_default) values (?, ?, ?, 'EUR', 100, false)`,
+        [newId('opr'), merchant.id, offer.id],
+      );
       await expectInUse(['other_records']);
     });
   });

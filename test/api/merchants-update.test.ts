@@ -5,12 +5,20 @@ import { createTenant, keyWithScopes, type Tenant } from '../helpers/factories';
 import { expectError, expectFieldErrors } from '../helpers/envelope';
 import { activityOf, ADDRESS, createMerchant, MERCHANT_KEYS, rows, setEnrolled, unique } from '../helpers/merchants';
 
-const NEW_ADDRESS = { line_1: '1 Market St', line_2: 'Suite 300', zip_code: '94105', city: 'San Francisco', state: 'CA', country: 'US' };
+const NEW_ADDRESS = {
+  line_1: '1 Market St',
+  line_2: 'Suite 300',
+  zip_code: '94105',
+  city: 'San Francisco',
+  state: 'CA',
+  country: 'US',
+};
 
 describe('PATCH /api/v1/merchants/:id', () => {
   let tenant: Tenant;
   let merchant: any;
-  const patch = (body: unknown, id = merchant.id, key = tenant.organization_secret_key) => api.patch(`/merchants/${id}`, { key, body });
+  const patch = (body: unknown, id = merchant.id, key = tenant.organization_secret_key) =>
+    api.patch(`/merchants/${id}`, { key, body });
 
   beforeEach(async () => {
     tenant = await createTenant();
@@ -19,8 +27,14 @@ describe('PATCH /api/v1/merchants/:id', () => {
 
   it('updates every editable field and returns the bare merchant', async () => {
     const body = {
-      name: 'Renamed Shop', external_reference: 'erp-9', business_registration_number: '98-7654321', mcc: '5999',
-      website: 'http://renamed.example.org/home', phone_number: '+1 (415) 555-0199', address: NEW_ADDRESS, status: 'suspended',
+      name: 'Renamed Shop',
+      external_reference: 'erp-9',
+      business_registration_number: '98-7654321',
+      mcc: '5999',
+      website: 'http://renamed.example.org/home',
+      phone_number: '+1 (415) 555-0199',
+      address: NEW_ADDRESS,
+      status: 'suspended',
     };
     const res = await patch(body);
     expect(res.status, res.text).to.equal(200);
@@ -29,7 +43,9 @@ describe('PATCH /api/v1/merchants/:id', () => {
     expect(res.body).to.include({ ...scalars, phone_number: '+14155550199' });
     expect(res.body.address).to.deep.equal(NEW_ADDRESS);
     expect(res.body.slug).to.equal(merchant.slug);
-    expect((await api.get(`/merchants/${merchant.id}`, { key: tenant.organization_secret_key })).body).to.deep.equal(res.body);
+    expect((await api.get(`/merchants/${merchant.id}`, { key: tenant.organization_secret_key })).body).to.deep.equal(
+      res.body,
+    );
   });
 
   for (const status of ['inactive', 'suspended', 'active']) {
@@ -74,7 +90,9 @@ describe('PATCH /api/v1/merchants/:id', () => {
     it(`rejects ${what} with 400 naming ${field} and changes nothing`, async () => {
       const before = (await api.get(`/merchants/${merchant.id}`, { key: tenant.organization_secret_key })).body;
       expectFieldErrors(await patch({ ...body, external_reference: 'changed' }), [field]);
-      expect((await api.get(`/merchants/${merchant.id}`, { key: tenant.organization_secret_key })).body).to.deep.equal(before);
+      expect((await api.get(`/merchants/${merchant.id}`, { key: tenant.organization_secret_key })).body).to.deep.equal(
+        before,
+      );
     });
   }
 
@@ -86,7 +104,11 @@ describe('PATCH /api/v1/merchants/:id', () => {
   });
 
   it('refuses a merchant key with 403', async () => {
-    expectError(await patch({ status: 'inactive' }, tenant.merchant_id, tenant.merchant_secret_key), 403, 'authorization_error');
+    expectError(
+      await patch({ status: 'inactive' }, tenant.merchant_id, tenant.merchant_secret_key),
+      403,
+      'authorization_error',
+    );
   });
 
   it('refuses an organization key without merchants:write with 403', async () => {
@@ -118,9 +140,16 @@ describe('PATCH /api/v1/merchants/:id', () => {
 
     it('names every locked field sent, and applies none of the request (not even editable fields)', async () => {
       const before = (await api.get(`/merchants/${merchant.id}`, { key: tenant.organization_secret_key })).body;
-      const error = expectError(await patch({ name: 'X Shop', mcc: '1111', status: 'suspended' }), 409, 'conflict_error', 'MERCHANT_FIELD_LOCKED');
+      const error = expectError(
+        await patch({ name: 'X Shop', mcc: '1111', status: 'suspended' }),
+        409,
+        'conflict_error',
+        'MERCHANT_FIELD_LOCKED',
+      );
       expect(error.details.fields).to.have.members(['name', 'mcc']);
-      expect((await api.get(`/merchants/${merchant.id}`, { key: tenant.organization_secret_key })).body).to.deep.equal(before);
+      expect((await api.get(`/merchants/${merchant.id}`, { key: tenant.organization_secret_key })).body).to.deep.equal(
+        before,
+      );
     });
 
     it('accepts locked fields sent with their current values as a no-op', async () => {
@@ -132,7 +161,12 @@ describe('PATCH /api/v1/merchants/:id', () => {
     });
 
     it('still lets status, phone_number, business_registration_number and external_reference change', async () => {
-      const body = { status: 'suspended', phone_number: '+44 20 7946 0000', business_registration_number: 'GB123', external_reference: unique('ref') };
+      const body = {
+        status: 'suspended',
+        phone_number: '+44 20 7946 0000',
+        business_registration_number: 'GB123',
+        external_reference: unique('ref'),
+      };
       const res = await patch(body);
       expect(res.status, res.text).to.equal(200);
       expect(res.body).to.include({ ...body, phone_number: '+442079460000' });

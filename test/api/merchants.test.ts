@@ -17,14 +17,24 @@ describe('POST /api/v1/merchants', () => {
     expect(res.status, res.text).to.equal(201);
     expect(Object.keys(res.body).sort()).to.deep.equal(RECEIPT_KEYS);
     expect(res.body.id).to.match(/^mrc_/);
-    expect(res.body).to.include({ organization_id: tenant.organization_id, name: body.name, external_reference: 'erp-42', status: 'active' });
+    expect(res.body).to.include({
+      organization_id: tenant.organization_id,
+      name: body.name,
+      external_reference: 'erp-42',
+      status: 'active',
+    });
     expect(res.body.created_at).to.match(ISO_UTC_MS);
   });
 
   it('stores every field, normalising the phone number to E.164 and line_2 to null', async () => {
     const receipt = await createMerchant(tenant, { mcc: '0742', phone_number: '+1 415-555-0123' });
     const merchant = (await api.get(`/merchants/${receipt.id}`, { key: tenant.organization_secret_key })).body;
-    expect(merchant).to.include({ mcc: '0742', phone_number: '+14155550123', business_registration_number: '12.345.678/0001-90', website: 'https://shop.example.com' });
+    expect(merchant).to.include({
+      mcc: '0742',
+      phone_number: '+14155550123',
+      business_registration_number: '12.345.678/0001-90',
+      website: 'https://shop.example.com',
+    });
     expect(merchant.address).to.deep.equal({ ...ADDRESS, line_2: null });
   });
 
@@ -44,10 +54,20 @@ describe('POST /api/v1/merchants', () => {
   }
 
   it('lets only name and primary_email be sent; the rest are null', async () => {
-    const res = await api.post('/merchants', { key: tenant.organization_secret_key, body: { name: unique('Tiny'), primary_email: `${unique('o')}@example.com` } });
+    const res = await api.post('/merchants', {
+      key: tenant.organization_secret_key,
+      body: { name: unique('Tiny'), primary_email: `${unique('o')}@example.com` },
+    });
     expect(res.status, res.text).to.equal(201);
     const merchant = (await api.get(`/merchants/${res.body.id}`, { key: tenant.organization_secret_key })).body;
-    expect(merchant).to.include({ external_reference: null, business_registration_number: null, mcc: null, phone_number: null, address: null, website: null });
+    expect(merchant).to.include({
+      external_reference: null,
+      business_registration_number: null,
+      mcc: null,
+      phone_number: null,
+      address: null,
+      website: null,
+    });
   });
 
   it('generates a URL-safe slug from the name when none is given', async () => {
@@ -66,7 +86,9 @@ describe('POST /api/v1/merchants', () => {
 
   it('gives concurrent creates with the same name distinct slugs, all 201', async () => {
     const body = { name: unique('Rush'), primary_email: `${unique('o')}@example.com` };
-    const results = await Promise.all(Array.from({ length: 4 }, () => api.post('/merchants', { key: tenant.organization_secret_key, body })));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => api.post('/merchants', { key: tenant.organization_secret_key, body })),
+    );
     for (const res of results) expect(res.status, res.text).to.equal(201);
     expect(new Set(results.map((res) => res.body.slug)).size).to.equal(4);
     // The same primary_email raced too: one user, an owner membership on each merchant.
@@ -89,19 +111,29 @@ describe('POST /api/v1/merchants', () => {
     const slug = unique('taken');
     await createMerchant(await createTenant(), { slug });
     const body = merchantBody({ slug });
-    const error = expectError(await api.post('/merchants', { key: tenant.organization_secret_key, body }), 409, 'conflict_error', 'MERCHANT_SLUG_TAKEN');
+    const error = expectError(
+      await api.post('/merchants', { key: tenant.organization_secret_key, body }),
+      409,
+      'conflict_error',
+      'MERCHANT_SLUG_TAKEN',
+    );
     expect(error.details).to.deep.equal({ slug });
-    expect(await rows('select id from merchants where organization_id = ?', [tenant.organization_id])).to.have.length(1);
+    expect(await rows('select id from merchants where organization_id = ?', [tenant.organization_id])).to.have.length(
+      1,
+    );
     expect(await rows('select id from merchant_users where email = ?', [body.primary_email])).to.have.length(0);
   });
 
   it('lets exactly one of several concurrent creates with the same slug win; the rest get 409', async () => {
     const slug = unique('race');
     const results = await Promise.all(
-      Array.from({ length: 4 }, () => api.post('/merchants', { key: tenant.organization_secret_key, body: merchantBody({ slug }) })),
+      Array.from({ length: 4 }, () =>
+        api.post('/merchants', { key: tenant.organization_secret_key, body: merchantBody({ slug }) }),
+      ),
     );
     expect(results.filter((res) => res.status === 201)).to.have.length(1);
-    for (const res of results.filter((r) => r.status !== 201)) expectError(res, 409, 'conflict_error', 'MERCHANT_SLUG_TAKEN');
+    for (const res of results.filter((r) => r.status !== 201))
+      expectError(res, 409, 'conflict_error', 'MERCHANT_SLUG_TAKEN');
   });
 
   const invalid: Array<[string, Record<string, unknown>, string]> = [
@@ -134,13 +166,20 @@ describe('POST /api/v1/merchants', () => {
     it(`rejects ${what} with 400 naming ${field} and creates nothing`, async () => {
       const body = merchantBody(overrides);
       expectFieldErrors(await api.post('/merchants', { key: tenant.organization_secret_key, body }), [field]);
-      expect(await rows('select id from merchants where organization_id = ?', [tenant.organization_id])).to.have.length(1);
-      expect(await rows('select id from merchant_users where organization_id = ?', [tenant.organization_id])).to.have.length(0);
+      expect(await rows('select id from merchants where organization_id = ?', [tenant.organization_id])).to.have.length(
+        1,
+      );
+      expect(
+        await rows('select id from merchant_users where organization_id = ?', [tenant.organization_id]),
+      ).to.have.length(0);
     });
   }
 
   it('names every bad field at once', async () => {
-    const res = await api.post('/merchants', { key: tenant.organization_secret_key, body: merchantBody({ name: '!!!', phone_number: '12', website: 'nope' }) });
+    const res = await api.post('/merchants', {
+      key: tenant.organization_secret_key,
+      body: merchantBody({ name: '!!!', phone_number: '12', website: 'nope' }),
+    });
     expectFieldErrors(res, ['name', 'phone_number', 'website']);
   });
 
@@ -153,7 +192,11 @@ describe('POST /api/v1/merchants', () => {
   }
 
   it('refuses a merchant key with 403', async () => {
-    expectError(await api.post('/merchants', { key: tenant.merchant_secret_key, body: merchantBody() }), 403, 'authorization_error');
+    expectError(
+      await api.post('/merchants', { key: tenant.merchant_secret_key, body: merchantBody() }),
+      403,
+      'authorization_error',
+    );
   });
 
   it('refuses an organization key without merchants:write with 403', async () => {
@@ -170,14 +213,21 @@ describe('POST /api/v1/merchants', () => {
     expect(again.status).to.equal(200);
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
     expect(again.body).to.deep.equal(first.body);
-    expect(await rows('select id from merchants where organization_id = ?', [tenant.organization_id])).to.have.length(2);
+    expect(await rows('select id from merchants where organization_id = ?', [tenant.organization_id])).to.have.length(
+      2,
+    );
     expect(await rows('select id from merchant_members where merchant_id = ?', [first.body.id])).to.have.length(1);
   });
 
   it('answers 409 IDEMPOTENCY_KEY_CONFLICT when the same key comes with another body', async () => {
     const headers = { 'Idempotency-Key': unique('mrc') };
     await api.post('/merchants', { key: tenant.organization_secret_key, body: merchantBody(), headers });
-    expectError(await api.post('/merchants', { key: tenant.organization_secret_key, body: merchantBody(), headers }), 409, 'conflict_error', 'IDEMPOTENCY_KEY_CONFLICT');
+    expectError(
+      await api.post('/merchants', { key: tenant.organization_secret_key, body: merchantBody(), headers }),
+      409,
+      'conflict_error',
+      'IDEMPOTENCY_KEY_CONFLICT',
+    );
   });
 });
 
@@ -194,7 +244,9 @@ describe('GET /api/v1/merchants', () => {
     const res = await api.get('/merchants', { key: tenant.organization_secret_key });
     expect(res.status, res.text).to.equal(200);
     expect(res.body).to.have.all.keys(['data', 'meta']);
-    expect(res.body.meta).to.deep.equal({ pagination: { page: 1, limit: 20, total: 3, total_pages: 1, has_next: false, has_prev: false } });
+    expect(res.body.meta).to.deep.equal({
+      pagination: { page: 1, limit: 20, total: 3, total_pages: 1, has_next: false, has_prev: false },
+    });
     expect(res.body.data.map((m: any) => m.id)).to.deep.equal([b.id, a.id, tenant.merchant_id]);
     for (const merchant of res.body.data) expect(Object.keys(merchant).sort()).to.deep.equal(MERCHANT_KEYS);
   });
@@ -206,8 +258,14 @@ describe('GET /api/v1/merchants', () => {
     await rows(`update merchants set status = 'suspended' where id = ?`, [suspended.id]);
     const one = await api.get('/merchants', { key: tenant.organization_secret_key, query: { status: 'inactive' } });
     expect(one.body.data.map((m: any) => m.id)).to.deep.equal([inactive.id]);
-    const repeated = await api.get('/merchants', { key: tenant.organization_secret_key, query: { status: ['inactive', 'suspended'] } });
-    const comma = await api.get('/merchants', { key: tenant.organization_secret_key, query: { status: 'inactive,suspended' } });
+    const repeated = await api.get('/merchants', {
+      key: tenant.organization_secret_key,
+      query: { status: ['inactive', 'suspended'] },
+    });
+    const comma = await api.get('/merchants', {
+      key: tenant.organization_secret_key,
+      query: { status: 'inactive,suspended' },
+    });
     expect(repeated.body.data.map((m: any) => m.id)).to.deep.equal([suspended.id, inactive.id]);
     expect(comma.body.data).to.deep.equal(repeated.body.data);
   });
@@ -217,7 +275,14 @@ describe('GET /api/v1/merchants', () => {
     await createMerchant(tenant);
     const res = await api.get('/merchants', { key: tenant.organization_secret_key, query: { page: 2, limit: 1 } });
     expect(res.body.data.map((m: any) => m.id)).to.deep.equal([a.id]);
-    expect(res.body.meta.pagination).to.deep.equal({ page: 2, limit: 1, total: 3, total_pages: 3, has_next: true, has_prev: true });
+    expect(res.body.meta.pagination).to.deep.equal({
+      page: 2,
+      limit: 1,
+      total: 3,
+      total_pages: 3,
+      has_next: true,
+      has_prev: true,
+    });
   });
 
   const badQueries: Array<[string, Record<string, string>, string]> = [
@@ -255,23 +320,41 @@ describe('GET /api/v1/merchants/:id', () => {
     expect(res.status, res.text).to.equal(200);
     expect(Object.keys(res.body).sort()).to.deep.equal(MERCHANT_KEYS);
     expect(res.body).to.include({
-      id: receipt.id, organization_id: tenant.organization_id, name: body.name, slug: receipt.slug, status: 'active',
-      external_reference: body.external_reference, phone_number: '+5511987654321', created_at: receipt.created_at,
+      id: receipt.id,
+      organization_id: tenant.organization_id,
+      name: body.name,
+      slug: receipt.slug,
+      status: 'active',
+      external_reference: body.external_reference,
+      phone_number: '+5511987654321',
+      created_at: receipt.created_at,
     });
     expect(res.body.updated_at).to.match(ISO_UTC_MS);
   });
 
   it("returns 404 for another organization's merchant", async () => {
     const other = await createTenant();
-    expectError(await api.get(`/merchants/${other.merchant_id}`, { key: tenant.organization_secret_key }), 404, 'not_found_error');
+    expectError(
+      await api.get(`/merchants/${other.merchant_id}`, { key: tenant.organization_secret_key }),
+      404,
+      'not_found_error',
+    );
   });
 
   it('returns 404 for an unknown or malformed id', async () => {
-    expectError(await api.get('/merchants/mrc_doesnotexist', { key: tenant.organization_secret_key }), 404, 'not_found_error');
+    expectError(
+      await api.get('/merchants/mrc_doesnotexist', { key: tenant.organization_secret_key }),
+      404,
+      'not_found_error',
+    );
     expectError(await api.get('/merchants/cust_123', { key: tenant.organization_secret_key }), 404, 'not_found_error');
   });
 
   it("refuses a merchant key with 403, even for the key's own merchant", async () => {
-    expectError(await api.get(`/merchants/${tenant.merchant_id}`, { key: tenant.merchant_secret_key }), 403, 'authorization_error');
+    expectError(
+      await api.get(`/merchants/${tenant.merchant_id}`, { key: tenant.merchant_secret_key }),
+      403,
+      'authorization_error',
+    );
   });
 });

@@ -17,23 +17,46 @@ describe('POST /api/v1/offers/:offerId/prices', () => {
   let tenant: Tenant;
   let offer: any;
   beforeEach(async () => ({ tenant, offer } = await setup()));
-  const post = (body: Record<string, unknown>, options: { key?: string; query?: Record<string, string>; offerId?: string } = {}) =>
-    api.post(`/offers/${options.offerId ?? offer.id}/prices`, { key: options.key ?? tenant.merchant_secret_key, body, query: options.query });
+  const post = (
+    body: Record<string, unknown>,
+    options: { key?: string; query?: Record<string, string>; offerId?: string } = {},
+  ) =>
+    api.post(`/offers/${options.offerId ?? offer.id}/prices`, {
+      key: options.key ?? tenant.merchant_secret_key,
+      body,
+      query: options.query,
+    });
 
   it('returns 201 with the price; is_default defaults to false and first_charge_amount to null', async () => {
     const price = expectWrapped(await post({ currency: 'EUR', amount: 899 }), 201);
     expect(Object.keys(price).sort()).to.deep.equal([...PRICE_KEYS].sort());
-    expect(price).to.include({ offer_id: offer.id, currency: 'EUR', amount: 899, first_charge_amount: null, is_default: false });
+    expect(price).to.include({
+      offer_id: offer.id,
+      currency: 'EUR',
+      amount: 899,
+      first_charge_amount: null,
+      is_default: false,
+    });
     expect(price.id).to.match(/^opr_/);
   });
 
   it('returns 409 OFFER_PRICE_CURRENCY_EXISTS for a currency the offer already has live', async () => {
-    const error = expectError(await post({ currency: 'USD', amount: 1 }), 409, 'conflict_error', 'OFFER_PRICE_CURRENCY_EXISTS');
+    const error = expectError(
+      await post({ currency: 'USD', amount: 1 }),
+      409,
+      'conflict_error',
+      'OFFER_PRICE_CURRENCY_EXISTS',
+    );
     expect(error.details).to.include({ currency: 'USD', existing_offer_price_id: offer.prices[1].id });
   });
 
   it('returns 409 OFFER_PRICE_DEFAULT_EXISTS for a second default price (the first is not demoted)', async () => {
-    const error = expectError(await post({ currency: 'EUR', amount: 1, is_default: true }), 409, 'conflict_error', 'OFFER_PRICE_DEFAULT_EXISTS');
+    const error = expectError(
+      await post({ currency: 'EUR', amount: 1, is_default: true }),
+      409,
+      'conflict_error',
+      'OFFER_PRICE_DEFAULT_EXISTS',
+    );
     expect(error.details.existing_offer_price_id).to.equal(offer.prices[0].id);
     const still = await api.get(`/offer-prices/${offer.prices[0].id}`, { key: tenant.merchant_secret_key });
     expect(still.body.data.is_default).to.equal(true);
@@ -42,7 +65,8 @@ describe('POST /api/v1/offers/:offerId/prices', () => {
   it('answers concurrent creates of one currency with one 201 and 409s, never a 500 (the partial unique index decides)', async () => {
     const responses = await Promise.all(Array.from({ length: 4 }, () => post({ currency: 'EUR', amount: 1 })));
     expect(responses.map((res) => res.status).sort()).to.deep.equal([201, 409, 409, 409]);
-    for (const res of responses.filter((r) => r.status === 409)) expectError(res, 409, 'conflict_error', 'OFFER_PRICE_CURRENCY_EXISTS');
+    for (const res of responses.filter((r) => r.status === 409))
+      expectError(res, 409, 'conflict_error', 'OFFER_PRICE_CURRENCY_EXISTS');
   });
 
   it('accepts a currency again once its price is deleted', async () => {
@@ -52,8 +76,16 @@ describe('POST /api/v1/offers/:offerId/prices', () => {
 
   it('replays with 200 for the same Idempotency-Key', async () => {
     const headers = { 'Idempotency-Key': `price-${Date.now()}` };
-    const first = await api.post(`/offers/${offer.id}/prices`, { key: tenant.merchant_secret_key, body: { currency: 'EUR', amount: 1 }, headers });
-    const again = await api.post(`/offers/${offer.id}/prices`, { key: tenant.merchant_secret_key, body: { currency: 'EUR', amount: 1 }, headers });
+    const first = await api.post(`/offers/${offer.id}/prices`, {
+      key: tenant.merchant_secret_key,
+      body: { currency: 'EUR', amount: 1 },
+      headers,
+    });
+    const again = await api.post(`/offers/${offer.id}/prices`, {
+      key: tenant.merchant_secret_key,
+      body: { currency: 'EUR', amount: 1 },
+      headers,
+    });
     expect([first.status, again.status]).to.deep.equal([201, 200]);
     expect(again.body.data).to.deep.equal(first.body.data);
   });
@@ -94,18 +126,28 @@ describe('POST /api/v1/offers/:offerId/prices', () => {
 
   it('refuses a body merchant_id that contradicts the query with 400', async () => {
     const second = await addMerchant(tenant);
-    const res = await post({ currency: 'EUR', amount: 1, merchant_id: second.merchantId }, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await post(
+      { currency: 'EUR', amount: 1, merchant_id: second.merchantId },
+      { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } },
+    );
     expectFieldErrors(res, ['merchant_id']);
   });
 
-  it("returns 404 when an organization key names its other merchant, which does not own the offer", async () => {
+  it('returns 404 when an organization key names its other merchant, which does not own the offer', async () => {
     const second = await addMerchant(tenant);
-    const res = await post({ currency: 'EUR', amount: 1 }, { key: tenant.organization_secret_key, query: { merchant_id: second.merchantId } });
+    const res = await post(
+      { currency: 'EUR', amount: 1 },
+      { key: tenant.organization_secret_key, query: { merchant_id: second.merchantId } },
+    );
     expectError(res, 404, 'not_found_error');
   });
 
   it('refuses a key without offers:write (403)', async () => {
-    expectError(await post({ currency: 'EUR', amount: 1 }, { key: await keyWithScopes(tenant, ['offers:read']) }), 403, 'authorization_error');
+    expectError(
+      await post({ currency: 'EUR', amount: 1 }, { key: await keyWithScopes(tenant, ['offers:read']) }),
+      403,
+      'authorization_error',
+    );
   });
 });
 
@@ -115,15 +157,24 @@ describe('GET /api/v1/offers/:offerId/prices', () => {
     for (const currency of ['EUR', 'ARS', 'JPY']) await postPrice(tenant, offer.id, { currency, amount: 1 });
     await api.delete(`/offer-prices/${usd.id}`, { key: tenant.merchant_secret_key });
     const res = await api.get(`/offers/${offer.id}/prices`, { key: tenant.merchant_secret_key });
-    expect(expectWrapped(res, 200, { list: true }).map((p: any) => p.currency)).to.deep.equal(['BRL', 'ARS', 'EUR', 'JPY']);
+    expect(expectWrapped(res, 200, { list: true }).map((p: any) => p.currency)).to.deep.equal([
+      'BRL',
+      'ARS',
+      'EUR',
+      'JPY',
+    ]);
     expect(res.body.meta.pagination).to.include({ total: 4, page: 1, limit: 20 });
-    const page = await api.get(`/offers/${offer.id}/prices`, { key: tenant.merchant_secret_key, query: { page: 2, limit: 3 } });
+    const page = await api.get(`/offers/${offer.id}/prices`, {
+      key: tenant.merchant_secret_key,
+      query: { page: 2, limit: 3 },
+    });
     expect(page.body.data.map((p: any) => p.currency)).to.deep.equal(['JPY']);
   });
 
   it('filters by currency and is_default', async () => {
     const { tenant, offer } = await setup();
-    const get = (query: Record<string, any>) => api.get(`/offers/${offer.id}/prices`, { key: tenant.merchant_secret_key, query });
+    const get = (query: Record<string, any>) =>
+      api.get(`/offers/${offer.id}/prices`, { key: tenant.merchant_secret_key, query });
     expect((await get({ currency: 'USD' })).body.data.map((p: any) => p.currency)).to.deep.equal(['USD']);
     expect((await get({ is_default: true })).body.data.map((p: any) => p.currency)).to.deep.equal(['BRL']);
     expect((await get({ is_default: false })).body.data.map((p: any) => p.currency)).to.deep.equal(['USD']);
@@ -133,8 +184,15 @@ describe('GET /api/v1/offers/:offerId/prices', () => {
   it("returns 404 for another merchant's offer and accepts an organization key with merchant_id", async () => {
     const { tenant, offer } = await setup();
     const other = await createTenant();
-    expectError(await api.get(`/offers/${offer.id}/prices`, { key: other.merchant_secret_key }), 404, 'not_found_error');
-    const org = await api.get(`/offers/${offer.id}/prices`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    expectError(
+      await api.get(`/offers/${offer.id}/prices`, { key: other.merchant_secret_key }),
+      404,
+      'not_found_error',
+    );
+    const org = await api.get(`/offers/${offer.id}/prices`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expect(expectWrapped(org, 200, { list: true })).to.have.length(2);
   });
 });
@@ -142,10 +200,16 @@ describe('GET /api/v1/offers/:offerId/prices', () => {
 describe('GET /api/v1/offer-prices/:id', () => {
   it("returns the price; 404 for unknown, deleted or another merchant's prices", async () => {
     const { tenant, brl, usd } = await setup();
-    expect(expectWrapped(await api.get(`/offer-prices/${brl.id}`, { key: tenant.merchant_secret_key }), 200)).to.deep.equal(brl);
+    expect(
+      expectWrapped(await api.get(`/offer-prices/${brl.id}`, { key: tenant.merchant_secret_key }), 200),
+    ).to.deep.equal(brl);
     await api.delete(`/offer-prices/${usd.id}`, { key: tenant.merchant_secret_key });
     const other = await createTenant();
-    for (const [id, key] of [[usd.id, tenant.merchant_secret_key], ['opr_doesnotexist0000000000', tenant.merchant_secret_key], [brl.id, other.merchant_secret_key]]) {
+    for (const [id, key] of [
+      [usd.id, tenant.merchant_secret_key],
+      ['opr_doesnotexist0000000000', tenant.merchant_secret_key],
+      [brl.id, other.merchant_secret_key],
+    ]) {
       expectError(await api.get(`/offer-prices/${id}`, { key }), 404, 'not_found_error');
     }
   });
@@ -156,19 +220,31 @@ describe('PATCH /api/v1/offer-prices/:id', () => {
   let brl: any;
   let usd: any;
   beforeEach(async () => ({ tenant, brl, usd } = await setup()));
-  const patch = (id: string, body: Record<string, unknown>, key = tenant.merchant_secret_key) => api.patch(`/offer-prices/${id}`, { key, body });
+  const patch = (id: string, body: Record<string, unknown>, key = tenant.merchant_secret_key) =>
+    api.patch(`/offer-prices/${id}`, { key, body });
 
   it('updates currency, amount, first_charge_amount and is_default', async () => {
     const updated = expectWrapped(await patch(usd.id, { currency: 'EUR', amount: 1299, first_charge_amount: 99 }), 200);
-    expect(updated).to.include({ id: usd.id, currency: 'EUR', amount: 1299, first_charge_amount: 99, is_default: false });
+    expect(updated).to.include({
+      id: usd.id,
+      currency: 'EUR',
+      amount: 1299,
+      first_charge_amount: 99,
+      is_default: false,
+    });
     expect(expectWrapped(await patch(usd.id, { first_charge_amount: null }), 200).first_charge_amount).to.equal(null);
   });
 
   it('changes only the price row: the offer and its other prices are untouched (future charges only)', async () => {
-    const before = await rows('select * from offer_prices where offer_id = ? and id <> ? order by id', [usd.offer_id, usd.id]);
+    const before = await rows('select * from offer_prices where offer_id = ? and id <> ? order by id', [
+      usd.offer_id,
+      usd.id,
+    ]);
     const offerBefore = await rows('select * from offers where id = ?', [usd.offer_id]);
     await patch(usd.id, { amount: 5 });
-    expect(await rows('select * from offer_prices where offer_id = ? and id <> ? order by id', [usd.offer_id, usd.id])).to.deep.equal(before);
+    expect(
+      await rows('select * from offer_prices where offer_id = ? and id <> ? order by id', [usd.offer_id, usd.id]),
+    ).to.deep.equal(before);
     expect(await rows('select * from offers where id = ?', [usd.offer_id])).to.deep.equal(offerBefore);
   });
 
@@ -191,7 +267,11 @@ describe('PATCH /api/v1/offer-prices/:id', () => {
   it("returns 404 for another merchant's price and refuses a key without offers:write", async () => {
     const other = await createTenant();
     expectError(await patch(usd.id, { amount: 1 }, other.merchant_secret_key), 404, 'not_found_error');
-    expectError(await patch(usd.id, { amount: 1 }, await keyWithScopes(tenant, ['offers:read'])), 403, 'authorization_error');
+    expectError(
+      await patch(usd.id, { amount: 1 }, await keyWithScopes(tenant, ['offers:read'])),
+      403,
+      'authorization_error',
+    );
   });
 });
 
@@ -201,14 +281,23 @@ describe('DELETE /api/v1/offer-prices/:id', () => {
     expect((await api.delete(`/offer-prices/${brl.id}`, { key: tenant.merchant_secret_key })).status).to.equal(204);
     const [row] = await rows('select deleted_at from offer_prices where id = ?', [brl.id]);
     expect(row.deleted_at).to.not.equal(null);
-    expectWrapped(await api.post(`/offers/${offer.id}/prices`, { key: tenant.merchant_secret_key, body: { currency: 'BRL', amount: 1, is_default: true } }), 201);
+    expectWrapped(
+      await api.post(`/offers/${offer.id}/prices`, {
+        key: tenant.merchant_secret_key,
+        body: { currency: 'BRL', amount: 1, is_default: true },
+      }),
+      201,
+    );
   });
 
   it("returns 404 for another merchant's or an already deleted price; accepts an organization key with merchant_id", async () => {
     const { tenant, usd } = await setup();
     const other = await createTenant();
     expectError(await api.delete(`/offer-prices/${usd.id}`, { key: other.merchant_secret_key }), 404);
-    const org = await api.delete(`/offer-prices/${usd.id}`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const org = await api.delete(`/offer-prices/${usd.id}`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expect(org.status).to.equal(204);
     expectError(await api.delete(`/offer-prices/${usd.id}`, { key: tenant.merchant_secret_key }), 404);
   });
@@ -255,7 +344,10 @@ describe('POST /api/v1/offer-prices/:id/restore', () => {
     const other = await createTenant();
     expectError(await restore(usd.id, other.merchant_secret_key), 404, 'not_found_error');
     expectError(await restore('opr_doesnotexist0000000000'), 404, 'not_found_error');
-    const org = await api.post(`/offer-prices/${usd.id}/restore`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const org = await api.post(`/offer-prices/${usd.id}/restore`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expectWrapped(org, 201);
   });
 });

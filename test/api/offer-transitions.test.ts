@@ -13,7 +13,8 @@ async function familyPair(tenant: Tenant, behavior: 'next_renew' | 'prorated' | 
   return { family, basic, pro };
 }
 
-const post = (tenant: Tenant, body: Record<string, unknown>, key = tenant.merchant_secret_key) => api.post('/offer-transitions', { key, body });
+const post = (tenant: Tenant, body: Record<string, unknown>, key = tenant.merchant_secret_key) =>
+  api.post('/offer-transitions', { key, body });
 
 async function postTransition(tenant: Tenant, body: Record<string, unknown>): Promise<any> {
   return expectWrapped(await post(tenant, body), 201);
@@ -32,18 +33,39 @@ describe('POST /api/v1/offer-transitions', () => {
     const transition = await postTransition(tenant, { from_offer_id: basic.id, to_offer_id: pro.id });
     expect(Object.keys(transition).sort()).to.deep.equal([...TRANSITION_KEYS].sort());
     expect(transition.id).to.match(/^oft_/);
-    expect(transition).to.include({ from_offer_id: basic.id, to_offer_id: pro.id, change_charge_behavior: null, is_active: true });
+    expect(transition).to.include({
+      from_offer_id: basic.id,
+      to_offer_id: pro.id,
+      change_charge_behavior: null,
+      is_active: true,
+    });
   });
 
   it('stores a behaviour and is_active false when given; the reverse pair is a different transition', async () => {
-    const up = await postTransition(tenant, { from_offer_id: basic.id, to_offer_id: pro.id, change_charge_behavior: 'prorated', is_active: false });
+    const up = await postTransition(tenant, {
+      from_offer_id: basic.id,
+      to_offer_id: pro.id,
+      change_charge_behavior: 'prorated',
+      is_active: false,
+    });
     expect(up).to.include({ change_charge_behavior: 'prorated', is_active: false });
-    expect(await postTransition(tenant, { from_offer_id: pro.id, to_offer_id: basic.id, change_charge_behavior: 'override' })).to.include({ change_charge_behavior: 'override' });
+    expect(
+      await postTransition(tenant, {
+        from_offer_id: pro.id,
+        to_offer_id: basic.id,
+        change_charge_behavior: 'override',
+      }),
+    ).to.include({ change_charge_behavior: 'override' });
   });
 
   it('returns 409 OFFER_TRANSITION_ALREADY_EXISTS with details from_offer_id and to_offer_id for an existing pair', async () => {
     await postTransition(tenant, { from_offer_id: basic.id, to_offer_id: pro.id });
-    const error = expectError(await post(tenant, { from_offer_id: basic.id, to_offer_id: pro.id, change_charge_behavior: 'override' }), 409, 'conflict_error', 'OFFER_TRANSITION_ALREADY_EXISTS');
+    const error = expectError(
+      await post(tenant, { from_offer_id: basic.id, to_offer_id: pro.id, change_charge_behavior: 'override' }),
+      409,
+      'conflict_error',
+      'OFFER_TRANSITION_ALREADY_EXISTS',
+    );
     expect(error.details).to.deep.equal({ from_offer_id: basic.id, to_offer_id: pro.id });
   });
 
@@ -55,7 +77,9 @@ describe('POST /api/v1/offer-transitions', () => {
     const other = await createTenant();
     const foreign = (await familyPair(other)).basic;
     await api.delete(`/offers/${pro.id}`, { key: tenant.merchant_secret_key });
-    expectFieldErrors(await post(tenant, { from_offer_id: 'ofr_doesnotexist0000000000', to_offer_id: basic.id }), ['from_offer_id']);
+    expectFieldErrors(await post(tenant, { from_offer_id: 'ofr_doesnotexist0000000000', to_offer_id: basic.id }), [
+      'from_offer_id',
+    ]);
     expectFieldErrors(await post(tenant, { from_offer_id: basic.id, to_offer_id: pro.id }), ['to_offer_id']);
     expectFieldErrors(await post(tenant, { from_offer_id: basic.id, to_offer_id: foreign.id }), ['to_offer_id']);
   });
@@ -71,13 +95,24 @@ describe('POST /api/v1/offer-transitions', () => {
 
   it('rejects missing ids, an unknown behaviour and unknown fields with 400', async () => {
     expectFieldErrors(await post(tenant, { to_offer_id: pro.id }), ['from_offer_id']);
-    expectFieldErrors(await post(tenant, { from_offer_id: basic.id, to_offer_id: pro.id, change_charge_behavior: 'immediate' }), ['change_charge_behavior']);
-    expectFieldErrors(await post(tenant, { from_offer_id: basic.id, to_offer_id: pro.id, is_active: 'yes' }), ['is_active']);
-    expectFieldErrors(await post(tenant, { from_offer_id: basic.id, to_offer_id: pro.id, family_id: 'x' }), ['family_id']);
+    expectFieldErrors(
+      await post(tenant, { from_offer_id: basic.id, to_offer_id: pro.id, change_charge_behavior: 'immediate' }),
+      ['change_charge_behavior'],
+    );
+    expectFieldErrors(await post(tenant, { from_offer_id: basic.id, to_offer_id: pro.id, is_active: 'yes' }), [
+      'is_active',
+    ]);
+    expectFieldErrors(await post(tenant, { from_offer_id: basic.id, to_offer_id: pro.id, family_id: 'x' }), [
+      'family_id',
+    ]);
   });
 
   it('replays with 200 for the same Idempotency-Key', async () => {
-    const options = { key: tenant.merchant_secret_key, body: { from_offer_id: basic.id, to_offer_id: pro.id }, headers: { 'Idempotency-Key': `oft-${Date.now()}` } };
+    const options = {
+      key: tenant.merchant_secret_key,
+      body: { from_offer_id: basic.id, to_offer_id: pro.id },
+      headers: { 'Idempotency-Key': `oft-${Date.now()}` },
+    };
     const first = await api.post('/offer-transitions', options);
     const again = await api.post('/offer-transitions', options);
     expect([first.status, again.status]).to.deep.equal([201, 200]);
@@ -85,9 +120,21 @@ describe('POST /api/v1/offer-transitions', () => {
   });
 
   it('accepts an organization key with merchant_id in the body and refuses a key without offers:write', async () => {
-    const res = await post(tenant, { from_offer_id: basic.id, to_offer_id: pro.id, merchant_id: tenant.merchant_id }, tenant.organization_secret_key);
+    const res = await post(
+      tenant,
+      { from_offer_id: basic.id, to_offer_id: pro.id, merchant_id: tenant.merchant_id },
+      tenant.organization_secret_key,
+    );
     expectWrapped(res, 201);
-    expectError(await post(tenant, { from_offer_id: pro.id, to_offer_id: basic.id }, await keyWithScopes(tenant, ['offers:read'])), 403, 'authorization_error');
+    expectError(
+      await post(
+        tenant,
+        { from_offer_id: pro.id, to_offer_id: basic.id },
+        await keyWithScopes(tenant, ['offers:read']),
+      ),
+      403,
+      'authorization_error',
+    );
   });
 });
 
@@ -95,10 +142,16 @@ describe('GET /api/v1/offer-transitions', () => {
   it('lists newest first and filters by from_offer_id, to_offer_id, is_active and change_charge_behavior', async () => {
     const tenant = await createTenant();
     const { basic, pro } = await familyPair(tenant);
-    const up = await postTransition(tenant, { from_offer_id: basic.id, to_offer_id: pro.id, change_charge_behavior: 'prorated' });
+    const up = await postTransition(tenant, {
+      from_offer_id: basic.id,
+      to_offer_id: pro.id,
+      change_charge_behavior: 'prorated',
+    });
     const down = await postTransition(tenant, { from_offer_id: pro.id, to_offer_id: basic.id, is_active: false });
     const list = async (query: Record<string, any> = {}) =>
-      expectWrapped(await api.get('/offer-transitions', { key: tenant.merchant_secret_key, query }), 200, { list: true }).map((t: any) => t.id);
+      expectWrapped(await api.get('/offer-transitions', { key: tenant.merchant_secret_key, query }), 200, {
+        list: true,
+      }).map((t: any) => t.id);
     expect(await list()).to.deep.equal([down.id, up.id]);
     expect(await list({ from_offer_id: basic.id })).to.deep.equal([up.id]);
     expect(await list({ to_offer_id: basic.id })).to.deep.equal([down.id]);
@@ -113,9 +166,18 @@ describe('GET /api/v1/offer-transitions', () => {
     const { basic, pro } = await familyPair(other);
     await postTransition(other, { from_offer_id: basic.id, to_offer_id: pro.id });
     expect((await api.get('/offer-transitions', { key: tenant.merchant_secret_key })).body.data).to.deep.equal([]);
-    const org = await api.get('/offer-transitions', { key: other.organization_secret_key, query: { merchant_id: other.merchant_id } });
+    const org = await api.get('/offer-transitions', {
+      key: other.organization_secret_key,
+      query: { merchant_id: other.merchant_id },
+    });
     expect(expectWrapped(org, 200, { list: true })).to.have.length(1);
-    expectFieldErrors(await api.get('/offer-transitions', { key: tenant.merchant_secret_key, query: { change_charge_behavior: 'later' } }), ['change_charge_behavior']);
+    expectFieldErrors(
+      await api.get('/offer-transitions', {
+        key: tenant.merchant_secret_key,
+        query: { change_charge_behavior: 'later' },
+      }),
+      ['change_charge_behavior'],
+    );
   });
 });
 
@@ -124,10 +186,20 @@ describe('GET /api/v1/offer-transitions/:id', () => {
     const tenant = await createTenant();
     const { basic, pro } = await familyPair(tenant);
     const created = await postTransition(tenant, { from_offer_id: basic.id, to_offer_id: pro.id });
-    expect(expectWrapped(await api.get(`/offer-transitions/${created.id}`, { key: tenant.merchant_secret_key }), 200)).to.deep.equal(created);
+    expect(
+      expectWrapped(await api.get(`/offer-transitions/${created.id}`, { key: tenant.merchant_secret_key }), 200),
+    ).to.deep.equal(created);
     const other = await createTenant();
-    expectError(await api.get(`/offer-transitions/${created.id}`, { key: other.merchant_secret_key }), 404, 'not_found_error');
-    expectError(await api.get('/offer-transitions/oft_doesnotexist0000000000', { key: tenant.merchant_secret_key }), 404, 'not_found_error');
+    expectError(
+      await api.get(`/offer-transitions/${created.id}`, { key: other.merchant_secret_key }),
+      404,
+      'not_found_error',
+    );
+    expectError(
+      await api.get('/offer-transitions/oft_doesnotexist0000000000', { key: tenant.merchant_secret_key }),
+      404,
+      'not_found_error',
+    );
   });
 });
 
@@ -137,13 +209,24 @@ describe('PATCH /api/v1/offer-transitions/:id', () => {
   beforeEach(async () => {
     tenant = await createTenant();
     const { basic, pro } = await familyPair(tenant);
-    transition = await postTransition(tenant, { from_offer_id: basic.id, to_offer_id: pro.id, change_charge_behavior: 'prorated' });
+    transition = await postTransition(tenant, {
+      from_offer_id: basic.id,
+      to_offer_id: pro.id,
+      change_charge_behavior: 'prorated',
+    });
   });
-  const patch = (body: Record<string, unknown>, key = tenant.merchant_secret_key) => api.patch(`/offer-transitions/${transition.id}`, { key, body });
+  const patch = (body: Record<string, unknown>, key = tenant.merchant_secret_key) =>
+    api.patch(`/offer-transitions/${transition.id}`, { key, body });
 
   it('updates change_charge_behavior (to a value or null) and is_active', async () => {
-    expect(expectWrapped(await patch({ change_charge_behavior: 'override', is_active: false }), 200)).to.include({ change_charge_behavior: 'override', is_active: false });
-    expect(expectWrapped(await patch({ change_charge_behavior: null }), 200)).to.include({ change_charge_behavior: null, is_active: false });
+    expect(expectWrapped(await patch({ change_charge_behavior: 'override', is_active: false }), 200)).to.include({
+      change_charge_behavior: 'override',
+      is_active: false,
+    });
+    expect(expectWrapped(await patch({ change_charge_behavior: null }), 200)).to.include({
+      change_charge_behavior: null,
+      is_active: false,
+    });
   });
 
   it('refuses from_offer_id or to_offer_id with 400: the pair is immutable', async () => {
@@ -155,7 +238,11 @@ describe('PATCH /api/v1/offer-transitions/:id', () => {
   it("returns 404 for another merchant's transition and refuses a key without offers:write", async () => {
     const other = await createTenant();
     expectError(await patch({ is_active: false }, other.merchant_secret_key), 404, 'not_found_error');
-    expectError(await patch({ is_active: false }, await keyWithScopes(tenant, ['offers:read'])), 403, 'authorization_error');
+    expectError(
+      await patch({ is_active: false }, await keyWithScopes(tenant, ['offers:read'])),
+      403,
+      'authorization_error',
+    );
   });
 });
 
@@ -166,7 +253,10 @@ describe('DELETE /api/v1/offer-transitions/:id', () => {
     const transition = await postTransition(tenant, { from_offer_id: basic.id, to_offer_id: pro.id });
     const other = await createTenant();
     expectError(await api.delete(`/offer-transitions/${transition.id}`, { key: other.merchant_secret_key }), 404);
-    const res = await api.delete(`/offer-transitions/${transition.id}`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await api.delete(`/offer-transitions/${transition.id}`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expect(res.status).to.equal(204);
     expectError(await api.get(`/offer-transitions/${transition.id}`, { key: tenant.merchant_secret_key }), 404);
     await postTransition(tenant, { from_offer_id: basic.id, to_offer_id: pro.id });
@@ -182,32 +272,59 @@ describe('GET /api/v1/offer-transitions/effective-behavior', () => {
     tenant = await createTenant();
     ({ family, basic, pro } = await familyPair(tenant, 'prorated'));
   });
-  const effective = (query: Record<string, string>, key = tenant.merchant_secret_key) => api.get('/offer-transitions/effective-behavior', { key, query });
+  const effective = (query: Record<string, string>, key = tenant.merchant_secret_key) =>
+    api.get('/offer-transitions/effective-behavior', { key, query });
   const pair = () => ({ from_offer_id: basic.id, to_offer_id: pro.id });
 
   it('uses the family behaviour when no transition exists', async () => {
     expect(expectWrapped(await effective(pair()), 200)).to.deep.equal({
-      from_offer_id: basic.id, to_offer_id: pro.id, change_charge_behavior: 'prorated', source: 'family', offer_transition_id: null, product_family_id: family.id,
+      from_offer_id: basic.id,
+      to_offer_id: pro.id,
+      change_charge_behavior: 'prorated',
+      source: 'family',
+      offer_transition_id: null,
+      product_family_id: family.id,
     });
   });
 
   it("applies an active transition's behaviour", async () => {
     const transition = await postTransition(tenant, { ...pair(), change_charge_behavior: 'override' });
-    expect(expectWrapped(await effective(pair()), 200)).to.include({ change_charge_behavior: 'override', source: 'transition', offer_transition_id: transition.id });
+    expect(expectWrapped(await effective(pair()), 200)).to.include({
+      change_charge_behavior: 'override',
+      source: 'transition',
+      offer_transition_id: transition.id,
+    });
   });
 
   it('falls back to the family for an inactive transition or a null behaviour, and after the transition is deleted', async () => {
-    const transition = await postTransition(tenant, { ...pair(), change_charge_behavior: 'override', is_active: false });
-    expect(expectWrapped(await effective(pair()), 200)).to.include({ change_charge_behavior: 'prorated', source: 'family', offer_transition_id: transition.id });
-    await api.patch(`/offer-transitions/${transition.id}`, { key: tenant.merchant_secret_key, body: { is_active: true, change_charge_behavior: null } });
-    expect(expectWrapped(await effective(pair()), 200)).to.include({ change_charge_behavior: 'prorated', source: 'family' });
+    const transition = await postTransition(tenant, {
+      ...pair(),
+      change_charge_behavior: 'override',
+      is_active: false,
+    });
+    expect(expectWrapped(await effective(pair()), 200)).to.include({
+      change_charge_behavior: 'prorated',
+      source: 'family',
+      offer_transition_id: transition.id,
+    });
+    await api.patch(`/offer-transitions/${transition.id}`, {
+      key: tenant.merchant_secret_key,
+      body: { is_active: true, change_charge_behavior: null },
+    });
+    expect(expectWrapped(await effective(pair()), 200)).to.include({
+      change_charge_behavior: 'prorated',
+      source: 'family',
+    });
     await api.delete(`/offer-transitions/${transition.id}`, { key: tenant.merchant_secret_key });
     expect(expectWrapped(await effective(pair()), 200)).to.include({ source: 'family', offer_transition_id: null });
   });
 
   it('is directional: a transition for the reverse pair does not apply', async () => {
     await postTransition(tenant, { from_offer_id: pro.id, to_offer_id: basic.id, change_charge_behavior: 'override' });
-    expect(expectWrapped(await effective(pair()), 200)).to.include({ change_charge_behavior: 'prorated', source: 'family' });
+    expect(expectWrapped(await effective(pair()), 200)).to.include({
+      change_charge_behavior: 'prorated',
+      source: 'family',
+    });
   });
 
   it("returns 400 for equal ids, unknown or another merchant's offers, different families and missing parameters", async () => {
@@ -215,7 +332,9 @@ describe('GET /api/v1/offer-transitions/effective-behavior', () => {
     const foreign = (await familyPair(other)).basic;
     const elsewhere = (await familyPair(tenant)).basic;
     expectFieldErrors(await effective({ from_offer_id: basic.id, to_offer_id: basic.id }), ['to_offer_id']);
-    expectFieldErrors(await effective({ from_offer_id: 'ofr_doesnotexist0000000000', to_offer_id: pro.id }), ['from_offer_id']);
+    expectFieldErrors(await effective({ from_offer_id: 'ofr_doesnotexist0000000000', to_offer_id: pro.id }), [
+      'from_offer_id',
+    ]);
     expectFieldErrors(await effective({ from_offer_id: basic.id, to_offer_id: foreign.id }), ['to_offer_id']);
     expectFieldErrors(await effective({ from_offer_id: basic.id, to_offer_id: elsewhere.id }), ['to_offer_id']);
     expectFieldErrors(await effective({ from_offer_id: basic.id }), ['to_offer_id']);

@@ -14,7 +14,8 @@ describe('GET /api/v1/offers', () => {
     tenant = await createTenant();
     productId = (await createFamilyProduct(tenant.merchant_id)).id;
   });
-  const list = (query: Record<string, any> = {}, key = tenant.merchant_secret_key) => api.get('/offers', { key, query });
+  const list = (query: Record<string, any> = {}, key = tenant.merchant_secret_key) =>
+    api.get('/offers', { key, query });
 
   it('lists offer summaries without prices, newest first, with meta.pagination', async () => {
     const first = await postOffer(tenant, productId);
@@ -23,7 +24,14 @@ describe('GET /api/v1/offers', () => {
     const items = expectWrapped(res, 200, { list: true });
     expect(ids(items)).to.deep.equal([second.id, first.id]);
     for (const item of items) expect(Object.keys(item).sort()).to.deep.equal([...OFFER_KEYS].sort());
-    expect(res.body.meta.pagination).to.deep.equal({ page: 1, limit: 20, total: 2, total_pages: 1, has_next: false, has_prev: false });
+    expect(res.body.meta.pagination).to.deep.equal({
+      page: 1,
+      limit: 20,
+      total: 2,
+      total_pages: 1,
+      has_next: false,
+      has_prev: false,
+    });
   });
 
   it('pages with page and limit', async () => {
@@ -31,7 +39,14 @@ describe('GET /api/v1/offers', () => {
     for (let i = 0; i < 3; i += 1) created.push(await postOffer(tenant, productId));
     const res = await list({ page: 2, limit: 2 });
     expect(ids(res.body.data)).to.deep.equal([created[0].id]);
-    expect(res.body.meta.pagination).to.include({ page: 2, limit: 2, total: 3, total_pages: 2, has_next: false, has_prev: true });
+    expect(res.body.meta.pagination).to.include({
+      page: 2,
+      limit: 2,
+      total: 3,
+      total_pages: 2,
+      has_next: false,
+      has_prev: true,
+    });
   });
 
   it('filters by product_id, status, billing_cycle, is_default and name (partial, case-insensitive), combined with AND', async () => {
@@ -42,7 +57,10 @@ describe('GET /api/v1/offers', () => {
     expect(ids((await list({ product_id: productId })).body.data)).to.have.members([gold.id, archived.id]);
     expect(ids((await list({ status: 'archived' })).body.data)).to.deep.equal([archived.id]);
     expect(ids((await list({ billing_cycle: 'yearly,quarterly' })).body.data)).to.have.members([gold.id, silver.id]);
-    expect(ids((await list({ billing_cycle: ['yearly', 'quarterly'] })).body.data)).to.have.members([gold.id, silver.id]);
+    expect(ids((await list({ billing_cycle: ['yearly', 'quarterly'] })).body.data)).to.have.members([
+      gold.id,
+      silver.id,
+    ]);
     expect(ids((await list({ is_default: true })).body.data)).to.deep.equal([gold.id]);
     expect(ids((await list({ is_default: false })).body.data)).to.have.members([archived.id, silver.id]);
     expect(ids((await list({ name: 'GOLD' })).body.data)).to.have.members([gold.id, archived.id]);
@@ -75,7 +93,9 @@ describe('GET /api/v1/offers', () => {
 
   it('accepts an organization key with merchant_id in the query', async () => {
     const offer = await postOffer(tenant, productId);
-    expect(ids((await list({ merchant_id: tenant.merchant_id }, tenant.organization_secret_key)).body.data)).to.deep.equal([offer.id]);
+    expect(
+      ids((await list({ merchant_id: tenant.merchant_id }, tenant.organization_secret_key)).body.data),
+    ).to.deep.equal([offer.id]);
   });
 
   it('refuses a key without offers:read (403)', async () => {
@@ -91,14 +111,22 @@ describe('GET /api/v1/offers/:id', () => {
 
   it('returns the offer with its live prices, default first then by currency', async () => {
     const created = await postOffer(tenant, (await createFamilyProduct(tenant.merchant_id)).id, {
-      prices: [{ currency: 'USD', amount: 1 }, { currency: 'EUR', amount: 2, is_default: true }, { currency: 'BRL', amount: 3 }],
+      prices: [
+        { currency: 'USD', amount: 1 },
+        { currency: 'EUR', amount: 2, is_default: true },
+        { currency: 'BRL', amount: 3 },
+      ],
     });
     const usd = created.prices.find((p: any) => p.currency === 'USD');
     await api.delete(`/offer-prices/${usd.id}`, { key: tenant.merchant_secret_key });
     const offer = expectWrapped(await api.get(`/offers/${created.id}`, { key: tenant.merchant_secret_key }), 200);
     expect(Object.keys(offer).sort()).to.deep.equal([...OFFER_KEYS, 'prices'].sort());
     expect(offer.prices.map((p: any) => p.currency)).to.deep.equal(['EUR', 'BRL']);
-    expect({ ...offer, prices: undefined, updated_at: undefined }).to.deep.equal({ ...created, prices: undefined, updated_at: undefined });
+    expect({ ...offer, prices: undefined, updated_at: undefined }).to.deep.equal({
+      ...created,
+      prices: undefined,
+      updated_at: undefined,
+    });
   });
 
   it("returns 404 for an unknown id, a malformed id, a deleted offer and another merchant's offer", async () => {
@@ -115,7 +143,10 @@ describe('GET /api/v1/offers/:id', () => {
 
   it('accepts an organization key with merchant_id in the query', async () => {
     const offer = await postOffer(tenant, (await createFamilyProduct(tenant.merchant_id)).id);
-    const res = await api.get(`/offers/${offer.id}`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await api.get(`/offers/${offer.id}`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expect(expectWrapped(res, 200).id).to.equal(offer.id);
   });
 });
@@ -128,9 +159,15 @@ describe('GET /api/v1/offers/:id/default-price', () => {
 
   it("returns 200 with data the offer's default price", async () => {
     const offer = await postOffer(tenant, (await createFamilyProduct(tenant.merchant_id)).id, {
-      prices: [{ currency: 'USD', amount: 999 }, { currency: 'BRL', amount: 4990, is_default: true }],
+      prices: [
+        { currency: 'USD', amount: 999 },
+        { currency: 'BRL', amount: 4990, is_default: true },
+      ],
     });
-    const price = expectWrapped(await api.get(`/offers/${offer.id}/default-price`, { key: tenant.merchant_secret_key }), 200);
+    const price = expectWrapped(
+      await api.get(`/offers/${offer.id}/default-price`, { key: tenant.merchant_secret_key }),
+      200,
+    );
     expect(Object.keys(price).sort()).to.deep.equal([...PRICE_KEYS].sort());
     expect(price).to.include({ offer_id: offer.id, currency: 'BRL', amount: 4990, is_default: true });
   });
@@ -146,15 +183,24 @@ describe('GET /api/v1/offers/:id/default-price', () => {
     const other = await createTenant();
     const foreign = await postOffer(other, (await createFamilyProduct(other.merchant_id)).id);
     for (const id of ['ofr_doesnotexist0000000000', foreign.id]) {
-      expectError(await api.get(`/offers/${id}/default-price`, { key: tenant.merchant_secret_key }), 404, 'not_found_error');
+      expectError(
+        await api.get(`/offers/${id}/default-price`, { key: tenant.merchant_secret_key }),
+        404,
+        'not_found_error',
+      );
     }
   });
 
   it('accepts an organization key with merchant_id and refuses a key without offers:read', async () => {
     const offer = await postOffer(tenant, (await createFamilyProduct(tenant.merchant_id)).id);
-    const org = await api.get(`/offers/${offer.id}/default-price`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const org = await api.get(`/offers/${offer.id}/default-price`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expect(expectWrapped(org, 200).currency).to.equal('BRL');
-    const noScope = await api.get(`/offers/${offer.id}/default-price`, { key: await keyWithScopes(tenant, ['products:read']) });
+    const noScope = await api.get(`/offers/${offer.id}/default-price`, {
+      key: await keyWithScopes(tenant, ['products:read']),
+    });
     expectError(noScope, 403, 'authorization_error');
   });
 });

@@ -12,18 +12,32 @@ describe('PATCH /api/v1/offers/:id', () => {
     tenant = await createTenant();
     productId = (await createFamilyProduct(tenant.merchant_id)).id;
   });
-  const patch = (id: string, body: Record<string, unknown>, key = tenant.merchant_secret_key) => api.patch(`/offers/${id}`, { key, body });
+  const patch = (id: string, body: Record<string, unknown>, key = tenant.merchant_secret_key) =>
+    api.patch(`/offers/${id}`, { key, body });
 
   it('updates offer-level fields and returns the offer with its prices unchanged', async () => {
     const offer = await postOffer(tenant, productId);
     const res = await patch(offer.id, {
-      name: 'Renamed', slug: 'renamed', description: 'New text', cycle_limit: 6, setup_charge: true, renew_after_cycle_limit: true,
-      billing_cycle: 'yearly', status: 'archived',
+      name: 'Renamed',
+      slug: 'renamed',
+      description: 'New text',
+      cycle_limit: 6,
+      setup_charge: true,
+      renew_after_cycle_limit: true,
+      billing_cycle: 'yearly',
+      status: 'archived',
     });
     const updated = expectWrapped(res, 200);
     expect(updated).to.include({
-      name: 'Renamed', slug: 'renamed', description: 'New text', cycle_limit: 6, setup_charge: true, renew_after_cycle_limit: true,
-      billing_cycle: 'yearly', status: 'archived', product_id: productId,
+      name: 'Renamed',
+      slug: 'renamed',
+      description: 'New text',
+      cycle_limit: 6,
+      setup_charge: true,
+      renew_after_cycle_limit: true,
+      billing_cycle: 'yearly',
+      status: 'archived',
+      product_id: productId,
     });
     expect(updated.prices).to.deep.equal(offer.prices);
     expect(Date.parse(updated.updated_at)).to.be.at.least(Date.parse(offer.updated_at));
@@ -60,13 +74,21 @@ describe('PATCH /api/v1/offers/:id', () => {
 
   it('accepts its own slug and re-sending is_default true on the default offer', async () => {
     const offer = await postOffer(tenant, productId, { slug: 'same', is_default: true });
-    expect(expectWrapped(await patch(offer.id, { slug: 'same', is_default: true }), 200)).to.include({ slug: 'same', is_default: true });
+    expect(expectWrapped(await patch(offer.id, { slug: 'same', is_default: true }), 200)).to.include({
+      slug: 'same',
+      is_default: true,
+    });
   });
 
   it('returns 409 OFFER_DEFAULT_EXISTS when making a second offer of the product default; unsetting the first then allows it', async () => {
     const first = await postOffer(tenant, productId, { is_default: true });
     const second = await postOffer(tenant, productId);
-    const error = expectError(await patch(second.id, { is_default: true }), 409, 'conflict_error', 'OFFER_DEFAULT_EXISTS');
+    const error = expectError(
+      await patch(second.id, { is_default: true }),
+      409,
+      'conflict_error',
+      'OFFER_DEFAULT_EXISTS',
+    );
     expect(error.details.existing_offer_id).to.equal(first.id);
     expectWrapped(await patch(first.id, { is_default: false }), 200);
     expect(expectWrapped(await patch(second.id, { is_default: true }), 200).is_default).to.equal(true);
@@ -75,9 +97,14 @@ describe('PATCH /api/v1/offers/:id', () => {
   describe('billing terms', () => {
     it('leaving the custom cycle clears custom_billing_days; entering it requires them', async () => {
       const offer = await postOffer(tenant, productId, { billing_cycle: 'custom', custom_billing_days: 10 });
-      expect(expectWrapped(await patch(offer.id, { billing_cycle: 'monthly' }), 200)).to.include({ billing_cycle: 'monthly', custom_billing_days: null });
+      expect(expectWrapped(await patch(offer.id, { billing_cycle: 'monthly' }), 200)).to.include({
+        billing_cycle: 'monthly',
+        custom_billing_days: null,
+      });
       expectFieldErrors(await patch(offer.id, { billing_cycle: 'custom' }), ['custom_billing_days']);
-      expect(expectWrapped(await patch(offer.id, { billing_cycle: 'custom', custom_billing_days: 20 }), 200)).to.include({ custom_billing_days: 20 });
+      expect(
+        expectWrapped(await patch(offer.id, { billing_cycle: 'custom', custom_billing_days: 20 }), 200),
+      ).to.include({ custom_billing_days: 20 });
     });
 
     it('refuses custom_billing_days on a non-custom offer and null days on a custom one', async () => {
@@ -90,10 +117,16 @@ describe('PATCH /api/v1/offers/:id', () => {
     it('turning free_trial off clears trial_days; turning it on requires them', async () => {
       const offer = await postOffer(tenant, productId, { free_trial: true, trial_days: 7 });
       expect(expectWrapped(await patch(offer.id, { trial_days: 14 }), 200).trial_days).to.equal(14);
-      expect(expectWrapped(await patch(offer.id, { free_trial: false }), 200)).to.include({ free_trial: false, trial_days: null });
+      expect(expectWrapped(await patch(offer.id, { free_trial: false }), 200)).to.include({
+        free_trial: false,
+        trial_days: null,
+      });
       expectFieldErrors(await patch(offer.id, { free_trial: true }), ['trial_days']);
       expectFieldErrors(await patch(offer.id, { trial_days: 3 }), ['trial_days']);
-      expect(expectWrapped(await patch(offer.id, { free_trial: true, trial_days: 3 }), 200)).to.include({ free_trial: true, trial_days: 3 });
+      expect(expectWrapped(await patch(offer.id, { free_trial: true, trial_days: 3 }), 200)).to.include({
+        free_trial: true,
+        trial_days: 3,
+      });
     });
   });
 
@@ -113,14 +146,24 @@ describe('PATCH /api/v1/offers/:id', () => {
     const other = await createTenant();
     const foreign = await postOffer(other, (await createFamilyProduct(other.merchant_id)).id);
     for (const id of [deleted.id, foreign.id]) expectError(await patch(id, { name: 'x' }), 404, 'not_found_error');
-    expect((await api.get(`/offers/${foreign.id}`, { key: other.merchant_secret_key })).body.data.name).to.equal(foreign.name);
+    expect((await api.get(`/offers/${foreign.id}`, { key: other.merchant_secret_key })).body.data.name).to.equal(
+      foreign.name,
+    );
   });
 
   it('accepts an organization key with merchant_id in the query and refuses a key without offers:write', async () => {
     const offer = await postOffer(tenant, productId);
-    const org = await api.patch(`/offers/${offer.id}`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id }, body: { name: 'Org' } });
+    const org = await api.patch(`/offers/${offer.id}`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+      body: { name: 'Org' },
+    });
     expect(expectWrapped(org, 200).name).to.equal('Org');
-    expectError(await patch(offer.id, { name: 'x' }, await keyWithScopes(tenant, ['offers:read'])), 403, 'authorization_error');
+    expectError(
+      await patch(offer.id, { name: 'x' }, await keyWithScopes(tenant, ['offers:read'])),
+      403,
+      'authorization_error',
+    );
   });
 });
 
@@ -157,7 +200,10 @@ describe('DELETE /api/v1/offers/:id', () => {
 
   it('accepts an organization key with merchant_id in the query', async () => {
     const offer = await postOffer(tenant, (await createFamilyProduct(tenant.merchant_id)).id);
-    const res = await api.delete(`/offers/${offer.id}`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await api.delete(`/offers/${offer.id}`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expect(res.status).to.equal(204);
   });
 });
@@ -176,8 +222,14 @@ describe('POST /api/v1/offers/:id/restore', () => {
     const offer = await postOffer(tenant, productId, { is_default: true });
     await remove(`/offers/${offer.id}`);
     const restored = expectWrapped(await restore(offer.id), 201);
-    expect({ ...restored, updated_at: undefined }).to.deep.equal({ ...offer, updated_at: undefined, prices: restored.prices });
-    expect(restored.prices.map((p: any) => ({ ...p, updated_at: undefined }))).to.deep.equal(offer.prices.map((p: any) => ({ ...p, updated_at: undefined })));
+    expect({ ...restored, updated_at: undefined }).to.deep.equal({
+      ...offer,
+      updated_at: undefined,
+      prices: restored.prices,
+    });
+    expect(restored.prices.map((p: any) => ({ ...p, updated_at: undefined }))).to.deep.equal(
+      offer.prices.map((p: any) => ({ ...p, updated_at: undefined })),
+    );
     expect((await api.get(`/offers/${offer.id}`, { key: tenant.merchant_secret_key })).status).to.equal(200);
   });
 
@@ -228,7 +280,10 @@ describe('POST /api/v1/offers/:id/restore', () => {
     const offer = await postOffer(tenant, productId);
     await remove(`/offers/${offer.id}`);
     expectError(await restore(offer.id, await keyWithScopes(tenant, ['offers:read'])), 403, 'authorization_error');
-    const res = await api.post(`/offers/${offer.id}/restore`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await api.post(`/offers/${offer.id}/restore`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expectWrapped(res, 201);
   });
 });

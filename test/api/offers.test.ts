@@ -4,7 +4,14 @@ import { api } from '../helpers/http';
 import { addMerchant, createTenant, keyWithScopes, type Tenant } from '../helpers/factories';
 import { expectError, expectFieldErrors, expectWrapped } from '../helpers/envelope';
 import {
-  createFamily, createFamilyProduct, createProduct, offerBody, OFFER_KEYS, postOffer, PRICE_KEYS, rows,
+  createFamily,
+  createFamilyProduct,
+  createProduct,
+  offerBody,
+  OFFER_KEYS,
+  postOffer,
+  PRICE_KEYS,
+  rows,
 } from '../helpers/offers';
 
 describe('POST /api/v1/offers', () => {
@@ -15,7 +22,8 @@ describe('POST /api/v1/offers', () => {
     productId = (await createFamilyProduct(tenant.merchant_id)).id;
   });
   const post = (body: Record<string, unknown>, key = tenant.merchant_secret_key) => api.post('/offers', { key, body });
-  const offerCount = async () => Number((await rows('select count(*) as n from offers where merchant_id = ?', [tenant.merchant_id]))[0].n);
+  const offerCount = async () =>
+    Number((await rows('select count(*) as n from offers where merchant_id = ?', [tenant.merchant_id]))[0].n);
 
   it('returns 201 with the offer and its prices, every documented field present', async () => {
     const res = await post(offerBody(productId, { slug: 'pro-monthly', description: 'Best plan', cycle_limit: 12 }));
@@ -23,8 +31,16 @@ describe('POST /api/v1/offers', () => {
     expect(Object.keys(offer).sort()).to.deep.equal([...OFFER_KEYS, 'prices'].sort());
     expect(offer.id).to.match(/^ofr_/);
     expect(offer).to.include({
-      product_id: productId, name: 'Pro monthly', slug: 'pro-monthly', description: 'Best plan', billing_cycle: 'monthly',
-      custom_billing_days: null, cycle_limit: 12, status: 'active', renewal_offer_id: null, trial_days: null,
+      product_id: productId,
+      name: 'Pro monthly',
+      slug: 'pro-monthly',
+      description: 'Best plan',
+      billing_cycle: 'monthly',
+      custom_billing_days: null,
+      cycle_limit: 12,
+      status: 'active',
+      renewal_offer_id: null,
+      trial_days: null,
     });
     expect(offer.prices).to.have.length(2);
     for (const price of offer.prices) {
@@ -38,30 +54,59 @@ describe('POST /api/v1/offers', () => {
 
   it('applies the documented defaults: free_trial, setup_charge, renew_after_cycle_limit and is_default false; cycle_limit null', async () => {
     const offer = await postOffer(tenant, productId);
-    expect(offer).to.include({ free_trial: false, setup_charge: false, renew_after_cycle_limit: false, is_default: false, cycle_limit: null, description: null });
+    expect(offer).to.include({
+      free_trial: false,
+      setup_charge: false,
+      renew_after_cycle_limit: false,
+      is_default: false,
+      cycle_limit: null,
+      description: null,
+    });
   });
 
   it('makes the first price the default when none is flagged', async () => {
-    const offer = await postOffer(tenant, productId, { prices: [{ currency: 'USD', amount: 999 }, { currency: 'BRL', amount: 4990 }] });
-    expect(offer.prices.map((p: any) => [p.currency, p.is_default])).to.deep.equal([['USD', true], ['BRL', false]]);
+    const offer = await postOffer(tenant, productId, {
+      prices: [
+        { currency: 'USD', amount: 999 },
+        { currency: 'BRL', amount: 4990 },
+      ],
+    });
+    expect(offer.prices.map((p: any) => [p.currency, p.is_default])).to.deep.equal([
+      ['USD', true],
+      ['BRL', false],
+    ]);
   });
 
   it('lists prices default first, then by currency ascending', async () => {
     const offer = await postOffer(tenant, productId, {
-      prices: [{ currency: 'USD', amount: 1 }, { currency: 'EUR', amount: 2 }, { currency: 'JPY', amount: 3, is_default: true }, { currency: 'BRL', amount: 4 }],
+      prices: [
+        { currency: 'USD', amount: 1 },
+        { currency: 'EUR', amount: 2 },
+        { currency: 'JPY', amount: 3, is_default: true },
+        { currency: 'BRL', amount: 4 },
+      ],
     });
     expect(offer.prices.map((p: any) => p.currency)).to.deep.equal(['JPY', 'BRL', 'EUR', 'USD']);
   });
 
   it('stores first_charge_amount when given (0 is kept as 0, not null)', async () => {
     const offer = await postOffer(tenant, productId, {
-      setup_charge: true, prices: [{ currency: 'BRL', amount: 4990, first_charge_amount: 0 }, { currency: 'USD', amount: 999, first_charge_amount: 199 }],
+      setup_charge: true,
+      prices: [
+        { currency: 'BRL', amount: 4990, first_charge_amount: 0 },
+        { currency: 'USD', amount: 999, first_charge_amount: 199 },
+      ],
     });
     expect(offer.prices.map((p: any) => p.first_charge_amount)).to.deep.equal([0, 199]);
   });
 
   it('accepts a custom cycle with custom_billing_days and a free trial with trial_days', async () => {
-    const offer = await postOffer(tenant, productId, { billing_cycle: 'custom', custom_billing_days: 45, free_trial: true, trial_days: 7 });
+    const offer = await postOffer(tenant, productId, {
+      billing_cycle: 'custom',
+      custom_billing_days: 45,
+      free_trial: true,
+      trial_days: 7,
+    });
     expect(offer).to.include({ billing_cycle: 'custom', custom_billing_days: 45, free_trial: true, trial_days: 7 });
   });
 
@@ -72,7 +117,14 @@ describe('POST /api/v1/offers', () => {
   }
 
   it('checks every price before writing anything: a bad price leaves no offer behind', async () => {
-    const res = await post(offerBody(productId, { prices: [{ currency: 'BRL', amount: 1 }, { currency: 'BRL', amount: 2 }] }));
+    const res = await post(
+      offerBody(productId, {
+        prices: [
+          { currency: 'BRL', amount: 1 },
+          { currency: 'BRL', amount: 2 },
+        ],
+      }),
+    );
     expectError(res, 400, 'validation_error');
     expect(await offerCount()).to.equal(0);
   });
@@ -97,7 +149,12 @@ describe('POST /api/v1/offers', () => {
   describe('slug', () => {
     it('returns 409 OFFER_SLUG_TAKEN when a live offer of the product has the slug', async () => {
       const first = await postOffer(tenant, productId, { slug: 'gold' });
-      const error = expectError(await post(offerBody(productId, { slug: 'gold' })), 409, 'conflict_error', 'OFFER_SLUG_TAKEN');
+      const error = expectError(
+        await post(offerBody(productId, { slug: 'gold' })),
+        409,
+        'conflict_error',
+        'OFFER_SLUG_TAKEN',
+      );
       expect(error.details).to.include({ slug: 'gold', existing_offer_id: first.id });
     });
 
@@ -123,14 +180,22 @@ describe('POST /api/v1/offers', () => {
   describe('is_default', () => {
     it('returns 409 OFFER_DEFAULT_EXISTS for a second live default offer of the product, naming the existing one', async () => {
       const first = await postOffer(tenant, productId, { is_default: true });
-      const error = expectError(await post(offerBody(productId, { is_default: true })), 409, 'conflict_error', 'OFFER_DEFAULT_EXISTS');
+      const error = expectError(
+        await post(offerBody(productId, { is_default: true })),
+        409,
+        'conflict_error',
+        'OFFER_DEFAULT_EXISTS',
+      );
       expect(error.details).to.include({ product_id: productId, existing_offer_id: first.id });
     });
 
     it('answers concurrent default offers for one product with one 201 and 409s, never a 500', async () => {
-      const responses = await Promise.all(Array.from({ length: 4 }, () => post(offerBody(productId, { is_default: true }))));
+      const responses = await Promise.all(
+        Array.from({ length: 4 }, () => post(offerBody(productId, { is_default: true }))),
+      );
       expect(responses.map((res) => res.status).sort()).to.deep.equal([201, 409, 409, 409]);
-      for (const res of responses.filter((r) => r.status === 409)) expectError(res, 409, 'conflict_error', 'OFFER_DEFAULT_EXISTS');
+      for (const res of responses.filter((r) => r.status === 409))
+        expectError(res, 409, 'conflict_error', 'OFFER_DEFAULT_EXISTS');
       expect(await offerCount()).to.equal(1);
     });
 
@@ -163,9 +228,16 @@ describe('POST /api/v1/offers', () => {
   describe('renewal_offer_id', () => {
     it('accepts a live offer of the same product family', async () => {
       const family = await createFamily(tenant.merchant_id);
-      const [basic, pro] = [await createFamilyProduct(tenant.merchant_id, family.id), await createFamilyProduct(tenant.merchant_id, family.id)];
+      const [basic, pro] = [
+        await createFamilyProduct(tenant.merchant_id, family.id),
+        await createFamilyProduct(tenant.merchant_id, family.id),
+      ];
       const target = await postOffer(tenant, pro.id);
-      const offer = await postOffer(tenant, basic.id, { cycle_limit: 12, renew_after_cycle_limit: true, renewal_offer_id: target.id });
+      const offer = await postOffer(tenant, basic.id, {
+        cycle_limit: 12,
+        renew_after_cycle_limit: true,
+        renewal_offer_id: target.id,
+      });
       expect(offer).to.include({ renewal_offer_id: target.id, renew_after_cycle_limit: true, cycle_limit: 12 });
     });
 
@@ -187,7 +259,9 @@ describe('POST /api/v1/offers', () => {
     it('for a product without a family, accepts another offer of the same product and refuses any other', async () => {
       const standalone = await createProduct(tenant.merchant_id);
       const sibling = await postOffer(tenant, standalone.id);
-      expect((await postOffer(tenant, standalone.id, { renewal_offer_id: sibling.id })).renewal_offer_id).to.equal(sibling.id);
+      expect((await postOffer(tenant, standalone.id, { renewal_offer_id: sibling.id })).renewal_offer_id).to.equal(
+        sibling.id,
+      );
       const unrelated = await postOffer(tenant, (await createProduct(tenant.merchant_id)).id);
       expectFieldErrors(await post(offerBody(standalone.id, { renewal_offer_id: unrelated.id })), ['renewal_offer_id']);
     });
@@ -196,7 +270,11 @@ describe('POST /api/v1/offers', () => {
   describe('billing terms that must agree', () => {
     const cases: Array<[string, Record<string, unknown>, string]> = [
       ['custom cycle without custom_billing_days', { billing_cycle: 'custom' }, 'custom_billing_days'],
-      ['custom_billing_days on a non-custom cycle', { billing_cycle: 'monthly', custom_billing_days: 30 }, 'custom_billing_days'],
+      [
+        'custom_billing_days on a non-custom cycle',
+        { billing_cycle: 'monthly', custom_billing_days: 30 },
+        'custom_billing_days',
+      ],
       ['free_trial without trial_days', { free_trial: true }, 'trial_days'],
       ['trial_days without free_trial', { trial_days: 7 }, 'trial_days'],
     ];
@@ -217,11 +295,29 @@ describe('POST /api/v1/offers', () => {
       ['a negative amount', [{ currency: 'USD', amount: -1 }], 'prices.0.amount'],
       ['a decimal amount', [{ currency: 'USD', amount: 9.99 }], 'prices.0.amount'],
       ['an amount sent as a string', [{ currency: 'USD', amount: '999' }], 'prices.0.amount'],
-      ['a negative first_charge_amount', [{ currency: 'USD', amount: 1, first_charge_amount: -1 }], 'prices.0.first_charge_amount'],
+      [
+        'a negative first_charge_amount',
+        [{ currency: 'USD', amount: 1, first_charge_amount: -1 }],
+        'prices.0.first_charge_amount',
+      ],
       ['a price without amount', [{ currency: 'USD' }], 'prices.0.amount'],
       ['a price with an unknown field', [{ currency: 'USD', amount: 1, interval: 'month' }], 'prices.0.interval'],
-      ['the same currency twice', [{ currency: 'USD', amount: 1 }, { currency: 'USD', amount: 2 }], 'prices.1.currency'],
-      ['two default prices', [{ currency: 'USD', amount: 1, is_default: true }, { currency: 'EUR', amount: 2, is_default: true }], 'prices.1.is_default'],
+      [
+        'the same currency twice',
+        [
+          { currency: 'USD', amount: 1 },
+          { currency: 'USD', amount: 2 },
+        ],
+        'prices.1.currency',
+      ],
+      [
+        'two default prices',
+        [
+          { currency: 'USD', amount: 1, is_default: true },
+          { currency: 'EUR', amount: 2, is_default: true },
+        ],
+        'prices.1.is_default',
+      ],
     ];
     for (const [what, prices, field] of invalid) {
       it(`rejects ${what} with 400 naming ${field} and creates nothing`, async () => {
@@ -256,7 +352,10 @@ describe('POST /api/v1/offers', () => {
   }
 
   it('accepts an organization key with merchant_id in the body', async () => {
-    const res = await post({ ...offerBody(productId), merchant_id: tenant.merchant_id }, tenant.organization_secret_key);
+    const res = await post(
+      { ...offerBody(productId), merchant_id: tenant.merchant_id },
+      tenant.organization_secret_key,
+    );
     expect(expectWrapped(res, 201).product_id).to.equal(productId);
   });
 

@@ -16,7 +16,12 @@ const pathParams = (path: string) => [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map
 const is2xx = (status: string | number) => Number(status) >= 200 && Number(status) < 300;
 const label = (route: AnyRoute) => `${route.method.toUpperCase()} ${route.path}`;
 
-type Operation = { operationId: string; parameters: Array<Record<string, any>>; requestBody?: any; responses: Record<string, any> };
+type Operation = {
+  operationId: string;
+  parameters: Array<Record<string, any>>;
+  requestBody?: any;
+  responses: Record<string, any>;
+};
 
 function operations(doc: any): Array<[string, string, Operation]> {
   return Object.entries(doc.paths as Record<string, Record<string, Operation>>).flatMap(([path, item]) =>
@@ -83,7 +88,10 @@ describe('GET /api/v1/openapi.json', () => {
   });
 
   it('describes nothing that is not mounted', () => {
-    const mounted = new Set([...ROUTES.map((route) => `${route.method} ${openApiPath(route.path)}`), `get ${PREFIX}/openapi.json`]);
+    const mounted = new Set([
+      ...ROUTES.map((route) => `${route.method} ${openApiPath(route.path)}`),
+      `get ${PREFIX}/openapi.json`,
+    ]);
     for (const [method, path] of operations(doc)) expect(mounted, `${method} ${path}`).to.include(`${method} ${path}`);
     expect(operations(doc)).to.have.length(mounted.size);
   });
@@ -129,15 +137,28 @@ describe('GET /api/v1/openapi.json', () => {
     const error = doc.components.schemas.Error;
     expect(error.required).to.deep.equal(['error']);
     expect(error.properties.error.required).to.have.members(['type', 'code', 'message', 'request_id', 'timestamp']);
-    expect(error.properties.error.properties).to.have.all.keys(['type', 'code', 'message', 'details', 'request_id', 'timestamp']);
+    expect(error.properties.error.properties).to.have.all.keys([
+      'type',
+      'code',
+      'message',
+      'details',
+      'request_id',
+      'timestamp',
+    ]);
     // Health probes declare their own 503 (a Health report, not the error envelope, per Document 1).
-    const ownStatuses = new Map(ROUTES.map((route) => [`${route.method} ${openApiPath(route.path)}`, Object.keys(route.responses)]));
+    const ownStatuses = new Map(
+      ROUTES.map((route) => [`${route.method} ${openApiPath(route.path)}`, Object.keys(route.responses)]),
+    );
     for (const [method, path, operation] of operations(doc)) {
       const own = ownStatuses.get(`${method} ${path}`) ?? [];
-      const failures = Object.entries(operation.responses).filter(([status]) => Number(status) >= 400 && !own.includes(status));
+      const failures = Object.entries(operation.responses).filter(
+        ([status]) => Number(status) >= 400 && !own.includes(status),
+      );
       expect(failures, `${method} ${path}`).to.not.be.empty;
       for (const [status, response] of failures) {
-        expect(response.content?.['application/json']?.schema, `${method} ${path} ${status}`).to.deep.equal({ $ref: ERROR_REF });
+        expect(response.content?.['application/json']?.schema, `${method} ${path} ${status}`).to.deep.equal({
+          $ref: ERROR_REF,
+        });
       }
     }
     const create = doc.paths[`${PREFIX}/customers`].post as Operation;
@@ -148,7 +169,9 @@ describe('GET /api/v1/openapi.json', () => {
     const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
     ajv.addSchema(doc, 'openapi');
     const validatorFor = (path: string, method: string, status: number) =>
-      ajv.compile({ $ref: `openapi#/${pointer('paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema')}` });
+      ajv.compile({
+        $ref: `openapi#/${pointer('paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema')}`,
+      });
 
     const { merchant_secret_key: key } = await createTenant();
     const created = await api.post('/customers', { key, body: customerInput() });

@@ -10,10 +10,14 @@ import { PaymentInstrumentSchema } from '../../db/entities';
 import { CARDS, cardConnector, createCustomer, instrumentsPath, saveCard } from '../helpers/vault';
 
 const setStored = (id: string, columns: Record<string, unknown>) =>
-  stack().orm.em.fork().execute(
-    `update payment_instruments set ${Object.keys(columns).map((c) => `${c} = ?`).join(', ')} where id = ?`,
-    [...Object.values(columns), id],
-  );
+  stack()
+    .orm.em.fork()
+    .execute(
+      `update payment_instruments set ${Object.keys(columns)
+        .map((c) => `${c} = ?`)
+        .join(', ')} where id = ?`,
+      [...Object.values(columns), id],
+    );
 
 describe('GET /api/v1/merchants/:merchant_id/payment-instruments', () => {
   let tenant: Tenant;
@@ -22,8 +26,10 @@ describe('GET /api/v1/merchants/:merchant_id/payment-instruments', () => {
   let visa: any;
   let amex: any;
   let master: any;
-  const list = (query: Record<string, any> = {}, key = tenant.merchant_secret_key) => api.get(instrumentsPath(tenant.merchant_id), { key, query });
-  const ids = async (query: Record<string, any>) => expectWrapped(await list(query), 200, { list: true }).map((item: any) => item.id);
+  const list = (query: Record<string, any> = {}, key = tenant.merchant_secret_key) =>
+    api.get(instrumentsPath(tenant.merchant_id), { key, query });
+  const ids = async (query: Record<string, any>) =>
+    expectWrapped(await list(query), 200, { list: true }).map((item: any) => item.id);
 
   before(async () => {
     tenant = await createTenant();
@@ -37,12 +43,19 @@ describe('GET /api/v1/merchants/:merchant_id/payment-instruments', () => {
     await setStored(visa.id, { card_type: 'credit', issuer_country: 'US' });
   });
 
-  it('lists the merchant\'s instruments newest first in the wrapped envelope with meta.pagination', async () => {
+  it("lists the merchant's instruments newest first in the wrapped envelope with meta.pagination", async () => {
     const data = expectWrapped(await list(), 200, { list: true });
     expect(data.map((item: any) => item.id)).to.deep.equal([master.id, amex.id, visa.id]);
     expect(data[0]).to.not.have.property('deduplicated');
     const page = await list({ limit: 2, page: 2 });
-    expect(page.body.meta.pagination).to.deep.equal({ page: 2, limit: 2, total: 3, total_pages: 2, has_next: false, has_prev: true });
+    expect(page.body.meta.pagination).to.deep.equal({
+      page: 2,
+      limit: 2,
+      total: 3,
+      total_pages: 2,
+      has_next: false,
+      has_prev: true,
+    });
   });
 
   it('filters by customer_id, card_brand, card_type, last4, bin (6 or 8 digits) and issuer_country', async () => {
@@ -73,15 +86,22 @@ describe('GET /api/v1/merchants/:merchant_id/payment-instruments', () => {
   });
 
   it('rejects unknown filters, unknown statuses and malformed values with 400', async () => {
-    expectFieldErrors(await list({ status: 'lost', last4: '12', card_type: 'prepaid', issuer_country: 'XX', pan: '4242' }), ['status', 'last4', 'card_type', 'issuer_country', 'pan']);
+    expectFieldErrors(
+      await list({ status: 'lost', last4: '12', card_type: 'prepaid', issuer_country: 'XX', pan: '4242' }),
+      ['status', 'last4', 'card_type', 'issuer_country', 'pan'],
+    );
   });
 
-  it('never lists another merchant\'s instruments; an organization key must name the merchant in the path', async () => {
+  it("never lists another merchant's instruments; an organization key must name the merchant in the path", async () => {
     const stranger = await createTenant();
     const res = await api.get(instrumentsPath(stranger.merchant_id), { key: stranger.merchant_secret_key });
     expect(expectWrapped(res, 200, { list: true })).to.deep.equal([]);
     expect(expectWrapped(await list({}, tenant.organization_secret_key), 200, { list: true })).to.have.length(3);
-    expectError(await api.get(instrumentsPath(stranger.merchant_id), { key: tenant.organization_secret_key }), 403, 'authorization_error');
+    expectError(
+      await api.get(instrumentsPath(stranger.merchant_id), { key: tenant.organization_secret_key }),
+      403,
+      'authorization_error',
+    );
   });
 
   it('needs instruments:read (403 without it)', async () => {
@@ -92,14 +112,20 @@ describe('GET /api/v1/merchants/:merchant_id/payment-instruments', () => {
     const res = await api.get(`${instrumentsPath(tenant.merchant_id)}/${visa.id}`, { key: tenant.merchant_secret_key });
     expect(expectWrapped(res, 200)).to.include({ id: visa.id, last4: '4242' });
     const stranger = await createTenant();
-    expectError(await api.get(`${instrumentsPath(stranger.merchant_id)}/${visa.id}`, { key: stranger.merchant_secret_key }), 404, 'not_found_error', 'PAYMENT_INSTRUMENT_NOT_FOUND');
+    expectError(
+      await api.get(`${instrumentsPath(stranger.merchant_id)}/${visa.id}`, { key: stranger.merchant_secret_key }),
+      404,
+      'not_found_error',
+      'PAYMENT_INSTRUMENT_NOT_FOUND',
+    );
   });
 });
 
 describe('PATCH /api/v1/merchants/:merchant_id/payment-instruments/:payment_instrument_id', () => {
   let tenant: Tenant;
   let customerId: string;
-  const patch = (id: string, body: unknown, key = tenant.merchant_secret_key) => api.patch(`${instrumentsPath(tenant.merchant_id)}/${id}`, { key, body });
+  const patch = (id: string, body: unknown, key = tenant.merchant_secret_key) =>
+    api.patch(`${instrumentsPath(tenant.merchant_id)}/${id}`, { key, body });
 
   before(async () => {
     tenant = await createTenant();
@@ -133,17 +159,29 @@ describe('PATCH /api/v1/merchants/:merchant_id/payment-instruments/:payment_inst
     expectFieldErrors(await patch(card.id, {}), ['status']);
   });
 
-  it('answers 404 PAYMENT_INSTRUMENT_NOT_FOUND for unknown ids and another merchant\'s instrument', async () => {
+  it("answers 404 PAYMENT_INSTRUMENT_NOT_FOUND for unknown ids and another merchant's instrument", async () => {
     const card = await saveCard(tenant, customerId, CARDS.visa);
-    expectError(await patch('pi_unknown', { status: 'expired' }), 404, 'not_found_error', 'PAYMENT_INSTRUMENT_NOT_FOUND');
+    expectError(
+      await patch('pi_unknown', { status: 'expired' }),
+      404,
+      'not_found_error',
+      'PAYMENT_INSTRUMENT_NOT_FOUND',
+    );
     const stranger = await createTenant();
-    const res = await api.patch(`${instrumentsPath(stranger.merchant_id)}/${card.id}`, { key: stranger.merchant_secret_key, body: { status: 'revoked' } });
+    const res = await api.patch(`${instrumentsPath(stranger.merchant_id)}/${card.id}`, {
+      key: stranger.merchant_secret_key,
+      body: { status: 'revoked' },
+    });
     expectError(res, 404, 'not_found_error', 'PAYMENT_INSTRUMENT_NOT_FOUND');
   });
 
   it('needs instruments:write (403 without it)', async () => {
     const card = await saveCard(tenant, customerId, CARDS.visa);
-    expectError(await patch(card.id, { status: 'expired' }, await keyWithScopes(tenant, ['instruments:read'])), 403, 'authorization_error');
+    expectError(
+      await patch(card.id, { status: 'expired' }, await keyWithScopes(tenant, ['instruments:read'])),
+      403,
+      'authorization_error',
+    );
   });
 });
 
@@ -165,7 +203,11 @@ describe('DELETE /api/v1/merchants/:merchant_id/payment-instruments/:payment_ins
     expect((await api.delete(path, { key: tenant.merchant_secret_key })).status).to.equal(204);
     const got = await api.get(path, { key: tenant.merchant_secret_key });
     expect(got.body.data.status).to.equal('revoked');
-    expectError(await api.patch(path, { key: tenant.merchant_secret_key, body: { status: 'active' } }), 422, 'business_rule_error');
+    expectError(
+      await api.patch(path, { key: tenant.merchant_secret_key, body: { status: 'active' } }),
+      422,
+      'business_rule_error',
+    );
   });
 
   it('lets the same card be enrolled again as a new instrument once revoked', async () => {
@@ -179,8 +221,17 @@ describe('DELETE /api/v1/merchants/:merchant_id/payment-instruments/:payment_ins
   it('answers 404 for unknown or foreign ids and 403 for an organization key of another organization', async () => {
     const card = await saveCard(tenant, customerId, CARDS.visa);
     const stranger = await createTenant();
-    expectError(await api.delete(`${instrumentsPath(stranger.merchant_id)}/${card.id}`, { key: stranger.merchant_secret_key }), 404, 'not_found_error', 'PAYMENT_INSTRUMENT_NOT_FOUND');
-    expectError(await api.delete(`${instrumentsPath(tenant.merchant_id)}/${card.id}`, { key: stranger.organization_secret_key }), 403, 'authorization_error');
+    expectError(
+      await api.delete(`${instrumentsPath(stranger.merchant_id)}/${card.id}`, { key: stranger.merchant_secret_key }),
+      404,
+      'not_found_error',
+      'PAYMENT_INSTRUMENT_NOT_FOUND',
+    );
+    expectError(
+      await api.delete(`${instrumentsPath(tenant.merchant_id)}/${card.id}`, { key: stranger.organization_secret_key }),
+      403,
+      'authorization_error',
+    );
   });
 });
 
@@ -191,7 +242,11 @@ describe('assertChargeable (payment instrument service check)', () => {
     const card = await saveCard(tenant, await createCustomer(tenant), CARDS.visa);
     const load = () => stack().orm.em.fork().findOneOrFail(PaymentInstrumentSchema, { id: card.id });
     assertChargeable(await load());
-    for (const columns of [{ status: 'expired' }, { status: 'revoked' }, { status: 'active', card_expires_at: new Date(Date.now() - 1) }]) {
+    for (const columns of [
+      { status: 'expired' },
+      { status: 'revoked' },
+      { status: 'active', card_expires_at: new Date(Date.now() - 1) },
+    ]) {
       await setStored(card.id, columns);
       let thrown: unknown;
       try {
@@ -213,6 +268,8 @@ describe('DELETE /api/v1/customers/:customerId with saved cards', () => {
     const card = await saveCard(tenant, customerId, CARDS.visa);
     const res = await api.delete(`/customers/${customerId}`, { key: tenant.merchant_secret_key });
     expectError(res, 409, 'conflict_error', 'RESOURCE_IN_USE');
-    expect((await api.get(`${instrumentsPath(tenant.merchant_id)}/${card.id}`, { key: tenant.merchant_secret_key })).status).to.equal(200);
+    expect(
+      (await api.get(`${instrumentsPath(tenant.merchant_id)}/${card.id}`, { key: tenant.merchant_secret_key })).status,
+    ).to.equal(200);
   });
 });

@@ -7,19 +7,36 @@ import { ACTIVE_SLUGS } from '../helpers/connectors';
 
 const SUMMARY_KEYS = ['id', 'slug', 'display_name', 'logo', 'is_active', 'supported_auth_methods'];
 const ENTRY_KEYS = [
-  ...SUMMARY_KEYS, 'oauth_authorization_url', 'oauth_token_url', 'oauth_scopes', 'oauth_pkce_required',
-  'supported_card_brands', 'supported_payment_methods', 'supported_currencies', 'supported_countries', 'supports_installments',
+  ...SUMMARY_KEYS,
+  'oauth_authorization_url',
+  'oauth_token_url',
+  'oauth_scopes',
+  'oauth_pkce_required',
+  'supported_card_brands',
+  'supported_payment_methods',
+  'supported_currencies',
+  'supported_countries',
+  'supports_installments',
 ];
 
 describe('GET /api/v1/payment-providers', () => {
   let tenant: Tenant;
-  before(async () => { tenant = await createTenant(); });
+  before(async () => {
+    tenant = await createTenant();
+  });
 
   it('lists the active providers only, bare {data, meta} with flat pagination', async () => {
     const res = await api.get('/payment-providers', { key: tenant.merchant_secret_key });
     expect(res.status, res.text).to.equal(200);
     expect(res.body).to.have.all.keys(['data', 'meta']);
-    expect(res.body.meta).to.deep.equal({ page: 1, limit: 20, total: 5, total_pages: 1, has_next: false, has_prev: false });
+    expect(res.body.meta).to.deep.equal({
+      page: 1,
+      limit: 20,
+      total: 5,
+      total_pages: 1,
+      has_next: false,
+      has_prev: false,
+    });
     expect(res.body.data.map((p: any) => p.slug).sort()).to.deep.equal(ACTIVE_SLUGS);
     for (const provider of res.body.data) {
       expect(Object.keys(provider).sort()).to.deep.equal([...SUMMARY_KEYS].sort());
@@ -30,12 +47,22 @@ describe('GET /api/v1/payment-providers', () => {
   it('list items carry the documented summary (provider_c offers api_key and oauth2)', async () => {
     const res = await api.get('/payment-providers', { key: tenant.merchant_secret_key });
     const c = res.body.data.find((p: any) => p.slug === 'provider_c');
-    expect(c).to.deep.equal({ id: 'pp_provider_c', slug: 'provider_c', display_name: 'Provider C', logo: null, is_active: true, supported_auth_methods: ['api_key', 'oauth2'] });
+    expect(c).to.deep.equal({
+      id: 'pp_provider_c',
+      slug: 'provider_c',
+      display_name: 'Provider C',
+      logo: null,
+      is_active: true,
+      supported_auth_methods: ['api_key', 'oauth2'],
+    });
   });
 
   it('pages with page and limit', async () => {
     const first = await api.get('/payment-providers', { key: tenant.merchant_secret_key, query: { limit: 2 } });
-    const third = await api.get('/payment-providers', { key: tenant.merchant_secret_key, query: { limit: 2, page: 3 } });
+    const third = await api.get('/payment-providers', {
+      key: tenant.merchant_secret_key,
+      query: { limit: 2, page: 3 },
+    });
     expect(first.body.data).to.have.length(2);
     expect(first.body.meta).to.include({ total: 5, total_pages: 3, has_next: true, has_prev: false });
     expect(third.body.data).to.have.length(1);
@@ -43,13 +70,20 @@ describe('GET /api/v1/payment-providers', () => {
   });
 
   it('accepts an organization key naming one of its merchants', async () => {
-    const res = await api.get('/payment-providers', { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await api.get('/payment-providers', {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expect(res.status, res.text).to.equal(200);
     expect(res.body.data).to.have.length(5);
   });
 
   it('refuses an organization key without merchant_id (403)', async () => {
-    expectError(await api.get('/payment-providers', { key: tenant.organization_secret_key }), 403, 'authorization_error');
+    expectError(
+      await api.get('/payment-providers', { key: tenant.organization_secret_key }),
+      403,
+      'authorization_error',
+    );
   });
 
   it('requires connectors:read (403 otherwise) and a key (401)', async () => {
@@ -61,24 +95,39 @@ describe('GET /api/v1/payment-providers', () => {
   });
 
   it('rejects a bad limit or an unknown query parameter (400)', async () => {
-    expectError(await api.get('/payment-providers', { key: tenant.merchant_secret_key, query: { limit: 101 } }), 400, 'validation_error');
-    expectError(await api.get('/payment-providers', { key: tenant.merchant_secret_key, query: { status: 'all' } }), 400, 'validation_error');
+    expectError(
+      await api.get('/payment-providers', { key: tenant.merchant_secret_key, query: { limit: 101 } }),
+      400,
+      'validation_error',
+    );
+    expectError(
+      await api.get('/payment-providers', { key: tenant.merchant_secret_key, query: { status: 'all' } }),
+      400,
+      'validation_error',
+    );
   });
 });
 
 describe('GET /api/v1/payment-providers/:provider_id', () => {
   let tenant: Tenant;
-  before(async () => { tenant = await createTenant(); });
+  before(async () => {
+    tenant = await createTenant();
+  });
 
   it('returns the full entry with OAuth fields and capabilities', async () => {
     const res = await api.get('/payment-providers/pp_provider_c', { key: tenant.merchant_secret_key });
     expect(res.status, res.text).to.equal(200);
     expect(Object.keys(res.body).sort()).to.deep.equal([...ENTRY_KEYS].sort());
     expect(res.body).to.deep.include({
-      id: 'pp_provider_c', slug: 'provider_c', oauth_authorization_url: 'https://connect.provider-c.example/oauth/authorize',
-      oauth_token_url: 'https://connect.provider-c.example/oauth/token', oauth_scopes: 'payments:write payments:read',
-      oauth_pkce_required: true, supports_installments: true,
-      supported_card_brands: ['visa', 'mastercard', 'elo'], supported_payment_methods: ['card', 'pix', 'wallet'],
+      id: 'pp_provider_c',
+      slug: 'provider_c',
+      oauth_authorization_url: 'https://connect.provider-c.example/oauth/authorize',
+      oauth_token_url: 'https://connect.provider-c.example/oauth/token',
+      oauth_scopes: 'payments:write payments:read',
+      oauth_pkce_required: true,
+      supports_installments: true,
+      supported_card_brands: ['visa', 'mastercard', 'elo'],
+      supported_payment_methods: ['card', 'pix', 'wallet'],
     });
     expect(res.body.supported_currencies).to.include('BRL');
     expect(res.body.supported_countries).to.include('BR');
@@ -86,7 +135,12 @@ describe('GET /api/v1/payment-providers/:provider_id', () => {
 
   it('has null OAuth fields and pkce false for an api_key-only provider', async () => {
     const res = await api.get('/payment-providers/pp_provider_a', { key: tenant.merchant_secret_key });
-    expect(res.body).to.include({ oauth_authorization_url: null, oauth_token_url: null, oauth_scopes: null, oauth_pkce_required: false });
+    expect(res.body).to.include({
+      oauth_authorization_url: null,
+      oauth_token_url: null,
+      oauth_scopes: null,
+      oauth_pkce_required: false,
+    });
     expect(res.body.supported_auth_methods).to.deep.equal(['api_key']);
   });
 
@@ -103,14 +157,29 @@ describe('GET /api/v1/payment-providers/:provider_id', () => {
   });
 
   it('returns 404 for an unknown or malformed id', async () => {
-    expectError(await api.get('/payment-providers/pp_nope', { key: tenant.merchant_secret_key }), 404, 'not_found_error');
-    expectError(await api.get('/payment-providers/Not-An-Id!', { key: tenant.merchant_secret_key }), 404, 'not_found_error');
+    expectError(
+      await api.get('/payment-providers/pp_nope', { key: tenant.merchant_secret_key }),
+      404,
+      'not_found_error',
+    );
+    expectError(
+      await api.get('/payment-providers/Not-An-Id!', { key: tenant.merchant_secret_key }),
+      404,
+      'not_found_error',
+    );
   });
 
   it('accepts an organization key with merchant_id and refuses one without (403)', async () => {
-    const ok = await api.get('/payment-providers/pp_provider_b', { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const ok = await api.get('/payment-providers/pp_provider_b', {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expect(ok.status).to.equal(200);
-    expectError(await api.get('/payment-providers/pp_provider_b', { key: tenant.organization_secret_key }), 403, 'authorization_error');
+    expectError(
+      await api.get('/payment-providers/pp_provider_b', { key: tenant.organization_secret_key }),
+      403,
+      'authorization_error',
+    );
   });
 
   it('requires connectors:read (403)', async () => {

@@ -8,7 +8,17 @@ import { createFamilyViaApi, uniqueFamilySlug } from '../helpers/catalog-api';
 const uniqueSlug = uniqueFamilySlug;
 const createFamily = createFamilyViaApi;
 
-const FAMILY_KEYS = ['change_charge_behavior', 'created_at', 'custom_plan_id', 'description', 'id', 'merchant_id', 'name', 'slug', 'updated_at'];
+const FAMILY_KEYS = [
+  'change_charge_behavior',
+  'created_at',
+  'custom_plan_id',
+  'description',
+  'id',
+  'merchant_id',
+  'name',
+  'slug',
+  'updated_at',
+];
 
 describe('POST /api/v1/product-families', () => {
   let tenant: Tenant;
@@ -19,11 +29,24 @@ describe('POST /api/v1/product-families', () => {
   it('returns 201 with the family object, without deleted_at on a live family', async () => {
     const res = await api.post('/product-families', {
       key: tenant.merchant_secret_key,
-      body: { name: 'Gold', slug: 'gold', description: 'Top tier', custom_plan_id: 'ext-1', change_charge_behavior: 'prorated' },
+      body: {
+        name: 'Gold',
+        slug: 'gold',
+        description: 'Top tier',
+        custom_plan_id: 'ext-1',
+        change_charge_behavior: 'prorated',
+      },
     });
     const family = expectWrapped(res, 201);
     expect(family.id).to.match(/^pfa_/);
-    expect(family).to.include({ merchant_id: tenant.merchant_id, name: 'Gold', slug: 'gold', description: 'Top tier', custom_plan_id: 'ext-1', change_charge_behavior: 'prorated' });
+    expect(family).to.include({
+      merchant_id: tenant.merchant_id,
+      name: 'Gold',
+      slug: 'gold',
+      description: 'Top tier',
+      custom_plan_id: 'ext-1',
+      change_charge_behavior: 'prorated',
+    });
     expect(Object.keys(family).sort()).to.deep.equal(FAMILY_KEYS);
     expect(family.created_at).to.match(ISO_UTC_MS);
   });
@@ -35,14 +58,20 @@ describe('POST /api/v1/product-families', () => {
 
   it('returns 409 PRODUCT_FAMILY_SLUG_TAKEN for a slug a live family of the merchant uses', async () => {
     const first = await createFamily(tenant, { slug: 'taken' });
-    const res = await api.post('/product-families', { key: tenant.merchant_secret_key, body: { name: 'Other', slug: 'taken' } });
+    const res = await api.post('/product-families', {
+      key: tenant.merchant_secret_key,
+      body: { name: 'Other', slug: 'taken' },
+    });
     const error = expectError(res, 409, 'conflict_error', 'PRODUCT_FAMILY_SLUG_TAKEN');
     expect(error.details).to.deep.equal({ slug: 'taken', existing_product_family_id: first.id });
   });
 
   it('returns 409 PRODUCT_FAMILY_CUSTOM_PLAN_ID_TAKEN for a custom_plan_id a live family uses', async () => {
     await createFamily(tenant, { custom_plan_id: 'plan-x' });
-    const res = await api.post('/product-families', { key: tenant.merchant_secret_key, body: { name: 'Other', slug: uniqueSlug(), custom_plan_id: 'plan-x' } });
+    const res = await api.post('/product-families', {
+      key: tenant.merchant_secret_key,
+      body: { name: 'Other', slug: uniqueSlug(), custom_plan_id: 'plan-x' },
+    });
     expectError(res, 409, 'conflict_error', 'PRODUCT_FAMILY_CUSTOM_PLAN_ID_TAKEN');
   });
 
@@ -52,7 +81,8 @@ describe('POST /api/v1/product-families', () => {
       Array.from({ length: 5 }, () => api.post('/product-families', { key: tenant.merchant_secret_key, body })),
     );
     expect(results.filter((res) => res.status === 201)).to.have.length(1);
-    for (const res of results.filter((r) => r.status !== 201)) expectError(res, 409, 'conflict_error', 'PRODUCT_FAMILY_SLUG_TAKEN');
+    for (const res of results.filter((r) => r.status !== 201))
+      expectError(res, 409, 'conflict_error', 'PRODUCT_FAMILY_SLUG_TAKEN');
   });
 
   it('lets several families leave custom_plan_id unset', async () => {
@@ -77,7 +107,10 @@ describe('POST /api/v1/product-families', () => {
   ];
   for (const [what, overrides, field] of invalid) {
     it(`rejects ${what} with 400 naming ${field} and creates nothing`, async () => {
-      const res = await api.post('/product-families', { key: tenant.merchant_secret_key, body: { name: 'Gold', slug: uniqueSlug(), ...overrides } });
+      const res = await api.post('/product-families', {
+        key: tenant.merchant_secret_key,
+        body: { name: 'Gold', slug: uniqueSlug(), ...overrides },
+      });
       expectFieldErrors(res, [field]);
       const list = await api.get('/product-families', { key: tenant.merchant_secret_key });
       expect(list.body.meta.pagination.total).to.equal(0);
@@ -93,18 +126,28 @@ describe('POST /api/v1/product-families', () => {
   }
 
   it('accepts an organization key with merchant_id in the body', async () => {
-    const res = await api.post('/product-families', { key: tenant.organization_secret_key, body: { name: 'Org', slug: uniqueSlug(), merchant_id: tenant.merchant_id } });
+    const res = await api.post('/product-families', {
+      key: tenant.organization_secret_key,
+      body: { name: 'Org', slug: uniqueSlug(), merchant_id: tenant.merchant_id },
+    });
     expect(expectWrapped(res, 201).merchant_id).to.equal(tenant.merchant_id);
   });
 
   it('refuses an organization key without merchant_id with 403', async () => {
-    const res = await api.post('/product-families', { key: tenant.organization_secret_key, body: { name: 'Org', slug: uniqueSlug() } });
+    const res = await api.post('/product-families', {
+      key: tenant.organization_secret_key,
+      body: { name: 'Org', slug: uniqueSlug() },
+    });
     expectError(res, 403, 'authorization_error');
   });
 
   it('refuses a key without products:write with 403', async () => {
     const key = await keyWithScopes(tenant, ['products:read']);
-    expectError(await api.post('/product-families', { key, body: { name: 'Gold', slug: uniqueSlug() } }), 403, 'authorization_error');
+    expectError(
+      await api.post('/product-families', { key, body: { name: 'Gold', slug: uniqueSlug() } }),
+      403,
+      'authorization_error',
+    );
   });
 
   it('replays an Idempotency-Key with 200 and the same family, creating one', async () => {
@@ -116,7 +159,9 @@ describe('POST /api/v1/product-families', () => {
     expect(again.status).to.equal(200);
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
     expect(again.body.data).to.deep.equal(first.body.data);
-    expect((await api.get('/product-families', { key: tenant.merchant_secret_key })).body.meta.pagination.total).to.equal(1);
+    expect(
+      (await api.get('/product-families', { key: tenant.merchant_secret_key })).body.meta.pagination.total,
+    ).to.equal(1);
   });
 });
 
@@ -126,8 +171,18 @@ describe('GET /api/v1/product-families', () => {
     const first = await createFamily(tenant);
     const second = await createFamily(tenant);
     const res = await api.get('/product-families', { key: tenant.merchant_secret_key });
-    expect(expectWrapped(res, 200, { list: true }).map((f: { id: string }) => f.id)).to.deep.equal([second.id, first.id]);
-    expect(res.body.meta.pagination).to.deep.equal({ page: 1, limit: 20, total: 2, total_pages: 1, has_next: false, has_prev: false });
+    expect(expectWrapped(res, 200, { list: true }).map((f: { id: string }) => f.id)).to.deep.equal([
+      second.id,
+      first.id,
+    ]);
+    expect(res.body.meta.pagination).to.deep.equal({
+      page: 1,
+      limit: 20,
+      total: 2,
+      total_pages: 1,
+      has_next: false,
+      has_prev: false,
+    });
   });
 
   it('filters by name partially and case-insensitively, taking % and _ literally', async () => {
@@ -136,7 +191,9 @@ describe('GET /api/v1/product-families', () => {
     await createFamily(tenant, { name: 'Silver' });
     await createFamily(tenant, { name: 'Gold 1000 plans' });
     const ids = async (name: string) =>
-      (await api.get('/product-families', { key: tenant.merchant_secret_key, query: { name } })).body.data.map((f: { id: string }) => f.id);
+      (await api.get('/product-families', { key: tenant.merchant_secret_key, query: { name } })).body.data.map(
+        (f: { id: string }) => f.id,
+      );
     expect(await ids('0% PLAN')).to.deep.equal([gold.id]);
     expect(await ids('_')).to.deep.equal([]);
     expect(await ids('gold')).to.have.length(2);
@@ -148,7 +205,9 @@ describe('GET /api/v1/product-families', () => {
     const b = await createFamily(tenant, { slug: 'alpha-two', change_charge_behavior: 'override' });
     await createFamily(tenant, { slug: 'beta' });
     const get = async (query: Record<string, string>) =>
-      (await api.get('/product-families', { key: tenant.merchant_secret_key, query })).body.data.map((f: { id: string }) => f.id);
+      (await api.get('/product-families', { key: tenant.merchant_secret_key, query })).body.data.map(
+        (f: { id: string }) => f.id,
+      );
     expect(await get({ slug: 'alpha' })).to.deep.equal([a.id]);
     expect(await get({ change_charge_behavior: 'prorated,override' })).to.deep.equal([b.id, a.id]);
     expect(await get({ change_charge_behavior: 'override', slug: 'alpha' })).to.deep.equal([]);
@@ -156,11 +215,14 @@ describe('GET /api/v1/product-families', () => {
 
   it('rejects an unknown change_charge_behavior with 400', async () => {
     const tenant = await createTenant();
-    const res = await api.get('/product-families', { key: tenant.merchant_secret_key, query: { change_charge_behavior: 'never' } });
+    const res = await api.get('/product-families', {
+      key: tenant.merchant_secret_key,
+      query: { change_charge_behavior: 'never' },
+    });
     expectError(res, 400, 'validation_error');
   });
 
-  it('leaves out soft-deleted families and other merchants\' families', async () => {
+  it("leaves out soft-deleted families and other merchants' families", async () => {
     const tenant = await createTenant();
     const other = await createTenant();
     const gone = await createFamily(tenant);
@@ -175,7 +237,10 @@ describe('GET /api/v1/product-families', () => {
     const sibling = await addMerchant(tenant);
     const mine = await createFamily(tenant);
     await createFamily({ ...tenant, merchant_secret_key: sibling.merchantKey });
-    const res = await api.get('/product-families', { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await api.get('/product-families', {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expect(res.body.data.map((f: { id: string }) => f.id)).to.deep.equal([mine.id]);
   });
 
@@ -194,7 +259,7 @@ describe('GET /api/v1/product-families/:id', () => {
     expect(expectWrapped(res, 200)).to.deep.equal(family);
   });
 
-  it('returns 404 for an unknown id, a malformed id and another merchant\'s family', async () => {
+  it("returns 404 for an unknown id, a malformed id and another merchant's family", async () => {
     const tenant = await createTenant();
     const foreign = await createFamily(await createTenant(), { name: 'Secret family' });
     for (const id of ['pfa_doesnotexist000000000000', 'not-an-id', foreign.id]) {
@@ -207,7 +272,10 @@ describe('GET /api/v1/product-families/:id', () => {
   it('accepts an organization key with merchant_id in the query', async () => {
     const tenant = await createTenant();
     const family = await createFamily(tenant);
-    const res = await api.get(`/product-families/${family.id}`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await api.get(`/product-families/${family.id}`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expectWrapped(res, 200);
   });
 });
@@ -218,42 +286,76 @@ describe('PATCH /api/v1/product-families/:id', () => {
     const family = await createFamily(tenant, { description: 'Old', custom_plan_id: 'p1' });
     const res = await api.patch(`/product-families/${family.id}`, {
       key: tenant.merchant_secret_key,
-      body: { name: 'Renamed', slug: 'renamed', description: null, custom_plan_id: null, change_charge_behavior: 'override' },
+      body: {
+        name: 'Renamed',
+        slug: 'renamed',
+        description: null,
+        custom_plan_id: null,
+        change_charge_behavior: 'override',
+      },
     });
-    expect(expectWrapped(res, 200)).to.include({ name: 'Renamed', slug: 'renamed', description: null, custom_plan_id: null, change_charge_behavior: 'override' });
+    expect(expectWrapped(res, 200)).to.include({
+      name: 'Renamed',
+      slug: 'renamed',
+      description: null,
+      custom_plan_id: null,
+      change_charge_behavior: 'override',
+    });
   });
 
   it('returns 409 on a slug or custom_plan_id another live family holds, and changes nothing', async () => {
     const tenant = await createTenant();
     await createFamily(tenant, { slug: 'holder', custom_plan_id: 'held' });
     const mover = await createFamily(tenant, { name: 'Mover' });
-    const bySlug = await api.patch(`/product-families/${mover.id}`, { key: tenant.merchant_secret_key, body: { name: 'Changed', slug: 'holder' } });
+    const bySlug = await api.patch(`/product-families/${mover.id}`, {
+      key: tenant.merchant_secret_key,
+      body: { name: 'Changed', slug: 'holder' },
+    });
     expectError(bySlug, 409, 'conflict_error', 'PRODUCT_FAMILY_SLUG_TAKEN');
-    const byPlan = await api.patch(`/product-families/${mover.id}`, { key: tenant.merchant_secret_key, body: { name: 'Changed', custom_plan_id: 'held' } });
+    const byPlan = await api.patch(`/product-families/${mover.id}`, {
+      key: tenant.merchant_secret_key,
+      body: { name: 'Changed', custom_plan_id: 'held' },
+    });
     expectError(byPlan, 409, 'conflict_error', 'PRODUCT_FAMILY_CUSTOM_PLAN_ID_TAKEN');
-    expect((await api.get(`/product-families/${mover.id}`, { key: tenant.merchant_secret_key })).body.data.name).to.equal('Mover');
+    expect(
+      (await api.get(`/product-families/${mover.id}`, { key: tenant.merchant_secret_key })).body.data.name,
+    ).to.equal('Mover');
   });
 
   it("keeps the family's own slug and custom_plan_id without conflict", async () => {
     const tenant = await createTenant();
     const family = await createFamily(tenant, { custom_plan_id: 'mine' });
-    const res = await api.patch(`/product-families/${family.id}`, { key: tenant.merchant_secret_key, body: { slug: family.slug, custom_plan_id: 'mine' } });
+    const res = await api.patch(`/product-families/${family.id}`, {
+      key: tenant.merchant_secret_key,
+      body: { slug: family.slug, custom_plan_id: 'mine' },
+    });
     expectWrapped(res, 200);
   });
 
   it('rejects an uppercase slug and a null name with 400', async () => {
     const tenant = await createTenant();
     const family = await createFamily(tenant);
-    expectFieldErrors(await api.patch(`/product-families/${family.id}`, { key: tenant.merchant_secret_key, body: { slug: 'UPPER' } }), ['slug']);
-    expectFieldErrors(await api.patch(`/product-families/${family.id}`, { key: tenant.merchant_secret_key, body: { name: null } }), ['name']);
+    expectFieldErrors(
+      await api.patch(`/product-families/${family.id}`, { key: tenant.merchant_secret_key, body: { slug: 'UPPER' } }),
+      ['slug'],
+    );
+    expectFieldErrors(
+      await api.patch(`/product-families/${family.id}`, { key: tenant.merchant_secret_key, body: { name: null } }),
+      ['name'],
+    );
   });
 
   it("returns 404 for another merchant's family and leaves it unchanged", async () => {
     const tenant = await createTenant();
     const other = await createTenant();
     const foreign = await createFamily(other, { name: 'Theirs' });
-    expectError(await api.patch(`/product-families/${foreign.id}`, { key: tenant.merchant_secret_key, body: { name: 'Mine' } }), 404);
-    expect((await api.get(`/product-families/${foreign.id}`, { key: other.merchant_secret_key })).body.data.name).to.equal('Theirs');
+    expectError(
+      await api.patch(`/product-families/${foreign.id}`, { key: tenant.merchant_secret_key, body: { name: 'Mine' } }),
+      404,
+    );
+    expect(
+      (await api.get(`/product-families/${foreign.id}`, { key: other.merchant_secret_key })).body.data.name,
+    ).to.equal('Theirs');
   });
 });
 
@@ -265,7 +367,10 @@ describe('DELETE /api/v1/product-families/:id', () => {
     expect(res.status).to.equal(204);
     expect(res.text).to.equal('');
     expectError(await api.get(`/product-families/${family.id}`, { key: tenant.merchant_secret_key }), 404);
-    expectError(await api.patch(`/product-families/${family.id}`, { key: tenant.merchant_secret_key, body: { name: 'x' } }), 404);
+    expectError(
+      await api.patch(`/product-families/${family.id}`, { key: tenant.merchant_secret_key, body: { name: 'x' } }),
+      404,
+    );
     expectError(await api.delete(`/product-families/${family.id}`, { key: tenant.merchant_secret_key }), 404);
   });
 
@@ -280,8 +385,13 @@ describe('DELETE /api/v1/product-families/:id', () => {
   it('is allowed while live products reference the family; they keep its id', async () => {
     const tenant = await createTenant();
     const family = await createFamily(tenant);
-    const product = await api.post('/products', { key: tenant.merchant_secret_key, body: { name: 'Plan', type: 'recurring', status: 'active', product_family_id: family.id, tier_order: 0 } });
-    expect((await api.delete(`/product-families/${family.id}`, { key: tenant.merchant_secret_key })).status).to.equal(204);
+    const product = await api.post('/products', {
+      key: tenant.merchant_secret_key,
+      body: { name: 'Plan', type: 'recurring', status: 'active', product_family_id: family.id, tier_order: 0 },
+    });
+    expect((await api.delete(`/product-families/${family.id}`, { key: tenant.merchant_secret_key })).status).to.equal(
+      204,
+    );
     const kept = await api.get(`/products/${product.body.data.id}`, { key: tenant.merchant_secret_key });
     expect(expectWrapped(kept, 200).product_family_id).to.equal(family.id);
   });
@@ -299,7 +409,10 @@ describe('DELETE /api/v1/product-families/:id', () => {
     const family = await createFamily(tenant);
     const readOnly = await keyWithScopes(tenant, ['products:read']);
     expectError(await api.delete(`/product-families/${family.id}`, { key: readOnly }), 403);
-    const res = await api.delete(`/product-families/${family.id}`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await api.delete(`/product-families/${family.id}`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expect(res.status).to.equal(204);
   });
 });
@@ -319,7 +432,11 @@ describe('POST /api/v1/product-families/:id/restore', () => {
   it('returns 400 validation_error when the family is not deleted', async () => {
     const tenant = await createTenant();
     const family = await createFamily(tenant);
-    expectError(await api.post(`/product-families/${family.id}/restore`, { key: tenant.merchant_secret_key }), 400, 'validation_error');
+    expectError(
+      await api.post(`/product-families/${family.id}/restore`, { key: tenant.merchant_secret_key }),
+      400,
+      'validation_error',
+    );
   });
 
   it('returns 409 PRODUCT_FAMILY_SLUG_TAKEN when a live family took its slug, and stays deleted', async () => {
@@ -327,7 +444,12 @@ describe('POST /api/v1/product-families/:id/restore', () => {
     const family = await createFamily(tenant, { slug: 'contested' });
     await api.delete(`/product-families/${family.id}`, { key: tenant.merchant_secret_key });
     await createFamily(tenant, { slug: 'contested' });
-    expectError(await api.post(`/product-families/${family.id}/restore`, { key: tenant.merchant_secret_key }), 409, 'conflict_error', 'PRODUCT_FAMILY_SLUG_TAKEN');
+    expectError(
+      await api.post(`/product-families/${family.id}/restore`, { key: tenant.merchant_secret_key }),
+      409,
+      'conflict_error',
+      'PRODUCT_FAMILY_SLUG_TAKEN',
+    );
     expectError(await api.get(`/product-families/${family.id}`, { key: tenant.merchant_secret_key }), 404);
   });
 
@@ -336,7 +458,12 @@ describe('POST /api/v1/product-families/:id/restore', () => {
     const family = await createFamily(tenant, { custom_plan_id: 'contested-plan' });
     await api.delete(`/product-families/${family.id}`, { key: tenant.merchant_secret_key });
     await createFamily(tenant, { custom_plan_id: 'contested-plan' });
-    expectError(await api.post(`/product-families/${family.id}/restore`, { key: tenant.merchant_secret_key }), 409, 'conflict_error', 'PRODUCT_FAMILY_CUSTOM_PLAN_ID_TAKEN');
+    expectError(
+      await api.post(`/product-families/${family.id}/restore`, { key: tenant.merchant_secret_key }),
+      409,
+      'conflict_error',
+      'PRODUCT_FAMILY_CUSTOM_PLAN_ID_TAKEN',
+    );
   });
 
   it("returns 404 for an unknown id and for another merchant's deleted family", async () => {
@@ -344,7 +471,10 @@ describe('POST /api/v1/product-families/:id/restore', () => {
     const other = await createTenant();
     const foreign = await createFamily(other);
     await api.delete(`/product-families/${foreign.id}`, { key: other.merchant_secret_key });
-    expectError(await api.post('/product-families/pfa_doesnotexist000000000000/restore', { key: tenant.merchant_secret_key }), 404);
+    expectError(
+      await api.post('/product-families/pfa_doesnotexist000000000000/restore', { key: tenant.merchant_secret_key }),
+      404,
+    );
     expectError(await api.post(`/product-families/${foreign.id}/restore`, { key: tenant.merchant_secret_key }), 404);
   });
 
@@ -352,7 +482,10 @@ describe('POST /api/v1/product-families/:id/restore', () => {
     const tenant = await createTenant();
     const family = await createFamily(tenant);
     await api.delete(`/product-families/${family.id}`, { key: tenant.merchant_secret_key });
-    const res = await api.post(`/product-families/${family.id}/restore`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await api.post(`/product-families/${family.id}/restore`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expectWrapped(res, 201);
   });
 });

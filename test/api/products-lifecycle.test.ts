@@ -7,8 +7,10 @@ import { createFamilyViaApi, createProductViaApi as createProduct } from '../hel
 
 const createFamily = async (tenant: Tenant) => (await createFamilyViaApi(tenant)).id;
 const get = (tenant: Tenant, id: string) => api.get(`/products/${id}`, { key: tenant.merchant_secret_key });
-const patch = (tenant: Tenant, id: string, body: Record<string, unknown>) => api.patch(`/products/${id}`, { key: tenant.merchant_secret_key, body });
-const post = (tenant: Tenant, id: string, action: string) => api.post(`/products/${id}/${action}`, { key: tenant.merchant_secret_key });
+const patch = (tenant: Tenant, id: string, body: Record<string, unknown>) =>
+  api.patch(`/products/${id}`, { key: tenant.merchant_secret_key, body });
+const post = (tenant: Tenant, id: string, action: string) =>
+  api.post(`/products/${id}/${action}`, { key: tenant.merchant_secret_key });
 
 describe('PATCH /api/v1/products/:id', () => {
   let tenant: Tenant;
@@ -18,7 +20,12 @@ describe('PATCH /api/v1/products/:id', () => {
 
   it('updates name, type, status and description, leaving other fields unchanged', async () => {
     const product = await createProduct(tenant, { description: 'Old', metadata: { keep: true } });
-    const res = await patch(tenant, product.id, { name: 'Renamed', type: 'one_time', status: 'archived', description: null });
+    const res = await patch(tenant, product.id, {
+      name: 'Renamed',
+      type: 'one_time',
+      status: 'archived',
+      description: null,
+    });
     const updated = expectWrapped(res, 200);
     expect(updated).to.include({ name: 'Renamed', type: 'one_time', status: 'archived', description: null });
     expect(updated.metadata).to.deep.equal({ keep: true });
@@ -27,7 +34,9 @@ describe('PATCH /api/v1/products/:id', () => {
 
   it('replaces metadata instead of merging it, and clears it with null', async () => {
     const product = await createProduct(tenant, { metadata: { a: 1, b: 2 } });
-    expect(expectWrapped(await patch(tenant, product.id, { metadata: { c: 3 } }), 200).metadata).to.deep.equal({ c: 3 });
+    expect(expectWrapped(await patch(tenant, product.id, { metadata: { c: 3 } }), 200).metadata).to.deep.equal({
+      c: 3,
+    });
     expect(expectWrapped(await patch(tenant, product.id, { metadata: null }), 200).metadata).to.equal(null);
   });
 
@@ -49,7 +58,10 @@ describe('PATCH /api/v1/products/:id', () => {
   it('clears tier_order when the product leaves its family, and refuses a tier_order without a family', async () => {
     const member = await createProduct(tenant, { product_family_id: await createFamily(tenant), tier_order: 4 });
     expectFieldErrors(await patch(tenant, member.id, { product_family_id: null, tier_order: 4 }), ['tier_order']);
-    expect(expectWrapped(await patch(tenant, member.id, { product_family_id: null }), 200)).to.include({ product_family_id: null, tier_order: null });
+    expect(expectWrapped(await patch(tenant, member.id, { product_family_id: null }), 200)).to.include({
+      product_family_id: null,
+      tier_order: null,
+    });
     expectFieldErrors(await patch(tenant, member.id, { tier_order: 1 }), ['tier_order']);
   });
 
@@ -63,7 +75,10 @@ describe('PATCH /api/v1/products/:id', () => {
     const holder = await createProduct(tenant, { product_family_id: familyId, tier_order: 1 });
     const mover = await createProduct(tenant, { name: 'Mover', product_family_id: familyId, tier_order: 2 });
     const outsider = await createProduct(tenant);
-    for (const [id, body] of [[mover.id, { name: 'Changed', tier_order: 1 }], [outsider.id, { name: 'Changed', product_family_id: familyId, tier_order: 1 }]] as const) {
+    for (const [id, body] of [
+      [mover.id, { name: 'Changed', tier_order: 1 }],
+      [outsider.id, { name: 'Changed', product_family_id: familyId, tier_order: 1 }],
+    ] as const) {
       const error = expectError(await patch(tenant, id, body), 409, 'conflict_error', 'PRODUCT_TIER_ORDER_TAKEN');
       expect(error.details).to.include({ existing_product_id: holder.id, tier_order: 1 });
     }
@@ -73,13 +88,18 @@ describe('PATCH /api/v1/products/:id', () => {
   it('keeps its own tier_order without conflict', async () => {
     const familyId = await createFamily(tenant);
     const product = await createProduct(tenant, { product_family_id: familyId, tier_order: 5 });
-    expectWrapped(await patch(tenant, product.id, { product_family_id: familyId, tier_order: 5, name: 'Same slot' }), 200);
+    expectWrapped(
+      await patch(tenant, product.id, { product_family_id: familyId, tier_order: 5, name: 'Same slot' }),
+      200,
+    );
   });
 
   it("rejects another merchant's family with 400 naming product_family_id", async () => {
     const product = await createProduct(tenant);
     const foreign = await createFamily(await createTenant());
-    expectFieldErrors(await patch(tenant, product.id, { product_family_id: foreign, tier_order: 0 }), ['product_family_id']);
+    expectFieldErrors(await patch(tenant, product.id, { product_family_id: foreign, tier_order: 0 }), [
+      'product_family_id',
+    ]);
   });
 
   it('rejects invalid fields with 400', async () => {
@@ -99,8 +119,16 @@ describe('PATCH /api/v1/products/:id', () => {
   it('accepts an organization key with merchant_id in the query; refuses a key without products:write', async () => {
     const product = await createProduct(tenant);
     const readOnly = await keyWithScopes(tenant, ['products:read']);
-    expectError(await api.patch(`/products/${product.id}`, { key: readOnly, body: { name: 'x' } }), 403, 'authorization_error');
-    const res = await api.patch(`/products/${product.id}`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id }, body: { name: 'Org' } });
+    expectError(
+      await api.patch(`/products/${product.id}`, { key: readOnly, body: { name: 'x' } }),
+      403,
+      'authorization_error',
+    );
+    const res = await api.patch(`/products/${product.id}`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+      body: { name: 'Org' },
+    });
     expect(expectWrapped(res, 200).name).to.equal('Org');
   });
 });
@@ -132,7 +160,14 @@ describe('DELETE /api/v1/products/:id', () => {
     expectError(await api.delete(`/products/${foreign.id}`, { key: tenant.merchant_secret_key }), 404);
     expectWrapped(await get(other, foreign.id), 200);
     const mine = await createProduct(tenant);
-    expect((await api.delete(`/products/${mine.id}`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } })).status).to.equal(204);
+    expect(
+      (
+        await api.delete(`/products/${mine.id}`, {
+          key: tenant.organization_secret_key,
+          query: { merchant_id: tenant.merchant_id },
+        })
+      ).status,
+    ).to.equal(204);
   });
 });
 
@@ -140,7 +175,12 @@ describe('POST /api/v1/products/:id/restore', () => {
   it('returns 201 with the product live again with its previous attributes', async () => {
     const tenant = await createTenant();
     const familyId = await createFamily(tenant);
-    const product = await createProduct(tenant, { product_family_id: familyId, tier_order: 2, metadata: { x: 1 }, status: 'archived' });
+    const product = await createProduct(tenant, {
+      product_family_id: familyId,
+      tier_order: 2,
+      metadata: { x: 1 },
+      status: 'archived',
+    });
     await api.delete(`/products/${product.id}`, { key: tenant.merchant_secret_key });
     const restored = expectWrapped(await post(tenant, product.id, 'restore'), 201);
     expect(restored).to.include({ id: product.id, product_family_id: familyId, tier_order: 2, status: 'archived' });
@@ -197,7 +237,10 @@ describe('POST /api/v1/products/:id/archive', () => {
     const foreign = await createProduct(await createTenant());
     for (const id of [gone.id, foreign.id]) expectError(await post(tenant, id, 'archive'), 404);
     const mine = await createProduct(tenant);
-    const res = await api.post(`/products/${mine.id}/archive`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await api.post(`/products/${mine.id}/archive`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expectWrapped(res, 201);
   });
 
@@ -206,7 +249,11 @@ describe('POST /api/v1/products/:id/archive', () => {
     const product = await createProduct(tenant);
     const readOnly = await keyWithScopes(tenant, ['products:read']);
     expectError(await api.post(`/products/${product.id}/archive`, { key: readOnly }), 403, 'authorization_error');
-    expectError(await api.post(`/products/${product.id}/archive`, { key: tenant.merchant_secret_key, body: { status: 'x' } }), 400, 'validation_error');
+    expectError(
+      await api.post(`/products/${product.id}/archive`, { key: tenant.merchant_secret_key, body: { status: 'x' } }),
+      400,
+      'validation_error',
+    );
     expect((await get(tenant, product.id)).body.data.status).to.equal('active');
   });
 });

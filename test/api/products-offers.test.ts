@@ -13,15 +13,23 @@ async function createOffer(tenant: Tenant, productId: string, overrides: Record<
   const res = await api.post('/offers', {
     key: tenant.merchant_secret_key,
     body: {
-      product_id: productId, name: 'Monthly', slug: `monthly-${Date.now()}-${++counter}`, billing_cycle: 'monthly', status: 'active',
-      prices: [{ currency: 'BRL', amount: 4990, is_default: true }, { currency: 'USD', amount: 999 }],
+      product_id: productId,
+      name: 'Monthly',
+      slug: `monthly-${Date.now()}-${++counter}`,
+      billing_cycle: 'monthly',
+      status: 'active',
+      prices: [
+        { currency: 'BRL', amount: 4990, is_default: true },
+        { currency: 'USD', amount: 999 },
+      ],
       ...overrides,
     },
   });
   return expectWrapped(res, 201) as { id: string };
 }
 
-const defaultOffer = (tenant: Tenant, productId: string) => api.get(`/products/${productId}/default-offer`, { key: tenant.merchant_secret_key });
+const defaultOffer = (tenant: Tenant, productId: string) =>
+  api.get(`/products/${productId}/default-offer`, { key: tenant.merchant_secret_key });
 
 describe('GET /api/v1/products/:id/default-offer', () => {
   it('returns 200 with the default offer and its prices, exactly as GET /offers/:id shows it', async () => {
@@ -71,7 +79,10 @@ describe('GET /api/v1/products/:id/default-offer', () => {
   it('accepts an organization key with merchant_id; refuses a key without products:read', async () => {
     const tenant = await createTenant();
     const product = await createProduct(tenant);
-    const res = await api.get(`/products/${product.id}/default-offer`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await api.get(`/products/${product.id}/default-offer`, {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expectWrapped(res, 200);
     const key = await keyWithScopes(tenant, ['offers:read']);
     expectError(await api.get(`/products/${product.id}/default-offer`, { key }), 403, 'authorization_error');
@@ -107,7 +118,10 @@ describe('DELETE /api/v1/products/:id and POST /api/v1/products/:id/restore, for
 
   it('leaves everything deleted when the restore fails on a taken tier', async () => {
     const tenant = await createTenant();
-    const family = await api.post('/product-families', { key: tenant.merchant_secret_key, body: { name: 'F', slug: `f-${Date.now()}-${++counter}` } });
+    const family = await api.post('/product-families', {
+      key: tenant.merchant_secret_key,
+      body: { name: 'F', slug: `f-${Date.now()}-${++counter}` },
+    });
     const familyId = expectWrapped(family, 201).id;
     const product = await createProduct(tenant, { product_family_id: familyId, tier_order: 0 });
     const offer = await createOffer(tenant, product.id);

@@ -9,7 +9,19 @@ import { createFamilyViaApi, createProductViaApi } from '../helpers/catalog-api'
 const createFamily = async (tenant: Tenant) => (await createFamilyViaApi(tenant)).id;
 const createProduct = createProductViaApi;
 
-const PRODUCT_KEYS = ['created_at', 'description', 'id', 'merchant_id', 'metadata', 'name', 'product_family_id', 'status', 'tier_order', 'type', 'updated_at'];
+const PRODUCT_KEYS = [
+  'created_at',
+  'description',
+  'id',
+  'merchant_id',
+  'metadata',
+  'name',
+  'product_family_id',
+  'status',
+  'tier_order',
+  'type',
+  'updated_at',
+];
 const ids = (res: { body: { data: Array<{ id: string }> } }) => res.body.data.map((p) => p.id);
 
 describe('POST /api/v1/products', () => {
@@ -19,10 +31,27 @@ describe('POST /api/v1/products', () => {
   });
 
   it('returns 201 with a standalone product object (no family, tier_order null)', async () => {
-    const res = await api.post('/products', { key: tenant.merchant_secret_key, body: { name: 'E-book', type: 'one_time', status: 'active', description: 'PDF', metadata: { sku: 'EB-1', nested: { a: [1, 2] } } } });
+    const res = await api.post('/products', {
+      key: tenant.merchant_secret_key,
+      body: {
+        name: 'E-book',
+        type: 'one_time',
+        status: 'active',
+        description: 'PDF',
+        metadata: { sku: 'EB-1', nested: { a: [1, 2] } },
+      },
+    });
     const product = expectWrapped(res, 201);
     expect(product.id).to.match(/^prd_/);
-    expect(product).to.include({ merchant_id: tenant.merchant_id, name: 'E-book', type: 'one_time', status: 'active', description: 'PDF', product_family_id: null, tier_order: null });
+    expect(product).to.include({
+      merchant_id: tenant.merchant_id,
+      name: 'E-book',
+      type: 'one_time',
+      status: 'active',
+      description: 'PDF',
+      product_family_id: null,
+      tier_order: null,
+    });
     expect(product.metadata).to.deep.equal({ sku: 'EB-1', nested: { a: [1, 2] } });
     expect(Object.keys(product).sort()).to.deep.equal(PRODUCT_KEYS);
     expect(product.created_at).to.match(ISO_UTC_MS);
@@ -37,7 +66,10 @@ describe('POST /api/v1/products', () => {
   it('returns 409 PRODUCT_TIER_ORDER_TAKEN when a live product of the family holds the tier_order', async () => {
     const familyId = await createFamily(tenant);
     const holder = await createProduct(tenant, { product_family_id: familyId, tier_order: 2 });
-    const res = await api.post('/products', { key: tenant.merchant_secret_key, body: { name: 'Dup', type: 'recurring', status: 'active', product_family_id: familyId, tier_order: 2 } });
+    const res = await api.post('/products', {
+      key: tenant.merchant_secret_key,
+      body: { name: 'Dup', type: 'recurring', status: 'active', product_family_id: familyId, tier_order: 2 },
+    });
     const error = expectError(res, 409, 'conflict_error', 'PRODUCT_TIER_ORDER_TAKEN');
     expect(error.details).to.deep.equal({ product_family_id: familyId, tier_order: 2, existing_product_id: holder.id });
   });
@@ -45,9 +77,12 @@ describe('POST /api/v1/products', () => {
   it('lets exactly one of several concurrent creates at the same tier win; the rest get 409', async () => {
     const familyId = await createFamily(tenant);
     const body = { name: 'Race', type: 'recurring', status: 'active', product_family_id: familyId, tier_order: 1 };
-    const results = await Promise.all(Array.from({ length: 5 }, () => api.post('/products', { key: tenant.merchant_secret_key, body })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => api.post('/products', { key: tenant.merchant_secret_key, body })),
+    );
     expect(results.filter((res) => res.status === 201)).to.have.length(1);
-    for (const res of results.filter((r) => r.status !== 201)) expectError(res, 409, 'conflict_error', 'PRODUCT_TIER_ORDER_TAKEN');
+    for (const res of results.filter((r) => r.status !== 201))
+      expectError(res, 409, 'conflict_error', 'PRODUCT_TIER_ORDER_TAKEN');
   });
 
   it('lets different families use the same tier_order', async () => {
@@ -57,12 +92,18 @@ describe('POST /api/v1/products', () => {
 
   it('rejects a family product without tier_order with 400 naming tier_order', async () => {
     const familyId = await createFamily(tenant);
-    const res = await api.post('/products', { key: tenant.merchant_secret_key, body: { name: 'X', type: 'recurring', status: 'active', product_family_id: familyId } });
+    const res = await api.post('/products', {
+      key: tenant.merchant_secret_key,
+      body: { name: 'X', type: 'recurring', status: 'active', product_family_id: familyId },
+    });
     expectFieldErrors(res, ['tier_order']);
   });
 
   it('rejects a tier_order without product_family_id with 400 naming tier_order', async () => {
-    const res = await api.post('/products', { key: tenant.merchant_secret_key, body: { name: 'X', type: 'recurring', status: 'active', tier_order: 1 } });
+    const res = await api.post('/products', {
+      key: tenant.merchant_secret_key,
+      body: { name: 'X', type: 'recurring', status: 'active', tier_order: 1 },
+    });
     expectFieldErrors(res, ['tier_order']);
   });
 
@@ -71,7 +112,10 @@ describe('POST /api/v1/products', () => {
     const deletedFamily = await createFamily(tenant);
     await api.delete(`/product-families/${deletedFamily}`, { key: tenant.merchant_secret_key });
     for (const familyId of [foreignFamily, deletedFamily, 'pfa_doesnotexist000000000000']) {
-      const res = await api.post('/products', { key: tenant.merchant_secret_key, body: { name: 'X', type: 'recurring', status: 'active', product_family_id: familyId, tier_order: 0 } });
+      const res = await api.post('/products', {
+        key: tenant.merchant_secret_key,
+        body: { name: 'X', type: 'recurring', status: 'active', product_family_id: familyId, tier_order: 0 },
+      });
       expectFieldErrors(res, ['product_family_id']);
     }
     expect((await api.get('/products', { key: tenant.merchant_secret_key })).body.meta.pagination.total).to.equal(0);
@@ -99,7 +143,10 @@ describe('POST /api/v1/products', () => {
   ];
   for (const [what, overrides, field] of invalid) {
     it(`rejects ${what} with 400 naming ${field}`, async () => {
-      const res = await api.post('/products', { key: tenant.merchant_secret_key, body: { name: 'X', type: 'recurring', status: 'active', ...overrides } });
+      const res = await api.post('/products', {
+        key: tenant.merchant_secret_key,
+        body: { name: 'X', type: 'recurring', status: 'active', ...overrides },
+      });
       expectFieldErrors(res, [field]);
     });
   }
@@ -107,13 +154,20 @@ describe('POST /api/v1/products', () => {
   it('accepts an organization key with merchant_id in the body; refuses one without it with 403', async () => {
     const body = { name: 'Org', type: 'one_time', status: 'active' };
     expectError(await api.post('/products', { key: tenant.organization_secret_key, body }), 403, 'authorization_error');
-    const res = await api.post('/products', { key: tenant.organization_secret_key, body: { ...body, merchant_id: tenant.merchant_id } });
+    const res = await api.post('/products', {
+      key: tenant.organization_secret_key,
+      body: { ...body, merchant_id: tenant.merchant_id },
+    });
     expect(expectWrapped(res, 201).merchant_id).to.equal(tenant.merchant_id);
   });
 
   it('refuses a key without products:write with 403', async () => {
     const key = await keyWithScopes(tenant, ['products:read']);
-    expectError(await api.post('/products', { key, body: { name: 'X', type: 'recurring', status: 'active' } }), 403, 'authorization_error');
+    expectError(
+      await api.post('/products', { key, body: { name: 'X', type: 'recurring', status: 'active' } }),
+      403,
+      'authorization_error',
+    );
   });
 
   it('replays an Idempotency-Key with 200 and the same product, creating one', async () => {
@@ -137,7 +191,14 @@ describe('GET /api/v1/products', () => {
     const res = await api.get('/products', { key: tenant.merchant_secret_key, query: { limit: 1, page: 2 } });
     expectWrapped(res, 200, { list: true });
     expect(ids(res)).to.deep.equal([a.id]);
-    expect(res.body.meta.pagination).to.deep.equal({ page: 2, limit: 1, total: 2, total_pages: 2, has_next: false, has_prev: true });
+    expect(res.body.meta.pagination).to.deep.equal({
+      page: 2,
+      limit: 1,
+      total: 2,
+      total_pages: 2,
+      has_next: false,
+      has_prev: true,
+    });
     expect(ids(await api.get('/products', { key: tenant.merchant_secret_key }))).to.deep.equal([b.id, a.id]);
   });
 
@@ -147,7 +208,8 @@ describe('GET /api/v1/products', () => {
     const book = await createProduct(tenant, { name: 'Cook BOOK', type: 'one_time' });
     const old = await createProduct(tenant, { name: 'Old plan', status: 'archived' });
     const pro = await createProduct(tenant, { name: 'Pro plan', product_family_id: familyId, tier_order: 1 });
-    const get = async (query: Record<string, string | string[]>) => ids(await api.get('/products', { key: tenant.merchant_secret_key, query }));
+    const get = async (query: Record<string, string | string[]>) =>
+      ids(await api.get('/products', { key: tenant.merchant_secret_key, query }));
     expect(await get({ type: 'one_time' })).to.deep.equal([book.id]);
     expect(await get({ status: 'archived' })).to.deep.equal([old.id]);
     expect(await get({ status: ['active', 'archived'] })).to.deep.equal([pro.id, old.id, book.id]);
@@ -163,10 +225,13 @@ describe('GET /api/v1/products', () => {
     const early = await createProduct(tenant);
     const late = await createProduct(tenant);
     // Move `early` a day back so the bounds fall cleanly between the two.
-    await stack().orm.em.fork().execute(`update products set created_at = created_at - interval '1 day' where id = ?`, [early.id]);
+    await stack()
+      .orm.em.fork()
+      .execute(`update products set created_at = created_at - interval '1 day' where id = ?`, [early.id]);
     const { body } = await api.get(`/products/${early.id}`, { key: tenant.merchant_secret_key });
     const earlyAt = body.data.created_at as string;
-    const get = async (query: Record<string, string>) => ids(await api.get('/products', { key: tenant.merchant_secret_key, query }));
+    const get = async (query: Record<string, string>) =>
+      ids(await api.get('/products', { key: tenant.merchant_secret_key, query }));
     expect(await get({ date_to: earlyAt })).to.deep.equal([early.id]);
     expect(await get({ date_from: earlyAt })).to.deep.equal([late.id, early.id]);
     expect(await get({ date_from: late.created_at, date_to: late.created_at })).to.deep.equal([late.id]);
@@ -183,7 +248,11 @@ describe('GET /api/v1/products', () => {
       [{ product_family_id: 'nope' }, 'product_family_id'],
     ];
     for (const [query, field] of bad) {
-      const error = expectError(await api.get('/products', { key: tenant.merchant_secret_key, query }), 400, 'validation_error');
+      const error = expectError(
+        await api.get('/products', { key: tenant.merchant_secret_key, query }),
+        400,
+        'validation_error',
+      );
       // A repeated or comma-separated filter is one field: the error names `status`, not `status.1`.
       expect(Object.keys(error.details), JSON.stringify(query)).to.deep.equal([field]);
     }
@@ -195,7 +264,10 @@ describe('GET /api/v1/products', () => {
     const mine = await createProduct(tenant);
     await createProduct({ ...tenant, merchant_secret_key: sibling.merchantKey });
     expect(ids(await api.get('/products', { key: tenant.merchant_secret_key }))).to.deep.equal([mine.id]);
-    const org = await api.get('/products', { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const org = await api.get('/products', {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expect(ids(org)).to.deep.equal([mine.id]);
   });
 
@@ -210,7 +282,9 @@ describe('GET /api/v1/products/:id', () => {
   it('returns the product as created', async () => {
     const tenant = await createTenant();
     const product = await createProduct(tenant, { metadata: { a: 1 } });
-    expect(expectWrapped(await api.get(`/products/${product.id}`, { key: tenant.merchant_secret_key }), 200)).to.deep.equal(product);
+    expect(
+      expectWrapped(await api.get(`/products/${product.id}`, { key: tenant.merchant_secret_key }), 200),
+    ).to.deep.equal(product);
   });
 
   it("returns 404 for an unknown, malformed, soft-deleted or another merchant's product", async () => {
@@ -228,6 +302,12 @@ describe('GET /api/v1/products/:id', () => {
   it('accepts an organization key with merchant_id in the query', async () => {
     const tenant = await createTenant();
     const product = await createProduct(tenant);
-    expectWrapped(await api.get(`/products/${product.id}`, { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } }), 200);
+    expectWrapped(
+      await api.get(`/products/${product.id}`, {
+        key: tenant.organization_secret_key,
+        query: { merchant_id: tenant.merchant_id },
+      }),
+      200,
+    );
   });
 });

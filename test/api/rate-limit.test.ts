@@ -8,7 +8,9 @@ import { startApi } from '../../api/server';
 async function burst(key: string, n: number, baseUrls: string[]): Promise<number[]> {
   const statuses: number[] = [];
   for (let i = 0; i < n; i += 1) {
-    statuses.push((await api.get('/customers', { key, query: { limit: 1 }, baseUrl: baseUrls[i % baseUrls.length] })).status);
+    statuses.push(
+      (await api.get('/customers', { key, query: { limit: 1 }, baseUrl: baseUrls[i % baseUrls.length] })).status,
+    );
   }
   return statuses;
 }
@@ -42,7 +44,9 @@ describe('Rate limit: 100 requests per 60-second window per API key', () => {
     const tenant = await createTenant();
     const first = await api.get('/customers', { key: tenant.merchant_secret_key });
     const second = await api.get('/customers', { key: tenant.merchant_secret_key });
-    expect(Number(first.headers.get('ratelimit-remaining')) - Number(second.headers.get('ratelimit-remaining'))).to.equal(1);
+    expect(
+      Number(first.headers.get('ratelimit-remaining')) - Number(second.headers.get('ratelimit-remaining')),
+    ).to.equal(1);
   });
 
   it('gives each key its own budget', async function () {

@@ -10,28 +10,57 @@ describe('Routing condition nodes: field, operator and value rules', () => {
   let profile: ProfileData;
   before(async () => {
     tenant = await createTenant();
-    profile = await createProfile(tenant, { default_merchant_connector_id: (await createConnector(tenant.merchant_id)).id });
+    profile = await createProfile(tenant, {
+      default_merchant_connector_id: (await createConnector(tenant.merchant_id)).id,
+    });
   });
   const post = (field: string, operator: string, value: unknown) =>
-    api.post(nodesPath(tenant.merchant_id, profile.id), { key: tenant.merchant_secret_key, body: { ...condition(field, operator, value), position: 0 } });
+    api.post(nodesPath(tenant.merchant_id, profile.id), {
+      key: tenant.merchant_secret_key,
+      body: { ...condition(field, operator, value), position: 0 },
+    });
 
   const accepted: Array<[string, string, unknown, unknown?]> = [
-    ['currency', 'eq', 'BRL'], ['currency', 'neq', 'USD'], ['currency', 'in', ['BRL', 'USD']], ['currency', 'not_in', ['EUR']],
+    ['currency', 'eq', 'BRL'],
+    ['currency', 'neq', 'USD'],
+    ['currency', 'in', ['BRL', 'USD']],
+    ['currency', 'not_in', ['EUR']],
     ['currency', 'regex', '^(BRL|USD)$'],
-    ['amount', 'eq', 0], ['amount', 'neq', 100], ['amount', 'gt', 100], ['amount', 'gte', 100], ['amount', 'lt', 5000], ['amount', 'lte', 5000],
-    ['amount', 'in', [100, 200]], ['amount', 'not_in', [0]],
-    ['installments', 'gte', 2], ['installments', 'in', [1, 3, 6]], ['installments', 'lt', 12],
-    ['card_brand', 'eq', 'visa'], ['card_brand', 'eq', 'VISA', 'visa'], ['card_brand', 'in', ['Mastercard', 'elo'], ['mastercard', 'elo']],
-    ['card_brand', 'not_in', ['amex']], ['card_brand', 'regex', '^(visa|master)'],
-    ['bin_country', 'eq', 'BR'], ['bin_country', 'not_in', ['US', 'CA']], ['bin_country', 'regex', '^B'],
-    ['is_recurring', 'eq', true], ['is_recurring', 'neq', false],
-    ['math/random', 'lt', 0.3], ['math/random', 'lte', 0], ['math/random', 'gt', 1], ['math/random', 'gte', 0.5],
+    ['amount', 'eq', 0],
+    ['amount', 'neq', 100],
+    ['amount', 'gt', 100],
+    ['amount', 'gte', 100],
+    ['amount', 'lt', 5000],
+    ['amount', 'lte', 5000],
+    ['amount', 'in', [100, 200]],
+    ['amount', 'not_in', [0]],
+    ['installments', 'gte', 2],
+    ['installments', 'in', [1, 3, 6]],
+    ['installments', 'lt', 12],
+    ['card_brand', 'eq', 'visa'],
+    ['card_brand', 'eq', 'VISA', 'visa'],
+    ['card_brand', 'in', ['Mastercard', 'elo'], ['mastercard', 'elo']],
+    ['card_brand', 'not_in', ['amex']],
+    ['card_brand', 'regex', '^(visa|master)'],
+    ['bin_country', 'eq', 'BR'],
+    ['bin_country', 'not_in', ['US', 'CA']],
+    ['bin_country', 'regex', '^B'],
+    ['is_recurring', 'eq', true],
+    ['is_recurring', 'neq', false],
+    ['math/random', 'lt', 0.3],
+    ['math/random', 'lte', 0],
+    ['math/random', 'gt', 1],
+    ['math/random', 'gte', 0.5],
   ];
   for (const [field, operator, value, stored] of accepted) {
     it(`accepts ${field} ${operator} ${JSON.stringify(value)}`, async () => {
       const res = await post(field, operator, value);
       expect(res.status, res.text).to.equal(201);
-      expect(res.body).to.deep.include({ condition_field: field, condition_operator: operator, condition_value: stored ?? value });
+      expect(res.body).to.deep.include({
+        condition_field: field,
+        condition_operator: operator,
+        condition_value: stored ?? value,
+      });
     });
   }
 
@@ -78,9 +107,13 @@ describe('Routing condition nodes: field, operator and value rules', () => {
   ];
   for (const [what, field, operator, value, errorField] of refused) {
     it(`rejects ${what} with 400 naming ${errorField}`, async () => {
-      const before = (await sql('select count(*)::int as n from routing_nodes where routing_profile_id = ?', [profile.id]))[0].n;
+      const before = (
+        await sql('select count(*)::int as n from routing_nodes where routing_profile_id = ?', [profile.id])
+      )[0].n;
       expectFieldErrors(await post(field, operator, value), [errorField]);
-      expect((await sql('select count(*)::int as n from routing_nodes where routing_profile_id = ?', [profile.id]))[0].n).to.equal(before);
+      expect(
+        (await sql('select count(*)::int as n from routing_nodes where routing_profile_id = ?', [profile.id]))[0].n,
+      ).to.equal(before);
     });
   }
 

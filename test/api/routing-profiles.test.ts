@@ -4,10 +4,28 @@ import { api } from '../helpers/http';
 import { addMerchant, createTenant, keyWithScopes, type Tenant } from '../helpers/factories';
 import { expectError, expectFieldErrors, ISO_UTC_MS } from '../helpers/envelope';
 import {
-  action, activities, addNode, createConnector, createProfile, getProfile, profilePath, profilesPath, sql,
+  action,
+  activities,
+  addNode,
+  createConnector,
+  createProfile,
+  getProfile,
+  profilePath,
+  profilesPath,
+  sql,
 } from '../helpers/routing';
 
-const PROFILE_KEYS = ['id', 'merchant_id', 'name', 'is_active', 'version', 'payment_method', 'default_merchant_connector_id', 'created_at', 'updated_at'];
+const PROFILE_KEYS = [
+  'id',
+  'merchant_id',
+  'name',
+  'is_active',
+  'version',
+  'payment_method',
+  'default_merchant_connector_id',
+  'created_at',
+  'updated_at',
+];
 
 describe('POST /api/v1/merchants/:merchant_id/routing-profiles', () => {
   let tenant: Tenant;
@@ -16,29 +34,46 @@ describe('POST /api/v1/merchants/:merchant_id/routing-profiles', () => {
     tenant = await createTenant();
     connectorId = (await createConnector(tenant.merchant_id)).id;
   });
-  const post = (body: Record<string, unknown>, key = tenant.merchant_secret_key) => api.post(profilesPath(tenant.merchant_id), { key, body });
-  const count = async () => (await sql('select count(*)::int as n from routing_profiles where merchant_id = ?', [tenant.merchant_id]))[0].n;
+  const post = (body: Record<string, unknown>, key = tenant.merchant_secret_key) =>
+    api.post(profilesPath(tenant.merchant_id), { key, body });
+  const count = async () =>
+    (await sql('select count(*)::int as n from routing_profiles where merchant_id = ?', [tenant.merchant_id]))[0].n;
 
   it('returns 201 with the bare profile: inactive, payment_method *, version 1 by default', async () => {
     const res = await post({ name: 'Cards', default_merchant_connector_id: connectorId });
     expect(res.status, res.text).to.equal(201);
     expect(res.body).to.have.all.keys(PROFILE_KEYS);
     expect(res.body.id).to.match(/^rp_/);
-    expect(res.body).to.include({ merchant_id: tenant.merchant_id, name: 'Cards', is_active: false, version: 1, payment_method: '*', default_merchant_connector_id: connectorId });
+    expect(res.body).to.include({
+      merchant_id: tenant.merchant_id,
+      name: 'Cards',
+      is_active: false,
+      version: 1,
+      payment_method: '*',
+      default_merchant_connector_id: connectorId,
+    });
     expect(res.body.created_at).to.match(ISO_UTC_MS);
     expect(res.body.updated_at).to.match(ISO_UTC_MS);
   });
 
   for (const method of ['credit_card', 'debit_card', 'pix', 'boleto', 'wallet', '*']) {
     it(`accepts payment_method ${method}`, async () => {
-      const res = await post({ name: 'P', payment_method: method, default_merchant_connector_id: connectorId, is_active: true });
+      const res = await post({
+        name: 'P',
+        payment_method: method,
+        default_merchant_connector_id: connectorId,
+        is_active: true,
+      });
       expect(res.status, res.text).to.equal(201);
       expect(res.body).to.include({ payment_method: method, is_active: true });
     });
   }
 
   it('accepts an organization key for a merchant of its organization (merchant in the path)', async () => {
-    const res = await post({ name: 'Org made', default_merchant_connector_id: connectorId }, tenant.organization_secret_key);
+    const res = await post(
+      { name: 'Org made', default_merchant_connector_id: connectorId },
+      tenant.organization_secret_key,
+    );
     expect(res.status, res.text).to.equal(201);
     expect(res.body.merchant_id).to.equal(tenant.merchant_id);
   });
@@ -52,8 +87,12 @@ describe('POST /api/v1/merchants/:merchant_id/routing-profiles', () => {
   it("rejects another merchant's connector as the default with 400 naming the field, creating nothing", async () => {
     const other = await createTenant();
     const foreign = await createConnector(other.merchant_id);
-    expectFieldErrors(await post({ name: 'P', default_merchant_connector_id: foreign.id }), ['default_merchant_connector_id']);
-    expectFieldErrors(await post({ name: 'P', default_merchant_connector_id: 'conn_doesnotexist' }), ['default_merchant_connector_id']);
+    expectFieldErrors(await post({ name: 'P', default_merchant_connector_id: foreign.id }), [
+      'default_merchant_connector_id',
+    ]);
+    expectFieldErrors(await post({ name: 'P', default_merchant_connector_id: 'conn_doesnotexist' }), [
+      'default_merchant_connector_id',
+    ]);
     expect(await count()).to.equal(0);
   });
 
@@ -63,7 +102,11 @@ describe('POST /api/v1/merchants/:merchant_id/routing-profiles', () => {
     ['a name over 100 characters', { name: 'x'.repeat(101) }, 'name'],
     ['no default_merchant_connector_id', { default_merchant_connector_id: undefined }, 'default_merchant_connector_id'],
     ['a null default_merchant_connector_id', { default_merchant_connector_id: null }, 'default_merchant_connector_id'],
-    ['a malformed default_merchant_connector_id', { default_merchant_connector_id: 'abc' }, 'default_merchant_connector_id'],
+    [
+      'a malformed default_merchant_connector_id',
+      { default_merchant_connector_id: 'abc' },
+      'default_merchant_connector_id',
+    ],
     ['an unknown payment_method', { payment_method: 'card' }, 'payment_method'],
     ['a non-boolean is_active', { is_active: 'yes' }, 'is_active'],
     ['an unknown field', { priority: 1 }, 'priority'],
@@ -92,31 +135,53 @@ describe('POST /api/v1/merchants/:merchant_id/routing-profiles', () => {
     const profile = (await post({ name: 'Logged', default_merchant_connector_id: connectorId })).body;
     const [entry] = await activities(tenant.merchant_id, 'routing_profile.created');
     expect(entry.actor_id).to.match(/^ak_/);
-    expect(entry.changes).to.include({ routing_profile_id: profile.id, name: 'Logged', is_active: false, payment_method: '*' });
+    expect(entry.changes).to.include({
+      routing_profile_id: profile.id,
+      name: 'Logged',
+      is_active: false,
+      payment_method: '*',
+    });
   });
 
   it('requires routing:write (403 with routing:read only; 201 with routing:write)', async () => {
     const readOnly = await keyWithScopes(tenant, ['routing:read']);
-    expectError(await post({ name: 'P', default_merchant_connector_id: connectorId }, readOnly), 403, 'authorization_error');
+    expectError(
+      await post({ name: 'P', default_merchant_connector_id: connectorId }, readOnly),
+      403,
+      'authorization_error',
+    );
     const writer = await keyWithScopes(tenant, ['routing:write']);
     expect((await post({ name: 'P', default_merchant_connector_id: connectorId }, writer)).status).to.equal(201);
   });
 
   it('refuses a merchant key on another merchant path, and an organization key of another organization, with 403', async () => {
     const second = await addMerchant(tenant);
-    const res = await api.post(profilesPath(second.merchantId), { key: tenant.merchant_secret_key, body: { name: 'P', default_merchant_connector_id: connectorId } });
+    const res = await api.post(profilesPath(second.merchantId), {
+      key: tenant.merchant_secret_key,
+      body: { name: 'P', default_merchant_connector_id: connectorId },
+    });
     expectError(res, 403, 'authorization_error');
     const stranger = await createTenant();
-    expectError(await post({ name: 'P', default_merchant_connector_id: connectorId }, stranger.organization_secret_key), 403, 'authorization_error');
+    expectError(
+      await post({ name: 'P', default_merchant_connector_id: connectorId }, stranger.organization_secret_key),
+      403,
+      'authorization_error',
+    );
   });
 
   it('answers 401 without a key', async () => {
-    expectError(await api.post(profilesPath(tenant.merchant_id), { body: { name: 'P', default_merchant_connector_id: connectorId } }), 401, 'authentication_error');
+    expectError(
+      await api.post(profilesPath(tenant.merchant_id), {
+        body: { name: 'P', default_merchant_connector_id: connectorId },
+      }),
+      401,
+      'authentication_error',
+    );
   });
 });
 
 describe('GET /api/v1/merchants/:merchant_id/routing-profiles', () => {
-  it('lists the merchant\'s profiles newest first with flat pagination meta', async () => {
+  it("lists the merchant's profiles newest first with flat pagination meta", async () => {
     const tenant = await createTenant();
     const other = await createTenant();
     await createProfile(other);
@@ -125,7 +190,14 @@ describe('GET /api/v1/merchants/:merchant_id/routing-profiles', () => {
     const res = await api.get(profilesPath(tenant.merchant_id), { key: tenant.merchant_secret_key });
     expect(res.status).to.equal(200);
     expect(res.body).to.have.all.keys(['data', 'meta']);
-    expect(res.body.meta).to.deep.equal({ page: 1, limit: 20, total: 2, total_pages: 1, has_next: false, has_prev: false });
+    expect(res.body.meta).to.deep.equal({
+      page: 1,
+      limit: 20,
+      total: 2,
+      total_pages: 1,
+      has_next: false,
+      has_prev: false,
+    });
     expect(res.body.data.map((profile: { id: string }) => profile.id)).to.deep.equal([second.id, first.id]);
     expect(res.body.data[0]).to.have.all.keys(PROFILE_KEYS);
   });
@@ -133,7 +205,10 @@ describe('GET /api/v1/merchants/:merchant_id/routing-profiles', () => {
   it('pages with page and limit', async () => {
     const tenant = await createTenant();
     for (let i = 0; i < 3; i += 1) await createProfile(tenant, { name: `P${i}` });
-    const res = await api.get(profilesPath(tenant.merchant_id), { key: tenant.organization_secret_key, query: { page: 2, limit: 2 } });
+    const res = await api.get(profilesPath(tenant.merchant_id), {
+      key: tenant.organization_secret_key,
+      query: { page: 2, limit: 2 },
+    });
     expect(res.status).to.equal(200);
     expect(res.body.data).to.have.length(1);
     expect(res.body.meta).to.include({ page: 2, limit: 2, total: 3, total_pages: 2, has_next: false, has_prev: true });
@@ -167,15 +242,30 @@ describe('GET /api/v1/merchants/:merchant_id/routing-profiles/:profile_id', () =
     const tenant = await createTenant();
     const second = await addMerchant(tenant);
     const profile = await createProfile(tenant);
-    expectError(await api.get(profilePath(second.merchantId, profile.id), { key: tenant.organization_secret_key }), 404, 'not_found_error');
-    expectError(await api.get(profilePath(tenant.merchant_id, 'rp_missing'), { key: tenant.merchant_secret_key }), 404, 'not_found_error');
-    expectError(await api.get(profilePath(tenant.merchant_id, 'not-an-id'), { key: tenant.merchant_secret_key }), 404, 'not_found_error');
+    expectError(
+      await api.get(profilePath(second.merchantId, profile.id), { key: tenant.organization_secret_key }),
+      404,
+      'not_found_error',
+    );
+    expectError(
+      await api.get(profilePath(tenant.merchant_id, 'rp_missing'), { key: tenant.merchant_secret_key }),
+      404,
+      'not_found_error',
+    );
+    expectError(
+      await api.get(profilePath(tenant.merchant_id, 'not-an-id'), { key: tenant.merchant_secret_key }),
+      404,
+      'not_found_error',
+    );
   });
 
   it('rejects query parameters (the merchant comes from the path) with 400', async () => {
     const tenant = await createTenant();
     const profile = await createProfile(tenant);
-    const res = await api.get(profilePath(tenant.merchant_id, profile.id), { key: tenant.organization_secret_key, query: { merchant_id: tenant.merchant_id } });
+    const res = await api.get(profilePath(tenant.merchant_id, profile.id), {
+      key: tenant.organization_secret_key,
+      query: { merchant_id: tenant.merchant_id },
+    });
     expectFieldErrors(res, ['merchant_id']);
   });
 });
@@ -185,14 +275,24 @@ describe('PATCH /api/v1/merchants/:merchant_id/routing-profiles/:profile_id', ()
   beforeEach(async () => {
     tenant = await createTenant();
   });
-  const patch = (id: string, body: Record<string, unknown>) => api.patch(profilePath(tenant.merchant_id, id), { key: tenant.merchant_secret_key, body });
+  const patch = (id: string, body: Record<string, unknown>) =>
+    api.patch(profilePath(tenant.merchant_id, id), { key: tenant.merchant_secret_key, body });
 
   it('updates name, payment_method and default connector, bumping the version once per change', async () => {
     const profile = await createProfile(tenant);
     const inactive = await createConnector(tenant.merchant_id, { isActive: false });
-    const res = await patch(profile.id, { name: 'Renamed', payment_method: 'pix', default_merchant_connector_id: inactive.id });
+    const res = await patch(profile.id, {
+      name: 'Renamed',
+      payment_method: 'pix',
+      default_merchant_connector_id: inactive.id,
+    });
     expect(res.status, res.text).to.equal(200);
-    expect(res.body).to.include({ name: 'Renamed', payment_method: 'pix', default_merchant_connector_id: inactive.id, version: 2 });
+    expect(res.body).to.include({
+      name: 'Renamed',
+      payment_method: 'pix',
+      default_merchant_connector_id: inactive.id,
+      version: 2,
+    });
     expect(Date.parse(res.body.updated_at)).to.be.at.least(Date.parse(profile.updated_at));
     expect((await patch(profile.id, { name: 'Again' })).body.version).to.equal(3);
   });
@@ -209,14 +309,22 @@ describe('PATCH /api/v1/merchants/:merchant_id/routing-profiles/:profile_id', ()
     const profile = await createProfile(tenant, { name: 'Before' });
     await patch(profile.id, { name: 'After' });
     const [entry] = await activities(tenant.merchant_id, 'routing_profile.updated');
-    expect(entry.changes).to.deep.include({ routing_profile_id: profile.id, name: { from: 'Before', to: 'After' }, version: 2 });
+    expect(entry.changes).to.deep.include({
+      routing_profile_id: profile.id,
+      name: { from: 'Before', to: 'After' },
+      version: 2,
+    });
   });
 
   it("rejects a null, unknown or another merchant's default connector with 400 and changes nothing", async () => {
     const profile = await createProfile(tenant);
     const foreign = await createConnector((await createTenant()).merchant_id);
-    expectFieldErrors(await patch(profile.id, { default_merchant_connector_id: null }), ['default_merchant_connector_id']);
-    expectFieldErrors(await patch(profile.id, { default_merchant_connector_id: foreign.id, name: 'X' }), ['default_merchant_connector_id']);
+    expectFieldErrors(await patch(profile.id, { default_merchant_connector_id: null }), [
+      'default_merchant_connector_id',
+    ]);
+    expectFieldErrors(await patch(profile.id, { default_merchant_connector_id: foreign.id, name: 'X' }), [
+      'default_merchant_connector_id',
+    ]);
     expect(await getProfile(tenant, profile.id)).to.deep.equal(profile);
   });
 
@@ -254,14 +362,26 @@ describe('DELETE /api/v1/merchants/:merchant_id/routing-profiles/:profile_id', (
     const tenant = await createTenant();
     const other = await createTenant();
     const profile = await createProfile(other);
-    expectError(await api.delete(profilePath(tenant.merchant_id, profile.id), { key: tenant.merchant_secret_key }), 404);
-    expectError(await api.delete(profilePath(tenant.merchant_id, 'rp_unknown'), { key: tenant.merchant_secret_key }), 404);
+    expectError(
+      await api.delete(profilePath(tenant.merchant_id, profile.id), { key: tenant.merchant_secret_key }),
+      404,
+    );
+    expectError(
+      await api.delete(profilePath(tenant.merchant_id, 'rp_unknown'), { key: tenant.merchant_secret_key }),
+      404,
+    );
     await getProfile(other, profile.id);
   });
 
   it('rejects a body with 400', async () => {
     const tenant = await createTenant();
     const profile = await createProfile(tenant);
-    expectError(await api.delete(profilePath(tenant.merchant_id, profile.id), { key: tenant.merchant_secret_key, body: { force: true } }), 400);
+    expectError(
+      await api.delete(profilePath(tenant.merchant_id, profile.id), {
+        key: tenant.merchant_secret_key,
+        body: { force: true },
+      }),
+      400,
+    );
   });
 });

@@ -4,11 +4,30 @@ import { api } from '../helpers/http';
 import { createTenant, keyWithScopes, type Tenant } from '../helpers/factories';
 import { expectError, expectFieldErrors } from '../helpers/envelope';
 import { stack } from '../helpers/stack';
-import { action, activities, addNode, condition, createConnector, createProfile, getProfile, nodesPath, profilePath, type ProfileData } from '../helpers/routing';
+import {
+  action,
+  activities,
+  addNode,
+  condition,
+  createConnector,
+  createProfile,
+  getProfile,
+  nodesPath,
+  profilePath,
+  type ProfileData,
+} from '../helpers/routing';
 import { NoActiveRoutingProfileError, planRoute } from '../../activities/routing/load';
 import type { ChargeAttributes } from '../../activities/routing/evaluate';
 
-const SIMULATION_KEYS = ['profile_id', 'profile_version', 'payment_method', 'random_draw', 'matched_node_id', 'plan', 'skipped'];
+const SIMULATION_KEYS = [
+  'profile_id',
+  'profile_version',
+  'payment_method',
+  'random_draw',
+  'matched_node_id',
+  'plan',
+  'skipped',
+];
 
 /** provider_a (default; no elo, no pix), provider_b (BRL/USD, elo, pix), provider_d (USD/EUR/GBP cards only). */
 async function fixture(tenant: Tenant) {
@@ -17,7 +36,11 @@ async function fixture(tenant: Tenant) {
   const d = await createConnector(tenant.merchant_id, { providerSlug: 'provider_d', name: 'D' });
   const profile = await createProfile(tenant, { default_merchant_connector_id: a.id, payment_method: 'credit_card' });
   const root = await addNode(tenant, profile.id, condition('currency', 'eq', 'BRL'));
-  const toB = await addNode(tenant, profile.id, action(b.id, { parent_node_id: root.id, branch: 'then', require_3ds: 'if_supported' }));
+  const toB = await addNode(
+    tenant,
+    profile.id,
+    action(b.id, { parent_node_id: root.id, branch: 'then', require_3ds: 'if_supported' }),
+  );
   const toD = await addNode(tenant, profile.id, action(d.id, { parent_node_id: root.id, branch: 'else' }));
   return { a, b, d, profile, root, toB, toD };
 }
@@ -35,35 +58,70 @@ describe('POST /api/v1/merchants/:merchant_id/routing-profiles/:profile_id/simul
     const res = await simulate(profile, { currency: 'BRL', amount: 1000, card_brand: 'visa', random_draw: 0.5 });
     expect(res.status, res.text).to.equal(200);
     expect(res.body).to.have.all.keys(SIMULATION_KEYS);
-    expect(res.body).to.include({ profile_id: profile.id, profile_version: 4, payment_method: 'credit_card', random_draw: 0.5, matched_node_id: toB.id });
+    expect(res.body).to.include({
+      profile_id: profile.id,
+      profile_version: 4,
+      payment_method: 'credit_card',
+      random_draw: 0.5,
+      matched_node_id: toB.id,
+    });
     expect(res.body.plan).to.deep.equal([
-      { merchant_connector_id: b.id, connector_name: 'B', provider_slug: 'provider_b', node_id: toB.id, require_3ds: 'if_supported', reason: 'matched' },
-      { merchant_connector_id: a.id, connector_name: 'A', provider_slug: 'provider_a', node_id: null, require_3ds: 'never', reason: 'default' },
+      {
+        merchant_connector_id: b.id,
+        connector_name: 'B',
+        provider_slug: 'provider_b',
+        node_id: toB.id,
+        require_3ds: 'if_supported',
+        reason: 'matched',
+      },
+      {
+        merchant_connector_id: a.id,
+        connector_name: 'A',
+        provider_slug: 'provider_a',
+        node_id: null,
+        require_3ds: 'never',
+        reason: 'default',
+      },
     ]);
-    expect(res.body.skipped).to.deep.equal([{ merchant_connector_id: d.id, node_id: toD.id, reason: 'unsupported_currency' }]);
+    expect(res.body.skipped).to.deep.equal([
+      { merchant_connector_id: d.id, node_id: toD.id, reason: 'unsupported_currency' },
+    ]);
   });
 
   it('takes the else branch for another currency and keeps the then-branch action as a fallback', async () => {
     const { a, b, d, profile, toD } = await fixture(tenant);
     const res = await simulate(profile, { currency: 'USD', amount: 1000, card_brand: 'mastercard' });
     expect(res.body.matched_node_id).to.equal(toD.id);
-    expect(res.body.plan.map((step: any) => [step.merchant_connector_id, step.reason])).to.deep.equal([[d.id, 'matched'], [b.id, 'fallback'], [a.id, 'default']]);
+    expect(res.body.plan.map((step: any) => [step.merchant_connector_id, step.reason])).to.deep.equal([
+      [d.id, 'matched'],
+      [b.id, 'fallback'],
+      [a.id, 'default'],
+    ]);
   });
 
   it('skips connectors that cannot take the card brand, inactive ones and brands narrowed by config.card_brands', async () => {
     const { a, b, d, profile } = await fixture(tenant);
     const elo = await simulate(profile, { currency: 'BRL', amount: 1000, card_brand: 'elo' });
     expect(elo.body.plan.map((step: any) => step.merchant_connector_id)).to.deep.equal([b.id]);
-    expect(elo.body.skipped).to.deep.include({ merchant_connector_id: a.id, node_id: null, reason: 'unsupported_card_brand' });
+    expect(elo.body.skipped).to.deep.include({
+      merchant_connector_id: a.id,
+      node_id: null,
+      reason: 'unsupported_card_brand',
+    });
 
-    const narrowed = await createConnector(tenant.merchant_id, { providerSlug: 'provider_b', config: { card_brands: ['visa'] } });
+    const narrowed = await createConnector(tenant.merchant_id, {
+      providerSlug: 'provider_b',
+      config: { card_brands: ['visa'] },
+    });
     const inactive = await createConnector(tenant.merchant_id, { providerSlug: 'provider_b', isActive: false });
     await addNode(tenant, profile.id, action(narrowed.id, { position: 0 }));
     await addNode(tenant, profile.id, action(inactive.id, { position: 0 }));
     const res = await simulate(profile, { currency: 'BRL', amount: 1000, card_brand: 'mastercard' });
     expect(res.body.plan.map((step: any) => step.merchant_connector_id)).to.deep.equal([b.id, a.id]);
     expect(res.body.skipped.map((skip: any) => [skip.merchant_connector_id, skip.reason])).to.deep.equal([
-      [inactive.id, 'inactive'], [narrowed.id, 'unsupported_card_brand'], [d.id, 'unsupported_currency'],
+      [inactive.id, 'inactive'],
+      [narrowed.id, 'unsupported_card_brand'],
+      [d.id, 'unsupported_currency'],
     ]);
   });
 
@@ -89,7 +147,10 @@ describe('POST /api/v1/merchants/:merchant_id/routing-profiles/:profile_id/simul
     const first = await addNode(tenant, profile.id, action(a.id));
     const second = await addNode(tenant, profile.id, action(c.id, { position: 1 }));
     expect((await simulate(profile, { currency: 'USD', amount: 1 })).body.matched_node_id).to.equal(first.id);
-    await api.patch(`${nodesPath(tenant.merchant_id, profile.id)}/reorder`, { key: tenant.merchant_secret_key, body: { ordered_node_ids: [second.id, first.id] } });
+    await api.patch(`${nodesPath(tenant.merchant_id, profile.id)}/reorder`, {
+      key: tenant.merchant_secret_key,
+      body: { ordered_node_ids: [second.id, first.id] },
+    });
     const res = await simulate(profile, { currency: 'USD', amount: 1 });
     expect(res.body.matched_node_id).to.equal(second.id);
     expect(res.body.plan.map((step: any) => step.merchant_connector_id)).to.deep.equal([c.id, a.id]);
@@ -102,7 +163,9 @@ describe('POST /api/v1/merchants/:merchant_id/routing-profiles/:profile_id/simul
     await addNode(tenant, profile.id, action(a.id));
     const res = await simulate(profile, { payment_method: 'pix', currency: 'BRL', amount: 5000 });
     expect(profile.is_active).to.equal(false);
-    expect(res.body.plan.map((step: any) => [step.merchant_connector_id, step.reason])).to.deep.equal([[b.id, 'default']]);
+    expect(res.body.plan.map((step: any) => [step.merchant_connector_id, step.reason])).to.deep.equal([
+      [b.id, 'default'],
+    ]);
     expect(res.body.skipped[0]).to.include({ merchant_connector_id: a.id, reason: 'unsupported_payment_method' });
   });
 
@@ -110,7 +173,9 @@ describe('POST /api/v1/merchants/:merchant_id/routing-profiles/:profile_id/simul
     const star = await createProfile(tenant);
     expectFieldErrors(await simulate(star, { currency: 'BRL', amount: 1 }), ['payment_method']);
     const pix = await createProfile(tenant, { payment_method: 'pix' });
-    expectFieldErrors(await simulate(pix, { payment_method: 'boleto', currency: 'BRL', amount: 1 }), ['payment_method']);
+    expectFieldErrors(await simulate(pix, { payment_method: 'boleto', currency: 'BRL', amount: 1 }), [
+      'payment_method',
+    ]);
     expect((await simulate(pix, { currency: 'BRL', amount: 1 })).body.payment_method).to.equal('pix');
   });
 
@@ -129,7 +194,12 @@ describe('POST /api/v1/merchants/:merchant_id/routing-profiles/:profile_id/simul
   for (const [what, overrides, field] of invalid) {
     it(`rejects ${what} with 400`, async () => {
       const profile = await createProfile(tenant);
-      const body: Record<string, unknown> = { payment_method: 'credit_card', currency: 'BRL', amount: 100, ...overrides };
+      const body: Record<string, unknown> = {
+        payment_method: 'credit_card',
+        currency: 'BRL',
+        amount: 100,
+        ...overrides,
+      };
       for (const [name, value] of Object.entries(body)) if (value === undefined) delete body[name];
       expectFieldErrors(await simulate(profile, body), [field]);
     });
@@ -149,23 +219,40 @@ describe('POST /api/v1/merchants/:merchant_id/routing-profiles/:profile_id/simul
     const own = await createProfile(tenant);
     const body = { payment_method: 'pix', currency: 'BRL', amount: 1 };
     expect((await simulate(own, body, await keyWithScopes(tenant, ['routing:read']))).status).to.equal(200);
-    expectError(await simulate(own, body, await keyWithScopes(tenant, ['connectors:read'])), 403, 'authorization_error');
+    expectError(
+      await simulate(own, body, await keyWithScopes(tenant, ['connectors:read'])),
+      403,
+      'authorization_error',
+    );
     expect((await simulate(own, body, tenant.organization_secret_key)).status).to.equal(200);
   });
 });
 
 describe('planRoute (the charge workflow entry point)', () => {
   const charge = (overrides: Partial<ChargeAttributes> = {}): ChargeAttributes => ({
-    paymentMethod: 'credit_card', currency: 'BRL', amount: 1000, cardBrand: 'visa', binCountry: 'BR', isRecurring: false, installments: 1, randomDraw: 0.5, ...overrides,
+    paymentMethod: 'credit_card',
+    currency: 'BRL',
+    amount: 1000,
+    cardBrand: 'visa',
+    binCountry: 'BR',
+    isRecurring: false,
+    installments: 1,
+    randomDraw: 0.5,
+    ...overrides,
   });
-  const plan = (merchantId: string, overrides: Partial<ChargeAttributes> = {}) => planRoute(stack().orm.em.fork(), merchantId, charge(overrides));
+  const plan = (merchantId: string, overrides: Partial<ChargeAttributes> = {}) =>
+    planRoute(stack().orm.em.fork(), merchantId, charge(overrides));
 
   it("uses the active profile for the charge's exact method before the active * profile", async () => {
     const tenant = await createTenant();
     const a = await createConnector(tenant.merchant_id, { providerSlug: 'provider_a' });
     const b = await createConnector(tenant.merchant_id, { providerSlug: 'provider_b' });
     const star = await createProfile(tenant, { default_merchant_connector_id: a.id, is_active: true });
-    const cards = await createProfile(tenant, { default_merchant_connector_id: b.id, payment_method: 'credit_card', is_active: true });
+    const cards = await createProfile(tenant, {
+      default_merchant_connector_id: b.id,
+      payment_method: 'credit_card',
+      is_active: true,
+    });
     await createProfile(tenant, { default_merchant_connector_id: a.id, payment_method: 'debit_card' });
     const exact = await plan(tenant.merchant_id);
     expect(exact).to.deep.include({ profileId: cards.id, profileVersion: 1 });
@@ -188,13 +275,18 @@ describe('planRoute (the charge workflow entry point)', () => {
   it('produces the same plan as simulate for the same charge and draw', async () => {
     const tenant = await createTenant();
     const { profile } = await fixture(tenant);
-    await api.patch(profilePath(tenant.merchant_id, profile.id), { key: tenant.merchant_secret_key, body: { is_active: true } });
+    await api.patch(profilePath(tenant.merchant_id, profile.id), {
+      key: tenant.merchant_secret_key,
+      body: { is_active: true },
+    });
     const simulated = await api.post(`${profilePath(tenant.merchant_id, profile.id)}/simulate`, {
-      key: tenant.merchant_secret_key, body: { currency: 'USD', amount: 1000, card_brand: 'visa', bin_country: 'BR', random_draw: 0.5 },
+      key: tenant.merchant_secret_key,
+      body: { currency: 'USD', amount: 1000, card_brand: 'visa', bin_country: 'BR', random_draw: 0.5 },
     });
     const planned = await plan(tenant.merchant_id, { currency: 'USD' });
     expect(planned.profileVersion).to.equal(simulated.body.profile_version);
-    expect(planned.plan.attempts.map((attempt) => [attempt.connectorId, attempt.nodeId, attempt.reason]))
-      .to.deep.equal(simulated.body.plan.map((step: any) => [step.merchant_connector_id, step.node_id, step.reason]));
+    expect(planned.plan.attempts.map((attempt) => [attempt.connectorId, attempt.nodeId, attempt.reason])).to.deep.equal(
+      simulated.body.plan.map((step: any) => [step.merchant_connector_id, step.node_id, step.reason]),
+    );
   });
 });

@@ -9,13 +9,90 @@ import { callFor, card, credentialsFor, currencyFor, ledger, reference, SLUGS, t
 
 /** The raw code each provider reports for each decline card, and the outcome it must map to. */
 const DECLINES: { number: string; name: string; outcome: Outcome; raw: Record<Slug, string> }[] = [
-  { number: '4000000000000002', name: 'do not honour', outcome: 'soft_decline', raw: { provider_a: 'do_not_honor', provider_b: '2', provider_c: 'cc_rejected_other_reason', provider_d: '2', checkout: '20005' } },
-  { number: '4000000000009995', name: 'insufficient funds', outcome: 'soft_decline', raw: { provider_a: 'insufficient_funds', provider_b: '12', provider_c: 'cc_rejected_insufficient_amount', provider_d: '3', checkout: '20051' } },
-  { number: '4000000000009979', name: 'stolen', outcome: 'hard_decline', raw: { provider_a: 'stolen_card', provider_b: '5', provider_c: 'cc_rejected_blacklist', provider_d: '4', checkout: '30043' } },
-  { number: '4000000000009987', name: 'lost', outcome: 'hard_decline', raw: { provider_a: 'lost_card', provider_b: '5', provider_c: 'cc_rejected_blacklist', provider_d: '4', checkout: '30041' } },
-  { number: '4000000000000069', name: 'expired', outcome: 'hard_decline', raw: { provider_a: 'expired_card', provider_b: '6', provider_c: 'cc_rejected_bad_filled_date', provider_d: '8', checkout: '20054' } },
-  { number: '4000000000000309', name: 'invalid number', outcome: 'hard_decline', raw: { provider_a: 'incorrect_number', provider_b: '8', provider_c: 'cc_rejected_bad_filled_card_number', provider_d: '6', checkout: '20014' } },
-  { number: '4100000000000019', name: 'fraud', outcome: 'hard_decline', raw: { provider_a: 'fraudulent', provider_b: '20', provider_c: 'cc_rejected_high_risk', provider_d: '250', checkout: '20059' } },
+  {
+    number: '4000000000000002',
+    name: 'do not honour',
+    outcome: 'soft_decline',
+    raw: {
+      provider_a: 'do_not_honor',
+      provider_b: '2',
+      provider_c: 'cc_rejected_other_reason',
+      provider_d: '2',
+      checkout: '20005',
+    },
+  },
+  {
+    number: '4000000000009995',
+    name: 'insufficient funds',
+    outcome: 'soft_decline',
+    raw: {
+      provider_a: 'insufficient_funds',
+      provider_b: '12',
+      provider_c: 'cc_rejected_insufficient_amount',
+      provider_d: '3',
+      checkout: '20051',
+    },
+  },
+  {
+    number: '4000000000009979',
+    name: 'stolen',
+    outcome: 'hard_decline',
+    raw: {
+      provider_a: 'stolen_card',
+      provider_b: '5',
+      provider_c: 'cc_rejected_blacklist',
+      provider_d: '4',
+      checkout: '30043',
+    },
+  },
+  {
+    number: '4000000000009987',
+    name: 'lost',
+    outcome: 'hard_decline',
+    raw: {
+      provider_a: 'lost_card',
+      provider_b: '5',
+      provider_c: 'cc_rejected_blacklist',
+      provider_d: '4',
+      checkout: '30041',
+    },
+  },
+  {
+    number: '4000000000000069',
+    name: 'expired',
+    outcome: 'hard_decline',
+    raw: {
+      provider_a: 'expired_card',
+      provider_b: '6',
+      provider_c: 'cc_rejected_bad_filled_date',
+      provider_d: '8',
+      checkout: '20054',
+    },
+  },
+  {
+    number: '4000000000000309',
+    name: 'invalid number',
+    outcome: 'hard_decline',
+    raw: {
+      provider_a: 'incorrect_number',
+      provider_b: '8',
+      provider_c: 'cc_rejected_bad_filled_card_number',
+      provider_d: '6',
+      checkout: '20014',
+    },
+  },
+  {
+    number: '4100000000000019',
+    name: 'fraud',
+    outcome: 'hard_decline',
+    raw: {
+      provider_a: 'fraudulent',
+      provider_b: '20',
+      provider_c: 'cc_rejected_high_risk',
+      provider_d: '250',
+      checkout: '20059',
+    },
+  },
 ];
 
 for (const slug of SLUGS) {
@@ -27,8 +104,13 @@ for (const slug of SLUGS) {
       const ref = reference();
       const call = callFor(slug, credentials, options.timeoutMs ? { timeoutMs: options.timeoutMs } : {});
       const promise = adapter.authorize(call, {
-        amount: 2500, currency, paymentMethod: 'card', capture: options.capture ?? true, reference: ref,
-        card: card(number, options.expYear ? { expYear: options.expYear } : {}), customer: { email: 'ada@example.com', name: 'Ada Lovelace' },
+        amount: 2500,
+        currency,
+        paymentMethod: 'card',
+        capture: options.capture ?? true,
+        reference: ref,
+        card: card(number, options.expYear ? { expYear: options.expYear } : {}),
+        customer: { email: 'ada@example.com', name: 'Ada Lovelace' },
       });
       return { promise, ref, call };
     };
@@ -40,7 +122,13 @@ for (const slug of SLUGS) {
       expect(result.providerReference).to.be.a('string').and.not.empty;
       const entries = await ledger({ provider: slug, reference: ref });
       expect(entries.filter((entry) => entry.operation === 'authorize')).to.have.length(1);
-      expect(entries[0]).to.include({ amount: 2500, currency, card_last4: '4242', outcome: 'approved', provider_reference: result.providerReference });
+      expect(entries[0]).to.include({
+        amount: 2500,
+        currency,
+        card_last4: '4242',
+        outcome: 'approved',
+        provider_reference: result.providerReference,
+      });
     });
 
     it('authorizes without capturing when capture is false', async () => {
@@ -86,9 +174,17 @@ for (const slug of SLUGS) {
     });
 
     it('returns network_error when the provider cannot be reached at all', async () => {
-      const result = await adapter.authorize({ ...callFor(slug, credentialsFor(slug)), baseUrl: 'http://127.0.0.1:9/unreachable' }, {
-        amount: 100, currency, paymentMethod: 'card', capture: true, reference: reference(), card: card('4242424242424242'),
-      });
+      const result = await adapter.authorize(
+        { ...callFor(slug, credentialsFor(slug)), baseUrl: 'http://127.0.0.1:9/unreachable' },
+        {
+          amount: 100,
+          currency,
+          paymentMethod: 'card',
+          capture: true,
+          reference: reference(),
+          card: card('4242424242424242'),
+        },
+      );
       expect(result).to.include({ outcome: 'network_error', rawCode: 'connection' });
     });
 

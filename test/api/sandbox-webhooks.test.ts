@@ -7,8 +7,18 @@ import { expect } from 'chai';
 import { InvalidWebhookError, type ConnectorAdapter } from '../../activities/connectors/connector';
 import { adapterFor } from '../../activities/connectors/registry';
 import {
-  callFor, card, control, credentialsFor, currencyFor, ledger, reference, SLUGS, webhookSecretFor, WebhookReceiver,
-  type ReceivedWebhook, type Slug,
+  callFor,
+  card,
+  control,
+  credentialsFor,
+  currencyFor,
+  ledger,
+  reference,
+  SLUGS,
+  webhookSecretFor,
+  WebhookReceiver,
+  type ReceivedWebhook,
+  type Slug,
 } from '../helpers/sandbox';
 
 describe('sandbox PSP webhooks', () => {
@@ -45,7 +55,14 @@ describe('sandbox PSP webhooks', () => {
       it(`${slug} ${method}: pending with instructions, then ${action} sends a signed ${type} webhook`, async () => {
         const { adapter, secret, call } = await setUp(slug);
         const ref = reference();
-        const pending = await adapter.authorize(call(), { amount: 12_000, currency: 'BRL', paymentMethod: method, capture: true, reference: ref, customer });
+        const pending = await adapter.authorize(call(), {
+          amount: 12_000,
+          currency: 'BRL',
+          paymentMethod: method,
+          capture: true,
+          reference: ref,
+          customer,
+        });
         expect(pending.outcome).to.equal('pending');
         expect(pending.paymentInstructions).to.include({ type: method });
         expect(pending.paymentInstructions!.expires_at).to.be.a('string');
@@ -55,7 +72,12 @@ describe('sandbox PSP webhooks', () => {
         const triggered = await control('POST', `/payments/${pending.providerReference}/${action}`);
         expect(triggered.status).to.equal(202);
         const event = parse(adapter, await receiver.next(), secret);
-        expect(event).to.include({ type, providerReference: pending.providerReference, reference: ref, amount: 12_000 });
+        expect(event).to.include({
+          type,
+          providerReference: pending.providerReference,
+          reference: ref,
+          amount: 12_000,
+        });
         expect(event.eventId).to.be.a('string').and.not.empty;
         expect((await ledger({ provider: slug, reference: ref })).map((entry) => entry.operation)).to.include(action);
       });
@@ -63,7 +85,14 @@ describe('sandbox PSP webhooks', () => {
 
     it('refuses to settle a payment that is not pending (409)', async () => {
       const { adapter, call } = await setUp('provider_b');
-      const paid = await adapter.authorize(call(), { amount: 1000, currency: 'BRL', paymentMethod: 'card', capture: true, reference: reference(), card: card('4242424242424242') });
+      const paid = await adapter.authorize(call(), {
+        amount: 1000,
+        currency: 'BRL',
+        paymentMethod: 'card',
+        capture: true,
+        reference: reference(),
+        card: card('4242424242424242'),
+      });
       expect((await control('POST', `/payments/${paid.providerReference}/settle`)).status).to.equal(409);
       expect((await control('POST', '/payments/NOSUCHPAYMENT000/settle')).status).to.equal(404);
     });
@@ -73,7 +102,12 @@ describe('sandbox PSP webhooks', () => {
     describe(`${slug} webhooks: refunds, disputes and signature checks`, () => {
       const capturedPayment = async (setup: Awaited<ReturnType<typeof setUp>>, ref = reference()) => {
         const result = await setup.adapter.authorize(setup.call(), {
-          amount: 3000, currency: currencyFor(slug), paymentMethod: 'card', capture: true, reference: ref, card: card('4242424242424242'),
+          amount: 3000,
+          currency: currencyFor(slug),
+          paymentMethod: 'card',
+          capture: true,
+          reference: ref,
+          card: card('4242424242424242'),
         });
         expect(result.outcome).to.equal('approved');
         return result.providerReference!;
@@ -82,10 +116,16 @@ describe('sandbox PSP webhooks', () => {
       it('sends a refund-result webhook naming the refund the adapter returned', async () => {
         const setup = await setUp(slug);
         const payment = await capturedPayment(setup);
-        const refund = await setup.adapter.refund(setup.call(), { providerReference: payment, amount: 1000, currency: currencyFor(slug), reference: reference() });
+        const refund = await setup.adapter.refund(setup.call(), {
+          providerReference: payment,
+          amount: 1000,
+          currency: currencyFor(slug),
+          reference: reference(),
+        });
         // Asynchronous providers settle the refund by webhook on their own; for the others the control API fails it later.
         const expected = refund.outcome === 'pending' ? 'refund.succeeded' : 'refund.failed';
-        if (refund.outcome !== 'pending') expect((await control('POST', `/refunds/${refund.providerReference}/fail`)).status).to.equal(202);
+        if (refund.outcome !== 'pending')
+          expect((await control('POST', `/refunds/${refund.providerReference}/fail`)).status).to.equal(202);
         const event = parse(setup.adapter, await receiver.next(), setup.secret);
         expect(event).to.include({ type: expected, providerReference: refund.providerReference, amount: 1000 });
       });
@@ -101,9 +141,15 @@ describe('sandbox PSP webhooks', () => {
           const ref = reference();
           const payment = await capturedPayment(setup, ref);
           await control('POST', `/payments/${payment}/dispute`, { stage: 'opened' });
-          expect(parse(setup.adapter, await receiver.next(), setup.secret)).to.include({ type: 'dispute.opened', providerReference: payment });
+          expect(parse(setup.adapter, await receiver.next(), setup.secret)).to.include({
+            type: 'dispute.opened',
+            providerReference: payment,
+          });
           await control('POST', `/payments/${payment}/dispute`, { stage: 'won' });
-          expect(parse(setup.adapter, await receiver.next(), setup.secret)).to.include({ type: 'dispute.closed', providerReference: payment });
+          expect(parse(setup.adapter, await receiver.next(), setup.secret)).to.include({
+            type: 'dispute.closed',
+            providerReference: payment,
+          });
         });
       }
 
@@ -114,7 +160,12 @@ describe('sandbox PSP webhooks', () => {
         await control('POST', `/payments/${payment}/dispute`, { stage: 'opened' }).then(async (response) => {
           // provider_d has no disputes: use a refund-result webhook instead.
           if (response.status === 422) {
-            const refund = await setup.adapter.refund(setup.call(), { providerReference: payment, amount: 500, currency: currencyFor(slug), reference: ref });
+            const refund = await setup.adapter.refund(setup.call(), {
+              providerReference: payment,
+              amount: 500,
+              currency: currencyFor(slug),
+              reference: ref,
+            });
             await control('POST', `/refunds/${refund.providerReference}/succeed`);
           }
         });
@@ -133,7 +184,14 @@ describe('sandbox PSP webhooks', () => {
     it('records each delivery attempt on the event, without the URL token', async () => {
       const setup = await setUp('provider_b');
       const ref = reference();
-      const pending = await setup.adapter.authorize(setup.call(), { amount: 5000, currency: 'BRL', paymentMethod: 'pix', capture: true, reference: ref, customer });
+      const pending = await setup.adapter.authorize(setup.call(), {
+        amount: 5000,
+        currency: 'BRL',
+        paymentMethod: 'pix',
+        capture: true,
+        reference: ref,
+        customer,
+      });
       await control('POST', `/payments/${pending.providerReference}/settle`);
       await receiver.next();
       const events = (await control('GET', `/events?reference=${ref}`)).body.data;

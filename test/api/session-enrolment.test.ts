@@ -8,7 +8,17 @@ import { createTenant, type Tenant } from '../helpers/factories';
 import { expectError, expectFieldErrors } from '../helpers/envelope';
 import { newSession } from '../helpers/checkout';
 import { stack } from '../helpers/stack';
-import { CARDS, cardConnector, createCustomer, instrumentsPath, mintToken, NEXT_YEAR, openSession, publicHeaders, type SessionData } from '../helpers/vault';
+import {
+  CARDS,
+  cardConnector,
+  createCustomer,
+  instrumentsPath,
+  mintToken,
+  NEXT_YEAR,
+  openSession,
+  publicHeaders,
+  type SessionData,
+} from '../helpers/vault';
 
 const RESULT_KEYS = ['verified', 'paymentInstrumentId', 'status', 'brand', 'last4', 'expMonth', 'expYear', 'reason'];
 
@@ -40,10 +50,22 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
     const res = await enrol(session, { tokenId: token.tokenId, customerId, currency: 'USD' });
     expect(res.status, res.text).to.equal(201);
     expect(res.body).to.have.all.keys(RESULT_KEYS);
-    expect(res.body).to.include({ verified: true, status: 'active', brand: 'visa', last4: '4242', expMonth: 12, expYear: NEXT_YEAR, reason: null });
-    const saved = await api.get(`${instrumentsPath(tenant.merchant_id)}/${res.body.paymentInstrumentId}`, { key: tenant.merchant_secret_key });
+    expect(res.body).to.include({
+      verified: true,
+      status: 'active',
+      brand: 'visa',
+      last4: '4242',
+      expMonth: 12,
+      expYear: NEXT_YEAR,
+      reason: null,
+    });
+    const saved = await api.get(`${instrumentsPath(tenant.merchant_id)}/${res.body.paymentInstrumentId}`, {
+      key: tenant.merchant_secret_key,
+    });
     expect(saved.body.data).to.include({ customer_id: customerId, status: 'active', last4: '4242' });
-    const [row] = await stack().orm.em.fork().execute('select verified_connector_id from payment_instruments where id = ?', [res.body.paymentInstrumentId]);
+    const [row] = await stack()
+      .orm.em.fork()
+      .execute('select verified_connector_id from payment_instruments where id = ?', [res.body.paymentInstrumentId]);
     expect(row.verified_connector_id).to.equal(connector.id);
   });
 
@@ -52,10 +74,24 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
     const token = await mintToken(tenant, session, CARDS.stolen);
     const res = await enrol(session, { tokenId: token.tokenId, customerId, currency: 'USD' });
     expect(res.status, res.text).to.equal(201);
-    expect(res.body).to.include({ verified: false, paymentInstrumentId: null, status: 'declined', reason: 'hard_decline', last4: '9979' });
-    const list = await api.get(instrumentsPath(tenant.merchant_id), { key: tenant.merchant_secret_key, query: { last4: '9979' } });
+    expect(res.body).to.include({
+      verified: false,
+      paymentInstrumentId: null,
+      status: 'declined',
+      reason: 'hard_decline',
+      last4: '9979',
+    });
+    const list = await api.get(instrumentsPath(tenant.merchant_id), {
+      key: tenant.merchant_secret_key,
+      query: { last4: '9979' },
+    });
     expect(list.body.data).to.deep.equal([]);
-    expectError(await enrol(session, { tokenId: token.tokenId, customerId, currency: 'USD' }), 409, 'conflict_error', 'TOKEN_ALREADY_USED');
+    expectError(
+      await enrol(session, { tokenId: token.tokenId, customerId, currency: 'USD' }),
+      409,
+      'conflict_error',
+      'TOKEN_ALREADY_USED',
+    );
   });
 
   it('verifies on the named connector when connectorId is given', async () => {
@@ -65,7 +101,8 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
     const session = await openSession(other);
     const token = await mintToken(other, session, CARDS.mastercard);
     const res = await api.post(`/sessions/${session.sessionId}/payment-instruments`, {
-      headers: publicHeaders(other.merchant_public_key), body: { tokenId: token.tokenId, customerId: otherCustomer, currency: 'USD', connectorId: named.id },
+      headers: publicHeaders(other.merchant_public_key),
+      body: { tokenId: token.tokenId, customerId: otherCustomer, currency: 'USD', connectorId: named.id },
     });
     expect(res.status, res.text).to.equal(201);
     expect(res.body.verified).to.equal(true);
@@ -73,19 +110,29 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
 
   it('returns the saved instrument for a card already saved for the customer, without a new one', async () => {
     const session = await openSession(tenant);
-    const first = await enrol(session, { tokenId: (await mintToken(tenant, session, CARDS.amex)).tokenId, customerId, currency: 'USD' });
-    const again = await enrol(session, { tokenId: (await mintToken(tenant, session, CARDS.amex)).tokenId, customerId, currency: 'USD' });
+    const first = await enrol(session, {
+      tokenId: (await mintToken(tenant, session, CARDS.amex)).tokenId,
+      customerId,
+      currency: 'USD',
+    });
+    const again = await enrol(session, {
+      tokenId: (await mintToken(tenant, session, CARDS.amex)).tokenId,
+      customerId,
+      currency: 'USD',
+    });
     expect(again.status, again.text).to.equal(201);
     expect(again.body).to.include({ verified: true, paymentInstrumentId: first.body.paymentInstrumentId });
   });
 
-  it('falls back to the checkout session\'s customer and currency', async () => {
+  it("falls back to the checkout session's customer and currency", async () => {
     const { session: checkout } = await newSession(tenant, { selected_currency: 'USD' });
     const session = await openSession(tenant, { checkoutSessionId: checkout.id });
     const token = await mintToken(tenant, session, CARDS.visa);
     const res = await enrol(session, { tokenId: token.tokenId });
     expect(res.status, res.text).to.equal(201);
-    const saved = await api.get(`${instrumentsPath(tenant.merchant_id)}/${res.body.paymentInstrumentId}`, { key: tenant.merchant_secret_key });
+    const saved = await api.get(`${instrumentsPath(tenant.merchant_id)}/${res.body.paymentInstrumentId}`, {
+      key: tenant.merchant_secret_key,
+    });
     expect(saved.body.data.customer_id).to.equal(checkout.customer_id);
   });
 
@@ -96,7 +143,7 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
     expectFieldErrors(await enrol(session, { tokenId: token.tokenId, customerId }), ['currency']);
   });
 
-  it('refuses a one_time token, another session\'s token and another merchant\'s customer or connector with 400', async () => {
+  it("refuses a one_time token, another session's token and another merchant's customer or connector with 400", async () => {
     const session = await openSession(tenant);
     const oneTime = await mintToken(tenant, session, CARDS.visa, { purpose: 'one_time' });
     expectFieldErrors(await enrol(session, { tokenId: oneTime.tokenId, customerId, currency: 'USD' }), ['tokenId']);
@@ -105,8 +152,14 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
     const stranger = await createTenant();
     const foreignConnector = await cardConnector(stranger, 'provider_a');
     const token = await mintToken(tenant, session, CARDS.visa);
-    expectFieldErrors(await enrol(session, { tokenId: token.tokenId, customerId: await createCustomer(stranger), currency: 'USD' }), ['customerId']);
-    expectFieldErrors(await enrol(session, { tokenId: token.tokenId, customerId, currency: 'USD', connectorId: foreignConnector.id }), ['connectorId']);
+    expectFieldErrors(
+      await enrol(session, { tokenId: token.tokenId, customerId: await createCustomer(stranger), currency: 'USD' }),
+      ['customerId'],
+    );
+    expectFieldErrors(
+      await enrol(session, { tokenId: token.tokenId, customerId, currency: 'USD', connectorId: foreignConnector.id }),
+      ['connectorId'],
+    );
   });
 
   it('answers 422 NO_ACTIVE_ROUTING_PROFILE when nothing routes cards and no connector is named', async () => {
@@ -115,16 +168,22 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
     const session = await openSession(other);
     const token = await mintToken(other, session, CARDS.visa);
     const res = await api.post(`/sessions/${session.sessionId}/payment-instruments`, {
-      headers: publicHeaders(other.merchant_public_key), body: { tokenId: token.tokenId, customerId: await createCustomer(other), currency: 'USD' },
+      headers: publicHeaders(other.merchant_public_key),
+      body: { tokenId: token.tokenId, customerId: await createCustomer(other), currency: 'USD' },
     });
     expectError(res, 422, 'business_rule_error', 'NO_ACTIVE_ROUTING_PROFILE');
   });
 
-  it('answers 404 for another merchant\'s browser session and 422 for an expired one', async () => {
+  it("answers 404 for another merchant's browser session and 422 for an expired one", async () => {
     const session = await openSession(tenant);
     const stranger = await createTenant();
     expectError(await enrol(session, { tokenId: 'tok_x' }, stranger.merchant_public_key), 404, 'not_found_error');
-    await stack().orm.em.fork().execute('update browser_sessions set expires_at = ? where id = ?', [new Date(Date.now() - 1000), session.sessionId]);
+    await stack()
+      .orm.em.fork()
+      .execute('update browser_sessions set expires_at = ? where id = ?', [
+        new Date(Date.now() - 1000),
+        session.sessionId,
+      ]);
     expectError(await enrol(session, { tokenId: 'tok_x' }), 422, 'business_rule_error', 'BROWSER_SESSION_EXPIRED');
   });
 });

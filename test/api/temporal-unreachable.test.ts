@@ -42,15 +42,26 @@ describe('When Temporal is unreachable', () => {
     const { offer } = await sellableOffer(tenant);
     const token = await cardToken(tenant);
     const session = { offer_id: offer.id, customer: customerInput(), expires_at: inFuture(HOUR) };
-    const reachable = await api.post('/checkout-sessions', { key: tenant.merchant_secret_key, body: session, baseUrl: app.url });
+    const reachable = await api.post('/checkout-sessions', {
+      key: tenant.merchant_secret_key,
+      body: session,
+      baseUrl: app.url,
+    });
     expect(reachable.status, reachable.text).to.equal(201);
 
     await proxy.close();
     const idempotencyKey = randomUUID();
     const [checkout, charged] = await Promise.all([
-      api.post('/checkout-sessions', { key: tenant.merchant_secret_key, body: { ...session, customer: customerInput() }, baseUrl: app.url }),
+      api.post('/checkout-sessions', {
+        key: tenant.merchant_secret_key,
+        body: { ...session, customer: customerInput() },
+        baseUrl: app.url,
+      }),
       api.post('/transactions', {
-        key: tenant.merchant_secret_key, body: cardCharge(token), headers: { 'idempotency-key': idempotencyKey }, baseUrl: app.url,
+        key: tenant.merchant_secret_key,
+        body: cardCharge(token),
+        headers: { 'idempotency-key': idempotencyKey },
+        baseUrl: app.url,
       }),
     ]);
 
@@ -63,7 +74,11 @@ describe('When Temporal is unreachable', () => {
     expect(sessions.map((s) => s.id)).to.deep.equal([reachable.body.data.id]);
     expect(await rows('select id from transactions where merchant_id = ?', [tenant.merchant_id])).to.deep.equal([]);
     expect(await rows('select id from orders where merchant_id = ?', [tenant.merchant_id])).to.deep.equal([]);
-    const retried = await api.post('/transactions', { key: tenant.merchant_secret_key, body: cardCharge(token), headers: { 'idempotency-key': idempotencyKey } });
+    const retried = await api.post('/transactions', {
+      key: tenant.merchant_secret_key,
+      body: cardCharge(token),
+      headers: { 'idempotency-key': idempotencyKey },
+    });
     expect(retried.status, retried.text).to.equal(201);
     expect(retried.body.data.status).to.equal('authorized');
   });
@@ -76,9 +91,18 @@ describe('When Temporal is unreachable', () => {
     const idempotencyKey = randomUUID();
     const body = cardCharge(token);
 
-    const lost = api.post('/transactions', { key: tenant.merchant_secret_key, body, headers: { 'idempotency-key': idempotencyKey }, baseUrl: app.url });
+    const lost = api.post('/transactions', {
+      key: tenant.merchant_secret_key,
+      body,
+      headers: { 'idempotency-key': idempotencyKey },
+      baseUrl: app.url,
+    });
     // The workflow started and is calling the provider (slow card, ~2 s) when the API loses Temporal.
-    for (let i = 0; i < 300 && (await rows('select 1 from transactions where merchant_id = ?', [tenant.merchant_id])).length === 0; i += 1) {
+    for (
+      let i = 0;
+      i < 300 && (await rows('select 1 from transactions where merchant_id = ?', [tenant.merchant_id])).length === 0;
+      i += 1
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await proxy.close();
@@ -86,12 +110,17 @@ describe('When Temporal is unreachable', () => {
     const error = expectError(first, 502, 'external_service_error', 'CHARGE_UNAVAILABLE');
     const transactionId = error.details.transaction_id;
 
-    const retried = await api.post('/transactions', { key: tenant.merchant_secret_key, body, headers: { 'idempotency-key': idempotencyKey } });
+    const retried = await api.post('/transactions', {
+      key: tenant.merchant_secret_key,
+      body,
+      headers: { 'idempotency-key': idempotencyKey },
+    });
     expect(retried.status, retried.text).to.equal(201);
     expect(retried.body.data.id).to.equal(transactionId);
     expect(retried.body.data.status).to.equal('authorized');
-    const charges = (await ledger({ provider: 'provider_a', account: await accountOf('provider_a', connector.credentials) }))
-      .filter((e) => e.operation === 'authorize' && !e.replayed);
+    const charges = (
+      await ledger({ provider: 'provider_a', account: await accountOf('provider_a', connector.credentials) })
+    ).filter((e) => e.operation === 'authorize' && !e.replayed);
     expect(charges.map((e) => e.reference)).to.deep.equal([transactionId]);
     expect(await rows('select id from transactions where merchant_id = ?', [tenant.merchant_id])).to.have.length(1);
   });
@@ -104,7 +133,11 @@ describe('When Temporal is unreachable', () => {
     expect(charged.status, charged.text).to.equal(201);
     const tx = charged.body.data;
     const idempotencyKey = randomUUID();
-    const refund = { key: tenant.merchant_secret_key, body: { amount: 500 }, headers: { 'idempotency-key': idempotencyKey } };
+    const refund = {
+      key: tenant.merchant_secret_key,
+      body: { amount: 500 },
+      headers: { 'idempotency-key': idempotencyKey },
+    };
 
     // No worker: the refund workflow starts but cannot progress, so the API is still waiting when Temporal goes.
     const first = await withWorkerDown(async () => {
@@ -123,8 +156,9 @@ describe('When Temporal is unreachable', () => {
     expect(retried.body.data).to.include({ amount: 500, status: 'succeeded' });
     const refunds = await api.get(`/transactions/${tx.id}/refunds`, { key: tenant.merchant_secret_key });
     expect(refunds.body.data.map((r: any) => r.id)).to.deep.equal([retried.body.data.id]);
-    const atProvider = (await ledger({ provider: 'provider_a', account: await accountOf('provider_a', connector.credentials) }))
-      .filter((e) => e.operation === 'refund' && !e.replayed);
+    const atProvider = (
+      await ledger({ provider: 'provider_a', account: await accountOf('provider_a', connector.credentials) })
+    ).filter((e) => e.operation === 'refund' && !e.replayed);
     expect(atProvider).to.have.length(1);
     const read = await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key });
     expect(read.body.data).to.include({ status: 'partially_refunded', amount_refunded: 500 });

@@ -31,7 +31,14 @@ describe('POST /api/v1/transactions — the charge cascade', () => {
     expect(tx.amount_captured).to.equal(1500);
     expect(tx.payment_instructions).to.equal(null);
     expect(tx.timeline).to.have.length(1);
-    expect(tx.timeline[0]).to.include({ attempt_number: 1, is_fallback: false, connector_id: connectors[0].id, provider_slug: 'provider_a', status: 'success', error_category: null });
+    expect(tx.timeline[0]).to.include({
+      attempt_number: 1,
+      is_fallback: false,
+      connector_id: connectors[0].id,
+      provider_slug: 'provider_a',
+      status: 'success',
+      error_category: null,
+    });
     expect(tx.timeline[0].finished_at).to.be.a('string');
     expect(tx.applied_routing_rule_id).to.match(/^rn_/);
     expect(await authorizeCalls(tx.id)).to.have.length(1);
@@ -85,7 +92,10 @@ describe('POST /api/v1/transactions — the charge cascade', () => {
     expect(res.status, res.text).to.equal(201);
     const tx = res.body.data;
     expect(tx.status).to.equal('authorized');
-    expect(tx.timeline.map((a: any) => [a.status, a.error_category])).to.deep.equal([['error', 'network_error'], ['success', null]]);
+    expect(tx.timeline.map((a: any) => [a.status, a.error_category])).to.deep.equal([
+      ['error', 'network_error'],
+      ['success', null],
+    ]);
     const attempts = await api.get(`/transactions/${tx.id}/attempts`, { key: tenant.merchant_secret_key });
     expect(attempts.status).to.equal(200);
     expect(attempts.body.data[0]).to.include({ outcome: 'network_error', attempt_number: 1 });

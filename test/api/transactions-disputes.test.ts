@@ -7,9 +7,19 @@ import { expect } from 'chai';
 import { createTenant } from '../helpers/factories';
 import { control } from '../helpers/sandbox';
 import { rows } from '../helpers/connectors';
-import { cardCharge, cardToken, cascade, charge, providerReferenceOf, waitForTransaction } from '../helpers/transactions';
+import {
+  cardCharge,
+  cardToken,
+  cascade,
+  charge,
+  providerReferenceOf,
+  waitForTransaction,
+} from '../helpers/transactions';
 
-const currencyOf = (slug: string) => (slug === 'provider_b' || slug === 'provider_c' ? { currency: 'BRL', country: 'BR' } : { currency: 'USD', country: 'US' });
+const currencyOf = (slug: string) =>
+  slug === 'provider_b' || slug === 'provider_c'
+    ? { currency: 'BRL', country: 'BR' }
+    : { currency: 'USD', country: 'US' };
 
 async function disputed(slug: string) {
   const tenant = await createTenant();
@@ -24,7 +34,12 @@ async function disputed(slug: string) {
 }
 
 const eventsOf = async (merchantId: string, txId: string): Promise<string[]> =>
-  (await rows(`select type from events where merchant_id = ? and data->>'id' = ? order by created_at, id`, [merchantId, txId])).map((e) => e.type);
+  (
+    await rows(`select type from events where merchant_id = ? and data->>'id' = ? order by created_at, id`, [
+      merchantId,
+      txId,
+    ])
+  ).map((e) => e.type);
 
 async function waitForEvent(merchantId: string, txId: string, type: string): Promise<string[]> {
   for (let i = 0; i < 75; i += 1) {
@@ -41,10 +56,16 @@ describe('Provider dispute webhooks — won and lost', () => {
       const { tenant, tx, reference } = await disputed(slug);
       const won = await control('POST', `/payments/${reference}/dispute`, { stage: 'won' });
       expect(won.status, JSON.stringify(won.body)).to.be.lessThan(300);
-      expect((await waitForTransaction(tenant, tx.id, (t) => t.status !== 'charged_back')).status).to.equal('authorized');
+      expect((await waitForTransaction(tenant, tx.id, (t) => t.status !== 'charged_back')).status).to.equal(
+        'authorized',
+      );
       const types = await waitForEvent(tenant.merchant_id, tx.id, 'transaction.dispute_closed');
       // Events written in one database transaction may share a millisecond, so no order is asserted.
-      expect(types).to.include.members(['transaction.charged_back', 'transaction.dispute_won', 'transaction.dispute_closed']);
+      expect(types).to.include.members([
+        'transaction.charged_back',
+        'transaction.dispute_won',
+        'transaction.dispute_closed',
+      ]);
       expect(types.filter((t) => t === 'transaction.authorized')).to.have.length(2);
       expect(types).to.not.include('transaction.dispute_lost');
     });
@@ -55,7 +76,11 @@ describe('Provider dispute webhooks — won and lost', () => {
     const lost = await control('POST', `/payments/${reference}/dispute`, { stage: 'lost' });
     expect(lost.status, JSON.stringify(lost.body)).to.be.lessThan(300);
     const types = await waitForEvent(tenant.merchant_id, tx.id, 'transaction.dispute_closed');
-    expect(types).to.include.members(['transaction.charged_back', 'transaction.dispute_lost', 'transaction.dispute_closed']);
+    expect(types).to.include.members([
+      'transaction.charged_back',
+      'transaction.dispute_lost',
+      'transaction.dispute_closed',
+    ]);
     expect(types.filter((t) => t === 'transaction.authorized')).to.have.length(1);
     expect(types).to.not.include('transaction.dispute_won');
     expect((await waitForTransaction(tenant, tx.id, () => true)).status).to.equal('charged_back');

@@ -15,7 +15,8 @@ describe('POST /api/v1/transactions/:id/capture and /void', () => {
     await cascade(tenant, ['provider_a']);
   });
   const preAuth = async () => (await charge(tenant, cardCharge(await cardToken(tenant), { capture: false }))).body.data;
-  const capture = (id: string, body: Record<string, unknown> = {}) => api.post(`/transactions/${id}/capture`, { key: tenant.merchant_secret_key, body });
+  const capture = (id: string, body: Record<string, unknown> = {}) =>
+    api.post(`/transactions/${id}/capture`, { key: tenant.merchant_secret_key, body });
   const voidTx = (id: string) => api.post(`/transactions/${id}/void`, { key: tenant.merchant_secret_key, body: {} });
 
   it('captures a pre_authorized transaction in full: authorized, amount_captured = amount_authorized, order authorized', async () => {
@@ -23,7 +24,11 @@ describe('POST /api/v1/transactions/:id/capture and /void', () => {
     const captured = expectWrapped(await capture(tx.id), 200);
     expect(captured).to.include({ status: 'authorized', amount_authorized: 1500, amount_captured: 1500 });
     const order = (await api.get(`/orders/${tx.order_id}`, { key: tenant.merchant_secret_key })).body.data;
-    expect(order.status_history.map((h: any) => h.to_status)).to.deep.equal(['pending', 'pre_authorized', 'authorized']);
+    expect(order.status_history.map((h: any) => h.to_status)).to.deep.equal([
+      'pending',
+      'pre_authorized',
+      'authorized',
+    ]);
     expectError(await capture(tx.id), 422, 'business_rule_error', 'TRANSACTION_ALREADY_CAPTURED');
     expectError(await voidTx(tx.id), 422, 'business_rule_error', 'TRANSACTION_ALREADY_CAPTURED');
   });
@@ -50,13 +55,18 @@ describe('POST /api/v1/transactions/:id/capture and /void', () => {
   it('captures partially; more than authorized is 422', async () => {
     const tx = await preAuth();
     expectError(await capture(tx.id, { amount: 1501 }), 422, 'business_rule_error', 'CAPTURE_EXCEEDS_AUTHORIZED');
-    expect(expectWrapped(await capture(tx.id, { amount: 500 }), 200)).to.include({ status: 'authorized', amount_captured: 500 });
+    expect(expectWrapped(await capture(tx.id, { amount: 500 }), 200)).to.include({
+      status: 'authorized',
+      amount_captured: 500,
+    });
   });
 
   it('voids a pre_authorized transaction (order canceled); a second void or a capture is TRANSACTION_ALREADY_VOIDED', async () => {
     const tx = await preAuth();
     expect(expectWrapped(await voidTx(tx.id), 200).status).to.equal('voided');
-    expect((await api.get(`/orders/${tx.order_id}`, { key: tenant.merchant_secret_key })).body.data.status).to.equal('canceled');
+    expect((await api.get(`/orders/${tx.order_id}`, { key: tenant.merchant_secret_key })).body.data.status).to.equal(
+      'canceled',
+    );
     expectError(await voidTx(tx.id), 422, 'business_rule_error', 'TRANSACTION_ALREADY_VOIDED');
     expectError(await capture(tx.id), 422, 'business_rule_error', 'TRANSACTION_ALREADY_VOIDED');
   });
@@ -72,7 +82,11 @@ describe('POST /api/v1/transactions/:id/capture and /void', () => {
   it("another merchant's transaction is 404; bad bodies are 400", async () => {
     const tx = await preAuth();
     const stranger = await createTenant();
-    expectError(await api.post(`/transactions/${tx.id}/capture`, { key: stranger.merchant_secret_key, body: {} }), 404, 'not_found_error');
+    expectError(
+      await api.post(`/transactions/${tx.id}/capture`, { key: stranger.merchant_secret_key, body: {} }),
+      404,
+      'not_found_error',
+    );
     expectError(await capture(tx.id, { amount: -5 }), 400, 'validation_error');
     expectError(await capture(tx.id, { amount: 5, extra: true }), 400, 'validation_error');
   });
@@ -84,13 +98,21 @@ describe('POST /api/v1/transactions/:id/refunds and refund reads', () => {
     tenant = await createTenant();
     await cascade(tenant, ['provider_a']);
   });
-  const paid = async (amount = 1500) => (await charge(tenant, cardCharge(await cardToken(tenant), { amount }))).body.data;
-  const refund = (id: string, body: Record<string, unknown> = {}) => api.post(`/transactions/${id}/refunds`, { key: tenant.merchant_secret_key, body });
+  const paid = async (amount = 1500) =>
+    (await charge(tenant, cardCharge(await cardToken(tenant), { amount }))).body.data;
+  const refund = (id: string, body: Record<string, unknown> = {}) =>
+    api.post(`/transactions/${id}/refunds`, { key: tenant.merchant_secret_key, body });
 
   it('refunds partially then fully: partially_refunded, then refunded; a third refund is TRANSACTION_ALREADY_REFUNDED', async () => {
     const tx = await paid();
     const first = expectWrapped(await refund(tx.id, { amount: 500, reason: 'requested_by_customer' }), 201);
-    expect(first).to.include({ amount: 500, currency: 'USD', status: 'succeeded', transaction_id: tx.id, reason: 'requested_by_customer' });
+    expect(first).to.include({
+      amount: 500,
+      currency: 'USD',
+      status: 'succeeded',
+      transaction_id: tx.id,
+      reason: 'requested_by_customer',
+    });
     expect(first.id).to.match(/^ref_/);
     let now = (await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data;
     expect(now).to.include({ status: 'partially_refunded', amount_refunded: 500 });
@@ -105,14 +127,21 @@ describe('POST /api/v1/transactions/:id/refunds and refund reads', () => {
     const one = await api.get(`/transactions/${tx.id}/refunds/${first.id}`, { key: tenant.merchant_secret_key });
     expect(expectWrapped(one, 200)).to.deep.equal(first);
     const stranger = await createTenant();
-    expectError(await api.get(`/transactions/${tx.id}/refunds/${first.id}`, { key: stranger.merchant_secret_key }), 404, 'not_found_error');
+    expectError(
+      await api.get(`/transactions/${tx.id}/refunds/${first.id}`, { key: stranger.merchant_secret_key }),
+      404,
+      'not_found_error',
+    );
   });
 
   it('a refund the provider refuses is failed and the transaction returns to authorized', async () => {
     const tx = await paid();
     const failed = expectWrapped(await refund(tx.id, { amount: 161 }), 201);
     expect(failed.status).to.equal('failed');
-    expect((await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data).to.include({ status: 'authorized', amount_refunded: 0 });
+    expect((await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data).to.include({
+      status: 'authorized',
+      amount_refunded: 0,
+    });
   });
 
   it('a refund awaiting the provider stays pending, the transaction refund_pending, and counts against the balance', async () => {
@@ -121,10 +150,18 @@ describe('POST /api/v1/transactions/:id/refunds and refund reads', () => {
     await cascade(brl, ['provider_b'], { webhooks: false });
     const tx = (await charge(brl, cardCharge(await cardToken(brl), { currency: 'BRL', country: 'BR' }))).body.data;
     expect(tx.status, JSON.stringify(tx.timeline)).to.equal('authorized');
-    const pending = expectWrapped(await api.post(`/transactions/${tx.id}/refunds`, { key: brl.merchant_secret_key, body: { amount: 1000 } }), 201);
+    const pending = expectWrapped(
+      await api.post(`/transactions/${tx.id}/refunds`, { key: brl.merchant_secret_key, body: { amount: 1000 } }),
+      201,
+    );
     expect(pending.status).to.equal('pending');
-    expect((await api.get(`/transactions/${tx.id}`, { key: brl.merchant_secret_key })).body.data.status).to.equal('refund_pending');
-    const over = await api.post(`/transactions/${tx.id}/refunds`, { key: brl.merchant_secret_key, body: { amount: 600 } });
+    expect((await api.get(`/transactions/${tx.id}`, { key: brl.merchant_secret_key })).body.data.status).to.equal(
+      'refund_pending',
+    );
+    const over = await api.post(`/transactions/${tx.id}/refunds`, {
+      key: brl.merchant_secret_key,
+      body: { amount: 600 },
+    });
     expectError(over, 422, 'business_rule_error', 'REFUND_EXCEEDS_BALANCE');
   });
 });

@@ -17,10 +17,12 @@ describe('GET /api/v1/transactions and /transactions/:id', () => {
     await cascade(tenant, ['provider_a']);
     customerId = await createCustomer(tenant);
     authorized = (await charge(tenant, cardCharge(await cardToken(tenant), { customer_id: customerId }))).body.data;
-    failed = (await charge(tenant, cardCharge(await cardToken(tenant, CARDS.stolen), { external_order_id: 'po-77' }))).body.data;
+    failed = (await charge(tenant, cardCharge(await cardToken(tenant, CARDS.stolen), { external_order_id: 'po-77' })))
+      .body.data;
     other = (await charge(tenant, cardCharge(await cardToken(tenant), { currency: 'BRL' }))).body.data;
   });
-  const list = (query: Record<string, any> = {}, key = tenant.merchant_secret_key) => api.get('/transactions', { key, query });
+  const list = (query: Record<string, any> = {}, key = tenant.merchant_secret_key) =>
+    api.get('/transactions', { key, query });
 
   it('lists newest first with nested pagination and the timeline', async () => {
     const res = await list();
@@ -34,8 +36,12 @@ describe('GET /api/v1/transactions and /transactions/:id', () => {
     expect((await list({ status: 'failed' })).body.data.map((t: any) => t.id)).to.deep.equal([failed.id]);
     expect((await list({ status: 'failed,authorized' })).body.data).to.have.length(3);
     expect((await list({ currency: 'BRL' })).body.data.map((t: any) => t.id)).to.deep.equal([other.id]);
-    expect((await list({ order_id: authorized.order_id })).body.data.map((t: any) => t.id)).to.deep.equal([authorized.id]);
-    expect((await list({ customer_reference: customerId })).body.data.map((t: any) => t.id)).to.deep.equal([authorized.id]);
+    expect((await list({ order_id: authorized.order_id })).body.data.map((t: any) => t.id)).to.deep.equal([
+      authorized.id,
+    ]);
+    expect((await list({ customer_reference: customerId })).body.data.map((t: any) => t.id)).to.deep.equal([
+      authorized.id,
+    ]);
     expect((await list({ customer_reference: 'po-77' })).body.data.map((t: any) => t.id)).to.deep.equal([failed.id]);
     expect((await list({ payment_method: 'pix' })).body.data).to.have.length(0);
     expect((await list({ date_from: new Date(Date.now() + 60_000).toISOString() })).body.data).to.have.length(0);
@@ -52,7 +58,11 @@ describe('GET /api/v1/transactions and /transactions/:id', () => {
     const res = await api.get(`/transactions/${authorized.id}`, { key: tenant.merchant_secret_key });
     expect(expectWrapped(res, 200)).to.deep.equal(authorized);
     const stranger = await createTenant();
-    expectError(await api.get(`/transactions/${authorized.id}`, { key: stranger.merchant_secret_key }), 404, 'not_found_error');
+    expectError(
+      await api.get(`/transactions/${authorized.id}`, { key: stranger.merchant_secret_key }),
+      404,
+      'not_found_error',
+    );
     expectError(await api.get('/transactions/tx_missing', { key: tenant.merchant_secret_key }), 404, 'not_found_error');
   });
 
@@ -90,15 +100,30 @@ describe('GET /api/v1/orders and /orders/:id', () => {
     expect(data[0]).to.not.have.property('status_history');
     const byStatus = await api.get('/orders', { key: tenant.merchant_secret_key, query: { status: 'failed' } });
     expect(byStatus.body.data.map((o: any) => o.id)).to.deep.equal([declined.order_id]);
-    const byRef = await api.get('/orders', { key: tenant.merchant_secret_key, query: { external_order_id: 'o-1', order_type: 'api' } });
+    const byRef = await api.get('/orders', {
+      key: tenant.merchant_secret_key,
+      query: { external_order_id: 'o-1', order_type: 'api' },
+    });
     expect(byRef.body.data.map((o: any) => o.id)).to.deep.equal([paid.order_id]);
-    expectFieldErrors(await api.get('/orders', { key: tenant.merchant_secret_key, query: { order_type: 'gift' } }), ['order_type']);
+    expectFieldErrors(await api.get('/orders', { key: tenant.merchant_secret_key, query: { order_type: 'gift' } }), [
+      'order_type',
+    ]);
   });
 
   it("answers 404 ORDER_NOT_FOUND for an unknown order or another merchant's", async () => {
     const stranger = await createTenant();
-    expectError(await api.get(`/orders/${paid.order_id}`, { key: stranger.merchant_secret_key }), 404, 'not_found_error', 'ORDER_NOT_FOUND');
-    expectError(await api.get('/orders/ord_nothing', { key: tenant.merchant_secret_key }), 404, 'not_found_error', 'ORDER_NOT_FOUND');
+    expectError(
+      await api.get(`/orders/${paid.order_id}`, { key: stranger.merchant_secret_key }),
+      404,
+      'not_found_error',
+      'ORDER_NOT_FOUND',
+    );
+    expectError(
+      await api.get('/orders/ord_nothing', { key: tenant.merchant_secret_key }),
+      404,
+      'not_found_error',
+      'ORDER_NOT_FOUND',
+    );
   });
 
   it('a failed charge leaves a failed order', async () => {
@@ -113,10 +138,20 @@ describe('DELETE /api/v1/customers/:id with payment history', () => {
     await cascade(tenant, ['provider_a']);
     const charged = await createCustomer(tenant);
     await charge(tenant, cardCharge(await cardToken(tenant), { customer_id: charged }));
-    expectError(await api.delete(`/customers/${charged}`, { key: tenant.merchant_secret_key }), 409, 'conflict_error', 'RESOURCE_IN_USE');
+    expectError(
+      await api.delete(`/customers/${charged}`, { key: tenant.merchant_secret_key }),
+      409,
+      'conflict_error',
+      'RESOURCE_IN_USE',
+    );
     const saver = await createCustomer(tenant);
     await saveCard(tenant, saver);
-    expectError(await api.delete(`/customers/${saver}`, { key: tenant.merchant_secret_key }), 409, 'conflict_error', 'RESOURCE_IN_USE');
+    expectError(
+      await api.delete(`/customers/${saver}`, { key: tenant.merchant_secret_key }),
+      409,
+      'conflict_error',
+      'RESOURCE_IN_USE',
+    );
     expect((await api.get(`/customers/${saver}`, { key: tenant.merchant_secret_key })).status).to.equal(200);
   });
 });

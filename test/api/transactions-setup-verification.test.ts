@@ -17,7 +17,10 @@ describe('POST /api/v1/transactions with charge_type setup_verification', () => 
   });
 
   it('verifies the card with a zero-amount check and bills nothing', async () => {
-    const res = await charge(tenant, cardCharge(await cardToken(tenant), { charge_type: 'setup_verification', amount: 0 }));
+    const res = await charge(
+      tenant,
+      cardCharge(await cardToken(tenant), { charge_type: 'setup_verification', amount: 0 }),
+    );
     expect(res.status, res.text).to.equal(201);
     const tx = res.body.data;
     expect(tx.charge_type).to.equal('setup_verification');
@@ -29,7 +32,10 @@ describe('POST /api/v1/transactions with charge_type setup_verification', () => 
   });
 
   it('fails without billing when the provider refuses the card', async () => {
-    const res = await charge(tenant, cardCharge(await cardToken(tenant, CARDS.stolen), { charge_type: 'setup_verification', amount: 0 }));
+    const res = await charge(
+      tenant,
+      cardCharge(await cardToken(tenant, CARDS.stolen), { charge_type: 'setup_verification', amount: 0 }),
+    );
     expect(res.status, res.text).to.equal(201);
     expect(res.body.data.status).to.equal('failed');
     const operations = (await ledger({ reference: res.body.data.id })).map((entry) => entry.operation);

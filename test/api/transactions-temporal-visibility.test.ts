@@ -9,7 +9,15 @@ import { createTenant, type Tenant } from '../helpers/factories';
 import { control } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
 import { CARDS, createCustomer, saveCard } from '../helpers/vault';
-import { cardCharge, cardToken, cascade, charge, override, providerReferenceOf, waitForTransaction } from '../helpers/transactions';
+import {
+  cardCharge,
+  cardToken,
+  cascade,
+  charge,
+  override,
+  providerReferenceOf,
+  waitForTransaction,
+} from '../helpers/transactions';
 import { SEARCH_ATTRIBUTE_KEYS as SA } from '../../workflows/definitions';
 import { chargeWorkflowId, settlementWorkflowId } from '../../workflows/charge';
 
@@ -37,9 +45,14 @@ describe('Charge workflows in the Temporal UI', () => {
     await cascade(tenant, ['provider_a']);
     const customerId = await createCustomer(tenant);
     const instrument = await saveCard(tenant, customerId, CARDS.visa);
-    const tx = expectWrapped(await charge(tenant, {
-      ...cardCharge('x'), card_ciphertext_id: undefined, payment_instrument_id: instrument.paymentInstrumentId ?? instrument.id,
-    }), 201);
+    const tx = expectWrapped(
+      await charge(tenant, {
+        ...cardCharge('x'),
+        card_ciphertext_id: undefined,
+        payment_instrument_id: instrument.paymentInstrumentId ?? instrument.id,
+      }),
+      201,
+    );
 
     const description = await describeWorkflow(chargeWorkflowId(tx.id));
     expect(description.type).to.equal('chargeWorkflow');
@@ -51,8 +64,11 @@ describe('Charge workflows in the Temporal UI', () => {
     expect(attributes.get(SA.PaymentMethod)).to.equal('credit_card');
     expect(attributes.get(SA.TransactionStatus)).to.equal('authorized');
     // An operator finds it by merchant and status.
-    expect(await listed(`MerchantId = '${tenant.merchant_id}' AND TransactionStatus = 'authorized' AND CustomerId = '${customerId}'`))
-      .to.deep.equal([chargeWorkflowId(tx.id)]);
+    expect(
+      await listed(
+        `MerchantId = '${tenant.merchant_id}' AND TransactionStatus = 'authorized' AND CustomerId = '${customerId}'`,
+      ),
+    ).to.deep.equal([chargeWorkflowId(tx.id)]);
   });
 
   it('a declined charge ends with TransactionStatus failed', async () => {
@@ -63,16 +79,31 @@ describe('Charge workflows in the Temporal UI', () => {
     expect(tx.status).to.equal('failed');
     const description = await describeWorkflow(chargeWorkflowId(tx.id));
     expect(description.typedSearchAttributes.get(SA.TransactionStatus)).to.equal('failed');
-    expect(await description.staticSummary()).to.equal(`Charge ${tx.id}: 1500 USD (minor units) by credit_card, authorize only`);
+    expect(await description.staticSummary()).to.equal(
+      `Charge ${tx.id}: 1500 USD (minor units) by credit_card, authorize only`,
+    );
   });
 
   it('a pix charge is pending on its charge workflow, and its settlement workflow carries the same attributes and then authorized', async () => {
     const pixTenant = await createTenant();
     await cascade(pixTenant, ['provider_b']);
-    const tx = expectWrapped(await charge(pixTenant, { payment_method: 'pix', charge_type: 'payment', country: 'BR', amount: 4990, currency: 'BRL' }), 201);
-    expect((await describeWorkflow(chargeWorkflowId(tx.id))).typedSearchAttributes.get(SA.TransactionStatus)).to.equal('pending');
+    const tx = expectWrapped(
+      await charge(pixTenant, {
+        payment_method: 'pix',
+        charge_type: 'payment',
+        country: 'BR',
+        amount: 4990,
+        currency: 'BRL',
+      }),
+      201,
+    );
+    expect((await describeWorkflow(chargeWorkflowId(tx.id))).typedSearchAttributes.get(SA.TransactionStatus)).to.equal(
+      'pending',
+    );
 
-    expect((await control('POST', `/payments/${await providerReferenceOf(pixTenant, tx.id)}/settle`)).status).to.be.lessThan(300);
+    expect(
+      (await control('POST', `/payments/${await providerReferenceOf(pixTenant, tx.id)}/settle`)).status,
+    ).to.be.lessThan(300);
     expect((await waitForTransaction(pixTenant, tx.id, (t) => t.status !== 'pending')).status).to.equal('authorized');
     const settlement = client().workflow.getHandle(settlementWorkflowId(tx.id));
     await settlement.result();

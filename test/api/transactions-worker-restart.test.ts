@@ -35,7 +35,9 @@ async function expectChargedOnceBySecond(res: ApiResponse, connectors: CascadeCo
     [connectors[0].id, 'failed'],
     [connectors[1].id, 'success'],
   ]);
-  const authorizations = (await ledger({ provider: 'provider_a', account: secondAccount })).filter((e) => e.operation === 'authorize');
+  const authorizations = (await ledger({ provider: 'provider_a', account: secondAccount })).filter(
+    (e) => e.operation === 'authorize',
+  );
   const charged = authorizations.filter((e) => !e.replayed && ['approved', 'authorized'].includes(e.outcome));
   expect(charged).to.have.length(1);
   expect(charged[0].reference).to.equal(tx.id);
@@ -48,7 +50,8 @@ describe('POST /api/v1/transactions — worker restart mid-cascade', () => {
 
     const pending = charge(tenant, cardCharge(token));
     // The first connector declines at once; the cascade then calls the second, which answers after ~2 s.
-    for (let i = 0; i < 100 && (await ledger({ provider: 'provider_a', account: first })).length === 0; i += 1) await sleep(50);
+    for (let i = 0; i < 100 && (await ledger({ provider: 'provider_a', account: first })).length === 0; i += 1)
+      await sleep(50);
     await sleep(300);
     const stopAt = Date.now();
     await withWorkerDown(async () => undefined);
@@ -66,17 +69,20 @@ describe('POST /api/v1/transactions — worker restart mid-cascade', () => {
     let killedAt = 0;
     const { pending } = await withWorkerDown(async () => {
       const child = spawn(process.execPath, ['--import', 'tsx', require.resolve('../../worker/main')], {
-        env: { ...process.env, ...stack().env }, stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, ...stack().env },
+        stdio: ['ignore', 'ignore', 'pipe'],
       });
       let stderr = '';
       child.stderr.on('data', (chunk) => (stderr += chunk));
       try {
         const charging = charge(tenant, cardCharge(token));
         // attemptCharge writes the attempt row just before its provider call; the sandbox answers ~2 s later.
-        const secondAttemptStarted = () => rows(
-          `select 1 from transaction_attempts a join transactions t on t.id = a.transaction_id
-           where t.merchant_id = ? and a.attempt_number = 2`, [tenant.merchant_id],
-        );
+        const secondAttemptStarted = () =>
+          rows(
+            `select 1 from transaction_attempts a join transactions t on t.id = a.transaction_id
+           where t.merchant_id = ? and a.attempt_number = 2`,
+            [tenant.merchant_id],
+          );
         for (let i = 0; i < 1200 && (await secondAttemptStarted()).length === 0; i += 1) {
           expect(child.exitCode, stderr).to.equal(null);
           await sleep(100);

@@ -9,7 +9,15 @@ import { createLogger } from '../../api/logger';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
-import { cardConnector, createCustomer, encryptCard, instrumentsPath, publicHeaders, tokenBody, type SessionData } from '../helpers/vault';
+import {
+  cardConnector,
+  createCustomer,
+  encryptCard,
+  instrumentsPath,
+  publicHeaders,
+  tokenBody,
+  type SessionData,
+} from '../helpers/vault';
 
 const PAN = '4242424242424242';
 const CVC = '739';
@@ -18,7 +26,9 @@ const NAME = 'Grace Brewster Hopper';
 const CVC_ALONE = new RegExp(`(^|[^0-9A-Za-z_-])${CVC}([^0-9A-Za-z_-]|$)`);
 
 function leaks(text: string): string[] {
-  return [text.includes(PAN) && 'PAN', CVC_ALONE.test(text) && 'CVC', text.includes(NAME) && 'name'].filter(Boolean) as string[];
+  return [text.includes(PAN) && 'PAN', CVC_ALONE.test(text) && 'CVC', text.includes(NAME) && 'name'].filter(
+    Boolean,
+  ) as string[];
 }
 
 /** Every string in a Temporal history, with payload bytes decoded. */
@@ -60,37 +70,54 @@ describe('Card data leak test (database, logs, Temporal history)', () => {
     const card = { number: PAN, cvc: CVC, name: NAME };
 
     // Browser enrolment with zero-amount verification (runs the Temporal workflow) …
-    const opened = await api.post('/sessions', { baseUrl, headers: publicHeaders(tenant.merchant_public_key), body: {} });
+    const opened = await api.post('/sessions', {
+      baseUrl,
+      headers: publicHeaders(tenant.merchant_public_key),
+      body: {},
+    });
     const session = opened.body as SessionData;
     const mint = async () => {
       const res = await api.post('/tokens', {
-        baseUrl, headers: publicHeaders(tenant.merchant_public_key, session.sessionId), body: tokenBody(session, card, { purpose: 'instrument_enrollment' }),
+        baseUrl,
+        headers: publicHeaders(tenant.merchant_public_key, session.sessionId),
+        body: tokenBody(session, card, { purpose: 'instrument_enrollment' }),
       });
       expect(res.status, res.text).to.equal(201);
       return res.body;
     };
     const token = await mint();
     const enrolled = await api.post(`/sessions/${session.sessionId}/payment-instruments`, {
-      baseUrl, headers: publicHeaders(tenant.merchant_public_key), body: { tokenId: token.tokenId, customerId, currency: 'USD' },
+      baseUrl,
+      headers: publicHeaders(tenant.merchant_public_key),
+      body: { tokenId: token.tokenId, customerId, currency: 'USD' },
     });
     expect(enrolled.status, enrolled.text).to.equal(201);
     expect(enrolled.body.verified).to.equal(true);
     // … a server-side enrolment of the same card (deduplicated), and failures that echo input.
     const second = await mint();
     const saved = await api.post(instrumentsPath(tenant.merchant_id), {
-      baseUrl, key: tenant.merchant_secret_key, body: { customer_id: customerId, card_ciphertext_id: second.tokenId },
+      baseUrl,
+      key: tenant.merchant_secret_key,
+      body: { customer_id: customerId, card_ciphertext_id: second.tokenId },
     });
     expect(saved.body.deduplicated).to.equal(true);
     const reused = await api.post(instrumentsPath(tenant.merchant_id), {
-      baseUrl, key: tenant.merchant_secret_key, body: { customer_id: customerId, card_ciphertext_id: second.tokenId },
+      baseUrl,
+      key: tenant.merchant_secret_key,
+      body: { customer_id: customerId, card_ciphertext_id: second.tokenId },
     });
     expect(reused.status).to.equal(409);
     const badCvc = await api.post('/tokens', {
-      baseUrl, headers: publicHeaders(tenant.merchant_public_key, session.sessionId),
-      body: { encryptedCard: encryptCard(session, { number: PAN, cvc: `${CVC}9` }), metadata: { brand: 'visa', last4: '4242', bin: '424242', expiryMonth: '12', expiryYear: '2099' } },
+      baseUrl,
+      headers: publicHeaders(tenant.merchant_public_key, session.sessionId),
+      body: {
+        encryptedCard: encryptCard(session, { number: PAN, cvc: `${CVC}9` }),
+        metadata: { brand: 'visa', last4: '4242', bin: '424242', expiryMonth: '12', expiryYear: '2099' },
+      },
     });
     expect(badCvc.status).to.equal(400);
-    for (const response of [enrolled, saved, reused, badCvc]) expect(leaks(response.text), response.text).to.deep.equal([]);
+    for (const response of [enrolled, saved, reused, badCvc])
+      expect(leaks(response.text), response.text).to.deep.equal([]);
 
     // Database: every text, varchar, json and jsonb column of every table.
     const em = stack().orm.em.fork();
@@ -110,7 +137,8 @@ describe('Card data leak test (database, logs, Temporal history)', () => {
            from "${table}"`,
         [`%${PAN}%`, CVC_ALONE.source, `%${NAME}%`],
       );
-      for (const kind of ['pan', 'cvc', 'name'] as const) if (Number(row[kind]) > 0) hits.push(`${table}.${column}: ${kind}`);
+      for (const kind of ['pan', 'cvc', 'name'] as const)
+        if (Number(row[kind]) > 0) hits.push(`${table}.${column}: ${kind}`);
     }
     expect(hits, 'database hits').to.deep.equal([]);
 

@@ -9,9 +9,12 @@ import { stack } from '../helpers/stack';
 const URL_OK = 'https://hooks.example.com/switchyard';
 
 async function activities(merchantId: string) {
-  return stack().orm.em.fork().execute<{ action: string; actor_type: string; changes: Record<string, any> }[]>(
-    'select action, actor_type, changes from merchant_activities where merchant_id = ? order by created_at, id', [merchantId],
-  );
+  return stack()
+    .orm.em.fork()
+    .execute<{ action: string; actor_type: string; changes: Record<string, any> }[]>(
+      'select action, actor_type, changes from merchant_activities where merchant_id = ? order by created_at, id',
+      [merchantId],
+    );
 }
 
 describe('PATCH /api/v1/merchants/:merchant_id/webhook-configs/:webhook_id', () => {
@@ -62,45 +65,92 @@ describe('PATCH /api/v1/merchants/:merchant_id/webhook-configs/:webhook_id', () 
     const [, updated] = await activities(tenant.merchant_id);
     expect(updated.action).to.equal('webhook_config.updated');
     expect(updated.changes).to.deep.equal({
-      webhook_id: config.id, description: { from: 'first', to: 'second' }, is_active: { from: true, to: false },
+      webhook_id: config.id,
+      description: { from: 'first', to: 'second' },
+      is_active: { from: true, to: false },
     });
   });
 
-  it('is 404 for another merchant\'s configuration; 403 without webhooks:write', async () => {
+  it("is 404 for another merchant's configuration; 403 without webhooks:write", async () => {
     const second = await addMerchant(tenant);
-    expectError(await patch({ is_active: false }, tenant.organization_secret_key, second.merchantId), 404, 'not_found_error');
-    expectError(await patch({ is_active: false }, await keyWithScopes(tenant, ['webhooks:read'])), 403, 'authorization_error');
-    expectError(await patch({ is_active: false }, tenant.merchant_secret_key, tenant.merchant_id, 'whc_unknown00000000000000'), 404, 'not_found_error');
+    expectError(
+      await patch({ is_active: false }, tenant.organization_secret_key, second.merchantId),
+      404,
+      'not_found_error',
+    );
+    expectError(
+      await patch({ is_active: false }, await keyWithScopes(tenant, ['webhooks:read'])),
+      403,
+      'authorization_error',
+    );
+    expectError(
+      await patch({ is_active: false }, tenant.merchant_secret_key, tenant.merchant_id, 'whc_unknown00000000000000'),
+      404,
+      'not_found_error',
+    );
   });
 });
 
 describe('DELETE /api/v1/merchants/:merchant_id/webhook-configs/:webhook_id', () => {
   let tenant: Tenant;
-  beforeEach(async () => { tenant = await createTenant(); });
+  beforeEach(async () => {
+    tenant = await createTenant();
+  });
 
   it('answers 204 with no body; the configuration is gone and the deletion is in the activity log', async () => {
     const config = await createConfig(tenant, { url: URL_OK });
-    const res = await api.delete(`${configsPath(tenant.merchant_id)}/${config.id}`, { key: tenant.organization_secret_key });
+    const res = await api.delete(`${configsPath(tenant.merchant_id)}/${config.id}`, {
+      key: tenant.organization_secret_key,
+    });
     expect(res.status).to.equal(204);
     expect(res.text).to.equal('');
-    expectError(await api.get(`${configsPath(tenant.merchant_id)}/${config.id}`, { key: tenant.merchant_secret_key }), 404);
-    expect((await activities(tenant.merchant_id)).map((a) => a.action)).to.deep.equal(['webhook_config.created', 'webhook_config.deleted']);
-    expectError(await api.delete(`${configsPath(tenant.merchant_id)}/${config.id}`, { key: tenant.merchant_secret_key }), 404);
+    expectError(
+      await api.get(`${configsPath(tenant.merchant_id)}/${config.id}`, { key: tenant.merchant_secret_key }),
+      404,
+    );
+    expect((await activities(tenant.merchant_id)).map((a) => a.action)).to.deep.equal([
+      'webhook_config.created',
+      'webhook_config.deleted',
+    ]);
+    expectError(
+      await api.delete(`${configsPath(tenant.merchant_id)}/${config.id}`, { key: tenant.merchant_secret_key }),
+      404,
+    );
   });
 
-  it('is 404 for another merchant\'s configuration, 403 without webhooks:write, 400 with a body', async () => {
+  it("is 404 for another merchant's configuration, 403 without webhooks:write, 400 with a body", async () => {
     const config = await createConfig(tenant, { url: URL_OK });
     const second = await addMerchant(tenant);
-    expectError(await api.delete(`${configsPath(second.merchantId)}/${config.id}`, { key: second.merchantKey }), 404, 'not_found_error');
-    expectError(await api.delete(`${configsPath(tenant.merchant_id)}/${config.id}`, { key: await keyWithScopes(tenant, ['webhooks:read']) }), 403);
-    expectError(await api.delete(`${configsPath(tenant.merchant_id)}/${config.id}`, { key: tenant.merchant_secret_key, body: { force: true } }), 400, 'validation_error');
-    expect((await api.get(`${configsPath(tenant.merchant_id)}/${config.id}`, { key: tenant.merchant_secret_key })).status).to.equal(200);
+    expectError(
+      await api.delete(`${configsPath(second.merchantId)}/${config.id}`, { key: second.merchantKey }),
+      404,
+      'not_found_error',
+    );
+    expectError(
+      await api.delete(`${configsPath(tenant.merchant_id)}/${config.id}`, {
+        key: await keyWithScopes(tenant, ['webhooks:read']),
+      }),
+      403,
+    );
+    expectError(
+      await api.delete(`${configsPath(tenant.merchant_id)}/${config.id}`, {
+        key: tenant.merchant_secret_key,
+        body: { force: true },
+      }),
+      400,
+      'validation_error',
+    );
+    expect(
+      (await api.get(`${configsPath(tenant.merchant_id)}/${config.id}`, { key: tenant.merchant_secret_key })).status,
+    ).to.equal(200);
   });
 });
 
 describe('POST /api/v1/merchants/:merchant_id/webhooks/:webhook_id/rotate-secret', () => {
   let tenant: Tenant;
-  beforeEach(async () => { tenant = await createTenant(); });
+  beforeEach(async () => {
+    tenant = await createTenant();
+  });
   const rotate = (id: string, key = tenant.merchant_secret_key, merchantId = tenant.merchant_id) =>
     api.post(`/merchants/${merchantId}/webhooks/${id}/rotate-secret`, { key });
 
@@ -110,7 +160,9 @@ describe('POST /api/v1/merchants/:merchant_id/webhooks/:webhook_id/rotate-secret
     expect(res.status, res.text).to.equal(200);
     expect(Object.keys(res.body)).to.deep.equal([...CONFIG_KEYS, 'secret']);
     expect(res.body.id).to.equal(config.id);
-    expect(res.body.secret).to.match(/^whsec_/).and.not.equal(config.secret);
+    expect(res.body.secret)
+      .to.match(/^whsec_/)
+      .and.not.equal(config.secret);
     expect(Buffer.from(res.body.secret.slice(6), 'base64')).to.have.length(32);
     const read = await api.get(`${configsPath(tenant.merchant_id)}/${config.id}`, { key: tenant.merchant_secret_key });
     expect(read.text).not.to.include(res.body.secret).and.not.to.include(config.secret);
@@ -120,7 +172,9 @@ describe('POST /api/v1/merchants/:merchant_id/webhooks/:webhook_id/rotate-secret
     const config = await createConfig(tenant, { url: URL_OK });
     const before = Date.now();
     const rotated = (await rotate(config.id)).body;
-    const [row] = await stack().orm.em.fork().execute<Record<string, any>[]>('select * from merchant_webhook_configs where id = ?', [config.id]);
+    const [row] = await stack()
+      .orm.em.fork()
+      .execute<Record<string, any>[]>('select * from merchant_webhook_configs where id = ?', [config.id]);
     const overlap = new Date(row.previous_secret_expires_at).getTime() - before;
     expect(overlap).to.be.within(59 * 60 * 1000, 61 * 60 * 1000);
     const stored = JSON.stringify(row);
@@ -131,9 +185,16 @@ describe('POST /api/v1/merchants/:merchant_id/webhooks/:webhook_id/rotate-secret
     expect(JSON.stringify(log)).not.to.include(rotated.secret.slice(6));
   });
 
-  it('takes no body; is 404 for another merchant\'s configuration and 403 without webhooks:write', async () => {
+  it("takes no body; is 404 for another merchant's configuration and 403 without webhooks:write", async () => {
     const config = await createConfig(tenant, { url: URL_OK });
-    expectError(await api.post(`/merchants/${tenant.merchant_id}/webhooks/${config.id}/rotate-secret`, { key: tenant.merchant_secret_key, body: { secret: 'x' } }), 400, 'validation_error');
+    expectError(
+      await api.post(`/merchants/${tenant.merchant_id}/webhooks/${config.id}/rotate-secret`, {
+        key: tenant.merchant_secret_key,
+        body: { secret: 'x' },
+      }),
+      400,
+      'validation_error',
+    );
     const second = await addMerchant(tenant);
     expectError(await rotate(config.id, tenant.organization_secret_key, second.merchantId), 404, 'not_found_error');
     expectError(await rotate(config.id, await keyWithScopes(tenant, ['webhooks:read'])), 403, 'authorization_error');

@@ -10,7 +10,9 @@ const URL_OK = 'https://hooks.example.com/switchyard';
 
 describe('POST /api/v1/merchants/:merchant_id/webhook-configs', () => {
   let tenant: Tenant;
-  beforeEach(async () => { tenant = await createTenant(); });
+  beforeEach(async () => {
+    tenant = await createTenant();
+  });
   const post = (body: unknown, key = tenant.merchant_secret_key, merchantId = tenant.merchant_id) =>
     api.post(configsPath(merchantId), { key, body });
 
@@ -18,7 +20,14 @@ describe('POST /api/v1/merchants/:merchant_id/webhook-configs', () => {
     const res = await post({ url: URL_OK, description: 'Orders service' });
     expect(res.status, res.text).to.equal(201);
     expect(Object.keys(res.body)).to.deep.equal([...CONFIG_KEYS, 'secret']);
-    expect(res.body).to.include({ merchant_id: tenant.merchant_id, url: URL_OK, description: 'Orders service', event_filter: null, is_active: true, last_triggered_at: null });
+    expect(res.body).to.include({
+      merchant_id: tenant.merchant_id,
+      url: URL_OK,
+      description: 'Orders service',
+      event_filter: null,
+      is_active: true,
+      last_triggered_at: null,
+    });
     expect(res.body.id).to.match(/^whc_[0-9A-Za-z]+$/);
     expect(res.body.created_at).to.match(ISO_UTC_MS);
     expect(res.body.updated_at).to.equal(res.body.created_at);
@@ -34,25 +43,42 @@ describe('POST /api/v1/merchants/:merchant_id/webhook-configs', () => {
   });
 
   it('keeps an event_filter of catalog names as given; null and omitted both mean every event', async () => {
-    const filtered = await createConfig(tenant, { url: URL_OK, event_filter: ['transaction.authorized', 'subscription.renewed'] });
+    const filtered = await createConfig(tenant, {
+      url: URL_OK,
+      event_filter: ['transaction.authorized', 'subscription.renewed'],
+    });
     expect(filtered.event_filter).to.deep.equal(['transaction.authorized', 'subscription.renewed']);
     expect((await createConfig(tenant, { url: URL_OK, event_filter: null })).event_filter).to.equal(null);
   });
 
   it('accepts every event name of the catalog, including ones whose producers have not landed yet', async () => {
-    const names = ['payment_method.action_required', 'subscription.payment_method_changed', 'transaction.dispute_closed', 'transaction.refund_cancelled'];
+    const names = [
+      'payment_method.action_required',
+      'subscription.payment_method_changed',
+      'transaction.dispute_closed',
+      'transaction.refund_cancelled',
+    ];
     expect((await createConfig(tenant, { url: URL_OK, event_filter: names })).event_filter).to.deep.equal(names);
   });
 
   it('refuses unknown, duplicate and empty event filters (400 naming event_filter)', async () => {
     expectFieldErrors(await post({ url: URL_OK, event_filter: ['transaction.authorised'] }), ['event_filter.0']);
-    expectFieldErrors(await post({ url: URL_OK, event_filter: ['transaction.created', 'transaction.created'] }), ['event_filter']);
+    expectFieldErrors(await post({ url: URL_OK, event_filter: ['transaction.created', 'transaction.created'] }), [
+      'event_filter',
+    ]);
     expectFieldErrors(await post({ url: URL_OK, event_filter: [] }), ['event_filter']);
     expectFieldErrors(await post({ url: URL_OK, event_filter: 'transaction.created' }), ['event_filter']);
   });
 
   it('requires an absolute https URL without credentials or fragment (400 naming url)', async () => {
-    for (const url of ['http://hooks.example.com/x', 'ftp://hooks.example.com/x', 'hooks.example.com/x', 'https://user:pw@hooks.example.com/x', 'https://hooks.example.com/x#frag', 'https:// spaced.example.com']) {
+    for (const url of [
+      'http://hooks.example.com/x',
+      'ftp://hooks.example.com/x',
+      'hooks.example.com/x',
+      'https://user:pw@hooks.example.com/x',
+      'https://hooks.example.com/x#frag',
+      'https:// spaced.example.com',
+    ]) {
       const error = expectError(await post({ url }), 400, 'validation_error');
       expect(Object.keys(error.details), url).to.deep.equal(['url']);
     }
@@ -84,21 +110,40 @@ describe('POST /api/v1/merchants/:merchant_id/webhook-configs', () => {
   });
 
   it('requires webhooks:write (403 with read only) and a key (401)', async () => {
-    expectError(await post({ url: URL_OK }, await keyWithScopes(tenant, ['webhooks:read'])), 403, 'authorization_error');
-    expectError(await api.post(configsPath(tenant.merchant_id), { body: { url: URL_OK } }), 401, 'authentication_error');
+    expectError(
+      await post({ url: URL_OK }, await keyWithScopes(tenant, ['webhooks:read'])),
+      403,
+      'authorization_error',
+    );
+    expectError(
+      await api.post(configsPath(tenant.merchant_id), { body: { url: URL_OK } }),
+      401,
+      'authentication_error',
+    );
   });
 
   it('replays an Idempotency-Key with the same body (secret included) and stores that replay encrypted', async () => {
     const headers = { 'idempotency-key': `whc-${Date.now()}` };
-    const first = await api.post(configsPath(tenant.merchant_id), { key: tenant.merchant_secret_key, body: { url: URL_OK }, headers });
-    const again = await api.post(configsPath(tenant.merchant_id), { key: tenant.merchant_secret_key, body: { url: URL_OK }, headers });
+    const first = await api.post(configsPath(tenant.merchant_id), {
+      key: tenant.merchant_secret_key,
+      body: { url: URL_OK },
+      headers,
+    });
+    const again = await api.post(configsPath(tenant.merchant_id), {
+      key: tenant.merchant_secret_key,
+      body: { url: URL_OK },
+      headers,
+    });
     expect(first.status).to.equal(201);
     expect(again.status).to.equal(200);
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
     expect(again.body).to.deep.equal(first.body);
-    const rows = await stack().orm.em.fork().execute<{ response_sealed: string }[]>(
-      'select response_sealed from idempotency_keys where scope_id = ? and key = ?', [tenant.merchant_id, headers['idempotency-key']],
-    );
+    const rows = await stack()
+      .orm.em.fork()
+      .execute<{ response_sealed: string }[]>(
+        'select response_sealed from idempotency_keys where scope_id = ? and key = ?',
+        [tenant.merchant_id, headers['idempotency-key']],
+      );
     expect(rows).to.have.length(1);
     expect(rows[0].response_sealed).not.to.include(first.body.secret.slice('whsec_'.length));
     const list = await api.get(configsPath(tenant.merchant_id), { key: tenant.merchant_secret_key });
@@ -107,21 +152,31 @@ describe('POST /api/v1/merchants/:merchant_id/webhook-configs', () => {
 
   it('records webhook_config.created in the merchant activity log, without the secret', async () => {
     const created = await createConfig(tenant, { url: URL_OK, event_filter: ['transaction.failed'] });
-    const [row] = await stack().orm.em.fork().execute<{ action: string; actor_type: string; changes: Record<string, unknown> }[]>(
-      'select action, actor_type, changes from merchant_activities where merchant_id = ?', [tenant.merchant_id],
-    );
+    const [row] = await stack()
+      .orm.em.fork()
+      .execute<{ action: string; actor_type: string; changes: Record<string, unknown> }[]>(
+        'select action, actor_type, changes from merchant_activities where merchant_id = ?',
+        [tenant.merchant_id],
+      );
     expect(row.action).to.equal('webhook_config.created');
     expect(row.actor_type).to.equal('api_key');
-    expect(row.changes).to.deep.include({ webhook_id: created.id, url: URL_OK, event_filter: ['transaction.failed'], secret: 'set' });
+    expect(row.changes).to.deep.include({
+      webhook_id: created.id,
+      url: URL_OK,
+      event_filter: ['transaction.failed'],
+      secret: 'set',
+    });
     expect(JSON.stringify(row)).not.to.include(created.secret.slice('whsec_'.length));
   });
 });
 
 describe('GET /api/v1/merchants/:merchant_id/webhook-configs', () => {
   let tenant: Tenant;
-  beforeEach(async () => { tenant = await createTenant(); });
+  beforeEach(async () => {
+    tenant = await createTenant();
+  });
 
-  it('lists the merchant\'s configurations newest first, bare {data, meta} with flat pagination and no secrets', async () => {
+  it("lists the merchant's configurations newest first, bare {data, meta} with flat pagination and no secrets", async () => {
     const first = await createConfig(tenant, { url: URL_OK });
     const second = await createConfig(tenant, { url: `${URL_OK}/2`, event_filter: ['transaction.created'] });
     const other = await addMerchant(tenant);
@@ -129,7 +184,14 @@ describe('GET /api/v1/merchants/:merchant_id/webhook-configs', () => {
     const res = await api.get(configsPath(tenant.merchant_id), { key: tenant.merchant_secret_key });
     expect(res.status, res.text).to.equal(200);
     expect(res.body).to.have.all.keys(['data', 'meta']);
-    expect(res.body.meta).to.deep.equal({ page: 1, limit: 20, total: 2, total_pages: 1, has_next: false, has_prev: false });
+    expect(res.body.meta).to.deep.equal({
+      page: 1,
+      limit: 20,
+      total: 2,
+      total_pages: 1,
+      has_next: false,
+      has_prev: false,
+    });
     expect(res.body.data.map((c: any) => c.id)).to.deep.equal([second.id, first.id]);
     for (const config of res.body.data) expect(Object.keys(config)).to.deep.equal(CONFIG_KEYS);
     const { secret: _secret, ...withoutSecret } = first;
@@ -138,24 +200,50 @@ describe('GET /api/v1/merchants/:merchant_id/webhook-configs', () => {
 
   it('pages with page and limit, and refuses an out-of-range limit (400)', async () => {
     for (let i = 0; i < 3; i += 1) await createConfig(tenant, { url: URL_OK });
-    const res = await api.get(configsPath(tenant.merchant_id), { key: tenant.merchant_secret_key, query: { page: 2, limit: 2 } });
+    const res = await api.get(configsPath(tenant.merchant_id), {
+      key: tenant.merchant_secret_key,
+      query: { page: 2, limit: 2 },
+    });
     expect(res.body.data).to.have.length(1);
-    expect(res.body.meta).to.deep.equal({ page: 2, limit: 2, total: 3, total_pages: 2, has_next: false, has_prev: true });
-    expectError(await api.get(configsPath(tenant.merchant_id), { key: tenant.merchant_secret_key, query: { limit: 101 } }), 400, 'validation_error');
+    expect(res.body.meta).to.deep.equal({
+      page: 2,
+      limit: 2,
+      total: 3,
+      total_pages: 2,
+      has_next: false,
+      has_prev: true,
+    });
+    expectError(
+      await api.get(configsPath(tenant.merchant_id), { key: tenant.merchant_secret_key, query: { limit: 101 } }),
+      400,
+      'validation_error',
+    );
   });
 
   it('accepts an organization key via the path; requires webhooks:read', async () => {
     await createConfig(tenant, { url: URL_OK });
     const res = await api.get(configsPath(tenant.merchant_id), { key: tenant.organization_secret_key });
     expect(res.body.data).to.have.length(1);
-    expectError(await api.get(configsPath(tenant.merchant_id), { key: await keyWithScopes(tenant, ['webhooks:write']) }), 403, 'authorization_error');
-    expect((await api.get(configsPath(tenant.merchant_id), { key: await keyWithScopes(tenant, ['webhooks:read'], 'organization') })).status).to.equal(200);
+    expectError(
+      await api.get(configsPath(tenant.merchant_id), { key: await keyWithScopes(tenant, ['webhooks:write']) }),
+      403,
+      'authorization_error',
+    );
+    expect(
+      (
+        await api.get(configsPath(tenant.merchant_id), {
+          key: await keyWithScopes(tenant, ['webhooks:read'], 'organization'),
+        })
+      ).status,
+    ).to.equal(200);
   });
 });
 
 describe('GET /api/v1/merchants/:merchant_id/webhook-configs/:webhook_id', () => {
   let tenant: Tenant;
-  beforeEach(async () => { tenant = await createTenant(); });
+  beforeEach(async () => {
+    tenant = await createTenant();
+  });
 
   it('returns the configuration as created, without its secret', async () => {
     const { secret, ...created } = await createConfig(tenant, { url: URL_OK, description: 'x' });
@@ -165,12 +253,30 @@ describe('GET /api/v1/merchants/:merchant_id/webhook-configs/:webhook_id', () =>
     expect(res.text).not.to.include(secret);
   });
 
-  it('is 404 for another merchant\'s configuration (even with an organization key owning both) and for unknown or malformed ids', async () => {
+  it("is 404 for another merchant's configuration (even with an organization key owning both) and for unknown or malformed ids", async () => {
     const created = await createConfig(tenant, { url: URL_OK });
     const second = await addMerchant(tenant);
-    expectError(await api.get(`${configsPath(second.merchantId)}/${created.id}`, { key: tenant.organization_secret_key }), 404, 'not_found_error');
-    expectError(await api.get(`${configsPath(second.merchantId)}/${created.id}`, { key: second.merchantKey }), 404, 'not_found_error');
-    expectError(await api.get(`${configsPath(tenant.merchant_id)}/whc_doesnotexist0000000000`, { key: tenant.merchant_secret_key }), 404, 'not_found_error');
-    expectError(await api.get(`${configsPath(tenant.merchant_id)}/not-an-id`, { key: tenant.merchant_secret_key }), 404, 'not_found_error');
+    expectError(
+      await api.get(`${configsPath(second.merchantId)}/${created.id}`, { key: tenant.organization_secret_key }),
+      404,
+      'not_found_error',
+    );
+    expectError(
+      await api.get(`${configsPath(second.merchantId)}/${created.id}`, { key: second.merchantKey }),
+      404,
+      'not_found_error',
+    );
+    expectError(
+      await api.get(`${configsPath(tenant.merchant_id)}/whc_doesnotexist0000000000`, {
+        key: tenant.merchant_secret_key,
+      }),
+      404,
+      'not_found_error',
+    );
+    expectError(
+      await api.get(`${configsPath(tenant.merchant_id)}/not-an-id`, { key: tenant.merchant_secret_key }),
+      404,
+      'not_found_error',
+    );
   });
 });

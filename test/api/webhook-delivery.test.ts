@@ -10,13 +10,32 @@ import { ISO_UTC_MS } from '../helpers/envelope';
 import { stack } from '../helpers/stack';
 import { deliveryWorkflowId } from '../../workflows/webhook-delivery';
 import {
-  configsPath, createConfig, deliveryRows, recordTestEvent, startReceiver, verifyStandardWebhook, waitUntil, type Receiver,
+  configsPath,
+  createConfig,
+  deliveryRows,
+  recordTestEvent,
+  startReceiver,
+  verifyStandardWebhook,
+  waitUntil,
+  type Receiver,
 } from '../helpers/webhooks';
 
 const TRANSACTION = {
-  id: 'tx_7Hq2Lm', organization_id: 'org_x', merchant_id: 'mrc_x', order_id: 'ord_9Kp', external_order_id: 'A-1001',
-  customer_id: 'cust_1', amount_authorized: 1999, amount_captured: 1999, currency: 'BRL', payment_method: 'credit_card',
-  charge_type: 'one_time', country: 'BR', status: 'authorized', created_at: '2026-11-21T10:00:00.000Z', updated_at: '2026-11-21T10:00:01.000Z',
+  id: 'tx_7Hq2Lm',
+  organization_id: 'org_x',
+  merchant_id: 'mrc_x',
+  order_id: 'ord_9Kp',
+  external_order_id: 'A-1001',
+  customer_id: 'cust_1',
+  amount_authorized: 1999,
+  amount_captured: 1999,
+  currency: 'BRL',
+  payment_method: 'credit_card',
+  charge_type: 'one_time',
+  country: 'BR',
+  status: 'authorized',
+  created_at: '2026-11-21T10:00:00.000Z',
+  updated_at: '2026-11-21T10:00:01.000Z',
 };
 
 describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
@@ -26,7 +45,9 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
     tenant = await createTenant();
     receiver = await startReceiver();
   });
-  afterEach(async () => { await receiver.close(); });
+  afterEach(async () => {
+    await receiver.close();
+  });
 
   it('POSTs {id, type, created_at, data: {object}} as JSON, signed per Standard Webhooks, verifiable independently', async () => {
     const config = await createConfig(tenant, { url: receiver.url('/hook') });
@@ -34,7 +55,14 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
     const [request] = await receiver.waitFor((requests) => requests.length >= 1);
     expect(request.method).to.equal('POST');
     expect(request.headers['content-type']).to.equal('application/json');
-    expect(request.body).to.equal(JSON.stringify({ id: event.id, type: 'transaction.authorized', created_at: event.createdAt.toISOString(), data: { object: TRANSACTION } }));
+    expect(request.body).to.equal(
+      JSON.stringify({
+        id: event.id,
+        type: 'transaction.authorized',
+        created_at: event.createdAt.toISOString(),
+        data: { object: TRANSACTION },
+      }),
+    );
     expect(request.headers['webhook-id']).to.equal(event.id);
     expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).to.be.below(30);
     expect(request.headers['webhook-signature']).to.match(/^v1,[A-Za-z0-9+/]+=*$/);
@@ -44,23 +72,51 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
     const other = await createConfig(tenant, { url: receiver.url('/unused'), event_filter: ['subscription.paused'] });
     expect(verifyStandardWebhook(other.secret, request.headers, request.body)).to.equal(false);
     expect(verifyStandardWebhook(config.secret, request.headers, request.body.replace('1999', '2999'))).to.equal(false);
-    expect(verifyStandardWebhook(config.secret, { ...request.headers, 'webhook-timestamp': String(Number(request.headers['webhook-timestamp']) + 1) }, request.body)).to.equal(false);
+    expect(
+      verifyStandardWebhook(
+        config.secret,
+        { ...request.headers, 'webhook-timestamp': String(Number(request.headers['webhook-timestamp']) + 1) },
+        request.body,
+      ),
+    ).to.equal(false);
   });
 
   it('records the attempt (succeeded, 200, body, payload, sent_at) and sets last_triggered_at', async () => {
     const config = await createConfig(tenant, { url: receiver.url('/hook') });
     receiver.respond('/hook', () => ({ status: 200, body: 'thanks' }));
     const event = await recordTestEvent(tenant, 'transaction.authorized', TRANSACTION);
-    await waitUntil(async () => (await deliveryRows('event_id = ?', [event.id])).length === 1, 15_000, 'delivery record');
-    const res = await api.get(`/merchants/${tenant.merchant_id}/webhook-deliveries`, { key: tenant.merchant_secret_key });
+    await waitUntil(
+      async () => (await deliveryRows('event_id = ?', [event.id])).length === 1,
+      15_000,
+      'delivery record',
+    );
+    const res = await api.get(`/merchants/${tenant.merchant_id}/webhook-deliveries`, {
+      key: tenant.merchant_secret_key,
+    });
     expect(res.status, res.text).to.equal(200);
     const [record] = res.body.data;
     expect(record).to.deep.include({
-      merchant_id: tenant.merchant_id, merchant_webhook_config_id: config.id, payment_transaction_id: 'tx_7Hq2Lm', order_id: 'ord_9Kp',
-      event_type: 'transaction.authorized', target_url: receiver.url('/hook'), attempt_number: 1, http_status_code: 200,
-      response_body: 'thanks', status: 'succeeded', next_retry_at: null, event_id: event.id, trigger: 'automatic', error: null,
+      merchant_id: tenant.merchant_id,
+      merchant_webhook_config_id: config.id,
+      payment_transaction_id: 'tx_7Hq2Lm',
+      order_id: 'ord_9Kp',
+      event_type: 'transaction.authorized',
+      target_url: receiver.url('/hook'),
+      attempt_number: 1,
+      http_status_code: 200,
+      response_body: 'thanks',
+      status: 'succeeded',
+      next_retry_at: null,
+      event_id: event.id,
+      trigger: 'automatic',
+      error: null,
     });
-    expect(record.payload).to.deep.equal({ id: event.id, type: 'transaction.authorized', created_at: event.createdAt.toISOString(), data: { object: TRANSACTION } });
+    expect(record.payload).to.deep.equal({
+      id: event.id,
+      type: 'transaction.authorized',
+      created_at: event.createdAt.toISOString(),
+      data: { object: TRANSACTION },
+    });
     expect(record.id).to.match(/^whd_/);
     expect(record.sent_at).to.match(ISO_UTC_MS);
     const read = await api.get(`${configsPath(tenant.merchant_id)}/${config.id}`, { key: tenant.merchant_secret_key });
@@ -72,7 +128,9 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
       return found.status.name === 'COMPLETED' && found;
     });
     expect(description.searchAttributes).to.deep.include({
-      MerchantId: [tenant.merchant_id], EventType: ['transaction.authorized'], DeliveryStatus: ['succeeded'],
+      MerchantId: [tenant.merchant_id],
+      EventType: ['transaction.authorized'],
+      DeliveryStatus: ['succeeded'],
     });
     // Deliveries run on their own task queue (and Worker): a hanging endpoint cannot take the charges' slots.
     expect(description.taskQueue).to.equal(TASK_QUEUES.webhooks);
@@ -80,7 +138,9 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
 
   it('retries a 5xx after about 5 s, and keeps at most 1 KiB of a response body', async () => {
     await createConfig(tenant, { url: receiver.url('/flaky') });
-    receiver.respond('/flaky', (_request, count) => (count === 1 ? { status: 503, body: 'é'.repeat(3000) } : { status: 204 }));
+    receiver.respond('/flaky', (_request, count) =>
+      count === 1 ? { status: 503, body: 'é'.repeat(3000) } : { status: 204 },
+    );
     const event = await recordTestEvent(tenant, 'transaction.failed', { id: 'tx_1', status: 'failed' });
     const requests = await receiver.waitFor((all) => all.length >= 2, 20_000);
     const gap = requests[1].at - requests[0].at;
@@ -90,7 +150,10 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
       const found = await deliveryRows('event_id = ?', [event.id]);
       return found.length === 2 && found;
     });
-    expect(rows.map((r) => [r.attempt_number, r.status, r.http_status_code])).to.deep.equal([[1, 'retrying', 503], [2, 'succeeded', 204]]);
+    expect(rows.map((r) => [r.attempt_number, r.status, r.http_status_code])).to.deep.equal([
+      [1, 'retrying', 503],
+      [2, 'succeeded', 204],
+    ]);
     expect(Buffer.byteLength(rows[0].response_body, 'utf8')).to.be.at.most(1024).and.above(1000);
     expect(rows[0].response_body).to.match(/^é+$/);
     expect(new Date(rows[0].next_retry_at).getTime() - new Date(rows[0].sent_at).getTime()).to.be.within(4_500, 6_000);
@@ -105,9 +168,12 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
     expect(read.body.is_active).to.equal(false);
     const [row] = await deliveryRows('event_id = ?', [event.id]);
     expect(row).to.include({ status: 'failed', http_status_code: 410, next_retry_at: null });
-    const log = await stack().orm.em.fork().execute<{ action: string; actor_type: string }[]>(
-      `select action, actor_type from merchant_activities where merchant_id = ? and action = 'webhook_config.deactivated'`, [tenant.merchant_id],
-    );
+    const log = await stack()
+      .orm.em.fork()
+      .execute<{ action: string; actor_type: string }[]>(
+        `select action, actor_type from merchant_activities where merchant_id = ? and action = 'webhook_config.deactivated'`,
+        [tenant.merchant_id],
+      );
     expect(log).to.deep.equal([{ action: 'webhook_config.deactivated', actor_type: 'system' }]);
     await new Promise((resolve) => setTimeout(resolve, 6_500));
     expect(receiver.requests).to.have.length(1);
@@ -115,14 +181,23 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
 
   it('signs with both secrets during the hour after a rotation, then with the new one only', async () => {
     const config = await createConfig(tenant, { url: receiver.url('/hook') });
-    const rotated = (await api.post(`/merchants/${tenant.merchant_id}/webhooks/${config.id}/rotate-secret`, { key: tenant.merchant_secret_key })).body;
+    const rotated = (
+      await api.post(`/merchants/${tenant.merchant_id}/webhooks/${config.id}/rotate-secret`, {
+        key: tenant.merchant_secret_key,
+      })
+    ).body;
     await recordTestEvent(tenant, 'transaction.created', { id: 'tx_3' });
     const [during] = await receiver.waitFor((all) => all.length >= 1);
     expect(String(during.headers['webhook-signature']).split(' ')).to.have.length(2);
     expect(verifyStandardWebhook(rotated.secret, during.headers, during.body)).to.equal(true);
     expect(verifyStandardWebhook(config.secret, during.headers, during.body)).to.equal(true);
 
-    await stack().orm.em.fork().execute(`update merchant_webhook_configs set previous_secret_expires_at = now() - interval '1 second' where id = ?`, [config.id]);
+    await stack()
+      .orm.em.fork()
+      .execute(
+        `update merchant_webhook_configs set previous_secret_expires_at = now() - interval '1 second' where id = ?`,
+        [config.id],
+      );
     await recordTestEvent(tenant, 'transaction.created', { id: 'tx_4' });
     const after = (await receiver.waitFor((all) => all.length >= 2))[1];
     expect(String(after.headers['webhook-signature']).split(' ')).to.have.length(1);

@@ -7,7 +7,14 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { api } from '../helpers/http';
 import { addMerchant, createTenant, type Tenant } from '../helpers/factories';
 import { stack, withWorkerDown } from '../helpers/stack';
-import { createConfig, deliveryRows, recordTestEvent, startReceiver, waitUntil, type Receiver } from '../helpers/webhooks';
+import {
+  createConfig,
+  deliveryRows,
+  recordTestEvent,
+  startReceiver,
+  waitUntil,
+  type Receiver,
+} from '../helpers/webhooks';
 import { recordEvent } from '../../api/modules/events/events.service';
 import { TASK_QUEUES } from '../../workflows/definitions';
 import { deliveryWorkflowId, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
@@ -15,10 +22,17 @@ import { webhookOutboxSweepWorkflow } from '../../workflows/webhook-fan-out';
 import { fanOutEvent } from '../../activities/webhooks/fan-out';
 
 const client = () => stack().api.deps.temporal.client;
-const ids = (receiver: Receiver, path: string) => receiver.on(path).map((r) => r.headers['webhook-id']).sort();
+const ids = (receiver: Receiver, path: string) =>
+  receiver
+    .on(path)
+    .map((r) => r.headers['webhook-id'])
+    .sort();
 const fannedOut = async (eventId: string) =>
-  (await stack().orm.em.fork().execute<{ done: boolean }[]>('select fanned_out_at is not null as done from events where id = ?', [eventId]))[0].done;
-
+  (
+    await stack()
+      .orm.em.fork()
+      .execute<{ done: boolean }[]>('select fanned_out_at is not null as done from events where id = ?', [eventId])
+  )[0].done;
 
 describe('Webhook fan-out', () => {
   let tenant: Tenant;
@@ -27,15 +41,23 @@ describe('Webhook fan-out', () => {
     tenant = await createTenant();
     receiver = await startReceiver();
   });
-  afterEach(async () => { await receiver.close(); });
+  afterEach(async () => {
+    await receiver.close();
+  });
 
   it('delivers each event to every active matching configuration of its merchant, and to no other', async () => {
     await createConfig(tenant, { url: receiver.url('/authorized-only'), event_filter: ['transaction.authorized'] });
     await createConfig(tenant, { url: receiver.url('/everything') });
     const inactive = await createConfig(tenant, { url: receiver.url('/inactive') });
-    await api.patch(`/merchants/${tenant.merchant_id}/webhook-configs/${inactive.id}`, { key: tenant.merchant_secret_key, body: { is_active: false } });
+    await api.patch(`/merchants/${tenant.merchant_id}/webhook-configs/${inactive.id}`, {
+      key: tenant.merchant_secret_key,
+      body: { is_active: false },
+    });
     const other = await addMerchant(tenant);
-    await api.post(`/merchants/${other.merchantId}/webhook-configs`, { key: other.merchantKey, body: { url: receiver.url('/other-merchant') } });
+    await api.post(`/merchants/${other.merchantId}/webhook-configs`, {
+      key: other.merchantKey,
+      body: { url: receiver.url('/other-merchant') },
+    });
 
     const authorized = await recordTestEvent(tenant, 'transaction.authorized', { id: 'tx_a' });
     const failed = await recordTestEvent(tenant, 'transaction.failed', { id: 'tx_b' });
@@ -49,10 +71,13 @@ describe('Webhook fan-out', () => {
     expect(receiver.on('/other-merchant')).to.have.length(0);
     // No delivery workflow was even started for the inactive configuration.
     const skipped = client().workflow.getHandle(deliveryWorkflowId(authorized.id, inactive.id)).describe();
-    await skipped.then(() => expect.fail('a delivery workflow exists for the inactive configuration'), (error) => expect(error).to.be.instanceOf(WorkflowNotFoundError));
+    await skipped.then(
+      () => expect.fail('a delivery workflow exists for the inactive configuration'),
+      (error) => expect(error).to.be.instanceOf(WorkflowNotFoundError),
+    );
   });
 
-  it('delivers every event recorded while the worker was down once it is back (the listener\'s catch-up sweep)', async function () {
+  it("delivers every event recorded while the worker was down once it is back (the listener's catch-up sweep)", async function () {
     this.timeout(60_000);
     await createConfig(tenant, { url: receiver.url('/one') });
     await createConfig(tenant, { url: receiver.url('/two') });
@@ -85,7 +110,15 @@ describe('Webhook fan-out', () => {
       const handle = await client().workflow.start(webhookDeliveryWorkflow, {
         workflowId: deliveryWorkflowId(eventId, first.id),
         taskQueue: TASK_QUEUES.webhooks,
-        args: [{ eventId, configId: first.id, merchantId: tenant.merchant_id, eventType: 'transaction.authorized', trigger: 'automatic' }],
+        args: [
+          {
+            eventId,
+            configId: first.id,
+            merchantId: tenant.merchant_id,
+            eventType: 'transaction.authorized',
+            trigger: 'automatic',
+          },
+        ],
       });
       firstRunId = handle.firstExecutionRunId;
     });
@@ -94,16 +127,20 @@ describe('Webhook fan-out', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(ids(receiver, '/first')).to.deep.equal([eventId]);
     expect(ids(receiver, '/second')).to.deep.equal([eventId]);
-    expect((await client().workflow.getHandle(deliveryWorkflowId(eventId, first.id)).describe()).runId).to.equal(firstRunId);
+    expect((await client().workflow.getHandle(deliveryWorkflowId(eventId, first.id)).describe()).runId).to.equal(
+      firstRunId,
+    );
   });
 
   it('fans an event out once: a second fan-out of the same event finds nothing to do', async () => {
     await createConfig(tenant, { url: receiver.url('/once') });
     const eventId = `evt_fanouttwice${Date.now()}`;
-    await stack().orm.em.fork().execute(
-      `insert into events (id, organization_id, merchant_id, type, data) values (?, ?, ?, 'transaction.created', '{}')`,
-      [eventId, tenant.organization_id, tenant.merchant_id],
-    );
+    await stack()
+      .orm.em.fork()
+      .execute(
+        `insert into events (id, organization_id, merchant_id, type, data) values (?, ?, ?, 'transaction.created', '{}')`,
+        [eventId, tenant.organization_id, tenant.merchant_id],
+      );
     const deps = { orm: stack().orm, client: client(), taskQueue: TASK_QUEUES.webhooks };
     const [a, b] = await Promise.all([fanOutEvent(deps, eventId), fanOutEvent(deps, eventId)]);
     // Concurrent: one claims the row, the other skips it (both skip only if the scheduled sweep won the race).
@@ -120,12 +157,17 @@ describe('Webhook fan-out', () => {
     await createConfig(tenant, { url: receiver.url('/swept') });
     // Inserted without NOTIFY: as if the commit happened and the process died before any kick.
     const eventId = `evt_lostkick${Date.now()}`;
-    await stack().orm.em.fork().execute(
-      `insert into events (id, organization_id, merchant_id, type, data) values (?, ?, ?, 'transaction.created', '{"id":"tx_swept"}')`,
-      [eventId, tenant.organization_id, tenant.merchant_id],
-    );
+    await stack()
+      .orm.em.fork()
+      .execute(
+        `insert into events (id, organization_id, merchant_id, type, data) values (?, ?, ?, 'transaction.created', '{"id":"tx_swept"}')`,
+        [eventId, tenant.organization_id, tenant.merchant_id],
+      );
     // (No check that nothing arrived yet: the minutely scheduled sweep may legitimately get there first.)
-    const { fannedOut: swept } = await client().workflow.execute(webhookOutboxSweepWorkflow, { workflowId: `test-sweep-${eventId}`, taskQueue: TASK_QUEUES.webhooks });
+    const { fannedOut: swept } = await client().workflow.execute(webhookOutboxSweepWorkflow, {
+      workflowId: `test-sweep-${eventId}`,
+      taskQueue: TASK_QUEUES.webhooks,
+    });
     expect(swept).to.be.at.least(0); // the scheduled run may have got there first
     await waitUntil(() => fannedOut(eventId));
     await receiver.waitFor((all) => all.length >= 1);
@@ -135,11 +177,23 @@ describe('Webhook fan-out', () => {
   it('sends nothing for a producer transaction that rolled back (the event and its NOTIFY vanish together)', async () => {
     await createConfig(tenant, { url: receiver.url('/rolled-back') });
     let eventId = '';
-    const attempt = stack().orm.em.fork().transactional(async (em) => {
-      eventId = (await recordEvent(em, { organizationId: tenant.organization_id, merchantId: tenant.merchant_id, type: 'transaction.created', object: { id: 'tx_x' } })).id;
-      throw new Error('the producer failed after recording');
-    });
-    await attempt.then(() => expect.fail('should have thrown'), (error: Error) => expect(error.message).to.equal('the producer failed after recording'));
+    const attempt = stack()
+      .orm.em.fork()
+      .transactional(async (em) => {
+        eventId = (
+          await recordEvent(em, {
+            organizationId: tenant.organization_id,
+            merchantId: tenant.merchant_id,
+            type: 'transaction.created',
+            object: { id: 'tx_x' },
+          })
+        ).id;
+        throw new Error('the producer failed after recording');
+      });
+    await attempt.then(
+      () => expect.fail('should have thrown'),
+      (error: Error) => expect(error.message).to.equal('the producer failed after recording'),
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(receiver.requests).to.have.length(0);
     expect(await deliveryRows('event_id = ?', [eventId])).to.have.length(0);

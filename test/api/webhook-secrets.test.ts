@@ -6,16 +6,28 @@ import { expect } from 'chai';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
-import { configsPath, historyText, recordTestEvent, startReceiver, verifyStandardWebhook, waitUntil } from '../helpers/webhooks';
+import {
+  configsPath,
+  historyText,
+  recordTestEvent,
+  startReceiver,
+  verifyStandardWebhook,
+  waitUntil,
+} from '../helpers/webhooks';
 import { deliveryWorkflowId } from '../../workflows/webhook-delivery';
 
 /** Every row of every table, as text, that contains `needle`. */
 async function rowsContaining(needle: string): Promise<string[]> {
   const em = stack().orm.em.fork();
-  const tables = await em.execute<{ table_name: string }[]>(`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
+  const tables = await em.execute<{ table_name: string }[]>(
+    `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`,
+  );
   const found: string[] = [];
   for (const { table_name: table } of tables) {
-    const [{ count }] = await em.execute<{ count: string }[]>(`select count(*) as count from "${table}" t where t::text like ?`, [`%${needle}%`]);
+    const [{ count }] = await em.execute<{ count: string }[]>(
+      `select count(*) as count from "${table}" t where t::text like ?`,
+      [`%${needle}%`],
+    );
     if (Number(count) > 0) found.push(table);
   }
   return found;
@@ -28,14 +40,23 @@ describe('Webhook signing secrets', () => {
     const receiver = await startReceiver();
     try {
       const created = await api.post(configsPath(tenant.merchant_id), {
-        key: tenant.merchant_secret_key, body: { url: receiver.url('/hook') }, headers: { 'idempotency-key': `secret-${Date.now()}` },
+        key: tenant.merchant_secret_key,
+        body: { url: receiver.url('/hook') },
+        headers: { 'idempotency-key': `secret-${Date.now()}` },
       });
       const config = created.body;
       const path = `${configsPath(tenant.merchant_id)}/${config.id}`;
-      const rotated = (await api.post(`/merchants/${tenant.merchant_id}/webhooks/${config.id}/rotate-secret`, { key: tenant.merchant_secret_key })).body;
+      const rotated = (
+        await api.post(`/merchants/${tenant.merchant_id}/webhooks/${config.id}/rotate-secret`, {
+          key: tenant.merchant_secret_key,
+        })
+      ).body;
       const secrets = [config.secret as string, rotated.secret as string];
       // The key material itself, in the forms it could be stored or leaked in.
-      const needles = secrets.flatMap((secret) => [secret.slice('whsec_'.length), Buffer.from(secret.slice(6), 'base64').toString('hex')]);
+      const needles = secrets.flatMap((secret) => [
+        secret.slice('whsec_'.length),
+        Buffer.from(secret.slice(6), 'base64').toString('hex'),
+      ]);
 
       const reads = [
         await api.get(path, { key: tenant.merchant_secret_key }),
@@ -54,7 +75,11 @@ describe('Webhook signing secrets', () => {
 
       const client = stack().api.deps.temporal.client;
       const delivery = client.workflow.getHandle(deliveryWorkflowId(event.id, config.id));
-      await waitUntil(async () => (await delivery.describe()).status.name === 'COMPLETED', 15_000, 'delivery workflow completed');
+      await waitUntil(
+        async () => (await delivery.describe()).status.name === 'COMPLETED',
+        15_000,
+        'delivery workflow completed',
+      );
       const history = historyText(await delivery.fetchHistory());
       // The search is real: the ids the workflow does carry are found.
       expect(history).to.include(event.id).and.include(config.id);

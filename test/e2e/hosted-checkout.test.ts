@@ -48,7 +48,7 @@ describe('Hosted checkout page in headless Chromium (e2e)', function () {
 
   before(function () {
     if (!CHROMIUM) {
-      if (process.env.CI) throw new Error('Chromium is required in CI (.ci/run installs Debian\'s chromium package)');
+      if (process.env.CI) throw new Error("Chromium is required in CI (.ci/run installs Debian's chromium package)");
       console.log('    (skipped: no /usr/bin/chromium; install it with `apt-get install -y chromium`)');
       this.skip();
     }
@@ -74,8 +74,16 @@ describe('Hosted checkout page in headless Chromium (e2e)', function () {
       executablePath: CHROMIUM,
       headless: true,
       viewport: { width: 1000, height: 760 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     const page = context.pages()[0] ?? (await context.newPage());
     const requests: Request[] = [];
@@ -107,9 +115,16 @@ describe('Hosted checkout page in headless Chromium (e2e)', function () {
     console.log(`    screenshot: ${screenshot}`);
 
     // The card is saved for the checkout's customer, and its token was used by that enrolment.
-    const saved = await api.get(`${instrumentsPath(tenant.merchant_id)}/${instrumentId}`, { key: tenant.merchant_secret_key });
+    const saved = await api.get(`${instrumentsPath(tenant.merchant_id)}/${instrumentId}`, {
+      key: tenant.merchant_secret_key,
+    });
     expect(saved.status, saved.text).to.equal(200);
-    expect(saved.body.data).to.include({ customer_id: checkout.customer_id, card_brand: 'visa', last4: '4242', status: 'active' });
+    expect(saved.body.data).to.include({
+      customer_id: checkout.customer_id,
+      card_brand: 'visa',
+      last4: '4242',
+      status: 'active',
+    });
     const token = await api.get(`/tokens/${tokenId}`, { key: tenant.merchant_secret_key });
     expect(token.body).to.include({ status: 'used', purpose: 'instrument_enrollment', last4: '4242' });
 

@@ -3,8 +3,16 @@
  * sessions, later subscriptions). Catalog endpoints themselves are tested through the API.
  */
 import {
-  OfferPriceSchema, OfferSchema, ProductFamilySchema, ProductSchema,
-  type BillingCycle, type ChangeChargeBehavior, type Offer, type OfferPrice, type Product, type ProductFamily,
+  OfferPriceSchema,
+  OfferSchema,
+  ProductFamilySchema,
+  ProductSchema,
+  type BillingCycle,
+  type ChangeChargeBehavior,
+  type Offer,
+  type OfferPrice,
+  type Product,
+  type ProductFamily,
 } from '../../db/entities';
 import { newId } from '../../api/lib/ids';
 import { stack } from './stack';
@@ -26,40 +34,81 @@ export interface OfferFixture {
   prices?: PriceFixture[];
 }
 
-export async function createFamily(merchantId: string, behavior: ChangeChargeBehavior = 'next_renew'): Promise<ProductFamily> {
+export async function createFamily(
+  merchantId: string,
+  behavior: ChangeChargeBehavior = 'next_renew',
+): Promise<ProductFamily> {
   const em = stack().orm.em.fork();
   const id = newId('pfa');
   const family = em.create(ProductFamilySchema, {
-    id, merchantId, name: `Family ${id.slice(-6)}`, slug: `family-${id.slice(-8).toLowerCase()}`,
-    description: null, customPlanId: null, changeChargeBehavior: behavior, deletedAt: null,
+    id,
+    merchantId,
+    name: `Family ${id.slice(-6)}`,
+    slug: `family-${id.slice(-8).toLowerCase()}`,
+    description: null,
+    customPlanId: null,
+    changeChargeBehavior: behavior,
+    deletedAt: null,
   } as ProductFamily);
   await em.flush();
   return family;
 }
 
 /** A family product (tier = number of products already in it) with one offer and its prices. */
-export async function createOffer(merchantId: string, fixture: OfferFixture = {}): Promise<{ offer: Offer; prices: OfferPrice[]; product: Product }> {
+export async function createOffer(
+  merchantId: string,
+  fixture: OfferFixture = {},
+): Promise<{ offer: Offer; prices: OfferPrice[]; product: Product }> {
   const em = stack().orm.em.fork();
   const familyId = fixture.familyId ?? (await createFamily(merchantId)).id;
   const tier = await em.count(ProductSchema, { productFamilyId: familyId });
   const product = em.create(ProductSchema, {
-    id: newId('prd'), merchantId, productFamilyId: familyId, name: `Plan ${tier}`, description: null,
-    type: 'recurring', tierOrder: tier, status: 'active', metadata: null, deletedAt: null,
+    id: newId('prd'),
+    merchantId,
+    productFamilyId: familyId,
+    name: `Plan ${tier}`,
+    description: null,
+    type: 'recurring',
+    tierOrder: tier,
+    status: 'active',
+    metadata: null,
+    deletedAt: null,
   } as Product);
   await em.flush();
   const offer = em.create(OfferSchema, {
-    id: newId('ofr'), merchantId, productId: product.id, name: `Offer ${tier}`, slug: `offer-${tier}`, description: null,
-    billingCycle: fixture.billingCycle ?? 'monthly', customBillingDays: null, cycleLimit: null,
-    freeTrial: fixture.freeTrial ?? false, trialDays: fixture.trialDays ?? (fixture.freeTrial ? 7 : null),
-    setupCharge: fixture.setupCharge ?? false, renewAfterCycleLimit: false, renewalOfferId: null,
-    isDefault: fixture.isDefault ?? true, status: 'active', deletedAt: null,
+    id: newId('ofr'),
+    merchantId,
+    productId: product.id,
+    name: `Offer ${tier}`,
+    slug: `offer-${tier}`,
+    description: null,
+    billingCycle: fixture.billingCycle ?? 'monthly',
+    customBillingDays: null,
+    cycleLimit: null,
+    freeTrial: fixture.freeTrial ?? false,
+    trialDays: fixture.trialDays ?? (fixture.freeTrial ? 7 : null),
+    setupCharge: fixture.setupCharge ?? false,
+    renewAfterCycleLimit: false,
+    renewalOfferId: null,
+    isDefault: fixture.isDefault ?? true,
+    status: 'active',
+    deletedAt: null,
   } as Offer);
   await em.flush();
-  const priceFixtures = fixture.prices ?? [{ currency: 'BRL', amount: 4990, isDefault: true }, { currency: 'USD', amount: 999 }];
+  const priceFixtures = fixture.prices ?? [
+    { currency: 'BRL', amount: 4990, isDefault: true },
+    { currency: 'USD', amount: 999 },
+  ];
   const prices = priceFixtures.map((price) =>
     em.create(OfferPriceSchema, {
-      id: newId('opr'), merchantId, offerId: offer.id, currency: price.currency, amount: price.amount,
-      firstChargeAmount: price.firstChargeAmount ?? null, isDefault: price.isDefault ?? false, deletedAt: null,
+      id: newId('opr'),
+      merchantId,
+      offerId: offer.id,
+      currency: price.currency,
+      amount: price.amount,
+      firstChargeAmount: price.firstChargeAmount ?? null,
+      isDefault: price.isDefault ?? false,
+      deletedAt: null,
     } as OfferPrice),
   );
   await em.flush();

@@ -49,7 +49,11 @@ export async function sellableOffer(tenant: Tenant, fixture: OfferFixture = {}) 
   return createOffer(tenant.merchant_id, fixture);
 }
 
-export async function createSession(tenant: Tenant, body: Record<string, unknown>, key = tenant.merchant_secret_key): Promise<SessionData> {
+export async function createSession(
+  tenant: Tenant,
+  body: Record<string, unknown>,
+  key = tenant.merchant_secret_key,
+): Promise<SessionData> {
   const buyer = 'customer_id' in body || 'customer' in body ? {} : { customer: customerInput() };
   const res = await api.post('/checkout-sessions', { key, body: { ...buyer, ...body } });
   expect(res.status, res.text).to.equal(201);
@@ -64,11 +68,16 @@ export async function newSession(tenant: Tenant, body: Record<string, unknown> =
 }
 
 /** Rewrites stored columns directly: for states the public API cannot reach (initiated, past expiry, completed). */
-export async function setStored(sessionId: string, columns: { status?: string; expires_at?: Date | null; customer_id?: null }): Promise<void> {
+export async function setStored(
+  sessionId: string,
+  columns: { status?: string; expires_at?: Date | null; customer_id?: null },
+): Promise<void> {
   const sets = Object.keys(columns).map((column) => `${column} = ?`);
   const values = Object.values(columns).map((value) => (value === undefined ? null : value));
   if (columns.customer_id === null) sets.push('customer_email = null', 'customer_name = null');
-  await stack().orm.em.fork().execute(`update checkout_sessions set ${sets.join(', ')} where id = ?`, [...values, sessionId]);
+  await stack()
+    .orm.em.fork()
+    .execute(`update checkout_sessions set ${sets.join(', ')} where id = ?`, [...values, sessionId]);
 }
 
 export async function storedStatus(sessionId: string): Promise<string> {

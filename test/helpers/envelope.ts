@@ -19,7 +19,9 @@ export function expectRecentTimestamp(value: unknown): void {
 /** The X-Request-Id header is a req_ id; returns it. */
 export function requestIdOf(res: ApiResponse): string {
   const id = res.headers.get('x-request-id');
-  expect(id, `X-Request-Id on ${describeResponse(res)}`).to.be.a('string').and.match(REQUEST_ID);
+  expect(id, `X-Request-Id on ${describeResponse(res)}`)
+    .to.be.a('string')
+    .and.match(REQUEST_ID);
   return id as string;
 }
 
@@ -42,7 +44,14 @@ export function expectWrapped(res: ApiResponse, status: number, options: { list?
   if (options.list) {
     expect(res.body.data).to.be.an('array');
     expect(res.body.meta).to.have.all.keys(['pagination']);
-    expect(res.body.meta.pagination).to.have.all.keys(['page', 'limit', 'total', 'total_pages', 'has_next', 'has_prev']);
+    expect(res.body.meta.pagination).to.have.all.keys([
+      'page',
+      'limit',
+      'total',
+      'total_pages',
+      'has_next',
+      'has_prev',
+    ]);
   }
   return res.body.data;
 }
@@ -58,7 +67,9 @@ export function expectError(res: ApiResponse, status: number, type?: string, cod
   expect(error.type).to.be.a('string');
   if (type !== undefined) expect(error.type).to.equal(type);
   if (code !== undefined) expect(error.code).to.equal(code);
-  expect(error.code).to.be.a('string').and.match(/^[A-Z][A-Z0-9_]*$/);
+  expect(error.code)
+    .to.be.a('string')
+    .and.match(/^[A-Z][A-Z0-9_]*$/);
   expect(error.message).to.be.a('string').that.is.not.empty;
   expect(error.request_id).to.equal(requestIdOf(res));
   expectRecentTimestamp(error.timestamp);

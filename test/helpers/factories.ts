@@ -12,22 +12,37 @@ export type Tenant = BootstrapResult;
 
 export async function createTenant(): Promise<Tenant> {
   const suffix = randomUUID().slice(0, 8);
-  return bootstrapTenant(stack().orm.em.fork(), { organizationName: `Org ${suffix}`, merchantName: `Merchant ${suffix}` });
+  return bootstrapTenant(stack().orm.em.fork(), {
+    organizationName: `Org ${suffix}`,
+    merchantName: `Merchant ${suffix}`,
+  });
 }
 
 /** A second merchant in the same organization, with its own merchant secret key. */
 export async function addMerchant(tenant: Tenant): Promise<{ merchantId: string; merchantKey: string }> {
   const em = stack().orm.em.fork();
   const merchant = em.create(MerchantSchema, {
-    id: newId('mrc'), organizationId: tenant.organization_id, name: 'Second merchant', slug: uniqueSlug('second'),
-    status: 'active', networkEnrolled: false,
+    id: newId('mrc'),
+    organizationId: tenant.organization_id,
+    name: 'Second merchant',
+    slug: uniqueSlug('second'),
+    status: 'active',
+    networkEnrolled: false,
   } as Merchant);
   await em.flush();
-  const { key } = await issueApiKey(em, { organizationId: tenant.organization_id, merchantId: merchant.id, kind: 'secret' });
+  const { key } = await issueApiKey(em, {
+    organizationId: tenant.organization_id,
+    merchantId: merchant.id,
+    kind: 'secret',
+  });
   return { merchantId: merchant.id, merchantKey: key };
 }
 
-export async function keyWithScopes(tenant: Tenant, scopes: Scope[], level: 'merchant' | 'organization' = 'merchant'): Promise<string> {
+export async function keyWithScopes(
+  tenant: Tenant,
+  scopes: Scope[],
+  level: 'merchant' | 'organization' = 'merchant',
+): Promise<string> {
   const { key } = await issueApiKey(stack().orm.em.fork(), {
     organizationId: tenant.organization_id,
     merchantId: level === 'merchant' ? tenant.merchant_id : undefined,

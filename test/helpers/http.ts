@@ -28,7 +28,11 @@ export function buildPath(path: string, query: RequestOptions['query'] = {}): st
   return qs ? `${path}?${qs}` : path;
 }
 
-export async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+export async function request<T = any>(
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   let payload: string | undefined = options.rawBody;

@@ -5,11 +5,31 @@ import type { Tenant } from './factories';
 import { api } from './http';
 
 export const MERCHANT_KEYS = [
-  'address', 'business_registration_number', 'created_at', 'external_reference', 'id', 'mcc', 'name', 'organization_id',
-  'phone_number', 'slug', 'status', 'updated_at', 'website',
+  'address',
+  'business_registration_number',
+  'created_at',
+  'external_reference',
+  'id',
+  'mcc',
+  'name',
+  'organization_id',
+  'phone_number',
+  'slug',
+  'status',
+  'updated_at',
+  'website',
 ];
 export const RECEIPT_KEYS = ['created_at', 'external_reference', 'id', 'name', 'organization_id', 'slug', 'status'];
-export const MEMBER_KEYS = ['email', 'invitation_expires_at', 'joined_at', 'membership_id', 'name', 'role', 'status', 'user_id'];
+export const MEMBER_KEYS = [
+  'email',
+  'invitation_expires_at',
+  'joined_at',
+  'membership_id',
+  'name',
+  'role',
+  'status',
+  'user_id',
+];
 export const ACTIVITY_KEYS = ['action', 'actor', 'changes', 'created_at', 'id', 'merchant_id'];
 
 let counter = 0;
@@ -19,7 +39,13 @@ export function unique(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}-${counter}`;
 }
 
-export const ADDRESS = { line_1: 'Av. Paulista, 1000', zip_code: '01310-100', city: 'São Paulo', state: 'SP', country: 'BR' };
+export const ADDRESS = {
+  line_1: 'Av. Paulista, 1000',
+  zip_code: '01310-100',
+  city: 'São Paulo',
+  state: 'SP',
+  country: 'BR',
+};
 
 /** A complete POST /merchants body. */
 export function merchantBody(overrides: Record<string, unknown> = {}): Record<string, any> {
@@ -39,7 +65,11 @@ export function merchantBody(overrides: Record<string, unknown> = {}): Record<st
 }
 
 /** Creates a merchant through the API with the tenant's organization key; returns the receipt. */
-export async function createMerchant(tenant: Tenant, overrides: Record<string, unknown> = {}, key = tenant.organization_secret_key): Promise<any> {
+export async function createMerchant(
+  tenant: Tenant,
+  overrides: Record<string, unknown> = {},
+  key = tenant.organization_secret_key,
+): Promise<any> {
   const res = await api.post('/merchants', { key, body: merchantBody(overrides) });
   expect(res.status, res.text).to.equal(201);
   return res.body;

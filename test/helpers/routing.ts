@@ -80,14 +80,26 @@ export async function getProfile(tenant: Tenant, profileId: string): Promise<Pro
 }
 
 export async function addNode(tenant: Tenant, profileId: string, body: Record<string, unknown>): Promise<any> {
-  const res = await api.post(nodesPath(tenant.merchant_id, profileId), { key: tenant.merchant_secret_key, body: { position: 0, ...body } });
+  const res = await api.post(nodesPath(tenant.merchant_id, profileId), {
+    key: tenant.merchant_secret_key,
+    body: { position: 0, ...body },
+  });
   expect(res.status, res.text).to.equal(201);
   return res.body;
 }
 
-export const action = (connectorId: string, extra: Record<string, unknown> = {}) => ({ node_type: 'action', merchant_connector_id: connectorId, ...extra });
-export const condition = (field: string, operator: string, value: unknown, extra: Record<string, unknown> = {}) =>
-  ({ node_type: 'condition', condition_field: field, condition_operator: operator, condition_value: value, ...extra });
+export const action = (connectorId: string, extra: Record<string, unknown> = {}) => ({
+  node_type: 'action',
+  merchant_connector_id: connectorId,
+  ...extra,
+});
+export const condition = (field: string, operator: string, value: unknown, extra: Record<string, unknown> = {}) => ({
+  node_type: 'condition',
+  condition_field: field,
+  condition_operator: operator,
+  condition_value: value,
+  ...extra,
+});
 
 export async function listNodeIds(tenant: Tenant, profileId: string): Promise<string[]> {
   const res = await api.get(nodesPath(tenant.merchant_id, profileId), { key: tenant.merchant_secret_key });
@@ -95,6 +107,12 @@ export async function listNodeIds(tenant: Tenant, profileId: string): Promise<st
   return res.body.data.map((node: { id: string }) => node.id);
 }
 
-export async function activities(merchantId: string, action: string): Promise<Array<{ action: string; actor_id: string; changes: any }>> {
-  return sql('select action, actor_id, changes from merchant_activities where merchant_id = ? and action = ? order by created_at, id', [merchantId, action]);
+export async function activities(
+  merchantId: string,
+  action: string,
+): Promise<Array<{ action: string; actor_id: string; changes: any }>> {
+  return sql(
+    'select action, actor_id, changes from merchant_activities where merchant_id = ? and action = ? order by created_at, id',
+    [merchantId, action],
+  );
 }

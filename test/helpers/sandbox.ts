@@ -18,53 +18,100 @@ const token = () => randomBytes(6).toString('hex');
 export function credentialsFor(slug: Slug, variant: 'api_key' | 'oauth2' = 'api_key'): Record<string, unknown> {
   const id = token();
   switch (slug) {
-    case 'provider_a': return { secret_key: `sk_test_${id}` };
-    case 'provider_b': return { username: `ws_${id}@Company.Sandbox`, password: `pw-${id}-secret`, merchant_account: `Merchant${id}` };
-    case 'provider_c': return variant === 'oauth2' ? { client_id: `client-${id}`, client_secret: `secret-${id}` } : { access_token: `APP_USR-${id}-1234` };
-    case 'provider_d': return { api_login_id: `login${id}`, transaction_key: `key${id}` };
-    case 'checkout': return { secret_key: `sk_sbox_${id}`, processing_channel_id: `pc_${id}` };
+    case 'provider_a':
+      return { secret_key: `sk_test_${id}` };
+    case 'provider_b':
+      return { username: `ws_${id}@Company.Sandbox`, password: `pw-${id}-secret`, merchant_account: `Merchant${id}` };
+    case 'provider_c':
+      return variant === 'oauth2'
+        ? { client_id: `client-${id}`, client_secret: `secret-${id}` }
+        : { access_token: `APP_USR-${id}-1234` };
+    case 'provider_d':
+      return { api_login_id: `login${id}`, transaction_key: `key${id}` };
+    case 'checkout':
+      return { secret_key: `sk_sbox_${id}`, processing_channel_id: `pc_${id}` };
   }
 }
 
 /** The documented failing credentials: any value containing "invalid". */
 export function invalidCredentialsFor(slug: Slug): Record<string, unknown> {
   switch (slug) {
-    case 'provider_a': return { secret_key: 'sk_test_invalid' };
-    case 'provider_b': return { username: 'ws_invalid@Company.Sandbox', password: 'password-123', merchant_account: 'Merchant1' };
-    case 'provider_c': return { access_token: 'APP_USR-invalid' };
-    case 'provider_d': return { api_login_id: 'invalid', transaction_key: 'key12345678' };
-    case 'checkout': return { secret_key: 'sk_sbox_invalid', processing_channel_id: 'pc_abc' };
+    case 'provider_a':
+      return { secret_key: 'sk_test_invalid' };
+    case 'provider_b':
+      return { username: 'ws_invalid@Company.Sandbox', password: 'password-123', merchant_account: 'Merchant1' };
+    case 'provider_c':
+      return { access_token: 'APP_USR-invalid' };
+    case 'provider_d':
+      return { api_login_id: 'invalid', transaction_key: 'key12345678' };
+    case 'checkout':
+      return { secret_key: 'sk_sbox_invalid', processing_channel_id: 'pc_abc' };
   }
 }
 
 /** A webhook secret in each provider's format (activities/connectors/credentials.ts WEBHOOK_SECRET_FORMATS). */
 export function webhookSecretFor(slug: Slug, options: { hmac?: boolean } = {}): string {
   switch (slug) {
-    case 'provider_a': return `whsec_${randomBytes(24).toString('base64')}`;
-    case 'provider_b': return JSON.stringify({
-      username: `hook-${token()}`, password: `pw-${token()}`, ...(options.hmac === false ? {} : { hmac_key: randomBytes(32).toString('hex').toUpperCase() }),
-    });
-    case 'provider_d': return randomBytes(64).toString('hex').toUpperCase();
-    default: return `whs-${randomBytes(16).toString('hex')}`;
+    case 'provider_a':
+      return `whsec_${randomBytes(24).toString('base64')}`;
+    case 'provider_b':
+      return JSON.stringify({
+        username: `hook-${token()}`,
+        password: `pw-${token()}`,
+        ...(options.hmac === false ? {} : { hmac_key: randomBytes(32).toString('hex').toUpperCase() }),
+      });
+    case 'provider_d':
+      return randomBytes(64).toString('hex').toUpperCase();
+    default:
+      return `whs-${randomBytes(16).toString('hex')}`;
   }
 }
 
 export const currencyFor = (slug: Slug): string => (slug === 'provider_b' || slug === 'provider_c' ? 'BRL' : 'USD');
 
-export function callFor(slug: Slug, credentials: Record<string, unknown>, overrides: Partial<ProviderCall> = {}): ProviderCall {
-  return { baseUrl: `${stack().sandboxUrl}/${slug}`, credentials, idempotencyKey: `idem-${token()}`, timeoutMs: 5000, ...overrides };
+export function callFor(
+  slug: Slug,
+  credentials: Record<string, unknown>,
+  overrides: Partial<ProviderCall> = {},
+): ProviderCall {
+  return {
+    baseUrl: `${stack().sandboxUrl}/${slug}`,
+    credentials,
+    idempotencyKey: `idem-${token()}`,
+    timeoutMs: 5000,
+    ...overrides,
+  };
 }
 
 export function card(number: string, overrides: Partial<CardData> = {}): CardData {
-  return { number, cvc: '123', expMonth: 12, expYear: new Date().getUTCFullYear() + 3, holderName: 'Ada Lovelace', ...overrides };
+  return {
+    number,
+    cvc: '123',
+    expMonth: 12,
+    expYear: new Date().getUTCFullYear() + 3,
+    holderName: 'Ada Lovelace',
+    ...overrides,
+  };
 }
 
 export const reference = () => `tx_${token()}${token()}`;
 
 export interface LedgerEntry {
-  provider: string; account: string | null; operation: string; idempotency_key: string | null; reference: string | null;
-  amount: number | null; currency: string | null; payment_method: string | null; card_last4: string | null; outcome: string;
-  reason: string | null; provider_reference: string | null; http_status: number | null; replayed: boolean; at: string;
+  provider: string;
+  account: string | null;
+  operation: string;
+  idempotency_key: string | null;
+  reference: string | null;
+  amount: number | null;
+  currency: string | null;
+  payment_method: string | null;
+  card_last4: string | null;
+  outcome: string;
+  reason: string | null;
+  provider_reference: string | null;
+  http_status: number | null;
+  replayed: boolean;
+  at: string;
 }
 
 export async function ledger(query: Record<string, string>): Promise<LedgerEntry[]> {
@@ -72,9 +119,15 @@ export async function ledger(query: Record<string, string>): Promise<LedgerEntry
   return ((await response.json()) as { data: LedgerEntry[] }).data;
 }
 
-export async function control(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function control(
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${stack().sandboxUrl}/_sandbox${path}`, {
-    method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
@@ -84,7 +137,10 @@ export async function accountOf(slug: Slug, credentials: Record<string, unknown>
   return (await control('POST', '/accounts/resolve', { provider: slug, credentials })).body.account;
 }
 
-export interface ReceivedWebhook { headers: Record<string, string>; rawBody: string }
+export interface ReceivedWebhook {
+  headers: Record<string, string>;
+  rawBody: string;
+}
 
 /** A local HTTP endpoint standing in for our inbound-webhook route: records what the sandbox POSTs. */
 export class WebhookReceiver {
@@ -112,8 +168,14 @@ export class WebhookReceiver {
 
   /** Registers this receiver with the sandbox for the account the credentials belong to. */
   async register(slug: Slug, credentials: Record<string, unknown>, secret: string): Promise<void> {
-    const response = await control('POST', '/webhook-endpoints', { provider: slug, credentials, url: this.url, secret });
-    if (response.status !== 201) throw new Error(`webhook endpoint registration failed: ${JSON.stringify(response.body)}`);
+    const response = await control('POST', '/webhook-endpoints', {
+      provider: slug,
+      credentials,
+      url: this.url,
+      secret,
+    });
+    if (response.status !== 201)
+      throw new Error(`webhook endpoint registration failed: ${JSON.stringify(response.body)}`);
   }
 
   /** The next webhook not yet taken, waiting up to timeoutMs for it. */

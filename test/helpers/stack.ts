@@ -70,7 +70,21 @@ export async function startStack(): Promise<TestStack> {
   await registerSchedules(config);
   const worker = await startWorker({ config, orm, workflowBundle });
   const api = await startApi(config, apiPort);
-  current = { config, dataDir, env, postgres, databasePort, temporal, orm, workflowBundle, worker, api, url: api.url, sandbox, sandboxUrl: sandbox.url };
+  current = {
+    config,
+    dataDir,
+    env,
+    postgres,
+    databasePort,
+    temporal,
+    orm,
+    workflowBundle,
+    worker,
+    api,
+    url: api.url,
+    sandbox,
+    sandboxUrl: sandbox.url,
+  };
   return current;
 }
 
@@ -84,7 +98,11 @@ export async function withWorkerDown<T>(whileDown: () => Promise<T>): Promise<T>
   try {
     return await whileDown();
   } finally {
-    current.worker = await startWorker({ config: current.config, orm: current.orm, workflowBundle: current.workflowBundle });
+    current.worker = await startWorker({
+      config: current.config,
+      orm: current.orm,
+      workflowBundle: current.workflowBundle,
+    });
   }
 }
 
@@ -102,5 +120,10 @@ export async function stopStack(): Promise<void> {
 }
 
 const quietBundlerLogger = {
-  log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: console.warn, error: console.error,
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: console.warn,
+  error: console.error,
 };

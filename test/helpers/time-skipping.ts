@@ -10,7 +10,9 @@ import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
 
 async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
   const path = await resolveTimeSkippingTestServer();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path } },
+  });
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
     searchAttributes: Object.fromEntries(

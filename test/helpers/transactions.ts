@@ -20,7 +20,11 @@ export interface CascadeConnector {
  * Connectors in cascade order: an active catch-all profile whose action nodes are the first ones (positions
  * 0, 1 …) and whose default is the last, so the routing plan tries them exactly in the given order.
  */
-export async function cascade(tenant: Tenant, slugs: string[] = ['provider_a'], options: { webhooks?: boolean } = {}): Promise<CascadeConnector[]> {
+export async function cascade(
+  tenant: Tenant,
+  slugs: string[] = ['provider_a'],
+  options: { webhooks?: boolean } = {},
+): Promise<CascadeConnector[]> {
   const connectors: CascadeConnector[] = [];
   for (const [index, slug] of slugs.entries()) {
     const secret = validWebhookSecret(slug);
@@ -31,7 +35,13 @@ export async function cascade(tenant: Tenant, slugs: string[] = ['provider_a'], 
     expect(res.status, res.text).to.equal(201);
     // The API registered the connector's webhook_url (PUBLIC_BASE_URL is this test API's address) at the sandbox.
     if (options.webhooks === false) await unregisterWebhooks(slug, body.credentials);
-    connectors.push({ id: res.body.id, slug, credentials: body.credentials, webhookUrl: res.body.webhook_url, webhookSecret: secret });
+    connectors.push({
+      id: res.body.id,
+      slug,
+      credentials: body.credentials,
+      webhookUrl: res.body.webhook_url,
+      webhookSecret: secret,
+    });
   }
   const last = connectors[connectors.length - 1];
   const base = `/merchants/${tenant.merchant_id}/routing-profiles`;
@@ -47,7 +57,10 @@ export async function cascade(tenant: Tenant, slugs: string[] = ['provider_a'], 
     });
     expect(node.status, node.text).to.equal(201);
   }
-  const activated = await api.patch(`${base}/${profile.body.id}`, { key: tenant.merchant_secret_key, body: { is_active: true } });
+  const activated = await api.patch(`${base}/${profile.body.id}`, {
+    key: tenant.merchant_secret_key,
+    body: { is_active: true },
+  });
   expect(activated.status, activated.text).to.equal(200);
   return connectors;
 }
@@ -56,12 +69,18 @@ export async function cascade(tenant: Tenant, slugs: string[] = ['provider_a'], 
 async function unregisterWebhooks(slug: string, credentials: Record<string, string>): Promise<void> {
   const account = (await control('POST', '/accounts/resolve', { provider: slug, credentials })).body.account;
   const listed = await control('GET', `/webhook-endpoints?${new URLSearchParams({ provider: slug, account })}`);
-  for (const endpoint of listed.body.data) expect((await control('DELETE', `/webhook-endpoints/${endpoint.id}`)).status).to.equal(204);
+  for (const endpoint of listed.body.data)
+    expect((await control('DELETE', `/webhook-endpoints/${endpoint.id}`)).status).to.equal(204);
 }
 
 /** Makes a connector's next authorizations play `scenario` whatever the card (sandbox override by account). */
 export async function override(connector: CascadeConnector, scenario: string, times?: number): Promise<void> {
-  const res = await control('POST', '/overrides', { provider: connector.slug, credentials: connector.credentials, scenario, ...(times ? { times } : {}) });
+  const res = await control('POST', '/overrides', {
+    provider: connector.slug,
+    credentials: connector.credentials,
+    scenario,
+    ...(times ? { times } : {}),
+  });
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
 }
 
@@ -70,17 +89,33 @@ export async function cardToken(tenant: Tenant, card: CardInput & { brand?: stri
   return (await mintToken(tenant, session, card, { purpose: 'one_time' })).tokenId;
 }
 
-export function charge(tenant: Tenant, body: Record<string, unknown>, options: { key?: string; idempotencyKey?: string | null } = {}): Promise<ApiResponse> {
-  const headers: Record<string, string> = options.idempotencyKey === null ? {} : { 'idempotency-key': options.idempotencyKey ?? randomUUID() };
+export function charge(
+  tenant: Tenant,
+  body: Record<string, unknown>,
+  options: { key?: string; idempotencyKey?: string | null } = {},
+): Promise<ApiResponse> {
+  const headers: Record<string, string> =
+    options.idempotencyKey === null ? {} : { 'idempotency-key': options.idempotencyKey ?? randomUUID() };
   return api.post('/transactions', { key: options.key ?? tenant.merchant_secret_key, headers, body });
 }
 
 export const cardCharge = (tokenId: string, extra: Record<string, unknown> = {}) => ({
-  payment_method: 'credit_card', charge_type: 'payment', country: 'US', amount: 1500, currency: 'USD', card_ciphertext_id: tokenId, ...extra,
+  payment_method: 'credit_card',
+  charge_type: 'payment',
+  country: 'US',
+  amount: 1500,
+  currency: 'USD',
+  card_ciphertext_id: tokenId,
+  ...extra,
 });
 
 /** Polls GET /transactions/:id until `done` holds (webhooks and workflows finish asynchronously). */
-export async function waitForTransaction(tenant: Tenant, id: string, done: (tx: any) => boolean, timeoutMs = 15_000): Promise<any> {
+export async function waitForTransaction(
+  tenant: Tenant,
+  id: string,
+  done: (tx: any) => boolean,
+  timeoutMs = 15_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await api.get(`/transactions/${id}`, { key: tenant.merchant_secret_key });

@@ -39,19 +39,31 @@ export const publicHeaders = (key: string, sessionId?: string): Record<string, s
 });
 
 /** A card connector (provider_a: visa, mastercard, amex, discover, diners, jcb; USD, BRL …) through the connectors API. */
-export async function cardConnector(tenant: Tenant, slug = 'provider_a', overrides: Record<string, unknown> = {}): Promise<any> {
+export async function cardConnector(
+  tenant: Tenant,
+  slug = 'provider_a',
+  overrides: Record<string, unknown> = {},
+): Promise<any> {
   return postConnector(tenant, slug, overrides);
 }
 
-export async function openSession(tenant: Tenant, body: Record<string, unknown> = {}, key = tenant.merchant_public_key): Promise<SessionData> {
+export async function openSession(
+  tenant: Tenant,
+  body: Record<string, unknown> = {},
+  key = tenant.merchant_public_key,
+): Promise<SessionData> {
   const res = await api.post('/sessions', { headers: publicHeaders(key), body });
   expect(res.status, res.text).to.equal(201);
   return res.body;
 }
 
 /** The SDK's encryption: one compact JWE per field, bound to the session (sid) and the field name (fld). */
-export function encryptCard(session: Pick<SessionData, 'sessionId' | 'encryption'>, card: CardInput): Record<string, string> {
-  const seal = (fld: string, value: string) => encryptCompactJwe(session.encryption.jwk, value, { sid: session.sessionId, fld });
+export function encryptCard(
+  session: Pick<SessionData, 'sessionId' | 'encryption'>,
+  card: CardInput,
+): Record<string, string> {
+  const seal = (fld: string, value: string) =>
+    encryptCompactJwe(session.encryption.jwk, value, { sid: session.sessionId, fld });
   return {
     number: seal('number', card.number),
     cvc: seal('cvc', card.cvc),
@@ -71,11 +83,20 @@ export function metadataOf(card: CardInput & { brand?: string }): Record<string,
   };
 }
 
-export function tokenBody(session: SessionData, card: CardInput & { brand?: string }, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function tokenBody(
+  session: SessionData,
+  card: CardInput & { brand?: string },
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { encryptedCard: encryptCard(session, card), metadata: metadataOf(card), ...extra };
 }
 
-export function postToken(tenant: Tenant, session: SessionData, body: Record<string, unknown>, key = tenant.merchant_public_key): Promise<ApiResponse> {
+export function postToken(
+  tenant: Tenant,
+  session: SessionData,
+  body: Record<string, unknown>,
+  key = tenant.merchant_public_key,
+): Promise<ApiResponse> {
   return api.post('/tokens', { headers: publicHeaders(key, session.sessionId), body });
 }
 
@@ -99,7 +120,11 @@ export async function createCustomer(tenant: Tenant, key = tenant.merchant_secre
 export const instrumentsPath = (merchantId: string) => `/merchants/${merchantId}/payment-instruments`;
 
 /** Saves a card server-side (no provider call): connector + session + enrolment token + POST. */
-export async function saveCard(tenant: Tenant, customerId: string, card: CardInput & { brand?: string } = CARDS.visa): Promise<any> {
+export async function saveCard(
+  tenant: Tenant,
+  customerId: string,
+  card: CardInput & { brand?: string } = CARDS.visa,
+): Promise<any> {
   const session = await openSession(tenant);
   const token = await mintToken(tenant, session, card);
   const res = await api.post(instrumentsPath(tenant.merchant_id), {

@@ -45,10 +45,19 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
-      const received: Received = { path: req.url ?? '/', method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const received: Received = {
+        path: req.url ?? '/',
+        method: req.method ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       requests.push(received);
       const count = requests.filter((r) => r.path === received.path).length;
-      const reply: Reply = await (replies.get(received.path) ?? ((): Reply => ({ status: 200, body: 'ok' })))(received, count);
+      const reply: Reply = await (replies.get(received.path) ?? ((): Reply => ({ status: 200, body: 'ok' })))(
+        received,
+        count,
+      );
       res.writeHead(reply.status, reply.headers ?? {});
       res.end(reply.body ?? '');
     });
@@ -64,7 +73,10 @@ export async function startReceiver(): Promise<Receiver> {
     async waitFor(predicate, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(requests)) {
-        if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${timeoutMs} ms (${requests.length} requests: ${requests.map((r) => r.path).join(', ')})`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `receiver: condition not met within ${timeoutMs} ms (${requests.length} requests: ${requests.map((r) => r.path).join(', ')})`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       return requests;
@@ -81,7 +93,12 @@ export async function startReceiver(): Promise<Receiver> {
  * is "<webhook-id>.<webhook-timestamp>.<body>"; webhook-signature holds space-separated "v1,<base64 HMAC-SHA256>"
  * entries of which one must match; the timestamp must be within the tolerance. Returns whether it verifies.
  */
-export function verifyStandardWebhook(secret: string, headers: http.IncomingHttpHeaders, body: string, toleranceSeconds = 300): boolean {
+export function verifyStandardWebhook(
+  secret: string,
+  headers: http.IncomingHttpHeaders,
+  body: string,
+  toleranceSeconds = 300,
+): boolean {
   const id = headers['webhook-id'];
   const timestamp = headers['webhook-timestamp'];
   const signatureHeader = headers['webhook-signature'];
@@ -99,7 +116,17 @@ export function verifyStandardWebhook(secret: string, headers: http.IncomingHttp
 
 export const configsPath = (merchantId: string) => `/merchants/${merchantId}/webhook-configs`;
 
-export const CONFIG_KEYS = ['id', 'merchant_id', 'url', 'description', 'event_filter', 'is_active', 'created_at', 'updated_at', 'last_triggered_at'];
+export const CONFIG_KEYS = [
+  'id',
+  'merchant_id',
+  'url',
+  'description',
+  'event_filter',
+  'is_active',
+  'created_at',
+  'updated_at',
+  'last_triggered_at',
+];
 
 /** POST a configuration with the merchant key; returns the 201 body (with its secret). */
 export async function createConfig(tenant: Tenant, body: Record<string, unknown>): Promise<Record<string, any>> {
@@ -119,18 +146,31 @@ export async function recordTestEvent(
   object: Record<string, unknown> = { id: 'tx_test', status: 'authorized' },
   options: { fannedOut?: boolean } = {},
 ): Promise<EventRecord> {
-  return stack().orm.em.fork().transactional(async (em) => {
-    const event = await recordEvent(em, { organizationId: tenant.organization_id, merchantId: tenant.merchant_id, type, object });
-    if (options.fannedOut) await em.execute('update events set fanned_out_at = now() where id = ?', [event.id]);
-    return event;
-  });
+  return stack()
+    .orm.em.fork()
+    .transactional(async (em) => {
+      const event = await recordEvent(em, {
+        organizationId: tenant.organization_id,
+        merchantId: tenant.merchant_id,
+        type,
+        object,
+      });
+      if (options.fannedOut) await em.execute('update events set fanned_out_at = now() where id = ?', [event.id]);
+      return event;
+    });
 }
 
 export async function deliveryRows(where: string, params: unknown[]): Promise<Record<string, any>[]> {
-  return stack().orm.em.fork().execute(`select * from webhook_deliveries where ${where} order by created_at, attempt_number`, params);
+  return stack()
+    .orm.em.fork()
+    .execute(`select * from webhook_deliveries where ${where} order by created_at, attempt_number`, params);
 }
 
-export async function waitUntil<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+export async function waitUntil<T>(
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

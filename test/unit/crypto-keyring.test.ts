@@ -42,7 +42,8 @@ describe('api/lib/crypto rewrapSecret', () => {
     expect(after[1]).to.equal(masterKeyId(newKey));
     expect(after[2]).to.not.equal(before[2]);
     expect(after.slice(3)).to.deep.equal(before.slice(3));
-    for (const index of [3, 4, 5]) expect(Buffer.from(after[index], 'base64url').equals(Buffer.from(before[index], 'base64url'))).to.equal(true);
+    for (const index of [3, 4, 5])
+      expect(Buffer.from(after[index], 'base64url').equals(Buffer.from(before[index], 'base64url'))).to.equal(true);
   });
 
   it('the re-wrapped value opens under the new key alone, and no longer under the old key alone', () => {
@@ -63,36 +64,54 @@ describe('api/lib/crypto rewrapSecret', () => {
 });
 
 describe('api/config encryption keys, vault keys and PUBLIC_BASE_URL', () => {
-  const base = { DATABASE_URL: 'postgres://x', TEMPORAL_ADDRESS: 'localhost:7233', ENCRYPTION_KEY: newKey.toString('base64') };
+  const base = {
+    DATABASE_URL: 'postgres://x',
+    TEMPORAL_ADDRESS: 'localhost:7233',
+    ENCRYPTION_KEY: newKey.toString('base64'),
+  };
 
   it('reads ENCRYPTION_KEYS_PREVIOUS as comma-separated base64 keys; encryptionKey stays the current key', () => {
     const other = randomBytes(32);
-    const config = loadConfig({ ...base, ENCRYPTION_KEYS_PREVIOUS: ` ${oldKey.toString('base64')}, ${other.toString('base64')},` });
+    const config = loadConfig({
+      ...base,
+      ENCRYPTION_KEYS_PREVIOUS: ` ${oldKey.toString('base64')}, ${other.toString('base64')},`,
+    });
     expect(config.encryptionKey.equals(newKey)).to.equal(true);
     expect(config.encryptionKeys.current.equals(newKey)).to.equal(true);
-    expect(config.encryptionKeys.previous.map((key) => key.toString('hex'))).to.deep.equal([oldKey.toString('hex'), other.toString('hex')]);
+    expect(config.encryptionKeys.previous.map((key) => key.toString('hex'))).to.deep.equal([
+      oldKey.toString('hex'),
+      other.toString('hex'),
+    ]);
     expect(loadKeyring(base).previous).to.deep.equal([]);
   });
 
   it('refuses a previous key that is not 32 base64 bytes', () => {
-    expect(() => loadKeyring({ ...base, ENCRYPTION_KEYS_PREVIOUS: randomBytes(16).toString('base64') })).to.throw(ConfigError);
+    expect(() => loadKeyring({ ...base, ENCRYPTION_KEYS_PREVIOUS: randomBytes(16).toString('base64') })).to.throw(
+      ConfigError,
+    );
   });
 
   it('PUBLIC_BASE_URL defaults to http://localhost:3000, drops a trailing slash and must be http(s)', () => {
     expect(loadConfig(base).publicBaseUrl).to.equal('http://localhost:3000');
-    expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://pay.example.com/edge/' }).publicBaseUrl).to.equal('https://pay.example.com/edge');
+    expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://pay.example.com/edge/' }).publicBaseUrl).to.equal(
+      'https://pay.example.com/edge',
+    );
     expect(() => loadConfig({ ...base, PUBLIC_BASE_URL: 'ftp://example.com' })).to.throw(ConfigError);
     expect(() => loadConfig({ ...base, PUBLIC_BASE_URL: 'not a url' })).to.throw(ConfigError);
   });
 
   it('production refuses to start without VAULT_PRIVATE_KEY and CARD_FINGERPRINT_KEY (derived ones would change at key rotation)', () => {
-    const vaultKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64');
+    const vaultKey = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .privateKey.export({ type: 'pkcs8', format: 'der' })
+      .toString('base64');
     const fingerprintKey = randomBytes(32).toString('base64');
     const production = { ...base, APP_ENV: 'production' };
     expect(() => loadConfig(production)).to.throw(ConfigError, /VAULT_PRIVATE_KEY and CARD_FINGERPRINT_KEY/);
     expect(() => loadConfig({ ...production, VAULT_PRIVATE_KEY: vaultKey })).to.throw(ConfigError);
     expect(() => loadConfig({ ...production, CARD_FINGERPRINT_KEY: fingerprintKey })).to.throw(ConfigError);
-    expect(loadConfig({ ...production, VAULT_PRIVATE_KEY: vaultKey, CARD_FINGERPRINT_KEY: fingerprintKey }).env).to.equal('production');
+    expect(
+      loadConfig({ ...production, VAULT_PRIVATE_KEY: vaultKey, CARD_FINGERPRINT_KEY: fingerprintKey }).env,
+    ).to.equal('production');
     // Outside production the derived keys remain the zero-setup default.
     expect(loadConfig(base).vault.publicJwk.crv).to.equal('P-256');
   });

@@ -74,7 +74,9 @@ describe('api/lib/crypto envelope encryption', () => {
 
 describe('api/lib/crypto hashing', () => {
   it('hashSecret is a deterministic SHA-256 hex digest that differs per secret', () => {
-    expect(hashSecret('sk_live_a')).to.match(/^[0-9a-f]{64}$/).and.equal(hashSecret('sk_live_a'));
+    expect(hashSecret('sk_live_a'))
+      .to.match(/^[0-9a-f]{64}$/)
+      .and.equal(hashSecret('sk_live_a'));
     expect(hashSecret('sk_live_a')).to.not.equal(hashSecret('sk_live_b'));
   });
 

@@ -8,13 +8,17 @@ const fingerprint = (body: unknown, method = 'post', route = '/customers', param
 
 describe('api/http/idempotency requestFingerprint', () => {
   it('is a SHA-256 hex digest, stable for the same request', () => {
-    expect(fingerprint(BODY)).to.match(/^[0-9a-f]{64}$/).and.equal(fingerprint(structuredClone(BODY)));
+    expect(fingerprint(BODY))
+      .to.match(/^[0-9a-f]{64}$/)
+      .and.equal(fingerprint(structuredClone(BODY)));
   });
 
   it('ignores the order of object keys, at every depth', () => {
     const reordered = { tags: ['a', 'b'], billing_address: { country: 'BR', city: 'X' }, name: 'Ada', email: 'a@b.co' };
     expect(fingerprint(reordered)).to.equal(fingerprint(BODY));
-    expect(requestFingerprint('post', '/x', { b: 1, a: 2 }, {})).to.equal(requestFingerprint('post', '/x', { a: 2, b: 1 }, {}));
+    expect(requestFingerprint('post', '/x', { b: 1, a: 2 }, {})).to.equal(
+      requestFingerprint('post', '/x', { a: 2, b: 1 }, {}),
+    );
   });
 
   it('treats a key set to undefined like an absent key', () => {

@@ -10,7 +10,14 @@ describe('api/http/pagination', () => {
   });
 
   it('the first of several pages has a next page and no previous one', () => {
-    expect(pagination({ page: 1, limit: 2 }, 3)).to.deep.equal({ page: 1, limit: 2, total: 3, total_pages: 2, has_next: true, has_prev: false });
+    expect(pagination({ page: 1, limit: 2 }, 3)).to.deep.equal({
+      page: 1,
+      limit: 2,
+      total: 3,
+      total_pages: 2,
+      has_next: true,
+      has_prev: false,
+    });
   });
 
   it('a middle page has both neighbours', () => {
@@ -18,7 +25,14 @@ describe('api/http/pagination', () => {
   });
 
   it('the last page has a previous page and no next one', () => {
-    expect(pagination({ page: 2, limit: 2 }, 3)).to.deep.equal({ page: 2, limit: 2, total: 3, total_pages: 2, has_next: false, has_prev: true });
+    expect(pagination({ page: 2, limit: 2 }, 3)).to.deep.equal({
+      page: 2,
+      limit: 2,
+      total: 3,
+      total_pages: 2,
+      has_next: false,
+      has_prev: true,
+    });
     expect(pagination({ page: 2, limit: 2 }, 4)).to.include({ total_pages: 2, has_next: false, has_prev: true });
   });
 
@@ -27,7 +41,14 @@ describe('api/http/pagination', () => {
   });
 
   it('total 0 gives total_pages 0 and no neighbours', () => {
-    expect(pagination({ page: 1, limit: 20 }, 0)).to.deep.equal({ page: 1, limit: 20, total: 0, total_pages: 0, has_next: false, has_prev: false });
+    expect(pagination({ page: 1, limit: 20 }, 0)).to.deep.equal({
+      page: 1,
+      limit: 20,
+      total: 0,
+      total_pages: 0,
+      has_next: false,
+      has_prev: false,
+    });
   });
 
   it('a page past the end has no next page but a previous one', () => {

@@ -2,10 +2,20 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  addBillingPeriods, addMonthsClamped, firstCycleCharge, nextBillingDate, type FirstCycleInput,
+  addBillingPeriods,
+  addMonthsClamped,
+  firstCycleCharge,
+  nextBillingDate,
+  type FirstCycleInput,
 } from '../../workflows/lib/pricing';
 
-const base: FirstCycleInput = { freeTrial: false, trialDays: null, setupCharge: false, amount: 5000, firstChargeAmount: null };
+const base: FirstCycleInput = {
+  freeTrial: false,
+  trialDays: null,
+  setupCharge: false,
+  amount: 5000,
+  firstChargeAmount: null,
+};
 const charge = (overrides: Partial<FirstCycleInput>) => firstCycleCharge({ ...base, ...overrides });
 const trial = { freeTrial: true, trialDays: 14 };
 const utc = (iso: string) => new Date(iso);
@@ -15,35 +25,64 @@ describe('workflows/lib/pricing firstCycleCharge (Document 2 first-charge rules)
   it('no trial, no setup charge: the standard amount, active, and first_charge_amount is ignored', () => {
     for (const firstChargeAmount of [null, 0, 100, 9000]) {
       expect(charge({ firstChargeAmount })).to.deep.equal({
-        kind: 'standard', chargeNow: 5000, cardValidation: false, trialDays: 0, initialStatus: 'active', recurringAmount: 5000,
+        kind: 'standard',
+        chargeNow: 5000,
+        cardValidation: false,
+        trialDays: 0,
+        initialStatus: 'active',
+        recurringAmount: 5000,
       });
     }
   });
 
   it('no trial, setup charge with a null first_charge_amount: the standard amount', () => {
-    expect(charge({ setupCharge: true, firstChargeAmount: null })).to.include({ kind: 'standard', chargeNow: 5000, initialStatus: 'active' });
+    expect(charge({ setupCharge: true, firstChargeAmount: null })).to.include({
+      kind: 'standard',
+      chargeNow: 5000,
+      initialStatus: 'active',
+    });
   });
 
   it('no trial, setup charge: first_charge_amount prices the first cycle, later cycles cost amount', () => {
     expect(charge({ setupCharge: true, firstChargeAmount: 1990 })).to.deep.equal({
-      kind: 'setup_price', chargeNow: 1990, cardValidation: false, trialDays: 0, initialStatus: 'active', recurringAmount: 5000,
+      kind: 'setup_price',
+      chargeNow: 1990,
+      cardValidation: false,
+      trialDays: 0,
+      initialStatus: 'active',
+      recurringAmount: 5000,
     });
   });
 
   it('no trial, setup charge with first_charge_amount above amount: charged as is, active', () => {
-    expect(charge({ setupCharge: true, firstChargeAmount: 12000 })).to.include({ kind: 'setup_price', chargeNow: 12000, initialStatus: 'active', trialDays: 0 });
+    expect(charge({ setupCharge: true, firstChargeAmount: 12000 })).to.include({
+      kind: 'setup_price',
+      chargeNow: 12000,
+      initialStatus: 'active',
+      trialDays: 0,
+    });
   });
 
   it('no trial, setup charge with first_charge_amount 0: a card-validation-only first charge, not a trial', () => {
     expect(charge({ setupCharge: true, firstChargeAmount: 0 })).to.deep.equal({
-      kind: 'setup_price', chargeNow: 0, cardValidation: true, trialDays: 0, initialStatus: 'active', recurringAmount: 5000,
+      kind: 'setup_price',
+      chargeNow: 0,
+      cardValidation: true,
+      trialDays: 0,
+      initialStatus: 'active',
+      recurringAmount: 5000,
     });
   });
 
   it('free trial without setup charge: bills 0 with a zero-amount validation, whatever first_charge_amount says', () => {
     for (const firstChargeAmount of [null, 0, 1000, 5000, 9000]) {
       expect(charge({ ...trial, firstChargeAmount }), String(firstChargeAmount)).to.deep.equal({
-        kind: 'trial_validation', chargeNow: 0, cardValidation: true, trialDays: 14, initialStatus: 'trialing', recurringAmount: 5000,
+        kind: 'trial_validation',
+        chargeNow: 0,
+        cardValidation: true,
+        trialDays: 14,
+        initialStatus: 'trialing',
+        recurringAmount: 5000,
       });
     }
   });
@@ -51,25 +90,45 @@ describe('workflows/lib/pricing firstCycleCharge (Document 2 first-charge rules)
   it('free trial with setup charge and a null or 0 first_charge_amount: bills 0 with a zero-amount validation', () => {
     for (const firstChargeAmount of [null, 0]) {
       expect(charge({ ...trial, setupCharge: true, firstChargeAmount })).to.deep.equal({
-        kind: 'trial_validation', chargeNow: 0, cardValidation: true, trialDays: 14, initialStatus: 'trialing', recurringAmount: 5000,
+        kind: 'trial_validation',
+        chargeNow: 0,
+        cardValidation: true,
+        trialDays: 14,
+        initialStatus: 'trialing',
+        recurringAmount: 5000,
       });
     }
   });
 
   it('free trial with setup charge and 0 < first_charge_amount < amount: the joining fee up front, the trial covers the first cycle', () => {
     expect(charge({ ...trial, setupCharge: true, firstChargeAmount: 990 })).to.deep.equal({
-      kind: 'trial_with_joining_fee', chargeNow: 990, cardValidation: false, trialDays: 14, initialStatus: 'trialing', recurringAmount: 5000,
+      kind: 'trial_with_joining_fee',
+      chargeNow: 990,
+      cardValidation: false,
+      trialDays: 14,
+      initialStatus: 'trialing',
+      recurringAmount: 5000,
     });
   });
 
   it('free trial with setup charge and first_charge_amount equal to amount: not a trial, the first cycle is prepaid and active', () => {
     expect(charge({ ...trial, setupCharge: true, firstChargeAmount: 5000 })).to.deep.equal({
-      kind: 'prepaid_first_cycle', chargeNow: 5000, cardValidation: false, trialDays: 0, initialStatus: 'active', recurringAmount: 5000,
+      kind: 'prepaid_first_cycle',
+      chargeNow: 5000,
+      cardValidation: false,
+      trialDays: 0,
+      initialStatus: 'active',
+      recurringAmount: 5000,
     });
   });
 
   it('free trial with setup charge and first_charge_amount above amount: prepaid first cycle, active', () => {
-    expect(charge({ ...trial, setupCharge: true, firstChargeAmount: 5001 })).to.include({ kind: 'prepaid_first_cycle', chargeNow: 5001, trialDays: 0, initialStatus: 'active' });
+    expect(charge({ ...trial, setupCharge: true, firstChargeAmount: 5001 })).to.include({
+      kind: 'prepaid_first_cycle',
+      chargeNow: 5001,
+      trialDays: 0,
+      initialStatus: 'active',
+    });
   });
 
   it('the joining-fee boundary: amount - 1 is a trial, amount is prepaid', () => {
@@ -79,15 +138,26 @@ describe('workflows/lib/pricing firstCycleCharge (Document 2 first-charge rules)
 
   describe('edge cases', () => {
     it('a free offer (amount 0) without a trial charges nothing and validates the card', () => {
-      expect(charge({ amount: 0 })).to.include({ kind: 'standard', chargeNow: 0, cardValidation: true, initialStatus: 'active' });
+      expect(charge({ amount: 0 })).to.include({
+        kind: 'standard',
+        chargeNow: 0,
+        cardValidation: true,
+        initialStatus: 'active',
+      });
     });
 
     it('a free offer (amount 0) with a trial and first_charge_amount 0 is still a trial (the fee must be above 0)', () => {
-      expect(charge({ ...trial, amount: 0, setupCharge: true, firstChargeAmount: 0 })).to.include({ kind: 'trial_validation', initialStatus: 'trialing' });
+      expect(charge({ ...trial, amount: 0, setupCharge: true, firstChargeAmount: 0 })).to.include({
+        kind: 'trial_validation',
+        initialStatus: 'trialing',
+      });
     });
 
     it('a free offer (amount 0) with a trial and a positive first_charge_amount is a prepaid first cycle', () => {
-      expect(charge({ ...trial, amount: 0, setupCharge: true, firstChargeAmount: 100 })).to.include({ kind: 'prepaid_first_cycle', chargeNow: 100 });
+      expect(charge({ ...trial, amount: 0, setupCharge: true, firstChargeAmount: 100 })).to.include({
+        kind: 'prepaid_first_cycle',
+        chargeNow: 100,
+      });
     });
 
     it('a one-day trial is honoured', () => {
@@ -129,12 +199,18 @@ describe('workflows/lib/pricing billing calendar', () => {
   });
 
   it('monthly in a leap year: Jan 31 + 1 month = Feb 29', () => {
-    expect(iso(nextBillingDate(utc('2028-01-31T00:00:00.000Z'), 'monthly', null, 0))).to.equal('2028-02-29T00:00:00.000Z');
+    expect(iso(nextBillingDate(utc('2028-01-31T00:00:00.000Z'), 'monthly', null, 0))).to.equal(
+      '2028-02-29T00:00:00.000Z',
+    );
   });
 
   it('monthly crosses the year end', () => {
-    expect(iso(nextBillingDate(utc('2026-12-15T08:00:00.000Z'), 'monthly', null, 0))).to.equal('2027-01-15T08:00:00.000Z');
-    expect(iso(nextBillingDate(utc('2026-11-30T08:00:00.000Z'), 'monthly', null, 2))).to.equal('2027-02-28T08:00:00.000Z');
+    expect(iso(nextBillingDate(utc('2026-12-15T08:00:00.000Z'), 'monthly', null, 0))).to.equal(
+      '2027-01-15T08:00:00.000Z',
+    );
+    expect(iso(nextBillingDate(utc('2026-11-30T08:00:00.000Z'), 'monthly', null, 2))).to.equal(
+      '2027-02-28T08:00:00.000Z',
+    );
   });
 
   it('quarterly adds three months with clamping', () => {
@@ -156,7 +232,9 @@ describe('workflows/lib/pricing billing calendar', () => {
   });
 
   it('keeps the time of day, including milliseconds', () => {
-    expect(iso(nextBillingDate(utc('2026-05-31T23:59:59.999Z'), 'monthly', null, 0))).to.equal('2026-06-30T23:59:59.999Z');
+    expect(iso(nextBillingDate(utc('2026-05-31T23:59:59.999Z'), 'monthly', null, 0))).to.equal(
+      '2026-06-30T23:59:59.999Z',
+    );
   });
 
   it('none has no next billing date (no renewal)', () => {
@@ -168,7 +246,9 @@ describe('workflows/lib/pricing billing calendar', () => {
     const anchor = utc('2027-01-31T10:00:00.000Z');
     expect(iso(addBillingPeriods(anchor, 'monthly', null, 0))).to.equal(anchor.toISOString());
     for (let n = 0; n < 24; n += 1) {
-      expect(iso(nextBillingDate(anchor, 'monthly', null, n))).to.equal(iso(addBillingPeriods(anchor, 'monthly', null, n + 1)));
+      expect(iso(nextBillingDate(anchor, 'monthly', null, n))).to.equal(
+        iso(addBillingPeriods(anchor, 'monthly', null, n + 1)),
+      );
     }
   });
 

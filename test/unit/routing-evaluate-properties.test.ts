@@ -4,8 +4,16 @@
  */
 import { expect } from 'chai';
 import {
-  conditionHolds, evaluate, ineligibility, walk,
-  type ActionNode, type ChargeAttributes, type ChargePaymentMethod, type ConnectorState, type ProgramNode, type RoutingProgram,
+  conditionHolds,
+  evaluate,
+  ineligibility,
+  walk,
+  type ActionNode,
+  type ChargeAttributes,
+  type ChargePaymentMethod,
+  type ConnectorState,
+  type ProgramNode,
+  type RoutingProgram,
 } from '../../activities/routing/evaluate';
 import { pick, seeded } from '../helpers/seeded';
 import { act, cond } from '../helpers/routing-program';
@@ -31,8 +39,11 @@ function generate(seed: number): Case {
   for (const id of connectorIds) {
     if (chance(0.1)) continue; // a connector deleted since: unknown to the map
     connectors.set(id, {
-      isActive: chance(0.8), providerSlug: 'provider_x', cardBrands: subset(BRANDS),
-      paymentMethods: subset(['card', 'pix', 'boleto', 'wallet']), currencies: subset(CURRENCIES),
+      isActive: chance(0.8),
+      providerSlug: 'provider_x',
+      cardBrands: subset(BRANDS),
+      paymentMethods: subset(['card', 'pix', 'boleto', 'wallet']),
+      currencies: subset(CURRENCIES),
     });
   }
   let counter = 0;
@@ -40,26 +51,59 @@ function generate(seed: number): Case {
     const id = `rn_${counter++}`;
     const active = chance(0.9);
     switch (int(0, 6)) {
-      case 0: return cond(id, 'currency', one(['eq', 'neq'] as const), one(CURRENCIES), then, otherwise, active);
-      case 1: return cond(id, 'amount', one(['gt', 'gte', 'lt', 'lte', 'eq'] as const), int(0, 20_000), then, otherwise, active);
-      case 2: return cond(id, 'card_brand', one(['in', 'not_in'] as const), subset(BRANDS).concat('visa'), then, otherwise, active);
-      case 3: return cond(id, 'bin_country', one(['eq', 'regex'] as const), one(COUNTRIES), then, otherwise, active);
-      case 4: return cond(id, 'is_recurring', one(['eq', 'neq'] as const), chance(0.5), then, otherwise, active);
-      case 5: return cond(id, 'installments', one(['gte', 'lt'] as const), int(1, 12), then, otherwise, active);
-      default: return cond(id, 'math/random', one(['lt', 'gte'] as const), random(), then, otherwise, active);
+      case 0:
+        return cond(id, 'currency', one(['eq', 'neq'] as const), one(CURRENCIES), then, otherwise, active);
+      case 1:
+        return cond(
+          id,
+          'amount',
+          one(['gt', 'gte', 'lt', 'lte', 'eq'] as const),
+          int(0, 20_000),
+          then,
+          otherwise,
+          active,
+        );
+      case 2:
+        return cond(
+          id,
+          'card_brand',
+          one(['in', 'not_in'] as const),
+          subset(BRANDS).concat('visa'),
+          then,
+          otherwise,
+          active,
+        );
+      case 3:
+        return cond(id, 'bin_country', one(['eq', 'regex'] as const), one(COUNTRIES), then, otherwise, active);
+      case 4:
+        return cond(id, 'is_recurring', one(['eq', 'neq'] as const), chance(0.5), then, otherwise, active);
+      case 5:
+        return cond(id, 'installments', one(['gte', 'lt'] as const), int(1, 12), then, otherwise, active);
+      default:
+        return cond(id, 'math/random', one(['lt', 'gte'] as const), random(), then, otherwise, active);
     }
   };
   const nodes = (depth: number): ProgramNode[] =>
     Array.from({ length: int(0, depth === 0 ? 4 : 3) }, (): ProgramNode =>
       depth < 3 && chance(0.45)
         ? condition(nodes(depth + 1), nodes(depth + 1))
-        : act(`rn_${counter++}`, one(connectorIds), { isActive: chance(0.85), require3ds: one(['never', 'if_supported', 'always'] as const) }));
+        : act(`rn_${counter++}`, one(connectorIds), {
+            isActive: chance(0.85),
+            require3ds: one(['never', 'if_supported', 'always'] as const),
+          }),
+    );
   return {
     program: { nodes: nodes(0), defaultConnectorId: one(connectorIds) },
     connectors,
     charge: {
-      paymentMethod: one(METHODS), currency: one(CURRENCIES), amount: int(0, 20_000), cardBrand: chance(0.8) ? one(BRANDS) : null,
-      binCountry: chance(0.8) ? one(COUNTRIES) : null, isRecurring: chance(0.3), installments: int(1, 12), randomDraw: random(),
+      paymentMethod: one(METHODS),
+      currency: one(CURRENCIES),
+      amount: int(0, 20_000),
+      cardBrand: chance(0.8) ? one(BRANDS) : null,
+      binCountry: chance(0.8) ? one(COUNTRIES) : null,
+      isRecurring: chance(0.3),
+      installments: int(1, 12),
+      randomDraw: random(),
     },
   };
 }
@@ -140,7 +184,9 @@ describe('evaluate (properties over seeded random cases)', () => {
       const expected = new Set(reachable.map((node) => node.connectorId).filter(eligible));
       if (eligible(program.defaultConnectorId)) expected.add(program.defaultConnectorId);
       expect(new Set(plan.attempts.map((attempt) => attempt.connectorId))).to.deep.equal(expected);
-      const fallbackNodes = plan.attempts.filter((attempt) => attempt.reason === 'fallback').map((attempt) => attempt.nodeId);
+      const fallbackNodes = plan.attempts
+        .filter((attempt) => attempt.reason === 'fallback')
+        .map((attempt) => attempt.nodeId);
       const order = reachable.map((node) => node.id).filter((id) => fallbackNodes.includes(id));
       expect(fallbackNodes).to.deep.equal(order);
     });
@@ -179,13 +225,31 @@ describe('evaluate (properties over seeded random cases)', () => {
 
   it('routes about 30% of 10,000 draws through a math/random lt 0.3 split (within ±2%)', () => {
     const random = seeded(42);
-    const program = { nodes: [cond('split', 'math/random', 'lt', 0.3, [act('a', 'A')], [act('b', 'B')])], defaultConnectorId: 'A' };
-    const state: ConnectorState = { isActive: true, providerSlug: 'provider_a', cardBrands: ['visa'], paymentMethods: ['card'], currencies: ['BRL'] };
-    const connectors = new Map([['A', state], ['B', state]]);
+    const program = {
+      nodes: [cond('split', 'math/random', 'lt', 0.3, [act('a', 'A')], [act('b', 'B')])],
+      defaultConnectorId: 'A',
+    };
+    const state: ConnectorState = {
+      isActive: true,
+      providerSlug: 'provider_a',
+      cardBrands: ['visa'],
+      paymentMethods: ['card'],
+      currencies: ['BRL'],
+    };
+    const connectors = new Map([
+      ['A', state],
+      ['B', state],
+    ]);
     let toA = 0;
     for (let i = 0; i < 10_000; i += 1) {
       const plan = evaluate(program, connectors, {
-        paymentMethod: 'credit_card', currency: 'BRL', amount: 100, cardBrand: 'visa', isRecurring: false, installments: 1, randomDraw: random(),
+        paymentMethod: 'credit_card',
+        currency: 'BRL',
+        amount: 100,
+        cardBrand: 'visa',
+        isRecurring: false,
+        installments: 1,
+        randomDraw: random(),
       });
       if (plan.attempts[0].connectorId === 'A') toA += 1;
       expect(plan.attempts.map((attempt) => attempt.connectorId)).to.have.members(['A', 'B']);

@@ -1,20 +1,41 @@
 /** The routing engine (activities/routing/evaluate.ts): conditions, matching, fallback chain, eligibility. */
 import { expect } from 'chai';
 import {
-  conditionHolds, evaluate, ineligibility,
-  type ChargeAttributes, type ConditionField, type ConditionOperator, type ConnectorState,
+  conditionHolds,
+  evaluate,
+  ineligibility,
+  type ChargeAttributes,
+  type ConditionField,
+  type ConditionOperator,
+  type ConnectorState,
 } from '../../activities/routing/evaluate';
 import { act, cond } from '../helpers/routing-program';
 
 const CARD_CONNECTOR: ConnectorState = {
-  isActive: true, providerSlug: 'provider_a', cardBrands: ['visa', 'mastercard', 'amex'], paymentMethods: ['card', 'wallet'], currencies: ['USD', 'BRL', 'EUR'],
+  isActive: true,
+  providerSlug: 'provider_a',
+  cardBrands: ['visa', 'mastercard', 'amex'],
+  paymentMethods: ['card', 'wallet'],
+  currencies: ['USD', 'BRL', 'EUR'],
 };
 const connector = (overrides: Partial<ConnectorState> = {}): ConnectorState => ({ ...CARD_CONNECTOR, ...overrides });
 const charge = (overrides: Partial<ChargeAttributes> = {}): ChargeAttributes => ({
-  paymentMethod: 'credit_card', currency: 'BRL', amount: 10_000, cardBrand: 'visa', binCountry: 'BR', isRecurring: false, installments: 1, randomDraw: 0.5, ...overrides,
+  paymentMethod: 'credit_card',
+  currency: 'BRL',
+  amount: 10_000,
+  cardBrand: 'visa',
+  binCountry: 'BR',
+  isRecurring: false,
+  installments: 1,
+  randomDraw: 0.5,
+  ...overrides,
 });
-const holds = (field: ConditionField, operator: ConditionOperator, value: unknown, overrides: Partial<ChargeAttributes> = {}) =>
-  conditionHolds({ field, operator, value }, charge(overrides));
+const holds = (
+  field: ConditionField,
+  operator: ConditionOperator,
+  value: unknown,
+  overrides: Partial<ChargeAttributes> = {},
+) => conditionHolds({ field, operator, value }, charge(overrides));
 
 describe('conditionHolds', () => {
   const cases: Array<[string, ConditionField, ConditionOperator, unknown, Partial<ChargeAttributes>, boolean]> = [
@@ -87,11 +108,15 @@ describe('ineligibility', () => {
   });
   it('maps credit_card and debit_card to the provider method card', () => {
     expect(ineligibility(connector(), charge({ paymentMethod: 'debit_card' }))).to.equal(null);
-    expect(ineligibility(connector({ paymentMethods: ['pix'] }), charge({ paymentMethod: 'debit_card' }))).to.equal('unsupported_payment_method');
+    expect(ineligibility(connector({ paymentMethods: ['pix'] }), charge({ paymentMethod: 'debit_card' }))).to.equal(
+      'unsupported_payment_method',
+    );
   });
   it('does not filter on brand when the brand is unknown or the method is not a card', () => {
     expect(ineligibility(connector(), charge({ cardBrand: null }))).to.equal(null);
-    expect(ineligibility(connector({ paymentMethods: ['pix'] }), charge({ paymentMethod: 'pix', cardBrand: 'elo' }))).to.equal(null);
+    expect(
+      ineligibility(connector({ paymentMethods: ['pix'] }), charge({ paymentMethod: 'pix', cardBrand: 'elo' })),
+    ).to.equal(null);
   });
   it('compares brand and currency case-insensitively', () => {
     expect(ineligibility(connector(), charge({ cardBrand: 'Visa', currency: 'usd' }))).to.equal(null);
@@ -99,17 +124,27 @@ describe('ineligibility', () => {
 });
 
 describe('evaluate', () => {
-  const states = (...entries: Array<[string, Partial<ConnectorState>?]>) => new Map(entries.map(([id, overrides]) => [id, connector(overrides)]));
+  const states = (...entries: Array<[string, Partial<ConnectorState>?]>) =>
+    new Map(entries.map(([id, overrides]) => [id, connector(overrides)]));
   const all = states(['A'], ['B'], ['C'], ['D'], ['DEF']);
-  const ids = (plan: ReturnType<typeof evaluate>) => plan.attempts.map((attempt) => `${attempt.connectorId}:${attempt.reason}`);
+  const ids = (plan: ReturnType<typeof evaluate>) =>
+    plan.attempts.map((attempt) => `${attempt.connectorId}:${attempt.reason}`);
 
   it('routes to the default connector when the tree is empty', () => {
     const plan = evaluate({ nodes: [], defaultConnectorId: 'DEF' }, all, charge());
-    expect(plan).to.deep.equal({ attempts: [{ connectorId: 'DEF', nodeId: null, require3ds: 'never', reason: 'default' }], matchedNodeId: null, skipped: [] });
+    expect(plan).to.deep.equal({
+      attempts: [{ connectorId: 'DEF', nodeId: null, require3ds: 'never', reason: 'default' }],
+      matchedNodeId: null,
+      skipped: [],
+    });
   });
 
   it('puts the matched action first, carrying its node id and require_3ds, then the default', () => {
-    const plan = evaluate({ nodes: [act('n1', 'A', { require3ds: 'always' })], defaultConnectorId: 'DEF' }, all, charge());
+    const plan = evaluate(
+      { nodes: [act('n1', 'A', { require3ds: 'always' })], defaultConnectorId: 'DEF' },
+      all,
+      charge(),
+    );
     expect(plan.attempts).to.deep.equal([
       { connectorId: 'A', nodeId: 'n1', require3ds: 'always', reason: 'matched' },
       { connectorId: 'DEF', nodeId: null, require3ds: 'never', reason: 'default' },
@@ -119,15 +154,28 @@ describe('evaluate', () => {
 
   it('follows the then-branch when the condition holds and the else-branch when not', () => {
     const tree = [cond('c', 'currency', 'eq', 'BRL', [act('t', 'A')], [act('e', 'B')])];
-    expect(ids(evaluate({ nodes: tree, defaultConnectorId: 'DEF' }, all, charge()))).to.deep.equal(['A:matched', 'B:fallback', 'DEF:default']);
-    expect(ids(evaluate({ nodes: tree, defaultConnectorId: 'DEF' }, all, charge({ currency: 'USD' })))).to.deep.equal(['B:matched', 'A:fallback', 'DEF:default']);
+    expect(ids(evaluate({ nodes: tree, defaultConnectorId: 'DEF' }, all, charge()))).to.deep.equal([
+      'A:matched',
+      'B:fallback',
+      'DEF:default',
+    ]);
+    expect(ids(evaluate({ nodes: tree, defaultConnectorId: 'DEF' }, all, charge({ currency: 'USD' })))).to.deep.equal([
+      'B:matched',
+      'A:fallback',
+      'DEF:default',
+    ]);
   });
 
   it('walks nested conditions to the first action reached', () => {
     const tree = [
-      cond('c1', 'currency', 'eq', 'BRL', [
-        cond('c2', 'amount', 'gte', 50_000, [act('big', 'A')], [act('small', 'B')]),
-      ], [act('foreign', 'C')]),
+      cond(
+        'c1',
+        'currency',
+        'eq',
+        'BRL',
+        [cond('c2', 'amount', 'gte', 50_000, [act('big', 'A')], [act('small', 'B')])],
+        [act('foreign', 'C')],
+      ),
     ];
     const plan = evaluate({ nodes: tree, defaultConnectorId: 'DEF' }, all, charge({ amount: 100 }));
     expect(plan.matchedNodeId).to.equal('small');
@@ -150,18 +198,28 @@ describe('evaluate', () => {
 
   it('skips inactive action nodes for both the match and the fallback chain', () => {
     const tree = [act('off', 'A', { isActive: false }), act('on', 'B')];
-    expect(ids(evaluate({ nodes: tree, defaultConnectorId: 'DEF' }, all, charge()))).to.deep.equal(['B:matched', 'DEF:default']);
+    expect(ids(evaluate({ nodes: tree, defaultConnectorId: 'DEF' }, all, charge()))).to.deep.equal([
+      'B:matched',
+      'DEF:default',
+    ]);
   });
 
   it('skips an inactive condition node together with its whole subtree', () => {
     const tree = [cond('off', 'currency', 'eq', 'BRL', [act('t', 'A')], [act('e', 'B')], false), act('on', 'C')];
-    expect(ids(evaluate({ nodes: tree, defaultConnectorId: 'DEF' }, all, charge()))).to.deep.equal(['C:matched', 'DEF:default']);
+    expect(ids(evaluate({ nodes: tree, defaultConnectorId: 'DEF' }, all, charge()))).to.deep.equal([
+      'C:matched',
+      'DEF:default',
+    ]);
   });
 
   it('never lists a connector twice: the first mention wins, the default is not repeated', () => {
     const tree = [act('n1', 'A'), act('n2', 'A'), act('n3', 'DEF'), act('n4', 'B')];
     const plan = evaluate({ nodes: tree, defaultConnectorId: 'DEF' }, all, charge());
-    expect(plan.attempts.map((attempt) => [attempt.connectorId, attempt.nodeId])).to.deep.equal([['A', 'n1'], ['DEF', 'n3'], ['B', 'n4']]);
+    expect(plan.attempts.map((attempt) => [attempt.connectorId, attempt.nodeId])).to.deep.equal([
+      ['A', 'n1'],
+      ['DEF', 'n3'],
+      ['B', 'n4'],
+    ]);
   });
 
   it('skips a matched connector that is inactive, keeping matched_node_id and explaining the skip', () => {
@@ -173,10 +231,24 @@ describe('evaluate', () => {
   });
 
   it('skips connectors that cannot take the card brand, payment method or currency, and unknown ones', () => {
-    const connectors = states(['A', { cardBrands: ['mastercard'] }], ['B', { currencies: ['USD'] }], ['C', { paymentMethods: ['pix'] }], ['DEF']);
-    const plan = evaluate({ nodes: [act('a', 'A'), act('b', 'B'), act('c', 'C'), act('x', 'GONE')], defaultConnectorId: 'DEF' }, connectors, charge());
+    const connectors = states(
+      ['A', { cardBrands: ['mastercard'] }],
+      ['B', { currencies: ['USD'] }],
+      ['C', { paymentMethods: ['pix'] }],
+      ['DEF'],
+    );
+    const plan = evaluate(
+      { nodes: [act('a', 'A'), act('b', 'B'), act('c', 'C'), act('x', 'GONE')], defaultConnectorId: 'DEF' },
+      connectors,
+      charge(),
+    );
     expect(ids(plan)).to.deep.equal(['DEF:default']);
-    expect(plan.skipped.map((skip) => skip.reason)).to.deep.equal(['unsupported_card_brand', 'unsupported_currency', 'unsupported_payment_method', 'unknown_connector']);
+    expect(plan.skipped.map((skip) => skip.reason)).to.deep.equal([
+      'unsupported_card_brand',
+      'unsupported_currency',
+      'unsupported_payment_method',
+      'unknown_connector',
+    ]);
   });
 
   it('leaves out an ineligible default connector, possibly giving an empty plan', () => {
@@ -191,7 +263,9 @@ describe('evaluate', () => {
     const program = { nodes: tree, defaultConnectorId: 'DEF' };
     expect(evaluate(program, all, charge({ randomDraw: 0.1 })).matchedNodeId).to.equal('a');
     expect(evaluate(program, all, charge({ randomDraw: 0.3 })).matchedNodeId).to.equal('b');
-    expect(evaluate(program, all, charge({ randomDraw: 0.7 }))).to.deep.equal(evaluate(program, all, charge({ randomDraw: 0.7 })));
+    expect(evaluate(program, all, charge({ randomDraw: 0.7 }))).to.deep.equal(
+      evaluate(program, all, charge({ randomDraw: 0.7 })),
+    );
   });
 
   it('does not mutate its inputs', () => {

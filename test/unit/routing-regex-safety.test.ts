@@ -5,9 +5,29 @@ import { seeded } from '../helpers/seeded';
 
 describe('regexProblem (routing regex guard)', () => {
   const accepted = [
-    '^visa$', '^(visa|mastercard)$', 'ma(e|s)tro', '^[A-Z]{3}$', '^B', 'R$', '\\d+', '^[a-z]+$', '(?:ab)+', '((ab)c)+',
-    '^(?:US|CA|MX)$', '[(]+', '\\(a+\\)+', 'a{2,5}b*', '^.{0,32}$', '(a)?', '(a|b)?', '^(?<brand>visa)$', '[+*?]+', 'x{', 'a{1}',
-    '(ab){1}', '(a|b){0,1}',
+    '^visa$',
+    '^(visa|mastercard)$',
+    'ma(e|s)tro',
+    '^[A-Z]{3}$',
+    '^B',
+    'R$',
+    '\\d+',
+    '^[a-z]+$',
+    '(?:ab)+',
+    '((ab)c)+',
+    '^(?:US|CA|MX)$',
+    '[(]+',
+    '\\(a+\\)+',
+    'a{2,5}b*',
+    '^.{0,32}$',
+    '(a)?',
+    '(a|b)?',
+    '^(?<brand>visa)$',
+    '[+*?]+',
+    'x{',
+    'a{1}',
+    '(ab){1}',
+    '(a|b){0,1}',
   ];
   for (const source of accepted) {
     it(`accepts ${source}`, () => {

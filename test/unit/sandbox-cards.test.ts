@@ -11,8 +11,16 @@ describe('sandbox test cards', () => {
   });
 
   it('reduces a card to scenario, brand and last four digits', () => {
-    expect(cardFacts({ number: '4000 0000 0000 9979', expMonth: 1, expYear: 2099 })).to.deep.equal({ scenario: 'stolen_card', brand: 'visa', last4: '9979' });
-    expect(cardFacts({ number: '5555555555554444', expMonth: 1, expYear: 2099 })).to.deep.equal({ scenario: 'approve', brand: 'mastercard', last4: '4444' });
+    expect(cardFacts({ number: '4000 0000 0000 9979', expMonth: 1, expYear: 2099 })).to.deep.equal({
+      scenario: 'stolen_card',
+      brand: 'visa',
+      last4: '9979',
+    });
+    expect(cardFacts({ number: '5555555555554444', expMonth: 1, expYear: 2099 })).to.deep.equal({
+      scenario: 'approve',
+      brand: 'mastercard',
+      last4: '4444',
+    });
   });
 
   it('any other Luhn-valid number approves; a Luhn failure is an invalid number', () => {
@@ -22,36 +30,61 @@ describe('sandbox test cards', () => {
 
   it('an expiry before the current month is an expired card; the current month is still valid', () => {
     const now = new Date('2026-11-21T00:00:00Z');
-    expect(cardFacts({ number: '4242424242424242', expMonth: 10, expYear: 2026 }, now).scenario).to.equal('expired_card');
+    expect(cardFacts({ number: '4242424242424242', expMonth: 10, expYear: 2026 }, now).scenario).to.equal(
+      'expired_card',
+    );
     expect(cardFacts({ number: '4242424242424242', expMonth: 11, expYear: 26 }, now).scenario).to.equal('approve');
-    expect(cardFacts({ number: '4242424242424242', expMonth: 13, expYear: 2030 }, now).scenario).to.equal('expired_card');
+    expect(cardFacts({ number: '4242424242424242', expMonth: 13, expYear: 2030 }, now).scenario).to.equal(
+      'expired_card',
+    );
   });
 
   it('amounts decide non-card payments by their last two digits', () => {
-    expect([10_000, 151, 252, 353, 454, 555, 656, 757].map(amountScenario)).to.deep.equal(
-      ['approve', 'do_not_honor', 'insufficient_funds', 'fraud', 'processing_error', 'timeout', 'slow', 'approve'],
-    );
+    expect([10_000, 151, 252, 353, 454, 555, 656, 757].map(amountScenario)).to.deep.equal([
+      'approve',
+      'do_not_honor',
+      'insufficient_funds',
+      'fraud',
+      'processing_error',
+      'timeout',
+      'slow',
+      'approve',
+    ]);
   });
 });
 
 describe('decimal amounts on both sides of the wire', () => {
   it('converts minor units to decimals and back with ISO exponents', () => {
-    expect([toDecimal(1050, 'BRL'), toDecimal(5, 'USD'), toDecimal(1050, 'CLP'), toDecimal(1050, 'KWD')]).to.deep.equal(['10.50', '0.05', '1050', '1.050']);
-    expect([fromDecimal('10.5', 'BRL'), fromDecimal(0.05, 'USD'), fromDecimal('1050', 'CLP'), fromDecimal('x', 'USD')]).to.deep.equal([1050, 5, 1050, null]);
-    expect([decimalToMinor('10.50', 'BRL'), decimalToMinor('10.505', 'BRL'), decimalToMinor('10.5', 'CLP')]).to.deep.equal([1050, null, null]);
+    expect([toDecimal(1050, 'BRL'), toDecimal(5, 'USD'), toDecimal(1050, 'CLP'), toDecimal(1050, 'KWD')]).to.deep.equal(
+      ['10.50', '0.05', '1050', '1.050'],
+    );
+    expect([
+      fromDecimal('10.5', 'BRL'),
+      fromDecimal(0.05, 'USD'),
+      fromDecimal('1050', 'CLP'),
+      fromDecimal('x', 'USD'),
+    ]).to.deep.equal([1050, 5, 1050, null]);
+    expect([
+      decimalToMinor('10.50', 'BRL'),
+      decimalToMinor('10.505', 'BRL'),
+      decimalToMinor('10.5', 'CLP'),
+    ]).to.deep.equal([1050, null, null]);
     expect(minorToDecimal(1050, 'BRL')).to.equal('10.50');
   });
 });
 
 describe('sandbox pix codes', () => {
   it('computes the CRC16 the pix specification requires (the central bank example)', () => {
-    const example = '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***6304';
+    const example =
+      '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***6304';
     expect(crc16(example)).to.equal('1D3D');
   });
 
   it('builds a well-formed payload carrying the amount and ending in its own CRC', () => {
     const code = pixCode(12_345);
-    expect(code).to.match(/^000201/).and.include('5406123.45');
+    expect(code)
+      .to.match(/^000201/)
+      .and.include('5406123.45');
     expect(code.slice(-4)).to.equal(crc16(code.slice(0, -4)));
   });
 });

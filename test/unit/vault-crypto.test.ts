@@ -1,9 +1,24 @@
 /** The vault's pure parts: compact JWE (ECDH-ES + A256GCM), the derived vault key, fingerprints and card rules. */
 import { expect } from 'chai';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { decryptCompactJwe, encryptCompactJwe, JweError, jwkThumbprint, publicJwkOf, type JweFailure } from '../../api/lib/jwe';
+import {
+  decryptCompactJwe,
+  encryptCompactJwe,
+  JweError,
+  jwkThumbprint,
+  publicJwkOf,
+  type JweFailure,
+} from '../../api/lib/jwe';
 import { cardFingerprint, loadVaultKeys } from '../../api/lib/vault-keys';
-import { binOf, cardExpiresAt, cvcLength, detectBrand, isCardExpired, luhnValid, validLength } from '../../api/modules/tokens/card-rules';
+import {
+  binOf,
+  cardExpiresAt,
+  cvcLength,
+  detectBrand,
+  isCardExpired,
+  luhnValid,
+  validLength,
+} from '../../api/modules/tokens/card-rules';
 
 const master = randomBytes(32);
 const vault = loadVaultKeys({}, master);
@@ -51,11 +66,19 @@ describe('Vault JWE (ECDH-ES + A256GCM)', () => {
 
   it('reports garbage, other algorithms and off-curve points as malformed or unsupported', () => {
     expect(failure(() => decryptCompactJwe(vault.privateKey, vault.kid, 'not-a-jwe'))).to.equal('malformed');
-    const rsa = Buffer.from(JSON.stringify({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: vault.kid })).toString('base64url');
-    expect(failure(() => decryptCompactJwe(vault.privateKey, vault.kid, `${rsa}.x.aaaaaaaaaaaaaaaa.aa.aaaaaaaaaaaaaaaaaaaaaa`))).to.equal('unsupported');
+    const rsa = Buffer.from(JSON.stringify({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: vault.kid })).toString(
+      'base64url',
+    );
+    expect(
+      failure(() =>
+        decryptCompactJwe(vault.privateKey, vault.kid, `${rsa}.x.aaaaaaaaaaaaaaaa.aa.aaaaaaaaaaaaaaaaaaaaaa`),
+      ),
+    ).to.equal('unsupported');
     const parts = encryptCompactJwe(vault.publicJwk, 'secret').split('.');
     const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString());
-    parts[0] = Buffer.from(JSON.stringify({ ...header, epk: { ...header.epk, y: header.epk.x } })).toString('base64url');
+    parts[0] = Buffer.from(JSON.stringify({ ...header, epk: { ...header.epk, y: header.epk.x } })).toString(
+      'base64url',
+    );
     expect(failure(() => decryptCompactJwe(vault.privateKey, vault.kid, parts.join('.')))).to.equal('malformed');
   });
 });
@@ -64,7 +87,9 @@ describe('Vault keys (api/lib/vault-keys.ts)', () => {
   it('derives the same P-256 key from the same master key, and publishes its RFC 7638 thumbprint as kid', () => {
     const again = loadVaultKeys({}, master);
     expect(again.publicJwk).to.deep.equal(vault.publicJwk);
-    expect(vault.kid).to.equal(jwkThumbprint(vault.publicJwk)).and.match(/^[A-Za-z0-9_-]{43}$/);
+    expect(vault.kid)
+      .to.equal(jwkThumbprint(vault.publicJwk))
+      .and.match(/^[A-Za-z0-9_-]{43}$/);
     expect(loadVaultKeys({}, randomBytes(32)).kid).to.not.equal(vault.kid);
   });
 
@@ -81,7 +106,9 @@ describe('Vault keys (api/lib/vault-keys.ts)', () => {
 
   it('refuses a non-P-256 vault key', () => {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'secp384r1' });
-    expect(() => loadVaultKeys({ VAULT_PRIVATE_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString() }, master)).to.throw();
+    expect(() =>
+      loadVaultKeys({ VAULT_PRIVATE_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString() }, master),
+    ).to.throw();
   });
 
   it('fingerprints a PAN with a keyed HMAC: equal for the same card and key, different under another key', () => {

@@ -10,28 +10,70 @@ const options = { timeoutMs: 2_000, allowPrivateTargets: false, maxReadBytes: 64
 describe('isBlockedAddress', () => {
   it('refuses loopback, private, link-local, metadata, CGNAT, multicast and reserved addresses, v4 and v6', () => {
     for (const address of [
-      '127.0.0.1', '127.255.0.9', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
-      '0.0.0.0', '224.0.0.1', '255.255.255.255', '198.18.0.1', '::1', '::', 'fd00::1', 'fd00:ec2::254', 'fc00::1', 'fe80::1',
-      'ff02::1', '::ffff:127.0.0.1', '::ffff:169.254.169.254', '::ffff:a00:1', '64:ff9b::a9fe:a9fe', '2002:a00:1::1',
-    ]) expect(isBlockedAddress(address), address).to.equal(true);
+      '127.0.0.1',
+      '127.255.0.9',
+      '10.0.0.1',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '198.18.0.1',
+      '::1',
+      '::',
+      'fd00::1',
+      'fd00:ec2::254',
+      'fc00::1',
+      'fe80::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:169.254.169.254',
+      '::ffff:a00:1',
+      '64:ff9b::a9fe:a9fe',
+      '2002:a00:1::1',
+    ])
+      expect(isBlockedAddress(address), address).to.equal(true);
   });
 
   it('allows public addresses', () => {
-    for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '2a00:1450:4001::200e', '::ffff:8.8.8.8']) {
+    for (const address of [
+      '8.8.8.8',
+      '1.1.1.1',
+      '172.32.0.1',
+      '100.128.0.1',
+      '2606:4700:4700::1111',
+      '2a00:1450:4001::200e',
+      '::ffff:8.8.8.8',
+    ]) {
       expect(isBlockedAddress(address), address).to.equal(false);
     }
   });
 
   it('knows which hosts are loopback (the only plain-http targets of local/test mode)', () => {
-    for (const host of ['localhost', 'api.localhost', '127.0.0.1', '127.1.2.3', '[::1]', '[::ffff:127.0.0.1]']) expect(isLoopbackHost(host), host).to.equal(true);
-    for (const host of ['example.com', '10.0.0.1', '[fd00::1]', 'localhost.example.com']) expect(isLoopbackHost(host), host).to.equal(false);
+    for (const host of ['localhost', 'api.localhost', '127.0.0.1', '127.1.2.3', '[::1]', '[::ffff:127.0.0.1]'])
+      expect(isLoopbackHost(host), host).to.equal(true);
+    for (const host of ['example.com', '10.0.0.1', '[fd00::1]', 'localhost.example.com'])
+      expect(isLoopbackHost(host), host).to.equal(false);
   });
 });
 
 describe('guardedLookup', () => {
-  const resolveTo = (...addresses: string[]) => guardedLookup((_host, _opts, callback) => callback(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))));
+  const resolveTo = (...addresses: string[]) =>
+    guardedLookup((_host, _opts, callback) =>
+      callback(
+        null,
+        addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      ),
+    );
   const lookup = (fn: ReturnType<typeof guardedLookup>, all: boolean) =>
-    new Promise<{ error: (Error & { code?: string }) | null; result: unknown }>((resolve) => fn('hooks.test', { all }, (error, address, family) => resolve({ error, result: all ? address : { address, family } })));
+    new Promise<{ error: (Error & { code?: string }) | null; result: unknown }>((resolve) =>
+      fn('hooks.test', { all }, (error, address, family) =>
+        resolve({ error, result: all ? address : { address, family } }),
+      ),
+    );
 
   it('refuses a name that resolves to a private address, even alongside a public one', async () => {
     for (const fn of [resolveTo('10.0.0.7'), resolveTo('93.184.216.34', '169.254.169.254'), resolveTo('fd00::5')]) {
@@ -43,13 +85,21 @@ describe('guardedLookup', () => {
   it('passes public addresses through in both callback forms', async () => {
     const fn = resolveTo('93.184.216.34', '2606:2800:220:1::1');
     expect((await lookup(fn, false)).result).to.deep.equal({ address: '93.184.216.34', family: 4 });
-    expect((await lookup(fn, true)).result).to.deep.equal([{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1::1', family: 6 }]);
+    expect((await lookup(fn, true)).result).to.deep.equal([
+      { address: '93.184.216.34', family: 4 },
+      { address: '2606:2800:220:1::1', family: 6 },
+    ]);
   });
 });
 
 describe('postJson', () => {
   it('does not even connect to a blocked literal address or localhost when private targets are not allowed', async () => {
-    for (const url of ['http://127.0.0.1:1/x', 'https://[::1]/x', 'https://169.254.169.254/latest', 'https://localhost/x']) {
+    for (const url of [
+      'http://127.0.0.1:1/x',
+      'https://[::1]/x',
+      'https://169.254.169.254/latest',
+      'https://localhost/x',
+    ]) {
       const result = await postJson(url, '{}', {}, options);
       expect(result, url).to.include({ status: null, error: 'blocked_address' });
     }
@@ -57,11 +107,13 @@ describe('postJson', () => {
 
   it('reports timeouts, refused connections and unknown hosts as errors, and caps the body read', async () => {
     let slow = false;
-    const server = http.createServer((_req, res) => {
-      if (slow) return; // never answers
-      res.writeHead(500, { 'retry-after': '30' });
-      res.end('x'.repeat(200 * 1024));
-    }).listen(0, '127.0.0.1');
+    const server = http
+      .createServer((_req, res) => {
+        if (slow) return; // never answers
+        res.writeHead(500, { 'retry-after': '30' });
+        res.end('x'.repeat(200 * 1024));
+      })
+      .listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     try {
@@ -76,8 +128,12 @@ describe('postJson', () => {
       server.closeAllConnections();
       server.close();
     }
-    expect(await postJson(url, '{}', {}, { ...options, allowPrivateTargets: true })).to.include({ error: 'connection_error' });
-    expect(await postJson('http://no-such-host.invalid/', '{}', {}, { ...options, allowPrivateTargets: true })).to.include({ error: 'dns_error' });
+    expect(await postJson(url, '{}', {}, { ...options, allowPrivateTargets: true })).to.include({
+      error: 'connection_error',
+    });
+    expect(
+      await postJson('http://no-such-host.invalid/', '{}', {}, { ...options, allowPrivateTargets: true }),
+    ).to.include({ error: 'dns_error' });
   });
 });
 

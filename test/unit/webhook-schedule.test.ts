@@ -1,7 +1,13 @@
 /** The pure retry schedule of workflows/lib/webhook-schedule.ts. */
 import { expect } from 'chai';
 import {
-  MAX_ATTEMPTS, RETRY_AFTER_CAP_MS, RETRY_DELAYS_MS, RETRY_WINDOW_MS, nextAttempt, planRetries, waitBeforeNext,
+  MAX_ATTEMPTS,
+  RETRY_AFTER_CAP_MS,
+  RETRY_DELAYS_MS,
+  RETRY_WINDOW_MS,
+  nextAttempt,
+  planRetries,
+  waitBeforeNext,
 } from '../../workflows/lib/webhook-schedule';
 
 const HOUR = 3600_000;
@@ -36,7 +42,9 @@ describe('webhook retry schedule', () => {
   it('stretches a wait for Retry-After, capped at 6 h and never past the window', () => {
     expect(waitBeforeNext({ plannedDelayMs: 5_000, remainingMs: 26 * HOUR }, 600_000)).to.equal(600_000);
     expect(waitBeforeNext({ plannedDelayMs: 5 * 60_000, remainingMs: 26 * HOUR }, 1_000)).to.equal(5 * 60_000);
-    expect(waitBeforeNext({ plannedDelayMs: 5_000, remainingMs: 26 * HOUR }, 10 * 24 * HOUR)).to.equal(RETRY_AFTER_CAP_MS);
+    expect(waitBeforeNext({ plannedDelayMs: 5_000, remainingMs: 26 * HOUR }, 10 * 24 * HOUR)).to.equal(
+      RETRY_AFTER_CAP_MS,
+    );
     expect(waitBeforeNext({ plannedDelayMs: 5_000, remainingMs: 2 * HOUR }, 5 * HOUR)).to.equal(2 * HOUR);
   });
 

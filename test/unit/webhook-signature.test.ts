@@ -4,7 +4,12 @@ import { generateSigningSecret, signPayload } from '../../activities/webhooks/si
 
 describe('signPayload', () => {
   it('reproduces the Standard Webhooks / Svix reference signature', () => {
-    const headers = signPayload(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
+    const headers = signPayload(
+      ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+      'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      1614265330,
+      '{"test": 2432232314}',
+    );
     expect(headers).to.deep.equal({
       'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
       'webhook-timestamp': '1614265330',

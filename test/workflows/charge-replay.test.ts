@@ -15,7 +15,15 @@ import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
 import { control } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
-import { cardCharge, cardToken, cascade, charge, override, providerReferenceOf, waitForTransaction } from '../helpers/transactions';
+import {
+  cardCharge,
+  cardToken,
+  cascade,
+  charge,
+  override,
+  providerReferenceOf,
+  waitForTransaction,
+} from '../helpers/transactions';
 
 const FIXTURES = path.join(__dirname, 'histories');
 
@@ -30,14 +38,23 @@ describe('Charge workflows replay deterministically', () => {
     const connectors = await cascade(tenant, ['provider_a', 'provider_a']);
     await override(connectors[0], 'do_not_honor', 1);
     const cascaded = (await charge(tenant, cardCharge(await cardToken(tenant), { capture: false }))).body.data;
-    const captured = await api.post(`/transactions/${cascaded.id}/capture`, { key: tenant.merchant_secret_key, body: {} });
+    const captured = await api.post(`/transactions/${cascaded.id}/capture`, {
+      key: tenant.merchant_secret_key,
+      body: {},
+    });
     expect(captured.status, captured.text).to.equal(200);
     const brl = await createTenant();
     await cascade(brl, ['provider_b']);
-    const pix = (await charge(brl, { payment_method: 'pix', charge_type: 'payment', country: 'BR', amount: 4990, currency: 'BRL' })).body.data;
+    const pix = (
+      await charge(brl, { payment_method: 'pix', charge_type: 'payment', country: 'BR', amount: 4990, currency: 'BRL' })
+    ).body.data;
     await control('POST', `/payments/${await providerReferenceOf(brl, pix.id)}/settle`);
     await waitForTransaction(brl, pix.id, (t) => t.status === 'authorized');
-    const ids = { 'charge-cascade': `charge-${cascaded.id}`, 'charge-pix': `charge-${pix.id}`, 'settlement-pix': `charge-settlement-${pix.id}` };
+    const ids = {
+      'charge-cascade': `charge-${cascaded.id}`,
+      'charge-pix': `charge-${pix.id}`,
+      'settlement-pix': `charge-settlement-${pix.id}`,
+    };
     for (const [name, workflowId] of Object.entries(ids)) {
       const handle = client.workflow.getHandle(workflowId);
       await handle.result();
@@ -53,7 +70,10 @@ describe('Charge workflows replay deterministically', () => {
   });
 
   async function replay(histories: Array<{ workflowId: string; history: any }>): Promise<void> {
-    const results = Worker.runReplayHistories({ workflowBundle: stack().workflowBundle, replayName: 'charge-replay' }, histories);
+    const results = Worker.runReplayHistories(
+      { workflowBundle: stack().workflowBundle, replayName: 'charge-replay' },
+      histories,
+    );
     let count = 0;
     for await (const result of results) {
       expect(result.error, `${result.workflowId}: ${result.error?.message}`).to.equal(undefined);
@@ -71,9 +91,11 @@ describe('Charge workflows replay deterministically', () => {
     this.timeout(30_000);
     const files = fs.existsSync(FIXTURES) ? fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.pb')) : [];
     expect(files, 'recorded fixtures in test/workflows/histories').to.not.be.empty;
-    await replay(files.map((file) => ({
-      workflowId: file.replace(/\.pb$/, ''),
-      history: temporal.api.history.v1.History.decode(fs.readFileSync(path.join(FIXTURES, file))),
-    })));
+    await replay(
+      files.map((file) => ({
+        workflowId: file.replace(/\.pb$/, ''),
+        history: temporal.api.history.v1.History.decode(fs.readFileSync(path.join(FIXTURES, file))),
+      })),
+    );
   });
 });

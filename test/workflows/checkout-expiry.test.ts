@@ -2,7 +2,11 @@ import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { scheduleCheckoutExpiry } from '../../api/temporal';
-import { checkoutExpiryWorkflow, checkoutExpiryWorkflowId, expiresAtChangedSignal } from '../../workflows/checkout-expiry';
+import {
+  checkoutExpiryWorkflow,
+  checkoutExpiryWorkflowId,
+  expiresAtChangedSignal,
+} from '../../workflows/checkout-expiry';
 import { useTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
@@ -27,7 +31,9 @@ describe('checkoutExpiryWorkflow (time-skipping test server)', () => {
   });
 
   /** How many times the workflow ran the activity (the signal path wakes once, the re-read path twice). */
-  async function activityRuns(handle: { fetchHistory(): Promise<{ events?: Array<{ activityTaskScheduledEventAttributes?: unknown }> | null }> }) {
+  async function activityRuns(handle: {
+    fetchHistory(): Promise<{ events?: Array<{ activityTaskScheduledEventAttributes?: unknown }> | null }>;
+  }) {
     const history = await handle.fetchHistory();
     return (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes).length;
   }
@@ -40,8 +46,15 @@ describe('checkoutExpiryWorkflow (time-skipping test server)', () => {
     const { session } = await newSession(tenant, { expires_at: inFuture(HOUR) });
     const expiresAt = new Date((await serverNow()) + expiresInMs);
     await setStored(session.id, { expires_at: expiresAt });
-    await scheduleCheckoutExpiry(server.env.client, { sessionId: session.id, merchantId: tenant.merchant_id, expiresAt }, taskQueue);
-    return { session, handle: server.env.client.workflow.getHandle<typeof checkoutExpiryWorkflow>(checkoutExpiryWorkflowId(session.id)) };
+    await scheduleCheckoutExpiry(
+      server.env.client,
+      { sessionId: session.id, merchantId: tenant.merchant_id, expiresAt },
+      taskQueue,
+    );
+    return {
+      session,
+      handle: server.env.client.workflow.getHandle<typeof checkoutExpiryWorkflow>(checkoutExpiryWorkflowId(session.id)),
+    };
   }
 
   it('expires a session two hours after it was created (stored status and API read)', async () => {
@@ -95,8 +108,14 @@ describe('checkoutExpiryWorkflow (time-skipping test server)', () => {
 
   it('ends quietly when the session does not exist (its creating request rolled back)', async () => {
     const sessionId = 'cks_rolledback000000000000';
-    await scheduleCheckoutExpiry(server.env.client, { sessionId, merchantId: tenant.merchant_id, expiresAt: new Date(Date.now() + HOUR) }, taskQueue);
-    const handle = server.env.client.workflow.getHandle<typeof checkoutExpiryWorkflow>(checkoutExpiryWorkflowId(sessionId));
+    await scheduleCheckoutExpiry(
+      server.env.client,
+      { sessionId, merchantId: tenant.merchant_id, expiresAt: new Date(Date.now() + HOUR) },
+      taskQueue,
+    );
+    const handle = server.env.client.workflow.getHandle<typeof checkoutExpiryWorkflow>(
+      checkoutExpiryWorkflowId(sessionId),
+    );
     expect(await worker.runUntil(handle.result())).to.equal('missing');
   });
 });
@@ -113,7 +132,10 @@ describe('expireCheckoutSession activity', () => {
 
   it('does not expire before expires_at and returns the stored time instead', async () => {
     const { session } = await newSession(await createTenant(), { expires_at: inFuture(HOUR) });
-    expect(await activities().expireCheckoutSession(session.id)).to.deep.equal({ outcome: 'not_due', expiresAt: session.expires_at });
+    expect(await activities().expireCheckoutSession(session.id)).to.deep.equal({
+      outcome: 'not_due',
+      expiresAt: session.expires_at,
+    });
     expect(await storedStatus(session.id)).to.equal('customer_identified');
   });
 });

@@ -32,14 +32,22 @@ describe('housekeepingWorkflow (time-skipping test server)', () => {
       activities: createActivities({ orm, rateLimitWindowSeconds: 60 }),
     });
     const result = await worker.runUntil(
-      server.env.client.workflow.execute(housekeepingWorkflow, { taskQueue, workflowId: `housekeeping-${tenant.merchant_id}` }),
+      server.env.client.workflow.execute(housekeepingWorkflow, {
+        taskQueue,
+        workflowId: `housekeeping-${tenant.merchant_id}`,
+      }),
     );
 
     expect(result.idempotencyKeysPurged).to.be.at.least(1);
     expect(result.rateLimitWindowsPurged).to.be.at.least(1);
-    const keys = await em.execute<{ key: string }[]>(`select key from idempotency_keys where scope_id = ?`, [tenant.merchant_id]);
+    const keys = await em.execute<{ key: string }[]>(`select key from idempotency_keys where scope_id = ?`, [
+      tenant.merchant_id,
+    ]);
     expect(keys.map((row: { key: string }) => row.key)).to.deep.equal(['live']);
-    const windows = await em.execute<{ bucket: string }[]>(`select bucket from rate_limit_counters where bucket like ?`, [`${tenant.merchant_id}-%`]);
+    const windows = await em.execute<{ bucket: string }[]>(
+      `select bucket from rate_limit_counters where bucket like ?`,
+      [`${tenant.merchant_id}-%`],
+    );
     expect(windows.map((row: { bucket: string }) => row.bucket)).to.deep.equal([`${tenant.merchant_id}-current`]);
   });
 });

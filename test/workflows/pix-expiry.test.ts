@@ -23,7 +23,13 @@ describe('asyncSettlementWorkflow (time-skipping test server)', () => {
   async function pendingPix() {
     const tenant = await createTenant();
     await cascade(tenant, ['provider_b'], { webhooks: false });
-    const res = await charge(tenant, { payment_method: 'pix', charge_type: 'payment', country: 'BR', amount: 4990, currency: 'BRL' });
+    const res = await charge(tenant, {
+      payment_method: 'pix',
+      charge_type: 'payment',
+      country: 'BR',
+      amount: 4990,
+      currency: 'BRL',
+    });
     expect(res.status, res.text).to.equal(201);
     expect(res.body.data.status).to.equal('pending');
     return { tenant, tx: res.body.data };
@@ -32,12 +38,16 @@ describe('asyncSettlementWorkflow (time-skipping test server)', () => {
   it('an operator cancelling the settlement workflow cancels the unpaid charge: status canceled, transaction.canceled', async () => {
     const { tenant, tx } = await pendingPix();
     const worker = await Worker.create({
-      connection: server.env.nativeConnection, taskQueue, workflowBundle: stack().workflowBundle,
+      connection: server.env.nativeConnection,
+      taskQueue,
+      workflowBundle: stack().workflowBundle,
       activities: createActivities({ orm: stack().orm, rateLimitWindowSeconds: 60 }),
     });
     const expiresAt = new Date(Number(await server.env.currentTimeMs()) + 3600 * 1000).toISOString();
     const handle = await server.env.client.workflow.start(asyncSettlementWorkflow, {
-      workflowId: `test-settlement-cancel-${tx.id}`, taskQueue, args: [{ transactionId: tx.id, amount: 4990, expiresAt }],
+      workflowId: `test-settlement-cancel-${tx.id}`,
+      taskQueue,
+      args: [{ transactionId: tx.id, amount: 4990, expiresAt }],
     });
     const result = await worker.runUntil(async () => {
       // Let the workflow reach its wait before the cancel request arrives.
@@ -46,8 +56,13 @@ describe('asyncSettlementWorkflow (time-skipping test server)', () => {
       return handle.result();
     });
     expect(result).to.deep.equal({ transactionId: tx.id, status: 'canceled' });
-    expect((await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data.status).to.equal('canceled');
-    const events = await rows(`select type from events where merchant_id = ? and data->>'id' = ?`, [tenant.merchant_id, tx.id]);
+    expect((await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data.status).to.equal(
+      'canceled',
+    );
+    const events = await rows(`select type from events where merchant_id = ? and data->>'id' = ?`, [
+      tenant.merchant_id,
+      tx.id,
+    ]);
     expect(events.map((e) => e.type)).to.include('transaction.canceled');
   });
 
@@ -62,15 +77,23 @@ describe('asyncSettlementWorkflow (time-skipping test server)', () => {
     // An hour from the test server's clock (it only moves forward); the workflow sleeps until then.
     const expiresAt = new Date(Number(await server.env.currentTimeMs()) + 3600 * 1000).toISOString();
     const handle = await server.env.client.workflow.start(asyncSettlementWorkflow, {
-      workflowId: `test-settlement-${tx.id}`, taskQueue, args: [{ transactionId: tx.id, amount: 4990, expiresAt }],
+      workflowId: `test-settlement-${tx.id}`,
+      taskQueue,
+      args: [{ transactionId: tx.id, amount: 4990, expiresAt }],
     });
     expect(await worker.runUntil(handle.result())).to.deep.equal({ transactionId: tx.id, status: 'expired' });
 
     const read = (await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data;
     expect(read.status).to.equal('expired');
     const order = (await api.get(`/orders/${tx.order_id}`, { key: tenant.merchant_secret_key })).body.data;
-    expect(order.status_history.map((h: any) => [h.to_status, h.triggered_by]).at(-1)).to.deep.equal(['canceled', 'system']);
-    const events = await rows(`select type from events where merchant_id = ? and data->>'id' = ?`, [tenant.merchant_id, tx.id]);
+    expect(order.status_history.map((h: any) => [h.to_status, h.triggered_by]).at(-1)).to.deep.equal([
+      'canceled',
+      'system',
+    ]);
+    const events = await rows(`select type from events where merchant_id = ? and data->>'id' = ?`, [
+      tenant.merchant_id,
+      tx.id,
+    ]);
     expect(events.map((e) => e.type)).to.include('transaction.expired');
   });
 });

@@ -25,26 +25,43 @@ describe('Provider calls that fail on every try (time-skipping test server)', ()
   const server = useTimeSkipping();
 
   /** A worker started without vault settings: it cannot read cards or credentials, so every provider activity try throws. */
-  const workerWithoutVault = () => Worker.create({
-    connection: server.env.nativeConnection, taskQueue, workflowBundle: stack().workflowBundle,
-    activities: createActivities({ orm: stack().orm, rateLimitWindowSeconds: 60 }),
-  });
+  const workerWithoutVault = () =>
+    Worker.create({
+      connection: server.env.nativeConnection,
+      taskQueue,
+      workflowBundle: stack().workflowBundle,
+      activities: createActivities({ orm: stack().orm, rateLimitWindowSeconds: 60 }),
+    });
 
   it('an attempt that fails on every try fails the charge without cascading: attempt error provider_outcome_unknown, no provider call', async () => {
     const tenant = await createTenant();
     const connectors = await cascade(tenant, ['provider_a', 'provider_a']);
     const token = await cardToken(tenant);
-    const input = await buildChargeInput(stack().orm.em.fork(), tenant.organization_id, tenant.merchant_id, cardCharge(token) as never);
-    const handle = await server.env.client.workflow.start(chargeWorkflow, { workflowId: chargeWorkflowId(input.transactionId), taskQueue, args: [input] });
+    const input = await buildChargeInput(
+      stack().orm.em.fork(),
+      tenant.organization_id,
+      tenant.merchant_id,
+      cardCharge(token) as never,
+    );
+    const handle = await server.env.client.workflow.start(chargeWorkflow, {
+      workflowId: chargeWorkflowId(input.transactionId),
+      taskQueue,
+      args: [input],
+    });
 
-    expect(await (await workerWithoutVault()).runUntil(handle.result())).to.deep.equal({ transactionId: input.transactionId, status: 'failed' });
+    expect(await (await workerWithoutVault()).runUntil(handle.result())).to.deep.equal({
+      transactionId: input.transactionId,
+      status: 'failed',
+    });
     const tx = (await api.get(`/transactions/${input.transactionId}`, { key: tenant.merchant_secret_key })).body.data;
     expect(tx.status).to.equal('failed');
-    expect(tx.timeline.map((a: any) => [a.attempt_number, a.connector_id, a.status, a.error_category, a.error_code])).to.deep.equal([
-      [1, connectors[0].id, 'error', 'processing_error', UNRESOLVED_PROVIDER_CALL],
-    ]);
+    expect(
+      tx.timeline.map((a: any) => [a.attempt_number, a.connector_id, a.status, a.error_category, a.error_code]),
+    ).to.deep.equal([[1, connectors[0].id, 'error', 'processing_error', UNRESOLVED_PROVIDER_CALL]]);
     for (const connector of connectors) {
-      expect(await ledger({ provider: 'provider_a', account: await accountOf('provider_a', connector.credentials) })).to.deep.equal([]);
+      expect(
+        await ledger({ provider: 'provider_a', account: await accountOf('provider_a', connector.credentials) }),
+      ).to.deep.equal([]);
     }
   });
 
@@ -57,9 +74,14 @@ describe('Provider calls that fail on every try (time-skipping test server)', ()
     const transactionId = created.body.data.id;
 
     const handle = await server.env.client.workflow.start(transactionOperationWorkflow, {
-      workflowId: `test-capture-${randomUUID()}`, taskQueue, args: [{ kind: 'capture', operationId: randomUUID(), transactionId }],
+      workflowId: `test-capture-${randomUUID()}`,
+      taskQueue,
+      args: [{ kind: 'capture', operationId: randomUUID(), transactionId }],
     });
-    expect(await (await workerWithoutVault()).runUntil(handle.result())).to.deep.equal({ ok: true, outcome: 'processing_error' });
+    expect(await (await workerWithoutVault()).runUntil(handle.result())).to.deep.equal({
+      ok: true,
+      outcome: 'processing_error',
+    });
     const tx = (await api.get(`/transactions/${transactionId}`, { key: tenant.merchant_secret_key })).body.data;
     expect(tx.status).to.equal('pre_authorized');
     expect(tx.amount_captured).to.equal(0);

@@ -8,18 +8,31 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { webhookSettingsOf } from '../../activities/webhooks/settings';
-import { deliveryWorkflowId, webhookDeliveryWorkflow, type WebhookDeliveryInput } from '../../workflows/webhook-delivery';
+import {
+  deliveryWorkflowId,
+  webhookDeliveryWorkflow,
+  type WebhookDeliveryInput,
+} from '../../workflows/webhook-delivery';
 import { RETRY_DELAYS_MS, RETRY_WINDOW_MS } from '../../workflows/lib/webhook-schedule';
 import { useTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
-import { createConfig, deliveryRows, historyText, recordTestEvent, startReceiver, type Receiver } from '../helpers/webhooks';
+import {
+  createConfig,
+  deliveryRows,
+  historyText,
+  recordTestEvent,
+  startReceiver,
+  type Receiver,
+} from '../helpers/webhooks';
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
 
-type History = Awaited<ReturnType<ReturnType<TestWorkflowEnvironment['client']['workflow']['getHandle']>['fetchHistory']>>;
+type History = Awaited<
+  ReturnType<ReturnType<TestWorkflowEnvironment['client']['workflow']['getHandle']>['fetchHistory']>
+>;
 
 /** Server time of each attempt: when its activity was scheduled. */
 function attemptTimes(history: History): number[] {
@@ -45,16 +58,31 @@ describe('webhookDeliveryWorkflow (time-skipping test server)', () => {
       activities: createWebhookActivities({ orm: stack().orm, webhooks: webhookSettingsOf(stack().config) }),
     });
   });
-  afterEach(async () => { await receiver.close(); });
+  afterEach(async () => {
+    await receiver.close();
+  });
 
   /** A configuration on `path` and an event kept away from the stack's own fan-out, then its delivery workflow. */
-  async function deliver(path: string, options: { trigger?: 'automatic' | 'manual'; object?: Record<string, unknown> } = {}) {
+  async function deliver(
+    path: string,
+    options: { trigger?: 'automatic' | 'manual'; object?: Record<string, unknown> } = {},
+  ) {
     const config = await createConfig(tenant, { url: receiver.url(path) });
-    const event = await recordTestEvent(tenant, 'transaction.authorized', options.object ?? { id: 'tx_wf' }, { fannedOut: true });
+    const event = await recordTestEvent(tenant, 'transaction.authorized', options.object ?? { id: 'tx_wf' }, {
+      fannedOut: true,
+    });
     const input: WebhookDeliveryInput = {
-      eventId: event.id, configId: config.id, merchantId: tenant.merchant_id, eventType: event.type, trigger: options.trigger ?? 'automatic',
+      eventId: event.id,
+      configId: config.id,
+      merchantId: tenant.merchant_id,
+      eventType: event.type,
+      trigger: options.trigger ?? 'automatic',
     };
-    const handle = await server.env.client.workflow.start(webhookDeliveryWorkflow, { workflowId: deliveryWorkflowId(event.id, config.id), taskQueue, args: [input] });
+    const handle = await server.env.client.workflow.start(webhookDeliveryWorkflow, {
+      workflowId: deliveryWorkflowId(event.id, config.id),
+      taskQueue,
+      args: [input],
+    });
     return { config, event, handle };
   }
 
@@ -67,10 +95,15 @@ describe('webhookDeliveryWorkflow (time-skipping test server)', () => {
     const times = attemptTimes(await handle.fetchHistory());
     expect(times).to.have.length(8);
     const gaps = times.slice(1).map((time, i) => time - times[i]);
-    RETRY_DELAYS_MS.forEach((base, i) => expect(gaps[i], `wait after attempt ${i + 1}`).to.be.within(base * 0.9, base * 1.1 + 2 * SECOND));
+    RETRY_DELAYS_MS.forEach((base, i) =>
+      expect(gaps[i], `wait after attempt ${i + 1}`).to.be.within(base * 0.9, base * 1.1 + 2 * SECOND),
+    );
     // Jitter is real: the waits are not the bare base values.
     expect(gaps.slice(0, 6).filter((gap, i) => Math.abs(gap - RETRY_DELAYS_MS[i]) > 50)).to.have.length.above(3);
-    expect(times[7] - times[0], 'last attempt').to.be.within(RETRY_WINDOW_MS * 0.99, RETRY_WINDOW_MS * 1.01 + 5 * SECOND);
+    expect(times[7] - times[0], 'last attempt').to.be.within(
+      RETRY_WINDOW_MS * 0.99,
+      RETRY_WINDOW_MS * 1.01 + 5 * SECOND,
+    );
 
     expect(receiver.on('/down')).to.have.length(8);
     const rows = await deliveryRows('event_id = ?', [event.id]);
@@ -103,7 +136,14 @@ describe('webhookDeliveryWorkflow (time-skipping test server)', () => {
     expect(requests).to.have.length(6);
     expect(new Set(requests.map((r) => r.headers['webhook-id']))).to.deep.equal(new Set([event.id]));
     const rows = await deliveryRows('event_id = ?', [event.id]);
-    expect(rows.map((r) => r.status)).to.deep.equal(['retrying', 'retrying', 'retrying', 'retrying', 'retrying', 'succeeded']);
+    expect(rows.map((r) => r.status)).to.deep.equal([
+      'retrying',
+      'retrying',
+      'retrying',
+      'retrying',
+      'retrying',
+      'succeeded',
+    ]);
     expect((await handle.describe()).searchAttributes.DeliveryStatus).to.deep.equal(['succeeded']);
   });
 
@@ -123,8 +163,15 @@ describe('webhookDeliveryWorkflow (time-skipping test server)', () => {
   it('stops after a 410 and deactivates the endpoint', async () => {
     receiver.respond('/gone', () => ({ status: 410 }));
     const { config, handle } = await deliver('/gone');
-    expect(await worker.runUntil(handle.result())).to.deep.equal({ status: 'failed', attempts: 1, end: 'gone', lastHttpStatus: 410 });
-    const read = await api.get(`/merchants/${tenant.merchant_id}/webhook-configs/${config.id}`, { key: tenant.merchant_secret_key });
+    expect(await worker.runUntil(handle.result())).to.deep.equal({
+      status: 'failed',
+      attempts: 1,
+      end: 'gone',
+      lastHttpStatus: 410,
+    });
+    const read = await api.get(`/merchants/${tenant.merchant_id}/webhook-configs/${config.id}`, {
+      key: tenant.merchant_secret_key,
+    });
     expect(read.body.is_active).to.equal(false);
   });
 
@@ -137,7 +184,12 @@ describe('webhookDeliveryWorkflow (time-skipping test server)', () => {
   it('makes a single attempt for a manual delivery', async () => {
     receiver.respond('/manual', () => ({ status: 500 }));
     const { event, handle } = await deliver('/manual', { trigger: 'manual' });
-    expect(await worker.runUntil(handle.result())).to.deep.equal({ status: 'failed', attempts: 1, end: 'exhausted', lastHttpStatus: 500 });
+    expect(await worker.runUntil(handle.result())).to.deep.equal({
+      status: 'failed',
+      attempts: 1,
+      end: 'exhausted',
+      lastHttpStatus: 500,
+    });
     const [row] = await deliveryRows('event_id = ?', [event.id]);
     expect(row).to.include({ trigger: 'manual', status: 'failed', next_retry_at: null });
   });
@@ -147,7 +199,10 @@ describe('webhookDeliveryWorkflow (time-skipping test server)', () => {
     const { config, event, handle } = await deliver('/disabled');
     const result = await worker.runUntil(async () => {
       await receiver.waitFor((all) => all.length >= 1);
-      await api.patch(`/merchants/${tenant.merchant_id}/webhook-configs/${config.id}`, { key: tenant.merchant_secret_key, body: { is_active: false } });
+      await api.patch(`/merchants/${tenant.merchant_id}/webhook-configs/${config.id}`, {
+        key: tenant.merchant_secret_key,
+        body: { is_active: false },
+      });
       return handle.result();
     });
     expect(result).to.deep.equal({ status: 'failed', attempts: 2, end: 'endpoint_disabled', lastHttpStatus: null });
@@ -163,7 +218,12 @@ describe('webhookDeliveryWorkflow (time-skipping test server)', () => {
     expect(receiver.requests[0].body).to.include(marker);
     const history = historyText(await handle.fetchHistory());
     expect(history).to.include(event.id).and.include(config.id);
-    for (const secret of [config.secret, config.secret.slice(6), Buffer.from(config.secret.slice(6), 'base64').toString('hex'), marker]) {
+    for (const secret of [
+      config.secret,
+      config.secret.slice(6),
+      Buffer.from(config.secret.slice(6), 'base64').toString('hex'),
+      marker,
+    ]) {
       expect(history).not.to.include(secret);
     }
   });

@@ -30,7 +30,10 @@ export interface EffectiveBehavior {
  * An active transition with a non-null behaviour wins; otherwise (no transition, an inactive one, or one
  * with a null behaviour) the family's behaviour applies.
  */
-export function effectiveChangeChargeBehavior({ transition, familyBehavior }: EffectiveBehaviorInput): EffectiveBehavior {
+export function effectiveChangeChargeBehavior({
+  transition,
+  familyBehavior,
+}: EffectiveBehaviorInput): EffectiveBehavior {
   if (transition && transition.isActive && transition.changeChargeBehavior !== null) {
     return { behavior: transition.changeChargeBehavior, source: 'transition' };
   }

@@ -6,10 +6,16 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 
 /** Database-only activities: short, retried on any failure (they are idempotent) for up to a few minutes. */
-export const databaseActivities = () => proxyActivities<Activities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20 },
-});
+export const databaseActivities = () =>
+  proxyActivities<Activities>({
+    startToCloseTimeout: '15 seconds',
+    retry: {
+      initialInterval: '500 milliseconds',
+      backoffCoefficient: 2,
+      maximumInterval: '10 seconds',
+      maximumAttempts: 20,
+    },
+  });
 
 /**
  * One provider call per activity: the adapter gives up after providerTimeoutMs (15 s) and reports network_error,
@@ -17,8 +23,9 @@ export const databaseActivities = () => proxyActivities<Activities>({
  * mid-call is noticed after 10 s rather than 45. A retry reuses the provider idempotency key, so it never charges
  * (or captures, or refunds) twice. Three tries: a crash loop must not hold the API caller for long.
  */
-export const providerActivities = () => proxyActivities<Activities>({
-  startToCloseTimeout: '45 seconds',
-  heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
-});
+export const providerActivities = () =>
+  proxyActivities<Activities>({
+    startToCloseTimeout: '45 seconds',
+    heartbeatTimeout: '10 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+  });

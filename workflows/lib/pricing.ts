@@ -4,7 +4,16 @@
  * Money is integer minor units throughout; dates are computed in UTC.
  */
 
-export const BILLING_CYCLE_VALUES = ['daily', 'biweekly', 'monthly', 'quarterly', 'half_yearly', 'yearly', 'custom', 'none'] as const;
+export const BILLING_CYCLE_VALUES = [
+  'daily',
+  'biweekly',
+  'monthly',
+  'quarterly',
+  'half_yearly',
+  'yearly',
+  'custom',
+  'none',
+] as const;
 export type BillingCycleValue = (typeof BILLING_CYCLE_VALUES)[number];
 
 // ---- first charge --------------------------------------------------------------------------------
@@ -49,7 +58,8 @@ export interface FirstCycleCharge {
 }
 
 function assertMinorUnits(name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer (minor units)`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`${name} must be a non-negative integer (minor units)`);
 }
 
 /**
@@ -76,7 +86,12 @@ export function firstCycleCharge(input: FirstCycleInput): FirstCycleCharge {
   // first_charge_amount only counts when the offer has setup_charge.
   const fca = setupCharge ? firstChargeAmount : null;
   const paid = (kind: FirstCycleKind, chargeNow: number): FirstCycleCharge => ({
-    kind, chargeNow, cardValidation: chargeNow === 0, trialDays: 0, initialStatus: 'active', recurringAmount: amount,
+    kind,
+    chargeNow,
+    cardValidation: chargeNow === 0,
+    trialDays: 0,
+    initialStatus: 'active',
+    recurringAmount: amount,
   });
 
   if (!freeTrial) return fca === null ? paid('standard', amount) : paid('setup_price', fca);
@@ -86,9 +101,23 @@ export function firstCycleCharge(input: FirstCycleInput): FirstCycleCharge {
   }
   if (fca !== null && fca > 0) {
     if (fca >= amount) return paid('prepaid_first_cycle', fca);
-    return { kind: 'trial_with_joining_fee', chargeNow: fca, cardValidation: false, trialDays, initialStatus: 'trialing', recurringAmount: amount };
+    return {
+      kind: 'trial_with_joining_fee',
+      chargeNow: fca,
+      cardValidation: false,
+      trialDays,
+      initialStatus: 'trialing',
+      recurringAmount: amount,
+    };
   }
-  return { kind: 'trial_validation', chargeNow: 0, cardValidation: true, trialDays, initialStatus: 'trialing', recurringAmount: amount };
+  return {
+    kind: 'trial_validation',
+    chargeNow: 0,
+    cardValidation: true,
+    trialDays,
+    initialStatus: 'trialing',
+    recurringAmount: amount,
+  };
 }
 
 // ---- billing calendar ----------------------------------------------------------------------------
@@ -98,23 +127,32 @@ const DAY_MS = 86_400_000;
 /** Cycles measured in days (fixed length in UTC) or in calendar months. */
 function periodOf(cycle: BillingCycleValue, customDays: number | null): { days: number } | { months: number } | null {
   switch (cycle) {
-    case 'daily': return { days: 1 };
-    case 'biweekly': return { days: 14 };
-    case 'monthly': return { months: 1 };
-    case 'quarterly': return { months: 3 };
-    case 'half_yearly': return { months: 6 };
-    case 'yearly': return { months: 12 };
+    case 'daily':
+      return { days: 1 };
+    case 'biweekly':
+      return { days: 14 };
+    case 'monthly':
+      return { months: 1 };
+    case 'quarterly':
+      return { months: 3 };
+    case 'half_yearly':
+      return { months: 6 };
+    case 'yearly':
+      return { months: 12 };
     case 'custom':
       if (customDays === null || !Number.isSafeInteger(customDays) || customDays < 1) {
         throw new RangeError('customDays must be an integer of at least 1 for the custom cycle');
       }
       return { days: customDays };
-    case 'none': return null;
-    default: throw new RangeError(`unknown billing cycle: ${String(cycle)}`);
+    case 'none':
+      return null;
+    default:
+      throw new RangeError(`unknown billing cycle: ${String(cycle)}`);
   }
 }
 
-const daysInMonthUtc = (year: number, monthIndex: number): number => new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();
+const daysInMonthUtc = (year: number, monthIndex: number): number =>
+  new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();
 
 /**
  * anchor + `months` calendar months in UTC, keeping the time of day; the day of month is clamped to the
@@ -125,7 +163,17 @@ export function addMonthsClamped(anchor: Date, months: number): Date {
   const year = Math.floor(totalMonths / 12);
   const month = totalMonths - year * 12;
   const day = Math.min(anchor.getUTCDate(), daysInMonthUtc(year, month));
-  return new Date(Date.UTC(year, month, day, anchor.getUTCHours(), anchor.getUTCMinutes(), anchor.getUTCSeconds(), anchor.getUTCMilliseconds()));
+  return new Date(
+    Date.UTC(
+      year,
+      month,
+      day,
+      anchor.getUTCHours(),
+      anchor.getUTCMinutes(),
+      anchor.getUTCSeconds(),
+      anchor.getUTCMilliseconds(),
+    ),
+  );
 }
 
 /**
@@ -133,7 +181,12 @@ export function addMonthsClamped(anchor: Date, months: number): Date {
  * the anchor, never by adding to the previous boundary, so a clamped February never shortens later months.
  * null for billing_cycle none (no renewal).
  */
-export function addBillingPeriods(anchor: Date, cycle: BillingCycleValue, customDays: number | null, periods: number): Date | null {
+export function addBillingPeriods(
+  anchor: Date,
+  cycle: BillingCycleValue,
+  customDays: number | null,
+  periods: number,
+): Date | null {
   if (Number.isNaN(anchor.getTime())) throw new RangeError('anchor must be a valid date');
   if (!Number.isSafeInteger(periods) || periods < 0) throw new RangeError('periods must be a non-negative integer');
   const period = periodOf(cycle, customDays);
@@ -146,7 +199,13 @@ export function addBillingPeriods(anchor: Date, cycle: BillingCycleValue, custom
  * When the next charge falls due, `cyclesElapsed` whole cycles after the anchor have been billed: the end of
  * cycle number cyclesElapsed + 1 (cyclesElapsed = 0 → the end of the first cycle). null for billing_cycle none.
  */
-export function nextBillingDate(anchor: Date, cycle: BillingCycleValue, customDays: number | null, cyclesElapsed: number): Date | null {
-  if (!Number.isSafeInteger(cyclesElapsed) || cyclesElapsed < 0) throw new RangeError('cyclesElapsed must be a non-negative integer');
+export function nextBillingDate(
+  anchor: Date,
+  cycle: BillingCycleValue,
+  customDays: number | null,
+  cyclesElapsed: number,
+): Date | null {
+  if (!Number.isSafeInteger(cyclesElapsed) || cyclesElapsed < 0)
+    throw new RangeError('cyclesElapsed must be a non-negative integer');
   return addBillingPeriods(anchor, cycle, customDays, cyclesElapsed + 1);
 }

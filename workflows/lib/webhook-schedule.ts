@@ -26,7 +26,8 @@ export interface RetryPlan {
   windowMs: number;
 }
 
-const jittered = (base: number, spread: number, random: () => number) => Math.round(base * (1 + spread * (2 * random() - 1)));
+const jittered = (base: number, spread: number, random: () => number) =>
+  Math.round(base * (1 + spread * (2 * random() - 1)));
 
 export function planRetries(random: () => number): RetryPlan {
   return {

@@ -11,10 +11,14 @@ import { parseWebhook } from './webhook';
 
 function send(call: Omit<ProviderCall, 'idempotencyKey'> & { idempotencyKey?: string }, request: ProviderRequest) {
   const { secret_key } = call.credentials as CheckoutCredentials;
-  return callProvider(call, { ...request, headers: { authorization: `Bearer ${secret_key}`, 'cko-idempotency-key': call.idempotencyKey } });
+  return callProvider(call, {
+    ...request,
+    headers: { authorization: `Bearer ${secret_key}`, 'cko-idempotency-key': call.idempotencyKey },
+  });
 }
 
-const channel = (call: Pick<ProviderCall, 'credentials'>) => (call.credentials as CheckoutCredentials).processing_channel_id;
+const channel = (call: Pick<ProviderCall, 'credentials'>) =>
+  (call.credentials as CheckoutCredentials).processing_channel_id;
 
 function cardSource(card: CardData) {
   return {

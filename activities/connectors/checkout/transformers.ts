@@ -91,11 +91,13 @@ function requestError(response: ProviderResponse): ProviderResult {
 export function fromPayment(response: ProviderResponse): ProviderResult {
   const failed = serverFailure(response);
   if (failed) return failed;
-  if ((response.status !== 201 && response.status !== 202 && response.status !== 200) || !response.body) return requestError(response);
+  if ((response.status !== 201 && response.status !== 202 && response.status !== 200) || !response.body)
+    return requestError(response);
   const body = response.body;
   const status = field.str(body.status) ?? '';
   const code = field.str(body.response_code);
-  const outcome = status === 'Declined' && code ? responseCodeOutcome(code) : (PAYMENT_STATUSES[status] ?? 'processing_error');
+  const outcome =
+    status === 'Declined' && code ? responseCodeOutcome(code) : (PAYMENT_STATUSES[status] ?? 'processing_error');
   return result(outcome, {
     providerReference: field.str(body.id),
     rawCode: code ?? status,
@@ -104,13 +106,20 @@ export function fromPayment(response: ProviderResponse): ProviderResult {
   });
 }
 
-export function fromAction(response: ProviderResponse, operation: 'capture' | 'void' | 'refund', paymentId: string): ProviderResult {
+export function fromAction(
+  response: ProviderResponse,
+  operation: 'capture' | 'void' | 'refund',
+  paymentId: string,
+): ProviderResult {
   const failed = serverFailure(response);
   if (failed) return failed;
   if (response.status !== 202) return requestError(response);
   // A refund is known by its action id (what the refund webhook names); captures and voids by the payment.
   const actionId = field.str(response.body?.action_id);
-  return result(ACTION_OUTCOMES[operation], { providerReference: operation === 'refund' ? actionId : paymentId, rawCode: 'accepted' });
+  return result(ACTION_OUTCOMES[operation], {
+    providerReference: operation === 'refund' ? actionId : paymentId,
+    rawCode: 'accepted',
+  });
 }
 
 export function webhookProviderReference(type: InboundWebhook['type'], data: Record<string, unknown>): string | null {

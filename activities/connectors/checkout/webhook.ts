@@ -34,7 +34,10 @@ export function parseWebhook(request: WebhookRequest): InboundWebhook {
     occurredAt: new Date(field.str(body.created_on) ?? Date.now()).toISOString(),
     raw: body,
     // Withdrawn by the issuer (canceled) leaves the money with the merchant; accepted by the merchant is a loss.
-    disputeOutcome: ['dispute_won', 'dispute_canceled'].includes(eventType) ? 'won'
-      : ['dispute_lost', 'dispute_accepted'].includes(eventType) ? 'lost' : null,
+    disputeOutcome: ['dispute_won', 'dispute_canceled'].includes(eventType)
+      ? 'won'
+      : ['dispute_lost', 'dispute_accepted'].includes(eventType)
+        ? 'lost'
+        : null,
   };
 }

@@ -34,7 +34,8 @@ export const providerAAdapter: ConnectorAdapter = {
 
   authorize: (call, request) =>
     withTransport(async () => {
-      if (request.paymentMethod !== 'card' && request.paymentMethod !== 'wallet') return unsupportedMethod(request.paymentMethod);
+      if (request.paymentMethod !== 'card' && request.paymentMethod !== 'wallet')
+        return unsupportedMethod(request.paymentMethod);
       const data = paymentMethodData(request);
       if (!data) return unsupportedMethod('card without card data');
       const mit = request.recurring;
@@ -89,7 +90,11 @@ export const providerAAdapter: ConnectorAdapter = {
         await send(call, {
           method: 'POST',
           path: '/v1/refunds',
-          form: { payment_intent: request.providerReference, amount: request.amount, metadata: { reference: request.reference } },
+          form: {
+            payment_intent: request.providerReference,
+            amount: request.amount,
+            metadata: { reference: request.reference },
+          },
         }),
       ),
     ),
@@ -113,5 +118,6 @@ export const providerAAdapter: ConnectorAdapter = {
 
   parseWebhook,
 
-  testCredentials: (call) => credentialCheck(() => send({ ...call, idempotencyKey: undefined }, { method: 'GET', path: '/v1/balance' })),
+  testCredentials: (call) =>
+    credentialCheck(() => send({ ...call, idempotencyKey: undefined }, { method: 'GET', path: '/v1/balance' })),
 };

@@ -104,7 +104,9 @@ export function fromIntent(response: ProviderResponse, kind: Kind): ProviderResu
   const declineCode = field.str(lastError.decline_code) ?? field.str(lastError.code);
   // A failed confirmation returned as 200 (not 402) still carries its decline code: that decides, not the status.
   const outcome =
-    status === 'requires_payment_method' && declineCode ? (DECLINE_CODES[declineCode] ?? 'soft_decline') : INTENT_STATUSES[status];
+    status === 'requires_payment_method' && declineCode
+      ? (DECLINE_CODES[declineCode] ?? 'soft_decline')
+      : INTENT_STATUSES[status];
   return result(outcome ?? 'processing_error', {
     providerReference: field.str(body.id),
     rawCode: declineCode ?? status,

@@ -10,11 +10,17 @@ import { field } from '../http';
 import { checkTimestamp, headerOf, parseJsonBody, requireSecret, safeEqual, type WebhookRequest } from '../signatures';
 import { webhookProviderReference, webhookType } from './transformers';
 
-export function verifySignature(headers: Record<string, string | undefined>, rawBody: string, secret: string, now = Date.now()): void {
+export function verifySignature(
+  headers: Record<string, string | undefined>,
+  rawBody: string,
+  secret: string,
+  now = Date.now(),
+): void {
   const id = headerOf(headers, 'webhook-id');
   const timestamp = headerOf(headers, 'webhook-timestamp');
   const signatures = headerOf(headers, 'webhook-signature');
-  if (!id || !timestamp || !signatures || !/^\d+$/.test(timestamp)) throw new InvalidWebhookError('Missing webhook signature headers');
+  if (!id || !timestamp || !signatures || !/^\d+$/.test(timestamp))
+    throw new InvalidWebhookError('Missing webhook signature headers');
   checkTimestamp(Number(timestamp), now);
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${rawBody}`).digest('base64');

@@ -52,7 +52,8 @@ function paymentMethod(request: AuthorizeRequest) {
   return null;
 }
 
-const modificationPath = (reference: string, action: string) => `/v71/payments/${encodeURIComponent(reference)}/${action}`;
+const modificationPath = (reference: string, action: string) =>
+  `/v71/payments/${encodeURIComponent(reference)}/${action}`;
 
 export const providerBAdapter: ConnectorAdapter = {
   slug: 'provider_b',
@@ -71,7 +72,8 @@ export const providerBAdapter: ConnectorAdapter = {
             reference: request.reference,
             paymentMethod: method,
             ...shopper(request),
-            installments: request.installments && request.installments > 1 ? { value: request.installments } : undefined,
+            installments:
+              request.installments && request.installments > 1 ? { value: request.installments } : undefined,
             shopperInteraction: recurring ? 'ContAuth' : 'Ecommerce',
             recurringProcessingModel: recurring ? 'UnscheduledCardOnFile' : undefined,
             additionalData: {
@@ -140,5 +142,7 @@ export const providerBAdapter: ConnectorAdapter = {
   parseWebhook,
 
   testCredentials: (call) =>
-    credentialCheck(() => send({ ...call, idempotencyKey: undefined }, { method: 'POST', path: '/v71/paymentMethods', json: {} })),
+    credentialCheck(() =>
+      send({ ...call, idempotencyKey: undefined }, { method: 'POST', path: '/v71/paymentMethods', json: {} }),
+    ),
 };

@@ -98,7 +98,10 @@ export function fromPayment(response: ProviderResponse): ProviderResult {
   const body = response.body;
   const resultCode = field.str(body.resultCode) ?? '';
   const additional = field.obj(body.additionalData);
-  const common = { providerReference: field.str(body.pspReference), networkTransactionId: field.str(additional.networkTxReference) };
+  const common = {
+    providerReference: field.str(body.pspReference),
+    networkTransactionId: field.str(additional.networkTxReference),
+  };
   if (resultCode === 'Refused') {
     const code = field.str(body.refusalReasonCode) ?? '';
     const raw = field.str(additional.refusalReasonRaw);

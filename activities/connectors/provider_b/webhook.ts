@@ -57,7 +57,8 @@ function verifyBasic(headers: Record<string, string | undefined>, secret: BasicS
   // Both halves are always compared, so timing does not reveal which one was wrong.
   const userOk = safeEqual(colon < 0 ? '' : decoded.slice(0, colon), secret.username);
   const passwordOk = safeEqual(colon < 0 ? '' : decoded.slice(colon + 1), secret.password);
-  if (!match || colon < 0 || !userOk || !passwordOk) throw new InvalidWebhookError('Webhook Basic authentication failed');
+  if (!match || colon < 0 || !userOk || !passwordOk)
+    throw new InvalidWebhookError('Webhook Basic authentication failed');
 }
 
 export function parseWebhook(request: WebhookRequest): InboundWebhook {
@@ -69,7 +70,8 @@ export function parseWebhook(request: WebhookRequest): InboundWebhook {
   const item = field.obj(field.obj(items[0]).NotificationRequestItem);
   if (secret.hmac_key) {
     const signature = field.str(field.obj(item.additionalData).hmacSignature) ?? '';
-    if (!safeEqual(signature, notificationHmac(item, secret.hmac_key))) throw new InvalidWebhookError('Notification HMAC mismatch');
+    if (!safeEqual(signature, notificationHmac(item, secret.hmac_key)))
+      throw new InvalidWebhookError('Notification HMAC mismatch');
   }
   const eventCode = field.str(item.eventCode) ?? '';
   const success = field.str(item.success) ?? '';
@@ -87,7 +89,10 @@ export function parseWebhook(request: WebhookRequest): InboundWebhook {
     occurredAt: new Date(field.str(item.eventDate) ?? Date.now()).toISOString(),
     raw: body,
     // The event code itself is the outcome: the chargeback reversed (won) or a second chargeback (lost).
-    disputeOutcome: ['CHARGEBACK_REVERSED', 'PREARBITRATION_WON'].includes(eventCode) ? 'won'
-      : ['SECOND_CHARGEBACK', 'PREARBITRATION_LOST'].includes(eventCode) ? 'lost' : null,
+    disputeOutcome: ['CHARGEBACK_REVERSED', 'PREARBITRATION_WON'].includes(eventCode)
+      ? 'won'
+      : ['SECOND_CHARGEBACK', 'PREARBITRATION_LOST'].includes(eventCode)
+        ? 'lost'
+        : null,
   };
 }

@@ -52,7 +52,11 @@ function payer(request: AuthorizeRequest) {
   };
 }
 
-async function createPayment(call: Call, request: AuthorizeRequest, method: Record<string, unknown>): Promise<ProviderResult> {
+async function createPayment(
+  call: Call,
+  request: AuthorizeRequest,
+  method: Record<string, unknown>,
+): Promise<ProviderResult> {
   const response = await send(call, {
     method: 'POST',
     path: '/v1/payments',
@@ -89,7 +93,8 @@ export const providerCAdapter: ConnectorAdapter = {
     withTransport(async () => {
       if (request.paymentMethod === 'card') return authorizeCard(call, request);
       if (request.paymentMethod === 'pix') return createPayment(call, request, { payment_method_id: 'pix' });
-      if (request.paymentMethod === 'wallet') return createPayment(call, request, { payment_method_id: 'account_money' });
+      if (request.paymentMethod === 'wallet')
+        return createPayment(call, request, { payment_method_id: 'account_money' });
       return unsupportedMethod(request.paymentMethod);
     }),
 
@@ -105,7 +110,11 @@ export const providerCAdapter: ConnectorAdapter = {
 
   void: (call, request) =>
     withTransport(async () => {
-      const response = await send(call, { method: 'PUT', path: paymentPath(request.providerReference), json: { status: 'cancelled' } });
+      const response = await send(call, {
+        method: 'PUT',
+        path: paymentPath(request.providerReference),
+        json: { status: 'cancelled' },
+      });
       return 'failure' in response ? response.failure : fromUpdate(response, 'cancelled');
     }),
 

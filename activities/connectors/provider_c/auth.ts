@@ -22,7 +22,11 @@ export async function accessToken(
   const response = await callProvider(call, {
     method: 'POST',
     path: '/oauth/token',
-    json: { grant_type: 'client_credentials', client_id: credentials.client_id, client_secret: credentials.client_secret },
+    json: {
+      grant_type: 'client_credentials',
+      client_id: credentials.client_id,
+      client_secret: credentials.client_secret,
+    },
   });
   const token = field.str(response.body?.access_token);
   if (response.status !== 200 || !token) return { failure: fromTokenFailure(response) };

@@ -119,7 +119,9 @@ export function fromPayment(response: ProviderResponse): ProviderResult {
   const status = field.str(body.status) ?? '';
   const detail = field.str(body.status_detail);
   const outcome =
-    status === 'rejected' ? (REJECTION_DETAILS[detail ?? ''] ?? 'soft_decline') : (PAYMENT_STATUSES[status] ?? 'processing_error');
+    status === 'rejected'
+      ? (REJECTION_DETAILS[detail ?? ''] ?? 'soft_decline')
+      : (PAYMENT_STATUSES[status] ?? 'processing_error');
   const data = field.obj(field.obj(body.point_of_interaction).transaction_data);
   return result(outcome, {
     providerReference: field.str(body.id),
@@ -154,10 +156,17 @@ export function fromRefund(response: ProviderResponse): ProviderResult {
   if (failed) return failed;
   if ((response.status !== 200 && response.status !== 201) || !response.body) return requestError(response);
   const status = field.str(response.body.status) ?? '';
-  return result(REFUND_STATUSES[status] ?? 'processing_error', { providerReference: field.str(response.body.id), rawCode: status });
+  return result(REFUND_STATUSES[status] ?? 'processing_error', {
+    providerReference: field.str(response.body.id),
+    rawCode: status,
+  });
 }
 
-export function webhookType(type: string, action: string, data: Record<string, unknown>): InboundWebhook['type'] | null {
+export function webhookType(
+  type: string,
+  action: string,
+  data: Record<string, unknown>,
+): InboundWebhook['type'] | null {
   if (type === 'chargebacks') return EVENT_TYPES[`chargebacks:${action}`] ?? null;
   const status = field.str(data.status) ?? '';
   // A cancelled payment whose detail is "expired" lapsed unpaid (pix not paid in time).

@@ -26,7 +26,8 @@ export function verifySignature(
     }),
   );
   const requestId = headerOf(headers, 'x-request-id') ?? '';
-  if (!parts.ts || !parts.v1 || !/^\d+$/.test(parts.ts)) throw new InvalidWebhookError('Missing or malformed x-signature');
+  if (!parts.ts || !parts.v1 || !/^\d+$/.test(parts.ts))
+    throw new InvalidWebhookError('Missing or malformed x-signature');
   const ts = Number(parts.ts);
   checkTimestamp(ts > 1e12 ? ts / 1000 : ts, now); // seconds, or milliseconds as some integrations send
   const digest = createHash('sha256').update(rawBody).digest('hex');

@@ -15,7 +15,9 @@ const PATH = '/xml/v1/request.api';
 
 /** refId is limited to 20 characters: longer idempotency keys are replaced by a stable 20-character digest. */
 export function refIdFor(idempotencyKey: string): string {
-  return idempotencyKey.length <= 20 ? idempotencyKey : createHash('sha256').update(idempotencyKey).digest('base64url').slice(0, 20);
+  return idempotencyKey.length <= 20
+    ? idempotencyKey
+    : createHash('sha256').update(idempotencyKey).digest('base64url').slice(0, 20);
 }
 
 function auth(call: Pick<ProviderCall, 'credentials'>) {
@@ -28,7 +30,13 @@ function transact(call: ProviderCall, transactionRequest: Record<string, unknown
   return callProvider(call, {
     method: 'POST',
     path: PATH,
-    json: { createTransactionRequest: { merchantAuthentication: auth(call), refId: refIdFor(call.idempotencyKey), transactionRequest } },
+    json: {
+      createTransactionRequest: {
+        merchantAuthentication: auth(call),
+        refId: refIdFor(call.idempotencyKey),
+        transactionRequest,
+      },
+    },
   });
 }
 
@@ -92,7 +100,9 @@ export const providerDAdapter: ConnectorAdapter = {
         await callProvider(call, {
           method: 'POST',
           path: PATH,
-          json: { getTransactionDetailsRequest: { merchantAuthentication: auth(call), transId: request.providerReference } },
+          json: {
+            getTransactionDetailsRequest: { merchantAuthentication: auth(call), transId: request.providerReference },
+          },
         }),
       );
       if ('failure' in details) return details.failure;

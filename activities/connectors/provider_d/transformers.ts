@@ -71,21 +71,26 @@ export const EVENT_TYPES: Readonly<Record<string, InboundWebhook['type']>> = {
 /** The API-level error (no transactionResponse): authentication, schema, unknown record… Our request was refused. */
 function apiError(body: Record<string, unknown>): ProviderResult {
   const message = field.obj(field.list(field.obj(body.messages).message)[0]);
-  return result('processing_error', { rawCode: field.str(message.code) ?? 'unknown', rawMessage: field.str(message.text) });
+  return result('processing_error', {
+    rawCode: field.str(message.code) ?? 'unknown',
+    rawMessage: field.str(message.text),
+  });
 }
 
 export function fromTransaction(response: ProviderResponse): ProviderResult {
   const failed = serverFailure(response);
   if (failed) return failed;
   const body = response.body;
-  if (!body) return result('processing_error', { rawCode: `http_${response.status}`, rawMessage: 'Unreadable provider answer' });
+  if (!body)
+    return result('processing_error', { rawCode: `http_${response.status}`, rawMessage: 'Unreadable provider answer' });
   const tx = body.transactionResponse === undefined ? null : field.obj(body.transactionResponse);
   if (!tx || !field.str(tx.responseCode)) return apiError(body);
   const responseCode = field.str(tx.responseCode)!;
   const error = field.obj(field.list(tx.errors)[0]);
   const message = field.obj(field.list(tx.messages)[0]);
   const reason = field.str(error.errorCode) ?? field.str(message.code) ?? responseCode;
-  const outcome = responseCode === '1' ? 'approved' : (REASON_CODES[reason] ?? RESPONSE_CODES[responseCode] ?? 'processing_error');
+  const outcome =
+    responseCode === '1' ? 'approved' : (REASON_CODES[reason] ?? RESPONSE_CODES[responseCode] ?? 'processing_error');
   const transId = field.str(tx.transId);
   return result(outcome, {
     providerReference: transId && transId !== '0' ? transId : null,

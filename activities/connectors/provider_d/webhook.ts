@@ -11,11 +11,16 @@ import { fromDecimal } from '../money';
 import { headerOf, parseJsonBody, requireSecret, safeEqual, type WebhookRequest } from '../signatures';
 import { webhookType } from './transformers';
 
-export function verifySignature(headers: Record<string, string | undefined>, rawBody: string, signatureKey: string): void {
+export function verifySignature(
+  headers: Record<string, string | undefined>,
+  rawBody: string,
+  signatureKey: string,
+): void {
   const header = headerOf(headers, 'x-anet-signature') ?? '';
   const match = /^sha512=([0-9a-fA-F]+)$/.exec(header.trim());
   const expected = createHmac('sha512', signatureKey).update(rawBody).digest('hex').toUpperCase();
-  if (!match || !safeEqual(match[1].toUpperCase(), expected)) throw new InvalidWebhookError('Webhook signature mismatch');
+  if (!match || !safeEqual(match[1].toUpperCase(), expected))
+    throw new InvalidWebhookError('Webhook signature mismatch');
 }
 
 export function parseWebhook(request: WebhookRequest): InboundWebhook {

@@ -17,7 +17,10 @@ export interface IssueApiKeyInput {
   scopes?: readonly Scope[];
 }
 
-export async function issueApiKey(em: EntityManager, input: IssueApiKeyInput): Promise<{ record: ApiKey; key: string }> {
+export async function issueApiKey(
+  em: EntityManager,
+  input: IssueApiKeyInput,
+): Promise<{ record: ApiKey; key: string }> {
   const key = generateApiKey(input.kind, input.merchantId ? 'merchant' : 'organization');
   const record = em.create(ApiKeySchema, {
     id: newId('ak'),

@@ -1,8 +1,13 @@
 /** GET /sessions/checkout: the checkout a browser session was opened for, what it may pay with, and saved cards. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
-  CheckoutItemSchema, CheckoutSessionSchema,
-  type BrowserSession, type CheckoutItem, type CheckoutSession, type CheckoutStatus, type PaymentInstrument,
+  CheckoutItemSchema,
+  CheckoutSessionSchema,
+  type BrowserSession,
+  type CheckoutItem,
+  type CheckoutSession,
+  type CheckoutStatus,
+  type PaymentInstrument,
 } from '../../../db/entities';
 import { errors } from '../../http/errors';
 import { effectiveStatus } from '../checkout-sessions/checkout-status';
@@ -17,17 +22,29 @@ export interface BrowserCheckoutView {
   instruments: PaymentInstrument[];
 }
 
-export async function browserCheckout(em: EntityManager, session: BrowserSession, now: Date): Promise<BrowserCheckoutView> {
+export async function browserCheckout(
+  em: EntityManager,
+  session: BrowserSession,
+  now: Date,
+): Promise<BrowserCheckoutView> {
   if (!session.checkoutSessionId) {
-    throw errors.notFound('This browser session was not created for a checkout session (send checkoutSessionId to POST /sessions)');
+    throw errors.notFound(
+      'This browser session was not created for a checkout session (send checkoutSessionId to POST /sessions)',
+    );
   }
   const checkout = await em.findOneOrFail(CheckoutSessionSchema, { id: session.checkoutSessionId });
-  const items = await em.find(CheckoutItemSchema, { checkoutSessionId: checkout.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const items = await em.find(
+    CheckoutItemSchema,
+    { checkoutSessionId: checkout.id },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   return {
     checkout,
     status: effectiveStatus(checkout, now),
     items,
     settings: await paymentSettings(em, session.merchantId),
-    instruments: checkout.customerId ? await chargeableInstruments(em, session.merchantId, checkout.customerId, now) : [],
+    instruments: checkout.customerId
+      ? await chargeableInstruments(em, session.merchantId, checkout.customerId, now)
+      : [],
   };
 }

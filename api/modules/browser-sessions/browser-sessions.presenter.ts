@@ -1,5 +1,12 @@
 /** The camelCase browser-session and checkout views of Document 3 (plus the additive `encryption` key). */
-import type { BrowserSession, CheckoutItem, CheckoutStatus, CheckoutSession, Merchant, PaymentInstrument } from '../../../db/entities';
+import type {
+  BrowserSession,
+  CheckoutItem,
+  CheckoutStatus,
+  CheckoutSession,
+  Merchant,
+  PaymentInstrument,
+} from '../../../db/entities';
 import type { VaultKeys } from '../../lib/vault-keys';
 import type { PaymentSettings } from './payment-settings';
 

@@ -5,10 +5,20 @@ import { defineRoute } from '../../http/define-route';
 import { sdkIntegrity } from '../sdk/sdk-assets';
 import { browserCheckout } from './browser-checkout';
 import {
-  BrowserCheckoutSchema, BrowserSessionParams, BrowserSessionSchema, CreateBrowserSessionBody, EnrollBody, EnrollResultSchema,
+  BrowserCheckoutSchema,
+  BrowserSessionParams,
+  BrowserSessionSchema,
+  CreateBrowserSessionBody,
+  EnrollBody,
+  EnrollResultSchema,
 } from './browser-sessions.schema';
 import { presentBrowserCheckout, presentBrowserSession } from './browser-sessions.presenter';
-import { createBrowserSession, refreshBrowserSession, sessionFromHeader, sessionMerchant } from './browser-sessions.service';
+import {
+  createBrowserSession,
+  refreshBrowserSession,
+  sessionFromHeader,
+  sessionMerchant,
+} from './browser-sessions.service';
 import { paymentSettings } from './payment-settings';
 import { enrolInSession } from './session-enrolment';
 
@@ -17,7 +27,10 @@ const tags = ['Browser sessions and tokens'];
 const publicAuth = { keys: ['merchant', 'organization'] as const, scopes: [], merchantScoped: false, publicKey: true };
 
 async function sessionView(em: EntityManager, config: Config, session: BrowserSession) {
-  const [merchant, settings] = await Promise.all([sessionMerchant(em, session), paymentSettings(em, session.merchantId)]);
+  const [merchant, settings] = await Promise.all([
+    sessionMerchant(em, session),
+    paymentSettings(em, session.merchantId),
+  ]);
   return presentBrowserSession(session, merchant, settings, config.vault, sdkIntegrity());
 }
 
@@ -48,7 +61,10 @@ export const browserSessionRoutes = [
       const now = new Date();
       const session = await sessionFromHeader(em, auth, header('x-session-id'), now);
       const view = await browserCheckout(em, session, now);
-      return { status: 200, data: presentBrowserCheckout(view.checkout, view.status, view.items, view.settings, view.instruments) };
+      return {
+        status: 200,
+        data: presentBrowserCheckout(view.checkout, view.status, view.items, view.settings, view.instruments),
+      };
     },
   }),
   defineRoute({

@@ -13,14 +13,23 @@ export const BrowserSessionParams = StrictObject({ sessionId: Id('bs') });
 
 const MinMax = Nullable(StrictObject({ min: Type.Integer(), max: Type.Integer() }));
 export const InstallmentOptionsSchema = StrictObject({
-  credit_card: MinMax, debit_card: MinMax, pix: MinMax, boleto: MinMax, wallet: MinMax,
+  credit_card: MinMax,
+  debit_card: MinMax,
+  pix: MinMax,
+  boleto: MinMax,
+  wallet: MinMax,
 });
 
 export const BrowserSessionSchema = StrictObject({
   sessionId: Type.String(),
   expiresAt: Timestamp,
   merchant: StrictObject({ id: Type.String(), name: Type.String(), organizationId: Type.String() }),
-  capabilities: StrictObject({ cards: Type.Boolean(), pix: Type.Boolean(), applePay: Type.Boolean(), googlePay: Type.Boolean() }),
+  capabilities: StrictObject({
+    cards: Type.Boolean(),
+    pix: Type.Boolean(),
+    applePay: Type.Boolean(),
+    googlePay: Type.Boolean(),
+  }),
   settings: StrictObject({
     allowedCardBrands: Type.Array(Type.String()),
     requireCvc: Type.Boolean(),
@@ -76,14 +85,16 @@ export const BrowserCheckoutSchema = StrictObject({
     installmentsSupported: Type.Boolean(),
     installmentOptions: InstallmentOptionsSchema,
   }),
-  savedInstruments: Type.Array(StrictObject({
-    id: Type.String(),
-    instrumentType: Type.String(),
-    brand: Nullable(Type.String()),
-    last4: Nullable(Type.String()),
-    expMonth: Nullable(Type.Integer()),
-    expYear: Nullable(Type.Integer()),
-  })),
+  savedInstruments: Type.Array(
+    StrictObject({
+      id: Type.String(),
+      instrumentType: Type.String(),
+      brand: Nullable(Type.String()),
+      last4: Nullable(Type.String()),
+      expMonth: Nullable(Type.Integer()),
+      expYear: Nullable(Type.Integer()),
+    }),
+  ),
 });
 
 export const EnrollBody = StrictObject({

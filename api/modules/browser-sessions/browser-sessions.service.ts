@@ -7,8 +7,12 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import {
-  BrowserSessionSchema, CheckoutSessionSchema, MerchantSchema,
-  type BrowserSession, type CheckoutSession, type Merchant,
+  BrowserSessionSchema,
+  CheckoutSessionSchema,
+  MerchantSchema,
+  type BrowserSession,
+  type CheckoutSession,
+  type Merchant,
 } from '../../../db/entities';
 import type { ApiKeyAuth } from '../../http/auth';
 import { errors } from '../../http/errors';
@@ -30,10 +34,17 @@ export function sessionExpired(session: BrowserSession, now: Date): boolean {
 }
 
 const expiredError = () =>
-  errors.businessRule('BROWSER_SESSION_EXPIRED', 'The browser session has expired; create a new one with POST /sessions');
+  errors.businessRule(
+    'BROWSER_SESSION_EXPIRED',
+    'The browser session has expired; create a new one with POST /sessions',
+  );
 
 /** A checkout the key may see: its own merchant's, or for an organization key any of the organization's merchants'. */
-async function visibleCheckout(em: EntityManager, auth: ApiKeyAuth, checkoutSessionId: string): Promise<CheckoutSession | null> {
+async function visibleCheckout(
+  em: EntityManager,
+  auth: ApiKeyAuth,
+  checkoutSessionId: string,
+): Promise<CheckoutSession | null> {
   const checkout = await em.findOne(CheckoutSessionSchema, { id: checkoutSessionId });
   if (!checkout) return null;
   if (auth.merchantId) return checkout.merchantId === auth.merchantId ? checkout : null;
@@ -41,7 +52,12 @@ async function visibleCheckout(em: EntityManager, auth: ApiKeyAuth, checkoutSess
   return owned > 0 ? checkout : null;
 }
 
-export async function createBrowserSession(em: EntityManager, auth: ApiKeyAuth, input: CreateInput, now: Date): Promise<BrowserSession> {
+export async function createBrowserSession(
+  em: EntityManager,
+  auth: ApiKeyAuth,
+  input: CreateInput,
+  now: Date,
+): Promise<BrowserSession> {
   let checkout: CheckoutSession | null = null;
   if (input.checkoutSessionId !== undefined) {
     checkout = await visibleCheckout(em, auth, input.checkoutSessionId);
@@ -49,7 +65,9 @@ export async function createBrowserSession(em: EntityManager, auth: ApiKeyAuth, 
   }
   const merchantId = auth.merchantId ?? checkout?.merchantId;
   if (!merchantId) {
-    throw errors.forbidden('An organization public key must name the checkout session (checkoutSessionId), which names the merchant');
+    throw errors.forbidden(
+      'An organization public key must name the checkout session (checkoutSessionId), which names the merchant',
+    );
   }
   const session = em.create(BrowserSessionSchema, {
     id: newId('bs'),
@@ -83,23 +101,43 @@ export async function requireBrowserSession(
   return session;
 }
 
-async function findOwnSession(em: EntityManager, auth: ApiKeyAuth, sessionId: string, lock = false): Promise<BrowserSession | null> {
-  const session = await em.findOne(BrowserSessionSchema, { id: sessionId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+async function findOwnSession(
+  em: EntityManager,
+  auth: ApiKeyAuth,
+  sessionId: string,
+  lock = false,
+): Promise<BrowserSession | null> {
+  const session = await em.findOne(
+    BrowserSessionSchema,
+    { id: sessionId },
+    lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
+  );
   if (!session || session.organizationId !== auth.organizationId) return null;
   if (auth.merchantId && session.merchantId !== auth.merchantId) return null;
   return session;
 }
 
 /** The session named by the X-Session-Id header (400 when missing or not the key's, 422 when expired). */
-export async function sessionFromHeader(em: EntityManager, auth: ApiKeyAuth, header: string | undefined, now: Date): Promise<BrowserSession> {
-  if (!header) throw errors.validation({ [SESSION_HEADER]: ['is required: the browser session id from POST /sessions'] });
+export async function sessionFromHeader(
+  em: EntityManager,
+  auth: ApiKeyAuth,
+  header: string | undefined,
+  now: Date,
+): Promise<BrowserSession> {
+  if (!header)
+    throw errors.validation({ [SESSION_HEADER]: ['is required: the browser session id from POST /sessions'] });
   const session = /^bs_[0-9A-Za-z]{1,60}$/.test(header) ? await findOwnSession(em, auth, header) : null;
   if (!session) throw errors.invalidValue(SESSION_HEADER, 'no such browser session for this key');
   if (sessionExpired(session, now)) throw expiredError();
   return session;
 }
 
-export async function refreshBrowserSession(em: EntityManager, auth: ApiKeyAuth, sessionId: string, now: Date): Promise<BrowserSession> {
+export async function refreshBrowserSession(
+  em: EntityManager,
+  auth: ApiKeyAuth,
+  sessionId: string,
+  now: Date,
+): Promise<BrowserSession> {
   const session = await requireBrowserSession(em, auth, sessionId, now, { lock: true });
   session.expiresAt = nextExpiry(session, now);
   await em.flush();

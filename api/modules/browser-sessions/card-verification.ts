@@ -9,8 +9,10 @@ import { MerchantConnectorSchema, PaymentProviderSchema, type CardToken } from '
 import { NoActiveRoutingProfileError, planRoute } from '../../../activities/routing/load';
 import { connectorState } from '../../../activities/routing/program';
 import {
-  cardVerificationWorkflow, cardVerificationWorkflowId,
-  type CardVerificationInput, type CardVerificationResult,
+  cardVerificationWorkflow,
+  cardVerificationWorkflowId,
+  type CardVerificationInput,
+  type CardVerificationResult,
 } from '../../../workflows/card-verification';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../../../workflows/definitions';
 import { ApiError, errors } from '../../http/errors';
@@ -23,18 +25,27 @@ export interface VerificationCharge {
 }
 
 /** Ordered connector ids to verify on; 400/422 when none can take this card. */
-export async function planVerification(em: EntityManager, merchantId: string, charge: VerificationCharge): Promise<string[]> {
+export async function planVerification(
+  em: EntityManager,
+  merchantId: string,
+  charge: VerificationCharge,
+): Promise<string[]> {
   if (charge.connectorId !== undefined) {
     const connector = await em.findOne(MerchantConnectorSchema, { id: charge.connectorId, merchantId });
     if (!connector) throw errors.invalidValue('connectorId', 'no such connector for this merchant');
     const provider = await em.findOne(PaymentProviderSchema, { slug: connector.providerSlug });
     const state = connectorState(connector, provider ?? undefined);
-    const problem = !state.isActive ? 'is inactive'
-      : !state.paymentMethods.includes('card') ? 'does not take cards'
-      : !state.cardBrands.includes(charge.token.cardBrand) ? `does not take ${charge.token.cardBrand} cards`
-      : !state.currencies.includes(charge.currency.toUpperCase()) ? `does not take ${charge.currency.toUpperCase()}`
-      : null;
-    if (problem) throw errors.businessRule('CONNECTOR_NOT_ELIGIBLE', `The connector ${problem}`, { connectorId: connector.id });
+    const problem = !state.isActive
+      ? 'is inactive'
+      : !state.paymentMethods.includes('card')
+        ? 'does not take cards'
+        : !state.cardBrands.includes(charge.token.cardBrand)
+          ? `does not take ${charge.token.cardBrand} cards`
+          : !state.currencies.includes(charge.currency.toUpperCase())
+            ? `does not take ${charge.currency.toUpperCase()}`
+            : null;
+    if (problem)
+      throw errors.businessRule('CONNECTOR_NOT_ELIGIBLE', `The connector ${problem}`, { connectorId: connector.id });
     return [connector.id];
   }
   try {
@@ -50,12 +61,17 @@ export async function planVerification(em: EntityManager, merchantId: string, ch
       randomDraw: Math.random(),
     });
     if (plan.attempts.length === 0) {
-      throw errors.businessRule('NO_ELIGIBLE_CONNECTOR', 'No active connector of this merchant can verify this card', { skipped: plan.skipped });
+      throw errors.businessRule('NO_ELIGIBLE_CONNECTOR', 'No active connector of this merchant can verify this card', {
+        skipped: plan.skipped,
+      });
     }
     return plan.attempts.map((attempt) => attempt.connectorId);
   } catch (error) {
     if (!(error instanceof NoActiveRoutingProfileError)) throw error;
-    throw errors.businessRule('NO_ACTIVE_ROUTING_PROFILE', 'The merchant has no active routing profile for card payments; name a connectorId');
+    throw errors.businessRule(
+      'NO_ACTIVE_ROUTING_PROFILE',
+      'The merchant has no active routing profile for card payments; name a connectorId',
+    );
   }
 }
 
@@ -70,6 +86,11 @@ export async function runVerification(client: Client, input: CardVerificationInp
     });
   } catch {
     // The workflow itself failed (worker down, timeout): nothing about the card is known.
-    throw new ApiError(502, 'external_service_error', 'VERIFICATION_UNAVAILABLE', 'The card could not be verified right now; try again shortly');
+    throw new ApiError(
+      502,
+      'external_service_error',
+      'VERIFICATION_UNAVAILABLE',
+      'The card could not be verified right now; try again shortly',
+    );
   }
 }

@@ -16,13 +16,17 @@ export interface PaymentSettings {
   /** In CARD_BRANDS order. */
   cardBrands: string[];
   installmentsSupported: boolean;
-  installmentOptions: Record<'credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet', { min: number; max: number } | null>;
+  installmentOptions: Record<
+    'credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet',
+    { min: number; max: number } | null
+  >;
 }
 
 export async function paymentSettings(em: EntityManager, merchantId: string): Promise<PaymentSettings> {
   const connectors = await em.find(MerchantConnectorSchema, { merchantId, isActive: true });
   const slugs = [...new Set(connectors.map((connector) => connector.providerSlug))];
-  const providers = slugs.length > 0 ? await em.find(PaymentProviderSchema, { slug: { $in: slugs }, isActive: true }) : [];
+  const providers =
+    slugs.length > 0 ? await em.find(PaymentProviderSchema, { slug: { $in: slugs }, isActive: true }) : [];
   const bySlug = new Map(providers.map((provider) => [provider.slug, provider]));
 
   const methods = new Set<string>();
@@ -35,9 +39,10 @@ export async function paymentSettings(em: EntityManager, merchantId: string): Pr
     if (provider.supportedPaymentMethods.includes('card')) {
       const override = connector.config?.card_brands;
       // The override narrows: a brand the provider cannot process is never surfaced.
-      const connectorBrands = override && override.length > 0
-        ? override.filter((brand) => provider.supportedCardBrands.includes(brand))
-        : provider.supportedCardBrands;
+      const connectorBrands =
+        override && override.length > 0
+          ? override.filter((brand) => provider.supportedCardBrands.includes(brand))
+          : provider.supportedCardBrands;
       for (const brand of connectorBrands) brands.add(brand);
       if (provider.supportsInstallments && connector.config?.installments_enabled !== false) installments = true;
     }

@@ -32,7 +32,12 @@ export interface EnrolResult {
   reason: string | null;
 }
 
-const describe = (token: CardToken) => ({ brand: token.cardBrand, last4: token.last4, expMonth: token.expMonth, expYear: token.expYear });
+const describe = (token: CardToken) => ({
+  brand: token.cardBrand,
+  last4: token.last4,
+  expMonth: token.expMonth,
+  expYear: token.expYear,
+});
 
 export async function enrolInSession(
   em: EntityManager,
@@ -44,24 +49,45 @@ export async function enrolInSession(
 ): Promise<EnrolResult> {
   const session = await requireBrowserSession(em, auth, sessionId, now);
   const { merchantId } = session;
-  const checkout = session.checkoutSessionId ? await em.findOneOrFail(CheckoutSessionSchema, { id: session.checkoutSessionId }) : null;
+  const checkout = session.checkoutSessionId
+    ? await em.findOneOrFail(CheckoutSessionSchema, { id: session.checkoutSessionId })
+    : null;
 
   const customerId = input.customerId ?? checkout?.customerId ?? undefined;
-  if (!customerId) throw errors.validation({ customerId: ['is required: the browser session has no checkout customer to fall back to'] });
+  if (!customerId)
+    throw errors.validation({
+      customerId: ['is required: the browser session has no checkout customer to fall back to'],
+    });
   await requireMerchantCustomer(em, merchantId, customerId, 'customerId');
   const currency = input.currency ?? checkout?.selectedCurrency ?? undefined;
-  if (!currency) throw errors.validation({ currency: ['is required: the browser session has no checkout currency to fall back to'] });
+  if (!currency)
+    throw errors.validation({
+      currency: ['is required: the browser session has no checkout currency to fall back to'],
+    });
   const merchant = await em.findOneOrFail(MerchantSchema, { id: merchantId });
   const country = input.country ?? merchant.address?.country ?? null;
 
   await sweepExpiredTokens(em, now);
-  const token = await lockUsableToken(em, {
-    merchantId, tokenId: input.tokenId, field: 'tokenId', purpose: 'instrument_enrollment', browserSessionId: session.id,
-  }, now);
+  const token = await lockUsableToken(
+    em,
+    {
+      merchantId,
+      tokenId: input.tokenId,
+      field: 'tokenId',
+      purpose: 'instrument_enrollment',
+      browserSessionId: session.id,
+    },
+    now,
+  );
   const enrolment = { organizationId: session.organizationId, merchantId, customerId };
 
   // Planned first, so a bad connectorId (or no route at all) is reported whatever the card.
-  const connectorIds = await planVerification(em, merchantId, { connectorId: input.connectorId, token, currency, country });
+  const connectorIds = await planVerification(em, merchantId, {
+    connectorId: input.connectorId,
+    token,
+    currency,
+    country,
+  });
   // The same card, already saved and usable for this customer: it was verified when it was saved.
   const existing = await findSameCard(em, merchantId, customerId, token.fingerprint);
   if (existing && effectiveInstrumentStatus(existing, now) === 'active') {
@@ -71,13 +97,24 @@ export async function enrolInSession(
 
   const result = await runVerification(deps.temporal.client, { merchantId, tokenId: token.id, connectorIds, currency });
   if (result.outcome === 'approved') {
-    const { instrument } = await enrolToken(em, token, {
-      ...enrolment,
-      verification: { networkTransactionId: result.networkTransactionId, connectorId: result.connectorId },
-    }, now);
+    const { instrument } = await enrolToken(
+      em,
+      token,
+      {
+        ...enrolment,
+        verification: { networkTransactionId: result.networkTransactionId, connectorId: result.connectorId },
+      },
+      now,
+    );
     return { verified: true, paymentInstrumentId: instrument.id, status: 'active', ...describe(token), reason: null };
   }
   await consumeToken(em, token, null, now);
   const declined = result.outcome === 'soft_decline' || result.outcome === 'hard_decline';
-  return { verified: false, paymentInstrumentId: null, status: declined ? 'declined' : 'failed', ...describe(token), reason: result.outcome };
+  return {
+    verified: false,
+    paymentInstrumentId: null,
+    status: declined ? 'declined' : 'failed',
+    ...describe(token),
+    reason: result.outcome,
+  };
 }

@@ -14,7 +14,12 @@ import type { InlineCustomer } from './checkout-sessions.schema';
 export type InlineCustomerInput = Static<typeof InlineCustomer>;
 
 /** A customer referenced in a body must be the merchant's; another merchant's id is a 400, never its data. */
-export async function requireCustomer(em: EntityManager, merchantId: string, customerId: string, field = 'customer_id'): Promise<Customer> {
+export async function requireCustomer(
+  em: EntityManager,
+  merchantId: string,
+  customerId: string,
+  field = 'customer_id',
+): Promise<Customer> {
   const customer = await em.findOne(CustomerSchema, { id: customerId, merchantId });
   if (!customer) throw errors.invalidValue(field, 'must name a customer of this merchant');
   return customer;
@@ -48,8 +53,15 @@ export async function findOrCreateCustomerByEmail(
     // A savepoint, so losing a race to a concurrent insert of the same email only undoes this insert.
     return await em.transactional(async (inner) => {
       const customer = inner.create(CustomerSchema, {
-        id: newId('cust'), merchantId, email: email.trim().toLowerCase(), name: name ?? null, phone: null,
-        documentType: null, documentNumberEncrypted: null, billingAddress: null, metadata: null,
+        id: newId('cust'),
+        merchantId,
+        email: email.trim().toLowerCase(),
+        name: name ?? null,
+        phone: null,
+        documentType: null,
+        documentNumberEncrypted: null,
+        billingAddress: null,
+        metadata: null,
       } as Customer);
       await inner.flush();
       return customer;

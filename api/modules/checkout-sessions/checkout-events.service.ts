@@ -19,10 +19,22 @@ export interface RequestClient {
   userAgent: string | null;
 }
 
-function newEvent(em: EntityManager, session: CheckoutSession, fields: Partial<CheckoutEvent> & { eventType: string }): CheckoutEvent {
+function newEvent(
+  em: EntityManager,
+  session: CheckoutSession,
+  fields: Partial<CheckoutEvent> & { eventType: string },
+): CheckoutEvent {
   return em.create(CheckoutEventSchema, {
-    id: newId('cke'), merchantId: session.merchantId, checkoutSessionId: session.id,
-    sourceUrl: null, utmSource: null, utmMedium: null, utmCampaign: null, ipAddress: null, userAgent: null, metadata: null,
+    id: newId('cke'),
+    merchantId: session.merchantId,
+    checkoutSessionId: session.id,
+    sourceUrl: null,
+    utmSource: null,
+    utmMedium: null,
+    utmCampaign: null,
+    ipAddress: null,
+    userAgent: null,
+    metadata: null,
     ...fields,
   } as CheckoutEvent);
 }
@@ -65,7 +77,10 @@ export async function listEvents(
   sessionId: string,
   filter: PageRequest & { event_type?: string[] },
 ): Promise<{ items: CheckoutEvent[]; total: number }> {
-  const where = { checkoutSessionId: sessionId, ...(filter.event_type ? { eventType: { $in: filter.event_type } } : {}) };
+  const where = {
+    checkoutSessionId: sessionId,
+    ...(filter.event_type ? { eventType: { $in: filter.event_type } } : {}),
+  };
   const [items, total] = await em.findAndCount(CheckoutEventSchema, where, {
     orderBy: { createdAt: 'desc', id: 'desc' },
     limit: filter.limit,
@@ -76,5 +91,9 @@ export async function listEvents(
 
 /** The newest events, embedded in GET /checkout-sessions/:id?include_events=true. */
 export async function recentEvents(em: EntityManager, sessionId: string, limit: number): Promise<CheckoutEvent[]> {
-  return em.find(CheckoutEventSchema, { checkoutSessionId: sessionId }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit });
+  return em.find(
+    CheckoutEventSchema,
+    { checkoutSessionId: sessionId },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit },
+  );
 }

@@ -1,6 +1,13 @@
 /** Line-item management before payment (paths and shapes are ours: see docs/api-decisions.md). */
 import { defineRoute } from '../../http/define-route';
-import { AddItemBody, CheckoutItemSchema, ItemParams, MerchantOnlyQuery, SessionParams, UpdateItemBody } from './checkout-sessions.schema';
+import {
+  AddItemBody,
+  CheckoutItemSchema,
+  ItemParams,
+  MerchantOnlyQuery,
+  SessionParams,
+  UpdateItemBody,
+} from './checkout-sessions.schema';
 import { presentItem } from './checkout-sessions.presenter';
 import { addCheckoutItem, removeCheckoutItem, updateCheckoutItem } from './checkout-items.service';
 

@@ -15,7 +15,12 @@ type AddInput = Static<typeof AddItemBody>;
 type UpdateInput = Static<typeof UpdateItemBody>;
 
 /** The session, 404 when it is not the merchant's, 422 when it no longer takes item changes. */
-async function openSession(em: EntityManager, merchantId: string, sessionId: string, now: Date): Promise<CheckoutSession> {
+async function openSession(
+  em: EntityManager,
+  merchantId: string,
+  sessionId: string,
+  now: Date,
+): Promise<CheckoutSession> {
   const session = await getCheckoutSession(em, merchantId, sessionId, true);
   assertOpen(session, now, 'change its items');
   return session;
@@ -42,10 +47,18 @@ export async function addCheckoutItem(
   const session = await openSession(em, merchantId, sessionId, now);
   const count = await em.count(CheckoutItemSchema, { checkoutSessionId: session.id });
   if (count >= MAX_ITEMS_PER_SESSION) {
-    throw errors.businessRule('CHECKOUT_ITEM_LIMIT_REACHED', `A checkout session holds at most ${MAX_ITEMS_PER_SESSION} items`);
+    throw errors.businessRule(
+      'CHECKOUT_ITEM_LIMIT_REACHED',
+      `A checkout session holds at most ${MAX_ITEMS_PER_SESSION} items`,
+    );
   }
   const [item] = await snapshotItems(em, merchantId, session.id, session.selectedCurrency as string, [
-    { offerId: input.offer_id, quantity: input.quantity ?? 1, installments: input.installments ?? 1, field: 'offer_id' },
+    {
+      offerId: input.offer_id,
+      quantity: input.quantity ?? 1,
+      installments: input.installments ?? 1,
+      field: 'offer_id',
+    },
   ]);
   touch(session, now);
   await em.flush();
@@ -69,14 +82,24 @@ export async function updateCheckoutItem(
   return item;
 }
 
-export async function removeCheckoutItem(em: EntityManager, merchantId: string, sessionId: string, itemId: string, now: Date): Promise<void> {
+export async function removeCheckoutItem(
+  em: EntityManager,
+  merchantId: string,
+  sessionId: string,
+  itemId: string,
+  now: Date,
+): Promise<void> {
   const session = await openSession(em, merchantId, sessionId, now);
   const item = await getItem(em, session, itemId);
   const count = await em.count(CheckoutItemSchema, { checkoutSessionId: session.id });
   if (count <= 1) {
-    throw errors.businessRule('CHECKOUT_ITEM_REQUIRED', 'A checkout session keeps at least one item; add another before removing this one', {
-      item_id: item.id,
-    });
+    throw errors.businessRule(
+      'CHECKOUT_ITEM_REQUIRED',
+      'A checkout session keeps at least one item; add another before removing this one',
+      {
+        item_id: item.id,
+      },
+    );
   }
   em.remove(item);
   touch(session, now);

@@ -4,18 +4,30 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
-  CheckoutItemSchema, OfferPriceSchema, OfferSchema, ProductSchema, type CheckoutItem, type Offer, type OfferPrice,
+  CheckoutItemSchema,
+  OfferPriceSchema,
+  OfferSchema,
+  ProductSchema,
+  type CheckoutItem,
+  type Offer,
+  type OfferPrice,
 } from '../../../db/entities';
 import { errors } from '../../http/errors';
 import { newId } from '../../lib/ids';
 
 /** A live, active offer of the merchant whose product is live and active too; otherwise 400 naming `field`. */
-export async function requireSellableOffer(em: EntityManager, merchantId: string, offerId: string, field: string): Promise<Offer> {
+export async function requireSellableOffer(
+  em: EntityManager,
+  merchantId: string,
+  offerId: string,
+  field: string,
+): Promise<Offer> {
   const offer = await em.findOne(OfferSchema, { id: offerId, merchantId, deletedAt: null });
   if (!offer) throw errors.invalidValue(field, 'must name a live offer of this merchant');
   if (offer.status !== 'active') throw errors.invalidValue(field, 'the offer is archived and cannot be bought');
   const product = await em.findOne(ProductSchema, { id: offer.productId, merchantId, deletedAt: null });
-  if (!product || product.status !== 'active') throw errors.invalidValue(field, "the offer's product is archived or deleted");
+  if (!product || product.status !== 'active')
+    throw errors.invalidValue(field, "the offer's product is archived or deleted");
   return offer;
 }
 
@@ -39,7 +51,12 @@ export interface ItemRequest {
 }
 
 /** The item's offer must be sellable and priced in `currency`. */
-export async function priceItem(em: EntityManager, merchantId: string, currency: string, request: ItemRequest): Promise<OfferPrice> {
+export async function priceItem(
+  em: EntityManager,
+  merchantId: string,
+  currency: string,
+  request: ItemRequest,
+): Promise<OfferPrice> {
   await requireSellableOffer(em, merchantId, request.offerId, request.field);
   const price = await livePrice(em, request.offerId, currency);
   if (!price) throw errors.invalidValue(request.field, `the offer has no live price in ${currency}`);
@@ -66,8 +83,12 @@ export async function snapshotItems(
   for (const request of requests) {
     const price = await priceItem(em, merchantId, currency, request);
     const item = em.create(CheckoutItemSchema, {
-      id: newId('cki'), merchantId, checkoutSessionId: sessionId, offerId: request.offerId,
-      quantity: request.quantity, installments: request.installments,
+      id: newId('cki'),
+      merchantId,
+      checkoutSessionId: sessionId,
+      offerId: request.offerId,
+      quantity: request.quantity,
+      installments: request.installments,
     } as CheckoutItem);
     applySnapshot(item, price);
     items.push(item);
@@ -76,7 +97,12 @@ export async function snapshotItems(
 }
 
 /** Re-prices existing items in `currency` from the current catalog (a currency change re-snapshots). */
-export async function repriceItems(em: EntityManager, merchantId: string, currency: string, items: CheckoutItem[]): Promise<void> {
+export async function repriceItems(
+  em: EntityManager,
+  merchantId: string,
+  currency: string,
+  items: CheckoutItem[],
+): Promise<void> {
   const prices: OfferPrice[] = [];
   // Price everything first, so one unpriced item rejects the change before any item is touched.
   for (const item of items) {

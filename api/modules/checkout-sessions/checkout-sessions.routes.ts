@@ -6,13 +6,25 @@ import { scheduleCheckoutExpiry } from '../../temporal';
 import { checkoutEventRoutes } from './checkout-events.routes';
 import { checkoutItemRoutes } from './checkout-items.routes';
 import {
-  CheckoutSessionSchema, CreateCheckoutSessionBody, GetCheckoutSessionQuery, IdentifyBody, ListCheckoutSessionsQuery,
-  MerchantOnlyQuery, SessionParams, UpdateCheckoutSessionBody,
+  CheckoutSessionSchema,
+  CreateCheckoutSessionBody,
+  GetCheckoutSessionQuery,
+  IdentifyBody,
+  ListCheckoutSessionsQuery,
+  MerchantOnlyQuery,
+  SessionParams,
+  UpdateCheckoutSessionBody,
 } from './checkout-sessions.schema';
 import { presentSession } from './checkout-sessions.presenter';
 import {
-  abandonCheckoutSession, createCheckoutSession, getCheckoutSession, identifyCheckoutSession, listCheckoutSessions,
-  updateCheckoutSession, viewOf, type CheckoutView,
+  abandonCheckoutSession,
+  createCheckoutSession,
+  getCheckoutSession,
+  identifyCheckoutSession,
+  listCheckoutSessions,
+  updateCheckoutSession,
+  viewOf,
+  type CheckoutView,
 } from './checkout-sessions.service';
 
 const tags = ['Checkout sessions'];
@@ -29,7 +41,11 @@ const contextOf = (deps: AppDeps) => ({ encryptionKey: deps.config.encryptionKey
  */
 async function watchExpiry(deps: AppDeps, { session }: CheckoutView): Promise<void> {
   if (!session.expiresAt) return;
-  await scheduleCheckoutExpiry(deps.temporal.client, { sessionId: session.id, merchantId: session.merchantId, expiresAt: session.expiresAt });
+  await scheduleCheckoutExpiry(deps.temporal.client, {
+    sessionId: session.id,
+    merchantId: session.merchantId,
+    expiresAt: session.expiresAt,
+  });
 }
 
 export const checkoutSessionRoutes = [

@@ -2,7 +2,16 @@
 import { Type } from '@sinclair/typebox';
 import { CHECKOUT_STATUSES } from '../../../db/entities';
 import {
-  Currency, Id, MerchantIdField, Metadata, MultiEnum, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp,
+  Currency,
+  Id,
+  MerchantIdField,
+  Metadata,
+  MultiEnum,
+  Nullable,
+  PaginationQuery,
+  StrictObject,
+  StringEnum,
+  Timestamp,
 } from '../../http/schema';
 import { CreateCustomerBody } from '../customers/customers.schema';
 
@@ -13,15 +22,24 @@ export const MAX_EMBEDDED_EVENTS = 100;
 
 /** Event types a caller may record; customer_identified and abandoned are recorded by the service itself. */
 export const CLIENT_EVENT_TYPES = [
-  'page_view', 'checkout_started', 'customer_info_entered', 'payment_method_selected', 'payment_started',
-  'payment_failed', 'custom',
+  'page_view',
+  'checkout_started',
+  'customer_info_entered',
+  'payment_method_selected',
+  'payment_started',
+  'payment_failed',
+  'custom',
 ] as const;
 export const SERVICE_EVENT_TYPES = ['customer_identified', 'abandoned'] as const;
 export const EVENT_TYPES = [...CLIENT_EVENT_TYPES, ...SERVICE_EVENT_TYPES] as const;
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Name = Type.String({ minLength: 1, maxLength: 255 });
-const ExternalSessionId = Type.String({ minLength: 1, maxLength: 255, description: "Caller's reference, unique per merchant" });
+const ExternalSessionId = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: "Caller's reference, unique per merchant",
+});
 const FutureTimestamp = Type.String({ format: 'date-time', description: 'ISO 8601; must be in the future' });
 const Quantity = Type.Integer({ minimum: 1, maximum: 10_000, default: 1 });
 const Installments = Type.Integer({ minimum: 1, maximum: 120, default: 1 });
@@ -72,7 +90,9 @@ export const ListCheckoutSessionsQuery = StrictObject({
   status: Type.Optional(MultiEnum(CHECKOUT_STATUSES)),
   offer_id: Type.Optional(Id('ofr')),
   customer_id: Type.Optional(Id('cust')),
-  customer_email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'Exact match, case-insensitive' })),
+  customer_email: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 254, description: 'Exact match, case-insensitive' }),
+  ),
   external_session_id: Type.Optional(ExternalSessionId),
   merchant_id: MerchantIdField,
 });
@@ -104,8 +124,12 @@ export const RecordEventBody = StrictObject({
   utm_source: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   utm_medium: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   utm_campaign: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
-  ip_address: Type.Optional(Type.String({ minLength: 2, maxLength: 45, description: "The buyer's IPv4 or IPv6 address" })),
-  user_agent: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The buyer's browser User-Agent" })),
+  ip_address: Type.Optional(
+    Type.String({ minLength: 2, maxLength: 45, description: "The buyer's IPv4 or IPv6 address" }),
+  ),
+  user_agent: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1024, description: "The buyer's browser User-Agent" }),
+  ),
   metadata: Type.Optional(Nullable(Metadata())),
   merchant_id: MerchantIdField,
 });

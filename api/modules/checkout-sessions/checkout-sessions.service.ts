@@ -6,14 +6,24 @@ import { LockMode, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import {
-  CheckoutItemSchema, CheckoutSessionSchema,
-  type CheckoutEvent, type CheckoutItem, type CheckoutSession, type CheckoutStatus, type Customer,
+  CheckoutItemSchema,
+  CheckoutSessionSchema,
+  type CheckoutEvent,
+  type CheckoutItem,
+  type CheckoutSession,
+  type CheckoutStatus,
+  type Customer,
 } from '../../../db/entities';
 import { flushOrConflict } from '../../http/db-errors';
 import { errors } from '../../http/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import { newId } from '../../lib/ids';
-import { findOrCreateCustomerByEmail, requireCustomer, resolveInlineCustomer, type InlineCustomerInput } from './checkout-customers';
+import {
+  findOrCreateCustomerByEmail,
+  requireCustomer,
+  resolveInlineCustomer,
+  type InlineCustomerInput,
+} from './checkout-customers';
 import { recentEvents, recordServiceEvent } from './checkout-events.service';
 import { defaultCurrency, livePrice, repriceItems, requireSellableOffer, snapshotItems } from './checkout-pricing';
 import type { CreateCheckoutSessionBody, IdentifyBody, UpdateCheckoutSessionBody } from './checkout-sessions.schema';
@@ -39,9 +49,13 @@ export interface CheckoutContext {
 }
 
 const externalIdTaken = (externalSessionId: string) => () =>
-  errors.conflict('RESOURCE_ALREADY_EXISTS', 'Another checkout session of this merchant already uses this external_session_id', {
-    external_session_id: externalSessionId,
-  });
+  errors.conflict(
+    'RESOURCE_ALREADY_EXISTS',
+    'Another checkout session of this merchant already uses this external_session_id',
+    {
+      external_session_id: externalSessionId,
+    },
+  );
 
 async function flushSession(em: EntityManager, session: CheckoutSession): Promise<void> {
   const externalId = session.externalSessionId ?? '';
@@ -56,10 +70,16 @@ function futureDate(value: string, now: Date): Date {
 
 function exactlyOneCustomer(input: { customer_id?: string; customer?: unknown }, required: boolean): void {
   if (input.customer_id !== undefined && input.customer !== undefined) {
-    throw errors.validation({ customer_id: ['send customer_id or customer, not both'], customer: ['send customer_id or customer, not both'] });
+    throw errors.validation({
+      customer_id: ['send customer_id or customer, not both'],
+      customer: ['send customer_id or customer, not both'],
+    });
   }
   if (required && input.customer_id === undefined && input.customer === undefined) {
-    throw errors.validation({ customer_id: ['customer_id or customer is required'], customer: ['customer_id or customer is required'] });
+    throw errors.validation({
+      customer_id: ['customer_id or customer is required'],
+      customer: ['customer_id or customer is required'],
+    });
   }
 }
 
@@ -83,7 +103,12 @@ function attachCustomer(em: EntityManager, session: CheckoutSession, customer: C
   recordServiceEvent(em, session, 'customer_identified', { customer_id: customer.id });
 }
 
-async function assertExternalIdFree(em: EntityManager, merchantId: string, externalSessionId: string, selfId?: string): Promise<void> {
+async function assertExternalIdFree(
+  em: EntityManager,
+  merchantId: string,
+  externalSessionId: string,
+  selfId?: string,
+): Promise<void> {
   const other = await em.findOne(CheckoutSessionSchema, { merchantId, externalSessionId });
   if (other && other.id !== selfId) throw externalIdTaken(externalSessionId)();
 }
@@ -105,9 +130,17 @@ export async function createCheckoutSession(
   const customer = (await customerFrom(em, merchantId, input, ctx)) as Customer;
 
   const session = em.create(CheckoutSessionSchema, {
-    id: newId('cks'), merchantId, offerId: offer.id, customerId: null, customerEmail: null, customerName: null,
-    selectedCurrency: currency, status: 'initiated', externalSessionId: input.external_session_id ?? null,
-    expiresAt, completedAt: null,
+    id: newId('cks'),
+    merchantId,
+    offerId: offer.id,
+    customerId: null,
+    customerEmail: null,
+    customerName: null,
+    selectedCurrency: currency,
+    status: 'initiated',
+    externalSessionId: input.external_session_id ?? null,
+    expiresAt,
+    completedAt: null,
   } as CheckoutSession);
   // Items and events reference the session row (plain FK columns), so it is inserted first.
   await flushSession(em, session);
@@ -124,8 +157,17 @@ export async function createCheckoutSession(
 }
 
 /** `lock` (mutations, inside the request transaction) serializes concurrent changes to one session. */
-export async function getCheckoutSession(em: EntityManager, merchantId: string, id: string, lock = false): Promise<CheckoutSession> {
-  const session = await em.findOne(CheckoutSessionSchema, { id, merchantId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+export async function getCheckoutSession(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  lock = false,
+): Promise<CheckoutSession> {
+  const session = await em.findOne(
+    CheckoutSessionSchema,
+    { id, merchantId },
+    lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
+  );
   if (!session) throw errors.notFound('No such checkout session');
   return session;
 }
@@ -188,7 +230,9 @@ export async function updateCheckoutSession(
 ): Promise<{ view: CheckoutView; expiresAtChanged: boolean }> {
   const immutable = (['offer_id', 'items'] as const).filter((field) => input[field] !== undefined);
   if (immutable.length > 0) {
-    throw errors.validation(Object.fromEntries(immutable.map((field) => [field, ['cannot be changed after creation']])));
+    throw errors.validation(
+      Object.fromEntries(immutable.map((field) => [field, ['cannot be changed after creation']])),
+    );
   }
   exactlyOneCustomer(input, false);
   const session = await getCheckoutSession(em, merchantId, id, true);
@@ -204,7 +248,8 @@ export async function updateCheckoutSession(
     session.selectedCurrency = input.selected_currency;
   }
   if (input.external_session_id !== undefined) {
-    if (input.external_session_id !== null) await assertExternalIdFree(em, merchantId, input.external_session_id, session.id);
+    if (input.external_session_id !== null)
+      await assertExternalIdFree(em, merchantId, input.external_session_id, session.id);
     session.externalSessionId = input.external_session_id;
   }
   const expiresAtChanged = expiresAt !== undefined && expiresAt.getTime() !== session.expiresAt?.getTime();
@@ -230,16 +275,22 @@ export async function identifyCheckoutSession(
   }
   const session = await getCheckoutSession(em, merchantId, id, true);
   assertOpen(session, ctx.now, 'be identified');
-  const customer = input.customer_id !== undefined
-    ? await requireCustomer(em, merchantId, input.customer_id)
-    : await findOrCreateCustomerByEmail(em, merchantId, input.customer_email as string, input.customer_name);
+  const customer =
+    input.customer_id !== undefined
+      ? await requireCustomer(em, merchantId, input.customer_id)
+      : await findOrCreateCustomerByEmail(em, merchantId, input.customer_email as string, input.customer_name);
   attachCustomer(em, session, customer, input.customer_name);
   await em.flush();
   return viewOf(em, session, ctx.now);
 }
 
 /** Any state but completed may be abandoned (a paid checkout is history); abandoning again changes nothing. */
-export async function abandonCheckoutSession(em: EntityManager, merchantId: string, id: string, now: Date): Promise<CheckoutView> {
+export async function abandonCheckoutSession(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  now: Date,
+): Promise<CheckoutView> {
   const session = await getCheckoutSession(em, merchantId, id, true);
   if (session.status === 'completed') throw invalidTransition('completed', 'be abandoned');
   if (session.status !== 'abandoned') {

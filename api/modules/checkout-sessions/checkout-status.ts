@@ -22,7 +22,8 @@ export function effectiveStatusWhere(statuses: readonly CheckoutStatus[], now: D
   const pastExpiry = { expiresAt: { $ne: null, $lte: now } };
   const beforeExpiry = { $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] };
   const clauses = statuses.map((status): FilterQuery<CheckoutSession> => {
-    if (status === 'expired') return { $or: [{ status: 'expired' }, { status: { $in: [...OPEN_STATUSES] }, ...pastExpiry }] };
+    if (status === 'expired')
+      return { $or: [{ status: 'expired' }, { status: { $in: [...OPEN_STATUSES] }, ...pastExpiry }] };
     if (isOpen(status)) return { status, ...beforeExpiry };
     return { status };
   });
@@ -30,7 +31,9 @@ export function effectiveStatusWhere(statuses: readonly CheckoutStatus[], now: D
 }
 
 export function invalidTransition(status: CheckoutStatus, action: string) {
-  return errors.businessRule('INVALID_STATE_TRANSITION', `A checkout session that is ${status} cannot ${action}`, { status });
+  return errors.businessRule('INVALID_STATE_TRANSITION', `A checkout session that is ${status} cannot ${action}`, {
+    status,
+  });
 }
 
 /** Customer, currency, expiry and items change only while the session still waits for its buyer. */

@@ -5,7 +5,11 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
-import { PROVIDER_CREDENTIALS, WEBHOOK_SECRET_FORMATS, type ProviderSlug } from '../../../activities/connectors/credentials';
+import {
+  PROVIDER_CREDENTIALS,
+  WEBHOOK_SECRET_FORMATS,
+  type ProviderSlug,
+} from '../../../activities/connectors/credentials';
 import type { ConnectorConfig, PaymentProvider } from '../../../db/entities';
 import type { FieldErrors } from '../../http/errors';
 import { bodyAjv, toFieldErrors } from '../../http/schema';
@@ -24,7 +28,10 @@ function credentialSchema(slug: ProviderSlug, method: AuthMethod): TSchema {
 
 const CREDENTIAL_VALIDATORS = new Map<string, ValidateFunction>(
   (Object.keys(PROVIDER_CREDENTIALS) as ProviderSlug[]).flatMap((slug) =>
-    AUTH_METHODS.map((method): [string, ValidateFunction] => [`${slug}:${method}`, bodyAjv.compile(credentialSchema(slug, method))]),
+    AUTH_METHODS.map((method): [string, ValidateFunction] => [
+      `${slug}:${method}`,
+      bodyAjv.compile(credentialSchema(slug, method)),
+    ]),
   ),
 );
 
@@ -66,7 +73,9 @@ function providerBSecret(value: string): boolean {
   const fields = parsed as Record<string, unknown>;
   const text = (field: unknown) => typeof field === 'string' && field.length > 0 && field.length <= 256;
   const known = Object.keys(fields).every((key) => ['username', 'password', 'hmac_key'].includes(key));
-  const hmacKey = fields.hmac_key === undefined || (typeof fields.hmac_key === 'string' && /^([0-9A-Fa-f]{2}){16,64}$/.test(fields.hmac_key));
+  const hmacKey =
+    fields.hmac_key === undefined ||
+    (typeof fields.hmac_key === 'string' && /^([0-9A-Fa-f]{2}){16,64}$/.test(fields.hmac_key));
   return known && text(fields.username) && text(fields.password) && hmacKey;
 }
 
@@ -120,10 +129,16 @@ export function normalizeConfig(config: ConfigInput | null | undefined): Connect
 
 export function countryErrors(provider: PaymentProvider, countryCode: string | null | undefined): FieldErrors {
   if (!countryCode || provider.supportedCountries.includes(countryCode)) return {};
-  return { country_code: [`${provider.slug} does not operate in ${countryCode} (supported: ${provider.supportedCountries.join(', ')})`] };
+  return {
+    country_code: [
+      `${provider.slug} does not operate in ${countryCode} (supported: ${provider.supportedCountries.join(', ')})`,
+    ],
+  };
 }
 
 export function authMethodErrors(provider: PaymentProvider, method: AuthMethod): FieldErrors {
   const supported = provider.supportedAuthMethods ?? [];
-  return supported.includes(method) ? {} : { auth_method: [`${provider.slug} supports: ${supported.join(', ') || 'none'}`] };
+  return supported.includes(method)
+    ? {}
+    : { auth_method: [`${provider.slug} supports: ${supported.join(', ') || 'none'}`] };
 }

@@ -28,7 +28,8 @@ export async function loadConnectorSecrets(
   return {
     connector,
     credentials: JSON.parse(decryptSecret(keys, connector.credentialsEncrypted)) as Record<string, unknown>,
-    webhookSecret: connector.webhookSecretEncrypted === null ? null : decryptSecret(keys, connector.webhookSecretEncrypted),
+    webhookSecret:
+      connector.webhookSecretEncrypted === null ? null : decryptSecret(keys, connector.webhookSecretEncrypted),
   };
 }
 
@@ -36,7 +37,11 @@ export async function loadConnectorSecrets(
  * The connector whose webhook_url carries `token`, or null. Looked up by id (from the URL path), then the
  * token's SHA-256 is compared in constant time, so timing says nothing about a guessed token.
  */
-export async function findConnectorByWebhookToken(em: EntityManager, connectorId: string, token: string): Promise<MerchantConnector | null> {
+export async function findConnectorByWebhookToken(
+  em: EntityManager,
+  connectorId: string,
+  token: string,
+): Promise<MerchantConnector | null> {
   const connector = await em.findOne(MerchantConnectorSchema, { id: connectorId });
   const presented = hashSecret(token);
   // Compare even when there is no connector, so an unknown id costs the same as a wrong token.

@@ -5,11 +5,23 @@ import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
 import { actorOf } from '../merchants/activity';
 import {
-  ConnectorObject, ConnectorParams, CreateConnectorBody, ListConnectorsQuery, MerchantParams, UpdateConnectorBody,
+  ConnectorObject,
+  ConnectorParams,
+  CreateConnectorBody,
+  ListConnectorsQuery,
+  MerchantParams,
+  UpdateConnectorBody,
 } from './connectors.schema';
 import { presentConnector } from './connectors.presenter';
 import { webhookUrlOf } from './connector-secrets';
-import { createConnector, deleteConnector, getConnector, listConnectors, updateConnector, type ConnectorContext } from './connectors.service';
+import {
+  createConnector,
+  deleteConnector,
+  getConnector,
+  listConnectors,
+  updateConnector,
+  type ConnectorContext,
+} from './connectors.service';
 import type { MerchantConnector } from '../../../db/entities';
 
 const tags = ['Connectors'];
@@ -18,8 +30,15 @@ const write = { keys, scopes: ['connectors:write'] } as const;
 const read = { keys, scopes: ['connectors:read'] } as const;
 
 const contextOf = (deps: AppDeps, auth: ApiKeyAuth): ConnectorContext => ({
-  keys: deps.config.encryptionKeys, organizationId: auth.organizationId, actor: actorOf(auth),
-  sandbox: { sandboxUrl: deps.config.sandboxUrl, publicBaseUrl: deps.config.publicBaseUrl, keys: deps.config.encryptionKeys, logger: deps.logger },
+  keys: deps.config.encryptionKeys,
+  organizationId: auth.organizationId,
+  actor: actorOf(auth),
+  sandbox: {
+    sandboxUrl: deps.config.sandboxUrl,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    keys: deps.config.encryptionKeys,
+    logger: deps.logger,
+  },
 });
 const present = (deps: AppDeps) => (connector: MerchantConnector) =>
   presentConnector(connector, webhookUrlOf(connector, deps.config.encryptionKeys, deps.config.publicBaseUrl));
@@ -44,7 +63,7 @@ export const connectorRoutes = [
   defineRoute({
     method: 'get',
     path: '/merchants/:merchant_id/connectors',
-    summary: 'List the merchant\'s connectors, newest first',
+    summary: "List the merchant's connectors, newest first",
     tags,
     auth: read,
     params: MerchantParams,

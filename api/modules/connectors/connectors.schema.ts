@@ -7,18 +7,33 @@ export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 /** Every catalog slug passes the schema; whether the provider is active is checked against the catalog. */
 const ProviderSlug = StringEnum(Object.keys(PROVIDER_CREDENTIALS) as (keyof typeof PROVIDER_CREDENTIALS)[]);
-const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Label, at most 100 characters' });
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '\\S',
+  description: 'Label, at most 100 characters',
+});
 /** Shape checked per provider and auth method by the service (connector-rules.ts); never echoed back. */
 const Credentials = Type.Unsafe<Record<string, unknown>>({
   type: 'object',
   maxSerializedBytes: 4096,
   description: 'Write-only; fields depend on provider_slug and auth_method (see GET /payment-providers/:provider_id)',
 });
-const WebhookSecret = Type.String({ minLength: 1, maxLength: 1024, description: 'Write-only; format depends on the provider' });
+const WebhookSecret = Type.String({
+  minLength: 1,
+  maxLength: 1024,
+  description: 'Write-only; format depends on the provider',
+});
 const CardBrand = Type.String({ minLength: 1, maxLength: 32 });
 
 export const ConfigInput = StrictObject({
-  card_brands: Type.Optional(Type.Array(CardBrand, { maxItems: 20, uniqueItems: true, description: 'Subset of the provider\'s brands; empty or absent = the provider\'s defaults' })),
+  card_brands: Type.Optional(
+    Type.Array(CardBrand, {
+      maxItems: 20,
+      uniqueItems: true,
+      description: "Subset of the provider's brands; empty or absent = the provider's defaults",
+    }),
+  ),
   installments_enabled: Type.Optional(Type.Boolean()),
 });
 
@@ -57,10 +72,12 @@ export const ConnectorObject = StrictObject({
   is_active: Type.Boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,
-  webhook_url: Nullable(Type.String({ description: 'Carries the connector\'s secret token: treat it as a secret' })),
+  webhook_url: Nullable(Type.String({ description: "Carries the connector's secret token: treat it as a secret" })),
   has_webhook_secret: Type.Boolean(),
-  config: Nullable(StrictObject({
-    card_brands: Type.Optional(Type.Array(Type.String())),
-    installments_enabled: Type.Optional(Type.Boolean()),
-  })),
+  config: Nullable(
+    StrictObject({
+      card_brands: Type.Optional(Type.Array(Type.String())),
+      installments_enabled: Type.Optional(Type.Boolean()),
+    }),
+  ),
 });

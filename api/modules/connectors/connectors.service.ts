@@ -7,7 +7,11 @@ import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import {
-  MerchantConnectorSchema, RoutingNodeSchema, RoutingProfileSchema, type MerchantConnector, type PaymentProvider,
+  MerchantConnectorSchema,
+  RoutingNodeSchema,
+  RoutingProfileSchema,
+  type MerchantConnector,
+  type PaymentProvider,
 } from '../../../db/entities';
 import { errors, type FieldErrors } from '../../http/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
@@ -16,7 +20,12 @@ import { newId } from '../../lib/ids';
 import { diff, recordActivity, type Actor } from '../merchants/activity';
 import { activeProviderSlugs, findActiveProvider, getProvider } from '../payment-providers/payment-providers.service';
 import {
-  authMethodErrors, configErrors, countryErrors, credentialErrors, normalizeConfig, webhookSecretErrors,
+  authMethodErrors,
+  configErrors,
+  countryErrors,
+  credentialErrors,
+  normalizeConfig,
+  webhookSecretErrors,
 } from './connector-rules';
 import { newWebhookToken } from './connector-secrets';
 import { registerSandboxWebhook, type SandboxRegistration } from './sandbox-webhooks';
@@ -44,20 +53,33 @@ const auditable = (connector: MerchantConnector) => ({
   config: connector.config,
 });
 
-export async function createConnector(em: EntityManager, merchantId: string, input: CreateInput, ctx: ConnectorContext): Promise<MerchantConnector> {
+export async function createConnector(
+  em: EntityManager,
+  merchantId: string,
+  input: CreateInput,
+  ctx: ConnectorContext,
+): Promise<MerchantConnector> {
   const provider = await findActiveProvider(em, input.provider_slug);
   if (!provider) {
-    throw errors.invalidValue('provider_slug', `must be one of the active providers: ${(await activeProviderSlugs(em)).join(', ')}`);
+    throw errors.invalidValue(
+      'provider_slug',
+      `must be one of the active providers: ${(await activeProviderSlugs(em)).join(', ')}`,
+    );
   }
   const authErrors = authMethodErrors(provider, input.auth_method);
-  throwIfAny({
-    ...authErrors,
-    // The credential shape depends on a valid auth method (provider_c has one per method).
-    ...(Object.keys(authErrors).length === 0 ? credentialErrors(provider.slug, input.auth_method, input.credentials) : {}),
-    ...countryErrors(provider, input.country_code),
-    ...(input.webhook_secret != null ? webhookSecretErrors(provider.slug, input.webhook_secret) : {}),
-    ...configErrors(provider, input.config ?? null),
-  }, `The connector is invalid or its credentials are incomplete for ${provider.slug}`);
+  throwIfAny(
+    {
+      ...authErrors,
+      // The credential shape depends on a valid auth method (provider_c has one per method).
+      ...(Object.keys(authErrors).length === 0
+        ? credentialErrors(provider.slug, input.auth_method, input.credentials)
+        : {}),
+      ...countryErrors(provider, input.country_code),
+      ...(input.webhook_secret != null ? webhookSecretErrors(provider.slug, input.webhook_secret) : {}),
+      ...configErrors(provider, input.config ?? null),
+    },
+    `The connector is invalid or its credentials are incomplete for ${provider.slug}`,
+  );
 
   const token = newWebhookToken(ctx.keys);
   const connector = em.create(MerchantConnectorSchema, {
@@ -104,22 +126,35 @@ export async function getConnector(em: EntityManager, merchantId: string, id: st
   return connector;
 }
 
-export async function listConnectors(em: EntityManager, merchantId: string, page: PageRequest): Promise<{ items: MerchantConnector[]; total: number }> {
-  const [items, total] = await em.findAndCount(MerchantConnectorSchema, { merchantId }, {
-    orderBy: { createdAt: 'desc', id: 'desc' },
-    limit: page.limit,
-    offset: offsetOf(page),
-  });
+export async function listConnectors(
+  em: EntityManager,
+  merchantId: string,
+  page: PageRequest,
+): Promise<{ items: MerchantConnector[]; total: number }> {
+  const [items, total] = await em.findAndCount(
+    MerchantConnectorSchema,
+    { merchantId },
+    {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: page.limit,
+      offset: offsetOf(page),
+    },
+  );
   return { items, total };
 }
 
 function validateUpdate(provider: PaymentProvider, connector: MerchantConnector, input: UpdateInput): void {
-  throwIfAny({
-    // Re-validated against the stored provider and auth method (changing either means a new connector).
-    ...(input.credentials !== undefined ? credentialErrors(provider.slug, connector.authMethod, input.credentials) : {}),
-    ...(input.webhook_secret != null ? webhookSecretErrors(provider.slug, input.webhook_secret) : {}),
-    ...(input.config !== undefined ? configErrors(provider, input.config) : {}),
-  }, `The update is invalid or the credentials are incomplete for ${provider.slug}`);
+  throwIfAny(
+    {
+      // Re-validated against the stored provider and auth method (changing either means a new connector).
+      ...(input.credentials !== undefined
+        ? credentialErrors(provider.slug, connector.authMethod, input.credentials)
+        : {}),
+      ...(input.webhook_secret != null ? webhookSecretErrors(provider.slug, input.webhook_secret) : {}),
+      ...(input.config !== undefined ? configErrors(provider, input.config) : {}),
+    },
+    `The update is invalid or the credentials are incomplete for ${provider.slug}`,
+  );
 }
 
 /** Unsent fields stay; `config` is replaced as a whole (null clears it); `webhook_secret: null` removes the secret. */
@@ -143,15 +178,20 @@ export async function updateConnector(
     secretChanges.credentials = 'changed';
   }
   if (input.webhook_secret !== undefined) {
-    if (input.webhook_secret !== null) secretChanges.webhook_secret = connector.webhookSecretEncrypted ? 'changed' : 'set';
+    if (input.webhook_secret !== null)
+      secretChanges.webhook_secret = connector.webhookSecretEncrypted ? 'changed' : 'set';
     else if (connector.webhookSecretEncrypted) secretChanges.webhook_secret = 'cleared';
-    connector.webhookSecretEncrypted = input.webhook_secret === null ? null : encryptSecret(ctx.keys, input.webhook_secret);
+    connector.webhookSecretEncrypted =
+      input.webhook_secret === null ? null : encryptSecret(ctx.keys, input.webhook_secret);
   }
 
   const changes = { ...diff(before, auditable(connector)), ...secretChanges };
   if (Object.keys(changes).length > 0) {
     recordActivity(em, {
-      organizationId: ctx.organizationId, merchantId, action: 'connector.updated', actor: ctx.actor,
+      organizationId: ctx.organizationId,
+      merchantId,
+      action: 'connector.updated',
+      actor: ctx.actor,
       changes: { connector_id: connector.id, ...changes },
     });
   }
@@ -166,7 +206,11 @@ export async function updateConnector(
 /** Routing rows that name the connector: profiles using it as their default, nodes routing to it. */
 async function routingReferences(em: EntityManager, connectorId: string): Promise<FieldErrors> {
   const [profiles, nodes] = await Promise.all([
-    em.find(RoutingProfileSchema, { defaultMerchantConnectorId: connectorId }, { fields: ['id'], orderBy: { id: 'asc' } }),
+    em.find(
+      RoutingProfileSchema,
+      { defaultMerchantConnectorId: connectorId },
+      { fields: ['id'], orderBy: { id: 'asc' } },
+    ),
     em.find(RoutingNodeSchema, { merchantConnectorId: connectorId }, { fields: ['id'], orderBy: { id: 'asc' } }),
   ]);
   return {
@@ -183,12 +227,20 @@ function connectorInUse(references: FieldErrors) {
   );
 }
 
-export async function deleteConnector(em: EntityManager, merchantId: string, id: string, ctx: ConnectorContext): Promise<void> {
+export async function deleteConnector(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  ctx: ConnectorContext,
+): Promise<void> {
   const connector = await getConnector(em, merchantId, id);
   const references = await routingReferences(em, id);
   if (Object.keys(references).length > 0) throw connectorInUse(references);
   recordActivity(em, {
-    organizationId: ctx.organizationId, merchantId, action: 'connector.deleted', actor: ctx.actor,
+    organizationId: ctx.organizationId,
+    merchantId,
+    action: 'connector.deleted',
+    actor: ctx.actor,
     changes: { connector_id: connector.id, provider_slug: connector.providerSlug, name: connector.name },
   });
   em.remove(connector);

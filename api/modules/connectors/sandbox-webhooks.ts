@@ -20,7 +20,12 @@ export interface SandboxRegistration {
 
 const TIMEOUT_MS = 2000;
 
-async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${base}/_sandbox${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -31,7 +36,10 @@ async function call(base: string, method: string, path: string, body?: unknown):
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
 
-export async function registerSandboxWebhook(settings: SandboxRegistration | undefined, connector: MerchantConnector): Promise<void> {
+export async function registerSandboxWebhook(
+  settings: SandboxRegistration | undefined,
+  connector: MerchantConnector,
+): Promise<void> {
   if (!settings?.sandboxUrl || !connector.isTestMode || connector.webhookSecretEncrypted === null) return;
   const { sandboxUrl, publicBaseUrl, keys, logger } = settings;
   try {
@@ -39,20 +47,35 @@ export async function registerSandboxWebhook(settings: SandboxRegistration | und
     const secret = decryptSecret(keys, connector.webhookSecretEncrypted);
     const url = webhookUrlOf(connector, keys, publicBaseUrl);
     // The endpoint registered earlier for this connector (listed without its query string) would sign with a stale secret.
-    const resolved = await call(sandboxUrl, 'POST', '/accounts/resolve', { provider: connector.providerSlug, credentials });
+    const resolved = await call(sandboxUrl, 'POST', '/accounts/resolve', {
+      provider: connector.providerSlug,
+      credentials,
+    });
     const account = resolved.body?.account;
     if (account) {
-      const existing = await call(sandboxUrl, 'GET', `/webhook-endpoints?${new URLSearchParams({ provider: connector.providerSlug, account })}`);
+      const existing = await call(
+        sandboxUrl,
+        'GET',
+        `/webhook-endpoints?${new URLSearchParams({ provider: connector.providerSlug, account })}`,
+      );
       const ours = `${publicBaseUrl}/api/v1/webhooks/inbound/${connector.id}`;
       for (const endpoint of (existing.body?.data ?? []) as Array<{ id: string; url: string }>) {
         if (endpoint.url.split('?')[0] === ours) await call(sandboxUrl, 'DELETE', `/webhook-endpoints/${endpoint.id}`);
       }
     }
-    const registered = await call(sandboxUrl, 'POST', '/webhook-endpoints', { provider: connector.providerSlug, credentials, url, secret });
+    const registered = await call(sandboxUrl, 'POST', '/webhook-endpoints', {
+      provider: connector.providerSlug,
+      credentials,
+      url,
+      secret,
+    });
     if (registered.status !== 201) {
       logger.warn({ connector_id: connector.id, status: registered.status }, 'sandbox webhook endpoint not registered');
     }
   } catch (error) {
-    logger.warn({ connector_id: connector.id, reason: (error as Error).name }, 'sandbox webhook endpoint not registered');
+    logger.warn(
+      { connector_id: connector.id, reason: (error as Error).name },
+      'sandbox webhook endpoint not registered',
+    );
   }
 }

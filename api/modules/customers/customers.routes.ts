@@ -2,7 +2,12 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
 import {
-  CreateCustomerBody, CustomerParams, CustomerReceiptSchema, CustomerSchema, DeleteCustomerQuery, ListCustomersQuery,
+  CreateCustomerBody,
+  CustomerParams,
+  CustomerReceiptSchema,
+  CustomerSchema,
+  DeleteCustomerQuery,
+  ListCustomersQuery,
   UpdateCustomerBody,
 } from './customers.schema';
 import { presentCustomer, presentCustomerReceipt } from './customers.presenter';

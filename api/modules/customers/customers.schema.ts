@@ -1,7 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import { DOCUMENT_TYPES } from '../../../db/entities';
 import {
-  Country, E164Phone, Id, MerchantIdField, Metadata, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp,
+  Country,
+  E164Phone,
+  Id,
+  MerchantIdField,
+  Metadata,
+  Nullable,
+  PaginationQuery,
+  StrictObject,
+  StringEnum,
+  Timestamp,
 } from '../../http/schema';
 
 export const CUSTOMER_METADATA_MAX_BYTES = 5 * 1024;

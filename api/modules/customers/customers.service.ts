@@ -95,7 +95,8 @@ export async function updateCustomer(
   if (input.name !== undefined) customer.name = input.name;
   if (input.phone !== undefined) customer.phone = input.phone;
   if (input.document_type !== undefined) customer.documentType = input.document_type;
-  if (input.document_number !== undefined) customer.documentNumberEncrypted = encryptSecret(encryptionKey, input.document_number);
+  if (input.document_number !== undefined)
+    customer.documentNumberEncrypted = encryptSecret(encryptionKey, input.document_number);
   if (input.billing_address !== undefined) customer.billingAddress = input.billing_address;
   if (input.metadata !== undefined) customer.metadata = input.metadata;
   try {
@@ -124,7 +125,10 @@ export async function deleteCustomer(em: EntityManager, merchantId: string, id: 
     [id, id, id],
   );
   if (row.used) {
-    throw errors.conflict('RESOURCE_IN_USE', 'The customer has transactions, orders or saved payment instruments and cannot be deleted');
+    throw errors.conflict(
+      'RESOURCE_IN_USE',
+      'The customer has transactions, orders or saved payment instruments and cannot be deleted',
+    );
   }
   em.remove(customer);
   await em.flush();

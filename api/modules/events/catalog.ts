@@ -25,11 +25,12 @@ export const EVENT_CATALOG = {
   // Dispute events
   'transaction.dispute_created': "A dispute was opened by the cardholder's bank",
   'transaction.dispute_updated': 'A dispute received new information or changed status',
-  'transaction.dispute_won': 'A dispute was decided in the merchant\'s favour',
-  'transaction.dispute_lost': 'A dispute was decided in the cardholder\'s favour',
+  'transaction.dispute_won': "A dispute was decided in the merchant's favour",
+  'transaction.dispute_lost': "A dispute was decided in the cardholder's favour",
   'transaction.dispute_closed': 'A dispute was closed',
   // Payment method event
-  'payment_method.action_required': 'A stored payment method needs attention (e.g. card no longer valid, no replacement)',
+  'payment_method.action_required':
+    'A stored payment method needs attention (e.g. card no longer valid, no replacement)',
   // Subscription events
   'subscription.created': 'A subscription was created',
   'subscription.renewed': 'A renewal charge succeeded and the subscription advanced a period',

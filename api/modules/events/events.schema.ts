@@ -1,8 +1,19 @@
 import { Type } from '@sinclair/typebox';
-import { DateRangeQuery, Id, MerchantIdField, MultiEnum, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
+import {
+  DateRangeQuery,
+  Id,
+  MerchantIdField,
+  MultiEnum,
+  PaginationQuery,
+  StrictObject,
+  StringEnum,
+  Timestamp,
+} from '../../http/schema';
 import { EVENT_TYPES } from './catalog';
 
-export const EventTypeSchema = StringEnum(EVENT_TYPES, { description: 'An event name of the catalog (docs/events.md)' });
+export const EventTypeSchema = StringEnum(EVENT_TYPES, {
+  description: 'An event name of the catalog (docs/events.md)',
+});
 
 export const ListEventsQuery = StrictObject({
   ...PaginationQuery,

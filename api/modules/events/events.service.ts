@@ -29,8 +29,10 @@ export interface RecordEventInput {
  * and asks the worker to fan it out once that transaction commits.
  */
 export async function recordEvent(em: EntityManager, input: RecordEventInput): Promise<EventRecord> {
-  if (!isEventType(input.type)) throw new Error(`Unknown event type "${input.type}": add it to api/modules/events/catalog.ts`);
-  if (!em.isInTransaction()) throw new Error('recordEvent must be called inside the transaction that makes the change it reports');
+  if (!isEventType(input.type))
+    throw new Error(`Unknown event type "${input.type}": add it to api/modules/events/catalog.ts`);
+  if (!em.isInTransaction())
+    throw new Error('recordEvent must be called inside the transaction that makes the change it reports');
   const event: EventRecord = {
     id: newId('evt'),
     organizationId: input.organizationId,
@@ -53,7 +55,11 @@ export interface EventFilter extends PageRequest {
   date_to?: string;
 }
 
-export async function listEvents(em: EntityManager, merchantId: string, filter: EventFilter): Promise<{ items: EventRecord[]; total: number }> {
+export async function listEvents(
+  em: EntityManager,
+  merchantId: string,
+  filter: EventFilter,
+): Promise<{ items: EventRecord[]; total: number }> {
   if (filter.date_from && filter.date_to && Date.parse(filter.date_from) > Date.parse(filter.date_to)) {
     throw errors.invalidValue('date_from', 'must not be after date_to');
   }
@@ -61,7 +67,12 @@ export async function listEvents(em: EntityManager, merchantId: string, filter: 
     merchantId,
     ...(filter.type ? { type: { $in: filter.type } } : {}),
     ...(filter.date_from || filter.date_to
-      ? { createdAt: { ...(filter.date_from ? { $gte: new Date(filter.date_from) } : {}), ...(filter.date_to ? { $lte: new Date(filter.date_to) } : {}) } }
+      ? {
+          createdAt: {
+            ...(filter.date_from ? { $gte: new Date(filter.date_from) } : {}),
+            ...(filter.date_to ? { $lte: new Date(filter.date_to) } : {}),
+          },
+        }
       : {}),
   };
   const [items, total] = await em.findAndCount(EventSchema, where, {

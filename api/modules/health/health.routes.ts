@@ -2,7 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
 import { healthChecks, runChecks } from './health.service';
 
-const CheckSchema = Type.Object({ status: Type.Union([Type.Literal('up'), Type.Literal('down')]), message: Type.Optional(Type.String()) });
+const CheckSchema = Type.Object({
+  status: Type.Union([Type.Literal('up'), Type.Literal('down')]),
+  message: Type.Optional(Type.String()),
+});
 const Checks = Type.Record(Type.String(), CheckSchema);
 const HealthReportSchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),

@@ -43,7 +43,10 @@ type Check = () => Promise<void>;
 function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)),
+      CHECK_TIMEOUT_MS,
+    );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -59,14 +62,19 @@ export function healthChecks(deps: AppDeps, em: EntityManager) {
   };
   const worker: Check = async () => {
     const deadline = Date.now() + CHECK_TIMEOUT_MS;
-    await Promise.all(Object.values(TASK_QUEUES).map(async (name) => {
-      const response = await connection.withDeadline(deadline, () => client.workflowService.describeTaskQueue({
-        namespace,
-        taskQueue: { name },
-        taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      }));
-      if (freshPollers(response.pollers, Date.now()) === 0) throw new Error(`No worker is polling task queue ${name}`);
-    }));
+    await Promise.all(
+      Object.values(TASK_QUEUES).map(async (name) => {
+        const response = await connection.withDeadline(deadline, () =>
+          client.workflowService.describeTaskQueue({
+            namespace,
+            taskQueue: { name },
+            taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+          }),
+        );
+        if (freshPollers(response.pollers, Date.now()) === 0)
+          throw new Error(`No worker is polling task queue ${name}`);
+      }),
+    );
   };
   return { database, temporal, worker };
 }
@@ -74,7 +82,10 @@ export function healthChecks(deps: AppDeps, em: EntityManager) {
 /** Messages are our own short texts: connection strings and stack traces never reach the report. */
 function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0].replace(/postgres(ql)?:\/\/\S+/gi, '[database]').slice(0, 200);
+  return message
+    .split('\n')[0]
+    .replace(/postgres(ql)?:\/\/\S+/gi, '[database]')
+    .slice(0, 200);
 }
 
 export async function runChecks(checks: Record<string, Check>): Promise<HealthReport> {

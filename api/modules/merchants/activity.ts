@@ -37,10 +37,14 @@ export function recordActivity(em: EntityManager, input: ActivityInput): Merchan
 }
 
 /** {field: {from, to}} for the fields whose value differs; secrets must be passed as booleans or omitted. */
-export function diff(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, { from: unknown; to: unknown }> {
+export function diff(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Record<string, { from: unknown; to: unknown }> {
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const key of Object.keys(after)) {
-    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changes[key] = { from: before[key] ?? null, to: after[key] ?? null };
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key]))
+      changes[key] = { from: before[key] ?? null, to: after[key] ?? null };
   }
   return changes;
 }

@@ -8,9 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  MerchantMemberSchema, MerchantUserSchema, type MerchantMember, type MerchantUser,
-} from '../../../db/entities';
+import { MerchantMemberSchema, MerchantUserSchema, type MerchantMember, type MerchantUser } from '../../../db/entities';
 import { hashSecret } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { violatedUniqueConstraint } from '../../http/db-errors';
@@ -37,7 +35,13 @@ async function findOrCreateUser(
   try {
     // A savepoint: when a concurrent request provisions the same address first, only this insert rolls back.
     const user = await em.transactional(async (inner) => {
-      const created = inner.create(MerchantUserSchema, { id: newId('usr'), organizationId, email, name, passwordHash: null } as MerchantUser);
+      const created = inner.create(MerchantUserSchema, {
+        id: newId('usr'),
+        organizationId,
+        email,
+        name,
+        passwordHash: null,
+      } as MerchantUser);
       await inner.flush();
       return created;
     });
@@ -59,7 +63,12 @@ export async function addPendingOwner(
   em: EntityManager,
   input: { organizationId: string; merchantId: string; email: string; name: string | null },
 ): Promise<{ member: MerchantMember; user: MerchantUser; newUser: boolean }> {
-  const { user, created } = await findOrCreateUser(em, input.organizationId, input.email.trim().toLowerCase(), input.name);
+  const { user, created } = await findOrCreateUser(
+    em,
+    input.organizationId,
+    input.email.trim().toLowerCase(),
+    input.name,
+  );
   const invitation = mintInvitation();
   const member = em.create(MerchantMemberSchema, {
     id: newId('mbr'),
@@ -86,11 +95,15 @@ export async function listMembers(
   merchantId: string,
   page: PageRequest,
 ): Promise<{ items: MemberView[]; total: number }> {
-  const [members, total] = await em.findAndCount(MerchantMemberSchema, { merchantId }, {
-    orderBy: { createdAt: 'desc', id: 'desc' },
-    limit: page.limit,
-    offset: offsetOf(page),
-  });
+  const [members, total] = await em.findAndCount(
+    MerchantMemberSchema,
+    { merchantId },
+    {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: page.limit,
+      offset: offsetOf(page),
+    },
+  );
   const users = await em.find(MerchantUserSchema, { id: { $in: members.map((member) => member.userId) } });
   const byId = new Map(users.map((user) => [user.id, user]));
   return { items: members.map((member) => ({ member, user: byId.get(member.userId) as MerchantUser })), total };

@@ -64,13 +64,21 @@ export function normalizeWebsite(input: string): FieldResult<string> {
     return { error: 'must be an absolute http or https URL' };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: 'must be an http or https URL' };
-  if (!url.hostname.includes('.') || /\s/.test(trimmed)) return { error: 'must name a public host, e.g. https://shop.example.com' };
+  if (!url.hostname.includes('.') || /\s/.test(trimmed))
+    return { error: 'must name a public host, e.g. https://shop.example.com' };
   if (url.username || url.password) return { error: 'must not contain credentials' };
   return { value: trimmed };
 }
 
 /** Always the same keys in the same order (line_2 null when absent or empty), so stored addresses compare by value. */
-export function normalizeAddress(address: { line_1: string; line_2?: string | null; zip_code: string; city: string; state: string; country: string }): MerchantAddress {
+export function normalizeAddress(address: {
+  line_1: string;
+  line_2?: string | null;
+  zip_code: string;
+  city: string;
+  state: string;
+  country: string;
+}): MerchantAddress {
   return {
     line_1: address.line_1,
     line_2: address.line_2 || null,

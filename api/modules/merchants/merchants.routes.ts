@@ -3,12 +3,25 @@ import { defineRoute } from '../../http/define-route';
 import type { AuthRequirement } from '../../http/auth';
 import { pagination } from '../../http/pagination';
 import {
-  ActivitySchema, CreateMerchantBody, ListMerchantsQuery, MemberListParams, MemberSchema, MerchantParams,
-  MerchantReceiptSchema, MerchantSchema, PageQuery, UpdateMerchantBody,
+  ActivitySchema,
+  CreateMerchantBody,
+  ListMerchantsQuery,
+  MemberListParams,
+  MemberSchema,
+  MerchantParams,
+  MerchantReceiptSchema,
+  MerchantSchema,
+  PageQuery,
+  UpdateMerchantBody,
 } from './merchants.schema';
 import { presentActivity, presentMember, presentMerchant, presentMerchantReceipt } from './merchants.presenter';
 import {
-  createMerchant, deleteMerchant, getMerchant, listActivity, listMerchants, updateMerchant,
+  createMerchant,
+  deleteMerchant,
+  getMerchant,
+  listActivity,
+  listMerchants,
+  updateMerchant,
 } from './merchants.service';
 import { listMembers } from './members.service';
 

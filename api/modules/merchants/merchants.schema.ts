@@ -6,7 +6,14 @@
 import { Type } from '@sinclair/typebox';
 import { MEMBER_ROLES } from '../../../db/entities';
 import {
-  Country, Id, MultiEnum, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp,
+  Country,
+  Id,
+  MultiEnum,
+  Nullable,
+  PaginationQuery,
+  StrictObject,
+  StringEnum,
+  Timestamp,
 } from '../../http/schema';
 
 export const MERCHANT_STATUSES = ['active', 'inactive', 'suspended'] as const;
@@ -14,7 +21,12 @@ const Status = StringEnum(MERCHANT_STATUSES);
 
 const Name = Type.String({ minLength: 1, maxLength: 255, description: 'Must contain at least one letter or digit' });
 /** Same rule as family and offer slugs: already lowercase and URL-safe, never folded. */
-const Slug = Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description: 'Lowercase letters, digits and single dashes' });
+const Slug = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+  description: 'Lowercase letters, digits and single dashes',
+});
 const ExternalReference = Type.String({ minLength: 1, maxLength: 255 });
 const BusinessRegistrationNumber = Type.String({ minLength: 1, maxLength: 64, description: 'Tax id' });
 const Mcc = Type.String({ pattern: '^[0-9]{4}$', description: 'Merchant category code: exactly four digits' });
@@ -47,7 +59,11 @@ const profileFields = {
 
 export const CreateMerchantBody = StrictObject({
   name: Name,
-  primary_email: Type.String({ format: 'email', maxLength: 254, description: 'Becomes the first owner (pending until the invitation is accepted)' }),
+  primary_email: Type.String({
+    format: 'email',
+    maxLength: 254,
+    description: 'Becomes the first owner (pending until the invitation is accepted)',
+  }),
   primary_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   ...profileFields,
   slug: Type.Optional(Slug),
@@ -113,7 +129,9 @@ export const ActivitySchema = StrictObject({
     type: StringEnum(['api_key', 'dashboard_user', 'system'] as const),
     id: Nullable(Type.String({ description: 'ak_… for an API key, usr_… for a Dashboard user, null for the system' })),
   }),
-  changes: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'field → {from, to}, or a summary of the action' })),
+  changes: Nullable(
+    Type.Record(Type.String(), Type.Unknown(), { description: 'field → {from, to}, or a summary of the action' }),
+  ),
   created_at: Timestamp,
 });
 

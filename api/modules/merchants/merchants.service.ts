@@ -7,7 +7,12 @@ import { ForeignKeyConstraintViolationException, LockMode, type FilterQuery } fr
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import {
-  MerchantActivitySchema, MerchantMemberSchema, MerchantSchema, type Merchant, type MerchantActivity, type MerchantStatus,
+  MerchantActivitySchema,
+  MerchantMemberSchema,
+  MerchantSchema,
+  type Merchant,
+  type MerchantActivity,
+  type MerchantStatus,
 } from '../../../db/entities';
 import type { ApiKeyAuth } from '../../http/auth';
 import { violatedUniqueConstraint } from '../../http/db-errors';
@@ -59,14 +64,24 @@ function normalizeFields(input: { name?: string; website?: string | null; phone_
   const out = {
     name: input.name === undefined ? undefined : take('name', normalizeName(input.name)),
     website: input.website == null ? input.website : take('website', normalizeWebsite(input.website)),
-    phone_number: input.phone_number === undefined ? undefined : take('phone_number', normalizePhone(input.phone_number)),
+    phone_number:
+      input.phone_number === undefined ? undefined : take('phone_number', normalizePhone(input.phone_number)),
   };
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
   return out;
 }
 
-export async function getMerchant(em: EntityManager, organizationId: string, id: string, lock = false): Promise<Merchant> {
-  const merchant = await em.findOne(MerchantSchema, { id, organizationId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+export async function getMerchant(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+  lock = false,
+): Promise<Merchant> {
+  const merchant = await em.findOne(
+    MerchantSchema,
+    { id, organizationId },
+    lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
+  );
   if (!merchant) throw errors.notFound('No such merchant');
   return merchant;
 }
@@ -87,7 +102,10 @@ export async function listMerchants(
 }
 
 /** Inserts inside a savepoint so a slug collision leaves the request transaction usable. */
-async function insertMerchant(em: EntityManager, data: Omit<Merchant, 'createdAt' | 'updatedAt'>): Promise<Merchant | null> {
+async function insertMerchant(
+  em: EntityManager,
+  data: Omit<Merchant, 'createdAt' | 'updatedAt'>,
+): Promise<Merchant | null> {
   try {
     return await em.transactional(async (inner) => {
       const merchant = inner.create(MerchantSchema, data as Merchant);
@@ -135,7 +153,13 @@ export async function createMerchant(em: EntityManager, auth: ApiKeyAuth, input:
   const created = Object.fromEntries(
     Object.entries({ ...editable(merchant), slug: merchant.slug }).filter(([, value]) => value !== null),
   );
-  recordActivity(em, { organizationId: auth.organizationId, merchantId: merchant.id, action: 'merchant.created', actor, changes: diff({}, created) });
+  recordActivity(em, {
+    organizationId: auth.organizationId,
+    merchantId: merchant.id,
+    action: 'merchant.created',
+    actor,
+    changes: diff({}, created),
+  });
   await em.flush();
 
   const owner = await addPendingOwner(em, {
@@ -165,7 +189,12 @@ export async function createMerchant(em: EntityManager, auth: ApiKeyAuth, input:
 /** Frozen once the merchant is enrolled with the card networks (Document 3, Merchant states). */
 const LOCKED_WHEN_ENROLLED = ['name', 'website', 'mcc', 'address'] as const;
 
-export async function updateMerchant(em: EntityManager, auth: ApiKeyAuth, id: string, input: UpdateInput): Promise<Merchant> {
+export async function updateMerchant(
+  em: EntityManager,
+  auth: ApiKeyAuth,
+  id: string,
+  input: UpdateInput,
+): Promise<Merchant> {
   const merchant = await getMerchant(em, auth.organizationId, id, true);
   const fields = normalizeFields(input);
   const before = editable(merchant);
@@ -174,7 +203,9 @@ export async function updateMerchant(em: EntityManager, auth: ApiKeyAuth, id: st
     ...(input.name !== undefined ? { name: fields.name } : {}),
     ...(input.status !== undefined ? { status: input.status } : {}),
     ...(input.external_reference !== undefined ? { external_reference: input.external_reference } : {}),
-    ...(input.business_registration_number !== undefined ? { business_registration_number: input.business_registration_number } : {}),
+    ...(input.business_registration_number !== undefined
+      ? { business_registration_number: input.business_registration_number }
+      : {}),
     ...(input.mcc !== undefined ? { mcc: input.mcc } : {}),
     ...(input.website !== undefined ? { website: fields.website } : {}),
     ...(input.phone_number !== undefined ? { phone_number: fields.phone_number } : {}),
@@ -186,9 +217,13 @@ export async function updateMerchant(em: EntityManager, auth: ApiKeyAuth, id: st
     // Re-sending a locked field's current value is a no-op, not a conflict: whole-object PATCHes keep working.
     const locked = LOCKED_WHEN_ENROLLED.filter((field) => field in changes);
     if (locked.length > 0) {
-      throw errors.conflict('MERCHANT_FIELD_LOCKED', `The merchant is enrolled with the card networks; ${locked.join(', ')} can no longer be changed`, {
-        fields: locked,
-      });
+      throw errors.conflict(
+        'MERCHANT_FIELD_LOCKED',
+        `The merchant is enrolled with the card networks; ${locked.join(', ')} can no longer be changed`,
+        {
+          fields: locked,
+        },
+      );
     }
   }
   if (Object.keys(changes).length === 0) return merchant;
@@ -201,7 +236,13 @@ export async function updateMerchant(em: EntityManager, auth: ApiKeyAuth, id: st
   merchant.website = wanted.website as string | null;
   merchant.phoneNumber = wanted.phone_number as string | null;
   merchant.address = wanted.address as Merchant['address'];
-  recordActivity(em, { organizationId: auth.organizationId, merchantId: merchant.id, action: 'merchant.updated', actor: actorOf(auth), changes });
+  recordActivity(em, {
+    organizationId: auth.organizationId,
+    merchantId: merchant.id,
+    action: 'merchant.updated',
+    actor: actorOf(auth),
+    changes,
+  });
   await em.flush();
   return merchant;
 }
@@ -240,9 +281,13 @@ async function blockingActivity(em: EntityManager, merchant: Merchant): Promise<
 }
 
 const inUse = (blocking: string[]) =>
-  errors.conflict('RESOURCE_IN_USE', `The merchant has activity and cannot be deleted (${blocking.join(', ')}); set its status to inactive instead`, {
-    blocking,
-  });
+  errors.conflict(
+    'RESOURCE_IN_USE',
+    `The merchant has activity and cannot be deleted (${blocking.join(', ')}); set its status to inactive instead`,
+    {
+      blocking,
+    },
+  );
 
 /**
  * Hard delete of a merchant without activity, its memberships, the users left without any membership, and
@@ -290,10 +335,14 @@ export async function listActivity(
   page: PageRequest,
 ): Promise<{ items: MerchantActivity[]; total: number }> {
   await getMerchant(em, organizationId, merchantId);
-  const [items, total] = await em.findAndCount(MerchantActivitySchema, { organizationId, merchantId }, {
-    orderBy: { createdAt: 'desc', id: 'desc' },
-    limit: page.limit,
-    offset: offsetOf(page),
-  });
+  const [items, total] = await em.findAndCount(
+    MerchantActivitySchema,
+    { organizationId, merchantId },
+    {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: page.limit,
+      offset: offsetOf(page),
+    },
+  );
   return { items, total };
 }

@@ -3,12 +3,22 @@ import { defineRoute } from '../../http/define-route';
 import { errors } from '../../http/errors';
 import { pagination } from '../../http/pagination';
 import {
-  CreateOfferPriceBody, ListOfferPricesQuery, MerchantQuery, OfferPriceObject, OfferPriceParams, OfferPricesParams,
+  CreateOfferPriceBody,
+  ListOfferPricesQuery,
+  MerchantQuery,
+  OfferPriceObject,
+  OfferPriceParams,
+  OfferPricesParams,
   UpdateOfferPriceBody,
 } from './offer-prices.schema';
 import { presentOfferPrice } from './offer-prices.presenter';
 import {
-  createOfferPrice, deleteOfferPrice, getOfferPrice, listOfferPrices, restoreOfferPrice, updateOfferPrice,
+  createOfferPrice,
+  deleteOfferPrice,
+  getOfferPrice,
+  listOfferPrices,
+  restoreOfferPrice,
+  updateOfferPrice,
 } from './offer-prices.service';
 
 const tags = ['Offer prices'];

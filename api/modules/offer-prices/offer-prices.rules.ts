@@ -10,8 +10,10 @@ import { errors } from '../../http/errors';
 export const PRICE_ORDER = { isDefault: 'desc', currency: 'asc', id: 'asc' } as const;
 
 export function sortPrices(prices: OfferPrice[]): OfferPrice[] {
-  return [...prices].sort((a, b) =>
-    Number(b.isDefault) - Number(a.isDefault) || a.currency.localeCompare(b.currency) || a.id.localeCompare(b.id));
+  return [...prices].sort(
+    (a, b) =>
+      Number(b.isDefault) - Number(a.isDefault) || a.currency.localeCompare(b.currency) || a.id.localeCompare(b.id),
+  );
 }
 
 export async function livePricesOf(em: EntityManager, offerId: string): Promise<OfferPrice[]> {

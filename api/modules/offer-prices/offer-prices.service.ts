@@ -24,7 +24,12 @@ export interface ListPricesFilter extends PageRequest {
   is_default?: boolean;
 }
 
-export async function createOfferPrice(em: EntityManager, merchantId: string, offerId: string, input: CreateInput): Promise<OfferPrice> {
+export async function createOfferPrice(
+  em: EntityManager,
+  merchantId: string,
+  offerId: string,
+  input: CreateInput,
+): Promise<OfferPrice> {
   const offer = await getOffer(em, merchantId, offerId);
   const isDefault = input.is_default ?? false;
   await assertPriceSlotsFree(em, offer.id, { currency: input.currency, isDefault });
@@ -69,7 +74,12 @@ export async function getOfferPrice(em: EntityManager, merchantId: string, id: s
   return price;
 }
 
-export async function updateOfferPrice(em: EntityManager, merchantId: string, id: string, input: UpdateInput): Promise<OfferPrice> {
+export async function updateOfferPrice(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  input: UpdateInput,
+): Promise<OfferPrice> {
   const price = await getOfferPrice(em, merchantId, id);
   const currency = input.currency ?? price.currency;
   const isDefault = input.is_default ?? price.isDefault;
@@ -97,13 +107,25 @@ export async function restoreOfferPrice(em: EntityManager, merchantId: string, i
   const price = await em.findOne(OfferPriceSchema, { id, merchantId });
   if (!price) throw errors.notFound('No such offer price');
   if (price.deletedAt === null) {
-    throw errors.validation({ id: ['the offer price is not deleted'] }, 'Only a deleted offer price can be restored', 'INVALID_VALUE');
+    throw errors.validation(
+      { id: ['the offer price is not deleted'] },
+      'Only a deleted offer price can be restored',
+      'INVALID_VALUE',
+    );
   }
   const offerLive = await em.count(OfferSchema, { id: price.offerId, merchantId, deletedAt: null });
   if (offerLive === 0) {
-    throw errors.validation({ offer_id: ['the offer is deleted; restore the offer first'] }, 'The offer price cannot be restored', 'INVALID_VALUE');
+    throw errors.validation(
+      { offer_id: ['the offer is deleted; restore the offer first'] },
+      'The offer price cannot be restored',
+      'INVALID_VALUE',
+    );
   }
-  await assertPriceSlotsFree(em, price.offerId, { currency: price.currency, isDefault: price.isDefault, selfId: price.id });
+  await assertPriceSlotsFree(em, price.offerId, {
+    currency: price.currency,
+    isDefault: price.isDefault,
+    selfId: price.id,
+  });
   price.deletedAt = null;
   await flushOrConflict(em, priceConflicts(price.offerId, price.currency));
   return price;

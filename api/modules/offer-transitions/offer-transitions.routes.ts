@@ -2,12 +2,22 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
 import {
-  CreateOfferTransitionBody, EffectiveBehaviorObject, EffectiveBehaviorQuery, ListOfferTransitionsQuery, MerchantQuery,
-  OfferTransitionObject, OfferTransitionParams, UpdateOfferTransitionBody,
+  CreateOfferTransitionBody,
+  EffectiveBehaviorObject,
+  EffectiveBehaviorQuery,
+  ListOfferTransitionsQuery,
+  MerchantQuery,
+  OfferTransitionObject,
+  OfferTransitionParams,
+  UpdateOfferTransitionBody,
 } from './offer-transitions.schema';
 import { presentEffectiveBehavior, presentOfferTransition } from './offer-transitions.presenter';
 import {
-  createOfferTransition, deleteOfferTransition, getOfferTransition, listOfferTransitions, resolveEffectiveBehavior,
+  createOfferTransition,
+  deleteOfferTransition,
+  getOfferTransition,
+  listOfferTransitions,
+  resolveEffectiveBehavior,
   updateOfferTransition,
 } from './offer-transitions.service';
 
@@ -87,7 +97,10 @@ export const offerTransitionRoutes = [
     responses: { 200: OfferTransitionObject },
     envelope: 'wrapped',
     async handler({ em, merchantId, params, body }) {
-      return { status: 200, data: presentOfferTransition(await updateOfferTransition(em, merchantId, params.id, body)) };
+      return {
+        status: 200,
+        data: presentOfferTransition(await updateOfferTransition(em, merchantId, params.id, body)),
+      };
     },
   }),
   defineRoute({

@@ -1,6 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { CHANGE_CHARGE_BEHAVIORS } from '../../../db/entities';
-import { Id, MerchantIdField, MultiEnum, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
+import {
+  Id,
+  MerchantIdField,
+  MultiEnum,
+  Nullable,
+  PaginationQuery,
+  StrictObject,
+  StringEnum,
+  Timestamp,
+} from '../../http/schema';
 
 const Behavior = StringEnum(CHANGE_CHARGE_BEHAVIORS);
 const OfferId = Id('ofr');
@@ -51,7 +60,11 @@ export const EffectiveBehaviorObject = StrictObject({
   from_offer_id: Type.String(),
   to_offer_id: Type.String(),
   change_charge_behavior: Behavior,
-  source: StringEnum(['transition', 'family'] as const, { description: "transition: the pair's active transition decided; family: the family default applied" }),
-  offer_transition_id: Nullable(Type.String({ description: "The pair's transition when one exists (even if it did not decide)" })),
+  source: StringEnum(['transition', 'family'] as const, {
+    description: "transition: the pair's active transition decided; family: the family default applied",
+  }),
+  offer_transition_id: Nullable(
+    Type.String({ description: "The pair's transition when one exists (even if it did not decide)" }),
+  ),
   product_family_id: Type.String(),
 });

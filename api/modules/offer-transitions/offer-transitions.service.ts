@@ -7,8 +7,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
 import {
-  OfferSchema, OfferTransitionSchema, ProductFamilySchema, ProductSchema,
-  type ChangeChargeBehavior, type OfferTransition, type ProductFamily,
+  OfferSchema,
+  OfferTransitionSchema,
+  ProductFamilySchema,
+  ProductSchema,
+  type ChangeChargeBehavior,
+  type OfferTransition,
+  type ProductFamily,
 } from '../../../db/entities';
 import { effectiveChangeChargeBehavior, type EffectiveBehavior } from '../../../workflows/lib/change-charge-behavior';
 import { newId } from '../../lib/ids';
@@ -47,7 +52,12 @@ const invalidPair = (field: string, message: string) =>
  * The family both offers' products share. 400 validation_error (naming the field) when the ids are equal,
  * an offer is not a live offer of the merchant, or the products are not in one family.
  */
-async function familyOfPair(em: EntityManager, merchantId: string, fromOfferId: string, toOfferId: string): Promise<ProductFamily> {
+async function familyOfPair(
+  em: EntityManager,
+  merchantId: string,
+  fromOfferId: string,
+  toOfferId: string,
+): Promise<ProductFamily> {
   if (fromOfferId === toOfferId) throw invalidPair('to_offer_id', 'must differ from from_offer_id');
   const offers = await em.find(OfferSchema, { id: { $in: [fromOfferId, toOfferId] }, merchantId, deletedAt: null });
   const from = offers.find((offer) => offer.id === fromOfferId);
@@ -57,14 +67,22 @@ async function familyOfPair(em: EntityManager, merchantId: string, fromOfferId: 
   const products = await em.find(ProductSchema, { id: { $in: [from.productId, to.productId] }, merchantId });
   const familyOf = (productId: string) => products.find((product) => product.id === productId)?.productFamilyId ?? null;
   const fromFamily = familyOf(from.productId);
-  if (fromFamily === null) throw invalidPair('from_offer_id', "must be an offer of a product in a product family");
-  if (familyOf(to.productId) !== fromFamily) throw invalidPair('to_offer_id', 'must be an offer in the same product family as from_offer_id');
+  if (fromFamily === null) throw invalidPair('from_offer_id', 'must be an offer of a product in a product family');
+  if (familyOf(to.productId) !== fromFamily)
+    throw invalidPair('to_offer_id', 'must be an offer in the same product family as from_offer_id');
   return em.findOneOrFail(ProductFamilySchema, { id: fromFamily });
 }
 
-export async function createOfferTransition(em: EntityManager, merchantId: string, input: CreateInput): Promise<OfferTransition> {
+export async function createOfferTransition(
+  em: EntityManager,
+  merchantId: string,
+  input: CreateInput,
+): Promise<OfferTransition> {
   await familyOfPair(em, merchantId, input.from_offer_id, input.to_offer_id);
-  const existing = await em.count(OfferTransitionSchema, { fromOfferId: input.from_offer_id, toOfferId: input.to_offer_id });
+  const existing = await em.count(OfferTransitionSchema, {
+    fromOfferId: input.from_offer_id,
+    toOfferId: input.to_offer_id,
+  });
   if (existing > 0) throw pairExists(input.from_offer_id, input.to_offer_id);
   const transition = em.create(OfferTransitionSchema, {
     id: newId('oft'),
@@ -102,7 +120,12 @@ export async function listOfferTransitions(
   return { items, total };
 }
 
-export async function updateOfferTransition(em: EntityManager, merchantId: string, id: string, input: UpdateInput): Promise<OfferTransition> {
+export async function updateOfferTransition(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  input: UpdateInput,
+): Promise<OfferTransition> {
   const transition = await getOfferTransition(em, merchantId, id);
   if (input.change_charge_behavior !== undefined) transition.changeChargeBehavior = input.change_charge_behavior;
   if (input.is_active !== undefined) transition.isActive = input.is_active;

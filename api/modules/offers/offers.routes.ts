@@ -5,11 +5,23 @@ import { Nullable } from '../../http/schema';
 import { OfferPriceObject } from '../offer-prices/offer-prices.schema';
 import { presentOfferPrice } from '../offer-prices/offer-prices.presenter';
 import {
-  CreateOfferBody, ListOffersQuery, MerchantQuery, OfferObject, OfferParams, OfferSummaryObject, UpdateOfferBody,
+  CreateOfferBody,
+  ListOffersQuery,
+  MerchantQuery,
+  OfferObject,
+  OfferParams,
+  OfferSummaryObject,
+  UpdateOfferBody,
 } from './offers.schema';
 import { presentOffer } from './offers.presenter';
 import {
-  createOffer, deleteOffer, getDefaultPrice, getOfferWithPrices, listOffers, restoreOffer, updateOffer,
+  createOffer,
+  deleteOffer,
+  getDefaultPrice,
+  getOfferWithPrices,
+  listOffers,
+  restoreOffer,
+  updateOffer,
 } from './offers.service';
 
 const tags = ['Offers'];
@@ -45,7 +57,11 @@ export const offerRoutes = [
     pagination: 'nested',
     async handler({ em, merchantId, query }) {
       const { items, total } = await listOffers(em, merchantId, query);
-      return { status: 200, data: items.map((offer) => presentOffer(offer, undefined)), pagination: pagination(query, total) };
+      return {
+        status: 200,
+        data: items.map((offer) => presentOffer(offer, undefined)),
+        pagination: pagination(query, total),
+      };
     },
   }),
   defineRoute({

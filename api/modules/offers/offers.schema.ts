@@ -1,7 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { BILLING_CYCLES, OFFER_STATUSES } from '../../../db/entities';
 import {
-  Id, MerchantIdField, MultiEnum, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp,
+  Id,
+  MerchantIdField,
+  MultiEnum,
+  Nullable,
+  PaginationQuery,
+  StrictObject,
+  StringEnum,
+  Timestamp,
 } from '../../http/schema';
 import { OfferPriceObject, PriceInputFields } from '../offer-prices/offer-prices.schema';
 
@@ -9,13 +16,26 @@ import { OfferPriceObject, PriceInputFields } from '../offer-prices/offer-prices
 const SLUG_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
-const Slug = Type.String({ minLength: 1, maxLength: 100, pattern: SLUG_PATTERN, description: 'Lowercase letters, digits and dashes; unique per product among live offers' });
+const Slug = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: SLUG_PATTERN,
+  description: 'Lowercase letters, digits and dashes; unique per product among live offers',
+});
 const Description = Type.String({ maxLength: 2000 });
 const BillingCycle = StringEnum(BILLING_CYCLES);
 const Status = StringEnum(OFFER_STATUSES);
 /** Upper bounds keep the calendar arithmetic sane; ten years of days is far beyond any real plan. */
-const CustomBillingDays = Type.Integer({ minimum: 1, maximum: 3650, description: 'Period in days; required when billing_cycle is custom' });
-const CycleLimit = Type.Integer({ minimum: 1, maximum: 10000, description: 'Maximum number of charges; null = until cancelled' });
+const CustomBillingDays = Type.Integer({
+  minimum: 1,
+  maximum: 3650,
+  description: 'Period in days; required when billing_cycle is custom',
+});
+const CycleLimit = Type.Integer({
+  minimum: 1,
+  maximum: 10000,
+  description: 'Maximum number of charges; null = until cancelled',
+});
 const TrialDays = Type.Integer({ minimum: 1, maximum: 3650, description: 'Required when free_trial is true' });
 export const MAX_PRICES_PER_OFFER = 100;
 

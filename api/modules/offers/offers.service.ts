@@ -7,8 +7,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
 import {
-  OfferPriceSchema, OfferSchema, ProductSchema,
-  type BillingCycle, type Offer, type OfferPrice, type OFFER_STATUSES, type Product,
+  OfferPriceSchema,
+  OfferSchema,
+  ProductSchema,
+  type BillingCycle,
+  type Offer,
+  type OfferPrice,
+  type OFFER_STATUSES,
+  type Product,
 } from '../../../db/entities';
 import { newId } from '../../lib/ids';
 import { containsPattern } from '../../lib/like';
@@ -80,7 +86,8 @@ type TermsInput = Partial<Pick<UpdateInput, 'billing_cycle' | 'custom_billing_da
  */
 function resolveTerms(current: Terms, input: TermsInput, problems: Problems): Terms {
   const billingCycle = input.billing_cycle ?? current.billingCycle;
-  let customBillingDays = input.custom_billing_days === undefined ? current.customBillingDays : input.custom_billing_days;
+  let customBillingDays =
+    input.custom_billing_days === undefined ? current.customBillingDays : input.custom_billing_days;
   if (billingCycle === 'custom') {
     if (customBillingDays === null) problems.add('custom_billing_days', 'is required when billing_cycle is custom');
   } else if (input.custom_billing_days !== undefined && input.custom_billing_days !== null) {
@@ -104,32 +111,50 @@ function resolveTerms(current: Terms, input: TermsInput, problems: Problems): Te
 function checkPriceEntries(prices: CreateInput['prices'], problems: Problems): void {
   const seen = new Set<string>();
   prices.forEach((price, index) => {
-    if (seen.has(price.currency)) problems.add(`prices.${index}.currency`, 'appears more than once; each currency at most once per offer');
+    if (seen.has(price.currency))
+      problems.add(`prices.${index}.currency`, 'appears more than once; each currency at most once per offer');
     seen.add(price.currency);
   });
   const defaults = prices.map((price, index) => (price.is_default ? index : -1)).filter((index) => index >= 0);
-  for (const index of defaults.slice(1)) problems.add(`prices.${index}.is_default`, 'only one price may be the default');
+  for (const index of defaults.slice(1))
+    problems.add(`prices.${index}.is_default`, 'only one price may be the default');
 }
 
 /**
  * renewal_offer_id must name a live offer of the merchant in the same product family; for a product without
  * a family, "the same family" is the product itself, so another offer of that product is accepted.
  */
-async function checkRenewalOffer(em: EntityManager, merchantId: string, product: Product, renewalOfferId: string, problems: Problems): Promise<void> {
+async function checkRenewalOffer(
+  em: EntityManager,
+  merchantId: string,
+  product: Product,
+  renewalOfferId: string,
+  problems: Problems,
+): Promise<void> {
   const target = await em.findOne(OfferSchema, { id: renewalOfferId, merchantId, deletedAt: null });
   if (!target) return problems.add('renewal_offer_id', 'must be a live offer of this merchant');
   if (target.productId === product.id) return;
   const targetProduct = await em.findOne(ProductSchema, { id: target.productId, merchantId });
   if (product.productFamilyId === null || targetProduct?.productFamilyId !== product.productFamilyId) {
-    problems.add('renewal_offer_id', product.productFamilyId === null
-      ? 'must be an offer of the same product (the product has no family)'
-      : 'must be an offer of the same product family');
+    problems.add(
+      'renewal_offer_id',
+      product.productFamilyId === null
+        ? 'must be an offer of the same product (the product has no family)'
+        : 'must be an offer of the same product family',
+    );
   }
 }
 
 /** Slug and default slot among the product's other live offers; called before the unit of work changes. */
-async function assertOfferSlotsFree(em: EntityManager, offer: { productId: string; slug: string; isDefault: boolean; selfId?: string }): Promise<void> {
-  const others: FilterQuery<Offer> = { productId: offer.productId, deletedAt: null, ...(offer.selfId ? { id: { $ne: offer.selfId } } : {}) };
+async function assertOfferSlotsFree(
+  em: EntityManager,
+  offer: { productId: string; slug: string; isDefault: boolean; selfId?: string },
+): Promise<void> {
+  const others: FilterQuery<Offer> = {
+    productId: offer.productId,
+    deletedAt: null,
+    ...(offer.selfId ? { id: { $ne: offer.selfId } } : {}),
+  };
   const sameSlug = await em.findOne(OfferSchema, { ...others, slug: offer.slug });
   if (sameSlug) throw slugTaken(offer.productId, offer.slug, sameSlug.id);
   if (offer.isDefault) {
@@ -142,9 +167,14 @@ export async function createOffer(em: EntityManager, merchantId: string, input: 
   const problems = new Problems();
   const product = await em.findOne(ProductSchema, { id: input.product_id, merchantId, deletedAt: null });
   if (!product) problems.add('product_id', 'must be a live product of this merchant');
-  const terms = resolveTerms({ billingCycle: input.billing_cycle, customBillingDays: null, freeTrial: false, trialDays: null }, input, problems);
+  const terms = resolveTerms(
+    { billingCycle: input.billing_cycle, customBillingDays: null, freeTrial: false, trialDays: null },
+    input,
+    problems,
+  );
   checkPriceEntries(input.prices, problems);
-  if (product && input.renewal_offer_id) await checkRenewalOffer(em, merchantId, product, input.renewal_offer_id, problems);
+  if (product && input.renewal_offer_id)
+    await checkRenewalOffer(em, merchantId, product, input.renewal_offer_id, problems);
   problems.throwIfAny();
   const isDefault = input.is_default ?? false;
   await assertOfferSlotsFree(em, { productId: input.product_id, slug: input.slug, isDefault });
@@ -169,7 +199,10 @@ export async function createOffer(em: EntityManager, merchantId: string, input: 
   await flushOrConflict(em, offerConflicts(offer));
 
   // With no price flagged, the first one is the default, so every new offer has a default currency.
-  const defaultIndex = Math.max(0, input.prices.findIndex((price) => price.is_default));
+  const defaultIndex = Math.max(
+    0,
+    input.prices.findIndex((price) => price.is_default),
+  );
   const prices = input.prices.map((price, index) =>
     em.create(OfferPriceSchema, {
       id: newId('opr'),
@@ -198,7 +231,11 @@ export async function getOfferWithPrices(em: EntityManager, merchantId: string, 
   return { offer, prices: await livePricesOf(em, offer.id) };
 }
 
-export async function listOffers(em: EntityManager, merchantId: string, filter: ListOffersFilter): Promise<{ items: Offer[]; total: number }> {
+export async function listOffers(
+  em: EntityManager,
+  merchantId: string,
+  filter: ListOffersFilter,
+): Promise<{ items: Offer[]; total: number }> {
   const where: FilterQuery<Offer> = { merchantId, deletedAt: null };
   if (filter.product_id) where.productId = filter.product_id;
   if (filter.status) where.status = { $in: filter.status };
@@ -214,7 +251,12 @@ export async function listOffers(em: EntityManager, merchantId: string, filter: 
 }
 
 /** Offer-level fields only; every check runs before the entity changes (queries auto-flush). */
-export async function updateOffer(em: EntityManager, merchantId: string, id: string, input: UpdateInput): Promise<OfferWithPrices> {
+export async function updateOffer(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  input: UpdateInput,
+): Promise<OfferWithPrices> {
   const offer = await getOffer(em, merchantId, id);
   const problems = new Problems();
   const terms = resolveTerms(offer, input, problems);
@@ -262,13 +304,26 @@ export async function restoreOffer(em: EntityManager, merchantId: string, id: st
   const offer = await em.findOne(OfferSchema, { id, merchantId });
   if (!offer) throw errors.notFound('No such offer');
   if (offer.deletedAt === null) {
-    throw errors.validation({ id: ['the offer is not deleted'] }, 'Only a deleted offer can be restored', 'INVALID_VALUE');
+    throw errors.validation(
+      { id: ['the offer is not deleted'] },
+      'Only a deleted offer can be restored',
+      'INVALID_VALUE',
+    );
   }
   const productLive = await em.count(ProductSchema, { id: offer.productId, deletedAt: null });
   if (productLive === 0) {
-    throw errors.validation({ product_id: ['the offer\'s product is deleted; restore the product first'] }, 'The offer cannot be restored', 'INVALID_VALUE');
+    throw errors.validation(
+      { product_id: ["the offer's product is deleted; restore the product first"] },
+      'The offer cannot be restored',
+      'INVALID_VALUE',
+    );
   }
-  await assertOfferSlotsFree(em, { productId: offer.productId, slug: offer.slug, isDefault: offer.isDefault, selfId: offer.id });
+  await assertOfferSlotsFree(em, {
+    productId: offer.productId,
+    slug: offer.slug,
+    isDefault: offer.isDefault,
+    selfId: offer.id,
+  });
   const prices = await em.find(OfferPriceSchema, { offerId: offer.id, deletedAt: offer.deletedAt });
   offer.deletedAt = null;
   for (const price of prices) price.deletedAt = null;

@@ -3,14 +3,29 @@ import { Type } from '@sinclair/typebox';
 import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
-  ORDER_STATUSES, ORDER_TYPES, OrderItemSchema, OrderSchema, OrderStatusHistorySchema,
-  type Order, type OrderItem, type OrderStatusHistory,
+  ORDER_STATUSES,
+  ORDER_TYPES,
+  OrderItemSchema,
+  OrderSchema,
+  OrderStatusHistorySchema,
+  type Order,
+  type OrderItem,
+  type OrderStatusHistory,
 } from '../../../db/entities';
 import { defineRoute } from '../../http/define-route';
 import { errors } from '../../http/errors';
 import { offsetOf, pagination } from '../../http/pagination';
 import {
-  Currency, DateRangeQuery, Id, MerchantIdField, MultiEnum, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp,
+  Currency,
+  DateRangeQuery,
+  Id,
+  MerchantIdField,
+  MultiEnum,
+  Nullable,
+  PaginationQuery,
+  StrictObject,
+  StringEnum,
+  Timestamp,
 } from '../../http/schema';
 
 const ListOrdersQuery = StrictObject({
@@ -42,32 +57,74 @@ const HeaderFields = {
 };
 const OrderHeader = StrictObject(HeaderFields);
 const OrderItemOut = StrictObject({
-  id: Type.String(), product_id: Type.String(), offer_id: Type.String(), product_name: Type.String(), offer_name: Type.String(),
-  billing_cycle: Nullable(Type.String()), cycle_limit: Nullable(Type.Integer()), is_first_charge: Type.Boolean(),
-  quantity: Type.Integer(), unit_amount: Type.Integer(), total_amount: Type.Integer(), currency: Type.String(),
-  installments: Nullable(Type.Integer()), created_at: Timestamp,
+  id: Type.String(),
+  product_id: Type.String(),
+  offer_id: Type.String(),
+  product_name: Type.String(),
+  offer_name: Type.String(),
+  billing_cycle: Nullable(Type.String()),
+  cycle_limit: Nullable(Type.Integer()),
+  is_first_charge: Type.Boolean(),
+  quantity: Type.Integer(),
+  unit_amount: Type.Integer(),
+  total_amount: Type.Integer(),
+  currency: Type.String(),
+  installments: Nullable(Type.Integer()),
+  created_at: Timestamp,
 });
-const HistoryOut = StrictObject({ from_status: Nullable(Type.String()), to_status: Type.String(), triggered_by: Type.String(), created_at: Timestamp });
-const OrderDetail = StrictObject({ ...HeaderFields, items: Type.Array(OrderItemOut), status_history: Type.Array(HistoryOut) });
+const HistoryOut = StrictObject({
+  from_status: Nullable(Type.String()),
+  to_status: Type.String(),
+  triggered_by: Type.String(),
+  created_at: Timestamp,
+});
+const OrderDetail = StrictObject({
+  ...HeaderFields,
+  items: Type.Array(OrderItemOut),
+  status_history: Type.Array(HistoryOut),
+});
 
 export function presentOrder(order: Order) {
   return {
-    id: order.id, merchant_id: order.merchantId, organization_id: order.organizationId, customer_id: order.customerId,
-    external_order_id: order.externalOrderId, checkout_session_id: order.checkoutSessionId, order_type: order.orderType,
-    recurrence: order.recurrence, total_amount: order.totalAmount, currency: order.currency, status: order.status,
-    metadata: order.metadata, created_at: order.createdAt.toISOString(), updated_at: order.updatedAt.toISOString(),
+    id: order.id,
+    merchant_id: order.merchantId,
+    organization_id: order.organizationId,
+    customer_id: order.customerId,
+    external_order_id: order.externalOrderId,
+    checkout_session_id: order.checkoutSessionId,
+    order_type: order.orderType,
+    recurrence: order.recurrence,
+    total_amount: order.totalAmount,
+    currency: order.currency,
+    status: order.status,
+    metadata: order.metadata,
+    created_at: order.createdAt.toISOString(),
+    updated_at: order.updatedAt.toISOString(),
   };
 }
 
 const presentItem = (item: OrderItem) => ({
-  id: item.id, product_id: item.productId, offer_id: item.offerId, product_name: item.productName, offer_name: item.offerName,
-  billing_cycle: item.billingCycle, cycle_limit: item.cycleLimit, is_first_charge: item.isFirstCharge, quantity: item.quantity,
-  unit_amount: item.unitAmount, total_amount: item.totalAmount, currency: item.currency, installments: item.installments,
+  id: item.id,
+  product_id: item.productId,
+  offer_id: item.offerId,
+  product_name: item.productName,
+  offer_name: item.offerName,
+  billing_cycle: item.billingCycle,
+  cycle_limit: item.cycleLimit,
+  is_first_charge: item.isFirstCharge,
+  quantity: item.quantity,
+  unit_amount: item.unitAmount,
+  total_amount: item.totalAmount,
+  currency: item.currency,
+  installments: item.installments,
   created_at: item.createdAt.toISOString(),
 });
 
 const presentHistory = (entry: OrderStatusHistory) => ({
-  from_status: entry.fromStatus, to_status: entry.toStatus, triggered_by: entry.triggeredBy, created_at: entry.createdAt.toISOString(),
+  from_status: entry.fromStatus,
+  to_status: entry.toStatus,
+  triggered_by: entry.triggeredBy,
+  created_at: entry.createdAt.toISOString(),
 });
 
 type ListQuery = typeof ListOrdersQuery.static;
@@ -86,7 +143,11 @@ async function listOrders(em: EntityManager, merchantId: string, filter: ListQue
   if (filter.date_from) createdAt.$gte = new Date(filter.date_from);
   if (filter.date_to) createdAt.$lte = new Date(filter.date_to);
   if (Object.keys(createdAt).length) Object.assign(where, { createdAt });
-  return em.findAndCount(OrderSchema, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: filter.limit, offset: offsetOf(filter) });
+  return em.findAndCount(OrderSchema, where, {
+    orderBy: { createdAt: 'desc', id: 'desc' },
+    limit: filter.limit,
+    offset: offsetOf(filter),
+  });
 }
 
 const tags = ['Orders'];
@@ -122,8 +183,15 @@ export const orderRoutes = [
       const order = await em.findOne(OrderSchema, { id: params.orderId, merchantId });
       if (!order) throw errors.notFound('No such order', 'ORDER_NOT_FOUND');
       const items = await em.find(OrderItemSchema, { orderId: order.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-      const history = await em.find(OrderStatusHistorySchema, { orderId: order.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-      return { status: 200, data: { ...presentOrder(order), items: items.map(presentItem), status_history: history.map(presentHistory) } };
+      const history = await em.find(
+        OrderStatusHistorySchema,
+        { orderId: order.id },
+        { orderBy: { createdAt: 'asc', id: 'asc' } },
+      );
+      return {
+        status: 200,
+        data: { ...presentOrder(order), items: items.map(presentItem), status_history: history.map(presentHistory) },
+      };
     },
   }),
 ];

@@ -8,16 +8,21 @@ import type { InstrumentStatus, PaymentInstrument } from '../../../db/entities';
 import { errors } from '../../http/errors';
 
 export function effectiveInstrumentStatus(instrument: PaymentInstrument, now: Date): InstrumentStatus {
-  if (instrument.status === 'active' && instrument.cardExpiresAt && instrument.cardExpiresAt.getTime() <= now.getTime()) return 'expired';
+  if (instrument.status === 'active' && instrument.cardExpiresAt && instrument.cardExpiresAt.getTime() <= now.getTime())
+    return 'expired';
   return instrument.status;
 }
 
 /** WHERE clause for instruments whose effective status is any of `statuses` at `now`. */
-export function effectiveInstrumentStatusWhere(statuses: readonly InstrumentStatus[], now: Date): FilterQuery<PaymentInstrument> {
+export function effectiveInstrumentStatusWhere(
+  statuses: readonly InstrumentStatus[],
+  now: Date,
+): FilterQuery<PaymentInstrument> {
   const cardValid = { $or: [{ cardExpiresAt: null }, { cardExpiresAt: { $gt: now } }] };
   const clauses = statuses.map((status): FilterQuery<PaymentInstrument> => {
     if (status === 'active') return { status: 'active', ...cardValid };
-    if (status === 'expired') return { $or: [{ status: 'expired' }, { status: 'active', cardExpiresAt: { $lte: now } }] };
+    if (status === 'expired')
+      return { $or: [{ status: 'expired' }, { status: 'active', cardExpiresAt: { $lte: now } }] };
     return { status };
   });
   return { $or: clauses };
@@ -28,10 +33,18 @@ export function assertStatusMove(instrument: PaymentInstrument, to: InstrumentSt
   const from = effectiveInstrumentStatus(instrument, now);
   if (from === to) return;
   if (from === 'revoked') {
-    throw errors.businessRule('INVALID_STATE_TRANSITION', 'A revoked payment instrument cannot be reactivated; enrol the card again', { status: from });
+    throw errors.businessRule(
+      'INVALID_STATE_TRANSITION',
+      'A revoked payment instrument cannot be reactivated; enrol the card again',
+      { status: from },
+    );
   }
   if (to === 'active' && instrument.cardExpiresAt && instrument.cardExpiresAt.getTime() <= now.getTime()) {
-    throw errors.businessRule('INVALID_STATE_TRANSITION', 'The card has passed its expiry date; enrol it again with the new expiry', { status: from });
+    throw errors.businessRule(
+      'INVALID_STATE_TRANSITION',
+      'The card has passed its expiry date; enrol it again with the new expiry',
+      { status: from },
+    );
   }
 }
 
@@ -42,9 +55,13 @@ export function assertStatusMove(instrument: PaymentInstrument, to: InstrumentSt
 export function assertChargeable(instrument: PaymentInstrument, now: Date = new Date()): void {
   const status = effectiveInstrumentStatus(instrument, now);
   if (status !== 'active') {
-    throw errors.businessRule('PAYMENT_INSTRUMENT_NOT_CHARGEABLE', `The payment instrument is ${status} and cannot be charged`, {
-      payment_instrument_id: instrument.id,
-      status,
-    });
+    throw errors.businessRule(
+      'PAYMENT_INSTRUMENT_NOT_CHARGEABLE',
+      `The payment instrument is ${status} and cannot be charged`,
+      {
+        payment_instrument_id: instrument.id,
+        status,
+      },
+    );
   }
 }

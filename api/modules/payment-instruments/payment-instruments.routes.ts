@@ -2,11 +2,22 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
 import {
-  CreateInstrumentBody, CreatedInstrumentSchema, InstrumentParams, InstrumentSchema, ListInstrumentsQuery, MerchantParams,
+  CreateInstrumentBody,
+  CreatedInstrumentSchema,
+  InstrumentParams,
+  InstrumentSchema,
+  ListInstrumentsQuery,
+  MerchantParams,
   UpdateInstrumentBody,
 } from './payment-instruments.schema';
 import { presentCreatedInstrument, presentInstrument } from './payment-instruments.presenter';
-import { createInstrument, getInstrument, listInstruments, revokeInstrument, updateInstrumentStatus } from './payment-instruments.service';
+import {
+  createInstrument,
+  getInstrument,
+  listInstruments,
+  revokeInstrument,
+  updateInstrumentStatus,
+} from './payment-instruments.service';
 
 const tags = ['Payment instruments'];
 const keys = ['merchant', 'organization'] as const;
@@ -16,7 +27,8 @@ export const paymentInstrumentRoutes = [
   defineRoute({
     method: 'post',
     path,
-    summary: 'Save a card from a single-use instrument_enrollment token (200 with the existing instrument for the same card)',
+    summary:
+      'Save a card from a single-use instrument_enrollment token (200 with the existing instrument for the same card)',
     tags,
     auth: { keys, scopes: ['instruments:write'] },
     params: MerchantParams,
@@ -26,13 +38,17 @@ export const paymentInstrumentRoutes = [
     idempotency: 'optional',
     async handler({ em, merchantId, auth, body }) {
       const now = new Date();
-      const { instrument, deduplicated } = await createInstrument(em, {
-        organizationId: auth.organizationId,
-        merchantId,
-        customerId: body.customer_id,
-        tokenId: body.card_ciphertext_id,
-        metadata: body.metadata,
-      }, now);
+      const { instrument, deduplicated } = await createInstrument(
+        em,
+        {
+          organizationId: auth.organizationId,
+          merchantId,
+          customerId: body.customer_id,
+          tokenId: body.card_ciphertext_id,
+          metadata: body.metadata,
+        },
+        now,
+      );
       return { status: 200, data: presentCreatedInstrument(instrument, deduplicated, now) };
     },
   }),
@@ -50,7 +66,11 @@ export const paymentInstrumentRoutes = [
     async handler({ em, merchantId, query }) {
       const now = new Date();
       const { items, total } = await listInstruments(em, merchantId, query, now);
-      return { status: 200, data: items.map((item) => presentInstrument(item, now)), pagination: pagination(query, total) };
+      return {
+        status: 200,
+        data: items.map((item) => presentInstrument(item, now)),
+        pagination: pagination(query, total),
+      };
     },
   }),
   defineRoute({
@@ -63,7 +83,10 @@ export const paymentInstrumentRoutes = [
     responses: { 200: InstrumentSchema },
     envelope: 'wrapped',
     async handler({ em, merchantId, params }) {
-      return { status: 200, data: presentInstrument(await getInstrument(em, merchantId, params.payment_instrument_id), new Date()) };
+      return {
+        status: 200,
+        data: presentInstrument(await getInstrument(em, merchantId, params.payment_instrument_id), new Date()),
+      };
     },
   }),
   defineRoute({

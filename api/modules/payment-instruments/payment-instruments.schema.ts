@@ -1,6 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import { CARD_TYPES, INSTRUMENT_STATUSES } from '../../../db/entities';
-import { Country, Id, Metadata, MultiEnum, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
+import {
+  Country,
+  Id,
+  Metadata,
+  MultiEnum,
+  Nullable,
+  PaginationQuery,
+  StrictObject,
+  StringEnum,
+  Timestamp,
+} from '../../http/schema';
 
 export const INSTRUMENT_METADATA_MAX_BYTES = 5 * 1024;
 
@@ -20,7 +30,9 @@ export const ListInstrumentsQuery = StrictObject({
   card_brand: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Exact match, case-insensitive' })),
   card_type: Type.Optional(StringEnum(CARD_TYPES)),
   last4: Type.Optional(Type.String({ pattern: '^[0-9]{4}$' })),
-  bin: Type.Optional(Type.String({ pattern: '^[0-9]{6}([0-9]{2})?$', description: '6 digits match every 8-digit BIN they begin' })),
+  bin: Type.Optional(
+    Type.String({ pattern: '^[0-9]{6}([0-9]{2})?$', description: '6 digits match every 8-digit BIN they begin' }),
+  ),
   issuer_country: Type.Optional(Country),
 });
 

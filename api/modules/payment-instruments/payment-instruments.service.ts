@@ -6,8 +6,11 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
-  CustomerSchema, PaymentInstrumentSchema,
-  type CardToken, type InstrumentStatus, type PaymentInstrument,
+  CustomerSchema,
+  PaymentInstrumentSchema,
+  type CardToken,
+  type InstrumentStatus,
+  type PaymentInstrument,
 } from '../../../db/entities';
 import { violatedUniqueConstraint } from '../../http/db-errors';
 import { errors } from '../../http/errors';
@@ -20,7 +23,12 @@ import { assertStatusMove, effectiveInstrumentStatusWhere } from './instrument-s
 export const notFound = () => errors.notFound('No such payment instrument', 'PAYMENT_INSTRUMENT_NOT_FOUND');
 
 /** A customer of this merchant, or 400 naming `field`. */
-export async function requireMerchantCustomer(em: EntityManager, merchantId: string, customerId: string, field: string): Promise<void> {
+export async function requireMerchantCustomer(
+  em: EntityManager,
+  merchantId: string,
+  customerId: string,
+  field: string,
+): Promise<void> {
   const count = await em.count(CustomerSchema, { id: customerId, merchantId });
   if (count === 0) throw errors.invalidValue(field, 'no such customer for this merchant');
 }
@@ -40,7 +48,12 @@ export interface EnrolmentInput {
 }
 
 /** The live (not revoked) instrument of this customer for the token's card, if any. */
-export function findSameCard(em: EntityManager, merchantId: string, customerId: string, fingerprint: string): Promise<PaymentInstrument | null> {
+export function findSameCard(
+  em: EntityManager,
+  merchantId: string,
+  customerId: string,
+  fingerprint: string,
+): Promise<PaymentInstrument | null> {
   return em.findOne(PaymentInstrumentSchema, { merchantId, customerId, fingerprint, status: { $ne: 'revoked' } });
 }
 
@@ -118,12 +131,23 @@ export async function enrolToken(
 /** POST /merchants/:merchant_id/payment-instruments: enrol a card from its token without contacting a provider. */
 export async function createInstrument(
   em: EntityManager,
-  input: { organizationId: string; merchantId: string; customerId: string; tokenId: string; metadata?: Record<string, unknown> },
+  input: {
+    organizationId: string;
+    merchantId: string;
+    customerId: string;
+    tokenId: string;
+    metadata?: Record<string, unknown>;
+  },
   now: Date,
 ): Promise<{ instrument: PaymentInstrument; deduplicated: boolean }> {
   await requireMerchantCustomer(em, input.merchantId, input.customerId, 'customer_id');
   await sweepExpiredTokens(em, now);
-  const ref: TokenReference = { merchantId: input.merchantId, tokenId: input.tokenId, field: 'card_ciphertext_id', purpose: 'instrument_enrollment' };
+  const ref: TokenReference = {
+    merchantId: input.merchantId,
+    tokenId: input.tokenId,
+    field: 'card_ciphertext_id',
+    purpose: 'instrument_enrollment',
+  };
   const token = await lockUsableToken(em, ref, now);
   return enrolToken(em, token, input, now);
 }
@@ -158,11 +182,15 @@ export async function listInstruments(
   if (filter.last4) clauses.push({ last4: filter.last4 });
   if (filter.bin) clauses.push(filter.bin.length === 6 ? { bin: { $like: `${filter.bin}%` } } : { bin: filter.bin });
   if (filter.issuer_country) clauses.push({ issuerCountry: filter.issuer_country.toUpperCase() });
-  const [items, total] = await em.findAndCount(PaymentInstrumentSchema, { $and: clauses }, {
-    orderBy: { createdAt: 'desc', id: 'desc' },
-    limit: filter.limit,
-    offset: offsetOf(filter),
-  });
+  const [items, total] = await em.findAndCount(
+    PaymentInstrumentSchema,
+    { $and: clauses },
+    {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: filter.limit,
+      offset: offsetOf(filter),
+    },
+  );
   return { items, total };
 }
 
@@ -189,7 +217,12 @@ export async function revokeInstrument(em: EntityManager, merchantId: string, id
 }
 
 /** The customer's instruments that can be charged now (saved cards offered to the browser), newest first. */
-export function chargeableInstruments(em: EntityManager, merchantId: string, customerId: string, now: Date): Promise<PaymentInstrument[]> {
+export function chargeableInstruments(
+  em: EntityManager,
+  merchantId: string,
+  customerId: string,
+  now: Date,
+): Promise<PaymentInstrument[]> {
   return em.find(
     PaymentInstrumentSchema,
     { $and: [{ merchantId, customerId }, effectiveInstrumentStatusWhere(['active'], now)] },

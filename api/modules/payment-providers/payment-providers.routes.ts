@@ -2,7 +2,11 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
 import {
-  GetPaymentProviderQuery, ListPaymentProvidersQuery, PaymentProviderObject, PaymentProviderParams, PaymentProviderSummaryObject,
+  GetPaymentProviderQuery,
+  ListPaymentProvidersQuery,
+  PaymentProviderObject,
+  PaymentProviderParams,
+  PaymentProviderSummaryObject,
 } from './payment-providers.schema';
 import { presentPaymentProvider, presentPaymentProviderSummary } from './payment-providers.presenter';
 import { getProvider, listActiveProviders } from './payment-providers.service';

@@ -2,12 +2,20 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
 import {
-  CreateProductFamilyBody, ListProductFamiliesQuery, MerchantQuery, ProductFamilyObject, ProductFamilyParams,
+  CreateProductFamilyBody,
+  ListProductFamiliesQuery,
+  MerchantQuery,
+  ProductFamilyObject,
+  ProductFamilyParams,
   UpdateProductFamilyBody,
 } from './product-families.schema';
 import { presentProductFamily } from './product-families.presenter';
 import {
-  createProductFamily, deleteProductFamily, getProductFamily, listProductFamilies, restoreProductFamily,
+  createProductFamily,
+  deleteProductFamily,
+  getProductFamily,
+  listProductFamilies,
+  restoreProductFamily,
   updateProductFamily,
 } from './product-families.service';
 
@@ -57,7 +65,10 @@ export const productFamilyRoutes = [
     responses: { 200: ProductFamilyObject },
     envelope: 'wrapped',
     async handler({ em, merchantId, params }) {
-      return { status: 200, data: presentProductFamily(await getProductFamily(em, merchantId, params.productFamilyId)) };
+      return {
+        status: 200,
+        data: presentProductFamily(await getProductFamily(em, merchantId, params.productFamilyId)),
+      };
     },
   }),
   defineRoute({
@@ -72,7 +83,10 @@ export const productFamilyRoutes = [
     responses: { 200: ProductFamilyObject },
     envelope: 'wrapped',
     async handler({ em, merchantId, params, body }) {
-      return { status: 200, data: presentProductFamily(await updateProductFamily(em, merchantId, params.productFamilyId, body)) };
+      return {
+        status: 200,
+        data: presentProductFamily(await updateProductFamily(em, merchantId, params.productFamilyId, body)),
+      };
     },
   }),
   defineRoute({
@@ -101,7 +115,10 @@ export const productFamilyRoutes = [
     responses: { 201: ProductFamilyObject },
     envelope: 'wrapped',
     async handler({ em, merchantId, params }) {
-      return { status: 201, data: presentProductFamily(await restoreProductFamily(em, merchantId, params.productFamilyId)) };
+      return {
+        status: 201,
+        data: presentProductFamily(await restoreProductFamily(em, merchantId, params.productFamilyId)),
+      };
     },
   }),
 ];

@@ -1,16 +1,32 @@
 import { Type } from '@sinclair/typebox';
 import { CHANGE_CHARGE_BEHAVIORS } from '../../../db/entities';
 import {
-  Id, MerchantIdField, MultiEnum, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp,
+  Id,
+  MerchantIdField,
+  MultiEnum,
+  Nullable,
+  PaginationQuery,
+  StrictObject,
+  StringEnum,
+  Timestamp,
 } from '../../http/schema';
 
 /** Lowercase, URL-safe: letters, digits and single dashes between them (uppercase is rejected, not folded). */
 export const SLUG_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
-const Slug = Type.String({ minLength: 1, maxLength: 100, pattern: SLUG_PATTERN, description: 'Lowercase letters, digits and dashes' });
+const Slug = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: SLUG_PATTERN,
+  description: 'Lowercase letters, digits and dashes',
+});
 const Description = Type.String({ maxLength: 2000 });
-const CustomPlanId = Type.String({ minLength: 1, maxLength: 255, description: 'External plan reference; unique per merchant among live families' });
+const CustomPlanId = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: 'External plan reference; unique per merchant among live families',
+});
 const Behavior = StringEnum(CHANGE_CHARGE_BEHAVIORS);
 
 export const CreateProductFamilyBody = StrictObject({

@@ -29,10 +29,14 @@ const slugTaken = (slug: string, existingId?: string) =>
   });
 
 const customPlanIdTaken = (customPlanId: string, existingId?: string) =>
-  errors.conflict('PRODUCT_FAMILY_CUSTOM_PLAN_ID_TAKEN', 'A live product family of this merchant already uses this custom_plan_id', {
-    custom_plan_id: customPlanId,
-    ...(existingId ? { existing_product_family_id: existingId } : {}),
-  });
+  errors.conflict(
+    'PRODUCT_FAMILY_CUSTOM_PLAN_ID_TAKEN',
+    'A live product family of this merchant already uses this custom_plan_id',
+    {
+      custom_plan_id: customPlanId,
+      ...(existingId ? { existing_product_family_id: existingId } : {}),
+    },
+  );
 
 interface Identifiers {
   merchantId: string;
@@ -47,8 +51,15 @@ interface Identifiers {
  * is changed in the unit of work (queries auto-flush pending changes). The partial unique indexes catch
  * the race this check can't; flushFamily maps them to the same errors.
  */
-async function assertIdentifiersFree(em: EntityManager, { merchantId, selfId, slug, customPlanId }: Identifiers): Promise<void> {
-  const others: FilterQuery<ProductFamily> = { merchantId, deletedAt: null, ...(selfId ? { id: { $ne: selfId } } : {}) };
+async function assertIdentifiersFree(
+  em: EntityManager,
+  { merchantId, selfId, slug, customPlanId }: Identifiers,
+): Promise<void> {
+  const others: FilterQuery<ProductFamily> = {
+    merchantId,
+    deletedAt: null,
+    ...(selfId ? { id: { $ne: selfId } } : {}),
+  };
   const sameSlug = await em.findOne(ProductFamilySchema, { ...others, slug });
   if (sameSlug) throw slugTaken(slug, sameSlug.id);
   if (customPlanId !== null) {
@@ -64,7 +75,11 @@ async function flushFamily(em: EntityManager, family: ProductFamily): Promise<vo
   });
 }
 
-export async function createProductFamily(em: EntityManager, merchantId: string, input: CreateInput): Promise<ProductFamily> {
+export async function createProductFamily(
+  em: EntityManager,
+  merchantId: string,
+  input: CreateInput,
+): Promise<ProductFamily> {
   await assertIdentifiersFree(em, { merchantId, slug: input.slug, customPlanId: input.custom_plan_id ?? null });
   const family = em.create(ProductFamilySchema, {
     id: newId('pfa'),
@@ -137,9 +152,18 @@ export async function restoreProductFamily(em: EntityManager, merchantId: string
   const family = await em.findOne(ProductFamilySchema, { id, merchantId });
   if (!family) throw errors.notFound('No such product family');
   if (family.deletedAt === null) {
-    throw errors.validation({ id: ['the product family is not deleted'] }, 'Only a deleted product family can be restored', 'INVALID_VALUE');
+    throw errors.validation(
+      { id: ['the product family is not deleted'] },
+      'Only a deleted product family can be restored',
+      'INVALID_VALUE',
+    );
   }
-  await assertIdentifiersFree(em, { merchantId, selfId: family.id, slug: family.slug, customPlanId: family.customPlanId });
+  await assertIdentifiersFree(em, {
+    merchantId,
+    selfId: family.id,
+    slug: family.slug,
+    customPlanId: family.customPlanId,
+  });
   family.deletedAt = null;
   await flushFamily(em, family);
   return family;

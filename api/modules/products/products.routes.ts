@@ -5,11 +5,23 @@ import { Nullable } from '../../http/schema';
 import { OfferObject } from '../offers/offers.schema';
 import { presentOffer } from '../offers/offers.presenter';
 import {
-  CreateProductBody, ListProductsQuery, MerchantQuery, ProductObject, ProductParams, UpdateProductBody,
+  CreateProductBody,
+  ListProductsQuery,
+  MerchantQuery,
+  ProductObject,
+  ProductParams,
+  UpdateProductBody,
 } from './products.schema';
 import { presentProduct } from './products.presenter';
 import {
-  createProduct, deleteProduct, getDefaultOffer, getProduct, listProducts, restoreProduct, setProductStatus, updateProduct,
+  createProduct,
+  deleteProduct,
+  getDefaultOffer,
+  getProduct,
+  listProducts,
+  restoreProduct,
+  setProductStatus,
+  updateProduct,
 } from './products.service';
 
 const tags = ['Products'];
@@ -116,7 +128,10 @@ export const productRoutes = [
     responses: { 201: ProductObject },
     envelope: 'wrapped',
     async handler({ em, merchantId, params }) {
-      return { status: 201, data: presentProduct(await setProductStatus(em, merchantId, params.productId, 'archived')) };
+      return {
+        status: 201,
+        data: presentProduct(await setProductStatus(em, merchantId, params.productId, 'archived')),
+      };
     },
   }),
   defineRoute({

@@ -1,7 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { PRODUCT_STATUSES, PRODUCT_TYPES } from '../../../db/entities';
 import {
-  DateRangeQuery, Id, MerchantIdField, Metadata, MultiEnum, Nullable, PaginationQuery, StrictObject, StringEnum,
+  DateRangeQuery,
+  Id,
+  MerchantIdField,
+  Metadata,
+  MultiEnum,
+  Nullable,
+  PaginationQuery,
+  StrictObject,
+  StringEnum,
   Timestamp,
 } from '../../http/schema';
 
@@ -12,7 +20,11 @@ const Name = Type.String({ minLength: 1, maxLength: 255 });
 const Description = Type.String({ maxLength: 2000 });
 const ProductType = StringEnum(PRODUCT_TYPES);
 const ProductStatus = StringEnum(PRODUCT_STATUSES);
-const TierOrder = Type.Integer({ minimum: 0, maximum: 2147483647, description: 'Position in the family; higher is a superior plan' });
+const TierOrder = Type.Integer({
+  minimum: 0,
+  maximum: 2147483647,
+  description: 'Position in the family; higher is a superior plan',
+});
 
 export const CreateProductBody = StrictObject({
   name: Name,

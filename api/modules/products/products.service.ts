@@ -6,7 +6,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
-import { OfferPriceSchema, OfferSchema, ProductFamilySchema, ProductSchema, type Offer, type OfferPrice, type Product, type PRODUCT_STATUSES, type PRODUCT_TYPES } from '../../../db/entities';
+import {
+  OfferPriceSchema,
+  OfferSchema,
+  ProductFamilySchema,
+  ProductSchema,
+  type Offer,
+  type OfferPrice,
+  type Product,
+  type PRODUCT_STATUSES,
+  type PRODUCT_TYPES,
+} from '../../../db/entities';
 import { newId } from '../../lib/ids';
 import { containsPattern } from '../../lib/like';
 import { errors } from '../../http/errors';
@@ -138,7 +148,12 @@ function nextPlacement(product: Product, input: UpdateInput): Placement {
   return { familyId, tierOrder: familyId === product.productFamilyId ? product.tierOrder : null };
 }
 
-export async function updateProduct(em: EntityManager, merchantId: string, id: string, input: UpdateInput): Promise<Product> {
+export async function updateProduct(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  input: UpdateInput,
+): Promise<Product> {
   const product = await getProduct(em, merchantId, id);
   const placement = nextPlacement(product, input);
   assertTierMatchesFamily(placement);
@@ -160,7 +175,10 @@ export async function updateProduct(em: EntityManager, merchantId: string, id: s
 /** The product's offers and their prices that carry exactly this deleted_at (null: the live ones). */
 async function offersStampedWith(em: EntityManager, productId: string, deletedAt: Date | null) {
   const offers = await em.find(OfferSchema, { productId, deletedAt });
-  const prices = offers.length === 0 ? [] : await em.find(OfferPriceSchema, { offerId: { $in: offers.map((offer) => offer.id) }, deletedAt });
+  const prices =
+    offers.length === 0
+      ? []
+      : await em.find(OfferPriceSchema, { offerId: { $in: offers.map((offer) => offer.id) }, deletedAt });
   return { offers, prices };
 }
 
@@ -182,7 +200,11 @@ export async function restoreProduct(em: EntityManager, merchantId: string, id: 
   const product = await em.findOne(ProductSchema, { id, merchantId });
   if (!product) throw errors.notFound('No such product');
   if (product.deletedAt === null) {
-    throw errors.validation({ id: ['the product is not deleted'] }, 'Only a deleted product can be restored', 'INVALID_VALUE');
+    throw errors.validation(
+      { id: ['the product is not deleted'] },
+      'Only a deleted product can be restored',
+      'INVALID_VALUE',
+    );
   }
   const placement: Placement = { familyId: product.productFamilyId, tierOrder: product.tierOrder };
   await assertTierFree(em, placement, product.id);

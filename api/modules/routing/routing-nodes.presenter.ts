@@ -17,7 +17,8 @@ export function presentNode(node: RoutingNode, connectorNames: ReadonlyMap<strin
     condition_operator: isAction ? null : node.conditionOperator,
     condition_value: isAction ? null : (node.conditionValue ?? null),
     merchant_connector_id: isAction ? node.merchantConnectorId : null,
-    connector_name: isAction && node.merchantConnectorId ? (connectorNames.get(node.merchantConnectorId) ?? null) : null,
+    connector_name:
+      isAction && node.merchantConnectorId ? (connectorNames.get(node.merchantConnectorId) ?? null) : null,
     require_3ds: isAction ? node.require3ds : null,
     is_active: node.isActive,
     created_at: node.createdAt.toISOString(),

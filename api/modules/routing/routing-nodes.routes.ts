@@ -12,14 +12,20 @@ const base = '/merchants/:merchant_id/routing-profiles/:profile_id';
 
 /** Every node of a list on one page: limit is the item count (at least 1, so the object stays well-formed). */
 const onePage = (total: number): Pagination => ({
-  page: 1, limit: Math.max(total, 1), total, total_pages: total > 0 ? 1 : 0, has_next: false, has_prev: false,
+  page: 1,
+  limit: Math.max(total, 1),
+  total,
+  total_pages: total > 0 ? 1 : 0,
+  has_next: false,
+  has_prev: false,
 });
 
 export const routingNodeRoutes = [
   defineRoute({
     method: 'get',
     path: `${base}/nodes`,
-    summary: 'The whole tree on one page, in evaluation order (depth-first: a condition, its then-branch, then its else-branch)',
+    summary:
+      'The whole tree on one page, in evaluation order (depth-first: a condition, its then-branch, then its else-branch)',
     tags,
     auth: routingRead,
     params: ProfileParams,
@@ -53,7 +59,8 @@ export const routingNodeRoutes = [
   defineRoute({
     method: 'patch',
     path: `${base}/nodes/reorder`,
-    summary: 'Reorder one sibling list; ordered_node_ids must be exactly the current siblings. Returns them in the new order',
+    summary:
+      'Reorder one sibling list; ordered_node_ids must be exactly the current siblings. Returns them in the new order',
     tags,
     auth: routingWrite,
     params: ProfileParams,
@@ -64,13 +71,18 @@ export const routingNodeRoutes = [
     pagination: 'flat',
     async handler({ em, merchantId, auth, params, body }) {
       const { siblings, names } = await reorderNodes({ em, merchantId, auth }, params.profile_id, body);
-      return { status: 200, data: siblings.map((node) => presentNode(node, names)), pagination: onePage(siblings.length) };
+      return {
+        status: 200,
+        data: siblings.map((node) => presentNode(node, names)),
+        pagination: onePage(siblings.length),
+      };
     },
   }),
   defineRoute({
     method: 'patch',
     path: `${base}/nodes/:node_id`,
-    summary: "Update a node's content (condition, connector, require_3ds, is_active); its place changes through reorder",
+    summary:
+      "Update a node's content (condition, connector, require_3ds, is_active); its place changes through reorder",
     tags,
     auth: routingWrite,
     params: NodeParams,

@@ -28,15 +28,24 @@ export interface ConditionInput {
   value: unknown;
 }
 
-export type ConditionCheck = { ok: true; value: unknown } | { ok: false; field: 'condition_operator' | 'condition_value'; message: string };
+export type ConditionCheck =
+  { ok: true; value: unknown } | { ok: false; field: 'condition_operator' | 'condition_value'; message: string };
 
 /** Checks one scalar for a field; returns the stored form (brands lowercase) or a message. */
-function scalar(field: ConditionField, value: unknown, cardBrands: ReadonlySet<string>): { value: unknown } | { message: string } {
+function scalar(
+  field: ConditionField,
+  value: unknown,
+  cardBrands: ReadonlySet<string>,
+): { value: unknown } | { message: string } {
   switch (field) {
     case 'currency':
-      return typeof value === 'string' && isCurrency(value) ? { value } : { message: 'must be an ISO 4217 currency code (uppercase, e.g. BRL)' };
+      return typeof value === 'string' && isCurrency(value)
+        ? { value }
+        : { message: 'must be an ISO 4217 currency code (uppercase, e.g. BRL)' };
     case 'bin_country':
-      return typeof value === 'string' && isCountry(value) ? { value } : { message: 'must be an ISO 3166-1 alpha-2 country code (uppercase, e.g. BR)' };
+      return typeof value === 'string' && isCountry(value)
+        ? { value }
+        : { message: 'must be an ISO 3166-1 alpha-2 country code (uppercase, e.g. BR)' };
     case 'card_brand': {
       const brand = typeof value === 'string' ? value.toLowerCase() : null;
       return brand !== null && cardBrands.has(brand)
@@ -44,17 +53,26 @@ function scalar(field: ConditionField, value: unknown, cardBrands: ReadonlySet<s
         : { message: `must be a card brand: ${[...cardBrands].sort().join(', ')}` };
     }
     case 'amount':
-      return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? { value } : { message: 'must be an integer amount in minor units, 0 or more' };
+      return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+        ? { value }
+        : { message: 'must be an integer amount in minor units, 0 or more' };
     case 'installments':
-      return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 ? { value } : { message: 'must be an integer, 1 or more' };
+      return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1
+        ? { value }
+        : { message: 'must be an integer, 1 or more' };
     case 'is_recurring':
       return typeof value === 'boolean' ? { value } : { message: 'must be true or false' };
     case 'math/random':
-      return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1 ? { value } : { message: 'must be a number between 0 and 1' };
+      return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1
+        ? { value }
+        : { message: 'must be a number between 0 and 1' };
   }
 }
 
-export function checkCondition({ field, operator, value }: ConditionInput, cardBrands: ReadonlySet<string>): ConditionCheck {
+export function checkCondition(
+  { field, operator, value }: ConditionInput,
+  cardBrands: ReadonlySet<string>,
+): ConditionCheck {
   const allowed = OPERATORS_BY_FIELD[field];
   if (!allowed.includes(operator)) {
     return { ok: false, field: 'condition_operator', message: `must be one of ${allowed.join(', ')} for ${field}` };

@@ -7,7 +7,10 @@ const ConditionField = StringEnum(CONDITION_FIELDS);
 const ConditionOperator = StringEnum(CONDITION_OPERATORS);
 const Require3ds = StringEnum(REQUIRE_3DS);
 /** Checked per field and operator by routing-nodes.rules.ts (scalar, array for in/not_in, 0..1 for math/random). */
-const ConditionValue = Type.Unknown({ description: 'Scalar for eq/neq/gt/gte/lt/lte, non-empty array for in/not_in, pattern string for regex, 0..1 for math/random' });
+const ConditionValue = Type.Unknown({
+  description:
+    'Scalar for eq/neq/gt/gte/lt/lte, non-empty array for in/not_in, pattern string for regex, 0..1 for math/random',
+});
 
 export const NodeParams = StrictObject({ merchant_id: Id('mrc'), profile_id: Id('rp'), node_id: Id('rn') });
 
@@ -23,7 +26,10 @@ const nodeContent = {
 
 export const CreateNodeBody = StrictObject({
   node_type: StringEnum(['condition', 'action'] as const),
-  position: Type.Integer({ minimum: 0, description: '0-based among the siblings; an occupied position shifts the later siblings' }),
+  position: Type.Integer({
+    minimum: 0,
+    description: '0-based among the siblings; an occupied position shifts the later siblings',
+  }),
   parent_node_id: Type.Optional(Nullable(Id('rn'))),
   branch: Type.Optional(Nullable(Branch)),
   ...nodeContent,
@@ -35,7 +41,10 @@ export const UpdateNodeBody = StrictObject(nodeContent);
 export const ReorderBody = StrictObject({
   parent_node_id: Type.Optional(Nullable(Id('rn'))),
   branch: Type.Optional(Nullable(Branch)),
-  ordered_node_ids: Type.Array(Id('rn'), { maxItems: 500, description: 'The complete current sibling list, in the new order' }),
+  ordered_node_ids: Type.Array(Id('rn'), {
+    maxItems: 500,
+    description: 'The complete current sibling list, in the new order',
+  }),
 });
 
 export const NodeObject = StrictObject({

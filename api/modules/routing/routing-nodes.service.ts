@@ -6,7 +6,12 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
-import { MerchantConnectorSchema, RoutingNodeSchema, type RoutingNode, type RoutingProfile } from '../../../db/entities';
+import {
+  MerchantConnectorSchema,
+  RoutingNodeSchema,
+  type RoutingNode,
+  type RoutingProfile,
+} from '../../../db/entities';
 import { errors, type FieldErrors } from '../../http/errors';
 import { newId } from '../../lib/ids';
 import { diff } from '../merchants/activity';
@@ -78,7 +83,9 @@ export async function connectorNamesOf(em: EntityManager, nodes: RoutingNode[]):
 
 /** Brands some provider in the catalog supports: the only card_brand values a condition can usefully name. */
 async function knownCardBrands(em: EntityManager): Promise<Set<string>> {
-  const rows = await em.execute<{ brand: string }[]>('select distinct lower(unnest(supported_card_brands)) as brand from payment_providers');
+  const rows = await em.execute<{ brand: string }[]>(
+    'select distinct lower(unnest(supported_card_brands)) as brand from payment_providers',
+  );
   return new Set(rows.map((row) => row.brand));
 }
 
@@ -91,7 +98,8 @@ function checkPlacement(tree: Tree, parentNodeId: string | null, branch: string 
   if (branch === null) problems.add('branch', 'is required when parent_node_id is set (then or else)');
   const parent = tree.nodes.find((node) => node.id === parentNodeId);
   if (!parent) problems.add('parent_node_id', 'must be a node of this routing profile');
-  else if (parent.nodeType !== 'condition') problems.add('parent_node_id', 'must be a condition node (action nodes have no children)');
+  else if (parent.nodeType !== 'condition')
+    problems.add('parent_node_id', 'must be a condition node (action nodes have no children)');
 }
 
 const nodeSnapshot = (node: RoutingNode): Record<string, unknown> => ({
@@ -103,7 +111,11 @@ const nodeSnapshot = (node: RoutingNode): Record<string, unknown> => ({
   is_active: node.isActive,
 });
 
-export async function listNodes(em: EntityManager, merchantId: string, profileId: string): Promise<{ nodes: RoutingNode[]; names: Map<string, string> }> {
+export async function listNodes(
+  em: EntityManager,
+  merchantId: string,
+  profileId: string,
+): Promise<{ nodes: RoutingNode[]; names: Map<string, string> }> {
   const tree = await loadTree(em, merchantId, profileId, false);
   return { nodes: evaluationOrder(tree.nodes), names: await connectorNamesOf(em, tree.nodes) };
 }
@@ -114,24 +126,33 @@ export async function createNode(ctx: RoutingContext, profileId: string, input: 
   const parentNodeId = input.parent_node_id ?? null;
   const branch = input.branch ?? null;
   checkPlacement(tree, parentNodeId, branch, problems);
-  if (tree.nodes.length >= MAX_NODES_PER_PROFILE) problems.add('routing_profile_id', `already has the maximum of ${MAX_NODES_PER_PROFILE} nodes`);
+  if (tree.nodes.length >= MAX_NODES_PER_PROFILE)
+    problems.add('routing_profile_id', `already has the maximum of ${MAX_NODES_PER_PROFILE} nodes`);
   if (input.node_type === 'condition' && depthUnder(tree.nodes, parentNodeId) >= MAX_CONDITION_DEPTH) {
     problems.add('parent_node_id', `would nest conditions deeper than ${MAX_CONDITION_DEPTH} levels`);
   }
-  const siblings = problems.details.parent_node_id || problems.details.branch ? [] : siblingsOf(tree.nodes, parentNodeId, branch);
-  if (input.position > siblings.length) problems.add('position', `must be between 0 and ${siblings.length} (the number of siblings)`);
+  const siblings =
+    problems.details.parent_node_id || problems.details.branch ? [] : siblingsOf(tree.nodes, parentNodeId, branch);
+  if (input.position > siblings.length)
+    problems.add('position', `must be between 0 and ${siblings.length} (the number of siblings)`);
 
-  let condition: { field: RoutingNode['conditionField']; operator: RoutingNode['conditionOperator']; value: unknown } = { field: null, operator: null, value: null };
+  let condition: { field: RoutingNode['conditionField']; operator: RoutingNode['conditionOperator']; value: unknown } =
+    { field: null, operator: null, value: null };
   if (input.node_type === 'condition') {
     for (const field of ['merchant_connector_id', 'require_3ds'] as const) {
-      if (input[field] !== undefined && input[field] !== null) problems.add(field, 'is not allowed for condition nodes');
+      if (input[field] !== undefined && input[field] !== null)
+        problems.add(field, 'is not allowed for condition nodes');
     }
     if (!input.condition_field) problems.add('condition_field', 'is required for condition nodes');
     if (!input.condition_operator) problems.add('condition_operator', 'is required for condition nodes');
     if (input.condition_field && input.condition_operator) {
       const brands = input.condition_field === 'card_brand' ? await knownCardBrands(ctx.em) : new Set<string>();
-      const checked = checkCondition({ field: input.condition_field, operator: input.condition_operator, value: input.condition_value }, brands);
-      if (checked.ok) condition = { field: input.condition_field, operator: input.condition_operator, value: checked.value };
+      const checked = checkCondition(
+        { field: input.condition_field, operator: input.condition_operator, value: input.condition_value },
+        brands,
+      );
+      if (checked.ok)
+        condition = { field: input.condition_field, operator: input.condition_operator, value: checked.value };
       else problems.add(checked.field, checked.message);
     }
   } else {
@@ -139,7 +160,9 @@ export async function createNode(ctx: RoutingContext, profileId: string, input: 
       if (input[field] !== undefined && input[field] !== null) problems.add(field, 'is not allowed for action nodes');
     }
     if (!input.merchant_connector_id) problems.add('merchant_connector_id', 'is required for action nodes');
-    else if (!(await ctx.em.count(MerchantConnectorSchema, { id: input.merchant_connector_id, merchantId: ctx.merchantId }))) {
+    else if (
+      !(await ctx.em.count(MerchantConnectorSchema, { id: input.merchant_connector_id, merchantId: ctx.merchantId }))
+    ) {
       problems.add('merchant_connector_id', 'must be a connector of this merchant');
     }
   }
@@ -162,15 +185,26 @@ export async function createNode(ctx: RoutingContext, profileId: string, input: 
   } as RoutingNode);
   bumpVersion(tree.profile);
   record(ctx, 'routing_node.created', {
-    routing_profile_id: tree.profile.id, routing_node_id: node.id, node_type: node.nodeType, parent_node_id: parentNodeId, branch,
-    position: node.position, ...nodeSnapshot(node), version: tree.profile.version,
+    routing_profile_id: tree.profile.id,
+    routing_node_id: node.id,
+    node_type: node.nodeType,
+    parent_node_id: parentNodeId,
+    branch,
+    position: node.position,
+    ...nodeSnapshot(node),
+    version: tree.profile.version,
   });
   await ctx.em.flush();
   return node;
 }
 
 /** Content changes only; fields of the other node type are refused, and the resulting condition is re-checked whole. */
-export async function updateNode(ctx: RoutingContext, profileId: string, nodeId: string, input: UpdateInput): Promise<RoutingNode> {
+export async function updateNode(
+  ctx: RoutingContext,
+  profileId: string,
+  nodeId: string,
+  input: UpdateInput,
+): Promise<RoutingNode> {
   const tree = await loadTree(ctx.em, ctx.merchantId, profileId, true);
   const node = findNode(tree, nodeId);
   const before = nodeSnapshot(node);
@@ -179,7 +213,8 @@ export async function updateNode(ctx: RoutingContext, profileId: string, nodeId:
     for (const field of ['condition_field', 'condition_operator', 'condition_value'] as const) {
       if (input[field] !== undefined && input[field] !== null) problems.add(field, 'is not allowed for action nodes');
     }
-    if (input.merchant_connector_id === null) problems.add('merchant_connector_id', 'cannot be null for an action node');
+    if (input.merchant_connector_id === null)
+      problems.add('merchant_connector_id', 'cannot be null for an action node');
     if (input.require_3ds === null) problems.add('require_3ds', 'cannot be null for an action node');
     problems.throwIfAny();
     if (input.merchant_connector_id) {
@@ -189,13 +224,17 @@ export async function updateNode(ctx: RoutingContext, profileId: string, nodeId:
     if (input.require_3ds) node.require3ds = input.require_3ds;
   } else {
     for (const field of ['merchant_connector_id', 'require_3ds'] as const) {
-      if (input[field] !== undefined && input[field] !== null) problems.add(field, 'is not allowed for condition nodes');
+      if (input[field] !== undefined && input[field] !== null)
+        problems.add(field, 'is not allowed for condition nodes');
     }
     for (const field of ['condition_field', 'condition_operator', 'condition_value'] as const) {
       if (input[field] === null) problems.add(field, 'cannot be null for a condition node');
     }
     problems.throwIfAny();
-    const touched = input.condition_field !== undefined || input.condition_operator !== undefined || input.condition_value !== undefined;
+    const touched =
+      input.condition_field !== undefined ||
+      input.condition_operator !== undefined ||
+      input.condition_value !== undefined;
     if (touched) {
       const field = input.condition_field ?? node.conditionField;
       const brands = field === 'card_brand' ? await knownCardBrands(ctx.em) : new Set<string>();
@@ -219,7 +258,12 @@ export async function updateNode(ctx: RoutingContext, profileId: string, nodeId:
   const changes = diff(before, nodeSnapshot(node));
   if (Object.keys(changes).length === 0) return node;
   bumpVersion(tree.profile);
-  record(ctx, 'routing_node.updated', { routing_profile_id: tree.profile.id, routing_node_id: node.id, ...changes, version: tree.profile.version });
+  record(ctx, 'routing_node.updated', {
+    routing_profile_id: tree.profile.id,
+    routing_node_id: node.id,
+    ...changes,
+    version: tree.profile.version,
+  });
   await ctx.em.flush();
   return node;
 }
@@ -235,13 +279,20 @@ export async function deleteNode(ctx: RoutingContext, profileId: string, nodeId:
   for (const gone of removed) ctx.em.remove(gone);
   bumpVersion(tree.profile);
   record(ctx, 'routing_node.deleted', {
-    routing_profile_id: tree.profile.id, routing_node_id: node.id, deleted_node_ids: removed.map((gone) => gone.id), version: tree.profile.version,
+    routing_profile_id: tree.profile.id,
+    routing_node_id: node.id,
+    deleted_node_ids: removed.map((gone) => gone.id),
+    version: tree.profile.version,
   });
   await ctx.em.flush();
 }
 
 /** ordered_node_ids must be exactly the current sibling list of (parent, branch): same ids, each once. */
-export async function reorderNodes(ctx: RoutingContext, profileId: string, input: ReorderInput): Promise<{ siblings: RoutingNode[]; names: Map<string, string> }> {
+export async function reorderNodes(
+  ctx: RoutingContext,
+  profileId: string,
+  input: ReorderInput,
+): Promise<{ siblings: RoutingNode[]; names: Map<string, string> }> {
   const tree = await loadTree(ctx.em, ctx.merchantId, profileId, true);
   const parentNodeId = input.parent_node_id ?? null;
   const branch = input.branch ?? null;
@@ -255,7 +306,8 @@ export async function reorderNodes(ctx: RoutingContext, profileId: string, input
   if (new Set(requested).size !== requested.length) problems.add('ordered_node_ids', 'must not repeat an id');
   const unknown = requested.filter((id) => !current.has(id));
   const missing = siblings.filter((node) => !requested.includes(node.id)).map((node) => node.id);
-  if (unknown.length > 0) problems.add('ordered_node_ids', `contains ids that are not siblings here: ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    problems.add('ordered_node_ids', `contains ids that are not siblings here: ${unknown.join(', ')}`);
   if (missing.length > 0) problems.add('ordered_node_ids', `is missing current siblings: ${missing.join(', ')}`);
   problems.throwIfAny('ordered_node_ids must be the complete current sibling list');
 
@@ -267,7 +319,12 @@ export async function reorderNodes(ctx: RoutingContext, profileId: string, input
   if (before.join() !== requested.join()) {
     bumpVersion(tree.profile);
     record(ctx, 'routing_node.reordered', {
-      routing_profile_id: tree.profile.id, parent_node_id: parentNodeId, branch, from: before, to: requested, version: tree.profile.version,
+      routing_profile_id: tree.profile.id,
+      parent_node_id: parentNodeId,
+      branch,
+      from: before,
+      to: requested,
+      version: tree.profile.version,
     });
     await ctx.em.flush();
   }

@@ -2,11 +2,23 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
 import {
-  CreateProfileBody, DefaultConnectorBody, ListProfilesQuery, MerchantParams, NoQuery, ProfileObject, ProfileParams, UpdateProfileBody,
+  CreateProfileBody,
+  DefaultConnectorBody,
+  ListProfilesQuery,
+  MerchantParams,
+  NoQuery,
+  ProfileObject,
+  ProfileParams,
+  UpdateProfileBody,
 } from './routing-profiles.schema';
 import { presentProfile } from './routing-profiles.presenter';
 import {
-  createProfile, deleteProfile, getProfile, listProfiles, setDefaultConnector, updateProfile,
+  createProfile,
+  deleteProfile,
+  getProfile,
+  listProfiles,
+  setDefaultConnector,
+  updateProfile,
 } from './routing-profiles.service';
 
 export const tags = ['Routing profiles'];
@@ -76,7 +88,10 @@ export const routingProfileRoutes = [
     responses: { 200: ProfileObject },
     envelope: 'bare',
     async handler({ em, merchantId, auth, params, body }) {
-      return { status: 200, data: presentProfile(await updateProfile({ em, merchantId, auth }, params.profile_id, body)) };
+      return {
+        status: 200,
+        data: presentProfile(await updateProfile({ em, merchantId, auth }, params.profile_id, body)),
+      };
     },
   }),
   defineRoute({
@@ -106,7 +121,11 @@ export const routingProfileRoutes = [
     responses: { 200: ProfileObject },
     envelope: 'bare',
     async handler({ em, merchantId, auth, params, body }) {
-      const profile = await setDefaultConnector({ em, merchantId, auth }, params.profile_id, body.merchant_connector_id);
+      const profile = await setDefaultConnector(
+        { em, merchantId, auth },
+        params.profile_id,
+        body.merchant_connector_id,
+      );
       return { status: 200, data: presentProfile(profile) };
     },
   }),

@@ -2,10 +2,18 @@ import { Type } from '@sinclair/typebox';
 import { ROUTING_PAYMENT_METHODS } from '../../../db/entities';
 import { Id, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
 
-const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Label, at most 100 characters, not blank' });
-const PaymentMethod = StringEnum(ROUTING_PAYMENT_METHODS, { description: 'The method this profile routes; * is the catch-all' });
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '\\S',
+  description: 'Label, at most 100 characters, not blank',
+});
+const PaymentMethod = StringEnum(ROUTING_PAYMENT_METHODS, {
+  description: 'The method this profile routes; * is the catch-all',
+});
 const DeactivateConflicting = Type.Boolean({
-  description: 'When activating would clash with the active profile for the same payment method, deactivate that one in the same transaction',
+  description:
+    'When activating would clash with the active profile for the same payment method, deactivate that one in the same transaction',
 });
 
 export const MerchantParams = StrictObject({ merchant_id: Id('mrc') });
@@ -17,7 +25,9 @@ export const NoQuery = StrictObject({});
 
 export const CreateProfileBody = StrictObject({
   name: Name,
-  is_active: Type.Optional(Type.Boolean({ default: false, description: 'Default false: a new profile routes nothing until activated' })),
+  is_active: Type.Optional(
+    Type.Boolean({ default: false, description: 'Default false: a new profile routes nothing until activated' }),
+  ),
   payment_method: Type.Optional(PaymentMethod),
   default_merchant_connector_id: Id('conn'),
   deactivate_conflicting: Type.Optional(DeactivateConflicting),

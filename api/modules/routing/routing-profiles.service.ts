@@ -7,7 +7,12 @@
 import { DeadlockException, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
-import { MerchantConnectorSchema, RoutingProfileSchema, type MerchantConnector, type RoutingProfile } from '../../../db/entities';
+import {
+  MerchantConnectorSchema,
+  RoutingProfileSchema,
+  type MerchantConnector,
+  type RoutingProfile,
+} from '../../../db/entities';
 import type { ApiKeyAuth } from '../../http/auth';
 import { violatedUniqueConstraint } from '../../http/db-errors';
 import { errors } from '../../http/errors';
@@ -38,19 +43,39 @@ const activeConflict = (paymentMethod: string, conflictingProfileId: string | nu
   );
 
 export function record(ctx: RoutingContext, action: string, changes: Record<string, unknown>): void {
-  recordActivity(ctx.em, { organizationId: ctx.auth.organizationId, merchantId: ctx.merchantId, action, actor: actorOf(ctx.auth), changes });
+  recordActivity(ctx.em, {
+    organizationId: ctx.auth.organizationId,
+    merchantId: ctx.merchantId,
+    action,
+    actor: actorOf(ctx.auth),
+    changes,
+  });
 }
 
 /** One of this merchant's connectors, else 400 naming `field` (another merchant's id is indistinguishable from none). */
-export async function requireConnector(em: EntityManager, merchantId: string, connectorId: string, field: string): Promise<MerchantConnector> {
+export async function requireConnector(
+  em: EntityManager,
+  merchantId: string,
+  connectorId: string,
+  field: string,
+): Promise<MerchantConnector> {
   const connector = await em.findOne(MerchantConnectorSchema, { id: connectorId, merchantId });
   if (!connector) throw errors.invalidValue(field, 'must be a connector of this merchant');
   return connector;
 }
 
 /** The merchant's profile; `lock` takes a row lock so concurrent changes to one profile (and its tree) serialize. */
-export async function getProfile(em: EntityManager, merchantId: string, id: string, lock = false): Promise<RoutingProfile> {
-  const profile = await em.findOne(RoutingProfileSchema, { id, merchantId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {});
+export async function getProfile(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  lock = false,
+): Promise<RoutingProfile> {
+  const profile = await em.findOne(
+    RoutingProfileSchema,
+    { id, merchantId },
+    lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {},
+  );
   if (!profile) throw errors.notFound('No such routing profile');
   return profile;
 }
@@ -61,12 +86,20 @@ export function bumpVersion(profile: RoutingProfile): void {
   profile.updatedAt = new Date();
 }
 
-export async function listProfiles(em: EntityManager, merchantId: string, page: PageRequest): Promise<{ items: RoutingProfile[]; total: number }> {
-  const [items, total] = await em.findAndCount(RoutingProfileSchema, { merchantId }, {
-    orderBy: { createdAt: 'desc', id: 'desc' },
-    limit: page.limit,
-    offset: offsetOf(page),
-  });
+export async function listProfiles(
+  em: EntityManager,
+  merchantId: string,
+  page: PageRequest,
+): Promise<{ items: RoutingProfile[]; total: number }> {
+  const [items, total] = await em.findAndCount(
+    RoutingProfileSchema,
+    { merchantId },
+    {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: page.limit,
+      offset: offsetOf(page),
+    },
+  );
   return { items, total };
 }
 
@@ -104,7 +137,9 @@ async function deactivate(ctx: RoutingContext, otherId: string, replacedBy: stri
   } catch (error) {
     // Two requests swapping two active profiles at once can each hold the row the other needs.
     if (!(error instanceof DeadlockException)) throw error;
-    throw errors.conflict('ROUTING_PROFILE_BUSY', 'Another request is changing the same routing profiles; retry', { routing_profile_id: otherId });
+    throw errors.conflict('ROUTING_PROFILE_BUSY', 'Another request is changing the same routing profiles; retry', {
+      routing_profile_id: otherId,
+    });
   }
   if (rows.length === 0) return;
   record(ctx, 'routing_profile.updated', {
@@ -140,7 +175,8 @@ async function flushClaimingSlot(ctx: RoutingContext, slot: Slot, deactivateConf
     } catch (error) {
       if (violatedUniqueConstraint(error) !== ACTIVE_METHOD_KEY) throw error;
       const winner = await activeHolder(ctx.em, slot);
-      if (!deactivateConflicting || !winner || attempt >= ACTIVATION_ATTEMPTS) throw activeConflict(slot.paymentMethod, winner);
+      if (!deactivateConflicting || !winner || attempt >= ACTIVATION_ATTEMPTS)
+        throw activeConflict(slot.paymentMethod, winner);
       await deactivate(ctx, winner, slot.id);
     }
   }
@@ -171,9 +207,18 @@ export async function updateProfile(ctx: RoutingContext, id: string, input: Upda
   const profile = await getProfile(ctx.em, ctx.merchantId, id, true);
   const before = snapshot(profile);
   if (input.default_merchant_connector_id !== undefined) {
-    await requireConnector(ctx.em, ctx.merchantId, input.default_merchant_connector_id, 'default_merchant_connector_id');
+    await requireConnector(
+      ctx.em,
+      ctx.merchantId,
+      input.default_merchant_connector_id,
+      'default_merchant_connector_id',
+    );
   }
-  const slot = { id: profile.id, merchantId: profile.merchantId, paymentMethod: input.payment_method ?? profile.paymentMethod };
+  const slot = {
+    id: profile.id,
+    merchantId: profile.merchantId,
+    paymentMethod: input.payment_method ?? profile.paymentMethod,
+  };
   const willBeActive = input.is_active ?? profile.isActive;
   // Becoming active, or moving an active profile to another method, claims that method's active slot;
   // deactivate_conflicting is ignored otherwise.
@@ -181,7 +226,8 @@ export async function updateProfile(ctx: RoutingContext, id: string, input: Upda
   const deactivateConflicting = input.deactivate_conflicting ?? false;
   if (claimsSlot) await claimActiveSlot(ctx, slot, deactivateConflicting);
 
-  if (input.default_merchant_connector_id !== undefined) profile.defaultMerchantConnectorId = input.default_merchant_connector_id;
+  if (input.default_merchant_connector_id !== undefined)
+    profile.defaultMerchantConnectorId = input.default_merchant_connector_id;
   if (input.name !== undefined) profile.name = input.name;
   profile.paymentMethod = slot.paymentMethod as RoutingProfile['paymentMethod'];
   profile.isActive = willBeActive;
@@ -195,13 +241,21 @@ export async function updateProfile(ctx: RoutingContext, id: string, input: Upda
 }
 
 /** Unlike create/update, this operation refuses an inactive connector (Document 3, Connector states). */
-export async function setDefaultConnector(ctx: RoutingContext, id: string, connectorId: string): Promise<RoutingProfile> {
+export async function setDefaultConnector(
+  ctx: RoutingContext,
+  id: string,
+  connectorId: string,
+): Promise<RoutingProfile> {
   const profile = await getProfile(ctx.em, ctx.merchantId, id, true);
   const connector = await requireConnector(ctx.em, ctx.merchantId, connectorId, 'merchant_connector_id');
   if (!connector.isActive) {
-    throw errors.businessRule('CONNECTOR_INACTIVE', 'An inactive connector cannot become the default connector; activate it first', {
-      merchant_connector_id: connector.id,
-    });
+    throw errors.businessRule(
+      'CONNECTOR_INACTIVE',
+      'An inactive connector cannot become the default connector; activate it first',
+      {
+        merchant_connector_id: connector.id,
+      },
+    );
   }
   if (profile.defaultMerchantConnectorId === connector.id) return profile;
   const from = profile.defaultMerchantConnectorId;
@@ -219,7 +273,11 @@ export async function setDefaultConnector(ctx: RoutingContext, id: string, conne
 /** Removes the profile and (by the foreign keys' cascade) its whole tree; an active profile stops routing at once. */
 export async function deleteProfile(ctx: RoutingContext, id: string): Promise<void> {
   const profile = await getProfile(ctx.em, ctx.merchantId, id, true);
-  record(ctx, 'routing_profile.deleted', { routing_profile_id: profile.id, ...snapshot(profile), version: profile.version });
+  record(ctx, 'routing_profile.deleted', {
+    routing_profile_id: profile.id,
+    ...snapshot(profile),
+    version: profile.version,
+  });
   ctx.em.remove(profile);
   await ctx.em.flush();
 }

@@ -12,17 +12,31 @@ import { loadRoutingPlanInput } from '../../../activities/routing/load';
 
 const CHARGE_METHODS = ['credit_card', 'debit_card', 'pix', 'boleto', 'wallet'] as const;
 const Reason = StringEnum(['matched', 'fallback', 'default'] as const);
-const SkipReason = StringEnum(['unknown_connector', 'inactive', 'unsupported_payment_method', 'unsupported_currency', 'unsupported_card_brand'] as const);
+const SkipReason = StringEnum([
+  'unknown_connector',
+  'inactive',
+  'unsupported_payment_method',
+  'unsupported_currency',
+  'unsupported_card_brand',
+] as const);
 
 export const SimulateBody = StrictObject({
-  payment_method: Type.Optional(StringEnum(CHARGE_METHODS, { description: "Defaults to the profile's method; required for a * profile" })),
+  payment_method: Type.Optional(
+    StringEnum(CHARGE_METHODS, { description: "Defaults to the profile's method; required for a * profile" }),
+  ),
   currency: Currency,
   amount: Type.Integer({ minimum: 0, description: 'Minor units' }),
   card_brand: Type.Optional(Nullable(Type.String({ pattern: '^[A-Za-z0-9_-]{2,32}$' }))),
   bin_country: Type.Optional(Nullable(Country)),
   is_recurring: Type.Optional(Type.Boolean({ default: false })),
   installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 120, default: 1 })),
-  random_draw: Type.Optional(Type.Number({ minimum: 0, exclusiveMaximum: 1, description: 'Compared with math/random conditions; drawn at random when absent' })),
+  random_draw: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      exclusiveMaximum: 1,
+      description: 'Compared with math/random conditions; drawn at random when absent',
+    }),
+  ),
 });
 
 export const SimulationObject = StrictObject({
@@ -31,30 +45,41 @@ export const SimulationObject = StrictObject({
   payment_method: StringEnum(CHARGE_METHODS),
   random_draw: Type.Number(),
   matched_node_id: Nullable(Type.String()),
-  plan: Type.Array(StrictObject({
-    merchant_connector_id: Type.String(),
-    connector_name: Nullable(Type.String()),
-    provider_slug: Nullable(Type.String()),
-    node_id: Nullable(Type.String()),
-    require_3ds: StringEnum(['never', 'if_supported', 'always'] as const),
-    reason: Reason,
-  })),
-  skipped: Type.Array(StrictObject({
-    merchant_connector_id: Type.String(),
-    node_id: Nullable(Type.String()),
-    reason: SkipReason,
-  })),
+  plan: Type.Array(
+    StrictObject({
+      merchant_connector_id: Type.String(),
+      connector_name: Nullable(Type.String()),
+      provider_slug: Nullable(Type.String()),
+      node_id: Nullable(Type.String()),
+      require_3ds: StringEnum(['never', 'if_supported', 'always'] as const),
+      reason: Reason,
+    }),
+  ),
+  skipped: Type.Array(
+    StrictObject({
+      merchant_connector_id: Type.String(),
+      node_id: Nullable(Type.String()),
+      reason: SkipReason,
+    }),
+  ),
 });
 
 type SimulateInput = Static<typeof SimulateBody>;
 
-export async function simulate(em: EntityManager, merchantId: string, profileId: string, input: SimulateInput, draw: () => number = Math.random) {
+export async function simulate(
+  em: EntityManager,
+  merchantId: string,
+  profileId: string,
+  input: SimulateInput,
+  draw: () => number = Math.random,
+) {
   const loaded = await loadRoutingPlanInput(em, merchantId, { profileId });
   if (!loaded) throw errors.notFound('No such routing profile');
   const { profile, program, connectors, connectorNames } = loaded;
   let paymentMethod: ChargePaymentMethod;
   if (profile.paymentMethod === '*') {
-    if (!input.payment_method) throw errors.validation({ payment_method: ['is required to simulate a catch-all (*) profile'] });
+    if (!input.payment_method)
+      throw errors.validation({ payment_method: ['is required to simulate a catch-all (*) profile'] });
     paymentMethod = input.payment_method;
   } else {
     if (input.payment_method && input.payment_method !== profile.paymentMethod) {
@@ -87,6 +112,10 @@ export async function simulate(em: EntityManager, merchantId: string, profileId:
       require_3ds: attempt.require3ds,
       reason: attempt.reason,
     })),
-    skipped: plan.skipped.map((skip) => ({ merchant_connector_id: skip.connectorId, node_id: skip.nodeId, reason: skip.reason })),
+    skipped: plan.skipped.map((skip) => ({
+      merchant_connector_id: skip.connectorId,
+      node_id: skip.nodeId,
+      reason: skip.reason,
+    })),
   };
 }

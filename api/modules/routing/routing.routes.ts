@@ -8,7 +8,8 @@ import { SimulateBody, SimulationObject, simulate } from './routing-simulate';
 const simulateRoute = defineRoute({
   method: 'post',
   path: '/merchants/:merchant_id/routing-profiles/:profile_id/simulate',
-  summary: 'The attempt plan the routing engine would produce for a charge; works on inactive profiles and changes nothing',
+  summary:
+    'The attempt plan the routing engine would produce for a charge; works on inactive profiles and changes nothing',
   tags: ['Routing profiles'],
   auth: routingRead,
   params: ProfileParams,

@@ -12,21 +12,37 @@ const CHECKOUT_PAGE = /^\/checkout\/(cks_[0-9A-Za-z]{1,60})$/;
 
 /** The card frame is embedded by any merchant page; it talks only to this origin. */
 const FRAME_CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "img-src 'self' data:",
-  'frame-ancestors *', "base-uri 'none'", "form-action 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  'frame-ancestors *',
+  "base-uri 'none'",
+  "form-action 'none'",
 ].join('; ');
 
 /** The hosted page embeds the card frame (same origin) and is never framed itself. */
 const PAGE_CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-src 'self'",
-  "img-src 'self' data:", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "frame-src 'self'",
+  "img-src 'self' data:",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
 ].join('; ');
 
 let checkoutHtml: Buffer | undefined;
-const checkoutPage = () => (checkoutHtml ??= fs.readFileSync(path.join(__dirname, '..', '..', 'static', 'checkout', 'checkout.html')));
+const checkoutPage = () =>
+  (checkoutHtml ??= fs.readFileSync(path.join(__dirname, '..', '..', 'static', 'checkout', 'checkout.html')));
 
 function isPublicKeyApi(prefix: string, ctx: Context): boolean {
-  return ctx.path === `${prefix}/tokens` || ctx.path === `${prefix}/sessions` || ctx.path.startsWith(`${prefix}/sessions/`);
+  return (
+    ctx.path === `${prefix}/tokens` || ctx.path === `${prefix}/sessions` || ctx.path.startsWith(`${prefix}/sessions/`)
+  );
 }
 
 export function browserAssets(apiPrefix: string) {

@@ -41,10 +41,12 @@ let cache: Map<string, StaticAsset> | undefined;
 
 export function staticAssets(): Map<string, StaticAsset> {
   if (!cache) {
-    cache = new Map(Object.entries(FILES).map(([urlPath, file]) => {
-      const body = fs.readFileSync(path.join(STATIC_DIR, file));
-      return [urlPath, { body, contentType: TYPES[path.extname(file)], integrity: sriOf(body) }];
-    }));
+    cache = new Map(
+      Object.entries(FILES).map(([urlPath, file]) => {
+        const body = fs.readFileSync(path.join(STATIC_DIR, file));
+        return [urlPath, { body, contentType: TYPES[path.extname(file)], integrity: sriOf(body) }];
+      }),
+    );
   }
   return cache;
 }

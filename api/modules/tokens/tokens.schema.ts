@@ -3,7 +3,11 @@ import { TOKEN_PURPOSES, TOKEN_STATUSES } from '../../../db/entities';
 import { Id, MerchantIdField, Metadata, StrictObject, StringEnum, Timestamp } from '../../http/schema';
 
 /** One compact JWE (docs/vault.md); its content is checked by decryption, not by the schema. */
-const Jwe = Type.String({ minLength: 1, maxLength: 4096, description: 'Compact JWE, ECDH-ES + A256GCM, to the session key' });
+const Jwe = Type.String({
+  minLength: 1,
+  maxLength: 4096,
+  description: 'Compact JWE, ECDH-ES + A256GCM, to the session key',
+});
 
 export const EncryptedCardInput = StrictObject({
   number: Jwe,

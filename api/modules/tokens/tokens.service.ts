@@ -8,8 +8,16 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import {
-  CardTokenCvcSchema, CardTokenSchema, CheckoutItemSchema, CheckoutSessionSchema, OfferSchema,
-  type BrowserSession, type CardToken, type CardTokenCvc, type TokenPurpose, type TokenStatus,
+  CardTokenCvcSchema,
+  CardTokenSchema,
+  CheckoutItemSchema,
+  CheckoutSessionSchema,
+  OfferSchema,
+  type BrowserSession,
+  type CardToken,
+  type CardTokenCvc,
+  type TokenPurpose,
+  type TokenStatus,
 } from '../../../db/entities';
 import type { Config } from '../../config';
 import { errors } from '../../http/errors';
@@ -130,13 +138,23 @@ export interface TokenReference {
  * The row lock makes a concurrent second use wait, then see the token used.
  */
 export async function lockUsableToken(em: EntityManager, ref: TokenReference, now: Date): Promise<CardToken> {
-  const token = await em.findOne(CardTokenSchema, { id: ref.tokenId, merchantId: ref.merchantId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  const token = await em.findOne(
+    CardTokenSchema,
+    { id: ref.tokenId, merchantId: ref.merchantId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+  );
   if (!token || (ref.browserSessionId !== undefined && token.browserSessionId !== ref.browserSessionId)) {
     throw errors.invalidValue(ref.field, 'no such card token for this merchant');
   }
   const status = effectiveTokenStatus(token, now);
-  if (status === 'used') throw errors.conflict('TOKEN_ALREADY_USED', 'This card token has already been used; tokenize the card again', { [ref.field]: ref.tokenId });
-  if (status === 'expired') throw errors.businessRule('TOKEN_EXPIRED', 'This card token has expired; tokenize the card again', { [ref.field]: ref.tokenId });
+  if (status === 'used')
+    throw errors.conflict('TOKEN_ALREADY_USED', 'This card token has already been used; tokenize the card again', {
+      [ref.field]: ref.tokenId,
+    });
+  if (status === 'expired')
+    throw errors.businessRule('TOKEN_EXPIRED', 'This card token has expired; tokenize the card again', {
+      [ref.field]: ref.tokenId,
+    });
   if (ref.purpose && token.purpose !== ref.purpose) {
     throw errors.invalidValue(ref.field, `must be an ${ref.purpose} token (this one is ${token.purpose})`);
   }
@@ -144,7 +162,12 @@ export async function lockUsableToken(em: EntityManager, ref: TokenReference, no
 }
 
 /** Marks the token used by `usedBy` (pi_/tx_, or null when nothing was created) and wipes its sealed card data. */
-export async function consumeToken(em: EntityManager, token: CardToken, usedBy: string | null, now: Date): Promise<void> {
+export async function consumeToken(
+  em: EntityManager,
+  token: CardToken,
+  usedBy: string | null,
+  now: Date,
+): Promise<void> {
   token.status = 'used';
   token.usedAt = now;
   token.usedBy = usedBy;

@@ -6,7 +6,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import {
-  CardTokenSchema, CheckoutItemSchema, CheckoutSessionSchema, CustomerSchema, OfferSchema, PaymentInstrumentSchema, ProductSchema,
+  CardTokenSchema,
+  CheckoutItemSchema,
+  CheckoutSessionSchema,
+  CustomerSchema,
+  OfferSchema,
+  PaymentInstrumentSchema,
+  ProductSchema,
 } from '../../../db/entities';
 import { firstCycleCharge } from '../../../workflows/lib/pricing';
 import type { ChargeInput, OrderItemSnapshot } from '../../../workflows/lib/charge-types';
@@ -22,20 +28,29 @@ type Body = Static<typeof CreateTransactionBody>;
 const isCard = (method: string) => method === 'credit_card' || method === 'debit_card';
 
 function checkShape(body: Body): void {
-  const sources = (['card_ciphertext_id', 'payment_instrument_id', 'checkout_session_id'] as const).filter((f) => body[f] !== undefined);
+  const sources = (['card_ciphertext_id', 'payment_instrument_id', 'checkout_session_id'] as const).filter(
+    (f) => body[f] !== undefined,
+  );
   if (isCard(body.payment_method)) {
     if (sources.length !== 1) {
-      throw errors.validation({ card_source: ['exactly one of card_ciphertext_id, payment_instrument_id or checkout_session_id is required for a card charge'] });
+      throw errors.validation({
+        card_source: [
+          'exactly one of card_ciphertext_id, payment_instrument_id or checkout_session_id is required for a card charge',
+        ],
+      });
     }
   } else {
     for (const field of ['card_ciphertext_id', 'payment_instrument_id'] as const) {
       if (body[field] !== undefined) throw errors.invalidValue(field, `is not allowed for ${body.payment_method}`);
     }
-    if (body.charge_type === 'setup_verification') throw errors.invalidValue('charge_type', 'setup_verification is for card charges only');
+    if (body.charge_type === 'setup_verification')
+      throw errors.invalidValue('charge_type', 'setup_verification is for card charges only');
     if (body.capture === false) throw errors.invalidValue('capture', `${body.payment_method} cannot be pre-authorized`);
   }
-  if (body.payment_method === 'wallet' && body.wallet_type === undefined) throw errors.validation({ wallet_type: ['is required for wallet payments'] });
-  if (body.payment_method !== 'wallet' && body.wallet_type !== undefined) throw errors.invalidValue('wallet_type', 'is only allowed for wallet payments');
+  if (body.payment_method === 'wallet' && body.wallet_type === undefined)
+    throw errors.validation({ wallet_type: ['is required for wallet payments'] });
+  if (body.payment_method !== 'wallet' && body.wallet_type !== undefined)
+    throw errors.invalidValue('wallet_type', 'is only allowed for wallet payments');
   if (body.installments && body.installments.count > 1 && body.payment_method !== 'credit_card') {
     throw errors.invalidValue('installments', 'installments are only available for credit_card');
   }
@@ -46,8 +61,10 @@ function checkShape(body: Body): void {
     if (Object.keys(missing).length) throw errors.validation(missing);
   }
   if (body.charge_type === 'setup_verification') {
-    if (body.checkout_session_id !== undefined) throw errors.invalidValue('checkout_session_id', 'is not allowed for setup_verification');
-    if (body.amount !== undefined && body.amount !== 0) throw errors.invalidValue('amount', 'must be 0 for setup_verification');
+    if (body.checkout_session_id !== undefined)
+      throw errors.invalidValue('checkout_session_id', 'is not allowed for setup_verification');
+    if (body.amount !== undefined && body.amount !== 0)
+      throw errors.invalidValue('amount', 'must be 0 for setup_verification');
   } else if (body.amount === 0 && body.checkout_session_id === undefined) {
     throw errors.invalidValue('amount', 'must be positive for a payment');
   }
@@ -55,20 +72,35 @@ function checkShape(body: Body): void {
 
 /** Items of a checkout session snapshotted with first-charge pricing; the session's amount is their sum. */
 async function checkoutItems(em: EntityManager, merchantId: string, sessionId: string): Promise<OrderItemSnapshot[]> {
-  const items = await em.find(CheckoutItemSchema, { checkoutSessionId: sessionId, merchantId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const items = await em.find(
+    CheckoutItemSchema,
+    { checkoutSessionId: sessionId, merchantId },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   const snapshots: OrderItemSnapshot[] = [];
   for (const item of items) {
     const offer = await em.findOneOrFail(OfferSchema, { id: item.offerId });
     const product = await em.findOneOrFail(ProductSchema, { id: offer.productId });
     const first = firstCycleCharge({
-      freeTrial: offer.freeTrial, trialDays: offer.trialDays, setupCharge: offer.setupCharge,
-      amount: item.amount, firstChargeAmount: item.firstChargeAmount,
+      freeTrial: offer.freeTrial,
+      trialDays: offer.trialDays,
+      setupCharge: offer.setupCharge,
+      amount: item.amount,
+      firstChargeAmount: item.firstChargeAmount,
     });
     snapshots.push({
-      productId: product.id, offerId: offer.id, productName: product.name, offerName: offer.name,
-      billingCycle: offer.billingCycle === 'none' ? null : offer.billingCycle, cycleLimit: offer.cycleLimit,
-      isFirstCharge: first.kind !== 'standard', quantity: item.quantity, unitAmount: first.chargeNow,
-      totalAmount: first.chargeNow * item.quantity, currency: item.currency, installments: item.installments,
+      productId: product.id,
+      offerId: offer.id,
+      productName: product.name,
+      offerName: offer.name,
+      billingCycle: offer.billingCycle === 'none' ? null : offer.billingCycle,
+      cycleLimit: offer.cycleLimit,
+      isFirstCharge: first.kind !== 'standard',
+      quantity: item.quantity,
+      unitAmount: first.chargeNow,
+      totalAmount: first.chargeNow * item.quantity,
+      currency: item.currency,
+      installments: item.installments,
     });
   }
   return snapshots;
@@ -76,7 +108,11 @@ async function checkoutItems(em: EntityManager, merchantId: string, sessionId: s
 
 /** The workflow input for a valid request; 400/409/422 for anything the rules refuse. */
 export async function buildChargeInput(
-  em: EntityManager, organizationId: string, merchantId: string, body: Body, transactionId: string = newId('tx'),
+  em: EntityManager,
+  organizationId: string,
+  merchantId: string,
+  body: Body,
+  transactionId: string = newId('tx'),
 ): Promise<ChargeInput> {
   checkShape(body);
   const now = new Date();
@@ -92,16 +128,22 @@ export async function buildChargeInput(
     if (!token) throw errors.invalidValue('card_ciphertext_id', 'no such card token for this merchant');
     const status = effectiveTokenStatus(token, now);
     if (status === 'used' || token.usedBy !== null) {
-      throw errors.conflict('TOKEN_ALREADY_USED', 'This card token has already been used; tokenize the card again', { card_ciphertext_id: token.id });
+      throw errors.conflict('TOKEN_ALREADY_USED', 'This card token has already been used; tokenize the card again', {
+        card_ciphertext_id: token.id,
+      });
     }
-    if (status === 'expired') throw errors.businessRule('TOKEN_EXPIRED', 'This card token has expired; tokenize the card again', { card_ciphertext_id: token.id });
+    if (status === 'expired')
+      throw errors.businessRule('TOKEN_EXPIRED', 'This card token has expired; tokenize the card again', {
+        card_ciphertext_id: token.id,
+      });
     cardTokenId = token.id;
     cardBrand = token.cardBrand;
   }
   if (body.payment_instrument_id) {
     const instrument = await em.findOne(PaymentInstrumentSchema, { id: body.payment_instrument_id, merchantId });
     if (!instrument) throw errors.invalidValue('payment_instrument_id', 'no such payment instrument for this merchant');
-    if (customerId && instrument.customerId !== customerId) throw errors.invalidValue('payment_instrument_id', "is not the customer's instrument");
+    if (customerId && instrument.customerId !== customerId)
+      throw errors.invalidValue('payment_instrument_id', "is not the customer's instrument");
     assertChargeable(instrument, now);
     customerId = instrument.customerId;
     cardBrand = instrument.cardBrand;
@@ -116,7 +158,9 @@ export async function buildChargeInput(
     if (!session) throw errors.invalidValue('checkout_session_id', 'no such checkout session for this merchant');
     const status = effectiveStatus(session, now);
     if (!OPEN_STATUSES.includes(status)) {
-      throw errors.businessRule('INVALID_STATE_TRANSITION', `A checkout session that is ${status} cannot be paid`, { status });
+      throw errors.businessRule('INVALID_STATE_TRANSITION', `A checkout session that is ${status} cannot be paid`, {
+        status,
+      });
     }
     items = await checkoutItems(em, merchantId, session.id);
     if (items.length === 0) throw errors.invalidValue('checkout_session_id', 'the checkout session has no items');
@@ -124,7 +168,8 @@ export async function buildChargeInput(
     amount = items.reduce((sum, item) => sum + item.totalAmount, 0);
     currency = items[0].currency;
     recurrence = items.some((item) => item.billingCycle !== null) ? 'initial' : 'none';
-    if (customerId && session.customerId && session.customerId !== customerId) throw errors.invalidValue('customer_id', 'differs from the checkout session\'s customer');
+    if (customerId && session.customerId && session.customerId !== customerId)
+      throw errors.invalidValue('customer_id', "differs from the checkout session's customer");
     customerId ??= session.customerId;
     if (isCard(body.payment_method)) {
       // The card of a hosted checkout is the newest usable token minted for the session.
@@ -139,12 +184,27 @@ export async function buildChargeInput(
     }
   }
   return {
-    transactionId, orderId: newId('ord'), organizationId, merchantId,
-    paymentMethod: body.payment_method, chargeType: body.charge_type, country: body.country.toUpperCase(), amount, currency,
-    capture: body.capture ?? true, walletType: body.wallet_type ?? null, installments: body.installments?.count ?? null,
-    riskScore: body.risk_score ?? null, customerId, cardTokenId, paymentInstrumentId: body.payment_instrument_id ?? null,
-    checkoutSessionId: body.checkout_session_id ?? null, externalOrderId: body.external_order_id ?? null, metadata: body.metadata ?? null,
-    cardBrand, binCountry,
+    transactionId,
+    orderId: newId('ord'),
+    organizationId,
+    merchantId,
+    paymentMethod: body.payment_method,
+    chargeType: body.charge_type,
+    country: body.country.toUpperCase(),
+    amount,
+    currency,
+    capture: body.capture ?? true,
+    walletType: body.wallet_type ?? null,
+    installments: body.installments?.count ?? null,
+    riskScore: body.risk_score ?? null,
+    customerId,
+    cardTokenId,
+    paymentInstrumentId: body.payment_instrument_id ?? null,
+    checkoutSessionId: body.checkout_session_id ?? null,
+    externalOrderId: body.external_order_id ?? null,
+    metadata: body.metadata ?? null,
+    cardBrand,
+    binCountry,
     order: { orderType: body.checkout_session_id ? 'checkout' : 'api', recurrence, items },
   };
 }

@@ -32,24 +32,49 @@ async function readRaw(ctx: Koa.Context, limit: number): Promise<string> {
   let size = 0;
   for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new ApiError(413, 'bad_request_error', 'PAYLOAD_TOO_LARGE', 'The webhook body is too large');
+    if (size > limit)
+      throw new ApiError(413, 'bad_request_error', 'PAYLOAD_TOO_LARGE', 'The webhook body is too large');
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function findTransaction(em: EntityManager, connectorId: string, merchantId: string, event: InboundWebhook): Promise<Transaction | null> {
-  const byRef = await em.findOne(TransactionSchema, { merchantId, connectorId, providerReference: event.providerReference });
+async function findTransaction(
+  em: EntityManager,
+  connectorId: string,
+  merchantId: string,
+  event: InboundWebhook,
+): Promise<Transaction | null> {
+  const byRef = await em.findOne(TransactionSchema, {
+    merchantId,
+    connectorId,
+    providerReference: event.providerReference,
+  });
   if (byRef) return byRef;
   return event.reference?.startsWith('tx_') ? em.findOne(TransactionSchema, { id: event.reference, merchantId }) : null;
 }
 
-async function apply(em: EntityManager, deps: AppDeps, connectorId: string, merchantId: string, event: InboundWebhook): Promise<void> {
+async function apply(
+  em: EntityManager,
+  deps: AppDeps,
+  connectorId: string,
+  merchantId: string,
+  event: InboundWebhook,
+): Promise<void> {
   if (event.type === 'refund.succeeded' || event.type === 'refund.failed') {
-    const refund = (event.reference?.startsWith('ref_') ? await em.findOne(RefundSchema, { id: event.reference, merchantId }) : null)
-      ?? await em.findOne(RefundSchema, { merchantId, providerReference: event.providerReference });
+    const refund =
+      (event.reference?.startsWith('ref_')
+        ? await em.findOne(RefundSchema, { id: event.reference, merchantId })
+        : null) ?? (await em.findOne(RefundSchema, { merchantId, providerReference: event.providerReference }));
     if (refund) {
-      await settleRefund(em, refund.id, event.type === 'refund.succeeded' ? 'succeeded' : 'failed', event.providerReference, null, 'psp_webhook');
+      await settleRefund(
+        em,
+        refund.id,
+        event.type === 'refund.succeeded' ? 'succeeded' : 'failed',
+        event.providerReference,
+        null,
+        'psp_webhook',
+      );
     }
     return;
   }
@@ -59,13 +84,19 @@ async function apply(em: EntityManager, deps: AppDeps, connectorId: string, merc
     if (tx.status !== 'pending') return;
     try {
       await deps.temporal.client.workflow.getHandle(settlementWorkflowId(tx.id)).signal(settlementSignal, {
-        type: event.type as 'payment.succeeded' | 'payment.failed' | 'payment.expired', eventId: event.eventId,
+        type: event.type as 'payment.succeeded' | 'payment.failed' | 'payment.expired',
+        eventId: event.eventId,
       });
     } catch (error) {
       // Pending but no settlement workflow yet (the webhook raced the charge's last step): fail so the whole
       // delivery rolls back (dedup row included) and the provider retries it a moment later.
       if (error instanceof WorkflowNotFoundError) {
-        throw new ApiError(503, 'external_service_error', 'SETTLEMENT_NOT_READY', 'The payment is not ready for this event yet; retry');
+        throw new ApiError(
+          503,
+          'external_service_error',
+          'SETTLEMENT_NOT_READY',
+          'The payment is not ready for this event yet; retry',
+        );
       }
       throw error;
     }
@@ -74,7 +105,10 @@ async function apply(em: EntityManager, deps: AppDeps, connectorId: string, merc
   const key = `${connectorId}:${event.eventId}`;
   if (event.type === 'dispute.opened') {
     const moved = await moveTransaction(em, tx.id, {
-      to: 'charged_back', from: ['authorized', 'partially_refunded', 'refunded', 'refund_pending'], triggeredBy: 'psp_webhook', key,
+      to: 'charged_back',
+      from: ['authorized', 'partially_refunded', 'refunded', 'refund_pending'],
+      triggeredBy: 'psp_webhook',
+      key,
       extraEvents: ['transaction.dispute_created'],
     });
     if (moved) return;
@@ -84,7 +118,12 @@ async function apply(em: EntityManager, deps: AppDeps, connectorId: string, merc
     return;
   }
   if (event.type === 'dispute.updated') {
-    await recordEvent(em, { organizationId: tx.organizationId, merchantId: tx.merchantId, type: 'transaction.dispute_updated', object: presentTransactionHeader(tx) });
+    await recordEvent(em, {
+      organizationId: tx.organizationId,
+      merchantId: tx.merchantId,
+      type: 'transaction.dispute_updated',
+      object: presentTransactionHeader(tx),
+    });
   }
 }
 
@@ -95,12 +134,24 @@ async function apply(em: EntityManager, deps: AppDeps, connectorId: string, merc
  */
 async function closeDispute(em: EntityManager, tx: Transaction, event: InboundWebhook, key: string): Promise<void> {
   const outcome = event.disputeOutcome ?? null;
-  const record = async (type: 'transaction.dispute_won' | 'transaction.dispute_lost' | 'transaction.dispute_closed', current: Transaction) =>
-    recordEvent(em, { organizationId: current.organizationId, merchantId: current.merchantId, type, object: presentTransactionHeader(current) });
+  const record = async (
+    type: 'transaction.dispute_won' | 'transaction.dispute_lost' | 'transaction.dispute_closed',
+    current: Transaction,
+  ) =>
+    recordEvent(em, {
+      organizationId: current.organizationId,
+      merchantId: current.merchantId,
+      type,
+      object: presentTransactionHeader(current),
+    });
   let current = tx;
   if (outcome === 'won') {
     const moved = await moveTransaction(em, tx.id, {
-      to: 'authorized', from: ['charged_back'], triggeredBy: 'psp_webhook', key, extraEvents: ['transaction.dispute_won'],
+      to: 'authorized',
+      from: ['charged_back'],
+      triggeredBy: 'psp_webhook',
+      key,
+      extraEvents: ['transaction.dispute_won'],
     });
     if (moved) current = moved;
     else await record('transaction.dispute_won', tx);
@@ -118,11 +169,19 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
     const em = deps.orm.em.fork() as EntityManager;
     const connector = await findConnectorByWebhookToken(em, match[1], token);
-    if (!connector) throw new ApiError(401, 'authentication_error', 'INVALID_WEBHOOK_TOKEN', 'Unknown connector or webhook token');
-    const { webhookSecret } = await loadConnectorSecrets(em, deps.config.encryptionKeys, connector.merchantId, connector.id);
+    if (!connector)
+      throw new ApiError(401, 'authentication_error', 'INVALID_WEBHOOK_TOKEN', 'Unknown connector or webhook token');
+    const { webhookSecret } = await loadConnectorSecrets(
+      em,
+      deps.config.encryptionKeys,
+      connector.merchantId,
+      connector.id,
+    );
     let event: InboundWebhook;
     try {
-      const headers = Object.fromEntries(Object.entries(ctx.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]));
+      const headers = Object.fromEntries(
+        Object.entries(ctx.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]),
+      );
       event = adapterFor(connector.providerSlug).parseWebhook({ headers, rawBody, webhookSecret });
     } catch (error) {
       if (error instanceof UnhandledWebhookEventError) {
@@ -130,7 +189,13 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
         ctx.body = { received: true, ignored: true };
         return;
       }
-      if (error instanceof InvalidWebhookError) throw new ApiError(401, 'authentication_error', 'INVALID_WEBHOOK_SIGNATURE', 'The webhook signature or payload is invalid');
+      if (error instanceof InvalidWebhookError)
+        throw new ApiError(
+          401,
+          'authentication_error',
+          'INVALID_WEBHOOK_SIGNATURE',
+          'The webhook signature or payload is invalid',
+        );
       throw error;
     }
     const duplicate = await em.transactional(async (tx) => {

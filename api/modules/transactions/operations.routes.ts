@@ -8,7 +8,11 @@ import { Type } from '@sinclair/typebox';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { RefundSchema, type Transaction } from '../../../db/entities';
 import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../../workflows/definitions';
-import { operationWorkflowId, transactionOperationWorkflow, type OperationResult } from '../../../workflows/transaction-operation';
+import {
+  operationWorkflowId,
+  transactionOperationWorkflow,
+  type OperationResult,
+} from '../../../workflows/transaction-operation';
 import type { OperationInput } from '../../../workflows/lib/charge-types';
 import { defineRoute } from '../../http/define-route';
 import { ApiError, errors } from '../../http/errors';
@@ -16,7 +20,14 @@ import { pagination } from '../../http/pagination';
 import { idFromSeed, newId } from '../../lib/ids';
 import { PaginationQuery, MerchantIdField, StrictObject } from '../../http/schema';
 import {
-  CaptureBody, CreateRefundBody, MerchantQuery, RefundParams, RefundSchemaOut, TransactionParams, TransactionSchemaOut, VoidBody,
+  CaptureBody,
+  CreateRefundBody,
+  MerchantQuery,
+  RefundParams,
+  RefundSchemaOut,
+  TransactionParams,
+  TransactionSchemaOut,
+  VoidBody,
 } from './transactions.schema';
 import { presentRefund } from './transactions.presenter';
 import { getTransaction, transactionView } from './transactions.service';
@@ -30,18 +41,30 @@ async function runOperation(client: Client, tx: Transaction, input: OperationInp
   const workflowId = operationWorkflowId(input);
   let result: OperationResult;
   try {
-    result = await client.workflow.execute(transactionOperationWorkflow, {
-      workflowId, taskQueue: TASK_QUEUES.payments, args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      staticSummary: `${input.kind[0].toUpperCase()}${input.kind.slice(1)} of ${tx.id}${input.amount === undefined ? '' : `: ${input.amount} ${tx.currency} (minor units)`}`,
-      typedSearchAttributes: [{ key: SA.MerchantId, value: tx.merchantId }, { key: SA.TransactionStatus, value: tx.status }],
-    }).catch((error) => {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      return client.workflow.getHandle(workflowId).result();
-    });
+    result = await client.workflow
+      .execute(transactionOperationWorkflow, {
+        workflowId,
+        taskQueue: TASK_QUEUES.payments,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        staticSummary: `${input.kind[0].toUpperCase()}${input.kind.slice(1)} of ${tx.id}${input.amount === undefined ? '' : `: ${input.amount} ${tx.currency} (minor units)`}`,
+        typedSearchAttributes: [
+          { key: SA.MerchantId, value: tx.merchantId },
+          { key: SA.TransactionStatus, value: tx.status },
+        ],
+      })
+      .catch((error) => {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        return client.workflow.getHandle(workflowId).result();
+      });
   } catch {
-    throw new ApiError(502, 'external_service_error', 'OPERATION_UNAVAILABLE', `The ${input.kind} could not be completed right now`);
+    throw new ApiError(
+      502,
+      'external_service_error',
+      'OPERATION_UNAVAILABLE',
+      `The ${input.kind} could not be completed right now`,
+    );
   }
   if (!result.ok) throw errors.businessRule(result.code, result.message);
 }
@@ -66,7 +89,12 @@ export const transactionOperationRoutes = [
     idempotency: 'optional',
     async handler({ em, merchantId, params, body, deps, idempotencySeed }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
-      await runOperation(deps.temporal.client, tx, { kind: 'capture', operationId: operationIdOf(idempotencySeed), transactionId: tx.id, amount: body.amount });
+      await runOperation(deps.temporal.client, tx, {
+        kind: 'capture',
+        operationId: operationIdOf(idempotencySeed),
+        transactionId: tx.id,
+        amount: body.amount,
+      });
       return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, tx.id)) };
     },
   }),
@@ -83,14 +111,19 @@ export const transactionOperationRoutes = [
     idempotency: 'optional',
     async handler({ em, merchantId, params, deps, idempotencySeed }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
-      await runOperation(deps.temporal.client, tx, { kind: 'void', operationId: operationIdOf(idempotencySeed), transactionId: tx.id });
+      await runOperation(deps.temporal.client, tx, {
+        kind: 'void',
+        operationId: operationIdOf(idempotencySeed),
+        transactionId: tx.id,
+      });
       return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, tx.id)) };
     },
   }),
   defineRoute({
     method: 'post',
     path: '/transactions/:transactionId/refunds',
-    summary: 'Refund a captured transaction, fully (default: the refundable balance) or partially; several per transaction',
+    summary:
+      'Refund a captured transaction, fully (default: the refundable balance) or partially; several per transaction',
     tags,
     auth: { keys, scopes: ['transactions:write'] },
     params: TransactionParams,
@@ -102,7 +135,13 @@ export const transactionOperationRoutes = [
       const tx = await getTransaction(em, merchantId, params.transactionId);
       const refundId = idempotencySeed ? idFromSeed('ref', idempotencySeed) : newId('ref');
       await runOperation(deps.temporal.client, tx, {
-        kind: 'refund', operationId: refundId, transactionId: tx.id, refundId, amount: body.amount, reason: body.reason, metadata: body.metadata,
+        kind: 'refund',
+        operationId: refundId,
+        transactionId: tx.id,
+        refundId,
+        amount: body.amount,
+        reason: body.reason,
+        metadata: body.metadata,
       });
       const refund = await em.findOneOrFail(RefundSchema, { id: refundId }, { refresh: true });
       return { status: 201, data: presentRefund(refund) };
@@ -121,9 +160,15 @@ export const transactionOperationRoutes = [
     pagination: 'nested',
     async handler({ em, merchantId, params, query }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
-      const [items, total] = await em.findAndCount(RefundSchema, { transactionId: tx.id }, {
-        orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit, offset: (query.page - 1) * query.limit,
-      });
+      const [items, total] = await em.findAndCount(
+        RefundSchema,
+        { transactionId: tx.id },
+        {
+          orderBy: { createdAt: 'desc', id: 'desc' },
+          limit: query.limit,
+          offset: (query.page - 1) * query.limit,
+        },
+      );
       return { status: 200, data: items.map(presentRefund), pagination: pagination(query, total) };
     },
   }),
@@ -138,7 +183,11 @@ export const transactionOperationRoutes = [
     responses: { 200: RefundSchemaOut },
     envelope: 'wrapped',
     async handler({ em, merchantId, params }) {
-      const refund = await em.findOne(RefundSchema, { id: params.refundId, transactionId: params.transactionId, merchantId });
+      const refund = await em.findOne(RefundSchema, {
+        id: params.refundId,
+        transactionId: params.transactionId,
+        merchantId,
+      });
       if (!refund) throw errors.notFound('No such refund', 'REFUND_NOT_FOUND');
       return { status: 200, data: presentRefund(refund) };
     },

@@ -4,11 +4,23 @@ import { defineRoute } from '../../http/define-route';
 import { idFromSeed } from '../../lib/ids';
 import { pagination } from '../../http/pagination';
 import {
-  AttemptSchema, CreateTransactionBody, ListTransactionsQuery, MerchantQuery, TransactionParams, TransactionSchemaOut,
+  AttemptSchema,
+  CreateTransactionBody,
+  ListTransactionsQuery,
+  MerchantQuery,
+  TransactionParams,
+  TransactionSchemaOut,
 } from './transactions.schema';
 import { presentAttempt } from './transactions.presenter';
 import { buildChargeInput } from './charge-request';
-import { awaitCharge, getTransaction, listAttempts, listTransactions, runCharge, transactionView } from './transactions.service';
+import {
+  awaitCharge,
+  getTransaction,
+  listAttempts,
+  listTransactions,
+  runCharge,
+  transactionView,
+} from './transactions.service';
 import { transactionOperationRoutes } from './operations.routes';
 
 const tags = ['Transactions'];
@@ -18,7 +30,8 @@ export const transactionRoutes = [
   defineRoute({
     method: 'post',
     path: '/transactions',
-    summary: 'Charge: routes across connectors with fallback, auto-creates an order; a decline is 201 with status failed',
+    summary:
+      'Charge: routes across connectors with fallback, auto-creates an order; a decline is 201 with status failed',
     tags,
     auth: { keys, scopes: ['transactions:write'] },
     body: CreateTransactionBody,
@@ -32,7 +45,10 @@ export const transactionRoutes = [
         // An earlier try of this request started the charge and lost its answer (502): wait for that charge.
         await awaitCharge(deps.temporal.client, transactionId);
       } else {
-        await runCharge(deps.temporal.client, await buildChargeInput(em, auth.organizationId, merchantId, body, transactionId));
+        await runCharge(
+          deps.temporal.client,
+          await buildChargeInput(em, auth.organizationId, merchantId, body, transactionId),
+        );
       }
       return { status: 201, data: await transactionView(em, await getTransaction(em, merchantId, transactionId)) };
     },
@@ -63,7 +79,10 @@ export const transactionRoutes = [
     responses: { 200: TransactionSchemaOut },
     envelope: 'wrapped',
     async handler({ em, merchantId, params }) {
-      return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, params.transactionId)) };
+      return {
+        status: 200,
+        data: await transactionView(em, await getTransaction(em, merchantId, params.transactionId)),
+      };
     },
   }),
   defineRoute({

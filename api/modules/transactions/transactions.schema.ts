@@ -2,17 +2,34 @@
 import { Type } from '@sinclair/typebox';
 import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../../../db/entities';
 import {
-  Country, Currency, DateRangeQuery, Id, MerchantIdField, Metadata, MultiEnum, Nullable, PaginationQuery, StrictObject,
-  StringEnum, Timestamp,
+  Country,
+  Currency,
+  DateRangeQuery,
+  Id,
+  MerchantIdField,
+  Metadata,
+  MultiEnum,
+  Nullable,
+  PaginationQuery,
+  StrictObject,
+  StringEnum,
+  Timestamp,
 } from '../../http/schema';
 
 /** Allowed wallet_type values (the spec leaves them open; see docs/api-decisions.md). */
 export const WALLET_TYPES = ['apple_pay', 'google_pay', 'samsung_pay', 'paypal', 'mercado_pago', 'link'] as const;
 export const MAX_INSTALLMENTS = 24;
 
-export const InstallmentsInput = StrictObject({
-  count: Type.Integer({ minimum: 1, maximum: MAX_INSTALLMENTS, description: 'Number of installments; 1 is a single charge' }),
-}, { description: 'Routed only to connectors whose routing rules accept the count (routing condition "installments")' });
+export const InstallmentsInput = StrictObject(
+  {
+    count: Type.Integer({
+      minimum: 1,
+      maximum: MAX_INSTALLMENTS,
+      description: 'Number of installments; 1 is a single charge',
+    }),
+  },
+  { description: 'Routed only to connectors whose routing rules accept the count (routing condition "installments")' },
+);
 
 export const CreateTransactionBody = StrictObject({
   payment_method: StringEnum(PAYMENT_METHODS),
@@ -42,7 +59,13 @@ export const ListTransactionsQuery = StrictObject({
   ...DateRangeQuery,
   merchant_id: MerchantIdField,
   status: Type.Optional(MultiEnum(TRANSACTION_STATUSES)),
-  customer_reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "The customer's id (cust_) or the caller's external_order_id" })),
+  customer_reference: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: "The customer's id (cust_) or the caller's external_order_id",
+    }),
+  ),
   order_id: Type.Optional(Id('ord')),
   payment_method: Type.Optional(MultiEnum(PAYMENT_METHODS)),
   currency: Type.Optional(Currency),
@@ -100,7 +123,10 @@ const TransactionHeaderFields = {
   updated_at: Timestamp,
 };
 
-export const TransactionSchemaOut = StrictObject({ ...TransactionHeaderFields, timeline: Type.Array(TimelineEntrySchema) });
+export const TransactionSchemaOut = StrictObject({
+  ...TransactionHeaderFields,
+  timeline: Type.Array(TimelineEntrySchema),
+});
 
 export const CaptureBody = StrictObject({
   merchant_id: MerchantIdField,

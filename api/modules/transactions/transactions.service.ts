@@ -28,24 +28,26 @@ import { presentTransaction } from './transactions.presenter';
 export async function runCharge(client: Client, input: ChargeInput): Promise<void> {
   const workflowId = chargeWorkflowId(input.transactionId);
   try {
-    await client.workflow.execute(chargeWorkflow, {
-      workflowId,
-      taskQueue: TASK_QUEUES.payments,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      staticSummary: chargeSummary(input),
-      typedSearchAttributes: [
-        { key: SA.OrganizationId, value: input.organizationId },
-        { key: SA.MerchantId, value: input.merchantId },
-        ...(input.customerId ? [{ key: SA.CustomerId, value: input.customerId }] : []),
-        { key: SA.PaymentMethod, value: input.paymentMethod },
-        { key: SA.TransactionStatus, value: 'pending' },
-      ],
-    }).catch((error) => {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      return client.workflow.getHandle(workflowId).result();
-    });
+    await client.workflow
+      .execute(chargeWorkflow, {
+        workflowId,
+        taskQueue: TASK_QUEUES.payments,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        staticSummary: chargeSummary(input),
+        typedSearchAttributes: [
+          { key: SA.OrganizationId, value: input.organizationId },
+          { key: SA.MerchantId, value: input.merchantId },
+          ...(input.customerId ? [{ key: SA.CustomerId, value: input.customerId }] : []),
+          { key: SA.PaymentMethod, value: input.paymentMethod },
+          { key: SA.TransactionStatus, value: 'pending' },
+        ],
+      })
+      .catch((error) => {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        return client.workflow.getHandle(workflowId).result();
+      });
   } catch {
     throw chargeUnavailable(input.transactionId);
   }
@@ -78,7 +80,11 @@ export async function getTransaction(em: EntityManager, merchantId: string, id: 
 }
 
 export async function transactionView(em: EntityManager, tx: Transaction) {
-  const attempts = await em.find(TransactionAttemptSchema, { transactionId: tx.id }, { orderBy: { attemptNumber: 'asc' }, refresh: true });
+  const attempts = await em.find(
+    TransactionAttemptSchema,
+    { transactionId: tx.id },
+    { orderBy: { attemptNumber: 'asc' }, refresh: true },
+  );
   return presentTransaction(tx, attempts);
 }
 
@@ -107,17 +113,33 @@ export async function listTransactions(em: EntityManager, merchantId: string, fi
   if (filter.order_id) Object.assign(where, { orderId: filter.order_id });
   if (filter.currency) Object.assign(where, { currency: filter.currency.toUpperCase() });
   if (filter.customer_reference) {
-    Object.assign(where, { $or: [{ customerId: filter.customer_reference }, { externalOrderId: filter.customer_reference }] });
+    Object.assign(where, {
+      $or: [{ customerId: filter.customer_reference }, { externalOrderId: filter.customer_reference }],
+    });
   }
   const createdAt: Record<string, Date> = {};
   if (filter.date_from) createdAt.$gte = new Date(filter.date_from);
   if (filter.date_to) createdAt.$lte = new Date(filter.date_to);
   if (Object.keys(createdAt).length) Object.assign(where, { createdAt });
   const [items, total] = await em.findAndCount(TransactionSchema, where, {
-    orderBy: { createdAt: 'desc', id: 'desc' }, limit: filter.limit, offset: offsetOf(filter),
+    orderBy: { createdAt: 'desc', id: 'desc' },
+    limit: filter.limit,
+    offset: offsetOf(filter),
   });
   const attempts = items.length
-    ? await em.find(TransactionAttemptSchema, { transactionId: { $in: items.map((t) => t.id) } }, { orderBy: { attemptNumber: 'asc' } })
+    ? await em.find(
+        TransactionAttemptSchema,
+        { transactionId: { $in: items.map((t) => t.id) } },
+        { orderBy: { attemptNumber: 'asc' } },
+      )
     : [];
-  return { items: items.map((tx) => presentTransaction(tx, attempts.filter((a) => a.transactionId === tx.id))), total };
+  return {
+    items: items.map((tx) =>
+      presentTransaction(
+        tx,
+        attempts.filter((a) => a.transactionId === tx.id),
+      ),
+    ),
+    total,
+  };
 }

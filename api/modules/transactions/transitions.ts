@@ -8,7 +8,11 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import {
-  OrderSchema, TransactionSchema, type OrderStatus, type Transaction, type TransactionStatus,
+  OrderSchema,
+  TransactionSchema,
+  type OrderStatus,
+  type Transaction,
+  type TransactionStatus,
 } from '../../../db/entities';
 import { recordEvent } from '../events/events.service';
 import { isEventType } from '../events/catalog';
@@ -39,14 +43,31 @@ export interface Move {
   triggeredBy: TriggeredBy;
   /** Unique per logical move (e.g. `${workflowId}:final`): a retried write adds no second history entry. */
   key: string;
-  patch?: Partial<Pick<Transaction,
-    'amountAuthorized' | 'amountCaptured' | 'amountRefunded' | 'appliedRoutingRuleId' | 'connectorId' | 'providerReference' |
-    'paymentInstructions' | 'expiresAt' | 'routingProfileId'>>;
+  patch?: Partial<
+    Pick<
+      Transaction,
+      | 'amountAuthorized'
+      | 'amountCaptured'
+      | 'amountRefunded'
+      | 'appliedRoutingRuleId'
+      | 'connectorId'
+      | 'providerReference'
+      | 'paymentInstructions'
+      | 'expiresAt'
+      | 'routingProfileId'
+    >
+  >;
   /** Extra event to record (e.g. transaction.refund_created) besides transaction.<to>. */
   extraEvents?: string[];
 }
 
-export async function mirrorOrder(em: EntityManager, orderId: string, to: OrderStatus, triggeredBy: TriggeredBy, key: string): Promise<void> {
+export async function mirrorOrder(
+  em: EntityManager,
+  orderId: string,
+  to: OrderStatus,
+  triggeredBy: TriggeredBy,
+  key: string,
+): Promise<void> {
   const order = await em.findOne(OrderSchema, { id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!order || order.status === to) return;
   const from = order.status;
@@ -60,7 +81,11 @@ export async function mirrorOrder(em: EntityManager, orderId: string, to: OrderS
 }
 
 /** Applies `move` to the locked transaction; null when the move no longer applies (already done or impossible). */
-export async function moveTransaction(em: EntityManager, transactionId: string, move: Move): Promise<Transaction | null> {
+export async function moveTransaction(
+  em: EntityManager,
+  transactionId: string,
+  move: Move,
+): Promise<Transaction | null> {
   const tx = await em.findOne(TransactionSchema, { id: transactionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!tx || !move.from.includes(tx.status)) return null;
   Object.assign(tx, move.patch ?? {});
@@ -70,7 +95,8 @@ export async function moveTransaction(em: EntityManager, transactionId: string, 
   if (tx.orderId) await mirrorOrder(em, tx.orderId, ORDER_STATUS_OF[move.to], move.triggeredBy, move.key);
   const object = presentTransactionHeader(tx);
   for (const type of [...(move.extraEvents ?? []), `transaction.${move.to}`]) {
-    if (isEventType(type)) await recordEvent(em, { organizationId: tx.organizationId, merchantId: tx.merchantId, type, object });
+    if (isEventType(type))
+      await recordEvent(em, { organizationId: tx.organizationId, merchantId: tx.merchantId, type, object });
   }
   return tx;
 }

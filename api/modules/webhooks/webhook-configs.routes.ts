@@ -6,12 +6,22 @@ import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
 import { actorOf } from '../merchants/activity';
 import {
-  CreateWebhookConfigBody, ListWebhookConfigsQuery, MerchantParams, UpdateWebhookConfigBody, WebhookConfigObject,
-  WebhookConfigWithSecret, WebhookParams,
+  CreateWebhookConfigBody,
+  ListWebhookConfigsQuery,
+  MerchantParams,
+  UpdateWebhookConfigBody,
+  WebhookConfigObject,
+  WebhookConfigWithSecret,
+  WebhookParams,
 } from './webhooks.schema';
 import { presentWebhookConfig, presentWebhookConfigWithSecret } from './webhooks.presenter';
 import {
-  createWebhookConfig, deleteWebhookConfig, getWebhookConfig, listWebhookConfigs, rotateWebhookSecret, updateWebhookConfig,
+  createWebhookConfig,
+  deleteWebhookConfig,
+  getWebhookConfig,
+  listWebhookConfigs,
+  rotateWebhookSecret,
+  updateWebhookConfig,
   type WebhookContext,
 } from './webhook-configs.service';
 
@@ -21,7 +31,10 @@ export const webhooksRead = { keys, scopes: ['webhooks:read'] } as const;
 export const webhooksWrite = { keys, scopes: ['webhooks:write'] } as const;
 
 const contextOf = (deps: AppDeps, auth: ApiKeyAuth): WebhookContext => ({
-  keys: deps.config.encryptionKeys, env: deps.config.env, organizationId: auth.organizationId, actor: actorOf(auth),
+  keys: deps.config.encryptionKeys,
+  env: deps.config.env,
+  organizationId: auth.organizationId,
+  actor: actorOf(auth),
 });
 
 export const webhookConfigRoutes = [
@@ -102,7 +115,8 @@ export const webhookConfigRoutes = [
   defineRoute({
     method: 'post',
     path: '/merchants/:merchant_id/webhooks/:webhook_id/rotate-secret',
-    summary: 'Replace the signing secret (returned only here); the previous one signs alongside for one hour, then stops',
+    summary:
+      'Replace the signing secret (returned only here); the previous one signs alongside for one hour, then stops',
     tags,
     auth: webhooksWrite,
     params: WebhookParams,

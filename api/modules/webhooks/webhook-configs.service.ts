@@ -40,7 +40,13 @@ const auditable = (config: WebhookConfig) => ({
   is_active: config.isActive,
 });
 
-function record(em: EntityManager, ctx: WebhookContext, config: WebhookConfig, action: string, changes: Record<string, unknown>): void {
+function record(
+  em: EntityManager,
+  ctx: WebhookContext,
+  config: WebhookConfig,
+  action: string,
+  changes: Record<string, unknown>,
+): void {
   recordActivity(em, {
     organizationId: ctx.organizationId,
     merchantId: config.merchantId,
@@ -81,12 +87,20 @@ export async function getWebhookConfig(em: EntityManager, merchantId: string, id
   return config;
 }
 
-export async function listWebhookConfigs(em: EntityManager, merchantId: string, page: PageRequest): Promise<{ items: WebhookConfig[]; total: number }> {
-  const [items, total] = await em.findAndCount(WebhookConfigSchema, { merchantId }, {
-    orderBy: { createdAt: 'desc', id: 'desc' },
-    limit: page.limit,
-    offset: offsetOf(page),
-  });
+export async function listWebhookConfigs(
+  em: EntityManager,
+  merchantId: string,
+  page: PageRequest,
+): Promise<{ items: WebhookConfig[]; total: number }> {
+  const [items, total] = await em.findAndCount(
+    WebhookConfigSchema,
+    { merchantId },
+    {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: page.limit,
+      offset: offsetOf(page),
+    },
+  );
   return { items, total };
 }
 
@@ -112,7 +126,12 @@ export async function updateWebhookConfig(
 }
 
 /** Deliveries in flight stop at their next attempt; the delivery records stay (history). */
-export async function deleteWebhookConfig(em: EntityManager, merchantId: string, id: string, ctx: WebhookContext): Promise<void> {
+export async function deleteWebhookConfig(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  ctx: WebhookContext,
+): Promise<void> {
   const config = await getWebhookConfig(em, merchantId, id);
   record(em, ctx, config, 'webhook_config.deleted', auditable(config));
   em.remove(config);

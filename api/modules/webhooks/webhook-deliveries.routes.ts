@@ -6,17 +6,30 @@ import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
 import { actorOf } from '../merchants/activity';
 import {
-  DeliveryRecordObject, ListDeliveriesQuery, MerchantParams, RecoverBody, RecoveryObject, RedeliverBody, RedeliveryObject,
+  DeliveryRecordObject,
+  ListDeliveriesQuery,
+  MerchantParams,
+  RecoverBody,
+  RecoveryObject,
+  RedeliverBody,
+  RedeliveryObject,
   WebhookParams,
 } from './webhooks.schema';
 import { presentDelivery } from './webhooks.presenter';
-import { listDeliveries, recoverFailedDeliveries, redeliverEvent, type ManualContext } from './webhook-deliveries.service';
+import {
+  listDeliveries,
+  recoverFailedDeliveries,
+  redeliverEvent,
+  type ManualContext,
+} from './webhook-deliveries.service';
 import { webhookConfigRoutes, webhooksRead, webhooksWrite } from './webhook-configs.routes';
 
 const tags = ['Webhooks'];
 
 const manualContext = (deps: AppDeps, auth: ApiKeyAuth): ManualContext => ({
-  client: deps.temporal.client, organizationId: auth.organizationId, actor: actorOf(auth),
+  client: deps.temporal.client,
+  organizationId: auth.organizationId,
+  actor: actorOf(auth),
 });
 
 const webhookDeliveryRoutes = [
@@ -33,7 +46,11 @@ const webhookDeliveryRoutes = [
     pagination: 'flat',
     async handler({ em, merchantId, query }) {
       const { items, total } = await listDeliveries(em, merchantId, query);
-      return { status: 200, data: items.map(({ delivery, event }) => presentDelivery(delivery, event)), pagination: pagination(query, total) };
+      return {
+        status: 200,
+        data: items.map(({ delivery, event }) => presentDelivery(delivery, event)),
+        pagination: pagination(query, total),
+      };
     },
   }),
   defineRoute({

@@ -35,7 +35,12 @@ export async function listDeliveries(
     ...(filter.webhook_id ? { webhookConfigId: filter.webhook_id } : {}),
     ...(filter.event_id ? { eventId: filter.event_id } : {}),
     ...(filter.from || filter.to
-      ? { createdAt: { ...(filter.from ? { $gte: new Date(filter.from) } : {}), ...(filter.to ? { $lte: new Date(filter.to) } : {}) } }
+      ? {
+          createdAt: {
+            ...(filter.from ? { $gte: new Date(filter.from) } : {}),
+            ...(filter.to ? { $lte: new Date(filter.to) } : {}),
+          },
+        }
       : {}),
   };
   const [deliveries, total] = await em.findAndCount(WebhookDeliverySchema, where as never, {
@@ -45,7 +50,10 @@ export async function listDeliveries(
   });
   const events = await em.find(EventSchema, { id: { $in: [...new Set(deliveries.map((d) => d.eventId))] } });
   const byId = new Map(events.map((event) => [event.id, event]));
-  return { items: deliveries.map((delivery) => ({ delivery, event: byId.get(delivery.eventId) as EventRecord })), total };
+  return {
+    items: deliveries.map((delivery) => ({ delivery, event: byId.get(delivery.eventId) as EventRecord })),
+    total,
+  };
 }
 
 export interface ManualContext {
@@ -57,23 +65,41 @@ export interface ManualContext {
 async function activeConfig(em: EntityManager, merchantId: string, configId: string) {
   const config = await getWebhookConfig(em, merchantId, configId);
   if (!config.isActive) {
-    throw errors.businessRule('WEBHOOK_CONFIG_INACTIVE', 'The webhook configuration is inactive; set is_active true first', { webhook_id: config.id });
+    throw errors.businessRule(
+      'WEBHOOK_CONFIG_INACTIVE',
+      'The webhook configuration is inactive; set is_active true first',
+      { webhook_id: config.id },
+    );
   }
   return config;
 }
 
 /** Runs inside the request transaction: a failed workflow start rolls back the activity record. */
-export async function redeliverEvent(em: EntityManager, merchantId: string, configId: string, eventId: string, ctx: ManualContext) {
+export async function redeliverEvent(
+  em: EntityManager,
+  merchantId: string,
+  configId: string,
+  eventId: string,
+  ctx: ManualContext,
+) {
   const config = await activeConfig(em, merchantId, configId);
   const event = await em.findOne(EventSchema, { id: eventId, merchantId });
   if (!event) throw errors.invalidValue('event_id', 'must be an event of this merchant');
   if (config.eventFilter && !config.eventFilter.includes(event.type)) {
-    throw errors.businessRule('EVENT_NOT_SUBSCRIBED', `The configuration's event_filter does not include ${event.type}`, {
-      webhook_id: config.id, event_type: event.type,
-    });
+    throw errors.businessRule(
+      'EVENT_NOT_SUBSCRIBED',
+      `The configuration's event_filter does not include ${event.type}`,
+      {
+        webhook_id: config.id,
+        event_type: event.type,
+      },
+    );
   }
   recordActivity(em, {
-    organizationId: ctx.organizationId, merchantId, action: 'webhook_config.redelivery_requested', actor: ctx.actor,
+    organizationId: ctx.organizationId,
+    merchantId,
+    action: 'webhook_config.redelivery_requested',
+    actor: ctx.actor,
     changes: { webhook_id: config.id, event_id: event.id },
   });
   await em.flush();
@@ -92,16 +118,25 @@ export async function recoverFailedDeliveries(
   const config = await activeConfig(em, merchantId, configId);
   const since = new Date(range.since);
   const until = range.until ? new Date(range.until) : now;
-  if (since > until) throw errors.invalidValue('since', range.until ? 'must not be after until' : 'must not be in the future');
+  if (since > until)
+    throw errors.invalidValue('since', range.until ? 'must not be after until' : 'must not be in the future');
   const [{ count }] = await em.execute<{ count: string }[]>(
     `select count(distinct d.event_id) as count ${RECOVERABLE_DELIVERIES}`,
     [config.id, since, until],
   );
   recordActivity(em, {
-    organizationId: ctx.organizationId, merchantId, action: 'webhook_config.recovery_requested', actor: ctx.actor,
+    organizationId: ctx.organizationId,
+    merchantId,
+    action: 'webhook_config.recovery_requested',
+    actor: ctx.actor,
     changes: { webhook_id: config.id, since: since.toISOString(), until: until.toISOString(), events: Number(count) },
   });
   await em.flush();
   if (Number(count) > 0) await startRecovery(ctx.client, { merchantId, configId: config.id, since, until });
-  return { merchant_webhook_config_id: config.id, since: since.toISOString(), until: until.toISOString(), events_queued: Number(count) };
+  return {
+    merchant_webhook_config_id: config.id,
+    since: since.toISOString(),
+    until: until.toISOString(),
+    events_queued: Number(count),
+  };
 }

@@ -6,7 +6,12 @@
  */
 import type { AppEnv } from '../../config';
 import { errors } from '../../http/errors';
-import { bareHost, isBlockedAddress, isLocalHostname, isLoopbackHost } from '../../../activities/webhooks/address-guard';
+import {
+  bareHost,
+  isBlockedAddress,
+  isLocalHostname,
+  isLoopbackHost,
+} from '../../../activities/webhooks/address-guard';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -23,7 +28,9 @@ function problemWith(raw: string, env: AppEnv): string | null {
   if (url.hash) return 'must not contain a fragment (#…)';
   const relaxed = env === 'local' || env === 'test';
   if (url.protocol === 'http:' && !(relaxed && isLoopbackHost(url.hostname))) {
-    return relaxed ? 'must use https (plain http is only accepted for loopback addresses in local/test mode)' : 'must use https';
+    return relaxed
+      ? 'must use https (plain http is only accepted for loopback addresses in local/test mode)'
+      : 'must use https';
   }
   if (!relaxed && (isLocalHostname(url.hostname) || isBlockedAddress(bareHost(url.hostname)))) {
     return 'must not point to a loopback, private, link-local or reserved address';

@@ -15,7 +15,11 @@ export interface ManualDelivery {
 }
 
 /** One attempt, under webhook-<evt>-<whc>-manual-<random>. Returns the workflow id. */
-export async function startRedelivery(client: Client, delivery: ManualDelivery, taskQueue: string = TASK_QUEUES.webhooks): Promise<string> {
+export async function startRedelivery(
+  client: Client,
+  delivery: ManualDelivery,
+  taskQueue: string = TASK_QUEUES.webhooks,
+): Promise<string> {
   const suffix = `manual-${randomBase62(12)}`;
   await startDelivery(client, taskQueue, { ...delivery, trigger: 'manual' }, suffix);
   return deliveryWorkflowId(delivery.eventId, delivery.configId, suffix);
@@ -29,17 +33,26 @@ export interface Recovery {
 }
 
 /** A recovery workflow (webhook-recover-<whc>-<random>) whose deliveries carry the suffix recover-<random>. */
-export async function startRecovery(client: Client, recovery: Recovery, taskQueue: string = TASK_QUEUES.webhooks): Promise<string> {
+export async function startRecovery(
+  client: Client,
+  recovery: Recovery,
+  taskQueue: string = TASK_QUEUES.webhooks,
+): Promise<string> {
   const token = randomBase62(12);
   const suffix = `recover-${token}`;
   const workflowId = `webhook-recover-${recovery.configId}-${token}`;
   await client.workflow.start(webhookRecoverWorkflow, {
     workflowId,
     taskQueue,
-    args: [{
-      merchantId: recovery.merchantId, configId: recovery.configId, since: recovery.since.toISOString(),
-      until: recovery.until.toISOString(), suffix,
-    }],
+    args: [
+      {
+        merchantId: recovery.merchantId,
+        configId: recovery.configId,
+        since: recovery.since.toISOString(),
+        until: recovery.until.toISOString(),
+        suffix,
+      },
+    ],
     typedSearchAttributes: [{ key: MERCHANT_ID, value: recovery.merchantId }],
   });
   return workflowId;

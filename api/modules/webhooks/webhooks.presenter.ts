@@ -19,7 +19,10 @@ export function presentWebhookConfig(config: WebhookConfig) {
   };
 }
 
-export const presentWebhookConfigWithSecret = (config: WebhookConfig, secret: string) => ({ ...presentWebhookConfig(config), secret });
+export const presentWebhookConfigWithSecret = (config: WebhookConfig, secret: string) => ({
+  ...presentWebhookConfig(config),
+  secret,
+});
 
 const stringField = (object: Record<string, unknown>, name: string): string | null =>
   typeof object[name] === 'string' ? (object[name] as string) : null;

@@ -6,13 +6,19 @@ import { EventTypeSchema } from '../events/events.schema';
 import { MAX_URL_LENGTH } from './webhook-url';
 
 /** Checked further by the service (webhook-url.ts): scheme, host, credentials, private addresses. */
-const Url = Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, pattern: '^\\S+$', description: 'https URL (http to loopback only in local/test mode)' });
+const Url = Type.String({
+  minLength: 1,
+  maxLength: MAX_URL_LENGTH,
+  pattern: '^\\S+$',
+  description: 'https URL (http to loopback only in local/test mode)',
+});
 const Description = Type.String({ minLength: 1, maxLength: 500 });
 const EventFilter = Type.Array(EventTypeSchema, {
   minItems: 1,
   maxItems: EVENT_TYPES.length,
   uniqueItems: true,
-  description: 'Event names to deliver; null or omitted = every event. An empty list is refused (set is_active false instead).',
+  description:
+    'Event names to deliver; null or omitted = every event. An empty list is refused (set is_active false instead).',
 });
 
 export const CreateWebhookConfigBody = StrictObject({
