@@ -3,7 +3,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { AppDeps } from './deps';
-import { errors } from './http/errors';
+import { errors } from '../domain/platform/errors';
 import { requestContext } from './http/request-context';
 import { mountRoute } from './http/route-runner';
 import { defineRoute, type AnyRoute } from './http/define-route';

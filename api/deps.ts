@@ -1,12 +1,12 @@
-import type { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
-import type { Config } from './config';
+import type { Config } from '../domain/platform/config';
 import type { Orm } from '../db/orm';
+import type { TemporalDeps } from './temporal';
 
 /** Everything the HTTP app needs from the outside world, built once by the server (or a test). */
 export interface AppDeps {
   config: Config;
   orm: Orm;
-  temporal: { connection: Connection; client: Client };
+  temporal: TemporalDeps;
   logger: Logger;
 }

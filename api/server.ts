@@ -5,9 +5,9 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { buildApp } from './app';
-import { loadConfig, type Config } from './config';
+import { loadConfig, type Config } from '../domain/platform/config';
 import type { AppDeps } from './deps';
-import { createLogger } from './logger';
+import { createLogger } from '../domain/platform/logger';
 import { connectTemporal } from './temporal';
 import { openOrm } from '../db/orm';
 

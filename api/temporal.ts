@@ -1,15 +1,251 @@
-/** The API's Temporal connection (typed starters and signals for workflows are added here as they land). */
-import { Client, Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
+/**
+ * The API's one gateway to Temporal: every workflow start, start-or-join, signal and wait the API makes goes
+ * through a typed function here, with the workflow ids, task queues, search attributes and summaries operators
+ * see, and the one mapping of "Temporal could not be reached" to a retryable 502. Route handlers and services
+ * never touch `client.workflow` themselves.
+ */
+import {
+  Client,
+  Connection,
+  isGrpcServiceError,
+  ServiceError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type Workflow,
+  type WorkflowResultType,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
+import { ApiError } from '../domain/platform/errors';
+import { randomBase62 } from '../domain/platform/ids';
+import {
+  cardVerificationWorkflow,
+  cardVerificationWorkflowId,
+  type CardVerificationInput,
+  type CardVerificationResult,
+} from '../workflows/card-verification';
+import { chargeWorkflow, chargeWorkflowId, providerEventSignal, settlementWorkflowId } from '../workflows/charge';
 import { checkoutExpiryWorkflow, checkoutExpiryWorkflowId, expiresAtChangedSignal } from '../workflows/checkout-expiry';
+import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../workflows/definitions';
+import type { ChargeInput, OperationInput, SettlementSignal } from '../workflows/lib/charge-types';
+import {
+  operationWorkflowId,
+  transactionOperationWorkflow,
+  type OperationResult,
+} from '../workflows/transaction-operation';
+import { deliveryStartOptions, deliveryWorkflowId, webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
+import { webhookRecoverWorkflow } from '../workflows/webhook-fan-out';
+import { temporal as proto } from '@temporalio/proto';
 
-export async function connectTemporal(
-  address: string,
-  namespace: string,
-): Promise<{ connection: Connection; client: Client }> {
+export interface TemporalDeps {
+  connection: Connection;
+  client: Client;
+}
+
+export async function connectTemporal(address: string, namespace: string): Promise<TemporalDeps> {
   const connection = await Connection.connect({ address });
   return { connection, client: new Client({ connection, namespace }) };
 }
+
+// ── Health (readiness) ───────────────────────────────────────────────────────────────────────────────────────
+
+/** Throws unless the Temporal frontend answers before the deadline (epoch ms). */
+export async function pingTemporal({ connection, client }: TemporalDeps, deadline: number): Promise<void> {
+  await connection.withDeadline(deadline, () => client.workflowService.getSystemInfo({}));
+}
+
+export type Poller = {
+  lastAccessTime?: { seconds?: number | { toNumber(): number } | null; nanos?: number | null } | null;
+};
+
+/** The workflow pollers Temporal lists on each of our task queues (it keeps a dead worker's for minutes). */
+export async function workflowPollers(
+  { connection, client }: TemporalDeps,
+  namespace: string,
+  deadline: number,
+): Promise<Record<string, Poller[]>> {
+  const queues = Object.values(TASK_QUEUES);
+  const responses = await Promise.all(
+    queues.map((name) =>
+      connection.withDeadline(deadline, () =>
+        client.workflowService.describeTaskQueue({
+          namespace,
+          taskQueue: { name },
+          taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+        }),
+      ),
+    ),
+  );
+  return Object.fromEntries(queues.map((name, i) => [name, responses[i].pollers]));
+}
+
+/** gRPC statuses meaning the Temporal frontend could not be reached in time (after the client's own retries). */
+const UNREACHABLE = new Set([14 /* UNAVAILABLE */, 4 /* DEADLINE_EXCEEDED */]);
+
+/**
+ * Temporal unreachable while starting or signalling a workflow: the request did not happen (its database
+ * transaction rolls back), so it is a retryable 502 like any other unreachable dependency, not an internal error.
+ * The request-context middleware applies it to anything a handler throws.
+ */
+export function fromUnreachableTemporal(error: unknown): ApiError | undefined {
+  const grpc = error instanceof ServiceError ? error.cause : error;
+  if (!isGrpcServiceError(grpc) || !UNREACHABLE.has(grpc.code)) return undefined;
+  return new ApiError(
+    502,
+    'external_service_error',
+    'WORKFLOW_SERVICE_UNAVAILABLE',
+    'The workflow service is unreachable; retry shortly',
+  );
+}
+
+/**
+ * Starts the workflow and waits for its result; when one with the id already exists — running (USE_EXISTING) or
+ * closed (REJECT_DUPLICATE) — waits for that one instead. Ids derive from the Idempotency-Key, so a retry of a
+ * request whose answer was lost joins the first run and never does its work twice.
+ */
+async function startOrJoin<W extends Workflow>(
+  client: Client,
+  workflow: W,
+  options: WorkflowStartOptions<W> & { workflowId: string },
+): Promise<WorkflowResultType<W>> {
+  try {
+    return await client.workflow.execute(workflow, {
+      ...options,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    } as WorkflowStartOptions<W>);
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    return client.workflow.getHandle<W>(options.workflowId).result();
+  }
+}
+
+// ── Charges ──────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** The one line the Temporal UI shows for the charge (amounts in minor units; never card or customer data). */
+export const chargeSummary = (input: ChargeInput) =>
+  `${input.chargeType === 'setup_verification' ? 'Card verification' : 'Charge'} ${input.transactionId}: ` +
+  `${input.amount} ${input.currency} (minor units) by ${input.paymentMethod}${input.capture ? '' : ', authorize only'}`;
+
+// The workflow keeps running (or is retried by Temporal); the client retries with the same key or GETs the id.
+const chargeUnavailable = (transactionId: string) =>
+  new ApiError(502, 'external_service_error', 'CHARGE_UNAVAILABLE', 'The charge could not be completed right now', {
+    transaction_id: transactionId,
+  });
+
+/** Starts (or joins) the charge workflow and waits for its first outcome: authorized, pre_authorized, failed or pending. */
+export async function runCharge(client: Client, input: ChargeInput): Promise<void> {
+  try {
+    await startOrJoin(client, chargeWorkflow, {
+      workflowId: chargeWorkflowId(input.transactionId),
+      taskQueue: TASK_QUEUES.payments,
+      args: [input],
+      staticSummary: chargeSummary(input),
+      typedSearchAttributes: [
+        { key: SA.OrganizationId, value: input.organizationId },
+        { key: SA.MerchantId, value: input.merchantId },
+        ...(input.customerId ? [{ key: SA.CustomerId, value: input.customerId }] : []),
+        { key: SA.PaymentMethod, value: input.paymentMethod },
+        { key: SA.TransactionStatus, value: 'pending' },
+      ],
+    });
+  } catch {
+    throw chargeUnavailable(input.transactionId);
+  }
+}
+
+/** A retried charge whose transaction already exists: waits for its workflow rather than charging again. */
+export async function awaitCharge(client: Client, transactionId: string): Promise<void> {
+  try {
+    await client.workflow.getHandle(chargeWorkflowId(transactionId)).result();
+  } catch {
+    throw chargeUnavailable(transactionId);
+  }
+}
+
+/**
+ * Hands a provider's pix/boleto verdict to the transaction's settlement workflow. False when that workflow does
+ * not exist (yet): the webhook raced the charge's last step.
+ */
+export async function signalProviderEvent(
+  client: Client,
+  transactionId: string,
+  event: SettlementSignal,
+): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(settlementWorkflowId(transactionId)).signal(providerEventSignal, event);
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+// ── Capture, void, refund ────────────────────────────────────────────────────────────────────────────────────
+
+export interface OperationTarget {
+  merchantId: string;
+  /** The transaction's status when the operation starts (operators filter on it). */
+  status: string;
+  currency: string;
+}
+
+const operationSummary = (target: OperationTarget, input: OperationInput) =>
+  `${input.kind[0].toUpperCase()}${input.kind.slice(1)} of ${input.transactionId}` +
+  (input.amount === undefined ? '' : `: ${input.amount} ${target.currency} (minor units)`);
+
+/** Runs (or joins) the capture/void/refund workflow and returns its verdict. */
+export async function runOperation(
+  client: Client,
+  target: OperationTarget,
+  input: OperationInput,
+): Promise<OperationResult> {
+  try {
+    return await startOrJoin(client, transactionOperationWorkflow, {
+      workflowId: operationWorkflowId(input),
+      taskQueue: TASK_QUEUES.payments,
+      args: [input],
+      staticSummary: operationSummary(target, input),
+      typedSearchAttributes: [
+        { key: SA.MerchantId, value: target.merchantId },
+        { key: SA.TransactionStatus, value: target.status },
+      ],
+    });
+  } catch {
+    throw new ApiError(
+      502,
+      'external_service_error',
+      'OPERATION_UNAVAILABLE',
+      `The ${input.kind} could not be completed right now`,
+    );
+  }
+}
+
+// ── Card verification (browser-session enrolment) ───────────────────────────────────────────────────────────
+
+export async function runCardVerification(
+  client: Client,
+  input: CardVerificationInput,
+): Promise<CardVerificationResult> {
+  try {
+    return await client.workflow.execute(cardVerificationWorkflow, {
+      workflowId: cardVerificationWorkflowId(input.tokenId),
+      taskQueue: TASK_QUEUES.payments,
+      args: [input],
+      workflowExecutionTimeout: '1 minute',
+      typedSearchAttributes: [{ key: SA.MerchantId, value: input.merchantId }],
+    });
+  } catch {
+    // The workflow itself failed (worker down, timeout): nothing about the card is known.
+    throw new ApiError(
+      502,
+      'external_service_error',
+      'VERIFICATION_UNAVAILABLE',
+      'The card could not be verified right now; try again shortly',
+    );
+  }
+}
+
+// ── Checkout expiry ──────────────────────────────────────────────────────────────────────────────────────────
 
 export interface CheckoutExpiryRequest {
   sessionId: string;
@@ -33,6 +269,61 @@ export async function scheduleCheckoutExpiry(
     args: [{ sessionId, expiresAt: iso }],
     signal: expiresAtChangedSignal,
     signalArgs: [iso],
-    typedSearchAttributes: [{ key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: merchantId }],
+    typedSearchAttributes: [{ key: SA.MerchantId, value: merchantId }],
   });
+}
+
+// ── Webhook redeliveries and recoveries (ids never collide with automatic deliveries) ───────────────────────
+
+export interface ManualDelivery {
+  eventId: string;
+  configId: string;
+  merchantId: string;
+  eventType: string;
+}
+
+/** One attempt, under webhook-<evt>-<whc>-manual-<random>. Returns the workflow id. */
+export async function startRedelivery(
+  client: Client,
+  delivery: ManualDelivery,
+  taskQueue: string = TASK_QUEUES.webhooks,
+): Promise<string> {
+  const suffix = `manual-${randomBase62(12)}`;
+  await client.workflow.start(
+    webhookDeliveryWorkflow,
+    deliveryStartOptions({ ...delivery, trigger: 'manual' }, taskQueue, suffix),
+  );
+  return deliveryWorkflowId(delivery.eventId, delivery.configId, suffix);
+}
+
+export interface Recovery {
+  merchantId: string;
+  configId: string;
+  since: Date;
+  until: Date;
+}
+
+/** A recovery workflow (webhook-recover-<whc>-<random>) whose deliveries carry the suffix recover-<random>. */
+export async function startRecovery(
+  client: Client,
+  recovery: Recovery,
+  taskQueue: string = TASK_QUEUES.webhooks,
+): Promise<string> {
+  const token = randomBase62(12);
+  const workflowId = `webhook-recover-${recovery.configId}-${token}`;
+  await client.workflow.start(webhookRecoverWorkflow, {
+    workflowId,
+    taskQueue,
+    args: [
+      {
+        merchantId: recovery.merchantId,
+        configId: recovery.configId,
+        since: recovery.since.toISOString(),
+        until: recovery.until.toISOString(),
+        suffix: `recover-${token}`,
+      },
+    ],
+    typedSearchAttributes: [{ key: SA.MerchantId, value: recovery.merchantId }],
+  });
+  return workflowId;
 }

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { recordEvent } from '../api/modules/events/events.service';
+import { recordEvent } from '../domain/events/events.outbox';
 import { stack } from '../test/helpers/stack';
 import { createTenant } from '../test/helpers/factories';
 import { cascade } from '../test/helpers/transactions';

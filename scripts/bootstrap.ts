@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { migrate } from '../db/orm';
-import { bootstrapTenant } from '../db/seeders/bootstrap';
+import { bootstrapTenant } from '../domain/tenants/tenants.bootstrap';
 import { withLocalOrm } from './lib/local-stack';
 
 async function main(): Promise<void> {

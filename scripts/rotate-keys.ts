@@ -2,9 +2,9 @@
  * `npm run rotate-keys`: re-wraps every encrypted column's data keys under ENCRYPTION_KEY, opening values
  * sealed under any key in ENCRYPTION_KEYS_PREVIOUS. Idempotent; see "Key rotation" in the README.
  */
-import { loadKeyring } from '../api/config';
-import { masterKeyId } from '../api/lib/crypto';
-import { rotateEncryptionKeys } from '../db/key-rotation';
+import { loadKeyring } from '../domain/platform/config';
+import { masterKeyId } from '../domain/platform/crypto';
+import { rotateEncryptionKeys } from '../domain/platform/key-rotation';
 import { ensureEncryptionKey, withLocalOrm } from './lib/local-stack';
 import { log } from './lib/paths';
 

@@ -6,11 +6,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../api/config';
+import { loadConfig } from '../domain/platform/config';
 import { startApi } from '../api/server';
 import { startSandbox } from '../sandbox/server';
 import { migrate, openOrm } from '../db/orm';
-import { bootstrapTenant } from '../db/seeders/bootstrap';
+import { bootstrapTenant } from '../domain/tenants/tenants.bootstrap';
 import { OrganizationSchema } from '../db/entities';
 import { registerSchedules, startWorker } from '../worker/main';
 import { CREDENTIALS_FILE, ensureEncryptionKey, localDatabase } from './lib/local-stack';

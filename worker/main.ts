@@ -7,7 +7,7 @@ import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSo
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities';
 import { TASK_QUEUES } from '../workflows/definitions';
-import { loadConfig, type Config } from '../api/config';
+import { loadConfig, type Config } from '../domain/platform/config';
 import { openOrm, type Orm } from '../db/orm';
 import { ensureSchedules } from './schedules';
 import { startWebhookOutbox } from './outbox-listener';

@@ -9,10 +9,10 @@
  */
 import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Logger } from 'pino';
-import type { Config } from '../api/config';
-import { createLogger } from '../api/logger';
+import type { Config } from '../domain/platform/config';
+import { createLogger } from '../domain/platform/logger';
 import type { Orm } from '../db/orm';
-import { EVENTS_CHANNEL } from '../api/modules/events/events.service';
+import { EVENTS_CHANNEL } from '../domain/events/events.outbox';
 import { fanOutEvent } from '../activities/webhooks/fan-out';
 import { TASK_QUEUES } from '../workflows/definitions';
 import { webhookOutboxSweepWorkflow } from '../workflows/webhook-fan-out';

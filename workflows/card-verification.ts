@@ -5,7 +5,7 @@
  */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { RETRYABLE_OUTCOMES, type Outcome } from '../activities/connectors/connector';
+import { RETRYABLE_OUTCOMES, type Outcome } from './lib/charge-types';
 
 // One provider call per activity; an activity that crashes (database, worker restart) is retried with the same
 // provider idempotency key, so the provider sees one verification.

@@ -17,7 +17,14 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AttemptInput, AttemptResult, ChargeInput, ChargeResult, SettlementSignal } from './lib/charge-types';
+import {
+  RETRYABLE_OUTCOMES,
+  type AttemptInput,
+  type AttemptResult,
+  type ChargeInput,
+  type ChargeResult,
+  type SettlementSignal,
+} from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { databaseActivities, providerActivities } from './lib/payment-activities';
 
@@ -26,9 +33,8 @@ const provider = providerActivities();
 
 export const chargeWorkflowId = (transactionId: string) => `charge-${transactionId}`;
 export const settlementWorkflowId = (transactionId: string) => `charge-settlement-${transactionId}`;
-export const settlementSignal = defineSignal<[SettlementSignal]>('providerEvent');
-
-const RETRYABLE = new Set(['soft_decline', 'processing_error', 'network_error']);
+/** A provider's pix/boleto verdict, from an inbound webhook (named as sent on the wire). */
+export const providerEventSignal = defineSignal<[SettlementSignal]>('providerEvent');
 
 const setStatus = (status: string) =>
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: status }]);
@@ -112,7 +118,7 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       });
       return { transactionId: id, status: 'pending' };
     }
-    if (!RETRYABLE.has(result.outcome)) break;
+    if (!RETRYABLE_OUTCOMES.has(result.outcome)) break;
   }
   return finish('failed');
 }
@@ -128,7 +134,7 @@ export interface SettlementInput {
 export async function asyncSettlementWorkflow(input: SettlementInput): Promise<ChargeResult> {
   const { workflowId } = workflowInfo();
   let verdict: SettlementSignal | undefined;
-  setHandler(settlementSignal, (signal) => {
+  setHandler(providerEventSignal, (signal) => {
     verdict ??= signal;
   });
   const deadline = input.expiresAt ? Date.parse(input.expiresAt) : Date.now() + 7 * 24 * 3600 * 1000;

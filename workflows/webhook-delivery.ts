@@ -18,7 +18,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DeliverResult, DeliveryEnd } from '../activities/webhooks/deliver';
-import { DELIVERY_STATUS, EVENT_TYPE, MERCHANT_ID } from './webhook-search-attributes';
+import { SEARCH_ATTRIBUTE_KEYS as SA } from './definitions';
 import { nextAttempt, planRetries } from './lib/webhook-schedule';
 
 // One attempt: a 15 s HTTP deadline plus DNS and two short writes. Temporal retries only infrastructure errors
@@ -49,6 +49,23 @@ export interface WebhookDeliveryResult {
 export const deliveryWorkflowId = (eventId: string, configId: string, suffix?: string) =>
   `webhook-${eventId}-${configId}${suffix ? `-${suffix}` : ''}`;
 
+/**
+ * How a delivery workflow is started, by the fan-out activity and by the API's redeliveries alike: a finished
+ * delivery (succeeded or failed) is never re-run under its id; manual sends use new ids (a suffix).
+ */
+export const deliveryStartOptions = (input: WebhookDeliveryInput, taskQueue: string, suffix?: string) => ({
+  workflowId: deliveryWorkflowId(input.eventId, input.configId, suffix),
+  taskQueue,
+  args: [input] as [WebhookDeliveryInput],
+  workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
+  workflowIdConflictPolicy: 'FAIL' as const,
+  typedSearchAttributes: [
+    { key: SA.MerchantId, value: input.merchantId },
+    { key: SA.EventType, value: input.eventType },
+    { key: SA.DeliveryStatus, value: 'pending' },
+  ],
+});
+
 export const deliveryStatusQuery = defineQuery<DeliveryStatusValue>('deliveryStatus');
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
@@ -57,15 +74,15 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   const setStatus = (value: DeliveryStatusValue) => {
     if (value === status) return;
     status = value;
-    upsertSearchAttributes([{ key: DELIVERY_STATUS, value }]);
+    upsertSearchAttributes([{ key: SA.DeliveryStatus, value }]);
   };
   // Starters set these at start (activities/webhooks/fan-out.ts startDelivery); a start without them still gets
   // them. Skipped otherwise: each upsert is a visibility write, and throughput depends on it.
-  if (workflowInfo().typedSearchAttributes.get(MERCHANT_ID) === undefined) {
+  if (workflowInfo().typedSearchAttributes.get(SA.MerchantId) === undefined) {
     upsertSearchAttributes([
-      { key: MERCHANT_ID, value: input.merchantId },
-      { key: EVENT_TYPE, value: input.eventType },
-      { key: DELIVERY_STATUS, value: status },
+      { key: SA.MerchantId, value: input.merchantId },
+      { key: SA.EventType, value: input.eventType },
+      { key: SA.DeliveryStatus, value: status },
     ]);
   }
 

@@ -7,17 +7,19 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm';
 import { MerchantConnectorSchema, TransactionSchema, type TransactionStatus } from '../../db/entities';
-import { loadConnectorSecrets } from '../../api/modules/connectors/connector-secrets';
-import { moveTransaction, type TriggeredBy } from '../../api/modules/transactions/transitions';
-import { recordEvent } from '../../api/modules/events/events.service';
-import { presentTransactionHeader } from '../../api/modules/transactions/transactions.presenter';
+import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
+import { moveTransaction, type TriggeredBy } from '../../domain/transactions/transactions.transitions';
+import { recordEvent } from '../../domain/events/events.outbox';
+import { presentTransactionHeader } from '../../domain/transactions/transactions.presenter';
 import { heartbeatWhile } from './heartbeat';
-import { NoActiveRoutingProfileError, planRoute } from '../routing/load';
+import { NoActiveRoutingProfileError, planRoute } from '../../domain/routing/routing.load';
 import { readInstrumentCard, readTokenCard } from '../vault/card-source';
 import type { VaultSettings } from '../vault';
-import type { AuthorizeRequest, CardData, Outcome, ProviderResult } from '../connectors/connector';
+import type { AuthorizeRequest, CardData, Outcome, ProviderResult } from '../../domain/connectors/connector';
+import { chargeWorkflowId } from '../../workflows/charge';
 import {
   UNRESOLVED_PROVIDER_CALL,
+  isCardMethod,
   type AttemptInput,
   type AttemptResult,
   type ChargeInput,
@@ -37,8 +39,6 @@ const ATTEMPT_STATUS: Record<Outcome, 'success' | 'pending' | 'failed' | 'error'
   processing_error: 'error',
   network_error: 'error',
 };
-
-const isCard = (method: string) => method === 'credit_card' || method === 'debit_card';
 
 export interface FinalizeInput {
   transactionId: string;
@@ -145,7 +145,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
             providerReference: null,
             paymentInstructions: null,
             metadata: input.metadata,
-            workflowId: `charge-${input.transactionId}`,
+            workflowId: chargeWorkflowId(input.transactionId),
             expiresAt: null,
           } as never);
           await em.flush();
@@ -236,7 +236,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           input.attempt.connectorId,
         );
         let card: CardData | undefined;
-        if (isCard(tx.paymentMethod)) {
+        if (isCardMethod(tx.paymentMethod)) {
           card = tx.cardTokenId
             ? await readTokenCard(em, vault.encryptionKeys, tx.merchantId, tx.cardTokenId)
             : await readInstrumentCard(em, vault.encryptionKeys, tx.merchantId, tx.paymentInstrumentId!);
@@ -244,7 +244,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
         const request: AuthorizeRequest = {
           amount: tx.amount,
           currency: tx.currency,
-          paymentMethod: isCard(tx.paymentMethod) ? 'card' : (tx.paymentMethod as 'pix' | 'boleto' | 'wallet'),
+          paymentMethod: isCardMethod(tx.paymentMethod) ? 'card' : (tx.paymentMethod as 'pix' | 'boleto' | 'wallet'),
           card,
           capture: tx.capture,
           installments: tx.installments ?? undefined,

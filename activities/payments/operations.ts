@@ -7,13 +7,14 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm';
 import { RefundSchema, TransactionSchema, type Transaction } from '../../db/entities';
-import { loadConnectorSecrets } from '../../api/modules/connectors/connector-secrets';
-import { moveTransaction } from '../../api/modules/transactions/transitions';
-import { recordEvent } from '../../api/modules/events/events.service';
-import { presentRefund } from '../../api/modules/transactions/transactions.presenter';
+import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
+import { moveTransaction } from '../../domain/transactions/transactions.transitions';
+import { settleRefund } from '../../domain/transactions/transactions.refunds';
+import { recordEvent } from '../../domain/events/events.outbox';
+import { presentRefund } from '../../domain/transactions/transactions.presenter';
 import type { VaultSettings } from '../vault';
 import { heartbeatWhile } from './heartbeat';
-import type { Outcome } from '../connectors/connector';
+import type { Outcome } from '../../domain/connectors/connector';
 import type { OperationInput, OperationStart } from '../../workflows/lib/charge-types';
 
 const rejection = (code: string, message: string): OperationStart => ({ ok: false, code, message });
@@ -225,48 +226,4 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
       return tx?.status ?? null;
     },
   };
-}
-
-/**
- * A refund's definitive result (from the provider's answer or its webhook): the refund row, the refunded amount
- * and the transaction's status once no other refund is pending. Idempotent: only a pending refund moves.
- */
-export async function settleRefund(
-  em: EntityManager,
-  refundId: string,
-  result: 'succeeded' | 'failed',
-  providerReference: string | null,
-  errorCode: string | null,
-  triggeredBy: 'system' | 'psp_webhook',
-): Promise<void> {
-  const refund = await em.findOne(RefundSchema, { id: refundId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!refund || refund.status !== 'pending') return;
-  const tx = await em.findOneOrFail(
-    TransactionSchema,
-    { id: refund.transactionId },
-    { lockMode: LockMode.PESSIMISTIC_WRITE },
-  );
-  refund.status = result;
-  refund.providerReference = providerReference ?? refund.providerReference;
-  refund.errorCode = errorCode;
-  refund.updatedAt = new Date();
-  if (result === 'succeeded') tx.amountRefunded += refund.amount;
-  await em.flush();
-  // A success is reported by transaction.refunded / partially_refunded below (the catalog has no refund_succeeded).
-  if (result === 'failed') {
-    await recordEvent(em, {
-      organizationId: tx.organizationId,
-      merchantId: tx.merchantId,
-      type: 'transaction.refund_failed',
-      object: presentRefund(refund),
-    });
-  }
-  const [row] = await em.execute<Array<{ n: string }>>(
-    `select count(*) as n from refunds where transaction_id = ? and status = 'pending'`,
-    [tx.id],
-  );
-  if (Number(row.n) > 0) return;
-  const to =
-    tx.amountRefunded === 0 ? 'authorized' : tx.amountRefunded >= tx.amountCaptured ? 'refunded' : 'partially_refunded';
-  await moveTransaction(em, tx.id, { to, from: ['refund_pending'], triggeredBy, key: `${refundId}:settled` });
 }

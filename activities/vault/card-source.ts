@@ -5,8 +5,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CardTokenCvcSchema, CardTokenSchema, PaymentInstrumentSchema } from '../../db/entities';
-import { decryptSecret, type KeyMaterial } from '../../api/lib/crypto';
-import type { CardData } from '../connectors/connector';
+import { decryptSecret, type KeyMaterial } from '../../domain/platform/crypto';
+import type { CardData } from '../../domain/connectors/connector';
 
 /** The card of an active token; throws when the token is missing, used or expired (its data is gone then). */
 export async function readTokenCard(

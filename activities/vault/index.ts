@@ -1,8 +1,8 @@
 /** Vault activities: provider calls that need a sealed card, opened here just before the call and nowhere else. */
 import type { Orm } from '../../db/orm';
-import type { KeyMaterial } from '../../api/lib/crypto';
-import { loadConnectorSecrets } from '../../api/modules/connectors/connector-secrets';
-import type { ConnectorAdapter, Outcome } from '../connectors/connector';
+import type { KeyMaterial } from '../../domain/platform/crypto';
+import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
+import type { ConnectorAdapter, Outcome } from '../../domain/connectors/connector';
 import { readTokenCard } from './card-source';
 
 export interface VaultSettings {

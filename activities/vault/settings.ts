@@ -1,6 +1,6 @@
 /** What the vault activities need from configuration: the keyring, the adapters and where providers live. */
-import type { Config } from '../../api/config';
-import { adapterFor, providerBaseUrl } from '../connectors/registry';
+import type { Config } from '../../domain/platform/config';
+import { adapterFor, providerBaseUrl } from '../../domain/connectors/registry';
 import type { VaultSettings } from './index';
 
 export function vaultSettingsOf(config: Config): VaultSettings {

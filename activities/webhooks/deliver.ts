@@ -11,13 +11,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DeliveryStatus, DeliveryTrigger } from '../../db/entities';
 import type { Orm } from '../../db/orm';
-import { decryptSecret } from '../../api/lib/crypto';
-import { newId } from '../../api/lib/ids';
-import { recordActivity } from '../../api/modules/merchants/activity';
-import { eventEnvelope } from '../../api/modules/events/events.presenter';
+import { decryptSecret } from '../../domain/platform/crypto';
+import { newId } from '../../domain/platform/ids';
+import { recordActivity } from '../../domain/merchants/merchants.activity';
+import { eventEnvelope } from '../../domain/events/events.presenter';
 import { waitBeforeNext, type NextAttempt } from '../../workflows/lib/webhook-schedule';
 import { postJson, type PostResult } from './http-post';
-import { signPayload } from './signature';
+import { signPayload } from '../../domain/webhooks/webhooks.signature';
 import { RESPONSE_KEEP_BYTES, RESPONSE_READ_LIMIT_BYTES, type WebhookSettings } from './settings';
 
 export const USER_AGENT = 'Switchyard-Webhooks/1.0 (+https://www.standardwebhooks.com)';

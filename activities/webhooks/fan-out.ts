@@ -12,11 +12,11 @@ import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import {
-  deliveryWorkflowId,
+  deliveryStartOptions,
   webhookDeliveryWorkflow,
   type WebhookDeliveryInput,
 } from '../../workflows/webhook-delivery';
-import { DELIVERY_STATUS, EVENT_TYPE, MERCHANT_ID } from '../../workflows/webhook-search-attributes';
+import { RECOVERABLE_DELIVERIES } from '../../db/repositories/webhook-deliveries.repository';
 
 export interface FanOutDeps {
   orm: Orm;
@@ -32,26 +32,9 @@ export interface FanOutResult {
 }
 
 /** Starts one delivery workflow; false when a workflow with that id exists (running or finished). */
-export async function startDelivery(
-  client: Client,
-  taskQueue: string,
-  input: WebhookDeliveryInput,
-  suffix?: string,
-): Promise<boolean> {
+async function startDelivery(client: Client, taskQueue: string, input: WebhookDeliveryInput, suffix?: string) {
   try {
-    await client.workflow.start(webhookDeliveryWorkflow, {
-      workflowId: deliveryWorkflowId(input.eventId, input.configId, suffix),
-      taskQueue,
-      args: [input],
-      // A finished delivery (succeeded or failed) is never re-run under its id; manual sends use new ids.
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      workflowIdConflictPolicy: 'FAIL',
-      typedSearchAttributes: [
-        { key: MERCHANT_ID, value: input.merchantId },
-        { key: EVENT_TYPE, value: input.eventType },
-        { key: DELIVERY_STATUS, value: 'pending' },
-      ],
-    });
+    await client.workflow.start(webhookDeliveryWorkflow, deliveryStartOptions(input, taskQueue, suffix));
     return true;
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
@@ -95,16 +78,6 @@ export async function fanOutEvent(
     return { started: started.filter(Boolean).length, configurations: configs.length };
   });
 }
-
-/**
- * Failed attempts (config id, since, until as parameters) of events never delivered successfully to that
- * configuration: what "recover" resends. Shared with the API, which reports how many events it queues.
- */
-export const RECOVERABLE_DELIVERIES = `from webhook_deliveries d
-  where d.merchant_webhook_config_id = ? and d.status = 'failed' and d.created_at >= ? and d.created_at <= ?
-    and not exists (select 1 from webhook_deliveries s
-                     where s.merchant_webhook_config_id = d.merchant_webhook_config_id and s.event_id = d.event_id
-                       and s.status = 'succeeded')`;
 
 export interface RecoverBatchInput {
   merchantId: string;

@@ -9,7 +9,12 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
-import { BlockedAddressError, bareHost, isBlockedAddress, isLocalHostname } from './address-guard';
+import {
+  BlockedAddressError,
+  bareHost,
+  isBlockedAddress,
+  isLocalHostname,
+} from '../../domain/webhooks/webhooks.address-guard';
 
 export type PostError = 'timeout' | 'dns_error' | 'connection_error' | 'tls_error' | 'blocked_address';
 

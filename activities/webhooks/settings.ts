@@ -1,6 +1,6 @@
 /** What the webhook activities need from the configuration, resolved once by the worker. */
-import type { Config } from '../../api/config';
-import type { KeyMaterial } from '../../api/lib/crypto';
+import type { Config } from '../../domain/platform/config';
+import type { KeyMaterial } from '../../domain/platform/crypto';
 
 export interface WebhookSettings {
   /** Opens the stored signing secrets (the keyring, so a master-key rotation in progress is fine). */

@@ -6,12 +6,12 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKeySchema, MerchantSchema, type ApiKey, type ApiKeyKind } from '../../db/entities';
-import { constantTimeEqual, hashSecret } from '../lib/crypto';
-import { randomBase62 } from '../lib/ids';
-import { errors } from './errors';
-import type { Scope } from './scopes';
+import { constantTimeEqual, hashSecret } from '../../domain/platform/crypto';
+import { KEY_PATTERN, type KeyLevel } from '../../domain/api-keys/api-keys.service';
+import { errors } from '../../domain/platform/errors';
+import type { Scope } from '../../domain/api-keys/api-keys.scopes';
 
-export type KeyLevel = 'organization' | 'merchant';
+export type { KeyLevel };
 
 export interface ApiKeyAuth {
   keyId: string;
@@ -31,16 +31,6 @@ export interface AuthRequirement {
   merchantScoped?: boolean;
   /** Browser endpoints: a public key in X-Public-Key, and only that (secret keys are refused there). */
   publicKey?: boolean;
-}
-
-const KEY_PATTERN = /^(sk|pk)_live_(org|mer)_[0-9A-Za-z]{32}$/;
-
-export function generateApiKey(kind: ApiKeyKind, level: KeyLevel): string {
-  return `${kind === 'secret' ? 'sk' : 'pk'}_live_${level === 'organization' ? 'org' : 'mer'}_${randomBase62(32)}`;
-}
-
-export function redactKey(key: string): string {
-  return `${key.slice(0, 12)}…${key.slice(-4)}`;
 }
 
 function bearerToken(header: string | undefined): string | undefined {

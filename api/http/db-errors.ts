@@ -4,7 +4,7 @@
  */
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ApiError } from './errors';
+import type { ApiError } from '../../domain/platform/errors';
 
 /** The name of the unique index/constraint a failed statement violated, if that is what happened. */
 export function violatedUniqueConstraint(error: unknown): string | undefined {

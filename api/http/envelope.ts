@@ -1,5 +1,5 @@
 /** The three response shapes of Document 1: wrapped success, bare, and the error envelope. */
-import type { ApiError } from './errors';
+import type { ApiError } from '../../domain/platform/errors';
 
 export function timestamp(date = new Date()): string {
   return date.toISOString();

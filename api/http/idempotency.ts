@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { errors } from './errors';
+import { errors } from '../../domain/platform/errors';
 
 export interface StoredResponse {
   status: number;

@@ -4,10 +4,10 @@
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { isGrpcServiceError, ServiceError } from '@temporalio/client';
-import { newId } from '../lib/ids';
+import { newId } from '../../domain/platform/ids';
 import { errorBody } from './envelope';
-import { ApiError, errors } from './errors';
+import { ApiError, errors } from '../../domain/platform/errors';
+import { fromUnreachableTemporal } from '../temporal';
 
 /** Errors raised by the body parser (co-body) and the router carry an HTTP status and a type. */
 function fromFrameworkError(error: {
@@ -42,24 +42,6 @@ function fromFrameworkError(error: {
       return errors.badRequest('BAD_REQUEST', 'The request body could not be read');
   }
   return undefined;
-}
-
-/** gRPC statuses meaning the Temporal frontend could not be reached in time (after the client's own retries). */
-const UNREACHABLE = new Set([14 /* UNAVAILABLE */, 4 /* DEADLINE_EXCEEDED */]);
-
-/**
- * Temporal unreachable while starting or signalling a workflow: the request did not happen (its database
- * transaction rolls back), so it is a retryable 502 like any other unreachable dependency, not an internal error.
- */
-function fromUnreachableTemporal(error: unknown): ApiError | undefined {
-  const grpc = error instanceof ServiceError ? error.cause : error;
-  if (!isGrpcServiceError(grpc) || !UNREACHABLE.has(grpc.code)) return undefined;
-  return new ApiError(
-    502,
-    'external_service_error',
-    'WORKFLOW_SERVICE_UNAVAILABLE',
-    'The workflow service is unreachable; retry shortly',
-  );
 }
 
 export function requestContext(logger: Logger) {

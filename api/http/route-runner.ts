@@ -12,9 +12,9 @@ import type { AppDeps } from '../deps';
 import { authenticateApiKey, authenticatePublicKey, authorize, resolveMerchant, type ApiKeyAuth } from './auth';
 import type { AnyRoute, HandlerResult } from './define-route';
 import { wrapped } from './envelope';
-import { errors } from './errors';
+import { errors } from '../../domain/platform/errors';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint, runIdempotent, type StoredResponse } from './idempotency';
-import { decryptSecret, encryptSecret } from '../lib/crypto';
+import { decryptSecret, encryptSecret } from '../../domain/platform/crypto';
 import { consumeRateLimit, rateLimitHeaders } from './rate-limit';
 import { bodyAjv, textAjv, toFieldErrors } from './schema';
 

@@ -6,7 +6,7 @@ import { Type, type Static, type TSchema, type TProperties, type TObject, type O
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { isCountry, isCurrency } from '../lib/iso';
-import type { FieldErrors } from './errors';
+import type { FieldErrors } from '../../domain/platform/errors';
 
 function createAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: coerce ? 'array' : false, strict: false });

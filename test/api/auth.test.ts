@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { api } from '../helpers/http';
 import { addMerchant, createTenant, customerInput, keyWithScopes, type Tenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
-import { hashSecret } from '../../api/lib/crypto';
+import { hashSecret } from '../../domain/platform/crypto';
 
 describe('API-key authentication (401)', () => {
   let tenant: Tenant;

@@ -4,7 +4,7 @@
  * connector endpoint through it — successes and failures — and greps what was logged.
  */
 import { expect } from 'chai';
-import { createLogger } from '../../api/logger';
+import { createLogger } from '../../domain/platform/logger';
 import { startApi, type RunningApi } from '../../api/server';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';

@@ -7,8 +7,8 @@ import { api } from '../helpers/http';
 import { addMerchant, createTenant, type Tenant } from '../helpers/factories';
 import { connectorsPath, postConnector, rows, validCredentials, validWebhookSecret } from '../helpers/connectors';
 import { stack } from '../helpers/stack';
-import { findConnectorByWebhookToken, loadConnectorSecrets } from '../../api/modules/connectors/connector-secrets';
-import { ApiError } from '../../api/http/errors';
+import { findConnectorByWebhookToken, loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
+import { ApiError } from '../../domain/platform/errors';
 
 /** Tables (public schema) whose text form contains `needle` anywhere. */
 async function tablesContaining(needle: string): Promise<string[]> {

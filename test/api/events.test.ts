@@ -5,8 +5,8 @@ import { addMerchant, createTenant, keyWithScopes, type Tenant } from '../helper
 import { expectError, expectFieldErrors, expectWrapped } from '../helpers/envelope';
 import { stack } from '../helpers/stack';
 import { recordTestEvent } from '../helpers/webhooks';
-import { recordEvent } from '../../api/modules/events/events.service';
-import type { EventType } from '../../api/modules/events/catalog';
+import { recordEvent } from '../../domain/events/events.outbox';
+import type { EventType } from '../../domain/events/events.catalog';
 
 describe('GET /api/v1/events', () => {
   let tenant: Tenant;

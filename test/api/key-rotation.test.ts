@@ -9,9 +9,9 @@ import { api } from '../helpers/http';
 import { createTenant, customerInput, type Tenant } from '../helpers/factories';
 import { postConnector, rows, validCredentials, validWebhookSecret } from '../helpers/connectors';
 import { stack } from '../helpers/stack';
-import { decryptSecret, encryptSecret, keyring, masterKeyId } from '../../api/lib/crypto';
-import { encryptedColumns, rotateEncryptionKeys } from '../../db/key-rotation';
-import { loadConnectorSecrets } from '../../api/modules/connectors/connector-secrets';
+import { decryptSecret, encryptSecret, keyring, masterKeyId } from '../../domain/platform/crypto';
+import { encryptedColumns, rotateEncryptionKeys } from '../../domain/platform/key-rotation';
+import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 
 const em = () => stack().orm.em.fork();
 const oldKey = () => stack().config.encryptionKey;

@@ -16,8 +16,8 @@ import {
   profilePath,
   type ProfileData,
 } from '../helpers/routing';
-import { NoActiveRoutingProfileError, planRoute } from '../../activities/routing/load';
-import type { ChargeAttributes } from '../../activities/routing/evaluate';
+import { NoActiveRoutingProfileError, planRoute } from '../../domain/routing/routing.load';
+import type { ChargeAttributes } from '../../domain/routing/routing.evaluate';
 
 const SIMULATION_KEYS = [
   'profile_id',

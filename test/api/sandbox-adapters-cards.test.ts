@@ -3,8 +3,8 @@
  * normalised outcome with the provider's own raw code; timeouts, 5xx and slow answers behave as the taxonomy says.
  */
 import { expect } from 'chai';
-import type { Outcome } from '../../activities/connectors/connector';
-import { adapterFor } from '../../activities/connectors/registry';
+import type { Outcome } from '../../domain/connectors/connector';
+import { adapterFor } from '../../domain/connectors/registry';
 import { callFor, card, credentialsFor, currencyFor, ledger, reference, SLUGS, type Slug } from '../helpers/sandbox';
 
 /** The raw code each provider reports for each decline card, and the outcome it must map to. */

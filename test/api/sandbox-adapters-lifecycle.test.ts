@@ -3,9 +3,9 @@
  * zero-amount verification, provider-side idempotency (asserted from the provider's ledger) and credential tests.
  */
 import { expect } from 'chai';
-import type { Outcome, ProviderCall } from '../../activities/connectors/connector';
-import { adapterFor } from '../../activities/connectors/registry';
-import { refIdFor } from '../../activities/connectors/provider_d/adapter';
+import type { Outcome, ProviderCall } from '../../domain/connectors/connector';
+import { adapterFor } from '../../domain/connectors/registry';
+import { refIdFor } from '../../domain/connectors/provider_d/adapter';
 import {
   callFor,
   card,

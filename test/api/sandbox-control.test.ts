@@ -3,8 +3,8 @@
  * non-card payments, forced outcomes for cascade tests, failing refunds, ledger filtering and scoped resets.
  */
 import { expect } from 'chai';
-import type { Outcome } from '../../activities/connectors/connector';
-import { adapterFor } from '../../activities/connectors/registry';
+import type { Outcome } from '../../domain/connectors/connector';
+import { adapterFor } from '../../domain/connectors/registry';
 import { stack } from '../helpers/stack';
 import { accountOf, callFor, card, control, credentialsFor, ledger, reference } from '../helpers/sandbox';
 

@@ -4,8 +4,8 @@
  * secret is an InvalidWebhookError.
  */
 import { expect } from 'chai';
-import { InvalidWebhookError, type ConnectorAdapter } from '../../activities/connectors/connector';
-import { adapterFor } from '../../activities/connectors/registry';
+import { InvalidWebhookError, type ConnectorAdapter } from '../../domain/connectors/connector';
+import { adapterFor } from '../../domain/connectors/registry';
 import {
   callFor,
   card,

@@ -1,7 +1,7 @@
 /** POST /tokens with bad card data: every case is a clear 4xx naming the field, never a 500, never a value. */
 import { expect } from 'chai';
-import { encryptCompactJwe } from '../../api/lib/jwe';
-import { loadVaultKeys } from '../../api/lib/vault-keys';
+import { encryptCompactJwe } from '../../domain/platform/jwe';
+import { loadVaultKeys } from '../../domain/platform/vault-keys';
 import { randomBytes } from 'node:crypto';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { expectError, expectFieldErrors } from '../helpers/envelope';

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { startApi, type RunningApi } from '../../api/server';
-import { createLogger } from '../../api/logger';
+import { createLogger } from '../../domain/platform/logger';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';

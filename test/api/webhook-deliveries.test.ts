@@ -7,7 +7,7 @@ import { api } from '../helpers/http';
 import { addMerchant, createTenant, keyWithScopes, type Tenant } from '../helpers/factories';
 import { expectError, expectFieldErrors } from '../helpers/envelope';
 import { stack } from '../helpers/stack';
-import { newId } from '../../api/lib/ids';
+import { newId } from '../../domain/platform/ids';
 import {
   createConfig,
   deliveryRows,

@@ -15,7 +15,7 @@ import {
   waitUntil,
   type Receiver,
 } from '../helpers/webhooks';
-import { recordEvent } from '../../api/modules/events/events.service';
+import { recordEvent } from '../../domain/events/events.outbox';
 import { TASK_QUEUES } from '../../workflows/definitions';
 import { deliveryWorkflowId, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { webhookOutboxSweepWorkflow } from '../../workflows/webhook-fan-out';

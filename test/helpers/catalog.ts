@@ -14,7 +14,7 @@ import {
   type Product,
   type ProductFamily,
 } from '../../db/entities';
-import { newId } from '../../api/lib/ids';
+import { newId } from '../../domain/platform/ids';
 import { stack } from './stack';
 
 export interface PriceFixture {

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { RoutingNodeSchema, RoutingProfileSchema, type RoutingNode, type RoutingProfile } from '../../db/entities';
-import { newId } from '../../api/lib/ids';
+import { newId } from '../../domain/platform/ids';
 import { api } from './http';
 import { stack } from './stack';
 import type { Tenant } from './factories';

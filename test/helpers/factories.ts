@@ -1,11 +1,11 @@
 /** Each test builds its own organization and merchant, so tests never depend on each other. */
 import { randomUUID } from 'node:crypto';
-import { bootstrapTenant, type BootstrapResult } from '../../db/seeders/bootstrap';
-import { issueApiKey } from '../../api/modules/api-keys/api-keys.service';
-import type { Scope } from '../../api/http/scopes';
+import { bootstrapTenant, type BootstrapResult } from '../../domain/tenants/tenants.bootstrap';
+import { issueApiKey } from '../../domain/api-keys/api-keys.service';
+import type { Scope } from '../../domain/api-keys/api-keys.scopes';
 import { MerchantSchema, type Merchant } from '../../db/entities';
-import { newId } from '../../api/lib/ids';
-import { uniqueSlug } from '../../api/lib/slug';
+import { newId } from '../../domain/platform/ids';
+import { uniqueSlug } from '../../domain/platform/slug';
 import { stack } from './stack';
 
 export type Tenant = BootstrapResult;

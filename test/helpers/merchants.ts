@@ -1,6 +1,6 @@
 /** Helpers for the merchant management tests: bodies, creation through the API, and direct database access. */
 import { expect } from 'chai';
-import { hashSecret } from '../../api/lib/crypto';
+import { hashSecret } from '../../domain/platform/crypto';
 import type { Tenant } from './factories';
 import { api } from './http';
 

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { ProductSchema, type Product } from '../../db/entities';
-import { newId } from '../../api/lib/ids';
+import { newId } from '../../domain/platform/ids';
 import { createFamily } from './catalog';
 import type { Tenant } from './factories';
 import { api } from './http';

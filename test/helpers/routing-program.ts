@@ -6,7 +6,7 @@ import type {
   ConditionOperator,
   ProgramNode,
   Require3ds,
-} from '../../activities/routing/evaluate';
+} from '../../domain/routing/routing.evaluate';
 
 export const act = (
   id: string,

@@ -5,8 +5,8 @@
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
 import { MerchantConnectorSchema, type ConnectorConfig, type MerchantConnector } from '../../db/entities';
-import { encryptSecret } from '../../api/lib/crypto';
-import { newId } from '../../api/lib/ids';
+import { encryptSecret } from '../../domain/platform/crypto';
+import { newId } from '../../domain/platform/ids';
 import { api } from './http';
 import { stack } from './stack';
 import type { Tenant } from './factories';

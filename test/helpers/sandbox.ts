@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import type { CardData, ProviderCall } from '../../activities/connectors/connector';
+import type { CardData, ProviderCall } from '../../domain/connectors/connector';
 import { stack } from './stack';
 
 export const SLUGS = ['provider_a', 'provider_b', 'provider_c', 'provider_d', 'checkout'] as const;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { loadConfig, type Config } from '../../api/config';
+import { loadConfig, type Config } from '../../domain/platform/config';
 import { startApi, type RunningApi } from '../../api/server';
 import { migrate, openOrm, type Orm } from '../../db/orm';
 import { registerSchedules, startWorker, type RunningWorker } from '../../worker/main';

@@ -1,6 +1,6 @@
 /** Browser-session, card-token and instrument fixtures: what the SDK does, done from Node with the same format. */
 import { expect } from 'chai';
-import { encryptCompactJwe, type EcPublicJwk } from '../../api/lib/jwe';
+import { encryptCompactJwe, type EcPublicJwk } from '../../domain/platform/jwe';
 import { api, type ApiResponse } from './http';
 import { customerInput, type Tenant } from './factories';
 import { postConnector } from './connectors';

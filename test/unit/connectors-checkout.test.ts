@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
-import { InvalidWebhookError, type InboundWebhook, type Outcome } from '../../activities/connectors/connector';
-import { UnhandledWebhookEventError } from '../../activities/connectors/errors';
+import { InvalidWebhookError, type InboundWebhook, type Outcome } from '../../domain/connectors/connector';
+import { UnhandledWebhookEventError } from '../../domain/connectors/errors';
 import {
   ACTION_OUTCOMES,
   EVENT_TYPES,
@@ -10,8 +10,8 @@ import {
   PAYMENT_STATUSES,
   RESPONSE_CODES,
   responseCodeOutcome,
-} from '../../activities/connectors/checkout/transformers';
-import { parseWebhook } from '../../activities/connectors/checkout/webhook';
+} from '../../domain/connectors/checkout/transformers';
+import { parseWebhook } from '../../domain/connectors/checkout/webhook';
 import { answer, rowByRow } from '../helpers/rows';
 
 describe('checkout transformers: status and response_code → outcome', () => {

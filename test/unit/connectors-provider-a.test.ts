@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { InvalidWebhookError, type InboundWebhook, type Outcome } from '../../activities/connectors/connector';
-import { UnhandledWebhookEventError } from '../../activities/connectors/errors';
+import { InvalidWebhookError, type InboundWebhook, type Outcome } from '../../domain/connectors/connector';
+import { UnhandledWebhookEventError } from '../../domain/connectors/errors';
 import {
   DECLINE_CODES,
   EVENT_TYPES,
@@ -10,8 +10,8 @@ import {
   INTENT_STATUSES,
   REFUND_STATUSES,
   webhookType,
-} from '../../activities/connectors/provider_a/transformers';
-import { parseWebhook } from '../../activities/connectors/provider_a/webhook';
+} from '../../domain/connectors/provider_a/transformers';
+import { parseWebhook } from '../../domain/connectors/provider_a/webhook';
 import { standardWebhookHeaders } from '../../sandbox/providers/provider-a';
 import { answer, rowByRow } from '../helpers/rows';
 

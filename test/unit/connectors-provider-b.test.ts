@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { InvalidWebhookError, type InboundWebhook, type Outcome } from '../../activities/connectors/connector';
-import { UnhandledWebhookEventError } from '../../activities/connectors/errors';
+import { InvalidWebhookError, type InboundWebhook, type Outcome } from '../../domain/connectors/connector';
+import { UnhandledWebhookEventError } from '../../domain/connectors/errors';
 import {
   EVENT_CODES,
   fromModification,
@@ -9,8 +9,8 @@ import {
   REFUSAL_REASONS,
   RESULT_CODES,
   webhookType,
-} from '../../activities/connectors/provider_b/transformers';
-import { notificationHmac, parseWebhook } from '../../activities/connectors/provider_b/webhook';
+} from '../../domain/connectors/provider_b/transformers';
+import { notificationHmac, parseWebhook } from '../../domain/connectors/provider_b/webhook';
 import { notificationHmac as sandboxHmac } from '../../sandbox/providers/provider-b';
 import { answer, rowByRow } from '../helpers/rows';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { InvalidWebhookError, type InboundWebhook, type Outcome } from '../../activities/connectors/connector';
-import { UnhandledWebhookEventError } from '../../activities/connectors/errors';
+import { InvalidWebhookError, type InboundWebhook, type Outcome } from '../../domain/connectors/connector';
+import { UnhandledWebhookEventError } from '../../domain/connectors/errors';
 import {
   CARD_TOKEN_CAUSES,
   EVENT_TYPES,
@@ -13,8 +13,8 @@ import {
   REFUND_STATUSES,
   REJECTION_DETAILS,
   webhookType,
-} from '../../activities/connectors/provider_c/transformers';
-import { parseWebhook } from '../../activities/connectors/provider_c/webhook';
+} from '../../domain/connectors/provider_c/transformers';
+import { parseWebhook } from '../../domain/connectors/provider_c/webhook';
 import { signatureHeaders } from '../../sandbox/providers/provider-c-shapes';
 import { answer, rowByRow } from '../helpers/rows';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { InvalidWebhookError, type InboundWebhook, type Outcome } from '../../activities/connectors/connector';
-import { UnhandledWebhookEventError } from '../../activities/connectors/errors';
-import { refIdFor } from '../../activities/connectors/provider_d/adapter';
+import { InvalidWebhookError, type InboundWebhook, type Outcome } from '../../domain/connectors/connector';
+import { UnhandledWebhookEventError } from '../../domain/connectors/errors';
+import { refIdFor } from '../../domain/connectors/provider_d/adapter';
 import {
   EVENT_TYPES,
   fromDetails,
@@ -9,8 +9,8 @@ import {
   REASON_CODES,
   RESPONSE_CODES,
   webhookType,
-} from '../../activities/connectors/provider_d/transformers';
-import { parseWebhook } from '../../activities/connectors/provider_d/webhook';
+} from '../../domain/connectors/provider_d/transformers';
+import { parseWebhook } from '../../domain/connectors/provider_d/webhook';
 import { anetSignature } from '../../sandbox/providers/provider-d';
 import { answer, rowByRow } from '../helpers/rows';
 

@@ -1,8 +1,15 @@
 /** Key rotation primitives: a keyring of current + previous master keys, and re-wrapping without re-encrypting. */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { decryptSecret, encryptSecret, keyIdOf, keyring, masterKeyId, rewrapSecret } from '../../api/lib/crypto';
-import { ConfigError, loadConfig, loadKeyring } from '../../api/config';
+import {
+  decryptSecret,
+  encryptSecret,
+  keyIdOf,
+  keyring,
+  masterKeyId,
+  rewrapSecret,
+} from '../../domain/platform/crypto';
+import { ConfigError, loadConfig, loadKeyring } from '../../domain/platform/config';
 
 const oldKey = randomBytes(32);
 const newKey = randomBytes(32);

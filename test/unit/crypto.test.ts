@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { constantTimeEqual, decodeMasterKey, decryptSecret, encryptSecret, hashSecret } from '../../api/lib/crypto';
+import {
+  constantTimeEqual,
+  decodeMasterKey,
+  decryptSecret,
+  encryptSecret,
+  hashSecret,
+} from '../../domain/platform/crypto';
 
 const masterKey = randomBytes(32);
 const SECRET = '12345678909';

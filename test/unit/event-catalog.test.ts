@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { EVENT_CATALOG, EVENT_TYPES, isEventType } from '../../api/modules/events/catalog';
+import { EVENT_CATALOG, EVENT_TYPES, isEventType } from '../../domain/events/events.catalog';
 
 describe('event catalog', () => {
   it('holds the 33 event names of Document 1 (transaction, refund, dispute, payment method, subscription)', () => {

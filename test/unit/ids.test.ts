@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { idFromSeed, newId, randomBase62, type IdPrefix } from '../../api/lib/ids';
+import { idFromSeed, newId, randomBase62, type IdPrefix } from '../../domain/platform/ids';
 
 const BASE62 = /^[0-9A-Za-z]*$/;
 

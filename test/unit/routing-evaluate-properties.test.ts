@@ -14,7 +14,7 @@ import {
   type ConnectorState,
   type ProgramNode,
   type RoutingProgram,
-} from '../../activities/routing/evaluate';
+} from '../../domain/routing/routing.evaluate';
 import { pick, seeded } from '../helpers/seeded';
 import { act, cond } from '../helpers/routing-program';
 

@@ -8,7 +8,7 @@ import {
   type ConditionField,
   type ConditionOperator,
   type ConnectorState,
-} from '../../activities/routing/evaluate';
+} from '../../domain/routing/routing.evaluate';
 import { act, cond } from '../helpers/routing-program';
 
 const CARD_CONNECTOR: ConnectorState = {

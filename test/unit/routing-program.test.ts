@@ -1,6 +1,6 @@
 /** From database rows to the engine's program (activities/routing/program.ts). */
 import { expect } from 'chai';
-import { buildProgram, connectorState, evaluationOrder } from '../../activities/routing/program';
+import { buildProgram, connectorState, evaluationOrder } from '../../domain/routing/routing.program';
 import type { RoutingNode } from '../../db/entities';
 
 type Row = Parameters<typeof buildProgram>[1][number];

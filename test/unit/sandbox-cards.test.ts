@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { amountScenario, cardFacts, luhnValid, TEST_CARDS } from '../../sandbox/cards';
 import { crc16, pixCode } from '../../sandbox/instructions';
 import { decimalToMinor, minorToDecimal } from '../../sandbox/money';
-import { fromDecimal, toDecimal } from '../../activities/connectors/money';
+import { fromDecimal, toDecimal } from '../../domain/connectors/money';
 
 describe('sandbox test cards', () => {
   it('every documented test card number is Luhn-valid and unique', () => {

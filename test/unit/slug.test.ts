@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { slugify, uniqueSlug } from '../../api/lib/slug';
+import { slugify, uniqueSlug } from '../../domain/platform/slug';
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 

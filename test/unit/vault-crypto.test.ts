@@ -8,8 +8,8 @@ import {
   jwkThumbprint,
   publicJwkOf,
   type JweFailure,
-} from '../../api/lib/jwe';
-import { cardFingerprint, loadVaultKeys } from '../../api/lib/vault-keys';
+} from '../../domain/platform/jwe';
+import { cardFingerprint, loadVaultKeys } from '../../domain/platform/vault-keys';
 import {
   binOf,
   cardExpiresAt,

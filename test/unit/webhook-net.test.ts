@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isBlockedAddress, isLoopbackHost } from '../../activities/webhooks/address-guard';
+import { isBlockedAddress, isLoopbackHost } from '../../domain/webhooks/webhooks.address-guard';
 import { guardedLookup, parseRetryAfter, postJson, truncateUtf8 } from '../../activities/webhooks/http-post';
 
 const options = { timeoutMs: 2_000, allowPrivateTargets: false, maxReadBytes: 64 * 1024, keepBytes: 1024 };

@@ -4,6 +4,8 @@
  */
 export type ChargePaymentMethod = 'credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet';
 
+export const isCardMethod = (method: string) => method === 'credit_card' || method === 'debit_card';
+
 export interface OrderItemSnapshot {
   productId: string;
   offerId: string;
@@ -64,7 +66,14 @@ export interface AttemptInput {
   idempotencyKey: string;
 }
 
+/**
+ * The normalised outcome taxonomy every adapter maps its provider's codes onto (domain/connectors/connector.ts).
+ * approved: done. pending: async (pix/boleto) or provider still deciding. The rest are declines/failures.
+ */
 export type Outcome = 'approved' | 'pending' | 'soft_decline' | 'hard_decline' | 'processing_error' | 'network_error';
+
+/** Retryable outcomes move a cascade to the next connector; a hard decline stops it. */
+export const RETRYABLE_OUTCOMES: ReadonlySet<Outcome> = new Set(['soft_decline', 'processing_error', 'network_error']);
 
 export interface AttemptResult {
   outcome: Outcome;

@@ -9,7 +9,7 @@ import {
   type CheckoutStatus,
   type PaymentInstrument,
 } from '../../../db/entities';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { effectiveStatus } from '../checkout-sessions/checkout-status';
 import { chargeableInstruments } from '../payment-instruments/payment-instruments.service';
 import { paymentSettings, type PaymentSettings } from './payment-settings';

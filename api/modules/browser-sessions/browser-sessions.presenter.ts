@@ -7,7 +7,7 @@ import type {
   Merchant,
   PaymentInstrument,
 } from '../../../db/entities';
-import type { VaultKeys } from '../../lib/vault-keys';
+import type { VaultKeys } from '../../../domain/platform/vault-keys';
 import type { PaymentSettings } from './payment-settings';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);

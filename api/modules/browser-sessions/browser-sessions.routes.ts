@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BrowserSession } from '../../../db/entities';
-import type { Config } from '../../config';
+import type { Config } from '../../../domain/platform/config';
 import { defineRoute } from '../../http/define-route';
 import { sdkIntegrity } from '../sdk/sdk-assets';
 import { browserCheckout } from './browser-checkout';

@@ -15,8 +15,8 @@ import {
   type Merchant,
 } from '../../../db/entities';
 import type { ApiKeyAuth } from '../../http/auth';
-import { errors } from '../../http/errors';
-import { newId } from '../../lib/ids';
+import { errors } from '../../../domain/platform/errors';
+import { newId } from '../../../domain/platform/ids';
 import type { CreateBrowserSessionBody } from './browser-sessions.schema';
 
 export const SESSION_TTL_MS = 30 * 60 * 1000;

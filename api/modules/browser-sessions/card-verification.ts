@@ -1,21 +1,13 @@
 /**
  * The API half of enrolment verification: which connectors to try (the named one, or the merchant's routing
- * engine for a zero-amount recurring-setup card charge), and running cardVerificationWorkflow to its result.
+ * engine for a zero-amount recurring-setup card charge); api/temporal.ts runs cardVerificationWorkflow.
  * The API never calls a provider itself; the workflow's activity does, with ids only in its history.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
 import { MerchantConnectorSchema, PaymentProviderSchema, type CardToken } from '../../../db/entities';
-import { NoActiveRoutingProfileError, planRoute } from '../../../activities/routing/load';
-import { connectorState } from '../../../activities/routing/program';
-import {
-  cardVerificationWorkflow,
-  cardVerificationWorkflowId,
-  type CardVerificationInput,
-  type CardVerificationResult,
-} from '../../../workflows/card-verification';
-import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../../../workflows/definitions';
-import { ApiError, errors } from '../../http/errors';
+import { NoActiveRoutingProfileError, planRoute } from '../../../domain/routing/routing.load';
+import { connectorState } from '../../../domain/routing/routing.program';
+import { errors } from '../../../domain/platform/errors';
 
 export interface VerificationCharge {
   connectorId?: string;
@@ -71,26 +63,6 @@ export async function planVerification(
     throw errors.businessRule(
       'NO_ACTIVE_ROUTING_PROFILE',
       'The merchant has no active routing profile for card payments; name a connectorId',
-    );
-  }
-}
-
-export async function runVerification(client: Client, input: CardVerificationInput): Promise<CardVerificationResult> {
-  try {
-    return await client.workflow.execute(cardVerificationWorkflow, {
-      workflowId: cardVerificationWorkflowId(input.tokenId),
-      taskQueue: TASK_QUEUES.payments,
-      args: [input],
-      workflowExecutionTimeout: '1 minute',
-      typedSearchAttributes: [{ key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: input.merchantId }],
-    });
-  } catch {
-    // The workflow itself failed (worker down, timeout): nothing about the card is known.
-    throw new ApiError(
-      502,
-      'external_service_error',
-      'VERIFICATION_UNAVAILABLE',
-      'The card could not be verified right now; try again shortly',
     );
   }
 }

@@ -9,11 +9,12 @@ import type { Static } from '@sinclair/typebox';
 import { CheckoutSessionSchema, MerchantSchema, type CardToken } from '../../../db/entities';
 import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { effectiveInstrumentStatus } from '../payment-instruments/instrument-status';
 import { enrolToken, findSameCard, requireMerchantCustomer } from '../payment-instruments/payment-instruments.service';
 import { consumeToken, lockUsableToken, sweepExpiredTokens } from '../tokens/tokens.service';
-import { planVerification, runVerification } from './card-verification';
+import { planVerification } from './card-verification';
+import { runCardVerification } from '../../temporal';
 import type { EnrollBody } from './browser-sessions.schema';
 import { requireBrowserSession } from './browser-sessions.service';
 
@@ -95,7 +96,12 @@ export async function enrolInSession(
     return { verified: true, paymentInstrumentId: instrument.id, status: 'active', ...describe(token), reason: null };
   }
 
-  const result = await runVerification(deps.temporal.client, { merchantId, tokenId: token.id, connectorIds, currency });
+  const result = await runCardVerification(deps.temporal.client, {
+    merchantId,
+    tokenId: token.id,
+    connectorIds,
+    currency,
+  });
   if (result.outcome === 'approved') {
     const { instrument } = await enrolToken(
       em,

@@ -6,8 +6,8 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import { CustomerSchema, type Customer } from '../../../db/entities';
-import { errors } from '../../http/errors';
-import { newId } from '../../lib/ids';
+import { errors } from '../../../domain/platform/errors';
+import { newId } from '../../../domain/platform/ids';
 import { createCustomer } from '../customers/customers.service';
 import type { InlineCustomer } from './checkout-sessions.schema';
 

@@ -6,9 +6,9 @@ import { isIP } from 'node:net';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import { CheckoutEventSchema, type CheckoutEvent, type CheckoutSession } from '../../../db/entities';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
-import { newId } from '../../lib/ids';
+import { newId } from '../../../domain/platform/ids';
 import type { RecordEventBody, SERVICE_EVENT_TYPES } from './checkout-sessions.schema';
 
 type RecordInput = Omit<Static<typeof RecordEventBody>, 'merchant_id'>;

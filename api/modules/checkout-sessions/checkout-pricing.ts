@@ -12,8 +12,8 @@ import {
   type Offer,
   type OfferPrice,
 } from '../../../db/entities';
-import { errors } from '../../http/errors';
-import { newId } from '../../lib/ids';
+import { errors } from '../../../domain/platform/errors';
+import { newId } from '../../../domain/platform/ids';
 
 /** A live, active offer of the merchant whose product is live and active too; otherwise 400 naming `field`. */
 export async function requireSellableOffer(

@@ -15,9 +15,9 @@ import {
   type Customer,
 } from '../../../db/entities';
 import { flushOrConflict } from '../../http/db-errors';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
-import { newId } from '../../lib/ids';
+import { newId } from '../../../domain/platform/ids';
 import {
   findOrCreateCustomerByEmail,
   requireCustomer,

@@ -5,7 +5,7 @@
  */
 import type { FilterQuery } from '@mikro-orm/core';
 import type { CheckoutSession, CheckoutStatus } from '../../../db/entities';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 
 /** States the clock can end (and in which the checkout may still be edited). */
 export const OPEN_STATUSES: readonly CheckoutStatus[] = ['initiated', 'customer_identified'];

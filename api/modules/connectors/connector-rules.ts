@@ -9,9 +9,9 @@ import {
   PROVIDER_CREDENTIALS,
   WEBHOOK_SECRET_FORMATS,
   type ProviderSlug,
-} from '../../../activities/connectors/credentials';
+} from '../../../domain/connectors/credentials';
 import type { ConnectorConfig, PaymentProvider } from '../../../db/entities';
-import type { FieldErrors } from '../../http/errors';
+import type { FieldErrors } from '../../../domain/platform/errors';
 import { bodyAjv, toFieldErrors } from '../../http/schema';
 import { AUTH_METHODS, type AuthMethod } from './connectors.schema';
 

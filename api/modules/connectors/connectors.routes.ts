@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
 import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
-import { actorOf } from '../merchants/activity';
+import { actorOf } from '../../../domain/merchants/merchants.activity';
 import {
   ConnectorObject,
   ConnectorParams,
@@ -13,7 +13,7 @@ import {
   UpdateConnectorBody,
 } from './connectors.schema';
 import { presentConnector } from './connectors.presenter';
-import { webhookUrlOf } from './connector-secrets';
+import { webhookUrlOf } from '../../../domain/connectors/connectors.secrets';
 import {
   createConnector,
   deleteConnector,

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PROVIDER_CREDENTIALS } from '../../../activities/connectors/credentials';
+import { PROVIDER_CREDENTIALS } from '../../../domain/connectors/credentials';
 import { Country, Id, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
 
 export const AUTH_METHODS = ['api_key', 'oauth2'] as const;

@@ -13,11 +13,11 @@ import {
   type MerchantConnector,
   type PaymentProvider,
 } from '../../../db/entities';
-import { errors, type FieldErrors } from '../../http/errors';
+import { errors, type FieldErrors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
-import { encryptSecret, type Keyring } from '../../lib/crypto';
-import { newId } from '../../lib/ids';
-import { diff, recordActivity, type Actor } from '../merchants/activity';
+import { encryptSecret, type Keyring } from '../../../domain/platform/crypto';
+import { newId } from '../../../domain/platform/ids';
+import { diff, recordActivity, type Actor } from '../../../domain/merchants/merchants.activity';
 import { activeProviderSlugs, findActiveProvider, getProvider } from '../payment-providers/payment-providers.service';
 import {
   authMethodErrors,
@@ -27,7 +27,7 @@ import {
   normalizeConfig,
   webhookSecretErrors,
 } from './connector-rules';
-import { newWebhookToken } from './connector-secrets';
+import { newWebhookToken } from '../../../domain/connectors/connectors.secrets';
 import { registerSandboxWebhook, type SandboxRegistration } from './sandbox-webhooks';
 import type { CreateConnectorBody, UpdateConnectorBody } from './connectors.schema';
 

@@ -8,8 +8,8 @@
  */
 import type { Logger } from 'pino';
 import type { MerchantConnector } from '../../../db/entities';
-import { decryptSecret, type KeyMaterial } from '../../lib/crypto';
-import { webhookUrlOf } from './connector-secrets';
+import { decryptSecret, type KeyMaterial } from '../../../domain/platform/crypto';
+import { webhookUrlOf } from '../../../domain/connectors/connectors.secrets';
 
 export interface SandboxRegistration {
   sandboxUrl: string;

@@ -3,9 +3,9 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import { CustomerSchema, type Customer } from '../../../db/entities';
-import { encryptSecret } from '../../lib/crypto';
-import { newId } from '../../lib/ids';
-import { errors } from '../../http/errors';
+import { encryptSecret } from '../../../domain/platform/crypto';
+import { newId } from '../../../domain/platform/ids';
+import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import type { CreateCustomerBody, UpdateCustomerBody } from './customers.schema';
 

@@ -9,7 +9,7 @@ import {
   StringEnum,
   Timestamp,
 } from '../../http/schema';
-import { EVENT_TYPES } from './catalog';
+import { EVENT_TYPES } from '../../../domain/events/events.catalog';
 
 export const EventTypeSchema = StringEnum(EVENT_TYPES, {
   description: 'An event name of the catalog (docs/events.md)',

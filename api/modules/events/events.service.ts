@@ -1,53 +1,8 @@
-/**
- * Events (Document 1, "Events"): the one way every area records one, and the read side of GET /events.
- *
- * recordEvent writes into the caller's own transaction, so an event exists exactly when the change it reports
- * committed. The events table is the webhook outbox: rows with fanned_out_at null are fanned out to the
- * merchant's webhook configurations by the worker — kicked right after commit by a NOTIFY (PostgreSQL delivers
- * it only if the transaction commits) and swept periodically for any kick that was lost (see docs/webhooks.md).
- */
+/** Events (Document 1, "Events"): the read side of GET /events. Events are written by domain/events/events.outbox.ts. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { EventSchema, type EventRecord } from '../../../db/entities';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
-import { newId } from '../../lib/ids';
-import { isEventType, type EventType } from './catalog';
-
-/** The PostgreSQL NOTIFY channel the worker's outbox listener (worker/outbox-listener.ts) listens on. */
-export const EVENTS_CHANNEL = 'switchyard_events';
-
-export interface RecordEventInput {
-  organizationId: string;
-  merchantId: string;
-  type: EventType;
-  /** The resource as its API presents it (a presenter's output); delivered as data.object. */
-  object: Record<string, unknown>;
-}
-
-/**
- * Records one event in the caller's transaction (required: an event must never outlive a rolled-back change)
- * and asks the worker to fan it out once that transaction commits.
- */
-export async function recordEvent(em: EntityManager, input: RecordEventInput): Promise<EventRecord> {
-  if (!isEventType(input.type))
-    throw new Error(`Unknown event type "${input.type}": add it to api/modules/events/catalog.ts`);
-  if (!em.isInTransaction())
-    throw new Error('recordEvent must be called inside the transaction that makes the change it reports');
-  const event: EventRecord = {
-    id: newId('evt'),
-    organizationId: input.organizationId,
-    merchantId: input.merchantId,
-    type: input.type,
-    // Plain JSON (dates become ISO strings), exactly what every delivery will carry.
-    data: JSON.parse(JSON.stringify(input.object)),
-    createdAt: new Date(),
-    fannedOutAt: null,
-  };
-  await em.insert(EventSchema, event);
-  // Delivered to listeners only when (and if) the surrounding transaction commits.
-  await em.execute('select pg_notify(?, ?)', [EVENTS_CHANNEL, event.id]);
-  return event;
-}
 
 export interface EventFilter extends PageRequest {
   type?: string[];

@@ -3,9 +3,8 @@
  * Every check has a deadline so a hung dependency turns into "down", not a hung probe.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { temporal as proto } from '@temporalio/proto';
 import type { AppDeps } from '../../deps';
-import { TASK_QUEUES } from '../../../workflows/definitions';
+import { pingTemporal, workflowPollers, type Poller } from '../../temporal';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -14,8 +13,6 @@ const CHECK_TIMEOUT_MS = 2000;
  * keeps listing a dead worker's poller for minutes. Pollers not seen for longer than this are not counted.
  */
 export const POLLER_FRESH_MS = 90_000;
-
-type Poller = { lastAccessTime?: { seconds?: number | { toNumber(): number } | null; nanos?: number | null } | null };
 
 /** How many pollers were seen within POLLER_FRESH_MS of `now` (one without a timestamp counts: the server omitted it). */
 export function freshPollers(pollers: Poller[], now: number): number {
@@ -52,29 +49,18 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
 }
 
 export function healthChecks(deps: AppDeps, em: EntityManager) {
-  const { connection, client } = deps.temporal;
   const namespace = deps.config.temporal.namespace;
   const database: Check = async () => {
     await withTimeout(em.execute('select 1'), 'PostgreSQL');
   };
   const temporal: Check = async () => {
-    await connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () => client.workflowService.getSystemInfo({}));
+    await pingTemporal(deps.temporal, Date.now() + CHECK_TIMEOUT_MS);
   };
   const worker: Check = async () => {
-    const deadline = Date.now() + CHECK_TIMEOUT_MS;
-    await Promise.all(
-      Object.values(TASK_QUEUES).map(async (name) => {
-        const response = await connection.withDeadline(deadline, () =>
-          client.workflowService.describeTaskQueue({
-            namespace,
-            taskQueue: { name },
-            taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-          }),
-        );
-        if (freshPollers(response.pollers, Date.now()) === 0)
-          throw new Error(`No worker is polling task queue ${name}`);
-      }),
-    );
+    const pollers = await workflowPollers(deps.temporal, namespace, Date.now() + CHECK_TIMEOUT_MS);
+    for (const [name, seen] of Object.entries(pollers)) {
+      if (freshPollers(seen, Date.now()) === 0) throw new Error(`No worker is polling task queue ${name}`);
+    }
   };
   return { database, temporal, worker };
 }

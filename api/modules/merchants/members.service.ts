@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MerchantMemberSchema, MerchantUserSchema, type MerchantMember, type MerchantUser } from '../../../db/entities';
-import { hashSecret } from '../../lib/crypto';
-import { newId } from '../../lib/ids';
+import { hashSecret } from '../../../domain/platform/crypto';
+import { newId } from '../../../domain/platform/ids';
 import { violatedUniqueConstraint } from '../../http/db-errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 

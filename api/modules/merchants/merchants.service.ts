@@ -16,11 +16,11 @@ import {
 } from '../../../db/entities';
 import type { ApiKeyAuth } from '../../http/auth';
 import { violatedUniqueConstraint } from '../../http/db-errors';
-import { errors, type FieldErrors } from '../../http/errors';
+import { errors, type FieldErrors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
-import { newId } from '../../lib/ids';
-import { slugify, uniqueSlug } from '../../lib/slug';
-import { actorOf, diff, recordActivity } from './activity';
+import { newId } from '../../../domain/platform/ids';
+import { slugify, uniqueSlug } from '../../../domain/platform/slug';
+import { actorOf, diff, recordActivity } from '../../../domain/merchants/merchants.activity';
 import { normalizeAddress, normalizeName, normalizePhone, normalizeWebsite, type FieldResult } from './merchant-fields';
 import { addPendingOwner } from './members.service';
 import type { CreateMerchantBody, UpdateMerchantBody } from './merchants.schema';

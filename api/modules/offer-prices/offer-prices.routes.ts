@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { pagination } from '../../http/pagination';
 import {
   CreateOfferPriceBody,

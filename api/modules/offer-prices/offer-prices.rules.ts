@@ -4,7 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OfferPriceSchema, type OfferPrice } from '../../../db/entities';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 
 /** Document 2: prices are listed default first, then by currency ascending. */
 export const PRICE_ORDER = { isDefault: 'desc', currency: 'asc', id: 'asc' } as const;

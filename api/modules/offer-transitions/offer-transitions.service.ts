@@ -16,8 +16,8 @@ import {
   type ProductFamily,
 } from '../../../db/entities';
 import { effectiveChangeChargeBehavior, type EffectiveBehavior } from '../../../workflows/lib/change-charge-behavior';
-import { newId } from '../../lib/ids';
-import { errors } from '../../http/errors';
+import { newId } from '../../../domain/platform/ids';
+import { errors } from '../../../domain/platform/errors';
 import { flushOrConflict } from '../../http/db-errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import type { CreateOfferTransitionBody, UpdateOfferTransitionBody } from './offer-transitions.schema';

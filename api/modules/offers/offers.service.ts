@@ -16,9 +16,9 @@ import {
   type OFFER_STATUSES,
   type Product,
 } from '../../../db/entities';
-import { newId } from '../../lib/ids';
+import { newId } from '../../../domain/platform/ids';
 import { containsPattern } from '../../lib/like';
-import { errors, type FieldErrors } from '../../http/errors';
+import { errors, type FieldErrors } from '../../../domain/platform/errors';
 import { flushOrConflict } from '../../http/db-errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import { livePricesOf, priceConflicts, sortPrices } from '../offer-prices/offer-prices.rules';

@@ -13,7 +13,7 @@ import {
   type OrderStatusHistory,
 } from '../../../db/entities';
 import { defineRoute } from '../../http/define-route';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { offsetOf, pagination } from '../../http/pagination';
 import {
   Currency,

@@ -5,7 +5,7 @@
  */
 import type { FilterQuery } from '@mikro-orm/core';
 import type { InstrumentStatus, PaymentInstrument } from '../../../db/entities';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 
 export function effectiveInstrumentStatus(instrument: PaymentInstrument, now: Date): InstrumentStatus {
   if (instrument.status === 'active' && instrument.cardExpiresAt && instrument.cardExpiresAt.getTime() <= now.getTime())

@@ -13,9 +13,9 @@ import {
   type PaymentInstrument,
 } from '../../../db/entities';
 import { violatedUniqueConstraint } from '../../http/db-errors';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
-import { newId } from '../../lib/ids';
+import { newId } from '../../../domain/platform/ids';
 import { cardExpiresAt } from '../tokens/card-rules';
 import { consumeToken, lockUsableToken, sweepExpiredTokens, type TokenReference } from '../tokens/tokens.service';
 import { assertStatusMove, effectiveInstrumentStatusWhere } from './instrument-status';

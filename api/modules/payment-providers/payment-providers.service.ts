@@ -1,7 +1,7 @@
 /** The seeded provider catalog (read-only). Connectors use findActiveProvider to validate what they store. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { PaymentProviderSchema, type PaymentProvider } from '../../../db/entities';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 
 /** Active providers only, in a stable order (display name, then id): the catalog has no "newest". */

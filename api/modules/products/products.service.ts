@@ -17,9 +17,9 @@ import {
   type PRODUCT_STATUSES,
   type PRODUCT_TYPES,
 } from '../../../db/entities';
-import { newId } from '../../lib/ids';
+import { newId } from '../../../domain/platform/ids';
 import { containsPattern } from '../../lib/like';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { flushOrConflict } from '../../http/db-errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import { livePricesOf } from '../offer-prices/offer-prices.rules';

@@ -3,7 +3,7 @@
  * Pure; the service supplies the card brands the provider catalog knows.
  */
 import { isCountry, isCurrency } from '../../lib/iso';
-import type { ConditionField, ConditionOperator } from '../../../activities/routing/evaluate';
+import type { ConditionField, ConditionOperator } from '../../../domain/routing/routing.evaluate';
 import { regexProblem } from './regex-safety';
 
 const EQUALITY = ['eq', 'neq', 'in', 'not_in'] as const;

@@ -12,10 +12,10 @@ import {
   type RoutingNode,
   type RoutingProfile,
 } from '../../../db/entities';
-import { errors, type FieldErrors } from '../../http/errors';
-import { newId } from '../../lib/ids';
-import { diff } from '../merchants/activity';
-import { evaluationOrder } from '../../../activities/routing/program';
+import { errors, type FieldErrors } from '../../../domain/platform/errors';
+import { newId } from '../../../domain/platform/ids';
+import { diff } from '../../../domain/merchants/merchants.activity';
+import { evaluationOrder } from '../../../domain/routing/routing.program';
 import { checkCondition } from './routing-nodes.rules';
 import type { CreateNodeBody, ReorderBody, UpdateNodeBody } from './routing-nodes.schema';
 import { bumpVersion, getProfile, record, requireConnector, type RoutingContext } from './routing-profiles.service';

@@ -15,10 +15,10 @@ import {
 } from '../../../db/entities';
 import type { ApiKeyAuth } from '../../http/auth';
 import { violatedUniqueConstraint } from '../../http/db-errors';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
-import { newId } from '../../lib/ids';
-import { actorOf, diff, recordActivity } from '../merchants/activity';
+import { newId } from '../../../domain/platform/ids';
+import { actorOf, diff, recordActivity } from '../../../domain/merchants/merchants.activity';
 import type { CreateProfileBody, UpdateProfileBody } from './routing-profiles.schema';
 
 type CreateInput = Static<typeof CreateProfileBody>;

@@ -5,10 +5,10 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { Country, Currency, Nullable, StrictObject, StringEnum } from '../../http/schema';
-import { evaluate, type ChargePaymentMethod } from '../../../activities/routing/evaluate';
-import { loadRoutingPlanInput } from '../../../activities/routing/load';
+import { evaluate, type ChargePaymentMethod } from '../../../domain/routing/routing.evaluate';
+import { loadRoutingPlanInput } from '../../../domain/routing/routing.load';
 
 const CHARGE_METHODS = ['credit_card', 'debit_card', 'pix', 'boleto', 'wallet'] as const;
 const Reason = StringEnum(['matched', 'fallback', 'default'] as const);

@@ -4,9 +4,9 @@
  * Error messages name fields, never values: nothing decrypted ever reaches a response or a log line.
  */
 import type { Static } from '@sinclair/typebox';
-import { errors, type ApiError } from '../../http/errors';
-import { decryptCompactJwe, JweError } from '../../lib/jwe';
-import type { VaultKeys } from '../../lib/vault-keys';
+import { errors, type ApiError } from '../../../domain/platform/errors';
+import { decryptCompactJwe, JweError } from '../../../domain/platform/jwe';
+import type { VaultKeys } from '../../../domain/platform/vault-keys';
 import { binOf, cvcLength, detectBrand, isCardExpired, luhnValid, validLength, type CardBrand } from './card-rules';
 import type { CardMetadataInput, EncryptedCardInput } from './tokens.schema';
 

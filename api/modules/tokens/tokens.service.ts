@@ -19,11 +19,11 @@ import {
   type TokenPurpose,
   type TokenStatus,
 } from '../../../db/entities';
-import type { Config } from '../../config';
-import { errors } from '../../http/errors';
-import { encryptSecret } from '../../lib/crypto';
-import { newId } from '../../lib/ids';
-import { cardFingerprint } from '../../lib/vault-keys';
+import type { Config } from '../../../domain/platform/config';
+import { errors } from '../../../domain/platform/errors';
+import { encryptSecret } from '../../../domain/platform/crypto';
+import { newId } from '../../../domain/platform/ids';
+import { cardFingerprint } from '../../../domain/platform/vault-keys';
 import { paymentSettings } from '../browser-sessions/payment-settings';
 import { decryptAndCheckCard } from './card-input';
 import type { CreateTokenBody } from './tokens.schema';

@@ -15,9 +15,9 @@ import {
   ProductSchema,
 } from '../../../db/entities';
 import { firstCycleCharge } from '../../../workflows/lib/pricing';
-import type { ChargeInput, OrderItemSnapshot } from '../../../workflows/lib/charge-types';
-import { errors } from '../../http/errors';
-import { newId } from '../../lib/ids';
+import { isCardMethod, type ChargeInput, type OrderItemSnapshot } from '../../../workflows/lib/charge-types';
+import { errors } from '../../../domain/platform/errors';
+import { newId } from '../../../domain/platform/ids';
 import { effectiveStatus, OPEN_STATUSES } from '../checkout-sessions/checkout-status';
 import { assertChargeable } from '../payment-instruments/instrument-status';
 import { effectiveTokenStatus } from '../tokens/tokens.service';
@@ -25,13 +25,11 @@ import type { CreateTransactionBody } from './transactions.schema';
 
 type Body = Static<typeof CreateTransactionBody>;
 
-const isCard = (method: string) => method === 'credit_card' || method === 'debit_card';
-
 function checkShape(body: Body): void {
   const sources = (['card_ciphertext_id', 'payment_instrument_id', 'checkout_session_id'] as const).filter(
     (f) => body[f] !== undefined,
   );
-  if (isCard(body.payment_method)) {
+  if (isCardMethod(body.payment_method)) {
     if (sources.length !== 1) {
       throw errors.validation({
         card_source: [
@@ -171,7 +169,7 @@ export async function buildChargeInput(
     if (customerId && session.customerId && session.customerId !== customerId)
       throw errors.invalidValue('customer_id', "differs from the checkout session's customer");
     customerId ??= session.customerId;
-    if (isCard(body.payment_method)) {
+    if (isCardMethod(body.payment_method)) {
       // The card of a hosted checkout is the newest usable token minted for the session.
       const token = await em.findOne(
         CardTokenSchema,

@@ -10,20 +10,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../deps';
 import { RefundSchema, TransactionSchema, type Transaction } from '../../../db/entities';
-import { adapterFor } from '../../../activities/connectors/registry';
-import { InvalidWebhookError, type InboundWebhook } from '../../../activities/connectors/connector';
-import { UnhandledWebhookEventError } from '../../../activities/connectors/errors';
-import { settleRefund } from '../../../activities/payments/operations';
-import { settlementSignal, settlementWorkflowId } from '../../../workflows/charge';
-import { ApiError } from '../../http/errors';
-import { findConnectorByWebhookToken, loadConnectorSecrets } from '../connectors/connector-secrets';
-import { recordEvent } from '../events/events.service';
-import { moveTransaction } from './transitions';
-import { presentTransactionHeader } from './transactions.presenter';
+import { adapterFor } from '../../../domain/connectors/registry';
+import { InvalidWebhookError, type InboundWebhook } from '../../../domain/connectors/connector';
+import { UnhandledWebhookEventError } from '../../../domain/connectors/errors';
+import { settleRefund } from '../../../domain/transactions/transactions.refunds';
+import { signalProviderEvent } from '../../temporal';
+import { ApiError } from '../../../domain/platform/errors';
+import { findConnectorByWebhookToken, loadConnectorSecrets } from '../../../domain/connectors/connectors.secrets';
+import { recordEvent } from '../../../domain/events/events.outbox';
+import { moveTransaction } from '../../../domain/transactions/transactions.transitions';
+import { presentTransactionHeader } from '../../../domain/transactions/transactions.presenter';
 
 const PATH = /^\/api\/v1\/webhooks\/inbound\/([A-Za-z0-9_]{1,64})$/;
 
@@ -82,23 +81,19 @@ async function apply(
   if (!tx) return;
   if (event.type.startsWith('payment.')) {
     if (tx.status !== 'pending') return;
-    try {
-      await deps.temporal.client.workflow.getHandle(settlementWorkflowId(tx.id)).signal(settlementSignal, {
-        type: event.type as 'payment.succeeded' | 'payment.failed' | 'payment.expired',
-        eventId: event.eventId,
-      });
-    } catch (error) {
+    const signalled = await signalProviderEvent(deps.temporal.client, tx.id, {
+      type: event.type as 'payment.succeeded' | 'payment.failed' | 'payment.expired',
+      eventId: event.eventId,
+    });
+    if (!signalled) {
       // Pending but no settlement workflow yet (the webhook raced the charge's last step): fail so the whole
       // delivery rolls back (dedup row included) and the provider retries it a moment later.
-      if (error instanceof WorkflowNotFoundError) {
-        throw new ApiError(
-          503,
-          'external_service_error',
-          'SETTLEMENT_NOT_READY',
-          'The payment is not ready for this event yet; retry',
-        );
-      }
-      throw error;
+      throw new ApiError(
+        503,
+        'external_service_error',
+        'SETTLEMENT_NOT_READY',
+        'The payment is not ready for this event yet; retry',
+      );
     }
     return;
   }

@@ -5,19 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { RefundSchema, type Transaction } from '../../../db/entities';
-import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../../workflows/definitions';
-import {
-  operationWorkflowId,
-  transactionOperationWorkflow,
-  type OperationResult,
-} from '../../../workflows/transaction-operation';
+import { runOperation as startOperation } from '../../temporal';
 import type { OperationInput } from '../../../workflows/lib/charge-types';
 import { defineRoute } from '../../http/define-route';
-import { ApiError, errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { pagination } from '../../http/pagination';
-import { idFromSeed, newId } from '../../lib/ids';
+import { idFromSeed, newId } from '../../../domain/platform/ids';
 import { PaginationQuery, MerchantIdField, StrictObject } from '../../http/schema';
 import {
   CaptureBody,
@@ -29,43 +24,16 @@ import {
   TransactionSchemaOut,
   VoidBody,
 } from './transactions.schema';
-import { presentRefund } from './transactions.presenter';
+import { presentRefund } from '../../../domain/transactions/transactions.presenter';
 import { getTransaction, transactionView } from './transactions.service';
 
-/**
- * Runs the operation workflow, tagged with the merchant and the transaction's current status so operators find it.
- * With an Idempotency-Key the operation id derives from it, so a retry of a request whose answer was lost (502)
- * finds the same workflow — running or closed — and never captures or refunds twice.
- */
+/** Runs the operation workflow (api/temporal.ts) and turns a refusal into its 422. */
 async function runOperation(client: Client, tx: Transaction, input: OperationInput): Promise<void> {
-  const workflowId = operationWorkflowId(input);
-  let result: OperationResult;
-  try {
-    result = await client.workflow
-      .execute(transactionOperationWorkflow, {
-        workflowId,
-        taskQueue: TASK_QUEUES.payments,
-        args: [input],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        staticSummary: `${input.kind[0].toUpperCase()}${input.kind.slice(1)} of ${tx.id}${input.amount === undefined ? '' : `: ${input.amount} ${tx.currency} (minor units)`}`,
-        typedSearchAttributes: [
-          { key: SA.MerchantId, value: tx.merchantId },
-          { key: SA.TransactionStatus, value: tx.status },
-        ],
-      })
-      .catch((error) => {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-        return client.workflow.getHandle(workflowId).result();
-      });
-  } catch {
-    throw new ApiError(
-      502,
-      'external_service_error',
-      'OPERATION_UNAVAILABLE',
-      `The ${input.kind} could not be completed right now`,
-    );
-  }
+  const result = await startOperation(
+    client,
+    { merchantId: tx.merchantId, status: tx.status, currency: tx.currency },
+    input,
+  );
   if (!result.ok) throw errors.businessRule(result.code, result.message);
 }
 

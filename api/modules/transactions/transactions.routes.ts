@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { TransactionSchema } from '../../../db/entities';
 import { defineRoute } from '../../http/define-route';
-import { idFromSeed } from '../../lib/ids';
+import { idFromSeed } from '../../../domain/platform/ids';
 import { pagination } from '../../http/pagination';
 import {
   AttemptSchema,
@@ -11,16 +11,10 @@ import {
   TransactionParams,
   TransactionSchemaOut,
 } from './transactions.schema';
-import { presentAttempt } from './transactions.presenter';
+import { presentAttempt } from '../../../domain/transactions/transactions.presenter';
 import { buildChargeInput } from './charge-request';
-import {
-  awaitCharge,
-  getTransaction,
-  listAttempts,
-  listTransactions,
-  runCharge,
-  transactionView,
-} from './transactions.service';
+import { getTransaction, listAttempts, listTransactions, transactionView } from './transactions.service';
+import { awaitCharge, runCharge } from '../../temporal';
 import { transactionOperationRoutes } from './operations.routes';
 
 const tags = ['Transactions'];

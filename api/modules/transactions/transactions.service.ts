@@ -1,6 +1,6 @@
 /**
- * Transactions: running a charge (the API starts chargeWorkflow and waits for its result, then reads the read
- * model the workflow's activities committed) and the read side (get, list, attempts).
+ * Transactions: the read side (get, list, attempts). A charge is run by chargeWorkflow (started through
+ * api/temporal.ts); the handler then reads the read model the workflow's activities committed.
  *
  * Why the workflow writes the rows, not this request: the request runs inside one database transaction (with
  * its idempotency row) until the response is stored; the activities write through their own connections and
@@ -10,68 +10,10 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { TransactionAttemptSchema, TransactionSchema, type Transaction } from '../../../db/entities';
-import { chargeWorkflow, chargeWorkflowId } from '../../../workflows/charge';
-import type { ChargeInput } from '../../../workflows/lib/charge-types';
-import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../../workflows/definitions';
-import { ApiError, errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
-import { presentTransaction } from './transactions.presenter';
-
-/**
- * Starts the charge workflow and waits for its (first) outcome: authorized, pre_authorized, failed or pending.
- * The workflow id comes from the transaction id, which comes from the Idempotency-Key: a retry of a request whose
- * answer was lost finds the same workflow — running (USE_EXISTING) or closed (REJECT_DUPLICATE, then its result) —
- * and never starts a second charge.
- */
-export async function runCharge(client: Client, input: ChargeInput): Promise<void> {
-  const workflowId = chargeWorkflowId(input.transactionId);
-  try {
-    await client.workflow
-      .execute(chargeWorkflow, {
-        workflowId,
-        taskQueue: TASK_QUEUES.payments,
-        args: [input],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        staticSummary: chargeSummary(input),
-        typedSearchAttributes: [
-          { key: SA.OrganizationId, value: input.organizationId },
-          { key: SA.MerchantId, value: input.merchantId },
-          ...(input.customerId ? [{ key: SA.CustomerId, value: input.customerId }] : []),
-          { key: SA.PaymentMethod, value: input.paymentMethod },
-          { key: SA.TransactionStatus, value: 'pending' },
-        ],
-      })
-      .catch((error) => {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-        return client.workflow.getHandle(workflowId).result();
-      });
-  } catch {
-    throw chargeUnavailable(input.transactionId);
-  }
-}
-
-/** The one line the Temporal UI shows for the charge (amounts in minor units; never card or customer data). */
-export const chargeSummary = (input: ChargeInput) =>
-  `${input.chargeType === 'setup_verification' ? 'Card verification' : 'Charge'} ${input.transactionId}: ${input.amount} ${input.currency} ` +
-  `(minor units) by ${input.paymentMethod}${input.capture ? '' : ', authorize only'}`;
-
-/** A retried charge whose transaction already exists: waits for its workflow rather than charging again. */
-export async function awaitCharge(client: Client, transactionId: string): Promise<void> {
-  try {
-    await client.workflow.getHandle(chargeWorkflowId(transactionId)).result();
-  } catch {
-    throw chargeUnavailable(transactionId);
-  }
-}
-
-// The workflow keeps running (or is retried by Temporal); the client retries with the same key or GETs the id.
-const chargeUnavailable = (transactionId: string) =>
-  new ApiError(502, 'external_service_error', 'CHARGE_UNAVAILABLE', 'The charge could not be completed right now', {
-    transaction_id: transactionId,
-  });
+import { presentTransaction } from '../../../domain/transactions/transactions.presenter';
 
 export async function getTransaction(em: EntityManager, merchantId: string, id: string): Promise<Transaction> {
   const tx = await em.findOne(TransactionSchema, { id, merchantId }, { refresh: true });

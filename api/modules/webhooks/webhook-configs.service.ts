@@ -6,13 +6,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import { WebhookConfigSchema, type WebhookConfig } from '../../../db/entities';
-import type { AppEnv } from '../../config';
-import { errors } from '../../http/errors';
+import type { AppEnv } from '../../../domain/platform/config';
+import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
-import { encryptSecret, type KeyMaterial } from '../../lib/crypto';
-import { newId } from '../../lib/ids';
-import { diff, recordActivity, type Actor } from '../merchants/activity';
-import { generateSigningSecret } from '../../../activities/webhooks/signature';
+import { encryptSecret, type KeyMaterial } from '../../../domain/platform/crypto';
+import { newId } from '../../../domain/platform/ids';
+import { diff, recordActivity, type Actor } from '../../../domain/merchants/merchants.activity';
+import { generateSigningSecret } from '../../../domain/webhooks/webhooks.signature';
 import { assertWebhookUrl } from './webhook-url';
 import type { CreateWebhookConfigBody, UpdateWebhookConfigBody } from './webhooks.schema';
 

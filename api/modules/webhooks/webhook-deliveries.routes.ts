@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
 import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
-import { actorOf } from '../merchants/activity';
+import { actorOf } from '../../../domain/merchants/merchants.activity';
 import {
   DeliveryRecordObject,
   ListDeliveriesQuery,

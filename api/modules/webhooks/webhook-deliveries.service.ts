@@ -6,12 +6,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { EventSchema, WebhookDeliverySchema, type EventRecord, type WebhookDelivery } from '../../../db/entities';
-import { errors } from '../../http/errors';
+import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
-import { recordActivity, type Actor } from '../merchants/activity';
-import { RECOVERABLE_DELIVERIES } from '../../../activities/webhooks/fan-out';
+import { recordActivity, type Actor } from '../../../domain/merchants/merchants.activity';
+import { RECOVERABLE_DELIVERIES } from '../../../db/repositories/webhook-deliveries.repository';
 import { getWebhookConfig } from './webhook-configs.service';
-import { startRecovery, startRedelivery } from './webhook-workflows';
+import { startRecovery, startRedelivery } from '../../temporal';
 
 export interface DeliveryFilter extends PageRequest {
   status?: string[];

@@ -4,14 +4,14 @@
  * loopback, private or link-local literal address or a localhost name (the delivery activity re-checks the
  * resolved address of every attempt). local/test mode: plain http is allowed, but only to loopback.
  */
-import type { AppEnv } from '../../config';
-import { errors } from '../../http/errors';
+import type { AppEnv } from '../../../domain/platform/config';
+import { errors } from '../../../domain/platform/errors';
 import {
   bareHost,
   isBlockedAddress,
   isLocalHostname,
   isLoopbackHost,
-} from '../../../activities/webhooks/address-guard';
+} from '../../../domain/webhooks/webhooks.address-guard';
 
 export const MAX_URL_LENGTH = 2048;
 

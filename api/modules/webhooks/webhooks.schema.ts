@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DELIVERY_STATUSES } from '../../../db/entities';
 import { Id, MultiEnum, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
-import { EVENT_TYPES } from '../events/catalog';
+import { EVENT_TYPES } from '../../../domain/events/events.catalog';
 import { EventTypeSchema } from '../events/events.schema';
 import { MAX_URL_LENGTH } from './webhook-url';
 

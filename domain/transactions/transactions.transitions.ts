@@ -13,9 +13,9 @@ import {
   type OrderStatus,
   type Transaction,
   type TransactionStatus,
-} from '../../../db/entities';
-import { recordEvent } from '../events/events.service';
-import { isEventType } from '../events/catalog';
+} from '../../db/entities';
+import { recordEvent } from '../events/events.outbox';
+import { isEventType } from '../events/events.catalog';
 import { presentTransactionHeader } from './transactions.presenter';
 
 /** The order mirrors its transaction; states orders don't have map to their nearest order state. */

@@ -3,16 +3,15 @@
  * records what changed, by whom and when, in the same transaction as the change itself.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { MerchantActivitySchema, type ActorType, type MerchantActivity } from '../../../db/entities';
-import type { ApiKeyAuth } from '../../http/auth';
-import { newId } from '../../lib/ids';
+import { MerchantActivitySchema, type ActorType, type MerchantActivity } from '../../db/entities';
+import { newId } from '../platform/ids';
 
 export interface Actor {
   type: ActorType;
   id: string | null;
 }
 
-export const actorOf = (auth: ApiKeyAuth): Actor => ({ type: 'api_key', id: auth.keyId });
+export const actorOf = (auth: { keyId: string }): Actor => ({ type: 'api_key', id: auth.keyId });
 
 export interface ActivityInput {
   organizationId: string;

@@ -3,11 +3,23 @@
  * "not shown" in the spec; keys are issued by the bootstrap CLI for now.)
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiKeySchema, type ApiKey, type ApiKeyKind } from '../../../db/entities';
-import { generateApiKey, redactKey } from '../../http/auth';
-import { hashSecret } from '../../lib/crypto';
-import { newId } from '../../lib/ids';
-import { SCOPES, type Scope } from '../../http/scopes';
+import { ApiKeySchema, type ApiKey, type ApiKeyKind } from '../../db/entities';
+import { hashSecret } from '../platform/crypto';
+import { newId, randomBase62 } from '../platform/ids';
+import { SCOPES, type Scope } from './api-keys.scopes';
+
+export type KeyLevel = 'organization' | 'merchant';
+
+/** sk_live_mer_<32 base62>: kind, level, then the random part. */
+export const KEY_PATTERN = /^(sk|pk)_live_(org|mer)_[0-9A-Za-z]{32}$/;
+
+export function generateApiKey(kind: ApiKeyKind, level: KeyLevel): string {
+  return `${kind === 'secret' ? 'sk' : 'pk'}_live_${level === 'organization' ? 'org' : 'mer'}_${randomBase62(32)}`;
+}
+
+export function redactKey(key: string): string {
+  return `${key.slice(0, 12)}…${key.slice(-4)}`;
+}
 
 export interface IssueApiKeyInput {
   organizationId: string;

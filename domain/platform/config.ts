@@ -2,8 +2,8 @@
  * Every setting the service reads from its environment, parsed once and frozen. Nothing else in the
  * code base reads process.env (scripts set variables before calling loadConfig).
  */
-import { decodeMasterKey, keyring, type Keyring } from './lib/crypto';
-import { loadVaultKeys, type VaultKeys } from './lib/vault-keys';
+import { decodeMasterKey, keyring, type Keyring } from './crypto';
+import { loadVaultKeys, type VaultKeys } from './vault-keys';
 
 export type AppEnv = 'local' | 'test' | 'production';
 

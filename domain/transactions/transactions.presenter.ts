@@ -1,5 +1,5 @@
 /** Document 3's transaction (with its timeline), attempt and refund shapes: snake_case, ISO timestamps, explicit nulls. */
-import type { Refund, Transaction, TransactionAttempt } from '../../../db/entities';
+import type { Refund, Transaction, TransactionAttempt } from '../../db/entities';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 

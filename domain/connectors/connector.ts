@@ -3,11 +3,9 @@
  * charge-cascade workflow reasons about. Each adapter maps its provider's own codes onto it exactly once.
  */
 
-/** approved: done. pending: async (pix/boleto) or provider still deciding. The rest are declines/failures. */
-export type Outcome = 'approved' | 'pending' | 'soft_decline' | 'hard_decline' | 'processing_error' | 'network_error';
+import type { Outcome } from '../../workflows/lib/charge-types';
 
-/** Retryable outcomes move the cascade to the next connector; a hard decline stops it. */
-export const RETRYABLE_OUTCOMES: ReadonlySet<Outcome> = new Set(['soft_decline', 'processing_error', 'network_error']);
+export type { Outcome };
 
 export type PaymentMethod = 'card' | 'pix' | 'boleto' | 'wallet';
 

@@ -18,8 +18,8 @@ import {
   type ConnectorState,
   type RoutingPlan,
   type RoutingProgram,
-} from './evaluate';
-import { buildProgram, connectorState } from './program';
+} from './routing.evaluate';
+import { buildProgram, connectorState } from './routing.program';
 
 export interface RoutingPlanInput {
   profile: RoutingProfile;

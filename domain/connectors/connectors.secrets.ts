@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { MerchantConnectorSchema, type MerchantConnector } from '../../../db/entities';
-import { constantTimeEqual, decryptSecret, encryptSecret, hashSecret, type KeyMaterial } from '../../lib/crypto';
-import { errors } from '../../http/errors';
+import { MerchantConnectorSchema, type MerchantConnector } from '../../db/entities';
+import { constantTimeEqual, decryptSecret, encryptSecret, hashSecret, type KeyMaterial } from '../platform/crypto';
+import { errors } from '../platform/errors';
 
 export interface ConnectorSecrets {
   connector: MerchantConnector;

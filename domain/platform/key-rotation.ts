@@ -5,7 +5,7 @@
  * key are skipped, so the run is idempotent and may be interrupted and re-run at any time.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { masterKeyId, rewrapSecret, type Keyring } from '../api/lib/crypto';
+import { masterKeyId, rewrapSecret, type Keyring } from './crypto';
 
 export interface EncryptedColumn {
   table: string;

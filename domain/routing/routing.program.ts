@@ -3,7 +3,7 @@
  * position; connector states combine the connector's own switch and config with the provider catalog.
  */
 import type { MerchantConnector, PaymentProvider, RoutingNode, RoutingProfile } from '../../db/entities';
-import type { ConnectorState, ProgramNode, RoutingProgram } from './evaluate';
+import type { ConnectorState, ProgramNode, RoutingProgram } from './routing.evaluate';
 
 type NodeRow = Pick<RoutingNode, 'id' | 'parentNodeId' | 'branch' | 'position'>;
 

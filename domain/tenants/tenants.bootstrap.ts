@@ -3,10 +3,10 @@
  * secret and public, all scopes). Used by `npm run bootstrap`, the first `npm start`, and test factories.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { MerchantSchema, OrganizationSchema, type Merchant, type Organization } from '../entities';
-import { issueApiKey } from '../../api/modules/api-keys/api-keys.service';
-import { newId } from '../../api/lib/ids';
-import { uniqueSlug } from '../../api/lib/slug';
+import { MerchantSchema, OrganizationSchema, type Merchant, type Organization } from '../../db/entities';
+import { issueApiKey } from '../api-keys/api-keys.service';
+import { newId } from '../platform/ids';
+import { uniqueSlug } from '../platform/slug';
 
 export interface BootstrapResult {
   organization_id: string;

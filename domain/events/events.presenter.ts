@@ -1,5 +1,5 @@
 /** The Event envelope of Document 1 — the very body a webhook delivery carries — plus merchant_id for readers. */
-import type { EventRecord } from '../../../db/entities';
+import type { EventRecord } from '../../db/entities';
 
 /** Exactly what is POSTed to a webhook endpoint: {id, type, created_at, data: {object}}. */
 export function eventEnvelope(event: Pick<EventRecord, 'id' | 'type' | 'createdAt' | 'data'>) {

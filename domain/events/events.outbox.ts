@@ -1,0 +1,48 @@
+/**
+ * The events outbox: the one way every area records an event (Document 1, "Events").
+ *
+ * recordEvent writes into the caller's own transaction, so an event exists exactly when the change it reports
+ * committed. The events table is the webhook outbox: rows with fanned_out_at null are fanned out to the
+ * merchant's webhook configurations by the worker — kicked right after commit by a NOTIFY (PostgreSQL delivers
+ * it only if the transaction commits) and swept periodically for any kick that was lost (see docs/webhooks.md).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { EventSchema, type EventRecord } from '../../db/entities';
+import { newId } from '../platform/ids';
+import { isEventType, type EventType } from './events.catalog';
+
+/** The PostgreSQL NOTIFY channel the worker's outbox listener (worker/outbox-listener.ts) listens on. */
+export const EVENTS_CHANNEL = 'switchyard_events';
+
+export interface RecordEventInput {
+  organizationId: string;
+  merchantId: string;
+  type: EventType;
+  /** The resource as its API presents it (a presenter's output); delivered as data.object. */
+  object: Record<string, unknown>;
+}
+
+/**
+ * Records one event in the caller's transaction (required: an event must never outlive a rolled-back change)
+ * and asks the worker to fan it out once that transaction commits.
+ */
+export async function recordEvent(em: EntityManager, input: RecordEventInput): Promise<EventRecord> {
+  if (!isEventType(input.type))
+    throw new Error(`Unknown event type "${input.type}": add it to domain/events/events.catalog.ts`);
+  if (!em.isInTransaction())
+    throw new Error('recordEvent must be called inside the transaction that makes the change it reports');
+  const event: EventRecord = {
+    id: newId('evt'),
+    organizationId: input.organizationId,
+    merchantId: input.merchantId,
+    type: input.type,
+    // Plain JSON (dates become ISO strings), exactly what every delivery will carry.
+    data: JSON.parse(JSON.stringify(input.object)),
+    createdAt: new Date(),
+    fannedOutAt: null,
+  };
+  await em.insert(EventSchema, event);
+  // Delivered to listeners only when (and if) the surrounding transaction commits.
+  await em.execute('select pg_notify(?, ?)', [EVENTS_CHANNEL, event.id]);
+  return event;
+}

@@ -1,0 +1,51 @@
+/** Refund settlement: the one write path for a refund's definitive result, used by the refund workflow and inbound provider webhooks. */
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { RefundSchema, TransactionSchema } from '../../db/entities';
+import { recordEvent } from '../events/events.outbox';
+import { presentRefund } from './transactions.presenter';
+import { moveTransaction } from './transactions.transitions';
+
+/**
+ * A refund's definitive result (from the provider's answer or its webhook): the refund row, the refunded amount
+ * and the transaction's status once no other refund is pending. Idempotent: only a pending refund moves.
+ */
+export async function settleRefund(
+  em: EntityManager,
+  refundId: string,
+  result: 'succeeded' | 'failed',
+  providerReference: string | null,
+  errorCode: string | null,
+  triggeredBy: 'system' | 'psp_webhook',
+): Promise<void> {
+  const refund = await em.findOne(RefundSchema, { id: refundId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!refund || refund.status !== 'pending') return;
+  const tx = await em.findOneOrFail(
+    TransactionSchema,
+    { id: refund.transactionId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE },
+  );
+  refund.status = result;
+  refund.providerReference = providerReference ?? refund.providerReference;
+  refund.errorCode = errorCode;
+  refund.updatedAt = new Date();
+  if (result === 'succeeded') tx.amountRefunded += refund.amount;
+  await em.flush();
+  // A success is reported by transaction.refunded / partially_refunded below (the catalog has no refund_succeeded).
+  if (result === 'failed') {
+    await recordEvent(em, {
+      organizationId: tx.organizationId,
+      merchantId: tx.merchantId,
+      type: 'transaction.refund_failed',
+      object: presentRefund(refund),
+    });
+  }
+  const [row] = await em.execute<Array<{ n: string }>>(
+    `select count(*) as n from refunds where transaction_id = ? and status = 'pending'`,
+    [tx.id],
+  );
+  if (Number(row.n) > 0) return;
+  const to =
+    tx.amountRefunded === 0 ? 'authorized' : tx.amountRefunded >= tx.amountCaptured ? 'refunded' : 'partially_refunded';
+  await moveTransaction(em, tx.id, { to, from: ['refund_pending'], triggeredBy, key: `${refundId}:settled` });
+}

@@ -1,0 +1,53 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { importsOf, layerViolations, violationsOf } from '../helpers/import-graph';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+describe('architecture: the import rule (docs/architecture.md)', () => {
+  it('holds for every file of api/, domain/, db/, activities/, workflows/ and worker/', () => {
+    const violations = layerViolations(ROOT).map((v) => `${v.file} → ${v.target}: ${v.rule}`);
+    expect(violations).to.deep.equal([]);
+  });
+
+  it('reports an activity that imports from api/', () => {
+    const imports = importsOf(ROOT, 'activities/payments/x.ts', "import { recordEvent } from '../../api/modules/x';");
+    expect(violationsOf('activities/payments/x.ts', imports)).to.have.length(1);
+  });
+
+  it('reports a db/ file that imports from api/, even a type', () => {
+    const imports = importsOf(ROOT, 'db/x.ts', "import type { Config } from '../api/config';");
+    expect(violationsOf('db/x.ts', imports).map((v) => v.rule)).to.deep.equal([
+      'db/ must not import api/ (not even types)',
+    ]);
+  });
+
+  it('reports domain/ importing activities/ at runtime but allows a type-only import', () => {
+    const runtime = importsOf(ROOT, 'domain/x.ts', "import { createActivities } from '../activities';");
+    const typeOnly = importsOf(ROOT, 'domain/x.ts', "import type { Activities } from '../activities';");
+    expect(violationsOf('domain/x.ts', runtime)).to.have.length(1);
+    expect(violationsOf('domain/x.ts', typeOnly)).to.deep.equal([]);
+  });
+
+  it('reports a workflow importing domain/ at runtime (workflows use workflows/lib and types only)', () => {
+    const imports = importsOf(ROOT, 'workflows/x.ts', "import { newId } from '../domain/platform/ids';");
+    expect(violationsOf('workflows/x.ts', imports)).to.have.length(1);
+  });
+
+  it('reports an API module that starts workflows itself instead of through api/temporal.ts', () => {
+    const client = importsOf(ROOT, 'api/modules/x/x.service.ts', "import { Client } from '@temporalio/client';");
+    const workflow = importsOf(
+      ROOT,
+      'api/modules/x/x.service.ts',
+      "import { chargeWorkflow } from '../../../workflows/charge';",
+    );
+    expect(violationsOf('api/modules/x/x.service.ts', client)).to.have.length(1);
+    expect(violationsOf('api/modules/x/x.service.ts', workflow)).to.have.length(1);
+    expect(
+      violationsOf(
+        'api/temporal.ts',
+        importsOf(ROOT, 'api/temporal.ts', "import { chargeWorkflow } from '../workflows/charge';"),
+      ),
+    ).to.deep.equal([]);
+  });
+});
