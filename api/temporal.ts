@@ -112,7 +112,7 @@ async function startOrJoin<W extends Workflow>(
       ...options,
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    } as WorkflowStartOptions<W>);
+    });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     return client.workflow.getHandle<W>(options.workflowId).result();

@@ -50,6 +50,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     timers.add(timer);
   };
   const store = new Store();
+  // eslint-disable-next-line prefer-const -- assigned once ctx exists; ctx's closures read it later
   let dispatcher: WebhookDispatcher | undefined;
   const ctx: SandboxContext = {
     store,

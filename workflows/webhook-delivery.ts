@@ -89,7 +89,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   // Workflow Math.random is seeded per run: the jitter is random across deliveries yet replays identically.
   const plan = planRetries(Math.random);
   const firstAttemptAt = Date.now();
-  let lastHttpStatus: number | null = null;
+  let lastHttpStatus: number | null;
 
   for (let attempt = 1; ; attempt += 1) {
     const next = input.trigger === 'manual' ? null : nextAttempt(plan, attempt, Date.now() - firstAttemptAt);

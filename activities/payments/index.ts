@@ -153,7 +153,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
             organizationId: input.organizationId,
             merchantId: input.merchantId,
             type: 'transaction.created',
-            object: presentTransactionHeader(tx as never),
+            object: presentTransactionHeader(tx),
           });
           if (input.checkoutSessionId) {
             await em.execute(
@@ -244,7 +244,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
         const request: AuthorizeRequest = {
           amount: tx.amount,
           currency: tx.currency,
-          paymentMethod: isCardMethod(tx.paymentMethod) ? 'card' : (tx.paymentMethod as 'pix' | 'boleto' | 'wallet'),
+          paymentMethod: isCardMethod(tx.paymentMethod) ? 'card' : tx.paymentMethod,
           card,
           capture: tx.capture,
           installments: tx.installments ?? undefined,

@@ -53,7 +53,7 @@ type Resolve = (
  * name answering both public and private addresses is refused outright). Both callback forms are served: Node
  * asks for `all` when it races IPv4 and IPv6 (autoSelectFamily).
  */
-export function guardedLookup(resolve: Resolve = dns.lookup as unknown as Resolve): LookupFunction {
+export function guardedLookup(resolve: Resolve = dns.lookup): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 4);
@@ -79,6 +79,7 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
 
 /** The first `limit` bytes as text that fits `limit` bytes once stored (PostgreSQL text has no NUL). */
 export function truncateUtf8(bytes: Buffer, limit: number): string {
+  // eslint-disable-next-line no-control-regex -- NUL bytes in a receiver's answer are dropped on purpose
   let text = new StringDecoder('utf8').write(bytes.subarray(0, limit)).replace(/\u0000/g, '');
   while (Buffer.byteLength(text, 'utf8') > limit) text = text.slice(0, -1);
   return text;
@@ -136,7 +137,7 @@ export function postJson(
       finish({
         status: response?.statusCode ?? null,
         body: truncateUtf8(Buffer.concat(chunks), options.keepBytes),
-        retryAfterSeconds: parseRetryAfter(response?.headers['retry-after'] as string | undefined),
+        retryAfterSeconds: parseRetryAfter(response?.headers['retry-after']),
         error: null,
       });
 

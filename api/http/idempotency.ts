@@ -83,7 +83,8 @@ export async function runIdempotent(
             'This Idempotency-Key was already used with a different request',
           );
         }
-        const body = stored.response_sealed === null ? undefined : JSON.parse(request.open(stored.response_sealed));
+        const body: unknown =
+          stored.response_sealed === null ? undefined : JSON.parse(request.open(stored.response_sealed));
         return { status: 200, body, replayed: true };
       }
       const response = await execute(tx);

@@ -51,7 +51,7 @@ function operationId(route: AnyRoute): string {
 }
 
 /** JSON round-trip drops TypeBox's symbol keys and leaves plain JSON Schema. */
-const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema));
+const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json;
 
 function parameters(route: AnyRoute): Json[] {
   const list: Json[] = [];

@@ -30,7 +30,7 @@ interface CompiledRoute {
 
 /** Idempotent creates also accept the key as a body field; it is part of the documented body. */
 export function bodySchemaOf(route: AnyRoute): TSchema | undefined {
-  if (!route.body || !route.idempotency) return route.body;
+  if (!route.body || !route.idempotency) return route.body as TSchema | undefined;
   const body = route.body as TObject;
   return {
     ...body,
@@ -45,7 +45,7 @@ function compileRoute(route: AnyRoute, deps: AppDeps): CompiledRoute {
   const querySchema = route.query as TObject | undefined;
   const bodySchema = bodySchemaOf(route);
   return {
-    params: route.params && textAjv.compile(route.params),
+    params: route.params ? textAjv.compile(route.params as TSchema) : undefined,
     // A route without query parameters still refuses unknown ones (typos never pass silently).
     query: textAjv.compile(querySchema ?? NO_QUERY),
     body: bodySchema && bodyAjv.compile(bodySchema),
@@ -92,7 +92,7 @@ function readBody(ctx: Context, route: AnyRoute, compiled: CompiledRoute): Recor
   }
   const body = raw === undefined || raw === null || (typeof raw === 'string' && raw === '') ? {} : raw;
   if (!route.body) {
-    if (typeof body === 'object' && Object.keys(body as object).length === 0) return {};
+    if (typeof body === 'object' && Object.keys(body).length === 0) return {};
     throw errors.validation({ body: ['this endpoint takes no request body'] });
   }
   if (typeof body !== 'object' || Array.isArray(body)) throw errors.validation({ body: ['must be a JSON object'] });
@@ -128,8 +128,8 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
   const { config, orm } = deps;
 
   const middleware = async (ctx: Context) => {
-    const requestId: string = ctx.state.requestId;
-    const em = orm.em.fork() as EntityManager;
+    const requestId = ctx.state.requestId as string;
+    const em = orm.em.fork();
     let auth: ApiKeyAuth | undefined;
 
     if (route.auth !== 'none') {

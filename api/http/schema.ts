@@ -40,18 +40,25 @@ export function toFieldErrors(ajvErrors: ErrorObject[] | null | undefined, root?
   const details: FieldErrors = {};
   const add = (field: string, message: string) => {
     const key = field || root || 'body';
-    (details[key] ??= []).includes(message) || details[key].push(message);
+    const messages = (details[key] ??= []);
+    if (!messages.includes(message)) messages.push(message);
   };
   for (const error of ajvErrors ?? []) {
     let path = error.instancePath.slice(1).replace(/\//g, '.');
     // A query parameter is one field even when repeated: name `status`, not `status.1`.
     if (root === 'query') path = path.replace(/\.\d+$/, '');
     const join = (name: string) => (path ? `${path}.${name}` : name);
-    if (error.keyword === 'required') add(join(error.params.missingProperty), 'is required');
-    else if (error.keyword === 'additionalProperties') add(join(error.params.additionalProperty), 'is not allowed');
-    else if (error.keyword === 'format')
-      add(path, FORMAT_MESSAGES[error.params.format] ?? error.message ?? 'is invalid');
-    else if (error.keyword === 'enum') add(path, `must be one of: ${error.params.allowedValues.join(', ')}`);
+    // ajv types every keyword's params as any; these are the shapes of the keywords read here.
+    const params = error.params as {
+      missingProperty: string;
+      additionalProperty: string;
+      format: string;
+      allowedValues: unknown[];
+    };
+    if (error.keyword === 'required') add(join(params.missingProperty), 'is required');
+    else if (error.keyword === 'additionalProperties') add(join(params.additionalProperty), 'is not allowed');
+    else if (error.keyword === 'format') add(path, FORMAT_MESSAGES[params.format] ?? error.message ?? 'is invalid');
+    else if (error.keyword === 'enum') add(path, `must be one of: ${params.allowedValues.join(', ')}`);
     else add(path, error.message ?? 'is invalid');
   }
   return details;
@@ -77,7 +84,7 @@ export const Nullable = <T extends TSchema>(schema: T) =>
     ? Type.Unsafe<Static<T> | null>({
         ...schema,
         type: [schema.type, 'null'],
-        ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}),
+        ...(Array.isArray(schema.enum) ? { enum: [...(schema.enum as unknown[]), null] } : {}),
       })
     : Type.Union([schema, Type.Null()]);
 export const StringEnum = <const T extends readonly string[]>(

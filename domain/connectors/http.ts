@@ -128,7 +128,7 @@ export function encodeForm(value: Record<string, unknown>): string {
     if (Array.isArray(item)) item.forEach((entry) => add(`${key}[]`, entry));
     else if (typeof item === 'object')
       for (const [name, nested] of Object.entries(item)) add(`${key}[${name}]`, nested);
-    else params.append(key, String(item));
+    else params.append(key, typeof item === 'string' ? item : JSON.stringify(item));
   };
   for (const [key, item] of Object.entries(value)) add(key, item);
   return params.toString();

@@ -28,7 +28,7 @@ export interface RecordEventInput {
  */
 export async function recordEvent(em: EntityManager, input: RecordEventInput): Promise<EventRecord> {
   if (!isEventType(input.type))
-    throw new Error(`Unknown event type "${input.type}": add it to domain/events/events.catalog.ts`);
+    throw new Error(`Unknown event type "${String(input.type)}": add it to domain/events/events.catalog.ts`);
   if (!em.isInTransaction())
     throw new Error('recordEvent must be called inside the transaction that makes the change it reports');
   const event: EventRecord = {
@@ -37,7 +37,7 @@ export async function recordEvent(em: EntityManager, input: RecordEventInput): P
     merchantId: input.merchantId,
     type: input.type,
     // Plain JSON (dates become ISO strings), exactly what every delivery will carry.
-    data: JSON.parse(JSON.stringify(input.object)),
+    data: JSON.parse(JSON.stringify(input.object)) as Record<string, unknown>,
     createdAt: new Date(),
     fannedOutAt: null,
   };

@@ -171,7 +171,7 @@ function fieldValue(field: ConditionField, charge: NormalizedCharge): string | n
 const regexCache = new Map<string, RegExp | null>();
 function compiled(source: string): RegExp | null {
   if (!regexCache.has(source)) {
-    let regex: RegExp | null = null;
+    let regex: RegExp | null;
     try {
       regex = new RegExp(source);
     } catch {

@@ -8,7 +8,6 @@ import { HANG, type Reply, type Router } from '../http';
 import type { LedgerDraft, Processed } from '../idempotency';
 import type {
   LedgerOutcome,
-  Method,
   Operation,
   Payment,
   Refund,
@@ -103,7 +102,7 @@ export async function authorizeFlow(ctx: SandboxContext, spec: AuthorizeSpec): P
     reference: input.reference,
     amount: input.amount,
     currency: input.currency,
-    payment_method: input.method as Method,
+    payment_method: input.method,
     card_last4: input.card?.last4 ?? null,
   };
   if (scenario === 'timeout')

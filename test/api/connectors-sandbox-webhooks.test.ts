@@ -12,8 +12,9 @@ import { charge, providerReferenceOf, waitForTransaction } from '../helpers/tran
 
 async function endpointsOf(slug: string, credentials: Record<string, string>): Promise<Array<{ url: string }>> {
   const account = (await control('POST', '/accounts/resolve', { provider: slug, credentials })).body.account;
-  const listed = (await control('GET', `/webhook-endpoints?${new URLSearchParams({ provider: slug, account })}`)).body
-    .data;
+  const listed = (
+    await control('GET', `/webhook-endpoints?${new URLSearchParams({ provider: slug, account }).toString()}`)
+  ).body.data;
   // Listed without the query string (the token), shown as "?…".
   return listed.map((e: { url: string }) => ({ url: e.url.split('?')[0] }));
 }

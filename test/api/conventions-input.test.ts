@@ -149,7 +149,7 @@ describe('Pagination query parameters', () => {
     ['limit', { limit: 'abc' }],
   ];
   for (const [field, query] of invalid) {
-    it(`rejects ${new URLSearchParams(query as Record<string, string>)} with 400 validation_error naming ${field}`, async () => {
+    it(`rejects ${new URLSearchParams(query as Record<string, string>).toString()} with 400 validation_error naming ${field}`, async () => {
       expectFieldErrors(await api.get('/customers', { key, query }), [field]);
     });
   }

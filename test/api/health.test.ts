@@ -23,7 +23,7 @@ describe('Health probes', () => {
       expectReportShape(res.body);
       expect(res.body.status).to.equal('ok');
       expect(res.body.error).to.deep.equal({});
-      for (const check of Object.values(res.body.details) as Array<{ status: string }>)
+      for (const check of Object.values(res.body.details as Record<string, { status: string }>))
         expect(check.status).to.equal('up');
     });
   }

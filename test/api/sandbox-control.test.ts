@@ -250,7 +250,10 @@ describe('POST /_sandbox/webhook-endpoints', () => {
     expect(response.status).to.equal(201);
     expect(response.body.account).to.equal(credentials.api_login_id);
     expect(JSON.stringify(response.body)).to.not.include('s3cr3t');
-    const listed = await control('GET', `/webhook-endpoints?provider=provider_d&account=${credentials.api_login_id}`);
+    const listed = await control(
+      'GET',
+      `/webhook-endpoints?provider=provider_d&account=${String(credentials.api_login_id)}`,
+    );
     expect(JSON.stringify(listed.body)).to.not.include('s3cr3t').and.not.include('AAAA');
     expect((await control('DELETE', `/webhook-endpoints/${response.body.id}`)).status).to.equal(204);
   });

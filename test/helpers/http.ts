@@ -47,7 +47,7 @@ export async function request<T = any>(
     body: payload,
   });
   const text = await response.text();
-  let body: any = undefined;
+  let body: any;
   try {
     body = text ? JSON.parse(text) : undefined;
   } catch {

@@ -68,7 +68,10 @@ export async function cascade(
 /** Removes the sandbox's webhook endpoints for these credentials' account: only timers or polling settle its payments. */
 async function unregisterWebhooks(slug: string, credentials: Record<string, string>): Promise<void> {
   const account = (await control('POST', '/accounts/resolve', { provider: slug, credentials })).body.account;
-  const listed = await control('GET', `/webhook-endpoints?${new URLSearchParams({ provider: slug, account })}`);
+  const listed = await control(
+    'GET',
+    `/webhook-endpoints?${new URLSearchParams({ provider: slug, account }).toString()}`,
+  );
   for (const endpoint of listed.body.data)
     expect((await control('DELETE', `/webhook-endpoints/${endpoint.id}`)).status).to.equal(204);
 }

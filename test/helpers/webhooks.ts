@@ -44,7 +44,8 @@ export async function startReceiver(): Promise<Receiver> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
+    req.on('end', () => void answer());
+    const answer = async () => {
       const received: Received = {
         path: req.url ?? '/',
         method: req.method ?? '',
@@ -60,7 +61,7 @@ export async function startReceiver(): Promise<Receiver> {
       );
       res.writeHead(reply.status, reply.headers ?? {});
       res.end(reply.body ?? '');
-    });
+    };
   });
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));

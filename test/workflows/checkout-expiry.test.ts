@@ -3,7 +3,7 @@ import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { scheduleCheckoutExpiry } from '../../api/temporal';
 import {
-  checkoutExpiryWorkflow,
+  type checkoutExpiryWorkflow,
   checkoutExpiryWorkflowId,
   expiresAtChangedSignal,
 } from '../../workflows/checkout-expiry';

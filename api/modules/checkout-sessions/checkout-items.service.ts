@@ -7,7 +7,7 @@ import type { Static } from '@sinclair/typebox';
 import { CheckoutItemSchema, type CheckoutItem, type CheckoutSession } from '../../../db/entities';
 import { errors } from '../../../domain/platform/errors';
 import { snapshotItems } from './checkout-pricing';
-import { AddItemBody, MAX_ITEMS_PER_SESSION, UpdateItemBody } from './checkout-sessions.schema';
+import { type AddItemBody, MAX_ITEMS_PER_SESSION, type UpdateItemBody } from './checkout-sessions.schema';
 import { getCheckoutSession } from './checkout-sessions.service';
 import { assertOpen } from './checkout-status';
 

@@ -20,12 +20,18 @@ export interface SandboxRegistration {
 
 const TIMEOUT_MS = 2000;
 
+/** The sandbox control API's answers this module reads. */
+interface SandboxAnswer {
+  account?: string;
+  data?: Array<{ id: string; url: string }>;
+}
+
 async function call(
   base: string,
   method: string,
   path: string,
   body?: unknown,
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: SandboxAnswer | null }> {
   const response = await fetch(`${base}/_sandbox${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -33,7 +39,7 @@ async function call(
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
+  return { status: response.status, body: text ? (JSON.parse(text) as SandboxAnswer) : null };
 }
 
 export async function registerSandboxWebhook(
@@ -56,10 +62,10 @@ export async function registerSandboxWebhook(
       const existing = await call(
         sandboxUrl,
         'GET',
-        `/webhook-endpoints?${new URLSearchParams({ provider: connector.providerSlug, account })}`,
+        `/webhook-endpoints?${new URLSearchParams({ provider: connector.providerSlug, account }).toString()}`,
       );
       const ours = `${publicBaseUrl}/api/v1/webhooks/inbound/${connector.id}`;
-      for (const endpoint of (existing.body?.data ?? []) as Array<{ id: string; url: string }>) {
+      for (const endpoint of existing.body?.data ?? []) {
         if (endpoint.url.split('?')[0] === ours) await call(sandboxUrl, 'DELETE', `/webhook-endpoints/${endpoint.id}`);
       }
     }

@@ -173,7 +173,7 @@ export async function createNode(ctx: RoutingContext, profileId: string, input: 
     id: newId('rn'),
     routingProfileId: tree.profile.id,
     parentNodeId,
-    branch: branch as RoutingNode['branch'],
+    branch: branch,
     position: input.position,
     nodeType: input.node_type,
     conditionField: condition.field,

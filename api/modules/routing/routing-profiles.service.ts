@@ -229,7 +229,7 @@ export async function updateProfile(ctx: RoutingContext, id: string, input: Upda
   if (input.default_merchant_connector_id !== undefined)
     profile.defaultMerchantConnectorId = input.default_merchant_connector_id;
   if (input.name !== undefined) profile.name = input.name;
-  profile.paymentMethod = slot.paymentMethod as RoutingProfile['paymentMethod'];
+  profile.paymentMethod = slot.paymentMethod;
   profile.isActive = willBeActive;
   const changes = diff(before, snapshot(profile));
   if (Object.keys(changes).length === 0) return profile;

@@ -57,13 +57,13 @@ export function browserAssets(apiPrefix: string) {
         ctx.status = 204;
         return;
       }
-      return next();
+      return next() as Promise<void>;
     }
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next() as Promise<void>;
 
     const asset = staticAssets().get(ctx.path);
     const page = CHECKOUT_PAGE.test(ctx.path);
-    if (!asset && !page) return next();
+    if (!asset && !page) return next() as Promise<void>;
 
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');

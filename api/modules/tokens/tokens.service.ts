@@ -15,7 +15,6 @@ import {
   OfferSchema,
   type BrowserSession,
   type CardToken,
-  type CardTokenCvc,
   type TokenPurpose,
   type TokenStatus,
 } from '../../../db/entities';
@@ -111,7 +110,7 @@ export async function mintToken(
     cardTokenId: token.id,
     cvcEncrypted: encryptSecret(config.encryptionKeys, card.cvc),
     expiresAt,
-  } as CardTokenCvc);
+  });
   await em.flush();
   return token;
 }

@@ -159,10 +159,10 @@ async function closeDispute(em: EntityManager, tx: Transaction, event: InboundWe
 export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
   return async (ctx, next) => {
     const match = ctx.method === 'POST' ? PATH.exec(ctx.path) : null;
-    if (!match) return next();
+    if (!match) return next() as Promise<void>;
     const rawBody = await readRaw(ctx, deps.config.bodyLimitBytes);
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
-    const em = deps.orm.em.fork() as EntityManager;
+    const em = deps.orm.em.fork();
     const connector = await findConnectorByWebhookToken(em, match[1], token);
     if (!connector)
       throw new ApiError(401, 'authentication_error', 'INVALID_WEBHOOK_TOKEN', 'Unknown connector or webhook token');

@@ -25,7 +25,7 @@ export const presentWebhookConfigWithSecret = (config: WebhookConfig, secret: st
 });
 
 const stringField = (object: Record<string, unknown>, name: string): string | null =>
-  typeof object[name] === 'string' ? (object[name] as string) : null;
+  typeof object[name] === 'string' ? object[name] : null;
 
 /** transaction.* events carry the transaction (or, for refunds and disputes, an object naming it). */
 function transactionIdOf(object: Record<string, unknown>): string | null {

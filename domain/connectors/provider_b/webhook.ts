@@ -45,7 +45,7 @@ export function notificationHmac(item: Record<string, unknown>, hexKey: string):
     item.eventCode,
     item.success,
   ]
-    .map((part) => (part === undefined || part === null ? '' : String(part)))
+    .map((part) => (part === undefined || part === null ? '' : String(part as string | number | boolean)))
     .join(':');
   return createHmac('sha256', Buffer.from(hexKey, 'hex')).update(payload).digest('base64');
 }
