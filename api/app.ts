@@ -10,8 +10,8 @@ import { defineRoute, type AnyRoute } from './http/define-route';
 import { Type } from '@sinclair/typebox';
 import { buildOpenApi } from './http/openapi';
 import { ROUTES } from './routes';
-import { browserAssets } from './modules/sdk/browser-assets';
-import { inboundWebhooks } from './modules/transactions/inbound-webhooks';
+import { browserAssets } from './modules/sdk/browser-assets.middleware';
+import { inboundWebhooks } from './modules/transactions/inbound-webhooks.middleware';
 
 export const API_PREFIX = '/api/v1';
 

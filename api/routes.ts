@@ -18,7 +18,7 @@ import { paymentInstrumentRoutes } from './modules/payment-instruments/payment-i
 import { webhookRoutes } from './modules/webhooks/webhook-deliveries.routes';
 import { eventRoutes } from './modules/events/events.routes';
 import { transactionRoutes } from './modules/transactions/transactions.routes';
-import { orderRoutes } from './modules/orders/orders';
+import { orderRoutes } from './modules/orders/orders.routes';
 
 export const ROUTES: readonly AnyRoute[] = [
   ...healthRoutes,

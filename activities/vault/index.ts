@@ -8,7 +8,7 @@ import { readTokenCard } from './card-source';
 export interface VaultSettings {
   /** The master keyring: opens sealed cards and connector credentials. */
   encryptionKeys: KeyMaterial;
-  /** The adapter for a provider slug (activities/connectors/registry.ts). */
+  /** The adapter for a provider slug (domain/connectors/registry.ts). */
   adapterFor(slug: string): ConnectorAdapter;
   /** Where a connector's provider API is: the sandbox PSP for test-mode connectors. */
   providerBaseUrl(connector: { providerSlug: string; isTestMode: boolean }): string;

@@ -20,7 +20,7 @@ export interface Customer {
   name: string | null;
   phone: string | null;
   documentType: DocumentType | null;
-  /** Envelope-encrypted document number (see api/lib/crypto.ts); never returned. */
+  /** Envelope-encrypted document number (see domain/platform/crypto.ts); never returned. */
   documentNumberEncrypted: string | null;
   /** Accepted on write, never returned. */
   billingAddress: BillingAddress | null;

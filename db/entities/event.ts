@@ -9,7 +9,7 @@ export interface EventRecord {
   id: string;
   organizationId: string;
   merchantId: string;
-  /** A name from api/modules/events/catalog.ts. */
+  /** A name from domain/events/events.catalog.ts. */
   type: string;
   /** The resource, shaped like its API resource (data.object of the Event envelope). */
   data: Record<string, unknown>;

@@ -11,7 +11,7 @@ import { errors } from '../platform/errors';
 
 export interface ConnectorSecrets {
   connector: MerchantConnector;
-  /** The provider's credential object (shape per activities/connectors/credentials.ts). */
+  /** The provider's credential object (shape per domain/connectors/credentials.ts). */
   credentials: Record<string, unknown>;
   /** The inbound-webhook signing secret as configured (provider_b: the JSON string), or null. */
   webhookSecret: string | null;

@@ -24,7 +24,7 @@ export interface Config {
   readonly publicBaseUrl: string;
   /** The sandbox PSP (sandbox/) that test-mode connectors call, without a trailing slash. */
   readonly sandboxUrl: string;
-  /** Card vault: the P-256 key browsers encrypt card data to, and the card-fingerprint HMAC key (api/lib/vault-keys.ts). */
+  /** Card vault: the P-256 key browsers encrypt card data to, and the card-fingerprint HMAC key (domain/platform/vault-keys.ts). */
   readonly vault: VaultKeys;
   readonly idempotencyTtlSeconds: number;
   /** How long a request waits for a concurrent one holding the same idempotency key before getting 409. */

@@ -1,6 +1,6 @@
 /**
  * Master-key rotation for envelope-encrypted columns: every value not yet under the keyring's current key has
- * its data key re-wrapped (api/lib/crypto.ts rewrapSecret) — the encrypted data itself is never touched.
+ * its data key re-wrapped (domain/platform/crypto.ts rewrapSecret) — the encrypted data itself is never touched.
  * Batches of rows are locked, re-wrapped and written in one transaction each; rows already under the current
  * key are skipped, so the run is idempotent and may be interrupted and re-run at any time.
  */
@@ -16,7 +16,7 @@ export interface EncryptedColumn {
 
 /**
  * Every column holding envelope-encrypted text, found by the naming convention: a text column whose name ends
- * in `_encrypted` stores api/lib/crypto.ts output (customers.document_number_encrypted, merchant_connectors.
+ * in `_encrypted` stores domain/platform/crypto.ts output (customers.document_number_encrypted, merchant_connectors.
  * credentials_encrypted / webhook_token_encrypted / webhook_secret_encrypted, and any added later).
  */
 export async function encryptedColumns(em: EntityManager): Promise<EncryptedColumn[]> {

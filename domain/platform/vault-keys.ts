@@ -5,7 +5,7 @@
  * Both come from configuration: VAULT_PRIVATE_KEY (PKCS#8 PEM, or its DER in base64) and CARD_FINGERPRINT_KEY
  * (32 bytes, base64). When unset they are derived from ENCRYPTION_KEY with HKDF-SHA256 under distinct labels,
  * so a local run (key generated into .data/) and the tests need nothing more. Production requires both
- * (api/config.ts): the derived fingerprint key would change with a master-key rotation, and enrolment would stop
+ * (domain/platform/config.ts): the derived fingerprint key would change with a master-key rotation, and enrolment would stop
  * deduplicating.
  */
 import { createHmac, createPrivateKey, hkdfSync, type KeyObject } from 'node:crypto';

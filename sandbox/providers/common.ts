@@ -24,7 +24,7 @@ export interface RenderedWebhook {
 export interface ProviderModule {
   slug: SandboxProvider;
   router: Router;
-  /** The account a set of credentials (as in activities/connectors/credentials.ts) belongs to; null when malformed. */
+  /** The account a set of credentials (as in domain/connectors/credentials.ts) belongs to; null when malformed. */
   accountOf(credentials: Record<string, unknown>): string | null;
   /** This provider's notification for a neutral event, signed with the endpoint's secret. */
   webhook(

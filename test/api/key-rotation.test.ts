@@ -1,5 +1,5 @@
 /**
- * Master-key rotation over the real database (db/key-rotation.ts, run by `npm run rotate-keys`): every
+ * Master-key rotation over the real database (domain/platform/key-rotation.ts, run by `npm run rotate-keys`): every
  * encrypted column is re-wrapped under the new key, the data parts stay byte-identical, re-runs do nothing.
  * The suite's API keeps using the stack key, so everything is rotated back afterwards.
  */

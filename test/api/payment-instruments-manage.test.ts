@@ -4,7 +4,7 @@ import { api } from '../helpers/http';
 import { createTenant, keyWithScopes, type Tenant } from '../helpers/factories';
 import { expectError, expectFieldErrors, expectWrapped } from '../helpers/envelope';
 import { stack } from '../helpers/stack';
-import { assertChargeable } from '../../api/modules/payment-instruments/instrument-status';
+import { assertChargeable } from '../../api/modules/payment-instruments/instrument-status.rules';
 import { ApiError } from '../../domain/platform/errors';
 import { PaymentInstrumentSchema } from '../../db/entities';
 import { CARDS, cardConnector, createCustomer, instrumentsPath, saveCard } from '../helpers/vault';

@@ -49,7 +49,7 @@ export function invalidCredentialsFor(slug: Slug): Record<string, unknown> {
   }
 }
 
-/** A webhook secret in each provider's format (activities/connectors/credentials.ts WEBHOOK_SECRET_FORMATS). */
+/** A webhook secret in each provider's format (domain/connectors/credentials.ts WEBHOOK_SECRET_FORMATS). */
 export function webhookSecretFor(slug: Slug, options: { hmac?: boolean } = {}): string {
   switch (slug) {
     case 'provider_a':

@@ -1,4 +1,4 @@
-/** The routing engine (activities/routing/evaluate.ts): conditions, matching, fallback chain, eligibility. */
+/** The routing engine (domain/routing/routing.evaluate.ts): conditions, matching, fallback chain, eligibility. */
 import { expect } from 'chai';
 import {
   conditionHolds,

@@ -1,4 +1,4 @@
-/** From database rows to the engine's program (activities/routing/program.ts). */
+/** From database rows to the engine's program (domain/routing/routing.program.ts). */
 import { expect } from 'chai';
 import { buildProgram, connectorState, evaluationOrder } from '../../domain/routing/routing.program';
 import type { RoutingNode } from '../../db/entities';

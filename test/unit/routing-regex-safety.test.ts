@@ -1,6 +1,6 @@
 /** The conservative catastrophic-backtracking guard for routing regex conditions (api/modules/routing/regex-safety.ts). */
 import { expect } from 'chai';
-import { MAX_REGEX_LENGTH, regexProblem } from '../../api/modules/routing/regex-safety';
+import { MAX_REGEX_LENGTH, regexProblem } from '../../api/modules/routing/regex-safety.rules';
 import { seeded } from '../helpers/seeded';
 
 describe('regexProblem (routing regex guard)', () => {

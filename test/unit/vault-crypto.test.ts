@@ -18,7 +18,7 @@ import {
   isCardExpired,
   luhnValid,
   validLength,
-} from '../../api/modules/tokens/card-rules';
+} from '../../api/modules/tokens/card.rules';
 
 const master = randomBytes(32);
 const vault = loadVaultKeys({}, master);
@@ -83,7 +83,7 @@ describe('Vault JWE (ECDH-ES + A256GCM)', () => {
   });
 });
 
-describe('Vault keys (api/lib/vault-keys.ts)', () => {
+describe('Vault keys (domain/platform/vault-keys.ts)', () => {
   it('derives the same P-256 key from the same master key, and publishes its RFC 7638 thumbprint as kid', () => {
     const again = loadVaultKeys({}, master);
     expect(again.publicJwk).to.deep.equal(vault.publicJwk);

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/charge-types';
-import { buildChargeInput } from '../../api/modules/transactions/charge-request';
+import { buildChargeInput } from '../../api/modules/transactions/charge-request.service';
 import { chargeWorkflow, chargeWorkflowId } from '../../workflows/charge';
 import { transactionOperationWorkflow } from '../../workflows/transaction-operation';
 import { useTimeSkipping } from '../helpers/time-skipping';

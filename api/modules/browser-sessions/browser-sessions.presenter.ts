@@ -8,7 +8,7 @@ import type {
   PaymentInstrument,
 } from '../../../db/entities';
 import type { VaultKeys } from '../../../domain/platform/vault-keys';
-import type { PaymentSettings } from './payment-settings';
+import type { PaymentSettings } from './payment-settings.service';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 

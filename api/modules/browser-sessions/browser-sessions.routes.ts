@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BrowserSession } from '../../../db/entities';
 import type { Config } from '../../../domain/platform/config';
 import { defineRoute } from '../../http/define-route';
-import { sdkIntegrity } from '../sdk/sdk-assets';
-import { browserCheckout } from './browser-checkout';
+import { sdkIntegrity } from '../sdk/sdk-assets.service';
+import { browserCheckout } from './browser-checkout.service';
 import {
   BrowserCheckoutSchema,
   BrowserSessionParams,
@@ -19,8 +19,8 @@ import {
   sessionFromHeader,
   sessionMerchant,
 } from './browser-sessions.service';
-import { paymentSettings } from './payment-settings';
-import { enrolInSession } from './session-enrolment';
+import { paymentSettings } from './payment-settings.service';
+import { enrolInSession } from './session-enrolment.service';
 
 const tags = ['Browser sessions and tokens'];
 /** Public keys only (X-Public-Key); the merchant comes from the key or the session, never from input. */

@@ -6,10 +6,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import { CheckoutItemSchema, type CheckoutItem, type CheckoutSession } from '../../../db/entities';
 import { errors } from '../../../domain/platform/errors';
-import { snapshotItems } from './checkout-pricing';
+import { snapshotItems } from './checkout-pricing.service';
 import { type AddItemBody, MAX_ITEMS_PER_SESSION, type UpdateItemBody } from './checkout-sessions.schema';
 import { getCheckoutSession } from './checkout-sessions.service';
-import { assertOpen } from './checkout-status';
+import { assertOpen } from './checkout-status.rules';
 
 type AddInput = Static<typeof AddItemBody>;
 type UpdateInput = Static<typeof UpdateItemBody>;

@@ -23,12 +23,18 @@ import {
   requireCustomer,
   resolveInlineCustomer,
   type InlineCustomerInput,
-} from './checkout-customers';
+} from './checkout-customers.service';
 import { recentEvents, recordServiceEvent } from './checkout-events.service';
-import { defaultCurrency, livePrice, repriceItems, requireSellableOffer, snapshotItems } from './checkout-pricing';
+import {
+  defaultCurrency,
+  livePrice,
+  repriceItems,
+  requireSellableOffer,
+  snapshotItems,
+} from './checkout-pricing.service';
 import type { CreateCheckoutSessionBody, IdentifyBody, UpdateCheckoutSessionBody } from './checkout-sessions.schema';
 import { MAX_EMBEDDED_EVENTS } from './checkout-sessions.schema';
-import { assertOpen, effectiveStatus, effectiveStatusWhere, invalidTransition } from './checkout-status';
+import { assertOpen, effectiveStatus, effectiveStatusWhere, invalidTransition } from './checkout-status.rules';
 
 type CreateInput = Static<typeof CreateCheckoutSessionBody>;
 type UpdateInput = Static<typeof UpdateCheckoutSessionBody>;

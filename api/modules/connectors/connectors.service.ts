@@ -26,9 +26,9 @@ import {
   credentialErrors,
   normalizeConfig,
   webhookSecretErrors,
-} from './connector-rules';
+} from './connectors.rules';
 import { newWebhookToken } from '../../../domain/connectors/connectors.secrets';
-import { registerSandboxWebhook, type SandboxRegistration } from './sandbox-webhooks';
+import { registerSandboxWebhook, type SandboxRegistration } from './sandbox-webhooks.service';
 import type { CreateConnectorBody, UpdateConnectorBody } from './connectors.schema';
 
 type CreateInput = Static<typeof CreateConnectorBody>;

@@ -1,6 +1,6 @@
 /** Document 3's Merchant, its create receipt, merchant members and activity records, as JSON. */
 import type { Merchant, MerchantActivity } from '../../../db/entities';
-import { normalizeAddress } from './merchant-fields';
+import { normalizeAddress } from './merchant-fields.rules';
 import type { MemberView } from './members.service';
 
 export function presentMerchant(merchant: Merchant) {

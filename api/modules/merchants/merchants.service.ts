@@ -21,7 +21,13 @@ import { offsetOf, type PageRequest } from '../../http/pagination';
 import { newId } from '../../../domain/platform/ids';
 import { slugify, uniqueSlug } from '../../../domain/platform/slug';
 import { actorOf, diff, recordActivity } from '../../../domain/merchants/merchants.activity';
-import { normalizeAddress, normalizeName, normalizePhone, normalizeWebsite, type FieldResult } from './merchant-fields';
+import {
+  normalizeAddress,
+  normalizeName,
+  normalizePhone,
+  normalizeWebsite,
+  type FieldResult,
+} from './merchant-fields.rules';
 import { addPendingOwner } from './members.service';
 import type { CreateMerchantBody, UpdateMerchantBody } from './merchants.schema';
 

@@ -1,6 +1,6 @@
 /** Document 3's Payment instrument. The sealed PAN, name and fingerprint are never read here. */
 import type { PaymentInstrument } from '../../../db/entities';
-import { effectiveInstrumentStatus } from './instrument-status';
+import { effectiveInstrumentStatus } from './instrument-status.rules';
 
 export function presentInstrument(instrument: PaymentInstrument, now: Date) {
   return {

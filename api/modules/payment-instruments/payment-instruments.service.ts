@@ -16,9 +16,9 @@ import { violatedUniqueConstraint } from '../../http/db-errors';
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import { newId } from '../../../domain/platform/ids';
-import { cardExpiresAt } from '../tokens/card-rules';
+import { cardExpiresAt } from '../tokens/card.rules';
 import { consumeToken, lockUsableToken, sweepExpiredTokens, type TokenReference } from '../tokens/tokens.service';
-import { assertStatusMove, effectiveInstrumentStatusWhere } from './instrument-status';
+import { assertStatusMove, effectiveInstrumentStatusWhere } from './instrument-status.rules';
 
 export const notFound = () => errors.notFound('No such payment instrument', 'PAYMENT_INSTRUMENT_NOT_FOUND');
 

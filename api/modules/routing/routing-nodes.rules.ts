@@ -4,7 +4,7 @@
  */
 import { isCountry, isCurrency } from '../../lib/iso';
 import type { ConditionField, ConditionOperator } from '../../../domain/routing/routing.evaluate';
-import { regexProblem } from './regex-safety';
+import { regexProblem } from './regex-safety.rules';
 
 const EQUALITY = ['eq', 'neq', 'in', 'not_in'] as const;
 const ORDERING = ['gt', 'gte', 'lt', 'lte'] as const;

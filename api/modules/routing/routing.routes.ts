@@ -3,7 +3,7 @@ import { defineRoute } from '../../http/define-route';
 import { NoQuery, ProfileParams } from './routing-profiles.schema';
 import { routingProfileRoutes, routingRead } from './routing-profiles.routes';
 import { routingNodeRoutes } from './routing-nodes.routes';
-import { SimulateBody, SimulationObject, simulate } from './routing-simulate';
+import { SimulateBody, SimulationObject, simulate } from './routing-simulate.service';
 
 const simulateRoute = defineRoute({
   method: 'post',

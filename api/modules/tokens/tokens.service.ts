@@ -23,8 +23,8 @@ import { errors } from '../../../domain/platform/errors';
 import { encryptSecret } from '../../../domain/platform/crypto';
 import { newId } from '../../../domain/platform/ids';
 import { cardFingerprint } from '../../../domain/platform/vault-keys';
-import { paymentSettings } from '../browser-sessions/payment-settings';
-import { decryptAndCheckCard } from './card-input';
+import { paymentSettings } from '../browser-sessions/payment-settings.service';
+import { decryptAndCheckCard } from './card-input.service';
 import type { CreateTokenBody } from './tokens.schema';
 
 export const TOKEN_TTL_MS = 15 * 60 * 1000;

@@ -12,7 +12,7 @@ import {
   TransactionSchemaOut,
 } from './transactions.schema';
 import { presentAttempt } from '../../../domain/transactions/transactions.presenter';
-import { buildChargeInput } from './charge-request';
+import { buildChargeInput } from './charge-request.service';
 import { getTransaction, listAttempts, listTransactions, transactionView } from './transactions.service';
 import { awaitCharge, runCharge } from '../../temporal';
 import { transactionOperationRoutes } from './operations.routes';

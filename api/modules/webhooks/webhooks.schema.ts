@@ -3,7 +3,7 @@ import { DELIVERY_STATUSES } from '../../../db/entities';
 import { Id, MultiEnum, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
 import { EVENT_TYPES } from '../../../domain/events/events.catalog';
 import { EventTypeSchema } from '../events/events.schema';
-import { MAX_URL_LENGTH } from './webhook-url';
+import { MAX_URL_LENGTH } from './webhook-url.rules';
 
 /** Checked further by the service (webhook-url.ts): scheme, host, credentials, private addresses. */
 const Url = Type.String({

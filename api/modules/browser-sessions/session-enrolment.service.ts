@@ -10,10 +10,10 @@ import { CheckoutSessionSchema, MerchantSchema, type CardToken } from '../../../
 import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
 import { errors } from '../../../domain/platform/errors';
-import { effectiveInstrumentStatus } from '../payment-instruments/instrument-status';
+import { effectiveInstrumentStatus } from '../payment-instruments/instrument-status.rules';
 import { enrolToken, findSameCard, requireMerchantCustomer } from '../payment-instruments/payment-instruments.service';
 import { consumeToken, lockUsableToken, sweepExpiredTokens } from '../tokens/tokens.service';
-import { planVerification } from './card-verification';
+import { planVerification } from './card-verification.service';
 import { runCardVerification } from '../../temporal';
 import type { EnrollBody } from './browser-sessions.schema';
 import { requireBrowserSession } from './browser-sessions.service';

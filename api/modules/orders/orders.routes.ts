@@ -1,4 +1,4 @@
-/** Orders (Document 3): read-only; created and moved by the charge workflow (transactions/transitions.ts). */
+/** Orders (Document 3): read-only; created and moved by the charge workflow (domain/transactions/transactions.transitions.ts). */
 import { Type } from '@sinclair/typebox';
 import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -18,8 +18,8 @@ import { firstCycleCharge } from '../../../workflows/lib/pricing';
 import { isCardMethod, type ChargeInput, type OrderItemSnapshot } from '../../../workflows/lib/charge-types';
 import { errors } from '../../../domain/platform/errors';
 import { newId } from '../../../domain/platform/ids';
-import { effectiveStatus, OPEN_STATUSES } from '../checkout-sessions/checkout-status';
-import { assertChargeable } from '../payment-instruments/instrument-status';
+import { effectiveStatus, OPEN_STATUSES } from '../checkout-sessions/checkout-status.rules';
+import { assertChargeable } from '../payment-instruments/instrument-status.rules';
 import { effectiveTokenStatus } from '../tokens/tokens.service';
 import type { CreateTransactionBody } from './transactions.schema';
 

@@ -6,7 +6,7 @@
  * adapter, and the provider event recorded in provider_webhook_events (unique per connector and provider event
  * id) in the same database transaction as its effect: a duplicate delivery finds the row and changes nothing.
  * pix/boleto verdicts are signalled to the transaction's settlement workflow; refund results and disputes move
- * the transaction here through transitions.ts (the same code the workflows use). Unhandled event types → 200.
+ * the transaction here through domain/transactions/transactions.transitions.ts (the same code the workflows use). Unhandled event types → 200.
  */
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';

@@ -1,5 +1,5 @@
 /**
- * What a connector may store, per provider: credential shape (activities/connectors/credentials.ts, compiled
+ * What a connector may store, per provider: credential shape (domain/connectors/credentials.ts, compiled
  * once), inbound-webhook secret format, and config overrides against the provider's catalog entry.
  * Every message names the field and the expected format, never the submitted value: these are secrets.
  */

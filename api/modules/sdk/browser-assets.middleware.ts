@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Context, Next } from 'koa';
-import { staticAssets } from './sdk-assets';
+import { staticAssets } from './sdk-assets.service';
 
 const CHECKOUT_PAGE = /^\/checkout\/(cks_[0-9A-Za-z]{1,60})$/;
 

@@ -7,7 +7,7 @@ import type { Static } from '@sinclair/typebox';
 import { errors, type ApiError } from '../../../domain/platform/errors';
 import { decryptCompactJwe, JweError } from '../../../domain/platform/jwe';
 import type { VaultKeys } from '../../../domain/platform/vault-keys';
-import { binOf, cvcLength, detectBrand, isCardExpired, luhnValid, validLength, type CardBrand } from './card-rules';
+import { binOf, cvcLength, detectBrand, isCardExpired, luhnValid, validLength, type CardBrand } from './card.rules';
 import type { CardMetadataInput, EncryptedCardInput } from './tokens.schema';
 
 export interface CheckedCard {

@@ -10,9 +10,9 @@ import {
   type PaymentInstrument,
 } from '../../../db/entities';
 import { errors } from '../../../domain/platform/errors';
-import { effectiveStatus } from '../checkout-sessions/checkout-status';
+import { effectiveStatus } from '../checkout-sessions/checkout-status.rules';
 import { chargeableInstruments } from '../payment-instruments/payment-instruments.service';
-import { paymentSettings, type PaymentSettings } from './payment-settings';
+import { paymentSettings, type PaymentSettings } from './payment-settings.service';
 
 export interface BrowserCheckoutView {
   checkout: CheckoutSession;

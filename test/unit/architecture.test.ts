@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { expect } from 'chai';
-import { importsOf, layerViolations, violationsOf } from '../helpers/import-graph';
+import { importsOf, layerViolations, sourceFiles, violationsOf } from '../helpers/import-graph';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -49,5 +49,26 @@ describe('architecture: the import rule (docs/architecture.md)', () => {
         importsOf(ROOT, 'api/temporal.ts', "import { chargeWorkflow } from '../workflows/charge';"),
       ),
     ).to.deep.equal([]);
+  });
+});
+
+describe('architecture: file names (docs/architecture.md)', () => {
+  const KINDS = ['schema', 'routes', 'service', 'presenter', 'rules', 'middleware'];
+
+  it('names every API module file <subject>.<kind>.ts with one of the known kinds', () => {
+    const odd = sourceFiles(ROOT, 'api/modules').filter(
+      (file) => !new RegExp(`/[a-z0-9-]+\\.(${KINDS.join('|')})\\.ts$`).test(file),
+    );
+    expect(odd).to.deep.equal([]);
+  });
+
+  it('names every domain file <area>.<kind>.ts after its folder (platform/ and the connector library excepted)', () => {
+    const odd = sourceFiles(ROOT, 'domain')
+      .filter((file) => !file.startsWith('domain/platform/') && !file.startsWith('domain/connectors/'))
+      .filter((file) => {
+        const [, area, name] = file.split('/');
+        return !name.startsWith(`${area}.`) || name.split('.').length !== 3;
+      });
+    expect(odd).to.deep.equal([]);
   });
 });

@@ -4,7 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MerchantConnectorSchema, PaymentProviderSchema } from '../../../db/entities';
-import { CARD_BRANDS } from '../tokens/card-rules';
+import { CARD_BRANDS } from '../tokens/card.rules';
 
 /** Installment plans offered for credit cards when any active connector supports them (decision: 1–12). */
 export const CREDIT_CARD_INSTALLMENTS = { min: 1, max: 12 } as const;
