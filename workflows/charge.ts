@@ -1,7 +1,8 @@
 /**
  * The charge-cascade workflow (id charge-<tx id>): open the transaction, plan the connectors with the routing
- * engine, try them in order — a retryable outcome moves on to the next connector (is_fallback), anything else
- * stops — and write the final state. pix/boleto end here as pending; a child settlement workflow
+ * engine, try them in order — an outcome safe to retry elsewhere moves on to the next connector (is_fallback),
+ * anything else stops (a hard decline; an unknown outcome the attempt's lookup could not resolve) — and write the
+ * final state. pix/boleto end here as pending; a child settlement workflow
  * (charge-settlement-<tx id>, abandoned by this one) waits durably for the provider's webhook or the expiry.
  * History holds ids, amounts and outcomes only: card data and credentials are read inside attemptCharge.
  */
@@ -18,6 +19,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AttemptInput, AttemptResult, ChargeInput, ChargeResult, SettlementSignal } from './lib/charge-types';
+import { isSafeToTryNextConnector } from '../activities/connectors/connector';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { databaseActivities, providerActivities } from './lib/payment-activities';
 
@@ -28,7 +30,6 @@ export const chargeWorkflowId = (transactionId: string) => `charge-${transaction
 export const settlementWorkflowId = (transactionId: string) => `charge-settlement-${transactionId}`;
 export const settlementSignal = defineSignal<[SettlementSignal]>('providerEvent');
 
-const RETRYABLE = new Set(['soft_decline', 'processing_error', 'network_error']);
 
 const setStatus = (status: string) =>
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: status }]);
@@ -112,7 +113,8 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       });
       return { transactionId: id, status: 'pending' };
     }
-    if (!RETRYABLE.has(result.outcome)) break;
+    // A hard decline stops; so does `unknown` (the provider may have charged and its lookup could not tell).
+    if (!isSafeToTryNextConnector(result.outcome)) break;
   }
   return finish('failed');
 }

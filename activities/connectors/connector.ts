@@ -3,11 +3,29 @@
  * charge-cascade workflow reasons about. Each adapter maps its provider's own codes onto it exactly once.
  */
 
-/** approved: done. pending: async (pix/boleto) or provider still deciding. The rest are declines/failures. */
-export type Outcome = 'approved' | 'pending' | 'soft_decline' | 'hard_decline' | 'processing_error' | 'network_error';
+/**
+ * approved: done. pending: async (pix/boleto) or provider still deciding. soft/hard_decline: the provider refused.
+ * processing_error: the provider answered without processing (4xx validation, credentials) or we never sent.
+ * network_error: refused before the request was sent (connection refused, DNS failure): nothing reached the provider.
+ * unknown: sent, but no definitive answer (a timeout, a connection reset mid-response, a 5xx) — the provider may
+ * have charged, so only a lookup at the same provider (or the reconciler) can say what happened.
+ */
+export type Outcome =
+  | 'approved'
+  | 'pending'
+  | 'soft_decline'
+  | 'hard_decline'
+  | 'processing_error'
+  | 'network_error'
+  | 'unknown';
 
-/** Retryable outcomes move the cascade to the next connector; a hard decline stops it. */
+/**
+ * The one definition of "safe to try the next connector" (charge cascade and card verification): outcomes where the
+ * provider certainly did not charge. A hard decline stops the cascade; `unknown` stops it too (it may have charged).
+ */
 export const RETRYABLE_OUTCOMES: ReadonlySet<Outcome> = new Set(['soft_decline', 'processing_error', 'network_error']);
+
+export const isSafeToTryNextConnector = (outcome: Outcome): boolean => RETRYABLE_OUTCOMES.has(outcome);
 
 export type PaymentMethod = 'card' | 'pix' | 'boleto' | 'wallet';
 
@@ -57,6 +75,16 @@ export interface ProviderResult {
   networkTransactionId?: string | null;
 }
 
+/**
+ * A lookup of an earlier request by its idempotency key. found: the provider processed it (result is what it
+ * decided). not_found: the provider holds nothing under the key (it never processed the request). unknown: the lookup
+ * could not tell (no answer, 5xx, the original still in flight).
+ */
+export type LookupResult =
+  | { status: 'found'; result: ProviderResult }
+  | { status: 'not_found' }
+  | { status: 'unknown'; rawCode: string | null };
+
 export interface InboundWebhook {
   /** The provider's event id: the dedup key for applying it once. */
   eventId: string;
@@ -97,6 +125,11 @@ export interface ConnectorAdapter {
     call: ProviderCall,
     request: { providerReference: string; amount: number; currency: string; reference: string },
   ): Promise<ProviderResult>;
+  /**
+   * Looks up the authorize (or verify) request sent under call.idempotencyKey, without repeating it: how an
+   * unknown outcome (timeout, reset, 5xx) is resolved. Never throws for transport failures.
+   */
+  lookup(call: ProviderCall, request: { operation: 'authorize' | 'verify' }): Promise<LookupResult>;
   /** Zero-amount card verification (instrument enrolment). */
   verifyCard(
     call: ProviderCall,

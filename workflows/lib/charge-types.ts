@@ -64,7 +64,15 @@ export interface AttemptInput {
   idempotencyKey: string;
 }
 
-export type Outcome = 'approved' | 'pending' | 'soft_decline' | 'hard_decline' | 'processing_error' | 'network_error';
+/** The connector taxonomy (activities/connectors/connector.ts); `unknown`: the provider may have charged. */
+export type Outcome =
+  | 'approved'
+  | 'pending'
+  | 'soft_decline'
+  | 'hard_decline'
+  | 'processing_error'
+  | 'network_error'
+  | 'unknown';
 
 export interface AttemptResult {
   outcome: Outcome;
