@@ -152,13 +152,23 @@ export function lookupByKey(
       reply: json(200, {
         idempotency_key: key,
         status: 'processed',
-        response: { http_status: stored.reply.status, body: stored.reply.body ?? null },
+        response: { http_status: stored.reply.status, body: asJson(stored.reply.body) },
       }),
-      entry: entry('approved', 'found', { reference, amount, currency, payment_method, card_last4, provider_reference }),
+      entry: entry('approved', 'found', {
+        reference,
+        amount,
+        currency,
+        payment_method,
+        card_last4,
+        provider_reference,
+      }),
     };
   }
   if (ctx.store.inFlight.has(slot))
-    return { reply: json(409, { idempotency_key: key, status: 'in_progress' }), entry: entry('rejected', 'in_progress') };
+    return {
+      reply: json(409, { idempotency_key: key, status: 'in_progress' }),
+      entry: entry('rejected', 'in_progress'),
+    };
   return { reply: json(404, { idempotency_key: key, status: 'not_found' }), entry: entry('rejected', 'not_found') };
 }
 
@@ -175,3 +185,13 @@ export function paymentFields(payment: Payment, amount: number | null = null): P
 }
 
 export const ISO_CURRENCY = /^[A-Za-z]{3}$/;
+
+/** A stored body as JSON in the lookup envelope (provider_d's replies are BOM-prefixed JSON text). */
+function asJson(body: unknown): unknown {
+  if (typeof body !== 'string') return body ?? null;
+  try {
+    return JSON.parse(body.replace(/^\uFEFF/, '')) as unknown;
+  } catch {
+    return body;
+  }
+}
