@@ -131,3 +131,24 @@ async function attemptsOf(tenant: Tenant, transactionId: string): Promise<any[]>
   expect(res.status, res.text).to.equal(200);
   return res.body.data;
 }
+
+describe('POST /api/v1/transactions — an infrastructure error inside attemptCharge is never a decline', () => {
+  it('an unreadable connector secret is thrown and retried, then leaves the attempt unresolved: no cascade', async function () {
+    this.timeout(60_000);
+    const tenant = await createTenant();
+    const connectors = await cascade(tenant, ['provider_a', 'checkout']);
+    await override(connectors[1], 'approve');
+    // Not a business failure (the connector exists): the key ring cannot open it, as after a botched key rotation.
+    await stack()
+      .orm.em.fork()
+      .execute(`update merchant_connectors set credentials_encrypted = 'v1:corrupt' where id = ?`, [connectors[0].id]);
+    const res = await charge(tenant, cardCharge(await cardToken(tenant)));
+    expect(res.status, res.text).to.equal(201);
+    const tx = res.body.data;
+    expect(tx.status).to.equal('failed');
+    expect(tx.timeline.map((a: any) => [a.connector_id, a.error_code])).to.deep.equal([
+      [connectors[0].id, 'provider_outcome_unknown'],
+    ]);
+    expect(await charges(tx.id)).to.deep.equal([]);
+  });
+});
