@@ -30,7 +30,6 @@ export const chargeWorkflowId = (transactionId: string) => `charge-${transaction
 export const settlementWorkflowId = (transactionId: string) => `charge-settlement-${transactionId}`;
 export const settlementSignal = defineSignal<[SettlementSignal]>('providerEvent');
 
-
 const setStatus = (status: string) =>
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: status }]);
 

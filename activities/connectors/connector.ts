@@ -11,13 +11,7 @@
  * have charged, so only a lookup at the same provider (or the reconciler) can say what happened.
  */
 export type Outcome =
-  | 'approved'
-  | 'pending'
-  | 'soft_decline'
-  | 'hard_decline'
-  | 'processing_error'
-  | 'network_error'
-  | 'unknown';
+  'approved' | 'pending' | 'soft_decline' | 'hard_decline' | 'processing_error' | 'network_error' | 'unknown';
 
 /**
  * The one definition of "safe to try the next connector" (charge cascade and card verification): outcomes where the
@@ -81,9 +75,7 @@ export interface ProviderResult {
  * could not tell (no answer, 5xx, the original still in flight).
  */
 export type LookupResult =
-  | { status: 'found'; result: ProviderResult }
-  | { status: 'not_found' }
-  | { status: 'unknown'; rawCode: string | null };
+  { status: 'found'; result: ProviderResult } | { status: 'not_found' } | { status: 'unknown'; rawCode: string | null };
 
 export interface InboundWebhook {
   /** The provider's event id: the dedup key for applying it once. */

@@ -54,8 +54,7 @@ export async function callProvider(
     // The cause may quote the URL; nothing from the request body is ever included.
     if (controller.signal.aborted)
       throw new ProviderUnreachableError('timeout', `No answer within ${call.timeoutMs} ms`);
-    if (refusedBeforeSending(error))
-      throw new ProviderUnreachableError('refused', 'Could not connect to the provider');
+    if (refusedBeforeSending(error)) throw new ProviderUnreachableError('refused', 'Could not connect to the provider');
     throw new ProviderUnreachableError('connection', 'The connection to the provider failed mid-request');
   } finally {
     clearTimeout(timer);

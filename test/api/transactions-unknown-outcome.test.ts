@@ -117,7 +117,10 @@ describe('POST /api/v1/transactions — an unknown outcome never cascades to ano
     const refunds = (await ledger({ reference: tx.id })).filter(
       (entry) => entry.operation === 'refund' && entry.outcome === 'approved',
     );
-    expect(refunds.map((entry) => entry.amount), JSON.stringify(tally)).to.deep.equal([1500]);
+    expect(
+      refunds.map((entry) => entry.amount),
+      JSON.stringify(tally),
+    ).to.deep.equal([1500]);
     const [attempt] = await attemptsOf(tenant, tx.id);
     expect(attempt).to.include({ error_code: 'reconciled_charge_reversed', outcome: 'approved' });
     expect(attempt.provider_reference).to.equal(charged[0].provider_reference);

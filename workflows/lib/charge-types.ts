@@ -66,13 +66,7 @@ export interface AttemptInput {
 
 /** The connector taxonomy (activities/connectors/connector.ts); `unknown`: the provider may have charged. */
 export type Outcome =
-  | 'approved'
-  | 'pending'
-  | 'soft_decline'
-  | 'hard_decline'
-  | 'processing_error'
-  | 'network_error'
-  | 'unknown';
+  'approved' | 'pending' | 'soft_decline' | 'hard_decline' | 'processing_error' | 'network_error' | 'unknown';
 
 export interface AttemptResult {
   outcome: Outcome;

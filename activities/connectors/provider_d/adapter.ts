@@ -142,7 +142,9 @@ export const providerDAdapter: ConnectorAdapter = {
         callProvider(call, {
           method: 'POST',
           path: PATH,
-          json: { getTransactionByRefIdRequest: { merchantAuthentication: auth(call), refId: refIdFor(call.idempotencyKey) } },
+          json: {
+            getTransactionByRefIdRequest: { merchantAuthentication: auth(call), refId: refIdFor(call.idempotencyKey) },
+          },
         }),
       fromTransaction,
     ),
