@@ -5,6 +5,7 @@ import { createWebhookActivities, type WebhookDeps } from './webhooks';
 import { createVaultActivities, type VaultDeps } from './vault';
 import { createPaymentActivities } from './payments';
 import { createOperationActivities } from './payments/operations';
+import { createReconcileActivities } from './payments/reconcile';
 
 export type ActivityDeps = HousekeepingDeps & CheckoutDeps & WebhookDeps & VaultDeps;
 
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createVaultActivities(deps),
     ...createPaymentActivities(deps),
     ...createOperationActivities(deps),
+    ...createReconcileActivities(deps),
   };
 }
 

@@ -16,9 +16,16 @@ export type Scenario =
   | 'fraud'
   | 'processing_error'
   | 'timeout'
-  | 'slow';
+  | 'slow'
+  /** Override only: the provider approves (and records the payment under the key) but the answer is lost. */
+  | 'approved_no_answer'
+  /** Override only: the provider approves, but the caller gets a 5xx (e.g. from a gateway in front of it). */
+  | 'approved_server_error';
 
-export type DeclineReason = Exclude<Scenario, 'approve' | 'processing_error' | 'timeout' | 'slow'>;
+export type DeclineReason = Exclude<
+  Scenario,
+  'approve' | 'processing_error' | 'timeout' | 'slow' | 'approved_no_answer' | 'approved_server_error'
+>;
 
 export interface TestCard {
   number: string;

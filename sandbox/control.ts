@@ -36,7 +36,11 @@ const SCENARIOS: readonly Scenario[] = [
   'processing_error',
   'timeout',
   'slow',
+  'approved_no_answer',
+  'approved_server_error',
 ];
+/** What a lookup by idempotency key can be forced to do: never answer, or answer 5xx. */
+const LOOKUP_SCENARIOS: readonly Scenario[] = ['timeout', 'processing_error'];
 const STAGES: readonly DisputeStage[] = ['opened', 'updated', 'won', 'lost'];
 const LEDGER_FILTERS = ['provider', 'account', 'idempotency_key', 'reference', 'operation', 'provider_reference'];
 const EVENT_FILTERS = ['provider', 'account', 'payment_id', 'reference', 'type'];
@@ -227,8 +231,11 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
       if ('status' in resolved) return resolved;
       if (!SANDBOX_PROVIDERS.includes(resolved.provider))
         return bad(`provider must be one of ${SANDBOX_PROVIDERS.join(', ')}`);
+      const operation = read.str(body.operation) ?? 'authorize';
+      if (operation !== 'authorize' && operation !== 'lookup') return bad('operation must be authorize or lookup');
+      const allowed = operation === 'lookup' ? LOOKUP_SCENARIOS : SCENARIOS;
       const scenario = read.str(body.scenario) as Scenario;
-      if (!SCENARIOS.includes(scenario)) return bad(`scenario must be one of ${SCENARIOS.join(', ')}`);
+      if (!allowed.includes(scenario)) return bad(`scenario must be one of ${allowed.join(', ')}`);
       const times = body.times === undefined ? null : read.int(body.times);
       if (times !== null && times < 1) return bad('times must be a positive integer');
       const override = {
@@ -238,6 +245,7 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
         reference: read.str(body.reference),
         scenario,
         remaining: times,
+        operation: operation,
       };
       store.overrides.push(override);
       return json(201, override);

@@ -45,14 +45,15 @@ export function decide(
   ctx: SandboxContext,
   input: Pick<PaymentInput, 'provider' | 'account' | 'reference' | 'amount' | 'card'>,
 ): Scenario {
-  const forced = ctx.store.takeOverride(input.provider, input.account, input.reference);
+  const forced = ctx.store.takeOverride(input.provider, input.account, input.reference, 'authorize');
   if (forced) return forced;
   return input.card ? input.card.scenario : amountScenario(input.amount);
 }
 
 /** Creates the payment for a scenario that reached the provider (not timeout/processing_error). */
 export function createPayment(ctx: SandboxContext, input: PaymentInput, scenario: Scenario): Payment {
-  const declined = scenario !== 'approve' && scenario !== 'slow' ? (scenario as DeclineReason) : null;
+  const approves = ['approve', 'slow', 'approved_no_answer', 'approved_server_error'].includes(scenario);
+  const declined = approves ? null : (scenario as DeclineReason);
   const asynchronous = input.method === 'pix' || input.method === 'boleto';
   let state: Payment['state'];
   if (declined) state = 'declined';

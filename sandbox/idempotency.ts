@@ -14,8 +14,11 @@ export type LedgerDraft = Omit<
 >;
 
 export interface Processed {
+  /** What goes back on the wire. */
   reply: HandlerResult;
   entry: LedgerDraft;
+  /** What the provider keeps under the key when it differs from the wire reply (it processed, the answer was lost). */
+  stored?: Reply;
 }
 
 export interface Scope {
@@ -35,7 +38,7 @@ export async function idempotent(store: Store, scope: Scope, run: () => Promise<
     record(store, base, processed);
     return processed.reply;
   }
-  const slot = `${scope.provider}\u0000${scope.account}\u0000${scope.key}`;
+  const slot = slotOf(scope.provider, scope.account, scope.key);
   const fingerprint = fingerprintOf(scope.request);
   const stored = store.idempotent.get(slot);
   if (stored || store.inFlight.has(slot)) {
@@ -65,13 +68,17 @@ export async function idempotent(store: Store, scope: Scope, run: () => Promise<
   try {
     const processed = await run();
     const entry = record(store, base, processed);
-    if (processed.reply !== HANG && processed.reply.status < 500)
-      store.idempotent.set(slot, { fingerprint, reply: processed.reply, entry });
+    const kept = processed.stored ?? processed.reply;
+    if (kept !== HANG && kept.status < 500) store.idempotent.set(slot, { fingerprint, reply: kept, entry });
     return processed.reply;
   } finally {
     store.inFlight.delete(slot);
   }
 }
+
+/** Where a provider account's idempotency key lives in the store (lookups by key read the same slot). */
+export const slotOf = (provider: SandboxProvider, account: string, key: string) =>
+  `${provider}\u0000${account}\u0000${key}`;
 
 function record(
   store: Store,

@@ -142,6 +142,8 @@ export interface Override {
   reference: string | null;
   scenario: Scenario;
   remaining: number | null;
+  /** Which calls it applies to: authorizations/verifications (default) or lookups by idempotency key. */
+  operation: 'authorize' | 'lookup';
 }
 
 export interface StoredReply {
@@ -179,9 +181,15 @@ export class Store {
   }
 
   /** Consumes the first override matching the call, if any (cascade tests force one provider to fail). */
-  takeOverride(provider: SandboxProvider, account: string, reference: string | null): Scenario | null {
+  takeOverride(
+    provider: SandboxProvider,
+    account: string,
+    reference: string | null,
+    operation: Override['operation'],
+  ): Scenario | null {
     const found = this.overrides.find(
       (o) =>
+        o.operation === operation &&
         o.provider === provider &&
         (o.account === null || o.account === account) &&
         (o.reference === null || o.reference === reference) &&

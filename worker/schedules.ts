@@ -5,7 +5,10 @@ export const HOUSEKEEPING_SCHEDULE_ID = 'switchyard-housekeeping';
 /** Starts the fan-out of any event still in the webhook outbox (see workflows/webhook-fan-out.ts). */
 export const WEBHOOK_SWEEP_SCHEDULE_ID = 'switchyard-webhook-outbox-sweep';
 
-/** Creates the housekeeping and webhook-sweep schedules once; later starts find them already there. */
+/** Settles charge attempts whose provider outcome stayed unknown (workflows/reconcile-unknown-outcomes.ts). */
+export const RECONCILE_SCHEDULE_ID = 'switchyard-reconcile-unknown-outcomes';
+
+/** Creates the housekeeping, webhook-sweep and reconciler schedules once; later starts find them already there. */
 export async function ensureSchedules(client: Client): Promise<void> {
   try {
     await client.schedule.create({
@@ -34,6 +37,22 @@ export async function ensureSchedules(client: Client): Promise<void> {
       },
       // A missed run needs no catching up: the next one sweeps everything still there.
       policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
+    });
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+  }
+  try {
+    await client.schedule.create({
+      scheduleId: RECONCILE_SCHEDULE_ID,
+      spec: { intervals: [{ every: '5 minutes' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'reconcileUnknownOutcomesWorkflow',
+        taskQueue: TASK_QUEUES.payments,
+        workflowId: 'switchyard-reconcile-unknown-outcomes-run',
+      },
+      // Each run takes up whatever is still unresolved: a missed run needs no catching up.
+      policies: { overlap: 'SKIP', catchupWindow: '5 minutes' },
     });
   } catch (error) {
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;

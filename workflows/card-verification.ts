@@ -5,7 +5,7 @@
  */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { RETRYABLE_OUTCOMES, type Outcome } from './lib/charge-types';
+import { isSafeToTryNextConnector, type Outcome } from './lib/charge-types';
 
 // One provider call per activity; an activity that crashes (database, worker restart) is retried with the same
 // provider idempotency key, so the provider sees one verification.
@@ -46,7 +46,8 @@ export async function cardVerificationWorkflow(input: CardVerificationInput): Pr
       idempotencyKey: `${workflowInfo().workflowId}:${index + 1}`,
     });
     last = { ...result, connectorId, attempts: index + 1 };
-    if (!RETRYABLE_OUTCOMES.has(result.outcome)) break;
+    // One definition with the charge cascade: an unknown outcome never moves on to another connector.
+    if (!isSafeToTryNextConnector(result.outcome)) break;
   }
   if (!last) throw new Error('cardVerificationWorkflow needs at least one connector');
   return last;

@@ -1,7 +1,8 @@
 /**
  * The charge-cascade workflow (id charge-<tx id>): open the transaction, plan the connectors with the routing
- * engine, try them in order — a retryable outcome moves on to the next connector (is_fallback), anything else
- * stops — and write the final state. pix/boleto end here as pending; a child settlement workflow
+ * engine, try them in order — an outcome safe to retry elsewhere moves on to the next connector (is_fallback),
+ * anything else stops (a hard decline; an unknown outcome the attempt's lookup could not resolve) — and write the
+ * final state. pix/boleto end here as pending; a child settlement workflow
  * (charge-settlement-<tx id>, abandoned by this one) waits durably for the provider's webhook or the expiry.
  * History holds ids, amounts and outcomes only: card data and credentials are read inside attemptCharge.
  */
@@ -18,7 +19,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import {
-  RETRYABLE_OUTCOMES,
+  isSafeToTryNextConnector,
   type AttemptInput,
   type AttemptResult,
   type ChargeInput,
@@ -118,7 +119,8 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       });
       return { transactionId: id, status: 'pending' };
     }
-    if (!RETRYABLE_OUTCOMES.has(result.outcome)) break;
+    // A hard decline stops; so does `unknown` (the provider may have charged and its lookup could not tell).
+    if (!isSafeToTryNextConnector(result.outcome)) break;
   }
   return finish('failed');
 }

@@ -6,3 +6,4 @@ export { webhookOutboxSweepWorkflow, webhookRecoverWorkflow } from './webhook-fa
 export { cardVerificationWorkflow } from './card-verification';
 export { chargeWorkflow, asyncSettlementWorkflow } from './charge';
 export { transactionOperationWorkflow } from './transaction-operation';
+export { reconcileUnknownOutcomesWorkflow } from './reconcile-unknown-outcomes';

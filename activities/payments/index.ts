@@ -12,6 +12,7 @@ import { moveTransaction, type TriggeredBy } from '../../domain/transactions/tra
 import { recordEvent } from '../../domain/events/events.outbox';
 import { presentTransactionHeader } from '../../domain/transactions/transactions.presenter';
 import { heartbeatWhile } from './heartbeat';
+import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
 import { NoActiveRoutingProfileError, planRoute } from '../../domain/routing/routing.load';
 import { readInstrumentCard, readTokenCard } from '../vault/card-source';
 import type { VaultSettings } from '../vault';
@@ -38,6 +39,7 @@ const ATTEMPT_STATUS: Record<Outcome, 'success' | 'pending' | 'failed' | 'error'
   hard_decline: 'failed',
   processing_error: 'error',
   network_error: 'error',
+  unknown: 'error',
 };
 
 export interface FinalizeInput {
@@ -208,7 +210,9 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
 
     /**
      * One provider call: records the attempt as started, calls the adapter with the stable idempotency key, and
-     * records its outcome. A retry after a crash replays at the provider (same key) instead of charging again.
+     * records its outcome. A retry after a crash replays at the provider (same key) instead of charging again. An
+     * unknown outcome is looked up at the same provider first; if that cannot tell, the attempt stays `unknown`
+     * (error_code provider_outcome_unknown) and the cascade stops — the reconciler settles it later.
      */
     async attemptCharge(input: AttemptInput): Promise<AttemptResult> {
       if (!vault) throw new Error('This worker was started without vault settings');
@@ -241,6 +245,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
             ? await readTokenCard(em, vault.encryptionKeys, tx.merchantId, tx.cardTokenId)
             : await readInstrumentCard(em, vault.encryptionKeys, tx.merchantId, tx.paymentInstrumentId!);
         }
+        const adapter = vault.adapterFor(connector.providerSlug);
         const request: AuthorizeRequest = {
           amount: tx.amount,
           currency: tx.currency,
@@ -256,15 +261,22 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           idempotencyKey: input.idempotencyKey,
           timeoutMs: vault.providerTimeoutMs,
         };
-        const adapter = vault.adapterFor(connector.providerSlug);
         // A setup verification validates the card without billing it: the provider's zero-amount check.
-        result = await heartbeatWhile(() =>
-          tx.chargeType === 'setup_verification' && card
-            ? adapter.verifyCard(call, { card, currency: tx.currency, reference: tx.id })
-            : adapter.authorize(call, request),
+        const verify = tx.chargeType === 'setup_verification' && card;
+        result = await heartbeatWhile(async () =>
+          resolveOutcome(
+            adapter,
+            call,
+            verify ? 'verify' : 'authorize',
+            verify
+              ? await adapter.verifyCard(call, { card: verify, currency: tx.currency, reference: tx.id })
+              : await adapter.authorize(call, request),
+          ),
         );
       } catch (error) {
-        // An unusable card or connector (deleted, token gone) is this attempt's failure, not the workflow's.
+        // Only an unusable card or connector (deleted, token gone) is this attempt's failure. Anything else (the
+        // database, the key ring) is thrown: Temporal retries the activity under the same key; it is never a decline.
+        if (!isUnusableAttemptSetup(error)) throw error;
         result = {
           outcome: 'processing_error',
           providerReference: null,
@@ -273,6 +285,8 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
         };
       }
       const status = ATTEMPT_STATUS[result.outcome];
+      // An outcome nobody could establish is left for the reconciler under the code it looks for.
+      const errorCode = result.outcome === 'unknown' ? UNRESOLVED_PROVIDER_CALL : result.rawCode;
       await em.execute(
         `update transaction_attempts set status = ?, outcome = ?, finished_at = case when ? = 'pending' then null else coalesce(finished_at, now()) end,
            error_category = ?, error_code = ?, error_message = ?, provider_reference = ?
@@ -282,7 +296,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           result.outcome,
           status,
           status === 'success' || status === 'pending' ? null : result.outcome,
-          status === 'success' || status === 'pending' ? null : result.rawCode,
+          status === 'success' || status === 'pending' ? null : errorCode,
           result.rawMessage,
           result.providerReference,
           input.transactionId,

@@ -8,6 +8,11 @@ import { CardTokenCvcSchema, CardTokenSchema, PaymentInstrumentSchema } from '..
 import { decryptSecret, type KeyMaterial } from '../../domain/platform/crypto';
 import type { CardData } from '../../domain/connectors/connector';
 
+/** The sealed card cannot be read for a business reason (not an outage): the charge attempt fails, not retried. */
+export class CardUnavailableError extends Error {
+  override name = 'CardUnavailableError';
+}
+
 /** The card of an active token; throws when the token is missing, used or expired (its data is gone then). */
 export async function readTokenCard(
   em: EntityManager,
@@ -17,7 +22,7 @@ export async function readTokenCard(
 ): Promise<CardData> {
   const token = await em.findOne(CardTokenSchema, { id: tokenId, merchantId });
   if (!token || token.status !== 'active' || !token.panEncrypted || token.expiresAt.getTime() <= Date.now()) {
-    throw new Error(`Card token ${tokenId} is not usable (missing, used or expired)`);
+    throw new CardUnavailableError(`Card token ${tokenId} is not usable (missing, used or expired)`);
   }
   const cvc = await em.findOne(CardTokenCvcSchema, { cardTokenId: tokenId });
   return {
@@ -37,7 +42,7 @@ export async function readInstrumentCard(
   instrumentId: string,
 ): Promise<CardData> {
   const instrument = await em.findOne(PaymentInstrumentSchema, { id: instrumentId, merchantId });
-  if (!instrument) throw new Error(`Payment instrument ${instrumentId} does not exist`);
+  if (!instrument) throw new CardUnavailableError(`Payment instrument ${instrumentId} does not exist`);
   return {
     number: decryptSecret(keys, instrument.panEncrypted),
     cvc: null,

@@ -3,6 +3,7 @@ import type { Orm } from '../../db/orm';
 import type { KeyMaterial } from '../../domain/platform/crypto';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import type { ConnectorAdapter, Outcome } from '../../domain/connectors/connector';
+import { resolveOutcome } from '../payments/unknown-outcome';
 import { readTokenCard } from './card-source';
 
 export interface VaultSettings {
@@ -49,15 +50,16 @@ export function createVaultActivities({ orm, vault }: VaultDeps) {
         input.connectorId,
       );
       const card = await readTokenCard(em, vault.encryptionKeys, input.merchantId, input.tokenId);
-      const result = await vault.adapterFor(connector.providerSlug).verifyCard(
-        {
-          baseUrl: vault.providerBaseUrl(connector),
-          credentials,
-          idempotencyKey: input.idempotencyKey,
-          timeoutMs: vault.providerTimeoutMs,
-        },
-        { card, currency: input.currency, reference: input.tokenId },
-      );
+      const adapter = vault.adapterFor(connector.providerSlug);
+      const call = {
+        baseUrl: vault.providerBaseUrl(connector),
+        credentials,
+        idempotencyKey: input.idempotencyKey,
+        timeoutMs: vault.providerTimeoutMs,
+      };
+      const sent = await adapter.verifyCard(call, { card, currency: input.currency, reference: input.tokenId });
+      // Like a charge attempt: an unknown outcome is looked up under the same key before the workflow decides.
+      const result = await resolveOutcome(adapter, call, 'verify', sent);
       return {
         outcome: result.outcome,
         providerReference: result.providerReference,

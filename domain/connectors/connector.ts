@@ -55,6 +55,14 @@ export interface ProviderResult {
   networkTransactionId?: string | null;
 }
 
+/**
+ * A lookup of an earlier request by its idempotency key. found: the provider processed it (result is what it
+ * decided). not_found: the provider holds nothing under the key (it never processed the request). unknown: the lookup
+ * could not tell (no answer, 5xx, the original still in flight).
+ */
+export type LookupResult =
+  { status: 'found'; result: ProviderResult } | { status: 'not_found' } | { status: 'unknown'; rawCode: string | null };
+
 export interface InboundWebhook {
   /** The provider's event id: the dedup key for applying it once. */
   eventId: string;
@@ -95,6 +103,11 @@ export interface ConnectorAdapter {
     call: ProviderCall,
     request: { providerReference: string; amount: number; currency: string; reference: string },
   ): Promise<ProviderResult>;
+  /**
+   * Looks up the authorize (or verify) request sent under call.idempotencyKey, without repeating it: how an
+   * unknown outcome (timeout, reset, 5xx) is resolved. Never throws for transport failures.
+   */
+  lookup(call: ProviderCall, request: { operation: 'authorize' | 'verify' }): Promise<LookupResult>;
   /** Zero-amount card verification (instrument enrolment). */
   verifyCard(
     call: ProviderCall,

@@ -1,13 +1,17 @@
 /**
  * Errors the adapters raise. Provider declines are never errors: they are ProviderResults. These are for the
- * transport (mapped to network_error by the adapters themselves) and for inbound webhooks.
+ * transport (mapped to network_error or unknown by the adapters themselves) and for inbound webhooks.
  */
 export { InvalidWebhookError } from './connector';
 
-/** The provider could not be reached or did not answer within the call's timeout. Never carries request data. */
+/**
+ * The provider could not be reached or did not answer within the call's timeout. Never carries request data.
+ * refused: the request was never sent (connection refused, DNS failure). timeout / connection (reset mid-exchange):
+ * it may have been sent and processed.
+ */
 export class ProviderUnreachableError extends Error {
   constructor(
-    readonly kind: 'timeout' | 'connection',
+    readonly kind: 'refused' | 'timeout' | 'connection',
     message: string,
   ) {
     super(message);

@@ -1,9 +1,10 @@
 /**
- * The adapters' one way to call a provider: fetch with an AbortController deadline. A timeout or a connection
- * failure becomes ProviderUnreachableError (→ network_error); any HTTP answer, 5xx included, is returned for the
- * provider's transformer to classify. Request bodies (which may hold card data) never reach an error message.
+ * The adapters' one way to call a provider: fetch with an AbortController deadline. A transport failure becomes
+ * ProviderUnreachableError: refused before sending → network_error (nothing reached the provider); a timeout or a
+ * connection lost mid-exchange → unknown (it may have charged). Any HTTP answer is returned for the provider's
+ * transformer to classify (a 5xx is unknown too). Request bodies (which may hold card data) never reach an error.
  */
-import type { Outcome, ProviderCall, ProviderResult } from './connector';
+import type { LookupResult, Outcome, ProviderCall, ProviderResult } from './connector';
 import { ProviderUnreachableError } from './errors';
 
 export interface ProviderRequest {
@@ -49,33 +50,96 @@ export async function callProvider(
     });
     const text = await response.text();
     return { status: response.status, body: parseObject(text) };
-  } catch {
+  } catch (error) {
     // The cause may quote the URL; nothing from the request body is ever included.
     if (controller.signal.aborted)
       throw new ProviderUnreachableError('timeout', `No answer within ${call.timeoutMs} ms`);
-    throw new ProviderUnreachableError('connection', 'Could not connect to the provider');
+    if (refusedBeforeSending(error)) throw new ProviderUnreachableError('refused', 'Could not connect to the provider');
+    throw new ProviderUnreachableError('connection', 'The connection to the provider failed mid-request');
   } finally {
     clearTimeout(timer);
   }
 }
 
-/** Runs a provider call; an unreachable provider is a network_error result (retryable), not an exception. */
+/**
+ * Error codes that prove the request never left this machine (no connection was ever established), so the provider
+ * cannot have seen it. Anything else (ECONNRESET, "other side closed", a TLS failure after the handshake) is not proof.
+ */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function refusedBeforeSending(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown; errors?: Array<{ code?: unknown }> } } | null)?.cause;
+  const codes = [cause?.code, ...(cause?.errors ?? []).map((nested) => nested?.code)];
+  // A multi-address connect (happy eyeballs) fails with one error per address: all of them must be refusals.
+  const known = codes.filter((code): code is string => typeof code === 'string');
+  return known.length > 0 && known.every((code) => NOT_SENT_CODES.has(code));
+}
+
+/** Runs a provider call; an unreachable provider is a result (network_error or unknown), not an exception. */
 export async function withTransport(run: () => Promise<ProviderResult>): Promise<ProviderResult> {
   try {
     return await run();
   } catch (error) {
     if (error instanceof ProviderUnreachableError) {
-      return { outcome: 'network_error', providerReference: null, rawCode: error.kind, rawMessage: error.message };
+      const outcome: Outcome = error.kind === 'refused' ? 'network_error' : 'unknown';
+      return { outcome, providerReference: null, rawCode: error.kind, rawMessage: error.message };
     }
     throw error;
   }
 }
 
-/** Shared by every transformer: a 5xx means the provider failed, whatever its body says. */
+/**
+ * An adapter's lookup of an earlier request by its idempotency key, at the sandbox-style endpoint every provider
+ * module exposes: 200 {status: processed, response: {http_status, body}} replays what the provider answered (fed to
+ * the same transformer as the original call), 404 {status: not_found} means nothing is stored under the key, and
+ * anything else (409 still in progress, 5xx, no answer) cannot tell.
+ */
+export async function lookupByKey(
+  run: () => Promise<ProviderResponse | { failure: ProviderResult }>,
+  transform: (response: ProviderResponse) => ProviderResult,
+): Promise<LookupResult> {
+  let response: ProviderResponse;
+  try {
+    const answer = await run();
+    if ('failure' in answer) return { status: 'unknown', rawCode: answer.failure.rawCode };
+    response = answer;
+  } catch (error) {
+    if (error instanceof ProviderUnreachableError) return { status: 'unknown', rawCode: error.kind };
+    throw error;
+  }
+  const status = field.str(response.body?.status);
+  if (response.status === 404 && status === 'not_found') return { status: 'not_found' };
+  const original = field.obj(response.body?.response);
+  const originalStatus = field.num(original.http_status);
+  if (response.status !== 200 || status !== 'processed' || originalStatus === null)
+    return { status: 'unknown', rawCode: `lookup_http_${response.status}` };
+  const body = original.body;
+  const result = transform({
+    status: originalStatus,
+    body: body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null,
+  });
+  return result.outcome === 'unknown' ? { status: 'unknown', rawCode: result.rawCode } : { status: 'found', result };
+}
+
+/** Shared by every transformer: a 5xx means the provider failed, whatever its body says — maybe after charging. */
 export function serverFailure(response: ProviderResponse, rawCode: string | null = null): ProviderResult | null {
   if (response.status < 500) return null;
   return {
-    outcome: 'processing_error',
+    outcome: 'unknown',
     providerReference: null,
     rawCode: rawCode ?? `http_${response.status}`,
     rawMessage: `Provider answered HTTP ${response.status}`,

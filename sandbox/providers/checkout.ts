@@ -16,6 +16,7 @@ import {
   draft,
   ISO_CURRENCY,
   looksInvalid,
+  lookupByKey,
   paymentFields,
   rejected,
   type ProviderFactory,
@@ -210,6 +211,11 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
           render: (payment) => json(payment.state === 'pending' ? 202 : 201, paymentBody(payment)),
         });
       }),
+    )
+    .on('GET', '/idempotency-keys/:key', (request) =>
+      guarded(request, 'lookup', async (account) =>
+        lookupByKey(ctx, { provider: 'checkout', account, key: request.params.key }, serverError),
+      ),
     )
     .on('GET', '/payments/:id', (request) =>
       guarded(request, 'lookup', async (account) => {

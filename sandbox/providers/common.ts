@@ -4,8 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { createPayment, decide, type PaymentInput, type SandboxContext } from '../engine';
-import { HANG, type Reply, type Router } from '../http';
-import type { LedgerDraft, Processed } from '../idempotency';
+import { HANG, json, type Reply, type Router } from '../http';
+import { slotOf, type LedgerDraft, type Processed } from '../idempotency';
 import type {
   LedgerOutcome,
   Operation,
@@ -115,15 +115,60 @@ export async function authorizeFlow(ctx: SandboxContext, spec: AuthorizeSpec): P
   }
   if (scenario === 'slow') await ctx.sleep(ctx.slowMs);
   const payment = createPayment(ctx, input, scenario);
-  return {
-    reply: spec.render(payment),
-    entry: draft(spec.operation, {
-      ...base,
-      outcome: ledgerOutcome(payment),
-      reason: payment.declineReason,
-      provider_reference: payment.id,
-    }),
-  };
+  const entry = draft(spec.operation, {
+    ...base,
+    outcome: ledgerOutcome(payment),
+    reason: payment.declineReason ?? (scenario === 'approve' || scenario === 'slow' ? null : scenario),
+    provider_reference: payment.id,
+  });
+  // Processed and kept under the key, but the caller never learns it: the case a lookup by key must resolve.
+  if (scenario === 'approved_no_answer') return { reply: HANG, entry, stored: spec.render(payment) };
+  if (scenario === 'approved_server_error') return { reply: spec.serverError(), entry, stored: spec.render(payment) };
+  return { reply: spec.render(payment), entry };
+}
+
+/**
+ * A lookup by idempotency key (the same envelope at every provider; see docs/sandbox.md): 200 replays what the
+ * provider answered the original request, 404 when nothing is stored under the key, 409 while the original is still
+ * running. Read-only; a `lookup` override can make it hang or answer 5xx.
+ */
+export function lookupByKey(
+  ctx: SandboxContext,
+  scope: { provider: SandboxProvider; account: string; key: string | null },
+  serverError: () => Reply,
+): Processed {
+  const forced = ctx.store.takeOverride(scope.provider, scope.account, null, 'lookup');
+  const entry = (outcome: LedgerOutcome, reason: string | null, fields: Partial<LedgerDraft> = {}) =>
+    draft('lookup', { outcome, reason, ...fields });
+  if (forced === 'timeout') return { reply: HANG, entry: entry('timeout', 'timeout') };
+  if (forced === 'processing_error') return { reply: serverError(), entry: entry('error', 'processing_error') };
+  const key = scope.key ?? '';
+  const slot = slotOf(scope.provider, scope.account, key);
+  const stored = ctx.store.idempotent.get(slot);
+  if (stored) {
+    const { reference, amount, currency, payment_method, card_last4, provider_reference } = stored.entry;
+    return {
+      reply: json(200, {
+        idempotency_key: key,
+        status: 'processed',
+        response: { http_status: stored.reply.status, body: asJson(stored.reply.body) },
+      }),
+      entry: entry('approved', 'found', {
+        reference,
+        amount,
+        currency,
+        payment_method,
+        card_last4,
+        provider_reference,
+      }),
+    };
+  }
+  if (ctx.store.inFlight.has(slot))
+    return {
+      reply: json(409, { idempotency_key: key, status: 'in_progress' }),
+      entry: entry('rejected', 'in_progress'),
+    };
+  return { reply: json(404, { idempotency_key: key, status: 'not_found' }), entry: entry('rejected', 'not_found') };
 }
 
 /** The ledger fields describing an operation on an existing payment. */
@@ -139,3 +184,13 @@ export function paymentFields(payment: Payment, amount: number | null = null): P
 }
 
 export const ISO_CURRENCY = /^[A-Za-z]{3}$/;
+
+/** A stored body as JSON in the lookup envelope (provider_d's replies are BOM-prefixed JSON text). */
+function asJson(body: unknown): unknown {
+  if (typeof body !== 'string') return body ?? null;
+  try {
+    return JSON.parse(body.replace(/^\uFEFF/, '')) as unknown;
+  } catch {
+    return body;
+  }
+}

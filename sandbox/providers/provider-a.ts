@@ -15,6 +15,7 @@ import {
   draft,
   ISO_CURRENCY,
   looksInvalid,
+  lookupByKey,
   paymentFields,
   rejected,
   type ProviderFactory,
@@ -244,6 +245,11 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
           render: (payment) => intentReply(payment, false, 'setup_intent'),
         });
       }),
+    )
+    .on('GET', '/v1/idempotency_keys/:key', (request) =>
+      guarded(request, 'lookup', async (account) =>
+        lookupByKey(ctx, { provider: 'provider_a', account, key: request.params.key }, serverError),
+      ),
     )
     .on('GET', '/v1/payment_intents/:id', (request) =>
       guarded(request, 'lookup', async (account) => {

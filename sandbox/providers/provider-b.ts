@@ -15,6 +15,7 @@ import {
   draft,
   ISO_CURRENCY,
   looksInvalid,
+  lookupByKey,
   paymentFields,
   rejected,
   type ProviderFactory,
@@ -245,6 +246,11 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
           render: (payment) => json(200, paymentResponse(payment)),
         });
       }),
+    )
+    .on('POST', '/v71/payments/lookup', (request) =>
+      guarded(request, 'lookup', async (account, body) =>
+        lookupByKey(ctx, { provider: 'provider_b', account, key: read.str(body.idempotencyKey) }, serverError),
+      ),
     )
     .on('POST', '/v71/payments/:psp/captures', modification('capture'))
     .on('POST', '/v71/payments/:psp/cancels', modification('void'))

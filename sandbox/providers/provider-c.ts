@@ -16,6 +16,7 @@ import {
   authorizeFlow,
   draft,
   looksInvalid,
+  lookupByKey,
   paymentFields,
   rejected,
   type ProviderFactory,
@@ -273,6 +274,11 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
     .on('POST', '/oauth/token', issueToken)
     .on('POST', '/v1/card_tokens', (request) => guarded(request, 'tokenize', tokenize))
     .on('POST', '/v1/payments', (request) => guarded(request, 'authorize', createPayment, true))
+    .on('GET', '/v1/idempotency_keys/:key', (request) =>
+      guarded(request, 'lookup', async (account) =>
+        lookupByKey(ctx, { provider: 'provider_c', account, key: request.params.key }, serverError),
+      ),
+    )
     .on('GET', '/v1/payments/:id', (request) =>
       guarded(request, 'lookup', async (account) => {
         const payment = owned(account, request.params.id);

@@ -8,7 +8,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { cardFacts, type DeclineReason } from '../cards';
 import { capture, refund, voidPayment, type SandboxContext } from '../engine';
-import { read, Router, type Reply, type SandboxRequest } from '../http';
+import { HANG, read, Router, type Reply, type SandboxRequest } from '../http';
 import { idempotent, type Processed } from '../idempotency';
 import { decimalToMinor, minorToDecimal } from '../money';
 import { numericId, type Operation, type Payment } from '../store';
@@ -17,6 +17,7 @@ import {
   draft,
   ISO_CURRENCY,
   looksInvalid,
+  lookupByKey,
   paymentFields,
   rejected,
   type ProviderFactory,
@@ -137,7 +138,7 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
     const operation: Operation =
       rootName === 'createTransactionRequest'
         ? (TYPES[read.str(read.obj(root.transactionRequest).transactionType) ?? ''] ?? 'authorize')
-        : rootName === 'getTransactionDetailsRequest'
+        : rootName === 'getTransactionDetailsRequest' || rootName === 'getTransactionByRefIdRequest'
           ? 'lookup'
           : 'test_credentials';
     if (!account)
@@ -168,6 +169,13 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
       return reply({ refId, messages: ok });
     }
     if (rootName === 'getTransactionDetailsRequest') return details(account, read.str(root.transId) ?? '');
+    if (rootName === 'getTransactionByRefIdRequest') {
+      // The refId here is the original request's (the key), so this read is not itself keyed.
+      const processed = lookupByKey(ctx, { provider: 'provider_d', account, key: refId }, serverError);
+      const status = processed.reply === HANG ? null : processed.reply.status;
+      store.record({ provider: 'provider_d', account, idempotency_key: null, http_status: status, ...processed.entry });
+      return processed.reply;
+    }
     if (rootName !== 'createTransactionRequest')
       return refuse(operation, 'unknown_method', apiError('E00001', `Unknown method ${rootName}.`), account);
     const transaction = read.obj(root.transactionRequest);

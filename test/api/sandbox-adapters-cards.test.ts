@@ -1,8 +1,10 @@
 /**
  * Every connector adapter against the real sandbox PSP: each test card's scenario comes back as the right
- * normalised outcome with the provider's own raw code; timeouts, 5xx and slow answers behave as the taxonomy says.
+ * normalised outcome with the provider's own raw code; timeouts and 5xx are unknown, a refused connection is a
+ * network_error, and slow answers behave as the taxonomy says.
  */
 import { expect } from 'chai';
+import net from 'node:net';
 import type { Outcome } from '../../domain/connectors/connector';
 import { adapterFor } from '../../domain/connectors/registry';
 import { callFor, card, credentialsFor, currencyFor, ledger, reference, SLUGS, type Slug } from '../helpers/sandbox';
@@ -157,25 +159,25 @@ for (const slug of SLUGS) {
       expect(result.outcome).to.equal('hard_decline');
     });
 
-    it('returns processing_error when the provider answers 5xx', async () => {
+    it('returns unknown when the provider answers 5xx (it may have charged)', async () => {
       const result = await authorize('4000000000000119').promise;
-      expect(result).to.include({ outcome: 'processing_error', providerReference: null });
+      expect(result).to.include({ outcome: 'unknown', providerReference: null });
       expect(result.rawCode).to.match(/^http_5\d\d$/);
     });
 
-    it('returns network_error within the call timeout when the provider never answers', async () => {
+    it('returns unknown within the call timeout when the provider never answers (it may have charged)', async () => {
       const started = Date.now();
       const { promise, ref } = authorize('4000000000000408', { timeoutMs: 300 });
       const result = await promise;
-      expect(result).to.include({ outcome: 'network_error', rawCode: 'timeout', providerReference: null });
+      expect(result).to.include({ outcome: 'unknown', rawCode: 'timeout', providerReference: null });
       expect(Date.now() - started).to.be.below(1500);
       const entries = await ledger({ provider: slug, reference: ref });
       expect(entries.map((entry) => entry.outcome)).to.include('timeout');
     });
 
-    it('returns network_error when the provider cannot be reached at all', async () => {
+    it('returns network_error when the connection is refused (nothing was sent: safe to cascade)', async () => {
       const result = await adapter.authorize(
-        { ...callFor(slug, credentialsFor(slug)), baseUrl: 'http://127.0.0.1:9/unreachable' },
+        { ...callFor(slug, credentialsFor(slug)), baseUrl: `http://127.0.0.1:${await closedPort()}/unreachable` },
         {
           amount: 100,
           currency,
@@ -185,7 +187,7 @@ for (const slug of SLUGS) {
           card: card('4242424242424242'),
         },
       );
-      expect(result).to.include({ outcome: 'network_error', rawCode: 'connection' });
+      expect(result).to.include({ outcome: 'network_error', rawCode: 'refused' });
     });
 
     it('approves the slow card after about two seconds', async function () {
@@ -202,6 +204,16 @@ for (const slug of SLUGS) {
       const text = JSON.stringify(await ledger({ provider: slug, reference: ref }));
       expect(text).to.not.include('4000000000009995');
       expect(text).to.include('"card_last4":"9995"');
+    });
+  });
+}
+
+/** A local port nothing listens on (just released), so a connection to it is refused before anything is sent. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
     });
   });
 }

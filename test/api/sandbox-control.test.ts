@@ -49,8 +49,8 @@ describe('amount-driven scenarios for pix, boleto and wallet', () => {
     { amount: 10_051, outcome: 'soft_decline' },
     { amount: 10_052, outcome: 'soft_decline' },
     { amount: 10_053, outcome: 'hard_decline' },
-    { amount: 10_054, outcome: 'processing_error' },
-    { amount: 10_055, outcome: 'network_error' },
+    { amount: 10_054, outcome: 'unknown' },
+    { amount: 10_055, outcome: 'unknown' },
   ];
   for (const { amount, outcome } of rows) {
     it(`a provider_b pix of ${amount} (ends in ${amount % 100}) is ${outcome}`, async () => {

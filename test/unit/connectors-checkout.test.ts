@@ -101,7 +101,7 @@ describe('checkout transformers: status and response_code → outcome', () => {
     },
   );
 
-  it('a bodiless 401, a 403, a 422 and a 5xx are processing_error', () => {
+  it('a bodiless 401, a 403 and a 422 are processing_error; a 5xx is unknown', () => {
     expect(fromPayment(answer(401, null))).to.include({ outcome: 'processing_error', rawCode: 'http_401' });
     expect(fromAction(answer(403, { error_type: 'action_not_allowed' }), 'capture', 'pay_1')).to.include({
       outcome: 'processing_error',
@@ -111,7 +111,7 @@ describe('checkout transformers: status and response_code → outcome', () => {
       outcome: 'processing_error',
       rawCode: 'amount_invalid',
     });
-    expect(fromPayment(answer(502, null))).to.include({ outcome: 'processing_error', rawCode: 'http_502' });
+    expect(fromPayment(answer(502, null))).to.include({ outcome: 'unknown', rawCode: 'http_502' });
   });
 });
 

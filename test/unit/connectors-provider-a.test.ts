@@ -149,9 +149,9 @@ describe('provider_a transformers: intent and refund statuses', () => {
     expect(fromIntent(refused, 'payment_intent').rawMessage).to.equal('The provider rejected the credentials');
   });
 
-  it('5xx is processing_error; 401/400/409 errors are processing_error with the provider code', () => {
+  it('5xx is unknown (the provider may have charged); 401/400/409 errors are processing_error with the provider code', () => {
     expect(fromIntent(answer(500, { error: { type: 'api_error' } }), 'payment_intent')).to.include({
-      outcome: 'processing_error',
+      outcome: 'unknown',
       rawCode: 'http_500',
     });
     expect(

@@ -146,9 +146,9 @@ describe('provider_b transformers: resultCode and refusalReasonCode → outcome'
     },
   );
 
-  it('5xx is processing_error; 401/403/422 are processing_error with the errorCode', () => {
+  it('5xx is unknown (the provider may have charged); 401/403/422 are processing_error with the errorCode', () => {
     expect(fromPayment(answer(500, { status: 500, errorCode: '000' }))).to.include({
-      outcome: 'processing_error',
+      outcome: 'unknown',
       rawCode: 'http_500',
     });
     expect(fromPayment(answer(401, { status: 401, errorCode: '000' }))).to.include({

@@ -121,11 +121,11 @@ describe('provider_c transformers: status and status_detail → outcome', () => 
     });
   });
 
-  it('updates are approved only in the expected status; 5xx and 4xx are processing_error', () => {
+  it('updates are approved only in the expected status; 4xx is processing_error, 5xx unknown', () => {
     expect(fromUpdate(answer(200, { id: 1, status: 'approved' }), 'approved').outcome).to.equal('approved');
     expect(fromUpdate(answer(200, { id: 1, status: 'cancelled' }), 'approved').outcome).to.equal('processing_error');
     expect(fromPayment(answer(500, { message: 'internal_error' }))).to.include({
-      outcome: 'processing_error',
+      outcome: 'unknown',
       rawCode: 'http_500',
     });
     expect(fromPayment(answer(401, { error: 'unauthorized' }))).to.include({

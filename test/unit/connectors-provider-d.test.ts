@@ -103,7 +103,7 @@ describe('provider_d transformers: responseCode and reason code → outcome', ()
         }),
       ),
     ).to.include({ outcome: 'processing_error', rawCode: 'E00007' });
-    expect(fromTransaction(answer(503, null))).to.include({ outcome: 'processing_error', rawCode: 'http_503' });
+    expect(fromTransaction(answer(503, null))).to.include({ outcome: 'unknown', rawCode: 'http_503' });
   });
 
   it('reads the masked card number for refunds from transaction details', () => {

@@ -68,12 +68,22 @@ export interface AttemptInput {
 
 /**
  * The normalised outcome taxonomy every adapter maps its provider's codes onto (domain/connectors/connector.ts).
- * approved: done. pending: async (pix/boleto) or provider still deciding. The rest are declines/failures.
+ * approved: done. pending: async (pix/boleto) or provider still deciding. soft/hard_decline: the provider refused.
+ * processing_error: the provider answered without processing (4xx validation, credentials) or we never sent.
+ * network_error: refused before the request was sent (connection refused, DNS failure): nothing reached the provider.
+ * unknown: sent, but no definitive answer (a timeout, a connection reset mid-response, a 5xx) — the provider may
+ * have charged, so only a lookup at the same provider (or the reconciler) can say what happened.
  */
-export type Outcome = 'approved' | 'pending' | 'soft_decline' | 'hard_decline' | 'processing_error' | 'network_error';
+export type Outcome =
+  'approved' | 'pending' | 'soft_decline' | 'hard_decline' | 'processing_error' | 'network_error' | 'unknown';
 
-/** Retryable outcomes move a cascade to the next connector; a hard decline stops it. */
+/**
+ * The one definition of "safe to try the next connector" (charge cascade and card verification): outcomes where the
+ * provider certainly did not charge. A hard decline stops the cascade; `unknown` stops it too (it may have charged).
+ */
 export const RETRYABLE_OUTCOMES: ReadonlySet<Outcome> = new Set(['soft_decline', 'processing_error', 'network_error']);
+
+export const isSafeToTryNextConnector = (outcome: Outcome): boolean => RETRYABLE_OUTCOMES.has(outcome);
 
 export interface AttemptResult {
   outcome: Outcome;

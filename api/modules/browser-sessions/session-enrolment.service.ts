@@ -29,7 +29,7 @@ export interface EnrolResult {
   last4: string;
   expMonth: number;
   expYear: number;
-  /** null when verified; otherwise the normalised outcome (soft_decline, hard_decline, processing_error, network_error). */
+  /** null when verified; otherwise the normalised outcome (soft_decline, hard_decline, processing_error, network_error, unknown). */
   reason: string | null;
 }
 

@@ -5,7 +5,14 @@
  */
 import type { CardData, ConnectorAdapter, ProviderCall } from '../connector';
 import type { CheckoutCredentials } from '../credentials';
-import { callProvider, credentialCheck, unsupportedMethod, withTransport, type ProviderRequest } from '../http';
+import {
+  callProvider,
+  credentialCheck,
+  lookupByKey,
+  unsupportedMethod,
+  withTransport,
+  type ProviderRequest,
+} from '../http';
 import { fromAction, fromPayment } from './transformers';
 import { parseWebhook } from './webhook';
 
@@ -116,6 +123,16 @@ export const checkoutAdapter: ConnectorAdapter = {
           },
         }),
       ),
+    ),
+
+  lookup: (call) =>
+    lookupByKey(
+      () =>
+        send(
+          { ...call, idempotencyKey: undefined },
+          { method: 'GET', path: `/idempotency-keys/${encodeURIComponent(call.idempotencyKey)}` },
+        ),
+      fromPayment,
     ),
 
   parseWebhook,

@@ -4,7 +4,14 @@
  */
 import type { AuthorizeRequest, CardData, ConnectorAdapter, ProviderCall } from '../connector';
 import type { ProviderACredentials } from '../credentials';
-import { callProvider, credentialCheck, unsupportedMethod, withTransport, type ProviderRequest } from '../http';
+import {
+  callProvider,
+  credentialCheck,
+  lookupByKey,
+  unsupportedMethod,
+  withTransport,
+  type ProviderRequest,
+} from '../http';
 import { fromIntent, fromModification, fromRefund } from './transformers';
 import { parseWebhook } from './webhook';
 
@@ -114,6 +121,16 @@ export const providerAAdapter: ConnectorAdapter = {
         }),
         'setup_intent',
       ),
+    ),
+
+  lookup: (call, request) =>
+    lookupByKey(
+      () =>
+        send(
+          { ...call, idempotencyKey: undefined },
+          { method: 'GET', path: `/v1/idempotency_keys/${encodeURIComponent(call.idempotencyKey)}` },
+        ),
+      (response) => fromIntent(response, request.operation === 'verify' ? 'setup_intent' : 'payment_intent'),
     ),
 
   parseWebhook,

@@ -5,7 +5,14 @@
  */
 import type { AuthorizeRequest, CardData, ConnectorAdapter, ProviderCall } from '../connector';
 import type { ProviderBCredentials } from '../credentials';
-import { callProvider, credentialCheck, unsupportedMethod, withTransport, type ProviderRequest } from '../http';
+import {
+  callProvider,
+  credentialCheck,
+  lookupByKey,
+  unsupportedMethod,
+  withTransport,
+  type ProviderRequest,
+} from '../http';
 import { fromModification, fromPayment } from './transformers';
 import { parseWebhook } from './webhook';
 
@@ -137,6 +144,16 @@ export const providerBAdapter: ConnectorAdapter = {
           },
         }),
       ),
+    ),
+
+  lookup: (call) =>
+    lookupByKey(
+      () =>
+        send(
+          { ...call, idempotencyKey: undefined },
+          { method: 'POST', path: '/v71/payments/lookup', json: { idempotencyKey: call.idempotencyKey } },
+        ),
+      fromPayment,
     ),
 
   parseWebhook,

@@ -5,7 +5,15 @@
  * without capture and cancels it.
  */
 import type { AuthorizeRequest, CardData, ConnectorAdapter, ProviderCall, ProviderResult } from '../connector';
-import { callProvider, credentialCheck, field, unsupportedMethod, withTransport, type ProviderRequest } from '../http';
+import {
+  callProvider,
+  credentialCheck,
+  field,
+  lookupByKey,
+  unsupportedMethod,
+  withTransport,
+  type ProviderRequest,
+} from '../http';
 import { currencyExponent, toDecimal } from '../money';
 import { accessToken } from './auth';
 import { fromCardToken, fromPayment, fromRefund, fromUpdate, paymentMethodIdOf } from './transformers';
@@ -146,6 +154,17 @@ export const providerCAdapter: ConnectorAdapter = {
       );
       return authorized;
     }),
+
+  // verifyCard's lookup finds its one-unit authorization (approved = verified); its hold was released or lapses.
+  lookup: (call) =>
+    lookupByKey(
+      () =>
+        send(
+          { ...call, idempotencyKey: undefined },
+          { method: 'GET', path: `/v1/idempotency_keys/${encodeURIComponent(call.idempotencyKey)}` },
+        ),
+      fromPayment,
+    ),
 
   parseWebhook,
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { ConnectorAdapter, ProviderCall } from '../connector';
 import type { ProviderDCredentials } from '../credentials';
-import { callProvider, credentialCheck, unsupportedMethod, withTransport } from '../http';
+import { callProvider, credentialCheck, lookupByKey, unsupportedMethod, withTransport } from '../http';
 import { toDecimal } from '../money';
 import { fromDetails, fromTransaction, isOk } from './transformers';
 import { parseWebhook } from './webhook';
@@ -134,6 +134,19 @@ export const providerDAdapter: ConnectorAdapter = {
           userFields: { userField: [{ name: 'reference', value: request.reference }] },
         }),
       ),
+    ),
+
+  lookup: (call) =>
+    lookupByKey(
+      () =>
+        callProvider(call, {
+          method: 'POST',
+          path: PATH,
+          json: {
+            getTransactionByRefIdRequest: { merchantAuthentication: auth(call), refId: refIdFor(call.idempotencyKey) },
+          },
+        }),
+      fromTransaction,
     ),
 
   parseWebhook,

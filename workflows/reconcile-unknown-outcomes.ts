@@ -1,0 +1,30 @@
+/**
+ * Run by a Temporal schedule (worker/schedules.ts): settles charge attempts whose provider outcome stayed unknown.
+ * One activity per attempt, so one failing connector cannot hold up the others; an attempt still unknown is simply
+ * tried again by the next run (its lookup and reversal are idempotent under stable provider keys).
+ */
+import { ActivityFailure } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { databaseActivities, providerActivities } from './lib/payment-activities';
+
+const { listUnresolvedAttempts } = databaseActivities();
+const { reconcileAttempt } = providerActivities();
+// Keeps the type of a run's tally in one place for the Temporal UI.
+type Tally = Record<Awaited<ReturnType<Activities['reconcileAttempt']>> | 'failed', number>;
+
+export const RECONCILE_BATCH = 100;
+
+export async function reconcileUnknownOutcomesWorkflow(): Promise<Partial<Tally>> {
+  const tally: Partial<Tally> = {};
+  for (const attempt of await listUnresolvedAttempts(RECONCILE_BATCH)) {
+    let outcome: keyof Tally;
+    try {
+      outcome = await reconcileAttempt(attempt);
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      outcome = 'failed';
+    }
+    tally[outcome] = (tally[outcome] ?? 0) + 1;
+  }
+  return tally;
+}
