@@ -13,11 +13,12 @@ import {
   transactionOperationWorkflow,
   type OperationResult,
 } from '../../../workflows/transaction-operation';
-import type { OperationInput } from '../../../workflows/lib/charge-types';
+import { OPERATION_IN_PROGRESS, type OperationInput } from '../../../workflows/lib/charge-types';
 import { defineRoute } from '../../http/define-route';
 import { ApiError, errors } from '../../http/errors';
 import { pagination } from '../../http/pagination';
 import { idFromSeed, newId } from '../../lib/ids';
+import { WorkflowWaitTimeout, withWorkflowDeadline } from '../../lib/workflow-deadline';
 import { PaginationQuery, MerchantIdField, StrictObject } from '../../http/schema';
 import {
   CaptureBody,
@@ -37,28 +38,40 @@ import { getTransaction, transactionView } from './transactions.service';
  * With an Idempotency-Key the operation id derives from it, so a retry of a request whose answer was lost (502)
  * finds the same workflow — running or closed — and never captures or refunds twice.
  */
-async function runOperation(client: Client, tx: Transaction, input: OperationInput): Promise<void> {
+async function runOperation(client: Client, tx: Transaction, input: OperationInput, waitMs: number): Promise<void> {
   const workflowId = operationWorkflowId(input);
   let result: OperationResult;
   try {
-    result = await client.workflow
-      .execute(transactionOperationWorkflow, {
-        workflowId,
-        taskQueue: TASK_QUEUES.payments,
-        args: [input],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        staticSummary: `${input.kind[0].toUpperCase()}${input.kind.slice(1)} of ${tx.id}${input.amount === undefined ? '' : `: ${input.amount} ${tx.currency} (minor units)`}`,
-        typedSearchAttributes: [
-          { key: SA.MerchantId, value: tx.merchantId },
-          { key: SA.TransactionStatus, value: tx.status },
-        ],
-      })
-      .catch((error) => {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-        return client.workflow.getHandle(workflowId).result();
-      });
-  } catch {
+    result = await withWorkflowDeadline(client, waitMs, () =>
+      client.workflow
+        .execute(transactionOperationWorkflow, {
+          workflowId,
+          taskQueue: TASK_QUEUES.payments,
+          args: [input],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          staticSummary: `${input.kind[0].toUpperCase()}${input.kind.slice(1)} of ${tx.id}${input.amount === undefined ? '' : `: ${input.amount} ${tx.currency} (minor units)`}`,
+          typedSearchAttributes: [
+            { key: SA.MerchantId, value: tx.merchantId },
+            { key: SA.TransactionStatus, value: tx.status },
+          ],
+        })
+        .catch((error) => {
+          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+          return client.workflow.getHandle(workflowId).result();
+        }),
+    );
+  } catch (error) {
+    if (error instanceof WorkflowWaitTimeout) {
+      // The operation keeps running: its result shows on the transaction (and refund) once it finishes.
+      throw new ApiError(
+        504,
+        'external_service_error',
+        'OPERATION_STILL_PROCESSING',
+        `The ${input.kind} is still being processed; retry with the same Idempotency-Key or read the transaction later`,
+        { transaction_id: tx.id, ...(input.refundId ? { refund_id: input.refundId } : {}) },
+      );
+    }
     throw new ApiError(
       502,
       'external_service_error',
@@ -66,7 +79,10 @@ async function runOperation(client: Client, tx: Transaction, input: OperationInp
       `The ${input.kind} could not be completed right now`,
     );
   }
-  if (!result.ok) throw errors.businessRule(result.code, result.message);
+  if (!result.ok) {
+    if (result.code === OPERATION_IN_PROGRESS) throw errors.conflict(result.code, result.message);
+    throw errors.businessRule(result.code, result.message);
+  }
 }
 
 /** Capture/void operation id: from the Idempotency-Key when one was sent (see runOperation), else random. */
@@ -87,14 +103,20 @@ export const transactionOperationRoutes = [
     responses: { 200: TransactionSchemaOut },
     envelope: 'wrapped',
     idempotency: 'optional',
+    waitsOnWorkflow: true,
     async handler({ em, merchantId, params, body, deps, idempotencySeed }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
-      await runOperation(deps.temporal.client, tx, {
-        kind: 'capture',
-        operationId: operationIdOf(idempotencySeed),
-        transactionId: tx.id,
-        amount: body.amount,
-      });
+      await runOperation(
+        deps.temporal.client,
+        tx,
+        {
+          kind: 'capture',
+          operationId: operationIdOf(idempotencySeed),
+          transactionId: tx.id,
+          amount: body.amount,
+        },
+        deps.config.workflowWaitMs,
+      );
       return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, tx.id)) };
     },
   }),
@@ -109,13 +131,15 @@ export const transactionOperationRoutes = [
     responses: { 200: TransactionSchemaOut },
     envelope: 'wrapped',
     idempotency: 'optional',
+    waitsOnWorkflow: true,
     async handler({ em, merchantId, params, deps, idempotencySeed }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
-      await runOperation(deps.temporal.client, tx, {
-        kind: 'void',
-        operationId: operationIdOf(idempotencySeed),
-        transactionId: tx.id,
-      });
+      await runOperation(
+        deps.temporal.client,
+        tx,
+        { kind: 'void', operationId: operationIdOf(idempotencySeed), transactionId: tx.id },
+        deps.config.workflowWaitMs,
+      );
       return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, tx.id)) };
     },
   }),
@@ -131,18 +155,24 @@ export const transactionOperationRoutes = [
     responses: { 201: RefundSchemaOut, 200: RefundSchemaOut },
     envelope: 'wrapped',
     idempotency: 'optional',
+    waitsOnWorkflow: true,
     async handler({ em, merchantId, params, body, deps, idempotencySeed }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
       const refundId = idempotencySeed ? idFromSeed('ref', idempotencySeed) : newId('ref');
-      await runOperation(deps.temporal.client, tx, {
-        kind: 'refund',
-        operationId: refundId,
-        transactionId: tx.id,
-        refundId,
-        amount: body.amount,
-        reason: body.reason,
-        metadata: body.metadata,
-      });
+      await runOperation(
+        deps.temporal.client,
+        tx,
+        {
+          kind: 'refund',
+          operationId: refundId,
+          transactionId: tx.id,
+          refundId,
+          amount: body.amount,
+          reason: body.reason,
+          metadata: body.metadata,
+        },
+        deps.config.workflowWaitMs,
+      );
       const refund = await em.findOneOrFail(RefundSchema, { id: refundId }, { refresh: true });
       return { status: 201, data: presentRefund(refund) };
     },

@@ -2,11 +2,10 @@
  * Transactions: running a charge (the API starts chargeWorkflow and waits for its result, then reads the read
  * model the workflow's activities committed) and the read side (get, list, attempts).
  *
- * Why the workflow writes the rows, not this request: the request runs inside one database transaction (with
- * its idempotency row) until the response is stored; the activities write through their own connections and
- * could never see rows this transaction inserted before it commits. So the handler inserts nothing the workflow
- * needs — it validates, builds ids-only input and waits; openTransaction (the first activity) creates the order
- * and the transaction, and the handler reads them back once the workflow returns (READ COMMITTED sees them).
+ * Why the workflow writes the rows, not this request: the request holds no database transaction while it waits
+ * on the workflow (a transaction held across that wait would pin a pooled connection), so the handler inserts
+ * nothing — it validates, builds ids-only input and waits; openTransaction (the first activity) creates the order
+ * and the transaction, and the handler reads them back once the workflow returns.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
@@ -16,6 +15,7 @@ import { chargeWorkflow, chargeWorkflowId } from '../../../workflows/charge';
 import type { ChargeInput } from '../../../workflows/lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../../workflows/definitions';
 import { ApiError, errors } from '../../http/errors';
+import { WorkflowWaitTimeout, withWorkflowDeadline } from '../../lib/workflow-deadline';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import { presentTransaction } from './transactions.presenter';
 
@@ -25,31 +25,33 @@ import { presentTransaction } from './transactions.presenter';
  * answer was lost finds the same workflow — running (USE_EXISTING) or closed (REJECT_DUPLICATE, then its result) —
  * and never starts a second charge.
  */
-export async function runCharge(client: Client, input: ChargeInput): Promise<void> {
+export async function runCharge(client: Client, input: ChargeInput, waitMs: number): Promise<void> {
   const workflowId = chargeWorkflowId(input.transactionId);
   try {
-    await client.workflow
-      .execute(chargeWorkflow, {
-        workflowId,
-        taskQueue: TASK_QUEUES.payments,
-        args: [input],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        staticSummary: chargeSummary(input),
-        typedSearchAttributes: [
-          { key: SA.OrganizationId, value: input.organizationId },
-          { key: SA.MerchantId, value: input.merchantId },
-          ...(input.customerId ? [{ key: SA.CustomerId, value: input.customerId }] : []),
-          { key: SA.PaymentMethod, value: input.paymentMethod },
-          { key: SA.TransactionStatus, value: 'pending' },
-        ],
-      })
-      .catch((error) => {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-        return client.workflow.getHandle(workflowId).result();
-      });
-  } catch {
-    throw chargeUnavailable(input.transactionId);
+    await withWorkflowDeadline(client, waitMs, () =>
+      client.workflow
+        .execute(chargeWorkflow, {
+          workflowId,
+          taskQueue: TASK_QUEUES.payments,
+          args: [input],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          staticSummary: chargeSummary(input),
+          typedSearchAttributes: [
+            { key: SA.OrganizationId, value: input.organizationId },
+            { key: SA.MerchantId, value: input.merchantId },
+            ...(input.customerId ? [{ key: SA.CustomerId, value: input.customerId }] : []),
+            { key: SA.PaymentMethod, value: input.paymentMethod },
+            { key: SA.TransactionStatus, value: 'pending' },
+          ],
+        })
+        .catch((error) => {
+          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+          return client.workflow.getHandle(workflowId).result();
+        }),
+    );
+  } catch (error) {
+    throw chargeNotAnswered(error, input.transactionId);
   }
 }
 
@@ -59,19 +61,29 @@ export const chargeSummary = (input: ChargeInput) =>
   `(minor units) by ${input.paymentMethod}${input.capture ? '' : ', authorize only'}`;
 
 /** A retried charge whose transaction already exists: waits for its workflow rather than charging again. */
-export async function awaitCharge(client: Client, transactionId: string): Promise<void> {
+export async function awaitCharge(client: Client, transactionId: string, waitMs: number): Promise<void> {
   try {
-    await client.workflow.getHandle(chargeWorkflowId(transactionId)).result();
-  } catch {
-    throw chargeUnavailable(transactionId);
+    await withWorkflowDeadline(client, waitMs, () =>
+      client.workflow.getHandle(chargeWorkflowId(transactionId)).result(),
+    );
+  } catch (error) {
+    throw chargeNotAnswered(error, transactionId);
   }
 }
 
 // The workflow keeps running (or is retried by Temporal); the client retries with the same key or GETs the id.
-const chargeUnavailable = (transactionId: string) =>
-  new ApiError(502, 'external_service_error', 'CHARGE_UNAVAILABLE', 'The charge could not be completed right now', {
-    transaction_id: transactionId,
-  });
+const chargeNotAnswered = (error: unknown, transactionId: string) =>
+  error instanceof WorkflowWaitTimeout
+    ? new ApiError(
+        504,
+        'external_service_error',
+        'CHARGE_STILL_PROCESSING',
+        'The charge is still being processed; retry with the same Idempotency-Key or read the transaction later',
+        { transaction_id: transactionId },
+      )
+    : new ApiError(502, 'external_service_error', 'CHARGE_UNAVAILABLE', 'The charge could not be completed right now', {
+        transaction_id: transactionId,
+      });
 
 export async function getTransaction(em: EntityManager, merchantId: string, id: string): Promise<Transaction> {
   const tx = await em.findOne(TransactionSchema, { id, merchantId }, { refresh: true });
