@@ -4,7 +4,7 @@
  * The API never calls a provider itself; the workflow's activity does, with ids only in its history.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { MerchantConnectorSchema, PaymentProviderSchema, type CardToken } from '../../../db/entities';
 import { NoActiveRoutingProfileError, planRoute } from '../../../activities/routing/load';
 import { connectorState } from '../../../activities/routing/program';
@@ -16,6 +16,7 @@ import {
 } from '../../../workflows/card-verification';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../../../workflows/definitions';
 import { ApiError, errors } from '../../http/errors';
+import { withWorkflowDeadline } from '../../lib/workflow-deadline';
 
 export interface VerificationCharge {
   connectorId?: string;
@@ -75,17 +76,35 @@ export async function planVerification(
   }
 }
 
-export async function runVerification(client: Client, input: CardVerificationInput): Promise<CardVerificationResult> {
+/**
+ * Runs the token's verification workflow to its result, within `waitMs`. A retry for the same token (after an
+ * answer that never came) finds the same workflow, running or closed, instead of verifying the card again.
+ */
+export async function runVerification(
+  client: Client,
+  input: CardVerificationInput,
+  waitMs: number,
+): Promise<CardVerificationResult> {
+  const workflowId = cardVerificationWorkflowId(input.tokenId);
   try {
-    return await client.workflow.execute(cardVerificationWorkflow, {
-      workflowId: cardVerificationWorkflowId(input.tokenId),
-      taskQueue: TASK_QUEUES.payments,
-      args: [input],
-      workflowExecutionTimeout: '1 minute',
-      typedSearchAttributes: [{ key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: input.merchantId }],
-    });
+    return await withWorkflowDeadline(client, waitMs, () =>
+      client.workflow
+        .execute(cardVerificationWorkflow, {
+          workflowId,
+          taskQueue: TASK_QUEUES.payments,
+          args: [input],
+          workflowExecutionTimeout: '1 minute',
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: [{ key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: input.merchantId }],
+        })
+        .catch((error) => {
+          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+          return client.workflow.getHandle<typeof cardVerificationWorkflow>(workflowId).result();
+        }),
+    );
   } catch {
-    // The workflow itself failed (worker down, timeout): nothing about the card is known.
+    // The workflow failed, or gave no answer in time (worker down, timeout): nothing about the card is known here.
     throw new ApiError(
       502,
       'external_service_error',
