@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../../api/config';
 import { startApi, type RunningApi } from '../../api/server';
 import { api } from '../helpers/http';
 import { createTenant, customerInput } from '../helpers/factories';
@@ -98,5 +99,28 @@ describe('Waiting on workflows', () => {
       await ledger({ provider: 'provider_a', account: await accountOf('provider_a', connector.credentials) })
     ).filter((e) => e.operation === 'authorize' && !e.replayed);
     expect(charges.map((e) => e.reference).sort()).to.deep.equal([...transactionIds].sort());
+  });
+
+  it("the API's pool has statement_timeout and idle_in_transaction_session_timeout set, and DATABASE_POOL_SIZE sizes it", async () => {
+    const config = loadConfig({
+      ...stack().env,
+      DATABASE_POOL_SIZE: '7',
+      DATABASE_STATEMENT_TIMEOUT_MS: '4000',
+      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '3000',
+    });
+    expect(config.databasePool).to.deep.equal({ size: 7, statementTimeoutMs: 4000, idleInTransactionTimeoutMs: 3000 });
+    const sized = await startApi(config, 0);
+    try {
+      const em = sized.deps.orm.em.fork();
+      const [statement] = await em.execute('show statement_timeout');
+      const [idle] = await em.execute('show idle_in_transaction_session_timeout');
+      expect([statement.statement_timeout, idle.idle_in_transaction_session_timeout]).to.deep.equal(['4s', '3s']);
+      expect(em.getConnection().getKnex().client.pool.max).to.equal(7);
+    } finally {
+      await sized.stop();
+    }
+    // The defaults hold for the stack's API.
+    const [statement] = await stack().api.deps.orm.em.fork().execute('show statement_timeout');
+    expect(statement.statement_timeout).to.equal('15s');
   });
 });
