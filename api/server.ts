@@ -24,7 +24,11 @@ export async function startApi(
   options: { logger?: Logger } = {},
 ): Promise<RunningApi> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const orm = await openOrm(config.databaseUrl);
+  const orm = await openOrm(config.databaseUrl, {
+    poolMax: config.databasePool.size,
+    statementTimeoutMs: config.databasePool.statementTimeoutMs,
+    idleInTransactionTimeoutMs: config.databasePool.idleInTransactionTimeoutMs,
+  });
   const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
   const deps: AppDeps = { config, orm, temporal, logger };
   const server = buildApp(deps).listen(port);

@@ -119,6 +119,35 @@ async function startOrJoin<W extends Workflow>(
   }
 }
 
+/** A wait on a workflow passed its deadline; the workflow itself keeps running. */
+class WorkflowWaitTimeout extends Error {
+  constructor() {
+    super('The wait on the workflow passed its deadline');
+  }
+}
+
+/**
+ * Every wait of the API on a workflow has a deadline (WORKFLOW_WAIT_MS): a stopped worker must not keep requests
+ * (and what they hold) waiting forever. When it passes, the pending Temporal calls are aborted and
+ * WorkflowWaitTimeout is thrown; the caller answers "still processing, read it later".
+ */
+async function withWorkflowDeadline<T>(client: Client, waitMs: number, work: () => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new WorkflowWaitTimeout());
+      controller.abort();
+    }, waitMs);
+  });
+  try {
+    // The race answers on time even if an aborted call were slow to settle; the abort frees its gRPC stream.
+    return await Promise.race([client.withAbortSignal(controller.signal, work), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 // ── Charges ──────────────────────────────────────────────────────────────────────────────────────────────────
 
 /** The one line the Temporal UI shows for the charge (amounts in minor units; never card or customer data). */
@@ -127,38 +156,50 @@ export const chargeSummary = (input: ChargeInput) =>
   `${input.amount} ${input.currency} (minor units) by ${input.paymentMethod}${input.capture ? '' : ', authorize only'}`;
 
 // The workflow keeps running (or is retried by Temporal); the client retries with the same key or GETs the id.
-const chargeUnavailable = (transactionId: string) =>
-  new ApiError(502, 'external_service_error', 'CHARGE_UNAVAILABLE', 'The charge could not be completed right now', {
-    transaction_id: transactionId,
-  });
+const chargeNotAnswered = (error: unknown, transactionId: string) =>
+  error instanceof WorkflowWaitTimeout
+    ? new ApiError(
+        504,
+        'external_service_error',
+        'CHARGE_STILL_PROCESSING',
+        'The charge is still being processed; retry with the same Idempotency-Key or read the transaction later',
+        { transaction_id: transactionId },
+      )
+    : new ApiError(502, 'external_service_error', 'CHARGE_UNAVAILABLE', 'The charge could not be completed right now', {
+        transaction_id: transactionId,
+      });
 
 /** Starts (or joins) the charge workflow and waits for its first outcome: authorized, pre_authorized, failed or pending. */
-export async function runCharge(client: Client, input: ChargeInput): Promise<void> {
+export async function runCharge(client: Client, input: ChargeInput, waitMs: number): Promise<void> {
   try {
-    await startOrJoin(client, chargeWorkflow, {
-      workflowId: chargeWorkflowId(input.transactionId),
-      taskQueue: TASK_QUEUES.payments,
-      args: [input],
-      staticSummary: chargeSummary(input),
-      typedSearchAttributes: [
-        { key: SA.OrganizationId, value: input.organizationId },
-        { key: SA.MerchantId, value: input.merchantId },
-        ...(input.customerId ? [{ key: SA.CustomerId, value: input.customerId }] : []),
-        { key: SA.PaymentMethod, value: input.paymentMethod },
-        { key: SA.TransactionStatus, value: 'pending' },
-      ],
-    });
-  } catch {
-    throw chargeUnavailable(input.transactionId);
+    await withWorkflowDeadline(client, waitMs, () =>
+      startOrJoin(client, chargeWorkflow, {
+        workflowId: chargeWorkflowId(input.transactionId),
+        taskQueue: TASK_QUEUES.payments,
+        args: [input],
+        staticSummary: chargeSummary(input),
+        typedSearchAttributes: [
+          { key: SA.OrganizationId, value: input.organizationId },
+          { key: SA.MerchantId, value: input.merchantId },
+          ...(input.customerId ? [{ key: SA.CustomerId, value: input.customerId }] : []),
+          { key: SA.PaymentMethod, value: input.paymentMethod },
+          { key: SA.TransactionStatus, value: 'pending' },
+        ],
+      }),
+    );
+  } catch (error) {
+    throw chargeNotAnswered(error, input.transactionId);
   }
 }
 
 /** A retried charge whose transaction already exists: waits for its workflow rather than charging again. */
-export async function awaitCharge(client: Client, transactionId: string): Promise<void> {
+export async function awaitCharge(client: Client, transactionId: string, waitMs: number): Promise<void> {
   try {
-    await client.workflow.getHandle(chargeWorkflowId(transactionId)).result();
-  } catch {
-    throw chargeUnavailable(transactionId);
+    await withWorkflowDeadline(client, waitMs, () =>
+      client.workflow.getHandle(chargeWorkflowId(transactionId)).result(),
+    );
+  } catch (error) {
+    throw chargeNotAnswered(error, transactionId);
   }
 }
 
@@ -198,19 +239,32 @@ export async function runOperation(
   client: Client,
   target: OperationTarget,
   input: OperationInput,
+  waitMs: number,
 ): Promise<OperationResult> {
   try {
-    return await startOrJoin(client, transactionOperationWorkflow, {
-      workflowId: operationWorkflowId(input),
-      taskQueue: TASK_QUEUES.payments,
-      args: [input],
-      staticSummary: operationSummary(target, input),
-      typedSearchAttributes: [
-        { key: SA.MerchantId, value: target.merchantId },
-        { key: SA.TransactionStatus, value: target.status },
-      ],
-    });
-  } catch {
+    return await withWorkflowDeadline(client, waitMs, () =>
+      startOrJoin(client, transactionOperationWorkflow, {
+        workflowId: operationWorkflowId(input),
+        taskQueue: TASK_QUEUES.payments,
+        args: [input],
+        staticSummary: operationSummary(target, input),
+        typedSearchAttributes: [
+          { key: SA.MerchantId, value: target.merchantId },
+          { key: SA.TransactionStatus, value: target.status },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (error instanceof WorkflowWaitTimeout) {
+      // The operation keeps running: its result shows on the transaction (and refund) once it finishes.
+      throw new ApiError(
+        504,
+        'external_service_error',
+        'OPERATION_STILL_PROCESSING',
+        `The ${input.kind} is still being processed; retry with the same Idempotency-Key or read the transaction later`,
+        { transaction_id: input.transactionId, ...(input.refundId ? { refund_id: input.refundId } : {}) },
+      );
+    }
     throw new ApiError(
       502,
       'external_service_error',
@@ -222,20 +276,24 @@ export async function runOperation(
 
 // ── Card verification (browser-session enrolment) ───────────────────────────────────────────────────────────
 
+/** Runs (or joins: a retry gets the same verification's result) the card's zero-amount verification. */
 export async function runCardVerification(
   client: Client,
   input: CardVerificationInput,
+  waitMs: number,
 ): Promise<CardVerificationResult> {
   try {
-    return await client.workflow.execute(cardVerificationWorkflow, {
-      workflowId: cardVerificationWorkflowId(input.tokenId),
-      taskQueue: TASK_QUEUES.payments,
-      args: [input],
-      workflowExecutionTimeout: '1 minute',
-      typedSearchAttributes: [{ key: SA.MerchantId, value: input.merchantId }],
-    });
+    return await withWorkflowDeadline(client, waitMs, () =>
+      startOrJoin(client, cardVerificationWorkflow, {
+        workflowId: cardVerificationWorkflowId(input.tokenId),
+        taskQueue: TASK_QUEUES.payments,
+        args: [input],
+        workflowExecutionTimeout: '1 minute',
+        typedSearchAttributes: [{ key: SA.MerchantId, value: input.merchantId }],
+      }),
+    );
   } catch {
-    // The workflow itself failed (worker down, timeout): nothing about the card is known.
+    // The workflow failed, or gave no answer in time (worker down, timeout): nothing about the card is known here.
     throw new ApiError(
       502,
       'external_service_error',

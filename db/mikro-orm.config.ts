@@ -3,7 +3,14 @@ import { Migrator } from '@mikro-orm/migrations';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
-export function ormConfig(databaseUrl: string, options: { poolMax?: number } = {}) {
+export interface PoolOptions {
+  poolMax?: number;
+  /** PostgreSQL session settings for every pooled connection (the API sets them; migrations and the worker do not). */
+  statementTimeoutMs?: number;
+  idleInTransactionTimeoutMs?: number;
+}
+
+export function ormConfig(databaseUrl: string, options: PoolOptions = {}) {
   return defineConfig({
     clientUrl: databaseUrl,
     entities: ENTITIES,
@@ -13,6 +20,15 @@ export function ormConfig(databaseUrl: string, options: { poolMax?: number } = {
     allowGlobalContext: false,
     discovery: { disableDynamicFileAccess: true },
     pool: { min: 0, max: options.poolMax ?? 10 },
+    // Sent by node-postgres as startup parameters, so they hold from the first statement of each connection.
+    driverOptions: {
+      connection: {
+        ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+        ...(options.idleInTransactionTimeoutMs
+          ? { idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs }
+          : {}),
+      },
+    },
     // Timestamps are always UTC; 'timestamptz' values come back as Date objects.
     forceUtcTimezone: true,
   });

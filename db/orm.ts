@@ -1,9 +1,9 @@
 import { MikroORM } from '@mikro-orm/postgresql';
-import { ormConfig } from './mikro-orm.config';
+import { ormConfig, type PoolOptions } from './mikro-orm.config';
 
 export type Orm = MikroORM;
 
-export async function openOrm(databaseUrl: string, options: { poolMax?: number } = {}): Promise<Orm> {
+export async function openOrm(databaseUrl: string, options: PoolOptions = {}): Promise<Orm> {
   return MikroORM.init(ormConfig(databaseUrl, options));
 }
 

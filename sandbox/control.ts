@@ -18,6 +18,7 @@ import {
   randomChars,
   SANDBOX_PROVIDERS,
   type LedgerEntry,
+  type Override,
   type Payment,
   type SandboxEvent,
   type SandboxProvider,
@@ -245,7 +246,8 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
         reference: read.str(body.reference),
         scenario,
         remaining: times,
-        operation: operation,
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs the narrowing
+        operation: operation as Override['operation'],
       };
       store.overrides.push(override);
       return json(201, override);

@@ -15,7 +15,7 @@ import { presentRefund } from '../../domain/transactions/transactions.presenter'
 import type { VaultSettings } from '../vault';
 import { heartbeatWhile } from './heartbeat';
 import type { Outcome } from '../../domain/connectors/connector';
-import type { OperationInput, OperationStart } from '../../workflows/lib/charge-types';
+import { OPERATION_IN_PROGRESS, type OperationInput, type OperationStart } from '../../workflows/lib/charge-types';
 
 const rejection = (code: string, message: string): OperationStart => ({ ok: false, code, message });
 
@@ -111,20 +111,30 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
             providerReference: tx.providerReference!,
           };
         }
-        if (tx.status === 'capture_pending' && input.kind === 'capture') {
-          return {
-            ok: true,
-            amount: input.amount ?? tx.amountAuthorized,
-            currency: tx.currency,
-            connectorId: tx.connectorId!,
-            providerReference: tx.providerReference!,
-          };
+        const amount = input.kind === 'capture' ? (input.amount ?? tx.amountAuthorized) : tx.amountAuthorized;
+        const start = {
+          ok: true as const,
+          amount,
+          currency: tx.currency,
+          connectorId: tx.connectorId!,
+          providerReference: tx.providerReference!,
+        };
+        // A retried begin of the operation that owns the move carries on with what it reserved.
+        if (tx.pendingOperationId === input.operationId) return start;
+        // Another capture or void is under way (capture_pending without an owner predates owners: same answer).
+        // Letting this one through would reach the provider a second time, under another idempotency key.
+        if (tx.pendingOperationId || tx.status === 'capture_pending') {
+          return rejection(
+            OPERATION_IN_PROGRESS,
+            'Another capture or void of this transaction is in progress; read the transaction once it finishes',
+          );
         }
         const problem = captureOrVoidProblem(tx, input.kind);
         if (problem) return problem;
-        const amount = input.kind === 'capture' ? (input.amount ?? tx.amountAuthorized) : tx.amountAuthorized;
         if (amount > tx.amountAuthorized)
           return rejection('CAPTURE_EXCEEDS_AUTHORIZED', `At most ${tx.amountAuthorized} can be captured`);
+        tx.pendingOperationId = input.operationId;
+        await em.flush();
         if (input.kind === 'capture') {
           await moveTransaction(em, tx.id, {
             to: 'capture_pending',
@@ -133,13 +143,7 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
             key: `${input.operationId}:begin`,
           });
         }
-        return {
-          ok: true,
-          amount,
-          currency: tx.currency,
-          connectorId: tx.connectorId!,
-          providerReference: tx.providerReference!,
-        };
+        return start;
       });
     },
 
@@ -185,6 +189,12 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
     ): Promise<string | null> {
       await inTransaction(async (em) => {
         const key = `${input.operationId}:finish`;
+        // Released in the same database transaction as the move it guarded (before loading the row, so the
+        // entity the move flushes already holds the cleared owner).
+        await em.execute(
+          'update transactions set pending_operation_id = null where id = ? and pending_operation_id = ?',
+          [input.transactionId, input.operationId],
+        );
         const approved = input.outcome === 'approved';
         if (input.kind === 'capture') {
           await moveTransaction(

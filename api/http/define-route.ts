@@ -19,7 +19,7 @@ export interface HandlerInput<P extends TSchema, Q extends TSchema, B extends TS
   auth: ApiKeyAuth;
   /** The merchant the request acts on; only readable on merchant-scoped routes. */
   readonly merchantId: string;
-  /** A forked EntityManager; inside the request's transaction for mutating routes. */
+  /** A forked EntityManager; inside the request's transaction for mutating routes (except `waitsOnWorkflow`). */
   em: EntityManager;
   deps: AppDeps;
   requestId: string;
@@ -65,6 +65,12 @@ export interface RouteDefinition<
   pagination?: 'nested' | 'flat';
   /** Create endpoints: Idempotency-Key header or idempotency_key body field. */
   idempotency?: 'optional' | 'required';
+  /**
+   * The handler waits on a Temporal workflow, so it runs with no database transaction open (a transaction held
+   * across that wait would pin a pooled connection and row locks). Its writes are the workflow's; with an
+   * Idempotency-Key its ids derive from `idempotencySeed`, so running it again finds the same workflow.
+   */
+  waitsOnWorkflow?: boolean;
   handler(input: HandlerInput<P, Q, B>): Promise<HandlerResult>;
 }
 

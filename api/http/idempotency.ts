@@ -1,14 +1,18 @@
 /**
- * Idempotency (Document 1, rules 1–4), built once for every create endpoint.
- *
- * The key's row is inserted in the same database transaction as the work it guards, and the finished
- * response is stored before that transaction commits. So:
+ * Idempotency (Document 1, rules 1–4), built once for every create endpoint. A request runs in phases, so no
+ * database transaction stays open while it waits on anything slow (a workflow):
+ * 1. claim the key and commit (the row has a fingerprint, no answer yet, the claim's id and a lease);
+ * 2. do the work;
+ * 3. store the answer and commit — in the work's own transaction when the work is plain database work.
+ * So:
  * - a replay finds the committed response and returns it without running anything;
- * - a concurrent request with the same key blocks on the uncommitted row until the first finishes (then
- *   replays), or gets 409 once `waitMs` passes — the two never both run;
- * - a request that fails rolls back its key together with its work, and may simply be retried.
+ * - a concurrent request with the same key sees the claim and waits for the stored answer (then replays), or gets
+ *   409 IDEMPOTENCY_KEY_IN_USE once `waitMs` passes — the two never both run;
+ * - a request that fails frees its key (its work rolled back, or idempotent by the key), and may simply be retried;
+ * - a request that dies between phases leaves a claim with no answer: once its lease passes, a retry with the same
+ *   fingerprint takes the key over and runs the (key-derived, so idempotent) work again.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { errors } from '../../domain/platform/errors';
 
@@ -25,12 +29,20 @@ export interface IdempotentRequest {
   fingerprint: string;
   ttlSeconds: number;
   waitMs: number;
+  /** How long a claim with no answer stays its holder's; after that a retry with the same fingerprint may take it. */
+  leaseSeconds: number;
   /** The stored response is sealed at rest (envelope encryption) and opened for a replay. */
   seal(text: string): string;
   open(stored: string): string;
 }
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/**
+ * A request's work is bounded by its wait on a workflow (WORKFLOW_WAIT_MS) plus short database work (each statement
+ * bounded by statement_timeout): a claim older than that plus a margin belongs to a request that died.
+ */
+export const idempotencyLeaseSeconds = (workflowWaitMs: number) => Math.ceil(workflowWaitMs / 1000) + 30;
 
 /** JSON with sorted keys, so {a,b} and {b,a} are the same request. */
 function canonicalJson(value: unknown): string {
@@ -51,61 +63,170 @@ export function requestFingerprint(method: string, route: string, params: unknow
 }
 
 const LOCK_NOT_AVAILABLE = '55P03';
+/** How often a duplicate looks again for the first request's stored answer. */
+const POLL_MS = 50;
 
+const keyInUse = () =>
+  errors.conflict(
+    'IDEMPOTENCY_KEY_IN_USE',
+    'A request with this Idempotency-Key is still being processed; retry shortly',
+  );
+
+type Claim =
+  | { kind: 'claimed' }
+  | { kind: 'stored'; body: unknown }
+  /** Another request holds the key and has not stored its answer yet. */
+  | { kind: 'running' };
+
+/**
+ * Phase 1, its own short transaction: take the key (a fresh row, one whose retention lapsed, or one whose holder
+ * died — no answer and its lease passed — when the fingerprint is the same), or report what holds it. Blocks at
+ * most `lockWaitMs` on a row another transaction is writing.
+ */
+async function claimKey(
+  em: EntityManager,
+  request: IdempotentRequest,
+  claimId: string,
+  lockWaitMs: number,
+): Promise<Claim> {
+  return em.transactional(async (tx) => {
+    await tx.execute(`set local lock_timeout = ${Math.max(1, Math.floor(lockWaitMs))}`);
+    const claimed = await tx.execute(
+      `insert into idempotency_keys (scope_id, key, fingerprint, expires_at, claim_id, lease_until)
+       values (?, ?, ?, now() + make_interval(secs => ?), ?, now() + make_interval(secs => ?))
+       on conflict (scope_id, key) do update
+         set fingerprint = excluded.fingerprint, expires_at = excluded.expires_at, created_at = now(),
+             response_status = null, response_sealed = null,
+             claim_id = excluded.claim_id, lease_until = excluded.lease_until
+         where idempotency_keys.expires_at <= now()
+            or (idempotency_keys.response_status is null and idempotency_keys.lease_until <= now()
+                and idempotency_keys.fingerprint = excluded.fingerprint)
+       returning key`,
+      [request.scopeId, request.key, request.fingerprint, request.ttlSeconds, claimId, request.leaseSeconds],
+    );
+    await tx.execute('set local lock_timeout to default');
+    if (claimed.length > 0) return { kind: 'claimed' };
+    return readKey(tx, request);
+  });
+}
+
+/** What holds a key someone else claimed: its stored answer, or a request still running. */
+async function readKey(em: EntityManager, request: IdempotentRequest): Promise<Exclude<Claim, { kind: 'claimed' }>> {
+  const [stored] = await em.execute<
+    { fingerprint: string; response_status: number | null; response_sealed: string | null }[]
+  >('select fingerprint, response_status, response_sealed from idempotency_keys where scope_id = ? and key = ?', [
+    request.scopeId,
+    request.key,
+  ]);
+  // Deleted since (its holder failed): the caller looks again.
+  if (!stored) return { kind: 'running' };
+  if (stored.fingerprint !== request.fingerprint) {
+    throw errors.conflict('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request');
+  }
+  if (stored.response_status === null) return { kind: 'running' };
+  return {
+    kind: 'stored',
+    body: stored.response_sealed === null ? undefined : JSON.parse(request.open(stored.response_sealed)),
+  };
+}
+
+/** Claims the key, or waits up to `waitMs` for the request holding it to store its answer (then replays it). */
+async function claimOrReplay(
+  em: EntityManager,
+  request: IdempotentRequest,
+  claimId: string,
+): Promise<{ body: unknown } | null> {
+  const deadline = Date.now() + request.waitMs;
+  for (;;) {
+    let claim: Claim;
+    try {
+      claim = await claimKey(em, request, claimId, Math.max(1, deadline - Date.now()));
+    } catch (error) {
+      if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) throw keyInUse();
+      throw error;
+    }
+    if (claim.kind === 'claimed') return null;
+    if (claim.kind === 'stored') return { body: claim.body };
+    const left = deadline - Date.now();
+    if (left <= 0) throw keyInUse();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, left)));
+  }
+}
+
+/** Phase 3: the answer, stored only while the key has none (`claimId` given: only while this request holds it). */
+async function storeResponse(
+  em: EntityManager,
+  request: IdempotentRequest,
+  response: StoredResponse,
+  claimId: string | null,
+): Promise<boolean> {
+  const stored = await em.execute(
+    `update idempotency_keys set response_status = ?, response_sealed = ?, lease_until = null
+     where scope_id = ? and key = ? and response_status is null and (?::text is null or claim_id = ?)
+     returning key`,
+    [
+      response.status,
+      response.body === undefined ? null : request.seal(JSON.stringify(response.body)),
+      request.scopeId,
+      request.key,
+      claimId,
+      claimId,
+    ],
+  );
+  return stored.length > 0;
+}
+
+/** A failed request stores nothing: its key is freed for the corrected retry (if this request still holds it). */
+async function releaseKey(em: EntityManager, request: IdempotentRequest, claimId: string): Promise<void> {
+  await em
+    .execute(
+      'delete from idempotency_keys where scope_id = ? and key = ? and claim_id = ? and response_status is null',
+      [request.scopeId, request.key, claimId],
+    )
+    // The failure being reported matters more; an unreleased claim is taken over by a retry once its lease passes.
+    .catch(() => undefined);
+}
+
+/**
+ * `mode` is how the work runs once the key is claimed:
+ * - 'transaction': the work and its stored answer commit together (a key is never answered without its work);
+ * - 'no-transaction': work that waits on a workflow runs with no transaction open and stores its answer after.
+ *   Such work must be idempotent by the key (its ids derive from the request's idempotency seed), because a retry
+ *   may take over the key of a request that died between phases and run it again.
+ */
 export async function runIdempotent(
   em: EntityManager,
   request: IdempotentRequest,
+  mode: 'transaction' | 'no-transaction',
   execute: (em: EntityManager) => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
-  try {
-    return await em.transactional(async (tx) => {
-      await tx.execute(`set local lock_timeout = ${Math.max(1, Math.floor(request.waitMs))}`);
-      // Inserts a fresh row, or takes over one whose retention has lapsed; returns nothing when a live row exists.
-      const claimed = await tx.execute(
-        `insert into idempotency_keys (scope_id, key, fingerprint, expires_at)
-         values (?, ?, ?, now() + make_interval(secs => ?))
-         on conflict (scope_id, key) do update
-           set fingerprint = excluded.fingerprint, expires_at = excluded.expires_at, created_at = now(),
-               response_status = null, response_sealed = null
-           where idempotency_keys.expires_at <= now()
-         returning key`,
-        [request.scopeId, request.key, request.fingerprint, request.ttlSeconds],
-      );
-      await tx.execute('set local lock_timeout to default');
-      if (claimed.length === 0) {
-        const [stored] = await tx.execute<{ fingerprint: string; response_sealed: string | null }[]>(
-          'select fingerprint, response_sealed from idempotency_keys where scope_id = ? and key = ?',
-          [request.scopeId, request.key],
-        );
-        if (stored.fingerprint !== request.fingerprint) {
-          throw errors.conflict(
-            'IDEMPOTENCY_KEY_CONFLICT',
-            'This Idempotency-Key was already used with a different request',
-          );
-        }
-        const body: unknown =
-          stored.response_sealed === null ? undefined : JSON.parse(request.open(stored.response_sealed));
-        return { status: 200, body, replayed: true };
-      }
-      const response = await execute(tx);
-      await tx.execute(
-        'update idempotency_keys set response_status = ?, response_sealed = ? where scope_id = ? and key = ?',
-        [
-          response.status,
-          response.body === undefined ? null : request.seal(JSON.stringify(response.body)),
-          request.scopeId,
-          request.key,
-        ],
-      );
-      return { ...response, replayed: false };
-    });
-  } catch (error) {
-    if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) {
-      throw errors.conflict(
-        'IDEMPOTENCY_KEY_IN_USE',
-        'A request with this Idempotency-Key is still being processed; retry shortly',
-      );
+  const claimId = randomUUID();
+  const replay = await claimOrReplay(em, request, claimId);
+  if (replay) return { status: 200, body: replay.body, replayed: true };
+
+  if (mode === 'transaction') {
+    try {
+      return await em.transactional(async (tx) => {
+        const response = await execute(tx);
+        // Our lease lapsed and a retry took the key over: roll this work back rather than answer it twice.
+        if (!(await storeResponse(tx, request, response, claimId))) throw keyInUse();
+        return { ...response, replayed: false };
+      });
+    } catch (error) {
+      await releaseKey(em, request, claimId);
+      throw error;
     }
+  }
+
+  let response: StoredResponse;
+  try {
+    response = await execute(em);
+  } catch (error) {
+    await releaseKey(em, request, claimId);
     throw error;
   }
+  if (await storeResponse(em, request, response, null)) return { ...response, replayed: false };
+  // Another try of this very request (it took over our lapsed lease) stored the same work's answer first.
+  const first = await readKey(em, request);
+  return first.kind === 'stored' ? { status: 200, body: first.body, replayed: true } : { ...response, replayed: false };
 }

@@ -13,7 +13,13 @@ import { authenticateApiKey, authenticatePublicKey, authorize, resolveMerchant, 
 import type { AnyRoute, HandlerResult } from './define-route';
 import { wrapped } from './envelope';
 import { errors } from '../../domain/platform/errors';
-import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint, runIdempotent, type StoredResponse } from './idempotency';
+import {
+  idempotencyLeaseSeconds,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  requestFingerprint,
+  runIdempotent,
+  type StoredResponse,
+} from './idempotency';
 import { decryptSecret, encryptSecret } from '../../domain/platform/crypto';
 import { consumeRateLimit, rateLimitHeaders } from './rate-limit';
 import { bodyAjv, textAjv, toFieldErrors } from './schema';
@@ -203,7 +209,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
             'IDEMPOTENCY_KEY_REQUIRED',
           );
         }
-        response = await em.transactional(run);
+        response = route.waitsOnWorkflow ? await run(em) : await em.transactional(run);
       } else {
         if (idempotency.key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
           throw errors.validation({ 'Idempotency-Key': [`must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`] });
@@ -214,16 +220,18 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
             ...idempotency,
             ttlSeconds: config.idempotencyTtlSeconds,
             waitMs: config.idempotencyWaitMs,
+            leaseSeconds: idempotencyLeaseSeconds(config.workflowWaitMs),
             // Stored responses hold personal data and secrets shown once (signing secrets, webhook_url tokens).
             seal: (text) => encryptSecret(config.encryptionKeys, text),
             open: (stored) => decryptSecret(config.encryptionKeys, stored),
           },
+          route.waitsOnWorkflow ? 'no-transaction' : 'transaction',
           run,
         );
         if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
         response = outcome;
       }
-    } else if (route.method === 'get') {
+    } else if (route.method === 'get' || route.waitsOnWorkflow) {
       response = await run(em);
     } else {
       // Mutations run in one transaction: a request that fails changes nothing.

@@ -68,6 +68,8 @@ export interface Transaction {
   paymentInstructions: Record<string, unknown> | null;
   metadata: Record<string, unknown> | null;
   workflowId: string;
+  /** The capture or void whose move is under way (set by its begin, cleared by its finish): no other may start. */
+  pendingOperationId?: string | null;
   expiresAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -107,6 +109,7 @@ export const TransactionSchema = new EntitySchema<Transaction>({
     paymentInstructions: { type: 'json', nullable: true },
     metadata: { type: 'json', nullable: true },
     workflowId: { type: 'string' },
+    pendingOperationId: { type: 'string', nullable: true },
     expiresAt: { ...at, nullable: true },
     createdAt,
     updatedAt,

@@ -4,6 +4,7 @@ import { Migration20261121020000_merchants_connectors_routing } from './Migratio
 import { Migration20261121060000_events_webhooks } from './Migration20261121060000_events_webhooks';
 import { Migration20261121070000_vault_instruments_sessions } from './Migration20261121070000_vault_instruments_sessions';
 import { Migration20261121080000_transactions_orders } from './Migration20261121080000_transactions_orders';
+import { Migration20261201000000_request_phases } from './Migration20261201000000_request_phases';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
     class: Migration20261121070000_vault_instruments_sessions,
   },
   { name: 'Migration20261121080000_transactions_orders', class: Migration20261121080000_transactions_orders },
+  { name: 'Migration20261201000000_request_phases', class: Migration20261201000000_request_phases },
 ];

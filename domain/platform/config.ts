@@ -12,6 +12,12 @@ export interface Config {
   readonly env: AppEnv;
   readonly port: number;
   readonly databaseUrl: string;
+  /** The API's PostgreSQL pool: size, and per-session limits so no request can hold a connection for long. */
+  readonly databasePool: {
+    readonly size: number;
+    readonly statementTimeoutMs: number;
+    readonly idleInTransactionTimeoutMs: number;
+  };
   readonly temporal: {
     readonly address: string;
     readonly namespace: string;
@@ -29,6 +35,11 @@ export interface Config {
   readonly idempotencyTtlSeconds: number;
   /** How long a request waits for a concurrent one holding the same idempotency key before getting 409. */
   readonly idempotencyWaitMs: number;
+  /**
+   * Longest a request waits on a workflow (a charge, capture, void, refund or card verification) before answering
+   * that it is still processing. A claimed idempotency key's lease is this plus a margin (api/http/idempotency.ts).
+   */
+  readonly workflowWaitMs: number;
   readonly rateLimit: { readonly limit: number; readonly windowSeconds: number };
   /** Largest JSON body accepted, in bytes. */
   readonly bodyLimitBytes: number;
@@ -105,6 +116,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     env: appEnv,
     port: int(env, 'PORT', 3000, 0),
     databaseUrl: required(env, 'DATABASE_URL'),
+    databasePool: Object.freeze({
+      size: int(env, 'DATABASE_POOL_SIZE', 10),
+      statementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 15_000),
+      idleInTransactionTimeoutMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000),
+    }),
     temporal: Object.freeze({
       address: required(env, 'TEMPORAL_ADDRESS'),
       namespace: env.TEMPORAL_NAMESPACE || 'default',
@@ -116,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     vault: vaultKeys(env, encryptionKeys.current),
     idempotencyTtlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 60 * 60),
     idempotencyWaitMs: int(env, 'IDEMPOTENCY_WAIT_MS', 10_000),
+    workflowWaitMs: int(env, 'WORKFLOW_WAIT_MS', 30_000),
     rateLimit: Object.freeze({
       limit: int(env, 'RATE_LIMIT_REQUESTS', 100),
       windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60),

@@ -114,6 +114,9 @@ export interface OperationInput {
   metadata?: Record<string, unknown>;
 }
 
+/** beginOperation's refusal while another capture or void of the transaction is under way (the API answers 409). */
+export const OPERATION_IN_PROGRESS = 'OPERATION_IN_PROGRESS';
+
 export type OperationStart =
   | { ok: true; amount: number; currency: string; connectorId: string; providerReference: string }
   | { ok: false; code: string; message: string };

@@ -91,6 +91,8 @@ export const browserSessionRoutes = [
     body: EnrollBody,
     responses: { 201: EnrollResultSchema },
     envelope: 'bare',
+    // Claims the token, verifies and saves in phases of their own (session-enrolment.ts).
+    waitsOnWorkflow: true,
     async handler({ em, auth, params, body, deps }) {
       return { status: 201, data: await enrolInSession(em, deps, auth, params.sessionId, body, new Date()) };
     },

@@ -1,8 +1,10 @@
 /**
  * POST /sessions/:sessionId/payment-instruments: verify the card of an enrolment token with a zero-amount check
- * (routed like a charge, or on the named connector) and save it for merchant-initiated charges. The token is
- * locked for the whole request, so a concurrent second use waits and then gets 409 TOKEN_ALREADY_USED; any
- * verification attempt consumes it (the CVC has been used), approved or not.
+ * (routed like a charge, or on the named connector) and save it for merchant-initiated charges. In phases, so no
+ * database transaction (or token row lock) is held while the verification workflow runs: claim the token (its
+ * `used_by` names the verification) and commit, so a concurrent second use gets 409 TOKEN_ALREADY_USED; verify;
+ * then save the card and consume the token. Any verification attempt consumes it (the CVC has been used),
+ * approved or not; one that gets no answer releases the claim, and the retry finds the same verification workflow.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
@@ -15,6 +17,7 @@ import { enrolToken, findSameCard, requireMerchantCustomer } from '../payment-in
 import { consumeToken, lockUsableToken, sweepExpiredTokens } from '../tokens/tokens.service';
 import { planVerification } from './card-verification.service';
 import { runCardVerification } from '../../temporal';
+import { cardVerificationWorkflowId } from '../../../workflows/card-verification';
 import type { EnrollBody } from './browser-sessions.schema';
 import { requireBrowserSession } from './browser-sessions.service';
 
@@ -29,7 +32,7 @@ export interface EnrolResult {
   last4: string;
   expMonth: number;
   expYear: number;
-  /** null when verified; otherwise the normalised outcome (soft_decline, hard_decline, processing_error, network_error, unknown). */
+  /** null when verified; otherwise the normalised outcome (soft_decline, hard_decline, processing_error, network_error). */
   reason: string | null;
 }
 
@@ -69,58 +72,90 @@ export async function enrolInSession(
   const country = input.country ?? merchant.address?.country ?? null;
 
   await sweepExpiredTokens(em, now);
-  const token = await lockUsableToken(
-    em,
-    {
-      merchantId,
-      tokenId: input.tokenId,
-      field: 'tokenId',
-      purpose: 'instrument_enrollment',
-      browserSessionId: session.id,
-    },
-    now,
-  );
-  const enrolment = { organizationId: session.organizationId, merchantId, customerId };
-
-  // Planned first, so a bad connectorId (or no route at all) is reported whatever the card.
-  const connectorIds = await planVerification(em, merchantId, {
-    connectorId: input.connectorId,
-    token,
-    currency,
-    country,
-  });
-  // The same card, already saved and usable for this customer: it was verified when it was saved.
-  const existing = await findSameCard(em, merchantId, customerId, token.fingerprint);
-  if (existing && effectiveInstrumentStatus(existing, now) === 'active') {
-    const { instrument } = await enrolToken(em, token, enrolment, now);
-    return { verified: true, paymentInstrumentId: instrument.id, status: 'active', ...describe(token), reason: null };
-  }
-
-  const result = await runCardVerification(deps.temporal.client, {
+  const tokenRef = {
     merchantId,
-    tokenId: token.id,
-    connectorIds,
-    currency,
-  });
-  if (result.outcome === 'approved') {
-    const { instrument } = await enrolToken(
-      em,
-      token,
-      {
-        ...enrolment,
-        verification: { networkTransactionId: result.networkTransactionId, connectorId: result.connectorId },
-      },
-      now,
-    );
-    return { verified: true, paymentInstrumentId: instrument.id, status: 'active', ...describe(token), reason: null };
-  }
-  await consumeToken(em, token, null, now);
-  const declined = result.outcome === 'soft_decline' || result.outcome === 'hard_decline';
-  return {
-    verified: false,
-    paymentInstrumentId: null,
-    status: declined ? 'declined' : 'failed',
-    ...describe(token),
-    reason: result.outcome,
+    tokenId: input.tokenId,
+    field: 'tokenId',
+    purpose: 'instrument_enrollment' as const,
+    browserSessionId: session.id,
   };
+  const enrolment = { organizationId: session.organizationId, merchantId, customerId };
+  const claimedBy = cardVerificationWorkflowId(input.tokenId);
+
+  type Claim = { done: EnrolResult } | { done?: undefined; token: CardToken; connectorIds: string[] };
+  const claim = await em.transactional(async (tx): Promise<Claim> => {
+    const token = await lockUsableToken(tx, tokenRef, now);
+    if (token.usedBy !== null) throw tokenInUse(token.id);
+    // Planned first, so a bad connectorId (or no route at all) is reported whatever the card.
+    const connectorIds = await planVerification(tx, merchantId, {
+      connectorId: input.connectorId,
+      token,
+      currency,
+      country,
+    });
+    // The same card, already saved and usable for this customer: it was verified when it was saved.
+    const existing = await findSameCard(tx, merchantId, customerId, token.fingerprint);
+    if (existing && effectiveInstrumentStatus(existing, now) === 'active') {
+      const { instrument } = await enrolToken(tx, token, enrolment, now);
+      return { done: verified(instrument.id, token) };
+    }
+    token.usedBy = claimedBy;
+    await tx.flush();
+    return { token, connectorIds };
+  });
+  if (claim.done) return claim.done;
+
+  let result: Awaited<ReturnType<typeof runCardVerification>>;
+  try {
+    result = await runCardVerification(
+      deps.temporal.client,
+      { merchantId, tokenId: claim.token.id, connectorIds: claim.connectorIds, currency },
+      deps.config.workflowWaitMs,
+    );
+  } catch (error) {
+    await em.execute(`update card_tokens set used_by = null where id = ? and used_by = ? and status = 'active'`, [
+      claim.token.id,
+      claimedBy,
+    ]);
+    throw error;
+  }
+
+  return em.transactional(async (tx) => {
+    const token = await lockUsableToken(tx, tokenRef, now);
+    if (token.usedBy !== claimedBy) throw tokenInUse(token.id);
+    if (result.outcome === 'approved') {
+      const { instrument } = await enrolToken(
+        tx,
+        token,
+        {
+          ...enrolment,
+          verification: { networkTransactionId: result.networkTransactionId, connectorId: result.connectorId },
+        },
+        now,
+      );
+      return verified(instrument.id, token);
+    }
+    await consumeToken(tx, token, null, now);
+    const declined = result.outcome === 'soft_decline' || result.outcome === 'hard_decline';
+    return {
+      verified: false,
+      paymentInstrumentId: null,
+      status: declined ? 'declined' : 'failed',
+      ...describe(token),
+      reason: result.outcome,
+    };
+  });
 }
+
+const verified = (paymentInstrumentId: string, token: CardToken): EnrolResult => ({
+  verified: true,
+  paymentInstrumentId,
+  status: 'active',
+  ...describe(token),
+  reason: null,
+});
+
+const tokenInUse = (tokenId: string) =>
+  errors.conflict('TOKEN_ALREADY_USED', 'This card token has already been used; tokenize the card again', {
+    tokenId,
+  });

@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import type { Client } from '@temporalio/client';
 import { RefundSchema, type Transaction } from '../../../db/entities';
 import { runOperation as startOperation } from '../../temporal';
-import type { OperationInput } from '../../../workflows/lib/charge-types';
+import { OPERATION_IN_PROGRESS, type OperationInput } from '../../../workflows/lib/charge-types';
 import { defineRoute } from '../../http/define-route';
 import { errors } from '../../../domain/platform/errors';
 import { pagination } from '../../http/pagination';
@@ -28,13 +28,13 @@ import { presentRefund } from '../../../domain/transactions/transactions.present
 import { getTransaction, transactionView } from './transactions.service';
 
 /** Runs the operation workflow (api/temporal.ts) and turns a refusal into its 422. */
-async function runOperation(client: Client, tx: Transaction, input: OperationInput): Promise<void> {
-  const result = await startOperation(
-    client,
-    { merchantId: tx.merchantId, status: tx.status, currency: tx.currency },
-    input,
-  );
-  if (!result.ok) throw errors.businessRule(result.code, result.message);
+async function runOperation(client: Client, tx: Transaction, input: OperationInput, waitMs: number): Promise<void> {
+  const target = { merchantId: tx.merchantId, status: tx.status, currency: tx.currency };
+  const result = await startOperation(client, target, input, waitMs);
+  if (!result.ok) {
+    if (result.code === OPERATION_IN_PROGRESS) throw errors.conflict(result.code, result.message);
+    throw errors.businessRule(result.code, result.message);
+  }
 }
 
 /** Capture/void operation id: from the Idempotency-Key when one was sent (see runOperation), else random. */
@@ -55,14 +55,20 @@ export const transactionOperationRoutes = [
     responses: { 200: TransactionSchemaOut },
     envelope: 'wrapped',
     idempotency: 'optional',
+    waitsOnWorkflow: true,
     async handler({ em, merchantId, params, body, deps, idempotencySeed }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
-      await runOperation(deps.temporal.client, tx, {
-        kind: 'capture',
-        operationId: operationIdOf(idempotencySeed),
-        transactionId: tx.id,
-        amount: body.amount,
-      });
+      await runOperation(
+        deps.temporal.client,
+        tx,
+        {
+          kind: 'capture',
+          operationId: operationIdOf(idempotencySeed),
+          transactionId: tx.id,
+          amount: body.amount,
+        },
+        deps.config.workflowWaitMs,
+      );
       return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, tx.id)) };
     },
   }),
@@ -77,13 +83,19 @@ export const transactionOperationRoutes = [
     responses: { 200: TransactionSchemaOut },
     envelope: 'wrapped',
     idempotency: 'optional',
+    waitsOnWorkflow: true,
     async handler({ em, merchantId, params, deps, idempotencySeed }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
-      await runOperation(deps.temporal.client, tx, {
-        kind: 'void',
-        operationId: operationIdOf(idempotencySeed),
-        transactionId: tx.id,
-      });
+      await runOperation(
+        deps.temporal.client,
+        tx,
+        {
+          kind: 'void',
+          operationId: operationIdOf(idempotencySeed),
+          transactionId: tx.id,
+        },
+        deps.config.workflowWaitMs,
+      );
       return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, tx.id)) };
     },
   }),
@@ -99,18 +111,24 @@ export const transactionOperationRoutes = [
     responses: { 201: RefundSchemaOut, 200: RefundSchemaOut },
     envelope: 'wrapped',
     idempotency: 'optional',
+    waitsOnWorkflow: true,
     async handler({ em, merchantId, params, body, deps, idempotencySeed }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
       const refundId = idempotencySeed ? idFromSeed('ref', idempotencySeed) : newId('ref');
-      await runOperation(deps.temporal.client, tx, {
-        kind: 'refund',
-        operationId: refundId,
-        transactionId: tx.id,
-        refundId,
-        amount: body.amount,
-        reason: body.reason,
-        metadata: body.metadata,
-      });
+      await runOperation(
+        deps.temporal.client,
+        tx,
+        {
+          kind: 'refund',
+          operationId: refundId,
+          transactionId: tx.id,
+          refundId,
+          amount: body.amount,
+          reason: body.reason,
+          metadata: body.metadata,
+        },
+        deps.config.workflowWaitMs,
+      );
       const refund = await em.findOneOrFail(RefundSchema, { id: refundId }, { refresh: true });
       return { status: 201, data: presentRefund(refund) };
     },

@@ -32,16 +32,18 @@ export const transactionRoutes = [
     responses: { 201: TransactionSchemaOut, 200: TransactionSchemaOut },
     envelope: 'wrapped',
     idempotency: 'required',
+    waitsOnWorkflow: true,
     async handler({ em, merchantId, auth, body, deps, idempotencySeed }) {
       // The key is required here; the same request under the same key always names the same transaction.
       const transactionId = idFromSeed('tx', idempotencySeed!);
       if (await em.findOne(TransactionSchema, { id: transactionId, merchantId })) {
         // An earlier try of this request started the charge and lost its answer (502): wait for that charge.
-        await awaitCharge(deps.temporal.client, transactionId);
+        await awaitCharge(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
       } else {
         await runCharge(
           deps.temporal.client,
           await buildChargeInput(em, auth.organizationId, merchantId, body, transactionId),
+          deps.config.workflowWaitMs,
         );
       }
       return { status: 201, data: await transactionView(em, await getTransaction(em, merchantId, transactionId)) };
