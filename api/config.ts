@@ -91,7 +91,11 @@ function vaultKeys(env: NodeJS.ProcessEnv, masterKey: Buffer): VaultKeys {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const encryptionKeys = loadKeyring(env);
-  const appEnv = (env.APP_ENV ?? 'local') as AppEnv;
+  // No default: an unset APP_ENV used to mean local, which quietly turned off the production-only checks (SSRF
+  // guard on webhook deliveries, https-only webhook URLs) on any deployment that forgot it. npm start and the test
+  // stack set it explicitly; everything else must say which environment it is.
+  if (!env.APP_ENV) throw new ConfigError('APP_ENV is required: set it to production, or to local or test on purpose');
+  const appEnv = env.APP_ENV as AppEnv;
   if (!['local', 'test', 'production'].includes(appEnv))
     throw new ConfigError('APP_ENV must be local, test or production');
   if (appEnv === 'production' && (!env.VAULT_PRIVATE_KEY || !env.CARD_FINGERPRINT_KEY)) {
