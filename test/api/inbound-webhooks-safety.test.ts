@@ -36,7 +36,7 @@ async function sendProviderA(connector: CascadeConnector, type: string, object: 
     },
     body,
   });
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: (await response.json()) as any };
 }
 
 async function eventsOf(connector: CascadeConnector): Promise<number> {

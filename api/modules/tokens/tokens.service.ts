@@ -54,7 +54,8 @@ export async function sweepExpiredTokens(em: EntityManager, now: Date): Promise<
       [now],
       'run',
     );
-    return { tokens: tokens.affectedRows ?? 0, cvcs: cvcs.affectedRows ?? 0 };
+    const affected = (result: unknown) => (result as { affectedRows?: number }).affectedRows ?? 0;
+    return { tokens: affected(tokens), cvcs: affected(cvcs) };
   });
 }
 
