@@ -4,10 +4,11 @@
  */
 import type { Orm } from '../db/orm';
 import { sweepExpiredTokens } from '../api/modules/tokens/tokens.service';
+import { DECLINE_WINDOW_SECONDS } from '../api/http/browser-limits';
 
 export interface HousekeepingDeps {
   orm: Orm;
-  /** Rate-limit windows older than two windows can no longer be read by any request. */
+  /** Rate-limit windows older than two windows (of the longest kind, the decline throttle's) can no longer be read. */
   rateLimitWindowSeconds: number;
 }
 
@@ -28,7 +29,7 @@ export function createHousekeepingActivities({ orm, rateLimitWindowSeconds }: Ho
     },
     async purgeRateLimitWindows(): Promise<number> {
       return deleteRows(orm, `delete from rate_limit_counters where window_start < now() - make_interval(secs => ?)`, [
-        rateLimitWindowSeconds * 2,
+        Math.max(rateLimitWindowSeconds, DECLINE_WINDOW_SECONDS) * 2,
       ]);
     },
   };

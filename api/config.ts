@@ -29,7 +29,16 @@ export interface Config {
   readonly idempotencyTtlSeconds: number;
   /** How long a request waits for a concurrent one holding the same idempotency key before getting 409. */
   readonly idempotencyWaitMs: number;
-  readonly rateLimit: { readonly limit: number; readonly windowSeconds: number };
+  readonly rateLimit: {
+    readonly limit: number;
+    readonly windowSeconds: number;
+    /**
+     * Public-key (browser) endpoints, besides the key's own budget: per client IP and per browser session, each
+     * within the key. A public key is shared by every buyer of the merchant; one of them must not exhaust it.
+     */
+    readonly publicPerIp: number;
+    readonly publicPerSession: number;
+  };
   /** Largest JSON body accepted, in bytes. */
   readonly bodyLimitBytes: number;
   readonly logLevel: string;
@@ -123,6 +132,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: Object.freeze({
       limit: int(env, 'RATE_LIMIT_REQUESTS', 100),
       windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60),
+      publicPerIp: int(env, 'PUBLIC_RATE_LIMIT_PER_IP', 30),
+      publicPerSession: int(env, 'PUBLIC_RATE_LIMIT_PER_SESSION', 20),
     }),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 256 * 1024),
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),

@@ -21,7 +21,7 @@ describe('housekeepingWorkflow (time-skipping test server)', () => {
     );
     await em.execute(
       `insert into rate_limit_counters (bucket, window_start, count) values
-         (?, now() - interval '10 minutes', 5), (?, now(), 1)`,
+         (?, now() - interval '30 minutes', 5), (?, now(), 1)`,
       [`${tenant.merchant_id}-old`, `${tenant.merchant_id}-current`],
     );
 

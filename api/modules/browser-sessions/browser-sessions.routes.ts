@@ -91,8 +91,11 @@ export const browserSessionRoutes = [
     body: EnrollBody,
     responses: { 201: EnrollResultSchema },
     envelope: 'bare',
-    async handler({ em, auth, params, body, deps }) {
-      return { status: 201, data: await enrolInSession(em, deps, auth, params.sessionId, body, new Date()) };
+    async handler({ em, auth, params, body, deps, client }) {
+      return {
+        status: 201,
+        data: await enrolInSession(em, deps, auth, params.sessionId, body, new Date(), client.ip),
+      };
     },
   }),
 ];
