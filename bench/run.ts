@@ -157,7 +157,10 @@ async function main(): Promise<void> {
   let hello: Server | undefined;
   try {
     // The production path: no response validation; a rate limit high enough never to answer 429.
-    api = await startApi({ ...stack().config, validateResponses: false, rateLimit: RATE_LIMIT }, 0);
+    api = await startApi(
+      { ...stack().config, validateResponses: false, rateLimit: { ...stack().config.rateLimit, ...RATE_LIMIT } },
+      0,
+    );
     hello = await startHelloWorld();
     const helloUrl = `http://localhost:${(hello.address() as AddressInfo).port}`;
 

@@ -21,7 +21,11 @@ export function ormConfig(databaseUrl: string, options: PoolOptions = {}) {
     discovery: { disableDynamicFileAccess: true },
     pool: { min: 0, max: options.poolMax ?? 10 },
     // Sent by node-postgres as startup parameters, so they hold from the first statement of each connection.
+    // compileSqlOnError: bound values stay out of a failed query's error message. (On PostgreSQL knex has already
+    // turned `?` into `$n` when it formats the message, so this alone changes little; the values MikroORM inlines
+    // into the SQL text and PostgreSQL's `detail` are cut out in db/orm.ts.)
     driverOptions: {
+      compileSqlOnError: false,
       connection: {
         ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
         ...(options.idleInTransactionTimeoutMs

@@ -105,7 +105,11 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
     return (request: SandboxRequest) => {
       const found = payment(request);
       if (!found) return missing('payment');
-      const result = finishPending(ctx, found, how);
+      const given = how === 'settle' ? request.body?.amount : undefined;
+      const paidAmount = given === undefined ? null : read.int(given);
+      if (given !== undefined && !(paidAmount !== null && paidAmount > 0))
+        return json(400, { error: 'invalid_request', message: 'amount must be a positive integer (minor units)' });
+      const result = finishPending(ctx, found, how, paidAmount ?? undefined);
       if (!result.ok) return json(409, { error: 'invalid_state', message: `payment is ${found.state}, not pending` });
       ledgerAction(found, how, how);
       return accepted(result.value);

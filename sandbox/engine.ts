@@ -152,19 +152,23 @@ export function completeRefund(ctx: SandboxContext, record: Refund, succeeded: b
   });
 }
 
-/** settle: a pending pix/boleto is paid. expire: it lapses unpaid. fail: the provider rejects it late. */
+/**
+ * settle: a pending pix/boleto is paid (by default its own amount; `paidAmount` simulates a payer or provider
+ * reporting another one). expire: it lapses unpaid. fail: the provider rejects it late.
+ */
 export function finishPending(
   ctx: SandboxContext,
   payment: Payment,
   how: 'settle' | 'expire' | 'fail',
+  paidAmount: number = payment.amount,
 ): EngineResult<SandboxEvent> {
   if (payment.state !== 'pending') return { ok: false, error: 'invalid_state' };
   const type: EventType =
     how === 'settle' ? 'payment.succeeded' : how === 'expire' ? 'payment.expired' : 'payment.failed';
   payment.state = how === 'settle' ? 'captured' : how === 'expire' ? 'expired' : 'declined';
-  if (how === 'settle') payment.capturedAmount = payment.amount;
+  if (how === 'settle') payment.capturedAmount = paidAmount;
   if (how === 'fail') payment.declineReason = 'do_not_honor';
-  return { ok: true, value: emitFor(ctx, payment, type, null) };
+  return { ok: true, value: emitFor(ctx, payment, type, null, how === 'settle' ? paidAmount : payment.amount) };
 }
 
 export type DisputeStage = 'opened' | 'updated' | 'won' | 'lost';
@@ -176,7 +180,13 @@ export function dispute(ctx: SandboxContext, payment: Payment, stage: DisputeSta
   return { ok: true, value: emitFor(ctx, payment, type, stage) };
 }
 
-function emitFor(ctx: SandboxContext, payment: Payment, type: EventType, disputeStatus: string | null): SandboxEvent {
+function emitFor(
+  ctx: SandboxContext,
+  payment: Payment,
+  type: EventType,
+  disputeStatus: string | null,
+  amount: number = payment.amount,
+): SandboxEvent {
   return ctx.emit({
     provider: payment.provider,
     account: payment.account,
@@ -185,7 +195,7 @@ function emitFor(ctx: SandboxContext, payment: Payment, type: EventType, dispute
     refundId: null,
     disputeStatus,
     reference: payment.reference,
-    amount: payment.amount,
+    amount,
     currency: payment.currency,
   });
 }

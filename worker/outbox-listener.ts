@@ -16,11 +16,14 @@ import { EVENTS_CHANNEL } from '../domain/events/events.outbox';
 import { fanOutEvent } from '../activities/webhooks/fan-out';
 import { TASK_QUEUES } from '../workflows/definitions';
 import { webhookOutboxSweepWorkflow } from '../workflows/webhook-fan-out';
+import { boundedQueue } from './bounded-queue';
 
 export const CATCH_UP_SWEEP_WORKFLOW_ID = 'switchyard-webhook-sweep-catch-up';
 const RECONNECT_DELAY_MS = 2_000;
 /** Fan-outs in flight at once (each holds a pooled connection while it starts its workflows). */
 const MAX_CONCURRENT_FAN_OUTS = 4;
+/** Notifications waiting for a fan-out slot; beyond this they are dropped and left to the sweep (bounded memory). */
+export const MAX_WAITING_FAN_OUTS = 1000;
 
 export interface OutboxListener {
   stop(): Promise<void>;
@@ -56,43 +59,20 @@ export async function kickSweep(client: Client, taskQueue: string): Promise<void
   }
 }
 
-/** Runs at most `limit` tasks at a time, in arrival order. */
-function boundedQueue(limit: number) {
-  const waiting: (() => Promise<void>)[] = [];
-  let running = 0;
-  const pump = () => {
-    while (running < limit && waiting.length > 0) {
-      const task = waiting.shift() as () => Promise<void>;
-      running += 1;
-      void task().finally(() => {
-        running -= 1;
-        pump();
-      });
-    }
-  };
-  return {
-    push(task: () => Promise<void>) {
-      waiting.push(task);
-      pump();
-    },
-    /** Resolves once nothing is queued or running. */
-    async drain() {
-      waiting.length = 0;
-      while (running > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    },
-  };
-}
-
 export async function startOutboxListener(options: {
   orm: Orm;
   client: Client;
   taskQueue: string;
   logger: Logger;
+  /** Notifications waiting for a fan-out slot before new ones are left to the sweep (MAX_WAITING_FAN_OUTS). */
+  maxWaiting?: number;
 }): Promise<OutboxListener> {
   const { orm, client, taskQueue, logger } = options;
   // A dedicated connection outside the pool (LISTEN holds it for good), opened with the ORM's own settings.
   const knexClient = orm.em.getConnection().getKnex().client as unknown as KnexPgClient;
-  const fanOuts = boundedQueue(MAX_CONCURRENT_FAN_OUTS);
+  const fanOuts = boundedQueue(MAX_CONCURRENT_FAN_OUTS, options.maxWaiting ?? MAX_WAITING_FAN_OUTS);
+  // One warning per overflow, not one per dropped event (an overflow is exactly when the log is under pressure).
+  let overflowing = false;
   let connection: RawPgConnection | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
@@ -103,13 +83,16 @@ export async function startOutboxListener(options: {
       const raw = await knexClient.acquireRawConnection();
       raw.on('notification', ({ channel, payload }) => {
         if (channel !== EVENTS_CHANNEL || !payload || stopped) return;
-        fanOuts.push(() =>
+        const queued = fanOuts.push(() =>
           fanOutEvent({ orm, client, taskQueue }, payload).then(
             () => undefined,
             (error) =>
               logger.warn({ err: error, eventId: payload }, 'Webhook fan-out failed; the outbox sweep will retry it'),
           ),
         );
+        if (!queued && !overflowing)
+          logger.warn({ eventId: payload }, 'Webhook fan-out queue full; the outbox sweep will fan these events out');
+        overflowing = !queued;
       });
       const lost = (error?: Error) => {
         if (connection !== raw) return;

@@ -2,7 +2,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 // Deletes are idempotent, so plain retries are safe; a minute is ample for an indexed delete.
-const { purgeExpiredIdempotencyKeys, purgeRateLimitWindows } = proxyActivities<Activities>({
+const { purgeExpiredIdempotencyKeys, purgeRateLimitWindows, wipeExpiredCardTokens } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', maximumAttempts: 5 },
 });
@@ -10,13 +10,16 @@ const { purgeExpiredIdempotencyKeys, purgeRateLimitWindows } = proxyActivities<A
 export interface HousekeepingResult {
   idempotencyKeysPurged: number;
   rateLimitWindowsPurged: number;
+  /** Expired card tokens whose sealed PAN/name were wiped, plus expired CVC rows deleted. */
+  cardTokensWiped: number;
 }
 
 /** Run by a Temporal schedule (see worker/schedules.ts), so each run is visible in the Temporal UI. */
 export async function housekeepingWorkflow(): Promise<HousekeepingResult> {
-  const [idempotencyKeysPurged, rateLimitWindowsPurged] = await Promise.all([
+  const [idempotencyKeysPurged, rateLimitWindowsPurged, cardTokensWiped] = await Promise.all([
     purgeExpiredIdempotencyKeys(),
     purgeRateLimitWindows(),
+    wipeExpiredCardTokens(),
   ]);
-  return { idempotencyKeysPurged, rateLimitWindowsPurged };
+  return { idempotencyKeysPurged, rateLimitWindowsPurged, cardTokensWiped };
 }

@@ -1,5 +1,6 @@
 /**
- * Turns a RouteDefinition into Koa middleware: authenticate → rate limit → authorize → validate →
+ * Turns a RouteDefinition into Koa middleware: authenticate → rate limit (public keys: per IP and per browser
+ * session first, browser-limits.ts) → authorize → validate →
  * resolve the merchant → (idempotency) → handler → envelope. Validators are compiled once, at mount.
  */
 import type Router from '@koa/router';
@@ -22,6 +23,7 @@ import {
 } from './idempotency';
 import { decryptSecret, encryptSecret } from '../../domain/platform/crypto';
 import { consumeRateLimit, rateLimitHeaders } from './rate-limit';
+import { consumeBrowserLimits, tightest } from './browser-limits';
 import { bodyAjv, textAjv, toFieldErrors } from './schema';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
@@ -142,8 +144,21 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
       auth = route.auth.publicKey
         ? await authenticatePublicKey(em, ctx.get('x-public-key') || undefined, ctx.get('authorization') || undefined)
         : await authenticateApiKey(em, ctx.get('authorization') || undefined);
+      const browser = route.auth.publicKey
+        ? await consumeBrowserLimits(
+            em,
+            {
+              keyId: auth.keyId,
+              ip: ctx.ip,
+              sessionId:
+                (ctx.params as Record<string, string | undefined>).sessionId ?? (ctx.get('x-session-id') || undefined),
+            },
+            config,
+            (headers) => ctx.set(headers),
+          )
+        : [];
       const limit = await consumeRateLimit(em, auth.keyId, config.rateLimit.limit, config.rateLimit.windowSeconds);
-      ctx.set(rateLimitHeaders(limit, config.rateLimit.windowSeconds));
+      ctx.set(rateLimitHeaders(limit.exceeded ? limit : tightest([limit, ...browser]), config.rateLimit.windowSeconds));
       if (limit.exceeded) throw errors.rateLimited(limit.resetSeconds);
       authorize(auth, route.auth);
     }

@@ -7,6 +7,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { isCountry, isCurrency } from '../lib/iso';
 import type { FieldErrors } from '../../domain/platform/errors';
+import { MAX_PAGE } from './pagination';
 
 function createAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: coerce ? 'array' : false, strict: false });
@@ -108,7 +109,7 @@ export const Metadata = (maxBytes = 5120) =>
 export const E164Phone = Type.String({ pattern: '^\\+[1-9][0-9]{9,14}$', description: 'E.164, at least 10 digits' });
 
 export const PaginationQuery = {
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
 };
 export const DateRangeQuery = {

@@ -40,7 +40,16 @@ export interface Config {
    * that it is still processing. A claimed idempotency key's lease is this plus a margin (api/http/idempotency.ts).
    */
   readonly workflowWaitMs: number;
-  readonly rateLimit: { readonly limit: number; readonly windowSeconds: number };
+  readonly rateLimit: {
+    readonly limit: number;
+    readonly windowSeconds: number;
+    /**
+     * Public-key (browser) endpoints, besides the key's own budget: per client IP and per browser session, each
+     * within the key. A public key is shared by every buyer of the merchant; one of them must not exhaust it.
+     */
+    readonly publicPerIp: number;
+    readonly publicPerSession: number;
+  };
   /** Largest JSON body accepted, in bytes. */
   readonly bodyLimitBytes: number;
   readonly logLevel: string;
@@ -102,7 +111,11 @@ function vaultKeys(env: NodeJS.ProcessEnv, masterKey: Buffer): VaultKeys {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const encryptionKeys = loadKeyring(env);
-  const appEnv = (env.APP_ENV ?? 'local') as AppEnv;
+  // No default: an unset APP_ENV used to mean local, which quietly turned off the production-only checks (SSRF
+  // guard on webhook deliveries, https-only webhook URLs) on any deployment that forgot it. npm start and the test
+  // stack set it explicitly; everything else must say which environment it is.
+  if (!env.APP_ENV) throw new ConfigError('APP_ENV is required: set it to production, or to local or test on purpose');
+  const appEnv = env.APP_ENV as AppEnv;
   if (!['local', 'test', 'production'].includes(appEnv))
     throw new ConfigError('APP_ENV must be local, test or production');
   if (appEnv === 'production' && (!env.VAULT_PRIVATE_KEY || !env.CARD_FINGERPRINT_KEY)) {
@@ -136,6 +149,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: Object.freeze({
       limit: int(env, 'RATE_LIMIT_REQUESTS', 100),
       windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60),
+      publicPerIp: int(env, 'PUBLIC_RATE_LIMIT_PER_IP', 30),
+      publicPerSession: int(env, 'PUBLIC_RATE_LIMIT_PER_SESSION', 20),
     }),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 256 * 1024),
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),

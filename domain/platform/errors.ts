@@ -49,8 +49,8 @@ export const errors = {
     new ApiError(409, 'conflict_error', code, message, details),
   businessRule: (code: string, message: string, details?: ErrorDetails) =>
     new ApiError(422, 'business_rule_error', code, message, details),
-  rateLimited: (retryAfterSeconds: number) =>
-    new ApiError(429, 'rate_limit_error', 'RATE_LIMIT_EXCEEDED', 'Too many requests for this API key', undefined, {
+  rateLimited: (retryAfterSeconds: number, message = 'Too many requests for this API key') =>
+    new ApiError(429, 'rate_limit_error', 'RATE_LIMIT_EXCEEDED', message, undefined, {
       'Retry-After': String(retryAfterSeconds),
     }),
   internal: () => new ApiError(500, 'internal_server_error', 'INTERNAL_ERROR', 'An unexpected error occurred'),

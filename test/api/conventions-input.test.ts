@@ -144,6 +144,9 @@ describe('Pagination query parameters', () => {
     ['page', { page: 'abc' }],
     ['page', { page: 1.5 }],
     ['page', { page: '' }],
+    // The page cap (api/http/pagination.ts MAX_PAGE): a deeper page would make PostgreSQL walk the whole table.
+    ['page', { page: 1001 }],
+    ['page', { page: 1_000_000_000 }],
     ['limit', { limit: 0 }],
     ['limit', { limit: 101 }],
     ['limit', { limit: 'abc' }],
@@ -164,6 +167,12 @@ describe('Pagination query parameters', () => {
       expectWrapped(res, 200, { list: true });
       expect(res.body.meta.pagination).to.include({ page: 1, limit });
     }
+  });
+
+  it('accepts the deepest page, page=1000 (an empty page past the end)', async () => {
+    const res = await api.get('/customers', { key, query: { page: 1000, limit: 100 } });
+    expect(expectWrapped(res, 200, { list: true })).to.deep.equal([]);
+    expect(res.body.meta.pagination).to.include({ page: 1000, limit: 100 });
   });
 
   it('rejects an unknown query parameter with 400 naming it', async () => {

@@ -136,6 +136,21 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
     expect(saved.body.data.customer_id).to.equal(checkout.customer_id);
   });
 
+  it("binds enrolment in a checkout's browser session to that checkout's own customer (another customerId → 400)", async () => {
+    const { session: checkout } = await newSession(tenant, { selected_currency: 'USD' });
+    const session = await openSession(tenant, { checkoutSessionId: checkout.id });
+    const token = await mintToken(tenant, session, CARDS.visa);
+    const other = await createCustomer(tenant);
+    expectFieldErrors(await enrol(session, { tokenId: token.tokenId, customerId: other }), ['customerId']);
+    // Naming the checkout's own customer is fine; the refused request did not use the token up.
+    const res = await enrol(session, { tokenId: token.tokenId, customerId: checkout.customer_id });
+    expect(res.status, res.text).to.equal(201);
+    const saved = await api.get(`${instrumentsPath(tenant.merchant_id)}/${res.body.paymentInstrumentId}`, {
+      key: tenant.merchant_secret_key,
+    });
+    expect(saved.body.data.customer_id).to.equal(checkout.customer_id);
+  });
+
   it('requires customerId and currency when there is no checkout to fall back to (400)', async () => {
     const session = await openSession(tenant);
     const token = await mintToken(tenant, session, CARDS.visa);

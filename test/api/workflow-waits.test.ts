@@ -35,7 +35,7 @@ describe('Waiting on workflows', () => {
         ...config,
         workflowWaitMs: 4_000,
         databasePool: { ...config.databasePool, size: 10 },
-        rateLimit: { limit: 1_000, windowSeconds: 60 },
+        rateLimit: { ...config.rateLimit, limit: 1_000, windowSeconds: 60 },
       },
       0,
     );

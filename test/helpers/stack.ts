@@ -63,6 +63,10 @@ export async function startStack(): Promise<TestStack> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     SANDBOX_URL: sandbox.url,
     PUBLIC_BASE_URL: `http://localhost:${apiPort}`,
+    // Every test request comes from 127.0.0.1, so per-IP would mean per-key here; the browser limits are tested
+    // on an API of their own (test/api/browser-rate-limits.test.ts).
+    PUBLIC_RATE_LIMIT_PER_IP: '1000000',
+    PUBLIC_RATE_LIMIT_PER_SESSION: '1000000',
   };
   const config = loadConfig(env);
   const orm = await openOrm(config.databaseUrl);

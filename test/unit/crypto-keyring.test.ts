@@ -72,6 +72,7 @@ describe('api/lib/crypto rewrapSecret', () => {
 
 describe('api/config encryption keys, vault keys and PUBLIC_BASE_URL', () => {
   const base = {
+    APP_ENV: 'local',
     DATABASE_URL: 'postgres://x',
     TEMPORAL_ADDRESS: 'localhost:7233',
     ENCRYPTION_KEY: newKey.toString('base64'),

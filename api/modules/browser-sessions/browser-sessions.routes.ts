@@ -91,10 +91,13 @@ export const browserSessionRoutes = [
     body: EnrollBody,
     responses: { 201: EnrollResultSchema },
     envelope: 'bare',
-    // Claims the token, verifies and saves in phases of their own (session-enrolment.ts).
+    // Claims the token, verifies and saves in phases of their own (session-enrolment.service.ts).
     waitsOnWorkflow: true,
-    async handler({ em, auth, params, body, deps }) {
-      return { status: 201, data: await enrolInSession(em, deps, auth, params.sessionId, body, new Date()) };
+    async handler({ em, auth, params, body, deps, client }) {
+      return {
+        status: 201,
+        data: await enrolInSession(em, deps, auth, params.sessionId, body, new Date(), client.ip),
+      };
     },
   }),
 ];

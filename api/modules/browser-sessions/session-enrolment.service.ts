@@ -8,7 +8,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
-import { CheckoutSessionSchema, MerchantSchema, type CardToken } from '../../../db/entities';
+import { CheckoutSessionSchema, MerchantSchema, type CardToken, type CheckoutSession } from '../../../db/entities';
+import { recordDecline, refuseAfterRepeatedDeclines } from '../../http/browser-limits';
 import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
 import { errors } from '../../../domain/platform/errors';
@@ -36,6 +37,20 @@ export interface EnrolResult {
   reason: string | null;
 }
 
+/**
+ * A session opened for a checkout enrols cards for that checkout's customer only: the public key and the session
+ * are in the buyer's hands, so a customerId from the browser must not attach a card to another customer. (A
+ * session without a checkout takes the customerId the merchant's page sends, as documented.)
+ */
+function checkoutCustomer(checkout: CheckoutSession | null, requested: string | undefined): string | undefined {
+  if (!checkout) return undefined;
+  if (!checkout.customerId)
+    throw errors.invalidValue('customerId', 'the checkout session has no customer yet; set it on the checkout first');
+  if (requested !== undefined && requested !== checkout.customerId)
+    throw errors.invalidValue('customerId', "must be the checkout session's own customer");
+  return checkout.customerId;
+}
+
 const describe = (token: CardToken) => ({
   brand: token.cardBrand,
   last4: token.last4,
@@ -50,14 +65,17 @@ export async function enrolInSession(
   sessionId: string,
   input: EnrolInput,
   now: Date,
+  clientIp: string,
 ): Promise<EnrolResult> {
   const session = await requireBrowserSession(em, auth, sessionId, now);
+  const client = { keyId: auth.keyId, ip: clientIp, sessionId: session.id };
+  await refuseAfterRepeatedDeclines(em, client, now.getTime());
   const { merchantId } = session;
   const checkout = session.checkoutSessionId
     ? await em.findOneOrFail(CheckoutSessionSchema, { id: session.checkoutSessionId })
     : null;
 
-  const customerId = input.customerId ?? checkout?.customerId ?? undefined;
+  const customerId = checkoutCustomer(checkout, input.customerId) ?? input.customerId;
   if (!customerId)
     throw errors.validation({
       customerId: ['is required: the browser session has no checkout customer to fall back to'],
@@ -137,6 +155,7 @@ export async function enrolInSession(
     }
     await consumeToken(tx, token, null, now);
     const declined = result.outcome === 'soft_decline' || result.outcome === 'hard_decline';
+    if (declined) await recordDecline(tx, client);
     return {
       verified: false,
       paymentInstrumentId: null,

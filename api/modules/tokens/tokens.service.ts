@@ -38,19 +38,23 @@ export function effectiveTokenStatus(token: CardToken, now: Date): TokenStatus {
 
 /**
  * Wipes the sealed card data of tokens past their expiry: their CVC rows go, their PAN and name columns are
- * nulled and they are stored as expired. Runs before every mint and enrolment in its own short transaction (a
- * fork outside the request's), so it sticks even when the request then fails; rows another request holds
- * locked are skipped rather than waited for.
+ * nulled and they are stored as expired. Runs before every mint and enrolment, and on the housekeeping schedule
+ * (so sealed card data never outlives its token by more than one run when nobody mints), in its own short
+ * transaction (a fork outside the request's), so it sticks even when the request then fails; rows another
+ * request holds locked are skipped rather than waited for. Returns how many tokens and CVCs were wiped.
  */
-export async function sweepExpiredTokens(em: EntityManager, now: Date): Promise<void> {
+export async function sweepExpiredTokens(em: EntityManager, now: Date): Promise<{ tokens: number; cvcs: number }> {
   const own = em.fork();
-  await own.transactional(async (tx) => {
-    await tx.execute('delete from card_token_cvcs where expires_at <= ?', [now]);
-    await tx.execute(
+  return own.transactional(async (tx) => {
+    const cvcs = await tx.execute('delete from card_token_cvcs where expires_at <= ?', [now], 'run');
+    const tokens = await tx.execute(
       `update card_tokens set status = 'expired', pan_encrypted = null, holder_name_encrypted = null, updated_at = now()
         where id in (select id from card_tokens where status = 'active' and expires_at <= ? for update skip locked)`,
       [now],
+      'run',
     );
+    const affected = (result: unknown) => (result as { affectedRows?: number }).affectedRows ?? 0;
+    return { tokens: affected(tokens), cvcs: affected(cvcs) };
   });
 }
 

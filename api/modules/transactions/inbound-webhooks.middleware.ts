@@ -7,12 +7,16 @@
  * id) in the same database transaction as its effect: a duplicate delivery finds the row and changes nothing.
  * pix/boleto verdicts are signalled to the transaction's settlement workflow; refund results and disputes move
  * the transaction here through domain/transactions/transactions.transitions.ts (the same code the workflows use). Unhandled event types → 200.
+ *
+ * A connector's webhook acts only on that connector's own payments and refunds (a leaked token or secret of one
+ * connector must not settle another's), an inactive connector's webhooks are refused (the provider retries them
+ * once it is active again), and a payment.succeeded for another amount than the charge's is recorded, not applied.
  */
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../deps';
-import { RefundSchema, TransactionSchema, type Transaction } from '../../../db/entities';
+import { RefundSchema, TransactionSchema, type Refund, type Transaction } from '../../../db/entities';
 import { adapterFor } from '../../../domain/connectors/registry';
 import { InvalidWebhookError, type InboundWebhook } from '../../../domain/connectors/connector';
 import { UnhandledWebhookEventError } from '../../../domain/connectors/errors';
@@ -21,6 +25,7 @@ import { signalProviderEvent } from '../../temporal';
 import { ApiError } from '../../../domain/platform/errors';
 import { findConnectorByWebhookToken, loadConnectorSecrets } from '../../../domain/connectors/connectors.secrets';
 import { recordEvent } from '../../../domain/events/events.outbox';
+import { recordActivity } from '../../../domain/merchants/merchants.activity';
 import { moveTransaction } from '../../../domain/transactions/transactions.transitions';
 import { presentTransactionHeader } from '../../../domain/transactions/transactions.presenter';
 
@@ -50,7 +55,62 @@ async function findTransaction(
     providerReference: event.providerReference,
   });
   if (byRef) return byRef;
-  return event.reference?.startsWith('tx_') ? em.findOne(TransactionSchema, { id: event.reference, merchantId }) : null;
+  return event.reference?.startsWith('tx_')
+    ? em.findOne(TransactionSchema, { id: event.reference, merchantId, connectorId })
+    : null;
+}
+
+/** The refund the event names, only if it belongs to a transaction charged through this connector. */
+async function findRefund(
+  em: EntityManager,
+  connectorId: string,
+  merchantId: string,
+  event: InboundWebhook,
+): Promise<Refund | null> {
+  const refund =
+    (event.reference?.startsWith('ref_')
+      ? await em.findOne(RefundSchema, { id: event.reference, merchantId })
+      : null) ?? (await em.findOne(RefundSchema, { merchantId, providerReference: event.providerReference }));
+  if (!refund) return null;
+  const charged = await em.count(TransactionSchema, { id: refund.transactionId, merchantId, connectorId });
+  return charged > 0 ? refund : null;
+}
+
+/** Why an authentic event was recorded but not applied; null when it was applied (or named nothing of ours). */
+type Refusal = 'AMOUNT_MISMATCH' | null;
+
+/**
+ * A payment.succeeded for another amount than the charge's is not applied (the charge stays pending and expires
+ * unless the right amount arrives): settling it would mark as paid an order the customer under- or overpaid. It is
+ * recorded on the event row and in the merchant's activity log for someone to reconcile with the provider.
+ */
+async function refuseAmountMismatch(
+  em: EntityManager,
+  connectorId: string,
+  tx: Transaction,
+  event: InboundWebhook,
+): Promise<Refusal> {
+  await em.execute(
+    `update provider_webhook_events set transaction_id = ? where connector_id = ? and provider_event_id = ?`,
+    [tx.id, connectorId, event.eventId],
+  );
+  recordActivity(em, {
+    organizationId: tx.organizationId,
+    merchantId: tx.merchantId,
+    action: 'transaction.provider_amount_mismatch',
+    actor: { type: 'system', id: null },
+    changes: {
+      transaction_id: tx.id,
+      connector_id: connectorId,
+      provider_event_id: event.eventId,
+      event_type: event.type,
+      expected_amount: tx.amount,
+      received_amount: event.amount,
+      currency: tx.currency,
+    },
+  });
+  await em.flush();
+  return 'AMOUNT_MISMATCH';
 }
 
 async function apply(
@@ -59,12 +119,9 @@ async function apply(
   connectorId: string,
   merchantId: string,
   event: InboundWebhook,
-): Promise<void> {
+): Promise<Refusal> {
   if (event.type === 'refund.succeeded' || event.type === 'refund.failed') {
-    const refund =
-      (event.reference?.startsWith('ref_')
-        ? await em.findOne(RefundSchema, { id: event.reference, merchantId })
-        : null) ?? (await em.findOne(RefundSchema, { merchantId, providerReference: event.providerReference }));
+    const refund = await findRefund(em, connectorId, merchantId, event);
     if (refund) {
       await settleRefund(
         em,
@@ -75,12 +132,14 @@ async function apply(
         'psp_webhook',
       );
     }
-    return;
+    return null;
   }
   const tx = await findTransaction(em, connectorId, merchantId, event);
-  if (!tx) return;
+  if (!tx) return null;
   if (event.type.startsWith('payment.')) {
-    if (tx.status !== 'pending') return;
+    if (tx.status !== 'pending') return null;
+    if (event.type === 'payment.succeeded' && event.amount !== null && event.amount !== tx.amount)
+      return refuseAmountMismatch(em, connectorId, tx, event);
     const signalled = await signalProviderEvent(deps.temporal.client, tx.id, {
       type: event.type as 'payment.succeeded' | 'payment.failed' | 'payment.expired',
       eventId: event.eventId,
@@ -95,7 +154,7 @@ async function apply(
         'The payment is not ready for this event yet; retry',
       );
     }
-    return;
+    return null;
   }
   const key = `${connectorId}:${event.eventId}`;
   if (event.type === 'dispute.opened') {
@@ -106,11 +165,11 @@ async function apply(
       key,
       extraEvents: ['transaction.dispute_created'],
     });
-    if (moved) return;
+    if (moved) return null;
   }
   if (event.type === 'dispute.closed') {
     await closeDispute(em, tx, event, key);
-    return;
+    return null;
   }
   if (event.type === 'dispute.updated') {
     await recordEvent(em, {
@@ -120,6 +179,7 @@ async function apply(
       object: presentTransactionHeader(tx),
     });
   }
+  return null;
 }
 
 /**
@@ -166,6 +226,14 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
     const connector = await findConnectorByWebhookToken(em, match[1], token);
     if (!connector)
       throw new ApiError(401, 'authentication_error', 'INVALID_WEBHOOK_TOKEN', 'Unknown connector or webhook token');
+    // Nothing is recorded, so the provider's retries apply the event if the connector is activated again.
+    if (!connector.isActive)
+      throw new ApiError(
+        422,
+        'business_rule_error',
+        'CONNECTOR_INACTIVE',
+        'The connector is inactive; its webhooks are not accepted',
+      );
     const { webhookSecret } = await loadConnectorSecrets(
       em,
       deps.config.encryptionKeys,
@@ -193,17 +261,18 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
         );
       throw error;
     }
-    const duplicate = await em.transactional(async (tx) => {
+    const outcome = await em.transactional(async (tx) => {
       const inserted = await tx.execute<Array<{ id: string }>>(
         `insert into provider_webhook_events (id, connector_id, provider_event_id, event_type, provider_reference)
          values (?, ?, ?, ?, ?) on conflict (connector_id, provider_event_id) do nothing returning id`,
         [randomUUID(), connector.id, event.eventId, event.type, event.providerReference],
       );
-      if (inserted.length === 0) return true;
-      await apply(tx, deps, connector.id, connector.merchantId, event);
-      return false;
+      if (inserted.length === 0) return { duplicate: true };
+      const refused = await apply(tx, deps, connector.id, connector.merchantId, event);
+      return refused ? { duplicate: false, refused } : { duplicate: false };
     });
     ctx.status = 200;
-    ctx.body = { received: true, duplicate };
+    // A refused event is still acknowledged: the provider's retries would carry the same amount again.
+    ctx.body = { received: true, ...outcome };
   };
 }

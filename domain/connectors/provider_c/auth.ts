@@ -7,8 +7,11 @@ import type { ProviderCall, ProviderResult } from '../connector';
 import type { ProviderCCredentials } from '../credentials';
 import { callProvider, field } from '../http';
 import { fromTokenFailure } from './transformers';
+import { TokenCache } from './token-cache';
 
-const cache = new Map<string, { token: string; expiresAt: number }>();
+/** One slot per OAuth client in use; far more than a worker's connectors, small enough to never matter for memory. */
+export const TOKEN_CACHE_MAX_ENTRIES = 1000;
+export const tokenCache = new TokenCache(TOKEN_CACHE_MAX_ENTRIES);
 
 /** The bearer token, or the ProviderResult explaining why none could be obtained. */
 export async function accessToken(
@@ -17,8 +20,8 @@ export async function accessToken(
   const credentials = call.credentials as ProviderCCredentials;
   if ('access_token' in credentials) return { token: credentials.access_token };
   const slot = `${call.baseUrl}|${credentials.client_id}|${createHash('sha256').update(credentials.client_secret).digest('hex')}`;
-  const cached = cache.get(slot);
-  if (cached && cached.expiresAt > Date.now()) return { token: cached.token };
+  const cached = tokenCache.get(slot);
+  if (cached) return { token: cached };
   const response = await callProvider(call, {
     method: 'POST',
     path: '/oauth/token',
@@ -31,6 +34,6 @@ export async function accessToken(
   const token = field.str(response.body?.access_token);
   if (response.status !== 200 || !token) return { failure: fromTokenFailure(response) };
   const expiresIn = field.num(response.body?.expires_in) ?? 3600;
-  cache.set(slot, { token, expiresAt: Date.now() + Math.max(0, expiresIn - 60) * 1000 });
+  tokenCache.set(slot, token, Date.now() + Math.max(0, expiresIn - 60) * 1000);
   return { token };
 }

@@ -1,0 +1,98 @@
+/**
+ * Limits of the public-key (browser) endpoints, on top of the key's own budget. A public key ships in every
+ * buyer's page, so its budget is the merchant's whole checkout: each client IP and each browser session gets a
+ * smaller share of it, checked first, so a request refused here does not spend the key's budget. Counted in the
+ * same shared PostgreSQL table as the key budget (rate-limit.ts), so every API process sees the same counts.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../../domain/platform/config';
+import { errors } from '../../domain/platform/errors';
+import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from './rate-limit';
+
+/** Only well-formed session ids get a bucket; anything else fails validation later and counts per IP only. */
+const SESSION_ID = /^bs_[0-9A-Za-z]{1,60}$/;
+
+export interface BrowserClient {
+  keyId: string;
+  ip: string;
+  /** The browser session the request names (path parameter or X-Session-Id), if any. */
+  sessionId: string | undefined;
+}
+
+/**
+ * Consumes the per-IP and per-session budgets; 429 RATE_LIMIT_EXCEEDED (with the RateLimit headers of the budget
+ * that ran out) when one is exhausted. Returns the states for the response headers.
+ */
+export async function consumeBrowserLimits(
+  em: EntityManager,
+  client: BrowserClient,
+  config: Pick<Config, 'rateLimit'>,
+  setHeaders: (headers: Record<string, string>) => void,
+): Promise<RateLimitState[]> {
+  const { windowSeconds, publicPerIp, publicPerSession } = config.rateLimit;
+  const budgets = [{ bucket: `${client.keyId}|ip|${client.ip}`, limit: publicPerIp, what: 'this IP address' }];
+  if (client.sessionId && SESSION_ID.test(client.sessionId))
+    budgets.push({
+      bucket: `${client.keyId}|session|${client.sessionId}`,
+      limit: publicPerSession,
+      what: 'this browser session',
+    });
+  const states: RateLimitState[] = [];
+  for (const { bucket, limit, what } of budgets) {
+    const state = await consumeRateLimit(em, bucket, limit, windowSeconds);
+    if (state.exceeded) {
+      setHeaders(rateLimitHeaders(state, windowSeconds));
+      throw errors.rateLimited(state.resetSeconds, `Too many requests from ${what}`);
+    }
+    states.push(state);
+  }
+  return states;
+}
+
+/** The budget closest to running out: what the RateLimit headers of a successful response report. */
+export function tightest(states: RateLimitState[]): RateLimitState {
+  return states.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+}
+
+/**
+ * Card-testing defence: declined card verifications per browser session, and per client IP within the key, in a
+ * fixed window. Past the limit, enrolment answers 429 without calling a provider, so a stolen-card list cannot be
+ * checked through the merchant's checkout. (Counted in rate_limit_counters; housekeeping keeps this window.)
+ */
+export const DECLINE_WINDOW_SECONDS = 600;
+export const MAX_DECLINES_PER_SESSION = 3;
+export const MAX_DECLINES_PER_IP = 10;
+
+const declineBudgets = (client: BrowserClient & { sessionId: string }) => [
+  {
+    bucket: `${client.keyId}|declines|session|${client.sessionId}`,
+    limit: MAX_DECLINES_PER_SESSION,
+    what: 'browser session',
+  },
+  { bucket: `${client.keyId}|declines|ip|${client.ip}`, limit: MAX_DECLINES_PER_IP, what: 'IP address' },
+];
+
+/** 429 RATE_LIMIT_EXCEEDED when this session or IP has had too many declined cards in the current window. */
+export async function refuseAfterRepeatedDeclines(
+  em: EntityManager,
+  client: BrowserClient & { sessionId: string },
+  now = Date.now(),
+): Promise<void> {
+  const windowMs = DECLINE_WINDOW_SECONDS * 1000;
+  const windowStart = Math.floor(now / windowMs) * windowMs;
+  for (const { bucket, limit, what } of declineBudgets(client)) {
+    const [row] = await em.execute<{ count: number }[]>(
+      'select count from rate_limit_counters where bucket = ? and window_start = ?',
+      [bucket, new Date(windowStart)],
+    );
+    if (row && row.count >= limit) {
+      const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
+      throw errors.rateLimited(resetSeconds, `Too many declined cards from this ${what}; try again later`);
+    }
+  }
+}
+
+export async function recordDecline(em: EntityManager, client: BrowserClient & { sessionId: string }): Promise<void> {
+  for (const { bucket, limit } of declineBudgets(client))
+    await consumeRateLimit(em, bucket, limit, DECLINE_WINDOW_SECONDS);
+}
