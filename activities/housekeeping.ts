@@ -1,10 +1,11 @@
 /**
  * Deletes rows whose purpose has lapsed: expired idempotency keys and finished rate-limit windows; and wipes the
- * sealed PAN, name and CVC of expired card tokens.
+ * sealed PAN, name and CVC of expired card tokens. Each table's SQL lives with its owner in db/repositories/.
  */
 import type { Orm } from '../db/orm';
-import { sweepExpiredTokens } from '../api/modules/tokens/tokens.service';
-import { DECLINE_WINDOW_SECONDS } from '../api/http/browser-limits';
+import { wipeExpiredTokens } from '../db/repositories/card-tokens.repository';
+import { purgeExpiredKeys } from '../db/repositories/idempotency-keys.repository';
+import { LONGEST_WINDOW_SECONDS, purgeWindows } from '../db/repositories/rate-limit-counters.repository';
 
 export interface HousekeepingDeps {
   orm: Orm;
@@ -12,25 +13,18 @@ export interface HousekeepingDeps {
   rateLimitWindowSeconds: number;
 }
 
-async function deleteRows(orm: Orm, sql: string, params: unknown[]): Promise<number> {
-  const result = await orm.em.fork().execute(sql, params, 'run');
-  return (result as { affectedRows?: number }).affectedRows ?? 0;
-}
-
 export function createHousekeepingActivities({ orm, rateLimitWindowSeconds }: HousekeepingDeps) {
   return {
     async purgeExpiredIdempotencyKeys(): Promise<number> {
-      return deleteRows(orm, 'delete from idempotency_keys where expires_at <= now()', []);
+      return purgeExpiredKeys(orm.em.fork());
     },
     /** Card tokens live 15 minutes; their sealed card data must not wait for the next mint to be wiped. */
     async wipeExpiredCardTokens(): Promise<number> {
-      const wiped = await sweepExpiredTokens(orm.em.fork(), new Date());
+      const wiped = await orm.em.fork().transactional((tx) => wipeExpiredTokens(tx, new Date()));
       return wiped.tokens + wiped.cvcs;
     },
     async purgeRateLimitWindows(): Promise<number> {
-      return deleteRows(orm, `delete from rate_limit_counters where window_start < now() - make_interval(secs => ?)`, [
-        Math.max(rateLimitWindowSeconds, DECLINE_WINDOW_SECONDS) * 2,
-      ]);
+      return purgeWindows(orm.em.fork(), Math.max(rateLimitWindowSeconds, LONGEST_WINDOW_SECONDS) * 2);
     },
   };
 }

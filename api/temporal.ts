@@ -276,6 +276,9 @@ export async function runOperation(
 
 // ── Card verification (browser-session enrolment) ───────────────────────────────────────────────────────────
 
+/** A token being verified is claimed under its verification workflow's id (card_tokens.used_by). */
+export { cardVerificationWorkflowId };
+
 /** Runs (or joins: a retry gets the same verification's result) the card's zero-amount verification. */
 export async function runCardVerification(
   client: Client,

@@ -3,6 +3,7 @@
  * transaction and is idempotent (a retried activity finds its rows and changes nothing twice). attemptCharge is
  * the only one that sees card data or credentials, and only between reading them and the adapter call.
  */
+import { claimToken, spendToken } from '../../db/repositories/card-tokens.repository';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm';
@@ -167,11 +168,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
         }
         if (!input.cardTokenId) return { tokenClaimed: true };
         // The token is single-use: the first transaction to claim it charges it; the card data stays until finalize.
-        const claimed = await em.execute<Array<{ id: string }>>(
-          `update card_tokens set used_by = ? where id = ? and status = 'active' and (used_by is null or used_by = ?) returning id`,
-          [input.transactionId, input.cardTokenId, input.transactionId],
-        );
-        return { tokenClaimed: claimed.length > 0 };
+        return { tokenClaimed: await claimToken(em, input.cardTokenId, input.transactionId) };
       });
     },
 
@@ -374,12 +371,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
         if (!tx) return;
         if (tx.cardTokenId && input.to !== 'pending') {
           // The single-use token is spent: its sealed card data goes now.
-          await em.execute(
-            `update card_tokens set status = 'used', used_at = now(), used_by = ?, pan_encrypted = null, holder_name_encrypted = null, updated_at = now()
-             where id = ? and status = 'active'`,
-            [tx.id, tx.cardTokenId],
-          );
-          await em.execute('delete from card_token_cvcs where card_token_id = ?', [tx.cardTokenId]);
+          await spendToken(em, tx.cardTokenId, tx.id);
         }
         if (tx.checkoutSessionId && (input.to === 'authorized' || input.to === 'pre_authorized')) {
           await em.execute(

@@ -4,6 +4,7 @@
  * smaller share of it, checked first, so a request refused here does not spend the key's budget. Counted in the
  * same shared PostgreSQL table as the key budget (rate-limit.ts), so every API process sees the same counts.
  */
+import { LONGEST_WINDOW_SECONDS, readCount } from '../../db/repositories/rate-limit-counters.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../domain/platform/config';
 import { errors } from '../../domain/platform/errors';
@@ -59,7 +60,7 @@ export function tightest(states: RateLimitState[]): RateLimitState {
  * fixed window. Past the limit, enrolment answers 429 without calling a provider, so a stolen-card list cannot be
  * checked through the merchant's checkout. (Counted in rate_limit_counters; housekeeping keeps this window.)
  */
-export const DECLINE_WINDOW_SECONDS = 600;
+export const DECLINE_WINDOW_SECONDS = LONGEST_WINDOW_SECONDS;
 export const MAX_DECLINES_PER_SESSION = 3;
 export const MAX_DECLINES_PER_IP = 10;
 
@@ -81,11 +82,7 @@ export async function refuseAfterRepeatedDeclines(
   const windowMs = DECLINE_WINDOW_SECONDS * 1000;
   const windowStart = Math.floor(now / windowMs) * windowMs;
   for (const { bucket, limit, what } of declineBudgets(client)) {
-    const [row] = await em.execute<{ count: number }[]>(
-      'select count from rate_limit_counters where bucket = ? and window_start = ?',
-      [bucket, new Date(windowStart)],
-    );
-    if (row && row.count >= limit) {
+    if ((await readCount(em, bucket, new Date(windowStart))) >= limit) {
       const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
       throw errors.rateLimited(resetSeconds, `Too many declined cards from this ${what}; try again later`);
     }

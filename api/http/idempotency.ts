@@ -14,6 +14,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import * as keys from '../../db/repositories/idempotency-keys.repository';
 import { errors } from '../../domain/platform/errors';
 
 export interface StoredResponse {
@@ -79,9 +80,8 @@ type Claim =
   | { kind: 'running' };
 
 /**
- * Phase 1, its own short transaction: take the key (a fresh row, one whose retention lapsed, or one whose holder
- * died — no answer and its lease passed — when the fingerprint is the same), or report what holds it. Blocks at
- * most `lockWaitMs` on a row another transaction is writing.
+ * Phase 1, its own short transaction: take the key, or report what holds it. Blocks at most `lockWaitMs` on a row
+ * another transaction is writing.
  */
 async function claimKey(
   em: EntityManager,
@@ -90,43 +90,24 @@ async function claimKey(
   lockWaitMs: number,
 ): Promise<Claim> {
   return em.transactional(async (tx) => {
-    await tx.execute(`set local lock_timeout = ${Math.max(1, Math.floor(lockWaitMs))}`);
-    const claimed = await tx.execute(
-      `insert into idempotency_keys (scope_id, key, fingerprint, expires_at, claim_id, lease_until)
-       values (?, ?, ?, now() + make_interval(secs => ?), ?, now() + make_interval(secs => ?))
-       on conflict (scope_id, key) do update
-         set fingerprint = excluded.fingerprint, expires_at = excluded.expires_at, created_at = now(),
-             response_status = null, response_sealed = null,
-             claim_id = excluded.claim_id, lease_until = excluded.lease_until
-         where idempotency_keys.expires_at <= now()
-            or (idempotency_keys.response_status is null and idempotency_keys.lease_until <= now()
-                and idempotency_keys.fingerprint = excluded.fingerprint)
-       returning key`,
-      [request.scopeId, request.key, request.fingerprint, request.ttlSeconds, claimId, request.leaseSeconds],
-    );
-    await tx.execute('set local lock_timeout to default');
-    if (claimed.length > 0) return { kind: 'claimed' };
+    const claim = { ...request, claimId };
+    if (await keys.claimKey(tx, claim, lockWaitMs)) return { kind: 'claimed' };
     return readKey(tx, request);
   });
 }
 
 /** What holds a key someone else claimed: its stored answer, or a request still running. */
 async function readKey(em: EntityManager, request: IdempotentRequest): Promise<Exclude<Claim, { kind: 'claimed' }>> {
-  const [stored] = await em.execute<
-    { fingerprint: string; response_status: number | null; response_sealed: string | null }[]
-  >('select fingerprint, response_status, response_sealed from idempotency_keys where scope_id = ? and key = ?', [
-    request.scopeId,
-    request.key,
-  ]);
+  const stored = await keys.readKey(em, request.scopeId, request.key);
   // Deleted since (its holder failed): the caller looks again.
   if (!stored) return { kind: 'running' };
   if (stored.fingerprint !== request.fingerprint) {
     throw errors.conflict('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request');
   }
-  if (stored.response_status === null) return { kind: 'running' };
+  if (stored.responseStatus === null) return { kind: 'running' };
   return {
     kind: 'stored',
-    body: stored.response_sealed === null ? undefined : JSON.parse(request.open(stored.response_sealed)),
+    body: stored.responseSealed === null ? undefined : (JSON.parse(request.open(stored.responseSealed)) as unknown),
   };
 }
 
@@ -154,38 +135,27 @@ async function claimOrReplay(
 }
 
 /** Phase 3: the answer, stored only while the key has none (`claimId` given: only while this request holds it). */
-async function storeResponse(
+const storeResponse = (
   em: EntityManager,
   request: IdempotentRequest,
   response: StoredResponse,
   claimId: string | null,
-): Promise<boolean> {
-  const stored = await em.execute(
-    `update idempotency_keys set response_status = ?, response_sealed = ?, lease_until = null
-     where scope_id = ? and key = ? and response_status is null and (?::text is null or claim_id = ?)
-     returning key`,
-    [
-      response.status,
-      response.body === undefined ? null : request.seal(JSON.stringify(response.body)),
-      request.scopeId,
-      request.key,
-      claimId,
-      claimId,
-    ],
+) =>
+  keys.storeResponse(
+    em,
+    { scopeId: request.scopeId, key: request.key, claimId },
+    {
+      status: response.status,
+      sealedBody: response.body === undefined ? null : request.seal(JSON.stringify(response.body)),
+    },
   );
-  return stored.length > 0;
-}
 
 /** A failed request stores nothing: its key is freed for the corrected retry (if this request still holds it). */
-async function releaseKey(em: EntityManager, request: IdempotentRequest, claimId: string): Promise<void> {
-  await em
-    .execute(
-      'delete from idempotency_keys where scope_id = ? and key = ? and claim_id = ? and response_status is null',
-      [request.scopeId, request.key, claimId],
-    )
+const releaseKey = (em: EntityManager, request: IdempotentRequest, claimId: string) =>
+  keys
+    .releaseKey(em, request.scopeId, request.key, claimId)
     // The failure being reported matters more; an unreleased claim is taken over by a retry once its lease passes.
     .catch(() => undefined);
-}
 
 /**
  * `mode` is how the work runs once the key is claimed:

@@ -1,8 +1,9 @@
 /**
  * Fixed-window request counting per API key, kept in PostgreSQL so every API process shares one budget.
- * One atomic upsert per request: no read-modify-write race between processes.
+ * One atomic upsert per request (db/repositories/rate-limit-counters.repository.ts): no race between processes.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { countHit } from '../../db/repositories/rate-limit-counters.repository';
 
 export interface RateLimitState {
   limit: number;
@@ -21,14 +22,9 @@ export async function consumeRateLimit(
 ): Promise<RateLimitState> {
   const windowMs = windowSeconds * 1000;
   const windowStart = Math.floor(now / windowMs) * windowMs;
-  const [row] = await em.execute<{ count: number }[]>(
-    `insert into rate_limit_counters (bucket, window_start, count) values (?, ?, 1)
-     on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
-     returning count`,
-    [bucket, new Date(windowStart)],
-  );
+  const count = await countHit(em, bucket, new Date(windowStart));
   const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
-  return { limit, remaining: Math.max(0, limit - row.count), resetSeconds, exceeded: row.count > limit };
+  return { limit, remaining: Math.max(0, limit - count), resetSeconds, exceeded: count > limit };
 }
 
 export function rateLimitHeaders(state: RateLimitState, windowSeconds: number): Record<string, string> {

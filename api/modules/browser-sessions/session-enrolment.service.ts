@@ -6,6 +6,7 @@
  * then save the card and consume the token. Any verification attempt consumes it (the CVC has been used),
  * approved or not; one that gets no answer releases the claim, and the retry finds the same verification workflow.
  */
+import { releaseClaim } from '../../../db/repositories/card-tokens.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import { CheckoutSessionSchema, MerchantSchema, type CardToken, type CheckoutSession } from '../../../db/entities';
@@ -17,8 +18,7 @@ import { effectiveInstrumentStatus } from '../payment-instruments/instrument-sta
 import { enrolToken, findSameCard, requireMerchantCustomer } from '../payment-instruments/payment-instruments.service';
 import { consumeToken, lockUsableToken, sweepExpiredTokens } from '../tokens/tokens.service';
 import { planVerification } from './card-verification.service';
-import { runCardVerification } from '../../temporal';
-import { cardVerificationWorkflowId } from '../../../workflows/card-verification';
+import { cardVerificationWorkflowId, runCardVerification } from '../../temporal';
 import type { EnrollBody } from './browser-sessions.schema';
 import { requireBrowserSession } from './browser-sessions.service';
 
@@ -131,10 +131,7 @@ export async function enrolInSession(
       deps.config.workflowWaitMs,
     );
   } catch (error) {
-    await em.execute(`update card_tokens set used_by = null where id = ? and used_by = ? and status = 'active'`, [
-      claim.token.id,
-      claimedBy,
-    ]);
+    await releaseClaim(em, claim.token.id, claimedBy);
     throw error;
   }
 

@@ -4,6 +4,7 @@
  * table for the one operation that consumes the token, which deletes it. A used or expired token keeps only
  * its non-sensitive description.
  */
+import { wipeExpiredTokens } from '../../../db/repositories/card-tokens.repository';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
@@ -44,18 +45,7 @@ export function effectiveTokenStatus(token: CardToken, now: Date): TokenStatus {
  * request holds locked are skipped rather than waited for. Returns how many tokens and CVCs were wiped.
  */
 export async function sweepExpiredTokens(em: EntityManager, now: Date): Promise<{ tokens: number; cvcs: number }> {
-  const own = em.fork();
-  return own.transactional(async (tx) => {
-    const cvcs = await tx.execute('delete from card_token_cvcs where expires_at <= ?', [now], 'run');
-    const tokens = await tx.execute(
-      `update card_tokens set status = 'expired', pan_encrypted = null, holder_name_encrypted = null, updated_at = now()
-        where id in (select id from card_tokens where status = 'active' and expires_at <= ? for update skip locked)`,
-      [now],
-      'run',
-    );
-    const affected = (result: unknown) => (result as { affectedRows?: number }).affectedRows ?? 0;
-    return { tokens: affected(tokens), cvcs: affected(cvcs) };
-  });
+  return em.fork().transactional((tx) => wipeExpiredTokens(tx, now));
 }
 
 /** Recurring offers always enrol the card; so does save_card inside a one-time checkout. */
