@@ -1,5 +1,6 @@
 /** Checkout activities: the write half of the durable expiry in workflows/checkout-expiry.ts. */
 import type { Orm } from '../db/orm';
+import { expireIfDue } from '../db/repositories/checkout-sessions.repository';
 
 export interface CheckoutDeps {
   orm: Orm;
@@ -22,13 +23,7 @@ export function createCheckoutActivities({ orm }: CheckoutDeps) {
      */
     async expireCheckoutSession(sessionId: string, asOf: string = new Date().toISOString()): Promise<ExpireResult> {
       const em = orm.em.fork();
-      const updated = await em.execute<{ id: string }[]>(
-        `update checkout_sessions set status = 'expired', updated_at = now()
-          where id = ? and status in ('initiated', 'customer_identified') and expires_at is not null and expires_at <= ?
-          returning id`,
-        [sessionId, asOf],
-      );
-      if (updated.length > 0) return { outcome: 'expired' };
+      if (await expireIfDue(em, sessionId, asOf)) return { outcome: 'expired' };
       const [row] = await em.execute<{ status: string; expires_at: Date | null }[]>(
         'select status, expires_at from checkout_sessions where id = ?',
         [sessionId],

@@ -3,8 +3,10 @@
  * transaction and is idempotent (a retried activity finds its rows and changes nothing twice). attemptCharge is
  * the only one that sees card data or credentials, and only between reading them and the adapter call.
  */
+import * as attempts from '../../db/repositories/transaction-attempts.repository';
+import { markCompleted, markPaymentPending } from '../../db/repositories/checkout-sessions.repository';
+import { insertOrder, recordOrderStatus } from '../../db/repositories/orders.repository';
 import { claimToken, spendToken } from '../../db/repositories/card-tokens.repository';
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm';
 import { MerchantConnectorSchema, TransactionSchema, type TransactionStatus } from '../../db/entities';
@@ -72,52 +74,30 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
       return inTransaction(async (em) => {
         const existing = await em.findOne(TransactionSchema, { id: input.transactionId });
         if (!existing) {
-          await em.execute(
-            `insert into orders (id, organization_id, merchant_id, customer_id, external_order_id, checkout_session_id, order_type,
-               recurrence, total_amount, currency, status, metadata)
-             values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
-            [
-              input.orderId,
-              input.organizationId,
-              input.merchantId,
-              input.customerId,
-              input.externalOrderId,
-              input.checkoutSessionId,
-              input.order.orderType,
-              input.order.recurrence,
-              input.amount,
-              input.currency,
-              input.metadata === null ? null : JSON.stringify(input.metadata),
-            ],
+          await insertOrder(
+            em,
+            {
+              id: input.orderId,
+              organizationId: input.organizationId,
+              merchantId: input.merchantId,
+              customerId: input.customerId,
+              externalOrderId: input.externalOrderId,
+              checkoutSessionId: input.checkoutSessionId,
+              orderType: input.order.orderType,
+              recurrence: input.order.recurrence,
+              totalAmount: input.amount,
+              currency: input.currency,
+              metadata: input.metadata,
+            },
+            input.order.items,
           );
-          for (const item of input.order.items) {
-            await em.execute(
-              `insert into order_items (id, order_id, product_id, offer_id, product_name, offer_name, billing_cycle, cycle_limit,
-                 is_first_charge, quantity, unit_amount, total_amount, currency, installments)
-               values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-              [
-                randomUUID(),
-                input.orderId,
-                item.productId,
-                item.offerId,
-                item.productName,
-                item.offerName,
-                item.billingCycle,
-                item.cycleLimit,
-                item.isFirstCharge,
-                item.quantity,
-                item.unitAmount,
-                item.totalAmount,
-                item.currency,
-                item.installments,
-              ],
-            );
-          }
-          await em.execute(
-            `insert into order_status_history (id, order_id, from_status, to_status, triggered_by, transition_key)
-             values (?, ?, null, 'pending', 'api', ?)`,
-            [randomUUID(), input.orderId, `${input.transactionId}:open`],
-          );
+          await recordOrderStatus(em, {
+            orderId: input.orderId,
+            from: null,
+            to: 'pending',
+            triggeredBy: 'api',
+            key: `${input.transactionId}:open`,
+          });
           const tx = em.create(TransactionSchema, {
             id: input.transactionId,
             organizationId: input.organizationId,
@@ -159,11 +139,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
             object: presentTransactionHeader(tx),
           });
           if (input.checkoutSessionId) {
-            await em.execute(
-              `update checkout_sessions set status = 'payment_pending', updated_at = now()
-               where id = ? and status in ('initiated', 'customer_identified')`,
-              [input.checkoutSessionId],
-            );
+            await markPaymentPending(em, input.checkoutSessionId);
           }
         }
         if (!input.cardTokenId) return { tokenClaimed: true };
@@ -214,19 +190,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
     async attemptCharge(input: AttemptInput): Promise<AttemptResult> {
       if (!vault) throw new Error('This worker was started without vault settings');
       const em = orm.em.fork();
-      await em.execute(
-        `insert into transaction_attempts (id, transaction_id, attempt_number, is_fallback, connector_id, provider_slug, routing_node_id, status, started_at)
-         values (?, ?, ?, ?, ?, ?, ?, 'pending', now()) on conflict (transaction_id, attempt_number) do nothing`,
-        [
-          randomUUID(),
-          input.transactionId,
-          input.attemptNumber,
-          input.isFallback,
-          input.attempt.connectorId,
-          input.attempt.providerSlug,
-          input.attempt.nodeId,
-        ],
-      );
+      await attempts.startAttempt(em, input);
       const tx = await em.findOneOrFail(TransactionSchema, { id: input.transactionId });
       let result: ProviderResult;
       try {
@@ -284,22 +248,13 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
       const status = ATTEMPT_STATUS[result.outcome];
       // An outcome nobody could establish is left for the reconciler under the code it looks for.
       const errorCode = result.outcome === 'unknown' ? UNRESOLVED_PROVIDER_CALL : result.rawCode;
-      await em.execute(
-        `update transaction_attempts set status = ?, outcome = ?, finished_at = case when ? = 'pending' then null else coalesce(finished_at, now()) end,
-           error_category = ?, error_code = ?, error_message = ?, provider_reference = ?
-         where transaction_id = ? and attempt_number = ?`,
-        [
-          status,
-          result.outcome,
-          status,
-          status === 'success' || status === 'pending' ? null : result.outcome,
-          status === 'success' || status === 'pending' ? null : errorCode,
-          result.rawMessage,
-          result.providerReference,
-          input.transactionId,
-          input.attemptNumber,
-        ],
-      );
+      await attempts.recordAttemptResult(em, input, {
+        status,
+        outcome: result.outcome,
+        errorCode: status === 'success' || status === 'pending' ? null : errorCode,
+        message: result.rawMessage,
+        providerReference: result.providerReference,
+      });
       return {
         outcome: result.outcome,
         providerReference: result.providerReference,
@@ -314,33 +269,15 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
      */
     async recordUnresolvedAttempt(input: AttemptInput): Promise<AttemptResult | null> {
       const em = orm.em.fork();
-      const [recorded] = await em.execute<
-        Array<{ status: string; outcome: Outcome | null; provider_reference: string | null }>
-      >(
-        'select status, outcome, provider_reference from transaction_attempts where transaction_id = ? and attempt_number = ?',
-        [input.transactionId, input.attemptNumber],
-      );
+      const recorded = await attempts.readAttempt(em, input.transactionId, input.attemptNumber);
       if (recorded && recorded.status !== 'pending' && recorded.outcome && recorded.outcome !== 'pending') {
-        return { outcome: recorded.outcome, providerReference: recorded.provider_reference, paymentInstructions: null };
+        return {
+          outcome: recorded.outcome as Outcome,
+          providerReference: recorded.providerReference,
+          paymentInstructions: null,
+        };
       }
-      await em.execute(
-        `insert into transaction_attempts (id, transaction_id, attempt_number, is_fallback, connector_id, provider_slug, routing_node_id,
-           status, outcome, started_at, finished_at, error_category, error_code, error_message)
-         values (?, ?, ?, ?, ?, ?, ?, 'error', 'processing_error', now(), now(), 'processing_error', ?, ?)
-         on conflict (transaction_id, attempt_number) do update set status = 'error', outcome = 'processing_error',
-           finished_at = now(), error_category = 'processing_error', error_code = excluded.error_code, error_message = excluded.error_message`,
-        [
-          randomUUID(),
-          input.transactionId,
-          input.attemptNumber,
-          input.isFallback,
-          input.attempt.connectorId,
-          input.attempt.providerSlug,
-          input.attempt.nodeId,
-          UNRESOLVED_PROVIDER_CALL,
-          'The provider call failed on every try; its outcome is unknown',
-        ],
-      );
+      await attempts.recordUnresolvedAttempt(em, input, UNRESOLVED_PROVIDER_CALL);
       return null;
     },
 
@@ -374,10 +311,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           await spendToken(em, tx.cardTokenId, tx.id);
         }
         if (tx.checkoutSessionId && (input.to === 'authorized' || input.to === 'pre_authorized')) {
-          await em.execute(
-            `update checkout_sessions set status = 'completed', completed_at = now(), updated_at = now() where id = ? and status <> 'completed'`,
-            [tx.checkoutSessionId],
-          );
+          await markCompleted(em, tx.checkoutSessionId);
         }
       });
     },

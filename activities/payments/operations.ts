@@ -9,7 +9,8 @@ import type { Orm } from '../../db/orm';
 import { RefundSchema, TransactionSchema, type Transaction } from '../../db/entities';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import { moveTransaction } from '../../domain/transactions/transactions.transitions';
-import { settleRefund } from '../../domain/transactions/transactions.refunds';
+import { recordRefundReference, settleRefund } from '../../domain/transactions/transactions.refunds';
+import { releaseOperationOwner } from '../../domain/transactions/transactions.transitions';
 import { recordEvent } from '../../domain/events/events.outbox';
 import { presentRefund } from '../../domain/transactions/transactions.presenter';
 import type { VaultSettings } from '../vault';
@@ -191,10 +192,7 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
         const key = `${input.operationId}:finish`;
         // Released in the same database transaction as the move it guarded (before loading the row, so the
         // entity the move flushes already holds the cleared owner).
-        await em.execute(
-          'update transactions set pending_operation_id = null where id = ? and pending_operation_id = ?',
-          [input.transactionId, input.operationId],
-        );
+        await releaseOperationOwner(em, input.transactionId, input.operationId);
         const approved = input.outcome === 'approved';
         if (input.kind === 'capture') {
           await moveTransaction(
@@ -223,11 +221,7 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
           return;
         }
         if (approved) await settleRefund(em, input.refundId!, 'succeeded', input.providerReference, null, 'system');
-        else if (input.outcome === 'pending')
-          await em.execute('update refunds set provider_reference = ?, updated_at = now() where id = ?', [
-            input.providerReference,
-            input.refundId,
-          ]);
+        else if (input.outcome === 'pending') await recordRefundReference(em, input.refundId!, input.providerReference);
         else if (input.outcome === 'hard_decline' || input.outcome === 'soft_decline')
           await settleRefund(em, input.refundId!, 'failed', input.providerReference, input.rawCode, 'system');
         // processing_error / network_error: no definitive answer — the refund stays pending (and the transaction refund_pending).

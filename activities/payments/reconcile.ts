@@ -4,6 +4,7 @@
  * attempt's idempotency key. The transaction already answered `failed`, so a charge found there is given back
  * (voided, or refunded when it was captured) rather than turned into a late success; docs/api-decisions.md says why.
  */
+import { settleUnresolvedAttempt } from '../../db/repositories/transaction-attempts.repository';
 import type { Orm } from '../../db/orm';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import type { ProviderCall, ProviderResult } from '../../domain/connectors/connector';
@@ -132,17 +133,10 @@ async function settle(
   found: ProviderResult | null,
   message: string,
 ): Promise<void> {
-  await orm.em.fork().execute(
-    `update transaction_attempts set outcome = coalesce(?, outcome), error_code = ?, error_message = ?, provider_reference = coalesce(?, provider_reference), finished_at = coalesce(finished_at, now())
-     where transaction_id = ? and attempt_number = ? and error_code = ?`,
-    [
-      found?.outcome ?? null,
-      code,
-      message,
-      found?.providerReference ?? null,
-      input.transactionId,
-      input.attemptNumber,
-      UNRESOLVED_PROVIDER_CALL,
-    ],
+  await settleUnresolvedAttempt(
+    orm.em.fork(),
+    input,
+    { outcome: found?.outcome ?? null, code, message, providerReference: found?.providerReference ?? null },
+    UNRESOLVED_PROVIDER_CALL,
   );
 }

@@ -8,6 +8,8 @@
  * connection/DNS/TLS errors, a blocked address — → retrying while the schedule has attempts left, else failed.
  * A Retry-After on the response stretches the next wait (see workflows/lib/webhook-schedule.ts).
  */
+import { recordDeliveryAttempt } from '../../db/repositories/webhook-deliveries.repository';
+import { deactivateConfig, touchLastTriggered } from '../../db/repositories/merchant-webhook-configs.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DeliveryStatus, DeliveryTrigger } from '../../db/entities';
 import type { Orm } from '../../db/orm';
@@ -94,33 +96,24 @@ async function writeAttempt(
   target: Target,
   record: AttemptRecord,
 ): Promise<void> {
-  await em.execute(
-    `insert into webhook_deliveries (id, merchant_id, merchant_webhook_config_id, event_id, event_type, workflow_id, trigger,
-        attempt_number, target_url, http_status_code, response_body, error, status, next_retry_at, duration_ms, sent_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (workflow_id, attempt_number) do update set
-       target_url = excluded.target_url, http_status_code = excluded.http_status_code, response_body = excluded.response_body,
-       error = excluded.error, status = excluded.status, next_retry_at = excluded.next_retry_at,
-       duration_ms = excluded.duration_ms, sent_at = excluded.sent_at`,
-    [
-      newId('whd'),
-      target.merchant_id,
-      input.configId,
-      target.event_id,
-      target.type,
-      input.workflowId,
-      input.trigger,
-      input.attempt,
-      target.url,
-      record.result?.status ?? null,
-      record.result?.body ?? null,
-      record.error,
-      record.status,
-      record.nextRetryAt,
-      record.result?.durationMs ?? null,
-      record.sentAt,
-    ],
-  );
+  await recordDeliveryAttempt(em, {
+    id: newId('whd'),
+    merchantId: target.merchant_id,
+    configId: input.configId,
+    eventId: target.event_id,
+    eventType: target.type,
+    workflowId: input.workflowId,
+    trigger: input.trigger,
+    attemptNumber: input.attempt,
+    targetUrl: target.url,
+    httpStatusCode: record.result?.status ?? null,
+    responseBody: record.result?.body ?? null,
+    error: record.error,
+    status: record.status,
+    nextRetryAt: record.nextRetryAt,
+    durationMs: record.result?.durationMs ?? null,
+    sentAt: record.sentAt,
+  });
 }
 
 export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?: WebhookSettings }) {
@@ -195,17 +188,10 @@ export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?
           sentAt: requestMade ? sentAt : null,
         });
         if (requestMade) {
-          await tx.execute(
-            'update merchant_webhook_configs set last_triggered_at = greatest(coalesce(last_triggered_at, ?), ?) where id = ?',
-            [sentAt, sentAt, input.configId],
-          );
+          await touchLastTriggered(tx, input.configId, sentAt);
         }
         if (gone) {
-          const deactivated = await tx.execute<{ id: string }[]>(
-            'update merchant_webhook_configs set is_active = false, updated_at = now() where id = ? and is_active returning id',
-            [input.configId],
-          );
-          if (deactivated.length > 0) {
+          if (await deactivateConfig(tx, input.configId)) {
             recordActivity(tx, {
               organizationId: target.organization_id,
               merchantId: target.merchant_id,

@@ -8,6 +8,7 @@
  * back and the sweep redoes the fan-out; the delivery workflow ids (webhook-<evt>-<whc>, REJECT_DUPLICATE) make
  * the redo start only what is missing. Nothing is lost and nothing is sent twice by the fan-out itself.
  */
+import * as outbox from '../../db/repositories/events.repository';
 import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
@@ -51,30 +52,21 @@ export async function fanOutEvent(
   eventId: string,
 ): Promise<FanOutResult | null> {
   return orm.em.fork().transactional(async (em) => {
-    const [event] = await em.execute<{ id: string; merchant_id: string; type: string }[]>(
-      'select id, merchant_id, type from events where id = ? and fanned_out_at is null for update skip locked',
-      [eventId],
-    );
+    const event = await outbox.claimForFanOut(em, eventId);
     if (!event) return null;
-    const configs = await em.execute<{ id: string }[]>(
-      `select c.id from merchant_webhook_configs c, events e
-        where e.id = ? and c.merchant_id = e.merchant_id and c.is_active and c.created_at <= e.created_at
-          and (c.event_filter is null or e.type = any(c.event_filter))
-        order by c.created_at, c.id`,
-      [event.id],
-    );
+    const configs = await outbox.subscribedConfigIds(em, event.id);
     const started = await Promise.all(
-      configs.map(({ id: configId }) =>
+      configs.map((configId) =>
         startDelivery(client, taskQueue, {
           eventId: event.id,
           configId,
-          merchantId: event.merchant_id,
+          merchantId: event.merchantId,
           eventType: event.type,
           trigger: 'automatic',
         }),
       ),
     );
-    await em.execute('update events set fanned_out_at = now() where id = ?', [event.id]);
+    await outbox.markFannedOut(em, event.id);
     return { started: started.filter(Boolean).length, configurations: configs.length };
   });
 }
@@ -105,17 +97,12 @@ export function createFanOutActivities({ orm, temporalClient }: { orm: Orm; temp
      */
     async sweepWebhookOutbox(limit: number): Promise<{ fannedOut: number; more: boolean }> {
       const deps = { orm, client: clientOf(temporalClient), taskQueue: Context.current().info.taskQueue };
-      const rows = await orm.em
-        .fork()
-        .execute<{ id: string }[]>(
-          'select id from events where fanned_out_at is null order by created_at, id limit ?',
-          [limit],
-        );
+      const ids = await outbox.unfannedEventIds(orm.em.fork(), limit);
       let fannedOut = 0;
-      for (const { id } of rows) {
+      for (const id of ids) {
         if (await fanOutEvent(deps, id)) fannedOut += 1;
       }
-      return { fannedOut, more: rows.length === limit };
+      return { fannedOut, more: ids.length === limit };
     },
 
     /** One recovery batch: a manual single-attempt delivery per recoverable event, ordered by event id. */

@@ -1,4 +1,55 @@
-/** webhook_deliveries: the delivery log the delivery activity writes and the API and recoveries read. */
+/** webhook_deliveries: the delivery log (one row per attempt) the delivery activity writes and the API and recoveries read. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+export interface DeliveryAttemptRow {
+  id: string;
+  merchantId: string;
+  configId: string;
+  eventId: string;
+  eventType: string;
+  workflowId: string;
+  trigger: string;
+  attemptNumber: number;
+  targetUrl: string | null;
+  httpStatusCode: number | null;
+  responseBody: string | null;
+  error: string | null;
+  status: string;
+  nextRetryAt: Date | null;
+  durationMs: number | null;
+  sentAt: Date | null;
+}
+
+/** One row per (workflow, attempt number): a retried activity overwrites its own attempt's row. */
+export async function recordDeliveryAttempt(em: EntityManager, row: DeliveryAttemptRow): Promise<void> {
+  await em.execute(
+    `insert into webhook_deliveries (id, merchant_id, merchant_webhook_config_id, event_id, event_type, workflow_id, trigger,
+        attempt_number, target_url, http_status_code, response_body, error, status, next_retry_at, duration_ms, sent_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (workflow_id, attempt_number) do update set
+       target_url = excluded.target_url, http_status_code = excluded.http_status_code, response_body = excluded.response_body,
+       error = excluded.error, status = excluded.status, next_retry_at = excluded.next_retry_at,
+       duration_ms = excluded.duration_ms, sent_at = excluded.sent_at`,
+    [
+      row.id,
+      row.merchantId,
+      row.configId,
+      row.eventId,
+      row.eventType,
+      row.workflowId,
+      row.trigger,
+      row.attemptNumber,
+      row.targetUrl,
+      row.httpStatusCode,
+      row.responseBody,
+      row.error,
+      row.status,
+      row.nextRetryAt,
+      row.durationMs,
+      row.sentAt,
+    ],
+  );
+}
 
 /**
  * Failed attempts (config id, since, until as parameters) of events never delivered successfully to that

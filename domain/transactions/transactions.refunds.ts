@@ -49,3 +49,15 @@ export async function settleRefund(
     tx.amountRefunded === 0 ? 'authorized' : tx.amountRefunded >= tx.amountCaptured ? 'refunded' : 'partially_refunded';
   await moveTransaction(em, tx.id, { to, from: ['refund_pending'], triggeredBy, key: `${refundId}:settled` });
 }
+
+/** A pending refund's provider reference, once the provider has one (its verdict comes later, by webhook). */
+export async function recordRefundReference(
+  em: EntityManager,
+  refundId: string,
+  providerReference: string | null,
+): Promise<void> {
+  await em.execute('update refunds set provider_reference = ?, updated_at = now() where id = ?', [
+    providerReference,
+    refundId,
+  ]);
+}

@@ -4,9 +4,9 @@
  * state (a move that is no longer possible — a retried activity, a duplicate webhook — is a silent no-op), mirrors
  * the order's status with a history entry, and records the transaction.<status> event in the same transaction.
  */
+import { recordOrderStatus } from '../../db/repositories/orders.repository';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { randomUUID } from 'node:crypto';
 import {
   OrderSchema,
   TransactionSchema,
@@ -73,11 +73,7 @@ export async function mirrorOrder(
   const from = order.status;
   order.status = to;
   await em.flush();
-  await em.execute(
-    `insert into order_status_history (id, order_id, from_status, to_status, triggered_by, transition_key)
-     values (?, ?, ?, ?, ?, ?) on conflict (transition_key) do nothing`,
-    [randomUUID(), orderId, from, to, triggeredBy, key],
-  );
+  await recordOrderStatus(em, { orderId, from, to, triggeredBy, key });
 }
 
 /** Applies `move` to the locked transaction; null when the move no longer applies (already done or impossible). */
@@ -99,4 +95,19 @@ export async function moveTransaction(
       await recordEvent(em, { organizationId: tx.organizationId, merchantId: tx.merchantId, type, object });
   }
   return tx;
+}
+
+/**
+ * Clears the operation that owned a pending capture/void (transactions.pending_operation_id), in the same database
+ * transaction as the move it guarded, and before that move loads the row (so the flushed entity holds no owner).
+ */
+export async function releaseOperationOwner(
+  em: EntityManager,
+  transactionId: string,
+  operationId: string,
+): Promise<void> {
+  await em.execute('update transactions set pending_operation_id = null where id = ? and pending_operation_id = ?', [
+    transactionId,
+    operationId,
+  ]);
 }

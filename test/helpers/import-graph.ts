@@ -104,3 +104,29 @@ export function layerViolations(root: string): Violation[] {
     violationsOf(file, importsOf(root, file, fs.readFileSync(path.join(root, file), 'utf8'))),
   );
 }
+
+const RAW_WRITE = /\b(?:insert\s+into|delete\s+from)\s+"?([a-z_]+)"?|\bupdate\s+"?([a-z_]+)"?\s+set\b/gi;
+
+/** Tables a piece of source writes with raw SQL. */
+export function rawWriteTables(source: string): string[] {
+  return [...source.matchAll(RAW_WRITE)].map((match) => (match[1] ?? match[2]).toLowerCase());
+}
+
+/**
+ * "One way to write": a table whose raw-SQL writes live in a db/repositories module is written with raw SQL only
+ * there. Returns `file → table` for every raw write elsewhere (migrations excepted).
+ */
+export function rawWritesOutsideOwners(root: string): string[] {
+  const repositories = sourceFiles(root, 'db/repositories');
+  const owned = new Map<string, string>();
+  for (const file of repositories) {
+    for (const table of rawWriteTables(fs.readFileSync(path.join(root, file), 'utf8'))) owned.set(table, file);
+  }
+  return LAYERS.flatMap((layer) => sourceFiles(root, layer))
+    .filter((file) => !file.startsWith('db/repositories/') && !file.startsWith('db/migrations/'))
+    .flatMap((file) =>
+      rawWriteTables(fs.readFileSync(path.join(root, file), 'utf8'))
+        .filter((table) => owned.has(table))
+        .map((table) => `${file} → ${table} (owner: ${owned.get(table)})`),
+    );
+}

@@ -1,6 +1,13 @@
 import path from 'node:path';
 import { expect } from 'chai';
-import { importsOf, layerViolations, sourceFiles, violationsOf } from '../helpers/import-graph';
+import {
+  importsOf,
+  layerViolations,
+  rawWritesOutsideOwners,
+  rawWriteTables,
+  sourceFiles,
+  violationsOf,
+} from '../helpers/import-graph';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -70,5 +77,17 @@ describe('architecture: file names (docs/architecture.md)', () => {
         return !name.startsWith(`${area}.`) || name.split('.').length !== 3;
       });
     expect(odd).to.deep.equal([]);
+  });
+});
+
+describe('architecture: one way to write (docs/architecture.md)', () => {
+  it('writes a table that has a db/repositories owner with raw SQL only in that owner', () => {
+    expect(rawWritesOutsideOwners(ROOT)).to.deep.equal([]);
+  });
+
+  it('finds the tables a raw statement writes (and not the SET of an upsert)', () => {
+    const sql = `insert into orders (id) values (?) on conflict (id) do update set id = excluded.id;
+      update card_tokens set used_by = ?; delete from "rate_limit_counters" where true`;
+    expect(rawWriteTables(sql)).to.deep.equal(['orders', 'card_tokens', 'rate_limit_counters']);
   });
 });

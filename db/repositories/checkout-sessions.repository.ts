@@ -1,0 +1,34 @@
+/**
+ * checkout_sessions status moves made by the workers: a charge opening (payment_pending) and succeeding
+ * (completed), and the durable expiry. The API creates and edits sessions through their entity
+ * (api/modules/checkout-sessions/); these are the conditional single-statement moves that must not race it.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+const WAITING_FOR_BUYER = `status in ('initiated', 'customer_identified')`;
+
+export async function markPaymentPending(em: EntityManager, sessionId: string): Promise<void> {
+  await em.execute(
+    `update checkout_sessions set status = 'payment_pending', updated_at = now() where id = ? and ${WAITING_FOR_BUYER}`,
+    [sessionId],
+  );
+}
+
+export async function markCompleted(em: EntityManager, sessionId: string): Promise<void> {
+  await em.execute(
+    `update checkout_sessions set status = 'completed', completed_at = now(), updated_at = now()
+     where id = ? and status <> 'completed'`,
+    [sessionId],
+  );
+}
+
+/** Expires the session if it still waits for its buyer and its expires_at is at or before `asOf`; true if it did. */
+export async function expireIfDue(em: EntityManager, sessionId: string, asOf: string): Promise<boolean> {
+  const updated = await em.execute<{ id: string }[]>(
+    `update checkout_sessions set status = 'expired', updated_at = now()
+      where id = ? and ${WAITING_FOR_BUYER} and expires_at is not null and expires_at <= ?
+      returning id`,
+    [sessionId, asOf],
+  );
+  return updated.length > 0;
+}
