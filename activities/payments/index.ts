@@ -130,7 +130,9 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
             metadata: input.metadata,
             workflowId: chargeWorkflowId(input.transactionId),
             expiresAt: null,
-          } as never);
+            createdAt: new Date(),
+            updatedAt: new Date(),
+          });
           await em.flush();
           await recordEvent(em, {
             organizationId: input.organizationId,

@@ -90,7 +90,9 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
             providerReference: null,
             errorCode: null,
             metadata: input.metadata ?? null,
-          } as never);
+            createdAt: new Date(),
+            updatedAt: new Date(),
+          });
           await em.flush();
           await recordEvent(em, {
             organizationId: tx.organizationId,
