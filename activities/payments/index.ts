@@ -315,6 +315,19 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
         if (tx.checkoutSessionId && (input.to === 'authorized' || input.to === 'pre_authorized')) {
           await markCompleted(em, tx.checkoutSessionId);
         }
+        if (tx.checkoutSessionId && (input.to === 'failed' || input.to === 'expired' || input.to === 'canceled')) {
+          // A payment that took no money leaves its checkout payable again (the buyer may try another card),
+          // unless another payment of the checkout is still under way or went through.
+          await em.execute(
+            `update checkout_sessions c
+                set status = case when c.customer_id is null then 'initiated' else 'customer_identified' end,
+                    updated_at = now()
+              where c.id = ? and c.status = 'payment_pending'
+                and not exists (select 1 from transactions t where t.checkout_session_id = c.id and t.id <> ?
+                                   and t.status not in ('failed', 'expired', 'canceled'))`,
+            [tx.checkoutSessionId, tx.id],
+          );
+        }
       });
     },
 

@@ -63,6 +63,13 @@ export function tightest(states: RateLimitState[]): RateLimitState {
 export const DECLINE_WINDOW_SECONDS = LONGEST_WINDOW_SECONDS;
 export const MAX_DECLINES_PER_SESSION = 3;
 export const MAX_DECLINES_PER_IP = 10;
+/**
+ * Unsuccessful payments of one checkout session (any browser session, any IP) within a rolling window, after
+ * which POST /sessions/:id/checkout/confirm answers 429 until the oldest of them leaves the window; the checkout
+ * itself stays payable. Counted from the checkout's own transactions, so reopening the page does not reset it.
+ */
+export const MAX_FAILED_PAYMENTS_PER_CHECKOUT = 5;
+export const CHECKOUT_FAILURE_WINDOW_SECONDS = 30 * 60;
 
 const declineBudgets = (client: BrowserClient & { sessionId: string }) => [
   {

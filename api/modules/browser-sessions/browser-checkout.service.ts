@@ -13,6 +13,8 @@ import { errors } from '../../../domain/platform/errors';
 import { effectiveStatus } from '../checkout-sessions/checkout-status.rules';
 import { chargeableInstruments } from '../payment-instruments/payment-instruments.service';
 import { paymentSettings, type PaymentSettings } from './payment-settings.service';
+import { checkoutSummary, type CheckoutSummary } from './checkout-summary.service';
+import { latestCheckoutPayment, type CheckoutPayment } from './checkout-payment.service';
 
 export interface BrowserCheckoutView {
   checkout: CheckoutSession;
@@ -20,6 +22,8 @@ export interface BrowserCheckoutView {
   items: CheckoutItem[];
   settings: PaymentSettings;
   instruments: PaymentInstrument[];
+  summary: CheckoutSummary;
+  payment: CheckoutPayment | null;
 }
 
 export async function browserCheckout(
@@ -46,5 +50,7 @@ export async function browserCheckout(
     instruments: checkout.customerId
       ? await chargeableInstruments(em, session.merchantId, checkout.customerId, now)
       : [],
+    summary: await checkoutSummary(em, items, checkout.selectedCurrency, now),
+    payment: await latestCheckoutPayment(em, checkout, now),
   };
 }

@@ -1,14 +1,8 @@
 /** The camelCase browser-session and checkout views of Document 3 (plus the additive `encryption` key). */
-import type {
-  BrowserSession,
-  CheckoutItem,
-  CheckoutStatus,
-  CheckoutSession,
-  Merchant,
-  PaymentInstrument,
-} from '../../../db/entities';
+import type { BrowserSession, Merchant } from '../../../db/entities';
 import type { VaultKeys } from '../../../domain/platform/vault-keys';
 import type { PaymentSettings } from './payment-settings.service';
+import type { BrowserCheckoutView } from './browser-checkout.service';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -39,13 +33,15 @@ export function presentBrowserSession(
   };
 }
 
-export function presentBrowserCheckout(
-  checkout: CheckoutSession,
-  status: CheckoutStatus,
-  items: CheckoutItem[],
-  settings: PaymentSettings,
-  instruments: PaymentInstrument[],
-) {
+export function presentBrowserCheckout({
+  checkout,
+  status,
+  items,
+  settings,
+  instruments,
+  summary,
+  payment,
+}: BrowserCheckoutView) {
   return {
     checkout: {
       id: checkout.id,
@@ -73,6 +69,8 @@ export function presentBrowserCheckout(
         createdAt: item.createdAt.toISOString(),
       })),
     },
+    summary,
+    payment,
     paymentMethods: {
       cards: settings.cards,
       pix: settings.pix,

@@ -8,6 +8,8 @@ import {
   BrowserCheckoutSchema,
   BrowserSessionParams,
   BrowserSessionSchema,
+  CheckoutPaymentSchema,
+  ConfirmCheckoutBody,
   CreateBrowserSessionBody,
   EnrollBody,
   EnrollResultSchema,
@@ -21,6 +23,7 @@ import {
 } from './browser-sessions.service';
 import { paymentSettings } from './payment-settings.service';
 import { enrolInSession } from './session-enrolment.service';
+import { confirmCheckout } from './checkout-payment.service';
 
 const tags = ['Browser sessions and tokens'];
 /** Public keys only (X-Public-Key); the merchant comes from the key or the session, never from input. */
@@ -60,11 +63,7 @@ export const browserSessionRoutes = [
     async handler({ em, auth, header }) {
       const now = new Date();
       const session = await sessionFromHeader(em, auth, header('x-session-id'), now);
-      const view = await browserCheckout(em, session, now);
-      return {
-        status: 200,
-        data: presentBrowserCheckout(view.checkout, view.status, view.items, view.settings, view.instruments),
-      };
+      return { status: 200, data: presentBrowserCheckout(await browserCheckout(em, session, now)) };
     },
   }),
   defineRoute({
@@ -97,6 +96,35 @@ export const browserSessionRoutes = [
       return {
         status: 201,
         data: await enrolInSession(em, deps, auth, params.sessionId, body, new Date(), client.ip),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/sessions/:sessionId/checkout/confirm',
+    summary:
+      "Pay the browser session's checkout: amount, currency, items and customer from the checkout, the card from " +
+      'its newest token; idempotent per checkout (a repeat joins the same payment); a decline is 200 outcome declined',
+    tags,
+    auth: publicAuth,
+    params: BrowserSessionParams,
+    body: ConfirmCheckoutBody,
+    responses: { 200: CheckoutPaymentSchema },
+    envelope: 'bare',
+    // The charge-cascade workflow writes everything; the handler holds no transaction while it waits.
+    waitsOnWorkflow: true,
+    async handler({ em, auth, params, body, deps, client }) {
+      return {
+        status: 200,
+        data: await confirmCheckout(
+          em,
+          deps,
+          auth,
+          params.sessionId,
+          body.paymentMethod ?? 'credit_card',
+          new Date(),
+          client.ip,
+        ),
       };
     },
   }),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Currency, Country, Id, Metadata, Nullable, StrictObject, Timestamp } from '../../http/schema';
+import { Currency, Country, Id, Metadata, Nullable, StrictObject, StringEnum, Timestamp } from '../../http/schema';
 
 export const SESSION_METADATA_MAX_BYTES = 5 * 1024;
 
@@ -60,6 +60,51 @@ const CheckoutItemView = StrictObject({
   createdAt: Timestamp,
 });
 
+/** What the hosted page shows for a line: names, price and what is due today versus later (workflows/lib/pricing.ts). */
+const SummaryLineView = StrictObject({
+  itemId: Type.String(),
+  offerId: Type.String(),
+  productName: Type.String(),
+  offerName: Type.String(),
+  quantity: Type.Integer(),
+  currency: Type.String(),
+  unitAmount: Type.Integer({ description: 'The standard price of one unit, minor units' }),
+  dueToday: Type.Integer({ description: 'Charged at checkout for this line (quantity included), minor units' }),
+  firstCharge: StringEnum(
+    ['standard', 'setup_price', 'trial_validation', 'trial_with_joining_fee', 'prepaid_first_cycle'] as const,
+    { description: 'The first-charge rule that applies (Document 2)' },
+  ),
+  trialDays: Type.Integer(),
+  installments: Type.Integer(),
+  /** null for a one-time offer; firstBillingAt is estimated from now (a subscription starts when it is paid). */
+  recurring: Nullable(
+    StrictObject({
+      amount: Type.Integer({ description: 'Each later cycle, quantity included, minor units' }),
+      billingCycle: Type.String(),
+      customBillingDays: Nullable(Type.Integer()),
+      firstBillingAt: Timestamp,
+    }),
+  ),
+});
+
+/** pix: qr_code_text (the copy-paste code), qr_code_url, expires_at; boleto: barcode, boleto_url, expires_at. */
+export const PaymentInstructionsView = Nullable(Type.Record(Type.String(), Type.Unknown()));
+
+/** The outcome of a checkout payment in words for a buyer (no provider codes). */
+export const CheckoutPaymentSchema = StrictObject({
+  transactionId: Type.String(),
+  orderId: Nullable(Type.String()),
+  outcome: StringEnum(['succeeded', 'pending', 'declined', 'failed', 'expired'] as const),
+  /** soft_decline or hard_decline for a declined payment; null otherwise. */
+  declineType: Nullable(StringEnum(['soft_decline', 'hard_decline'] as const)),
+  message: Nullable(Type.String()),
+  paymentMethod: Type.String(),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  paymentInstructions: PaymentInstructionsView,
+  checkoutStatus: Type.String(),
+});
+
 export const BrowserCheckoutSchema = StrictObject({
   checkout: StrictObject({
     id: Type.String(),
@@ -77,6 +122,13 @@ export const BrowserCheckoutSchema = StrictObject({
     updatedAt: Timestamp,
     items: Type.Array(CheckoutItemView),
   }),
+  /** Additive: what the hosted page displays (names, due today and later) and the checkout's latest payment. */
+  summary: StrictObject({
+    currency: Type.String(),
+    dueToday: Type.Integer(),
+    lines: Type.Array(SummaryLineView),
+  }),
+  payment: Nullable(CheckoutPaymentSchema),
   paymentMethods: StrictObject({
     cards: Type.Boolean(),
     pix: Type.Boolean(),
@@ -114,4 +166,12 @@ export const EnrollResultSchema = StrictObject({
   expMonth: Type.Integer(),
   expYear: Type.Integer(),
   reason: Nullable(Type.String()),
+});
+
+/** The payment methods a buyer may pick on the hosted page (wallets need the wallet SDKs, not wired yet). */
+export const CHECKOUT_PAYMENT_METHODS = ['credit_card', 'debit_card', 'pix', 'boleto'] as const;
+
+/** Only the method: amount, currency, customer, items and installments come from the checkout session. */
+export const ConfirmCheckoutBody = StrictObject({
+  paymentMethod: Type.Optional(StringEnum(CHECKOUT_PAYMENT_METHODS, { default: 'credit_card' })),
 });

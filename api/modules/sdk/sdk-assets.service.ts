@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const SDK_VERSION = '1.0.0';
+export const SDK_VERSION = '1.1.0';
 export const SDK_PATH = '/sdk/v1/switchyard.js';
 
 const STATIC_DIR = path.join(__dirname, '..', '..', 'static');

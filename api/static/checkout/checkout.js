@@ -1,6 +1,8 @@
 /* Hosted checkout page (/checkout/:checkout_session_id#key=pk_live_…), built on the Switchyard SDK. The public
- * key rides in the URL fragment, which browsers never send to a server. Until transactions land, submitting
- * verifies and saves the card for the checkout's customer (POST /sessions/:id/payment-instruments). */
+ * key rides in the URL fragment, which browsers never send to a server. The buyer pays the checkout
+ * (card.confirmCheckout → POST /sessions/:id/checkout/confirm): the amount shown and the amount charged both come
+ * from the checkout session. A checkout with a recurring offer still saves the card for its customer
+ * (POST /sessions/:id/payment-instruments) until subscriptions start from the charge path. */
 (function () {
   'use strict';
 
@@ -8,7 +10,8 @@
   var checkoutId = location.pathname.split('/').pop();
   var key = new URLSearchParams(location.hash.slice(1)).get('key');
   var submit = $('submit');
-  var complete = false;
+  var POLL_MS = 2000;
+  var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, polling: null };
 
   function show(kind, text) {
     var box = $('result');
@@ -17,69 +20,183 @@
     box.textContent = text;
   }
 
+  function hideResult() { $('result').hidden = true; }
+
   function money(amount, currency) {
     var format = new Intl.NumberFormat(undefined, { style: 'currency', currency: currency });
     var digits = format.resolvedOptions().maximumFractionDigits;
     return format.format(amount / Math.pow(10, digits));
   }
 
-  function renderCheckout(view) {
-    var checkout = view.checkout;
-    var list = $('items');
-    var total = 0;
-    var currency = checkout.selectedCurrency || (checkout.items[0] && checkout.items[0].currency) || 'USD';
+  function day(iso) {
+    return new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(iso));
+  }
+
+  function dateTime(iso) {
+    return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
+  }
+
+  var CYCLES = { daily: 'day', biweekly: '2 weeks', monthly: 'month', quarterly: '3 months', half_yearly: '6 months', yearly: 'year' };
+
+  function per(recurring) {
+    if (recurring.billingCycle === 'custom') return 'every ' + recurring.customBillingDays + ' days';
+    return 'per ' + (CYCLES[recurring.billingCycle] || recurring.billingCycle);
+  }
+
+  function lineDetail(line) {
+    var parts = [];
+    if (line.quantity > 1) parts.push(line.quantity + ' × ' + money(line.unitAmount, line.currency));
+    if (line.trialDays > 0) parts.push(line.trialDays + '-day free trial');
+    if (line.firstCharge === 'trial_with_joining_fee' || line.firstCharge === 'setup_price') parts.push('first charge');
+    if (line.recurring) parts.push('then ' + money(line.recurring.amount, line.currency) + ' ' + per(line.recurring) + ' from ' + day(line.recurring.firstBillingAt));
+    if (line.installments > 1) parts.push('in ' + line.installments + ' installments');
+    return parts.join(' · ');
+  }
+
+  function renderLines(list, lines) {
     list.textContent = '';
-    checkout.items.forEach(function (item, index) {
-      var unit = item.firstChargeAmount === null ? item.amount : item.firstChargeAmount;
-      total += unit * item.quantity;
+    lines.forEach(function (line) {
       var li = document.createElement('li');
       var label = document.createElement('span');
-      label.textContent = 'Item ' + (index + 1) + ' × ' + item.quantity;
+      label.className = 'label';
+      label.textContent = line.productName + ' — ' + line.offerName + (line.quantity > 1 ? ' × ' + line.quantity : '');
       var detail = document.createElement('span');
       detail.className = 'detail';
-      detail.textContent = item.installments > 1 ? item.installments + ' installments' : (item.firstChargeAmount !== null ? 'then ' + money(item.amount, item.currency) : '');
+      detail.textContent = lineDetail(line);
       label.appendChild(detail);
       var price = document.createElement('span');
-      price.textContent = money(unit * item.quantity, item.currency);
+      price.className = 'price';
+      price.textContent = money(line.dueToday, line.currency);
       li.appendChild(label);
       li.appendChild(price);
       list.appendChild(li);
     });
-    $('total').textContent = money(total, currency);
-    $('total').setAttribute('data-amount', String(total));
+  }
+
+  function only(viewId) {
+    ['pay-view', 'pending-view', 'success-view', 'closed-view'].forEach(function (id) { $(id).hidden = id !== viewId; });
+  }
+
+  function stopPolling() {
+    if (state.polling) clearInterval(state.polling);
+    state.polling = null;
+  }
+
+  function closed(title, text) {
+    stopPolling();
+    state.closed = true;
+    $('closed-title').textContent = title;
+    $('closed-text').textContent = text;
+    $('closed-view').setAttribute('data-reason', title);
+    only('closed-view');
+  }
+
+  function success(payment) {
+    stopPolling();
+    state.closed = true;
+    var summary = state.view.summary;
+    $('receipt-amount').textContent = money(payment.amount, payment.currency) + ' paid';
+    renderLines($('receipt-items'), summary.lines);
+    $('receipt-order').textContent = payment.orderId;
+    $('success-view').setAttribute('data-order-id', payment.orderId);
+    $('success-view').setAttribute('data-transaction-id', payment.transactionId);
+    only('success-view');
+  }
+
+  function pending(payment) {
+    var instructions = payment.paymentInstructions || {};
+    $('pix-code').value = instructions.qr_code_text || instructions.barcode || '';
+    $('pending-view').setAttribute('data-transaction-id', payment.transactionId);
+    $('pending-expiry').textContent = instructions.expires_at ? 'Pay before ' + dateTime(instructions.expires_at) + '.' : '';
+    var link = instructions.qr_code_url || instructions.boleto_url;
+    if (link && /^https?:\/\//.test(link)) { $('pix-link').href = link; $('pix-link').hidden = false; }
+    only('pending-view');
+    if (!state.polling) state.polling = setInterval(poll, POLL_MS);
+  }
+
+  function poll() {
+    card.checkout().then(function (view) {
+      state.view = view;
+      var payment = view.payment;
+      if (view.checkout.status === 'completed' && payment && payment.outcome === 'succeeded') success(payment);
+      else if (payment && payment.outcome !== 'pending') { stopPolling(); only('pay-view'); show('bad', payment.message || 'The payment was not completed.'); updateButton(); }
+    }, function () { /* a missed poll is retried on the next tick */ });
+  }
+
+  function updateButton() {
+    if (state.closed) { submit.disabled = true; return; }
+    var amount = money(state.view.summary.dueToday, state.view.summary.currency);
+    if (state.recurring) submit.textContent = 'Save card';
+    else if (state.method === 'pix') submit.textContent = 'Pay ' + amount + ' with Pix';
+    else submit.textContent = 'Pay ' + amount;
+    submit.disabled = state.busy || (state.method !== 'pix' && !state.cardComplete);
+  }
+
+  function render(view) {
+    state.view = view;
+    var checkout = view.checkout;
+    var summary = view.summary;
+    renderLines($('items'), summary.lines);
+    $('total').textContent = money(summary.dueToday, summary.currency);
+    $('total').setAttribute('data-amount', String(summary.dueToday));
+    state.recurring = summary.lines.some(function (line) { return line.recurring !== null; });
     if (checkout.customerEmail) $('buyer').textContent = 'Paying as ' + (checkout.customerName ? checkout.customerName + ' · ' : '') + checkout.customerEmail;
     if (view.savedInstruments.length > 0) {
       $('saved').hidden = false;
-      $('saved').textContent = 'Saved cards: ' + view.savedInstruments.map(function (card) { return card.brand + ' •••• ' + card.last4; }).join(', ');
+      $('saved').textContent = 'Saved cards: ' + view.savedInstruments.map(function (c) { return c.brand + ' •••• ' + c.last4; }).join(', ');
     }
-    if (['completed', 'expired', 'abandoned'].indexOf(checkout.status) >= 0) {
-      show('bad', 'This checkout is ' + checkout.status + '.');
-      submit.disabled = true;
-      submit.dataset.closed = 'true';
+    $('methods').hidden = !(view.paymentMethods.pix && view.paymentMethods.cards) || state.recurring;
+    if (!view.paymentMethods.cards && view.paymentMethods.pix && !state.recurring) selectMethod('pix');
+    var payment = view.payment;
+    if (checkout.status === 'completed') {
+      if (payment && payment.outcome === 'succeeded') success(payment);
+      else closed('This checkout has already been paid', 'Nothing more is due. Check your email for the receipt.');
+    } else if (checkout.status === 'expired') {
+      closed('This checkout has expired', 'The link is no longer valid. Ask the seller for a new one.');
+    } else if (checkout.status === 'abandoned') {
+      closed('This checkout is no longer available', 'Ask the seller for a new link.');
+    } else if (payment && payment.outcome === 'pending') {
+      pending(payment);
     }
+    updateButton();
   }
 
-  if (!key || !/^pk_live_(mer|org)_[0-9A-Za-z]+$/.test(key) || !/^cks_[0-9A-Za-z]+$/.test(checkoutId)) {
-    show('bad', 'This checkout link is incomplete.');
-    return;
+  function selectMethod(method) {
+    state.method = method;
+    Array.prototype.forEach.call(document.querySelectorAll('.method'), function (button) {
+      button.classList.toggle('selected', button.getAttribute('data-method') === method);
+    });
+    $('card-method').hidden = method === 'pix';
+    $('card-note').hidden = method === 'pix';
+    $('pix-method').hidden = method !== 'pix';
+    hideResult();
+    if (state.view) updateButton();
   }
 
-  var card = Switchyard({ publicKey: key, checkoutSessionId: checkoutId }).mountCard('#card', {
-    onChange: function (state) {
-      complete = state.complete;
-      if (!submit.dataset.closed) submit.disabled = !complete;
-    },
-  });
-  card.on('ready', function (session) {
-    $('merchant').textContent = session.merchant.name;
-    card.checkout().then(renderCheckout, function (error) { show('bad', 'The checkout could not be loaded: ' + error.message); });
-  });
-  card.on('error', function (error) { show('bad', error.message); });
+  function refusal(error) {
+    if (error.code === 'RATE_LIMIT_EXCEEDED') return 'Too many unsuccessful attempts. For your security, payments are paused for a few minutes; please try again later.';
+    if (error.status === 504) return 'The payment is still being processed. Wait a moment and press the button again: you will not be charged twice.';
+    if (error.code === 'TOKEN_EXPIRED' || error.code === 'TOKEN_ALREADY_USED') return 'Please enter the card details again.';
+    return error.message || 'Something went wrong. Please try again.';
+  }
 
-  submit.addEventListener('click', function () {
-    submit.disabled = true;
-    $('result').hidden = true;
-    card.tokenize({ purpose: 'instrument_enrollment' })
+  function outcome(payment) {
+    if (payment.outcome === 'succeeded') return success(payment);
+    if (payment.outcome === 'pending') return pending(payment);
+    card.clear();
+    state.cardComplete = false;
+    show('bad', payment.message || 'The payment was not completed. Please try again.');
+  }
+
+  function pay() {
+    var attempt = state.method === 'pix'
+      ? card.confirmCheckout({ paymentMethod: 'pix' })
+      : card.tokenize({ purpose: 'one_time' }).then(function () { return card.confirmCheckout(); });
+    return attempt.then(outcome);
+  }
+
+  function saveCard() {
+    return card.tokenize({ purpose: 'instrument_enrollment' })
       .then(function (token) {
         $('result').setAttribute('data-token-id', token.tokenId);
         return card.enroll({ tokenId: token.tokenId });
@@ -88,16 +205,52 @@
         if (result.verified) {
           $('result').setAttribute('data-instrument-id', result.paymentInstrumentId);
           show('ok', 'Card saved: ' + result.brand + ' •••• ' + result.last4);
-          submit.dataset.closed = 'true';
-          submit.disabled = true;
+          state.closed = true;
         } else {
-          show('bad', 'The card was declined (' + result.reason + '). Try another card.');
-          submit.disabled = false;
+          card.clear();
+          show('bad', 'The card was declined. Try another card.');
         }
-      })
+      });
+  }
+
+  if (!key || !/^pk_live_(mer|org)_[0-9A-Za-z]+$/.test(key) || !/^cks_[0-9A-Za-z]+$/.test(checkoutId)) {
+    show('bad', 'This checkout link is incomplete.');
+    return;
+  }
+
+  var card = Switchyard({ publicKey: key, checkoutSessionId: checkoutId }).mountCard('#card', {
+    onChange: function (change) {
+      state.cardComplete = change.complete;
+      if (state.view) updateButton();
+    },
+  });
+  card.on('ready', function (session) {
+    $('merchant').textContent = session.merchant.name;
+    card.checkout().then(render, function (error) { show('bad', 'The checkout could not be loaded: ' + error.message); });
+  });
+  card.on('error', function (error) { show('bad', error.message); });
+
+  Array.prototype.forEach.call(document.querySelectorAll('.method'), function (button) {
+    button.addEventListener('click', function () { selectMethod(button.getAttribute('data-method')); });
+  });
+  $('copy-code').addEventListener('click', function () {
+    if (navigator.clipboard) navigator.clipboard.writeText($('pix-code').value).then(function () { $('copy-code').textContent = 'Copied'; }, function () {});
+  });
+
+  submit.addEventListener('click', function () {
+    // One payment at a time: the button is off until the answer (the API is idempotent per checkout anyway).
+    if (state.busy || state.closed) return;
+    state.busy = true;
+    submit.disabled = true;
+    hideResult();
+    (state.recurring ? saveCard() : pay())
       .catch(function (error) {
-        show('bad', error.message);
-        submit.disabled = !complete;
+        if (error.code === 'INVALID_STATE_TRANSITION') return card.checkout().then(render);
+        show('bad', refusal(error));
+      })
+      .then(function () {
+        state.busy = false;
+        updateButton();
       });
   });
 })();

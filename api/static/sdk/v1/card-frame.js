@@ -37,6 +37,7 @@
     else if (data.type === 'tokenize') reply(data.requestId, tokenize(data.payload || {}));
     else if (data.type === 'enroll') reply(data.requestId, enroll(data.payload || {}));
     else if (data.type === 'checkout') reply(data.requestId, api('GET', '/sessions/checkout'));
+    else if (data.type === 'confirmCheckout') reply(data.requestId, confirmCheckout(data.payload || {}));
   });
 
   function reply(requestId, promise) {
@@ -282,6 +283,12 @@
     var body = { tokenId: options.tokenId };
     ['customerId', 'currency', 'country', 'connectorId'].forEach(function (name) { if (options[name]) body[name] = options[name]; });
     return api('POST', '/sessions/' + encodeURIComponent(session.sessionId) + '/payment-instruments', body);
+  }
+
+  function confirmCheckout(options) {
+    if (!session) return fail('The card form is not ready yet', 'NOT_READY');
+    var body = options.paymentMethod ? { paymentMethod: options.paymentMethod } : {};
+    return api('POST', '/sessions/' + encodeURIComponent(session.sessionId) + '/checkout/confirm', body);
   }
 
   function start() {

@@ -1,4 +1,4 @@
-/*! Switchyard browser SDK v1.0.0 — no dependencies.
+/*! Switchyard browser SDK v1.1.0 — no dependencies.
  *
  *   <script src="https://API/sdk/v1/switchyard.js" integrity="sha384-…" crossorigin="anonymous"></script>
  *   const sy = Switchyard({ publicKey: 'pk_live_mer_…', checkoutSessionId: 'cks_…' });
@@ -7,6 +7,12 @@
  *   const token = await card.tokenize({ purpose: 'instrument_enrollment' });   // { tokenId, last4, card_brand, … }
  *   const result = await card.enroll({ tokenId: token.tokenId });                // zero-amount verification + save
  *
+ * Paying the checkout the session was opened for (checkoutSessionId): tokenize, then confirm. The amount, currency
+ * and customer come from the checkout session; a repeat (double click, retry) answers the same payment.
+ *   await card.tokenize();
+ *   const payment = await card.confirmCheckout();                  // { outcome, transactionId, orderId, message, … }
+ *   const pix = await card.confirmCheckout({ paymentMethod: 'pix' }); // outcome 'pending', paymentInstructions
+ *
  * Card fields live in an iframe served by the API origin: this page never sees the card number or the CVC,
  * only the non-sensitive results. Messages are exchanged by postMessage and checked by origin, source window
  * and a per-frame channel id on both sides.
@@ -14,7 +20,7 @@
 (function (global) {
   'use strict';
 
-  var VERSION = '1.0.0';
+  var VERSION = '1.1.0';
   var script = document.currentScript;
   var API_ORIGIN = new URL(script && script.src ? script.src : global.location.href).origin;
 
@@ -108,6 +114,16 @@
   /** Verifies and saves a tokenized card (POST /sessions/:id/payment-instruments). */
   CardElement.prototype.enroll = function (options) {
     return this._request('enroll', options || {});
+  };
+
+  /**
+   * Pays the session's checkout (POST /sessions/:id/checkout/confirm) with the card tokenized last, or with
+   * { paymentMethod: 'pix' | 'boleto' | 'debit_card' }. Resolves with the outcome: succeeded, pending, declined,
+   * failed or expired (message in plain words); rejects on 4xx/5xx (error.code, error.status).
+   */
+  CardElement.prototype.confirmCheckout = function (options) {
+    options = options || {};
+    return this._request('confirmCheckout', options.paymentMethod ? { paymentMethod: options.paymentMethod } : {});
   };
 
   /** GET /sessions/checkout for the session's checkout. */

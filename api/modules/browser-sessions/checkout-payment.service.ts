@@ -1,0 +1,222 @@
+/**
+ * POST /sessions/:sessionId/checkout/confirm: the buyer pays the checkout the browser session was opened for.
+ * It is the server-side charge (`POST /transactions` with `checkout_session_id`) — the same buildChargeInput and
+ * the same charge-cascade workflow (runCharge) — with everything that decides the charge taken from the session:
+ * amount, currency, items, customer and installments from the checkout, the card from the newest token minted for
+ * it, the country from the customer or the merchant. The browser only picks the payment method.
+ *
+ * Idempotent per checkout session: the transaction id derives from the checkout and the number of its payments
+ * that already ended unsuccessfully, so a double click or a retry after a lost answer names the same transaction
+ * (and joins the same workflow), while paying again after a decline names a new one.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  CheckoutItemSchema,
+  CheckoutSessionSchema,
+  CustomerSchema,
+  MerchantSchema,
+  OfferSchema,
+  TransactionAttemptSchema,
+  TransactionSchema,
+  type CheckoutSession,
+  type Transaction,
+} from '../../../db/entities';
+import { errors } from '../../../domain/platform/errors';
+import { idFromSeed } from '../../../domain/platform/ids';
+import {
+  CHECKOUT_FAILURE_WINDOW_SECONDS,
+  MAX_FAILED_PAYMENTS_PER_CHECKOUT,
+  recordDecline,
+  refuseAfterRepeatedDeclines,
+} from '../../http/browser-limits';
+import type { AppDeps } from '../../deps';
+import type { ApiKeyAuth } from '../../http/auth';
+import { awaitCharge, runCharge } from '../../temporal';
+import { buildChargeInput } from '../transactions/charge-request.service';
+import { effectiveStatus } from '../checkout-sessions/checkout-status.rules';
+import { requireBrowserSession } from './browser-sessions.service';
+import type { CHECKOUT_PAYMENT_METHODS } from './browser-sessions.schema';
+
+/** Payments of a checkout that ended without taking the money: the checkout is payable again after them. */
+export const UNSUCCESSFUL_STATUSES = ['failed', 'expired', 'canceled'] as const;
+
+export type CheckoutPaymentOutcome = 'succeeded' | 'pending' | 'declined' | 'failed' | 'expired';
+
+export interface CheckoutPayment {
+  transactionId: string;
+  orderId: string | null;
+  outcome: CheckoutPaymentOutcome;
+  declineType: 'soft_decline' | 'hard_decline' | null;
+  message: string | null;
+  paymentMethod: string;
+  amount: number;
+  currency: string;
+  paymentInstructions: Record<string, unknown> | null;
+  checkoutStatus: string;
+}
+
+/** The buyer reads these; provider codes and messages stay in the merchant's Dashboard and API. */
+const MESSAGES = {
+  soft_decline: 'Your bank declined this payment. Check the card details, or try another card.',
+  hard_decline: 'This card cannot be used for this payment. Please use another card.',
+  failed: 'The payment could not be completed and nothing was charged. Please try again in a moment.',
+  expired: 'The payment was not completed in time. You can pay again.',
+};
+
+export function checkoutTransactionId(checkoutId: string, unsuccessfulPayments: number): string {
+  return idFromSeed('tx', `checkout-payment:${checkoutId}:${unsuccessfulPayments}`);
+}
+
+async function currentTransactionId(em: EntityManager, checkout: CheckoutSession): Promise<string> {
+  const unsuccessful = await em.count(TransactionSchema, {
+    merchantId: checkout.merchantId,
+    checkoutSessionId: checkout.id,
+    status: { $in: [...UNSUCCESSFUL_STATUSES] },
+  });
+  return checkoutTransactionId(checkout.id, unsuccessful);
+}
+
+/** The buyer's view of one payment of the checkout (the latest one on GET /sessions/checkout). */
+export async function presentCheckoutPayment(
+  em: EntityManager,
+  tx: Transaction,
+  checkout: CheckoutSession,
+  now: Date,
+): Promise<CheckoutPayment> {
+  let outcome: CheckoutPaymentOutcome;
+  let declineType: CheckoutPayment['declineType'] = null;
+  if (tx.status === 'pending') outcome = 'pending';
+  else if (tx.status === 'expired' || tx.status === 'canceled') outcome = 'expired';
+  else if (tx.status === 'failed') {
+    const attempts = await em.find(TransactionAttemptSchema, { transactionId: tx.id }, { refresh: true });
+    const declined = attempts.map((a) => a.outcome).find((o) => o === 'hard_decline' || o === 'soft_decline');
+    declineType = declined ?? null;
+    outcome = declineType ? 'declined' : 'failed';
+  } else outcome = 'succeeded';
+  return {
+    transactionId: tx.id,
+    orderId: tx.orderId,
+    outcome,
+    declineType,
+    message: declineType
+      ? MESSAGES[declineType]
+      : outcome === 'failed' || outcome === 'expired'
+        ? MESSAGES[outcome]
+        : null,
+    paymentMethod: tx.paymentMethod,
+    amount: tx.amount,
+    currency: tx.currency,
+    paymentInstructions: outcome === 'pending' ? tx.paymentInstructions : null,
+    checkoutStatus: effectiveStatus(checkout, now),
+  };
+}
+
+export async function latestCheckoutPayment(
+  em: EntityManager,
+  checkout: CheckoutSession,
+  now: Date,
+): Promise<CheckoutPayment | null> {
+  const tx = await em.findOne(
+    TransactionSchema,
+    { merchantId: checkout.merchantId, checkoutSessionId: checkout.id },
+    { orderBy: { createdAt: 'desc', id: 'desc' } },
+  );
+  return tx ? presentCheckoutPayment(em, tx, checkout, now) : null;
+}
+
+/** 429 once the checkout has had too many unsuccessful payments in the window, whichever browser tried them. */
+async function refuseAfterFailedPayments(em: EntityManager, checkout: CheckoutSession, now: Date): Promise<void> {
+  const since = new Date(now.getTime() - CHECKOUT_FAILURE_WINDOW_SECONDS * 1000);
+  const failed = await em.find(
+    TransactionSchema,
+    { merchantId: checkout.merchantId, checkoutSessionId: checkout.id, status: 'failed', createdAt: { $gte: since } },
+    { orderBy: { createdAt: 'asc' }, limit: MAX_FAILED_PAYMENTS_PER_CHECKOUT },
+  );
+  if (failed.length < MAX_FAILED_PAYMENTS_PER_CHECKOUT) return;
+  const resetAt = failed[0].createdAt.getTime() + CHECKOUT_FAILURE_WINDOW_SECONDS * 1000;
+  throw errors.rateLimited(
+    Math.max(1, Math.ceil((resetAt - now.getTime()) / 1000)),
+    'Too many unsuccessful payments for this checkout; try again later',
+  );
+}
+
+/**
+ * Until subscriptions are started by the charge path, a checkout with a recurring offer is not paid here: its
+ * charge would create no subscription (the hosted page saves the card for such a checkout instead).
+ */
+async function refuseRecurring(em: EntityManager, checkout: CheckoutSession, offerIds: string[]): Promise<void> {
+  const recurring = await em.count(OfferSchema, { id: { $in: offerIds }, billingCycle: { $ne: 'none' } });
+  if (recurring > 0)
+    throw errors.businessRule(
+      'RECURRING_CHECKOUT_NOT_SUPPORTED',
+      'A checkout with a recurring offer cannot be paid from the browser yet',
+      { checkout_session_id: checkout.id },
+    );
+}
+
+async function chargeCountry(em: EntityManager, checkout: CheckoutSession): Promise<string> {
+  const customer = checkout.customerId ? await em.findOne(CustomerSchema, { id: checkout.customerId }) : null;
+  const merchant = await em.findOneOrFail(MerchantSchema, { id: checkout.merchantId });
+  const country = customer?.billingAddress?.country ?? merchant.address?.country;
+  if (!country)
+    throw errors.businessRule(
+      'COUNTRY_REQUIRED',
+      "Neither the checkout's customer nor the merchant has an address country to charge in",
+    );
+  return country;
+}
+
+export async function confirmCheckout(
+  em: EntityManager,
+  deps: AppDeps,
+  auth: ApiKeyAuth,
+  sessionId: string,
+  paymentMethod: (typeof CHECKOUT_PAYMENT_METHODS)[number],
+  now: Date,
+  clientIp: string,
+): Promise<CheckoutPayment> {
+  const session = await requireBrowserSession(em, auth, sessionId, now);
+  if (!session.checkoutSessionId) throw errors.notFound('This browser session was not created for a checkout session');
+  const checkout = await em.findOneOrFail(CheckoutSessionSchema, {
+    id: session.checkoutSessionId,
+    merchantId: session.merchantId,
+  });
+  const { merchantId } = session;
+  const transactionId = await currentTransactionId(em, checkout);
+  const existing = await em.findOne(TransactionSchema, { id: transactionId, merchantId });
+  if (existing) {
+    // A double click or a retry after a lost answer: the same payment, never a second charge.
+    await awaitCharge(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
+  } else {
+    const client = { keyId: auth.keyId, ip: clientIp, sessionId: session.id };
+    await refuseAfterRepeatedDeclines(em, client, now.getTime());
+    await refuseAfterFailedPayments(em, checkout, now);
+    const items = await em.find(CheckoutItemSchema, { checkoutSessionId: checkout.id });
+    await refuseRecurring(em, checkout, [checkout.offerId, ...items.map((item) => item.offerId)]);
+    const installments = Math.max(1, ...items.map((item) => item.installments));
+    const input = await buildChargeInput(
+      em,
+      session.organizationId,
+      merchantId,
+      {
+        payment_method: paymentMethod,
+        charge_type: 'payment',
+        country: await chargeCountry(em, checkout),
+        checkout_session_id: checkout.id,
+        ...(installments > 1 && paymentMethod === 'credit_card' ? { installments: { count: installments } } : {}),
+      },
+      transactionId,
+    );
+    await runCharge(deps.temporal.client, input, deps.config.workflowWaitMs);
+    const payment = await readPayment(em, transactionId, checkout.id, now);
+    if (payment.outcome === 'declined') await recordDecline(em, client);
+    return payment;
+  }
+  return readPayment(em, transactionId, checkout.id, now);
+}
+
+async function readPayment(em: EntityManager, transactionId: string, checkoutId: string, now: Date) {
+  const tx = await em.findOneOrFail(TransactionSchema, { id: transactionId }, { refresh: true });
+  const checkout = await em.findOneOrFail(CheckoutSessionSchema, { id: checkoutId }, { refresh: true });
+  return presentCheckoutPayment(em, tx, checkout, now);
+}
