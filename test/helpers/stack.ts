@@ -67,6 +67,9 @@ export async function startStack(): Promise<TestStack> {
     // on an API of their own (test/api/browser-rate-limits.test.ts).
     PUBLIC_RATE_LIMIT_PER_IP: '1000000',
     PUBLIC_RATE_LIMIT_PER_SESSION: '1000000',
+    // Same for sign-in: the per-IP throttles are tested on an API of their own (test/api/dashboard-throttle.test.ts).
+    LOGIN_ATTEMPTS_PER_IP: '1000000',
+    FORGOT_PASSWORD_PER_IP: '1000000',
   };
   const config = loadConfig(env);
   const orm = await openOrm(config.databaseUrl);
