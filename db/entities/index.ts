@@ -10,6 +10,7 @@ export * from './offer-transition';
 export * from './checkout';
 export * from './merchant-member';
 export * from './dashboard-user';
+export * from './mail';
 export * from './merchant-activity';
 export * from './payment-provider';
 export * from './connector';
@@ -37,6 +38,7 @@ import {
   PasswordResetTokenSchema,
   RefreshTokenSchema,
 } from './dashboard-user';
+import { MailMessageSchema } from './mail';
 import { MerchantActivitySchema } from './merchant-activity';
 import { PaymentProviderSchema } from './payment-provider';
 import { MerchantConnectorSchema } from './connector';
@@ -73,6 +75,7 @@ export const ENTITIES = [
   OrganizationMemberSchema,
   RefreshTokenSchema,
   PasswordResetTokenSchema,
+  MailMessageSchema,
   MerchantActivitySchema,
   PaymentProviderSchema,
   MerchantConnectorSchema,

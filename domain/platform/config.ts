@@ -133,13 +133,14 @@ function dashboardKeys(env: NodeJS.ProcessEnv, masterKey: Buffer): DashboardKeys
   }
 }
 
-function smtpUrl(env: NodeJS.ProcessEnv): string {
+/** smtp:// or smtps://; outside production also file:///dir (messages written there as .eml, no mail server). */
+function smtpUrl(env: NodeJS.ProcessEnv, appEnv: AppEnv): string {
   const raw = env.SMTP_URL || 'smtp://127.0.0.1:1025';
+  const allowed = appEnv === 'production' ? ['smtp:', 'smtps:'] : ['smtp:', 'smtps:', 'file:'];
   try {
-    const protocol = new URL(raw).protocol;
-    if (protocol !== 'smtp:' && protocol !== 'smtps:') throw new Error();
+    if (!allowed.includes(new URL(raw).protocol)) throw new Error();
   } catch {
-    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
+    throw new ConfigError(`SMTP_URL must be a URL with one of ${allowed.join(' ')}`);
   }
   return raw;
 }
@@ -219,6 +220,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       resetTokenSeconds: int(env, 'PASSWORD_RESET_TOKEN_SECONDS', 30 * 60),
       appUrl: url(env, 'DASHBOARD_URL', env.PUBLIC_BASE_URL || 'http://localhost:3000'),
     }),
-    mail: Object.freeze({ smtpUrl: smtpUrl(env), from: env.MAIL_FROM || 'Switchyard <no-reply@switchyard.local>' }),
+    mail: Object.freeze({
+      smtpUrl: smtpUrl(env, appEnv),
+      from: env.MAIL_FROM || 'Switchyard <no-reply@switchyard.local>',
+    }),
   });
 }

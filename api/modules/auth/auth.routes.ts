@@ -9,13 +9,16 @@ import {
   AdminLoginSchema,
   ChangePasswordBody,
   EmptySchema,
+  ForgotPasswordBody,
   LoginBody,
+  MessageSchema,
   MerchantLoginSchema,
   MerchantMembershipsSchema,
   MerchantPasswordChangedSchema,
   OrganizationLoginSchema,
   OrganizationMembershipsSchema,
   RefreshBody,
+  ResetPasswordBody,
   SwitchOrganizationBody,
   SwitchOrganizationSchema,
   TokenPairSchema,
@@ -30,6 +33,25 @@ import {
 } from './auth.service';
 import { merchantMemberships, organizationMemberships } from './identities.service';
 import { refreshSession } from './sessions.service';
+import { FORGOT_PASSWORD_MESSAGE, forgotPassword, resetPassword } from './password-reset.service';
+import type { DashboardIdentity } from '../../http/dashboard-auth';
+
+const forgotRoute = (path: string, identity: DashboardIdentity, who: string) =>
+  defineRoute({
+    method: 'post',
+    path,
+    summary: `${who}: e-mail a password reset link (always 202, registered or not)`,
+    tags,
+    auth: 'none',
+    body: ForgotPasswordBody,
+    responses: { 202: MessageSchema },
+    envelope: 'bare',
+    ownTransactions: true,
+    async handler({ em, deps, body, client }) {
+      await forgotPassword(em, deps.config, identity, { email: body.email, ip: client.ip });
+      return { status: 202, data: { message: FORGOT_PASSWORD_MESSAGE } };
+    },
+  });
 
 const tags = ['Dashboard sign-in'];
 const merchantUser: DashboardRequirement = { dashboard: ['merchant'] };
@@ -209,6 +231,24 @@ export const authRoutes = [
     async handler({ em, deps, body, client }) {
       await changePassword(em, deps.config.dashboard, 'organization', { ...body, ip: client.ip });
       return { status: 200, data: {} };
+    },
+  }),
+  forgotRoute('/auth/forgot-password', 'admin', 'Platform users'),
+  forgotRoute('/auth/merchant/forgot-password', 'merchant', 'Merchant users'),
+  forgotRoute('/auth/organization/forgot-password', 'organization', 'Organization users'),
+  defineRoute({
+    method: 'post',
+    path: '/auth/reset-password',
+    summary: 'Any Dashboard: set a new password with the token of a reset link (single use); every session ends',
+    tags,
+    auth: 'none',
+    body: ResetPasswordBody,
+    responses: { 200: MessageSchema },
+    envelope: 'bare',
+    ownTransactions: true,
+    async handler({ em, body }) {
+      await resetPassword(em, body);
+      return { status: 200, data: { message: 'Password changed; sign in with the new password' } };
     },
   }),
 ];

@@ -88,3 +88,10 @@ export const MerchantPasswordChangedSchema = StrictObject({
 });
 export const MerchantMembershipsSchema = StrictObject({ memberships: Type.Array(MerchantMembershipSchema) });
 export const OrganizationMembershipsSchema = StrictObject({ memberships: Type.Array(OrganizationMembershipSchema) });
+
+export const ForgotPasswordBody = StrictObject({ email: Email });
+export const ResetPasswordBody = StrictObject({
+  token: Type.String({ minLength: 1, maxLength: 256, description: 'From the reset link' }),
+  new_password: NewPassword,
+});
+export const MessageSchema = StrictObject({ message: Type.String() });
