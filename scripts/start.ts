@@ -10,7 +10,8 @@ import { loadConfig } from '../domain/platform/config';
 import { startApi } from '../api/server';
 import { startSandbox } from '../sandbox/server';
 import { migrate, openOrm } from '../db/orm';
-import { bootstrapTenant } from '../domain/tenants/tenants.bootstrap';
+import { bootstrapOrganizationOwner, bootstrapTenant } from '../domain/tenants/tenants.bootstrap';
+import { ownerSignInHelp } from './lib/owner-help';
 import { OrganizationSchema } from '../db/entities';
 import { registerSchedules, startWorker } from '../worker/main';
 import { CREDENTIALS_FILE, ensureEncryptionKey, localDatabase } from './lib/local-stack';
@@ -113,12 +114,15 @@ async function main(): Promise<void> {
 /** On empty data, a demo organization whose keys a newcomer can curl with straight away. */
 async function bootstrapDemoTenant(em: ReturnType<Awaited<ReturnType<typeof openOrm>>['em']['fork']>): Promise<void> {
   if ((await em.count(OrganizationSchema, {})) > 0) return;
-  const credentials = await bootstrapTenant(em, {
+  const tenant = await bootstrapTenant(em, {
     organizationName: 'Demo Organization',
     merchantName: 'Demo Merchant',
   });
+  const owner = await bootstrapOrganizationOwner(em, tenant.organization_id, 'owner@example.com');
+  const credentials = { ...tenant, organization_owner: owner };
   fs.writeFileSync(CREDENTIALS_FILE, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
-  log(`created a demo organization; its API keys are in ${CREDENTIALS_FILE}`);
+  log(`created a demo organization; its API keys and Dashboard owner are in ${CREDENTIALS_FILE}`);
+  process.stderr.write(ownerSignInHelp(owner, `http://localhost:${process.env.PORT || 3000}/api/v1`));
 }
 
 void main();
