@@ -6,8 +6,9 @@ import { createVaultActivities, type VaultDeps } from './vault';
 import { createPaymentActivities } from './payments';
 import { createOperationActivities } from './payments/operations';
 import { createReconcileActivities } from './payments/reconcile';
+import { createMailActivities, type MailDeps } from './mail';
 
-export type ActivityDeps = HousekeepingDeps & CheckoutDeps & WebhookDeps & VaultDeps;
+export type ActivityDeps = HousekeepingDeps & CheckoutDeps & WebhookDeps & VaultDeps & MailDeps;
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentActivities(deps),
     ...createOperationActivities(deps),
     ...createReconcileActivities(deps),
+    ...createMailActivities(deps),
   };
 }
 

@@ -1,6 +1,8 @@
 /** Every API route, in the order they appear in the OpenAPI document. */
 import type { AnyRoute } from './http/define-route';
 import { healthRoutes } from './modules/health/health.routes';
+import { authRoutes } from './modules/auth/auth.routes';
+import { invitationRoutes } from './modules/invitations/invitations.routes';
 import { customerRoutes } from './modules/customers/customers.routes';
 import { productFamilyRoutes } from './modules/product-families/product-families.routes';
 import { productRoutes } from './modules/products/products.routes';
@@ -22,6 +24,8 @@ import { orderRoutes } from './modules/orders/orders.routes';
 
 export const ROUTES: readonly AnyRoute[] = [
   ...healthRoutes,
+  ...authRoutes,
+  ...invitationRoutes,
   ...customerRoutes,
   ...productFamilyRoutes,
   ...productRoutes,

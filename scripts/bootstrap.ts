@@ -1,27 +1,37 @@
 /**
- * `npm run bootstrap -- --org-name NAME --merchant-name NAME`: creates an organization, a merchant and
- * their four keys in the database `npm start` uses, and prints them as one JSON object on stdout.
+ * `npm run bootstrap -- --org-name NAME --merchant-name NAME [--owner-email EMAIL]`: creates an organization, a
+ * merchant, their four keys and the organization's first Dashboard owner in the database `npm start` uses, and
+ * prints them as one JSON object on stdout (how the owner sets a password and signs in goes to stderr).
  */
 import { parseArgs } from 'node:util';
 import { migrate } from '../db/orm';
-import { bootstrapTenant } from '../domain/tenants/tenants.bootstrap';
+import { bootstrapOrganizationOwner, bootstrapTenant } from '../domain/tenants/tenants.bootstrap';
 import { withLocalOrm } from './lib/local-stack';
+import { ownerSignInHelp } from './lib/owner-help';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { 'org-name': { type: 'string' }, 'merchant-name': { type: 'string' } },
+    options: {
+      'org-name': { type: 'string' },
+      'merchant-name': { type: 'string' },
+      'owner-email': { type: 'string' },
+    },
   });
   const organizationName = values['org-name'];
   const merchantName = values['merchant-name'];
   if (!organizationName || !merchantName) {
-    console.error('usage: npm run bootstrap -- --org-name NAME --merchant-name NAME');
+    console.error('usage: npm run bootstrap -- --org-name NAME --merchant-name NAME [--owner-email EMAIL]');
     process.exit(2);
   }
+  const ownerEmail = values['owner-email'] ?? 'owner@example.com';
   const result = await withLocalOrm(async (orm) => {
     await migrate(orm);
-    return bootstrapTenant(orm.em.fork(), { organizationName, merchantName });
+    const tenant = await bootstrapTenant(orm.em.fork(), { organizationName, merchantName });
+    const owner = await bootstrapOrganizationOwner(orm.em.fork(), tenant.organization_id, ownerEmail);
+    return { ...tenant, organization_owner: owner };
   });
   process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.stderr.write(ownerSignInHelp(result.organization_owner));
 }
 
 main().catch((error) => {

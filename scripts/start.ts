@@ -10,12 +10,14 @@ import { loadConfig } from '../domain/platform/config';
 import { startApi } from '../api/server';
 import { startSandbox } from '../sandbox/server';
 import { migrate, openOrm } from '../db/orm';
-import { bootstrapTenant } from '../domain/tenants/tenants.bootstrap';
+import { bootstrapOrganizationOwner, bootstrapTenant } from '../domain/tenants/tenants.bootstrap';
+import { ownerSignInHelp } from './lib/owner-help';
 import { OrganizationSchema } from '../db/entities';
 import { registerSchedules, startWorker } from '../worker/main';
 import { CREDENTIALS_FILE, ensureEncryptionKey, localDatabase } from './lib/local-stack';
 import { DATA_DIR, log } from './lib/paths';
 import { startTemporalDevServer } from './lib/temporal-dev-server';
+import { startMailCatcher } from './lib/mailpit';
 
 type Stop = () => Promise<unknown>;
 
@@ -53,9 +55,24 @@ async function main(): Promise<void> {
       sandboxUrl = sandbox.url;
     }
 
+    // The mail catcher invitations and password resets go to, unless SMTP_URL names a real server.
+    let smtpUrl = process.env.SMTP_URL;
+    let mailUi = '(your SMTP server)';
+    if (!smtpUrl) {
+      const mail = await startMailCatcher({
+        dataDir: path.join(DATA_DIR, 'mailpit'),
+        smtpPort: Number(process.env.MAILPIT_SMTP_PORT || 1025),
+        uiPort: Number(process.env.MAILPIT_UI_PORT || 8025),
+      });
+      stops.push(mail.stop);
+      smtpUrl = mail.smtpUrl;
+      mailUi = mail.apiUrl ? mail.uiUrl : `.eml files in ${mail.uiUrl} (no Mailpit binary)`;
+    }
+
     const config = loadConfig({
       ...process.env,
       SANDBOX_URL: sandboxUrl,
+      SMTP_URL: smtpUrl,
       APP_ENV: process.env.APP_ENV ?? 'local',
       DATABASE_URL: database.url,
       TEMPORAL_ADDRESS: temporalAddress,
@@ -78,6 +95,8 @@ async function main(): Promise<void> {
   Switchyard is running.
     API:              ${api.url}/api/v1   (OpenAPI: ${api.url}/api/v1/openapi.json)
     Temporal UI:      ${temporalUi}
+    Mail (Mailpit):   ${mailUi}   (invitations, password resets)
+    Dashboard API:    ${api.url}/api/v1/auth/merchant/login, /auth/organization/login   (see README, Dashboard sign-in)
     Sandbox PSP:      ${sandboxUrl}   (test cards: README, ${sandboxUrl}/_sandbox/test-cards)
     Test credentials: ${fs.existsSync(CREDENTIALS_FILE) ? CREDENTIALS_FILE : 'run npm run bootstrap'}
   Ctrl-C stops everything.
@@ -95,12 +114,15 @@ async function main(): Promise<void> {
 /** On empty data, a demo organization whose keys a newcomer can curl with straight away. */
 async function bootstrapDemoTenant(em: ReturnType<Awaited<ReturnType<typeof openOrm>>['em']['fork']>): Promise<void> {
   if ((await em.count(OrganizationSchema, {})) > 0) return;
-  const credentials = await bootstrapTenant(em, {
+  const tenant = await bootstrapTenant(em, {
     organizationName: 'Demo Organization',
     merchantName: 'Demo Merchant',
   });
+  const owner = await bootstrapOrganizationOwner(em, tenant.organization_id, 'owner@example.com');
+  const credentials = { ...tenant, organization_owner: owner };
   fs.writeFileSync(CREDENTIALS_FILE, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
-  log(`created a demo organization; its API keys are in ${CREDENTIALS_FILE}`);
+  log(`created a demo organization; its API keys and Dashboard owner are in ${CREDENTIALS_FILE}`);
+  process.stderr.write(ownerSignInHelp(owner, `http://localhost:${process.env.PORT || 3000}/api/v1`));
 }
 
 void main();

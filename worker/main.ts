@@ -38,6 +38,7 @@ export async function startWorker({ config, orm, workflowBundle }: WorkerOptions
     webhooks: webhookSettingsOf(config),
     temporalClient: outbox.client,
     vault: vaultSettingsOf(config),
+    mail: { smtpUrl: config.mail.smtpUrl, from: config.mail.from, keys: config.encryptionKeys },
   });
   // One Worker per task queue, each with its own slots, so webhook deliveries never wait for charges or the other
   // way round. Both register everything: a workflow started on either queue before a deploy still finds a worker.

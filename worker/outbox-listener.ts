@@ -13,6 +13,8 @@ import type { Config } from '../domain/platform/config';
 import { createLogger } from '../domain/platform/logger';
 import type { Orm } from '../db/orm';
 import { EVENTS_CHANNEL } from '../domain/events/events.outbox';
+import { MAIL_CHANNEL } from '../domain/mail/mail.outbox';
+import { startMailDelivery } from '../activities/mail';
 import { fanOutEvent } from '../activities/webhooks/fan-out';
 import { TASK_QUEUES } from '../workflows/definitions';
 import { webhookOutboxSweepWorkflow } from '../workflows/webhook-fan-out';
@@ -82,6 +84,13 @@ export async function startOutboxListener(options: {
     try {
       const raw = await knexClient.acquireRawConnection();
       raw.on('notification', ({ channel, payload }) => {
+        if (channel === MAIL_CHANNEL && payload && !stopped) {
+          // One workflow start; the mail sweep catches any that fails here.
+          startMailDelivery(client, taskQueue, payload).catch((error) =>
+            logger.warn({ err: error, mailId: payload }, 'Could not start a mail delivery; the mail sweep will'),
+          );
+          return;
+        }
         if (channel !== EVENTS_CHANNEL || !payload || stopped) return;
         const queued = fanOuts.push(() =>
           fanOutEvent({ orm, client, taskQueue }, payload).then(
@@ -106,6 +115,7 @@ export async function startOutboxListener(options: {
       raw.on('error', lost);
       raw.on('end', lost);
       await raw.query(`listen ${EVENTS_CHANNEL}`);
+      await raw.query(`listen ${MAIL_CHANNEL}`);
       if (stopped) {
         detach(raw);
         await raw.end().catch(() => undefined);

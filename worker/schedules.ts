@@ -8,6 +8,9 @@ export const WEBHOOK_SWEEP_SCHEDULE_ID = 'switchyard-webhook-outbox-sweep';
 /** Settles charge attempts whose provider outcome stayed unknown (workflows/reconcile-unknown-outcomes.ts). */
 export const RECONCILE_SCHEDULE_ID = 'switchyard-reconcile-unknown-outcomes';
 
+/** Starts delivery of any e-mail whose post-commit kick was lost (workflows/mail-delivery.ts). */
+export const MAIL_SWEEP_SCHEDULE_ID = 'switchyard-mail-outbox-sweep';
+
 /** Creates the housekeeping, webhook-sweep and reconciler schedules once; later starts find them already there. */
 export async function ensureSchedules(client: Client): Promise<void> {
   try {
@@ -53,6 +56,21 @@ export async function ensureSchedules(client: Client): Promise<void> {
       },
       // Each run takes up whatever is still unresolved: a missed run needs no catching up.
       policies: { overlap: 'SKIP', catchupWindow: '5 minutes' },
+    });
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+  }
+  try {
+    await client.schedule.create({
+      scheduleId: MAIL_SWEEP_SCHEDULE_ID,
+      spec: { intervals: [{ every: '1 minute' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'mailOutboxSweepWorkflow',
+        taskQueue: TASK_QUEUES.webhooks,
+        workflowId: 'switchyard-mail-outbox-sweep-run',
+      },
+      policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
     });
   } catch (error) {
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;

@@ -9,6 +9,7 @@ import { ApiKeySchema, MerchantSchema, type ApiKey, type ApiKeyKind } from '../.
 import { constantTimeEqual, hashSecret } from '../../domain/platform/crypto';
 import { KEY_PATTERN, type KeyLevel } from '../../domain/api-keys/api-keys.service';
 import { errors } from '../../domain/platform/errors';
+import { looksLikeJwt } from './dashboard-auth';
 import type { Scope } from '../../domain/api-keys/api-keys.scopes';
 
 export type { KeyLevel };
@@ -41,6 +42,11 @@ function bearerToken(header: string | undefined): string | undefined {
 export async function authenticateApiKey(em: EntityManager, authorization: string | undefined): Promise<ApiKeyAuth> {
   const token = bearerToken(authorization);
   if (!token) throw errors.unauthenticated('Provide an API key as "Authorization: Bearer <key>"');
+  if (looksLikeJwt(token)) {
+    throw errors.unauthenticated(
+      'This endpoint takes an API key; Dashboard access tokens are only accepted on Dashboard endpoints',
+    );
+  }
   return lookupKey(em, token);
 }
 

@@ -6,6 +6,7 @@ import type { Static, TSchema, TObject } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../deps';
 import type { ApiKeyAuth, AuthRequirement } from './auth';
+import type { DashboardRequirement, DashboardSession } from './dashboard-auth';
 import type { Pagination } from './pagination';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -17,8 +18,12 @@ export interface HandlerInput<P extends TSchema, Q extends TSchema, B extends TS
   body: Static<B>;
   /** The calling key (null only on unauthenticated routes). */
   auth: ApiKeyAuth;
-  /** The merchant the request acts on; only readable on merchant-scoped routes. */
+  /** The merchant the request acts on; only readable on merchant-scoped routes (and merchant Dashboard routes). */
   readonly merchantId: string;
+  /** Dashboard routes: the signed-in person; only readable there. */
+  readonly session: DashboardSession;
+  /** Organization Dashboard routes: the organization named by x-organization-id (a checked membership). */
+  readonly organizationId: string;
   /** A forked EntityManager; inside the request's transaction for mutating routes (except `waitsOnWorkflow`). */
   em: EntityManager;
   deps: AppDeps;
@@ -54,7 +59,8 @@ export interface RouteDefinition<
   alsoAt?: string[];
   summary: string;
   tags: string[];
-  auth: AuthRequirement | 'none';
+  /** API keys (AuthRequirement), a Dashboard session (DashboardRequirement), or nothing. */
+  auth: AuthRequirement | DashboardRequirement | 'none';
   params?: P;
   query?: Q;
   body?: B;
@@ -71,7 +77,16 @@ export interface RouteDefinition<
    * Idempotency-Key its ids derive from `idempotencySeed`, so running it again finds the same workflow.
    */
   waitsOnWorkflow?: boolean;
+  /**
+   * The handler opens its own transactions: sign-in endpoints must keep what they record on the way to a 401 (a
+   * failed-login count, a refresh-token family revoked on reuse), which one request-wide transaction would undo.
+   */
+  ownTransactions?: boolean;
   handler(input: HandlerInput<P, Q, B>): Promise<HandlerResult>;
+}
+
+export function isDashboardAuth(auth: RouteDefinition['auth']): auth is DashboardRequirement {
+  return auth !== 'none' && 'dashboard' in auth;
 }
 
 export function defineRoute<P extends TSchema = TObject, Q extends TSchema = TObject, B extends TSchema = TObject>(

@@ -4,7 +4,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { TObject, TSchema } from '@sinclair/typebox';
-import type { AnyRoute } from './define-route';
+import { isDashboardAuth, type AnyRoute } from './define-route';
 import { bodySchemaOf } from './route-runner';
 import { PaginationSchema } from './schema';
 
@@ -141,11 +141,17 @@ export function buildOpenApi(routes: readonly AnyRoute[], prefix: string): Json 
       tags: route.tags,
       ...(route.auth === 'none'
         ? { security: [] }
-        : {
-            ...(route.auth.publicKey ? { security: [{ publicKey: [] }] } : {}),
-            'x-scopes': route.auth.scopes,
-            'x-key-levels': route.auth.keys,
-          }),
+        : isDashboardAuth(route.auth)
+          ? {
+              security: [{ dashboardToken: [] }],
+              'x-dashboards': route.auth.dashboard,
+              ...(route.auth.tenant ? { 'x-tenant-header': `x-${route.auth.tenant}-id` } : {}),
+            }
+          : {
+              ...(route.auth.publicKey ? { security: [{ publicKey: [] }] } : {}),
+              'x-scopes': route.auth.scopes,
+              'x-key-levels': route.auth.keys,
+            }),
       parameters: parameters(route),
       ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(body) } } } } : {}),
       responses: responses(route),
@@ -160,6 +166,13 @@ export function buildOpenApi(routes: readonly AnyRoute[], prefix: string): Json 
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'sk_live_org_… or sk_live_mer_…' },
+        dashboardToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'Dashboard access token from a login endpoint (HS256, about 15 minutes); merchant Dashboard endpoints also take x-merchant-id, organization ones x-organization-id. Never an API key.',
+        },
         publicKey: {
           type: 'apiKey',
           in: 'header',

@@ -11,7 +11,8 @@ import type { ValidateFunction } from 'ajv';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../deps';
 import { authenticateApiKey, authenticatePublicKey, authorize, resolveMerchant, type ApiKeyAuth } from './auth';
-import type { AnyRoute, HandlerResult } from './define-route';
+import { isDashboardAuth, type AnyRoute, type HandlerResult } from './define-route';
+import { authenticateDashboard, resolveDashboardTenant, type DashboardSession } from './dashboard-auth';
 import { wrapped } from './envelope';
 import { errors } from '../../domain/platform/errors';
 import {
@@ -139,12 +140,28 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
     const requestId = ctx.state.requestId as string;
     const em = orm.em.fork();
     let auth: ApiKeyAuth | undefined;
+    let session: DashboardSession | undefined;
+    const dashboard = isDashboardAuth(route.auth) ? route.auth : undefined;
+    const keyAuth = route.auth === 'none' || isDashboardAuth(route.auth) ? undefined : route.auth;
 
-    if (route.auth !== 'none') {
-      auth = route.auth.publicKey
+    if (dashboard) {
+      session = authenticateDashboard(config.dashboard, ctx.get('authorization') || undefined, dashboard.dashboard);
+      // People get the same per-window budget as a key, counted per user.
+      const limit = await consumeRateLimit(
+        em,
+        `dashboard:${session.identity}:${session.userId}`,
+        config.rateLimit.limit,
+        config.rateLimit.windowSeconds,
+      );
+      ctx.set(rateLimitHeaders(limit, config.rateLimit.windowSeconds));
+      if (limit.exceeded) throw errors.rateLimited(limit.resetSeconds, 'Too many requests for this user');
+    }
+
+    if (keyAuth) {
+      auth = keyAuth.publicKey
         ? await authenticatePublicKey(em, ctx.get('x-public-key') || undefined, ctx.get('authorization') || undefined)
         : await authenticateApiKey(em, ctx.get('authorization') || undefined);
-      const browser = route.auth.publicKey
+      const browser = keyAuth.publicKey
         ? await consumeBrowserLimits(
             em,
             {
@@ -160,7 +177,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
       const limit = await consumeRateLimit(em, auth.keyId, config.rateLimit.limit, config.rateLimit.windowSeconds);
       ctx.set(rateLimitHeaders(limit.exceeded ? limit : tightest([limit, ...browser]), config.rateLimit.windowSeconds));
       if (limit.exceeded) throw errors.rateLimited(limit.resetSeconds);
-      authorize(auth, route.auth);
+      authorize(auth, keyAuth);
     }
 
     let params: Record<string, unknown>;
@@ -177,9 +194,20 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
     const body = readBody(ctx, route, compiled);
 
     let merchantId: string | undefined;
-    if (auth && route.auth !== 'none' && route.auth.merchantScoped !== false) {
+    let organizationId: string | undefined;
+    if (auth && keyAuth && keyAuth.merchantScoped !== false) {
       const requested = (params.merchant_id ?? query.merchant_id ?? body.merchant_id) as string | undefined;
       merchantId = await resolveMerchant(em, auth, requested);
+    }
+    if (session && dashboard?.tenant) {
+      const tenantId = await resolveDashboardTenant(
+        em,
+        session,
+        dashboard.tenant,
+        (name) => ctx.get(name) || undefined,
+      );
+      if (dashboard.tenant === 'merchant') merchantId = tenantId;
+      else organizationId = tenantId;
     }
 
     const idempotencyKey = ctx.get('idempotency-key') || (body.idempotency_key as string | undefined);
@@ -208,6 +236,14 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
         get merchantId(): string {
           if (!merchantId) throw new Error(`${route.path} is not merchant-scoped`);
           return merchantId;
+        },
+        get session(): DashboardSession {
+          if (!session) throw new Error(`${route.path} is not a Dashboard route`);
+          return session;
+        },
+        get organizationId(): string {
+          if (!organizationId) throw new Error(`${route.path} is not an organization Dashboard route`);
+          return organizationId;
         },
       });
       if (config.validateResponses) checkResponse(compiled, route, result);
@@ -246,7 +282,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
         if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
         response = outcome;
       }
-    } else if (route.method === 'get' || route.waitsOnWorkflow) {
+    } else if (route.method === 'get' || route.waitsOnWorkflow || route.ownTransactions) {
       response = await run(em);
     } else {
       // Mutations run in one transaction: a request that fails changes nothing.

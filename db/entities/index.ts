@@ -9,6 +9,8 @@ export * from './offer-price';
 export * from './offer-transition';
 export * from './checkout';
 export * from './merchant-member';
+export * from './dashboard-user';
+export * from './mail';
 export * from './merchant-activity';
 export * from './payment-provider';
 export * from './connector';
@@ -29,6 +31,14 @@ import { OfferPriceSchema } from './offer-price';
 import { OfferTransitionSchema } from './offer-transition';
 import { CheckoutEventSchema, CheckoutItemSchema, CheckoutSessionSchema } from './checkout';
 import { MerchantMemberSchema, MerchantUserSchema } from './merchant-member';
+import {
+  AdminUserSchema,
+  OrganizationMemberSchema,
+  OrganizationUserSchema,
+  PasswordResetTokenSchema,
+  RefreshTokenSchema,
+} from './dashboard-user';
+import { MailMessageSchema } from './mail';
 import { MerchantActivitySchema } from './merchant-activity';
 import { PaymentProviderSchema } from './payment-provider';
 import { MerchantConnectorSchema } from './connector';
@@ -60,6 +70,12 @@ export const ENTITIES = [
   CheckoutEventSchema,
   MerchantUserSchema,
   MerchantMemberSchema,
+  AdminUserSchema,
+  OrganizationUserSchema,
+  OrganizationMemberSchema,
+  RefreshTokenSchema,
+  PasswordResetTokenSchema,
+  MailMessageSchema,
   MerchantActivitySchema,
   PaymentProviderSchema,
   MerchantConnectorSchema,

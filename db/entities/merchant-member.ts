@@ -9,6 +9,7 @@ export interface MerchantUser {
   name: string | null;
   /** Set when the invitation is accepted (Dashboard issue). */
   passwordHash: string | null;
+  lastLoginAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -22,6 +23,7 @@ export const MerchantUserSchema = new EntitySchema<MerchantUser>({
     email: { type: 'string' },
     name: { type: 'string', nullable: true },
     passwordHash: { type: 'string', nullable: true, hidden: true },
+    lastLoginAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
     createdAt,
     updatedAt,
   },
@@ -40,6 +42,8 @@ export interface MerchantMember {
   invitationTokenHash: string | null;
   invitationExpiresAt: Date | null;
   joinedAt: Date | null;
+  /** Shown on the invitation ("who sent it"); null when the system sent it. */
+  inviterName: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -56,6 +60,7 @@ export const MerchantMemberSchema = new EntitySchema<MerchantMember>({
     invitationTokenHash: { type: 'string', nullable: true, hidden: true },
     invitationExpiresAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
     joinedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+    inviterName: { type: 'string', nullable: true },
     createdAt,
     updatedAt,
   },

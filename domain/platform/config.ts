@@ -4,6 +4,7 @@
  */
 import { decodeMasterKey, keyring, type Keyring } from './crypto';
 import { loadVaultKeys, type VaultKeys } from './vault-keys';
+import { loadDashboardKeys, type DashboardKeys } from './dashboard-keys';
 
 export type AppEnv = 'local' | 'test' | 'production';
 
@@ -55,6 +56,31 @@ export interface Config {
   readonly logLevel: string;
   /** Validate every response against its declared schema (on in tests, so schema drift fails loudly). */
   readonly validateResponses: boolean;
+  readonly dashboard: DashboardConfig;
+  /** Outgoing e-mail (invitations, password resets): an smtp:// or smtps:// URL, and the From address. */
+  readonly mail: { readonly smtpUrl: string; readonly from: string };
+}
+
+/** Dashboard sessions (people): token lifetimes and sign-in throttles. */
+export interface DashboardConfig {
+  readonly keys: DashboardKeys;
+  /** `iss` of every access token. */
+  readonly issuer: string;
+  readonly accessTokenSeconds: number;
+  /** One refresh token's lifetime (each use rotates it), and the longest a family lives without a new login. */
+  readonly refreshTokenSeconds: number;
+  readonly refreshFamilySeconds: number;
+  /** Failed logins per e-mail (per identity) in one window before the account answers as a wrong password. */
+  readonly loginFailuresPerEmail: number;
+  /** Login and change-password attempts per client IP in one window (then 429). */
+  readonly loginAttemptsPerIp: number;
+  readonly loginWindowSeconds: number;
+  /** Forgot-password, per login window: messages per e-mail (then silently none) and requests per IP (then 429). */
+  readonly forgotPerEmail: number;
+  readonly forgotPerIp: number;
+  readonly resetTokenSeconds: number;
+  /** Where links in e-mails point (the Dashboard web app), without a trailing slash. */
+  readonly appUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -99,6 +125,26 @@ function url(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+function dashboardKeys(env: NodeJS.ProcessEnv, masterKey: Buffer): DashboardKeys {
+  try {
+    return loadDashboardKeys(env, masterKey);
+  } catch {
+    throw new ConfigError('DASHBOARD_JWT_KEY and DASHBOARD_JWT_KEYS_PREVIOUS must each be at least 32 bytes, base64');
+  }
+}
+
+/** smtp:// or smtps://; outside production also file:///dir (messages written there as .eml, no mail server). */
+function smtpUrl(env: NodeJS.ProcessEnv, appEnv: AppEnv): string {
+  const raw = env.SMTP_URL || 'smtp://127.0.0.1:1025';
+  const allowed = appEnv === 'production' ? ['smtp:', 'smtps:'] : ['smtp:', 'smtps:', 'file:'];
+  try {
+    if (!allowed.includes(new URL(raw).protocol)) throw new Error();
+  } catch {
+    throw new ConfigError(`SMTP_URL must be a URL with one of ${allowed.join(' ')}`);
+  }
+  return raw;
+}
+
 function vaultKeys(env: NodeJS.ProcessEnv, masterKey: Buffer): VaultKeys {
   try {
     return loadVaultKeys(env, masterKey);
@@ -124,6 +170,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       'In production set VAULT_PRIVATE_KEY and CARD_FINGERPRINT_KEY (they must outlive ENCRYPTION_KEY rotations)',
     );
+  }
+  if (appEnv === 'production' && (!env.DASHBOARD_JWT_KEY || !env.SMTP_URL)) {
+    // A derived signing key would change at an ENCRYPTION_KEY rotation (every session signed out), and the local
+    // mail catcher's address means nobody receives their invitation or reset link.
+    throw new ConfigError('In production set DASHBOARD_JWT_KEY and SMTP_URL');
   }
   return Object.freeze({
     env: appEnv,
@@ -155,5 +206,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 256 * 1024),
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : appEnv !== 'production',
+    dashboard: Object.freeze({
+      keys: dashboardKeys(env, encryptionKeys.current),
+      issuer: env.DASHBOARD_JWT_ISSUER || 'switchyard',
+      accessTokenSeconds: int(env, 'DASHBOARD_ACCESS_TOKEN_SECONDS', 900),
+      refreshTokenSeconds: int(env, 'DASHBOARD_REFRESH_TOKEN_SECONDS', 7 * 24 * 60 * 60),
+      refreshFamilySeconds: int(env, 'DASHBOARD_SESSION_MAX_SECONDS', 30 * 24 * 60 * 60),
+      loginFailuresPerEmail: int(env, 'LOGIN_FAILURES_PER_EMAIL', 10),
+      loginAttemptsPerIp: int(env, 'LOGIN_ATTEMPTS_PER_IP', 100),
+      loginWindowSeconds: 600,
+      forgotPerEmail: int(env, 'FORGOT_PASSWORD_PER_EMAIL', 3),
+      forgotPerIp: int(env, 'FORGOT_PASSWORD_PER_IP', 20),
+      resetTokenSeconds: int(env, 'PASSWORD_RESET_TOKEN_SECONDS', 30 * 60),
+      appUrl: url(env, 'DASHBOARD_URL', env.PUBLIC_BASE_URL || 'http://localhost:3000'),
+    }),
+    mail: Object.freeze({
+      smtpUrl: smtpUrl(env, appEnv),
+      from: env.MAIL_FROM || 'Switchyard <no-reply@switchyard.local>',
+    }),
   });
 }

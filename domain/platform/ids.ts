@@ -32,7 +32,13 @@ export type IdPrefix =
   | 'rn'
   | 'whc'
   | 'whd'
-  | 'bs';
+  | 'bs'
+  | 'omb'
+  | 'rtk'
+  | 'rtf'
+  | 'prt'
+  | 'mail'
+  | 'iwl';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -3,7 +3,20 @@
  * secret and public, all scopes). Used by `npm run bootstrap`, the first `npm start`, and test factories.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { MerchantSchema, OrganizationSchema, type Merchant, type Organization } from '../../db/entities';
+import { randomBytes } from 'node:crypto';
+import {
+  MerchantSchema,
+  OrganizationMemberSchema,
+  OrganizationSchema,
+  OrganizationUserSchema,
+  PasswordResetTokenSchema,
+  type Merchant,
+  type Organization,
+  type OrganizationMember,
+  type OrganizationUser,
+  type PasswordResetToken,
+} from '../../db/entities';
+import { hashSecret } from '../platform/crypto';
 import { issueApiKey } from '../api-keys/api-keys.service';
 import { newId } from '../platform/ids';
 import { uniqueSlug } from '../platform/slug';
@@ -46,6 +59,66 @@ export async function bootstrapTenant(
       organization_public_key: await issue('public'),
       merchant_secret_key: await issue('secret', merchant.id),
       merchant_public_key: await issue('public', merchant.id),
+    };
+  });
+}
+
+export interface BootstrapOwner {
+  organization_user_id: string;
+  email: string;
+  /** One-time token of a password-set link (single use, 7 days): POST /api/v1/auth/reset-password. */
+  password_setup_token: string;
+  password_setup_expires_at: string;
+}
+
+const OWNER_SETUP_SECONDS = 7 * 24 * 60 * 60;
+
+/**
+ * The organization's first Dashboard owner, with no password: it is set through a one-time link (the reset
+ * completion endpoint), so no password is ever printed or stored in clear. An existing organization user with
+ * that e-mail is made owner instead and gets a link too.
+ */
+export async function bootstrapOrganizationOwner(
+  em: EntityManager,
+  organizationId: string,
+  rawEmail: string,
+): Promise<BootstrapOwner> {
+  const email = rawEmail.trim().toLowerCase();
+  return em.transactional(async (tx) => {
+    let user = await tx.findOne(OrganizationUserSchema, { email });
+    if (!user) {
+      user = tx.create(OrganizationUserSchema, {
+        id: newId('usr'),
+        email,
+        name: null,
+        passwordHash: null,
+        lastLoginAt: null,
+      } as OrganizationUser);
+      await tx.flush();
+    }
+    tx.create(OrganizationMemberSchema, {
+      id: newId('omb'),
+      organizationId,
+      userId: user.id,
+      role: 'owner',
+      status: 'active',
+    } as OrganizationMember);
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(Date.now() + OWNER_SETUP_SECONDS * 1000);
+    tx.create(PasswordResetTokenSchema, {
+      id: newId('prt'),
+      identity: 'organization',
+      userId: user.id,
+      tokenHash: hashSecret(token),
+      expiresAt,
+      usedAt: null,
+    } as PasswordResetToken);
+    await tx.flush();
+    return {
+      organization_user_id: user.id,
+      email,
+      password_setup_token: token,
+      password_setup_expires_at: expiresAt.toISOString(),
     };
   });
 }

@@ -13,6 +13,7 @@ import { registerSchedules, startWorker, type RunningWorker } from '../../worker
 import { startEmbeddedPostgres, type RunningPostgres } from '../../scripts/lib/postgres';
 import { startTemporalForTests, type RunningTemporal } from '../../scripts/lib/temporal-dev-server';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
+import { startMailCatcher, type RunningMail } from '../../scripts/lib/mailpit';
 import { freePort } from './ports';
 import { randomBytes } from 'node:crypto';
 
@@ -33,6 +34,8 @@ export interface TestStack {
   /** The sandbox PSP on a free port; test-mode connectors call it (config.sandboxUrl). */
   sandbox: RunningSandbox;
   sandboxUrl: string;
+  /** Mailpit on free ports (the same function `npm start` uses), or .eml files under dataDir without the binary. */
+  mail: RunningMail;
 }
 
 let current: TestStack | undefined;
@@ -49,11 +52,13 @@ export async function startStack(): Promise<TestStack> {
   const databasePort = await freePort();
   // The API's address is fixed up front so PUBLIC_BASE_URL (connectors' webhook_url, registered at the sandbox) reaches it.
   const apiPort = await freePort();
-  const [postgres, temporal, workflowBundle, sandbox] = await Promise.all([
+  const [smtpPort, mailUiPort] = [await freePort(), await freePort()];
+  const [postgres, temporal, workflowBundle, sandbox, mail] = await Promise.all([
     startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: databasePort, databases: ['switchyard_test'] }),
     startTemporalForTests(),
     bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundlerLogger }),
     startSandbox({ port: 0 }),
+    startMailCatcher({ dataDir: path.join(dataDir, 'mail'), smtpPort, uiPort: mailUiPort }),
   ]);
   const env = {
     APP_ENV: 'test',
@@ -63,10 +68,14 @@ export async function startStack(): Promise<TestStack> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     SANDBOX_URL: sandbox.url,
     PUBLIC_BASE_URL: `http://localhost:${apiPort}`,
+    SMTP_URL: mail.smtpUrl,
     // Every test request comes from 127.0.0.1, so per-IP would mean per-key here; the browser limits are tested
     // on an API of their own (test/api/browser-rate-limits.test.ts).
     PUBLIC_RATE_LIMIT_PER_IP: '1000000',
     PUBLIC_RATE_LIMIT_PER_SESSION: '1000000',
+    // Same for sign-in: the per-IP throttles are tested on an API of their own (test/api/dashboard-throttle.test.ts).
+    LOGIN_ATTEMPTS_PER_IP: '1000000',
+    FORGOT_PASSWORD_PER_IP: '1000000',
   };
   const config = loadConfig(env);
   const orm = await openOrm(config.databaseUrl);
@@ -88,6 +97,7 @@ export async function startStack(): Promise<TestStack> {
     url: api.url,
     sandbox,
     sandboxUrl: sandbox.url,
+    mail,
   };
   return current;
 }
@@ -112,11 +122,12 @@ export async function withWorkerDown<T>(whileDown: () => Promise<T>): Promise<T>
 
 export async function stopStack(): Promise<void> {
   if (!current) return;
-  const { api, worker, orm, temporal, postgres, dataDir, sandbox } = current;
+  const { api, worker, orm, temporal, postgres, dataDir, sandbox, mail } = current;
   current = undefined;
   await api.stop();
   await sandbox.stop();
   await worker.stop();
+  await mail.stop();
   await orm.close();
   await temporal.stop();
   await postgres.stop();

@@ -1,10 +1,9 @@
 /**
  * Merchant members: the owner membership created with a merchant, and the members listing.
  *
- * An invitation token is 32 random bytes (base64url) and only its SHA-256 is stored. Nothing here sends it:
- * delivery comes with the Dashboard issue, whose "send/resend invitation" mints a fresh token (replacing the
- * hash and the expiry) and hands it to the mailer — a hash can't be turned back into a token, which is also
- * why this one is never returned, logged or recorded in the activity log.
+ * An invitation token is 32 random bytes (base64url) and only its SHA-256 is stored. The token goes once to the
+ * mail outbox with the owner's invitation (merchants.service.ts) and is never returned, logged or recorded in the
+ * activity log; a hash can't be turned back into a token, so a resend must mint a fresh one.
  */
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -62,7 +61,7 @@ async function findOrCreateUser(
 export async function addPendingOwner(
   em: EntityManager,
   input: { organizationId: string; merchantId: string; email: string; name: string | null },
-): Promise<{ member: MerchantMember; user: MerchantUser; newUser: boolean }> {
+): Promise<{ member: MerchantMember; user: MerchantUser; newUser: boolean; invitationToken: string }> {
   const { user, created } = await findOrCreateUser(
     em,
     input.organizationId,
@@ -79,9 +78,11 @@ export async function addPendingOwner(
     invitationTokenHash: invitation.hash,
     invitationExpiresAt: invitation.expiresAt,
     joinedAt: null,
+    inviterName: null,
   } as MerchantMember);
   await em.flush();
-  return { member, user, newUser: created };
+  // Only handed to the mailer (merchants.service.ts); never stored, returned or logged.
+  return { member, user, newUser: created, invitationToken: invitation.token };
 }
 
 export interface MemberView {

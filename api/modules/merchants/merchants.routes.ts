@@ -57,8 +57,8 @@ export const merchantRoutes = [
     responses: { 201: MerchantReceiptSchema },
     envelope: 'bare',
     idempotency: 'optional',
-    async handler({ em, auth, body }) {
-      return { status: 201, data: presentMerchantReceipt(await createMerchant(em, auth, body)) };
+    async handler({ em, deps, auth, body }) {
+      return { status: 201, data: presentMerchantReceipt(await createMerchant(em, deps.config, auth, body)) };
     },
   }),
   defineRoute({

@@ -10,6 +10,7 @@ import {
   MerchantActivitySchema,
   MerchantMemberSchema,
   MerchantSchema,
+  OrganizationSchema,
   type Merchant,
   type MerchantActivity,
   type MerchantStatus,
@@ -21,6 +22,9 @@ import { offsetOf, type PageRequest } from '../../http/pagination';
 import { newId } from '../../../domain/platform/ids';
 import { slugify, uniqueSlug } from '../../../domain/platform/slug';
 import { actorOf, diff, recordActivity } from '../../../domain/merchants/merchants.activity';
+import { enqueueMail } from '../../../domain/mail/mail.outbox';
+import { merchantInvitationMail } from '../../../domain/mail/mail.templates';
+import type { Config } from '../../../domain/platform/config';
 import {
   normalizeAddress,
   normalizeName,
@@ -124,7 +128,12 @@ async function insertMerchant(
   }
 }
 
-export async function createMerchant(em: EntityManager, auth: ApiKeyAuth, input: CreateInput): Promise<Merchant> {
+export async function createMerchant(
+  em: EntityManager,
+  config: Config,
+  auth: ApiKeyAuth,
+  input: CreateInput,
+): Promise<Merchant> {
   const fields = normalizeFields(input);
   const base = {
     id: newId('mrc'),
@@ -189,6 +198,21 @@ export async function createMerchant(em: EntityManager, auth: ApiKeyAuth, input:
     },
   });
   await em.flush();
+  const organization = await em.findOneOrFail(OrganizationSchema, { id: auth.organizationId });
+  // In this transaction: the invitation goes out exactly when the merchant exists.
+  await enqueueMail(em, config.encryptionKeys, {
+    kind: 'merchant_invitation',
+    to: owner.user.email,
+    ...merchantInvitationMail({
+      appUrl: config.dashboard.appUrl,
+      token: owner.invitationToken,
+      merchantName: merchant.name,
+      organizationName: organization.name,
+      inviterName: null,
+      role: owner.member.role,
+      expiresAt: owner.member.invitationExpiresAt as Date,
+    }),
+  });
   return merchant;
 }
 

@@ -1,0 +1,69 @@
+/**
+ * Sign-in throttles, counted in the shared fixed-window counters (rate_limit_counters). Callers pass an
+ * EntityManager outside any request transaction, so a count survives the 401 or 429 that follows it.
+ *
+ * - per client IP: every login and change-password attempt (then 429);
+ * - per e-mail and identity: failed attempts; past the limit the account is locked for the rest of the window and
+ *   answers exactly like a wrong password (no oracle for "this account exists and is locked");
+ * - forgot-password: requests per IP (then 429) and messages per e-mail (then silently none).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { countHit, readCount } from '../../../db/repositories/rate-limit-counters.repository';
+import type { DashboardConfig } from '../../../domain/platform/config';
+import { errors } from '../../../domain/platform/errors';
+import { hashSecret } from '../../../domain/platform/crypto';
+import type { DashboardIdentity } from '../../http/dashboard-auth';
+
+function windowOf(config: DashboardConfig, now = Date.now()): { start: Date; resetSeconds: number } {
+  const windowMs = config.loginWindowSeconds * 1000;
+  const start = Math.floor(now / windowMs) * windowMs;
+  return { start: new Date(start), resetSeconds: Math.max(1, Math.ceil((start + windowMs - now) / 1000)) };
+}
+
+// Bucket names carry a hash, not the address: the counters table is not a list of who tried to sign in.
+const emailBucket = (kind: string, identity: DashboardIdentity, email: string) =>
+  `${kind}:${identity}:${hashSecret(email).slice(0, 32)}`;
+
+async function spendIp(em: EntityManager, config: DashboardConfig, kind: string, ip: string, limit: number) {
+  const window = windowOf(config);
+  if ((await countHit(em, `${kind}-ip:${ip}`, window.start)) > limit) {
+    throw errors.rateLimited(window.resetSeconds, 'Too many attempts from this address; try again later');
+  }
+}
+
+export function spendLoginAttempt(em: EntityManager, config: DashboardConfig, ip: string): Promise<void> {
+  return spendIp(em, config, 'login', ip, config.loginAttemptsPerIp);
+}
+
+export async function isLocked(
+  em: EntityManager,
+  config: DashboardConfig,
+  identity: DashboardIdentity,
+  email: string,
+): Promise<boolean> {
+  const failures = await readCount(em, emailBucket('login-fail', identity, email), windowOf(config).start);
+  return failures >= config.loginFailuresPerEmail;
+}
+
+export async function recordFailure(
+  em: EntityManager,
+  config: DashboardConfig,
+  identity: DashboardIdentity,
+  email: string,
+): Promise<void> {
+  await countHit(em, emailBucket('login-fail', identity, email), windowOf(config).start);
+}
+
+export function spendForgotAttempt(em: EntityManager, config: DashboardConfig, ip: string): Promise<void> {
+  return spendIp(em, config, 'forgot', ip, config.forgotPerIp);
+}
+
+/** Whether another reset message may go to this address in the current window (counts it when it may). */
+export async function mayMailReset(
+  em: EntityManager,
+  config: DashboardConfig,
+  identity: DashboardIdentity,
+  email: string,
+): Promise<boolean> {
+  return (await countHit(em, emailBucket('forgot', identity, email), windowOf(config).start)) <= config.forgotPerEmail;
+}

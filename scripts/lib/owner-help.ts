@@ -1,0 +1,13 @@
+/** How the bootstrapped organization owner sets a password and signs in (printed by bootstrap and npm start). */
+import type { BootstrapOwner } from '../../domain/tenants/tenants.bootstrap';
+
+export function ownerSignInHelp(owner: BootstrapOwner, apiUrl = 'http://localhost:3000/api/v1'): string {
+  return `
+The organization owner ${owner.email} has no password yet. Set one with the one-time token (valid until
+${owner.password_setup_expires_at}), then sign in to the organization Dashboard API:
+  curl -X POST ${apiUrl}/auth/reset-password -H 'content-type: application/json' \\
+    -d '{"token":"${owner.password_setup_token}","new_password":"<12+ chars, upper, lower, digit>"}'
+  curl -X POST ${apiUrl}/auth/organization/login -H 'content-type: application/json' \\
+    -d '{"email":"${owner.email}","password":"<that password>"}'
+`;
+}
