@@ -113,7 +113,13 @@ describe('api/config encryption keys, vault keys and PUBLIC_BASE_URL', () => {
       .privateKey.export({ type: 'pkcs8', format: 'der' })
       .toString('base64');
     const fingerprintKey = randomBytes(32).toString('base64');
-    const production = { ...base, APP_ENV: 'production' };
+    // Production's other required settings (Dashboard signing key, SMTP) are present: only the vault keys are missing.
+    const production = {
+      ...base,
+      APP_ENV: 'production',
+      DASHBOARD_JWT_KEY: randomBytes(32).toString('base64'),
+      SMTP_URL: 'smtp://mail.example.com:587',
+    };
     expect(() => loadConfig(production)).to.throw(ConfigError, /VAULT_PRIVATE_KEY and CARD_FINGERPRINT_KEY/);
     expect(() => loadConfig({ ...production, VAULT_PRIVATE_KEY: vaultKey })).to.throw(ConfigError);
     expect(() => loadConfig({ ...production, CARD_FINGERPRINT_KEY: fingerprintKey })).to.throw(ConfigError);
@@ -122,5 +128,21 @@ describe('api/config encryption keys, vault keys and PUBLIC_BASE_URL', () => {
     ).to.equal('production');
     // Outside production the derived keys remain the zero-setup default.
     expect(loadConfig(base).vault.publicJwk.crv).to.equal('P-256');
+  });
+
+  it('production refuses to start without DASHBOARD_JWT_KEY or SMTP_URL (a derived signing key would change at rotation; the local catcher delivers nothing)', () => {
+    const production = {
+      ...base,
+      APP_ENV: 'production',
+      VAULT_PRIVATE_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' })
+        .privateKey.export({ type: 'pkcs8', format: 'der' })
+        .toString('base64'),
+      CARD_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
+    };
+    const jwtKey = randomBytes(32).toString('base64');
+    const smtp = 'smtp://mail.example.com:587';
+    expect(() => loadConfig({ ...production, SMTP_URL: smtp })).to.throw(ConfigError, /DASHBOARD_JWT_KEY and SMTP_URL/);
+    expect(() => loadConfig({ ...production, DASHBOARD_JWT_KEY: jwtKey })).to.throw(ConfigError, /SMTP_URL/);
+    expect(loadConfig({ ...production, DASHBOARD_JWT_KEY: jwtKey, SMTP_URL: smtp }).env).to.equal('production');
   });
 });

@@ -125,7 +125,10 @@ export async function buildChargeInput(
     const token = await em.findOne(CardTokenSchema, { id: body.card_ciphertext_id, merchantId });
     if (!token) throw errors.invalidValue('card_ciphertext_id', 'no such card token for this merchant');
     const status = effectiveTokenStatus(token, now);
-    if (status === 'used' || token.usedBy !== null) {
+    // A token claimed or spent by this very transaction is the same request retried (its transaction id derives
+    // from the Idempotency-Key) racing its own first try's workflow: it joins that charge below, never a second one.
+    const usedByOther = token.usedBy !== null && token.usedBy !== transactionId;
+    if (usedByOther || (status === 'used' && token.usedBy !== transactionId)) {
       throw errors.conflict('TOKEN_ALREADY_USED', 'This card token has already been used; tokenize the card again', {
         card_ciphertext_id: token.id,
       });
