@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../../deps';
 import type { DashboardRequirement, DashboardSession } from '../../http/dashboard-auth';
 import { defineRoute } from '../../http/define-route';
-import { pagination } from '../../http/pagination';
+import { offsetOf, pagination } from '../../http/pagination';
 import { runCredentialCheck } from '../../temporal';
 import { webhookUrlOf } from '../../../domain/connectors/connectors.secrets';
 import type { MerchantConnector } from '../../../db/entities';
@@ -21,13 +21,24 @@ import {
   updateConnector,
   type ConnectorContext,
 } from './connectors.service';
+import { listReceipts } from '../../../db/repositories/provider-webhook-receipts.repository';
 import {
   CreateOrgConnectorBody,
   CredentialCheckObject,
+  InboundWebhookObject,
+  InvalidWebhookObject,
+  ListInboundWebhooksQuery,
+  ListInvalidWebhooksQuery,
   ListOrgConnectorsQuery,
   OrgConnectorParams,
 } from './org-connectors.schema';
-import { merchantOfConnector, organizationMerchant, organizationMerchantIds } from './org-connectors.service';
+import {
+  merchantOfConnector,
+  organizationMerchant,
+  organizationMerchantIds,
+  receivedRange,
+} from './org-connectors.service';
+import { presentInboundWebhook, presentInvalidWebhook } from './webhook-receipts.presenter';
 
 const tags = ['Organization Dashboard: connectors'];
 const auth: DashboardRequirement = { dashboard: ['organization'], tenant: 'organization' };
@@ -152,6 +163,49 @@ export const orgConnectorRoutes = [
         status: 200,
         data: { ok: verdict.ok, provider_message: verdict.message, checked_at: verdict.checkedAt },
       };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/org/connectors/:connector_id/webhooks/inbounds',
+    summary: "The connector's received provider webhooks and what became of each, newest first (kept 30 days)",
+    tags,
+    auth,
+    params: OrgConnectorParams,
+    query: ListInboundWebhooksQuery,
+    responses: { 200: Type.Array(InboundWebhookObject) },
+    envelope: 'bare',
+    pagination: 'flat',
+    async handler({ em, organizationId, params, query }) {
+      await merchantOfConnector(em, organizationId, params.connector_id);
+      const { items, total } = await listReceipts(
+        em,
+        { connectorId: params.connector_id, kind: 'inbound', status: query.status, ...receivedRange(query) },
+        { limit: query.limit, offset: offsetOf(query) },
+      );
+      return { status: 200, data: items.map(presentInboundWebhook), pagination: pagination(query, total) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/org/connectors/:connector_id/webhooks/invalid',
+    summary:
+      "Deliveries to the connector's webhook URL that were refused, with the reason, newest first (kept 30 days)",
+    tags,
+    auth,
+    params: OrgConnectorParams,
+    query: ListInvalidWebhooksQuery,
+    responses: { 200: Type.Array(InvalidWebhookObject) },
+    envelope: 'bare',
+    pagination: 'flat',
+    async handler({ em, organizationId, params, query }) {
+      await merchantOfConnector(em, organizationId, params.connector_id);
+      const { items, total } = await listReceipts(
+        em,
+        { connectorId: params.connector_id, kind: 'invalid', ...receivedRange(query) },
+        { limit: query.limit, offset: offsetOf(query) },
+      );
+      return { status: 200, data: items.map(presentInvalidWebhook), pagination: pagination(query, total) };
     },
   }),
 ];

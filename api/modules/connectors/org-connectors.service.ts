@@ -36,3 +36,11 @@ export async function merchantOfConnector(
   if (!owned) throw errors.notFound('No such connector');
   return connector.merchantId;
 }
+
+/** ISO 8601 bounds on received_at; an empty range (from after to) is a 400 rather than an always-empty page. */
+export function receivedRange(query: { from?: string; to?: string }): { from?: Date; to?: Date } {
+  const from = query.from ? new Date(query.from) : undefined;
+  const to = query.to ? new Date(query.to) : undefined;
+  if (from && to && from > to) throw errors.invalidValue('to', 'must not be before from');
+  return { from, to };
+}
