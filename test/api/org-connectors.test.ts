@@ -10,6 +10,10 @@ import { rows } from '../helpers/db';
 import { bearer, createMerchantUser, createOrganizationUser, signIn } from '../helpers/dashboard';
 import { CONNECTOR_KEYS, connectorBody, insertRoutingProfile, postConnector } from '../helpers/connectors';
 import { invalidCredentialsFor } from '../helpers/sandbox';
+import { startApi, type RunningApi } from '../../api/server';
+import { stack, withWorkerDown } from '../helpers/stack';
+import { historyText, waitUntil } from '../helpers/webhooks';
+import { expectError } from '../helpers/envelope';
 
 async function organizationSession(tenant: Tenant): Promise<Record<string, string>> {
   const user = await createOrganizationUser([tenant.organization_id]);
@@ -146,6 +150,40 @@ describe('Organization Dashboard connectors', () => {
         expect(res.status, res.text).to.equal(200);
         expect(res.body).to.include({ ok: false, provider_message: 'The provider rejected the credentials' });
         for (const value of Object.values(bad)) expect(res.text).to.not.include(String(value));
+      }
+    });
+
+    it("runs in a workflow whose history holds ids only, never the connector's credentials", async () => {
+      const fresh = await createTenant();
+      const freshHeaders = await organizationSession(fresh);
+      const connector = await postConnector(fresh, 'provider_a');
+      const [stored] = await rows('select credentials_encrypted from merchant_connectors where id = ?', [connector.id]);
+      expect(stored.credentials_encrypted).to.be.a('string');
+      expect((await api.post(`/org/connectors/${connector.id}/test`, { headers: freshHeaders })).status).to.equal(200);
+      const client = stack().api.deps.temporal.client;
+      const query = `WorkflowType = 'connectorCredentialCheckWorkflow' AND MerchantId = '${fresh.merchant_id}'`;
+      const workflowId = await waitUntil(async () => {
+        for await (const workflow of client.workflow.list({ query })) return workflow.workflowId;
+        return undefined;
+      });
+      expect(workflowId).to.match(new RegExp(`^connector-credential-check-${connector.id}-`));
+      const text = historyText(await client.workflow.getHandle(workflowId).fetchHistory());
+      expect(text).to.include(connector.id);
+      expect(text).to.not.match(/sk_test_Plain/);
+    });
+
+    it('502 CREDENTIAL_CHECK_UNAVAILABLE when no worker answers in time', async function () {
+      this.timeout(60_000);
+      const connector = await postConnector(tenant, 'provider_a');
+      let app: RunningApi | undefined;
+      try {
+        app = await startApi({ ...stack().config, workflowWaitMs: 2_000 }, 0);
+        const res = await withWorkerDown(() =>
+          api.post(`/org/connectors/${connector.id}/test`, { headers, baseUrl: app?.url }),
+        );
+        expectError(res, 502, 'external_service_error', 'CREDENTIAL_CHECK_UNAVAILABLE');
+      } finally {
+        await app?.stop();
       }
     });
   });
