@@ -1,11 +1,15 @@
 /**
  * Deletes rows whose purpose has lapsed: expired idempotency keys and finished rate-limit windows; and wipes the
- * sealed PAN, name and CVC of expired card tokens. Each table's SQL lives with its owner in db/repositories/.
+ * sealed PAN, name and CVC of expired card tokens; and the provider-webhook receipts past their retention. Each table's SQL lives with its owner in db/repositories/.
  */
 import type { Orm } from '../db/orm';
 import { wipeExpiredTokens } from '../db/repositories/card-tokens.repository';
 import { purgeExpiredKeys } from '../db/repositories/idempotency-keys.repository';
 import { LONGEST_WINDOW_SECONDS, purgeWindows } from '../db/repositories/rate-limit-counters.repository';
+import { purgeReceiptsBefore } from '../db/repositories/provider-webhook-receipts.repository';
+
+/** How long the organization Dashboard can look back at a connector's inbound webhooks (received and refused). */
+export const PROVIDER_WEBHOOK_RECEIPT_RETENTION_DAYS = 30;
 
 export interface HousekeepingDeps {
   orm: Orm;
@@ -22,6 +26,10 @@ export function createHousekeepingActivities({ orm, rateLimitWindowSeconds }: Ho
     async wipeExpiredCardTokens(): Promise<number> {
       const wiped = await orm.em.fork().transactional((tx) => wipeExpiredTokens(tx, new Date()));
       return wiped.tokens + wiped.cvcs;
+    },
+    async purgeProviderWebhookReceipts(): Promise<number> {
+      const cutoff = new Date(Date.now() - PROVIDER_WEBHOOK_RECEIPT_RETENTION_DAYS * 86_400_000);
+      return purgeReceiptsBefore(orm.em.fork(), cutoff);
     },
     async purgeRateLimitWindows(): Promise<number> {
       return purgeWindows(orm.em.fork(), Math.max(rateLimitWindowSeconds, LONGEST_WINDOW_SECONDS) * 2);

@@ -7,6 +7,7 @@ import { createPaymentActivities } from './payments';
 import { createOperationActivities } from './payments/operations';
 import { createReconcileActivities } from './payments/reconcile';
 import { createMailActivities, type MailDeps } from './mail';
+import { createConnectorActivities } from './connectors';
 
 export type ActivityDeps = HousekeepingDeps & CheckoutDeps & WebhookDeps & VaultDeps & MailDeps;
 
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createOperationActivities(deps),
     ...createReconcileActivities(deps),
     ...createMailActivities(deps),
+    ...createConnectorActivities(deps),
   };
 }
 

@@ -12,6 +12,7 @@ import { offerTransitionRoutes } from './modules/offer-transitions/offer-transit
 import { checkoutSessionRoutes } from './modules/checkout-sessions/checkout-sessions.routes';
 import { merchantRoutes } from './modules/merchants/merchants.routes';
 import { connectorRoutes } from './modules/connectors/connectors.routes';
+import { orgConnectorRoutes } from './modules/connectors/org-connectors.routes';
 import { paymentProviderRoutes } from './modules/payment-providers/payment-providers.routes';
 import { routingRoutes } from './modules/routing/routing.routes';
 import { browserSessionRoutes } from './modules/browser-sessions/browser-sessions.routes';
@@ -35,6 +36,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...checkoutSessionRoutes,
   ...merchantRoutes,
   ...connectorRoutes,
+  ...orgConnectorRoutes,
   ...paymentProviderRoutes,
   ...routingRoutes,
   ...browserSessionRoutes,

@@ -24,6 +24,12 @@ import {
   type CardVerificationResult,
 } from '../workflows/card-verification';
 import { chargeWorkflow, chargeWorkflowId, providerEventSignal, settlementWorkflowId } from '../workflows/charge';
+import {
+  connectorCredentialCheckWorkflow,
+  connectorCredentialCheckWorkflowId,
+  type CredentialCheckInput,
+  type CredentialCheckResult,
+} from '../workflows/connector-credential-check';
 import { checkoutExpiryWorkflow, checkoutExpiryWorkflowId, expiresAtChangedSignal } from '../workflows/checkout-expiry';
 import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../workflows/definitions';
 import type { ChargeInput, OperationInput, SettlementSignal } from '../workflows/lib/charge-types';
@@ -302,6 +308,37 @@ export async function runCardVerification(
       'external_service_error',
       'VERIFICATION_UNAVAILABLE',
       'The card could not be verified right now; try again shortly',
+    );
+  }
+}
+
+// ── Connector credential check (organization Dashboard "test connection") ─────────────────────────────────────
+
+/** Runs the provider's credentials check for the connector in a workflow and waits for its verdict. */
+export async function runCredentialCheck(
+  client: Client,
+  input: CredentialCheckInput,
+  waitMs: number,
+): Promise<CredentialCheckResult> {
+  try {
+    return await withWorkflowDeadline(client, waitMs, () =>
+      client.workflow.execute(connectorCredentialCheckWorkflow, {
+        // A fresh id per click: each test is a new check, never the answer of an earlier one.
+        workflowId: connectorCredentialCheckWorkflowId(input.connectorId, randomBase62(12)),
+        taskQueue: TASK_QUEUES.payments,
+        args: [input],
+        workflowExecutionTimeout: '1 minute',
+        staticSummary: `Credentials check of connector ${input.connectorId}`,
+        typedSearchAttributes: [{ key: SA.MerchantId, value: input.merchantId }],
+      }),
+    );
+  } catch {
+    // The worker is down, the check outlived its deadline, or the connector vanished meanwhile.
+    throw new ApiError(
+      502,
+      'external_service_error',
+      'CREDENTIAL_CHECK_UNAVAILABLE',
+      'The credentials could not be checked right now; try again shortly',
     );
   }
 }

@@ -8,3 +8,4 @@ export { chargeWorkflow, asyncSettlementWorkflow } from './charge';
 export { transactionOperationWorkflow } from './transaction-operation';
 export { reconcileUnknownOutcomesWorkflow } from './reconcile-unknown-outcomes';
 export { mailDeliveryWorkflow, mailOutboxSweepWorkflow } from './mail-delivery';
+export { connectorCredentialCheckWorkflow } from './connector-credential-check';

@@ -7,6 +7,7 @@ import { Migration20261121080000_transactions_orders } from './Migration20261121
 import { Migration20261201000000_request_phases } from './Migration20261201000000_request_phases';
 import { Migration20261210000000_dashboard_identity } from './Migration20261210000000_dashboard_identity';
 import { Migration20261210010000_mail_outbox } from './Migration20261210010000_mail_outbox';
+import { Migration20261215000000_provider_webhook_receipts } from './Migration20261215000000_provider_webhook_receipts';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -25,4 +26,8 @@ export const MIGRATIONS = [
   { name: 'Migration20261201000000_request_phases', class: Migration20261201000000_request_phases },
   { name: 'Migration20261210000000_dashboard_identity', class: Migration20261210000000_dashboard_identity },
   { name: 'Migration20261210010000_mail_outbox', class: Migration20261210010000_mail_outbox },
+  {
+    name: 'Migration20261215000000_provider_webhook_receipts',
+    class: Migration20261215000000_provider_webhook_receipts,
+  },
 ];

@@ -3,9 +3,18 @@ import { expect } from 'chai';
 import { api } from '../helpers/http';
 import { createTenant, keyWithScopes, type Tenant } from '../helpers/factories';
 import { expectError } from '../helpers/envelope';
-import { ACTIVE_SLUGS } from '../helpers/connectors';
+import { ACTIVE_SLUGS, connectorBody, validCredentials } from '../helpers/connectors';
 
-const SUMMARY_KEYS = ['id', 'slug', 'display_name', 'logo', 'is_active', 'supported_auth_methods'];
+const SUMMARY_KEYS = [
+  'id',
+  'slug',
+  'display_name',
+  'logo',
+  'is_active',
+  'supported_auth_methods',
+  'credential_schemas',
+  'webhook_secret_format',
+];
 const ENTRY_KEYS = [
   ...SUMMARY_KEYS,
   'oauth_authorization_url',
@@ -47,7 +56,7 @@ describe('GET /api/v1/payment-providers', () => {
   it('list items carry the documented summary (provider_c offers api_key and oauth2)', async () => {
     const res = await api.get('/payment-providers', { key: tenant.merchant_secret_key });
     const c = res.body.data.find((p: any) => p.slug === 'provider_c');
-    expect(c).to.deep.equal({
+    expect(c).to.deep.include({
       id: 'pp_provider_c',
       slug: 'provider_c',
       display_name: 'Provider C',
@@ -55,6 +64,7 @@ describe('GET /api/v1/payment-providers', () => {
       is_active: true,
       supported_auth_methods: ['api_key', 'oauth2'],
     });
+    expect(Object.keys(c.credential_schemas)).to.deep.equal(['api_key', 'oauth2']);
   });
 
   it('pages with page and limit', async () => {
@@ -185,5 +195,54 @@ describe('GET /api/v1/payment-providers/:provider_id', () => {
   it('requires connectors:read (403)', async () => {
     const key = await keyWithScopes(tenant, ['connectors:write']);
     expectError(await api.get('/payment-providers/pp_provider_b', { key }), 403, 'authorization_error');
+  });
+});
+
+describe('Payment provider catalog: credential fields and webhook secret format for connector forms', () => {
+  let tenant: Tenant;
+  before(async () => {
+    tenant = await createTenant();
+  });
+
+  it("gives each auth method's credential fields as JSON Schema that accepts exactly what POST …/connectors accepts", async () => {
+    const Ajv = (await import('ajv')).default;
+    const ajv = new Ajv({ strict: false });
+    const list = await api.get('/payment-providers', { key: tenant.merchant_secret_key, query: { limit: 100 } });
+    for (const provider of list.body.data) {
+      const entry = (await api.get(`/payment-providers/${provider.slug}`, { key: tenant.merchant_secret_key })).body;
+      expect(entry.credential_schemas).to.deep.equal(provider.credential_schemas);
+      expect(entry.webhook_secret_format, provider.slug).to.be.a('string').and.not.empty;
+      expect(Object.keys(entry.credential_schemas)).to.deep.equal(entry.supported_auth_methods);
+      for (const [method, schema] of Object.entries(entry.credential_schemas as Record<string, object>)) {
+        const validate = ajv.compile(schema);
+        expect(validate(validCredentials(provider.slug, method)), `${provider.slug} ${method}`).to.equal(true);
+        expect(validate({}), `${provider.slug} ${method} empty`).to.equal(false);
+        // The form's verdict is the API's: what the schema refuses, creating a connector refuses too.
+        const refused = await api.post(`/merchants/${tenant.merchant_id}/connectors`, {
+          key: tenant.merchant_secret_key,
+          body: connectorBody(provider.slug, { auth_method: method, credentials: {} }),
+        });
+        expect(refused.status).to.equal(400);
+      }
+    }
+  });
+
+  it('names the provider_a secret format (whsec_) and provider_b (JSON username/password)', async () => {
+    const a = await api.get('/payment-providers/provider_a', { key: tenant.merchant_secret_key });
+    expect(a.body.webhook_secret_format).to.include('whsec_');
+    expect(a.body.credential_schemas.api_key.required).to.deep.equal(['secret_key']);
+    const b = await api.get('/payment-providers/provider_b', { key: tenant.merchant_secret_key });
+    expect(b.body.webhook_secret_format).to.include('username').and.include('password');
+    expect(b.body.credential_schemas.api_key.properties).to.have.all.keys(['username', 'password', 'merchant_account']);
+    // provider_c: one shape per auth method, like the connector validation (an oauth2 shape is no api_key).
+    const c = (await api.get('/payment-providers/provider_c', { key: tenant.merchant_secret_key })).body;
+    expect(c.credential_schemas.api_key.properties).to.have.all.keys(['access_token']);
+    expect(c.credential_schemas.oauth2.properties).to.have.all.keys(['client_id', 'client_secret']);
+  });
+
+  it('documents the new fields in OpenAPI', async () => {
+    const doc = (await api.get('/openapi.json')).body;
+    const text = JSON.stringify(doc);
+    expect(text).to.include('credential_schemas').and.include('webhook_secret_format');
   });
 });

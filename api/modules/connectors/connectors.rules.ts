@@ -20,7 +20,7 @@ import { AUTH_METHODS, type AuthMethod } from './connectors.schema';
  * access token for api_key, client id/secret for oauth2); the auth method picks the branch, so a shape that
  * belongs to the other method is refused instead of silently accepted.
  */
-function credentialSchema(slug: ProviderSlug, method: AuthMethod): TSchema {
+export function credentialSchema(slug: ProviderSlug, method: AuthMethod): TSchema {
   const schema: TSchema = PROVIDER_CREDENTIALS[slug];
   const branches = (schema as { anyOf?: TSchema[] }).anyOf;
   return branches ? branches[AUTH_METHODS.indexOf(method)] : schema;
@@ -35,7 +35,7 @@ const CREDENTIAL_VALIDATORS = new Map<string, ValidateFunction>(
   ),
 );
 
-const isProviderSlug = (slug: string): slug is ProviderSlug => Object.hasOwn(PROVIDER_CREDENTIALS, slug);
+export const isProviderSlug = (slug: string): slug is ProviderSlug => Object.hasOwn(PROVIDER_CREDENTIALS, slug);
 
 /** Field errors under `credentials.<field>` (ajv messages name patterns and lengths, never the data). */
 export function credentialErrors(slug: string, method: AuthMethod, credentials: Record<string, unknown>): FieldErrors {

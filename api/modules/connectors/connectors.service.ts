@@ -126,14 +126,15 @@ export async function getConnector(em: EntityManager, merchantId: string, id: st
   return connector;
 }
 
+/** One merchant's connectors, or several merchants' (the organization Dashboard lists all of its merchants'). */
 export async function listConnectors(
   em: EntityManager,
-  merchantId: string,
+  merchantId: string | string[],
   page: PageRequest,
 ): Promise<{ items: MerchantConnector[]; total: number }> {
   const [items, total] = await em.findAndCount(
     MerchantConnectorSchema,
-    { merchantId },
+    { merchantId: Array.isArray(merchantId) ? { $in: merchantId } : merchantId },
     {
       orderBy: { createdAt: 'desc', id: 'desc' },
       limit: page.limit,

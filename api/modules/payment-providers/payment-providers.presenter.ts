@@ -1,5 +1,23 @@
 /** Document 3's payment-provider catalog entry (list items are the summary). */
 import type { PaymentProvider } from '../../../db/entities';
+import { WEBHOOK_SECRET_FORMATS } from '../../../domain/connectors/credentials';
+import { credentialSchema, isProviderSlug } from '../connectors/connectors.rules';
+import { AUTH_METHODS, type AuthMethod } from '../connectors/connectors.schema';
+
+/** The credential shapes a connector form renders, as plain JSON Schema (TypeBox's own markers dropped). */
+function credentialSchemas(provider: PaymentProvider): Partial<Record<AuthMethod, Record<string, unknown>>> {
+  if (!isProviderSlug(provider.slug)) return {};
+  const slug = provider.slug;
+  const methods = (provider.supportedAuthMethods ?? AUTH_METHODS).filter((method): method is AuthMethod =>
+    (AUTH_METHODS as readonly string[]).includes(method),
+  );
+  return Object.fromEntries(
+    methods.map((method) => [
+      method,
+      JSON.parse(JSON.stringify(credentialSchema(slug, method))) as Record<string, unknown>,
+    ]),
+  );
+}
 
 export function presentPaymentProviderSummary(provider: PaymentProvider) {
   return {
@@ -9,6 +27,8 @@ export function presentPaymentProviderSummary(provider: PaymentProvider) {
     logo: provider.logo,
     is_active: provider.isActive,
     supported_auth_methods: provider.supportedAuthMethods as ('api_key' | 'oauth2')[] | null,
+    credential_schemas: credentialSchemas(provider),
+    webhook_secret_format: isProviderSlug(provider.slug) ? WEBHOOK_SECRET_FORMATS[provider.slug] : null,
   };
 }
 

@@ -12,7 +12,13 @@ export const GetPaymentProviderQuery = StrictObject({ merchant_id: MerchantIdFie
 
 const AuthMethods = Nullable(Type.Array(StringEnum(['api_key', 'oauth2'])));
 
-/** List items carry exactly what Document 3 lists for them. */
+/** A JSON Schema (draft 2020-12 subset: type, properties, required, pattern, minLength, maxLength, description). */
+const JsonSchema = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  description: 'JSON Schema of the `credentials` object',
+});
+
+/** What Document 3 lists for list items, plus what a connector form needs (issue 14, additive). */
 export const PaymentProviderSummaryObject = StrictObject({
   id: Type.String(),
   slug: Type.String(),
@@ -20,6 +26,16 @@ export const PaymentProviderSummaryObject = StrictObject({
   logo: Nullable(Type.String()),
   is_active: Type.Boolean(),
   supported_auth_methods: AuthMethods,
+  credential_schemas: StrictObject(
+    { api_key: Type.Optional(JsonSchema), oauth2: Type.Optional(JsonSchema) },
+    {
+      description:
+        "Per supported auth_method, the JSON Schema that a connector's `credentials` must match (POST/PATCH …/connectors); {} when the provider has no adapter",
+    },
+  ),
+  webhook_secret_format: Nullable(
+    Type.String({ description: "What the connector's webhook_secret looks like for this provider; null when unknown" }),
+  ),
 });
 
 /** The full entry: the documented OAuth fields plus the capabilities routing and connectors check (additive). */

@@ -28,6 +28,8 @@ import { recordEvent } from '../../../domain/events/events.outbox';
 import { recordActivity } from '../../../domain/merchants/merchants.activity';
 import { moveTransaction } from '../../../domain/transactions/transactions.transitions';
 import { presentTransactionHeader } from '../../../domain/transactions/transactions.presenter';
+import { MerchantConnectorSchema } from '../../../db/entities';
+import { recordReceipt, type ReceiptInput } from '../../../db/repositories/provider-webhook-receipts.repository';
 
 const PATH = /^\/api\/v1\/webhooks\/inbound\/([A-Za-z0-9_]{1,64})$/;
 
@@ -216,6 +218,22 @@ async function closeDispute(em: EntityManager, tx: Transaction, event: InboundWe
   await record('transaction.dispute_closed', current);
 }
 
+/** What a refused delivery's InvalidWebhookError says, as a reason the Dashboard can filter on. */
+const refusalReason = (error: InvalidWebhookError) =>
+  /signature|authentication|hmac|secret|timestamp/i.test(error.message) ? 'bad_signature' : 'malformed_body';
+
+/**
+ * The Dashboard's log of a delivery, written in its own statement: a refused or failed delivery's own work rolls
+ * back, its receipt must stay. A log that cannot be written never changes the provider's answer.
+ */
+async function logReceipt(deps: AppDeps, receipt: ReceiptInput): Promise<void> {
+  try {
+    await recordReceipt(deps.orm.em.fork(), receipt);
+  } catch (error) {
+    deps.logger.warn({ err: error, connectorId: receipt.connectorId }, 'could not record a provider webhook receipt');
+  }
+}
+
 export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
   return async (ctx, next) => {
     const match = ctx.method === 'POST' ? PATH.exec(ctx.path) : null;
@@ -224,16 +242,34 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
     const em = deps.orm.em.fork();
     const connector = await findConnectorByWebhookToken(em, match[1], token);
-    if (!connector)
+    if (!connector) {
+      // Logged only under a connector that exists (its Dashboard can show it); an unknown id is nobody's to read.
+      const named = await em.findOne(MerchantConnectorSchema, { id: match[1] }, { fields: ['id'] });
+      if (named) {
+        await logReceipt(deps, {
+          connectorId: named.id,
+          status: 'invalid',
+          reason: 'unknown_connector',
+          detail: 'The webhook token does not match the connector',
+        });
+      }
       throw new ApiError(401, 'authentication_error', 'INVALID_WEBHOOK_TOKEN', 'Unknown connector or webhook token');
+    }
     // Nothing is recorded, so the provider's retries apply the event if the connector is activated again.
-    if (!connector.isActive)
+    if (!connector.isActive) {
+      await logReceipt(deps, {
+        connectorId: connector.id,
+        status: 'invalid',
+        reason: 'connector_inactive',
+        detail: 'The connector is inactive; its webhooks are not accepted',
+      });
       throw new ApiError(
         422,
         'business_rule_error',
         'CONNECTOR_INACTIVE',
         'The connector is inactive; its webhooks are not accepted',
       );
+    }
     const { webhookSecret } = await loadConnectorSecrets(
       em,
       deps.config.encryptionKeys,
@@ -248,29 +284,67 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
       event = adapterFor(connector.providerSlug).parseWebhook({ headers, rawBody, webhookSecret });
     } catch (error) {
       if (error instanceof UnhandledWebhookEventError) {
+        await logReceipt(deps, {
+          connectorId: connector.id,
+          status: 'ignored',
+          reason: 'unhandled_event_type',
+          eventType: error.eventType,
+        });
         ctx.status = 200;
         ctx.body = { received: true, ignored: true };
         return;
       }
-      if (error instanceof InvalidWebhookError)
+      if (error instanceof InvalidWebhookError) {
+        // The adapters' messages are fixed texts (never the body, a header or the secret).
+        await logReceipt(deps, {
+          connectorId: connector.id,
+          status: 'invalid',
+          reason: refusalReason(error),
+          detail: error.message,
+        });
         throw new ApiError(
           401,
           'authentication_error',
           'INVALID_WEBHOOK_SIGNATURE',
           'The webhook signature or payload is invalid',
         );
+      }
       throw error;
     }
-    const outcome = await em.transactional(async (tx) => {
-      const inserted = await tx.execute<Array<{ id: string }>>(
-        `insert into provider_webhook_events (id, connector_id, provider_event_id, event_type, provider_reference)
-         values (?, ?, ?, ?, ?) on conflict (connector_id, provider_event_id) do nothing returning id`,
-        [randomUUID(), connector.id, event.eventId, event.type, event.providerReference],
-      );
-      if (inserted.length === 0) return { duplicate: true };
-      const refused = await apply(tx, deps, connector.id, connector.merchantId, event);
-      return refused ? { duplicate: false, refused } : { duplicate: false };
-    });
+    const received = {
+      connectorId: connector.id,
+      eventType: event.type,
+      providerEventId: event.eventId,
+      providerReference: event.providerReference,
+    };
+    let outcome: { duplicate: boolean; refused?: Refusal };
+    try {
+      outcome = await em.transactional(async (tx) => {
+        const inserted = await tx.execute<Array<{ id: string }>>(
+          `insert into provider_webhook_events (id, connector_id, provider_event_id, event_type, provider_reference)
+           values (?, ?, ?, ?, ?) on conflict (connector_id, provider_event_id) do nothing returning id`,
+          [randomUUID(), connector.id, event.eventId, event.type, event.providerReference],
+        );
+        if (inserted.length === 0) {
+          await recordReceipt(tx, { ...received, status: 'duplicate' });
+          return { duplicate: true };
+        }
+        const refused = await apply(tx, deps, connector.id, connector.merchantId, event);
+        // In the same transaction as the effect: a receipt says processed only if the effect committed.
+        await recordReceipt(
+          tx,
+          refused ? { ...received, status: 'ignored', reason: refused } : { ...received, status: 'processed' },
+        );
+        return refused ? { duplicate: false, refused } : { duplicate: false };
+      });
+    } catch (error) {
+      await logReceipt(deps, {
+        ...received,
+        status: 'failed',
+        reason: error instanceof ApiError ? error.code : 'INTERNAL_ERROR',
+      });
+      throw error;
+    }
     ctx.status = 200;
     // A refused event is still acknowledged: the provider's retries would carry the same amount again.
     ctx.body = { received: true, ...outcome };

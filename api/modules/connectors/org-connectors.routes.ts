@@ -1,0 +1,211 @@
+/**
+ * Document 3 "Connectors (organization Dashboard)": a signed-in organization user (x-organization-id) manages the
+ * connectors of the organization's merchants. The merchant is named by merchant_id on create (and optionally on
+ * list); a connector is found by id within the organization. Same service as the merchant-level endpoints.
+ */
+import { Type } from '@sinclair/typebox';
+import type { AppDeps } from '../../deps';
+import type { DashboardRequirement, DashboardSession } from '../../http/dashboard-auth';
+import { defineRoute } from '../../http/define-route';
+import { offsetOf, pagination } from '../../http/pagination';
+import { runCredentialCheck } from '../../temporal';
+import { webhookUrlOf } from '../../../domain/connectors/connectors.secrets';
+import type { MerchantConnector } from '../../../db/entities';
+import { ConnectorObject, UpdateConnectorBody } from './connectors.schema';
+import { presentConnector } from './connectors.presenter';
+import {
+  createConnector,
+  deleteConnector,
+  getConnector,
+  listConnectors,
+  updateConnector,
+  type ConnectorContext,
+} from './connectors.service';
+import { listReceipts } from '../../../db/repositories/provider-webhook-receipts.repository';
+import {
+  CreateOrgConnectorBody,
+  CredentialCheckObject,
+  InboundWebhookObject,
+  InvalidWebhookObject,
+  ListInboundWebhooksQuery,
+  ListInvalidWebhooksQuery,
+  ListOrgConnectorsQuery,
+  OrgConnectorParams,
+} from './org-connectors.schema';
+import {
+  merchantOfConnector,
+  organizationMerchant,
+  organizationMerchantIds,
+  receivedRange,
+} from './org-connectors.service';
+import { presentInboundWebhook, presentInvalidWebhook } from './webhook-receipts.presenter';
+
+const tags = ['Organization Dashboard: connectors'];
+const auth: DashboardRequirement = { dashboard: ['organization'], tenant: 'organization' };
+
+const contextOf = (deps: AppDeps, organizationId: string, session: DashboardSession): ConnectorContext => ({
+  keys: deps.config.encryptionKeys,
+  organizationId,
+  actor: { type: 'dashboard_user', id: session.userId },
+  sandbox: {
+    sandboxUrl: deps.config.sandboxUrl,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    keys: deps.config.encryptionKeys,
+    logger: deps.logger,
+  },
+});
+const present = (deps: AppDeps) => (connector: MerchantConnector) =>
+  presentConnector(connector, webhookUrlOf(connector, deps.config.encryptionKeys, deps.config.publicBaseUrl));
+
+export const orgConnectorRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/org/connectors',
+    summary: "List the organization's connectors (all its merchants', or merchant_id's), newest first",
+    tags,
+    auth,
+    query: ListOrgConnectorsQuery,
+    responses: { 200: Type.Array(ConnectorObject) },
+    envelope: 'bare',
+    pagination: 'flat',
+    async handler({ em, organizationId, query, deps }) {
+      const { merchant_id: merchantId, ...page } = query;
+      const merchants = merchantId
+        ? [await organizationMerchant(em, organizationId, merchantId)]
+        : await organizationMerchantIds(em, organizationId);
+      const { items, total } = await listConnectors(em, merchants, page);
+      return { status: 200, data: items.map(present(deps)), pagination: pagination(page, total) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/org/connectors',
+    summary: "Create a connector for one of the organization's merchants (merchant_id in the body)",
+    tags,
+    auth,
+    body: CreateOrgConnectorBody,
+    responses: { 201: ConnectorObject },
+    envelope: 'bare',
+    async handler({ em, organizationId, session, body, deps }) {
+      const { merchant_id: merchantId, ...input } = body;
+      await organizationMerchant(em, organizationId, merchantId);
+      const connector = await createConnector(em, merchantId, input, contextOf(deps, organizationId, session));
+      return { status: 201, data: present(deps)(connector) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/org/connectors/:connector_id',
+    summary: 'Get a connector of the organization',
+    tags,
+    auth,
+    params: OrgConnectorParams,
+    responses: { 200: ConnectorObject },
+    envelope: 'bare',
+    async handler({ em, organizationId, params, deps }) {
+      const merchantId = await merchantOfConnector(em, organizationId, params.connector_id);
+      return { status: 200, data: present(deps)(await getConnector(em, merchantId, params.connector_id)) };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/org/connectors/:connector_id',
+    summary: 'Update a connector (credentials re-validated and re-encrypted; webhook_secret null removes it)',
+    tags,
+    auth,
+    params: OrgConnectorParams,
+    body: UpdateConnectorBody,
+    responses: { 200: ConnectorObject },
+    envelope: 'bare',
+    async handler({ em, organizationId, session, params, body, deps }) {
+      const merchantId = await merchantOfConnector(em, organizationId, params.connector_id);
+      const ctx = contextOf(deps, organizationId, session);
+      return {
+        status: 200,
+        data: present(deps)(await updateConnector(em, merchantId, params.connector_id, body, ctx)),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/org/connectors/:connector_id',
+    summary: 'Delete a connector; 400 CONNECTOR_IN_USE while a routing profile or node uses it',
+    tags,
+    auth,
+    params: OrgConnectorParams,
+    responses: { 204: null },
+    envelope: 'bare',
+    async handler({ em, organizationId, session, params, deps }) {
+      const merchantId = await merchantOfConnector(em, organizationId, params.connector_id);
+      await deleteConnector(em, merchantId, params.connector_id, contextOf(deps, organizationId, session));
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/org/connectors/:connector_id/test',
+    summary:
+      "Check the stored credentials with the provider's own check (run by a worker); 502 CREDENTIAL_CHECK_UNAVAILABLE when no verdict came",
+    tags,
+    auth,
+    params: OrgConnectorParams,
+    responses: { 200: CredentialCheckObject },
+    envelope: 'bare',
+    waitsOnWorkflow: true,
+    async handler({ em, organizationId, params, deps }) {
+      const merchantId = await merchantOfConnector(em, organizationId, params.connector_id);
+      const verdict = await runCredentialCheck(
+        deps.temporal.client,
+        { merchantId, connectorId: params.connector_id },
+        deps.config.workflowWaitMs,
+      );
+      return {
+        status: 200,
+        data: { ok: verdict.ok, provider_message: verdict.message, checked_at: verdict.checkedAt },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/org/connectors/:connector_id/webhooks/inbounds',
+    summary: "The connector's received provider webhooks and what became of each, newest first (kept 30 days)",
+    tags,
+    auth,
+    params: OrgConnectorParams,
+    query: ListInboundWebhooksQuery,
+    responses: { 200: Type.Array(InboundWebhookObject) },
+    envelope: 'bare',
+    pagination: 'flat',
+    async handler({ em, organizationId, params, query }) {
+      await merchantOfConnector(em, organizationId, params.connector_id);
+      const { items, total } = await listReceipts(
+        em,
+        { connectorId: params.connector_id, kind: 'inbound', status: query.status, ...receivedRange(query) },
+        { limit: query.limit, offset: offsetOf(query) },
+      );
+      return { status: 200, data: items.map(presentInboundWebhook), pagination: pagination(query, total) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/org/connectors/:connector_id/webhooks/invalid',
+    summary:
+      "Deliveries to the connector's webhook URL that were refused, with the reason, newest first (kept 30 days)",
+    tags,
+    auth,
+    params: OrgConnectorParams,
+    query: ListInvalidWebhooksQuery,
+    responses: { 200: Type.Array(InvalidWebhookObject) },
+    envelope: 'bare',
+    pagination: 'flat',
+    async handler({ em, organizationId, params, query }) {
+      await merchantOfConnector(em, organizationId, params.connector_id);
+      const { items, total } = await listReceipts(
+        em,
+        { connectorId: params.connector_id, kind: 'invalid', ...receivedRange(query) },
+        { limit: query.limit, offset: offsetOf(query) },
+      );
+      return { status: 200, data: items.map(presentInvalidWebhook), pagination: pagination(query, total) };
+    },
+  }),
+];
