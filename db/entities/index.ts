@@ -17,6 +17,7 @@ export * from './event';
 export * from './webhook';
 export * from './vault';
 export * from './transaction';
+export * from './subscription';
 
 import { OrganizationSchema } from './organization';
 import { MerchantSchema } from './merchant';
@@ -44,6 +45,7 @@ import {
   TransactionAttemptSchema,
   TransactionSchema,
 } from './transaction';
+import { SubscriptionSchema, SubscriptionTransitionSchema } from './subscription';
 
 export const ENTITIES = [
   OrganizationSchema,
@@ -78,4 +80,6 @@ export const ENTITIES = [
   OrderItemSchema,
   OrderStatusHistorySchema,
   RefundSchema,
+  SubscriptionSchema,
+  SubscriptionTransitionSchema,
 ];

@@ -5,6 +5,7 @@ import { Migration20261121060000_events_webhooks } from './Migration202611210600
 import { Migration20261121070000_vault_instruments_sessions } from './Migration20261121070000_vault_instruments_sessions';
 import { Migration20261121080000_transactions_orders } from './Migration20261121080000_transactions_orders';
 import { Migration20261201000000_request_phases } from './Migration20261201000000_request_phases';
+import { Migration20261210000000_subscriptions } from './Migration20261210000000_subscriptions';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   },
   { name: 'Migration20261121080000_transactions_orders', class: Migration20261121080000_transactions_orders },
   { name: 'Migration20261201000000_request_phases', class: Migration20261201000000_request_phases },
+  { name: 'Migration20261210000000_subscriptions', class: Migration20261210000000_subscriptions },
 ];
