@@ -6,6 +6,7 @@ import { createVaultActivities, type VaultDeps } from './vault';
 import { createPaymentActivities } from './payments';
 import { createOperationActivities } from './payments/operations';
 import { createReconcileActivities } from './payments/reconcile';
+import { createSubscriptionActivities } from './subscriptions';
 
 export type ActivityDeps = HousekeepingDeps & CheckoutDeps & WebhookDeps & VaultDeps;
 
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentActivities(deps),
     ...createOperationActivities(deps),
     ...createReconcileActivities(deps),
+    ...createSubscriptionActivities(deps),
   };
 }
 

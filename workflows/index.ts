@@ -7,3 +7,4 @@ export { cardVerificationWorkflow } from './card-verification';
 export { chargeWorkflow, asyncSettlementWorkflow } from './charge';
 export { transactionOperationWorkflow } from './transaction-operation';
 export { reconcileUnknownOutcomesWorkflow } from './reconcile-unknown-outcomes';
+export { subscriptionWorkflow } from './subscription';

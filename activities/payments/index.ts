@@ -123,7 +123,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
             organizationId: input.organizationId,
             merchantId: input.merchantId,
             orderId: input.orderId,
-            subscriptionId: null,
+            subscriptionId: input.subscriptionId ?? null,
             externalOrderId: input.externalOrderId,
             customerId: input.customerId,
             paymentInstrumentId: input.paymentInstrumentId,

@@ -39,6 +39,8 @@ export interface SubscriptionState {
   pausedFrom: 'trialing' | 'active' | null;
   /** Prorations of offer changes not yet billed: added to (or, negative, taken off) the next renewal charge. */
   pendingProration: number;
+  /** A dunning retry brought forward (a new payment instrument): runs at this instant instead of on schedule. */
+  retryNowAt: string | null;
 }
 
 export const TRIGGERS = ['customer', 'system', 'admin'] as const;
