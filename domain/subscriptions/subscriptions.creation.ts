@@ -18,7 +18,7 @@ import {
 import { recordEvent } from '../events/events.outbox';
 import { errors } from '../platform/errors';
 import { idFromSeed } from '../platform/ids';
-import { addBillingPeriods, firstCycleCharge, type BillingCycleValue } from '../../workflows/lib/pricing';
+import { addBillingPeriods, firstCycleCharge } from '../../workflows/lib/pricing';
 import type { SubscriptionState } from '../../workflows/lib/subscription-state';
 import { presentOne } from './subscriptions.presenter';
 import { projectState } from './subscriptions.steps';
