@@ -140,6 +140,8 @@ export interface SubscriptionTransition {
   metadata: Record<string, unknown> | null;
   transitionKey: string;
   createdAt: Date;
+  /** Write order (identity column, never written by us): breaks ties between transitions of the same instant. */
+  seq?: number;
 }
 
 export const SubscriptionTransitionSchema = new EntitySchema<SubscriptionTransition>({
@@ -161,5 +163,6 @@ export const SubscriptionTransitionSchema = new EntitySchema<SubscriptionTransit
     metadata: { type: 'json', nullable: true },
     transitionKey: { type: 'string' },
     createdAt: at,
+    seq: { type: 'integer', persist: false },
   },
 });
