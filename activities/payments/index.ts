@@ -11,6 +11,7 @@ import { MerchantConnectorSchema, TransactionSchema, type TransactionStatus } fr
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import { moveTransaction, type TriggeredBy } from '../../domain/transactions/transactions.transitions';
 import { recordEvent } from '../../domain/events/events.outbox';
+import { keepChargedCard } from '../../domain/subscriptions/subscriptions.first-charge';
 import { presentTransactionHeader } from '../../domain/transactions/transactions.presenter';
 import { heartbeatWhile } from './heartbeat';
 import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
@@ -369,6 +370,8 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           },
         });
         if (!tx) return;
+        // A recurring first charge keeps its card for the renewals before the token's card data goes.
+        if (input.to === 'authorized' || input.to === 'pre_authorized') await keepChargedCard(em, tx);
         if (tx.cardTokenId && input.to !== 'pending') {
           // The single-use token is spent: its sealed card data goes now.
           await spendToken(em, tx.cardTokenId, tx.id);

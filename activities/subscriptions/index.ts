@@ -13,6 +13,7 @@ import {
 } from '../../db/entities';
 import { idFromSeed } from '../../domain/platform/ids';
 import { applySubscriptionStep } from '../../domain/subscriptions/subscriptions.steps';
+import { createSubscriptionForCharge } from '../../domain/subscriptions/subscriptions.first-charge';
 import type { ChargeInput } from '../../workflows/lib/charge-types';
 import type { SubscriptionState, SubscriptionStep } from '../../workflows/lib/subscription-state';
 
@@ -31,6 +32,16 @@ export interface RenewalChargeRequest {
 
 export function createSubscriptionActivities({ orm }: SubscriptionDeps) {
   return {
+    /**
+     * The subscription of a paid recurring first charge (row, creation/trial_start transitions, subscription.created,
+     * the transaction's subscription_id), once: its id derives from the transaction id. null when there is none.
+     */
+    async createSubscriptionForCharge(input: { transactionId: string; at: string }): Promise<SubscriptionState | null> {
+      return orm.em
+        .fork()
+        .transactional((em) => createSubscriptionForCharge(em, input.transactionId, new Date(input.at)));
+    },
+
     /** One workflow step onto the read model, transitions and events; a repeat of the last step changes nothing. */
     async writeSubscriptionStep(step: SubscriptionStep): Promise<void> {
       await orm.em.fork().transactional((em) => applySubscriptionStep(em, step));

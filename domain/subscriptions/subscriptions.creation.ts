@@ -37,7 +37,7 @@ export interface CreationInput {
 const DAY_MS = 86_400_000;
 
 /** 409 for a second live subscription to the same plan, pointing at the one to reactivate or change. */
-const alreadySubscribed = (existing: Subscription) =>
+export const alreadySubscribed = (existing: Subscription) =>
   errors.conflict(
     'SUBSCRIPTION_ALREADY_EXISTS',
     `The customer already holds a live subscription to this plan (${existing.id}); change its offer with ` +

@@ -17,6 +17,7 @@ import {
 import { firstCycleCharge } from '../../../workflows/lib/pricing';
 import { isCardMethod, type ChargeInput, type OrderItemSnapshot } from '../../../workflows/lib/charge-types';
 import { errors } from '../../../domain/platform/errors';
+import { checkLivePlan } from '../../../domain/subscriptions/subscriptions.first-charge';
 import { newId } from '../../../domain/platform/ids';
 import { effectiveStatus, OPEN_STATUSES } from '../checkout-sessions/checkout-status.rules';
 import { assertChargeable } from '../payment-instruments/instrument-status.rules';
@@ -169,6 +170,11 @@ export async function buildChargeInput(
     if (customerId && session.customerId && session.customerId !== customerId)
       throw errors.invalidValue('customer_id', "differs from the checkout session's customer");
     customerId ??= session.customerId;
+    // One live subscription per plan and customer: refused before anything is charged (409, pointing to the live one).
+    if (customerId) {
+      for (const item of items.filter((i) => i.billingCycle !== null))
+        await checkLivePlan(em, merchantId, customerId, item.productId);
+    }
     if (isCardMethod(body.payment_method)) {
       // The card of a hosted checkout is the newest usable token minted for the session.
       const token = await em.findOne(
