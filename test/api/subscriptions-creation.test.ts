@@ -61,6 +61,27 @@ describe('Subscription creation on a paid recurring first charge', () => {
     expect(description.status.name).to.equal('RUNNING');
   });
 
+  it('a free-trial offer: zero-amount card validation, order trial_setup, status trialing with trial_end', async () => {
+    const tenant = await createTenant();
+    await cascade(tenant, ['provider_a']);
+    const { offer } = await sellableOffer(tenant, { freeTrial: true, trialDays: 14 });
+    const { res } = await payCheckout(tenant, { offer_id: offer.id });
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.data).to.include({ status: 'authorized', charge_type: 'setup_verification', amount_authorized: 0 });
+    const key = tenant.merchant_secret_key;
+    const tx = (await api.get(`/transactions/${res.body.data.id}`, { key })).body.data;
+    const order = (await api.get(`/orders/${tx.order_id}`, { key })).body.data;
+    expect(order).to.include({ order_type: 'trial_setup', recurrence: 'initial', total_amount: 0 });
+    const sub = (await api.get(`/merchants/${tenant.merchant_id}/subscriptions/${tx.subscription_id}`, { key })).body
+      .data;
+    expect(sub).to.include({ status: 'trialing', cycles_completed: 0, current_amount: 999 });
+    expect(Date.parse(sub.trial_end) - Date.parse(sub.trial_start)).to.equal(14 * 86_400_000);
+    expect(sub.next_billing_at).to.equal(sub.trial_end);
+    const transitions = (await api.get(`/merchants/${tenant.merchant_id}/subscriptions/${sub.id}/transitions`, { key }))
+      .body.data;
+    expect(transitions.map((t: any) => t.transition_type)).to.deep.equal(['trial_start', 'creation']);
+  });
+
   it('refuses a second live subscription to the same plan before charging: 409 conflict_error pointing to it', async () => {
     const tenant = await createTenant();
     await cascade(tenant, ['provider_a']);

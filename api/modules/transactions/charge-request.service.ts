@@ -69,8 +69,16 @@ function checkShape(body: Body): void {
   }
 }
 
-/** Items of a checkout session snapshotted with first-charge pricing; the session's amount is their sum. */
-async function checkoutItems(em: EntityManager, merchantId: string, sessionId: string): Promise<OrderItemSnapshot[]> {
+/**
+ * Items of a checkout session snapshotted with first-charge pricing; the session's amount is their sum. `trial`:
+ * an item's offer starts in a free trial (the order is a trial_setup).
+ */
+async function checkoutItems(
+  em: EntityManager,
+  merchantId: string,
+  sessionId: string,
+): Promise<{ snapshots: OrderItemSnapshot[]; trial: boolean }> {
+  let trial = false;
   const items = await em.find(
     CheckoutItemSchema,
     { checkoutSessionId: sessionId, merchantId },
@@ -87,6 +95,7 @@ async function checkoutItems(em: EntityManager, merchantId: string, sessionId: s
       amount: item.amount,
       firstChargeAmount: item.firstChargeAmount,
     });
+    trial ||= first.initialStatus === 'trialing';
     snapshots.push({
       productId: product.id,
       offerId: offer.id,
@@ -102,7 +111,7 @@ async function checkoutItems(em: EntityManager, merchantId: string, sessionId: s
       installments: item.installments,
     });
   }
-  return snapshots;
+  return { snapshots, trial };
 }
 
 /** The workflow input for a valid request; 400/409/422 for anything the rules refuse. */
@@ -152,6 +161,7 @@ export async function buildChargeInput(
   let currency = body.currency?.toUpperCase() ?? '';
   let items: OrderItemSnapshot[] = [];
   let recurrence: 'none' | 'initial' = 'none';
+  let trial = false;
   if (body.checkout_session_id) {
     const session = await em.findOne(CheckoutSessionSchema, { id: body.checkout_session_id, merchantId });
     if (!session) throw errors.invalidValue('checkout_session_id', 'no such checkout session for this merchant');
@@ -161,7 +171,7 @@ export async function buildChargeInput(
         status,
       });
     }
-    items = await checkoutItems(em, merchantId, session.id);
+    ({ snapshots: items, trial } = await checkoutItems(em, merchantId, session.id));
     if (items.length === 0) throw errors.invalidValue('checkout_session_id', 'the checkout session has no items');
     // The session decides what is charged; amount and currency sent with it are ignored (Document 3).
     amount = items.reduce((sum, item) => sum + item.totalAmount, 0);
@@ -193,7 +203,11 @@ export async function buildChargeInput(
     organizationId,
     merchantId,
     paymentMethod: body.payment_method,
-    chargeType: body.charge_type,
+    // Nothing charged up front for a card (a free trial, a 0 first cycle): the card is validated at zero amount.
+    chargeType:
+      amount === 0 && body.checkout_session_id && isCardMethod(body.payment_method)
+        ? 'setup_verification'
+        : body.charge_type,
     country: body.country.toUpperCase(),
     amount,
     currency,
@@ -209,6 +223,6 @@ export async function buildChargeInput(
     metadata: body.metadata ?? null,
     cardBrand,
     binCountry,
-    order: { orderType: body.checkout_session_id ? 'checkout' : 'api', recurrence, items },
+    order: { orderType: trial ? 'trial_setup' : body.checkout_session_id ? 'checkout' : 'api', recurrence, items },
   };
 }
