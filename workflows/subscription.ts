@@ -45,6 +45,8 @@ export interface SubscriptionWorkflowInput {
   dunningScheduleDays?: number[];
   /** Steps written so far (carried across continue-as-new: step keys stay unique). */
   stepCount?: number;
+  /** Continue-as-new after this many steps in one run at the latest (default 500). */
+  stepsPerRun?: number;
 }
 
 export interface CancelRequest extends moves.Caller {
@@ -211,7 +213,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   const act = async (wake: Wake) => {
     switch (wake.reason) {
       case 'period_end_cancel':
-        return write(periodEndCancel(state, new Date()));
+        return write(periodEndCancel(state));
       case 'cycle_limit':
         return write(expire(state));
       default:
@@ -232,9 +234,14 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       const due = nextWake(state, schedule);
       if (due && due.at.getTime() <= Date.now()) await act(due);
     });
-    if (workflowInfo().continueAsNewSuggested || steps - firstStep >= STEPS_PER_RUN) {
+    if (workflowInfo().continueAsNewSuggested || steps - firstStep >= (input.stepsPerRun ?? STEPS_PER_RUN)) {
       await condition(() => !busy && allHandlersFinished());
-      return continueAsNew<typeof subscriptionWorkflow>({ state, dunningScheduleDays: schedule, stepCount: steps });
+      return continueAsNew<typeof subscriptionWorkflow>({
+        ...input,
+        state,
+        dunningScheduleDays: schedule,
+        stepCount: steps,
+      });
     }
   }
   await condition(allHandlersFinished);

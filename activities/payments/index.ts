@@ -12,6 +12,7 @@ import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets
 import { moveTransaction, type TriggeredBy } from '../../domain/transactions/transactions.transitions';
 import { recordEvent } from '../../domain/events/events.outbox';
 import { keepChargedCard } from '../../domain/subscriptions/subscriptions.first-charge';
+import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
 import { presentTransactionHeader } from '../../domain/transactions/transactions.presenter';
 import { heartbeatWhile } from './heartbeat';
 import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
@@ -252,6 +253,10 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           capture: tx.capture,
           installments: tx.installments ?? undefined,
           reference: tx.id,
+          // A subscription's renewal is merchant-initiated on the stored card (recurring/MIT).
+          ...(tx.subscriptionId && !tx.cardTokenId
+            ? { recurring: { networkTransactionId: await recurringReferenceOf(em, tx.subscriptionId) } }
+            : {}),
         };
         const call = {
           baseUrl: vault.providerBaseUrl(connector),

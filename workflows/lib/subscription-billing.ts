@@ -118,10 +118,11 @@ function exhausted(
   };
 }
 
-/** The scheduled cancellation takes effect at the period end. */
-export function periodEndCancel(state: SubscriptionState, now: Date): Move {
+/** The scheduled cancellation takes effect at the period end (the trial's end while trialing): cancelled_at is that instant. */
+export function periodEndCancel(state: SubscriptionState): Move {
+  const endedAt = state.status === 'trialing' && state.trialEnd ? state.trialEnd : state.periodEnd;
   return {
-    state: { ...state, status: 'cancelled', cancelledAt: iso(now), cancelAtPeriodEnd: false },
+    state: { ...state, status: 'cancelled', cancelledAt: endedAt, cancelAtPeriodEnd: false },
     transition: transition(state, 'cancellation', SYSTEM, { toOfferId: null, reason: state.cancellationReason }),
     events: ['subscription.cancelled'],
   };
