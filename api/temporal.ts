@@ -37,6 +37,7 @@ import { deliveryStartOptions, deliveryWorkflowId, webhookDeliveryWorkflow } fro
 import { webhookRecoverWorkflow } from '../workflows/webhook-fan-out';
 import { temporal as proto } from '@temporalio/proto';
 import {
+  billingResumedSignal,
   cancelUpdate,
   changeOfferUpdate,
   changePaymentInstrumentUpdate,
@@ -492,5 +493,19 @@ export async function updateSubscription(
       );
     }
     throw error;
+  }
+}
+
+/**
+ * Tells held subscriptions that billing may be possible again (a connector activated, an offer restored): each
+ * looks again shortly after (the change commits first). A subscription whose workflow has ended is skipped.
+ */
+export async function signalBillingResumed(client: Client, subscriptionIds: string[]): Promise<void> {
+  for (const id of subscriptionIds) {
+    try {
+      await client.workflow.getHandle(subscriptionWorkflowId(id)).signal(billingResumedSignal);
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
   }
 }

@@ -13,6 +13,7 @@ import {
   condition,
   continueAsNew,
   defineQuery,
+  defineSignal,
   defineUpdate,
   executeChild,
   setHandler,
@@ -29,8 +30,10 @@ import {
   chargeFailed,
   chargeSucceeded,
   expire,
+  holdBilling,
   nextWake,
   periodEndCancel,
+  releaseHold,
   type Wake,
 } from './lib/subscription-billing';
 import * as moves from './lib/subscription-moves';
@@ -79,6 +82,10 @@ export interface SubscriptionWorkflowView {
   nextWakeReason: Wake['reason'] | null;
 }
 export const viewQuery = defineQuery<SubscriptionWorkflowView>('view');
+/** A connector was activated or an offer restored: a held subscription looks again (after the change commits). */
+export const billingResumedSignal = defineSignal('billingResumed');
+/** How long after billingResumed the workflow looks: the API signals before its own transaction has committed. */
+const RESUMED_RECHECK_MS = 60_000;
 
 /** Continue-as-new after this many steps at the latest, even if the server has not suggested it. */
 const STEPS_PER_RUN = 500;
@@ -171,6 +178,11 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     () => 'change_payment_instrument',
     (a, now) => moves.changePaymentInstrument(state, a.paymentInstrumentId, a, now),
   );
+  setHandler(billingResumedSignal, () => {
+    if (!state.holdCheckAt) return;
+    state = { ...state, holdCheckAt: new Date(Date.now() + RESUMED_RECHECK_MS).toISOString() };
+    changed = true;
+  });
   setHandler(viewQuery, () => {
     const wake = nextWake(state, schedule);
     return { state, nextWakeAt: wake?.at.toISOString() ?? null, nextWakeReason: wake?.reason ?? null };
@@ -210,14 +222,31 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     return write(move);
   };
 
-  const act = async (wake: Wake) => {
+  /** Billing holds come first: with one, nothing is charged and nothing cancelled. */
+  const billUnlessHeld = async () => {
+    const held = await db.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId });
+    if (held.length) return write({ state: holdBilling(state, new Date()), transition: null, events: [] });
+    return bill();
+  };
+
+  const recheckHold = async () => {
+    const held = await db.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId });
+    if (held.length) return write({ state: holdBilling(state, new Date()), transition: null, events: [] });
+    await write({ state: releaseHold(state, new Date()), transition: null, events: [] });
+    const due = nextWake(state, schedule);
+    if (due && due.at.getTime() <= Date.now() && due.reason !== 'hold_recheck') await act(due);
+  };
+
+  const act = async (wake: Wake): Promise<void> => {
     switch (wake.reason) {
+      case 'hold_recheck':
+        return recheckHold();
       case 'period_end_cancel':
         return write(periodEndCancel(state));
       case 'cycle_limit':
         return write(expire(state));
       default:
-        return bill();
+        return billUnlessHeld();
     }
   };
 

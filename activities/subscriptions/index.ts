@@ -5,6 +5,7 @@
  */
 import type { Orm } from '../../db/orm';
 import {
+  MerchantConnectorSchema,
   OfferSchema,
   PaymentInstrumentSchema,
   ProductSchema,
@@ -101,6 +102,22 @@ export function createSubscriptionActivities({ orm }: SubscriptionDeps) {
           ],
         },
       };
+    },
+
+    /**
+     * Document 3's billing holds: a renewal is charged only while the merchant has an active connector and the offer
+     * is still available (active, not deleted). Returns why billing is held, or an empty list.
+     */
+    async billingHoldOf(input: { merchantId: string; offerId: string }): Promise<string[]> {
+      const em = orm.em.fork();
+      const [connectors, offer] = await Promise.all([
+        em.count(MerchantConnectorSchema, { merchantId: input.merchantId, isActive: true }),
+        em.findOne(OfferSchema, { id: input.offerId, merchantId: input.merchantId }),
+      ]);
+      const reasons: string[] = [];
+      if (connectors === 0) reasons.push('no_active_connector');
+      if (!offer || offer.status !== 'active' || offer.deletedAt !== null) reasons.push('offer_unavailable');
+      return reasons;
     },
 
     /** The provider's decline code of the charge's last attempt (to tell "card gone" from a retryable decline). */

@@ -84,6 +84,7 @@ export function stateOf(sub: Subscription, pendingProration = 0): SubscriptionSt
     pausedFrom: null,
     pendingProration,
     retryNowAt: null,
+    holdCheckAt: null,
   };
 }
 
@@ -142,6 +143,7 @@ export async function createSubscription(em: EntityManager, input: CreationInput
     pausedFrom: null,
     pendingProration: 0,
     retryNowAt: null,
+    holdCheckAt: null,
   };
   const sub = em.create(SubscriptionSchema, {
     ...(projectState(state, null) as Subscription),

@@ -7,7 +7,13 @@ import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { vaultSettingsOf } from '../../activities/vault/settings';
-import { subscriptionWorkflow, subscriptionWorkflowId, viewQuery } from '../../workflows/subscription';
+import {
+  billingResumedSignal,
+  subscriptionWorkflow,
+  subscriptionWorkflowId,
+  viewQuery,
+} from '../../workflows/subscription';
+import { MerchantConnectorSchema, TransactionSchema } from '../../db/entities';
 import type { SubscriptionState } from '../../workflows/lib/subscription-state';
 import { useTimeSkipping } from '../helpers/time-skipping';
 import { stack } from '../helpers/stack';
@@ -130,5 +136,53 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
       'dunning_exhausted',
       4,
     ]);
+  });
+
+  const setConnectorActive = (id: string, isActive: boolean) =>
+    stack().orm.em.fork().nativeUpdate(MerchantConnectorSchema, { id }, { isActive });
+  const chargesAfterFirst = async (subscriptionId: string) =>
+    (await stack().orm.em.fork().find(TransactionSchema, { subscriptionId })).filter(
+      (tx) => tx.metadata?.subscription_id === subscriptionId,
+    );
+
+  it('billing hold: with no active connector nothing is charged or cancelled; once one is back (signal) the period re-anchors there', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow());
+    await setConnectorActive(sub.connector.id, false);
+    const handle = await start(sub.state);
+    await (
+      await worker()
+    ).runUntil(async () => {
+      await server.env.sleep(40 * DAY);
+      expect(await chargesAfterFirst(sub.state.subscriptionId)).to.have.length(0);
+      const held = await storedSubscription(sub.state.subscriptionId);
+      expect([held.status, held.cyclesCompleted]).to.deep.equal(['active', 1]);
+      await setConnectorActive(sub.connector.id, true);
+      const backAt = await serverNow();
+      await handle.signal(billingResumedSignal);
+      await server.env.sleep(5 * 60_000);
+      const stored = await storedSubscription(sub.state.subscriptionId);
+      expect([stored.status, stored.cyclesCompleted]).to.deep.equal(['active', 2]);
+      // Re-anchored when billing came back (a minute after the signal), not at the missed renewal date.
+      expect(stored.currentPeriodStart.getTime() - backAt.getTime()).to.be.within(0, 5 * 60_000);
+    });
+    expect(await chargesAfterFirst(sub.state.subscriptionId)).to.have.length(1);
+    await handle.terminate();
+  });
+
+  it('billing hold without a signal: the daily re-check finds the connector back', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow());
+    await setConnectorActive(sub.connector.id, false);
+    const handle = await start(sub.state);
+    await (
+      await worker()
+    ).runUntil(async () => {
+      await server.env.sleep(32 * DAY);
+      await setConnectorActive(sub.connector.id, true);
+      await server.env.sleep(DAY + 60_000);
+    });
+    expect((await storedSubscription(sub.state.subscriptionId)).cyclesCompleted).to.equal(2);
+    await handle.terminate();
   });
 });

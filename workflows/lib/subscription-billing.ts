@@ -6,7 +6,8 @@ import { dunningRetryAt } from './subscription-rules';
 import { dueAt, type SubscriptionState } from './subscription-state';
 import { SYSTEM, iso, transition, type Move } from './subscription-moves';
 
-export type WakeReason = 'trial_end' | 'renewal' | 'dunning_retry' | 'period_end_cancel' | 'cycle_limit';
+export type WakeReason =
+  'trial_end' | 'renewal' | 'dunning_retry' | 'period_end_cancel' | 'cycle_limit' | 'hold_recheck';
 
 export interface Wake {
   at: Date;
@@ -15,6 +16,9 @@ export interface Wake {
 
 /** When the workflow must next act on its own, and why (null: it waits for an operation). */
 export function nextWake(state: SubscriptionState, scheduleDays: readonly number[]): Wake | null {
+  if (state.holdCheckAt && state.status !== 'paused' && !state.cancelAtPeriodEnd) {
+    return { at: new Date(state.holdCheckAt), reason: 'hold_recheck' };
+  }
   switch (state.status) {
     case 'trialing':
       if (!state.trialEnd) return null;
@@ -135,4 +139,22 @@ export function expire(state: SubscriptionState): Move {
     transition: transition(state, 'expiration', SYSTEM),
     events: ['subscription.expired'],
   };
+}
+
+const DAY_MS = 86_400_000;
+
+/** A charge came due while billing is held: nothing is charged or cancelled; the workflow looks again in a day. */
+export function holdBilling(state: SubscriptionState, now: Date): SubscriptionState {
+  return { ...state, holdCheckAt: iso(new Date(now.getTime() + DAY_MS)) };
+}
+
+/**
+ * Billing is possible again: the period is re-anchored at this instant (a trial ends now), so the cycle charged
+ * next starts now and the calendar runs forward from here. A dunning keeps its own retry schedule.
+ */
+export function releaseHold(state: SubscriptionState, now: Date): SubscriptionState {
+  const released = { ...state, holdCheckAt: null };
+  if (state.status === 'trialing') return { ...released, trialEnd: iso(now) };
+  if (state.status === 'active') return { ...released, anchorAt: iso(now), nextDueIndex: 0 };
+  return released;
 }

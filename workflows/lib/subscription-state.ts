@@ -41,6 +41,8 @@ export interface SubscriptionState {
   pendingProration: number;
   /** A dunning retry brought forward (a new payment instrument): runs at this instant instead of on schedule. */
   retryNowAt: string | null;
+  /** Billing hold (no active connector, or the offer no longer available): when the workflow looks again. */
+  holdCheckAt: string | null;
 }
 
 export const TRIGGERS = ['customer', 'system', 'admin'] as const;

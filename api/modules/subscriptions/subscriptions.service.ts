@@ -113,3 +113,13 @@ export async function assertCustomerInstrument(em: EntityManager, sub: Subscript
     throw errors.invalidValue('payment_instrument_id', "is not one of the subscription's customer's instruments");
   assertChargeable(instrument, new Date());
 }
+
+/** Live subscriptions a restored connector (all of the merchant's) or offer (its subscribers) may unblock. */
+export async function liveSubscriptionIds(em: EntityManager, merchantId: string, offerId?: string): Promise<string[]> {
+  const rows = await em.find(
+    SubscriptionSchema,
+    { merchantId, status: { $nin: ['cancelled', 'expired'] }, ...(offerId ? { currentOfferId: offerId } : {}) },
+    { fields: ['id'] },
+  );
+  return rows.map((row) => row.id);
+}
