@@ -16,7 +16,9 @@ import {
   defineSignal,
   defineUpdate,
   executeChild,
+  ParentClosePolicy,
   setHandler,
+  startChild,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -222,6 +224,28 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     return write(move);
   };
 
+  /** The cycle limit: expire, or (renew_after_cycle_limit) expire into a new subscription run by its own workflow. */
+  const expireOrRenew = async () => {
+    const key = `${workflowId}:${steps + 1}`;
+    const renewed = await db.renewAtCycleLimit({ state, key, at: new Date().toISOString() });
+    if (!renewed) return write(expire(state));
+    steps += 1;
+    state = { ...state, status: 'expired' };
+    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: state.status }]);
+    changed = true;
+    await startChild(subscriptionWorkflow, {
+      workflowId: subscriptionWorkflowId(renewed.subscriptionId),
+      args: [{ state: renewed, dunningScheduleDays: schedule }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: [
+        { key: SEARCH_ATTRIBUTE_KEYS.OrganizationId, value: renewed.organizationId },
+        { key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: renewed.merchantId },
+        { key: SEARCH_ATTRIBUTE_KEYS.CustomerId, value: renewed.customerId },
+        { key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: renewed.status },
+      ],
+    });
+  };
+
   /** Billing holds come first: with one, nothing is charged and nothing cancelled. */
   const billUnlessHeld = async () => {
     const held = await db.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId });
@@ -244,7 +268,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       case 'period_end_cancel':
         return write(periodEndCancel(state));
       case 'cycle_limit':
-        return write(expire(state));
+        return expireOrRenew();
       default:
         return billUnlessHeld();
     }

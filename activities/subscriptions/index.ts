@@ -15,6 +15,7 @@ import {
 import { idFromSeed } from '../../domain/platform/ids';
 import { applySubscriptionStep } from '../../domain/subscriptions/subscriptions.steps';
 import { createSubscriptionForCharge } from '../../domain/subscriptions/subscriptions.first-charge';
+import { renewAtCycleLimit } from '../../domain/subscriptions/subscriptions.cycle-limit';
 import type { ChargeInput } from '../../workflows/lib/charge-types';
 import type { SubscriptionState, SubscriptionStep } from '../../workflows/lib/subscription-state';
 
@@ -41,6 +42,13 @@ export function createSubscriptionActivities({ orm }: SubscriptionDeps) {
       return orm.em
         .fork()
         .transactional((em) => createSubscriptionForCharge(em, input.transactionId, new Date(input.at)));
+    },
+
+    /** At the cycle limit of an offer that renews: the old subscription expires and the new one's state is returned. */
+    async renewAtCycleLimit(input: { state: SubscriptionState; key: string; at: string }) {
+      return orm.em
+        .fork()
+        .transactional((em) => renewAtCycleLimit(em, { state: input.state, key: input.key, at: new Date(input.at) }));
     },
 
     /** One workflow step onto the read model, transitions and events; a repeat of the last step changes nothing. */

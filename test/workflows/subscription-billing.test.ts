@@ -13,7 +13,13 @@ import {
   subscriptionWorkflowId,
   viewQuery,
 } from '../../workflows/subscription';
-import { MerchantConnectorSchema, TransactionSchema } from '../../db/entities';
+import {
+  MerchantConnectorSchema,
+  OfferSchema,
+  SubscriptionTransitionSchema,
+  TransactionSchema,
+} from '../../db/entities';
+import { createOffer } from '../helpers/catalog';
 import type { SubscriptionState } from '../../workflows/lib/subscription-state';
 import { useTimeSkipping } from '../helpers/time-skipping';
 import { stack } from '../helpers/stack';
@@ -184,5 +190,38 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
     });
     expect((await storedSubscription(sub.state.subscriptionId)).cyclesCompleted).to.equal(2);
     await handle.terminate();
+  });
+
+  it('cycle limit with renew_after_cycle_limit: expires into a new subscription on renewal_offer_id, charged at once', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow(), { cycleLimit: 2 });
+    const { offer: next } = await createOffer(sub.tenant.merchant_id, {
+      familyId: sub.familyId,
+      prices: [{ currency: 'USD', amount: 1500, isDefault: true }],
+    });
+    await stack()
+      .orm.em.fork()
+      .nativeUpdate(OfferSchema, { id: sub.offerId }, { renewAfterCycleLimit: true, renewalOfferId: next.id });
+    const handle = await start(sub.state);
+    const w = await worker();
+    const renewed = await w.runUntil(async () => {
+      expect(await handle.result()).to.equal('expired');
+      const [transition] = await stack().orm.em.fork().find(SubscriptionTransitionSchema, {
+        subscriptionId: sub.state.subscriptionId,
+        transitionType: 'cycle_limit_renewed',
+      });
+      const id = (transition.metadata as { renewed_as: string }).renewed_as;
+      await server.env.sleep(3_600_000);
+      return storedSubscription(id);
+    });
+    expect([renewed.status, renewed.currentOfferId, renewed.currentAmount, renewed.cyclesCompleted]).to.deep.equal([
+      'active',
+      next.id,
+      1500,
+      1,
+    ]);
+    const old = await storedSubscription(sub.state.subscriptionId);
+    expect([old.status, old.cyclesCompleted]).to.deep.equal(['expired', 2]);
+    await server.env.client.workflow.getHandle(subscriptionWorkflowId(renewed.id)).terminate();
   });
 });

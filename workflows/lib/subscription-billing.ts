@@ -132,7 +132,7 @@ export function periodEndCancel(state: SubscriptionState): Move {
   };
 }
 
-/** The cycle limit is reached at the next due date (renew_after_cycle_limit: see the report, not built yet). */
+/** The cycle limit is reached at the next due date (renew_after_cycle_limit: domain/subscriptions/subscriptions.cycle-limit.ts). */
 export function expire(state: SubscriptionState): Move {
   return {
     state: { ...state, status: 'expired' },
