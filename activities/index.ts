@@ -8,6 +8,7 @@ import { createOperationActivities } from './payments/operations';
 import { createReconcileActivities } from './payments/reconcile';
 import { createMailActivities, type MailDeps } from './mail';
 import { createConnectorActivities } from './connectors';
+import { createSubscriptionActivities } from './subscriptions';
 
 export type ActivityDeps = HousekeepingDeps & CheckoutDeps & WebhookDeps & VaultDeps & MailDeps;
 
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconcileActivities(deps),
     ...createMailActivities(deps),
     ...createConnectorActivities(deps),
+    ...createSubscriptionActivities(deps),
   };
 }
 

@@ -22,6 +22,7 @@ import { webhookRoutes } from './modules/webhooks/webhook-deliveries.routes';
 import { eventRoutes } from './modules/events/events.routes';
 import { transactionRoutes } from './modules/transactions/transactions.routes';
 import { orderRoutes } from './modules/orders/orders.routes';
+import { subscriptionRoutes } from './modules/subscriptions/subscriptions.routes';
 
 export const ROUTES: readonly AnyRoute[] = [
   ...healthRoutes,
@@ -46,4 +47,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...eventRoutes,
   ...transactionRoutes,
   ...orderRoutes,
+  ...subscriptionRoutes,
 ];

@@ -13,6 +13,7 @@ import {
   condition,
   defineSignal,
   isCancellation,
+  patched,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -28,6 +29,7 @@ import {
 } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { databaseActivities, providerActivities } from './lib/payment-activities';
+import { subscriptionWorkflow, subscriptionWorkflowId } from './subscription';
 
 const db = databaseActivities();
 const provider = providerActivities();
@@ -88,11 +90,13 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
     }
     if (result.outcome === 'approved') {
       const amount = input.amount;
-      return finish(input.capture ? 'authorized' : 'pre_authorized', {
+      const charged = await finish(input.capture ? 'authorized' : 'pre_authorized', {
         successful: { attempt, providerReference: result.providerReference, paymentInstructions: null },
         amountAuthorized: amount,
         amountCaptured: input.capture ? amount : 0,
       });
+      if (input.order.recurrence === 'initial' && patched('subscription-on-first-charge')) await startSubscription(id);
+      return charged;
     }
     if (result.outcome === 'pending') {
       await db.finalizeCharge({
@@ -123,6 +127,27 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
     if (!isSafeToTryNextConnector(result.outcome)) break;
   }
   return finish('failed');
+}
+
+/**
+ * A paid first charge of a recurring offer starts its subscription: the activity writes it once (id derived from
+ * the transaction), and the workflow subscription-<sub id> is started as an abandoned child — Temporal records the
+ * start in this history, so a retried or replayed charge never starts it twice.
+ */
+async function startSubscription(transactionId: string): Promise<void> {
+  const state = await db.createSubscriptionForCharge({ transactionId, at: new Date().toISOString() });
+  if (!state) return;
+  await startChild(subscriptionWorkflow, {
+    workflowId: subscriptionWorkflowId(state.subscriptionId),
+    args: [{ state }],
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    typedSearchAttributes: [
+      { key: SEARCH_ATTRIBUTE_KEYS.OrganizationId, value: state.organizationId },
+      { key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: state.merchantId },
+      { key: SEARCH_ATTRIBUTE_KEYS.CustomerId, value: state.customerId },
+      { key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: state.status },
+    ],
+  });
 }
 
 export interface SettlementInput {

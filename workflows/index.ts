@@ -9,3 +9,4 @@ export { transactionOperationWorkflow } from './transaction-operation';
 export { reconcileUnknownOutcomesWorkflow } from './reconcile-unknown-outcomes';
 export { mailDeliveryWorkflow, mailOutboxSweepWorkflow } from './mail-delivery';
 export { connectorCredentialCheckWorkflow } from './connector-credential-check';
+export { subscriptionWorkflow } from './subscription';

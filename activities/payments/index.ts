@@ -13,6 +13,8 @@ import { MerchantConnectorSchema, TransactionSchema, type TransactionStatus } fr
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import { moveTransaction, type TriggeredBy } from '../../domain/transactions/transactions.transitions';
 import { recordEvent } from '../../domain/events/events.outbox';
+import { keepChargedCard } from '../../domain/subscriptions/subscriptions.first-charge';
+import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
 import { presentTransactionHeader } from '../../domain/transactions/transactions.presenter';
 import { heartbeatWhile } from './heartbeat';
 import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
@@ -103,7 +105,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
             organizationId: input.organizationId,
             merchantId: input.merchantId,
             orderId: input.orderId,
-            subscriptionId: null,
+            subscriptionId: input.subscriptionId ?? null,
             externalOrderId: input.externalOrderId,
             customerId: input.customerId,
             paymentInstrumentId: input.paymentInstrumentId,
@@ -217,6 +219,10 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           capture: tx.capture,
           installments: tx.installments ?? undefined,
           reference: tx.id,
+          // A subscription's renewal is merchant-initiated on the stored card (recurring/MIT).
+          ...(tx.subscriptionId && !tx.cardTokenId
+            ? { recurring: { networkTransactionId: await recurringReferenceOf(em, tx.subscriptionId) } }
+            : {}),
         };
         const call = {
           baseUrl: vault.providerBaseUrl(connector),
@@ -308,6 +314,8 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           },
         });
         if (!tx) return;
+        // A recurring first charge keeps its card for the renewals before the token's card data goes.
+        if (input.to === 'authorized' || input.to === 'pre_authorized') await keepChargedCard(em, tx);
         if (tx.cardTokenId && input.to !== 'pending') {
           // The single-use token is spent: its sealed card data goes now.
           await spendToken(em, tx.cardTokenId, tx.id);

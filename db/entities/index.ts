@@ -19,6 +19,7 @@ export * from './event';
 export * from './webhook';
 export * from './vault';
 export * from './transaction';
+export * from './subscription';
 
 import { OrganizationSchema } from './organization';
 import { MerchantSchema } from './merchant';
@@ -54,6 +55,7 @@ import {
   TransactionAttemptSchema,
   TransactionSchema,
 } from './transaction';
+import { SubscriptionSchema, SubscriptionTransitionSchema } from './subscription';
 
 export const ENTITIES = [
   OrganizationSchema,
@@ -94,4 +96,6 @@ export const ENTITIES = [
   OrderItemSchema,
   OrderStatusHistorySchema,
   RefundSchema,
+  SubscriptionSchema,
+  SubscriptionTransitionSchema,
 ];

@@ -8,6 +8,7 @@ import { Migration20261201000000_request_phases } from './Migration2026120100000
 import { Migration20261210000000_dashboard_identity } from './Migration20261210000000_dashboard_identity';
 import { Migration20261210010000_mail_outbox } from './Migration20261210010000_mail_outbox';
 import { Migration20261215000000_provider_webhook_receipts } from './Migration20261215000000_provider_webhook_receipts';
+import { Migration20261216000000_subscriptions } from './Migration20261216000000_subscriptions';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -30,4 +31,5 @@ export const MIGRATIONS = [
     name: 'Migration20261215000000_provider_webhook_receipts',
     class: Migration20261215000000_provider_webhook_receipts,
   },
+  { name: 'Migration20261216000000_subscriptions', class: Migration20261216000000_subscriptions },
 ];

@@ -44,7 +44,13 @@ export interface ChargeInput {
   /** Routing attributes known up front (from the token or instrument metadata). */
   cardBrand: string | null;
   binCountry: string | null;
-  order: { orderType: 'api' | 'checkout'; recurrence: 'none' | 'initial'; items: OrderItemSnapshot[] };
+  order: {
+    orderType: 'api' | 'checkout' | 'renewal' | 'trial_setup';
+    recurrence: 'none' | 'initial' | 'subsequent';
+    items: OrderItemSnapshot[];
+  };
+  /** Set on a subscription's renewal charge (the transaction's subscription_id); absent otherwise. */
+  subscriptionId?: string | null;
 }
 
 /** error_code of a provider call that failed on every try, so its outcome is unknown (charge attempt or operation). */

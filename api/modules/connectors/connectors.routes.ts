@@ -23,6 +23,8 @@ import {
   type ConnectorContext,
 } from './connectors.service';
 import type { MerchantConnector } from '../../../db/entities';
+import { signalBillingResumed } from '../../temporal';
+import { liveSubscriptionIds } from '../subscriptions/subscriptions.service';
 
 const tags = ['Connectors'];
 const keys = ['merchant', 'organization'] as const;
@@ -101,6 +103,9 @@ export const connectorRoutes = [
     envelope: 'bare',
     async handler({ em, merchantId, params, body, deps, auth }) {
       const connector = await updateConnector(em, merchantId, params.connector_id, body, contextOf(deps, auth));
+      // Subscriptions held for want of an active connector look again.
+      if (body.is_active === true)
+        await signalBillingResumed(deps.temporal.client, await liveSubscriptionIds(em, merchantId));
       return { status: 200, data: present(deps)(connector) };
     },
   }),

@@ -121,13 +121,14 @@ export async function deleteCustomer(em: EntityManager, merchantId: string, id: 
   const [row] = await em.execute<Array<{ used: boolean }>>(
     `select exists (select 1 from transactions where customer_id = ?)
          or exists (select 1 from orders where customer_id = ?)
-         or exists (select 1 from payment_instruments where customer_id = ?) as used`,
-    [id, id, id],
+         or exists (select 1 from payment_instruments where customer_id = ?)
+         or exists (select 1 from subscriptions where customer_id = ?) as used`,
+    [id, id, id, id],
   );
   if (row.used) {
     throw errors.conflict(
       'RESOURCE_IN_USE',
-      'The customer has transactions, orders or saved payment instruments and cannot be deleted',
+      'The customer has transactions, orders, saved payment instruments or subscriptions and cannot be deleted',
     );
   }
   em.remove(customer);

@@ -293,6 +293,7 @@ export const MERCHANT_ACTIVITY_CHECKS: Array<{ table: string; label: string; whe
   { table: 'transactions', label: 'transactions' },
   { table: 'orders', label: 'orders' },
   { table: 'payment_instruments', label: 'payment_instruments' },
+  { table: 'subscriptions', label: 'subscriptions' },
   { table: 'api_keys', label: 'live_api_keys', where: "status = 'active'" },
 ];
 

@@ -14,6 +14,8 @@ import {
   UpdateOfferBody,
 } from './offers.schema';
 import { presentOffer } from './offers.presenter';
+import { signalBillingResumed } from '../../temporal';
+import { liveSubscriptionIds } from '../subscriptions/subscriptions.service';
 import {
   createOffer,
   deleteOffer,
@@ -90,8 +92,10 @@ export const offerRoutes = [
     body: UpdateOfferBody,
     responses: { 200: OfferObject },
     envelope: 'wrapped',
-    async handler({ em, merchantId, params, body }) {
+    async handler({ em, merchantId, params, body, deps }) {
       const { offer, prices } = await updateOffer(em, merchantId, params.id, body);
+      if (body.status === 'active')
+        await signalBillingResumed(deps.temporal.client, await liveSubscriptionIds(em, merchantId, offer.id));
       return { status: 200, data: presentOffer(offer, prices) };
     },
   }),
@@ -120,8 +124,10 @@ export const offerRoutes = [
     query: MerchantQuery,
     responses: { 201: OfferObject },
     envelope: 'wrapped',
-    async handler({ em, merchantId, params }) {
+    async handler({ em, merchantId, params, deps }) {
       const { offer, prices } = await restoreOffer(em, merchantId, params.id);
+      // Its subscriptions, held while the offer was gone, look again.
+      await signalBillingResumed(deps.temporal.client, await liveSubscriptionIds(em, merchantId, offer.id));
       return { status: 201, data: presentOffer(offer, prices) };
     },
   }),

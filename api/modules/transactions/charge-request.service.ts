@@ -17,6 +17,7 @@ import {
 import { firstCycleCharge } from '../../../workflows/lib/pricing';
 import { isCardMethod, type ChargeInput, type OrderItemSnapshot } from '../../../workflows/lib/charge-types';
 import { errors } from '../../../domain/platform/errors';
+import { checkLivePlan } from '../../../domain/subscriptions/subscriptions.first-charge';
 import { newId } from '../../../domain/platform/ids';
 import { effectiveStatus, OPEN_STATUSES } from '../checkout-sessions/checkout-status.rules';
 import { assertChargeable } from '../payment-instruments/instrument-status.rules';
@@ -68,8 +69,16 @@ function checkShape(body: Body): void {
   }
 }
 
-/** Items of a checkout session snapshotted with first-charge pricing; the session's amount is their sum. */
-async function checkoutItems(em: EntityManager, merchantId: string, sessionId: string): Promise<OrderItemSnapshot[]> {
+/**
+ * Items of a checkout session snapshotted with first-charge pricing; the session's amount is their sum. `trial`:
+ * an item's offer starts in a free trial (the order is a trial_setup).
+ */
+async function checkoutItems(
+  em: EntityManager,
+  merchantId: string,
+  sessionId: string,
+): Promise<{ snapshots: OrderItemSnapshot[]; trial: boolean }> {
+  let trial = false;
   const items = await em.find(
     CheckoutItemSchema,
     { checkoutSessionId: sessionId, merchantId },
@@ -86,6 +95,7 @@ async function checkoutItems(em: EntityManager, merchantId: string, sessionId: s
       amount: item.amount,
       firstChargeAmount: item.firstChargeAmount,
     });
+    trial ||= first.initialStatus === 'trialing';
     snapshots.push({
       productId: product.id,
       offerId: offer.id,
@@ -101,7 +111,7 @@ async function checkoutItems(em: EntityManager, merchantId: string, sessionId: s
       installments: item.installments,
     });
   }
-  return snapshots;
+  return { snapshots, trial };
 }
 
 /** The workflow input for a valid request; 400/409/422 for anything the rules refuse. */
@@ -154,6 +164,7 @@ export async function buildChargeInput(
   let currency = body.currency?.toUpperCase() ?? '';
   let items: OrderItemSnapshot[] = [];
   let recurrence: 'none' | 'initial' = 'none';
+  let trial = false;
   if (body.checkout_session_id) {
     const session = await em.findOne(CheckoutSessionSchema, { id: body.checkout_session_id, merchantId });
     if (!session) throw errors.invalidValue('checkout_session_id', 'no such checkout session for this merchant');
@@ -163,7 +174,7 @@ export async function buildChargeInput(
         status,
       });
     }
-    items = await checkoutItems(em, merchantId, session.id);
+    ({ snapshots: items, trial } = await checkoutItems(em, merchantId, session.id));
     if (items.length === 0) throw errors.invalidValue('checkout_session_id', 'the checkout session has no items');
     // The session decides what is charged; amount and currency sent with it are ignored (Document 3).
     amount = items.reduce((sum, item) => sum + item.totalAmount, 0);
@@ -172,6 +183,11 @@ export async function buildChargeInput(
     if (customerId && session.customerId && session.customerId !== customerId)
       throw errors.invalidValue('customer_id', "differs from the checkout session's customer");
     customerId ??= session.customerId;
+    // One live subscription per plan and customer: refused before anything is charged (409, pointing to the live one).
+    if (customerId) {
+      for (const item of items.filter((i) => i.billingCycle !== null))
+        await checkLivePlan(em, merchantId, customerId, item.productId);
+    }
     if (isCardMethod(body.payment_method)) {
       // The card of a hosted checkout is the newest usable token minted for the session.
       const token = await em.findOne(
@@ -190,7 +206,11 @@ export async function buildChargeInput(
     organizationId,
     merchantId,
     paymentMethod: body.payment_method,
-    chargeType: body.charge_type,
+    // Nothing charged up front for a card (a free trial, a 0 first cycle): the card is validated at zero amount.
+    chargeType:
+      amount === 0 && body.checkout_session_id && isCardMethod(body.payment_method)
+        ? 'setup_verification'
+        : body.charge_type,
     country: body.country.toUpperCase(),
     amount,
     currency,
@@ -206,6 +226,6 @@ export async function buildChargeInput(
     metadata: body.metadata ?? null,
     cardBrand,
     binCountry,
-    order: { orderType: body.checkout_session_id ? 'checkout' : 'api', recurrence, items },
+    order: { orderType: trial ? 'trial_setup' : body.checkout_session_id ? 'checkout' : 'api', recurrence, items },
   };
 }

@@ -1,0 +1,139 @@
+/**
+ * The subscription workflow's activities: write its steps to the read model (through domain/subscriptions) and
+ * prepare a renewal charge for the charge-cascade workflow. Every id a renewal uses derives from the subscription
+ * id, the cycle number and the try, so a retried activity or a replayed workflow never bills a cycle twice.
+ */
+import type { Orm } from '../../db/orm';
+import {
+  MerchantConnectorSchema,
+  OfferSchema,
+  PaymentInstrumentSchema,
+  ProductSchema,
+  SubscriptionSchema,
+  TransactionAttemptSchema,
+} from '../../db/entities';
+import { idFromSeed } from '../../domain/platform/ids';
+import { applySubscriptionStep } from '../../domain/subscriptions/subscriptions.steps';
+import { createSubscriptionForCharge } from '../../domain/subscriptions/subscriptions.first-charge';
+import { renewAtCycleLimit } from '../../domain/subscriptions/subscriptions.cycle-limit';
+import type { ChargeInput } from '../../workflows/lib/charge-types';
+import type { SubscriptionState, SubscriptionStep } from '../../workflows/lib/subscription-state';
+
+export interface SubscriptionDeps {
+  orm: Orm;
+}
+
+export interface RenewalChargeRequest {
+  state: SubscriptionState;
+  /** The cycle this charge pays for (cycles_completed + 1). */
+  cycleNumber: number;
+  /** 0 for the renewal itself, n for the n-th dunning retry. */
+  attempt: number;
+  amount: number;
+}
+
+export function createSubscriptionActivities({ orm }: SubscriptionDeps) {
+  return {
+    /**
+     * The subscription of a paid recurring first charge (row, creation/trial_start transitions, subscription.created,
+     * the transaction's subscription_id), once: its id derives from the transaction id. null when there is none.
+     */
+    async createSubscriptionForCharge(input: { transactionId: string; at: string }): Promise<SubscriptionState | null> {
+      return orm.em
+        .fork()
+        .transactional((em) => createSubscriptionForCharge(em, input.transactionId, new Date(input.at)));
+    },
+
+    /** At the cycle limit of an offer that renews: the old subscription expires and the new one's state is returned. */
+    async renewAtCycleLimit(input: { state: SubscriptionState; key: string; at: string }) {
+      return orm.em
+        .fork()
+        .transactional((em) => renewAtCycleLimit(em, { state: input.state, key: input.key, at: new Date(input.at) }));
+    },
+
+    /** One workflow step onto the read model, transitions and events; a repeat of the last step changes nothing. */
+    async writeSubscriptionStep(step: SubscriptionStep): Promise<void> {
+      await orm.em.fork().transactional((em) => applySubscriptionStep(em, step));
+    },
+
+    /** The charge-cascade input of a renewal: order renewal/subsequent, the saved instrument, derived ids. */
+    async prepareRenewalCharge({ state, cycleNumber, attempt, amount }: RenewalChargeRequest): Promise<ChargeInput> {
+      const em = orm.em.fork();
+      const seed = `${state.subscriptionId}:cycle:${cycleNumber}:try:${attempt}`;
+      const sub = await em.findOneOrFail(SubscriptionSchema, { id: state.subscriptionId });
+      const [offer, product, instrument] = await Promise.all([
+        em.findOneOrFail(OfferSchema, { id: state.offerId }),
+        em.findOneOrFail(ProductSchema, { id: state.productId }),
+        em.findOne(PaymentInstrumentSchema, { id: state.paymentInstrumentId, merchantId: state.merchantId }),
+      ]);
+      return {
+        transactionId: idFromSeed('tx', seed),
+        orderId: idFromSeed('ord', seed),
+        organizationId: state.organizationId,
+        merchantId: state.merchantId,
+        paymentMethod: 'credit_card',
+        chargeType: 'payment',
+        country: sub.country,
+        amount,
+        currency: state.currency,
+        capture: true,
+        walletType: null,
+        installments: sub.preferredInstallments > 1 ? sub.preferredInstallments : null,
+        riskScore: null,
+        customerId: state.customerId,
+        cardTokenId: null,
+        paymentInstrumentId: state.paymentInstrumentId,
+        checkoutSessionId: null,
+        externalOrderId: null,
+        metadata: { subscription_id: state.subscriptionId, cycle_number: cycleNumber },
+        cardBrand: instrument?.cardBrand ?? null,
+        binCountry: instrument?.issuerCountry ?? null,
+        subscriptionId: state.subscriptionId,
+        order: {
+          orderType: 'renewal',
+          recurrence: 'subsequent',
+          items: [
+            {
+              productId: product.id,
+              offerId: offer.id,
+              productName: product.name,
+              offerName: offer.name,
+              billingCycle: state.billingCycle,
+              cycleLimit: state.cycleLimit,
+              isFirstCharge: false,
+              quantity: 1,
+              unitAmount: amount,
+              totalAmount: amount,
+              currency: state.currency,
+              installments: null,
+            },
+          ],
+        },
+      };
+    },
+
+    /**
+     * Document 3's billing holds: a renewal is charged only while the merchant has an active connector and the offer
+     * is still available (active, not deleted). Returns why billing is held, or an empty list.
+     */
+    async billingHoldOf(input: { merchantId: string; offerId: string }): Promise<string[]> {
+      const em = orm.em.fork();
+      const [connectors, offer] = await Promise.all([
+        em.count(MerchantConnectorSchema, { merchantId: input.merchantId, isActive: true }),
+        em.findOne(OfferSchema, { id: input.offerId, merchantId: input.merchantId }),
+      ]);
+      const reasons: string[] = [];
+      if (connectors === 0) reasons.push('no_active_connector');
+      if (!offer || offer.status !== 'active' || offer.deletedAt !== null) reasons.push('offer_unavailable');
+      return reasons;
+    },
+
+    /** The provider's decline code of the charge's last attempt (to tell "card gone" from a retryable decline). */
+    async lastDeclineCode(transactionId: string): Promise<string | null> {
+      const [last] = await orm.em
+        .fork()
+        .find(TransactionAttemptSchema, { transactionId }, { orderBy: { attemptNumber: 'desc' }, limit: 1 });
+      return last?.errorCode ?? null;
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * What a paid first charge of a recurring offer does beyond the charge: its card is kept as a payment instrument
+ * (before the single-use token is wiped), and the subscription is written. A second live subscription to the same
+ * plan is refused before anything is charged (checkLivePlan, from the charge request).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  OrderItemSchema,
+  OrderSchema,
+  ProductSchema,
+  SubscriptionSchema,
+  TransactionSchema,
+  type OrderItem,
+  type Transaction,
+} from '../../db/entities';
+import { saveCardFromToken } from '../../db/repositories/payment-instruments.repository';
+import { idFromSeed } from '../platform/ids';
+import type { SubscriptionState } from '../../workflows/lib/subscription-state';
+import { alreadySubscribed, createSubscription } from './subscriptions.creation';
+
+/** The order's recurring item (the first one: one subscription per first charge), or null. */
+async function recurringItemOf(em: EntityManager, orderId: string | null): Promise<OrderItem | null> {
+  if (!orderId) return null;
+  const order = await em.findOne(OrderSchema, { id: orderId });
+  if (order?.recurrence !== 'initial') return null;
+  return em.findOne(OrderItemSchema, { orderId, billingCycle: { $ne: null } }, { orderBy: { createdAt: 'asc' } });
+}
+
+/**
+ * Inside the finalizing transaction of a successful charge, before its token is spent: a recurring first charge
+ * paid with a new card keeps that card as the customer's instrument, and the transaction names it.
+ */
+export async function keepChargedCard(em: EntityManager, tx: Transaction): Promise<void> {
+  if (!tx.cardTokenId || !tx.customerId || tx.paymentInstrumentId) return;
+  if (!(await recurringItemOf(em, tx.orderId))) return;
+  const instrumentId = await saveCardFromToken(em, {
+    id: idFromSeed('pi', tx.id),
+    organizationId: tx.organizationId,
+    merchantId: tx.merchantId,
+    customerId: tx.customerId,
+    tokenId: tx.cardTokenId,
+    networkTransactionId: null,
+    connectorId: tx.connectorId,
+  });
+  if (instrumentId) {
+    tx.paymentInstrumentId = instrumentId;
+    await em.flush();
+  }
+}
+
+/** The subscription of a paid recurring first charge (null when the charge has no recurring item, customer or card). */
+export async function createSubscriptionForCharge(
+  em: EntityManager,
+  transactionId: string,
+  at: Date,
+): Promise<SubscriptionState | null> {
+  const charge = await em.findOne(TransactionSchema, { id: transactionId });
+  if (!charge || (charge.status !== 'authorized' && charge.status !== 'pre_authorized')) return null;
+  if (!charge.customerId || !charge.paymentInstrumentId) return null;
+  const item = await recurringItemOf(em, charge.orderId);
+  if (!item) return null;
+  return createSubscription(em, {
+    transactionId,
+    offerId: item.offerId,
+    paymentInstrumentId: charge.paymentInstrumentId,
+    at,
+  });
+}
+
+/** 409 before charging when the customer already holds a live subscription to the offer's plan. */
+export async function checkLivePlan(em: EntityManager, merchantId: string, customerId: string, productId: string) {
+  const product = await em.findOne(ProductSchema, { id: productId, merchantId });
+  if (!product) return;
+  const existing = await em.findOne(SubscriptionSchema, {
+    merchantId,
+    customerId,
+    planKey: product.productFamilyId ?? product.id,
+    status: { $nin: ['cancelled', 'expired'] },
+  });
+  if (existing) throw alreadySubscribed(existing);
+}

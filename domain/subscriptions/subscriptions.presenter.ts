@@ -1,0 +1,111 @@
+/** Document 3's Subscription and Subscription transition shapes (public API: no connector id or network id). */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  CustomerSchema,
+  MerchantConnectorSchema,
+  OfferSchema,
+  ProductSchema,
+  type Subscription,
+  type SubscriptionTransition,
+} from '../../db/entities';
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+/** The names a subscription shows beside its ids (customer, offer, product, preferred connector). */
+export interface ResolvedNames {
+  customerName: string | null;
+  customerEmail: string | null;
+  offerName: string;
+  productName: string;
+  connectorName: string;
+}
+
+/** Resolves the names of many subscriptions with one query per referenced table. */
+export async function resolveNames(em: EntityManager, subs: Subscription[]): Promise<Map<string, ResolvedNames>> {
+  const ids = <K extends keyof Subscription>(key: K) =>
+    [...new Set(subs.map((s) => s[key]).filter(Boolean))] as string[];
+  const [customers, offers, products, connectors] = await Promise.all([
+    em.find(CustomerSchema, { id: { $in: ids('customerId') } }),
+    em.find(OfferSchema, { id: { $in: ids('currentOfferId') } }),
+    em.find(ProductSchema, { id: { $in: ids('productId') } }),
+    em.find(MerchantConnectorSchema, { id: { $in: ids('preferredConnectorId') } }),
+  ]);
+  const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((row) => [row.id, row]));
+  const [c, o, p, k] = [byId(customers), byId(offers), byId(products), byId(connectors)];
+  return new Map(
+    subs.map((sub) => [
+      sub.id,
+      {
+        customerName: c.get(sub.customerId)?.name ?? null,
+        customerEmail: c.get(sub.customerId)?.email ?? null,
+        offerName: o.get(sub.currentOfferId)?.name ?? '',
+        productName: p.get(sub.productId)?.name ?? '',
+        connectorName: sub.preferredConnectorId ? (k.get(sub.preferredConnectorId)?.name ?? '') : '',
+      },
+    ]),
+  );
+}
+
+export function presentSubscription(sub: Subscription, names: ResolvedNames) {
+  return {
+    id: sub.id,
+    merchant_id: sub.merchantId,
+    customer_id: sub.customerId,
+    customer_name: names.customerName,
+    customer_email: names.customerEmail,
+    current_offer_id: sub.currentOfferId,
+    offer_name: names.offerName,
+    product_id: sub.productId,
+    product_name: names.productName,
+    product_family_id: sub.productFamilyId,
+    billing_cycle: sub.billingCycle,
+    currency: sub.currency,
+    current_amount: sub.currentAmount,
+    current_period_start: sub.currentPeriodStart.toISOString(),
+    current_period_end: sub.currentPeriodEnd.toISOString(),
+    next_billing_at: iso(sub.nextBillingAt),
+    billing_anchor_day: sub.billingAnchorDay,
+    trial_start: iso(sub.trialStart),
+    trial_end: iso(sub.trialEnd),
+    dunning_started_at: iso(sub.dunningStartedAt),
+    dunning_attempt_count: sub.dunningAttemptCount,
+    dunning_next_retry_at: iso(sub.dunningNextRetryAt),
+    cycles_completed: sub.cyclesCompleted,
+    cycle_limit: sub.cycleLimit,
+    status: sub.status,
+    cancel_at_period_end: sub.cancelAtPeriodEnd,
+    cancelled_at: iso(sub.cancelledAt),
+    cancellation_reason: sub.cancellationReason,
+    payment_instrument_id: sub.paymentInstrumentId,
+    preferred_connector_name: names.connectorName,
+    preferred_installments: sub.preferredInstallments,
+    created_at: sub.createdAt.toISOString(),
+    updated_at: sub.updatedAt.toISOString(),
+  };
+}
+
+export type SubscriptionView = ReturnType<typeof presentSubscription>;
+
+/** One subscription as the API and its events show it. */
+export async function presentOne(em: EntityManager, sub: Subscription): Promise<SubscriptionView> {
+  const names = await resolveNames(em, [sub]);
+  return presentSubscription(sub, names.get(sub.id)!);
+}
+
+export function presentTransition(row: SubscriptionTransition) {
+  return {
+    id: row.id,
+    subscription_id: row.subscriptionId,
+    transition_type: row.transitionType,
+    from_offer_id: row.fromOfferId,
+    to_offer_id: row.toOfferId,
+    from_status: row.fromStatus,
+    to_status: row.toStatus,
+    triggered_by: row.triggeredBy,
+    actor: row.actor,
+    order_id: row.orderId,
+    reason: row.reason,
+    metadata: row.metadata,
+    created_at: row.createdAt.toISOString(),
+  };
+}

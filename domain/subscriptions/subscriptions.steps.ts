@@ -1,0 +1,96 @@
+/**
+ * The one write path of the subscription read model: a workflow step (its new state, at most one transition, its
+ * events) written in one database transaction, exactly once per step key. The workflow owns time, so every date
+ * written comes from the step, never from this clock.
+ */
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SubscriptionSchema, SubscriptionTransitionSchema, type Subscription } from '../../db/entities';
+import { recordEvent } from '../events/events.outbox';
+import { idFromSeed } from '../platform/ids';
+import {
+  billingAnchorDay,
+  nextBillingAt,
+  type SubscriptionState,
+  type SubscriptionStep,
+} from '../../workflows/lib/subscription-state';
+import { presentOne } from './subscriptions.presenter';
+
+const date = (value: string | null) => (value === null ? null : new Date(value));
+
+/** The read-model columns the workflow's state decides. */
+export function projectState(state: SubscriptionState, dunningNextRetryAt: string | null): Partial<Subscription> {
+  return {
+    status: state.status,
+    currentOfferId: state.offerId,
+    productId: state.productId,
+    productFamilyId: state.productFamilyId,
+    currentAmount: state.amount,
+    currency: state.currency,
+    billingCycle: state.billingCycle,
+    customBillingDays: state.customDays,
+    cycleLimit: state.cycleLimit,
+    billingAnchorAt: new Date(state.anchorAt),
+    billingAnchorDay: billingAnchorDay(state),
+    nextDueIndex: state.nextDueIndex,
+    currentPeriodStart: new Date(state.periodStart),
+    currentPeriodEnd: new Date(state.periodEnd),
+    nextBillingAt: nextBillingAt(state, date(dunningNextRetryAt)),
+    trialStart: date(state.trialStart),
+    trialEnd: date(state.trialEnd),
+    cyclesCompleted: state.cyclesCompleted,
+    cancelAtPeriodEnd: state.cancelAtPeriodEnd,
+    cancelledAt: date(state.cancelledAt),
+    cancellationReason: state.cancellationReason,
+    dunningStartedAt: date(state.dunningStartedAt),
+    dunningAttemptCount: state.dunningAttempts,
+    dunningNextRetryAt: state.status === 'dunning' ? date(dunningNextRetryAt) : null,
+    paymentInstrumentId: state.paymentInstrumentId,
+  };
+}
+
+/**
+ * Writes the step unless its key was written before (then nothing: a retried activity, or a replayed workflow).
+ * Must run inside the caller's transaction (events are recorded in it). Returns false for a repeat.
+ */
+export async function applySubscriptionStep(em: EntityManager, step: SubscriptionStep): Promise<boolean> {
+  const at = new Date(step.at);
+  const sub = await em.findOne(
+    SubscriptionSchema,
+    { id: step.state.subscriptionId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE },
+  );
+  if (!sub) throw new Error(`subscription ${step.state.subscriptionId} does not exist`);
+  // The workflow writes its steps one after the other, so only the last one can be retried (a renewal has no
+  // transition row to recognise it by); the locked row's last_step_key says whether it was written.
+  if (sub.lastStepKey === step.key) return false;
+  const t = step.transition;
+  em.assign(sub, { ...projectState(step.state, step.dunningNextRetryAt), lastStepKey: step.key, updatedAt: at });
+  if (t) {
+    em.create(SubscriptionTransitionSchema, {
+      id: idFromSeed('sbt', step.key),
+      subscriptionId: sub.id,
+      merchantId: sub.merchantId,
+      transitionType: t.type,
+      fromOfferId: t.fromOfferId,
+      toOfferId: t.toOfferId,
+      fromStatus: t.fromStatus,
+      toStatus: step.state.status,
+      triggeredBy: t.triggeredBy,
+      actor: t.triggeredBy === 'admin' ? (t.actor ?? null) : null,
+      orderId: t.orderId ?? null,
+      reason: t.reason ?? null,
+      metadata: t.metadata ?? null,
+      transitionKey: step.key,
+      createdAt: at,
+    });
+  }
+  await em.flush();
+  if (step.events.length) {
+    const object = await presentOne(em, sub);
+    for (const type of step.events) {
+      await recordEvent(em, { organizationId: sub.organizationId, merchantId: sub.merchantId, type, object });
+    }
+  }
+  return true;
+}

@@ -1,0 +1,80 @@
+/**
+ * Subscription fixtures: a merchant with a real test-mode connector, a customer with a saved card, a recurring
+ * offer, a real first charge through POST /transactions, and the subscription the billing engine writes for it.
+ */
+import { expect } from 'chai';
+import { EventSchema, OfferSchema, SubscriptionSchema } from '../../db/entities';
+import { createSubscription } from '../../domain/subscriptions/subscriptions.creation';
+import type { SubscriptionState } from '../../workflows/lib/subscription-state';
+import { createOffer, type OfferFixture } from './catalog';
+import { createTenant, type Tenant } from './factories';
+import { stack } from './stack';
+import { cascade, charge, type CascadeConnector } from './transactions';
+import { createCustomer, saveCard } from './vault';
+
+export interface Subscribed {
+  tenant: Tenant;
+  connector: CascadeConnector;
+  customerId: string;
+  instrumentId: string;
+  offerId: string;
+  familyId: string;
+  state: SubscriptionState;
+}
+
+/** A subscription to a USD offer (amount 999 unless the fixture says otherwise) that started at `at`. */
+export async function subscribed(
+  at: Date,
+  fixture: OfferFixture & { cycleLimit?: number } = {},
+  existing?: { tenant: Tenant; connector: CascadeConnector },
+): Promise<Subscribed> {
+  const tenant = existing?.tenant ?? (await createTenant());
+  const connector = existing?.connector ?? (await cascade(tenant, ['provider_a']))[0];
+  const customerId = await createCustomer(tenant);
+  const instrument = await saveCard(tenant, customerId);
+  const { offer, product } = await createOffer(tenant.merchant_id, {
+    prices: [{ currency: 'USD', amount: 999, isDefault: true }],
+    ...fixture,
+  });
+  const em = stack().orm.em.fork();
+  if (fixture.cycleLimit) await em.nativeUpdate(OfferSchema, { id: offer.id }, { cycleLimit: fixture.cycleLimit });
+  const trial = fixture.freeTrial === true;
+  const first = await charge(tenant, {
+    payment_method: 'credit_card',
+    charge_type: trial ? 'setup_verification' : 'payment',
+    country: 'US',
+    amount: trial ? 0 : 999,
+    currency: 'USD',
+    customer_id: customerId,
+    payment_instrument_id: instrument.id,
+  });
+  expect(first.status, first.text).to.equal(201);
+  expect(first.body.data.status).to.equal('authorized');
+  const state = await em.transactional((tx) =>
+    createSubscription(tx, {
+      transactionId: first.body.data.id,
+      offerId: offer.id,
+      paymentInstrumentId: instrument.id,
+      at,
+    }),
+  );
+  return {
+    tenant,
+    connector,
+    customerId,
+    instrumentId: instrument.id,
+    offerId: offer.id,
+    familyId: product.productFamilyId!,
+    state,
+  };
+}
+
+export const storedSubscription = (id: string) => stack().orm.em.fork().findOneOrFail(SubscriptionSchema, { id });
+
+/** The subscription.* events of a merchant in the order they were recorded, as [type, data.object]. */
+export async function subscriptionEvents(merchantId: string): Promise<Array<[string, any]>> {
+  const rows = await stack()
+    .orm.em.fork()
+    .find(EventSchema, { merchantId, type: { $like: 'subscription.%' } }, { orderBy: { createdAt: 'asc' } });
+  return rows.map((row) => [row.type, row.data]);
+}

@@ -1,0 +1,109 @@
+/**
+ * The subscription state table (Document 3, "Subscription") as pure rules: which operation each state allows,
+ * the dunning calendar and offer-change pricing. No imports on purpose: the subscription workflow's Update
+ * validators run this inside the Temporal sandbox, and the API uses the same answers for its 422s.
+ */
+
+export const SUBSCRIPTION_STATUS_VALUES = ['trialing', 'active', 'dunning', 'paused', 'cancelled', 'expired'] as const;
+export type SubscriptionStatusValue = (typeof SUBSCRIPTION_STATUS_VALUES)[number];
+
+/** Live = not terminal. A subscription with a scheduled cancellation is still live until it takes effect. */
+export const isLive = (status: SubscriptionStatusValue) => status !== 'cancelled' && status !== 'expired';
+
+export type SubscriptionOperation =
+  | 'cancel_now'
+  | 'cancel_at_period_end'
+  | 'reactivate'
+  | 'pause'
+  | 'resume'
+  | 'change_offer'
+  | 'change_payment_instrument';
+
+/** The code the API answers (422 business_rule_error) for an operation the state forbids. */
+export const INVALID_STATE_TRANSITION = 'INVALID_STATE_TRANSITION';
+
+export interface OperationRefusal {
+  code: typeof INVALID_STATE_TRANSITION;
+  message: string;
+}
+
+/** Where the spec says "not shown", these are our choices (docs/api-decisions.md, "Subscriptions"). */
+const ALLOWED_FROM: Record<SubscriptionOperation, readonly SubscriptionStatusValue[]> = {
+  cancel_now: ['trialing', 'active', 'dunning', 'paused'],
+  // Deferring to a period end needs a period that is running: not while paused or in dunning.
+  cancel_at_period_end: ['trialing', 'active'],
+  reactivate: ['trialing', 'active'],
+  // A subscription in dunning owes a payment: it is settled (or cancelled) first, never paused around the debt.
+  pause: ['trialing', 'active'],
+  resume: ['paused'],
+  change_offer: ['trialing', 'active', 'paused'],
+  change_payment_instrument: ['trialing', 'active', 'dunning', 'paused'],
+};
+
+/** null when the operation may run in this state; otherwise why not. */
+export function refuseOperation(
+  state: { status: SubscriptionStatusValue; cancelAtPeriodEnd: boolean },
+  operation: SubscriptionOperation,
+): OperationRefusal | null {
+  const refuse = (message: string): OperationRefusal => ({ code: INVALID_STATE_TRANSITION, message });
+  if (!isLive(state.status)) {
+    return refuse(
+      `A subscription that is ${state.status} cannot be changed; the customer starts a new subscription instead`,
+    );
+  }
+  if (!ALLOWED_FROM[operation].includes(state.status)) {
+    return refuse(`The operation ${operation} is not allowed while the subscription is ${state.status}`);
+  }
+  if (operation === 'reactivate' && !state.cancelAtPeriodEnd) {
+    return refuse('The subscription has no scheduled cancellation to take back');
+  }
+  if (operation === 'cancel_at_period_end' && state.cancelAtPeriodEnd) {
+    return refuse('The subscription is already scheduled to cancel at the end of its period');
+  }
+  return null;
+}
+
+// ---- dunning ------------------------------------------------------------------------------------------------
+
+/** Retries 1, 3, 5 and 7 days after the failed renewal (dunning_started_at); configurable per deployment. */
+export const DEFAULT_DUNNING_SCHEDULE_DAYS: readonly number[] = [1, 3, 5, 7];
+
+const DAY_MS = 86_400_000;
+
+/** When retry number `retriesDone + 1` runs, or null when the schedule is exhausted. */
+export function dunningRetryAt(startedAt: Date, retriesDone: number, scheduleDays: readonly number[]): Date | null {
+  const days = scheduleDays[retriesDone];
+  return days === undefined ? null : new Date(startedAt.getTime() + days * DAY_MS);
+}
+
+/** A decline that says the card itself is gone: retrying it is pointless until the instrument changes. */
+export const CARD_GONE_CODES: ReadonlySet<string> = new Set([
+  'stolen_card',
+  'lost_card',
+  'expired_card',
+  'pickup_card',
+]);
+
+// ---- offer changes -----------------------------------------------------------------------------------------
+
+/** Higher-value offer = upgrade; equal or lower = downgrade (amounts compared per cycle, same currency). */
+export const changeDirection = (fromAmount: number, toAmount: number): 'upgrade' | 'downgrade' =>
+  toAmount > fromAmount ? 'upgrade' : 'downgrade';
+
+/**
+ * The prorated difference for the rest of the period, in minor units (positive: owed by the customer, added to the
+ * next renewal charge; negative: a credit taken off it). Rounded half away from zero.
+ */
+export function prorationAmount(input: {
+  fromAmount: number;
+  toAmount: number;
+  periodStart: Date;
+  periodEnd: Date;
+  at: Date;
+}): number {
+  const length = input.periodEnd.getTime() - input.periodStart.getTime();
+  if (length <= 0) return 0;
+  const remaining = Math.min(Math.max(input.periodEnd.getTime() - input.at.getTime(), 0), length);
+  const raw = ((input.toAmount - input.fromAmount) * remaining) / length;
+  return Math.sign(raw) * Math.round(Math.abs(raw));
+}

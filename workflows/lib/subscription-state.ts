@@ -1,0 +1,134 @@
+/**
+ * What the subscription workflow holds and hands its activities: plain JSON (ISO dates), ids and amounts only.
+ * The workflow owns time — every date here comes from its clock — and each step projects this state onto the
+ * read model (domain/subscriptions), so the row always shows what the workflow decided.
+ */
+import { addBillingPeriods, type BillingCycleValue } from './pricing';
+import type { SubscriptionStatusValue } from './subscription-rules';
+
+export interface SubscriptionState {
+  subscriptionId: string;
+  organizationId: string;
+  merchantId: string;
+  customerId: string;
+  status: SubscriptionStatusValue;
+  offerId: string;
+  productId: string;
+  productFamilyId: string | null;
+  amount: number;
+  currency: string;
+  billingCycle: BillingCycleValue;
+  customDays: number | null;
+  cycleLimit: number | null;
+  /** Charge number n (from 0) of the calendar falls due at anchor + n cycles, month-end clamped. */
+  anchorAt: string;
+  nextDueIndex: number;
+  periodStart: string;
+  periodEnd: string;
+  trialStart: string | null;
+  trialEnd: string | null;
+  cyclesCompleted: number;
+  cancelAtPeriodEnd: boolean;
+  cancelledAt: string | null;
+  cancellationReason: string | null;
+  dunningStartedAt: string | null;
+  /** Retries run so far in the current dunning (dunning_attempt_count). */
+  dunningAttempts: number;
+  paymentInstrumentId: string;
+  /** The status a pause interrupted, so resume knows whether the trial was still running. */
+  pausedFrom: 'trialing' | 'active' | null;
+  /** Prorations of offer changes not yet billed: added to (or, negative, taken off) the next renewal charge. */
+  pendingProration: number;
+  /** A dunning retry brought forward (a new payment instrument): runs at this instant instead of on schedule. */
+  retryNowAt: string | null;
+  /** Billing hold (no active connector, or the offer no longer available): when the workflow looks again. */
+  holdCheckAt: string | null;
+}
+
+export const TRIGGERS = ['customer', 'system', 'admin'] as const;
+export type Trigger = (typeof TRIGGERS)[number];
+
+export interface ActorInput {
+  id: string;
+  type: string;
+  name: string | null;
+  email: string | null;
+}
+
+export type SubscriptionEventName =
+  | 'subscription.created'
+  | 'subscription.renewed'
+  | 'subscription.dunning'
+  | 'subscription.reactivated'
+  | 'subscription.upgraded'
+  | 'subscription.downgraded'
+  | 'subscription.payment_method_changed'
+  | 'subscription.paused'
+  | 'subscription.resumed'
+  | 'subscription.cancelled'
+  | 'subscription.expired';
+
+export interface TransitionInput {
+  type:
+    | 'creation'
+    | 'upgrade'
+    | 'downgrade'
+    | 'reactivation'
+    | 'cancellation'
+    | 'trial_start'
+    | 'trial_conversion'
+    | 'payment_method_change'
+    | 'dunning_entry'
+    | 'dunning_retry'
+    | 'dunning_cancelled'
+    | 'expiration'
+    | 'cycle_limit_renewed'
+    | 'pause'
+    | 'resume';
+  fromStatus: SubscriptionStatusValue | null;
+  fromOfferId: string | null;
+  toOfferId: string | null;
+  triggeredBy: Trigger;
+  actor?: ActorInput | null;
+  orderId?: string | null;
+  reason?: string | null;
+  metadata?: Record<string, unknown> | null;
+}
+
+/** One step of the workflow: the new state, at most one transition and the events it fires, written together once. */
+export interface SubscriptionStep {
+  state: SubscriptionState;
+  /** Unique per step (workflow id + what happened + its position): a retried write changes nothing twice. */
+  key: string;
+  /** The workflow's clock when the step happened. */
+  at: string;
+  transition: TransitionInput | null;
+  events: SubscriptionEventName[];
+  /** When the next dunning retry runs (null outside dunning or when the schedule is exhausted). */
+  dunningNextRetryAt: string | null;
+}
+
+/** When charge number `index` of the calendar falls due (null: billing_cycle none, never). */
+export function dueAt(state: Pick<SubscriptionState, 'anchorAt' | 'billingCycle' | 'customDays'>, index: number) {
+  return addBillingPeriods(new Date(state.anchorAt), state.billingCycle, state.customDays, index);
+}
+
+/** The instant the read model shows as next_billing_at, given the workflow's next dunning retry. */
+export function nextBillingAt(state: SubscriptionState, dunningNextRetryAt: Date | null): Date | null {
+  switch (state.status) {
+    case 'trialing':
+      return state.trialEnd ? new Date(state.trialEnd) : null;
+    case 'active':
+      return state.cancelAtPeriodEnd ? null : dueAt(state, state.nextDueIndex);
+    case 'dunning':
+      return dunningNextRetryAt;
+    default:
+      return null;
+  }
+}
+
+/** Day of month the calendar bills on (month-based cycles only). */
+export function billingAnchorDay(state: Pick<SubscriptionState, 'anchorAt' | 'billingCycle'>): number | null {
+  const monthly = ['monthly', 'quarterly', 'half_yearly', 'yearly'].includes(state.billingCycle);
+  return monthly ? new Date(state.anchorAt).getUTCDate() : null;
+}
