@@ -2,7 +2,7 @@
  * The layer rule of docs/architecture.md, as a checker over source files:
  *   api → domain → db,   activities → domain → db,   worker → activities, workflows, domain, db,
  *   workflows → workflows/lib (pure) and types only.
- * Nothing imports from a layer above it, and only api/temporal.ts reaches Temporal for the API.
+ * Nothing imports from a layer above it, and only api/temporal/ reaches Temporal for the API.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,8 +33,8 @@ const RUNTIME_ALLOWED: Record<Layer, readonly string[]> = {
   worker: ['worker', 'activities', 'workflows', 'domain', 'db'],
 };
 
-/** Only these api files may import workflow definitions or the Temporal client at runtime. */
-const TEMPORAL_GATEWAY = 'api/temporal.ts';
+/** Only the gateway's files may import workflow definitions or the Temporal client at runtime. */
+const TEMPORAL_GATEWAY = 'api/temporal';
 
 const under = (file: string, prefix: string) => file === `${prefix}.ts` || file.startsWith(`${prefix}/`);
 const layerOf = (file: string): Layer | undefined => LAYERS.find((layer) => under(file, layer));
@@ -49,12 +49,12 @@ export function violationsOf(file: string, imports: readonly SourceImport[]): Vi
       found.push({ file, target, rule: `${layer}/ must not import api/ (not even types)` });
       continue;
     }
-    if (layer === 'api' && file !== TEMPORAL_GATEWAY && !typeOnly && target === '@temporalio/client') {
-      found.push({ file, target, rule: 'the API reaches Temporal only through api/temporal.ts' });
+    if (layer === 'api' && !under(file, TEMPORAL_GATEWAY) && !typeOnly && target === '@temporalio/client') {
+      found.push({ file, target, rule: 'the API reaches Temporal only through api/temporal/' });
       continue;
     }
     if (!targetLayer || typeOnly) continue;
-    if (layer === 'api' && file === TEMPORAL_GATEWAY && targetLayer === 'workflows') continue;
+    if (layer === 'api' && under(file, TEMPORAL_GATEWAY) && targetLayer === 'workflows') continue;
     if (!RUNTIME_ALLOWED[layer].some((prefix) => under(target, prefix))) {
       found.push({ file, target, rule: `${layer}/ may import at runtime only ${RUNTIME_ALLOWED[layer].join(', ')}` });
     }

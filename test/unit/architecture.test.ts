@@ -41,7 +41,7 @@ describe('architecture: the import rule (docs/architecture.md)', () => {
     expect(violationsOf('workflows/x.ts', imports)).to.have.length(1);
   });
 
-  it('reports an API module that starts workflows itself instead of through api/temporal.ts', () => {
+  it('reports an API module that starts workflows itself instead of through the api/temporal gateway', () => {
     const client = importsOf(ROOT, 'api/modules/x/x.service.ts', "import { Client } from '@temporalio/client';");
     const workflow = importsOf(
       ROOT,
@@ -52,8 +52,8 @@ describe('architecture: the import rule (docs/architecture.md)', () => {
     expect(violationsOf('api/modules/x/x.service.ts', workflow)).to.have.length(1);
     expect(
       violationsOf(
-        'api/temporal.ts',
-        importsOf(ROOT, 'api/temporal.ts', "import { chargeWorkflow } from '../workflows/charge';"),
+        'api/temporal/payments.ts',
+        importsOf(ROOT, 'api/temporal/payments.ts', "import { chargeWorkflow } from '../../workflows/charge';"),
       ),
     ).to.deep.equal([]);
   });

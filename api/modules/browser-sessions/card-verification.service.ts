@@ -1,6 +1,6 @@
 /**
  * The API half of enrolment verification: which connectors to try (the named one, or the merchant's routing
- * engine for a zero-amount recurring-setup card charge); api/temporal.ts runs cardVerificationWorkflow.
+ * engine for a zero-amount recurring-setup card charge); api/temporal/ runs cardVerificationWorkflow.
  * The API never calls a provider itself; the workflow's activity does, with ids only in its history.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';

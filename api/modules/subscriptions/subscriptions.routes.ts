@@ -1,6 +1,6 @@
 /**
  * Subscriptions (public API, merchant key; Document 3 "Subscriptions (public API)"). Reads come from the read
- * model; each operation is an Update of the subscription's workflow (api/temporal.ts) and answers with the
+ * model; each operation is an Update of the subscription's workflow (api/temporal/) and answers with the
  * subscription once the workflow has written the move.
  */
 import { randomUUID } from 'node:crypto';

@@ -27,7 +27,7 @@ import {
 import { presentRefund } from '../../../domain/transactions/transactions.presenter';
 import { getTransaction, transactionView } from './transactions.service';
 
-/** Runs the operation workflow (api/temporal.ts) and turns a refusal into its 422. */
+/** Runs the operation workflow (api/temporal/) and turns a refusal into its 422. */
 async function runOperation(client: Client, tx: Transaction, input: OperationInput, waitMs: number): Promise<void> {
   const target = { merchantId: tx.merchantId, status: tx.status, currency: tx.currency };
   const result = await startOperation(client, target, input, waitMs);

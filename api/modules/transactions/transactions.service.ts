@@ -1,6 +1,6 @@
 /**
  * Transactions: the read side (get, list, attempts). A charge is run by chargeWorkflow (started through
- * api/temporal.ts); the handler then reads the read model the workflow's activities committed.
+ * api/temporal/); the handler then reads the read model the workflow's activities committed.
  *
  * Why the workflow writes the rows, not this request: the request runs inside one database transaction (with
  * its idempotency row) until the response is stored; the activities write through their own connections and

@@ -1,0 +1,66 @@
+/** The API's Temporal connection, the readiness probes and the one "Temporal unreachable → 502" mapping. */
+import { Client, Connection, isGrpcServiceError, ServiceError } from '@temporalio/client';
+import { ApiError } from '../../domain/platform/errors';
+import { TASK_QUEUES } from '../../workflows/definitions';
+import { temporal as proto } from '@temporalio/proto';
+
+export interface TemporalDeps {
+  connection: Connection;
+  client: Client;
+}
+
+export async function connectTemporal(address: string, namespace: string): Promise<TemporalDeps> {
+  const connection = await Connection.connect({ address });
+  return { connection, client: new Client({ connection, namespace }) };
+}
+
+// ── Health (readiness) ───────────────────────────────────────────────────────────────────────────────────────
+
+/** Throws unless the Temporal frontend answers before the deadline (epoch ms). */
+export async function pingTemporal({ connection, client }: TemporalDeps, deadline: number): Promise<void> {
+  await connection.withDeadline(deadline, () => client.workflowService.getSystemInfo({}));
+}
+
+export type Poller = {
+  lastAccessTime?: { seconds?: number | { toNumber(): number } | null; nanos?: number | null } | null;
+};
+
+/** The workflow pollers Temporal lists on each of our task queues (it keeps a dead worker's for minutes). */
+export async function workflowPollers(
+  { connection, client }: TemporalDeps,
+  namespace: string,
+  deadline: number,
+): Promise<Record<string, Poller[]>> {
+  const queues = Object.values(TASK_QUEUES);
+  const responses = await Promise.all(
+    queues.map((name) =>
+      connection.withDeadline(deadline, () =>
+        client.workflowService.describeTaskQueue({
+          namespace,
+          taskQueue: { name },
+          taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+        }),
+      ),
+    ),
+  );
+  return Object.fromEntries(queues.map((name, i) => [name, responses[i].pollers]));
+}
+
+/** gRPC statuses meaning the Temporal frontend could not be reached in time (after the client's own retries). */
+const UNREACHABLE = new Set([14 /* UNAVAILABLE */, 4 /* DEADLINE_EXCEEDED */]);
+
+/**
+ * Temporal unreachable while starting or signalling a workflow: the request did not happen (its database
+ * transaction rolls back), so it is a retryable 502 like any other unreachable dependency, not an internal error.
+ * The request-context middleware applies it to anything a handler throws.
+ */
+export function fromUnreachableTemporal(error: unknown): ApiError | undefined {
+  const grpc = error instanceof ServiceError ? error.cause : error;
+  if (!isGrpcServiceError(grpc) || !UNREACHABLE.has(grpc.code)) return undefined;
+  return new ApiError(
+    502,
+    'external_service_error',
+    'WORKFLOW_SERVICE_UNAVAILABLE',
+    'The workflow service is unreachable; retry shortly',
+  );
+}

@@ -1,0 +1,214 @@
+/** Charges, capture/void/refund, card verification and connector credential checks, as the API starts and waits for them. */
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { ApiError } from '../../domain/platform/errors';
+import { randomBase62 } from '../../domain/platform/ids';
+import {
+  cardVerificationWorkflow,
+  cardVerificationWorkflowId,
+  type CardVerificationInput,
+  type CardVerificationResult,
+} from '../../workflows/card-verification';
+import { chargeWorkflow, chargeWorkflowId, providerEventSignal, settlementWorkflowId } from '../../workflows/charge';
+import {
+  connectorCredentialCheckWorkflow,
+  connectorCredentialCheckWorkflowId,
+  type CredentialCheckInput,
+  type CredentialCheckResult,
+} from '../../workflows/connector-credential-check';
+import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../workflows/definitions';
+import type { ChargeInput, OperationInput, SettlementSignal } from '../../workflows/lib/charge-types';
+import {
+  operationWorkflowId,
+  transactionOperationWorkflow,
+  type OperationResult,
+} from '../../workflows/transaction-operation';
+import { startOrJoin, withWorkflowDeadline, WorkflowWaitTimeout } from './waits';
+
+// ── Charges ──────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** The one line the Temporal UI shows for the charge (amounts in minor units; never card or customer data). */
+export const chargeSummary = (input: ChargeInput) =>
+  `${input.chargeType === 'setup_verification' ? 'Card verification' : 'Charge'} ${input.transactionId}: ` +
+  `${input.amount} ${input.currency} (minor units) by ${input.paymentMethod}${input.capture ? '' : ', authorize only'}`;
+
+// The workflow keeps running (or is retried by Temporal); the client retries with the same key or GETs the id.
+const chargeNotAnswered = (error: unknown, transactionId: string) =>
+  error instanceof WorkflowWaitTimeout
+    ? new ApiError(
+        504,
+        'external_service_error',
+        'CHARGE_STILL_PROCESSING',
+        'The charge is still being processed; retry with the same Idempotency-Key or read the transaction later',
+        { transaction_id: transactionId },
+      )
+    : new ApiError(502, 'external_service_error', 'CHARGE_UNAVAILABLE', 'The charge could not be completed right now', {
+        transaction_id: transactionId,
+      });
+
+/** Starts (or joins) the charge workflow and waits for its first outcome: authorized, pre_authorized, failed or pending. */
+export async function runCharge(client: Client, input: ChargeInput, waitMs: number): Promise<void> {
+  try {
+    await withWorkflowDeadline(client, waitMs, () =>
+      startOrJoin(client, chargeWorkflow, {
+        workflowId: chargeWorkflowId(input.transactionId),
+        taskQueue: TASK_QUEUES.payments,
+        args: [input],
+        staticSummary: chargeSummary(input),
+        typedSearchAttributes: [
+          { key: SA.OrganizationId, value: input.organizationId },
+          { key: SA.MerchantId, value: input.merchantId },
+          ...(input.customerId ? [{ key: SA.CustomerId, value: input.customerId }] : []),
+          { key: SA.PaymentMethod, value: input.paymentMethod },
+          { key: SA.TransactionStatus, value: 'pending' },
+        ],
+      }),
+    );
+  } catch (error) {
+    throw chargeNotAnswered(error, input.transactionId);
+  }
+}
+
+/** A retried charge whose transaction already exists: waits for its workflow rather than charging again. */
+export async function awaitCharge(client: Client, transactionId: string, waitMs: number): Promise<void> {
+  try {
+    await withWorkflowDeadline(client, waitMs, () =>
+      client.workflow.getHandle(chargeWorkflowId(transactionId)).result(),
+    );
+  } catch (error) {
+    throw chargeNotAnswered(error, transactionId);
+  }
+}
+
+/**
+ * Hands a provider's pix/boleto verdict to the transaction's settlement workflow. False when that workflow does
+ * not exist (yet): the webhook raced the charge's last step.
+ */
+export async function signalProviderEvent(
+  client: Client,
+  transactionId: string,
+  event: SettlementSignal,
+): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(settlementWorkflowId(transactionId)).signal(providerEventSignal, event);
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+// ── Capture, void, refund ────────────────────────────────────────────────────────────────────────────────────
+
+export interface OperationTarget {
+  merchantId: string;
+  /** The transaction's status when the operation starts (operators filter on it). */
+  status: string;
+  currency: string;
+}
+
+const operationSummary = (target: OperationTarget, input: OperationInput) =>
+  `${input.kind[0].toUpperCase()}${input.kind.slice(1)} of ${input.transactionId}` +
+  (input.amount === undefined ? '' : `: ${input.amount} ${target.currency} (minor units)`);
+
+/** Runs (or joins) the capture/void/refund workflow and returns its verdict. */
+export async function runOperation(
+  client: Client,
+  target: OperationTarget,
+  input: OperationInput,
+  waitMs: number,
+): Promise<OperationResult> {
+  try {
+    return await withWorkflowDeadline(client, waitMs, () =>
+      startOrJoin(client, transactionOperationWorkflow, {
+        workflowId: operationWorkflowId(input),
+        taskQueue: TASK_QUEUES.payments,
+        args: [input],
+        staticSummary: operationSummary(target, input),
+        typedSearchAttributes: [
+          { key: SA.MerchantId, value: target.merchantId },
+          { key: SA.TransactionStatus, value: target.status },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (error instanceof WorkflowWaitTimeout) {
+      // The operation keeps running: its result shows on the transaction (and refund) once it finishes.
+      throw new ApiError(
+        504,
+        'external_service_error',
+        'OPERATION_STILL_PROCESSING',
+        `The ${input.kind} is still being processed; retry with the same Idempotency-Key or read the transaction later`,
+        { transaction_id: input.transactionId, ...(input.refundId ? { refund_id: input.refundId } : {}) },
+      );
+    }
+    throw new ApiError(
+      502,
+      'external_service_error',
+      'OPERATION_UNAVAILABLE',
+      `The ${input.kind} could not be completed right now`,
+    );
+  }
+}
+
+// ── Card verification (browser-session enrolment) ───────────────────────────────────────────────────────────
+
+/** A token being verified is claimed under its verification workflow's id (card_tokens.used_by). */
+export { cardVerificationWorkflowId };
+
+/** Runs (or joins: a retry gets the same verification's result) the card's zero-amount verification. */
+export async function runCardVerification(
+  client: Client,
+  input: CardVerificationInput,
+  waitMs: number,
+): Promise<CardVerificationResult> {
+  try {
+    return await withWorkflowDeadline(client, waitMs, () =>
+      startOrJoin(client, cardVerificationWorkflow, {
+        workflowId: cardVerificationWorkflowId(input.tokenId),
+        taskQueue: TASK_QUEUES.payments,
+        args: [input],
+        workflowExecutionTimeout: '1 minute',
+        typedSearchAttributes: [{ key: SA.MerchantId, value: input.merchantId }],
+      }),
+    );
+  } catch {
+    // The workflow failed, or gave no answer in time (worker down, timeout): nothing about the card is known here.
+    throw new ApiError(
+      502,
+      'external_service_error',
+      'VERIFICATION_UNAVAILABLE',
+      'The card could not be verified right now; try again shortly',
+    );
+  }
+}
+
+// ── Connector credential check (organization Dashboard "test connection") ─────────────────────────────────────
+
+/** Runs the provider's credentials check for the connector in a workflow and waits for its verdict. */
+export async function runCredentialCheck(
+  client: Client,
+  input: CredentialCheckInput,
+  waitMs: number,
+): Promise<CredentialCheckResult> {
+  try {
+    return await withWorkflowDeadline(client, waitMs, () =>
+      client.workflow.execute(connectorCredentialCheckWorkflow, {
+        // A fresh id per click: each test is a new check, never the answer of an earlier one.
+        workflowId: connectorCredentialCheckWorkflowId(input.connectorId, randomBase62(12)),
+        taskQueue: TASK_QUEUES.payments,
+        args: [input],
+        workflowExecutionTimeout: '1 minute',
+        staticSummary: `Credentials check of connector ${input.connectorId}`,
+        typedSearchAttributes: [{ key: SA.MerchantId, value: input.merchantId }],
+      }),
+    );
+  } catch {
+    // The worker is down, the check outlived its deadline, or the connector vanished meanwhile.
+    throw new ApiError(
+      502,
+      'external_service_error',
+      'CREDENTIAL_CHECK_UNAVAILABLE',
+      'The credentials could not be checked right now; try again shortly',
+    );
+  }
+}
