@@ -3,6 +3,9 @@
  * refresh (path decided here: POST /auth/refresh). Credential exchange is by request body; the rest takes a
  * Dashboard access token of the matching Dashboard.
  */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { DashboardConfig } from '../../../domain/platform/config';
 import { defineRoute } from '../../http/define-route';
 import type { DashboardRequirement } from '../../http/dashboard-auth';
 import {
@@ -54,52 +57,66 @@ const forgotRoute = (path: string, identity: DashboardIdentity, who: string) =>
   });
 
 const tags = ['Dashboard sign-in'];
+
+type LoginBodyWithIp = { email: string; password: string; ip: string };
+
+/** A login for one identity: credentials in the body, the identity's own login answer. */
+const loginRoute = <T extends TSchema>(
+  path: string,
+  summary: string,
+  response: T,
+  login: (em: EntityManager, config: DashboardConfig, input: LoginBodyWithIp) => Promise<Static<T>>,
+) =>
+  defineRoute({
+    method: 'post',
+    path,
+    summary,
+    tags,
+    auth: 'none',
+    body: LoginBody,
+    responses: { 200: response },
+    envelope: 'bare',
+    ownTransactions: true,
+    async handler({ em, deps, body, client }) {
+      return { status: 200, data: await login(em, deps.config.dashboard, { ...body, ip: client.ip }) };
+    },
+  });
+
+/** Change-password for an identity whose answer is empty (platform and organization users). */
+const changePasswordRoute = (path: string, identity: 'admin' | 'organization', summary: string) =>
+  defineRoute({
+    method: 'post',
+    path,
+    summary,
+    tags,
+    auth: 'none',
+    body: ChangePasswordBody,
+    responses: { 200: EmptySchema },
+    envelope: 'bare',
+    ownTransactions: true,
+    async handler({ em, deps, body, client }) {
+      await changePassword(em, deps.config.dashboard, identity, { ...body, ip: client.ip });
+      return { status: 200, data: {} };
+    },
+  });
+
 const merchantUser: DashboardRequirement = { dashboard: ['merchant'] };
 const organizationUser: DashboardRequirement = { dashboard: ['organization'] };
 
 export const authRoutes = [
-  defineRoute({
-    method: 'post',
-    path: '/auth/login',
-    summary: 'Platform users (super admin, platform admin, support): sign in',
-    tags,
-    auth: 'none',
-    body: LoginBody,
-    responses: { 200: AdminLoginSchema },
-    envelope: 'bare',
-    ownTransactions: true,
-    async handler({ em, deps, body, client }) {
-      return { status: 200, data: await loginAdmin(em, deps.config.dashboard, { ...body, ip: client.ip }) };
-    },
-  }),
-  defineRoute({
-    method: 'post',
-    path: '/auth/organization/login',
-    summary: 'Organization users: sign in (the session starts in the first organization; switch to change it)',
-    tags,
-    auth: 'none',
-    body: LoginBody,
-    responses: { 200: OrganizationLoginSchema },
-    envelope: 'bare',
-    ownTransactions: true,
-    async handler({ em, deps, body, client }) {
-      return { status: 200, data: await loginOrganization(em, deps.config.dashboard, { ...body, ip: client.ip }) };
-    },
-  }),
-  defineRoute({
-    method: 'post',
-    path: '/auth/merchant/login',
-    summary: 'Merchant users: sign in',
-    tags,
-    auth: 'none',
-    body: LoginBody,
-    responses: { 200: MerchantLoginSchema },
-    envelope: 'bare',
-    ownTransactions: true,
-    async handler({ em, deps, body, client }) {
-      return { status: 200, data: await loginMerchant(em, deps.config.dashboard, { ...body, ip: client.ip }) };
-    },
-  }),
+  loginRoute(
+    '/auth/login',
+    'Platform users (super admin, platform admin, support): sign in',
+    AdminLoginSchema,
+    loginAdmin,
+  ),
+  loginRoute(
+    '/auth/organization/login',
+    'Organization users: sign in (the session starts in the first organization; switch to change it)',
+    OrganizationLoginSchema,
+    loginOrganization,
+  ),
+  loginRoute('/auth/merchant/login', 'Merchant users: sign in', MerchantLoginSchema, loginMerchant),
   defineRoute({
     method: 'post',
     path: '/auth/refresh',
@@ -181,21 +198,11 @@ export const authRoutes = [
       };
     },
   }),
-  defineRoute({
-    method: 'post',
-    path: '/auth/change-password',
-    summary: 'Platform users: change the password (required when must_change_password is true)',
-    tags,
-    auth: 'none',
-    body: ChangePasswordBody,
-    responses: { 200: EmptySchema },
-    envelope: 'bare',
-    ownTransactions: true,
-    async handler({ em, deps, body, client }) {
-      await changePassword(em, deps.config.dashboard, 'admin', { ...body, ip: client.ip });
-      return { status: 200, data: {} };
-    },
-  }),
+  changePasswordRoute(
+    '/auth/change-password',
+    'admin',
+    'Platform users: change the password (required when must_change_password is true)',
+  ),
   defineRoute({
     method: 'post',
     path: '/auth/merchant/change-password',
@@ -218,21 +225,11 @@ export const authRoutes = [
       };
     },
   }),
-  defineRoute({
-    method: 'post',
-    path: '/auth/organization/change-password',
-    summary: 'Organization users: change the password; every session of the account is revoked',
-    tags,
-    auth: 'none',
-    body: ChangePasswordBody,
-    responses: { 200: EmptySchema },
-    envelope: 'bare',
-    ownTransactions: true,
-    async handler({ em, deps, body, client }) {
-      await changePassword(em, deps.config.dashboard, 'organization', { ...body, ip: client.ip });
-      return { status: 200, data: {} };
-    },
-  }),
+  changePasswordRoute(
+    '/auth/organization/change-password',
+    'organization',
+    'Organization users: change the password; every session of the account is revoked',
+  ),
   forgotRoute('/auth/forgot-password', 'admin', 'Platform users'),
   forgotRoute('/auth/merchant/forgot-password', 'merchant', 'Merchant users'),
   forgotRoute('/auth/organization/forgot-password', 'organization', 'Organization users'),

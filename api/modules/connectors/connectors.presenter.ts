@@ -1,5 +1,7 @@
 /** Document 3's Connector. Credentials and secrets are never read here; has_webhook_secret says only whether one exists. */
 import type { MerchantConnector } from '../../../db/entities';
+import { webhookUrlOf } from '../../../domain/connectors/connectors.secrets';
+import type { AppDeps } from '../../deps';
 
 export function presentConnector(connector: MerchantConnector, webhookUrl: string | null) {
   return {
@@ -18,3 +20,7 @@ export function presentConnector(connector: MerchantConnector, webhookUrl: strin
     config: connector.config,
   };
 }
+
+/** The presenter with the connector's webhook URL filled in from the app's settings. */
+export const connectorPresenter = (deps: AppDeps) => (connector: MerchantConnector) =>
+  presentConnector(connector, webhookUrlOf(connector, deps.config.encryptionKeys, deps.config.publicBaseUrl));

@@ -12,17 +12,15 @@ import {
   MerchantParams,
   UpdateConnectorBody,
 } from './connectors.schema';
-import { presentConnector } from './connectors.presenter';
-import { webhookUrlOf } from '../../../domain/connectors/connectors.secrets';
+import { connectorPresenter } from './connectors.presenter';
 import {
   createConnector,
   deleteConnector,
   getConnector,
   listConnectors,
   updateConnector,
-  type ConnectorContext,
+  connectorContext,
 } from './connectors.service';
-import type { MerchantConnector } from '../../../db/entities';
 import { signalBillingResumed } from '../../temporal';
 import { liveSubscriptionIds } from '../subscriptions/subscriptions.service';
 
@@ -31,19 +29,8 @@ const keys = ['merchant', 'organization'] as const;
 const write = { keys, scopes: ['connectors:write'] } as const;
 const read = { keys, scopes: ['connectors:read'] } as const;
 
-const contextOf = (deps: AppDeps, auth: ApiKeyAuth): ConnectorContext => ({
-  keys: deps.config.encryptionKeys,
-  organizationId: auth.organizationId,
-  actor: actorOf(auth),
-  sandbox: {
-    sandboxUrl: deps.config.sandboxUrl,
-    publicBaseUrl: deps.config.publicBaseUrl,
-    keys: deps.config.encryptionKeys,
-    logger: deps.logger,
-  },
-});
-const present = (deps: AppDeps) => (connector: MerchantConnector) =>
-  presentConnector(connector, webhookUrlOf(connector, deps.config.encryptionKeys, deps.config.publicBaseUrl));
+const contextOf = (deps: AppDeps, auth: ApiKeyAuth) => connectorContext(deps, auth.organizationId, actorOf(auth));
+const present = connectorPresenter;
 
 export const connectorRoutes = [
   defineRoute({

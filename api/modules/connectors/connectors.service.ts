@@ -6,6 +6,7 @@
 import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
+import type { AppDeps } from '../../deps';
 import {
   MerchantConnectorSchema,
   RoutingNodeSchema,
@@ -33,6 +34,19 @@ import type { CreateConnectorBody, UpdateConnectorBody } from './connectors.sche
 
 type CreateInput = Static<typeof CreateConnectorBody>;
 type UpdateInput = Static<typeof UpdateConnectorBody>;
+
+/** The context a connector route hands the service: who acts, in which organization, with the app's settings. */
+export const connectorContext = (deps: AppDeps, organizationId: string, actor: Actor): ConnectorContext => ({
+  keys: deps.config.encryptionKeys,
+  organizationId,
+  actor,
+  sandbox: {
+    sandboxUrl: deps.config.sandboxUrl,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    keys: deps.config.encryptionKeys,
+    logger: deps.logger,
+  },
+});
 
 export interface ConnectorContext {
   keys: Keyring;

@@ -9,17 +9,15 @@ import type { DashboardRequirement, DashboardSession } from '../../http/dashboar
 import { defineRoute } from '../../http/define-route';
 import { offsetOf, pagination } from '../../http/pagination';
 import { runCredentialCheck } from '../../temporal';
-import { webhookUrlOf } from '../../../domain/connectors/connectors.secrets';
-import type { MerchantConnector } from '../../../db/entities';
 import { ConnectorObject, UpdateConnectorBody } from './connectors.schema';
-import { presentConnector } from './connectors.presenter';
+import { connectorPresenter } from './connectors.presenter';
 import {
   createConnector,
   deleteConnector,
   getConnector,
   listConnectors,
   updateConnector,
-  type ConnectorContext,
+  connectorContext,
 } from './connectors.service';
 import { listReceipts } from '../../../db/repositories/provider-webhook-receipts.repository';
 import {
@@ -43,19 +41,9 @@ import { presentInboundWebhook, presentInvalidWebhook } from './webhook-receipts
 const tags = ['Organization Dashboard: connectors'];
 const auth: DashboardRequirement = { dashboard: ['organization'], tenant: 'organization' };
 
-const contextOf = (deps: AppDeps, organizationId: string, session: DashboardSession): ConnectorContext => ({
-  keys: deps.config.encryptionKeys,
-  organizationId,
-  actor: { type: 'dashboard_user', id: session.userId },
-  sandbox: {
-    sandboxUrl: deps.config.sandboxUrl,
-    publicBaseUrl: deps.config.publicBaseUrl,
-    keys: deps.config.encryptionKeys,
-    logger: deps.logger,
-  },
-});
-const present = (deps: AppDeps) => (connector: MerchantConnector) =>
-  presentConnector(connector, webhookUrlOf(connector, deps.config.encryptionKeys, deps.config.publicBaseUrl));
+const contextOf = (deps: AppDeps, organizationId: string, session: DashboardSession) =>
+  connectorContext(deps, organizationId, { type: 'dashboard_user', id: session.userId });
+const present = connectorPresenter;
 
 export const orgConnectorRoutes = [
   defineRoute({
