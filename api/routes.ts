@@ -23,6 +23,7 @@ import { eventRoutes } from './modules/events/events.routes';
 import { transactionRoutes } from './modules/transactions/transactions.routes';
 import { orderRoutes } from './modules/orders/orders.routes';
 import { subscriptionRoutes } from './modules/subscriptions/subscriptions.routes';
+import { dashboardSubscriptionRoutes } from './modules/subscriptions/dashboard-subscriptions.routes';
 
 export const ROUTES: readonly AnyRoute[] = [
   ...healthRoutes,
@@ -48,4 +49,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...transactionRoutes,
   ...orderRoutes,
   ...subscriptionRoutes,
+  ...dashboardSubscriptionRoutes,
 ];
