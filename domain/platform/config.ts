@@ -81,6 +81,13 @@ export interface DashboardConfig {
   readonly resetTokenSeconds: number;
   /** Where links in e-mails point (the Dashboard web app), without a trailing slash. */
   readonly appUrl: string;
+  /**
+   * Organization connector credential checks (each is an authenticated call to the provider), per window: per
+   * connector and per organization (then 429).
+   */
+  readonly credentialChecksPerConnector: number;
+  readonly credentialChecksPerOrganization: number;
+  readonly credentialCheckWindowSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -219,6 +226,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       forgotPerIp: int(env, 'FORGOT_PASSWORD_PER_IP', 20),
       resetTokenSeconds: int(env, 'PASSWORD_RESET_TOKEN_SECONDS', 30 * 60),
       appUrl: url(env, 'DASHBOARD_URL', env.PUBLIC_BASE_URL || 'http://localhost:3000'),
+      credentialChecksPerConnector: int(env, 'CREDENTIAL_CHECKS_PER_CONNECTOR', 5),
+      credentialChecksPerOrganization: int(env, 'CREDENTIAL_CHECKS_PER_ORGANIZATION', 30),
+      credentialCheckWindowSeconds: 600,
     }),
     mail: Object.freeze({
       smtpUrl: smtpUrl(env, appEnv),

@@ -172,6 +172,37 @@ describe('Organization Dashboard connectors', () => {
       expect(text).to.not.match(/sk_test_Plain/);
     });
 
+    it('rate limit: 429 past the per-connector budget, then past the per-organization budget', async function () {
+      this.timeout(60_000);
+      const fresh = await createTenant();
+      const freshHeaders = await organizationSession(fresh);
+      const first = await postConnector(fresh, 'provider_a');
+      const second = await postConnector(fresh, 'provider_b');
+      const { config } = stack();
+      let app: RunningApi | undefined;
+      try {
+        app = await startApi(
+          {
+            ...config,
+            dashboard: { ...config.dashboard, credentialChecksPerConnector: 2, credentialChecksPerOrganization: 3 },
+          },
+          0,
+        );
+        const check = (id: string) =>
+          api.post(`/org/connectors/${id}/test`, { headers: freshHeaders, baseUrl: app?.url });
+        for (let i = 0; i < 2; i++) expect((await check(first.id)).status).to.equal(200);
+        const perConnector = expectError(await check(first.id), 429, 'rate_limit_error', 'RATE_LIMIT_EXCEEDED');
+        expect(perConnector.message).to.match(/connector/);
+        // A refused check does not spend the organization's budget: the second connector gets the third check.
+        expect((await check(second.id)).status).to.equal(200);
+        const refused = await check(second.id);
+        expect(expectError(refused, 429, 'rate_limit_error', 'RATE_LIMIT_EXCEEDED').message).to.match(/organization/);
+        expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 600);
+      } finally {
+        await app?.stop();
+      }
+    });
+
     it('502 CREDENTIAL_CHECK_UNAVAILABLE when no worker answers in time', async function () {
       this.timeout(60_000);
       const connector = await postConnector(tenant, 'provider_a');

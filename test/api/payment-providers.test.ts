@@ -4,6 +4,7 @@ import { api } from '../helpers/http';
 import { createTenant, keyWithScopes, type Tenant } from '../helpers/factories';
 import { expectError } from '../helpers/envelope';
 import { ACTIVE_SLUGS, connectorBody, validCredentials } from '../helpers/connectors';
+import { bearer, createMerchantUser, createOrganizationUser, signIn } from '../helpers/dashboard';
 
 const SUMMARY_KEYS = [
   'id',
@@ -244,5 +245,46 @@ describe('Payment provider catalog: credential fields and webhook secret format 
     const doc = (await api.get('/openapi.json')).body;
     const text = JSON.stringify(doc);
     expect(text).to.include('credential_schemas').and.include('webhook_secret_format');
+  });
+});
+
+describe('GET /api/v1/org/payment-providers (organization Dashboard)', () => {
+  it('serves the same catalog to an organization session (x-organization-id); API keys and merchant tokens are 401', async () => {
+    const tenant = await createTenant();
+    const user = await createOrganizationUser([tenant.organization_id]);
+    const session = bearer((await signIn('organization', user)).access_token as string, {
+      'x-organization-id': tenant.organization_id,
+    });
+    const list = await api.get('/org/payment-providers', { headers: session });
+    expect(list.status, list.text).to.equal(200);
+    const byKey = await api.get('/payment-providers', { key: tenant.merchant_secret_key });
+    expect(list.body).to.deep.equal(byKey.body);
+    const one = await api.get('/org/payment-providers/provider_c', { headers: session });
+    expect(one.status, one.text).to.equal(200);
+    expect(Object.keys(one.body).sort()).to.deep.equal([...ENTRY_KEYS].sort());
+    expect(one.body.credential_schemas).to.have.all.keys(['api_key', 'oauth2']);
+    expectError(await api.get('/org/payment-providers/pp_nope', { headers: session }), 404, 'not_found_error');
+
+    expectError(await api.get('/org/payment-providers', { key: tenant.merchant_secret_key }), 401);
+    const merchantUser = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
+    const merchantToken = (await signIn('merchant', merchantUser)).access_token as string;
+    expect(
+      (
+        await api.get('/org/payment-providers', {
+          headers: bearer(merchantToken, { 'x-merchant-id': tenant.merchant_id }),
+        })
+      ).status,
+    ).to.equal(401);
+    expect(
+      (await api.get('/org/payment-providers', { headers: { authorization: session.authorization } })).status,
+    ).to.equal(400);
+  });
+
+  it('/payment-providers itself takes API keys only (Document 3): a Dashboard token is 401', async () => {
+    const tenant = await createTenant();
+    const user = await createOrganizationUser([tenant.organization_id]);
+    const token = (await signIn('organization', user)).access_token as string;
+    const res = await api.get('/payment-providers', { headers: bearer(token) });
+    expectError(res, 401, 'authentication_error');
   });
 });

@@ -35,6 +35,7 @@ import {
   organizationMerchant,
   organizationMerchantIds,
   receivedRange,
+  spendCredentialCheck,
 } from './org-connectors.service';
 import { presentInboundWebhook, presentInvalidWebhook } from './webhook-receipts.presenter';
 
@@ -133,7 +134,7 @@ export const orgConnectorRoutes = [
     method: 'post',
     path: '/org/connectors/:connector_id/test',
     summary:
-      "Check the stored credentials with the provider's own check (run by a worker); 502 CREDENTIAL_CHECK_UNAVAILABLE when no verdict came",
+      "Check the stored credentials with the provider's own check (run by a worker); 502 CREDENTIAL_CHECK_UNAVAILABLE when no verdict came; 429 past the per-connector or per-organization budget",
     tags,
     auth,
     params: OrgConnectorParams,
@@ -142,6 +143,7 @@ export const orgConnectorRoutes = [
     waitsOnWorkflow: true,
     async handler({ em, organizationId, params, deps }) {
       const merchantId = await merchantOfConnector(em, organizationId, params.connector_id);
+      await spendCredentialCheck(em, deps.config.dashboard, organizationId, params.connector_id);
       const verdict = await runCredentialCheck(
         deps.temporal.client,
         { merchantId, connectorId: params.connector_id },

@@ -4,7 +4,9 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MerchantConnectorSchema, MerchantSchema } from '../../../db/entities';
+import type { DashboardConfig } from '../../../domain/platform/config';
 import { errors } from '../../../domain/platform/errors';
+import { consumeRateLimit } from '../../http/rate-limit';
 
 /** The merchant_id, checked to be one of the organization's merchants. */
 export async function organizationMerchant(
@@ -43,4 +45,35 @@ export function receivedRange(query: { from?: string; to?: string }): { from?: D
   const to = query.to ? new Date(query.to) : undefined;
   if (from && to && from > to) throw errors.invalidValue('to', 'must not be before from');
   return { from, to };
+}
+
+/**
+ * Spends one credential check of the connector's and of the organization's budget (429 past either). Each check is
+ * an authenticated call to the provider: unbounded, a session could hammer a provider with the merchant's
+ * credentials (and get them throttled or flagged there) or run up a worker queue.
+ */
+export async function spendCredentialCheck(
+  em: EntityManager,
+  config: DashboardConfig,
+  organizationId: string,
+  connectorId: string,
+): Promise<void> {
+  const budgets = [
+    {
+      bucket: `credential-check:connector:${connectorId}`,
+      limit: config.credentialChecksPerConnector,
+      of: 'connector',
+    },
+    {
+      bucket: `credential-check:organization:${organizationId}`,
+      limit: config.credentialChecksPerOrganization,
+      of: 'organization',
+    },
+  ];
+  for (const budget of budgets) {
+    const state = await consumeRateLimit(em, budget.bucket, budget.limit, config.credentialCheckWindowSeconds);
+    if (state.exceeded) {
+      throw errors.rateLimited(state.resetSeconds, `Too many credential checks for this ${budget.of}; try again later`);
+    }
+  }
 }

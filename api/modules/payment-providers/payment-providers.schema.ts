@@ -8,6 +8,7 @@ export const PaymentProviderParams = StrictObject({
 });
 
 export const ListPaymentProvidersQuery = StrictObject({ ...PaginationQuery, merchant_id: MerchantIdField });
+export const ListOrgPaymentProvidersQuery = StrictObject({ ...PaginationQuery });
 export const GetPaymentProviderQuery = StrictObject({ merchant_id: MerchantIdField });
 
 const AuthMethods = Nullable(Type.Array(StringEnum(['api_key', 'oauth2'])));
