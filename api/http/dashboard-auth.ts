@@ -107,17 +107,26 @@ export function looksLikeJwt(token: string): boolean {
   return /^eyJ[\w-]*\.[\w-]+\.[\w-]+$/.test(token);
 }
 
-/** The merchant or organization named by the tenant header, checked against the user's active memberships. */
+/** Reads (GET) are open to every role; a change needs an owner or admin: a viewer looks, nothing more. */
+export type TenantAccess = 'read' | 'write';
+
+/**
+ * The merchant or organization named by the tenant header, checked against the user's active memberships and,
+ * for `write` access, the membership's role.
+ */
 export async function resolveDashboardTenant(
   em: EntityManager,
   session: DashboardSession,
   tenant: 'merchant' | 'organization',
   header: (name: string) => string | undefined,
+  access: TenantAccess = 'read',
 ): Promise<string> {
   const name = tenant === 'merchant' ? 'x-merchant-id' : 'x-organization-id';
   const requested = header(name)?.trim();
   if (!requested) throw errors.validation({ [name]: ['is required'] }, `The ${name} header is required`);
   const denied = () => errors.forbidden(`You are not a member of this ${tenant}`);
+  const readOnly = () =>
+    errors.forbidden(`Your role on this ${tenant} is viewer (read-only); ask an owner or admin to make this change`);
   if (tenant === 'merchant') {
     if (session.identity !== 'merchant') throw denied();
     const member = await em.findOne(MerchantMemberSchema, {
@@ -126,17 +135,19 @@ export async function resolveDashboardTenant(
       status: 'active',
     });
     if (!member || (await em.count(MerchantSchema, { id: requested })) === 0) throw denied();
+    if (access === 'write' && member.role === 'viewer') throw readOnly();
     return requested;
   }
   if (session.identity !== 'organization') throw denied();
   if (requested !== session.organizationId) {
     throw errors.forbidden('The token is for another organization; switch organization first');
   }
-  const member = await em.count(OrganizationMemberSchema, {
+  const member = await em.findOne(OrganizationMemberSchema, {
     organizationId: requested,
     userId: session.userId,
     status: 'active',
   });
-  if (member === 0) throw denied();
+  if (!member) throw denied();
+  if (access === 'write' && member.role === 'viewer') throw readOnly();
   return requested;
 }

@@ -205,6 +205,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
         session,
         dashboard.tenant,
         (name) => ctx.get(name) || undefined,
+        route.method === 'get' ? 'read' : 'write',
       );
       if (dashboard.tenant === 'merchant') merchantId = tenantId;
       else organizationId = tenantId;

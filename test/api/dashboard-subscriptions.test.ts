@@ -81,6 +81,18 @@ describe('Dashboard subscriptions', () => {
     expect(list.body.data.map((x: any) => x.id)).to.not.include(other.state.subscriptionId);
   });
 
+  it('a viewer reads but cannot change: pause by a viewer is 403 and the subscription stays active', async () => {
+    const s = await running();
+    const viewer = await createMerchantUser(s.sub.tenant.organization_id, [s.sub.tenant.merchant_id], {
+      role: 'viewer',
+    });
+    const token = (await signIn('merchant', viewer)).access_token as string;
+    const headers = bearer(token, { 'x-merchant-id': s.sub.tenant.merchant_id });
+    expect((await api.get(path(s), { headers })).status).to.equal(200);
+    expectError(await api.post(path(s, '/pause'), { headers, body: {} }), 403, 'authorization_error');
+    expect((await api.get(path(s), { headers: s.headers })).body.status).to.equal('active');
+  });
+
   it('membership is required: 403 for a non-member, a pending member and another merchant of the organization; 400 without x-merchant-id', async () => {
     const s = await running();
     const sibling = await addMerchant(s.sub.tenant);

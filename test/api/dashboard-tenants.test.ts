@@ -72,4 +72,49 @@ describe('Dashboard tenant headers', () => {
     ]);
     expect(await resolve(first.organization_id)).to.equal(403);
   });
+
+  it('a viewer reads but cannot change: write access on either Dashboard is 403 for the viewer role', async () => {
+    const tenant = await createTenant();
+    const viewer = await createMerchantUser(tenant.organization_id, [tenant.merchant_id], { role: 'viewer' });
+    const admin = await createMerchantUser(tenant.organization_id, [tenant.merchant_id], { role: 'admin' });
+    const merchantSession = (userId: string): DashboardSession => ({
+      identity: 'merchant',
+      userId,
+      sessionId: 'rtf_x',
+      organizationId: null,
+    });
+    const onMerchant = (userId: string, access: 'read' | 'write') =>
+      statusOf(
+        resolveDashboardTenant(
+          em(),
+          merchantSession(userId),
+          'merchant',
+          headers({ 'x-merchant-id': tenant.merchant_id }),
+          access,
+        ),
+      );
+    expect(await onMerchant(viewer.id, 'read')).to.equal(tenant.merchant_id);
+    expect(await onMerchant(viewer.id, 'write')).to.equal(403);
+    expect(await onMerchant(admin.id, 'write')).to.equal(tenant.merchant_id);
+
+    const orgViewer = await createOrganizationUser([tenant.organization_id], { role: 'viewer' });
+    const orgSession: DashboardSession = {
+      identity: 'organization',
+      userId: orgViewer.id,
+      sessionId: 'rtf_x',
+      organizationId: tenant.organization_id,
+    };
+    const onOrganization = (access: 'read' | 'write') =>
+      statusOf(
+        resolveDashboardTenant(
+          em(),
+          orgSession,
+          'organization',
+          headers({ 'x-organization-id': tenant.organization_id }),
+          access,
+        ),
+      );
+    expect(await onOrganization('read')).to.equal(tenant.organization_id);
+    expect(await onOrganization('write')).to.equal(403);
+  });
 });
