@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { vaultSettingsOf } from '../../activities/vault/settings';
-import { TransactionSchema } from '../../db/entities';
+import { EventSchema, TransactionSchema } from '../../db/entities';
 import {
   subscriptionWorkflow,
   subscriptionWorkflowId,
@@ -17,6 +17,7 @@ import {
 import { useTimeSkipping } from '../helpers/time-skipping';
 import { stack } from '../helpers/stack';
 import { accountOf, ledger } from '../helpers/sandbox';
+import { override } from '../helpers/transactions';
 import { storedSubscription, subscribed, type Subscribed } from '../helpers/subscriptions';
 
 const DAY = 86_400_000;
@@ -65,6 +66,42 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
     const [first, renewed] = await authorizations(sub);
     expect(first.mit_reference, 'the first charge is customer-initiated').to.equal(null);
     expect([renewed.reference, renewed.mit_reference]).to.deep.equal([renewal.id, stored.initialNetworkTransactionId]);
+    await handle.terminate();
+  });
+
+  const actionRequired = (sub: Subscribed) =>
+    stack()
+      .orm.em.fork()
+      .find(EventSchema, { merchantId: sub.tenant.merchant_id, type: 'payment_method.action_required' })
+      .then((rows) => rows.map((row) => row.data));
+
+  it('a renewal declined as card gone (stolen) emits payment_method.action_required once, naming the card and subscription', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow());
+    await override(sub.connector, 'stolen_card', 1);
+    const handle = await start(sub);
+    await (await worker()).runUntil(server.env.sleep(31 * DAY + 3_600_000));
+    const [renewal] = await renewals(sub);
+    const events = await actionRequired(sub);
+    expect(events).to.have.length(1);
+    expect(events[0]).to.deep.include({ id: sub.instrumentId, customer_id: sub.customerId, last4: '4242' });
+    expect(events[0].action_required).to.deep.equal({
+      reason: 'stolen_card',
+      subscription_id: sub.state.subscriptionId,
+      order_id: renewal.orderId,
+    });
+    expect(JSON.stringify(events[0])).to.not.include('4242424242424242');
+    await handle.terminate();
+  });
+
+  it('a renewal declined for a reason that is not the card (do_not_honor) emits no payment_method.action_required', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow());
+    await override(sub.connector, 'do_not_honor', 1);
+    const handle = await start(sub);
+    await (await worker()).runUntil(server.env.sleep(31 * DAY + 3_600_000));
+    expect((await storedSubscription(sub.state.subscriptionId)).status).to.equal('dunning');
+    expect(await actionRequired(sub)).to.deep.equal([]);
     await handle.terminate();
   });
 });
