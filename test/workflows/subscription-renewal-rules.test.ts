@@ -12,8 +12,16 @@ import { EventSchema, TransactionSchema } from '../../db/entities';
 import {
   subscriptionWorkflow,
   subscriptionWorkflowId,
+  viewQuery,
   type SubscriptionWorkflowInput,
 } from '../../workflows/subscription';
+import { chargeWorkflow, chargeWorkflowId } from '../../workflows/charge';
+import type { ChargeInput } from '../../workflows/lib/charge-types';
+import { idFromSeed, newId } from '../../domain/platform/ids';
+import { createTenant } from '../helpers/factories';
+import { cascade } from '../helpers/transactions';
+import { createCustomer, saveCard } from '../helpers/vault';
+import { createOffer } from '../helpers/catalog';
 import { useTimeSkipping } from '../helpers/time-skipping';
 import { stack } from '../helpers/stack';
 import { accountOf, ledger } from '../helpers/sandbox';
@@ -26,7 +34,7 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
   const taskQueue = 'test-subscription-renewal-rules';
   const server = useTimeSkipping();
 
-  const worker = () =>
+  const worker = (dunningScheduleDays?: number[]) =>
     Worker.create({
       connection: server.env.nativeConnection,
       taskQueue,
@@ -35,6 +43,7 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
         orm: stack().orm,
         rateLimitWindowSeconds: 60,
         vault: vaultSettingsOf(stack().config),
+        dunningScheduleDays,
       }),
     });
   const serverNow = async () => new Date(Number(await server.env.currentTimeMs()));
@@ -103,5 +112,78 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
     expect((await storedSubscription(sub.state.subscriptionId)).status).to.equal('dunning');
     expect(await actionRequired(sub)).to.deep.equal([]);
     await handle.terminate();
+  });
+
+  it('dunning schedule is the deployment setting: the first charge hands it to the new subscription workflow as input', async function () {
+    this.timeout(60_000);
+    const tenant = await createTenant();
+    const [connector] = await cascade(tenant, ['provider_a']);
+    const customerId = await createCustomer(tenant);
+    const card = await saveCard(tenant, customerId);
+    const { offer, product } = await createOffer(tenant.merchant_id, {
+      prices: [{ currency: 'USD', amount: 999, isDefault: true }],
+    });
+    const transactionId = newId('tx');
+    const input: ChargeInput = {
+      transactionId,
+      orderId: newId('ord'),
+      organizationId: tenant.organization_id,
+      merchantId: tenant.merchant_id,
+      paymentMethod: 'credit_card',
+      chargeType: 'payment',
+      country: 'US',
+      amount: 999,
+      currency: 'USD',
+      capture: true,
+      walletType: null,
+      installments: null,
+      riskScore: null,
+      customerId,
+      cardTokenId: null,
+      paymentInstrumentId: card.id,
+      checkoutSessionId: null,
+      externalOrderId: null,
+      metadata: null,
+      cardBrand: null,
+      binCountry: null,
+      order: {
+        orderType: 'checkout',
+        recurrence: 'initial',
+        items: [
+          {
+            productId: product.id,
+            offerId: offer.id,
+            productName: product.name,
+            offerName: offer.name,
+            billingCycle: 'monthly',
+            cycleLimit: null,
+            isFirstCharge: true,
+            quantity: 1,
+            unitAmount: 999,
+            totalAmount: 999,
+            currency: 'USD',
+            installments: null,
+          },
+        ],
+      },
+    };
+    const subscription = server.env.client.workflow.getHandle(subscriptionWorkflowId(idFromSeed('sub', transactionId)));
+    const view = await (
+      await worker([2, 4])
+    ).runUntil(async () => {
+      const charged = await server.env.client.workflow.execute(chargeWorkflow, {
+        workflowId: chargeWorkflowId(transactionId),
+        taskQueue,
+        args: [input],
+      });
+      expect(charged.status).to.equal('authorized');
+      await override(connector, 'do_not_honor', 1);
+      await server.env.sleep(31 * DAY + 3_600_000);
+      return subscription.query(viewQuery);
+    });
+    expect(view.state.status).to.equal('dunning');
+    // The first retry two days after the failed renewal (the default would be one).
+    expect(Date.parse(view.nextWakeAt!) - Date.parse(view.state.dunningStartedAt!)).to.equal(2 * DAY);
+    await subscription.terminate();
   });
 });
