@@ -8,9 +8,9 @@ import { createOperationActivities } from './payments/operations';
 import { createReconcileActivities } from './payments/reconcile';
 import { createMailActivities, type MailDeps } from './mail';
 import { createConnectorActivities } from './connectors';
-import { createSubscriptionActivities } from './subscriptions';
+import { createSubscriptionActivities, type SubscriptionDeps } from './subscriptions';
 
-export type ActivityDeps = HousekeepingDeps & CheckoutDeps & WebhookDeps & VaultDeps & MailDeps;
+export type ActivityDeps = HousekeepingDeps & CheckoutDeps & WebhookDeps & VaultDeps & MailDeps & SubscriptionDeps;
 
 export function createActivities(deps: ActivityDeps) {
   return {

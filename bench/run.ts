@@ -21,6 +21,7 @@ import { machine, markdownTable, textTable, type Row } from './report';
 import { measureWebhookDeliveries, webhookReport } from './webhooks';
 import { transactionScenarios } from './transactions';
 import { isolationReport, measureChargesDuringHangingWebhooks } from './webhook-isolation';
+import { measureSubscriptions, subscriptionReport } from './subscriptions';
 
 function envInt(name: string, fallback: number, min: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -180,6 +181,7 @@ async function main(): Promise<void> {
         'measures the service, not 429s (the per-key counter upsert still runs on every request)',
     ];
     const webhooks = webhookReport(await measureWebhookDeliveries(api.url, log));
+    const subscriptions = subscriptionReport(await measureSubscriptions(log));
     // Last: its deliveries keep retrying against the closed endpoint until the stack stops.
     const isolation = isolationReport(await measureChargesDuringHangingWebhooks(api.url, log));
 
@@ -192,6 +194,7 @@ async function main(): Promise<void> {
         textTable(rows),
         '',
         ...webhooks.text,
+        ...subscriptions.text,
         ...isolation.text,
         '',
         ...warnings,
@@ -203,6 +206,8 @@ async function main(): Promise<void> {
         markdownTable(rows),
         '',
         ...webhooks.markdown,
+        '',
+        ...subscriptions.markdown,
         '',
         ...isolation.markdown,
         ...warnings.map((warning) => `\n**${warning}**`),

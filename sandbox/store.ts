@@ -88,6 +88,8 @@ export interface LedgerEntry {
   http_status: number | null;
   replayed: boolean;
   at: string;
+  /** provider_a: the network transaction id a merchant-initiated authorization referenced (mit_exemption). */
+  mit_reference?: string | null;
 }
 
 export interface WebhookEndpoint {

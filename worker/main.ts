@@ -39,6 +39,7 @@ export async function startWorker({ config, orm, workflowBundle }: WorkerOptions
     temporalClient: outbox.client,
     vault: vaultSettingsOf(config),
     mail: { smtpUrl: config.mail.smtpUrl, from: config.mail.from, keys: config.encryptionKeys },
+    dunningScheduleDays: config.subscriptions.dunningScheduleDays,
   });
   // One Worker per task queue, each with its own slots, so webhook deliveries never wait for charges or the other
   // way round. Both register everything: a workflow started on either queue before a deploy still finds a worker.

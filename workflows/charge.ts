@@ -129,6 +129,9 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
   return finish('failed');
 }
 
+/** Marks histories that read the deployment's subscription settings before starting the subscription workflow. */
+const SUBSCRIPTION_SETTINGS_PATCH = 'subscription-settings-input';
+
 /**
  * A paid first charge of a recurring offer starts its subscription: the activity writes it once (id derived from
  * the transaction), and the workflow subscription-<sub id> is started as an abandoned child — Temporal records the
@@ -137,9 +140,12 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
 async function startSubscription(transactionId: string): Promise<void> {
   const state = await db.createSubscriptionForCharge({ transactionId, at: new Date().toISOString() });
   if (!state) return;
+  // The deployment's dunning schedule, read once by an activity so the child's input (and this history) holds it.
+  // Charges recorded before the setting existed started their subscription without it (the workflow's default).
+  const settings = patched(SUBSCRIPTION_SETTINGS_PATCH) ? await db.subscriptionSettings() : null;
   await startChild(subscriptionWorkflow, {
     workflowId: subscriptionWorkflowId(state.subscriptionId),
-    args: [{ state }],
+    args: [{ state, ...(settings ? { dunningScheduleDays: settings.dunningScheduleDays } : {}) }],
     parentClosePolicy: ParentClosePolicy.ABANDON,
     typedSearchAttributes: [
       { key: SEARCH_ATTRIBUTE_KEYS.OrganizationId, value: state.organizationId },

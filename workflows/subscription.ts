@@ -110,6 +110,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       at: new Date().toISOString(),
       transition: move.transition,
       events: move.events,
+      actionRequired: move.actionRequired ?? null,
       dunningNextRetryAt: move.state.status === 'dunning' && wake ? wake.at.toISOString() : null,
     });
     state = move.state;
@@ -217,9 +218,16 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if (status === 'authorized') return write(chargeSucceeded(state, input.orderId, owed));
     const declineCode = await db.lastDeclineCode(input.transactionId);
     const move = chargeFailed(state, input.orderId, new Date(), schedule, declineCode);
-    // A card reported gone (stolen, lost, expired) is not retried: the remaining retries would decline too.
-    if (declineCode && CARD_GONE_CODES.has(declineCode) && move.state.status === 'dunning') {
-      return write({ ...move, state: { ...move.state, dunningAttempts: schedule.length - 1 } });
+    if (declineCode && CARD_GONE_CODES.has(declineCode)) {
+      // A card reported gone (stolen, lost, expired) needs the customer, whatever becomes of the subscription;
+      // the remaining retries would decline too, so only the last scheduled one is left for a new instrument.
+      const actionRequired = {
+        paymentInstrumentId: state.paymentInstrumentId,
+        reason: declineCode,
+        orderId: input.orderId,
+      };
+      if (move.state.status !== 'dunning') return write({ ...move, actionRequired });
+      return write({ ...move, state: { ...move.state, dunningAttempts: schedule.length - 1 }, actionRequired });
     }
     return write(move);
   };

@@ -262,6 +262,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
         errorCode: status === 'success' || status === 'pending' ? null : errorCode,
         message: result.rawMessage,
         providerReference: result.providerReference,
+        networkTransactionId: status === 'success' ? (result.networkTransactionId ?? null) : null,
       });
       return {
         outcome: result.outcome,

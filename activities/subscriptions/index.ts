@@ -17,10 +17,13 @@ import { applySubscriptionStep } from '../../domain/subscriptions/subscriptions.
 import { createSubscriptionForCharge } from '../../domain/subscriptions/subscriptions.first-charge';
 import { renewAtCycleLimit } from '../../domain/subscriptions/subscriptions.cycle-limit';
 import type { ChargeInput } from '../../workflows/lib/charge-types';
+import { DEFAULT_DUNNING_SCHEDULE_DAYS } from '../../workflows/lib/subscription-rules';
 import type { SubscriptionState, SubscriptionStep } from '../../workflows/lib/subscription-state';
 
 export interface SubscriptionDeps {
   orm: Orm;
+  /** The deployment's dunning schedule (config.subscriptions); the default 1, 3, 5, 7 days without one. */
+  dunningScheduleDays?: readonly number[];
 }
 
 export interface RenewalChargeRequest {
@@ -32,8 +35,13 @@ export interface RenewalChargeRequest {
   amount: number;
 }
 
-export function createSubscriptionActivities({ orm }: SubscriptionDeps) {
+export function createSubscriptionActivities({ orm, dunningScheduleDays }: SubscriptionDeps) {
   return {
+    /** The deployment's settings a new subscription workflow gets as input (recorded in its history once). */
+    async subscriptionSettings(): Promise<{ dunningScheduleDays: number[] }> {
+      return { dunningScheduleDays: [...(dunningScheduleDays ?? DEFAULT_DUNNING_SCHEDULE_DAYS)] };
+    },
+
     /**
      * The subscription of a paid recurring first charge (row, creation/trial_start transitions, subscription.created,
      * the transaction's subscription_id), once: its id derives from the transaction id. null when there is none.

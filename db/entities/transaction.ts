@@ -134,6 +134,8 @@ export interface TransactionAttempt {
   errorCode: string | null;
   errorMessage: string | null;
   providerReference: string | null;
+  /** The card network's id of an approved card attempt, when the provider returns it (merchant-initiated renewals). */
+  networkTransactionId: string | null;
 }
 
 export const TransactionAttemptSchema = new EntitySchema<TransactionAttempt>({
@@ -155,6 +157,7 @@ export const TransactionAttemptSchema = new EntitySchema<TransactionAttempt>({
     errorCode: { type: 'string', nullable: true },
     errorMessage: { type: 'text', nullable: true },
     providerReference: { type: 'string', nullable: true },
+    networkTransactionId: { type: 'string', nullable: true },
   },
 });
 

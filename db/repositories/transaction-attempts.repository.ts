@@ -37,7 +37,12 @@ export interface AttemptResultRow {
   errorCode: string | null;
   message: string | null;
   providerReference: string | null;
+  /** The card network's id of an approved attempt (kept for merchant-initiated renewals); absent = unchanged. */
+  networkTransactionId?: string | null;
 }
+
+/** Longest network transaction id kept (the column's check): a longer provider string is dropped, never an error. */
+const NETWORK_ID_MAX = 200;
 
 /** The provider's answer; error_category is the outcome for failures. A pending attempt stays unfinished. */
 export async function recordAttemptResult(
@@ -49,7 +54,8 @@ export async function recordAttemptResult(
   await em.execute(
     `update transaction_attempts set status = ?, outcome = ?,
        finished_at = case when ? = 'pending' then null else coalesce(finished_at, now()) end,
-       error_category = ?, error_code = ?, error_message = ?, provider_reference = ?
+       error_category = ?, error_code = ?, error_message = ?, provider_reference = ?,
+       network_transaction_id = coalesce(?, network_transaction_id)
      where transaction_id = ? and attempt_number = ?`,
     [
       result.status,
@@ -59,6 +65,9 @@ export async function recordAttemptResult(
       result.errorCode,
       result.message,
       result.providerReference,
+      result.networkTransactionId && result.networkTransactionId.length <= NETWORK_ID_MAX
+        ? result.networkTransactionId
+        : null,
       key.transactionId,
       key.attemptNumber,
     ],

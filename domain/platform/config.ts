@@ -5,6 +5,7 @@
 import { decodeMasterKey, keyring, type Keyring } from './crypto';
 import { loadVaultKeys, type VaultKeys } from './vault-keys';
 import { loadDashboardKeys, type DashboardKeys } from './dashboard-keys';
+import { DEFAULT_DUNNING_SCHEDULE_DAYS } from '../../workflows/lib/subscription-rules';
 
 export type AppEnv = 'local' | 'test' | 'production';
 
@@ -59,6 +60,13 @@ export interface Config {
   readonly dashboard: DashboardConfig;
   /** Outgoing e-mail (invitations, password resets): an smtp:// or smtps:// URL, and the From address. */
   readonly mail: { readonly smtpUrl: string; readonly from: string };
+  readonly subscriptions: {
+    /**
+     * Days after a failed renewal (dunning_started_at) of each retry; the last failure cancels. Handed to each new
+     * subscription workflow as input, so a running subscription keeps the schedule it started with.
+     */
+    readonly dunningScheduleDays: readonly number[];
+  };
 }
 
 /** Dashboard sessions (people): token lifetimes and sign-in throttles. */
@@ -152,6 +160,22 @@ function smtpUrl(env: NodeJS.ProcessEnv, appEnv: AppEnv): string {
   return raw;
 }
 
+/** SUBSCRIPTION_DUNNING_SCHEDULE_DAYS: 1 to 10 whole days, strictly increasing, at most 365 (default 1,3,5,7). */
+function dunningSchedule(env: NodeJS.ProcessEnv): readonly number[] {
+  const raw = env.SUBSCRIPTION_DUNNING_SCHEDULE_DAYS;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_DUNNING_SCHEDULE_DAYS;
+  const days = raw.split(',').map((part) => Number(part.trim()));
+  const valid =
+    days.length <= 10 &&
+    days.every((day, i) => Number.isInteger(day) && day >= 1 && day <= 365 && (i === 0 || day > days[i - 1]));
+  if (!valid) {
+    throw new ConfigError(
+      'SUBSCRIPTION_DUNNING_SCHEDULE_DAYS must be 1 to 10 comma-separated whole days (1-365), strictly increasing',
+    );
+  }
+  return Object.freeze(days);
+}
+
 function vaultKeys(env: NodeJS.ProcessEnv, masterKey: Buffer): VaultKeys {
   try {
     return loadVaultKeys(env, masterKey);
@@ -234,5 +258,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       smtpUrl: smtpUrl(env, appEnv),
       from: env.MAIL_FROM || 'Switchyard <no-reply@switchyard.local>',
     }),
+    subscriptions: Object.freeze({ dunningScheduleDays: dunningSchedule(env) }),
   });
 }

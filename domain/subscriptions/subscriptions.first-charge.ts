@@ -9,6 +9,7 @@ import {
   OrderSchema,
   ProductSchema,
   SubscriptionSchema,
+  TransactionAttemptSchema,
   TransactionSchema,
   type OrderItem,
   type Transaction,
@@ -27,6 +28,19 @@ async function recurringItemOf(em: EntityManager, orderId: string | null): Promi
 }
 
 /**
+ * The card network's transaction id of the charge's approved attempt (null when the provider gave none). A retried
+ * attempt replays at the provider under the same idempotency key, so this is the one id of the first charge.
+ */
+export async function networkTransactionIdOf(em: EntityManager, transactionId: string): Promise<string | null> {
+  const approved = await em.findOne(
+    TransactionAttemptSchema,
+    { transactionId, status: 'success' },
+    { orderBy: { attemptNumber: 'desc' } },
+  );
+  return approved?.networkTransactionId ?? null;
+}
+
+/**
  * Inside the finalizing transaction of a successful charge, before its token is spent: a recurring first charge
  * paid with a new card keeps that card as the customer's instrument, and the transaction names it.
  */
@@ -39,7 +53,7 @@ export async function keepChargedCard(em: EntityManager, tx: Transaction): Promi
     merchantId: tx.merchantId,
     customerId: tx.customerId,
     tokenId: tx.cardTokenId,
-    networkTransactionId: null,
+    networkTransactionId: await networkTransactionIdOf(em, tx.id),
     connectorId: tx.connectorId,
   });
   if (instrumentId) {
@@ -64,6 +78,8 @@ export async function createSubscriptionForCharge(
     offerId: item.offerId,
     paymentInstrumentId: charge.paymentInstrumentId,
     at,
+    // Renewals reference it as merchant-initiated (domain/subscriptions/subscriptions.renewal.ts).
+    initialNetworkTransactionId: await networkTransactionIdOf(em, transactionId),
   });
 }
 

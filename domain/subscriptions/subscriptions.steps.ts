@@ -5,12 +5,18 @@
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SubscriptionSchema, SubscriptionTransitionSchema, type Subscription } from '../../db/entities';
+import {
+  PaymentInstrumentSchema,
+  SubscriptionSchema,
+  SubscriptionTransitionSchema,
+  type Subscription,
+} from '../../db/entities';
 import { recordEvent } from '../events/events.outbox';
 import { idFromSeed } from '../platform/ids';
 import {
   billingAnchorDay,
   nextBillingAt,
+  type InstrumentActionRequired,
   type SubscriptionState,
   type SubscriptionStep,
 } from '../../workflows/lib/subscription-state';
@@ -92,5 +98,39 @@ export async function applySubscriptionStep(em: EntityManager, step: Subscriptio
       await recordEvent(em, { organizationId: sub.organizationId, merchantId: sub.merchantId, type, object });
     }
   }
+  if (step.actionRequired) await recordActionRequired(em, sub, step.actionRequired);
   return true;
+}
+
+/**
+ * payment_method.action_required (Document 1: a stored card reported no longer valid, no replacement available —
+ * there is no account updater, so never one): the instrument's public fields, why, and the subscription it bills.
+ */
+async function recordActionRequired(em: EntityManager, sub: Subscription, action: InstrumentActionRequired) {
+  const card = await em.findOne(PaymentInstrumentSchema, {
+    id: action.paymentInstrumentId,
+    merchantId: sub.merchantId,
+  });
+  if (!card) return;
+  await recordEvent(em, {
+    organizationId: sub.organizationId,
+    merchantId: sub.merchantId,
+    type: 'payment_method.action_required',
+    object: {
+      id: card.id,
+      merchant_id: card.merchantId,
+      customer_id: card.customerId,
+      instrument_type: card.instrumentType,
+      card_brand: card.cardBrand,
+      last4: card.last4,
+      exp_month: card.expMonth,
+      exp_year: card.expYear,
+      status: card.status,
+      action_required: {
+        reason: action.reason,
+        subscription_id: sub.id,
+        order_id: action.orderId,
+      },
+    },
+  });
 }

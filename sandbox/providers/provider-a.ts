@@ -205,7 +205,9 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
           return rejected('authorize', 'invalid_payment_method', invalid(chosen, 'Invalid payment method data'));
         const reference = read.str(read.obj(body.metadata).reference);
         const expand = Array.isArray(body.expand) && body.expand.includes('latest_charge');
-        return authorizeFlow(ctx, {
+        const card = read.obj(read.obj(body.payment_method_options).card);
+        const mitReference = read.str(read.obj(card.mit_exemption).network_transaction_id);
+        const processed = await authorizeFlow(ctx, {
           operation: 'authorize',
           serverError,
           input: {
@@ -221,6 +223,7 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
           },
           render: (payment) => intentReply(payment, expand, 'payment_intent'),
         });
+        return { ...processed, entry: { ...processed.entry, mit_reference: mitReference } };
       }),
     )
     .on('POST', '/v1/setup_intents', (request) =>

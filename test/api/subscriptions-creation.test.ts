@@ -11,6 +11,7 @@ import { cascade, charge } from '../helpers/transactions';
 import { CARDS, mintToken, openSession } from '../helpers/vault';
 import { subscriptionEvents } from '../helpers/subscriptions';
 import { subscriptionWorkflowId } from '../../workflows/subscription';
+import { PaymentInstrumentSchema, SubscriptionSchema } from '../../db/entities';
 
 async function payCheckout(tenant: Tenant, body: Record<string, unknown>) {
   const checkout = await createSession(tenant, { selected_currency: 'USD', ...body });
@@ -59,6 +60,12 @@ describe('Subscription creation on a paid recurring first charge', () => {
       .api.deps.temporal.client.workflow.getHandle(subscriptionWorkflowId(sub.id))
       .describe();
     expect(description.status.name).to.equal('RUNNING');
+    // The first charge's network transaction id is kept on both, for merchant-initiated renewals.
+    const em = stack().orm.em.fork();
+    const row = await em.findOneOrFail(SubscriptionSchema, { id: sub.id });
+    const card = await em.findOneOrFail(PaymentInstrumentSchema, { id: tx.payment_instrument_id });
+    expect(row.initialNetworkTransactionId).to.match(/^\d+$/);
+    expect(card.networkTransactionId).to.equal(row.initialNetworkTransactionId);
   });
 
   it('a free-trial offer: zero-amount card validation, order trial_setup, status trialing with trial_end', async () => {

@@ -112,6 +112,7 @@ export interface LedgerEntry {
   http_status: number | null;
   replayed: boolean;
   at: string;
+  mit_reference?: string | null;
 }
 
 export async function ledger(query: Record<string, string>): Promise<LedgerEntry[]> {

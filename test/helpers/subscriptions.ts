@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { EventSchema, OfferSchema, SubscriptionSchema } from '../../db/entities';
 import { createSubscription } from '../../domain/subscriptions/subscriptions.creation';
+import { networkTransactionIdOf } from '../../domain/subscriptions/subscriptions.first-charge';
 import type { SubscriptionState } from '../../workflows/lib/subscription-state';
 import { createOffer, type OfferFixture } from './catalog';
 import { createTenant, type Tenant } from './factories';
@@ -50,12 +51,13 @@ export async function subscribed(
   });
   expect(first.status, first.text).to.equal(201);
   expect(first.body.data.status).to.equal('authorized');
-  const state = await em.transactional((tx) =>
+  const state = await em.transactional(async (tx) =>
     createSubscription(tx, {
       transactionId: first.body.data.id,
       offerId: offer.id,
       paymentInstrumentId: instrument.id,
       at,
+      initialNetworkTransactionId: await networkTransactionIdOf(tx, first.body.data.id),
     }),
   );
   return {

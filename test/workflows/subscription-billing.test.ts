@@ -130,6 +130,36 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
     await handle.terminate();
   });
 
+  it('trial conversion declined enters dunning, and the first retry recovers it into an active first period', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow(), { freeTrial: true, trialDays: 14 });
+    await override(sub.connector, 'do_not_honor', 1);
+    const handle = await start(sub.state);
+    await (
+      await worker()
+    ).runUntil(async () => {
+      await server.env.sleep(14 * DAY + 3_600_000);
+      const stored = await storedSubscription(sub.state.subscriptionId);
+      expect([stored.status, stored.cyclesCompleted]).to.deep.equal(['dunning', 0]);
+      await server.env.sleep(DAY);
+    });
+    const stored = await storedSubscription(sub.state.subscriptionId);
+    expect([stored.status, stored.cyclesCompleted, stored.dunningAttemptCount]).to.deep.equal(['active', 1, 0]);
+    const transitions = await stack()
+      .orm.em.fork()
+      .find(
+        SubscriptionTransitionSchema,
+        { subscriptionId: sub.state.subscriptionId },
+        { orderBy: { createdAt: 'asc' } },
+      );
+    const moves = transitions.filter((t) => t.transitionType !== 'creation' && t.transitionType !== 'trial_start');
+    expect(moves.map((t) => [t.transitionType, t.fromStatus, t.toStatus])).to.deep.equal([
+      ['dunning_entry', 'trialing', 'dunning'],
+      ['dunning_retry', 'dunning', 'active'],
+    ]);
+    await handle.terminate();
+  });
+
   it('dunning exhausted after the 1, 3, 5, 7-day retries cancels the subscription (dunning_cancelled)', async function () {
     this.timeout(60_000);
     const sub = await subscribed(await serverNow());

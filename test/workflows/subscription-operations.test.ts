@@ -193,6 +193,36 @@ describe('subscriptionWorkflow operations (time-skipping test server)', () => {
     await handle.terminate();
   });
 
+  it('change offer next_renew: the new price applies from the next renewal, not before (nothing charged at the change)', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow());
+    const handle = await start(sub);
+    const pro = await target(sub, 1999, 'next_renew');
+    await (
+      await worker()
+    ).runUntil(async () => {
+      await server.env.sleep(10 * DAY);
+      const state = await handle.executeUpdate(changeOfferUpdate, { args: [{ ...admin, target: pro }] });
+      expect([state.amount, state.pendingProration, state.periodEnd]).to.deep.equal([1999, 0, sub.state.periodEnd]);
+      await server.env.sleep(15 * DAY);
+      expect(await renewals(sub), 'nothing is charged before the period ends').to.deep.equal([]);
+      await server.env.sleep(7 * DAY);
+    });
+    const charged = await renewals(sub);
+    expect(charged.map((tx) => [tx.amount, tx.status])).to.deep.equal([[1999, 'authorized']]);
+    const [transition] = await stack()
+      .orm.em.fork()
+      .find('SubscriptionTransition', { subscriptionId: sub.state.subscriptionId, transitionType: 'upgrade' });
+    expect((transition as { metadata: unknown }).metadata).to.deep.equal({ change_charge_behavior: 'next_renew' });
+    const stored = await storedSubscription(sub.state.subscriptionId);
+    expect([stored.currentAmount, stored.cyclesCompleted, stored.currentPeriodStart.toISOString()]).to.deep.equal([
+      1999,
+      2,
+      sub.state.periodEnd,
+    ]);
+    await handle.terminate();
+  });
+
   it('change offer override: a new period starts now and is charged in full at once', async function () {
     this.timeout(60_000);
     const sub = await subscribed(await serverNow());

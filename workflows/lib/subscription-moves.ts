@@ -8,6 +8,7 @@ import { changeDirection, prorationAmount } from './subscription-rules';
 import {
   dueAt,
   type ActorInput,
+  type InstrumentActionRequired,
   type SubscriptionEventName,
   type SubscriptionState,
   type TransitionInput,
@@ -19,6 +20,8 @@ export interface Move {
   state: SubscriptionState;
   transition: TransitionInput | null;
   events: SubscriptionEventName[];
+  /** The instrument needs the customer (a card reported gone): payment_method.action_required, with this step. */
+  actionRequired?: InstrumentActionRequired | null;
 }
 
 export interface Caller {

@@ -95,6 +95,15 @@ export interface TransitionInput {
   metadata?: Record<string, unknown> | null;
 }
 
+/** A stored card the provider reported gone (stolen, lost, expired, pick up): the customer must replace it. */
+export interface InstrumentActionRequired {
+  paymentInstrumentId: string;
+  /** The provider's decline code that said so. */
+  reason: string;
+  /** The renewal order the decline happened on. */
+  orderId: string | null;
+}
+
 /** One step of the workflow: the new state, at most one transition and the events it fires, written together once. */
 export interface SubscriptionStep {
   state: SubscriptionState;
@@ -106,6 +115,8 @@ export interface SubscriptionStep {
   events: SubscriptionEventName[];
   /** When the next dunning retry runs (null outside dunning or when the schedule is exhausted). */
   dunningNextRetryAt: string | null;
+  /** Fires payment_method.action_required with this step (so once, like the step). */
+  actionRequired?: InstrumentActionRequired | null;
 }
 
 /** When charge number `index` of the calendar falls due (null: billing_cycle none, never). */

@@ -1,0 +1,189 @@
+/**
+ * Renewal rules of issue 13 on the time-skipping server, each test named after its rule: a renewal is a
+ * merchant-initiated charge referencing the first charge's network transaction id; a card reported gone emits
+ * payment_method.action_required once; a next_renew offer change bills the new price only from the next renewal;
+ * the deployment's dunning schedule is the workflow's input.
+ */
+import { expect } from 'chai';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { vaultSettingsOf } from '../../activities/vault/settings';
+import { EventSchema, TransactionSchema } from '../../db/entities';
+import {
+  subscriptionWorkflow,
+  subscriptionWorkflowId,
+  viewQuery,
+  type SubscriptionWorkflowInput,
+} from '../../workflows/subscription';
+import { chargeWorkflow, chargeWorkflowId } from '../../workflows/charge';
+import type { ChargeInput } from '../../workflows/lib/charge-types';
+import { idFromSeed, newId } from '../../domain/platform/ids';
+import { createTenant } from '../helpers/factories';
+import { cascade } from '../helpers/transactions';
+import { createCustomer, saveCard } from '../helpers/vault';
+import { createOffer } from '../helpers/catalog';
+import { useTimeSkipping } from '../helpers/time-skipping';
+import { stack } from '../helpers/stack';
+import { accountOf, ledger } from '../helpers/sandbox';
+import { override } from '../helpers/transactions';
+import { storedSubscription, subscribed, type Subscribed } from '../helpers/subscriptions';
+
+const DAY = 86_400_000;
+
+describe('Subscription renewal rules (time-skipping test server)', () => {
+  const taskQueue = 'test-subscription-renewal-rules';
+  const server = useTimeSkipping();
+
+  const worker = (dunningScheduleDays?: number[]) =>
+    Worker.create({
+      connection: server.env.nativeConnection,
+      taskQueue,
+      workflowBundle: stack().workflowBundle,
+      activities: createActivities({
+        orm: stack().orm,
+        rateLimitWindowSeconds: 60,
+        vault: vaultSettingsOf(stack().config),
+        dunningScheduleDays,
+      }),
+    });
+  const serverNow = async () => new Date(Number(await server.env.currentTimeMs()));
+  const start = (sub: Subscribed, extra: Partial<SubscriptionWorkflowInput> = {}) =>
+    server.env.client.workflow.start(subscriptionWorkflow, {
+      workflowId: subscriptionWorkflowId(sub.state.subscriptionId),
+      taskQueue,
+      args: [{ state: sub.state, ...extra }],
+    });
+  const renewals = (sub: Subscribed) =>
+    stack()
+      .orm.em.fork()
+      .find(TransactionSchema, { subscriptionId: sub.state.subscriptionId }, { orderBy: { createdAt: 'asc' } })
+      .then((all) => all.filter((tx) => tx.metadata?.subscription_id === sub.state.subscriptionId));
+  const authorizations = async (sub: Subscribed) => {
+    const account = await accountOf('provider_a', sub.connector.credentials);
+    return (await ledger({ provider: 'provider_a', account })).filter((e) => e.operation === 'authorize');
+  };
+
+  it('renewal is merchant-initiated: it references the initial_network_transaction_id kept from the first charge', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow());
+    const stored = await storedSubscription(sub.state.subscriptionId);
+    expect(stored.initialNetworkTransactionId, 'the first charge approved with a network id').to.match(/^\d+$/);
+    const handle = await start(sub);
+    await (await worker()).runUntil(server.env.sleep(31 * DAY + 3_600_000));
+    const [renewal] = await renewals(sub);
+    expect(renewal.status).to.equal('authorized');
+    const [first, renewed] = await authorizations(sub);
+    expect(first.mit_reference, 'the first charge is customer-initiated').to.equal(null);
+    expect([renewed.reference, renewed.mit_reference]).to.deep.equal([renewal.id, stored.initialNetworkTransactionId]);
+    await handle.terminate();
+  });
+
+  const actionRequired = (sub: Subscribed) =>
+    stack()
+      .orm.em.fork()
+      .find(EventSchema, { merchantId: sub.tenant.merchant_id, type: 'payment_method.action_required' })
+      .then((rows) => rows.map((row) => row.data));
+
+  it('a renewal declined as card gone (stolen) emits payment_method.action_required once, naming the card and subscription', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow());
+    await override(sub.connector, 'stolen_card', 1);
+    const handle = await start(sub);
+    await (await worker()).runUntil(server.env.sleep(31 * DAY + 3_600_000));
+    const [renewal] = await renewals(sub);
+    const events = await actionRequired(sub);
+    expect(events).to.have.length(1);
+    expect(events[0]).to.deep.include({ id: sub.instrumentId, customer_id: sub.customerId, last4: '4242' });
+    expect(events[0].action_required).to.deep.equal({
+      reason: 'stolen_card',
+      subscription_id: sub.state.subscriptionId,
+      order_id: renewal.orderId,
+    });
+    expect(JSON.stringify(events[0])).to.not.include('4242424242424242');
+    await handle.terminate();
+  });
+
+  it('a renewal declined for a reason that is not the card (do_not_honor) emits no payment_method.action_required', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow());
+    await override(sub.connector, 'do_not_honor', 1);
+    const handle = await start(sub);
+    await (await worker()).runUntil(server.env.sleep(31 * DAY + 3_600_000));
+    expect((await storedSubscription(sub.state.subscriptionId)).status).to.equal('dunning');
+    expect(await actionRequired(sub)).to.deep.equal([]);
+    await handle.terminate();
+  });
+
+  it('dunning schedule is the deployment setting: the first charge hands it to the new subscription workflow as input', async function () {
+    this.timeout(60_000);
+    const tenant = await createTenant();
+    const [connector] = await cascade(tenant, ['provider_a']);
+    const customerId = await createCustomer(tenant);
+    const card = await saveCard(tenant, customerId);
+    const { offer, product } = await createOffer(tenant.merchant_id, {
+      prices: [{ currency: 'USD', amount: 999, isDefault: true }],
+    });
+    const transactionId = newId('tx');
+    const input: ChargeInput = {
+      transactionId,
+      orderId: newId('ord'),
+      organizationId: tenant.organization_id,
+      merchantId: tenant.merchant_id,
+      paymentMethod: 'credit_card',
+      chargeType: 'payment',
+      country: 'US',
+      amount: 999,
+      currency: 'USD',
+      capture: true,
+      walletType: null,
+      installments: null,
+      riskScore: null,
+      customerId,
+      cardTokenId: null,
+      paymentInstrumentId: card.id,
+      checkoutSessionId: null,
+      externalOrderId: null,
+      metadata: null,
+      cardBrand: null,
+      binCountry: null,
+      order: {
+        orderType: 'checkout',
+        recurrence: 'initial',
+        items: [
+          {
+            productId: product.id,
+            offerId: offer.id,
+            productName: product.name,
+            offerName: offer.name,
+            billingCycle: 'monthly',
+            cycleLimit: null,
+            isFirstCharge: true,
+            quantity: 1,
+            unitAmount: 999,
+            totalAmount: 999,
+            currency: 'USD',
+            installments: null,
+          },
+        ],
+      },
+    };
+    const subscription = server.env.client.workflow.getHandle(subscriptionWorkflowId(idFromSeed('sub', transactionId)));
+    const view = await (
+      await worker([2, 4])
+    ).runUntil(async () => {
+      const charged = await server.env.client.workflow.execute(chargeWorkflow, {
+        workflowId: chargeWorkflowId(transactionId),
+        taskQueue,
+        args: [input],
+      });
+      expect(charged.status).to.equal('authorized');
+      await override(connector, 'do_not_honor', 1);
+      await server.env.sleep(31 * DAY + 3_600_000);
+      return subscription.query(viewQuery);
+    });
+    expect(view.state.status).to.equal('dunning');
+    // The first retry two days after the failed renewal (the default would be one).
+    expect(Date.parse(view.nextWakeAt!) - Date.parse(view.state.dunningStartedAt!)).to.equal(2 * DAY);
+    await subscription.terminate();
+  });
+});
