@@ -164,12 +164,73 @@ describe('POST /sessions/:sessionId/checkout/confirm', () => {
     });
   }
 
-  it('refuses a checkout with a recurring offer until subscriptions start from this path (422)', async () => {
+  it('a recurring offer paid from the browser starts its subscription exactly as POST /transactions does (one code path)', async () => {
     const b = await buyer(tenant, { billingCycle: 'monthly' });
     await card(b);
     const res = await confirm(b);
-    expect(res.status, res.text).to.equal(422);
-    expect(res.body.error.code).to.equal('RECURRING_CHECKOUT_NOT_SUPPORTED');
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.include({ outcome: 'succeeded', amount: 999, checkoutStatus: 'completed' });
+    expect(res.body.subscription).to.include({ status: 'active' });
+    expect(res.body.subscription.id).to.match(/^sub_/);
+    const key = tenant.merchant_secret_key;
+    const tx = (await api.get(`/transactions/${res.body.transactionId}`, { key })).body.data;
+    expect(tx).to.include({ subscription_id: res.body.subscription.id, charge_type: 'payment' });
+    expect(tx.payment_instrument_id).to.match(/^pi_/);
+    const sub = await api.get(`/merchants/${tenant.merchant_id}/subscriptions/${tx.subscription_id}`, { key });
+    expect(sub.status, sub.text).to.equal(200);
+    const checkout = (await api.get(`/checkout-sessions/${b.checkoutId}`, { key })).body.data;
+    expect(sub.body.data).to.include({
+      status: 'active',
+      customer_id: checkout.customer_id,
+      payment_instrument_id: tx.payment_instrument_id,
+      cycles_completed: 1,
+      next_billing_at: res.body.subscription.nextBillingAt,
+    });
+    const transitions = await api.get(
+      `/merchants/${tenant.merchant_id}/subscriptions/${sub.body.data.id}/transitions`,
+      {
+        key,
+      },
+    );
+    expect(transitions.body.data.map((t: any) => [t.transition_type, t.order_id])).to.deep.equal([
+      ['creation', tx.order_id],
+    ]);
+
+    // The same rules as the server-side charge: a second live subscription to the plan is refused before charging.
+    const again = await createSession(tenant, {
+      offer_id: checkout.offer_id,
+      customer_id: checkout.customer_id,
+      selected_currency: 'USD',
+    });
+    const second = {
+      tenant,
+      checkoutId: again.id,
+      session: await openSession(tenant, { checkoutSessionId: again.id }),
+    };
+    await card(second);
+    const refused = await confirm(second);
+    expect(refused.status, refused.text).to.equal(409);
+    expect(refused.body.error).to.include({ code: 'SUBSCRIPTION_ALREADY_EXISTS' });
+    expect(refused.body.error.details).to.include({ subscription_id: sub.body.data.id });
+    expect(await checkoutTransactions(again.id)).to.have.length(0);
+  });
+
+  it('a free-trial offer paid from the browser validates the card at zero amount and starts the subscription trialing', async () => {
+    const b = await buyer(tenant, { billingCycle: 'monthly', freeTrial: true, trialDays: 14 });
+    await card(b);
+    const res = await confirm(b);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.include({ outcome: 'succeeded', amount: 0, checkoutStatus: 'completed' });
+    expect(res.body.subscription).to.include({ status: 'trialing' });
+    expect(res.body.subscription.nextBillingAt).to.equal(res.body.subscription.trialEnd);
+    const key = tenant.merchant_secret_key;
+    const tx = (await api.get(`/transactions/${res.body.transactionId}`, { key })).body.data;
+    expect(tx).to.include({ charge_type: 'setup_verification', amount_authorized: 0, status: 'authorized' });
+    const order = (await api.get(`/orders/${tx.order_id}`, { key })).body.data;
+    expect(order).to.include({ order_type: 'trial_setup', total_amount: 0 });
+    const sub = (await api.get(`/merchants/${tenant.merchant_id}/subscriptions/${tx.subscription_id}`, { key })).body
+      .data;
+    expect(sub).to.include({ status: 'trialing', cycles_completed: 0, current_amount: 999 });
   });
 
   it('refuses a browser session opened without a checkout (404) and another merchant key (404)', async () => {

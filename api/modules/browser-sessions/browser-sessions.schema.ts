@@ -103,6 +103,15 @@ export const CheckoutPaymentSchema = StrictObject({
   currency: Type.String(),
   paymentInstructions: PaymentInstructionsView,
   checkoutStatus: Type.String(),
+  /** The subscription a paid recurring offer started (trialing for a free trial); null otherwise. */
+  subscription: Nullable(
+    StrictObject({
+      id: Type.String(),
+      status: Type.String(),
+      trialEnd: Nullable(Timestamp),
+      nextBillingAt: Nullable(Timestamp),
+    }),
+  ),
 });
 
 export const BrowserCheckoutSchema = StrictObject({
