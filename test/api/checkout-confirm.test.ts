@@ -10,6 +10,7 @@ import { createOffer, type OfferFixture } from '../helpers/catalog';
 import { rows } from '../helpers/connectors';
 import { cascade } from '../helpers/transactions';
 import { CARDS, mintToken, openSession, publicHeaders, type SessionData } from '../helpers/vault';
+import { qrDataUrl } from '../../api/lib/qr-code';
 
 interface Buyer {
   tenant: Tenant;
@@ -282,5 +283,40 @@ describe('checkout confirm: failed-attempt limits (card-testing defence)', () =>
     const refused = await confirm(b);
     expect(refused.status, refused.text).to.equal(429);
     expect(await checkoutTransactions(b.checkoutId)).to.have.length(5);
+  });
+});
+
+describe('checkout confirm: pending pix and boleto', () => {
+  let tenant: Tenant;
+  before(async () => {
+    tenant = await createTenant();
+    await cascade(tenant, ['provider_b']);
+  });
+
+  it('a pending pix carries its code as a QR image drawn from the code itself (SVG data URL)', async () => {
+    const b = await buyer(tenant, { billingCycle: 'none' }, 'BRL');
+    const res = await confirm(b, { paymentMethod: 'pix' });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.include({ outcome: 'pending', paymentMethod: 'pix' });
+    const code = res.body.paymentInstructions.qr_code_text;
+    expect(code).to.match(/^000201/);
+    expect(res.body.qrCodeImage).to.equal(qrDataUrl(code));
+    const view = await api.get('/sessions/checkout', {
+      headers: publicHeaders(tenant.merchant_public_key, b.session.sessionId),
+    });
+    expect(view.body.payment.qrCodeImage).to.equal(res.body.qrCodeImage);
+  });
+
+  it('a pending boleto carries its digitable line and due date and no QR image; the checkout offers boleto', async () => {
+    const b = await buyer(tenant, { billingCycle: 'none' }, 'BRL');
+    const view = await api.get('/sessions/checkout', {
+      headers: publicHeaders(tenant.merchant_public_key, b.session.sessionId),
+    });
+    expect(view.body.paymentMethods).to.include({ pix: true, boleto: true });
+    const res = await confirm(b, { paymentMethod: 'boleto' });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.include({ outcome: 'pending', paymentMethod: 'boleto', qrCodeImage: null });
+    expect(res.body.paymentInstructions.barcode).to.match(/^\d{5}\.\d{5} \d{5}\.\d{6} /);
+    expect(Date.parse(res.body.paymentInstructions.expires_at)).to.be.greaterThan(Date.now());
   });
 });

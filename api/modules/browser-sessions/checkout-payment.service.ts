@@ -26,6 +26,7 @@ import {
   type Transaction,
 } from '../../../db/entities';
 import { errors } from '../../../domain/platform/errors';
+import { qrDataUrl } from '../../lib/qr-code';
 import { idFromSeed } from '../../../domain/platform/ids';
 import {
   CHECKOUT_FAILURE_WINDOW_SECONDS,
@@ -56,6 +57,7 @@ export interface CheckoutPayment {
   amount: number;
   currency: string;
   paymentInstructions: Record<string, unknown> | null;
+  qrCodeImage: string | null;
   checkoutStatus: string;
   /** The subscription a paid recurring offer started (for the receipt's next billing date); null otherwise. */
   subscription: CheckoutSubscription | null;
@@ -91,6 +93,17 @@ const MESSAGES = {
   failed: 'The payment could not be completed and nothing was charged. Please try again in a moment.',
   expired: 'The payment was not completed in time. You can pay again.',
 };
+
+/** The pix code as an image, drawn here so the page needs neither a QR library nor the provider's QR page. */
+function qrCodeImage(instructions: Record<string, unknown> | null): string | null {
+  const text = instructions?.qr_code_text;
+  if (typeof text !== 'string' || text.length === 0) return null;
+  try {
+    return qrDataUrl(text);
+  } catch {
+    return null; // longer than any QR code holds: the copy-paste code is still shown
+  }
+}
 
 export function checkoutTransactionId(checkoutId: string, unsuccessfulPayments: number): string {
   return idFromSeed('tx', `checkout-payment:${checkoutId}:${unsuccessfulPayments}`);
@@ -136,6 +149,7 @@ export async function presentCheckoutPayment(
     amount: tx.amount,
     currency: tx.currency,
     paymentInstructions: outcome === 'pending' ? tx.paymentInstructions : null,
+    qrCodeImage: outcome === 'pending' ? qrCodeImage(tx.paymentInstructions) : null,
     checkoutStatus: effectiveStatus(checkout, now),
     subscription: outcome === 'succeeded' ? await subscriptionOf(em, tx) : null,
   };

@@ -10,7 +10,9 @@
   var checkoutId = location.pathname.split('/').pop();
   var key = new URLSearchParams(location.hash.slice(1)).get('key');
   var submit = $('submit');
-  var POLL_MS = 2000;
+  /* A pix is paid within minutes; a boleto clears in days, so its page asks less often. */
+  var POLL_MS = { pix: 2000, boleto: 15000 };
+  var METHOD_LABELS = { pix: 'Pix', boleto: 'boleto' };
   var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, trial: false, polling: null };
 
   function show(kind, text) {
@@ -128,13 +130,27 @@
 
   function pending(payment) {
     var instructions = payment.paymentInstructions || {};
-    $('pix-code').value = instructions.qr_code_text || instructions.barcode || '';
+    var boleto = payment.paymentMethod === 'boleto';
+    $('pending-title').textContent = boleto ? 'Pay the boleto to finish' : 'Pay with Pix to finish';
+    $('pix-pending').hidden = boleto;
+    $('boleto-pending').hidden = !boleto;
+    $('copy-code').textContent = boleto ? 'Copy digitable line' : 'Copy code';
+    $('pix-code').value = (boleto ? instructions.barcode : instructions.qr_code_text) || '';
+    // The QR image is an SVG data URL drawn by the API from the code itself; nothing else is put in src.
+    if (!boleto && payment.qrCodeImage && /^data:image\/svg\+xml;base64,/.test(payment.qrCodeImage)) {
+      $('pix-qr').src = payment.qrCodeImage;
+      $('pix-qr').hidden = false;
+    }
     $('pending-view').setAttribute('data-transaction-id', payment.transactionId);
-    $('pending-expiry').textContent = instructions.expires_at ? 'Pay before ' + dateTime(instructions.expires_at) + '.' : '';
-    var link = instructions.qr_code_url || instructions.boleto_url;
+    $('pending-view').setAttribute('data-method', payment.paymentMethod);
+    $('pending-expiry').textContent = instructions.expires_at
+      ? (boleto ? 'Due ' + day(instructions.expires_at) : 'Pay before ' + dateTime(instructions.expires_at)) + '.'
+      : '';
+    var link = boleto ? instructions.boleto_url : instructions.qr_code_url;
+    $('pix-link').textContent = boleto ? 'Open the boleto' : 'Open the QR code page';
     if (link && /^https?:\/\//.test(link)) { $('pix-link').href = link; $('pix-link').hidden = false; }
     only('pending-view');
-    if (!state.polling) state.polling = setInterval(poll, POLL_MS);
+    if (!state.polling) state.polling = setInterval(poll, POLL_MS[payment.paymentMethod] || POLL_MS.pix);
   }
 
   function poll() {
@@ -150,11 +166,11 @@
     if (state.closed) { submit.disabled = true; return; }
     var due = state.view.summary.dueToday;
     var amount = money(due, state.view.summary.currency);
-    if (state.method === 'pix') submit.textContent = 'Pay ' + amount + ' with Pix';
+    if (METHOD_LABELS[state.method]) submit.textContent = 'Pay ' + amount + ' with ' + METHOD_LABELS[state.method];
     else if (state.trial) submit.textContent = due === 0 ? 'Start free trial' : 'Pay ' + amount + ' and start the trial';
     else if (state.recurring) submit.textContent = due === 0 ? 'Start subscription' : 'Pay ' + amount + ' and subscribe';
     else submit.textContent = 'Pay ' + amount;
-    submit.disabled = state.busy || (state.method !== 'pix' && !state.cardComplete);
+    submit.disabled = state.busy || (state.method === 'credit_card' && !state.cardComplete);
   }
 
   function render(view) {
@@ -173,8 +189,11 @@
       $('saved').hidden = false;
       $('saved').textContent = 'Saved cards: ' + view.savedInstruments.map(function (c) { return c.brand + ' •••• ' + c.last4; }).join(', ');
     }
-    $('methods').hidden = !(view.paymentMethods.pix && view.paymentMethods.cards) || state.recurring;
-    if (!view.paymentMethods.cards && view.paymentMethods.pix && !state.recurring) selectMethod('pix');
+    // Renewals charge the saved card, so a recurring checkout is paid by card only.
+    var offered = { credit_card: view.paymentMethods.cards, pix: view.paymentMethods.pix && !state.recurring, boleto: view.paymentMethods.boleto && !state.recurring };
+    Array.prototype.forEach.call(document.querySelectorAll('.method'), function (button) { button.hidden = !offered[button.getAttribute('data-method')]; });
+    $('methods').hidden = Object.keys(offered).filter(function (method) { return offered[method]; }).length < 2;
+    if (!offered.credit_card) selectMethod(offered.pix ? 'pix' : offered.boleto ? 'boleto' : 'credit_card');
     var payment = view.payment;
     if (checkout.status === 'completed') {
       if (payment && payment.outcome === 'succeeded') success(payment);
@@ -194,9 +213,10 @@
     Array.prototype.forEach.call(document.querySelectorAll('.method'), function (button) {
       button.classList.toggle('selected', button.getAttribute('data-method') === method);
     });
-    $('card-method').hidden = method === 'pix';
-    $('card-note').hidden = method === 'pix';
+    $('card-method').hidden = method !== 'credit_card';
+    $('card-note').hidden = method !== 'credit_card';
     $('pix-method').hidden = method !== 'pix';
+    $('boleto-method').hidden = method !== 'boleto';
     hideResult();
     if (state.view) updateButton();
   }
@@ -217,8 +237,8 @@
   }
 
   function pay() {
-    var attempt = state.method === 'pix'
-      ? card.confirmCheckout({ paymentMethod: 'pix' })
+    var attempt = state.method !== 'credit_card'
+      ? card.confirmCheckout({ paymentMethod: state.method })
       : card.tokenize({ purpose: 'one_time' }).then(function () { return card.confirmCheckout(); });
     return attempt.then(outcome);
   }
