@@ -63,9 +63,11 @@ describe('GET /api/v1/sessions/checkout', () => {
       checkoutSessionId: checkout.id,
       amount: checkout.items![0].amount,
     });
+    // boleto is additive too (the hosted page's boleto tab).
     expect(res.body.paymentMethods).to.deep.equal({
       cards: true,
       pix: true,
+      boleto: true,
       wallet: false,
       cardBrands: ['visa', 'mastercard'],
       installmentsSupported: true,

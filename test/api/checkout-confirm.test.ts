@@ -10,6 +10,7 @@ import { createOffer, type OfferFixture } from '../helpers/catalog';
 import { rows } from '../helpers/connectors';
 import { cascade } from '../helpers/transactions';
 import { CARDS, mintToken, openSession, publicHeaders, type SessionData } from '../helpers/vault';
+import { qrDataUrl } from '../../api/lib/qr-code';
 
 interface Buyer {
   tenant: Tenant;
@@ -164,12 +165,73 @@ describe('POST /sessions/:sessionId/checkout/confirm', () => {
     });
   }
 
-  it('refuses a checkout with a recurring offer until subscriptions start from this path (422)', async () => {
+  it('a recurring offer paid from the browser starts its subscription exactly as POST /transactions does (one code path)', async () => {
     const b = await buyer(tenant, { billingCycle: 'monthly' });
     await card(b);
     const res = await confirm(b);
-    expect(res.status, res.text).to.equal(422);
-    expect(res.body.error.code).to.equal('RECURRING_CHECKOUT_NOT_SUPPORTED');
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.include({ outcome: 'succeeded', amount: 999, checkoutStatus: 'completed' });
+    expect(res.body.subscription).to.include({ status: 'active' });
+    expect(res.body.subscription.id).to.match(/^sub_/);
+    const key = tenant.merchant_secret_key;
+    const tx = (await api.get(`/transactions/${res.body.transactionId}`, { key })).body.data;
+    expect(tx).to.include({ subscription_id: res.body.subscription.id, charge_type: 'payment' });
+    expect(tx.payment_instrument_id).to.match(/^pi_/);
+    const sub = await api.get(`/merchants/${tenant.merchant_id}/subscriptions/${tx.subscription_id}`, { key });
+    expect(sub.status, sub.text).to.equal(200);
+    const checkout = (await api.get(`/checkout-sessions/${b.checkoutId}`, { key })).body.data;
+    expect(sub.body.data).to.include({
+      status: 'active',
+      customer_id: checkout.customer_id,
+      payment_instrument_id: tx.payment_instrument_id,
+      cycles_completed: 1,
+      next_billing_at: res.body.subscription.nextBillingAt,
+    });
+    const transitions = await api.get(
+      `/merchants/${tenant.merchant_id}/subscriptions/${sub.body.data.id}/transitions`,
+      {
+        key,
+      },
+    );
+    expect(transitions.body.data.map((t: any) => [t.transition_type, t.order_id])).to.deep.equal([
+      ['creation', tx.order_id],
+    ]);
+
+    // The same rules as the server-side charge: a second live subscription to the plan is refused before charging.
+    const again = await createSession(tenant, {
+      offer_id: checkout.offer_id,
+      customer_id: checkout.customer_id,
+      selected_currency: 'USD',
+    });
+    const second = {
+      tenant,
+      checkoutId: again.id,
+      session: await openSession(tenant, { checkoutSessionId: again.id }),
+    };
+    await card(second);
+    const refused = await confirm(second);
+    expect(refused.status, refused.text).to.equal(409);
+    expect(refused.body.error).to.include({ code: 'SUBSCRIPTION_ALREADY_EXISTS' });
+    expect(refused.body.error.details).to.include({ subscription_id: sub.body.data.id });
+    expect(await checkoutTransactions(again.id)).to.have.length(0);
+  });
+
+  it('a free-trial offer paid from the browser validates the card at zero amount and starts the subscription trialing', async () => {
+    const b = await buyer(tenant, { billingCycle: 'monthly', freeTrial: true, trialDays: 14 });
+    await card(b);
+    const res = await confirm(b);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.include({ outcome: 'succeeded', amount: 0, checkoutStatus: 'completed' });
+    expect(res.body.subscription).to.include({ status: 'trialing' });
+    expect(res.body.subscription.nextBillingAt).to.equal(res.body.subscription.trialEnd);
+    const key = tenant.merchant_secret_key;
+    const tx = (await api.get(`/transactions/${res.body.transactionId}`, { key })).body.data;
+    expect(tx).to.include({ charge_type: 'setup_verification', amount_authorized: 0, status: 'authorized' });
+    const order = (await api.get(`/orders/${tx.order_id}`, { key })).body.data;
+    expect(order).to.include({ order_type: 'trial_setup', total_amount: 0 });
+    const sub = (await api.get(`/merchants/${tenant.merchant_id}/subscriptions/${tx.subscription_id}`, { key })).body
+      .data;
+    expect(sub).to.include({ status: 'trialing', cycles_completed: 0, current_amount: 999 });
   });
 
   it('refuses a browser session opened without a checkout (404) and another merchant key (404)', async () => {
@@ -221,5 +283,40 @@ describe('checkout confirm: failed-attempt limits (card-testing defence)', () =>
     const refused = await confirm(b);
     expect(refused.status, refused.text).to.equal(429);
     expect(await checkoutTransactions(b.checkoutId)).to.have.length(5);
+  });
+});
+
+describe('checkout confirm: pending pix and boleto', () => {
+  let tenant: Tenant;
+  before(async () => {
+    tenant = await createTenant();
+    await cascade(tenant, ['provider_b']);
+  });
+
+  it('a pending pix carries its code as a QR image drawn from the code itself (SVG data URL)', async () => {
+    const b = await buyer(tenant, { billingCycle: 'none' }, 'BRL');
+    const res = await confirm(b, { paymentMethod: 'pix' });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.include({ outcome: 'pending', paymentMethod: 'pix' });
+    const code = res.body.paymentInstructions.qr_code_text;
+    expect(code).to.match(/^000201/);
+    expect(res.body.qrCodeImage).to.equal(qrDataUrl(code));
+    const view = await api.get('/sessions/checkout', {
+      headers: publicHeaders(tenant.merchant_public_key, b.session.sessionId),
+    });
+    expect(view.body.payment.qrCodeImage).to.equal(res.body.qrCodeImage);
+  });
+
+  it('a pending boleto carries its digitable line and due date and no QR image; the checkout offers boleto', async () => {
+    const b = await buyer(tenant, { billingCycle: 'none' }, 'BRL');
+    const view = await api.get('/sessions/checkout', {
+      headers: publicHeaders(tenant.merchant_public_key, b.session.sessionId),
+    });
+    expect(view.body.paymentMethods).to.include({ pix: true, boleto: true });
+    const res = await confirm(b, { paymentMethod: 'boleto' });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.include({ outcome: 'pending', paymentMethod: 'boleto', qrCodeImage: null });
+    expect(res.body.paymentInstructions.barcode).to.match(/^\d{5}\.\d{5} \d{5}\.\d{6} /);
+    expect(Date.parse(res.body.paymentInstructions.expires_at)).to.be.greaterThan(Date.now());
   });
 });

@@ -1,7 +1,8 @@
 /**
  * End to end in headless Chromium: a buyer pays a one-time checkout on the hosted page — with a good card, after a
- * soft decline, with a double click, and with pix settled through the sandbox control API. Screenshots of every
- * view go to test-output/checkout-*.png. Skips only when Chromium is missing outside CI.
+ * soft decline, with a double click, with pix (QR image) settled through the sandbox control API, with a boleto —
+ * and subscribes to a recurring offer, paid or in a free trial. Screenshots of every view go to
+ * test-output/checkout-*.png. Skips only when Chromium is missing outside CI.
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
@@ -11,7 +12,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { createSession, storedStatus } from '../helpers/checkout';
-import { createOffer } from '../helpers/catalog';
+import { createOffer, type OfferFixture } from '../helpers/catalog';
 import { rows } from '../helpers/connectors';
 import { control, ledger } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
@@ -22,9 +23,22 @@ const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candid
 const OUTPUT_DIR = path.join(__dirname, '..', '..', 'test-output');
 
 async function oneTimeCheckout(tenant: Tenant, currency = 'BRL'): Promise<string> {
-  const { offer } = await createOffer(tenant.merchant_id, { billingCycle: 'none' });
+  return checkoutFor(tenant, { billingCycle: 'none' }, currency);
+}
+
+async function checkoutFor(tenant: Tenant, fixture: OfferFixture, currency = 'BRL'): Promise<string> {
+  const { offer } = await createOffer(tenant.merchant_id, fixture);
   return (await createSession(tenant, { offer_id: offer.id, selected_currency: currency })).id;
 }
+
+/** The merchant's subscriptions as GET /merchants/:id/subscriptions lists them. */
+async function listedSubscriptions(tenant: Tenant): Promise<any[]> {
+  const res = await api.get(`/merchants/${tenant.merchant_id}/subscriptions`, { key: tenant.merchant_secret_key });
+  expect(res.status, res.text).to.equal(200);
+  return res.body.data;
+}
+
+const buttonText = async (page: Page) => (await page.locator('#submit').textContent())?.replace(/\s/g, ' ');
 
 const checkoutTransactions = (checkoutId: string) =>
   rows('select id, status, order_id from transactions where checkout_session_id = ? order by created_at', [checkoutId]);
@@ -175,6 +189,15 @@ describe('Hosted checkout pays a one-time offer in headless Chromium (e2e)', fun
     await page.locator('#pending-view[data-transaction-id]:not([hidden])').waitFor({ timeout: 60_000 });
     expect(await page.locator('#pix-code').inputValue()).to.match(/^000201/);
     expect(await page.locator('#pending-expiry').textContent()).to.match(/^Pay before /);
+    // The QR code is an image the browser decoded and laid out (an SVG the API drew from this very code).
+    const qr = page.locator('#pix-qr');
+    expect(await qr.isVisible()).to.equal(true);
+    expect(await qr.getAttribute('src')).to.match(/^data:image\/svg\+xml;base64,/);
+    expect(await qr.evaluate((image: any) => (image.complete ? (image.naturalWidth as number) : 0))).to.be.greaterThan(
+      0,
+    );
+    const box = (await qr.boundingBox())!;
+    expect([box.width, box.height]).to.deep.equal([220, 220]);
     await screenshot(page, 'pix-pending');
 
     const transactionId = (await page.locator('#pending-view').getAttribute('data-transaction-id'))!;
@@ -183,6 +206,84 @@ describe('Hosted checkout pays a one-time offer in headless Chromium (e2e)', fun
     await page.locator('#success-view[data-order-id]:not([hidden])').waitFor({ timeout: 60_000 });
     await screenshot(page, 'pix-paid');
     expect(await storedStatus(checkoutId)).to.equal('completed');
+    await page.close();
+  });
+
+  it('a recurring offer paid on the page creates an active subscription (listed by GET /subscriptions) and shows its next billing date', async () => {
+    const tenant = await createTenant();
+    await cascade(tenant, ['provider_a']);
+    const checkoutId = await checkoutFor(tenant, { billingCycle: 'monthly' });
+    const page = await open(tenant, checkoutId);
+    expect(await page.locator('#methods').isVisible()).to.equal(false);
+    expect(await page.locator('#later').textContent()).to.match(/^R\$ ?49\.90 today, then R\$ ?49\.90 per month from /);
+    await typeCard(page, CARDS.visa.number);
+    await page.locator('#submit:not([disabled])').waitFor();
+    expect(await buttonText(page)).to.match(/^Pay R\$ ?49\.90 and subscribe$/);
+    await screenshot(page, 'subscription-form');
+    await page.locator('#submit').click();
+    await page.locator('#success-view[data-subscription-id]:not([hidden])').waitFor({ timeout: 60_000 });
+    await screenshot(page, 'subscription-success');
+
+    const subscriptionId = await page.locator('#success-view').getAttribute('data-subscription-id');
+    const listed = (await listedSubscriptions(tenant)).filter((sub) => sub.id === subscriptionId);
+    expect(listed).to.have.length(1);
+    expect(listed[0]).to.include({ status: 'active', current_amount: 4990, cycles_completed: 1 });
+    expect(listed[0].next_billing_at).to.equal(
+      await page.locator('#success-view').getAttribute('data-next-billing-at'),
+    );
+    expect(await page.locator('#receipt-title').textContent()).to.equal('Subscription started');
+    expect(await page.locator('#receipt-next').textContent()).to.match(
+      /^Next billing date: .+ \(R\$ ?49\.90 per month\)\.$/,
+    );
+    expect(await storedStatus(checkoutId)).to.equal('completed');
+    await page.close();
+  });
+
+  it('a free-trial offer: "Start free trial", R$0 charged (zero-amount card validation), the subscription trialing', async () => {
+    const tenant = await createTenant();
+    await cascade(tenant, ['provider_a']);
+    const checkoutId = await checkoutFor(tenant, { billingCycle: 'monthly', freeTrial: true, trialDays: 14 });
+    const page = await open(tenant, checkoutId);
+    expect(await page.locator('#total').getAttribute('data-amount')).to.equal('0');
+    expect(await page.locator('#later').textContent()).to.match(/^R\$ ?0\.00 today, then R\$ ?49\.90 per month from /);
+    await typeCard(page, CARDS.visa.number);
+    await page.locator('#submit:not([disabled])').waitFor();
+    expect(await buttonText(page)).to.equal('Start free trial');
+    await screenshot(page, 'trial-form');
+    await page.locator('#submit').click();
+    await page.locator('#success-view[data-subscription-id]:not([hidden])').waitFor({ timeout: 60_000 });
+    await screenshot(page, 'trial-success');
+    expect(await page.locator('#receipt-title').textContent()).to.equal('Your free trial has started');
+    expect(await page.locator('#receipt-amount').textContent()).to.match(/^R\$ ?0\.00 charged today$/);
+
+    const subscriptionId = await page.locator('#success-view').getAttribute('data-subscription-id');
+    const [sub] = (await listedSubscriptions(tenant)).filter((s) => s.id === subscriptionId);
+    expect(sub).to.include({ status: 'trialing', cycles_completed: 0 });
+    expect(sub.next_billing_at).to.equal(sub.trial_end);
+    const transactionId = (await page.locator('#success-view').getAttribute('data-transaction-id'))!;
+    const tx = (await api.get(`/transactions/${transactionId}`, { key: tenant.merchant_secret_key })).body.data;
+    expect(tx).to.include({ charge_type: 'setup_verification', amount_authorized: 0, subscription_id: subscriptionId });
+    // Nothing was charged at the provider: every call it recorded for this payment was for R$0.
+    const entries = await ledger({ reference: transactionId });
+    expect(entries.length).to.be.greaterThan(0);
+    expect(entries.every((entry) => !entry.amount)).to.equal(true);
+    await page.close();
+  });
+
+  it('boleto: the tab gives the digitable line and its due date', async () => {
+    const tenant = await createTenant();
+    await cascade(tenant, ['provider_b']);
+    const checkoutId = await oneTimeCheckout(tenant);
+    const page = await open(tenant, checkoutId);
+    await page.locator('.method[data-method="boleto"]').click();
+    expect(await buttonText(page)).to.match(/^Pay R\$ ?49\.90 with boleto$/);
+    await page.locator('#submit:not([disabled])').click();
+    await page.locator('#pending-view[data-method="boleto"]:not([hidden])').waitFor({ timeout: 60_000 });
+    expect(await page.locator('#pending-title').textContent()).to.equal('Pay the boleto to finish');
+    expect(await page.locator('#pix-code').inputValue()).to.match(/^\d{5}\.\d{5} \d{5}\.\d{6} /);
+    expect(await page.locator('#pending-expiry').textContent()).to.match(/^Due /);
+    expect(await page.locator('#pix-qr').isVisible()).to.equal(false);
+    await screenshot(page, 'boleto-pending');
     await page.close();
   });
 

@@ -1,7 +1,8 @@
 /**
- * End to end in headless Chromium (Debian's `chromium`, driven by playwright-core): open the hosted checkout page,
- * type a sandbox test card into the SDK's frame, submit, and check that the card was tokenized, verified and
- * saved — and that the page's own JavaScript context never held the card number (only the frame did).
+ * End to end in headless Chromium (Debian's `chromium`, driven by playwright-core): open the hosted checkout page of
+ * a monthly offer, type a sandbox test card into the SDK's frame, subscribe, and check that the card was tokenized
+ * and saved for the subscription — and that the page's own JavaScript context never held the card number (only
+ * the frame did).
  * Skips only when Chromium is missing outside CI; in CI (.ci/run installs it) it must run.
  */
 import { expect } from 'chai';
@@ -59,7 +60,7 @@ describe('Hosted checkout page in headless Chromium (e2e)', function () {
     if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
   });
 
-  it('tokenizes and saves a typed sandbox card; the page outside the iframe never holds the card number', async () => {
+  it('tokenizes a typed sandbox card and saves it for the subscription; the page outside the iframe never holds the card number', async () => {
     const tenant: Tenant = await createTenant();
     const connector = await cardConnector(tenant, 'provider_a');
     const profile = await api.post(`/merchants/${tenant.merchant_id}/routing-profiles`, {
@@ -103,18 +104,18 @@ describe('Hosted checkout page in headless Chromium (e2e)', function () {
     await frame.locator('#expiry').pressSequentially(`12${String(NEXT_YEAR).slice(2)}`, { delay: 15 });
     await frame.locator('#cvc').pressSequentially('123', { delay: 15 });
     await page.locator('#submit:not([disabled])').click();
-    await page.locator('#result[data-instrument-id]').waitFor({ timeout: 60_000 });
+    await page.locator('#success-view[data-subscription-id]:not([hidden])').waitFor({ timeout: 60_000 });
 
-    const instrumentId = await page.locator('#result').getAttribute('data-instrument-id');
-    const tokenId = await page.locator('#result').getAttribute('data-token-id');
-    expect(await page.locator('#result').textContent()).to.include('4242');
+    const transactionId = await page.locator('#success-view').getAttribute('data-transaction-id');
+    const tx = await api.get(`/transactions/${transactionId}`, { key: tenant.merchant_secret_key });
+    const instrumentId = tx.body.data.payment_instrument_id;
 
     fs.mkdirSync(OUTPUT_DIR, { recursive: true });
     const screenshot = path.join(OUTPUT_DIR, 'hosted-checkout.png');
     await page.screenshot({ path: screenshot, fullPage: true });
     console.log(`    screenshot: ${screenshot}`);
 
-    // The card is saved for the checkout's customer, and its token was used by that enrolment.
+    // The card is saved for the checkout's customer by the subscription's first charge.
     const saved = await api.get(`${instrumentsPath(tenant.merchant_id)}/${instrumentId}`, {
       key: tenant.merchant_secret_key,
     });
@@ -125,8 +126,9 @@ describe('Hosted checkout page in headless Chromium (e2e)', function () {
       last4: '4242',
       status: 'active',
     });
-    const token = await api.get(`/tokens/${tokenId}`, { key: tenant.merchant_secret_key });
-    expect(token.body).to.include({ status: 'used', purpose: 'instrument_enrollment', last4: '4242' });
+    expect(tx.body.data.subscription_id).to.equal(
+      await page.locator('#success-view').getAttribute('data-subscription-id'),
+    );
 
     // The page's own context: every message it received, every fetch it made, its DOM and storage.
     const pageContext = await page.evaluate<string>(READ_PAGE_CONTEXT);

@@ -74,6 +74,7 @@ export function presentBrowserCheckout({
     paymentMethods: {
       cards: settings.cards,
       pix: settings.pix,
+      boleto: settings.boleto,
       wallet: settings.wallet,
       cardBrands: settings.cardBrands,
       installmentsSupported: settings.installmentsSupported,

@@ -104,7 +104,8 @@ export const browserSessionRoutes = [
     path: '/sessions/:sessionId/checkout/confirm',
     summary:
       "Pay the browser session's checkout: amount, currency, items and customer from the checkout, the card from " +
-      'its newest token; idempotent per checkout (a repeat joins the same payment); a decline is 200 outcome declined',
+      'its newest token; idempotent per checkout (a repeat joins the same payment); a decline is 200 outcome declined; ' +
+      'a recurring offer starts its subscription as POST /transactions with checkout_session_id does',
     tags,
     auth: publicAuth,
     params: BrowserSessionParams,

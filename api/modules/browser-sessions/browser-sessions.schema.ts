@@ -102,7 +102,18 @@ export const CheckoutPaymentSchema = StrictObject({
   amount: Type.Integer(),
   currency: Type.String(),
   paymentInstructions: PaymentInstructionsView,
+  /** A pending pix's code as an image (an SVG data URL drawn by the API); null otherwise. */
+  qrCodeImage: Nullable(Type.String()),
   checkoutStatus: Type.String(),
+  /** The subscription a paid recurring offer started (trialing for a free trial); null otherwise. */
+  subscription: Nullable(
+    StrictObject({
+      id: Type.String(),
+      status: Type.String(),
+      trialEnd: Nullable(Timestamp),
+      nextBillingAt: Nullable(Timestamp),
+    }),
+  ),
 });
 
 export const BrowserCheckoutSchema = StrictObject({
@@ -132,6 +143,7 @@ export const BrowserCheckoutSchema = StrictObject({
   paymentMethods: StrictObject({
     cards: Type.Boolean(),
     pix: Type.Boolean(),
+    boleto: Type.Boolean(),
     wallet: Type.Boolean(),
     cardBrands: Type.Array(Type.String()),
     installmentsSupported: Type.Boolean(),

@@ -8,6 +8,10 @@
  * Idempotent per checkout session: the transaction id derives from the checkout and the number of its payments
  * that already ended unsuccessfully, so a double click or a retry after a lost answer names the same transaction
  * (and joins the same workflow), while paying again after a decline names a new one.
+ *
+ * A recurring offer's payment starts its subscription inside that same charge workflow (a free trial's card is
+ * validated at zero amount and the subscription starts trialing): nothing here is specific to subscriptions but
+ * the view of the one that was started.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
@@ -15,13 +19,14 @@ import {
   CheckoutSessionSchema,
   CustomerSchema,
   MerchantSchema,
-  OfferSchema,
+  SubscriptionSchema,
   TransactionAttemptSchema,
   TransactionSchema,
   type CheckoutSession,
   type Transaction,
 } from '../../../db/entities';
 import { errors } from '../../../domain/platform/errors';
+import { qrDataUrl } from '../../lib/qr-code';
 import { idFromSeed } from '../../../domain/platform/ids';
 import {
   CHECKOUT_FAILURE_WINDOW_SECONDS,
@@ -52,7 +57,33 @@ export interface CheckoutPayment {
   amount: number;
   currency: string;
   paymentInstructions: Record<string, unknown> | null;
+  qrCodeImage: string | null;
   checkoutStatus: string;
+  /** The subscription a paid recurring offer started (for the receipt's next billing date); null otherwise. */
+  subscription: CheckoutSubscription | null;
+}
+
+export interface CheckoutSubscription {
+  id: string;
+  status: string;
+  trialEnd: string | null;
+  nextBillingAt: string | null;
+}
+
+async function subscriptionOf(em: EntityManager, tx: Transaction): Promise<CheckoutSubscription | null> {
+  if (!tx.subscriptionId) return null;
+  const sub = await em.findOne(
+    SubscriptionSchema,
+    { id: tx.subscriptionId, merchantId: tx.merchantId },
+    { refresh: true },
+  );
+  if (!sub) return null;
+  return {
+    id: sub.id,
+    status: sub.status,
+    trialEnd: sub.trialEnd?.toISOString() ?? null,
+    nextBillingAt: sub.nextBillingAt?.toISOString() ?? null,
+  };
 }
 
 /** The buyer reads these; provider codes and messages stay in the merchant's Dashboard and API. */
@@ -62,6 +93,17 @@ const MESSAGES = {
   failed: 'The payment could not be completed and nothing was charged. Please try again in a moment.',
   expired: 'The payment was not completed in time. You can pay again.',
 };
+
+/** The pix code as an image, drawn here so the page needs neither a QR library nor the provider's QR page. */
+function qrCodeImage(instructions: Record<string, unknown> | null): string | null {
+  const text = instructions?.qr_code_text;
+  if (typeof text !== 'string' || text.length === 0) return null;
+  try {
+    return qrDataUrl(text);
+  } catch {
+    return null; // longer than any QR code holds: the copy-paste code is still shown
+  }
+}
 
 export function checkoutTransactionId(checkoutId: string, unsuccessfulPayments: number): string {
   return idFromSeed('tx', `checkout-payment:${checkoutId}:${unsuccessfulPayments}`);
@@ -107,7 +149,9 @@ export async function presentCheckoutPayment(
     amount: tx.amount,
     currency: tx.currency,
     paymentInstructions: outcome === 'pending' ? tx.paymentInstructions : null,
+    qrCodeImage: outcome === 'pending' ? qrCodeImage(tx.paymentInstructions) : null,
     checkoutStatus: effectiveStatus(checkout, now),
+    subscription: outcome === 'succeeded' ? await subscriptionOf(em, tx) : null,
   };
 }
 
@@ -138,20 +182,6 @@ async function refuseAfterFailedPayments(em: EntityManager, checkout: CheckoutSe
     Math.max(1, Math.ceil((resetAt - now.getTime()) / 1000)),
     'Too many unsuccessful payments for this checkout; try again later',
   );
-}
-
-/**
- * Until subscriptions are started by the charge path, a checkout with a recurring offer is not paid here: its
- * charge would create no subscription (the hosted page saves the card for such a checkout instead).
- */
-async function refuseRecurring(em: EntityManager, checkout: CheckoutSession, offerIds: string[]): Promise<void> {
-  const recurring = await em.count(OfferSchema, { id: { $in: offerIds }, billingCycle: { $ne: 'none' } });
-  if (recurring > 0)
-    throw errors.businessRule(
-      'RECURRING_CHECKOUT_NOT_SUPPORTED',
-      'A checkout with a recurring offer cannot be paid from the browser yet',
-      { checkout_session_id: checkout.id },
-    );
 }
 
 async function chargeCountry(em: EntityManager, checkout: CheckoutSession): Promise<string> {
@@ -192,7 +222,6 @@ export async function confirmCheckout(
     await refuseAfterRepeatedDeclines(em, client, now.getTime());
     await refuseAfterFailedPayments(em, checkout, now);
     const items = await em.find(CheckoutItemSchema, { checkoutSessionId: checkout.id });
-    await refuseRecurring(em, checkout, [checkout.offerId, ...items.map((item) => item.offerId)]);
     const installments = Math.max(1, ...items.map((item) => item.installments));
     const input = await buildChargeInput(
       em,

@@ -12,6 +12,7 @@ export const CREDIT_CARD_INSTALLMENTS = { min: 1, max: 12 } as const;
 export interface PaymentSettings {
   cards: boolean;
   pix: boolean;
+  boleto: boolean;
   wallet: boolean;
   /** In CARD_BRANDS order. */
   cardBrands: string[];
@@ -52,6 +53,7 @@ export async function paymentSettings(em: EntityManager, merchantId: string): Pr
   return {
     cards,
     pix: methods.has('pix'),
+    boleto: methods.has('boleto'),
     wallet: methods.has('wallet'),
     cardBrands: (CARD_BRANDS as readonly string[]).filter((brand) => brands.has(brand)),
     installmentsSupported,

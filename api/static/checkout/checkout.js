@@ -1,8 +1,8 @@
 /* Hosted checkout page (/checkout/:checkout_session_id#key=pk_live_…), built on the Switchyard SDK. The public
  * key rides in the URL fragment, which browsers never send to a server. The buyer pays the checkout
  * (card.confirmCheckout → POST /sessions/:id/checkout/confirm): the amount shown and the amount charged both come
- * from the checkout session. A checkout with a recurring offer still saves the card for its customer
- * (POST /sessions/:id/payment-instruments) until subscriptions start from the charge path. */
+ * from the checkout session. A recurring offer is paid the same way and starts its subscription (a free trial
+ * validates the card at zero amount); it is paid by card only, since renewals charge the saved card. */
 (function () {
   'use strict';
 
@@ -10,8 +10,10 @@
   var checkoutId = location.pathname.split('/').pop();
   var key = new URLSearchParams(location.hash.slice(1)).get('key');
   var submit = $('submit');
-  var POLL_MS = 2000;
-  var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, polling: null };
+  /* A pix is paid within minutes; a boleto clears in days, so its page asks less often. */
+  var POLL_MS = { pix: 2000, boleto: 15000 };
+  var METHOD_LABELS = { pix: 'Pix', boleto: 'boleto' };
+  var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, trial: false, polling: null };
 
   function show(kind, text) {
     var box = $('result');
@@ -51,6 +53,18 @@
     if (line.recurring) parts.push('then ' + money(line.recurring.amount, line.currency) + ' ' + per(line.recurring) + ' from ' + day(line.recurring.firstBillingAt));
     if (line.installments > 1) parts.push('in ' + line.installments + ' installments');
     return parts.join(' · ');
+  }
+
+  function recurringLine() {
+    return state.view.summary.lines.filter(function (line) { return line.recurring !== null; })[0] || null;
+  }
+
+  /* "R$0.00 today, then R$29.00 per month from 23 Dec 2026": the same first-charge rules the charge applies. */
+  function laterText(summary) {
+    var later = summary.lines.filter(function (line) { return line.recurring !== null; }).map(function (line) {
+      return money(line.recurring.amount, line.currency) + ' ' + per(line.recurring) + ' from ' + day(line.recurring.firstBillingAt);
+    });
+    return later.length ? money(summary.dueToday, summary.currency) + ' today, then ' + later.join(' and ') : '';
   }
 
   function renderLines(list, lines) {
@@ -95,8 +109,19 @@
     stopPolling();
     state.closed = true;
     var summary = state.view.summary;
-    $('receipt-amount').textContent = money(payment.amount, payment.currency) + ' paid';
+    var subscription = payment.subscription;
+    var trialing = subscription && subscription.status === 'trialing';
+    $('receipt-title').textContent = trialing ? 'Your free trial has started' : subscription ? 'Subscription started' : 'Payment successful';
+    $('receipt-amount').textContent = money(payment.amount, payment.currency) + (payment.amount === 0 ? ' charged today' : ' paid');
     renderLines($('receipt-items'), summary.lines);
+    var line = recurringLine();
+    if (subscription && subscription.nextBillingAt) {
+      $('receipt-next').textContent = 'Next billing date: ' + day(subscription.nextBillingAt) +
+        (line ? ' (' + money(line.recurring.amount, line.currency) + ' ' + per(line.recurring) + ')' : '') + '.';
+      $('receipt-next').hidden = false;
+      $('success-view').setAttribute('data-subscription-id', subscription.id);
+      $('success-view').setAttribute('data-next-billing-at', subscription.nextBillingAt);
+    }
     $('receipt-order').textContent = payment.orderId;
     $('success-view').setAttribute('data-order-id', payment.orderId);
     $('success-view').setAttribute('data-transaction-id', payment.transactionId);
@@ -105,13 +130,27 @@
 
   function pending(payment) {
     var instructions = payment.paymentInstructions || {};
-    $('pix-code').value = instructions.qr_code_text || instructions.barcode || '';
+    var boleto = payment.paymentMethod === 'boleto';
+    $('pending-title').textContent = boleto ? 'Pay the boleto to finish' : 'Pay with Pix to finish';
+    $('pix-pending').hidden = boleto;
+    $('boleto-pending').hidden = !boleto;
+    $('copy-code').textContent = boleto ? 'Copy digitable line' : 'Copy code';
+    $('pix-code').value = (boleto ? instructions.barcode : instructions.qr_code_text) || '';
+    // The QR image is an SVG data URL drawn by the API from the code itself; nothing else is put in src.
+    if (!boleto && payment.qrCodeImage && /^data:image\/svg\+xml;base64,/.test(payment.qrCodeImage)) {
+      $('pix-qr').src = payment.qrCodeImage;
+      $('pix-qr').hidden = false;
+    }
     $('pending-view').setAttribute('data-transaction-id', payment.transactionId);
-    $('pending-expiry').textContent = instructions.expires_at ? 'Pay before ' + dateTime(instructions.expires_at) + '.' : '';
-    var link = instructions.qr_code_url || instructions.boleto_url;
+    $('pending-view').setAttribute('data-method', payment.paymentMethod);
+    $('pending-expiry').textContent = instructions.expires_at
+      ? (boleto ? 'Due ' + day(instructions.expires_at) : 'Pay before ' + dateTime(instructions.expires_at)) + '.'
+      : '';
+    var link = boleto ? instructions.boleto_url : instructions.qr_code_url;
+    $('pix-link').textContent = boleto ? 'Open the boleto' : 'Open the QR code page';
     if (link && /^https?:\/\//.test(link)) { $('pix-link').href = link; $('pix-link').hidden = false; }
     only('pending-view');
-    if (!state.polling) state.polling = setInterval(poll, POLL_MS);
+    if (!state.polling) state.polling = setInterval(poll, POLL_MS[payment.paymentMethod] || POLL_MS.pix);
   }
 
   function poll() {
@@ -125,11 +164,13 @@
 
   function updateButton() {
     if (state.closed) { submit.disabled = true; return; }
-    var amount = money(state.view.summary.dueToday, state.view.summary.currency);
-    if (state.recurring) submit.textContent = 'Save card';
-    else if (state.method === 'pix') submit.textContent = 'Pay ' + amount + ' with Pix';
+    var due = state.view.summary.dueToday;
+    var amount = money(due, state.view.summary.currency);
+    if (METHOD_LABELS[state.method]) submit.textContent = 'Pay ' + amount + ' with ' + METHOD_LABELS[state.method];
+    else if (state.trial) submit.textContent = due === 0 ? 'Start free trial' : 'Pay ' + amount + ' and start the trial';
+    else if (state.recurring) submit.textContent = due === 0 ? 'Start subscription' : 'Pay ' + amount + ' and subscribe';
     else submit.textContent = 'Pay ' + amount;
-    submit.disabled = state.busy || (state.method !== 'pix' && !state.cardComplete);
+    submit.disabled = state.busy || (state.method === 'credit_card' && !state.cardComplete);
   }
 
   function render(view) {
@@ -140,13 +181,19 @@
     $('total').textContent = money(summary.dueToday, summary.currency);
     $('total').setAttribute('data-amount', String(summary.dueToday));
     state.recurring = summary.lines.some(function (line) { return line.recurring !== null; });
+    state.trial = summary.lines.some(function (line) { return line.trialDays > 0; });
+    $('later').textContent = laterText(summary);
+    $('later').hidden = !state.recurring;
     if (checkout.customerEmail) $('buyer').textContent = 'Paying as ' + (checkout.customerName ? checkout.customerName + ' · ' : '') + checkout.customerEmail;
     if (view.savedInstruments.length > 0) {
       $('saved').hidden = false;
       $('saved').textContent = 'Saved cards: ' + view.savedInstruments.map(function (c) { return c.brand + ' •••• ' + c.last4; }).join(', ');
     }
-    $('methods').hidden = !(view.paymentMethods.pix && view.paymentMethods.cards) || state.recurring;
-    if (!view.paymentMethods.cards && view.paymentMethods.pix && !state.recurring) selectMethod('pix');
+    // Renewals charge the saved card, so a recurring checkout is paid by card only.
+    var offered = { credit_card: view.paymentMethods.cards, pix: view.paymentMethods.pix && !state.recurring, boleto: view.paymentMethods.boleto && !state.recurring };
+    Array.prototype.forEach.call(document.querySelectorAll('.method'), function (button) { button.hidden = !offered[button.getAttribute('data-method')]; });
+    $('methods').hidden = Object.keys(offered).filter(function (method) { return offered[method]; }).length < 2;
+    if (!offered.credit_card) selectMethod(offered.pix ? 'pix' : offered.boleto ? 'boleto' : 'credit_card');
     var payment = view.payment;
     if (checkout.status === 'completed') {
       if (payment && payment.outcome === 'succeeded') success(payment);
@@ -166,9 +213,10 @@
     Array.prototype.forEach.call(document.querySelectorAll('.method'), function (button) {
       button.classList.toggle('selected', button.getAttribute('data-method') === method);
     });
-    $('card-method').hidden = method === 'pix';
-    $('card-note').hidden = method === 'pix';
+    $('card-method').hidden = method !== 'credit_card';
+    $('card-note').hidden = method !== 'credit_card';
     $('pix-method').hidden = method !== 'pix';
+    $('boleto-method').hidden = method !== 'boleto';
     hideResult();
     if (state.view) updateButton();
   }
@@ -189,28 +237,10 @@
   }
 
   function pay() {
-    var attempt = state.method === 'pix'
-      ? card.confirmCheckout({ paymentMethod: 'pix' })
+    var attempt = state.method !== 'credit_card'
+      ? card.confirmCheckout({ paymentMethod: state.method })
       : card.tokenize({ purpose: 'one_time' }).then(function () { return card.confirmCheckout(); });
     return attempt.then(outcome);
-  }
-
-  function saveCard() {
-    return card.tokenize({ purpose: 'instrument_enrollment' })
-      .then(function (token) {
-        $('result').setAttribute('data-token-id', token.tokenId);
-        return card.enroll({ tokenId: token.tokenId });
-      })
-      .then(function (result) {
-        if (result.verified) {
-          $('result').setAttribute('data-instrument-id', result.paymentInstrumentId);
-          show('ok', 'Card saved: ' + result.brand + ' •••• ' + result.last4);
-          state.closed = true;
-        } else {
-          card.clear();
-          show('bad', 'The card was declined. Try another card.');
-        }
-      });
   }
 
   if (!key || !/^pk_live_(mer|org)_[0-9A-Za-z]+$/.test(key) || !/^cks_[0-9A-Za-z]+$/.test(checkoutId)) {
@@ -243,7 +273,7 @@
     state.busy = true;
     submit.disabled = true;
     hideResult();
-    (state.recurring ? saveCard() : pay())
+    pay()
       .catch(function (error) {
         if (error.code === 'INVALID_STATE_TRANSITION') return card.checkout().then(render);
         show('bad', refusal(error));
