@@ -20,16 +20,17 @@ export interface ResolvedNames {
   connectorName: string;
 }
 
-/** Resolves the names of many subscriptions with one query per referenced table. */
+/**
+ * Resolves the names of many subscriptions with one query per referenced table. The queries run one after the
+ * other: `em` is often a transaction's, and one PostgreSQL connection cannot run two queries at once.
+ */
 export async function resolveNames(em: EntityManager, subs: Subscription[]): Promise<Map<string, ResolvedNames>> {
   const ids = <K extends keyof Subscription>(key: K) =>
     [...new Set(subs.map((s) => s[key]).filter(Boolean))] as string[];
-  const [customers, offers, products, connectors] = await Promise.all([
-    em.find(CustomerSchema, { id: { $in: ids('customerId') } }),
-    em.find(OfferSchema, { id: { $in: ids('currentOfferId') } }),
-    em.find(ProductSchema, { id: { $in: ids('productId') } }),
-    em.find(MerchantConnectorSchema, { id: { $in: ids('preferredConnectorId') } }),
-  ]);
+  const customers = await em.find(CustomerSchema, { id: { $in: ids('customerId') } });
+  const offers = await em.find(OfferSchema, { id: { $in: ids('currentOfferId') } });
+  const products = await em.find(ProductSchema, { id: { $in: ids('productId') } });
+  const connectors = await em.find(MerchantConnectorSchema, { id: { $in: ids('preferredConnectorId') } });
   const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((row) => [row.id, row]));
   const [c, o, p, k] = [byId(customers), byId(offers), byId(products), byId(connectors)];
   return new Map(

@@ -5,10 +5,26 @@ import { startStack, stopStack } from './stack';
 // Worker state changes are noise in test output; warnings and errors still show.
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
+/**
+ * Two queries sent at once on one connection (e.g. Promise.all over a transaction's EntityManager): pg queues
+ * them today, pg 9 will throw. Node warns once per process, so the test during which it first happens fails.
+ */
+let busyConnectionQuery: Error | undefined;
+process.on('warning', (warning) => {
+  if (/client is already executing a query/.test(warning.message)) busyConnectionQuery = warning;
+});
+
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(10 * 60 * 1000);
     await startStack();
+  },
+  afterEach() {
+    const warning = busyConnectionQuery;
+    busyConnectionQuery = undefined;
+    if (warning) {
+      throw new Error(`A query was sent on a connection busy with another one:\n${warning.stack ?? warning.message}`);
+    }
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(60 * 1000);

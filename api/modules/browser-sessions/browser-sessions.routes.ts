@@ -30,10 +30,9 @@ const tags = ['Browser sessions and tokens'];
 const publicAuth = { keys: ['merchant', 'organization'] as const, scopes: [], merchantScoped: false, publicKey: true };
 
 async function sessionView(em: EntityManager, config: Config, session: BrowserSession) {
-  const [merchant, settings] = await Promise.all([
-    sessionMerchant(em, session),
-    paymentSettings(em, session.merchantId),
-  ]);
+  // One after the other: the route's transaction is one connection.
+  const merchant = await sessionMerchant(em, session);
+  const settings = await paymentSettings(em, session.merchantId);
   return presentBrowserSession(session, merchant, settings, config.vault, sdkIntegrity());
 }
 

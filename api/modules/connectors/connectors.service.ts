@@ -220,14 +220,17 @@ export async function updateConnector(
 
 /** Routing rows that name the connector: profiles using it as their default, nodes routing to it. */
 async function routingReferences(em: EntityManager, connectorId: string): Promise<FieldErrors> {
-  const [profiles, nodes] = await Promise.all([
-    em.find(
-      RoutingProfileSchema,
-      { defaultMerchantConnectorId: connectorId },
-      { fields: ['id'], orderBy: { id: 'asc' } },
-    ),
-    em.find(RoutingNodeSchema, { merchantConnectorId: connectorId }, { fields: ['id'], orderBy: { id: 'asc' } }),
-  ]);
+  // One after the other: the route's transaction is one connection.
+  const profiles = await em.find(
+    RoutingProfileSchema,
+    { defaultMerchantConnectorId: connectorId },
+    { fields: ['id'], orderBy: { id: 'asc' } },
+  );
+  const nodes = await em.find(
+    RoutingNodeSchema,
+    { merchantConnectorId: connectorId },
+    { fields: ['id'], orderBy: { id: 'asc' } },
+  );
   return {
     ...(profiles.length > 0 ? { routing_profile_ids: profiles.map((profile) => profile.id) } : {}),
     ...(nodes.length > 0 ? { routing_node_ids: nodes.map((node) => node.id) } : {}),
