@@ -23,6 +23,8 @@ import { eventRoutes } from './modules/events/events.routes';
 import { transactionRoutes } from './modules/transactions/transactions.routes';
 import { orderRoutes } from './modules/orders/orders.routes';
 import { subscriptionRoutes } from './modules/subscriptions/subscriptions.routes';
+import { merchantDashboardRoutes } from './modules/merchant-dashboard/merchant-dashboard.routes';
+import { merchantDashboardWriteRoutes } from './modules/merchant-dashboard/merchant-dashboard-writes.routes';
 
 export const ROUTES: readonly AnyRoute[] = [
   ...healthRoutes,
@@ -48,4 +50,6 @@ export const ROUTES: readonly AnyRoute[] = [
   ...transactionRoutes,
   ...orderRoutes,
   ...subscriptionRoutes,
+  ...merchantDashboardRoutes,
+  ...merchantDashboardWriteRoutes,
 ];
