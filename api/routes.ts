@@ -23,6 +23,7 @@ import { eventRoutes } from './modules/events/events.routes';
 import { transactionRoutes } from './modules/transactions/transactions.routes';
 import { orderRoutes } from './modules/orders/orders.routes';
 import { subscriptionRoutes } from './modules/subscriptions/subscriptions.routes';
+import { dashboardSubscriptionRoutes } from './modules/subscriptions/dashboard-subscriptions.routes';
 import { merchantDashboardRoutes } from './modules/merchant-dashboard/merchant-dashboard.routes';
 import { merchantDashboardWriteRoutes } from './modules/merchant-dashboard/merchant-dashboard-writes.routes';
 
@@ -50,6 +51,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...transactionRoutes,
   ...orderRoutes,
   ...subscriptionRoutes,
+  ...dashboardSubscriptionRoutes,
   ...merchantDashboardRoutes,
   ...merchantDashboardWriteRoutes,
 ];

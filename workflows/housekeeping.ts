@@ -2,11 +2,17 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 // Deletes are idempotent, so plain retries are safe; a minute is ample for an indexed delete.
-const { purgeExpiredIdempotencyKeys, purgeRateLimitWindows, wipeExpiredCardTokens, purgeProviderWebhookReceipts } =
-  proxyActivities<Activities>({
-    startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '5 seconds', maximumAttempts: 5 },
-  });
+const {
+  purgeExpiredIdempotencyKeys,
+  purgeRateLimitWindows,
+  wipeExpiredCardTokens,
+  purgeProviderWebhookReceipts,
+  purgeSpentDashboardTokens,
+  purgeSentMail,
+} = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', maximumAttempts: 5 },
+});
 
 export interface HousekeepingResult {
   idempotencyKeysPurged: number;
@@ -15,16 +21,35 @@ export interface HousekeepingResult {
   cardTokensWiped: number;
   /** Provider-webhook receipts (the organization Dashboard's inbound/invalid logs) past their retention. */
   providerWebhookReceiptsPurged: number;
+  /** Refresh-token rows of dead session families plus used or expired password-reset tokens. */
+  dashboardTokensPurged: number;
+  /** Outbox rows of e-mails the SMTP server accepted more than a day ago. */
+  sentMailPurged: number;
 }
 
 /** Run by a Temporal schedule (see worker/schedules.ts), so each run is visible in the Temporal UI. */
 export async function housekeepingWorkflow(): Promise<HousekeepingResult> {
-  const [idempotencyKeysPurged, rateLimitWindowsPurged, cardTokensWiped, providerWebhookReceiptsPurged] =
-    await Promise.all([
-      purgeExpiredIdempotencyKeys(),
-      purgeRateLimitWindows(),
-      wipeExpiredCardTokens(),
-      purgeProviderWebhookReceipts(),
-    ]);
-  return { idempotencyKeysPurged, rateLimitWindowsPurged, cardTokensWiped, providerWebhookReceiptsPurged };
+  const [
+    idempotencyKeysPurged,
+    rateLimitWindowsPurged,
+    cardTokensWiped,
+    providerWebhookReceiptsPurged,
+    dashboardTokensPurged,
+    sentMailPurged,
+  ] = await Promise.all([
+    purgeExpiredIdempotencyKeys(),
+    purgeRateLimitWindows(),
+    wipeExpiredCardTokens(),
+    purgeProviderWebhookReceipts(),
+    purgeSpentDashboardTokens(),
+    purgeSentMail(),
+  ]);
+  return {
+    idempotencyKeysPurged,
+    rateLimitWindowsPurged,
+    cardTokensWiped,
+    providerWebhookReceiptsPurged,
+    dashboardTokensPurged,
+    sentMailPurged,
+  };
 }

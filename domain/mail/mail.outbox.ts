@@ -51,3 +51,11 @@ export async function pendingMailIds(em: EntityManager, olderThanSeconds: number
   );
   return rows.map((row) => row.id);
 }
+
+/**
+ * Deletes messages the SMTP server accepted before `sentBefore`: a sent row is never handed over again (the
+ * delivery activity answers 'missing' for a row that is gone), and its sealed content carries one-time tokens.
+ */
+export async function purgeSentMail(em: EntityManager, sentBefore: Date): Promise<number> {
+  return em.nativeDelete(MailMessageSchema, { sentAt: { $lt: sentBefore } });
+}

@@ -109,3 +109,17 @@ export function presentTransition(row: SubscriptionTransition) {
     created_at: row.createdAt.toISOString(),
   };
 }
+
+/** The merchant Dashboard's object: the public one plus the preferred connector and the network transaction id. */
+export function presentDashboardSubscription(sub: Subscription, names: ResolvedNames) {
+  return {
+    ...presentSubscription(sub, names),
+    preferred_connector_id: sub.preferredConnectorId,
+    initial_network_transaction_id: sub.initialNetworkTransactionId,
+  };
+}
+
+export async function presentDashboardOne(em: EntityManager, sub: Subscription) {
+  const names = await resolveNames(em, [sub]);
+  return presentDashboardSubscription(sub, names.get(sub.id)!);
+}

@@ -82,3 +82,14 @@ export const TransitionSchemaOut = StrictObject({
   metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
   created_at: Timestamp,
 });
+
+// ── Merchant Dashboard (Document 3 "Subscriptions (Dashboard)") ─────────────────────────────────────────────
+
+export const DashboardSubscriptionParams = StrictObject({ id: Id('sub') });
+
+/** The Dashboard object: the public one plus the preferred connector's id and the network transaction id. */
+export const DashboardSubscriptionSchemaOut = StrictObject({
+  ...SubscriptionSchemaOut.properties,
+  preferred_connector_id: Nullable(Type.String()),
+  initial_network_transaction_id: Nullable(Type.String()),
+});

@@ -1,0 +1,110 @@
+/**
+ * Document 3 "Subscriptions (Dashboard)": a signed-in merchant user (x-merchant-id, active membership) reads the
+ * merchant's subscriptions and operates on them. Same reads and the same operation table as the public API
+ * (subscription-operations.service.ts); the transitions record the user as `actor`. Bare responses, flat meta.
+ */
+import { Type } from '@sinclair/typebox';
+import type { DashboardRequirement } from '../../http/dashboard-auth';
+import { defineRoute } from '../../http/define-route';
+import { pagination } from '../../http/pagination';
+import {
+  presentDashboardOne,
+  presentDashboardSubscription,
+  presentTransition,
+  resolveNames,
+} from '../../../domain/subscriptions/subscriptions.presenter';
+import {
+  DashboardSubscriptionParams,
+  DashboardSubscriptionSchemaOut,
+  ListSubscriptionsQuery,
+  TransitionSchemaOut,
+} from './subscriptions.schema';
+import { getSubscription, listSubscriptions, listTransitions } from './subscriptions.service';
+import {
+  dashboardCaller,
+  runSubscriptionOperation,
+  SUBSCRIPTION_OPERATIONS,
+  type OperationDefinition,
+} from './subscription-operations.service';
+
+const tags = ['Merchant Dashboard: subscriptions'];
+const auth: DashboardRequirement = { dashboard: ['merchant'], tenant: 'merchant' };
+const path = '/merchant/subscriptions';
+
+function operationRoute(definition: OperationDefinition) {
+  return defineRoute({
+    method: 'post',
+    path: `${path}/:id/${definition.action}`,
+    summary: definition.summary,
+    tags,
+    auth,
+    params: DashboardSubscriptionParams,
+    body: definition.body,
+    responses: { 200: DashboardSubscriptionSchemaOut },
+    envelope: 'bare',
+    waitsOnWorkflow: true,
+    async handler({ em, merchantId, session, params, body, deps }) {
+      const caller = await dashboardCaller(em, session);
+      const sub = await runSubscriptionOperation(
+        em,
+        deps,
+        { merchantId, subscriptionId: params.id },
+        definition,
+        body,
+        caller,
+      );
+      return { status: 200, data: await presentDashboardOne(em, sub) };
+    },
+  });
+}
+
+export const dashboardSubscriptionRoutes = [
+  defineRoute({
+    method: 'get',
+    path,
+    summary: "List the merchant's subscriptions, newest first",
+    tags,
+    auth,
+    query: ListSubscriptionsQuery,
+    responses: { 200: Type.Array(DashboardSubscriptionSchemaOut) },
+    envelope: 'bare',
+    pagination: 'flat',
+    async handler({ em, merchantId, query }) {
+      const { items, total } = await listSubscriptions(em, merchantId, query);
+      const names = await resolveNames(em, items);
+      return {
+        status: 200,
+        data: items.map((sub) => presentDashboardSubscription(sub, names.get(sub.id)!)),
+        pagination: pagination(query, total),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${path}/:id`,
+    summary: 'Get a subscription',
+    tags,
+    auth,
+    params: DashboardSubscriptionParams,
+    responses: { 200: DashboardSubscriptionSchemaOut },
+    envelope: 'bare',
+    async handler({ em, merchantId, params }) {
+      return { status: 200, data: await presentDashboardOne(em, await getSubscription(em, merchantId, params.id)) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${path}/:id/transitions`,
+    summary: "A subscription's transitions, newest first (with the Dashboard user who made each admin move)",
+    tags,
+    auth,
+    params: DashboardSubscriptionParams,
+    responses: { 200: Type.Array(TransitionSchemaOut) },
+    envelope: 'bare',
+    async handler({ em, merchantId, params }) {
+      const sub = await getSubscription(em, merchantId, params.id);
+      return { status: 200, data: (await listTransitions(em, sub)).map(presentTransition) };
+    },
+  }),
+  ...SUBSCRIPTION_OPERATIONS.map(operationRoute),
+];
