@@ -182,4 +182,7 @@ function App() {
 
 const routePathOnly = () => location.pathname.replace(/^\/dashboard/, '') || '/';
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+// The "Loading…" placeholder of index.html goes: render() adds to a container, it does not replace it.
+root.textContent = '';
+render(<App />, root);

@@ -1,5 +1,5 @@
 /** A small history router under /dashboard/: the path after the base, search parameters, and navigation. */
-import { useEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 
 export const BASE = '/dashboard';
 const listeners = new Set<() => void>();
@@ -16,7 +16,8 @@ export function navigate(to: string, replace = false): void {
 
 export function useRoute(): { path: string; search: URLSearchParams } {
   const [, setTick] = useState(0);
-  useEffect(() => {
+  // A layout effect: subscribed before any navigation queued during the first render can run.
+  useLayoutEffect(() => {
     const update = () => setTick((tick) => tick + 1);
     listeners.add(update);
     window.addEventListener('popstate', update);

@@ -328,7 +328,7 @@ function actorText(t: Transition): string {
 export function SubscriptionDetail(props: { id: string }) {
   const loaded = useLoad(() => call<Subscription>('GET', `/merchant/subscriptions/${props.id}`), [props.id]);
   const transitions = useLoad(
-    () => call<Page<Transition> | Transition[]>('GET', `/merchant/subscriptions/${props.id}/transitions?limit=100`),
+    () => call<Page<Transition> | Transition[]>('GET', `/merchant/subscriptions/${props.id}/transitions`),
     [props.id],
   );
   const [message, setMessage] = useState<string | null>(null);

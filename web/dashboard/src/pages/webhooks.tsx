@@ -59,7 +59,7 @@ function Redeliver(props: { delivery: Delivery; active: boolean }) {
         class="secondary small"
         disabled={!props.active || state === 'busy'}
         title={props.active ? undefined : 'The endpoint is inactive'}
-        aria-label={`Send ${props.delivery.event_type} again`}
+        aria-label={`Redeliver ${props.delivery.event_type}`}
         onClick={send}
       >
         Redeliver
