@@ -3,6 +3,8 @@
  * every app path so deep links and reloads work, its hashed assets with their content types, nothing else.
  */
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../domain/platform/config';
 import { stack } from '../helpers/stack';
 
 const get = (path: string) => fetch(`${stack().url}${path}`, { redirect: 'manual' });
@@ -47,5 +49,23 @@ describe('Dashboard web app at /dashboard/', () => {
   it('leaves the API alone: /api/v1 paths are never answered with the app', async () => {
     const res = await get('/api/v1/merchant/subscriptions');
     expect(res.headers.get('content-type')).to.match(/^application\/json/);
+  });
+});
+
+describe('DASHBOARD_URL: e-mail links open the web app', () => {
+  const env = {
+    APP_ENV: 'test',
+    DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+    TEMPORAL_ADDRESS: '127.0.0.1:1',
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  };
+
+  it('defaults to PUBLIC_BASE_URL + /dashboard (where /reset-password and /accept-invitation are pages)', () => {
+    expect(loadConfig(env).dashboard.appUrl).to.equal('http://localhost:3000/dashboard');
+    const behindProxy = loadConfig({ ...env, PUBLIC_BASE_URL: 'https://pay.example.com/' });
+    expect(behindProxy.dashboard.appUrl).to.equal('https://pay.example.com/dashboard');
+    expect(loadConfig({ ...env, DASHBOARD_URL: 'https://app.example.com' }).dashboard.appUrl).to.equal(
+      'https://app.example.com',
+    );
   });
 });
