@@ -19,6 +19,7 @@ import { api } from '../helpers/http';
 import { stack } from '../helpers/stack';
 import { subscribed, type Subscribed } from '../helpers/subscriptions';
 import { createConfig } from '../helpers/webhooks';
+import { createOffer } from '../helpers/catalog';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) => fs.existsSync(candidate));
 const OUTPUT_DIR = path.join(__dirname, '..', '..', 'test-output', 'dashboard');
@@ -85,7 +86,7 @@ describe('Merchant Dashboard web app in headless Chromium (e2e)', function () {
         key: tenant.merchant_secret_key,
       });
       expect(res.status, res.text).to.equal(200);
-      return res.body.data as { status: string; cancel_at_period_end: boolean };
+      return res.body.data as { status: string; cancel_at_period_end: boolean; current_offer_id: string };
     };
 
     fs.mkdirSync(OUTPUT_DIR, { recursive: true });
@@ -152,10 +153,25 @@ describe('Merchant Dashboard web app in headless Chromium (e2e)', function () {
     await page.getByTestId('cancel-at-period-end').waitFor({ state: 'detached' });
     expect(await readByApi()).to.include({ status: 'active', cancel_at_period_end: false });
 
+    // Change offer: only the family's offers, and what the customer is charged shown before confirming.
+    const { offer: upgrade } = await createOffer(tenant.merchant_id, {
+      familyId: sub.familyId,
+      prices: [{ currency: 'USD', amount: 1999, isDefault: true }],
+    });
+    await page.getByRole('button', { name: 'Change offer', exact: true }).click();
+    await page.getByLabel('New offer').selectOption(upgrade.id);
+    const preview = page.getByRole('status').filter({ hasText: 'What the customer is charged' });
+    await preview.getByText('Nothing is charged now; the new price applies from the next renewal.').waitFor();
+    expect(await preview.textContent()).to.include('$19.99 per cycle (now $9.99)');
+    await checkPage(page, 'subscription-change-offer');
+    await page.getByRole('button', { name: 'Confirm: change offer' }).click();
+    await page.getByRole('heading', { name: /Offer 1$/ }).waitFor();
+    expect((await readByApi()).current_offer_id).to.equal(upgrade.id);
+
     // The timeline names who did each move: the signed-in owner.
     const timeline = page.getByTestId('transitions');
     await timeline.getByText('Reactivation').waitFor();
-    for (const move of ['Pause', 'Resume', 'Cancellation', 'Reactivation']) {
+    for (const move of ['Pause', 'Resume', 'Cancellation', 'Reactivation', 'Upgrade']) {
       expect(await timeline.getByText(move, { exact: true }).count(), move).to.be.greaterThan(0);
     }
     expect(await timeline.textContent()).to.include(email);

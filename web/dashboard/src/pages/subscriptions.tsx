@@ -502,6 +502,9 @@ export function SubscriptionDetail(props: { id: string }) {
                 <span class="meta">
                   {t.from_status ? `${label(t.from_status)} → ` : ''}
                   {label(t.to_status)}
+                  {t.transition_type === 'cancellation' &&
+                    t.to_status !== 'cancelled' &&
+                    ' · takes effect at the period end'}
                 </span>
               </p>
               <p class="meta">
