@@ -4,7 +4,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'test-output/**', 'api/static/**', '**/*.cjs', '**/*.mjs'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.data/**',
+      'test-output/**',
+      'api/static/**',
+      'web/dashboard/dist/**',
+      '**/*.cjs',
+      '**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -12,6 +12,7 @@ import { buildOpenApi } from './http/openapi';
 import { ROUTES } from './routes';
 import { browserAssets } from './modules/sdk/browser-assets.middleware';
 import { inboundWebhooks } from './modules/transactions/inbound-webhooks.middleware';
+import { dashboardWeb } from './modules/dashboard-web/dashboard-web.middleware';
 
 export const API_PREFIX = '/api/v1';
 
@@ -51,6 +52,8 @@ export function buildApp(deps: AppDeps): Koa {
   app.use(requestContext(deps.logger));
   // The SDK, its card frame and the hosted checkout page (outside /api/v1), and CORS for the public-key endpoints.
   app.use(browserAssets(API_PREFIX));
+  // The merchant Dashboard web app at /dashboard/ (its API calls go to /api/v1 like any client's).
+  app.use(dashboardWeb());
   // Provider webhooks need their raw bytes for the signature: served before the JSON body parser.
   app.use(inboundWebhooks(deps));
   app.use(

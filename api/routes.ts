@@ -24,6 +24,8 @@ import { transactionRoutes } from './modules/transactions/transactions.routes';
 import { orderRoutes } from './modules/orders/orders.routes';
 import { subscriptionRoutes } from './modules/subscriptions/subscriptions.routes';
 import { dashboardSubscriptionRoutes } from './modules/subscriptions/dashboard-subscriptions.routes';
+import { merchantDashboardRoutes } from './modules/merchant-dashboard/merchant-dashboard.routes';
+import { merchantDashboardWriteRoutes } from './modules/merchant-dashboard/merchant-dashboard-writes.routes';
 
 export const ROUTES: readonly AnyRoute[] = [
   ...healthRoutes,
@@ -50,4 +52,6 @@ export const ROUTES: readonly AnyRoute[] = [
   ...orderRoutes,
   ...subscriptionRoutes,
   ...dashboardSubscriptionRoutes,
+  ...merchantDashboardRoutes,
+  ...merchantDashboardWriteRoutes,
 ];

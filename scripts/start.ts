@@ -10,8 +10,13 @@ import { loadConfig } from '../domain/platform/config';
 import { startApi } from '../api/server';
 import { startSandbox } from '../sandbox/server';
 import { migrate, openOrm } from '../db/orm';
-import { bootstrapOrganizationOwner, bootstrapTenant } from '../domain/tenants/tenants.bootstrap';
-import { ownerSignInHelp } from './lib/owner-help';
+import {
+  bootstrapMerchantOwner,
+  bootstrapOrganizationOwner,
+  bootstrapTenant,
+} from '../domain/tenants/tenants.bootstrap';
+import { merchantOwnerSignInHelp, ownerSignInHelp } from './lib/owner-help';
+import { buildDashboard } from './lib/dashboard-build';
 import { OrganizationSchema } from '../db/entities';
 import { registerSchedules, startWorker } from '../worker/main';
 import { CREDENTIALS_FILE, ensureEncryptionKey, localDatabase } from './lib/local-stack';
@@ -85,6 +90,8 @@ async function main(): Promise<void> {
     await bootstrapDemoTenant(orm.em.fork());
 
     await registerSchedules(config);
+    log('building the Dashboard web app');
+    await buildDashboard();
     log('bundling workflows and starting the worker');
     const worker = await startWorker({ config, orm });
     stops.push(() => worker.stop());
@@ -96,6 +103,7 @@ async function main(): Promise<void> {
     API:              ${api.url}/api/v1   (OpenAPI: ${api.url}/api/v1/openapi.json)
     Temporal UI:      ${temporalUi}
     Mail (Mailpit):   ${mailUi}   (invitations, password resets)
+    Dashboard:        ${api.url}/dashboard/   (merchant sign-in; first start: the one-time link printed above sets the password)
     Dashboard API:    ${api.url}/api/v1/auth/merchant/login, /auth/organization/login   (see README, Dashboard sign-in)
     Sandbox PSP:      ${sandboxUrl}   (test cards: README, ${sandboxUrl}/_sandbox/test-cards)
     Test credentials: ${fs.existsSync(CREDENTIALS_FILE) ? CREDENTIALS_FILE : 'run npm run bootstrap'}
@@ -119,10 +127,18 @@ async function bootstrapDemoTenant(em: ReturnType<Awaited<ReturnType<typeof open
     merchantName: 'Demo Merchant',
   });
   const owner = await bootstrapOrganizationOwner(em, tenant.organization_id, 'owner@example.com');
-  const credentials = { ...tenant, organization_owner: owner };
+  const merchantOwner = await bootstrapMerchantOwner(
+    em,
+    tenant.organization_id,
+    tenant.merchant_id,
+    'owner@example.com',
+  );
+  const credentials = { ...tenant, organization_owner: owner, merchant_owner: merchantOwner };
   fs.writeFileSync(CREDENTIALS_FILE, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   log(`created a demo organization; its API keys and Dashboard owner are in ${CREDENTIALS_FILE}`);
-  process.stderr.write(ownerSignInHelp(owner, `http://localhost:${process.env.PORT || 3000}/api/v1`));
+  const base = `http://localhost:${process.env.PORT || 3000}`;
+  process.stderr.write(ownerSignInHelp(owner, `${base}/api/v1`));
+  process.stderr.write(merchantOwnerSignInHelp(merchantOwner, `${base}/dashboard`));
 }
 
 void main();

@@ -249,7 +249,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       forgotPerEmail: int(env, 'FORGOT_PASSWORD_PER_EMAIL', 3),
       forgotPerIp: int(env, 'FORGOT_PASSWORD_PER_IP', 20),
       resetTokenSeconds: int(env, 'PASSWORD_RESET_TOKEN_SECONDS', 30 * 60),
-      appUrl: url(env, 'DASHBOARD_URL', env.PUBLIC_BASE_URL || 'http://localhost:3000'),
+      appUrl: url(
+        env,
+        'DASHBOARD_URL',
+        `${(env.PUBLIC_BASE_URL || 'http://localhost:3000').replace(/\/+$/, '')}/dashboard`,
+      ),
       credentialChecksPerConnector: int(env, 'CREDENTIAL_CHECKS_PER_CONNECTOR', 5),
       credentialChecksPerOrganization: int(env, 'CREDENTIAL_CHECKS_PER_ORGANIZATION', 30),
       credentialCheckWindowSeconds: 600,

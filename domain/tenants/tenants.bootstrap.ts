@@ -5,12 +5,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import {
+  MerchantMemberSchema,
   MerchantSchema,
+  MerchantUserSchema,
   OrganizationMemberSchema,
   OrganizationSchema,
   OrganizationUserSchema,
   PasswordResetTokenSchema,
   type Merchant,
+  type MerchantMember,
+  type MerchantUser,
   type Organization,
   type OrganizationMember,
   type OrganizationUser,
@@ -103,22 +107,73 @@ export async function bootstrapOrganizationOwner(
       role: 'owner',
       status: 'active',
     } as OrganizationMember);
-    const token = randomBytes(32).toString('base64url');
-    const expiresAt = new Date(Date.now() + OWNER_SETUP_SECONDS * 1000);
-    tx.create(PasswordResetTokenSchema, {
-      id: newId('prt'),
-      identity: 'organization',
-      userId: user.id,
-      tokenHash: hashSecret(token),
-      expiresAt,
-      usedAt: null,
-    } as PasswordResetToken);
+    const setup = passwordSetup(tx, 'organization', user.id);
     await tx.flush();
-    return {
-      organization_user_id: user.id,
-      email,
-      password_setup_token: token,
-      password_setup_expires_at: expiresAt.toISOString(),
-    };
+    return { organization_user_id: user.id, email, ...setup };
+  });
+}
+
+/** A one-time password-set link for a new Dashboard account (the reset completion endpoint takes it). */
+function passwordSetup(tx: EntityManager, identity: 'organization' | 'merchant', userId: string) {
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(Date.now() + OWNER_SETUP_SECONDS * 1000);
+  tx.create(PasswordResetTokenSchema, {
+    id: newId('prt'),
+    identity,
+    userId,
+    tokenHash: hashSecret(token),
+    expiresAt,
+    usedAt: null,
+  } as PasswordResetToken);
+  return { password_setup_token: token, password_setup_expires_at: expiresAt.toISOString() };
+}
+
+export interface BootstrapMerchantOwner {
+  merchant_user_id: string;
+  email: string;
+  /** One-time token of a password-set link (single use, 7 days): the Dashboard's /dashboard/reset-password page. */
+  password_setup_token: string;
+  password_setup_expires_at: string;
+}
+
+/**
+ * The merchant's first merchant Dashboard owner (the person who signs in at /dashboard/), with no password: like
+ * the organization owner, it is set through a one-time link. An existing merchant user of the organization with
+ * that e-mail becomes owner instead and gets a link too.
+ */
+export async function bootstrapMerchantOwner(
+  em: EntityManager,
+  organizationId: string,
+  merchantId: string,
+  rawEmail: string,
+): Promise<BootstrapMerchantOwner> {
+  const email = rawEmail.trim().toLowerCase();
+  return em.transactional(async (tx) => {
+    let user = await tx.findOne(MerchantUserSchema, { organizationId, email });
+    if (!user) {
+      user = tx.create(MerchantUserSchema, {
+        id: newId('usr'),
+        organizationId,
+        email,
+        name: null,
+        passwordHash: null,
+        lastLoginAt: null,
+      } as MerchantUser);
+      await tx.flush();
+    }
+    tx.create(MerchantMemberSchema, {
+      id: newId('mbr'),
+      merchantId,
+      userId: user.id,
+      role: 'owner',
+      status: 'active',
+      invitationTokenHash: null,
+      invitationExpiresAt: null,
+      joinedAt: new Date(),
+      inviterName: null,
+    } as MerchantMember);
+    const setup = passwordSetup(tx, 'merchant', user.id);
+    await tx.flush();
+    return { merchant_user_id: user.id, email, ...setup };
   });
 }

@@ -14,6 +14,7 @@ import { startEmbeddedPostgres, type RunningPostgres } from '../../scripts/lib/p
 import { startTemporalForTests, type RunningTemporal } from '../../scripts/lib/temporal-dev-server';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { startMailCatcher, type RunningMail } from '../../scripts/lib/mailpit';
+import { buildDashboard } from '../../scripts/lib/dashboard-build';
 import { freePort } from './ports';
 import { randomBytes } from 'node:crypto';
 
@@ -82,6 +83,8 @@ export async function startStack(): Promise<TestStack> {
   await migrate(orm);
   await registerSchedules(config);
   const worker = await startWorker({ config, orm, workflowBundle });
+  // The API serves the merchant Dashboard web app from its build (well under a second), as npm start does.
+  await buildDashboard();
   const api = await startApi(config, apiPort);
   current = {
     config,

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import {
@@ -89,5 +90,43 @@ describe('architecture: one way to write (docs/architecture.md)', () => {
     const sql = `insert into orders (id) values (?) on conflict (id) do update set id = excluded.id;
       update card_tokens set used_by = ?; delete from "rate_limit_counters" where true`;
     expect(rawWriteTables(sql)).to.deep.equal(['orders', 'card_tokens', 'rate_limit_counters']);
+  });
+});
+
+/** web/ is browser code bundled on its own: its imports stay under web/ or are the UI library (preact). */
+function webImportViolations(file: string, imports: { target: string }[]): string[] {
+  return imports
+    .filter(({ target }) => !target.startsWith('web/') && target !== 'preact')
+    .map(({ target }) => `${file} → ${target}`);
+}
+
+function webSourceFiles(dir: string): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const rel = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'dist' ? [] : webSourceFiles(rel);
+    return /\.tsx?$/.test(entry.name) ? [rel] : [];
+  });
+}
+
+describe('architecture: the Dashboard web app (web/) imports nothing from the server', () => {
+  it('imports only files under web/ and preact, in every web/ source file', () => {
+    const files = webSourceFiles('web');
+    expect(files).to.include('web/dashboard/src/main.tsx');
+    const violations = files.flatMap((file) =>
+      webImportViolations(file, importsOf(ROOT, file, fs.readFileSync(path.join(ROOT, file), 'utf8'))),
+    );
+    expect(violations).to.deep.equal([]);
+  });
+
+  it('reports a web/ file that imports the server, even a type, or a server-side package', () => {
+    const file = 'web/dashboard/src/pages/x.tsx';
+    const source = [
+      "import type { Subscription } from '../../../../db/entities';",
+      "import { refuseOperation } from '../../../../workflows/lib/subscription-rules';",
+      "import { Type } from '@sinclair/typebox';",
+      "import { useState } from 'preact/hooks';",
+      "import { call } from '../api';",
+    ].join('\n');
+    expect(webImportViolations(file, importsOf(ROOT, file, source))).to.have.length(3);
   });
 });

@@ -1,0 +1,188 @@
+/** The merchant Dashboard: the signed-in shell (navigation, merchant switcher, sign out) and the page routes. */
+import { render, type ComponentChildren, type JSX } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { call, scheduleRefresh } from './api';
+import { match, navigate, useRoute } from './router';
+import {
+  activeMemberships,
+  currentSession,
+  onSessionChange,
+  setSession,
+  type Membership,
+  type Session,
+} from './session';
+import { Link } from './ui';
+import { AcceptInvitation, ChangePassword, ForgotPassword, ResetPassword, SignIn, signOut } from './pages/auth';
+import { SubscriptionDetail, SubscriptionList } from './pages/subscriptions';
+import { OrderDetail, OrderList, TransactionDetail, TransactionList } from './pages/payments';
+import { Webhooks } from './pages/webhooks';
+import { ConnectorDetail, ConnectorList, NewConnector } from './pages/connectors';
+
+const PUBLIC_PAGES = ['/sign-in', '/forgot-password', '/reset-password', '/accept-invitation'];
+
+const NAV: [string, string][] = [
+  ['/subscriptions', 'Subscriptions'],
+  ['/payments', 'Payments'],
+  ['/orders', 'Orders'],
+  ['/webhooks', 'Webhooks'],
+  ['/connectors', 'Connectors'],
+];
+
+function MerchantSwitcher(props: { session: Session }) {
+  const memberships = activeMemberships(props.session);
+  const choose = (merchantId: string) => {
+    localStorage.setItem(`switchyard.dashboard.merchant.${props.session.user.id}`, merchantId);
+    setSession({ ...props.session, merchantId });
+    navigate('/subscriptions');
+  };
+  if (memberships.length <= 1) {
+    return <p class="merchant-name">{memberships[0]?.merchant_name ?? 'No merchant'}</p>;
+  }
+  return (
+    <div class="switcher">
+      <label for="merchant-switcher">Merchant</label>
+      <select id="merchant-switcher" value={props.session.merchantId} onChange={(e) => choose(e.currentTarget.value)}>
+        {memberships.map((m) => (
+          <option key={m.merchant_id} value={m.merchant_id}>
+            {m.merchant_name} ({m.organization_name})
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+function Shell(props: { session: Session; path: string; children: ComponentChildren }) {
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [props.path]);
+  return (
+    <div class="shell">
+      <a class="skip" href="#main">
+        Skip to the page
+      </a>
+      <header class="topbar">
+        <span class="brand">Switchyard</span>
+        <button
+          type="button"
+          class="menu-toggle secondary"
+          aria-expanded={menuOpen}
+          aria-controls="sidebar"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
+        </button>
+      </header>
+      <aside id="sidebar" class={menuOpen ? 'open' : ''}>
+        <MerchantSwitcher session={props.session} />
+        <nav aria-label="Dashboard">
+          <ul>
+            {NAV.map(([to, text]) => (
+              <li key={to}>
+                <Link to={to} aria-current={props.path.startsWith(to) ? 'page' : undefined}>
+                  {text}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="account">
+          <p>{props.session.user.email}</p>
+          <Link to="/account">Change password</Link>
+          <button type="button" class="secondary" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
+      </aside>
+      <main id="main" tabIndex={-1}>
+        {props.children}
+      </main>
+    </div>
+  );
+}
+
+function Page(props: { path: string }): JSX.Element {
+  const { path } = props;
+  let params: Record<string, string> | null;
+  if ((params = match('/subscriptions/:id', path))) return <SubscriptionDetail id={params.id} />;
+  if (match('/subscriptions', path)) return <SubscriptionList />;
+  if ((params = match('/payments/:id', path))) return <TransactionDetail id={params.id} />;
+  if (match('/payments', path)) return <TransactionList />;
+  if ((params = match('/orders/:id', path))) return <OrderDetail id={params.id} />;
+  if (match('/orders', path)) return <OrderList />;
+  if (match('/webhooks', path)) return <Webhooks />;
+  if (match('/connectors/new', path)) return <NewConnector />;
+  if ((params = match('/connectors/:id', path))) return <ConnectorDetail id={params.id} />;
+  if (match('/connectors', path)) return <ConnectorList />;
+  if (match('/account', path)) return <ChangePassword />;
+  return (
+    <>
+      <h1>Page not found</h1>
+      <p>
+        <Link to="/subscriptions">Go to subscriptions</Link>
+      </p>
+    </>
+  );
+}
+
+function App() {
+  const { path, search } = useRoute();
+  const [session, setCurrent] = useState<Session | null>(currentSession());
+  const [reason, setReason] = useState<string | undefined>(search.get('reason') ?? undefined);
+
+  useEffect(
+    () =>
+      onSessionChange((next, why) => {
+        setCurrent(next);
+        if (!next) {
+          setReason(why);
+          const back = PUBLIC_PAGES.includes(routePathOnly()) ? '' : `?next=${encodeURIComponent(routePathOnly())}`;
+          navigate(`/sign-in${why?.startsWith('Your session') ? back : ''}`, true);
+        }
+      }),
+    [],
+  );
+
+  // Signed in: keep the token fresh and the memberships current (a merchant may have been added or removed).
+  useEffect(() => {
+    if (!session) return;
+    scheduleRefresh();
+    void call<{ memberships: Membership[] }>('GET', '/auth/merchant/memberships').then(
+      ({ memberships }) => {
+        const still = currentSession();
+        if (!still) return;
+        const active = memberships.filter((m) => m.status === 'active');
+        const merchantId = active.some((m) => m.merchant_id === still.merchantId)
+          ? still.merchantId
+          : (active[0]?.merchant_id ?? still.merchantId);
+        setSession({ ...still, memberships, merchantId });
+      },
+      () => undefined,
+    );
+    // Only when the person (not the token) changes.
+  }, [session?.user.id]);
+
+  if (match('/sign-in', path)) return <SignIn reason={reason} />;
+  if (match('/forgot-password', path)) return <ForgotPassword />;
+  if (match('/reset-password', path)) return <ResetPassword token={search.get('token')} />;
+  if (match('/accept-invitation', path)) return <AcceptInvitation token={search.get('token')} />;
+  if (!session) {
+    queueMicrotask(() => navigate(`/sign-in${path === '/' ? '' : `?next=${encodeURIComponent(path)}`}`, true));
+    return null;
+  }
+  if (path === '/') {
+    queueMicrotask(() => navigate('/subscriptions', true));
+    return null;
+  }
+  return (
+    <Shell session={session} path={path}>
+      <Page key={`${session.merchantId}${path}`} path={path} />
+    </Shell>
+  );
+}
+
+const routePathOnly = () => location.pathname.replace(/^\/dashboard/, '') || '/';
+
+const root = document.getElementById('app')!;
+// The "Loading…" placeholder of index.html goes: render() adds to a container, it does not replace it.
+root.textContent = '';
+render(<App />, root);

@@ -1,0 +1,287 @@
+/** Signing in and the password pages: merchant login, invitation, forgot/reset, change password. */
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { ApiError, call, publicCall, scheduleRefresh, withTokens } from '../api';
+import { navigate } from '../router';
+import { currentSession, setSession, type Membership } from '../session';
+import { ErrorNote, Field, Link, Notice, PageHeader, inputValue, useSubmit } from '../ui';
+
+const PASSWORD_RULE = '12 to 128 characters, with a lowercase letter, an uppercase letter and a number.';
+
+interface MerchantLogin {
+  user: { id: string; email: string; name: string | null; merchants: Membership[] };
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+}
+
+function AuthCard(props: { title: string; children: ComponentChildren }) {
+  return (
+    <main class="auth" id="main">
+      <div class="auth-card">
+        <p class="brand" aria-hidden="true">
+          Switchyard
+        </p>
+        <PageHeader title={props.title} />
+        {props.children}
+      </div>
+    </main>
+  );
+}
+
+export function SignIn(props: { reason?: string }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const { busy, error, submit } = useSubmit(async () => {
+    const login = await publicCall<MerchantLogin>('POST', '/auth/merchant/login', { email, password });
+    const active = login.user.merchants.filter((membership) => membership.status === 'active');
+    if (active.length === 0) throw new Error('Your account has no active merchant membership yet.');
+    const remembered = localStorage.getItem(`switchyard.dashboard.merchant.${login.user.id}`);
+    const merchantId = active.find((m) => m.merchant_id === remembered)?.merchant_id ?? active[0].merchant_id;
+    const { merchants, ...user } = login.user;
+    setSession(withTokens({ user, memberships: merchants, merchantId }, login));
+    scheduleRefresh();
+    const next = new URLSearchParams(location.search).get('next');
+    navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/subscriptions', true);
+  });
+  return (
+    <AuthCard title="Sign in to your merchant Dashboard">
+      {props.reason && <Notice>{props.reason}</Notice>}
+      <form onSubmit={submit} noValidate={false}>
+        <Field label="E-mail">
+          {(a) => (
+            <input
+              {...a}
+              type="email"
+              autoComplete="username"
+              required
+              value={email}
+              onInput={(e) => setEmail(inputValue(e))}
+            />
+          )}
+        </Field>
+        <Field label="Password">
+          {(a) => (
+            <input
+              {...a}
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onInput={(e) => setPassword(inputValue(e))}
+            />
+          )}
+        </Field>
+        <ErrorNote error={error} />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+      <p class="aside">
+        <Link to="/forgot-password">Forgot your password?</Link>
+      </p>
+    </AuthCard>
+  );
+}
+
+export function ForgotPassword() {
+  const [email, setEmail] = useState('');
+  const [sent, setSent] = useState<string | null>(null);
+  const { busy, error, submit } = useSubmit(async () => {
+    const answer = await publicCall<{ message: string }>('POST', '/auth/merchant/forgot-password', { email });
+    setSent(answer.message);
+  });
+  return (
+    <AuthCard title="Reset your password">
+      {sent ? (
+        <Notice tone="success">{sent} Check your inbox for the link.</Notice>
+      ) : (
+        <form onSubmit={submit}>
+          <Field label="E-mail" hint="We send a link to choose a new password.">
+            {(a) => (
+              <input
+                {...a}
+                type="email"
+                autoComplete="email"
+                required
+                value={email}
+                onInput={(e) => setEmail(inputValue(e))}
+              />
+            )}
+          </Field>
+          <ErrorNote error={error} />
+          <button type="submit" disabled={busy}>
+            Send the link
+          </button>
+        </form>
+      )}
+      <p class="aside">
+        <Link to="/sign-in">Back to sign in</Link>
+      </p>
+    </AuthCard>
+  );
+}
+
+function NewPasswordFields(props: {
+  password: string;
+  confirm: string;
+  set: (password: string, confirm: string) => void;
+}) {
+  return (
+    <>
+      <Field label="New password" hint={PASSWORD_RULE}>
+        {(a) => (
+          <input
+            {...a}
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={12}
+            maxLength={128}
+            value={props.password}
+            onInput={(e) => props.set(inputValue(e), props.confirm)}
+          />
+        )}
+      </Field>
+      <Field label="Repeat the new password">
+        {(a) => (
+          <input
+            {...a}
+            type="password"
+            autoComplete="new-password"
+            required
+            value={props.confirm}
+            onInput={(e) => props.set(props.password, inputValue(e))}
+          />
+        )}
+      </Field>
+    </>
+  );
+}
+
+const mismatch = () => new ApiError(400, 'PASSWORD_MISMATCH', 'The two passwords differ.');
+
+export function ResetPassword(props: { token: string | null }) {
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [done, setDone] = useState(false);
+  const { busy, error, submit } = useSubmit(async () => {
+    if (password !== confirm) throw mismatch();
+    await publicCall('POST', '/auth/reset-password', { token: props.token, new_password: password });
+    setDone(true);
+  });
+  if (!props.token) {
+    return (
+      <AuthCard title="Choose a new password">
+        <ErrorNote error={new Error('This link has no token. Open the link from the e-mail again.')} />
+      </AuthCard>
+    );
+  }
+  return (
+    <AuthCard title="Choose a new password">
+      {done ? (
+        <Notice tone="success">
+          Your password is set. <Link to="/sign-in">Sign in</Link>
+        </Notice>
+      ) : (
+        <form onSubmit={submit}>
+          <NewPasswordFields password={password} confirm={confirm} set={(p, c) => (setPassword(p), setConfirm(c))} />
+          <ErrorNote error={error} />
+          <button type="submit" disabled={busy}>
+            Set the password
+          </button>
+        </form>
+      )}
+    </AuthCard>
+  );
+}
+
+export function AcceptInvitation(props: { token: string | null }) {
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [done, setDone] = useState<string | null>(null);
+  const { busy, error, submit } = useSubmit(async () => {
+    if (password !== confirm) throw mismatch();
+    const answer = await publicCall<{ message: string; email: string }>('POST', '/auth/merchant/accept-invitation', {
+      token: props.token,
+      password,
+      ...(name.trim() ? { name: name.trim() } : {}),
+    });
+    setDone(answer.email);
+  });
+  return (
+    <AuthCard title="Accept your invitation">
+      {!props.token ? (
+        <ErrorNote error={new Error('This link has no invitation token. Open the link from the e-mail again.')} />
+      ) : done ? (
+        <Notice tone="success">
+          Welcome! Sign in as {done}. <Link to="/sign-in">Sign in</Link>
+        </Notice>
+      ) : (
+        <form onSubmit={submit}>
+          <Field label="Your name (optional)">
+            {(a) => (
+              <input {...a} type="text" autoComplete="name" value={name} onInput={(e) => setName(inputValue(e))} />
+            )}
+          </Field>
+          <NewPasswordFields password={password} confirm={confirm} set={(p, c) => (setPassword(p), setConfirm(c))} />
+          <ErrorNote error={error} />
+          <button type="submit" disabled={busy}>
+            Accept and set the password
+          </button>
+        </form>
+      )}
+    </AuthCard>
+  );
+}
+
+export function ChangePassword() {
+  const session = currentSession();
+  const [current, setCurrent] = useState('');
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const { busy, error, submit } = useSubmit(async () => {
+    if (password !== confirm) throw mismatch();
+    await publicCall('POST', '/auth/merchant/change-password', {
+      email: session?.user.email,
+      current_password: current,
+      new_password: password,
+    });
+    // The change revokes every session of the account, this one included.
+    setSession(null, 'Your password changed. Sign in with the new password.');
+  });
+  return (
+    <>
+      <PageHeader title="Change your password" />
+      <form onSubmit={submit} class="narrow">
+        <Field label="Current password">
+          {(a) => (
+            <input
+              {...a}
+              type="password"
+              autoComplete="current-password"
+              required
+              value={current}
+              onInput={(e) => setCurrent(inputValue(e))}
+            />
+          )}
+        </Field>
+        <NewPasswordFields password={password} confirm={confirm} set={(p, c) => (setPassword(p), setConfirm(c))} />
+        <ErrorNote error={error} />
+        <button type="submit" disabled={busy}>
+          Change the password
+        </button>
+        <p class="hint">Every session of your account ends; you sign in again with the new password.</p>
+      </form>
+    </>
+  );
+}
+
+export async function signOut(): Promise<void> {
+  try {
+    await call('POST', '/auth/logout');
+  } finally {
+    setSession(null, 'You are signed out.');
+  }
+}

@@ -1,0 +1,524 @@
+/**
+ * Subscriptions: the list (filters, pagination) and a subscription's page with its state, dunning counters,
+ * transition timeline (who did what) and the operations its state allows, each disabled with the reason.
+ */
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { call, query, type Page } from '../api';
+import { useFilters, FilterBar, type FilterSpec } from '../filters';
+import { day, label, money, when } from '../format';
+import { BEHAVIOURS, whyNot, type Operation } from '../subscription-rules';
+import {
+  Chip,
+  ErrorNote,
+  Facts,
+  Field,
+  Link,
+  ListState,
+  Notice,
+  PageHeader,
+  Pager,
+  Table,
+  inputValue,
+  useLoad,
+  useSubmit,
+} from '../ui';
+
+export interface Subscription {
+  id: string;
+  customer_id: string;
+  customer_name: string | null;
+  customer_email: string | null;
+  current_offer_id: string;
+  offer_name: string;
+  product_id: string;
+  product_name: string;
+  product_family_id: string;
+  billing_cycle: string;
+  currency: string;
+  current_amount: number;
+  current_period_start: string;
+  current_period_end: string;
+  next_billing_at: string | null;
+  trial_start: string | null;
+  trial_end: string | null;
+  dunning_started_at: string | null;
+  dunning_attempt_count: number;
+  dunning_next_retry_at: string | null;
+  cycles_completed: number;
+  cycle_limit: number | null;
+  status: string;
+  cancel_at_period_end: boolean;
+  cancelled_at: string | null;
+  cancellation_reason: string | null;
+  payment_instrument_id: string;
+  preferred_connector_name?: string | null;
+  created_at: string;
+}
+
+interface Transition {
+  id: string;
+  transition_type: string;
+  from_offer_id: string | null;
+  to_offer_id: string | null;
+  from_status: string | null;
+  to_status: string;
+  triggered_by: string;
+  actor: { id: string; type: string; name: string | null; email: string | null } | null;
+  order_id: string | null;
+  reason: string | null;
+  metadata: Record<string, unknown> | null;
+  created_at: string;
+}
+
+const filterSpecs: FilterSpec[] = [
+  {
+    name: 'status',
+    label: 'Status',
+    kind: 'select',
+    options: ['trialing', 'active', 'dunning', 'paused', 'cancelled', 'expired'],
+  },
+  { name: 'customer_id', label: 'Customer', kind: 'text', placeholder: 'cust_…' },
+  { name: 'current_offer_id', label: 'Offer', kind: 'text', placeholder: 'ofr_…' },
+  { name: 'product_family_id', label: 'Product family', kind: 'text', placeholder: 'pfa_…' },
+];
+
+const customerOf = (s: Subscription) => s.customer_name ?? s.customer_email ?? s.customer_id;
+
+export function SubscriptionList() {
+  const [filters, apply] = useFilters(filterSpecs.map((f) => f.name));
+  const loaded = useLoad(
+    () =>
+      call<Page<Subscription>>(
+        'GET',
+        `/merchant/subscriptions${query({
+          page: filters.page,
+          limit: 20,
+          status: filters.status,
+          customer_id: filters.customer_id,
+          current_offer_id: filters.current_offer_id,
+          product_family_id: filters.product_family_id,
+        })}`,
+      ),
+    [JSON.stringify(filters)],
+  );
+  return (
+    <>
+      <PageHeader title="Subscriptions" />
+      <FilterBar specs={filterSpecs} values={filters} apply={apply} />
+      <ListState
+        loaded={loaded}
+        what="subscriptions"
+        empty={<p>No subscriptions match. A subscription starts when a customer's first recurring payment succeeds.</p>}
+      >
+        {(items, page) => (
+          <>
+            <Table caption="Subscriptions" head={['Customer', 'Plan', 'Status', 'Amount', 'Next billing']}>
+              {items.map((s) => (
+                <tr key={s.id}>
+                  <td>
+                    <Link to={`/subscriptions/${s.id}`}>{customerOf(s)}</Link>
+                  </td>
+                  <td>
+                    {s.product_name} · {s.offer_name}
+                  </td>
+                  <td>
+                    <Chip status={s.status} />
+                    {s.cancel_at_period_end && <span class="chip warn">Cancels {day(s.current_period_end)}</span>}
+                  </td>
+                  <td>
+                    {money(s.current_amount, s.currency)} / {label(s.billing_cycle).toLowerCase()}
+                  </td>
+                  <td>{s.status === 'paused' ? 'Paused' : day(s.next_billing_at)}</td>
+                </tr>
+              ))}
+            </Table>
+            <Pager meta={page.meta} onPage={(p) => apply({ ...filters, page: String(p) })} />
+          </>
+        )}
+      </ListState>
+    </>
+  );
+}
+
+/** One operation: a button (disabled with the reason) that opens its form; `run` returns the new subscription. */
+function Operation(props: {
+  sub: Subscription;
+  operation: Operation;
+  title: string;
+  tone?: 'danger';
+  done: (next: Subscription, message: string) => void;
+  run: () => Promise<Subscription>;
+  message: string;
+  children?: ComponentChildren;
+  confirmText?: string;
+}) {
+  const [open, setOpen] = useState(false);
+  const refusal = whyNot(props.sub, props.operation);
+  const whyId = `why-${props.operation}`;
+  const { busy, error, submit } = useSubmit(async () => {
+    const next = await props.run();
+    setOpen(false);
+    props.done(next, props.message);
+  });
+  return (
+    <div class="operation">
+      <button
+        type="button"
+        class={props.tone === 'danger' ? 'danger' : 'secondary'}
+        disabled={refusal !== null}
+        aria-describedby={refusal ? whyId : undefined}
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+      >
+        {props.title}
+      </button>
+      {refusal && (
+        <p class="hint" id={whyId}>
+          {refusal}
+        </p>
+      )}
+      {open && refusal === null && (
+        <form class="operation-form" onSubmit={submit} aria-label={props.title}>
+          {props.children}
+          <ErrorNote error={error} />
+          <div class="button-row">
+            <button type="submit" class={props.tone === 'danger' ? 'danger' : undefined} disabled={busy}>
+              {busy ? 'Working…' : (props.confirmText ?? `Confirm: ${props.title.toLowerCase()}`)}
+            </button>
+            <button type="button" class="secondary" onClick={() => setOpen(false)}>
+              Keep as is
+            </button>
+          </div>
+        </form>
+      )}
+    </div>
+  );
+}
+
+function ReasonField(props: { value: string; set: (value: string) => void; label?: string }) {
+  return (
+    <Field label={props.label ?? 'Reason (optional)'} hint="Kept on the subscription's history.">
+      {(a) => <input {...a} maxLength={500} value={props.value} onInput={(e) => props.set(inputValue(e))} />}
+    </Field>
+  );
+}
+
+interface Offer {
+  id: string;
+  name: string;
+  status: string;
+  billing_cycle: string;
+  prices?: { currency: string; amount: number }[];
+}
+interface Product {
+  id: string;
+  name: string;
+}
+interface Instrument {
+  id: string;
+  card_brand: string | null;
+  last4: string | null;
+  exp_month: number | null;
+  exp_year: number | null;
+  status: string;
+}
+
+/** Offers of the subscription's family (offer changes never leave it), with the charge behaviour of the move. */
+function ChangeOfferFields(props: { sub: Subscription; chosen: string; choose: (offerId: string) => void }) {
+  const { sub } = props;
+  const offers = useLoad(async () => {
+    const products = await call<Page<Product>>(
+      'GET',
+      `/merchant/products${query({ product_family_id: sub.product_family_id, limit: 100 })}`,
+    );
+    const lists = await Promise.all(
+      products.data.map((p) =>
+        call<Page<Offer>>('GET', `/merchant/offers${query({ product_id: p.id, status: 'active', limit: 100 })}`).then(
+          (page) => page.data.map((offer) => ({ ...offer, product: p.name })),
+        ),
+      ),
+    );
+    return lists.flat().filter((offer) => offer.id !== sub.current_offer_id);
+  }, [sub.product_family_id, sub.current_offer_id]);
+  const preview = useLoad(async () => {
+    if (!props.chosen) return null;
+    const [behaviour, offer] = await Promise.all([
+      call<{ change_charge_behavior: string; source: string }>(
+        'GET',
+        `/merchant/offer-transitions/effective-behavior${query({ from_offer_id: sub.current_offer_id, to_offer_id: props.chosen })}`,
+      ),
+      call<Offer>('GET', `/merchant/offers/${props.chosen}`),
+    ]);
+    return { behaviour, price: offer.prices?.find((p) => p.currency === sub.currency) ?? null };
+  }, [props.chosen]);
+  if (offers.state === 'loading') return <p role="status">Loading the family's offers…</p>;
+  if (offers.state === 'error') return <ErrorNote error={offers.error} retry={offers.reload} />;
+  if (offers.data.length === 0) return <p class="empty">No other active offer in this product family.</p>;
+  return (
+    <>
+      <Field label="New offer" hint="Only offers of the same product family.">
+        {(a) => (
+          <select {...a} required value={props.chosen} onChange={(e) => props.choose(inputValue(e))}>
+            <option value="">Choose an offer</option>
+            {offers.data.map((offer) => (
+              <option key={offer.id} value={offer.id}>
+                {offer.product} · {offer.name} ({label(offer.billing_cycle).toLowerCase()})
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      {props.chosen && preview.state === 'loading' && <p role="status">Working out the charge…</p>}
+      {preview.state === 'error' && <ErrorNote error={preview.error} />}
+      {preview.state === 'ready' && preview.data && (
+        <Notice>
+          <strong>What the customer is charged:</strong>{' '}
+          {BEHAVIOURS[preview.data.behaviour.change_charge_behavior] ??
+            label(preview.data.behaviour.change_charge_behavior)}{' '}
+          {preview.data.price
+            ? `New price: ${money(preview.data.price.amount, preview.data.price.currency)} per cycle (now ${money(sub.current_amount, sub.currency)}).`
+            : `The offer has no ${sub.currency} price: the change will be refused.`}
+        </Notice>
+      )}
+    </>
+  );
+}
+
+function ChangeInstrumentFields(props: { sub: Subscription; chosen: string; choose: (id: string) => void }) {
+  const instruments = useLoad(
+    () =>
+      call<Page<Instrument>>(
+        'GET',
+        `/merchant/payment-instruments${query({ customer_id: props.sub.customer_id, status: 'active', limit: 100 })}`,
+      ),
+    [props.sub.customer_id],
+  );
+  if (instruments.state === 'loading') return <p role="status">Loading the customer's cards…</p>;
+  if (instruments.state === 'error') return <ErrorNote error={instruments.error} retry={instruments.reload} />;
+  const others = instruments.data.data.filter((i) => i.id !== props.sub.payment_instrument_id);
+  if (others.length === 0)
+    return <p class="empty">The customer has no other active card. They add one at a checkout.</p>;
+  return (
+    <Field label="Card to bill from now on">
+      {(a) => (
+        <select {...a} required value={props.chosen} onChange={(e) => props.choose(inputValue(e))}>
+          <option value="">Choose a card</option>
+          {others.map((i) => (
+            <option key={i.id} value={i.id}>
+              {label(i.card_brand)} ending {i.last4} (expires {i.exp_month}/{i.exp_year})
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+function actorText(t: Transition): string {
+  if (t.actor)
+    return t.actor.name ? `${t.actor.name} (${t.actor.email ?? t.actor.type})` : (t.actor.email ?? t.actor.id);
+  return t.triggered_by === 'admin'
+    ? 'The merchant (API)'
+    : t.triggered_by === 'customer'
+      ? 'The customer'
+      : 'Switchyard (automatic)';
+}
+
+export function SubscriptionDetail(props: { id: string }) {
+  const loaded = useLoad(() => call<Subscription>('GET', `/merchant/subscriptions/${props.id}`), [props.id]);
+  const transitions = useLoad(
+    () => call<Page<Transition> | Transition[]>('GET', `/merchant/subscriptions/${props.id}/transitions`),
+    [props.id],
+  );
+  const [message, setMessage] = useState<string | null>(null);
+  const [cancelReason, setCancelReason] = useState('');
+  const [pauseReason, setPauseReason] = useState('');
+  const [offerId, setOfferId] = useState('');
+  const [instrumentId, setInstrumentId] = useState('');
+  const back = { to: '/subscriptions', text: 'Subscriptions' };
+  if (loaded.state === 'loading') return <p role="status">Loading the subscription…</p>;
+  if (loaded.state === 'error')
+    return (
+      <>
+        <PageHeader title="Subscription" back={back} />
+        <ErrorNote error={loaded.error} retry={loaded.reload} />
+      </>
+    );
+  const sub = loaded.data;
+  const path = `/merchant/subscriptions/${sub.id}`;
+  const done = (next: Subscription, text: string) => {
+    loaded.set(next);
+    setMessage(text);
+    transitions.reload();
+  };
+  const post = (action: string, body?: unknown) => () => call<Subscription>('POST', `${path}/${action}`, body ?? {});
+  const withReason = (reason: string) => (reason.trim() ? { reason: reason.trim() } : {});
+  const history =
+    transitions.state === 'ready' ? (Array.isArray(transitions.data) ? transitions.data : transitions.data.data) : [];
+  return (
+    <>
+      <PageHeader title={`${customerOf(sub)} · ${sub.offer_name}`} back={back}>
+        <span data-testid="subscription-status">
+          <Chip status={sub.status} />
+        </span>
+        {sub.cancel_at_period_end && (
+          <span class="chip warn" data-testid="cancel-at-period-end">
+            Cancels {day(sub.current_period_end)}
+          </span>
+        )}
+      </PageHeader>
+      {message && (
+        <Notice tone="success">
+          {message} The subscription is now <strong>{label(sub.status).toLowerCase()}</strong>
+          {sub.cancel_at_period_end ? `, cancelling on ${day(sub.current_period_end)}` : ''}.
+        </Notice>
+      )}
+      <Facts
+        items={[
+          ['Subscription id', <code>{sub.id}</code>],
+          [
+            'Customer',
+            `${customerOf(sub)}${sub.customer_email && sub.customer_name ? ` <${sub.customer_email}>` : ''}`,
+          ],
+          ['Plan', `${sub.product_name} · ${sub.offer_name}`],
+          ['Amount', `${money(sub.current_amount, sub.currency)} / ${label(sub.billing_cycle).toLowerCase()}`],
+          ['Current period', `${day(sub.current_period_start)} – ${day(sub.current_period_end)}`],
+          [
+            'Next billing',
+            sub.status === 'paused'
+              ? 'None while paused'
+              : sub.cancel_at_period_end
+                ? 'None (cancels at period end)'
+                : when(sub.next_billing_at),
+          ],
+          ['Cycles', `${sub.cycles_completed}${sub.cycle_limit ? ` of ${sub.cycle_limit}` : ''}`],
+          ['Trial', sub.trial_end ? `${day(sub.trial_start)} – ${day(sub.trial_end)}` : 'None'],
+          [
+            'Dunning',
+            sub.dunning_started_at
+              ? `Since ${when(sub.dunning_started_at)}, ${sub.dunning_attempt_count} retries, next ${when(sub.dunning_next_retry_at)}`
+              : `Not in dunning (${sub.dunning_attempt_count} retries)`,
+          ],
+          ['Payment method', <code>{sub.payment_instrument_id}</code>],
+          ...(sub.cancelled_at
+            ? ([
+                [
+                  'Cancelled',
+                  `${when(sub.cancelled_at)}${sub.cancellation_reason ? ` · ${sub.cancellation_reason}` : ''}`,
+                ],
+              ] as [string, string][])
+            : []),
+          ...(sub.cancel_at_period_end && sub.cancellation_reason
+            ? ([['Cancellation reason', sub.cancellation_reason]] as [string, string][])
+            : []),
+        ]}
+      />
+      <section aria-labelledby="actions">
+        <h2 id="actions">Actions</h2>
+        <div class="operations">
+          <Operation
+            sub={sub}
+            operation="pause"
+            title="Pause"
+            message="Paused: renewals stop until you resume."
+            run={post('pause', withReason(pauseReason))}
+            done={done}
+          >
+            <ReasonField value={pauseReason} set={setPauseReason} />
+          </Operation>
+          <Operation
+            sub={sub}
+            operation="resume"
+            title="Resume"
+            message="Resumed: renewals continue."
+            run={post('resume')}
+            done={done}
+          />
+          <Operation
+            sub={sub}
+            operation="cancel_at_period_end"
+            title="Cancel at period end"
+            message={`Scheduled: the subscription cancels on ${day(sub.current_period_end)}.`}
+            run={post('cancel', { at_period_end: true, ...withReason(cancelReason) })}
+            done={done}
+          >
+            <p>The customer keeps access until {day(sub.current_period_end)}; nothing more is charged.</p>
+            <ReasonField value={cancelReason} set={setCancelReason} />
+          </Operation>
+          <Operation
+            sub={sub}
+            operation="reactivate"
+            title="Reactivate"
+            message="Reactivated: the scheduled cancellation is taken back."
+            run={post('reactivate')}
+            done={done}
+          />
+          <Operation
+            sub={sub}
+            operation="cancel_now"
+            title="Cancel now"
+            tone="danger"
+            message="Cancelled."
+            run={post('cancel', { at_period_end: false, ...withReason(cancelReason) })}
+            done={done}
+            confirmText="Cancel the subscription now"
+          >
+            <p>The subscription ends immediately and is never charged again. This cannot be undone.</p>
+            <ReasonField value={cancelReason} set={setCancelReason} />
+          </Operation>
+          <Operation
+            sub={sub}
+            operation="change_offer"
+            title="Change offer"
+            message="The offer changed."
+            run={post('change-offer', { to_offer_id: offerId })}
+            done={done}
+          >
+            <ChangeOfferFields sub={sub} chosen={offerId} choose={setOfferId} />
+          </Operation>
+          <Operation
+            sub={sub}
+            operation="change_payment_instrument"
+            title="Change payment method"
+            message="The payment method changed."
+            run={post('change-payment-instrument', { payment_instrument_id: instrumentId })}
+            done={done}
+          >
+            <ChangeInstrumentFields sub={sub} chosen={instrumentId} choose={setInstrumentId} />
+          </Operation>
+        </div>
+      </section>
+      <section aria-labelledby="timeline">
+        <h2 id="timeline">History</h2>
+        {transitions.state === 'loading' && <p role="status">Loading the history…</p>}
+        {transitions.state === 'error' && <ErrorNote error={transitions.error} retry={transitions.reload} />}
+        {transitions.state === 'ready' && history.length === 0 && <p class="empty">No history yet.</p>}
+        <ol class="timeline" data-testid="transitions">
+          {history.map((t) => (
+            <li key={t.id}>
+              <p>
+                <strong>{label(t.transition_type)}</strong>{' '}
+                <span class="meta">
+                  {t.from_status ? `${label(t.from_status)} → ` : ''}
+                  {label(t.to_status)}
+                  {t.transition_type === 'cancellation' &&
+                    t.to_status !== 'cancelled' &&
+                    ' · takes effect at the period end'}
+                </span>
+              </p>
+              <p class="meta">
+                {actorText(t)} · {when(t.created_at)}
+                {t.reason && ` · “${t.reason}”`}
+                {typeof t.metadata?.change_charge_behavior === 'string' &&
+                  ` · ${label(t.metadata.change_charge_behavior)}`}
+                {t.order_id && ' · '}
+                {t.order_id && <Link to={`/orders/${t.order_id}`}>order</Link>}
+              </p>
+            </li>
+          ))}
+        </ol>
+      </section>
+    </>
+  );
+}
