@@ -293,6 +293,16 @@ describe('checkout confirm: pending pix and boleto', () => {
     await cascade(tenant, ['provider_b']);
   });
 
+  it('a recurring offer is paid by card only: pix is refused (400 on payment_method), nothing charged, the checkout stays payable', async () => {
+    const b = await buyer(tenant, { billingCycle: 'monthly' }, 'BRL');
+    const res = await confirm(b, { paymentMethod: 'pix' });
+    expect(res.status, res.text).to.equal(400);
+    expect(res.body.error).to.include({ type: 'validation_error' });
+    expect(res.body.error.details).to.have.property('payment_method');
+    expect(await checkoutTransactions(b.checkoutId)).to.have.length(0);
+    expect(await storedStatus(b.checkoutId)).to.not.equal('completed');
+  });
+
   it('a pending pix carries its code as a QR image drawn from the code itself (SVG data URL)', async () => {
     const b = await buyer(tenant, { billingCycle: 'none' }, 'BRL');
     const res = await confirm(b, { paymentMethod: 'pix' });

@@ -180,6 +180,13 @@ export async function buildChargeInput(
     amount = items.reduce((sum, item) => sum + item.totalAmount, 0);
     currency = items[0].currency;
     recurrence = items.some((item) => item.billingCycle !== null) ? 'initial' : 'none';
+    // Renewals charge the card saved by the first payment; a pix or boleto first payment would leave none.
+    if (recurrence === 'initial' && !isCardMethod(body.payment_method)) {
+      throw errors.invalidValue(
+        'payment_method',
+        'a checkout with a recurring offer is paid by card, so that renewals can charge the saved card',
+      );
+    }
     if (customerId && session.customerId && session.customerId !== customerId)
       throw errors.invalidValue('customer_id', "differs from the checkout session's customer");
     customerId ??= session.customerId;
