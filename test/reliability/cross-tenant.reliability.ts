@@ -12,7 +12,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { request, type ApiResponse } from '../helpers/http';
-import { resourceOf, world, type MerchantWorld, type World } from './support/world';
+import { ownIds, resourceOf, world, type MerchantWorld, type World } from './support/world';
 import { changedTables, checksum, settled } from './support/db-checksum';
 import {
   PREFIX,
@@ -37,6 +37,8 @@ interface Caller {
   kind: 'apiKey' | 'publicKey' | 'dashboardToken';
   level?: 'merchant' | 'organization';
   headers: Record<string, string>;
+  /** The caller's own merchant: its ids fill body fields that name another resource, so only the path is foreign. */
+  own: MerchantWorld;
   /** The merchant an organization-level caller names in merchant_id (one of its own, or the victim's). */
   names?: string;
   namesOwnMerchant?: boolean;
@@ -47,12 +49,13 @@ interface Caller {
 }
 
 function callersAgainst(victim: MerchantWorld, [orgA, orgB]: World): Caller[] {
-  const other = orgB.merchants[0].tenant;
-  const sibling = orgA.merchants[1].tenant;
+  const [otherWorld, siblingWorld] = [orgB.merchants[0], orgA.merchants[1]];
+  const [other, sibling] = [otherWorld.tenant, siblingWorld.tenant];
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   return [
     {
       name: 'other org, merchant key',
+      own: otherWorld,
       kind: 'apiKey',
       level: 'merchant',
       headers: bearer(other.merchant_secret_key),
@@ -60,6 +63,7 @@ function callersAgainst(victim: MerchantWorld, [orgA, orgB]: World): Caller[] {
     },
     {
       name: 'other org, merchant key naming its own merchant',
+      own: otherWorld,
       kind: 'apiKey',
       level: 'merchant',
       headers: bearer(other.merchant_secret_key),
@@ -69,6 +73,7 @@ function callersAgainst(victim: MerchantWorld, [orgA, orgB]: World): Caller[] {
     },
     {
       name: 'same org, other merchant key naming its own merchant',
+      own: siblingWorld,
       kind: 'apiKey',
       level: 'merchant',
       headers: bearer(sibling.merchant_secret_key),
@@ -78,6 +83,7 @@ function callersAgainst(victim: MerchantWorld, [orgA, orgB]: World): Caller[] {
     },
     {
       name: 'other org, org key naming its merchant',
+      own: otherWorld,
       kind: 'apiKey',
       level: 'organization',
       headers: bearer(other.organization_secret_key),
@@ -87,6 +93,7 @@ function callersAgainst(victim: MerchantWorld, [orgA, orgB]: World): Caller[] {
     },
     {
       name: 'other org, org key naming the victim merchant',
+      own: otherWorld,
       kind: 'apiKey',
       level: 'organization',
       headers: bearer(other.organization_secret_key),
@@ -95,6 +102,7 @@ function callersAgainst(victim: MerchantWorld, [orgA, orgB]: World): Caller[] {
     },
     {
       name: 'same org, other merchant key',
+      own: siblingWorld,
       kind: 'apiKey',
       level: 'merchant',
       headers: bearer(sibling.merchant_secret_key),
@@ -102,6 +110,7 @@ function callersAgainst(victim: MerchantWorld, [orgA, orgB]: World): Caller[] {
     },
     {
       name: 'same org, org key naming the other merchant',
+      own: siblingWorld,
       kind: 'apiKey',
       level: 'organization',
       headers: bearer(sibling.organization_secret_key),
@@ -112,24 +121,28 @@ function callersAgainst(victim: MerchantWorld, [orgA, orgB]: World): Caller[] {
     },
     {
       name: 'other org, public key',
+      own: otherWorld,
       kind: 'publicKey',
       headers: { 'x-public-key': other.merchant_public_key },
       mayForbid: true,
     },
     {
       name: 'same org, other merchant public key',
+      own: siblingWorld,
       kind: 'publicKey',
       headers: { 'x-public-key': sibling.merchant_public_key },
       mayForbid: true,
     },
     {
       name: 'other org, Dashboard session',
+      own: otherWorld,
       kind: 'dashboardToken',
       headers: { ...bearer(orgB.organizationToken), 'x-organization-id': orgB.organizationId },
       mayForbid: false,
     },
     {
       name: 'other org, Dashboard session naming the victim org',
+      own: otherWorld,
       kind: 'dashboardToken',
       headers: { ...bearer(orgB.organizationToken), 'x-organization-id': orgA.organizationId },
       mayForbid: true,
@@ -182,7 +195,7 @@ function buildRequest(doc: Json, op: Operation, caller: Caller, ids: Record<stri
   }
   const query: Record<string, string> = {};
   const schema = bodySchemaOf(op.operation);
-  let body = schema ? (minimalValue(doc, schema) as Json) : undefined;
+  let body = schema ? (minimalValue(doc, schema, ownIds(caller.own)) as Json) : undefined;
   if (caller.names && !op.path.includes('{merchant_id}')) {
     if (queryNamesOf(op.operation).includes('merchant_id')) query.merchant_id = caller.names;
     else if (body && schema?.properties?.merchant_id) body = { ...body, merchant_id: caller.names };

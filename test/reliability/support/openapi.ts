@@ -64,8 +64,15 @@ function resolve(doc: Json, schema: Json): Json {
   return current;
 }
 
-/** The smallest value the schema accepts (best effort: patterns and cross-field rules are not modelled). */
-export function minimalValue(doc: Json, input: Json): unknown {
+/** Supplies real ids for body fields that name a resource (e.g. offer_id), so a body reaches the lookup. */
+export type IdFor = (field: string) => string | undefined;
+
+/**
+ * The smallest value the schema accepts: required fields only, the first enum value, a value of the declared
+ * format or id pattern; `idFor` fills fields that name a resource with a real id. Cross-field rules are not
+ * modelled (best effort).
+ */
+export function minimalValue(doc: Json, input: Json, idFor?: IdFor): unknown {
   const schema = resolve(doc, input);
   if (!schema || typeof schema !== 'object') return null;
   if ('const' in schema) return schema.const;
@@ -74,19 +81,19 @@ export function minimalValue(doc: Json, input: Json): unknown {
   const options = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
   if (options) {
     const nonNull = options.find((option) => resolve(doc, option)?.type !== 'null');
-    return minimalValue(doc, nonNull ?? options[0]);
+    return minimalValue(doc, nonNull ?? options[0], idFor);
   }
-  if (schema.allOf) return Object.assign({}, ...(schema.allOf as Json[]).map((part) => minimalValue(doc, part)));
+  if (schema.allOf) return Object.assign({}, ...(schema.allOf as Json[]).map((part) => minimalValue(doc, part, idFor)));
   const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
   switch (type) {
     case 'object': {
       const out: Json = {};
       for (const name of (schema.required ?? []) as string[])
-        out[name] = minimalValue(doc, (schema.properties ?? {})[name] ?? {});
+        out[name] = idFor?.(name) ?? minimalValue(doc, (schema.properties ?? {})[name] ?? {}, idFor);
       return out;
     }
     case 'array':
-      return Array.from({ length: schema.minItems ?? 0 }, () => minimalValue(doc, schema.items ?? {}));
+      return Array.from({ length: schema.minItems ?? 0 }, () => minimalValue(doc, schema.items ?? {}, idFor));
     case 'integer':
     case 'number':
       return schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : 1);
@@ -107,7 +114,14 @@ export function minimalValue(doc: Json, input: Json): unknown {
           return 'https://example.com/reliability';
         case 'uuid':
           return randomUUID();
+        case 'iso-4217':
+          return 'USD';
+        case 'iso-3166-alpha-2':
+          return 'US';
       }
+      // Id patterns: "^prd_[0-9A-Za-z]+$" → a well-formed id that names nothing.
+      const prefix = /^\^([a-z]+_)\[/.exec(String(schema.pattern ?? ''))?.[1];
+      if (prefix) return `${prefix}${randomUUID().replace(/-/g, '').slice(0, 24)}`;
       const length = Math.max(schema.minLength ?? 1, 1);
       return 'x'.repeat(Math.min(length, schema.maxLength ?? length));
     }

@@ -117,6 +117,7 @@ async function populateMerchant(tenant: Tenant, label: string): Promise<Merchant
       productFamily: sub.familyId,
       product: second.product.id,
       offer: second.offer.id,
+      subscribedOffer: sub.offerId,
       offerPrice: second.prices[0].id,
       offerTransition: transition.body.data?.id ?? transition.body.id,
       checkoutSession: session.id,
@@ -186,6 +187,34 @@ export function resourceOf(path: string, param: string): string {
   const segments = path.split('/');
   return ID_COLLECTIONS[segments[segments.indexOf('{id}') - 1]];
 }
+
+/** Body field → the world resource it names (fields that take another resource's id). */
+const FIELD_RESOURCES: Record<string, string> = {
+  card_ciphertext_id: 'token',
+  tokenId: 'token',
+  checkoutSessionId: 'checkoutSession',
+  checkout_session_id: 'checkoutSession',
+  connectorId: 'connector',
+  merchant_connector_id: 'connector',
+  default_merchant_connector_id: 'connector',
+  customerId: 'customer',
+  customer_id: 'customer',
+  event_id: 'event',
+  offer_id: 'offer',
+  from_offer_id: 'offer',
+  to_offer_id: 'subscribedOffer',
+  renewal_offer_id: 'offer',
+  payment_instrument_id: 'paymentInstrument',
+  product_family_id: 'productFamily',
+  product_id: 'product',
+  parent_node_id: 'routingNode',
+};
+
+/** Fills body fields that name a resource with this merchant's own ids (see openapi.ts minimalValue). */
+export const ownIds =
+  (merchant: MerchantWorld) =>
+  (field: string): string | undefined =>
+    FIELD_RESOURCES[field] ? merchant.ids[FIELD_RESOURCES[field]] : undefined;
 
 let built: Promise<World> | undefined;
 
