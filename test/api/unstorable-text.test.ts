@@ -17,8 +17,16 @@ describe('Unstorable text in requests', () => {
 
   // Raw bodies: JSON.stringify would send the same escapes, but spelled out they document what is sent.
   const cases: Array<[string, string, string]> = [
-    ['a NUL in a metadata key', '{"name":"E-book","type":"one_time","status":"active","metadata":{"a\\u0000b":1}}', 'metadata'],
-    ['a NUL in a metadata value', '{"name":"E-book","type":"one_time","status":"active","metadata":{"sku":"a\\u0000b"}}', 'metadata.sku'],
+    [
+      'a NUL in a metadata key',
+      '{"name":"E-book","type":"one_time","status":"active","metadata":{"a\\u0000b":1}}',
+      'metadata',
+    ],
+    [
+      'a NUL in a metadata value',
+      '{"name":"E-book","type":"one_time","status":"active","metadata":{"sku":"a\\u0000b"}}',
+      'metadata.sku',
+    ],
     [
       'an unpaired high surrogate in metadata',
       '{"name":"E-book","type":"one_time","status":"active","metadata":{"sku":"\\ud83d"}}',

@@ -89,7 +89,12 @@ async function fuzz(run: FuzzRun): Promise<Outcome> {
   const bin = process.env.SCHEMATHESIS_BIN ?? resolveSchemathesis();
   const output = fs.openSync(path.join(dir, 'output.txt'), 'w');
   const exitCode = await new Promise<number>((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: ['ignore', output, output], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(bin, args, {
+      // Its working directory gets a .schemathesis cache: keep it in the artefacts, out of the repository.
+      cwd: dir,
+      stdio: ['ignore', output, output],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve(code ?? 1));
   });
