@@ -67,6 +67,12 @@ export interface RouteDefinition<
   /** Status → schema of `data` (null for an empty body). Every route declares at least one 2xx. */
   responses: Record<number, TSchema | null>;
   envelope: Envelope;
+  /**
+   * Error statuses the route answers beyond those its auth implies (400 and 500 for every route; 401, 403, 404,
+   * 409, 429 and 502 with API keys or a Dashboard session), so the OpenAPI document lists every status it can
+   * answer: an unauthenticated route that checks a credential of its own (a password, a token) declares 401.
+   */
+  errors?: number[];
   /** Lists: where the pagination object goes (wrapped lists always nest it in meta.pagination). */
   pagination?: 'nested' | 'flat';
   /** Create endpoints: Idempotency-Key header or idempotency_key body field. */

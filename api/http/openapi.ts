@@ -120,7 +120,16 @@ function responses(route: AnyRoute): Json {
         }
       : { description: `${STATUS_CODES[status]}, empty body` };
   }
-  const errorStatuses = route.auth === 'none' ? [400, 500] : [400, 401, 403, 404, 409, 429, 500, 502];
+  // An Idempotency-Key replay answers 200 with the first response's body, whatever that response's status was.
+  const created = route.responses[201];
+  if (route.idempotency && created && !out[200]) {
+    out[200] = {
+      description: 'Replay: the first response to this Idempotency-Key',
+      content: { 'application/json': { schema: successSchema(route, plain(created)) } },
+    };
+  }
+  const implied = route.auth === 'none' ? [400, 500] : [400, 401, 403, 404, 409, 429, 500, 502];
+  const errorStatuses = [...new Set([...implied, ...(route.errors ?? [])])].sort((a, b) => a - b);
   for (const status of errorStatuses) {
     if (out[status]) continue;
     out[status] = {

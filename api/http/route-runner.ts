@@ -25,7 +25,7 @@ import {
 import { decryptSecret, encryptSecret } from '../../domain/platform/crypto';
 import { consumeRateLimit, rateLimitHeaders } from './rate-limit';
 import { consumeBrowserLimits, tightest } from './browser-limits';
-import { bodyAjv, textAjv, toFieldErrors } from './schema';
+import { bodyAjv, textAjv, toFieldErrors, unstorableTextFields } from './schema';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
@@ -91,6 +91,8 @@ function hasRequestBody(ctx: Context): boolean {
 function validate(validator: ValidateFunction | undefined, value: unknown, root: string): unknown {
   if (!validator) return {};
   if (!validator(value)) throw errors.validation(toFieldErrors(validator.errors, root));
+  const unstorable = unstorableTextFields(value, root);
+  if (Object.keys(unstorable).length > 0) throw errors.validation(unstorable);
   return value;
 }
 

@@ -65,6 +65,32 @@ export function toFieldErrors(ajvErrors: ErrorObject[] | null | undefined, root?
   return details;
 }
 
+/** U+0000, or a UTF-16 surrogate without its pair (JSON can carry both as \u escapes). */
+// eslint-disable-next-line no-control-regex -- U+0000 is exactly what this looks for
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const UNSTORABLE_TEXT_MESSAGE = 'must not contain the NUL character or an unpaired surrogate';
+
+/**
+ * Text PostgreSQL cannot store: it refuses U+0000 in text and jsonb, and unpaired surrogates in jsonb, and the
+ * request would end in a 500. Returns the fields (keys or values, at any depth) that carry such text.
+ */
+export function unstorableTextFields(value: unknown, root: string, path = ''): FieldErrors {
+  const details: FieldErrors = {};
+  const visit = (node: unknown, at: string) => {
+    if (typeof node === 'string') {
+      if (UNSTORABLE.test(node)) details[at || root] = [UNSTORABLE_TEXT_MESSAGE];
+    } else if (Array.isArray(node)) node.forEach((item, index) => visit(item, at ? `${at}.${index}` : String(index)));
+    else if (node && typeof node === 'object')
+      for (const [key, item] of Object.entries(node)) {
+        const child = at ? `${at}.${key}` : key;
+        if (UNSTORABLE.test(key)) details[at || root] = [UNSTORABLE_TEXT_MESSAGE];
+        visit(item, child);
+      }
+  };
+  visit(value, path);
+  return details;
+}
+
 export function compile(ajv: Ajv, schema: TSchema): ValidateFunction {
   return ajv.compile(schema);
 }

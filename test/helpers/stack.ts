@@ -77,6 +77,8 @@ export async function startStack(): Promise<TestStack> {
     // Same for sign-in: the per-IP throttles are tested on an API of their own (test/api/dashboard-throttle.test.ts).
     LOGIN_ATTEMPTS_PER_IP: '1000000',
     FORGOT_PASSWORD_PER_IP: '1000000',
+    // The reliability suite (scripts/test-reliability.ts) sends thousands of requests per key; `npm test` keeps 100.
+    ...(process.env.RATE_LIMIT_REQUESTS ? { RATE_LIMIT_REQUESTS: process.env.RATE_LIMIT_REQUESTS } : {}),
   };
   const config = loadConfig(env);
   const orm = await openOrm(config.databaseUrl);

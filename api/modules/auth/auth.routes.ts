@@ -48,6 +48,8 @@ const forgotRoute = (path: string, identity: DashboardIdentity, who: string) =>
     auth: 'none',
     body: ForgotPasswordBody,
     responses: { 202: MessageSchema },
+    // The per-address throttle.
+    errors: [429],
     envelope: 'bare',
     ownTransactions: true,
     async handler({ em, deps, body, client }) {
@@ -75,6 +77,8 @@ const loginRoute = <T extends TSchema>(
     auth: 'none',
     body: LoginBody,
     responses: { 200: response },
+    // Wrong credentials; the per-address throttle.
+    errors: [401, 429],
     envelope: 'bare',
     ownTransactions: true,
     async handler({ em, deps, body, client }) {
@@ -92,6 +96,8 @@ const changePasswordRoute = (path: string, identity: 'admin' | 'organization', s
     auth: 'none',
     body: ChangePasswordBody,
     responses: { 200: EmptySchema },
+    // Wrong current password; throttled like a login.
+    errors: [401, 429],
     envelope: 'bare',
     ownTransactions: true,
     async handler({ em, deps, body, client }) {
@@ -125,6 +131,8 @@ export const authRoutes = [
     auth: 'none',
     body: RefreshBody,
     responses: { 200: TokenPairSchema },
+    // An invalid, expired or revoked refresh token.
+    errors: [401],
     envelope: 'bare',
     ownTransactions: true,
     async handler({ em, deps, body }) {
@@ -211,6 +219,7 @@ export const authRoutes = [
     auth: 'none',
     body: ChangePasswordBody,
     responses: { 200: MerchantPasswordChangedSchema },
+    errors: [401, 429],
     envelope: 'bare',
     ownTransactions: true,
     async handler({ em, deps, body, client }) {
@@ -241,6 +250,8 @@ export const authRoutes = [
     auth: 'none',
     body: ResetPasswordBody,
     responses: { 200: MessageSchema },
+    // An invalid, expired or used reset token.
+    errors: [401],
     envelope: 'bare',
     ownTransactions: true,
     async handler({ em, body }) {

@@ -37,6 +37,8 @@ export const invitationRoutes = [
     auth: 'none',
     body: AcceptBody,
     responses: { 201: null },
+    // An invalid, expired or used invitation token.
+    errors: [401],
     envelope: 'bare',
     async handler({ em, body }) {
       await acceptInvitation(em, body);
@@ -51,6 +53,7 @@ export const invitationRoutes = [
     auth: 'none',
     body: DeclineBody,
     responses: { 201: null },
+    errors: [401],
     envelope: 'bare',
     async handler({ em, body }) {
       await declineInvitation(em, body.token);
@@ -65,6 +68,7 @@ export const invitationRoutes = [
     auth: 'none',
     body: MerchantAcceptBody,
     responses: { 200: MerchantAcceptedSchema },
+    errors: [401],
     envelope: 'bare',
     async handler({ em, body }) {
       const { email } = await acceptMerchantInvitation(em, body);

@@ -1,0 +1,199 @@
+/**
+ * Part 1 — property-based fuzzing of the whole API from its own OpenAPI document (Schemathesis), with every kind
+ * of credential the document declares: apiKey (merchant, then organization secret keys), publicKey (the matching
+ * public keys) and dashboardToken (organization, then merchant Dashboard sessions). Goal: no 5xx, no response
+ * that breaks its declared schema, no status code the operation does not document.
+ */
+import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { createTenant } from '../helpers/factories';
+import { stack } from '../helpers/stack';
+import { createMerchantUser, createOrganizationUser, signIn } from '../helpers/dashboard';
+import { resolveSchemathesis } from '../../scripts/lib/schemathesis';
+import { artifactsDir } from './support/artifacts';
+import { registerSecret } from './support/secrets';
+import { reportSummary, sizeFrom } from './support/summary';
+
+const CHECKS = ['not_a_server_error', 'response_schema_conformance', 'status_code_conformance'];
+/** Sign-outs revoke the session the other operations use, so they get a run of their own, last. */
+const SIGN_OUTS = '^/api/v1/auth/(organization/)?logout$';
+
+interface FuzzRun {
+  name: string;
+  apiKey: string;
+  publicKey: string;
+  dashboardToken: string;
+  headers: Record<string, string>;
+  include?: string;
+  exclude?: string;
+}
+
+interface Outcome {
+  run: string;
+  exitCode: number;
+  operations: number;
+  cases: number;
+  failures: Array<{ check: string; operation: string; detail: string }>;
+}
+
+function toml(run: FuzzRun): string {
+  return [
+    '[auth.openapi.apiKey]',
+    `bearer = ${JSON.stringify(run.apiKey)}`,
+    '[auth.openapi.dashboardToken]',
+    `bearer = ${JSON.stringify(run.dashboardToken)}`,
+    '[auth.openapi.publicKey]',
+    `api_key = ${JSON.stringify(run.publicKey)}`,
+    '',
+  ].join('\n');
+}
+
+async function fuzz(run: FuzzRun): Promise<Outcome> {
+  const dir = path.join(artifactsDir(), 'schemathesis', run.name);
+  fs.mkdirSync(dir, { recursive: true });
+  // The credentials file is the suite's own input: under inputs/, which the leak grep does not scan.
+  const config = path.join(artifactsDir(), 'inputs', 'schemathesis', `${run.name}.toml`);
+  fs.mkdirSync(path.dirname(config), { recursive: true });
+  fs.writeFileSync(config, toml(run));
+  const args = [
+    '--config-file',
+    config,
+    'run',
+    `${stack().url}/api/v1/openapi.json`,
+    '--checks',
+    CHECKS.join(','),
+    '--phases',
+    'examples,coverage,fuzzing,stateful',
+    '--max-examples',
+    String(sizeFrom('RELIABILITY_FUZZ_EXAMPLES', 8)),
+    '--seed',
+    String(sizeFrom('RELIABILITY_FUZZ_SEED', 16)),
+    '--workers',
+    '2',
+    '--request-timeout',
+    '30',
+    '--suppress-health-check',
+    'all',
+    '--continue-on-failure',
+    '--no-color',
+    '--report',
+    'junit',
+    '--report-junit-path',
+    path.join(dir, 'junit.xml'),
+    ...Object.entries(run.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
+    ...(run.include ? ['--include-path-regex', run.include] : []),
+    ...(run.exclude ? ['--exclude-path-regex', run.exclude] : []),
+  ];
+  const bin = process.env.SCHEMATHESIS_BIN ?? resolveSchemathesis();
+  const output = fs.openSync(path.join(dir, 'output.txt'), 'w');
+  const exitCode = await new Promise<number>((resolve, reject) => {
+    const child = spawn(bin, args, {
+      // Its working directory gets a .schemathesis cache: keep it in the artefacts, out of the repository.
+      cwd: dir,
+      stdio: ['ignore', output, output],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve(code ?? 1));
+  });
+  fs.closeSync(output);
+  const printed = fs.readFileSync(path.join(dir, 'output.txt'), 'utf8');
+  const cases = Number(/(\d+) generated/.exec(printed)?.[1] ?? 0);
+  return { run: run.name, exitCode, cases, ...parseJunit(fs.readFileSync(path.join(dir, 'junit.xml'), 'utf8')) };
+}
+
+const unescape = (text: string) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+
+/** One <testcase> per operation; a <failure> lists its failed checks, an <error> is a crash of the fuzzer. */
+function parseJunit(xml: string): Pick<Outcome, 'operations' | 'failures'> {
+  const testcases = [...xml.matchAll(/<testcase\b([^>]*?)(\/>|>([\s\S]*?)<\/testcase>)/g)];
+  const failures: Outcome['failures'] = [];
+  for (const [, attributes, , inner] of testcases) {
+    const operation = unescape(/name="([^"]*)"/.exec(attributes)?.[1] ?? '?');
+    for (const [, kind, text] of (inner ?? '').matchAll(/<(failure|error)\b[^>]*>([\s\S]*?)<\/(?:failure|error)>/g)) {
+      const detail = unescape(text);
+      // Each failed check is a line like "- ST103 Undocumented status code".
+      const checks = [...detail.matchAll(/^- (?:[A-Z]+\d+ )?(.+)$/gm)].map((match) => match[1]);
+      for (const check of checks.length ? checks : [kind === 'error' ? 'fuzzer error' : 'failure'])
+        failures.push({ check, operation, detail: detail.slice(0, 2000) });
+    }
+  }
+  return { operations: testcases.length, failures };
+}
+
+describe('Reliability 1: Schemathesis fuzzes every operation of the OpenAPI document', function () {
+  this.timeout(sizeFrom('RELIABILITY_FUZZ_TIMEOUT_MINUTES', 12) * 60_000);
+
+  it('finds no 5xx, no response outside its schema and no undocumented status code, with every credential kind', async () => {
+    const tenant = await createTenant();
+    const orgUser = await createOrganizationUser([tenant.organization_id]);
+    const merchantUser = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
+    for (const key of Object.values(tenant)) if (/^[sp]k_/.test(key)) registerSecret('api_key', key, 'fuzz tenant');
+    registerSecret('password', orgUser.password, 'fuzz Dashboard users');
+    const session = async (identity: 'organization' | 'merchant') => {
+      const login = await signIn(identity, identity === 'organization' ? orgUser : merchantUser);
+      registerSecret('dashboard_token', login.access_token, `fuzz ${identity} access token`);
+      registerSecret('dashboard_token', login.refresh_token, `fuzz ${identity} refresh token`);
+      return login.access_token as string;
+    };
+    const runs: FuzzRun[] = [
+      {
+        name: 'merchant-keys',
+        apiKey: tenant.merchant_secret_key,
+        publicKey: tenant.merchant_public_key,
+        dashboardToken: await session('organization'),
+        headers: { 'x-organization-id': tenant.organization_id },
+        exclude: SIGN_OUTS,
+      },
+      {
+        name: 'organization-keys',
+        apiKey: tenant.organization_secret_key,
+        publicKey: tenant.organization_public_key,
+        dashboardToken: await session('merchant'),
+        headers: { 'x-merchant-id': tenant.merchant_id },
+        exclude: SIGN_OUTS,
+      },
+      {
+        name: 'sign-outs',
+        apiKey: tenant.merchant_secret_key,
+        publicKey: tenant.merchant_public_key,
+        dashboardToken: await session('organization'),
+        headers: { 'x-organization-id': tenant.organization_id },
+        include: SIGN_OUTS,
+      },
+    ];
+    const outcomes: Outcome[] = [];
+    for (const run of runs) outcomes.push(await fuzz(run));
+
+    const failures = outcomes.flatMap((outcome) =>
+      outcome.failures.map((failure) => ({ run: outcome.run, ...failure })),
+    );
+    const count = (pattern: RegExp) => failures.filter((failure) => pattern.test(failure.check)).length;
+    const operations = Math.max(...outcomes.slice(0, 2).map((outcome) => outcome.operations));
+    reportSummary('api-fuzz', {
+      runs: outcomes.length,
+      operations_fuzzed: operations,
+      cases: outcomes.reduce((sum, outcome) => sum + outcome.cases, 0),
+      server_errors: count(/server error/i),
+      schema_violations: count(/schema/i),
+      undocumented_status: count(/undocumented|status code/i),
+      failures: failures.length,
+    });
+    expect(operations, 'operations in the document').to.be.greaterThan(100);
+    expect(
+      failures,
+      failures
+        .map((failure) => `${failure.run} ${failure.operation}: ${failure.check}\n${failure.detail}`)
+        .join('\n\n'),
+    ).to.deep.equal([]);
+    for (const outcome of outcomes) expect(outcome.exitCode, `${outcome.run}: schemathesis exit code`).to.equal(0);
+  });
+});
