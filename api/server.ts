@@ -10,6 +10,7 @@ import type { AppDeps } from './deps';
 import { createLogger } from '../domain/platform/logger';
 import { connectTemporal } from './temporal';
 import { openOrm } from '../db/orm';
+import { startAuthCache } from './http/auth-cache';
 
 export interface RunningApi {
   server: Server;
@@ -30,7 +31,8 @@ export async function startApi(
     idleInTransactionTimeoutMs: config.databasePool.idleInTransactionTimeoutMs,
   });
   const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
-  const deps: AppDeps = { config, orm, temporal, logger };
+  const authCache = await startAuthCache(orm);
+  const deps: AppDeps = { config, orm, temporal, logger, authCache: authCache.cache };
   const server = buildApp(deps).listen(port);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
@@ -43,6 +45,7 @@ export async function startApi(
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
+      await authCache.stop();
       await orm.close();
       await temporal.connection.close();
     },

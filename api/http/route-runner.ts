@@ -159,8 +159,13 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
 
     if (keyAuth) {
       auth = keyAuth.publicKey
-        ? await authenticatePublicKey(em, ctx.get('x-public-key') || undefined, ctx.get('authorization') || undefined)
-        : await authenticateApiKey(em, ctx.get('authorization') || undefined);
+        ? await authenticatePublicKey(
+            em,
+            ctx.get('x-public-key') || undefined,
+            ctx.get('authorization') || undefined,
+            deps.authCache,
+          )
+        : await authenticateApiKey(em, ctx.get('authorization') || undefined, deps.authCache);
       const browser = keyAuth.publicKey
         ? await consumeBrowserLimits(
             em,
@@ -197,7 +202,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
     let organizationId: string | undefined;
     if (auth && keyAuth && keyAuth.merchantScoped !== false) {
       const requested = (params.merchant_id ?? query.merchant_id ?? body.merchant_id) as string | undefined;
-      merchantId = await resolveMerchant(em, auth, requested);
+      merchantId = await resolveMerchant(em, auth, requested, deps.authCache);
     }
     if (session && dashboard?.tenant) {
       const tenantId = await resolveDashboardTenant(
