@@ -11,6 +11,7 @@ import { createLogger } from '../domain/platform/logger';
 import { connectTemporal } from './temporal';
 import { openOrm } from '../db/orm';
 import { startAuthCache } from './http/auth-cache';
+import { RateLimiter } from './http/rate-limit';
 
 export interface RunningApi {
   server: Server;
@@ -32,7 +33,7 @@ export async function startApi(
   });
   const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
   const authCache = await startAuthCache(orm);
-  const deps: AppDeps = { config, orm, temporal, logger, authCache: authCache.cache };
+  const deps: AppDeps = { config, orm, temporal, logger, authCache: authCache.cache, rateLimiter: new RateLimiter() };
   const server = buildApp(deps).listen(port);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();

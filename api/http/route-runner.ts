@@ -179,7 +179,12 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
             (headers) => ctx.set(headers),
           )
         : [];
-      const limit = await consumeRateLimit(em, auth.keyId, config.rateLimit.limit, config.rateLimit.windowSeconds);
+      const limit = await deps.rateLimiter.consume(
+        em,
+        auth.keyId,
+        config.rateLimit.limit,
+        config.rateLimit.windowSeconds,
+      );
       ctx.set(rateLimitHeaders(limit.exceeded ? limit : tightest([limit, ...browser]), config.rateLimit.windowSeconds));
       if (limit.exceeded) throw errors.rateLimited(limit.resetSeconds);
       authorize(auth, keyAuth);
