@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './app';
 import { loadConfig, type Config } from '../domain/platform/config';
 import type { AppDeps } from './deps';
-import { createLogger } from '../domain/platform/logger';
+import { createLogger, flushLogger } from '../domain/platform/logger';
 import { connectTemporal } from './temporal';
 import { openOrm } from '../db/orm';
 import { startAuthCache } from './http/auth-cache';
@@ -49,6 +49,7 @@ export async function startApi(
       await authCache.stop();
       await orm.close();
       await temporal.connection.close();
+      await flushLogger(logger);
     },
   };
 }
