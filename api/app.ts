@@ -12,6 +12,7 @@ import { buildOpenApi } from './http/openapi';
 import { ROUTES } from './routes';
 import { browserAssets } from './modules/sdk/browser-assets.middleware';
 import { inboundWebhooks } from './modules/transactions/inbound-webhooks.middleware';
+import { liveness } from './modules/health/liveness.middleware';
 
 export const API_PREFIX = '/api/v1';
 
@@ -49,6 +50,7 @@ export function buildApp(deps: AppDeps): Koa {
   for (const route of routes) mountRoute(router, API_PREFIX, route, deps);
 
   app.use(requestContext(deps.logger));
+  app.use(liveness(API_PREFIX));
   // The SDK, its card frame and the hosted checkout page (outside /api/v1), and CORS for the public-key endpoints.
   app.use(browserAssets(API_PREFIX));
   // Provider webhooks need their raw bytes for the signature: served before the JSON body parser.
