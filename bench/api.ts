@@ -63,12 +63,14 @@ export async function hotPathScenarios(apiUrl: string): Promise<HttpScenario[]> 
       expectedStatus: 200,
       options: { url: `${apiUrl}/health/live` },
       figure: 'health_live',
+      paired: true,
     },
     {
       name: 'GET /customers/:id',
       expectedStatus: 200,
       options: { url: `${customers}/${customer.id}`, headers },
       figure: 'customer_get',
+      paired: true,
     },
     {
       name: 'POST /customers (idempotent replay)',
@@ -80,6 +82,7 @@ export async function hotPathScenarios(apiUrl: string): Promise<HttpScenario[]> 
         body: JSON.stringify(replayInput),
       },
       figure: 'customer_replay',
+      paired: true,
     },
   ];
 }
@@ -95,6 +98,7 @@ export async function createScenario(apiUrl: string): Promise<HttpScenario> {
     name: 'POST /customers (create)',
     expectedStatus: 201,
     figure: 'customer_create',
+    paired: true,
     options: {
       url: `${apiUrl}/api/v1/customers`,
       requests: [

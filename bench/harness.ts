@@ -16,6 +16,8 @@ export interface BenchContext {
   connections: number;
   /** Requests/s of the bare Koa hello-world measured at the start of this run. */
   baseline: number;
+  /** Measures the bare Koa hello-world again, now (for ratios of paired scenarios). */
+  measureBaseline(): Promise<number>;
   log(message: string): void;
 }
 
@@ -30,6 +32,11 @@ export interface HttpScenario {
   minDuration?: number;
   /** Key under which the row's figures go to the summary (`<figure>.rps`, `.p50`, `.p99`, `.ratio`). */
   figure?: string;
+  /**
+   * Measure bare Koa again right before this scenario and take the ratio against that: on a shared machine the
+   * load changes within a run, and a ratio is only meaningful between two measurements taken side by side.
+   */
+  paired?: boolean;
 }
 
 export interface SuiteResult {
@@ -89,8 +96,9 @@ export function httpSuite(name: string, build: (ctx: BenchContext) => Promise<Ht
       const figures: Record<string, number> = {};
       const problems: string[] = [];
       for (const scenario of await build(ctx)) {
+        const baseline = scenario.paired ? await ctx.measureBaseline() : ctx.baseline;
         const { row, problems: found } = await measureHttp(ctx, scenario);
-        const ratio = row.requestsPerSecond / ctx.baseline;
+        const ratio = row.requestsPerSecond / baseline;
         rows.push({ ...row, ratio });
         problems.push(...found);
         // A scenario that completed no request in its window has no latency to report.
@@ -100,6 +108,7 @@ export function httpSuite(name: string, build: (ctx: BenchContext) => Promise<Ht
             [`${scenario.figure}.p50`]: row.p50,
             [`${scenario.figure}.p99`]: row.p99,
             [`${scenario.figure}.ratio`]: ratio,
+            [`${scenario.figure}.baseline`]: baseline,
           });
         }
       }

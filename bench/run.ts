@@ -2,7 +2,7 @@
  * `npm run bench`: every row of issue 15 in one run, on a real stack (embedded PostgreSQL, Temporal dev server,
  * worker) started in-process the way the tests start it, with request rates as ratios against a bare Koa
  * hello-world measured at the start of the same run. `npm run bench -- --quick` runs the same scenarios shorter
- * (under 3 minutes).
+ * (under 3 minutes); `--only <text>` runs the suites whose name contains the text.
  *
  * Env: BENCH_DURATION (seconds measured per scenario, default 10, quick 3), BENCH_CONNECTIONS (default 10),
  * BENCH_WARMUP (seconds of unrecorded load before each scenario, so JIT and connection pools are warm; default 2,
@@ -10,6 +10,8 @@
  * Progress goes to stderr; the results (text, then markdown) go to stdout.
  */
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import pino from 'pino';
+import { createLogger } from '../domain/platform/logger';
 import { startApi, type RunningApi } from '../api/server';
 import { stack, startStack, stopStack } from '../test/helpers/stack';
 import { machine, markdownTable, textTable, type Row } from './report';
@@ -28,6 +30,8 @@ const SUITES: Suite[] = [
 ];
 
 const QUICK = process.argv.includes('--quick');
+/** `--only <text>`: the suites whose name contains the text (measuring one lever without the whole run). */
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 if (QUICK) {
   process.env.BENCH_WEBHOOK_EVENTS ??= '100';
   process.env.BENCH_HANGING_DELIVERIES ??= '30';
@@ -57,9 +61,15 @@ async function main(): Promise<void> {
   const hello = await startHelloWorld();
   try {
     // The production path: no response validation; a rate limit high enough never to answer 429.
+    // It logs every request at info, as in production, to /dev/null (BENCH_LOG_SYNC=true: synchronous writes).
+    const logger = createLogger(
+      'info',
+      pino.destination({ dest: '/dev/null', sync: process.env.BENCH_LOG_SYNC === 'true' }),
+    );
     api = await startApi(
       { ...stack().config, validateResponses: false, rateLimit: { ...stack().config.rateLimit, ...RATE_LIMIT } },
       0,
+      { logger },
     );
     const settings = { duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, log };
     const baseline = await measureHttp(settings, helloScenario(hello.url));
@@ -69,6 +79,10 @@ async function main(): Promise<void> {
       helloUrl: hello.url,
       quick: QUICK,
       baseline: baseline.row.requestsPerSecond,
+      async measureBaseline() {
+        const again = await measureHttp(settings, { ...helloScenario(hello.url), name: 'hello world (paired)' });
+        return again.row.requestsPerSecond;
+      },
     };
 
     const rows: Row[] = [{ ...baseline.row, ratio: 1 }];
@@ -76,7 +90,7 @@ async function main(): Promise<void> {
     const figures: Record<string, number> = {};
     const text: string[] = [];
     const markdown: string[] = [];
-    for (const suite of SUITES) {
+    for (const suite of SUITES.filter(({ name }) => !ONLY || name.includes(ONLY))) {
       log(`— ${suite.name}`);
       const result = await suite.run(ctx);
       rows.push(...(result.rows ?? []));
@@ -89,7 +103,7 @@ async function main(): Promise<void> {
     const about = [
       ...machine(),
       `Load: autocannon (in the same process as the servers), ${DURATION} s measured per scenario after ${WARMUP} s warm-up, ${CONNECTIONS} connections${QUICK ? ' (--quick)' : ''}`,
-      'API: validateResponses off (the production path); rate limit raised to 1e9 requests/60 s so the bench ' +
+      'API: validateResponses off (the production path), request log at info to /dev/null; rate limit raised to 1e9 requests/60 s so the bench ' +
         'measures the service, not 429s (the limiter still runs on every request)',
       `Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
     ];

@@ -21,7 +21,7 @@ function ratioRow(figure: string, name: string, target: number): SummaryRow {
     target: `≥ ${target * 100} %`,
     measured: (f) =>
       has(f, `${name}.ratio`)
-        ? `${f[`${name}.rps`].toFixed(0)} req/s = ${pct(f[`${name}.ratio`])} (p50 ${f[`${name}.p50`]} ms)`
+        ? `${f[`${name}.rps`].toFixed(0)} req/s = ${pct(f[`${name}.ratio`])} of ${f[`${name}.baseline`].toFixed(0)} (p50 ${f[`${name}.p50`]} ms)`
         : undefined,
     met: (f) => f[`${name}.ratio`] >= target,
   };
