@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { api } from '../helpers/http';
 import { createTenant, keyWithScopes, type Tenant } from '../helpers/factories';
 import { createMerchant, rows } from '../helpers/merchants';
+import { createCustomer } from '../helpers/vault';
 import { stack } from '../helpers/stack';
 import { startApi, type RunningApi } from '../../api/server';
 import { AUTH_CACHE_TTL_MS } from '../../api/http/auth-cache';
@@ -62,5 +63,23 @@ describe('API-key and merchant cache: invalidated across API processes on change
     expect(deleted.status, deleted.text).to.equal(204);
 
     expect(await statusWithin(list, 403, WAIT_MS)).to.equal(403);
+  });
+
+  it('GET /customers/:id costs one database round trip once the key is cached and its budget leased', async () => {
+    const customerId = await createCustomer(tenant);
+    const key = tenant.merchant_secret_key;
+    const read = () => api.get(`/customers/${customerId}`, { key, baseUrl: second.url });
+    expect((await read()).status).to.equal(200);
+    const queries: string[] = [];
+    const knex = second.deps.orm.em.getConnection().getKnex();
+    const count = (query: { sql: string }) => void queries.push(query.sql);
+    knex.on('query', count);
+    try {
+      expect((await read()).status).to.equal(200);
+    } finally {
+      knex.off('query', count);
+    }
+    expect(queries).to.have.length(1);
+    expect(queries[0]).to.match(/from "customers"/);
   });
 });
