@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { api } from '../helpers/http';
-import { createTenant, keyWithScopes, type Tenant } from '../helpers/factories';
+import { createTenant, customerInput, keyWithScopes, type Tenant } from '../helpers/factories';
 import { createMerchant, rows } from '../helpers/merchants';
 import { createCustomer } from '../helpers/vault';
 import { stack } from '../helpers/stack';
@@ -65,21 +65,37 @@ describe('API-key and merchant cache: invalidated across API processes on change
     expect(await statusWithin(list, 403, WAIT_MS)).to.equal(403);
   });
 
-  it('GET /customers/:id costs one database round trip once the key is cached and its budget leased', async () => {
-    const customerId = await createCustomer(tenant);
-    const key = tenant.merchant_secret_key;
-    const read = () => api.get(`/customers/${customerId}`, { key, baseUrl: second.url });
-    expect((await read()).status).to.equal(200);
+  /** The SQL statements one request sends (after a first request cached the key and leased its budget). */
+  async function statementsOf(request: () => Promise<{ status: number }>, status: number): Promise<string[]> {
+    expect((await request()).status).to.equal(status);
     const queries: string[] = [];
     const knex = second.deps.orm.em.getConnection().getKnex();
     const count = (query: { sql: string }) => void queries.push(query.sql);
     knex.on('query', count);
     try {
-      expect((await read()).status).to.equal(200);
+      expect((await request()).status).to.equal(status);
     } finally {
       knex.off('query', count);
     }
+    return queries;
+  }
+
+  it('GET /customers/:id costs one database round trip once the key is cached and its budget leased', async () => {
+    const customerId = await createCustomer(tenant);
+    const key = tenant.merchant_secret_key;
+    const queries = await statementsOf(() => api.get(`/customers/${customerId}`, { key, baseUrl: second.url }), 200);
     expect(queries).to.have.length(1);
     expect(queries[0]).to.match(/from "customers"/);
+  });
+
+  it('an idempotent replay costs one database round trip (the stored answer is read, the key not claimed)', async () => {
+    const body = customerInput();
+    const key = tenant.merchant_secret_key;
+    const headers = { 'idempotency-key': `replay-${Date.now()}` };
+    const create = () => api.post('/customers', { key, body, headers, baseUrl: second.url });
+    expect((await create()).status).to.equal(201);
+    const queries = await statementsOf(create, 200);
+    expect(queries).to.have.length(1);
+    expect(queries[0]).to.match(/from idempotency_keys/);
   });
 });
