@@ -179,12 +179,10 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
             (headers) => ctx.set(headers),
           )
         : [];
-      const limit = await deps.rateLimiter.consume(
-        em,
-        auth.keyId,
-        config.rateLimit.limit,
-        config.rateLimit.windowSeconds,
-      );
+      // Secret keys lease their budget in blocks (no write per request); browser endpoints already write their
+      // per-IP and per-session counts, and count a public key's budget exactly, one request at a time.
+      const consume = keyAuth.publicKey ? consumeRateLimit : deps.rateLimiter.consume.bind(deps.rateLimiter);
+      const limit = await consume(em, auth.keyId, config.rateLimit.limit, config.rateLimit.windowSeconds);
       ctx.set(rateLimitHeaders(limit.exceeded ? limit : tightest([limit, ...browser]), config.rateLimit.windowSeconds));
       if (limit.exceeded) throw errors.rateLimited(limit.resetSeconds);
       authorize(auth, keyAuth);
