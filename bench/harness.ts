@@ -30,6 +30,11 @@ export interface HttpScenario {
   connections?: number;
   /** Seconds measured at least, whatever BENCH_DURATION says (slow requests need a few to complete). */
   minDuration?: number;
+  /**
+   * Measure this many requests, all answered, instead of a duration: a request autocannon abandons at the end of
+   * a duration (a charge) would go on running on the server and slow down the next scenario.
+   */
+  amount?: number;
   /** Key under which the row's figures go to the summary (`<figure>.rps`, `.p50`, `.p99`, `.ratio`). */
   figure?: string;
   /**
@@ -60,9 +65,21 @@ export async function measureHttp(
 ): Promise<{ row: Omit<Row, 'ratio'>; problems: string[] }> {
   const connections = scenario.connections ?? ctx.connections;
   const duration = Math.max(ctx.duration, scenario.minDuration ?? 0);
-  ctx.log(`${scenario.name}: ${ctx.warmup}s warm-up, then ${duration}s measured, ${connections} connections`);
-  if (ctx.warmup > 0) await autocannon({ ...scenario.options, duration: ctx.warmup, connections });
-  const result = await autocannon({ ...scenario.options, duration, connections });
+  if (scenario.amount) {
+    // Slow requests: a fixed number, all answered, so none is left running into the next scenario.
+    ctx.log(
+      `${scenario.name}: ${connections} warm-up requests, then ${scenario.amount} measured, ${connections} connections`,
+    );
+    await autocannon({ ...scenario.options, amount: connections, connections });
+  } else {
+    ctx.log(`${scenario.name}: ${ctx.warmup}s warm-up, then ${duration}s measured, ${connections} connections`);
+    if (ctx.warmup > 0) await autocannon({ ...scenario.options, duration: ctx.warmup, connections });
+  }
+  const result = await autocannon(
+    scenario.amount
+      ? { ...scenario.options, amount: scenario.amount, connections }
+      : { ...scenario.options, duration, connections },
+  );
   const problems: string[] = [];
   const unexpected = Object.entries(result.statusCodeStats).filter(
     ([status]) => Number(status) !== scenario.expectedStatus,
@@ -78,7 +95,8 @@ export async function measureHttp(
   return {
     row: {
       scenario: scenario.name,
-      requestsPerSecond: result.requests.average,
+      // Per-second samples average out a duration; a counted run ends mid-second, so it is total over time taken.
+      requestsPerSecond: scenario.amount ? result.requests.total / result.duration : result.requests.average,
       p50: result.latency.p50,
       p99: result.latency.p99,
       non2xx: result.non2xx,
