@@ -13,6 +13,7 @@ import { ROUTES } from './routes';
 import { browserAssets } from './modules/sdk/browser-assets.middleware';
 import { inboundWebhooks } from './modules/transactions/inbound-webhooks.middleware';
 import { dashboardWeb } from './modules/dashboard-web/dashboard-web.middleware';
+import { liveness } from './modules/health/liveness.middleware';
 
 export const API_PREFIX = '/api/v1';
 
@@ -50,6 +51,7 @@ export function buildApp(deps: AppDeps): Koa {
   for (const route of routes) mountRoute(router, API_PREFIX, route, deps);
 
   app.use(requestContext(deps.logger));
+  app.use(liveness(API_PREFIX));
   // The SDK, its card frame and the hosted checkout page (outside /api/v1), and CORS for the public-key endpoints.
   app.use(browserAssets(API_PREFIX));
   // The merchant Dashboard web app at /dashboard/ (its API calls go to /api/v1 like any client's).

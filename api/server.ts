@@ -7,9 +7,11 @@ import type { Logger } from 'pino';
 import { buildApp } from './app';
 import { loadConfig, type Config } from '../domain/platform/config';
 import type { AppDeps } from './deps';
-import { createLogger } from '../domain/platform/logger';
+import { createLogger, flushLogger } from '../domain/platform/logger';
 import { connectTemporal } from './temporal';
 import { openOrm } from '../db/orm';
+import { startAuthCache } from './http/auth-cache';
+import { RateLimiter } from './http/rate-limit';
 
 export interface RunningApi {
   server: Server;
@@ -30,7 +32,8 @@ export async function startApi(
     idleInTransactionTimeoutMs: config.databasePool.idleInTransactionTimeoutMs,
   });
   const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
-  const deps: AppDeps = { config, orm, temporal, logger };
+  const authCache = await startAuthCache(orm);
+  const deps: AppDeps = { config, orm, temporal, logger, authCache: authCache.cache, rateLimiter: new RateLimiter() };
   const server = buildApp(deps).listen(port);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
@@ -43,8 +46,10 @@ export async function startApi(
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
+      await authCache.stop();
       await orm.close();
       await temporal.connection.close();
+      await flushLogger(logger);
     },
   };
 }

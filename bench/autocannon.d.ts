@@ -17,6 +17,8 @@ declare module 'autocannon' {
       connections?: number;
       /** Seconds. */
       duration?: number;
+      /** Requests in all; the run ends when they have all been answered (instead of after `duration`). */
+      amount?: number;
       method?: string;
       headers?: Record<string, string>;
       body?: string | Buffer;
@@ -31,6 +33,8 @@ declare module 'autocannon' {
     }
 
     interface Result {
+      /** Seconds the run took. */
+      duration: number;
       requests: Histogram & { total: number };
       latency: Histogram;
       non2xx: number;

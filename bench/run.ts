@@ -1,27 +1,53 @@
 /**
- * `npm run bench`: HTTP throughput of the API against a bare Koa hello-world, on a real stack (embedded
- * PostgreSQL, Temporal dev server, worker) started in-process the way the tests start it.
+ * `npm run bench`: every row of issue 15 in one run, on a real stack (embedded PostgreSQL, Temporal dev server,
+ * worker) started in-process the way the tests start it, with request rates as ratios against a bare Koa
+ * hello-world measured at the start of the same run. `npm run bench -- --quick` runs the same scenarios shorter
+ * (under 3 minutes); `--only <text>` runs the suites whose name contains the text.
  *
- * Env: BENCH_DURATION (seconds measured per scenario, default 10), BENCH_CONNECTIONS (default 10),
- * BENCH_WARMUP (seconds of unrecorded load before each scenario, so JIT and connection pools are warm; default 2).
- * The POST /transactions scenarios (bench/transactions.ts) run the full charge workflow per request;
- * bench/webhook-isolation.ts measures charges while webhook endpoints hang (BENCH_HANGING_DELIVERIES).
- * Progress goes to stderr; the results (text table, then markdown) go to stdout.
+ * Env: BENCH_DURATION (seconds measured per scenario, default 10, quick 3), BENCH_CONNECTIONS (default 10),
+ * BENCH_WARMUP (seconds of unrecorded load before each scenario, so JIT and connection pools are warm; default 2,
+ * quick 1). The webhook suites read BENCH_WEBHOOK_EVENTS, BENCH_WEBHOOK_ENDPOINTS and BENCH_HANGING_DELIVERIES.
+ * Progress goes to stderr; the results (text, then markdown) go to stdout.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
-import Koa from 'koa';
-import autocannon from 'autocannon';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import pino from 'pino';
+import { createLogger } from '../domain/platform/logger';
 import { startApi, type RunningApi } from '../api/server';
 import { stack, startStack, stopStack } from '../test/helpers/stack';
-import { createTenant, customerInput } from '../test/helpers/factories';
 import { machine, markdownTable, textTable, type Row } from './report';
-import { measureWebhookDeliveries, webhookReport } from './webhooks';
-import { transactionScenarios } from './transactions';
-import { isolationReport, measureChargesDuringHangingWebhooks } from './webhook-isolation';
+import { httpSuite, measureHttp, type BenchContext, type Suite } from './harness';
+import { createScenario, helloScenario, hotPathScenarios, startHelloWorld } from './api';
+import { chargesSuite } from './charges';
+import { isolationSuite, webhooksSuite } from './webhook-suites';
+import { summaryTable } from './summary';
 import { measureSubscriptions, subscriptionReport } from './subscriptions';
+
+const subscriptionsSuite: Suite = {
+  name: 'subscription renewals and sleeping workflows',
+  async run(ctx) {
+    const report = subscriptionReport(await measureSubscriptions(ctx.log));
+    return { text: report.text, markdown: report.markdown };
+  },
+};
+
+/** Every suite of the run, in order. To add one, append it here (before isolationSuite, which must stay last). */
+const SUITES: Suite[] = [
+  httpSuite('API requests', async (ctx) => [...(await hotPathScenarios(ctx.apiUrl)), await createScenario(ctx.apiUrl)]),
+  chargesSuite,
+  webhooksSuite,
+  subscriptionsSuite,
+  isolationSuite,
+];
+
+const QUICK = process.argv.includes('--quick');
+/** `--only <text>`: the suites whose name contains the text (measuring one lever without the whole run). */
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+if (QUICK) {
+  process.env.BENCH_SUB_DUE ??= '100';
+  process.env.BENCH_SUB_SLEEPING ??= '1000';
+  process.env.BENCH_WEBHOOK_EVENTS ??= '100';
+  process.env.BENCH_HANGING_DELIVERIES ??= '30';
+}
 
 function envInt(name: string, fallback: number, min: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -29,162 +55,71 @@ function envInt(name: string, fallback: number, min: number): number {
   return value;
 }
 
-const DURATION = envInt('BENCH_DURATION', 10, 1);
+const DURATION = envInt('BENCH_DURATION', QUICK ? 3 : 10, 1);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 10, 1);
-const WARMUP = envInt('BENCH_WARMUP', 2, 0);
+const WARMUP = envInt('BENCH_WARMUP', QUICK ? 1 : 2, 0);
 const RATE_LIMIT = { limit: 1_000_000_000, windowSeconds: 60 };
 
-interface Scenario {
-  name: string;
-  /** The status every measured request must get; anything else makes the run invalid. */
-  expectedStatus: number;
-  options: autocannon.Options;
-}
-
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
-
-async function startHelloWorld(): Promise<Server> {
-  const app = new Koa();
-  app.use((ctx) => {
-    ctx.body = { hello: 'world' };
-  });
-  const server = app.listen(0);
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  return server;
-}
-
-async function post(url: string, key: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status !== 201) throw new Error(`POST ${url} → ${response.status} ${text}`);
-  return JSON.parse(text).data;
-}
-
-async function scenarios(apiUrl: string, helloUrl: string): Promise<Scenario[]> {
-  const tenant = await createTenant();
-  const key = tenant.merchant_secret_key;
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const customers = `${apiUrl}/api/v1/customers`;
-
-  const customer = await post(customers, key, customerInput());
-
-  // (d) The first request with this key runs once here, so every measured request is a replay (200).
-  const replayKey = `bench-replay-${randomUUID()}`;
-  const replayInput = customerInput();
-  await post(customers, key, replayInput, { 'idempotency-key': replayKey });
-
-  // (c) A fresh email per request, so every one creates a customer (201), not a lookup of an existing one (200).
-  const runId = randomUUID().slice(0, 8);
-  let counter = 0;
-  const template = customerInput();
-
-  return [
-    { name: 'hello world (bare Koa)', expectedStatus: 200, options: { url: helloUrl } },
-    {
-      name: 'GET /customers/:id',
-      expectedStatus: 200,
-      options: { url: `${customers}/${customer.id}`, headers },
-    },
-    {
-      name: 'POST /customers (create)',
-      expectedStatus: 201,
-      options: {
-        url: customers,
-        requests: [
-          {
-            method: 'POST',
-            headers,
-            setupRequest: (request) => ({
-              ...request,
-              body: JSON.stringify({ ...template, email: `bench.${runId}.${++counter}@example.com` }),
-            }),
-          },
-        ],
-      },
-    },
-    {
-      name: 'POST /customers (idempotent replay)',
-      expectedStatus: 200,
-      options: {
-        url: customers,
-        method: 'POST',
-        headers: { ...headers, 'idempotency-key': replayKey },
-        body: JSON.stringify(replayInput),
-      },
-    },
-    ...(await transactionScenarios(apiUrl)),
-  ];
-}
-
-async function measure(scenario: Scenario): Promise<{ row: Omit<Row, 'ratio'>; problems: string[] }> {
-  log(`${scenario.name}: ${WARMUP}s warm-up, then ${DURATION}s measured, ${CONNECTIONS} connections`);
-  if (WARMUP > 0) await autocannon({ ...scenario.options, duration: WARMUP, connections: CONNECTIONS });
-  const result = await autocannon({ ...scenario.options, duration: DURATION, connections: CONNECTIONS });
-  const problems: string[] = [];
-  const unexpected = Object.entries(result.statusCodeStats).filter(
-    ([status]) => Number(status) !== scenario.expectedStatus,
-  );
-  if (unexpected.length > 0) {
-    problems.push(
-      `${scenario.name}: expected only ${scenario.expectedStatus}, got ${unexpected.map(([s, { count }]) => `${count}× ${s}`).join(', ')}`,
-    );
-  }
-  if (result.errors > 0 || result.timeouts > 0) {
-    problems.push(`${scenario.name}: ${result.errors} connection errors, ${result.timeouts} timeouts`);
-  }
-  return {
-    row: {
-      scenario: scenario.name,
-      requestsPerSecond: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      non2xx: result.non2xx,
-    },
-    problems,
-  };
-}
 
 async function main(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
   Runtime.install({ logger: new DefaultLogger('WARN') });
+  const started = Date.now();
 
-  log('starting the stack (embedded PostgreSQL, Temporal dev server, worker)…');
+  log(`starting the stack (embedded PostgreSQL, Temporal dev server, worker)${QUICK ? ' — quick run' : ''}…`);
   await startStack();
   let api: RunningApi | undefined;
-  let hello: Server | undefined;
+  const hello = await startHelloWorld();
   try {
     // The production path: no response validation; a rate limit high enough never to answer 429.
+    // It logs every request at info, as in production, to /dev/null (BENCH_LOG_SYNC=true: synchronous writes).
+    const logger = createLogger(
+      'info',
+      pino.destination({ dest: '/dev/null', sync: process.env.BENCH_LOG_SYNC === 'true' }),
+    );
     api = await startApi(
       { ...stack().config, validateResponses: false, rateLimit: { ...stack().config.rateLimit, ...RATE_LIMIT } },
       0,
+      { logger },
     );
-    hello = await startHelloWorld();
-    const helloUrl = `http://localhost:${(hello.address() as AddressInfo).port}`;
+    const settings = { duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, log };
+    const baseline = await measureHttp(settings, helloScenario(hello.url));
+    const ctx: BenchContext = {
+      ...settings,
+      apiUrl: api.url,
+      helloUrl: hello.url,
+      quick: QUICK,
+      baseline: baseline.row.requestsPerSecond,
+      async measureBaseline() {
+        const again = await measureHttp(settings, { ...helloScenario(hello.url), name: 'hello world (paired)' });
+        return again.row.requestsPerSecond;
+      },
+    };
 
-    const rows: Row[] = [];
-    const problems: string[] = [];
-    for (const scenario of await scenarios(api.url, helloUrl)) {
-      const measured = await measure(scenario);
-      const baseline = rows[0]?.requestsPerSecond ?? measured.row.requestsPerSecond;
-      rows.push({ ...measured.row, ratio: measured.row.requestsPerSecond / baseline });
-      problems.push(...measured.problems);
+    const rows: Row[] = [{ ...baseline.row, ratio: 1 }];
+    const problems = [...baseline.problems];
+    const figures: Record<string, number> = {};
+    const text: string[] = [];
+    const markdown: string[] = [];
+    for (const suite of SUITES.filter(({ name }) => !ONLY || name.includes(ONLY))) {
+      log(`— ${suite.name}`);
+      const result = await suite.run(ctx);
+      rows.push(...(result.rows ?? []));
+      problems.push(...(result.problems ?? []));
+      Object.assign(figures, result.figures);
+      if (result.text) text.push('', ...result.text);
+      if (result.markdown) markdown.push('', ...result.markdown);
     }
 
     const about = [
       ...machine(),
-      `Load: autocannon (in the same process as the servers), ${DURATION} s measured per scenario after ${WARMUP} s warm-up, ${CONNECTIONS} connections`,
-      'API: validateResponses off (the production path); rate limit raised to 1e9 requests/60 s so the bench ' +
-        'measures the service, not 429s (the per-key counter upsert still runs on every request)',
+      `Load: autocannon (in the same process as the servers), ${DURATION} s measured per scenario after ${WARMUP} s warm-up, ${CONNECTIONS} connections${QUICK ? ' (--quick)' : ''}`,
+      'API: validateResponses off (the production path), request log at info to /dev/null; rate limit raised to 1e9 requests/60 s so the bench ' +
+        'measures the service, not 429s (the limiter still runs on every request)',
+      `Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
     ];
-    const webhooks = webhookReport(await measureWebhookDeliveries(api.url, log));
-    const subscriptions = subscriptionReport(await measureSubscriptions(log));
-    // Last: its deliveries keep retrying against the closed endpoint until the stack stops.
-    const isolation = isolationReport(await measureChargesDuringHangingWebhooks(api.url, log));
-
+    const summary = summaryTable(figures, CONNECTIONS);
     const warnings = problems.map((problem) => `WARNING: run invalid: ${problem}`);
     process.stdout.write(
       [
@@ -192,10 +127,9 @@ async function main(): Promise<void> {
         ...about,
         '',
         textTable(rows),
+        ...text,
         '',
-        ...webhooks.text,
-        ...subscriptions.text,
-        ...isolation.text,
+        ...summary,
         '',
         ...warnings,
         '',
@@ -204,20 +138,16 @@ async function main(): Promise<void> {
         ...about.map((line) => `- ${line}`),
         '',
         markdownTable(rows),
+        ...markdown,
         '',
-        ...webhooks.markdown,
-        '',
-        ...subscriptions.markdown,
-        '',
-        ...isolation.markdown,
+        ...summary,
         ...warnings.map((warning) => `\n**${warning}**`),
         '',
       ].join('\n'),
     );
   } finally {
     log('stopping…');
-    hello?.closeAllConnections();
-    await new Promise<void>((resolve) => (hello ? hello.close(() => resolve()) : resolve()));
+    await hello.stop();
     await api?.stop();
     await stopStack();
   }

@@ -32,14 +32,24 @@ function envInt(name: string, fallback: number): number {
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
+export interface WebhookBenchOptions {
+  events?: number;
+  endpoints?: number;
+  producers?: number;
+  /** Idle latency: each producer waits for its event's deliveries before recording the next. */
+  oneAtATime?: boolean;
+}
+
 export async function measureWebhookDeliveries(
   apiUrl: string,
   log: (message: string) => void,
+  options: WebhookBenchOptions = {},
 ): Promise<WebhookBenchResult> {
-  const events = envInt('BENCH_WEBHOOK_EVENTS', 300);
-  const endpoints = envInt('BENCH_WEBHOOK_ENDPOINTS', 2);
-  const producers = envInt('BENCH_CONNECTIONS', 10);
+  const events = options.events ?? envInt('BENCH_WEBHOOK_EVENTS', 300);
+  const endpoints = options.endpoints ?? envInt('BENCH_WEBHOOK_ENDPOINTS', 2);
+  const producers = options.producers ?? envInt('BENCH_CONNECTIONS', 10);
   const expected = events * endpoints;
+  const waiting = new Map<string, { left: number; resolve: () => void }>();
 
   const committedAt = new Map<string, number>();
   const latencies: number[] = [];
@@ -56,6 +66,8 @@ export async function measureWebhookDeliveries(
         const now = Date.now();
         latencies.push(now - (committedAt.get(id) ?? now));
         lastReceipt = now;
+        const waiter = waiting.get(id);
+        if (waiter && --waiter.left === 0) waiter.resolve();
         if (latencies.length === expected) allReceived();
       });
     })
@@ -95,6 +107,9 @@ export async function measureWebhookDeliveries(
               }),
             );
           committedAt.set(event.id, Date.now());
+          if (options.oneAtATime) {
+            await new Promise<void>((resolve) => waiting.set(event.id, { left: endpoints, resolve }));
+          }
         }
       }),
     );

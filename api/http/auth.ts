@@ -11,6 +11,7 @@ import { KEY_PATTERN, type KeyLevel } from '../../domain/api-keys/api-keys.servi
 import { errors } from '../../domain/platform/errors';
 import { looksLikeJwt } from './dashboard-auth';
 import type { Scope } from '../../domain/api-keys/api-keys.scopes';
+import type { AuthCache } from './auth-cache';
 
 export type { KeyLevel };
 
@@ -39,7 +40,11 @@ function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
-export async function authenticateApiKey(em: EntityManager, authorization: string | undefined): Promise<ApiKeyAuth> {
+export async function authenticateApiKey(
+  em: EntityManager,
+  authorization: string | undefined,
+  cache?: AuthCache,
+): Promise<ApiKeyAuth> {
   const token = bearerToken(authorization);
   if (!token) throw errors.unauthenticated('Provide an API key as "Authorization: Bearer <key>"');
   if (looksLikeJwt(token)) {
@@ -47,7 +52,7 @@ export async function authenticateApiKey(em: EntityManager, authorization: strin
       'This endpoint takes an API key; Dashboard access tokens are only accepted on Dashboard endpoints',
     );
   }
-  return lookupKey(em, token);
+  return lookupKey(em, token, cache);
 }
 
 /**
@@ -58,24 +63,30 @@ export async function authenticatePublicKey(
   em: EntityManager,
   publicKey: string | undefined,
   authorization: string | undefined,
+  cache?: AuthCache,
 ): Promise<ApiKeyAuth> {
-  if (publicKey) return lookupKey(em, publicKey.trim());
+  if (publicKey) return lookupKey(em, publicKey.trim(), cache);
   const bearer = bearerToken(authorization);
   if (bearer && KEY_PATTERN.test(bearer)) {
-    const auth = await lookupKey(em, bearer);
+    const auth = await lookupKey(em, bearer, cache);
     // A secret key goes on to authorize(), which refuses it with 403; a public key must use its own header.
     if (auth.kind === 'secret') return auth;
   }
   throw errors.unauthenticated('Provide a public key as "X-Public-Key: pk_live_…"');
 }
 
-async function lookupKey(em: EntityManager, token: string): Promise<ApiKeyAuth> {
+/** Only active keys are cached (by the SHA-256 of the whole key); unknown and revoked keys are read every time. */
+async function lookupKey(em: EntityManager, token: string, cache?: AuthCache): Promise<ApiKeyAuth> {
   if (!KEY_PATTERN.test(token)) throw errors.unauthenticated('The API key is malformed');
   const hash = hashSecret(token);
+  const cacheKey = `key:${hash}`;
+  const cached = cache?.get<ApiKeyAuth>(cacheKey);
+  if (cached) return cached;
+  const ticket = cache?.ticket() ?? 0;
   const key: ApiKey | null = await em.findOne(ApiKeySchema, { secretHash: hash, status: 'active' });
   if (!key || !constantTimeEqual(key.secretHash, hash))
     throw errors.unauthenticated('The API key is invalid or revoked');
-  return {
+  const auth: ApiKeyAuth = {
     keyId: key.id,
     organizationId: key.organizationId,
     merchantId: key.merchantId,
@@ -83,6 +94,8 @@ async function lookupKey(em: EntityManager, token: string): Promise<ApiKeyAuth> 
     kind: key.kind,
     scopes: new Set(key.scopes),
   };
+  cache?.set(cacheKey, auth, ticket);
+  return auth;
 }
 
 /** Key kind and scopes: a valid key that may not call this route gets 403. */
@@ -110,6 +123,7 @@ export async function resolveMerchant(
   em: EntityManager,
   auth: ApiKeyAuth,
   requested: string | undefined,
+  cache?: AuthCache,
 ): Promise<string> {
   if (auth.merchantId) {
     if (requested !== undefined && requested !== auth.merchantId) {
@@ -120,7 +134,11 @@ export async function resolveMerchant(
   if (requested === undefined) {
     throw errors.forbidden('Organization keys must name the merchant with merchant_id');
   }
+  const cacheKey = `merchant:${auth.organizationId}:${requested}`;
+  if (cache?.get<true>(cacheKey)) return requested;
+  const ticket = cache?.ticket() ?? 0;
   const count = await em.count(MerchantSchema, { id: requested, organizationId: auth.organizationId });
   if (count === 0) throw errors.forbidden('The API key does not have access to this merchant');
+  cache?.set(cacheKey, true, ticket);
   return requested;
 }

@@ -105,10 +105,15 @@ async function readKey(em: EntityManager, request: IdempotentRequest): Promise<E
     throw errors.conflict('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request');
   }
   if (stored.responseStatus === null) return { kind: 'running' };
-  return {
-    kind: 'stored',
-    body: stored.responseSealed === null ? undefined : (JSON.parse(request.open(stored.responseSealed)) as unknown),
-  };
+  return { kind: 'stored', body: storedBody(request, stored) };
+}
+
+/** The body of an answered key (refusing it when the request differs from the one that stored it). */
+function storedBody(request: IdempotentRequest, stored: keys.StoredKey): unknown {
+  if (stored.fingerprint !== request.fingerprint) {
+    throw errors.conflict('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request');
+  }
+  return stored.responseSealed === null ? undefined : (JSON.parse(request.open(stored.responseSealed)) as unknown);
 }
 
 /** Claims the key, or waits up to `waitMs` for the request holding it to store its answer (then replays it). */
@@ -170,6 +175,11 @@ export async function runIdempotent(
   mode: 'transaction' | 'no-transaction',
   execute: (em: EntityManager) => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
+  // A replay of an answered key is one read: an answer within its retention is final, so the claim (a transaction,
+  // a lock timeout and an upsert that locks the row) could only end in the same replay or conflict.
+  const answered = await keys.readAnswer(em, request.scopeId, request.key);
+  if (answered) return { status: 200, body: storedBody(request, answered), replayed: true };
+
   const claimId = randomUUID();
   const replay = await claimOrReplay(em, request, claimId);
   if (replay) return { status: 200, body: replay.body, replayed: true };

@@ -161,8 +161,13 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
 
     if (keyAuth) {
       auth = keyAuth.publicKey
-        ? await authenticatePublicKey(em, ctx.get('x-public-key') || undefined, ctx.get('authorization') || undefined)
-        : await authenticateApiKey(em, ctx.get('authorization') || undefined);
+        ? await authenticatePublicKey(
+            em,
+            ctx.get('x-public-key') || undefined,
+            ctx.get('authorization') || undefined,
+            deps.authCache,
+          )
+        : await authenticateApiKey(em, ctx.get('authorization') || undefined, deps.authCache);
       const browser = keyAuth.publicKey
         ? await consumeBrowserLimits(
             em,
@@ -176,7 +181,10 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
             (headers) => ctx.set(headers),
           )
         : [];
-      const limit = await consumeRateLimit(em, auth.keyId, config.rateLimit.limit, config.rateLimit.windowSeconds);
+      // Secret keys lease their budget in blocks (no write per request); browser endpoints already write their
+      // per-IP and per-session counts, and count a public key's budget exactly, one request at a time.
+      const consume = keyAuth.publicKey ? consumeRateLimit : deps.rateLimiter.consume.bind(deps.rateLimiter);
+      const limit = await consume(em, auth.keyId, config.rateLimit.limit, config.rateLimit.windowSeconds);
       ctx.set(rateLimitHeaders(limit.exceeded ? limit : tightest([limit, ...browser]), config.rateLimit.windowSeconds));
       if (limit.exceeded) throw errors.rateLimited(limit.resetSeconds);
       authorize(auth, keyAuth);
@@ -199,7 +207,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
     let organizationId: string | undefined;
     if (auth && keyAuth && keyAuth.merchantScoped !== false) {
       const requested = (params.merchant_id ?? query.merchant_id ?? body.merchant_id) as string | undefined;
-      merchantId = await resolveMerchant(em, auth, requested);
+      merchantId = await resolveMerchant(em, auth, requested, deps.authCache);
     }
     if (session && dashboard?.tenant) {
       const tenantId = await resolveDashboardTenant(

@@ -10,6 +10,7 @@ import { Migration20261210010000_mail_outbox } from './Migration20261210010000_m
 import { Migration20261215000000_provider_webhook_receipts } from './Migration20261215000000_provider_webhook_receipts';
 import { Migration20261216000000_subscriptions } from './Migration20261216000000_subscriptions';
 import { Migration20261217000000_attempt_network_transaction_id } from './Migration20261217000000_attempt_network_transaction_id';
+import { Migration20261223000000_auth_change_notifications } from './Migration20261223000000_auth_change_notifications';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -36,5 +37,9 @@ export const MIGRATIONS = [
   {
     name: 'Migration20261217000000_attempt_network_transaction_id',
     class: Migration20261217000000_attempt_network_transaction_id,
+  },
+  {
+    name: 'Migration20261223000000_auth_change_notifications',
+    class: Migration20261223000000_auth_change_notifications,
   },
 ];

@@ -57,6 +57,18 @@ export async function readKey(em: EntityManager, scopeId: string, key: string): 
   );
 }
 
+/** The stored answer of a key still within its retention, or nothing (no row, lapsed, or no answer yet). */
+export async function readAnswer(em: EntityManager, scopeId: string, key: string): Promise<StoredKey | undefined> {
+  const [row] = await em.execute<{ fingerprint: string; response_status: number; response_sealed: string | null }[]>(
+    `select fingerprint, response_status, response_sealed from idempotency_keys
+     where scope_id = ? and key = ? and response_status is not null and expires_at > now()`,
+    [scopeId, key],
+  );
+  return (
+    row && { fingerprint: row.fingerprint, responseStatus: row.response_status, responseSealed: row.response_sealed }
+  );
+}
+
 /** Stores the answer only while the key has none (and, with a `claimId`, only while that claim holds it). */
 export async function storeResponse(
   em: EntityManager,

@@ -8,13 +8,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 /** The longest window any counter is kept for (the decline throttle's); housekeeping keeps windows this long. */
 export const LONGEST_WINDOW_SECONDS = 600;
 
-/** One atomic upsert: counts a hit in the bucket's window and returns the new count (no read-modify-write race). */
-export async function countHit(em: EntityManager, bucket: string, windowStart: Date): Promise<number> {
+/**
+ * One atomic upsert: counts `hits` (default one) in the bucket's window and returns the new count (no
+ * read-modify-write race). The API-key limiter counts a lease of several requests at once (api/http/rate-limit.ts).
+ */
+export async function countHit(em: EntityManager, bucket: string, windowStart: Date, hits = 1): Promise<number> {
   const [row] = await em.execute<{ count: number }[]>(
-    `insert into rate_limit_counters (bucket, window_start, count) values (?, ?, 1)
-     on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
+    `insert into rate_limit_counters (bucket, window_start, count) values (?, ?, ?)
+     on conflict (bucket, window_start) do update set count = rate_limit_counters.count + excluded.count
      returning count`,
-    [bucket, windowStart],
+    [bucket, windowStart, hits],
   );
   return row.count;
 }

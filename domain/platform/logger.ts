@@ -41,6 +41,12 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       censor: '[redacted]',
     },
   };
-  // A destination (tests capture the log in memory) or pino's default, stdout.
-  return destination ? pino(options, destination) : pino(options);
+  // A destination (tests capture the log in memory) or stdout, written asynchronously: a request never waits for
+  // a write(2). pino flushes what is buffered when the process exits; flushLogger() does it on a clean stop.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+}
+
+/** Writes out whatever the logger still buffers (a no-op for synchronous destinations). */
+export function flushLogger(logger: Logger): Promise<void> {
+  return new Promise((resolve) => logger.flush(() => resolve()));
 }

@@ -3,6 +3,8 @@ import { api } from '../helpers/http';
 import { createTenant, keyWithScopes } from '../helpers/factories';
 import { stack } from '../helpers/stack';
 import { startApi } from '../../api/server';
+import { keyId, rows } from '../helpers/merchants';
+import { LEASE_SHARE } from '../../api/http/rate-limit';
 
 /** Sends n requests one after another; returns the statuses. */
 async function burst(key: string, n: number, baseUrls: string[]): Promise<number[]> {
@@ -73,5 +75,44 @@ describe('Rate limit: 100 requests per 60-second window per API key', () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it('never admits more than the limit across two API processes under concurrent load (at most 10 % fewer)', async function () {
+    this.timeout(120_000);
+    await atWindowStart();
+    const second = await startApi(stack().config, 0);
+    try {
+      const tenant = await createTenant();
+      const key = await keyWithScopes(tenant, ['customers:read']);
+      const baseUrls = [stack().url, second.url];
+      // 160 requests, 8 at a time, alternating processes: both keep asking after the budget of 100 is gone.
+      const statuses: number[] = [];
+      for (let batch = 0; batch < 20; batch += 1) {
+        statuses.push(
+          ...(await Promise.all(Array.from({ length: 8 }, (_, i) => burst(key, 1, [baseUrls[i % 2]])))).flat(),
+        );
+      }
+      const admitted = statuses.filter((status) => status === 200).length;
+      expect(admitted).to.be.at.most(100);
+      // Blocks leased by one process and unused are lost to the other: at most a tenth of the budget.
+      expect(admitted).to.be.at.least(90);
+      expect(statuses.filter((status) => status !== 200 && status !== 429)).to.deep.equal([]);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('leases the budget in blocks: one write to the shared counter serves several requests', async () => {
+    const tenant = await createTenant();
+    const key = await keyWithScopes(tenant, ['customers:read']);
+    const first = await api.get('/customers', { key });
+    expect(first.headers.get('ratelimit-remaining')).to.equal('99');
+    const [counter] = await rows('select count from rate_limit_counters where bucket = ?', [await keyId(key)]);
+    // The first lease is a tenth of the budget; the request used one of them.
+    expect(counter.count).to.equal(100 / LEASE_SHARE);
+    const second = await api.get('/customers', { key });
+    expect(second.headers.get('ratelimit-remaining')).to.equal('98');
+    const [after] = await rows('select count from rate_limit_counters where bucket = ?', [await keyId(key)]);
+    expect(after.count).to.equal(100 / LEASE_SHARE);
   });
 });

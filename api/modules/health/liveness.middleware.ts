@@ -1,0 +1,27 @@
+/**
+ * GET /health/live without the route machinery: orchestrators probe it often and it must answer even when
+ * everything behind the process is slow, so it touches no database, pool or validator. The route in
+ * health.routes.ts stays for the OpenAPI document and for the requests this shortcut leaves to it (a query string,
+ * which the route validates; other methods, which get 405).
+ */
+import type { Context, Next } from 'koa';
+import type { HealthReport } from './health.service';
+
+const LIVE: HealthReport = {
+  status: 'ok',
+  info: { process: { status: 'up' } },
+  error: {},
+  details: { process: { status: 'up' } },
+};
+const LIVE_BODY = JSON.stringify(LIVE);
+
+export function liveness(prefix: string) {
+  const paths = new Set([`${prefix}/health/live`, '/health/live']);
+  return (ctx: Context, next: Next) => {
+    if (ctx.method !== 'GET' || ctx.querystring !== '' || !paths.has(ctx.path)) return next();
+    ctx.status = 200;
+    ctx.type = 'application/json';
+    ctx.body = LIVE_BODY;
+    return undefined;
+  };
+}

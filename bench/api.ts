@@ -1,0 +1,116 @@
+/**
+ * The API request path for `npm run bench`: the bare Koa baseline, liveness, a read, a create and an idempotent
+ * replay. Hot-path scenarios (`HOT_PATHS`) are also what the CI regression check measures
+ * (test/api/performance-regression.test.ts).
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import Koa from 'koa';
+import { createTenant, customerInput } from '../test/helpers/factories';
+import type { HttpScenario } from './harness';
+
+export async function startHelloWorld(): Promise<{ server: Server; url: string; stop(): Promise<void> }> {
+  const app = new Koa();
+  app.use((ctx) => {
+    ctx.body = { hello: 'world' };
+  });
+  const server = app.listen(0);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  return {
+    server,
+    url: `http://localhost:${(server.address() as AddressInfo).port}`,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export const helloScenario = (helloUrl: string): HttpScenario => ({
+  name: 'hello world (bare Koa)',
+  expectedStatus: 200,
+  options: { url: helloUrl },
+});
+
+async function post(url: string, key: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status !== 201) throw new Error(`POST ${url} → ${response.status} ${text}`);
+  return JSON.parse(text).data;
+}
+
+/** GET /customers/:id, the idempotent replay and GET /health/live: the paths the regression check guards. */
+export async function hotPathScenarios(apiUrl: string): Promise<HttpScenario[]> {
+  const tenant = await createTenant();
+  const key = tenant.merchant_secret_key;
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const customers = `${apiUrl}/api/v1/customers`;
+  const customer = await post(customers, key, customerInput());
+
+  // The first request with this key runs once here, so every measured request is a replay (200).
+  const replayKey = `bench-replay-${randomUUID()}`;
+  const replayInput = customerInput();
+  await post(customers, key, replayInput, { 'idempotency-key': replayKey });
+
+  return [
+    {
+      name: 'GET /health/live',
+      expectedStatus: 200,
+      options: { url: `${apiUrl}/health/live` },
+      figure: 'health_live',
+      paired: true,
+    },
+    {
+      name: 'GET /customers/:id',
+      expectedStatus: 200,
+      options: { url: `${customers}/${customer.id}`, headers },
+      figure: 'customer_get',
+      paired: true,
+    },
+    {
+      name: 'POST /customers (idempotent replay)',
+      expectedStatus: 200,
+      options: {
+        url: customers,
+        method: 'POST',
+        headers: { ...headers, 'idempotency-key': replayKey },
+        body: JSON.stringify(replayInput),
+      },
+      figure: 'customer_replay',
+      paired: true,
+    },
+  ];
+}
+
+/** A fresh email per request, so every one creates a customer (201), not a lookup of an existing one (200). */
+export async function createScenario(apiUrl: string): Promise<HttpScenario> {
+  const tenant = await createTenant();
+  const headers = { authorization: `Bearer ${tenant.merchant_secret_key}`, 'content-type': 'application/json' };
+  const runId = randomUUID().slice(0, 8);
+  let counter = 0;
+  const template = customerInput();
+  return {
+    name: 'POST /customers (create)',
+    expectedStatus: 201,
+    figure: 'customer_create',
+    paired: true,
+    options: {
+      url: `${apiUrl}/api/v1/customers`,
+      requests: [
+        {
+          method: 'POST',
+          headers,
+          setupRequest: (request) => ({
+            ...request,
+            body: JSON.stringify({ ...template, email: `bench.${runId}.${++counter}@example.com` }),
+          }),
+        },
+      ],
+    },
+  };
+}

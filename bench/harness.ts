@@ -1,0 +1,136 @@
+/**
+ * The shapes every `npm run bench` suite shares. A suite is one entry in SUITES (bench/run.ts): it gets the
+ * context of the run and returns rows for the request table, named figures for the issue-15 summary, and any
+ * report lines of its own.
+ */
+import autocannon from 'autocannon';
+import type { Row } from './report';
+
+export interface BenchContext {
+  apiUrl: string;
+  helloUrl: string;
+  /** `--quick`: shorter measurements, same scenarios. */
+  quick: boolean;
+  duration: number;
+  warmup: number;
+  connections: number;
+  /** Requests/s of the bare Koa hello-world measured at the start of this run. */
+  baseline: number;
+  /** Measures the bare Koa hello-world again, now (for ratios of paired scenarios). */
+  measureBaseline(): Promise<number>;
+  log(message: string): void;
+}
+
+export interface HttpScenario {
+  name: string;
+  /** The status every measured request must get; anything else makes the run invalid. */
+  expectedStatus: number;
+  options: autocannon.Options;
+  /** Defaults to the run's BENCH_CONNECTIONS. */
+  connections?: number;
+  /** Seconds measured at least, whatever BENCH_DURATION says (slow requests need a few to complete). */
+  minDuration?: number;
+  /**
+   * Measure this many requests, all answered, instead of a duration: a request autocannon abandons at the end of
+   * a duration (a charge) would go on running on the server and slow down the next scenario.
+   */
+  amount?: number;
+  /** Key under which the row's figures go to the summary (`<figure>.rps`, `.p50`, `.p99`, `.ratio`). */
+  figure?: string;
+  /**
+   * Measure bare Koa again right before this scenario and take the ratio against that: on a shared machine the
+   * load changes within a run, and a ratio is only meaningful between two measurements taken side by side.
+   */
+  paired?: boolean;
+}
+
+export interface SuiteResult {
+  rows?: Row[];
+  /** Named numbers the issue-15 summary reads (bench/summary.ts). */
+  figures?: Record<string, number>;
+  text?: string[];
+  markdown?: string[];
+  /** Anything that makes the run invalid (unexpected statuses, errors). */
+  problems?: string[];
+}
+
+export interface Suite {
+  name: string;
+  run(ctx: BenchContext): Promise<SuiteResult>;
+}
+
+export async function measureHttp(
+  ctx: Pick<BenchContext, 'duration' | 'warmup' | 'connections' | 'log'>,
+  scenario: HttpScenario,
+): Promise<{ row: Omit<Row, 'ratio'>; problems: string[] }> {
+  const connections = scenario.connections ?? ctx.connections;
+  const duration = Math.max(ctx.duration, scenario.minDuration ?? 0);
+  if (scenario.amount) {
+    // Slow requests: a fixed number, all answered, so none is left running into the next scenario.
+    ctx.log(
+      `${scenario.name}: ${connections} warm-up requests, then ${scenario.amount} measured, ${connections} connections`,
+    );
+    await autocannon({ ...scenario.options, amount: connections, connections });
+  } else {
+    ctx.log(`${scenario.name}: ${ctx.warmup}s warm-up, then ${duration}s measured, ${connections} connections`);
+    if (ctx.warmup > 0) await autocannon({ ...scenario.options, duration: ctx.warmup, connections });
+  }
+  const result = await autocannon(
+    scenario.amount
+      ? { ...scenario.options, amount: scenario.amount, connections }
+      : { ...scenario.options, duration, connections },
+  );
+  const problems: string[] = [];
+  const unexpected = Object.entries(result.statusCodeStats).filter(
+    ([status]) => Number(status) !== scenario.expectedStatus,
+  );
+  if (unexpected.length > 0) {
+    problems.push(
+      `${scenario.name}: expected only ${scenario.expectedStatus}, got ${unexpected.map(([s, { count }]) => `${count}× ${s}`).join(', ')}`,
+    );
+  }
+  if (result.errors > 0 || result.timeouts > 0) {
+    problems.push(`${scenario.name}: ${result.errors} connection errors, ${result.timeouts} timeouts`);
+  }
+  return {
+    row: {
+      scenario: scenario.name,
+      // Per-second samples average out a duration; a counted run ends mid-second, so it is total over time taken.
+      requestsPerSecond: scenario.amount ? result.requests.total / result.duration : result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      non2xx: result.non2xx,
+    },
+    problems,
+  };
+}
+
+/** A suite of autocannon scenarios: one table row each, ratio against the run's bare Koa baseline. */
+export function httpSuite(name: string, build: (ctx: BenchContext) => Promise<HttpScenario[]>): Suite {
+  return {
+    name,
+    async run(ctx) {
+      const rows: Row[] = [];
+      const figures: Record<string, number> = {};
+      const problems: string[] = [];
+      for (const scenario of await build(ctx)) {
+        const baseline = scenario.paired ? await ctx.measureBaseline() : ctx.baseline;
+        const { row, problems: found } = await measureHttp(ctx, scenario);
+        const ratio = row.requestsPerSecond / baseline;
+        rows.push({ ...row, ratio });
+        problems.push(...found);
+        // A scenario that completed no request in its window has no latency to report.
+        if (scenario.figure && row.requestsPerSecond > 0) {
+          Object.assign(figures, {
+            [`${scenario.figure}.rps`]: row.requestsPerSecond,
+            [`${scenario.figure}.p50`]: row.p50,
+            [`${scenario.figure}.p99`]: row.p99,
+            [`${scenario.figure}.ratio`]: ratio,
+            [`${scenario.figure}.baseline`]: baseline,
+          });
+        }
+      }
+      return { rows, figures, problems };
+    },
+  };
+}
