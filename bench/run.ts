@@ -21,6 +21,7 @@ import { machine, markdownTable, textTable, type Row } from './report';
 import { measureWebhookDeliveries, webhookReport } from './webhooks';
 import { transactionScenarios } from './transactions';
 import { isolationReport, measureChargesDuringHangingWebhooks } from './webhook-isolation';
+import { benchTemporalOnPostgres } from './temporal-postgres';
 
 function envInt(name: string, fallback: number, min: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -218,7 +219,8 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
+// `npm run bench -- --temporal-postgres`: the charge on a PostgreSQL-backed Temporal server instead (that file).
+(process.argv.includes('--temporal-postgres') ? benchTemporalOnPostgres() : main()).then(
   () => process.exit(0),
   (error) => {
     console.error(error);
