@@ -48,6 +48,7 @@ if (QUICK) {
   process.env.BENCH_WEBHOOK_EVENTS ??= '100';
   process.env.BENCH_HANGING_DELIVERIES ??= '30';
 }
+import { benchTemporalOnPostgres } from './temporal-postgres';
 
 function envInt(name: string, fallback: number, min: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -153,7 +154,8 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
+// `npm run bench -- --temporal-postgres`: the charge on a PostgreSQL-backed Temporal server instead (that file).
+(process.argv.includes('--temporal-postgres') ? benchTemporalOnPostgres() : main()).then(
   () => process.exit(0),
   (error) => {
     console.error(error);

@@ -46,7 +46,12 @@ export function stack(): TestStack {
   return current;
 }
 
-export async function startStack(): Promise<TestStack> {
+export interface StackOptions {
+  /** Another Temporal server than the dev server (the bench's PostgreSQL-backed one); the stack stops it too. */
+  startTemporal?: () => Promise<RunningTemporal>;
+}
+
+export async function startStack({ startTemporal = startTemporalForTests }: StackOptions = {}): Promise<TestStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-test-'));
   // As root, PostgreSQL runs as the postgres user, which must be able to enter the directory.
   fs.chmodSync(dataDir, 0o755);
@@ -56,7 +61,7 @@ export async function startStack(): Promise<TestStack> {
   const [smtpPort, mailUiPort] = [await freePort(), await freePort()];
   const [postgres, temporal, workflowBundle, sandbox, mail] = await Promise.all([
     startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: databasePort, databases: ['switchyard_test'] }),
-    startTemporalForTests(),
+    startTemporal(),
     bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundlerLogger }),
     startSandbox({ port: 0 }),
     startMailCatcher({ dataDir: path.join(dataDir, 'mail'), smtpPort, uiPort: mailUiPort }),
