@@ -21,6 +21,7 @@ import { machine, markdownTable, textTable, type Row } from './report';
 import { measureWebhookDeliveries, webhookReport } from './webhooks';
 import { transactionScenarios } from './transactions';
 import { isolationReport, measureChargesDuringHangingWebhooks } from './webhook-isolation';
+import { ceilingReport, measureTemporalCeiling } from './temporal-ceiling';
 
 function envInt(name: string, fallback: number, min: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -179,6 +180,13 @@ async function main(): Promise<void> {
       'API: validateResponses off (the production path); rate limit raised to 1e9 requests/60 s so the bench ' +
         'measures the service, not 429s (the per-key counter upsert still runs on every request)',
     ];
+    const ceiling = ceilingReport(
+      await measureTemporalCeiling(
+        { address: stack().config.temporal.address, durationSeconds: DURATION, connections: CONNECTIONS },
+        log,
+      ),
+      rows,
+    );
     const webhooks = webhookReport(await measureWebhookDeliveries(api.url, log));
     // Last: its deliveries keep retrying against the closed endpoint until the stack stops.
     const isolation = isolationReport(await measureChargesDuringHangingWebhooks(api.url, log));
@@ -191,6 +199,8 @@ async function main(): Promise<void> {
         '',
         textTable(rows),
         '',
+        ...ceiling.text,
+        '',
         ...webhooks.text,
         ...isolation.text,
         '',
@@ -201,6 +211,8 @@ async function main(): Promise<void> {
         ...about.map((line) => `- ${line}`),
         '',
         markdownTable(rows),
+        '',
+        ...ceiling.markdown,
         '',
         ...webhooks.markdown,
         '',

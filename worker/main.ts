@@ -13,6 +13,7 @@ import { ensureSchedules } from './schedules';
 import { startWebhookOutbox } from './outbox-listener';
 import { webhookSettingsOf } from '../activities/webhooks/settings';
 import { vaultSettingsOf } from '../activities/vault/settings';
+import { workerTuning } from './tuning';
 
 export interface RunningWorker {
   /** Resolves when the worker has shut down. */
@@ -50,6 +51,7 @@ export async function startWorker({ config, orm, workflowBundle }: WorkerOptions
         taskQueue,
         workflowBundle: bundle,
         activities,
+        ...workerTuning,
       }),
     ),
   );
