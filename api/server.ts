@@ -8,7 +8,7 @@ import { buildApp } from './app';
 import { loadConfig, type Config } from '../domain/platform/config';
 import type { AppDeps } from './deps';
 import { createLogger } from '../domain/platform/logger';
-import { connectTemporal } from './temporal';
+import { connectTemporal, type WorkerConnection } from './temporal';
 import { openOrm } from '../db/orm';
 
 export interface RunningApi {
@@ -21,7 +21,7 @@ export interface RunningApi {
 export async function startApi(
   config: Config,
   port = config.port,
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; workerConnection?: WorkerConnection } = {},
 ): Promise<RunningApi> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const orm = await openOrm(config.databaseUrl, {
@@ -29,7 +29,7 @@ export async function startApi(
     statementTimeoutMs: config.databasePool.statementTimeoutMs,
     idleInTransactionTimeoutMs: config.databasePool.idleInTransactionTimeoutMs,
   });
-  const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
+  const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace, options.workerConnection);
   const deps: AppDeps = { config, orm, temporal, logger };
   const server = buildApp(deps).listen(port);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));

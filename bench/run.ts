@@ -161,6 +161,7 @@ async function main(): Promise<void> {
     api = await startApi(
       { ...stack().config, validateResponses: false, rateLimit: { ...stack().config.rateLimit, ...RATE_LIMIT } },
       0,
+      { workerConnection: stack().worker.connection }, // as `npm start`: charges start eagerly
     );
     hello = await startHelloWorld();
     const helloUrl = `http://localhost:${(hello.address() as AddressInfo).port}`;

@@ -16,6 +16,8 @@ import { vaultSettingsOf } from '../activities/vault/settings';
 import { workerTuning } from './tuning';
 
 export interface RunningWorker {
+  /** The Workers' connection: an API in the same process starts charges eagerly on it (`npm start`). */
+  connection: NativeConnection;
   /** Resolves when the worker has shut down. */
   done: Promise<void>;
   stop(): Promise<void>;
@@ -73,6 +75,7 @@ export async function startWorker({ config, orm, workflowBundle }: WorkerOptions
     if (failure) throw failure.reason;
   });
   return {
+    connection,
     done,
     async stop() {
       stopAll();
