@@ -8,7 +8,7 @@ import { buildApp } from './app';
 import { loadConfig, type Config } from '../domain/platform/config';
 import type { AppDeps } from './deps';
 import { createLogger, flushLogger } from '../domain/platform/logger';
-import { connectTemporal } from './temporal';
+import { connectTemporal, type WorkerConnection } from './temporal';
 import { openOrm } from '../db/orm';
 import { startAuthCache } from './http/auth-cache';
 import { RateLimiter } from './http/rate-limit';
@@ -23,7 +23,7 @@ export interface RunningApi {
 export async function startApi(
   config: Config,
   port = config.port,
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; workerConnection?: WorkerConnection } = {},
 ): Promise<RunningApi> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const orm = await openOrm(config.databaseUrl, {
@@ -31,7 +31,7 @@ export async function startApi(
     statementTimeoutMs: config.databasePool.statementTimeoutMs,
     idleInTransactionTimeoutMs: config.databasePool.idleInTransactionTimeoutMs,
   });
-  const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
+  const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace, options.workerConnection);
   const authCache = await startAuthCache(orm);
   const deps: AppDeps = { config, orm, temporal, logger, authCache: authCache.cache, rateLimiter: new RateLimiter() };
   const server = buildApp(deps).listen(port);

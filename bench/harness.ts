@@ -14,6 +14,8 @@ export interface BenchContext {
   duration: number;
   warmup: number;
   connections: number;
+  /** The named figures of the suites that ran before this one. */
+  figures: Readonly<Record<string, number>>;
   /** Requests/s of the bare Koa hello-world measured at the start of this run. */
   baseline: number;
   /** Measures the bare Koa hello-world again, now (for ratios of paired scenarios). */

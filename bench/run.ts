@@ -20,6 +20,7 @@ import { createScenario, helloScenario, hotPathScenarios, startHelloWorld } from
 import { chargesSuite } from './charges';
 import { isolationSuite, webhooksSuite } from './webhook-suites';
 import { summaryTable } from './summary';
+import { ceilingReport, measureTemporalCeiling } from './temporal-ceiling';
 import { measureSubscriptions, subscriptionReport } from './subscriptions';
 
 const subscriptionsSuite: Suite = {
@@ -30,10 +31,27 @@ const subscriptionsSuite: Suite = {
   },
 };
 
+/** A no-op workflow of each charge's shape on the same server: the most a charge could do (after chargesSuite). */
+const ceilingSuite: Suite = {
+  name: 'Temporal ceiling',
+  async run(ctx) {
+    const ceiling = await measureTemporalCeiling(
+      { address: stack().config.temporal.address, durationSeconds: ctx.duration, connections: ctx.connections },
+      ctx.log,
+    );
+    const charges = [
+      { scenario: 'POST /transactions (1 attempt)', requestsPerSecond: ctx.figures['charge_single.rps'] },
+      { scenario: 'POST /transactions (3 attempts)', requestsPerSecond: ctx.figures['charge_cascade.rps'] },
+    ].filter((charge) => Number.isFinite(charge.requestsPerSecond));
+    return ceilingReport(ceiling, charges);
+  },
+};
+
 /** Every suite of the run, in order. To add one, append it here (before isolationSuite, which must stay last). */
 const SUITES: Suite[] = [
   httpSuite('API requests', async (ctx) => [...(await hotPathScenarios(ctx.apiUrl)), await createScenario(ctx.apiUrl)]),
   chargesSuite,
+  ceilingSuite,
   webhooksSuite,
   subscriptionsSuite,
   isolationSuite,
@@ -82,16 +100,18 @@ async function main(): Promise<void> {
     api = await startApi(
       { ...stack().config, validateResponses: false, rateLimit: { ...stack().config.rateLimit, ...RATE_LIMIT } },
       0,
-      { logger },
+      { logger, workerConnection: stack().worker.connection }, // as `npm start`: charges start eagerly
     );
     const settings = { duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, log };
     const baseline = await measureHttp(settings, helloScenario(hello.url));
+    const figures: Record<string, number> = {};
     const ctx: BenchContext = {
       ...settings,
       apiUrl: api.url,
       helloUrl: hello.url,
       quick: QUICK,
       baseline: baseline.row.requestsPerSecond,
+      figures,
       async measureBaseline() {
         const again = await measureHttp(settings, { ...helloScenario(hello.url), name: 'hello world (paired)' });
         return again.row.requestsPerSecond;
@@ -100,7 +120,6 @@ async function main(): Promise<void> {
 
     const rows: Row[] = [{ ...baseline.row, ratio: 1 }];
     const problems = [...baseline.problems];
-    const figures: Record<string, number> = {};
     const text: string[] = [];
     const markdown: string[] = [];
     for (const suite of SUITES.filter(({ name }) => !ONLY || name.includes(ONLY))) {

@@ -95,7 +95,8 @@ async function main(): Promise<void> {
     log('bundling workflows and starting the worker');
     const worker = await startWorker({ config, orm });
     stops.push(() => worker.stop());
-    const api = await startApi(config);
+    // Sharing the worker's connection lets the API start charges eagerly on this process's worker.
+    const api = await startApi(config, config.port, { workerConnection: worker.connection });
     stops.push(() => api.stop());
 
     console.log(`

@@ -13,8 +13,11 @@ import { ensureSchedules } from './schedules';
 import { startWebhookOutbox } from './outbox-listener';
 import { webhookSettingsOf } from '../activities/webhooks/settings';
 import { vaultSettingsOf } from '../activities/vault/settings';
+import { workerTuning } from './tuning';
 
 export interface RunningWorker {
+  /** The Workers' connection: an API in the same process starts charges eagerly on it (`npm start`). */
+  connection: NativeConnection;
   /** Resolves when the worker has shut down. */
   done: Promise<void>;
   stop(): Promise<void>;
@@ -51,6 +54,7 @@ export async function startWorker({ config, orm, workflowBundle }: WorkerOptions
         taskQueue,
         workflowBundle: bundle,
         activities,
+        ...workerTuning,
       }),
     ),
   );
@@ -72,6 +76,7 @@ export async function startWorker({ config, orm, workflowBundle }: WorkerOptions
     if (failure) throw failure.reason;
   });
   return {
+    connection,
     done,
     async stop() {
       stopAll();

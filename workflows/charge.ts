@@ -25,14 +25,18 @@ import {
   type AttemptResult,
   type ChargeInput,
   type ChargeResult,
+  type PlannedAttempt,
   type SettlementSignal,
 } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
-import { databaseActivities, providerActivities } from './lib/payment-activities';
+import { databaseActivities, localDatabaseActivities, providerActivities } from './lib/payment-activities';
 import { subscriptionWorkflow, subscriptionWorkflowId } from './subscription';
 
 const db = databaseActivities();
+const local = localDatabaseActivities();
 const provider = providerActivities();
+/** Patch id (in histories): open + plan as one local activity, finalize and unresolved attempts local too. */
+const LOCAL_DATABASE_STEPS = 'charge-local-database-steps';
 
 export const chargeWorkflowId = (transactionId: string) => `charge-${transactionId}`;
 export const settlementWorkflowId = (transactionId: string) => `charge-settlement-${transactionId}`;
@@ -46,12 +50,14 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
   const id = input.transactionId;
   const { workflowId } = workflowInfo();
   setStatus('pending');
-  const { tokenClaimed } = await db.openTransaction(input);
+  // Database-only steps run as local activities (no Temporal round trip each); charges started before this change
+  // replay their regular activities. Provider attempts are regular activities either way.
+  const steps = patched(LOCAL_DATABASE_STEPS) ? local : db;
   const finish = async (
     to: 'authorized' | 'pre_authorized' | 'failed',
     extra: Partial<Parameters<typeof db.finalizeCharge>[0]> = {},
   ) => {
-    await db.finalizeCharge({
+    await steps.finalizeCharge({
       transactionId: id,
       to,
       from: ['pending'],
@@ -62,10 +68,17 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
     setStatus(to);
     return { transactionId: id, status: to };
   };
-  if (!tokenClaimed) return finish('failed');
-
   // Workflow Math.random is seeded per run: a fair draw for math/random rules that replays identically.
-  const { attempts } = await db.planAttempts({ ...input, randomDraw: Math.random() });
+  let attempts: PlannedAttempt[];
+  if (steps === local) {
+    const opened = await local.openAndPlanCharge({ ...input, randomDraw: Math.random() });
+    if (!opened.tokenClaimed) return finish('failed');
+    attempts = opened.attempts;
+  } else {
+    const { tokenClaimed } = await db.openTransaction(input);
+    if (!tokenClaimed) return finish('failed');
+    attempts = (await db.planAttempts({ ...input, randomDraw: Math.random() })).attempts;
+  }
   for (const [index, attempt] of attempts.entries()) {
     const attemptNumber = index + 1;
     const attemptInput: AttemptInput = {
@@ -84,7 +97,7 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       // Every try failed around the provider call (worker or database). Unless its outcome was written first,
       // whether the provider charged is unknown, and another connector could charge the customer a second time:
       // the cascade stops and the charge fails, the attempt left for reconciliation under its idempotency key.
-      const recorded = await db.recordUnresolvedAttempt(attemptInput);
+      const recorded = await steps.recordUnresolvedAttempt(attemptInput);
       if (!recorded) break;
       result = recorded;
     }
@@ -99,7 +112,7 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       return charged;
     }
     if (result.outcome === 'pending') {
-      await db.finalizeCharge({
+      await steps.finalizeCharge({
         transactionId: id,
         to: 'pending',
         from: ['pending'],

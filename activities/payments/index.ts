@@ -66,7 +66,7 @@ export interface FinalizeInput {
 export function createPaymentActivities({ orm, vault }: PaymentDeps) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => orm.em.fork().transactional(work);
 
-  return {
+  const activities = {
     /**
      * Writes the order (items, first history entry), the pending transaction and transaction.created, claims the
      * single-use card token and moves a checkout session to payment_pending — all or nothing, once per
@@ -183,6 +183,18 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
         if (error instanceof NoActiveRoutingProfileError) return { profileId: null, attempts: [] };
         throw error;
       }
+    },
+
+    /**
+     * openTransaction then planAttempts in one step (run as a local activity by the charge workflow): one workflow
+     * task instead of two round trips before the first provider call. Nothing is planned when the token was taken.
+     */
+    async openAndPlanCharge(
+      input: ChargeInput & { randomDraw: number },
+    ): Promise<{ tokenClaimed: boolean; attempts: PlannedAttempt[] }> {
+      const { tokenClaimed } = await activities.openTransaction(input);
+      if (!tokenClaimed) return { tokenClaimed, attempts: [] };
+      return { tokenClaimed, attempts: (await activities.planAttempts(input)).attempts };
     },
 
     /**
@@ -346,4 +358,5 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
       return tx?.status ?? null;
     },
   };
+  return activities;
 }

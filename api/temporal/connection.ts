@@ -1,17 +1,34 @@
 /** The API's Temporal connection, the readiness probes and the one "Temporal unreachable → 502" mapping. */
-import { Client, Connection, isGrpcServiceError, ServiceError } from '@temporalio/client';
+import { Client, Connection, isGrpcServiceError, ServiceError, type ConnectionLike } from '@temporalio/client';
 import { ApiError } from '../../domain/platform/errors';
 import { TASK_QUEUES } from '../../workflows/definitions';
 import { temporal as proto } from '@temporalio/proto';
 
+/** The in-process worker's connection (a NativeConnection), handed to the API by `npm start`. */
+export type WorkerConnection = ConnectionLike;
+
 export interface TemporalDeps {
   connection: Connection;
   client: Client;
+  /**
+   * A client on the in-process worker's native connection (`npm start`), which starts charges eagerly: the server
+   * hands the first workflow task straight back to that worker in the start response (no matching round trip).
+   * The SDK supports eager start only on a connection shared with a worker; absent when the API runs alone.
+   */
+  eager?: Client;
 }
 
-export async function connectTemporal(address: string, namespace: string): Promise<TemporalDeps> {
+export async function connectTemporal(
+  address: string,
+  namespace: string,
+  workerConnection?: WorkerConnection,
+): Promise<TemporalDeps> {
   const connection = await Connection.connect({ address });
-  return { connection, client: new Client({ connection, namespace }) };
+  return {
+    connection,
+    client: new Client({ connection, namespace }),
+    ...(workerConnection ? { eager: new Client({ connection: workerConnection, namespace }) } : {}),
+  };
 }
 
 // ── Health (readiness) ───────────────────────────────────────────────────────────────────────────────────────

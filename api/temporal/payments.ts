@@ -45,11 +45,20 @@ const chargeNotAnswered = (error: unknown, transactionId: string) =>
         transaction_id: transactionId,
       });
 
-/** Starts (or joins) the charge workflow and waits for its first outcome: authorized, pre_authorized, failed or pending. */
-export async function runCharge(client: Client, input: ChargeInput, waitMs: number): Promise<void> {
+/**
+ * Starts (or joins) the charge workflow and waits for its first outcome: authorized, pre_authorized, failed or pending.
+ * With a client on the in-process worker's connection (TemporalDeps.eager) the start is eager.
+ */
+export async function runCharge(
+  { client, eager }: { client: Client; eager?: Client },
+  input: ChargeInput,
+  waitMs: number,
+): Promise<void> {
+  const starter = eager ?? client;
   try {
-    await withWorkflowDeadline(client, waitMs, () =>
-      startOrJoin(client, chargeWorkflow, {
+    await withWorkflowDeadline(starter, waitMs, () =>
+      startOrJoin(starter, chargeWorkflow, {
+        requestEagerStart: eager !== undefined,
         workflowId: chargeWorkflowId(input.transactionId),
         taskQueue: TASK_QUEUES.payments,
         args: [input],

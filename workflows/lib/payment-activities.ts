@@ -2,12 +2,30 @@
  * The activity options of the payment workflows (charge, settlement, capture/void/refund), in one place so every
  * provider call and every read-model write is retried the same way.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 
 /** Database-only activities: short, retried on any failure (they are idempotent) for up to a few minutes. */
 export const databaseActivities = () =>
   proxyActivities<Activities>({
+    startToCloseTimeout: '15 seconds',
+    retry: {
+      initialInterval: '500 milliseconds',
+      backoffCoefficient: 2,
+      maximumInterval: '10 seconds',
+      maximumAttempts: 20,
+    },
+  });
+
+/**
+ * The same database-only steps as local activities: they run inside the workflow task that schedules them, so a
+ * step costs its database work and no Temporal round trip (issue 15: each regular activity cost ~35-100 ms on the
+ * dev server). They are idempotent and retried the same way; a worker that dies mid-step leaves the workflow task
+ * to time out, and the next worker runs the step again. Provider calls never run as local activities: they stay
+ * named, retried activities an operator sees in the Temporal UI.
+ */
+export const localDatabaseActivities = () =>
+  proxyLocalActivities<Activities>({
     startToCloseTimeout: '15 seconds',
     retry: {
       initialInterval: '500 milliseconds',

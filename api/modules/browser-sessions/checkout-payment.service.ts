@@ -236,7 +236,7 @@ export async function confirmCheckout(
       },
       transactionId,
     );
-    await runCharge(deps.temporal.client, input, deps.config.workflowWaitMs);
+    await runCharge(deps.temporal, input, deps.config.workflowWaitMs);
     const payment = await readPayment(em, transactionId, checkout.id, now);
     if (payment.outcome === 'declined') await recordDecline(em, client);
     return payment;

@@ -41,7 +41,7 @@ export const transactionRoutes = [
         await awaitCharge(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
       } else {
         await runCharge(
-          deps.temporal.client,
+          deps.temporal,
           await buildChargeInput(em, auth.organizationId, merchantId, body, transactionId),
           deps.config.workflowWaitMs,
         );
