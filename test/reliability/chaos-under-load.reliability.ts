@@ -59,6 +59,8 @@ const CARD_MIX: { card: CardInput & { brand: string }; weight: number }[] = [
   { card: { number: '4000000000000507', cvc: '123', brand: 'visa' }, weight: 1 }, // approved after ~2 s
 ];
 const APPROVE = CARD_MIX[0].card;
+/** The charge probes' card: approved after ~2 s, so a kill when attemptCharge is scheduled lands mid provider call. */
+const SLOW = CARD_MIX[6].card;
 const CARD_SEQUENCE = CARD_MIX.flatMap(({ card, weight }) => Array<typeof card>(weight).fill(card));
 
 /**
@@ -66,6 +68,12 @@ const CARD_SEQUENCE = CARD_MIX.flatMap(({ card, weight }) => Array<typeof card>(
  * connector credentials and webhook secrets it creates (filled in as they are made).
  */
 export const CHAOS_UNDER_LOAD_SECRETS: string[] = CARD_MIX.flatMap(({ card }) => [card.number]);
+
+/**
+ * Where this part's own Temporal server keeps its histories (for the leak grep: they hold this part's workflows,
+ * not the harness server's). The file stays in the stack's data dir until the stack stops.
+ */
+export const CHAOS_UNDER_LOAD_TEMPORAL = { dbFile: '', address: '' };
 
 const FINAL = new Set([
   'pre_authorized',
@@ -258,6 +266,7 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
     dbFile = path.join(dir, 'temporal.db');
     [temporalPort, uiPort] = [await freePort(), await freePort()];
     temporal = await startTemporalDevServer({ dbFile, port: temporalPort, uiPort });
+    Object.assign(CHAOS_UNDER_LOAD_TEMPORAL, { dbFile, address: temporal.address });
     const apiPort = await freePort();
     const env = {
       ...stack().env,
@@ -385,7 +394,7 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
         let type = 'transactionOperationWorkflow';
         if (boundary.workflow === 'charge') {
           type = 'chargeWorkflow';
-          const token = await cardToken(probe, APPROVE);
+          const token = await cardToken(probe, SLOW);
           started = charge(probe, cardCharge(token, { capture: false }));
         } else {
           // A transaction to operate on: authorize-only for a capture, captured for a refund.
