@@ -1,0 +1,565 @@
+/**
+ * Reliability part 4 — chaos under load (issue 16). While a load of card charges runs (approvals, soft declines
+ * that cascade to the next connector, hard declines, provider 5xx, provider timeouts with an unknown outcome,
+ * slow approvals; some authorize-only then captured, captured ones partly refunded):
+ *   (a) the worker, a process of its own, is SIGKILLed at each activity boundary of the charge workflow and of the
+ *       capture and refund workflows, K times each: a probe operation is started and its workflow history
+ *       long-polled; the kill lands the moment the history shows the activity scheduled (it is running: a crash
+ *       mid-activity) or completed (a crash between activities); a fresh worker process is started at once;
+ *   (b) PostgreSQL (the harness's embedded instance) is stopped and started again on the same data dir and port;
+ *   (c) the Temporal server is stopped and started again on the same port and SQLite file. The harness's own
+ *       Temporal server is in-memory (a restart would lose every workflow), so this part runs a persistent dev
+ *       server of its own, with its own API (swapped in as stack().url for the part) and its worker process.
+ * Then: every transaction reaches a final state; the sandbox provider's ledger and payments agree with the read
+ * model (one provider charge per charged transaction, none for a failed one, captured and refunded amounts equal);
+ * no provider charge without a transaction, none twice; every event reaches its merchant's endpoint (a local
+ * receiver), counted once by webhook-id, with a verifying signature, and no state change recorded twice.
+ *
+ * Environment:
+ *   RELIABILITY_CHARGES      charges of the background load, at least (default 40; it runs until the chaos ends)
+ *   RELIABILITY_KILLS        K, SIGKILLs per activity boundary (default 1; 20 boundaries)
+ *   RELIABILITY_CONCURRENCY  load charges in flight at once (default 3)
+ *
+ * Summary: `[reliability] chaos-under-load: charges=…, final=…, not_final=…, kills=…, boundaries_hit=…, …`.
+ */
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { loadConfig } from '../../domain/platform/config';
+import { startApi, type RunningApi } from '../../api/server';
+import { registerSchedules, startWorker } from '../../worker/main';
+import { startEmbeddedPostgres } from '../../scripts/lib/postgres';
+import { startTemporalDevServer, type RunningTemporal } from '../../scripts/lib/temporal-dev-server';
+import { createTenant, type Tenant } from '../helpers/factories';
+import { api, type ApiResponse } from '../helpers/http';
+import { rows } from '../helpers/db';
+import { freePort } from '../helpers/ports';
+import { accountOf, control, ledger, type LedgerEntry } from '../helpers/sandbox';
+import { stack } from '../helpers/stack';
+import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
+import { createConfig, startReceiver, verifyStandardWebhook, type Receiver } from '../helpers/webhooks';
+import type { CardInput } from '../helpers/vault';
+
+const CHARGES = Number(process.env.RELIABILITY_CHARGES ?? 40);
+const KILLS = Number(process.env.RELIABILITY_KILLS ?? 1);
+const CONCURRENCY = Number(process.env.RELIABILITY_CONCURRENCY ?? 3);
+
+/** The load's cards, by weight: what each plays at the sandbox provider. */
+const CARD_MIX: { card: CardInput & { brand: string }; weight: number }[] = [
+  { card: { number: '4242424242424242', cvc: '123', brand: 'visa' }, weight: 4 }, // approve
+  { card: { number: '5555555555554444', cvc: '321', brand: 'mastercard' }, weight: 1 }, // approve
+  { card: { number: '4000000000000002', cvc: '123', brand: 'visa' }, weight: 2 }, // soft decline: cascades
+  { card: { number: '4000000000000119', cvc: '123', brand: 'visa' }, weight: 1 }, // provider 5xx: cascades
+  { card: { number: '4000000000009979', cvc: '123', brand: 'visa' }, weight: 1 }, // hard decline: stops
+  { card: { number: '4000000000000408', cvc: '123', brand: 'visa' }, weight: 1 }, // provider timeout: unknown
+  { card: { number: '4000000000000507', cvc: '123', brand: 'visa' }, weight: 1 }, // approved after ~2 s
+];
+const APPROVE = CARD_MIX[0].card;
+/** The charge probes' card: approved after ~2 s, so a kill when attemptCharge is scheduled lands mid provider call. */
+const SLOW = CARD_MIX[6].card;
+const CARD_SEQUENCE = CARD_MIX.flatMap(({ card, weight }) => Array<typeof card>(weight).fill(card));
+
+/**
+ * Every secret this part uses, for the leak grep: the card numbers and CVCs above (fixed), and the API keys,
+ * connector credentials and webhook secrets it creates (filled in as they are made).
+ */
+export const CHAOS_UNDER_LOAD_SECRETS: string[] = CARD_MIX.flatMap(({ card }) => [card.number]);
+
+/**
+ * Where this part's own Temporal server keeps its histories (for the leak grep: they hold this part's workflows,
+ * not the harness server's). The file stays in the stack's data dir until the stack stops.
+ */
+export const CHAOS_UNDER_LOAD_TEMPORAL = { dbFile: '', address: '' };
+
+const FINAL = new Set([
+  'pre_authorized',
+  'authorized',
+  'failed',
+  'canceled',
+  'voided',
+  'refunded',
+  'partially_refunded',
+  'expired',
+  'charged_back',
+]);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+type Phase = 'scheduled' | 'completed';
+interface Boundary {
+  workflow: 'charge' | 'capture' | 'refund';
+  activity: string;
+  phase: Phase;
+}
+
+/** The boundaries (a). recordUnresolvedAttempt runs only after every try of attemptCharge failed: see the report. */
+const BOUNDARIES: Boundary[] = [
+  ...['openTransaction', 'planAttempts', 'attemptCharge', 'finalizeCharge'].flatMap((activity) =>
+    (['scheduled', 'completed'] as const).map((phase) => ({ workflow: 'charge' as const, activity, phase })),
+  ),
+  ...(['capture', 'refund'] as const).flatMap((workflow) =>
+    ['beginOperation', 'providerOperation', 'finishOperation'].flatMap((activity) =>
+      (['scheduled', 'completed'] as const).map((phase) => ({ workflow, activity, phase })),
+    ),
+  ),
+];
+
+/** The worker process: killed with SIGKILL, restarted at once; an unexpected exit is counted and restarted too. */
+class WorkerProcess {
+  private child?: ChildProcess;
+  kills = 0;
+  unexpectedExits = 0;
+  stderr = '';
+  private stopping = false;
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  start(): void {
+    const child = spawn(process.execPath, ['--import', 'tsx', require.resolve('./lib/worker-process')], {
+      env: { ...process.env, ...this.env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-4000)));
+    child.once('exit', () => {
+      if (this.child !== child || this.stopping) return;
+      this.unexpectedExits += 1;
+      this.start();
+    });
+    this.child = child;
+  }
+
+  async kill(): Promise<void> {
+    const child = this.child!;
+    this.child = undefined;
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+    this.kills += 1;
+    this.start();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Long-polls a workflow's history until `boundary` shows (true) or the workflow closes (false). The kill then
+ * lands within one long-poll answer of the event.
+ */
+async function waitForBoundary(client: Client, workflowId: string, boundary: Boundary, timeoutMs: number) {
+  const types = new Map<string, string>();
+  let nextPageToken: Uint8Array | undefined;
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const page = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: 'default',
+      execution: { workflowId },
+      nextPageToken,
+      waitNewEvent: true,
+    });
+    for (const event of page.history?.events ?? []) {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      if (scheduled) {
+        const name = scheduled.activityType?.name ?? '';
+        types.set(String(event.eventId), name);
+        if (boundary.phase === 'scheduled' && name === boundary.activity) return true;
+      }
+      const completed = event.activityTaskCompletedEventAttributes;
+      if (
+        completed &&
+        boundary.phase === 'completed' &&
+        types.get(String(completed.scheduledEventId)) === boundary.activity
+      )
+        return true;
+    }
+    if (!page.nextPageToken?.length) return false; // closed: no more events will come
+    nextPageToken = page.nextPageToken;
+  }
+  return false;
+}
+
+/** The id of a workflow of `type` for `merchantId` not in `seen` (it is then added), once it is listed. */
+async function newWorkflowId(client: Client, type: string, merchantId: string, seen: Set<string>): Promise<string> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    for await (const execution of client.workflow.list({
+      query: `WorkflowType = '${type}' AND MerchantId = '${merchantId}'`,
+    })) {
+      if (!seen.has(execution.workflowId)) {
+        seen.add(execution.workflowId);
+        return execution.workflowId;
+      }
+    }
+    await sleep(50);
+  }
+  throw new Error(`no new ${type} workflow for ${merchantId}`);
+}
+
+/** Waits until GET /transactions/:id shows one of `statuses` (the worker may be restarting meanwhile). */
+async function transactionIn(tenant: Tenant, id: string, statuses: string[], timeoutMs = 180_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await api.get(`/transactions/${id}`, { key: tenant.merchant_secret_key }).catch(() => undefined);
+    const tx = res?.body?.data;
+    if (tx && statuses.includes(tx.status)) return tx;
+    if (Date.now() > deadline) throw new Error(`transaction ${id} not in ${statuses.join('|')}: ${tx?.status}`);
+    await sleep(250);
+  }
+}
+
+const transactionIdOf = (res: ApiResponse) =>
+  (res.body?.data?.id ?? res.body?.error?.details?.transaction_id) as string | undefined;
+
+/** A POST retried with the same Idempotency-Key on 5xx and network errors, as a careful client does. */
+async function postWithRetries(send: (key: string) => Promise<ApiResponse>, figures: Figures): Promise<ApiResponse> {
+  const key = randomUUID();
+  for (let attempt = 1; ; attempt += 1) {
+    const res = await send(key).catch(
+      (error: Error) => ({ status: 0, body: undefined, text: error.message }) as ApiResponse,
+    );
+    if (res.status >= 500 || res.status === 0) {
+      figures.api_5xx += 1;
+      figures.api_5xx_by_status[res.status] = (figures.api_5xx_by_status[res.status] ?? 0) + 1;
+    }
+    if ((res.status < 500 && res.status !== 0) || attempt === 6) return res;
+    await sleep(2000);
+  }
+}
+
+interface Figures {
+  charges: number;
+  captures: number;
+  refunds: number;
+  api_5xx: number;
+  /** 0: no HTTP answer at all. */
+  api_5xx_by_status: Record<number, number>;
+}
+
+describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Temporal restarts)', function () {
+  this.timeout(30 * 60 * 1000);
+  let temporal: RunningTemporal;
+  let temporalPort: number;
+  let uiPort: number;
+  let dbFile: string;
+  let chaosApi: RunningApi;
+  let worker: WorkerProcess;
+  let receiver: Receiver;
+  let client: Client;
+  let connection: Connection;
+  const stackUrl = () => stack().url;
+  let originalUrl: string;
+
+  before(async function () {
+    this.timeout(10 * 60 * 1000);
+    const dir = fs.mkdtempSync(path.join(stack().dataDir, 'chaos-'));
+    dbFile = path.join(dir, 'temporal.db');
+    [temporalPort, uiPort] = [await freePort(), await freePort()];
+    temporal = await startTemporalDevServer({ dbFile, port: temporalPort, uiPort });
+    Object.assign(CHAOS_UNDER_LOAD_TEMPORAL, { dbFile, address: temporal.address });
+    const apiPort = await freePort();
+    const env = {
+      ...stack().env,
+      TEMPORAL_ADDRESS: temporal.address,
+      PUBLIC_BASE_URL: `http://localhost:${apiPort}`,
+    };
+    const config = loadConfig(env);
+    await registerSchedules(config);
+    // The harness's in-process worker would fan this part's events out to the harness's Temporal: off meanwhile.
+    await stack().worker.stop();
+    const bundlePath = path.join(dir, 'workflows.js');
+    fs.writeFileSync(bundlePath, stack().workflowBundle.code);
+    fs.writeFileSync(`${bundlePath}.map`, stack().workflowBundle.sourceMap);
+    worker = new WorkerProcess({
+      ...env,
+      WORKFLOW_BUNDLE_PATH: bundlePath,
+      WORKFLOW_SOURCE_MAP_PATH: `${bundlePath}.map`,
+    });
+    worker.start();
+    chaosApi = await startApi(config, apiPort);
+    originalUrl = stackUrl();
+    stack().url = chaosApi.url;
+    connection = await Connection.connect({ address: temporal.address });
+    client = new Client({ connection });
+    receiver = await startReceiver();
+  });
+
+  after(async function () {
+    this.timeout(3 * 60 * 1000);
+    stack().url = originalUrl;
+    await worker?.stop();
+    await chaosApi?.stop();
+    await connection?.close();
+    await receiver?.close();
+    await temporal?.stop();
+    const current = stack();
+    current.worker = await startWorker({
+      config: current.config,
+      orm: current.orm,
+      workflowBundle: current.workflowBundle,
+    });
+  });
+
+  it('loses nothing, charges nothing twice and delivers every event once, through kills and restarts', async () => {
+    // Tenants: a plain cascade, one whose first connector always soft-declines (every approval cascades), a probe.
+    const direct = await createTenant();
+    const cascading = await createTenant();
+    const probe = await createTenant();
+    const connectors: CascadeConnector[] = [
+      ...(await cascade(direct, ['provider_a', 'provider_a'])),
+      ...(await cascade(cascading, ['provider_a', 'provider_a'])),
+      ...(await cascade(probe, ['provider_a'])),
+    ];
+    await override(connectors[2], 'do_not_honor');
+    const secretsOf = new Map<string, string>();
+    for (const [name, tenant] of Object.entries({ direct, cascading, probe })) {
+      const config = await createConfig(tenant, { url: receiver.url(`/${name}`) });
+      secretsOf.set(`/${name}`, config.secret as string);
+      CHAOS_UNDER_LOAD_SECRETS.push(config.secret as string, tenant.merchant_secret_key);
+    }
+    for (const connector of connectors)
+      CHAOS_UNDER_LOAD_SECRETS.push(connector.webhookSecret, ...Object.values(connector.credentials));
+    const pathOf = new Map(
+      [direct, cascading, probe].map((t, i) => [t.merchant_id, ['/direct', '/cascading', '/probe'][i]]),
+    );
+
+    // ── The load: charges, then captures of the authorize-only ones and partial refunds of captured ones ──
+    const figures: Figures = { charges: 0, captures: 0, refunds: 0, api_5xx: 0, api_5xx_by_status: {} };
+    let chaosOver = false;
+    const loadErrors: string[] = [];
+    const oneCharge = async (i: number) => {
+      const tenant = i % 2 === 0 ? direct : cascading;
+      const capture = i % 3 !== 0;
+      const token = await cardToken(tenant, CARD_SEQUENCE[i % CARD_SEQUENCE.length]);
+      figures.charges += 1;
+      const res = await postWithRetries(
+        (key) => charge(tenant, cardCharge(token, { amount: 1000 + i, capture }), { idempotencyKey: key }),
+        figures,
+      );
+      const id = transactionIdOf(res);
+      if (!id) return void loadErrors.push(`charge ${i}: ${res.status} ${res.text.slice(0, 200)}`);
+      const tx = await transactionIn(tenant, id, [...FINAL]);
+      if (tx.status === 'pre_authorized') {
+        figures.captures += 1;
+        await postWithRetries(
+          (key) =>
+            api.post(`/transactions/${id}/capture`, {
+              key: tenant.merchant_secret_key,
+              headers: { 'idempotency-key': key },
+              body: {},
+            }),
+          figures,
+        );
+      } else if (tx.status === 'authorized') {
+        figures.refunds += 1;
+        await postWithRetries(
+          (key) =>
+            api.post(`/transactions/${id}/refunds`, {
+              key: tenant.merchant_secret_key,
+              headers: { 'idempotency-key': key },
+              body: { amount: 300 },
+            }),
+          figures,
+        );
+      }
+    };
+    let next = 0;
+    const lane = async () => {
+      while (!chaosOver || next < CHARGES) {
+        const i = next++;
+        await oneCharge(i).catch((error: Error) => loadErrors.push(`charge ${i}: ${error.message}`));
+      }
+    };
+    const load = Promise.all(Array.from({ length: CONCURRENCY }, lane));
+
+    // ── (a) SIGKILL at each boundary, K times ──
+    const seen = new Set<string>();
+    const boundaryHits: string[] = [];
+    const missed: string[] = [];
+    const probes: Promise<unknown>[] = [];
+    for (let k = 0; k < KILLS; k += 1) {
+      for (const boundary of BOUNDARIES) {
+        const label = `${boundary.workflow}:${boundary.activity}:${boundary.phase}`;
+        let started: Promise<ApiResponse>;
+        let type = 'transactionOperationWorkflow';
+        if (boundary.workflow === 'charge') {
+          type = 'chargeWorkflow';
+          const token = await cardToken(probe, SLOW);
+          started = charge(probe, cardCharge(token, { capture: false }));
+        } else {
+          // A transaction to operate on: authorize-only for a capture, captured for a refund.
+          const token = await cardToken(probe, APPROVE);
+          const res = await postWithRetries(
+            (key) =>
+              charge(probe, cardCharge(token, { capture: boundary.workflow === 'refund' }), { idempotencyKey: key }),
+            figures,
+          );
+          const id = transactionIdOf(res)!;
+          await transactionIn(probe, id, [boundary.workflow === 'refund' ? 'authorized' : 'pre_authorized']);
+          // The charge's own workflow is not the one watched.
+          seen.add(`charge-${id}`);
+          started =
+            boundary.workflow === 'capture'
+              ? api.post(`/transactions/${id}/capture`, {
+                  key: probe.merchant_secret_key,
+                  headers: { 'idempotency-key': randomUUID() },
+                  body: {},
+                })
+              : api.post(`/transactions/${id}/refunds`, {
+                  key: probe.merchant_secret_key,
+                  headers: { 'idempotency-key': randomUUID() },
+                  body: { amount: 500 },
+                });
+        }
+        probes.push(started.catch(() => undefined));
+        const workflowId = await newWorkflowId(client, type, probe.merchant_id, seen);
+        if (await waitForBoundary(client, workflowId, boundary, 120_000)) {
+          await worker.kill();
+          boundaryHits.push(label);
+        } else missed.push(label);
+      }
+    }
+
+    // ── (b) PostgreSQL restart, under load ──
+    const current = stack();
+    await current.postgres.stop();
+    await sleep(1000);
+    current.postgres = await startEmbeddedPostgres({
+      dataDir: path.join(current.dataDir, 'pg'),
+      port: current.databasePort,
+    });
+    await sleep(10_000);
+
+    // ── (c) Temporal restart, under load ──
+    await temporal.stop();
+    await sleep(1000);
+    temporal = await startTemporalDevServer({ dbFile, port: temporalPort, uiPort });
+    chaosOver = true;
+    await load;
+    await Promise.all(probes);
+
+    // ── Every transaction final ──
+    const merchants = [direct.merchant_id, cascading.merchant_id, probe.merchant_id];
+    const allTransactions = () =>
+      rows(
+        `select id, merchant_id, status, amount, amount_authorized, amount_captured, amount_refunded
+           from transactions where merchant_id in (?, ?, ?)`,
+        merchants,
+      );
+    let transactions = await allTransactions();
+    for (let waited = 0; waited < 300_000 && transactions.some((t) => !FINAL.has(t.status)); waited += 2000) {
+      await sleep(2000);
+      transactions = await allTransactions();
+    }
+    const notFinal = transactions.filter((t) => !FINAL.has(t.status));
+    const pendingRefunds = await rows(
+      `select r.id from refunds r join transactions t on t.id = r.transaction_id
+        where t.merchant_id in (?, ?, ?) and r.status = 'pending'`,
+      merchants,
+    );
+
+    // ── The sandbox ledger against the read model ──
+    const entries: LedgerEntry[] = [];
+    for (const account of new Set(await Promise.all(connectors.map((c) => accountOf('provider_a', c.credentials)))))
+      entries.push(...(await ledger({ provider: 'provider_a', account })));
+    const charges = entries.filter(
+      (e) => e.operation === 'authorize' && !e.replayed && ['approved', 'authorized'].includes(e.outcome),
+    );
+    const byId = new Map(transactions.map((t) => [t.id as string, t]));
+    const chargesOf = new Map<string, LedgerEntry[]>();
+    for (const entry of charges)
+      chargesOf.set(entry.reference ?? '', [...(chargesOf.get(entry.reference ?? '') ?? []), entry]);
+    const orphans = charges.filter((e) => !byId.has(e.reference ?? ''));
+    const twice = [...chargesOf.values()].filter((list) => list.length > 1);
+    const ledgerMismatches: string[] = [];
+    for (const tx of transactions) {
+      const found = chargesOf.get(tx.id) ?? [];
+      const charged = Number(tx.amount_authorized) > 0;
+      if (found.length !== (charged ? 1 : 0)) {
+        ledgerMismatches.push(`${tx.id} ${tx.status}: ${found.length} provider charges`);
+        continue;
+      }
+      if (!charged) continue;
+      const payment = (await control('GET', `/payments/${found[0].provider_reference}`)).body;
+      const sandbox = { amount: payment.amount, captured: payment.capturedAmount, refunded: payment.refundedAmount };
+      const ours = {
+        amount: Number(tx.amount_authorized),
+        captured: Number(tx.amount_captured),
+        refunded: Number(tx.amount_refunded),
+      };
+      if (JSON.stringify(sandbox) !== JSON.stringify(ours))
+        ledgerMismatches.push(`${tx.id} ${tx.status}: sandbox ${JSON.stringify(sandbox)} ours ${JSON.stringify(ours)}`);
+    }
+
+    // ── Webhooks: every event at its merchant's endpoint, once by webhook-id, signed; no state change twice ──
+    const events = await rows(
+      `select id, merchant_id, type, data from events where merchant_id in (?, ?, ?) order by created_at`,
+      merchants,
+    );
+    const acknowledged = (eventPath: string) =>
+      new Set(receiver.on(eventPath).map((r) => r.headers['webhook-id'] as string));
+    const missing = () => events.filter((e) => !acknowledged(pathOf.get(e.merchant_id)!).has(e.id));
+    for (let waited = 0; waited < 180_000 && missing().length > 0; waited += 2000) await sleep(2000);
+    const lost = missing();
+    const ids = receiver.requests.map((r) => `${r.path} ${r.headers['webhook-id'] as string}`);
+    const redelivered = ids.length - new Set(ids).size;
+    const badSignatures = receiver.requests.filter(
+      (r) => !verifyStandardWebhook(secretsOf.get(r.path)!, r.headers, r.body, 24 * 3600),
+    );
+    const stateKey = (e: any) =>
+      `${e.type} ${e.data.id} ${e.data.status} ${e.data.amount_captured} ${e.data.amount_refunded} ${e.data.refund?.id ?? ''}`;
+    const stateKeys = events.map(stateKey);
+    const duplicatedEvents = stateKeys.length - new Set(stateKeys).size;
+
+    console.log(
+      `[reliability] chaos-under-load: charges=${transactions.length}, load_charges=${figures.charges}, ` +
+        `captures=${figures.captures}, refunds=${figures.refunds}, final=${transactions.length - notFinal.length}, ` +
+        `not_final=${notFinal.length}, pending_refunds=${pendingRefunds.length}, kills=${worker.kills}, ` +
+        `boundaries_hit=${boundaryHits.length}/${BOUNDARIES.length * KILLS}, worker_crashes=${worker.unexpectedExits}, ` +
+        `postgres_restarts=1, temporal_restarts=1, provider_charges=${charges.length}, orphan_charges=${orphans.length}, ` +
+        `charged_twice=${twice.length}, ledger_mismatches=${ledgerMismatches.length}, events=${events.length}, ` +
+        `deliveries=${receiver.requests.length}, lost=${lost.length}, redelivered=${redelivered}, ` +
+        `duplicated=${duplicatedEvents}, bad_signatures=${badSignatures.length}, api_5xx=${figures.api_5xx}, ` +
+        `api_5xx_by_status=${
+          Object.entries(figures.api_5xx_by_status)
+            .map(([status, n]) => `${status}:${n}`)
+            .join('/') || '-'
+        }, ` +
+        `load_errors=${loadErrors.length}`,
+    );
+
+    expect(missed, 'boundaries never reached').to.deep.equal([]);
+    expect(loadErrors, 'load errors').to.deep.equal([]);
+    expect(
+      notFinal.map((t) => `${t.id} ${t.status}`),
+      'transactions not final',
+    ).to.deep.equal([]);
+    expect(pendingRefunds, 'refunds still pending').to.deep.equal([]);
+    expect(
+      orphans.map((e) => e.reference),
+      'provider charges without a transaction',
+    ).to.deep.equal([]);
+    expect(
+      twice.map((list) => list[0].reference),
+      'transactions charged twice',
+    ).to.deep.equal([]);
+    expect(ledgerMismatches, 'ledger vs read model').to.deep.equal([]);
+    expect(
+      lost.map((e) => `${e.id} ${e.type}`),
+      'events never delivered',
+    ).to.deep.equal([]);
+    expect(duplicatedEvents, 'state changes recorded as two events').to.equal(0);
+    expect(badSignatures, 'deliveries whose signature does not verify').to.have.length(0);
+    expect(figures.charges).to.be.at.least(CHARGES);
+  });
+});
