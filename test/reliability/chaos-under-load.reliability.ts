@@ -43,6 +43,8 @@ import { stack } from '../helpers/stack';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
 import { createConfig, startReceiver, verifyStandardWebhook, type Receiver } from '../helpers/webhooks';
 import type { CardInput } from '../helpers/vault';
+import { artifactsDir } from './support/artifacts';
+import { registerSecret, registerSecretsIn } from './support/secrets';
 
 const CHARGES = Number(process.env.RELIABILITY_CHARGES ?? 40);
 const KILLS = Number(process.env.RELIABILITY_KILLS ?? 1);
@@ -64,14 +66,8 @@ const SLOW = CARD_MIX[6].card;
 const CARD_SEQUENCE = CARD_MIX.flatMap(({ card, weight }) => Array<typeof card>(weight).fill(card));
 
 /**
- * Every secret this part uses, for the leak grep: the card numbers and CVCs above (fixed), and the API keys,
- * connector credentials and webhook secrets it creates (filled in as they are made).
- */
-export const CHAOS_UNDER_LOAD_SECRETS: string[] = CARD_MIX.flatMap(({ card }) => [card.number]);
-
-/**
- * Where this part's own Temporal server keeps its histories (for the leak grep: they hold this part's workflows,
- * not the harness server's). The file stays in the stack's data dir until the stack stops.
+ * Where this part's own Temporal server keeps its histories (they hold this part's workflows, not the harness
+ * server's). Copied into the artefacts after the part, so the leak grep scans its bytes.
  */
 export const CHAOS_UNDER_LOAD_TEMPORAL = { dbFile: '', address: '' };
 
@@ -302,6 +298,8 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
     await connection?.close();
     await receiver?.close();
     await temporal?.stop();
+    // The histories of this part's own server, for the leak grep (payloads are stored as plain JSON bytes).
+    if (dbFile && fs.existsSync(dbFile)) fs.copyFileSync(dbFile, path.join(artifactsDir(), 'chaos-temporal.db'));
     const current = stack();
     current.worker = await startWorker({
       config: current.config,
@@ -321,14 +319,18 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
       ...(await cascade(probe, ['provider_a'])),
     ];
     await override(connectors[2], 'do_not_honor');
+    for (const { card } of CARD_MIX) registerSecret('pan', card.number, 'chaos-under-load card');
     const secretsOf = new Map<string, string>();
     for (const [name, tenant] of Object.entries({ direct, cascading, probe })) {
       const config = await createConfig(tenant, { url: receiver.url(`/${name}`) });
       secretsOf.set(`/${name}`, config.secret as string);
-      CHAOS_UNDER_LOAD_SECRETS.push(config.secret as string, tenant.merchant_secret_key);
+      registerSecret('webhook_secret', config.secret as string, `chaos-under-load ${name} endpoint`);
+      registerSecret('api_key', tenant.merchant_secret_key, `chaos-under-load ${name} merchant key`);
     }
-    for (const connector of connectors)
-      CHAOS_UNDER_LOAD_SECRETS.push(connector.webhookSecret, ...Object.values(connector.credentials));
+    for (const connector of connectors) {
+      registerSecret('webhook_secret', connector.webhookSecret, 'chaos-under-load connector webhook secret');
+      registerSecretsIn('connector_credential', connector.credentials, 'chaos-under-load connector');
+    }
     const pathOf = new Map(
       [direct, cascading, probe].map((t, i) => [t.merchant_id, ['/direct', '/cascading', '/probe'][i]]),
     );

@@ -38,9 +38,7 @@ import { createTenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
 import { rows } from '../helpers/db';
 import { createConfig, recordTestEvent, verifyStandardWebhook } from '../helpers/webhooks';
-
-/** Every secret this part uses (the endpoints' signing secrets, filled in as they are created): for the leak grep. */
-export const WEBHOOK_RECEIVER_CHAOS_SECRETS: string[] = [];
+import { registerSecret } from './support/secrets';
 
 const EVENTS = Number(process.env.RELIABILITY_WEBHOOK_EVENTS ?? 12);
 const SEED = Number(process.env.RELIABILITY_SEED ?? randomInt(1, 2 ** 31));
@@ -142,7 +140,7 @@ describe('reliability: webhook receiver chaos (time-skipping server)', function 
     for (const path of paths) {
       const config = await createConfig(tenant, { url: receiver.url(path) });
       configs.set(path, { id: config.id as string, secret: config.secret as string });
-      WEBHOOK_RECEIVER_CHAOS_SECRETS.push(config.secret as string);
+      registerSecret('webhook_secret', config.secret as string, `webhook-receiver-chaos ${path} endpoint`);
     }
     const worker = await Worker.create({
       connection: server.env.nativeConnection,
