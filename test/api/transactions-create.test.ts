@@ -216,7 +216,8 @@ describe('POST /api/v1/transactions — orders', () => {
   it('pays a checkout session: amount and currency come from its items (sent values ignored), checkout order with item snapshots, session completed', async () => {
     const tenant = await createTenant();
     await cascade(tenant, ['provider_a']);
-    const { offer } = await sellableOffer(tenant);
+    // One-time: a recurring offer is paid by card (its renewals charge the saved card).
+    const { offer } = await sellableOffer(tenant, { billingCycle: 'none' });
     const session = await createSession(tenant, { offer_id: offer.id, selected_currency: 'USD' });
     const res = await charge(tenant, {
       payment_method: 'wallet',

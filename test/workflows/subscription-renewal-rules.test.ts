@@ -5,6 +5,7 @@
  * the deployment's dunning schedule is the workflow's input.
  */
 import { expect } from 'chai';
+import { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { vaultSettingsOf } from '../../activities/vault/settings';
@@ -171,17 +172,22 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
     const view = await (
       await worker([2, 4])
     ).runUntil(async () => {
-      const charged = await server.env.client.workflow.execute(chargeWorkflow, {
+      // A plain client: the environment's own would let the server skip time while it waits for the result, and the
+      // new subscription's renewals could then run before the decline below is armed.
+      const plain = new Client({ connection: server.env.connection, namespace: server.env.namespace });
+      const charged = await plain.workflow.execute(chargeWorkflow, {
         workflowId: chargeWorkflowId(transactionId),
         taskQueue,
         args: [input],
       });
       expect(charged.status).to.equal('authorized');
       await override(connector, 'do_not_honor', 1);
-      await server.env.sleep(31 * DAY + 3_600_000);
+      // An hour past the first renewal (months differ in length: the server's clock is wherever earlier tests left it).
+      const { nextWakeAt } = await subscription.query(viewQuery);
+      await server.env.sleep(Date.parse(nextWakeAt!) - Number(await server.env.currentTimeMs()) + 3_600_000);
       return subscription.query(viewQuery);
     });
-    expect(view.state.status).to.equal('dunning');
+    expect(view.state.status, JSON.stringify(view)).to.equal('dunning');
     // The first retry two days after the failed renewal (the default would be one).
     expect(Date.parse(view.nextWakeAt!) - Date.parse(view.state.dunningStartedAt!)).to.equal(2 * DAY);
     await subscription.terminate();

@@ -38,6 +38,7 @@ import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
 import { awaitCharge, runCharge } from '../../temporal';
 import { buildChargeInput } from '../transactions/charge-request.service';
+import type { ChargeInput } from '../../../workflows/lib/charge-types';
 import { effectiveStatus } from '../checkout-sessions/checkout-status.rules';
 import { requireBrowserSession } from './browser-sessions.service';
 import type { CHECKOUT_PAYMENT_METHODS } from './browser-sessions.schema';
@@ -213,8 +214,8 @@ export async function confirmCheckout(
   });
   const { merchantId } = session;
   const transactionId = await currentTransactionId(em, checkout);
-  const existing = await em.findOne(TransactionSchema, { id: transactionId, merchantId });
-  if (existing) {
+  const started = () => em.findOne(TransactionSchema, { id: transactionId, merchantId }, { refresh: true });
+  if (await started()) {
     // A double click or a retry after a lost answer: the same payment, never a second charge.
     await awaitCharge(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
   } else {
@@ -223,19 +224,29 @@ export async function confirmCheckout(
     await refuseAfterFailedPayments(em, checkout, now);
     const items = await em.find(CheckoutItemSchema, { checkoutSessionId: checkout.id });
     const installments = Math.max(1, ...items.map((item) => item.installments));
-    const input = await buildChargeInput(
-      em,
-      session.organizationId,
-      merchantId,
-      {
-        payment_method: paymentMethod,
-        charge_type: 'payment',
-        country: await chargeCountry(em, checkout),
-        checkout_session_id: checkout.id,
-        ...(installments > 1 && paymentMethod === 'credit_card' ? { installments: { count: installments } } : {}),
-      },
-      transactionId,
-    );
+    const country = await chargeCountry(em, checkout);
+    let input: ChargeInput;
+    try {
+      input = await buildChargeInput(
+        em,
+        session.organizationId,
+        merchantId,
+        {
+          payment_method: paymentMethod,
+          charge_type: 'payment',
+          country,
+          checkout_session_id: checkout.id,
+          ...(installments > 1 && paymentMethod === 'credit_card' ? { installments: { count: installments } } : {}),
+        },
+        transactionId,
+      );
+    } catch (error) {
+      // A concurrent confirm (a double click) opened this very charge since the read above, so the checkout is no
+      // longer open: join that charge instead of refusing. Any other refusal stands.
+      if (!(await started())) throw error;
+      await awaitCharge(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
+      return readPayment(em, transactionId, checkout.id, now);
+    }
     await runCharge(deps.temporal, input, deps.config.workflowWaitMs);
     const payment = await readPayment(em, transactionId, checkout.id, now);
     if (payment.outcome === 'declined') await recordDecline(em, client);
