@@ -16,6 +16,8 @@ import { EVENTS_CHANNEL } from '../domain/events/events.outbox';
 import { MAIL_CHANNEL } from '../domain/mail/mail.outbox';
 import { startMailDelivery } from '../activities/mail';
 import { fanOutEvent } from '../activities/webhooks/fan-out';
+import { directSlots, fanOutDirect } from '../activities/webhooks/direct-fan-out';
+import { webhookSettingsOf, type WebhookSettings } from '../activities/webhooks/settings';
 import { TASK_QUEUES } from '../workflows/definitions';
 import { webhookOutboxSweepWorkflow } from '../workflows/webhook-fan-out';
 import { boundedQueue } from './bounded-queue';
@@ -68,8 +70,26 @@ export async function startOutboxListener(options: {
   logger: Logger;
   /** Notifications waiting for a fan-out slot before new ones are left to the sweep (MAX_WAITING_FAN_OUTS). */
   maxWaiting?: number;
+  /** With these, attempt 1 of each delivery is made here, directly (direct-fan-out.ts); else workflows only. */
+  webhooks?: WebhookSettings;
 }): Promise<OutboxListener> {
-  const { orm, client, taskQueue, logger } = options;
+  const { orm, client, taskQueue, logger, webhooks } = options;
+  const slots = directSlots();
+  // Direct attempts still running after their fan-out task returned; stop() waits for them.
+  const attempts = new Set<Promise<void>>();
+  const fanOut = async (eventId: string): Promise<void> => {
+    if (!webhooks) {
+      await fanOutEvent({ orm, client, taskQueue }, eventId);
+      return;
+    }
+    const { settled } = await fanOutDirect({ orm, client, taskQueue, webhooks, slots }, [eventId]);
+    const tracked: Promise<void> = settled.then(
+      () => undefined,
+      (error) => logger.warn({ err: error, eventId }, 'Webhook fan-out failed; the outbox sweep will finish it'),
+    );
+    attempts.add(tracked);
+    void tracked.finally(() => attempts.delete(tracked));
+  };
   // A dedicated connection outside the pool (LISTEN holds it for good), opened with the ORM's own settings.
   const knexClient = orm.em.getConnection().getKnex().client as unknown as KnexPgClient;
   const fanOuts = boundedQueue(MAX_CONCURRENT_FAN_OUTS, options.maxWaiting ?? MAX_WAITING_FAN_OUTS);
@@ -93,7 +113,7 @@ export async function startOutboxListener(options: {
         }
         if (channel !== EVENTS_CHANNEL || !payload || stopped) return;
         const queued = fanOuts.push(() =>
-          fanOutEvent({ orm, client, taskQueue }, payload).then(
+          fanOut(payload).then(
             () => undefined,
             (error) =>
               logger.warn({ err: error, eventId: payload }, 'Webhook fan-out failed; the outbox sweep will retry it'),
@@ -145,6 +165,7 @@ export async function startOutboxListener(options: {
       }
       // Fan-outs already running finish (or roll back); queued ones are left to the sweep.
       await fanOuts.drain();
+      await Promise.all([...attempts]);
     },
   };
 }
@@ -162,7 +183,13 @@ export async function startWebhookOutbox(
 ): Promise<WebhookOutbox> {
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const listener = await startOutboxListener({ orm, client, taskQueue, logger: createLogger(config.logLevel) });
+  const listener = await startOutboxListener({
+    orm,
+    client,
+    taskQueue,
+    logger: createLogger(config.logLevel),
+    webhooks: webhookSettingsOf(config),
+  });
   return {
     client,
     async stop() {

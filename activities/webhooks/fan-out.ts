@@ -1,12 +1,14 @@
 /**
- * The webhook outbox (events.fanned_out_at null = not yet fanned out) and its fan-out: one delivery workflow per
- * (event, active matching configuration). The same function serves the worker's outbox listener (right after
- * each commit) and the sweep activity (every minute, for anything the listener missed).
+ * The webhook outbox (events.fanned_out_at null = not yet fanned out) and its sweep fan-out: one delivery workflow
+ * per (event, active matching configuration). The worker's outbox listener fans out right after each commit with
+ * a direct first attempt (direct-fan-out.ts); this fan-out serves the sweep activity (every minute, and when the
+ * listener (re)connects) for anything the listener missed, including a direct fan-out whose process died.
  *
- * Each fan-out claims its event row (FOR UPDATE SKIP LOCKED, so concurrent workers never both work on it), starts
- * the delivery workflows and marks the event in that one transaction. A process dying half-way rolls the mark
- * back and the sweep redoes the fan-out; the delivery workflow ids (webhook-<evt>-<whc>, REJECT_DUPLICATE) make
- * the redo start only what is missing. Nothing is lost and nothing is sent twice by the fan-out itself.
+ * Each fan-out claims its event row (FOR UPDATE SKIP LOCKED, so concurrent workers never both work on it; an
+ * event leased by a direct fan-out only once its lease expired), starts the delivery workflows and marks the event
+ * in that one transaction. A process dying half-way rolls the mark back and the sweep redoes the fan-out; the
+ * delivery workflow ids (webhook-<evt>-<whc>, REJECT_DUPLICATE) make the redo start only what is missing, and a
+ * first attempt already in the delivery log (a direct fan-out that died after it) is continued, not repeated.
  */
 import * as outbox from '../../db/repositories/events.repository';
 import { Context } from '@temporalio/activity';
@@ -14,10 +16,11 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Orm } from '../../db/orm';
 import {
   deliveryStartOptions,
+  deliveryWorkflowId,
   webhookDeliveryWorkflow,
   type WebhookDeliveryInput,
 } from '../../workflows/webhook-delivery';
-import { RECOVERABLE_DELIVERIES } from '../../db/repositories/webhook-deliveries.repository';
+import { RECOVERABLE_DELIVERIES, recordedFirstAttempts } from '../../db/repositories/webhook-deliveries.repository';
 
 export interface FanOutDeps {
   orm: Orm;
@@ -33,7 +36,7 @@ export interface FanOutResult {
 }
 
 /** Starts one delivery workflow; false when a workflow with that id exists (running or finished). */
-async function startDelivery(client: Client, taskQueue: string, input: WebhookDeliveryInput, suffix?: string) {
+export async function startDelivery(client: Client, taskQueue: string, input: WebhookDeliveryInput, suffix?: string) {
   try {
     await client.workflow.start(webhookDeliveryWorkflow, deliveryStartOptions(input, taskQueue, suffix));
     return true;
@@ -55,16 +58,24 @@ export async function fanOutEvent(
     const event = await outbox.claimForFanOut(em, eventId);
     if (!event) return null;
     const configs = await outbox.subscribedConfigIds(em, event.id);
+    const recorded = await recordedFirstAttempts(
+      em,
+      configs.map((configId) => deliveryWorkflowId(event.id, configId)),
+    );
     const started = await Promise.all(
-      configs.map((configId) =>
-        startDelivery(client, taskQueue, {
+      configs.map(async (configId) => {
+        const first = recorded.get(deliveryWorkflowId(event.id, configId));
+        // Attempt 1 already settled the delivery (2xx, 410): nothing left to start.
+        if (first && first.status !== 'retrying') return false;
+        return startDelivery(client, taskQueue, {
           eventId: event.id,
           configId,
           merchantId: event.merchantId,
           eventType: event.type,
           trigger: 'automatic',
-        }),
-      ),
+          ...(first ? { firstAttempt: { at: first.at, nextAt: first.nextRetryAt ?? first.at } } : {}),
+        });
+      }),
     );
     await outbox.markFannedOut(em, event.id);
     return { started: started.filter(Boolean).length, configurations: configs.length };

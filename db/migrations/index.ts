@@ -9,6 +9,7 @@ import { Migration20261210000000_dashboard_identity } from './Migration202612100
 import { Migration20261210010000_mail_outbox } from './Migration20261210010000_mail_outbox';
 import { Migration20261215000000_provider_webhook_receipts } from './Migration20261215000000_provider_webhook_receipts';
 import { Migration20261216000000_subscriptions } from './Migration20261216000000_subscriptions';
+import { Migration20261223000000_events_fan_out_lease } from './Migration20261223000000_events_fan_out_lease';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -32,4 +33,5 @@ export const MIGRATIONS = [
     class: Migration20261215000000_provider_webhook_receipts,
   },
   { name: 'Migration20261216000000_subscriptions', class: Migration20261216000000_subscriptions },
+  { name: 'Migration20261223000000_events_fan_out_lease', class: Migration20261223000000_events_fan_out_lease },
 ];
