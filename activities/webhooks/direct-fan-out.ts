@@ -25,32 +25,50 @@ import type { WebhookSettings } from './settings';
  * and workflow starts, so the sweep never races a live fan-out, and short enough that a crash is repaired soon.
  */
 export const DIRECT_LEASE_MS = 2 * 60_000;
-/** Direct attempts in flight per process, in all and per endpoint; beyond them a delivery starts its workflow. */
-export const MAX_DIRECT_IN_FLIGHT = 128;
+/**
+ * Direct attempts per process: in flight per endpoint (the pool's connections per origin), waiting per endpoint,
+ * and in flight plus waiting in all. Beyond them a delivery starts its workflow at once, so a slow or hanging
+ * endpoint costs bounded sockets and memory and never holds up the others.
+ */
 export const MAX_DIRECT_PER_ENDPOINT = 16;
+export const MAX_DIRECT_WAITING_PER_ENDPOINT = 256;
+export const MAX_DIRECT_TOTAL = 1024;
 
-/** Counts direct attempts in flight so a flood of slow endpoints cannot hold unbounded sockets and memory. */
 export interface DirectSlots {
-  tryAcquire(configId: string): boolean;
+  /** null: no room (use the workflow); else resolves once the attempt may run. release() after it. */
+  acquire(configId: string): Promise<void> | null;
   release(configId: string): void;
 }
 
-export function directSlots(maxInFlight = MAX_DIRECT_IN_FLIGHT, maxPerEndpoint = MAX_DIRECT_PER_ENDPOINT): DirectSlots {
-  let total = 0;
-  const perEndpoint = new Map<string, number>();
+export function directSlots(
+  perEndpoint = MAX_DIRECT_PER_ENDPOINT,
+  waitingPerEndpoint = MAX_DIRECT_WAITING_PER_ENDPOINT,
+  total = MAX_DIRECT_TOTAL,
+): DirectSlots {
+  let taken = 0;
+  const endpoints = new Map<string, { running: number; waiting: (() => void)[] }>();
   return {
-    tryAcquire(configId) {
-      const mine = perEndpoint.get(configId) ?? 0;
-      if (total >= maxInFlight || mine >= maxPerEndpoint) return false;
-      total += 1;
-      perEndpoint.set(configId, mine + 1);
-      return true;
+    acquire(configId) {
+      if (taken >= total) return null;
+      const endpoint = endpoints.get(configId) ?? { running: 0, waiting: [] };
+      if (endpoint.running < perEndpoint) {
+        endpoint.running += 1;
+        taken += 1;
+        endpoints.set(configId, endpoint);
+        return Promise.resolve();
+      }
+      if (endpoint.waiting.length >= waitingPerEndpoint) return null;
+      taken += 1;
+      return new Promise<void>((resolve) => endpoint.waiting.push(resolve));
     },
     release(configId) {
-      total -= 1;
-      const mine = (perEndpoint.get(configId) ?? 1) - 1;
-      if (mine > 0) perEndpoint.set(configId, mine);
-      else perEndpoint.delete(configId);
+      const endpoint = endpoints.get(configId);
+      if (!endpoint) return;
+      taken -= 1;
+      const next = endpoint.waiting.shift();
+      if (next) return next(); // the slot passes on: running stays the same
+      endpoint.running -= 1;
+      if (endpoint.running === 0) endpoints.delete(configId);
     },
   };
 }
@@ -82,9 +100,10 @@ const inputOf = (target: Target): WebhookDeliveryInput => ({
   trigger: 'automatic',
 });
 
-/** Attempt 1 of one delivery, then its workflow if the attempt asks for a retry. Holds a slot throughout. */
-async function attemptFirst(deps: DirectFanOutDeps, target: Target): Promise<void> {
+/** Attempt 1 of one delivery once its slot is free, then its workflow if the attempt asks for a retry. */
+async function attemptFirst(deps: DirectFanOutDeps, target: Target, slot: Promise<void>): Promise<void> {
   const input = inputOf(target);
+  await slot;
   try {
     const attempted = await sendAndRecord(
       deps.orm.em.fork(),
@@ -129,8 +148,9 @@ export async function fanOutDirect(deps: DirectFanOutDeps, eventIds: string[]): 
   const fallbacks: Promise<unknown>[] = [];
   for (const target of targets) {
     const jobs = work.get(target.event_id) as Promise<unknown>[];
-    if (deps.slots.tryAcquire(target.config_id as string)) {
-      jobs.push(attemptFirst(deps, target));
+    const slot = deps.slots.acquire(target.config_id as string);
+    if (slot) {
+      jobs.push(attemptFirst(deps, target, slot));
     } else {
       const started = startDelivery(deps.client, deps.taskQueue, inputOf(target));
       jobs.push(started);

@@ -14,27 +14,39 @@ export interface OutboxEvent {
   type: string;
 }
 
-/** Locks an event still in the outbox (SKIP LOCKED: another process fanning it out right now means undefined). */
-export async function claimForFanOut(em: EntityManager, eventId: string): Promise<OutboxEvent | undefined> {
-  const [row] = await em.execute<{ id: string; merchant_id: string; type: string }[]>(
+/**
+ * Locks these events where still in the outbox and not leased to a live direct fan-out (SKIP LOCKED: another
+ * process fanning one out right now leaves it out of the result).
+ */
+export async function claimForFanOut(em: EntityManager, eventIds: string[]): Promise<OutboxEvent[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await em.execute<{ id: string; merchant_id: string; type: string }[]>(
     `select id, merchant_id, type from events
-      where id = ? and fanned_out_at is null and (fan_out_leased_until is null or fan_out_leased_until < now())
+      where id in (?) and fanned_out_at is null and (fan_out_leased_until is null or fan_out_leased_until < now())
+      order by created_at, id
         for update skip locked`,
-    [eventId],
+    [eventIds],
   );
-  return row && { id: row.id, merchantId: row.merchant_id, type: row.type };
+  return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id, type: row.type }));
 }
 
-/** The active configurations that take this event: same merchant, created before it, filter matching. */
-export async function subscribedConfigIds(em: EntityManager, eventId: string): Promise<string[]> {
-  const rows = await em.execute<{ id: string }[]>(
-    `select c.id from merchant_webhook_configs c, events e
-      where e.id = ? and c.merchant_id = e.merchant_id and c.is_active and c.created_at <= e.created_at
+/**
+ * The active configurations that take each of these events: same merchant, created before it, filter matching.
+ * In event order, then configuration creation order.
+ */
+export async function subscribedConfigIds(
+  em: EntityManager,
+  eventIds: string[],
+): Promise<{ eventId: string; configId: string }[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await em.execute<{ event_id: string; config_id: string }[]>(
+    `select e.id as event_id, c.id as config_id from merchant_webhook_configs c, events e
+      where e.id in (?) and c.merchant_id = e.merchant_id and c.is_active and c.created_at <= e.created_at
         and (c.event_filter is null or e.type = any(c.event_filter))
-      order by c.created_at, c.id`,
-    [eventId],
+      order by e.created_at, e.id, c.created_at, c.id`,
+    [eventIds],
   );
-  return rows.map((row) => row.id);
+  return rows.map((row) => ({ eventId: row.event_id, configId: row.config_id }));
 }
 
 export async function markFannedOut(em: EntityManager, eventIds: string | string[]): Promise<void> {
@@ -92,7 +104,7 @@ export interface DeliveryTarget {
   previous_secret_encrypted: string | null;
 }
 
-/** Every (event, subscribed configuration) of these events, by the same rule as subscribedConfigIds. */
+/** Every (event, subscribed configuration) of these events with what an attempt sends (rule: subscribedConfigIds). */
 export async function subscribedTargets(em: EntityManager, eventIds: string[]): Promise<DeliveryTarget[]> {
   if (eventIds.length === 0) return [];
   return em.execute<DeliveryTarget[]>(

@@ -19,7 +19,7 @@ import { recordEvent } from '../../domain/events/events.outbox';
 import { TASK_QUEUES } from '../../workflows/definitions';
 import { deliveryWorkflowId, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { webhookOutboxSweepWorkflow } from '../../workflows/webhook-fan-out';
-import { fanOutEvent } from '../../activities/webhooks/fan-out';
+import { fanOutEvent, fanOutEvents } from '../../activities/webhooks/fan-out';
 import { directSlots, fanOutDirect } from '../../activities/webhooks/direct-fan-out';
 import { webhookSettingsOf } from '../../activities/webhooks/settings';
 import { recordDeliveryAttempt } from '../../db/repositories/webhook-deliveries.repository';
@@ -155,6 +155,37 @@ describe('Webhook fan-out', () => {
     await receiver.waitFor((all) => all.length >= 1);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(ids(receiver, '/once')).to.deep.equal([eventId]);
+  });
+
+  it('fans several events out in one batch, each to its own configurations, and marks every one', async () => {
+    await createConfig(tenant, { url: receiver.url('/batch-all') });
+    await createConfig(tenant, { url: receiver.url('/batch-refunds'), event_filter: ['transaction.refunded'] });
+    const stamp = Date.now();
+    const events = [
+      [`evt_batcha${stamp}`, 'transaction.created'],
+      [`evt_batchb${stamp}`, 'transaction.refunded'],
+      [`evt_batchc${stamp}`, 'transaction.created'],
+    ];
+    for (const [id, type] of events)
+      await stack()
+        .orm.em.fork()
+        .execute(`insert into events (id, organization_id, merchant_id, type, data) values (?, ?, ?, ?, '{}')`, [
+          id,
+          tenant.organization_id,
+          tenant.merchant_id,
+          type,
+        ]);
+    const deps = { orm: stack().orm, client: client(), taskQueue: TASK_QUEUES.webhooks };
+    const results = await fanOutEvents(deps, [...events.map(([id]) => id), 'evt_doesnotexist']);
+    expect(Object.fromEntries(results)).to.deep.equal({
+      [events[0][0]]: { started: 1, configurations: 1 },
+      [events[1][0]]: { started: 2, configurations: 2 },
+      [events[2][0]]: { started: 1, configurations: 1 },
+    });
+    for (const [id] of events) expect(await fannedOut(id)).to.equal(true);
+    await receiver.waitFor((requests) => requests.length >= 4);
+    expect(ids(receiver, '/batch-all')).to.deep.equal(events.map(([id]) => id).sort());
+    expect(ids(receiver, '/batch-refunds')).to.deep.equal([events[1][0]]);
   });
 
   it('sweeps an event whose kick never happened (the scheduled sweep)', async () => {
