@@ -175,6 +175,8 @@ export async function startOutboxListener(options: {
       // Fan-outs already running finish (or roll back); queued ones are left to the sweep.
       await fanOuts.drain();
       notified.length = 0;
+      // Attempts still waiting for a slot go to their workflows; those sending finish (within their deadline).
+      slots.close();
       await Promise.all([...attempts]);
     },
   };

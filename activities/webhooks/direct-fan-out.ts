@@ -35,9 +35,14 @@ export const MAX_DIRECT_WAITING_PER_ENDPOINT = 256;
 export const MAX_DIRECT_TOTAL = 1024;
 
 export interface DirectSlots {
-  /** null: no room (use the workflow); else resolves once the attempt may run. release() after it. */
-  acquire(configId: string): Promise<void> | null;
+  /**
+   * null: no room (use the workflow); else resolves true once the attempt may run (release() after it), or false
+   * when the slots were closed while it waited (use the workflow).
+   */
+  acquire(configId: string): Promise<boolean> | null;
   release(configId: string): void;
+  /** Shutting down: waiting attempts get false at once, new ones null; running ones finish. */
+  close(): void;
 }
 
 export function directSlots(
@@ -46,29 +51,37 @@ export function directSlots(
   total = MAX_DIRECT_TOTAL,
 ): DirectSlots {
   let taken = 0;
-  const endpoints = new Map<string, { running: number; waiting: (() => void)[] }>();
+  let closed = false;
+  const endpoints = new Map<string, { running: number; waiting: ((granted: boolean) => void)[] }>();
   return {
     acquire(configId) {
-      if (taken >= total) return null;
+      if (closed || taken >= total) return null;
       const endpoint = endpoints.get(configId) ?? { running: 0, waiting: [] };
       if (endpoint.running < perEndpoint) {
         endpoint.running += 1;
         taken += 1;
         endpoints.set(configId, endpoint);
-        return Promise.resolve();
+        return Promise.resolve(true);
       }
       if (endpoint.waiting.length >= waitingPerEndpoint) return null;
       taken += 1;
-      return new Promise<void>((resolve) => endpoint.waiting.push(resolve));
+      return new Promise<boolean>((resolve) => endpoint.waiting.push(resolve));
     },
     release(configId) {
       const endpoint = endpoints.get(configId);
       if (!endpoint) return;
       taken -= 1;
       const next = endpoint.waiting.shift();
-      if (next) return next(); // the slot passes on: running stays the same
+      if (next) return next(true); // the slot passes on: running stays the same
       endpoint.running -= 1;
       if (endpoint.running === 0) endpoints.delete(configId);
+    },
+    close() {
+      closed = true;
+      for (const endpoint of endpoints.values()) {
+        taken -= endpoint.waiting.length;
+        for (const waiter of endpoint.waiting.splice(0)) waiter(false);
+      }
     },
   };
 }
@@ -101,9 +114,13 @@ const inputOf = (target: Target): WebhookDeliveryInput => ({
 });
 
 /** Attempt 1 of one delivery once its slot is free, then its workflow if the attempt asks for a retry. */
-async function attemptFirst(deps: DirectFanOutDeps, target: Target, slot: Promise<void>): Promise<void> {
+async function attemptFirst(deps: DirectFanOutDeps, target: Target, slot: Promise<boolean>): Promise<void> {
   const input = inputOf(target);
-  await slot;
+  if (!(await slot)) {
+    // Shutting down before its turn: nothing was sent, the workflow makes attempt 1.
+    await startDelivery(deps.client, deps.taskQueue, input);
+    return;
+  }
   try {
     const attempted = await sendAndRecord(
       deps.orm.em.fork(),

@@ -102,6 +102,15 @@ describe('Bounded memory: direct webhook attempts', () => {
     expect(slots.acquire('whc_a')).to.be.instanceOf(Promise);
   });
 
+  it('on close, hands every waiting attempt back (false) and refuses new ones', async () => {
+    const slots = directSlots(1, 5, 100);
+    expect(await slots.acquire('whc_a')).to.equal(true);
+    const waiting = slots.acquire('whc_a');
+    slots.close();
+    expect(await waiting).to.equal(false);
+    expect(slots.acquire('whc_b')).to.equal(null);
+  });
+
   it('refuses every attempt beyond the total in flight and waiting', () => {
     const slots = directSlots(10, 10, 2);
     expect(slots.acquire('whc_a')).to.be.instanceOf(Promise);
