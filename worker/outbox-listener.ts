@@ -15,7 +15,9 @@ import type { Orm } from '../db/orm';
 import { EVENTS_CHANNEL } from '../domain/events/events.outbox';
 import { MAIL_CHANNEL } from '../domain/mail/mail.outbox';
 import { startMailDelivery } from '../activities/mail';
-import { fanOutEvent } from '../activities/webhooks/fan-out';
+import { fanOutEvents } from '../activities/webhooks/fan-out';
+import { directSlots, fanOutDirect } from '../activities/webhooks/direct-fan-out';
+import { webhookSettingsOf, type WebhookSettings } from '../activities/webhooks/settings';
 import { TASK_QUEUES } from '../workflows/definitions';
 import { webhookOutboxSweepWorkflow } from '../workflows/webhook-fan-out';
 import { boundedQueue } from './bounded-queue';
@@ -24,6 +26,8 @@ export const CATCH_UP_SWEEP_WORKFLOW_ID = 'switchyard-webhook-sweep-catch-up';
 const RECONNECT_DELAY_MS = 2_000;
 /** Fan-outs in flight at once (each holds a pooled connection while it starts its workflows). */
 const MAX_CONCURRENT_FAN_OUTS = 4;
+/** Notified events one fan-out takes at most. */
+export const FAN_OUT_BATCH = 100;
 /** Notifications waiting for a fan-out slot; beyond this they are dropped and left to the sweep (bounded memory). */
 export const MAX_WAITING_FAN_OUTS = 1000;
 
@@ -68,8 +72,30 @@ export async function startOutboxListener(options: {
   logger: Logger;
   /** Notifications waiting for a fan-out slot before new ones are left to the sweep (MAX_WAITING_FAN_OUTS). */
   maxWaiting?: number;
+  /** With these, attempt 1 of each delivery is made here, directly (direct-fan-out.ts); else workflows only. */
+  webhooks?: WebhookSettings;
 }): Promise<OutboxListener> {
-  const { orm, client, taskQueue, logger } = options;
+  const { orm, client, taskQueue, logger, webhooks } = options;
+  const slots = directSlots();
+  // Direct attempts still running after their fan-out task returned; stop() waits for them.
+  const attempts = new Set<Promise<void>>();
+  const fanOut = async (eventIds: string[]): Promise<void> => {
+    if (!webhooks) {
+      await fanOutEvents({ orm, client, taskQueue }, eventIds);
+      return;
+    }
+    const { settled } = await fanOutDirect({ orm, client, taskQueue, webhooks, slots }, eventIds);
+    const tracked: Promise<void> = settled.then(
+      () => undefined,
+      (error) => logger.warn({ err: error, eventIds }, 'Webhook fan-out failed; the outbox sweep will finish it'),
+    );
+    attempts.add(tracked);
+    void tracked.finally(() => attempts.delete(tracked));
+  };
+  // Notified event ids not yet taken by a fan-out. Each notification queues one task, and a task takes every id
+  // waiting (up to FAN_OUT_BATCH): alone when idle, in batches under a burst (one lease, one read, one mark each).
+  const notified: string[] = [];
+  const takeBatch = () => notified.splice(0, FAN_OUT_BATCH);
   // A dedicated connection outside the pool (LISTEN holds it for good), opened with the ORM's own settings.
   const knexClient = orm.em.getConnection().getKnex().client as unknown as KnexPgClient;
   const fanOuts = boundedQueue(MAX_CONCURRENT_FAN_OUTS, options.maxWaiting ?? MAX_WAITING_FAN_OUTS);
@@ -92,13 +118,16 @@ export async function startOutboxListener(options: {
           return;
         }
         if (channel !== EVENTS_CHANNEL || !payload || stopped) return;
-        const queued = fanOuts.push(() =>
-          fanOutEvent({ orm, client, taskQueue }, payload).then(
-            () => undefined,
-            (error) =>
-              logger.warn({ err: error, eventId: payload }, 'Webhook fan-out failed; the outbox sweep will retry it'),
-          ),
-        );
+        // The id goes in first: push() may start the task at once, and the task takes what is waiting.
+        notified.push(payload);
+        const queued = fanOuts.push(async () => {
+          const batch = takeBatch();
+          if (batch.length === 0) return; // an earlier task took this notification's id
+          await fanOut(batch).catch((error) =>
+            logger.warn({ err: error, eventIds: batch }, 'Webhook fan-out failed; the outbox sweep will retry it'),
+          );
+        });
+        if (!queued) notified.pop(); // refused: left to the sweep
         if (!queued && !overflowing)
           logger.warn({ eventId: payload }, 'Webhook fan-out queue full; the outbox sweep will fan these events out');
         overflowing = !queued;
@@ -145,6 +174,10 @@ export async function startOutboxListener(options: {
       }
       // Fan-outs already running finish (or roll back); queued ones are left to the sweep.
       await fanOuts.drain();
+      notified.length = 0;
+      // Attempts still waiting for a slot go to their workflows; those sending finish (within their deadline).
+      slots.close();
+      await Promise.all([...attempts]);
     },
   };
 }
@@ -162,7 +195,13 @@ export async function startWebhookOutbox(
 ): Promise<WebhookOutbox> {
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const listener = await startOutboxListener({ orm, client, taskQueue, logger: createLogger(config.logLevel) });
+  const listener = await startOutboxListener({
+    orm,
+    client,
+    taskQueue,
+    logger: createLogger(config.logLevel),
+    webhooks: webhookSettingsOf(config),
+  });
   return {
     client,
     async stop() {

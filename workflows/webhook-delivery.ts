@@ -6,6 +6,9 @@
  *
  * DeliveryStatus (search attribute, for the Temporal UI): pending (started, no attempt finished) → retrying
  * (an attempt failed, another is scheduled) → succeeded | failed. succeeded and failed are final.
+ *
+ * The outbox listener makes attempt 1 itself right after the commit (activities/webhooks/fan-out.ts) and starts
+ * this workflow only when that attempt asks for a retry; the workflow then starts at attempt 2 (firstAttempt).
  */
 import {
   ActivityFailure,
@@ -37,6 +40,15 @@ export interface WebhookDeliveryInput {
   eventType: string;
   /** automatic: the full schedule; manual (redeliver, recover): one attempt. */
   trigger: 'automatic' | 'manual';
+  /** Attempt 1 was made (and recorded as retrying) outside the workflow: continue with attempt 2. */
+  firstAttempt?: FirstAttemptMade;
+}
+
+export interface FirstAttemptMade {
+  /** Epoch ms of attempt 1: the retry window starts there. */
+  at: number;
+  /** Epoch ms attempt 2 is due (its recorded next_retry_at). */
+  nextAt: number;
 }
 
 export interface WebhookDeliveryResult {
@@ -62,14 +74,17 @@ export const deliveryStartOptions = (input: WebhookDeliveryInput, taskQueue: str
   typedSearchAttributes: [
     { key: SA.MerchantId, value: input.merchantId },
     { key: SA.EventType, value: input.eventType },
-    { key: SA.DeliveryStatus, value: 'pending' },
+    { key: SA.DeliveryStatus, value: initialStatus(input) },
   ],
 });
+
+const initialStatus = (input: WebhookDeliveryInput): DeliveryStatusValue =>
+  input.firstAttempt ? 'retrying' : 'pending';
 
 export const deliveryStatusQuery = defineQuery<DeliveryStatusValue>('deliveryStatus');
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
-  let status: DeliveryStatusValue = 'pending';
+  let status: DeliveryStatusValue = initialStatus(input);
   setHandler(deliveryStatusQuery, () => status);
   const setStatus = (value: DeliveryStatusValue) => {
     if (value === status) return;
@@ -88,10 +103,16 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
 
   // Workflow Math.random is seeded per run: the jitter is random across deliveries yet replays identically.
   const plan = planRetries(Math.random);
-  const firstAttemptAt = Date.now();
+  const firstAttemptAt = input.firstAttempt?.at ?? Date.now();
   let lastHttpStatus: number | null;
+  let attempt = 1;
+  if (input.firstAttempt) {
+    const wait = input.firstAttempt.nextAt - Date.now();
+    if (wait > 0) await sleep(wait);
+    attempt = 2;
+  }
 
-  for (let attempt = 1; ; attempt += 1) {
+  for (; ; attempt += 1) {
     const next = input.trigger === 'manual' ? null : nextAttempt(plan, attempt, Date.now() - firstAttemptAt);
     let result: DeliverResult;
     try {

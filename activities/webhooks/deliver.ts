@@ -11,6 +11,7 @@
 import { recordDeliveryAttempt } from '../../db/repositories/webhook-deliveries.repository';
 import { deactivateConfig, touchLastTriggered } from '../../db/repositories/merchant-webhook-configs.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { DeliveryTarget } from '../../db/repositories/events.repository';
 import type { DeliveryStatus, DeliveryTrigger } from '../../db/entities';
 import type { Orm } from '../../db/orm';
 import { decryptSecret } from '../../domain/platform/crypto';
@@ -46,21 +47,16 @@ export interface DeliverResult {
   httpStatus: number | null;
 }
 
-interface Target {
-  event_id: string;
-  organization_id: string;
-  merchant_id: string;
-  type: string;
-  data: Record<string, unknown>;
-  /** ISO 8601 (the driver returns timestamps as text; to_json gives an unambiguous format). */
-  created_at: string;
-  config_id: string | null;
-  url: string | null;
-  is_active: boolean | null;
-  secret_encrypted: string | null;
-  /** Set only while the rotation overlap lasts (compared with the database clock). */
-  previous_secret_encrypted: string | null;
+/** An attempt as sendAndRecord made it: the activity's result plus when it was sent and the next one is due. */
+export interface Attempted extends DeliverResult {
+  /** Epoch ms. */
+  sentAt: number;
+  /** Epoch ms; set when retrying. */
+  nextRetryAt: number | null;
 }
+
+/** The event and its endpoint (db/repositories/events.repository.ts loads them in batches for the fan-out). */
+export type Target = DeliveryTarget;
 
 async function loadTarget(em: EntityManager, eventId: string, configId: string): Promise<Target | undefined> {
   const [row] = await em.execute<Target[]>(
@@ -116,6 +112,100 @@ async function writeAttempt(
   });
 }
 
+/**
+ * Sends one attempt to a loaded, active target and records it (the delivery log row, last_triggered_at, a 410's
+ * deactivation). Shared by the delivery activity and the fan-out's direct first attempt, so both write exactly the
+ * same record.
+ */
+export async function sendAndRecord(
+  em: EntityManager,
+  webhooks: WebhookSettings,
+  input: DeliverInput,
+  target: Target,
+): Promise<Attempted> {
+  const sentAt = new Date();
+  // The exact bytes signed are the bytes sent; the event id is the Standard Webhooks message id (dedup key).
+  const body = JSON.stringify(
+    eventEnvelope({
+      id: target.event_id,
+      type: target.type,
+      createdAt: new Date(target.created_at),
+      data: target.data,
+    }),
+  );
+  const signed = signPayload(
+    signingSecrets(target, webhooks),
+    target.event_id,
+    Math.floor(sentAt.getTime() / 1000),
+    body,
+  );
+  const result = await postJson(
+    target.url as string,
+    body,
+    {
+      ...signed,
+      'x-switchyard-signature': signed['webhook-signature'],
+      'user-agent': USER_AGENT,
+    },
+    {
+      timeoutMs: webhooks.timeoutMs,
+      allowPrivateTargets: webhooks.allowPrivateTargets,
+      maxReadBytes: RESPONSE_READ_LIMIT_BYTES,
+      keepBytes: RESPONSE_KEEP_BYTES,
+    },
+  );
+
+  const status = result.status;
+  const delivered = status !== null && status >= 200 && status < 300;
+  const gone = status === 410;
+  const waitMs =
+    !delivered && !gone && input.next
+      ? waitBeforeNext(input.next, result.retryAfterSeconds === null ? null : result.retryAfterSeconds * 1000)
+      : null;
+  const outcome: DeliverResult['outcome'] = delivered ? 'succeeded' : waitMs !== null ? 'retrying' : 'failed';
+  const requestMade = result.error !== 'blocked_address';
+
+  const nextRetryAt = waitMs !== null ? new Date(sentAt.getTime() + result.durationMs + waitMs) : null;
+  await em.transactional(async (tx) => {
+    await writeAttempt(tx, input, target, {
+      status: outcome,
+      result,
+      error: result.error,
+      nextRetryAt,
+      sentAt: requestMade ? sentAt : null,
+    });
+    if (requestMade) {
+      await touchLastTriggered(tx, input.configId, sentAt);
+    }
+    if (gone) {
+      if (await deactivateConfig(tx, input.configId)) {
+        recordActivity(tx, {
+          organizationId: target.organization_id,
+          merchantId: target.merchant_id,
+          action: 'webhook_config.deactivated',
+          actor: { type: 'system', id: null },
+          changes: {
+            webhook_id: input.configId,
+            is_active: { from: true, to: false },
+            reason: 'The endpoint answered 410 Gone',
+            event_id: target.event_id,
+          },
+        });
+      }
+    }
+  });
+
+  const end: DeliveryEnd | null = delivered ? 'delivered' : gone ? 'gone' : outcome === 'failed' ? 'exhausted' : null;
+  return {
+    outcome,
+    waitMs,
+    end,
+    httpStatus: status,
+    sentAt: sentAt.getTime(),
+    nextRetryAt: nextRetryAt?.getTime() ?? null,
+  };
+}
+
 export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?: WebhookSettings }) {
   return {
     async deliverWebhook(input: DeliverInput): Promise<DeliverResult> {
@@ -136,86 +226,8 @@ export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?
         });
         return { outcome: 'failed', waitMs: null, end: 'endpoint_disabled', httpStatus: null };
       }
-
-      const sentAt = new Date();
-      // The exact bytes signed are the bytes sent; the event id is the Standard Webhooks message id (dedup key).
-      const body = JSON.stringify(
-        eventEnvelope({
-          id: target.event_id,
-          type: target.type,
-          createdAt: new Date(target.created_at),
-          data: target.data,
-        }),
-      );
-      const signed = signPayload(
-        signingSecrets(target, webhooks),
-        target.event_id,
-        Math.floor(sentAt.getTime() / 1000),
-        body,
-      );
-      const result = await postJson(
-        target.url as string,
-        body,
-        {
-          ...signed,
-          'x-switchyard-signature': signed['webhook-signature'],
-          'user-agent': USER_AGENT,
-        },
-        {
-          timeoutMs: webhooks.timeoutMs,
-          allowPrivateTargets: webhooks.allowPrivateTargets,
-          maxReadBytes: RESPONSE_READ_LIMIT_BYTES,
-          keepBytes: RESPONSE_KEEP_BYTES,
-        },
-      );
-
-      const status = result.status;
-      const delivered = status !== null && status >= 200 && status < 300;
-      const gone = status === 410;
-      const waitMs =
-        !delivered && !gone && input.next
-          ? waitBeforeNext(input.next, result.retryAfterSeconds === null ? null : result.retryAfterSeconds * 1000)
-          : null;
-      const outcome: DeliverResult['outcome'] = delivered ? 'succeeded' : waitMs !== null ? 'retrying' : 'failed';
-      const requestMade = result.error !== 'blocked_address';
-
-      await em.transactional(async (tx) => {
-        await writeAttempt(tx, input, target, {
-          status: outcome,
-          result,
-          error: result.error,
-          nextRetryAt: waitMs !== null ? new Date(sentAt.getTime() + result.durationMs + waitMs) : null,
-          sentAt: requestMade ? sentAt : null,
-        });
-        if (requestMade) {
-          await touchLastTriggered(tx, input.configId, sentAt);
-        }
-        if (gone) {
-          if (await deactivateConfig(tx, input.configId)) {
-            recordActivity(tx, {
-              organizationId: target.organization_id,
-              merchantId: target.merchant_id,
-              action: 'webhook_config.deactivated',
-              actor: { type: 'system', id: null },
-              changes: {
-                webhook_id: input.configId,
-                is_active: { from: true, to: false },
-                reason: 'The endpoint answered 410 Gone',
-                event_id: target.event_id,
-              },
-            });
-          }
-        }
-      });
-
-      const end: DeliveryEnd | null = delivered
-        ? 'delivered'
-        : gone
-          ? 'gone'
-          : outcome === 'failed'
-            ? 'exhausted'
-            : null;
-      return { outcome, waitMs, end, httpStatus: status };
+      const { outcome, waitMs, end, httpStatus } = await sendAndRecord(em, webhooks, input, target);
+      return { outcome, waitMs, end, httpStatus };
     },
   };
 }

@@ -1,12 +1,14 @@
 /**
- * The webhook outbox (events.fanned_out_at null = not yet fanned out) and its fan-out: one delivery workflow per
- * (event, active matching configuration). The same function serves the worker's outbox listener (right after
- * each commit) and the sweep activity (every minute, for anything the listener missed).
+ * The webhook outbox (events.fanned_out_at null = not yet fanned out) and its sweep fan-out: one delivery workflow
+ * per (event, active matching configuration). The worker's outbox listener fans out right after each commit with
+ * a direct first attempt (direct-fan-out.ts); this fan-out serves the sweep activity (every minute, and when the
+ * listener (re)connects) for anything the listener missed, including a direct fan-out whose process died.
  *
- * Each fan-out claims its event row (FOR UPDATE SKIP LOCKED, so concurrent workers never both work on it), starts
- * the delivery workflows and marks the event in that one transaction. A process dying half-way rolls the mark
- * back and the sweep redoes the fan-out; the delivery workflow ids (webhook-<evt>-<whc>, REJECT_DUPLICATE) make
- * the redo start only what is missing. Nothing is lost and nothing is sent twice by the fan-out itself.
+ * Each fan-out claims its event row (FOR UPDATE SKIP LOCKED, so concurrent workers never both work on it; an
+ * event leased by a direct fan-out only once its lease expired), starts the delivery workflows and marks the event
+ * in that one transaction. A process dying half-way rolls the mark back and the sweep redoes the fan-out; the
+ * delivery workflow ids (webhook-<evt>-<whc>, REJECT_DUPLICATE) make the redo start only what is missing, and a
+ * first attempt already in the delivery log (a direct fan-out that died after it) is continued, not repeated.
  */
 import * as outbox from '../../db/repositories/events.repository';
 import { Context } from '@temporalio/activity';
@@ -14,10 +16,11 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Orm } from '../../db/orm';
 import {
   deliveryStartOptions,
+  deliveryWorkflowId,
   webhookDeliveryWorkflow,
   type WebhookDeliveryInput,
 } from '../../workflows/webhook-delivery';
-import { RECOVERABLE_DELIVERIES } from '../../db/repositories/webhook-deliveries.repository';
+import { RECOVERABLE_DELIVERIES, recordedFirstAttempts } from '../../db/repositories/webhook-deliveries.repository';
 
 export interface FanOutDeps {
   orm: Orm;
@@ -33,7 +36,7 @@ export interface FanOutResult {
 }
 
 /** Starts one delivery workflow; false when a workflow with that id exists (running or finished). */
-async function startDelivery(client: Client, taskQueue: string, input: WebhookDeliveryInput, suffix?: string) {
+export async function startDelivery(client: Client, taskQueue: string, input: WebhookDeliveryInput, suffix?: string) {
   try {
     await client.workflow.start(webhookDeliveryWorkflow, deliveryStartOptions(input, taskQueue, suffix));
     return true;
@@ -43,32 +46,74 @@ async function startDelivery(client: Client, taskQueue: string, input: WebhookDe
   }
 }
 
-/**
- * Fans one event out; null when there is nothing to do (already fanned out, unknown, or being fanned out by
- * another process right now). An endpoint created after the event does not receive it.
- */
-export async function fanOutEvent(
-  { orm, client, taskQueue }: FanOutDeps,
-  eventId: string,
-): Promise<FanOutResult | null> {
-  return orm.em.fork().transactional(async (em) => {
-    const event = await outbox.claimForFanOut(em, eventId);
-    if (!event) return null;
-    const configs = await outbox.subscribedConfigIds(em, event.id);
-    const started = await Promise.all(
-      configs.map((configId) =>
-        startDelivery(client, taskQueue, {
-          eventId: event.id,
-          configId,
-          merchantId: event.merchantId,
-          eventType: event.type,
-          trigger: 'automatic',
-        }),
-      ),
-    );
-    await outbox.markFannedOut(em, event.id);
-    return { started: started.filter(Boolean).length, configurations: configs.length };
+/** Events per sweep transaction. */
+const SWEEP_TRANSACTION_EVENTS = 50;
+/** Workflow starts one fan-out has in flight at once. */
+export const MAX_PARALLEL_STARTS = 32;
+
+/** Runs `task` over `items` with at most `limit` running at once; results in item order. */
+async function mapBounded<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index]);
+    }
   });
+  await Promise.all(lanes);
+  return results;
+}
+
+/**
+ * Fans these events out in one transaction (one claim, one subscription read, one delivery-log read, one mark;
+ * the workflow starts in parallel, MAX_PARALLEL_STARTS at a time). Returns a result per event it fanned out;
+ * events missing from it had nothing to do (already fanned out, unknown, leased, or being fanned out by another
+ * process right now). An endpoint created after the event does not receive it.
+ */
+export async function fanOutEvents(
+  { orm, client, taskQueue }: FanOutDeps,
+  eventIds: string[],
+): Promise<Map<string, FanOutResult>> {
+  return orm.em.fork().transactional(async (em) => {
+    const events = await outbox.claimForFanOut(em, eventIds);
+    const byId = new Map(events.map((event) => [event.id, event]));
+    const pairs = await outbox.subscribedConfigIds(
+      em,
+      events.map((event) => event.id),
+    );
+    const recorded = await recordedFirstAttempts(
+      em,
+      pairs.map((pair) => deliveryWorkflowId(pair.eventId, pair.configId)),
+    );
+    const started = await mapBounded(pairs, MAX_PARALLEL_STARTS, async ({ eventId, configId }) => {
+      const event = byId.get(eventId) as outbox.OutboxEvent;
+      const first = recorded.get(deliveryWorkflowId(eventId, configId));
+      // Attempt 1 already settled the delivery (2xx, 410): nothing left to start.
+      if (first && first.status !== 'retrying') return false;
+      return startDelivery(client, taskQueue, {
+        eventId,
+        configId,
+        merchantId: event.merchantId,
+        eventType: event.type,
+        trigger: 'automatic',
+        ...(first ? { firstAttempt: { at: first.at, nextAt: first.nextRetryAt ?? first.at } } : {}),
+      });
+    });
+    await outbox.markFannedOut(em, [...byId.keys()]);
+    const results = new Map<string, FanOutResult>(events.map((event) => [event.id, { started: 0, configurations: 0 }]));
+    pairs.forEach((pair, index) => {
+      const result = results.get(pair.eventId) as FanOutResult;
+      result.configurations += 1;
+      if (started[index]) result.started += 1;
+    });
+    return results;
+  });
+}
+
+/** Fans one event out; null when there is nothing to do (see fanOutEvents). */
+export async function fanOutEvent(deps: FanOutDeps, eventId: string): Promise<FanOutResult | null> {
+  return (await fanOutEvents(deps, [eventId])).get(eventId) ?? null;
 }
 
 export interface RecoverBatchInput {
@@ -99,8 +144,9 @@ export function createFanOutActivities({ orm, temporalClient }: { orm: Orm; temp
       const deps = { orm, client: clientOf(temporalClient), taskQueue: Context.current().info.taskQueue };
       const ids = await outbox.unfannedEventIds(orm.em.fork(), limit);
       let fannedOut = 0;
-      for (const id of ids) {
-        if (await fanOutEvent(deps, id)) fannedOut += 1;
+      // Row locks are held while a transaction starts its workflows: keep each one to a slice of the batch.
+      for (let from = 0; from < ids.length; from += SWEEP_TRANSACTION_EVENTS) {
+        fannedOut += (await fanOutEvents(deps, ids.slice(from, from + SWEEP_TRANSACTION_EVENTS))).size;
       }
       return { fannedOut, more: ids.length === limit };
     },

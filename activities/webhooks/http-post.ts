@@ -1,14 +1,17 @@
 /**
- * One webhook HTTP POST with the guarantees a delivery needs: a hard deadline over the whole exchange (DNS,
- * connect, TLS, response, body), a capped body read, no redirects followed, and — outside local/test mode —
- * the SSRF guard applied to the very address the socket connects to (a custom `lookup`, so DNS cannot answer
- * differently between the check and the connection).
+ * One webhook HTTP POST with the guarantees a delivery needs: a hard deadline over the whole exchange (waiting
+ * for a pooled connection, DNS, connect, TLS, response, body), a capped body read, no redirects followed, and —
+ * outside local/test mode — the SSRF guard applied to the very address each socket connects to (a custom
+ * `lookup` in the pool's connector, so DNS cannot answer differently between the check and the connection).
+ *
+ * Connections are kept alive per origin (an undici Agent: at most MAX_CONNECTIONS_PER_ORIGIN, closed after
+ * KEEP_ALIVE_MS idle), so a burst to one receiver does not pay a TCP/TLS handshake per attempt. Every new
+ * connection passes the guard; a kept-alive one stays pinned to the address that passed it when it was opened.
  */
 import dns from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
+import { Agent, request, type Dispatcher } from 'undici';
 import {
   BlockedAddressError,
   bareHost,
@@ -67,8 +70,6 @@ export function guardedLookup(resolve: Resolve = dns.lookup): LookupFunction {
   };
 }
 
-const lookupWithGuard = guardedLookup();
-
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
   if (!value) return null;
   const trimmed = value.trim();
@@ -88,7 +89,7 @@ export function truncateUtf8(bytes: Buffer, limit: number): string {
 function classify(error: unknown): PostError {
   const code = String((error as { code?: string })?.code ?? '');
   if (error instanceof BlockedAddressError) return 'blocked_address';
-  if (error instanceof DeadlineError) return 'timeout';
+  if (error instanceof DeadlineError || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'ENODATA') return 'dns_error';
   if (
     code.startsWith('ERR_TLS') ||
@@ -101,11 +102,38 @@ function classify(error: unknown): PostError {
   return 'connection_error';
 }
 
-export function postJson(
+/** Connections per receiver origin; attempts beyond them wait (within their deadline) for a free one. */
+export const MAX_CONNECTIONS_PER_ORIGIN = 16;
+/** An idle kept-alive connection is closed after this (or sooner, when the receiver's Keep-Alive says so). */
+export const KEEP_ALIVE_MS = 30_000;
+
+/** A pooled dispatcher for webhook POSTs; `resolve` is dns.lookup unless a test answers for it. */
+export function webhookDispatcher(options: { allowPrivateTargets: boolean; resolve?: Resolve }): Dispatcher {
+  return new Agent({
+    connections: MAX_CONNECTIONS_PER_ORIGIN,
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    keepAliveMaxTimeout: KEEP_ALIVE_MS,
+    connect: options.allowPrivateTargets ? {} : { lookup: guardedLookup(options.resolve) },
+  });
+}
+
+// One per process and mode, built on first use (the deadline of each attempt bounds the pool's own waits).
+const dispatchers = new Map<boolean, Dispatcher>();
+function sharedDispatcher(allowPrivateTargets: boolean): Dispatcher {
+  let dispatcher = dispatchers.get(allowPrivateTargets);
+  if (!dispatcher) {
+    dispatcher = webhookDispatcher({ allowPrivateTargets });
+    dispatchers.set(allowPrivateTargets, dispatcher);
+  }
+  return dispatcher;
+}
+
+export async function postJson(
   url: string,
   body: string,
   headers: Record<string, string>,
   options: PostOptions,
+  dispatcher: Dispatcher = sharedDispatcher(options.allowPrivateTargets),
 ): Promise<PostResult> {
   const started = Date.now();
   const finish = (result: Omit<PostResult, 'durationMs'>): PostResult => ({
@@ -118,66 +146,49 @@ export function postJson(
   const host = bareHost(target.hostname);
   if (!options.allowPrivateTargets && (isLocalHostname(host) || (isIP(host) !== 0 && isBlockedAddress(host)))) {
     // Literal addresses never go through lookup, so they are checked here.
-    return Promise.resolve(failed('blocked_address'));
+    return failed('blocked_address');
   }
 
-  return new Promise<PostResult>((resolve) => {
-    const chunks: Buffer[] = [];
-    let read = 0;
-    let settled = false;
-    let response: http.IncomingMessage | undefined;
-
-    const done = (result: PostResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      resolve(result);
-    };
-    const fromResponse = () =>
-      finish({
-        status: response?.statusCode ?? null,
-        body: truncateUtf8(Buffer.concat(chunks), options.keepBytes),
-        retryAfterSeconds: parseRetryAfter(response?.headers['retry-after']),
-        error: null,
-      });
-
-    const request = (target.protocol === 'https:' ? https : http).request(target, {
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new DeadlineError('The receiver did not answer in time')),
+    options.timeoutMs,
+  );
+  let response: Dispatcher.ResponseData | undefined;
+  const chunks: Buffer[] = [];
+  try {
+    response = await request(target, {
       method: 'POST',
       headers: {
         ...headers,
         'content-type': 'application/json',
         'content-length': String(Buffer.byteLength(body, 'utf8')),
       },
-      // A fresh connection per attempt: no keep-alive races, and every connection passes the guard.
-      agent: false,
-      ...(options.allowPrivateTargets ? {} : { lookup: lookupWithGuard }),
+      body,
+      dispatcher,
+      signal: deadline.signal,
     });
-
-    const deadline = setTimeout(
-      () => request.destroy(new DeadlineError('The receiver did not answer in time')),
-      options.timeoutMs,
-    );
-
-    request.on('response', (res) => {
-      response = res;
-      res.on('data', (chunk: Buffer) => {
-        if (read < options.maxReadBytes) chunks.push(chunk.subarray(0, options.maxReadBytes - read));
-        read += chunk.length;
-        // Enough read: the status is what counts; drop the rest with the connection.
-        if (read >= options.maxReadBytes) {
-          res.destroy();
-          done(fromResponse());
-        }
-      });
-      res.on('end', () => done(fromResponse()));
-      // A body cut short (deadline, reset) still leaves a status to act on.
-      res.on('error', () => done(fromResponse()));
-      res.on('close', () => done(fromResponse()));
-    });
-    request.on('error', (error) => {
-      if (response) done(fromResponse());
-      else done(failed(classify(error)));
-    });
-    request.end(body);
+    let read = 0;
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      if (read < options.maxReadBytes) chunks.push(chunk.subarray(0, options.maxReadBytes - read));
+      read += chunk.length;
+      // Enough read: the status is what counts; drop the rest with the connection.
+      if (read >= options.maxReadBytes) {
+        response.body.destroy();
+        break;
+      }
+    }
+  } catch (error) {
+    if (!response) return failed(classify(error));
+    // A body cut short (deadline, reset) still leaves a status to act on.
+  } finally {
+    clearTimeout(timer);
+  }
+  const retryAfter = response.headers['retry-after'];
+  return finish({
+    status: response.statusCode,
+    body: truncateUtf8(Buffer.concat(chunks), options.keepBytes),
+    retryAfterSeconds: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+    error: null,
   });
 }

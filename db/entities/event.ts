@@ -14,7 +14,7 @@ export interface EventRecord {
   /** The resource, shaped like its API resource (data.object of the Event envelope). */
   data: Record<string, unknown>;
   createdAt: Date;
-  /** Set once every matching webhook configuration has its delivery workflow; null = still in the outbox. */
+  /** Set once every matching webhook configuration got attempt 1 or its delivery workflow; null = still in the outbox. */
   fannedOutAt: Date | null;
 }
 

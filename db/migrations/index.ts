@@ -11,6 +11,7 @@ import { Migration20261215000000_provider_webhook_receipts } from './Migration20
 import { Migration20261216000000_subscriptions } from './Migration20261216000000_subscriptions';
 import { Migration20261217000000_attempt_network_transaction_id } from './Migration20261217000000_attempt_network_transaction_id';
 import { Migration20261223000000_auth_change_notifications } from './Migration20261223000000_auth_change_notifications';
+import { Migration20261223010000_events_fan_out_lease } from './Migration20261223010000_events_fan_out_lease';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -42,4 +43,5 @@ export const MIGRATIONS = [
     name: 'Migration20261223000000_auth_change_notifications',
     class: Migration20261223000000_auth_change_notifications,
   },
+  { name: 'Migration20261223010000_events_fan_out_lease', class: Migration20261223010000_events_fan_out_lease },
 ];

@@ -1,6 +1,10 @@
 /**
  * events as the webhook outbox (fanned_out_at null = not yet fanned out). Events are recorded by
  * domain/events/events.outbox.ts; the worker's fan-out claims, reads and marks them here.
+ *
+ * Two ways out of the outbox: the listener's direct fan-out leases fresh events (fan_out_leased_until) and POSTs
+ * them without a transaction open; the sweep claims the rest (never leased, or a lease that expired because its
+ * process died) row-locked in a transaction and starts delivery workflows.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 
@@ -10,36 +14,109 @@ export interface OutboxEvent {
   type: string;
 }
 
-/** Locks an event still in the outbox (SKIP LOCKED: another process fanning it out right now means undefined). */
-export async function claimForFanOut(em: EntityManager, eventId: string): Promise<OutboxEvent | undefined> {
-  const [row] = await em.execute<{ id: string; merchant_id: string; type: string }[]>(
-    'select id, merchant_id, type from events where id = ? and fanned_out_at is null for update skip locked',
-    [eventId],
+/**
+ * Locks these events where still in the outbox and not leased to a live direct fan-out (SKIP LOCKED: another
+ * process fanning one out right now leaves it out of the result).
+ */
+export async function claimForFanOut(em: EntityManager, eventIds: string[]): Promise<OutboxEvent[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await em.execute<{ id: string; merchant_id: string; type: string }[]>(
+    `select id, merchant_id, type from events
+      where id in (?) and fanned_out_at is null and (fan_out_leased_until is null or fan_out_leased_until < now())
+      order by created_at, id
+        for update skip locked`,
+    [eventIds],
   );
-  return row && { id: row.id, merchantId: row.merchant_id, type: row.type };
+  return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id, type: row.type }));
 }
 
-/** The active configurations that take this event: same merchant, created before it, filter matching. */
-export async function subscribedConfigIds(em: EntityManager, eventId: string): Promise<string[]> {
-  const rows = await em.execute<{ id: string }[]>(
-    `select c.id from merchant_webhook_configs c, events e
-      where e.id = ? and c.merchant_id = e.merchant_id and c.is_active and c.created_at <= e.created_at
+/**
+ * The active configurations that take each of these events: same merchant, created before it, filter matching.
+ * In event order, then configuration creation order.
+ */
+export async function subscribedConfigIds(
+  em: EntityManager,
+  eventIds: string[],
+): Promise<{ eventId: string; configId: string }[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await em.execute<{ event_id: string; config_id: string }[]>(
+    `select e.id as event_id, c.id as config_id from merchant_webhook_configs c, events e
+      where e.id in (?) and c.merchant_id = e.merchant_id and c.is_active and c.created_at <= e.created_at
         and (c.event_filter is null or e.type = any(c.event_filter))
-      order by c.created_at, c.id`,
-    [eventId],
+      order by e.created_at, e.id, c.created_at, c.id`,
+    [eventIds],
   );
-  return rows.map((row) => row.id);
+  return rows.map((row) => ({ eventId: row.event_id, configId: row.config_id }));
 }
 
-export async function markFannedOut(em: EntityManager, eventId: string): Promise<void> {
-  await em.execute('update events set fanned_out_at = now() where id = ?', [eventId]);
+export async function markFannedOut(em: EntityManager, eventIds: string | string[]): Promise<void> {
+  const ids = Array.isArray(eventIds) ? eventIds : [eventIds];
+  if (ids.length === 0) return;
+  await em.execute('update events set fanned_out_at = now() where id in (?)', [ids]);
 }
 
 /** The oldest events still in the outbox. */
 export async function unfannedEventIds(em: EntityManager, limit: number): Promise<string[]> {
   const rows = await em.execute<{ id: string }[]>(
-    'select id from events where fanned_out_at is null order by created_at, id limit ?',
+    `select id from events
+      where fanned_out_at is null and (fan_out_leased_until is null or fan_out_leased_until < now())
+      order by created_at, id limit ?`,
     [limit],
   );
   return rows.map((row) => row.id);
+}
+
+/**
+ * Leases fresh events (never leased, still in the outbox) for the direct fan-out, in one statement that commits on
+ * its own: nobody else fans them out until the lease ends. Returns the events leased (others: taken, or done).
+ */
+export async function leaseForDirectFanOut(
+  em: EntityManager,
+  eventIds: string[],
+  leaseMs: number,
+): Promise<OutboxEvent[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await em.execute<{ id: string; merchant_id: string; type: string }[]>(
+    `update events set fan_out_leased_until = now() + ? * interval '1 millisecond'
+      where id in (select id from events
+                    where id in (?) and fanned_out_at is null and fan_out_leased_until is null
+                    for update skip locked)
+      returning id, merchant_id, type`,
+    [leaseMs, eventIds],
+  );
+  return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id, type: row.type }));
+}
+
+/** An event with one configuration (config_* null when it is gone): what one delivery attempt sends. */
+export interface DeliveryTarget {
+  event_id: string;
+  organization_id: string;
+  merchant_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  /** ISO 8601 (the driver returns timestamps as text; to_json gives an unambiguous format). */
+  created_at: string;
+  config_id: string | null;
+  url: string | null;
+  is_active: boolean | null;
+  secret_encrypted: string | null;
+  /** Set only while the rotation overlap lasts (compared with the database clock). */
+  previous_secret_encrypted: string | null;
+}
+
+/** Every (event, subscribed configuration) of these events with what an attempt sends (rule: subscribedConfigIds). */
+export async function subscribedTargets(em: EntityManager, eventIds: string[]): Promise<DeliveryTarget[]> {
+  if (eventIds.length === 0) return [];
+  return em.execute<DeliveryTarget[]>(
+    `select e.id as event_id, e.organization_id, e.merchant_id, e.type, e.data, to_json(e.created_at) #>> '{}' as created_at,
+            c.id as config_id, c.url, c.is_active, c.secret_encrypted,
+            case when c.previous_secret_expires_at > now() then c.previous_secret_encrypted end as previous_secret_encrypted
+       from events e
+       join merchant_webhook_configs c
+         on c.merchant_id = e.merchant_id and c.is_active and c.created_at <= e.created_at
+        and (c.event_filter is null or e.type = any(c.event_filter))
+      where e.id in (?)
+      order by e.created_at, e.id, c.created_at, c.id`,
+    [eventIds],
+  );
 }

@@ -60,3 +60,36 @@ export const RECOVERABLE_DELIVERIES = `from webhook_deliveries d
     and not exists (select 1 from webhook_deliveries s
                      where s.merchant_webhook_config_id = d.merchant_webhook_config_id and s.event_id = d.event_id
                        and s.status = 'succeeded')`;
+
+/** Attempt 1 of a delivery as recorded: what a fan-out redone after a crash continues from. */
+export interface RecordedFirstAttempt {
+  status: 'succeeded' | 'retrying' | 'failed';
+  /** Epoch ms the request was sent (or the attempt recorded, when none was sent). */
+  at: number;
+  /** Epoch ms; retrying only. */
+  nextRetryAt: number | null;
+}
+
+/** Attempt 1 of each of these delivery workflow ids that has one, by workflow id. */
+export async function recordedFirstAttempts(
+  em: EntityManager,
+  workflowIds: string[],
+): Promise<Map<string, RecordedFirstAttempt>> {
+  if (workflowIds.length === 0) return new Map();
+  const rows = await em.execute<{ workflow_id: string; status: string; at: string; next_retry_at: string | null }[]>(
+    `select workflow_id, status, (extract(epoch from coalesce(sent_at, created_at)) * 1000)::bigint as at,
+            (extract(epoch from next_retry_at) * 1000)::bigint as next_retry_at
+       from webhook_deliveries where workflow_id in (?) and attempt_number = 1`,
+    [workflowIds],
+  );
+  return new Map(
+    rows.map((row) => [
+      row.workflow_id,
+      {
+        status: row.status as RecordedFirstAttempt['status'],
+        at: Number(row.at),
+        nextRetryAt: row.next_retry_at === null ? null : Number(row.next_retry_at),
+      },
+    ]),
+  );
+}

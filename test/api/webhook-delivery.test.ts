@@ -1,8 +1,10 @@
 /**
- * Delivery through the whole stack (recordEvent → NOTIFY → outbox listener → fan-out → delivery workflow →
- * activity → a real HTTP receiver on 127.0.0.1), checked with an independent Standard Webhooks verifier.
+ * Delivery through the whole stack (recordEvent → NOTIFY → outbox listener → direct first attempt, then a
+ * delivery workflow → activity for the retries → a real HTTP receiver on 127.0.0.1), checked with an independent
+ * Standard Webhooks verifier.
  */
 import { expect } from 'chai';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { TASK_QUEUES } from '../../workflows/definitions';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
@@ -121,23 +123,35 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
     expect(record.sent_at).to.match(ISO_UTC_MS);
     const read = await api.get(`${configsPath(tenant.merchant_id)}/${config.id}`, { key: tenant.merchant_secret_key });
     expect(read.body.last_triggered_at).to.equal(record.sent_at);
-    // The delivery workflow (webhook-<evt>-<whc>) is findable in the Temporal UI by merchant, type and status.
-    const workflow = stack().api.deps.temporal.client.workflow.getHandle(deliveryWorkflowId(event.id, config.id));
-    const description = await waitUntil(async () => {
-      const found = await workflow.describe();
-      return found.status.name === 'COMPLETED' && found;
+  });
+
+  it('needs no delivery workflow when the receiver answers the first attempt at once (the direct first attempt)', async () => {
+    const config = await createConfig(tenant, { url: receiver.url('/at-once') });
+    const event = await recordTestEvent(tenant, 'transaction.authorized', TRANSACTION);
+    await receiver.waitFor((all) => all.length >= 1);
+    const [row] = await waitUntil(async () => {
+      const found = await deliveryRows('event_id = ?', [event.id]);
+      return found.length === 1 && found;
     });
-    expect(description.searchAttributes).to.deep.include({
-      MerchantId: [tenant.merchant_id],
-      EventType: ['transaction.authorized'],
-      DeliveryStatus: ['succeeded'],
+    // The record is the one the workflow's activity would have written: attempt 1 under webhook-<evt>-<whc>.
+    expect(row).to.include({
+      attempt_number: 1,
+      status: 'succeeded',
+      http_status_code: 200,
+      trigger: 'automatic',
+      workflow_id: deliveryWorkflowId(event.id, config.id),
     });
-    // Deliveries run on their own task queue (and Worker): a hanging endpoint cannot take the charges' slots.
-    expect(description.taskQueue).to.equal(TASK_QUEUES.webhooks);
+    await stack()
+      .api.deps.temporal.client.workflow.getHandle(deliveryWorkflowId(event.id, config.id))
+      .describe()
+      .then(
+        () => expect.fail('a delivery workflow was started for a delivery that succeeded at once'),
+        (error) => expect(error).to.be.instanceOf(WorkflowNotFoundError),
+      );
   });
 
   it('retries a 5xx after about 5 s, and keeps at most 1 KiB of a response body', async () => {
-    await createConfig(tenant, { url: receiver.url('/flaky') });
+    const config = await createConfig(tenant, { url: receiver.url('/flaky') });
     receiver.respond('/flaky', (_request, count) =>
       count === 1 ? { status: 503, body: 'é'.repeat(3000) } : { status: 204 },
     );
@@ -157,6 +171,26 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
     expect(Buffer.byteLength(rows[0].response_body, 'utf8')).to.be.at.most(1024).and.above(1000);
     expect(rows[0].response_body).to.match(/^é+$/);
     expect(new Date(rows[0].next_retry_at).getTime() - new Date(rows[0].sent_at).getTime()).to.be.within(4_500, 6_000);
+    // The retry is the workflow's (webhook-<evt>-<whc>), findable in the Temporal UI by merchant, type and status;
+    // it starts at attempt 2, the direct attempt 1 being recorded already.
+    const workflow = stack().api.deps.temporal.client.workflow.getHandle(deliveryWorkflowId(event.id, config.id));
+    const description = await waitUntil(async () => {
+      const found = await workflow.describe();
+      return found.status.name === 'COMPLETED' && found;
+    });
+    expect(description.searchAttributes).to.deep.include({
+      MerchantId: [tenant.merchant_id],
+      EventType: ['transaction.failed'],
+      DeliveryStatus: ['succeeded'],
+    });
+    // Deliveries run on their own task queue (and Worker): a hanging endpoint cannot take the charges' slots.
+    expect(description.taskQueue).to.equal(TASK_QUEUES.webhooks);
+    expect(await workflow.result()).to.deep.equal({
+      status: 'succeeded',
+      attempts: 2,
+      end: 'delivered',
+      lastHttpStatus: 204,
+    });
   });
 
   it('stops at 410 Gone: the attempt is failed and the endpoint is deactivated (and logged) without further attempts', async () => {

@@ -19,7 +19,10 @@ import { recordEvent } from '../../domain/events/events.outbox';
 import { TASK_QUEUES } from '../../workflows/definitions';
 import { deliveryWorkflowId, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { webhookOutboxSweepWorkflow } from '../../workflows/webhook-fan-out';
-import { fanOutEvent } from '../../activities/webhooks/fan-out';
+import { fanOutEvent, fanOutEvents } from '../../activities/webhooks/fan-out';
+import { directSlots, fanOutDirect } from '../../activities/webhooks/direct-fan-out';
+import { webhookSettingsOf } from '../../activities/webhooks/settings';
+import { recordDeliveryAttempt } from '../../db/repositories/webhook-deliveries.repository';
 
 const client = () => stack().api.deps.temporal.client;
 const ids = (receiver: Receiver, path: string) =>
@@ -154,6 +157,37 @@ describe('Webhook fan-out', () => {
     expect(ids(receiver, '/once')).to.deep.equal([eventId]);
   });
 
+  it('fans several events out in one batch, each to its own configurations, and marks every one', async () => {
+    await createConfig(tenant, { url: receiver.url('/batch-all') });
+    await createConfig(tenant, { url: receiver.url('/batch-refunds'), event_filter: ['transaction.refunded'] });
+    const stamp = Date.now();
+    const events = [
+      [`evt_batcha${stamp}`, 'transaction.created'],
+      [`evt_batchb${stamp}`, 'transaction.refunded'],
+      [`evt_batchc${stamp}`, 'transaction.created'],
+    ];
+    for (const [id, type] of events)
+      await stack()
+        .orm.em.fork()
+        .execute(`insert into events (id, organization_id, merchant_id, type, data) values (?, ?, ?, ?, '{}')`, [
+          id,
+          tenant.organization_id,
+          tenant.merchant_id,
+          type,
+        ]);
+    const deps = { orm: stack().orm, client: client(), taskQueue: TASK_QUEUES.webhooks };
+    const results = await fanOutEvents(deps, [...events.map(([id]) => id), 'evt_doesnotexist']);
+    expect(Object.fromEntries(results)).to.deep.equal({
+      [events[0][0]]: { started: 1, configurations: 1 },
+      [events[1][0]]: { started: 2, configurations: 2 },
+      [events[2][0]]: { started: 1, configurations: 1 },
+    });
+    for (const [id] of events) expect(await fannedOut(id)).to.equal(true);
+    await receiver.waitFor((requests) => requests.length >= 4);
+    expect(ids(receiver, '/batch-all')).to.deep.equal(events.map(([id]) => id).sort());
+    expect(ids(receiver, '/batch-refunds')).to.deep.equal([events[1][0]]);
+  });
+
   it('sweeps an event whose kick never happened (the scheduled sweep)', async () => {
     await createConfig(tenant, { url: receiver.url('/swept') });
     // Inserted without NOTIFY: as if the commit happened and the process died before any kick.
@@ -173,6 +207,97 @@ describe('Webhook fan-out', () => {
     await waitUntil(() => fannedOut(eventId));
     await receiver.waitFor((all) => all.length >= 1);
     expect(ids(receiver, '/swept')).to.deep.equal([eventId]);
+  });
+
+  it('finishes a direct fan-out whose process died (lease expired) from the delivery log: nothing lost, nothing settled sent again', async function () {
+    this.timeout(60_000);
+    const settled = await createConfig(tenant, { url: receiver.url('/settled') });
+    const retrying = await createConfig(tenant, { url: receiver.url('/retrying') });
+    await createConfig(tenant, { url: receiver.url('/unrecorded') });
+    // What a direct fan-out that died leaves behind: the event leased and still in the outbox, attempt 1 recorded
+    // for two endpoints (one delivered, one waiting for its retry), nothing recorded for the third.
+    const eventId = `evt_diedlease${Date.now()}`;
+    const em = stack().orm.em.fork();
+    await em.execute(
+      `insert into events (id, organization_id, merchant_id, type, data, fan_out_leased_until)
+       values (?, ?, ?, 'transaction.created', '{"id":"tx_lease"}', now() + interval '1 hour')`,
+      [eventId, tenant.organization_id, tenant.merchant_id],
+    );
+    const attempt = (configId: string, status: 'succeeded' | 'retrying') =>
+      recordDeliveryAttempt(em, {
+        id: `whd_lease${status}${Date.now()}`,
+        merchantId: tenant.merchant_id,
+        configId,
+        eventId,
+        eventType: 'transaction.created',
+        workflowId: deliveryWorkflowId(eventId, configId),
+        trigger: 'automatic',
+        attemptNumber: 1,
+        targetUrl: 'http://127.0.0.1/gone-process',
+        httpStatusCode: status === 'succeeded' ? 200 : 503,
+        responseBody: null,
+        error: null,
+        status,
+        nextRetryAt: status === 'retrying' ? new Date() : null,
+        durationMs: 3,
+        sentAt: new Date(),
+      });
+    await attempt(settled.id, 'succeeded');
+    await attempt(retrying.id, 'retrying');
+    const deps = { orm: stack().orm, client: client(), taskQueue: TASK_QUEUES.webhooks };
+
+    // While the lease lasts, neither the sweep nor another direct fan-out touches the event.
+    expect(await fanOutEvent(deps, eventId)).to.equal(null);
+    const other = await fanOutDirect({ ...deps, webhooks: webhookSettingsOf(stack().config), slots: directSlots() }, [
+      eventId,
+    ]);
+    expect(other.leased).to.equal(0);
+
+    await em.execute(`update events set fan_out_leased_until = now() - interval '1 second' where id = ?`, [eventId]);
+    expect(await fanOutEvent(deps, eventId)).to.deep.equal({ started: 2, configurations: 3 });
+    await receiver.waitFor((all) => all.length >= 2, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.on('/settled')).to.have.length(0);
+    expect(ids(receiver, '/retrying')).to.deep.equal([eventId]);
+    expect(ids(receiver, '/unrecorded')).to.deep.equal([eventId]);
+    const rows = await deliveryRows('event_id = ?', [eventId]);
+    const attemptsOf = (configId: string) =>
+      rows.filter((row) => row.merchant_webhook_config_id === configId).map((row) => [row.attempt_number, row.status]);
+    // The interrupted delivery continues at attempt 2 (its workflow does not repeat attempt 1).
+    expect(attemptsOf(retrying.id)).to.deep.equal([
+      [1, 'retrying'],
+      [2, 'succeeded'],
+    ]);
+    expect(attemptsOf(settled.id)).to.deep.equal([[1, 'succeeded']]);
+    expect(await fannedOut(eventId)).to.equal(true);
+  });
+
+  it('hands a delivery to its workflow at once when no direct slot is free (bounded direct attempts)', async () => {
+    const config = await createConfig(tenant, { url: receiver.url('/no-slot') });
+    // Inserted without NOTIFY, so the stack's listener leaves it to this fan-out.
+    const eventId = `evt_noslot${Date.now()}`;
+    await stack()
+      .orm.em.fork()
+      .execute(
+        `insert into events (id, organization_id, merchant_id, type, data) values (?, ?, ?, 'transaction.created', '{"id":"tx_noslot"}')`,
+        [eventId, tenant.organization_id, tenant.merchant_id],
+      );
+    const deps = {
+      orm: stack().orm,
+      client: client(),
+      taskQueue: TASK_QUEUES.webhooks,
+      webhooks: webhookSettingsOf(stack().config),
+      slots: directSlots(0, 0),
+    };
+    const fanOut = await fanOutDirect(deps, [eventId]);
+    expect(fanOut.leased).to.equal(1);
+    await fanOut.settled;
+    expect(await fannedOut(eventId)).to.equal(true);
+    // Started without a direct attempt: the workflow makes attempt 1.
+    const workflow = await client().workflow.getHandle(deliveryWorkflowId(eventId, config.id)).describe();
+    expect(workflow.taskQueue).to.equal(TASK_QUEUES.webhooks);
+    await receiver.waitFor((all) => all.length >= 1);
+    expect(ids(receiver, '/no-slot')).to.deep.equal([eventId]);
   });
 
   it('sends nothing for a producer transaction that rolled back (the event and its NOTIFY vanish together)', async () => {

@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { boundedQueue } from '../../worker/bounded-queue';
 import { MAX_WAITING_FAN_OUTS } from '../../worker/outbox-listener';
+import { directSlots } from '../../activities/webhooks/direct-fan-out';
 import { TokenCache } from '../../domain/connectors/provider_c/token-cache';
 import { TOKEN_CACHE_MAX_ENTRIES, tokenCache } from '../../domain/connectors/provider_c/auth';
 
@@ -72,5 +73,48 @@ describe('Bounded memory: the provider_c OAuth token cache', () => {
     expect(tokenCache).to.be.instanceOf(TokenCache);
     expect(tokenCache.maxEntries).to.equal(TOKEN_CACHE_MAX_ENTRIES);
     expect(TOKEN_CACHE_MAX_ENTRIES).to.be.within(1, 100_000);
+  });
+});
+
+describe('Bounded memory: direct webhook attempts', () => {
+  it('runs at most perEndpoint attempts per endpoint, queues a bounded number behind them, refuses the rest', async () => {
+    const slots = directSlots(2, 1, 100);
+    const a1 = slots.acquire('whc_a');
+    const a2 = slots.acquire('whc_a');
+    const a3 = slots.acquire('whc_a');
+    expect(a1).to.be.instanceOf(Promise);
+    expect(a2).to.be.instanceOf(Promise);
+    expect(a3, 'third waits').to.be.instanceOf(Promise);
+    expect(slots.acquire('whc_a'), 'no room to wait: use the workflow').to.equal(null);
+    // Another endpoint is not held up by this one.
+    expect(slots.acquire('whc_b')).to.be.instanceOf(Promise);
+    let third = false;
+    void a3?.then(() => (third = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(third).to.equal(false);
+    slots.release('whc_a');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(third, 'a freed slot passes to the waiter').to.equal(true);
+    slots.release('whc_a');
+    slots.release('whc_a');
+    slots.release('whc_b');
+    // All released: room again.
+    expect(slots.acquire('whc_a')).to.be.instanceOf(Promise);
+  });
+
+  it('on close, hands every waiting attempt back (false) and refuses new ones', async () => {
+    const slots = directSlots(1, 5, 100);
+    expect(await slots.acquire('whc_a')).to.equal(true);
+    const waiting = slots.acquire('whc_a');
+    slots.close();
+    expect(await waiting).to.equal(false);
+    expect(slots.acquire('whc_b')).to.equal(null);
+  });
+
+  it('refuses every attempt beyond the total in flight and waiting', () => {
+    const slots = directSlots(10, 10, 2);
+    expect(slots.acquire('whc_a')).to.be.instanceOf(Promise);
+    expect(slots.acquire('whc_b')).to.be.instanceOf(Promise);
+    expect(slots.acquire('whc_c')).to.equal(null);
   });
 });

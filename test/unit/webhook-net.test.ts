@@ -3,7 +3,13 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isBlockedAddress, isLoopbackHost } from '../../domain/webhooks/webhooks.address-guard';
-import { guardedLookup, parseRetryAfter, postJson, truncateUtf8 } from '../../activities/webhooks/http-post';
+import {
+  guardedLookup,
+  parseRetryAfter,
+  postJson,
+  truncateUtf8,
+  webhookDispatcher,
+} from '../../activities/webhooks/http-post';
 
 const options = { timeoutMs: 2_000, allowPrivateTargets: false, maxReadBytes: 64 * 1024, keepBytes: 1024 };
 
@@ -134,6 +140,66 @@ describe('postJson', () => {
     expect(
       await postJson('http://no-such-host.invalid/', '{}', {}, { ...options, allowPrivateTargets: true }),
     ).to.include({ error: 'dns_error' });
+  });
+});
+
+describe('postJson connection pool', () => {
+  let server: http.Server;
+  let connections: number;
+  let requests: number;
+  beforeEach(async () => {
+    connections = 0;
+    requests = 0;
+    server = http
+      .createServer((req, res) => {
+        requests += 1;
+        req.resume().on('end', () => res.writeHead(200).end('ok'));
+      })
+      .on('connection', () => (connections += 1))
+      .listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+  });
+  afterEach(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const port = () => (server.address() as AddressInfo).port;
+
+  it('keeps the connection to a receiver alive: attempts in a row reuse their connection (keep-alive per origin)', async () => {
+    const dispatcher = webhookDispatcher({ allowPrivateTargets: true });
+    try {
+      for (let i = 0; i < 6; i += 1) {
+        const result = await postJson(
+          `http://127.0.0.1:${port()}/hook`,
+          '{}',
+          {},
+          { ...options, allowPrivateTargets: true },
+          dispatcher,
+        );
+        expect(result).to.include({ status: 200, body: 'ok', error: null });
+      }
+      expect(requests).to.equal(6);
+      // A fresh connection per attempt would be 6. (The pool may open a second one while the first is still
+      // being released right after its response: at most 2.)
+      expect(connections).to.be.at.most(2);
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
+  it('applies the SSRF guard to the address every pooled connection resolves to', async () => {
+    // A public-looking name that resolves to this loopback receiver (DNS rebinding, or a hostile record).
+    const dispatcher = webhookDispatcher({
+      allowPrivateTargets: false,
+      resolve: (_host, _opts, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]),
+    });
+    try {
+      const result = await postJson(`http://hooks.test:${port()}/hook`, '{}', {}, options, dispatcher);
+      expect(result).to.include({ status: null, error: 'blocked_address' });
+      expect(connections).to.equal(0);
+    } finally {
+      await dispatcher.close();
+    }
   });
 });
 
