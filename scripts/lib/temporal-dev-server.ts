@@ -48,8 +48,11 @@ export async function startTemporalForTests(): Promise<RunningTemporal> {
   return start({ ip: '127.0.0.1', ui: false });
 }
 
+/** The SDK gives the server a fixed 5 s to answer; a busy machine sometimes needs longer, so a start is retried. */
+const START_TRIES = 3;
+
 async function start(server: DevServerOptions): Promise<RunningTemporal> {
-  const env = await TestWorkflowEnvironment.createLocal({
+  const options = {
     server: {
       ...server,
       executable: await executable(),
@@ -57,7 +60,16 @@ async function start(server: DevServerOptions): Promise<RunningTemporal> {
       searchAttributes: SEARCH_ATTRIBUTES.map((name) => ({ name, type: 'KEYWORD' as const })),
       extraArgs: [...(server.extraArgs ?? []), ...devServerTuning(server.dbFilename)],
     },
-  });
+  };
+  let env: TestWorkflowEnvironment | undefined;
+  for (let attempt = 1; !env; attempt += 1) {
+    try {
+      env = await TestWorkflowEnvironment.createLocal(options);
+    } catch (error) {
+      if (attempt >= START_TRIES || !/did not start within/.test(String(error))) throw error;
+      log(`temporal dev server did not answer within the SDK's 5 s (try ${attempt} of ${START_TRIES}); starting again`);
+    }
+  }
   let stopping: Promise<void> | undefined;
   return {
     address: env.address,
