@@ -223,10 +223,14 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
 
     const idempotencyKey = ctx.get('idempotency-key') || (body.idempotency_key as string | undefined);
     delete body.idempotency_key;
+    // An API key's keys are its merchant's (or organization's); a person's are their own on that merchant.
+    const idempotencyScope = auth
+      ? (merchantId ?? auth.organizationId)
+      : session && `dashboard:${session.identity}:${session.userId}:${merchantId ?? organizationId ?? ''}`;
     const idempotency =
-      route.idempotency && auth && idempotencyKey
+      route.idempotency && idempotencyScope && idempotencyKey
         ? {
-            scopeId: merchantId ?? auth.organizationId,
+            scopeId: idempotencyScope,
             key: idempotencyKey,
             fingerprint: requestFingerprint(route.method, route.path, params, body),
           }
@@ -262,7 +266,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
     };
 
     let response: StoredResponse;
-    if (route.idempotency && auth) {
+    if (route.idempotency && idempotencyScope) {
       if (!idempotency) {
         if (route.idempotency === 'required') {
           throw errors.validation(

@@ -97,6 +97,29 @@ describe('Merchant Dashboard: payments, webhooks, connectors and catalog reads',
     expect(refunds.body.data.map((r: any) => r.id)).to.deep.equal([refund.body.id]);
   });
 
+  it('a refund retried with the same Idempotency-Key is one refund (keys are per person and merchant)', async () => {
+    const paid = await charge(tenant, cardCharge(await cardToken(tenant)));
+    const tx = paid.body.data;
+    const once = { ...headers, 'idempotency-key': `refund-${tx.id}` };
+    const first = await api.post(`/merchant/transactions/${tx.id}/refunds`, { headers: once, body: { amount: 100 } });
+    expect(first.status, first.text).to.equal(201);
+    const again = await api.post(`/merchant/transactions/${tx.id}/refunds`, { headers: once, body: { amount: 100 } });
+    // A replay answers 200 with the first body (docs/api-decisions.md, idempotency).
+    expect(again.status, again.text).to.equal(200);
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    expect(again.body.id).to.equal(first.body.id);
+    // Another person on the same merchant using the same key string makes their own refund.
+    const colleague = { ...(await merchantSession(tenant)), 'idempotency-key': `refund-${tx.id}` };
+    const theirs = await api.post(`/merchant/transactions/${tx.id}/refunds`, {
+      headers: colleague,
+      body: { amount: 100 },
+    });
+    expect(theirs.status, theirs.text).to.equal(201);
+    expect(theirs.body.id).to.not.equal(first.body.id);
+    const refunds = await api.get(`/merchant/transactions/${tx.id}/refunds`, { headers });
+    expect(refunds.body.data).to.have.length(2);
+  });
+
   it('adds a connector as the signed-in person, tests its credentials and lists its webhook logs', async () => {
     const created = await api.post('/merchant/connectors', { headers, body: connectorBody('provider_b') });
     expect(created.status, created.text).to.equal(201);

@@ -34,8 +34,8 @@ function servedToDashboard(routes: readonly AnyRoute[], method: HttpMethod, from
     body: withoutMerchantId(route.body as TSchema | undefined),
     envelope: 'bare',
     pagination: route.pagination ? 'flat' : undefined,
-    // Idempotency keys are an API-key feature (scoped to the key's merchant); people retry by looking.
-    idempotency: undefined,
+    // Idempotency-Key as on the API route, scoped to the person on this merchant (route-runner).
+    idempotency: route.idempotency,
   };
   return served;
 }

@@ -116,7 +116,13 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
   if (!session) throw new ApiError(401, 'SIGNED_OUT', 'Sign in to continue');
   if (session.expiresAt - Date.now() < 5_000) session = await refresh();
   if (!session) throw new ApiError(401, 'SIGNED_OUT', 'Your session ended; sign in again.');
-  const headers = (s: Session) => ({ authorization: `Bearer ${s.accessToken}`, 'x-merchant-id': s.merchantId });
+  // One key per change the person asked for, so the retry after a refreshed token (below) is the same request.
+  const idempotency: Record<string, string> = method === 'GET' ? {} : { 'idempotency-key': crypto.randomUUID() };
+  const headers = (s: Session) => ({
+    authorization: `Bearer ${s.accessToken}`,
+    'x-merchant-id': s.merchantId,
+    ...idempotency,
+  });
   let response = await send(method, path, body, headers(session));
   if (response.status === 401) {
     const renewed = await refresh();
