@@ -10,7 +10,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
-import { workerTuning } from '../worker/tuning';
 
 export interface CeilingShape {
   name: string;
@@ -48,7 +47,6 @@ export async function measureTemporalCeiling(
     connection,
     namespace,
     taskQueue,
-    ...workerTuning,
     workflowBundle: await bundleWorkflowCode({
       workflowsPath: require.resolve('./temporal-ceiling.workflows'),
       logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },

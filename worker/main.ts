@@ -13,7 +13,6 @@ import { ensureSchedules } from './schedules';
 import { startWebhookOutbox } from './outbox-listener';
 import { webhookSettingsOf } from '../activities/webhooks/settings';
 import { vaultSettingsOf } from '../activities/vault/settings';
-import { workerTuning } from './tuning';
 
 export interface RunningWorker {
   /** The Workers' connection: an API in the same process starts charges eagerly on it (`npm start`). */
@@ -54,7 +53,6 @@ export async function startWorker({ config, orm, workflowBundle }: WorkerOptions
         taskQueue,
         workflowBundle: bundle,
         activities,
-        ...workerTuning,
       }),
     ),
   );
