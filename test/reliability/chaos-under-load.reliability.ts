@@ -17,7 +17,7 @@
  *
  * Environment:
  *   RELIABILITY_CHARGES      charges of the background load, at least (default 40; it runs until the chaos ends)
- *   RELIABILITY_KILLS        K, SIGKILLs per activity boundary (default 1; 20 boundaries)
+ *   RELIABILITY_KILLS        K, SIGKILLs per activity boundary (default 1; 18 boundaries)
  *   RELIABILITY_CONCURRENCY  load charges in flight at once (default 3)
  *
  * Summary: `[reliability] chaos-under-load: charges=…, final=…, not_final=…, kills=…, boundaries_hit=…, …`.
@@ -89,13 +89,22 @@ interface Boundary {
   workflow: 'charge' | 'capture' | 'refund';
   activity: string;
   phase: Phase;
+  /**
+   * A local activity runs inside a workflow task and leaves no scheduled/completed events: it is "scheduled" when the
+   * workflow task that runs it starts (the first one, or the one after `after` completed) and "completed" when its
+   * marker is recorded.
+   */
+  local?: { after?: string };
 }
+
+const phases = (workflow: Boundary['workflow'], activity: string, local?: Boundary['local']): Boundary[] =>
+  (['scheduled', 'completed'] as const).map((phase) => ({ workflow, activity, phase, local }));
 
 /** The boundaries (a). recordUnresolvedAttempt runs only after every try of attemptCharge failed: see the report. */
 const BOUNDARIES: Boundary[] = [
-  ...['openTransaction', 'planAttempts', 'attemptCharge', 'finalizeCharge'].flatMap((activity) =>
-    (['scheduled', 'completed'] as const).map((phase) => ({ workflow: 'charge' as const, activity, phase })),
-  ),
+  ...phases('charge', 'openAndPlanCharge', {}),
+  ...phases('charge', 'attemptCharge'),
+  ...phases('charge', 'finalizeCharge', { after: 'attemptCharge' }),
   ...(['capture', 'refund'] as const).flatMap((workflow) =>
     ['beginOperation', 'providerOperation', 'finishOperation'].flatMap((activity) =>
       (['scheduled', 'completed'] as const).map((phase) => ({ workflow, activity, phase })),
@@ -155,6 +164,8 @@ class WorkerProcess {
  */
 async function waitForBoundary(client: Client, workflowId: string, boundary: Boundary, timeoutMs: number) {
   const types = new Map<string, string>();
+  // A local activity's workflow task: the first one, or the first after the activity it follows completed.
+  let localMayStart = !boundary.local?.after;
   let nextPageToken: Uint8Array | undefined;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -172,12 +183,20 @@ async function waitForBoundary(client: Client, workflowId: string, boundary: Bou
         if (boundary.phase === 'scheduled' && name === boundary.activity) return true;
       }
       const completed = event.activityTaskCompletedEventAttributes;
-      if (
-        completed &&
-        boundary.phase === 'completed' &&
-        types.get(String(completed.scheduledEventId)) === boundary.activity
-      )
-        return true;
+      const completedType = completed ? types.get(String(completed.scheduledEventId)) : undefined;
+      if (boundary.phase === 'completed' && completedType === boundary.activity) return true;
+      if (boundary.local) {
+        if (completedType && completedType === boundary.local.after) localMayStart = true;
+        if (boundary.phase === 'scheduled' && localMayStart && event.workflowTaskStartedEventAttributes) return true;
+        const marker = event.markerRecordedEventAttributes;
+        const payloads = Object.values(marker?.details ?? {}).flatMap((details) => details.payloads ?? []);
+        const named = payloads.some((p) =>
+          Buffer.from(p.data ?? [])
+            .toString()
+            .includes(`"${boundary.activity}"`),
+        );
+        if (boundary.phase === 'completed' && named) return true;
+      }
     }
     if (!page.nextPageToken?.length) return false; // closed: no more events will come
     nextPageToken = page.nextPageToken;

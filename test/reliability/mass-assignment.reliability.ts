@@ -106,7 +106,10 @@ describe('Reliability 3: mass assignment on every create and update body', funct
         kind === 'publicKey'
           ? { 'x-public-key': tenant.merchant_public_key, 'x-session-id': actor.ids.browserSession }
           : kind === 'dashboardToken'
-            ? { authorization: `Bearer ${orgB.organizationToken}`, 'x-organization-id': orgB.organizationId }
+            ? // The merchant Dashboard (/merchant/…) takes a merchant user's session, the organization one the other.
+              op.path.startsWith(`${PREFIX}/merchant/`)
+              ? { authorization: `Bearer ${actor.merchantToken}`, 'x-merchant-id': tenant.merchant_id }
+              : { authorization: `Bearer ${orgB.organizationToken}`, 'x-organization-id': orgB.organizationId }
             : kind === 'apiKey'
               ? { authorization: `Bearer ${orgLevel ? tenant.organization_secret_key : tenant.merchant_secret_key}` }
               : {};

@@ -181,6 +181,7 @@ const ID_COLLECTIONS: Record<string, string> = {
   'checkout-sessions': 'checkoutSession',
   merchants: 'merchant',
   events: 'event',
+  subscriptions: 'subscription',
 };
 export function resourceOf(path: string, param: string): string {
   if (param !== 'id') return PARAM_RESOURCES[param];
