@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../../deps';
 import type { DashboardRequirement, DashboardSession } from '../../http/dashboard-auth';
 import { defineRoute } from '../../http/define-route';
-import { offsetOf, pagination } from '../../http/pagination';
+import { pagination } from '../../http/pagination';
 import { runCredentialCheck } from '../../temporal';
 import { ConnectorObject, UpdateConnectorBody } from './connectors.schema';
 import { connectorPresenter } from './connectors.presenter';
@@ -19,7 +19,6 @@ import {
   updateConnector,
   connectorContext,
 } from './connectors.service';
-import { listReceipts } from '../../../db/repositories/provider-webhook-receipts.repository';
 import {
   CreateOrgConnectorBody,
   CredentialCheckObject,
@@ -34,10 +33,9 @@ import {
   merchantOfConnector,
   organizationMerchant,
   organizationMerchantIds,
-  receivedRange,
   spendCredentialCheck,
 } from './org-connectors.service';
-import { presentInboundWebhook, presentInvalidWebhook } from './webhook-receipts.presenter';
+import { inboundWebhooksPage, invalidWebhooksPage } from './webhook-receipts.service';
 
 const tags = ['Organization Dashboard: connectors'];
 const auth: DashboardRequirement = { dashboard: ['organization'], tenant: 'organization' };
@@ -168,12 +166,7 @@ export const orgConnectorRoutes = [
     pagination: 'flat',
     async handler({ em, organizationId, params, query }) {
       await merchantOfConnector(em, organizationId, params.connector_id);
-      const { items, total } = await listReceipts(
-        em,
-        { connectorId: params.connector_id, kind: 'inbound', status: query.status, ...receivedRange(query) },
-        { limit: query.limit, offset: offsetOf(query) },
-      );
-      return { status: 200, data: items.map(presentInboundWebhook), pagination: pagination(query, total) };
+      return inboundWebhooksPage(em, params.connector_id, query);
     },
   }),
   defineRoute({
@@ -190,12 +183,7 @@ export const orgConnectorRoutes = [
     pagination: 'flat',
     async handler({ em, organizationId, params, query }) {
       await merchantOfConnector(em, organizationId, params.connector_id);
-      const { items, total } = await listReceipts(
-        em,
-        { connectorId: params.connector_id, kind: 'invalid', ...receivedRange(query) },
-        { limit: query.limit, offset: offsetOf(query) },
-      );
-      return { status: 200, data: items.map(presentInvalidWebhook), pagination: pagination(query, total) };
+      return invalidWebhooksPage(em, params.connector_id, query);
     },
   }),
 ];

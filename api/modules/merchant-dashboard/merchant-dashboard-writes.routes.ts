@@ -5,9 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
-import { offsetOf, pagination } from '../../http/pagination';
 import { runCredentialCheck } from '../../temporal';
-import { listReceipts } from '../../../db/repositories/provider-webhook-receipts.repository';
 import { ConnectorObject, CreateConnectorBody } from '../connectors/connectors.schema';
 import { connectorPresenter } from '../connectors/connectors.presenter';
 import { connectorContext, createConnector, getConnector } from '../connectors/connectors.service';
@@ -19,8 +17,7 @@ import {
   ListInvalidWebhooksQuery,
   OrgConnectorParams,
 } from '../connectors/org-connectors.schema';
-import { receivedRange } from '../connectors/org-connectors.service';
-import { presentInboundWebhook, presentInvalidWebhook } from '../connectors/webhook-receipts.presenter';
+import { inboundWebhooksPage, invalidWebhooksPage } from '../connectors/webhook-receipts.service';
 import { RedeliverBody, RedeliveryObject } from '../webhooks/webhooks.schema';
 import { redeliverEvent } from '../webhooks/webhook-deliveries.service';
 import { StrictObject, Id } from '../../http/schema';
@@ -82,12 +79,7 @@ export const merchantDashboardWriteRoutes = [
     pagination: 'flat',
     async handler({ em, merchantId, params, query }) {
       await getConnector(em, merchantId, params.connector_id);
-      const { items, total } = await listReceipts(
-        em,
-        { connectorId: params.connector_id, kind: 'inbound', status: query.status, ...receivedRange(query) },
-        { limit: query.limit, offset: offsetOf(query) },
-      );
-      return { status: 200, data: items.map(presentInboundWebhook), pagination: pagination(query, total) };
+      return inboundWebhooksPage(em, params.connector_id, query);
     },
   }),
   defineRoute({
@@ -103,12 +95,7 @@ export const merchantDashboardWriteRoutes = [
     pagination: 'flat',
     async handler({ em, merchantId, params, query }) {
       await getConnector(em, merchantId, params.connector_id);
-      const { items, total } = await listReceipts(
-        em,
-        { connectorId: params.connector_id, kind: 'invalid', ...receivedRange(query) },
-        { limit: query.limit, offset: offsetOf(query) },
-      );
-      return { status: 200, data: items.map(presentInvalidWebhook), pagination: pagination(query, total) };
+      return invalidWebhooksPage(em, params.connector_id, query);
     },
   }),
   defineRoute({
