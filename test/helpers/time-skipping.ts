@@ -42,3 +42,12 @@ export function useTimeSkipping(): { readonly env: TestWorkflowEnvironment } {
     },
   };
 }
+
+/**
+ * Skips the server's clock to `margin` past `at` (a renewal, a retry: a date the workflow chose). Tests wait for
+ * the workflow's own dates, not a fixed number of days: a month is 28 to 31 days long depending on when CI runs.
+ */
+export async function sleepPast(env: TestWorkflowEnvironment, at: string | Date, margin = 3_600_000): Promise<void> {
+  const now = Number(await env.currentTimeMs());
+  await env.sleep(Math.max(0, new Date(at).getTime() - now) + margin);
+}

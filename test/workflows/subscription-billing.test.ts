@@ -4,15 +4,7 @@
  * clock is the product's clock: every date the read model shows comes from it.
  */
 import { expect } from 'chai';
-import { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { vaultSettingsOf } from '../../activities/vault/settings';
-import {
-  billingResumedSignal,
-  subscriptionWorkflow,
-  subscriptionWorkflowId,
-  viewQuery,
-} from '../../workflows/subscription';
+import { billingResumedSignal, subscriptionWorkflowId, viewQuery } from '../../workflows/subscription';
 import {
   MerchantConnectorSchema,
   OfferSchema,
@@ -20,8 +12,8 @@ import {
   TransactionSchema,
 } from '../../db/entities';
 import { createOffer } from '../helpers/catalog';
-import type { SubscriptionState } from '../../workflows/lib/subscription-state';
-import { useTimeSkipping } from '../helpers/time-skipping';
+import { sleepPast } from '../helpers/time-skipping';
+import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';
 import { override } from '../helpers/transactions';
 import { storedSubscription, subscribed, subscriptionEvents } from '../helpers/subscriptions';
@@ -29,34 +21,14 @@ import { storedSubscription, subscribed, subscriptionEvents } from '../helpers/s
 const DAY = 86_400_000;
 
 describe('subscriptionWorkflow billing (time-skipping test server)', () => {
-  const taskQueue = 'test-subscription-billing';
-  const server = useTimeSkipping();
-
-  const worker = () =>
-    Worker.create({
-      connection: server.env.nativeConnection,
-      taskQueue,
-      workflowBundle: stack().workflowBundle,
-      activities: createActivities({
-        orm: stack().orm,
-        rateLimitWindowSeconds: 60,
-        vault: vaultSettingsOf(stack().config),
-      }),
-    });
-  const serverNow = async () => new Date(Number(await server.env.currentTimeMs()));
-  const start = (state: SubscriptionState) =>
-    server.env.client.workflow.start(subscriptionWorkflow, {
-      workflowId: subscriptionWorkflowId(state.subscriptionId),
-      taskQueue,
-      args: [{ state }],
-    });
+  const { server, serverNow, worker, start, track } = useSubscriptionWorkflows('test-subscription-billing');
 
   it('renews monthly from Jan 31 for a year on the clamped calendar (Feb 28/29, Mar 31 … Jan 31), then expires at the cycle limit', async function () {
     this.timeout(180_000);
     const now = await serverNow();
     const jan31 = new Date(Date.UTC(now.getUTCFullYear() + 2, 0, 31, 12));
     const sub = await subscribed(jan31, { cycleLimit: 13 });
-    const handle = await start(sub.state);
+    const handle = await start(sub);
     expect(await (await worker()).runUntil(handle.result())).to.equal('expired');
     const renewed = (await subscriptionEvents(sub.tenant.merchant_id)).filter(
       ([type]) => type === 'subscription.renewed',
@@ -86,7 +58,7 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
     this.timeout(60_000);
     const sub = await subscribed(await serverNow(), { freeTrial: true, trialDays: 14 });
     expect(sub.state.status).to.equal('trialing');
-    const handle = await start(sub.state);
+    const handle = await start(sub);
     const w = await worker();
     await w.runUntil(async () => {
       await server.env.sleep(15 * DAY);
@@ -96,18 +68,17 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
     const stored = await storedSubscription(sub.state.subscriptionId);
     expect([stored.status, stored.cyclesCompleted]).to.deep.equal(['active', 1]);
     expect(stored.currentPeriodStart.toISOString()).to.equal(sub.state.trialEnd);
-    await handle.terminate();
   });
 
   it('a declined renewal enters dunning and the first retry recovers it (counters reset, reactivated)', async function () {
     this.timeout(60_000);
     const sub = await subscribed(await serverNow());
     await override(sub.connector, 'do_not_honor', 1);
-    const handle = await start(sub.state);
+    await start(sub);
     await (
       await worker()
     ).runUntil(async () => {
-      await server.env.sleep(31 * DAY + 3_600_000);
+      await sleepPast(server.env, sub.state.periodEnd);
       const stored = await storedSubscription(sub.state.subscriptionId);
       expect(stored.status).to.equal('dunning');
       expect(stored.dunningStartedAt).to.not.equal(null);
@@ -127,14 +98,13 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
       'subscription.renewed',
       'subscription.reactivated',
     ]);
-    await handle.terminate();
   });
 
   it('trial conversion declined enters dunning, and the first retry recovers it into an active first period', async function () {
     this.timeout(60_000);
     const sub = await subscribed(await serverNow(), { freeTrial: true, trialDays: 14 });
     await override(sub.connector, 'do_not_honor', 1);
-    const handle = await start(sub.state);
+    await start(sub);
     await (
       await worker()
     ).runUntil(async () => {
@@ -157,14 +127,13 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
       ['dunning_entry', 'trialing', 'dunning'],
       ['dunning_retry', 'dunning', 'active'],
     ]);
-    await handle.terminate();
   });
 
   it('dunning exhausted after the 1, 3, 5, 7-day retries cancels the subscription (dunning_cancelled)', async function () {
     this.timeout(60_000);
     const sub = await subscribed(await serverNow());
     await override(sub.connector, 'do_not_honor', 5);
-    const handle = await start(sub.state);
+    const handle = await start(sub);
     expect(await (await worker()).runUntil(handle.result())).to.equal('cancelled');
     const stored = await storedSubscription(sub.state.subscriptionId);
     expect([stored.status, stored.cancellationReason, stored.dunningAttemptCount]).to.deep.equal([
@@ -185,7 +154,7 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
     this.timeout(60_000);
     const sub = await subscribed(await serverNow());
     await setConnectorActive(sub.connector.id, false);
-    const handle = await start(sub.state);
+    const handle = await start(sub);
     await (
       await worker()
     ).runUntil(async () => {
@@ -203,14 +172,13 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
       expect(stored.currentPeriodStart.getTime() - backAt.getTime()).to.be.within(0, 5 * 60_000);
     });
     expect(await chargesAfterFirst(sub.state.subscriptionId)).to.have.length(1);
-    await handle.terminate();
   });
 
   it('billing hold without a signal: the daily re-check finds the connector back', async function () {
     this.timeout(60_000);
     const sub = await subscribed(await serverNow());
     await setConnectorActive(sub.connector.id, false);
-    const handle = await start(sub.state);
+    await start(sub);
     await (
       await worker()
     ).runUntil(async () => {
@@ -219,7 +187,6 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
       await server.env.sleep(DAY + 60_000);
     });
     expect((await storedSubscription(sub.state.subscriptionId)).cyclesCompleted).to.equal(2);
-    await handle.terminate();
   });
 
   it('cycle limit with renew_after_cycle_limit: expires into a new subscription on renewal_offer_id, charged at once', async function () {
@@ -232,7 +199,7 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
     await stack()
       .orm.em.fork()
       .nativeUpdate(OfferSchema, { id: sub.offerId }, { renewAfterCycleLimit: true, renewalOfferId: next.id });
-    const handle = await start(sub.state);
+    const handle = await start(sub);
     const w = await worker();
     const renewed = await w.runUntil(async () => {
       expect(await handle.result()).to.equal('expired');
@@ -241,6 +208,7 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
         transitionType: 'cycle_limit_renewed',
       });
       const id = (transition.metadata as { renewed_as: string }).renewed_as;
+      track(subscriptionWorkflowId(id));
       await server.env.sleep(3_600_000);
       return storedSubscription(id);
     });
@@ -252,6 +220,5 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
     ]);
     const old = await storedSubscription(sub.state.subscriptionId);
     expect([old.status, old.cyclesCompleted]).to.deep.equal(['expired', 2]);
-    await server.env.client.workflow.getHandle(subscriptionWorkflowId(renewed.id)).terminate();
   });
 });

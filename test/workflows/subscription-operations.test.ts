@@ -4,11 +4,8 @@
  * instrument during dunning, a card reported gone, the validators, and continue-as-new.
  */
 import { expect } from 'chai';
-import { Worker } from '@temporalio/worker';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { createActivities } from '../../activities';
-import { vaultSettingsOf } from '../../activities/vault/settings';
 import { TransactionSchema } from '../../db/entities';
 import {
   cancelUpdate,
@@ -17,13 +14,12 @@ import {
   pauseUpdate,
   reactivateUpdate,
   resumeUpdate,
-  subscriptionWorkflow,
   subscriptionWorkflowId,
   viewQuery,
-  type SubscriptionWorkflowInput,
 } from '../../workflows/subscription';
 import type { TargetOffer } from '../../workflows/lib/subscription-moves';
-import { useTimeSkipping } from '../helpers/time-skipping';
+import { sleepPast } from '../helpers/time-skipping';
+import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';
 import { override } from '../helpers/transactions';
 import { saveCard } from '../helpers/vault';
@@ -35,27 +31,7 @@ const DAY = 86_400_000;
 const admin = { triggeredBy: 'admin' as const, actor: { id: 'usr_1', type: 'user', name: 'Ada', email: 'a@x.io' } };
 
 describe('subscriptionWorkflow operations (time-skipping test server)', () => {
-  const taskQueue = 'test-subscription-operations';
-  const server = useTimeSkipping();
-
-  const worker = () =>
-    Worker.create({
-      connection: server.env.nativeConnection,
-      taskQueue,
-      workflowBundle: stack().workflowBundle,
-      activities: createActivities({
-        orm: stack().orm,
-        rateLimitWindowSeconds: 60,
-        vault: vaultSettingsOf(stack().config),
-      }),
-    });
-  const serverNow = async () => new Date(Number(await server.env.currentTimeMs()));
-  const start = (sub: Subscribed, extra: Partial<SubscriptionWorkflowInput> = {}) =>
-    server.env.client.workflow.start(subscriptionWorkflow, {
-      workflowId: subscriptionWorkflowId(sub.state.subscriptionId),
-      taskQueue,
-      args: [{ state: sub.state, ...extra }],
-    });
+  const { server, serverNow, worker, start } = useSubscriptionWorkflows('test-subscription-operations');
   const eventTypes = async (sub: Subscribed) => (await subscriptionEvents(sub.tenant.merchant_id)).map(([t]) => t);
   /** The subscription's charges after its first one (which carries its subscription_id too). */
   const renewals = (sub: Subscribed) =>
@@ -91,7 +67,6 @@ describe('subscriptionWorkflow operations (time-skipping test server)', () => {
       'subscription.reactivated',
       'subscription.renewed',
     ]);
-    await handle.terminate();
   });
 
   it('a scheduled cancellation takes effect at the period end, with no charge', async function () {
@@ -127,7 +102,6 @@ describe('subscriptionWorkflow operations (time-skipping test server)', () => {
     });
     const stored = await storedSubscription(sub.state.subscriptionId);
     expect([stored.status, stored.cyclesCompleted, stored.cancelAtPeriodEnd]).to.deep.equal(['active', 2, false]);
-    await handle.terminate();
   });
 
   it("validators refuse a move the state forbids (resume while active) before it is accepted: 'INVALID_STATE_TRANSITION'", async function () {
@@ -149,7 +123,6 @@ describe('subscriptionWorkflow operations (time-skipping test server)', () => {
     const history = await handle.fetchHistory();
     // A rejected Update leaves nothing in the history (no accepted event).
     expect((history.events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes)).to.have.length(0);
-    await handle.terminate();
   });
 
   async function target(sub: Subscribed, amount: number, behavior: TargetOffer['behavior']): Promise<TargetOffer> {
@@ -190,7 +163,6 @@ describe('subscriptionWorkflow operations (time-skipping test server)', () => {
     const proration = (transitions[0] as { metadata: { proration_amount: number } }).metadata.proration_amount;
     expect(renewal.amount).to.equal(1999 + proration);
     expect(await eventTypes(sub)).to.include('subscription.upgraded');
-    await handle.terminate();
   });
 
   it('change offer next_renew: the new price applies from the next renewal, not before (nothing charged at the change)', async function () {
@@ -220,7 +192,6 @@ describe('subscriptionWorkflow operations (time-skipping test server)', () => {
       2,
       sub.state.periodEnd,
     ]);
-    await handle.terminate();
   });
 
   it('change offer override: a new period starts now and is charged in full at once', async function () {
@@ -238,7 +209,6 @@ describe('subscriptionWorkflow operations (time-skipping test server)', () => {
     expect(renewal.amount).to.equal(2999);
     const stored = await storedSubscription(sub.state.subscriptionId);
     expect([stored.currentOfferId, stored.currentAmount, stored.cyclesCompleted]).to.deep.equal([pro.offerId, 2999, 2]);
-    await handle.terminate();
   });
 
   it('a card reported stolen skips the remaining retries; a new instrument during dunning is retried at once', async function () {
@@ -249,7 +219,7 @@ describe('subscriptionWorkflow operations (time-skipping test server)', () => {
     await (
       await worker()
     ).runUntil(async () => {
-      await server.env.sleep(31 * DAY + 3_600_000);
+      await sleepPast(server.env, sub.state.periodEnd);
       const view = await handle.query(viewQuery);
       expect(view.state.status).to.equal('dunning');
       // Only the last scheduled retry is left (day 7 after the decline).
@@ -269,7 +239,6 @@ describe('subscriptionWorkflow operations (time-skipping test server)', () => {
     const account = await accountOf('provider_a', sub.connector.credentials);
     const charges = (await ledger({ provider: 'provider_a', account })).filter((e) => e.operation === 'authorize');
     expect(charges.map((e) => e.card_last4)).to.deep.equal(['4242', '4242', '4444']);
-    await handle.terminate();
   });
 
   it('continue-as-new carries the state and the step counter: renewals go on in the next run', async function () {
@@ -288,6 +257,5 @@ describe('subscriptionWorkflow operations (time-skipping test server)', () => {
       'subscription.renewed',
       'subscription.renewed',
     ]);
-    await latest.terminate();
   });
 });

@@ -6,16 +6,8 @@
  */
 import { expect } from 'chai';
 import { Client } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { vaultSettingsOf } from '../../activities/vault/settings';
 import { EventSchema, TransactionSchema } from '../../db/entities';
-import {
-  subscriptionWorkflow,
-  subscriptionWorkflowId,
-  viewQuery,
-  type SubscriptionWorkflowInput,
-} from '../../workflows/subscription';
+import { subscriptionWorkflowId, viewQuery } from '../../workflows/subscription';
 import { chargeWorkflow, chargeWorkflowId } from '../../workflows/charge';
 import type { ChargeInput } from '../../workflows/lib/charge-types';
 import { idFromSeed, newId } from '../../domain/platform/ids';
@@ -23,7 +15,8 @@ import { createTenant } from '../helpers/factories';
 import { cascade } from '../helpers/transactions';
 import { createCustomer, saveCard } from '../helpers/vault';
 import { createOffer } from '../helpers/catalog';
-import { useTimeSkipping } from '../helpers/time-skipping';
+import { sleepPast } from '../helpers/time-skipping';
+import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';
 import { accountOf, ledger } from '../helpers/sandbox';
 import { override } from '../helpers/transactions';
@@ -32,28 +25,9 @@ import { storedSubscription, subscribed, type Subscribed } from '../helpers/subs
 const DAY = 86_400_000;
 
 describe('Subscription renewal rules (time-skipping test server)', () => {
-  const taskQueue = 'test-subscription-renewal-rules';
-  const server = useTimeSkipping();
-
-  const worker = (dunningScheduleDays?: number[]) =>
-    Worker.create({
-      connection: server.env.nativeConnection,
-      taskQueue,
-      workflowBundle: stack().workflowBundle,
-      activities: createActivities({
-        orm: stack().orm,
-        rateLimitWindowSeconds: 60,
-        vault: vaultSettingsOf(stack().config),
-        dunningScheduleDays,
-      }),
-    });
-  const serverNow = async () => new Date(Number(await server.env.currentTimeMs()));
-  const start = (sub: Subscribed, extra: Partial<SubscriptionWorkflowInput> = {}) =>
-    server.env.client.workflow.start(subscriptionWorkflow, {
-      workflowId: subscriptionWorkflowId(sub.state.subscriptionId),
-      taskQueue,
-      args: [{ state: sub.state, ...extra }],
-    });
+  const { server, serverNow, worker, start, track, taskQueue } = useSubscriptionWorkflows(
+    'test-subscription-renewal-rules',
+  );
   const renewals = (sub: Subscribed) =>
     stack()
       .orm.em.fork()
@@ -69,14 +43,13 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
     const sub = await subscribed(await serverNow());
     const stored = await storedSubscription(sub.state.subscriptionId);
     expect(stored.initialNetworkTransactionId, 'the first charge approved with a network id').to.match(/^\d+$/);
-    const handle = await start(sub);
-    await (await worker()).runUntil(server.env.sleep(31 * DAY + 3_600_000));
+    await start(sub);
+    await (await worker()).runUntil(sleepPast(server.env, sub.state.periodEnd));
     const [renewal] = await renewals(sub);
     expect(renewal.status).to.equal('authorized');
     const [first, renewed] = await authorizations(sub);
     expect(first.mit_reference, 'the first charge is customer-initiated').to.equal(null);
     expect([renewed.reference, renewed.mit_reference]).to.deep.equal([renewal.id, stored.initialNetworkTransactionId]);
-    await handle.terminate();
   });
 
   const actionRequired = (sub: Subscribed) =>
@@ -89,8 +62,8 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
     this.timeout(60_000);
     const sub = await subscribed(await serverNow());
     await override(sub.connector, 'stolen_card', 1);
-    const handle = await start(sub);
-    await (await worker()).runUntil(server.env.sleep(31 * DAY + 3_600_000));
+    await start(sub);
+    await (await worker()).runUntil(sleepPast(server.env, sub.state.periodEnd));
     const [renewal] = await renewals(sub);
     const events = await actionRequired(sub);
     expect(events).to.have.length(1);
@@ -101,18 +74,16 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
       order_id: renewal.orderId,
     });
     expect(JSON.stringify(events[0])).to.not.include('4242424242424242');
-    await handle.terminate();
   });
 
   it('a renewal declined for a reason that is not the card (do_not_honor) emits no payment_method.action_required', async function () {
     this.timeout(60_000);
     const sub = await subscribed(await serverNow());
     await override(sub.connector, 'do_not_honor', 1);
-    const handle = await start(sub);
-    await (await worker()).runUntil(server.env.sleep(31 * DAY + 3_600_000));
+    await start(sub);
+    await (await worker()).runUntil(sleepPast(server.env, sub.state.periodEnd));
     expect((await storedSubscription(sub.state.subscriptionId)).status).to.equal('dunning');
     expect(await actionRequired(sub)).to.deep.equal([]);
-    await handle.terminate();
   });
 
   it('dunning schedule is the deployment setting: the first charge hands it to the new subscription workflow as input', async function () {
@@ -169,6 +140,7 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
       },
     };
     const subscription = server.env.client.workflow.getHandle(subscriptionWorkflowId(idFromSeed('sub', transactionId)));
+    track(subscription.workflowId);
     const view = await (
       await worker([2, 4])
     ).runUntil(async () => {
@@ -177,19 +149,16 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
       const plain = new Client({ connection: server.env.connection, namespace: server.env.namespace });
       const charged = await plain.workflow.execute(chargeWorkflow, {
         workflowId: chargeWorkflowId(transactionId),
-        taskQueue,
+        taskQueue: taskQueue(),
         args: [input],
       });
       expect(charged.status).to.equal('authorized');
       await override(connector, 'do_not_honor', 1);
-      // An hour past the first renewal (months differ in length: the server's clock is wherever earlier tests left it).
-      const { nextWakeAt } = await subscription.query(viewQuery);
-      await server.env.sleep(Date.parse(nextWakeAt!) - Number(await server.env.currentTimeMs()) + 3_600_000);
+      await sleepPast(server.env, (await subscription.query(viewQuery)).nextWakeAt!);
       return subscription.query(viewQuery);
     });
     expect(view.state.status, JSON.stringify(view)).to.equal('dunning');
     // The first retry two days after the failed renewal (the default would be one).
     expect(Date.parse(view.nextWakeAt!) - Date.parse(view.state.dunningStartedAt!)).to.equal(2 * DAY);
-    await subscription.terminate();
   });
 });

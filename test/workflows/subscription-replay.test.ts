@@ -18,14 +18,14 @@ import {
   resumeUpdate,
   subscriptionWorkflow,
   subscriptionWorkflowId,
+  viewQuery,
 } from '../../workflows/subscription';
-import { useTimeSkipping } from '../helpers/time-skipping';
+import { sleepPast, useTimeSkipping } from '../helpers/time-skipping';
 import { stack } from '../helpers/stack';
 import { override } from '../helpers/transactions';
 import { createOffer } from '../helpers/catalog';
 import { subscribed } from '../helpers/subscriptions';
 
-const DAY = 86_400_000;
 const FIXTURES = path.join(__dirname, 'histories');
 const admin = { triggeredBy: 'admin' as const, actor: null };
 
@@ -56,10 +56,11 @@ describe('The subscription workflow replays deterministically', () => {
       }),
     });
     const result = await worker.runUntil(async () => {
-      await server.env.sleep(31 * DAY + 3_600_000); // renewed
+      const nextWake = async () => (await handle.query(viewQuery)).nextWakeAt!;
+      await sleepPast(server.env, sub.state.periodEnd); // renewed
       await override(sub.connector, 'do_not_honor', 1);
-      await server.env.sleep(30 * DAY); // declined → dunning
-      await server.env.sleep(DAY + 3_600_000); // first retry recovers
+      await sleepPast(server.env, await nextWake()); // declined → dunning
+      await sleepPast(server.env, await nextWake()); // first retry recovers
       await handle.executeUpdate(pauseUpdate, { args: [{ ...admin, reason: 'replay' }] });
       await handle.executeUpdate(resumeUpdate, { args: [admin] });
       await handle.executeUpdate(changeOfferUpdate, {
