@@ -50,8 +50,8 @@ export function buildApp(deps: AppDeps): Koa {
   const openApi = buildOpenApi(routes, API_PREFIX);
   for (const route of routes) mountRoute(router, API_PREFIX, route, deps);
 
-  app.use(requestContext(deps.logger));
   app.use(liveness(API_PREFIX));
+  app.use(requestContext(deps.logger));
   // The SDK, its card frame and the hosted checkout page (outside /api/v1), and CORS for the public-key endpoints.
   app.use(browserAssets(API_PREFIX));
   // The merchant Dashboard web app at /dashboard/ (its API calls go to /api/v1 like any client's).

@@ -6,9 +6,8 @@
  * moment of load from elsewhere on the machine does not fail it.
  */
 import { expect } from 'chai';
-import pino from 'pino';
 import { startApi, type RunningApi } from '../../api/server';
-import { createLogger } from '../../domain/platform/logger';
+import { createLogger, logDestination } from '../../domain/platform/logger';
 import { stack } from '../helpers/stack';
 import { helloScenario, hotPathScenarios, startHelloWorld } from '../../bench/api';
 import { measureHttp, type HttpScenario } from '../../bench/harness';
@@ -36,7 +35,7 @@ describe('Performance regression check (ratios against bare Koa, not timings)', 
         rateLimit: { ...stack().config.rateLimit, limit: 1_000_000_000 },
       },
       0,
-      { logger: createLogger('info', pino.destination({ dest: '/dev/null', sync: false })) },
+      { logger: createLogger('info', logDestination('/dev/null')) },
     );
     hello = await startHelloWorld();
     scenarios = await hotPathScenarios(api.url);

@@ -11,7 +11,7 @@ import {
   UpdateCustomerBody,
 } from './customers.schema';
 import { presentCustomer, presentCustomerReceipt } from './customers.presenter';
-import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from './customers.service';
+import { createCustomer, deleteCustomer, readCustomer, listCustomers, updateCustomer } from './customers.service';
 
 const tags = ['Customers'];
 const merchantKeyOnly = ['merchant'] as const;
@@ -57,7 +57,7 @@ export const customerRoutes = [
     responses: { 200: CustomerSchema },
     envelope: 'wrapped',
     async handler({ em, merchantId, params }) {
-      return { status: 200, data: presentCustomer(await getCustomer(em, merchantId, params.customerId)) };
+      return { status: 200, data: presentCustomer(await readCustomer(em, merchantId, params.customerId)) };
     },
   }),
   defineRoute({

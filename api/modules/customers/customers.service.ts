@@ -3,6 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import { CustomerSchema, type Customer } from '../../../db/entities';
+import { findOneRow } from '../../../db/reads';
 import { encryptSecret } from '../../../domain/platform/crypto';
 import { newId } from '../../../domain/platform/ids';
 import { errors } from '../../../domain/platform/errors';
@@ -53,7 +54,15 @@ export async function createCustomer(
   }
 }
 
-export async function getCustomer(em: EntityManager, merchantId: string, id: string): Promise<Customer> {
+/** The customer to present (a plain row, not managed). */
+export async function readCustomer(em: EntityManager, merchantId: string, id: string): Promise<Customer> {
+  const customer = await findOneRow(em, CustomerSchema, { id, merchantId });
+  if (!customer) throw errors.notFound('No such customer');
+  return customer;
+}
+
+/** The customer to change (managed by `em`). */
+async function getCustomer(em: EntityManager, merchantId: string, id: string): Promise<Customer> {
   const customer = await em.findOne(CustomerSchema, { id, merchantId });
   if (!customer) throw errors.notFound('No such customer');
   return customer;
