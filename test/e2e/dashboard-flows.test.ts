@@ -111,6 +111,7 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
     const [mail] = await waitForMail(email);
     await page.goto(linkIn(mail, 'accept-invitation'));
     await page.getByRole('heading', { name: 'Accept your invitation' }).waitFor();
+    await page.getByText(`invited ${email} to a merchant of`).waitFor();
     await checkPage('accept-invitation');
     await page.getByLabel('Your name (optional)').fill('Ivy Invitee');
     await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
@@ -118,7 +119,7 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
     await page.getByRole('button', { name: 'Accept and set the password' }).click();
     await page.getByText(`Welcome! Sign in as ${email}.`).waitFor();
     await checkPage('accept-invitation-done');
-    await page.getByRole('link', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Sign in', exact: true }).click();
     await signInThroughPage(page, email, NEW_PASSWORD);
     await page.getByRole('heading', { name: 'Subscriptions' }).waitFor();
     expect(await page.locator('#sidebar').textContent()).to.include(merchantName);
@@ -128,6 +129,37 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
     expect(login.body.user.name).to.equal('Ivy Invitee');
     const membership = login.body.user.merchants.find((m: { merchant_id: string }) => m.merchant_id === merchant.id);
     expect(membership?.status).to.equal('active');
+  });
+
+  it('an invitation to a person with an account asks for their password; a declined one is used up', async () => {
+    const tenant = await createTenant();
+    const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
+    await createMerchant(tenant, { primary_email: user.email, name: `Second shop ${user.id}` });
+    await page.goto(linkIn((await waitForMail(user.email))[0], 'accept-invitation'));
+    await page.getByLabel('Your current password').fill(user.password);
+    expect(await page.getByLabel('New password', { exact: true }).count()).to.equal(0);
+    await checkPage('accept-invitation-existing-user');
+    await page.getByRole('button', { name: 'Accept the invitation' }).click();
+    await page.getByText(`Welcome! Sign in as ${user.email}.`).waitFor();
+    await page.getByRole('link', { name: 'Sign in', exact: true }).click();
+    await signInThroughPage(page, user.email, user.password);
+    await page
+      .getByLabel('Merchant', { exact: true })
+      .locator('option', { hasText: `Second shop ${user.id}` })
+      .waitFor({ state: 'attached' });
+
+    const email = uniqueEmail('decliner');
+    await createMerchant(tenant, { primary_email: email });
+    const link = linkIn((await waitForMail(email))[0], 'accept-invitation');
+    await page.goto(link);
+    await page.getByRole('button', { name: 'Decline the invitation' }).click();
+    await page.getByText('You declined the invitation').waitFor();
+    const token = new URL(link).searchParams.get('token')!;
+    expect((await api.get('/invitations/verify', { query: { token } })).body.valid).to.equal(false);
+    await page.goto(link);
+    await page.getByText('This invitation is invalid, expired or already used.').waitFor();
+    expect(await page.getByRole('button', { name: /Accept/ }).count()).to.equal(0);
+    await checkPage('accept-invitation-used');
   });
 
   it('the merchant switcher shows the other merchant’s data, and every API call then carries its x-merchant-id', async () => {
@@ -223,7 +255,7 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
     const at = async (path: string, heading: string | RegExp, name: string) => {
       await page.goto(`${browser.base}${path}`);
       await page.getByRole('heading', { name: heading, exact: true }).first().waitFor();
-      await checkPage(`${name}-360px`);
+      await checkPage(`360px-${name}`);
       await fitsWidth(name);
     };
     /** The path of the first item the list on screen links to. */
