@@ -7,13 +7,17 @@
  * Skips only when Chromium is missing outside CI; in CI (.ci/run installs it) it must run.
  */
 import { expect } from 'chai';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startSubscriptionWorkflow } from '../../api/temporal';
 import { bootstrapMerchantOwner } from '../../domain/tenants/tenants.bootstrap';
 import { NEW_PASSWORD } from '../helpers/dashboard';
+import {
+  OUTPUT_DIR,
+  checkPage as checkWith,
+  openDashboardBrowser,
+  requireChromium,
+  type DashboardBrowser,
+} from '../helpers/dashboard-browser';
 import { uniqueEmail } from '../helpers/factories';
 import { api } from '../helpers/http';
 import { stack } from '../helpers/stack';
@@ -21,52 +25,19 @@ import { subscribed, type Subscribed } from '../helpers/subscriptions';
 import { createConfig } from '../helpers/webhooks';
 import { createOffer } from '../helpers/catalog';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) => fs.existsSync(candidate));
-const OUTPUT_DIR = path.join(__dirname, '..', '..', 'test-output', 'dashboard');
-const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  targets: string[];
-}
-
-/** Browser code kept as text: the project compiles without the DOM types. */
-const RUN_AXE = `axe.run(document, { resultTypes: ['violations'] }).then((result) =>
-  result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => String(n.target)) })))`;
-
 describe('Merchant Dashboard web app in headless Chromium (e2e)', function () {
   this.timeout(240_000);
-  let context: BrowserContext | undefined;
-  let userDataDir: string | undefined;
-  const problems: string[] = [];
+  let browser: DashboardBrowser | undefined;
 
   before(function () {
-    if (!CHROMIUM) {
-      if (process.env.CI) throw new Error("Chromium is required in CI (.ci/run installs Debian's chromium package)");
-      console.log('    (skipped: no /usr/bin/chromium; install it with `apt-get install -y chromium`)');
-      this.skip();
-    }
+    requireChromium(this);
   });
 
   after(async () => {
-    await context?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
   });
 
-  /** Screenshot, axe-core check and CSP report of the page as it stands. */
-  async function checkPage(page: Page, name: string): Promise<void> {
-    await page.waitForLoadState('networkidle');
-    await page.locator('[role=status]:has-text("Loading")').waitFor({ state: 'detached', timeout: 30_000 });
-    expect(await page.getByText('Loading the Dashboard…').count(), `${name}: boot placeholder left`).to.equal(0);
-    await page.screenshot({ path: path.join(OUTPUT_DIR, `${name}.png`), fullPage: true });
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate<AxeViolation[]>(RUN_AXE);
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious, `${name}: ${JSON.stringify(serious, null, 2)}`).to.deep.equal([]);
-    expect(problems, `${name}: console errors`).to.deep.equal([]);
-  }
+  const checkPage = (page: Page, name: string) => checkWith(page, name, browser!.problems);
 
   it('signs in with the bootstrap owner, pauses, resumes, cancels at period end and reactivates a subscription', async () => {
     const sub: Subscribed = await subscribed(new Date());
@@ -89,21 +60,9 @@ describe('Merchant Dashboard web app in headless Chromium (e2e)', function () {
       return res.body.data as { status: string; cancel_at_period_end: boolean; current_offer_id: string };
     };
 
-    fs.mkdirSync(OUTPUT_DIR, { recursive: true });
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1200, height: 800 },
-      locale: 'en-US',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
-    const page = context.pages()[0] ?? (await context.newPage());
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    const base = `${stack().url}/dashboard`;
+    browser = await openDashboardBrowser();
+    const page = await browser.newPage();
+    const { base } = browser;
 
     // The one-time link from the bootstrap: choose a password, then sign in.
     await page.goto(`${base}/reset-password?dashboard=merchant&token=${owner.password_setup_token}`);

@@ -1,4 +1,4 @@
-/** Building blocks every page shares: links, async loading with its three states, tables, chips, forms. */
+/** Building blocks every page shares: links, async loading, tables, chips, forms (lists: list.tsx). */
 import type { ComponentChildren, TargetedEvent } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Page } from './api';
@@ -74,26 +74,6 @@ export function Notice(props: { tone?: 'success' | 'info'; children: ComponentCh
       {props.children}
     </div>
   );
-}
-
-/** Loading, error and empty states around a list; `children` renders the rows when there are some. */
-export function ListState<T>(props: {
-  loaded: Loaded<Page<T>>;
-  what: string;
-  empty: ComponentChildren;
-  children: (items: T[], page: Page<T>) => ComponentChildren;
-}) {
-  const { loaded } = props;
-  if (loaded.state === 'loading') {
-    return (
-      <p class="loading" role="status" aria-live="polite">
-        Loading {props.what}…
-      </p>
-    );
-  }
-  if (loaded.state === 'error') return <ErrorNote error={loaded.error} retry={loaded.reload} />;
-  if (loaded.data.data.length === 0) return <div class="empty">{props.empty}</div>;
-  return <>{props.children(loaded.data.data, loaded.data)}</>;
 }
 
 export function Table(props: { caption: string; head: string[]; children: ComponentChildren }) {

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, call, publicCall, scheduleRefresh, withTokens } from '../api';
 import { navigate } from '../router';
 import { currentSession, setSession, type Membership } from '../session';
-import { ErrorNote, Field, Link, Notice, PageHeader, inputValue, useSubmit } from '../ui';
+import { ErrorNote, Field, Link, Notice, PageHeader, inputValue, useLoad, useSubmit } from '../ui';
 
 const PASSWORD_RULE = '12 to 128 characters, with a lowercase letter, an uppercase letter and a number.';
 
@@ -196,43 +196,129 @@ export function ResetPassword(props: { token: string | null }) {
   );
 }
 
+interface InvitationCheck {
+  valid: boolean;
+  email: string | null;
+  organization_name: string | null;
+  role: string | null;
+  inviter_name: string | null;
+  is_new_user: boolean;
+}
+
+/**
+ * The invitation link: checked first (GET /invitations/verify), so a used or expired link says so before anything
+ * is typed; a new person chooses a password, a person with an account already enters theirs; or declines.
+ */
 export function AcceptInvitation(props: { token: string | null }) {
+  const { token } = props;
+  const check = useLoad(
+    () =>
+      token
+        ? publicCall<InvitationCheck>('GET', `/invitations/verify?token=${encodeURIComponent(token)}`)
+        : Promise.reject(new Error('This link has no invitation token. Open the link from the e-mail again.')),
+    [token],
+  );
+  const [outcome, setOutcome] = useState<{ accepted: string } | { declined: true } | null>(null);
+  const title = 'Accept your invitation';
+  if (check.state === 'loading') {
+    return (
+      <AuthCard title={title}>
+        <p role="status">Checking the invitation…</p>
+      </AuthCard>
+    );
+  }
+  if (check.state === 'error') {
+    return (
+      <AuthCard title={title}>
+        <ErrorNote error={check.error} />
+      </AuthCard>
+    );
+  }
+  const invitation = check.data;
+  return (
+    <AuthCard title={title}>
+      {outcome && 'accepted' in outcome ? (
+        <Notice tone="success">
+          Welcome! Sign in as {outcome.accepted}. <Link to="/sign-in">Sign in</Link>
+        </Notice>
+      ) : outcome ? (
+        <Notice>You declined the invitation; nothing was added to any account.</Notice>
+      ) : !invitation.valid || !token ? (
+        <ErrorNote error={new Error('This invitation is invalid, expired or already used. Ask for a new one.')} />
+      ) : (
+        <InvitationForm token={token} invitation={invitation} done={setOutcome} />
+      )}
+      <p class="aside">
+        <Link to="/sign-in">Go to sign in</Link>
+      </p>
+    </AuthCard>
+  );
+}
+
+function InvitationForm(props: {
+  token: string;
+  invitation: InvitationCheck;
+  done: (outcome: { accepted: string } | { declined: true }) => void;
+}) {
+  const { invitation } = props;
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
-  const [done, setDone] = useState<string | null>(null);
-  const { busy, error, submit } = useSubmit(async () => {
-    if (password !== confirm) throw mismatch();
+  const accept = useSubmit(async () => {
+    if (invitation.is_new_user && password !== confirm) throw mismatch();
     const answer = await publicCall<{ message: string; email: string }>('POST', '/auth/merchant/accept-invitation', {
       token: props.token,
       password,
       ...(name.trim() ? { name: name.trim() } : {}),
     });
-    setDone(answer.email);
+    props.done({ accepted: answer.email });
+  });
+  const decline = useSubmit(async () => {
+    await publicCall('POST', '/invitations/decline', { token: props.token });
+    props.done({ declined: true });
   });
   return (
-    <AuthCard title="Accept your invitation">
-      {!props.token ? (
-        <ErrorNote error={new Error('This link has no invitation token. Open the link from the e-mail again.')} />
-      ) : done ? (
-        <Notice tone="success">
-          Welcome! Sign in as {done}. <Link to="/sign-in">Sign in</Link>
-        </Notice>
-      ) : (
-        <form onSubmit={submit}>
-          <Field label="Your name (optional)">
+    <>
+      <p>
+        {invitation.inviter_name ?? invitation.organization_name} invited <strong>{invitation.email}</strong> to a
+        merchant of {invitation.organization_name} as {invitation.role}.
+      </p>
+      <form onSubmit={accept.submit}>
+        {invitation.is_new_user ? (
+          <>
+            <Field label="Your name (optional)">
+              {(a) => (
+                <input {...a} type="text" autoComplete="name" value={name} onInput={(e) => setName(inputValue(e))} />
+              )}
+            </Field>
+            <NewPasswordFields password={password} confirm={confirm} set={(p, c) => (setPassword(p), setConfirm(c))} />
+          </>
+        ) : (
+          <Field label="Your current password" hint="You have an account already: your password proves it is you.">
             {(a) => (
-              <input {...a} type="text" autoComplete="name" value={name} onInput={(e) => setName(inputValue(e))} />
+              <input
+                {...a}
+                type="password"
+                autoComplete="current-password"
+                required
+                value={password}
+                onInput={(e) => setPassword(inputValue(e))}
+              />
             )}
           </Field>
-          <NewPasswordFields password={password} confirm={confirm} set={(p, c) => (setPassword(p), setConfirm(c))} />
-          <ErrorNote error={error} />
-          <button type="submit" disabled={busy}>
-            Accept and set the password
-          </button>
-        </form>
-      )}
-    </AuthCard>
+        )}
+        <ErrorNote error={accept.error} />
+        <button type="submit" disabled={accept.busy || decline.busy}>
+          {invitation.is_new_user ? 'Accept and set the password' : 'Accept the invitation'}
+        </button>
+      </form>
+      <form onSubmit={decline.submit} class="aside">
+        <ErrorNote error={decline.error} />
+        <button type="submit" class="secondary" disabled={accept.busy || decline.busy}>
+          Decline the invitation
+        </button>
+      </form>
+    </>
   );
 }
 

@@ -1,24 +1,11 @@
 /** Connectors: list, add (a form built from the provider catalog's credential JSON Schema), test, webhook logs. */
 import type { TargetedEvent } from 'preact';
 import { useState } from 'preact/hooks';
-import { call, query, type Page } from '../api';
+import { call, type Page } from '../api';
 import { label, when } from '../format';
+import { DataTable, usePagedList } from '../list';
 import { navigate } from '../router';
-import {
-  Chip,
-  ErrorNote,
-  Facts,
-  Field,
-  Link,
-  ListState,
-  Notice,
-  PageHeader,
-  Pager,
-  Table,
-  inputValue,
-  useLoad,
-  useSubmit,
-} from '../ui';
+import { Chip, ErrorNote, Facts, Field, Link, Notice, PageHeader, inputValue, useLoad, useSubmit } from '../ui';
 
 interface Connector {
   id: string;
@@ -55,11 +42,7 @@ interface Provider {
 }
 
 export function ConnectorList() {
-  const [page, setPage] = useState(1);
-  const loaded = useLoad(
-    () => call<Page<Connector>>('GET', `/merchant/connectors${query({ page, limit: 20 })}`),
-    [page],
-  );
+  const list = usePagedList<Connector>('/merchant/connectors');
   return (
     <>
       <PageHeader title="Connectors">
@@ -67,32 +50,27 @@ export function ConnectorList() {
           Add a connector
         </Link>
       </PageHeader>
-      <ListState
-        loaded={loaded}
+      <DataTable
+        loaded={list.loaded}
+        onPage={list.onPage}
         what="connectors"
+        caption="Connectors"
+        head={['Name', 'Provider', 'Status', 'Mode', 'Added']}
         empty={<p>No connector yet: add one to start charging through a payment provider.</p>}
-      >
-        {(items, data) => (
-          <>
-            <Table caption="Connectors" head={['Name', 'Provider', 'Status', 'Mode', 'Added']}>
-              {items.map((c) => (
-                <tr key={c.id}>
-                  <td>
-                    <Link to={`/connectors/${c.id}`}>{c.name}</Link>
-                  </td>
-                  <td>{c.provider_slug}</td>
-                  <td>
-                    <Chip status={c.is_active} text={c.is_active ? 'Active' : 'Inactive'} />
-                  </td>
-                  <td>{c.is_test_mode ? 'Test' : 'Live'}</td>
-                  <td>{when(c.created_at)}</td>
-                </tr>
-              ))}
-            </Table>
-            <Pager meta={data.meta} onPage={setPage} />
-          </>
+        row={(c) => (
+          <tr key={c.id}>
+            <td>
+              <Link to={`/connectors/${c.id}`}>{c.name}</Link>
+            </td>
+            <td>{c.provider_slug}</td>
+            <td>
+              <Chip status={c.is_active} text={c.is_active ? 'Active' : 'Inactive'} />
+            </td>
+            <td>{c.is_test_mode ? 'Test' : 'Live'}</td>
+            <td>{when(c.created_at)}</td>
+          </tr>
         )}
-      </ListState>
+      />
     </>
   );
 }
@@ -263,24 +241,8 @@ interface Invalid {
 
 export function ConnectorDetail(props: { id: string }) {
   const loaded = useLoad(() => call<Connector>('GET', `/merchant/connectors/${props.id}`), [props.id]);
-  const [inboundPage, setInboundPage] = useState(1);
-  const [invalidPage, setInvalidPage] = useState(1);
-  const inbound = useLoad(
-    () =>
-      call<Page<Inbound>>(
-        'GET',
-        `/merchant/connectors/${props.id}/webhooks/inbounds${query({ page: inboundPage, limit: 10 })}`,
-      ),
-    [props.id, inboundPage],
-  );
-  const invalid = useLoad(
-    () =>
-      call<Page<Invalid>>(
-        'GET',
-        `/merchant/connectors/${props.id}/webhooks/invalid${query({ page: invalidPage, limit: 10 })}`,
-      ),
-    [props.id, invalidPage],
-  );
+  const inbound = usePagedList<Inbound>(`/merchant/connectors/${props.id}/webhooks/inbounds`, {}, 10);
+  const invalid = usePagedList<Invalid>(`/merchant/connectors/${props.id}/webhooks/invalid`, {}, 10);
   const [check, setCheck] = useState<CredentialCheck | null>(null);
   const test = useSubmit(async () => {
     setCheck(null);
@@ -336,50 +298,44 @@ export function ConnectorDetail(props: { id: string }) {
       </section>
       <section aria-labelledby="inbound">
         <h2 id="inbound">Received webhooks</h2>
-        <ListState
-          loaded={inbound}
+        <DataTable
+          loaded={inbound.loaded}
+          onPage={inbound.onPage}
           what="received webhooks"
+          caption="Received webhooks"
+          head={['Event', 'Outcome', 'Reason', 'Received']}
           empty={<p>No webhook received from the provider in the last 30 days.</p>}
-        >
-          {(items, page) => (
-            <>
-              <Table caption="Received webhooks" head={['Event', 'Outcome', 'Reason', 'Received']}>
-                {items.map((w) => (
-                  <tr key={w.id}>
-                    <td>{w.event_type ?? '—'}</td>
-                    <td>
-                      <Chip status={w.status} />
-                    </td>
-                    <td>{w.reason ?? '—'}</td>
-                    <td>{when(w.received_at)}</td>
-                  </tr>
-                ))}
-              </Table>
-              <Pager meta={page.meta} onPage={setInboundPage} />
-            </>
+          row={(w) => (
+            <tr key={w.id}>
+              <td>{w.event_type ?? '—'}</td>
+              <td>
+                <Chip status={w.status} />
+              </td>
+              <td>{w.reason ?? '—'}</td>
+              <td>{when(w.received_at)}</td>
+            </tr>
           )}
-        </ListState>
+        />
       </section>
       <section aria-labelledby="invalid">
         <h2 id="invalid">Refused webhooks</h2>
-        <ListState loaded={invalid} what="refused webhooks" empty={<p>No refused webhook in the last 30 days.</p>}>
-          {(items, page) => (
-            <>
-              <Table caption="Refused webhooks" head={['Reason', 'Detail', 'Received']}>
-                {items.map((w) => (
-                  <tr key={w.id}>
-                    <td>
-                      <Chip status="failed" text={label(w.reason)} />
-                    </td>
-                    <td>{w.detail ?? '—'}</td>
-                    <td>{when(w.received_at)}</td>
-                  </tr>
-                ))}
-              </Table>
-              <Pager meta={page.meta} onPage={setInvalidPage} />
-            </>
+        <DataTable
+          loaded={invalid.loaded}
+          onPage={invalid.onPage}
+          what="refused webhooks"
+          caption="Refused webhooks"
+          head={['Reason', 'Detail', 'Received']}
+          empty={<p>No refused webhook in the last 30 days.</p>}
+          row={(w) => (
+            <tr key={w.id}>
+              <td>
+                <Chip status="failed" text={label(w.reason)} />
+              </td>
+              <td>{w.detail ?? '—'}</td>
+              <td>{when(w.received_at)}</td>
+            </tr>
           )}
-        </ListState>
+        />
       </section>
     </>
   );

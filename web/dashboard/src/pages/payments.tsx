@@ -1,24 +1,11 @@
 /** Payments: transactions (filters, status chips), a transaction with its attempts, refunds, capture and void; orders. */
 import { useState } from 'preact/hooks';
-import { call, query, type Page } from '../api';
-import { FilterBar, dayEnd, dayStart, useFilters, type FilterSpec } from '../filters';
+import { call, type Page } from '../api';
+import { FilterBar, dayEnd, dayStart, type FilterSpec } from '../filters';
 import { label, money, toMinor, when } from '../format';
+import { DataTable, ListState, useFilteredList } from '../list';
 import { navigate } from '../router';
-import {
-  Chip,
-  ErrorNote,
-  Facts,
-  Field,
-  Link,
-  ListState,
-  Notice,
-  PageHeader,
-  Pager,
-  Table,
-  inputValue,
-  useLoad,
-  useSubmit,
-} from '../ui';
+import { Chip, ErrorNote, Facts, Field, Link, Notice, PageHeader, Table, inputValue, useLoad, useSubmit } from '../ui';
 
 export interface Transaction {
   id: string;
@@ -88,54 +75,43 @@ const transactionFilters: FilterSpec[] = [
 ];
 
 export function TransactionList() {
-  const [filters, apply] = useFilters(transactionFilters.map((f) => f.name));
-  const loaded = useLoad(
-    () =>
-      call<Page<Transaction>>(
-        'GET',
-        `/merchant/transactions${query({
-          page: filters.page,
-          limit: 20,
-          status: filters.status,
-          payment_method: filters.payment_method,
-          customer_reference: filters.customer_reference,
-          currency: filters.currency.toUpperCase(),
-          date_from: dayStart(filters.from),
-          date_to: dayEnd(filters.to),
-        })}`,
-      ),
-    [JSON.stringify(filters)],
+  const list = useFilteredList<Transaction>(
+    '/merchant/transactions',
+    transactionFilters.map((f) => f.name),
+    (filters) => ({
+      status: filters.status,
+      payment_method: filters.payment_method,
+      customer_reference: filters.customer_reference,
+      currency: filters.currency.toUpperCase(),
+      date_from: dayStart(filters.from),
+      date_to: dayEnd(filters.to),
+    }),
   );
   return (
     <>
       <PageHeader title="Payments" />
-      <FilterBar specs={transactionFilters} values={filters} apply={apply} />
-      <ListState
-        loaded={loaded}
+      <FilterBar specs={transactionFilters} values={list.filters} apply={list.apply} />
+      <DataTable
+        loaded={list.loaded}
+        onPage={list.onPage}
         what="payments"
+        caption="Payments"
+        head={['Amount', 'Status', 'Method', 'Customer', 'Date']}
         empty={<p>No payments match. Payments appear here as soon as you charge.</p>}
-      >
-        {(items, page) => (
-          <>
-            <Table caption="Payments" head={['Amount', 'Status', 'Method', 'Customer', 'Date']}>
-              {items.map((tx) => (
-                <tr key={tx.id}>
-                  <td>
-                    <Link to={`/payments/${tx.id}`}>{money(tx.amount_authorized, tx.currency)}</Link>
-                  </td>
-                  <td>
-                    <Chip status={tx.status} />
-                  </td>
-                  <td>{label(tx.payment_method)}</td>
-                  <td>{tx.customer_id ?? '—'}</td>
-                  <td>{when(tx.created_at)}</td>
-                </tr>
-              ))}
-            </Table>
-            <Pager meta={page.meta} onPage={(p) => apply({ ...filters, page: String(p) })} />
-          </>
+        row={(tx) => (
+          <tr key={tx.id}>
+            <td>
+              <Link to={`/payments/${tx.id}`}>{money(tx.amount_authorized, tx.currency)}</Link>
+            </td>
+            <td>
+              <Chip status={tx.status} />
+            </td>
+            <td>{label(tx.payment_method)}</td>
+            <td>{tx.customer_id ?? '—'}</td>
+            <td>{when(tx.created_at)}</td>
+          </tr>
         )}
-      </ListState>
+      />
     </>
   );
 }
@@ -280,14 +256,10 @@ export function TransactionDetail(props: { id: string }) {
       <Operations tx={tx} refunded={refunded} changed={loaded.set} refundsChanged={refunds.reload} />
       <section aria-labelledby="attempts">
         <h2 id="attempts">Attempts</h2>
-        {attempts.state === 'loading' && <p role="status">Loading attempts…</p>}
-        {attempts.state === 'error' && <ErrorNote error={attempts.error} retry={attempts.reload} />}
-        {attempts.state === 'ready' &&
-          (attempts.data.length === 0 ? (
-            <p class="empty">No provider was tried yet.</p>
-          ) : (
+        <ListState loaded={attempts} what="attempts" empty={<p>No provider was tried yet.</p>}>
+          {(items) => (
             <ol class="timeline">
-              {attempts.data.map((a) => (
+              {items.map((a) => (
                 <li key={a.attempt_number}>
                   <p>
                     <strong>
@@ -304,26 +276,28 @@ export function TransactionDetail(props: { id: string }) {
                 </li>
               ))}
             </ol>
-          ))}
+          )}
+        </ListState>
       </section>
       <section aria-labelledby="refunds">
         <h2 id="refunds">Refunds</h2>
-        <ListState loaded={refunds} what="refunds" empty={<p>No refunds.</p>}>
-          {(items) => (
-            <Table caption="Refunds" head={['Amount', 'Status', 'Reason', 'Date']}>
-              {items.map((r) => (
-                <tr key={r.id}>
-                  <td>{money(r.amount, r.currency)}</td>
-                  <td>
-                    <Chip status={r.status} />
-                  </td>
-                  <td>{r.reason ?? r.error_code ?? '—'}</td>
-                  <td>{when(r.created_at)}</td>
-                </tr>
-              ))}
-            </Table>
+        <DataTable
+          loaded={refunds}
+          what="refunds"
+          caption="Refunds"
+          head={['Amount', 'Status', 'Reason', 'Date']}
+          empty={<p>No refunds.</p>}
+          row={(r) => (
+            <tr key={r.id}>
+              <td>{money(r.amount, r.currency)}</td>
+              <td>
+                <Chip status={r.status} />
+              </td>
+              <td>{r.reason ?? r.error_code ?? '—'}</td>
+              <td>{when(r.created_at)}</td>
+            </tr>
           )}
-        </ListState>
+        />
       </section>
     </>
   );
@@ -377,49 +351,42 @@ const orderFilters: FilterSpec[] = [
 ];
 
 export function OrderList() {
-  const [filters, apply] = useFilters(orderFilters.map((f) => f.name));
-  const loaded = useLoad(
-    () =>
-      call<Page<Order>>(
-        'GET',
-        `/merchant/orders${query({
-          page: filters.page,
-          limit: 20,
-          status: filters.status,
-          order_type: filters.order_type,
-          customer_id: filters.customer_id,
-          date_from: dayStart(filters.from),
-          date_to: dayEnd(filters.to),
-        })}`,
-      ),
-    [JSON.stringify(filters)],
+  const list = useFilteredList<Order>(
+    '/merchant/orders',
+    orderFilters.map((f) => f.name),
+    (filters) => ({
+      status: filters.status,
+      order_type: filters.order_type,
+      customer_id: filters.customer_id,
+      date_from: dayStart(filters.from),
+      date_to: dayEnd(filters.to),
+    }),
   );
   return (
     <>
       <PageHeader title="Orders" />
-      <FilterBar specs={orderFilters} values={filters} apply={apply} />
-      <ListState loaded={loaded} what="orders" empty={<p>No orders match.</p>}>
-        {(items, page) => (
-          <>
-            <Table caption="Orders" head={['Total', 'Status', 'Type', 'Customer', 'Date']}>
-              {items.map((o) => (
-                <tr key={o.id}>
-                  <td>
-                    <Link to={`/orders/${o.id}`}>{money(o.total_amount, o.currency)}</Link>
-                  </td>
-                  <td>
-                    <Chip status={o.status} />
-                  </td>
-                  <td>{label(o.order_type)}</td>
-                  <td>{o.customer_id ?? '—'}</td>
-                  <td>{when(o.created_at)}</td>
-                </tr>
-              ))}
-            </Table>
-            <Pager meta={page.meta} onPage={(p) => apply({ ...filters, page: String(p) })} />
-          </>
+      <FilterBar specs={orderFilters} values={list.filters} apply={list.apply} />
+      <DataTable
+        loaded={list.loaded}
+        onPage={list.onPage}
+        what="orders"
+        caption="Orders"
+        head={['Total', 'Status', 'Type', 'Customer', 'Date']}
+        empty={<p>No orders match.</p>}
+        row={(o) => (
+          <tr key={o.id}>
+            <td>
+              <Link to={`/orders/${o.id}`}>{money(o.total_amount, o.currency)}</Link>
+            </td>
+            <td>
+              <Chip status={o.status} />
+            </td>
+            <td>{label(o.order_type)}</td>
+            <td>{o.customer_id ?? '—'}</td>
+            <td>{when(o.created_at)}</td>
+          </tr>
         )}
-      </ListState>
+      />
     </>
   );
 }

@@ -5,24 +5,11 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { call, query, type Page } from '../api';
-import { useFilters, FilterBar, type FilterSpec } from '../filters';
+import { FilterBar, type FilterSpec } from '../filters';
 import { day, label, money, when } from '../format';
+import { DataTable, ListState, useFilteredList } from '../list';
 import { BEHAVIOURS, whyNot, type Operation } from '../subscription-rules';
-import {
-  Chip,
-  ErrorNote,
-  Facts,
-  Field,
-  Link,
-  ListState,
-  Notice,
-  PageHeader,
-  Pager,
-  Table,
-  inputValue,
-  useLoad,
-  useSubmit,
-} from '../ui';
+import { Chip, ErrorNote, Facts, Field, Link, Notice, PageHeader, inputValue, useLoad, useSubmit } from '../ui';
 
 export interface Subscription {
   id: string;
@@ -86,57 +73,46 @@ const filterSpecs: FilterSpec[] = [
 const customerOf = (s: Subscription) => s.customer_name ?? s.customer_email ?? s.customer_id;
 
 export function SubscriptionList() {
-  const [filters, apply] = useFilters(filterSpecs.map((f) => f.name));
-  const loaded = useLoad(
-    () =>
-      call<Page<Subscription>>(
-        'GET',
-        `/merchant/subscriptions${query({
-          page: filters.page,
-          limit: 20,
-          status: filters.status,
-          customer_id: filters.customer_id,
-          current_offer_id: filters.current_offer_id,
-          product_family_id: filters.product_family_id,
-        })}`,
-      ),
-    [JSON.stringify(filters)],
+  const list = useFilteredList<Subscription>(
+    '/merchant/subscriptions',
+    filterSpecs.map((f) => f.name),
+    (filters) => ({
+      status: filters.status,
+      customer_id: filters.customer_id,
+      current_offer_id: filters.current_offer_id,
+      product_family_id: filters.product_family_id,
+    }),
   );
   return (
     <>
       <PageHeader title="Subscriptions" />
-      <FilterBar specs={filterSpecs} values={filters} apply={apply} />
-      <ListState
-        loaded={loaded}
+      <FilterBar specs={filterSpecs} values={list.filters} apply={list.apply} />
+      <DataTable
+        loaded={list.loaded}
+        onPage={list.onPage}
         what="subscriptions"
+        caption="Subscriptions"
+        head={['Customer', 'Plan', 'Status', 'Amount', 'Next billing']}
         empty={<p>No subscriptions match. A subscription starts when a customer's first recurring payment succeeds.</p>}
-      >
-        {(items, page) => (
-          <>
-            <Table caption="Subscriptions" head={['Customer', 'Plan', 'Status', 'Amount', 'Next billing']}>
-              {items.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    <Link to={`/subscriptions/${s.id}`}>{customerOf(s)}</Link>
-                  </td>
-                  <td>
-                    {s.product_name} · {s.offer_name}
-                  </td>
-                  <td>
-                    <Chip status={s.status} />
-                    {s.cancel_at_period_end && <span class="chip warn">Cancels {day(s.current_period_end)}</span>}
-                  </td>
-                  <td>
-                    {money(s.current_amount, s.currency)} / {label(s.billing_cycle).toLowerCase()}
-                  </td>
-                  <td>{s.status === 'paused' ? 'Paused' : day(s.next_billing_at)}</td>
-                </tr>
-              ))}
-            </Table>
-            <Pager meta={page.meta} onPage={(p) => apply({ ...filters, page: String(p) })} />
-          </>
+        row={(s) => (
+          <tr key={s.id}>
+            <td>
+              <Link to={`/subscriptions/${s.id}`}>{customerOf(s)}</Link>
+            </td>
+            <td>
+              {s.product_name} · {s.offer_name}
+            </td>
+            <td>
+              <Chip status={s.status} />
+              {s.cancel_at_period_end && <span class="chip warn">Cancels {day(s.current_period_end)}</span>}
+            </td>
+            <td>
+              {money(s.current_amount, s.currency)} / {label(s.billing_cycle).toLowerCase()}
+            </td>
+            <td>{s.status === 'paused' ? 'Paused' : day(s.next_billing_at)}</td>
+          </tr>
         )}
-      </ListState>
+      />
     </>
   );
 }
@@ -285,6 +261,25 @@ function ChangeOfferFields(props: { sub: Subscription; chosen: string; choose: (
   );
 }
 
+const cardText = (i: Instrument) => `${label(i.card_brand)} ending ${i.last4} (expires ${i.exp_month}/${i.exp_year})`;
+
+/** The card the subscription bills, as a person knows it (brand, last digits), with its id. */
+function PaymentMethod(props: { sub: Subscription }) {
+  const { customer_id: customerId, payment_instrument_id: instrumentId } = props.sub;
+  const cards = useLoad(
+    () =>
+      call<Page<Instrument>>('GET', `/merchant/payment-instruments${query({ customer_id: customerId, limit: 100 })}`),
+    [customerId, instrumentId],
+  );
+  const card = cards.state === 'ready' ? cards.data.data.find((i) => i.id === instrumentId) : undefined;
+  return (
+    <span data-testid="payment-method">
+      {card && `${cardText(card)} · `}
+      <code>{instrumentId}</code>
+    </span>
+  );
+}
+
 function ChangeInstrumentFields(props: { sub: Subscription; chosen: string; choose: (id: string) => void }) {
   const instruments = useLoad(
     () =>
@@ -306,7 +301,7 @@ function ChangeInstrumentFields(props: { sub: Subscription; chosen: string; choo
           <option value="">Choose a card</option>
           {others.map((i) => (
             <option key={i.id} value={i.id}>
-              {label(i.card_brand)} ending {i.last4} (expires {i.exp_month}/{i.exp_year})
+              {cardText(i)}
             </option>
           ))}
         </select>
@@ -354,8 +349,6 @@ export function SubscriptionDetail(props: { id: string }) {
   };
   const post = (action: string, body?: unknown) => () => call<Subscription>('POST', `${path}/${action}`, body ?? {});
   const withReason = (reason: string) => (reason.trim() ? { reason: reason.trim() } : {});
-  const history =
-    transitions.state === 'ready' ? (Array.isArray(transitions.data) ? transitions.data : transitions.data.data) : [];
   return (
     <>
       <PageHeader title={`${customerOf(sub)} · ${sub.offer_name}`} back={back}>
@@ -400,7 +393,7 @@ export function SubscriptionDetail(props: { id: string }) {
               ? `Since ${when(sub.dunning_started_at)}, ${sub.dunning_attempt_count} retries, next ${when(sub.dunning_next_retry_at)}`
               : `Not in dunning (${sub.dunning_attempt_count} retries)`,
           ],
-          ['Payment method', <code>{sub.payment_instrument_id}</code>],
+          ['Payment method', <PaymentMethod sub={sub} />],
           ...(sub.cancelled_at
             ? ([
                 [
@@ -491,33 +484,34 @@ export function SubscriptionDetail(props: { id: string }) {
       </section>
       <section aria-labelledby="timeline">
         <h2 id="timeline">History</h2>
-        {transitions.state === 'loading' && <p role="status">Loading the history…</p>}
-        {transitions.state === 'error' && <ErrorNote error={transitions.error} retry={transitions.reload} />}
-        {transitions.state === 'ready' && history.length === 0 && <p class="empty">No history yet.</p>}
-        <ol class="timeline" data-testid="transitions">
-          {history.map((t) => (
-            <li key={t.id}>
-              <p>
-                <strong>{label(t.transition_type)}</strong>{' '}
-                <span class="meta">
-                  {t.from_status ? `${label(t.from_status)} → ` : ''}
-                  {label(t.to_status)}
-                  {t.transition_type === 'cancellation' &&
-                    t.to_status !== 'cancelled' &&
-                    ' · takes effect at the period end'}
-                </span>
-              </p>
-              <p class="meta">
-                {actorText(t)} · {when(t.created_at)}
-                {t.reason && ` · “${t.reason}”`}
-                {typeof t.metadata?.change_charge_behavior === 'string' &&
-                  ` · ${label(t.metadata.change_charge_behavior)}`}
-                {t.order_id && ' · '}
-                {t.order_id && <Link to={`/orders/${t.order_id}`}>order</Link>}
-              </p>
-            </li>
-          ))}
-        </ol>
+        <ListState loaded={transitions} what="the history" empty={<p>No history yet.</p>}>
+          {(history) => (
+            <ol class="timeline" data-testid="transitions">
+              {history.map((t) => (
+                <li key={t.id}>
+                  <p>
+                    <strong>{label(t.transition_type)}</strong>{' '}
+                    <span class="meta">
+                      {t.from_status ? `${label(t.from_status)} → ` : ''}
+                      {label(t.to_status)}
+                      {t.transition_type === 'cancellation' &&
+                        t.to_status !== 'cancelled' &&
+                        ' · takes effect at the period end'}
+                    </span>
+                  </p>
+                  <p class="meta">
+                    {actorText(t)} · {when(t.created_at)}
+                    {t.reason && ` · “${t.reason}”`}
+                    {typeof t.metadata?.change_charge_behavior === 'string' &&
+                      ` · ${label(t.metadata.change_charge_behavior)}`}
+                    {t.order_id && ' · '}
+                    {t.order_id && <Link to={`/orders/${t.order_id}`}>order</Link>}
+                  </p>
+                </li>
+              ))}
+            </ol>
+          )}
+        </ListState>
       </section>
     </>
   );

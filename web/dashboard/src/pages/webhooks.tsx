@@ -1,9 +1,10 @@
 /** Webhooks: the merchant's endpoints, every delivery attempt with status and response code, redeliver. */
 import { useState } from 'preact/hooks';
-import { call, query, type Page } from '../api';
-import { FilterBar, dayEnd, dayStart, useFilters, type FilterSpec } from '../filters';
+import { call, type Page } from '../api';
+import { FilterBar, dayEnd, dayStart, type FilterSpec } from '../filters';
 import { label, when } from '../format';
-import { Chip, ErrorNote, ListState, Notice, PageHeader, Pager, Table, useLoad } from '../ui';
+import { DataTable, useFilteredList } from '../list';
+import { Chip, ErrorNote, Notice, PageHeader, useLoad } from '../ui';
 
 interface WebhookConfig {
   id: string;
@@ -70,21 +71,11 @@ function Redeliver(props: { delivery: Delivery; active: boolean }) {
 }
 
 export function Webhooks() {
-  const [filters, apply] = useFilters(deliveryFilters.map((f) => f.name));
   const configs = useLoad(() => call<Page<WebhookConfig>>('GET', '/merchant/webhook-configs?limit=100'), []);
-  const deliveries = useLoad(
-    () =>
-      call<Page<Delivery>>(
-        'GET',
-        `/merchant/webhook-deliveries${query({
-          page: filters.page,
-          limit: 20,
-          status: filters.status,
-          from: dayStart(filters.from),
-          to: dayEnd(filters.to),
-        })}`,
-      ),
-    [JSON.stringify(filters)],
+  const deliveries = useFilteredList<Delivery>(
+    '/merchant/webhook-deliveries',
+    deliveryFilters.map((f) => f.name),
+    (filters) => ({ status: filters.status, from: dayStart(filters.from), to: dayEnd(filters.to) }),
   );
   const active = new Set(
     configs.state === 'ready' ? configs.data.data.filter((c) => c.is_active).map((c) => c.id) : [],
@@ -94,63 +85,59 @@ export function Webhooks() {
       <PageHeader title="Webhooks" />
       <section aria-labelledby="endpoints">
         <h2 id="endpoints">Endpoints</h2>
-        <ListState
+        <DataTable
           loaded={configs}
           what="endpoints"
+          caption="Webhook endpoints"
+          head={['URL', 'Status', 'Events', 'Last sent']}
           empty={<p>No webhook endpoint yet. Add one with the API (POST /merchants/&lt;id&gt;/webhook-configs).</p>}
-        >
-          {(items) => (
-            <Table caption="Webhook endpoints" head={['URL', 'Status', 'Events', 'Last sent']}>
-              {items.map((c) => (
-                <tr key={c.id}>
-                  <td class="break">
-                    {c.url}
-                    {c.description && <span class="meta"> · {c.description}</span>}
-                  </td>
-                  <td>
-                    <Chip status={c.is_active} text={c.is_active ? 'Active' : 'Inactive'} />
-                  </td>
-                  <td>{c.event_filter ? c.event_filter.join(', ') : 'All events'}</td>
-                  <td>{when(c.last_triggered_at)}</td>
-                </tr>
-              ))}
-            </Table>
+          row={(c) => (
+            <tr key={c.id}>
+              <td class="break">
+                {c.url}
+                {c.description && <span class="meta"> · {c.description}</span>}
+              </td>
+              <td>
+                <Chip status={c.is_active} text={c.is_active ? 'Active' : 'Inactive'} />
+              </td>
+              <td>{c.event_filter ? c.event_filter.join(', ') : 'All events'}</td>
+              <td>{when(c.last_triggered_at)}</td>
+            </tr>
           )}
-        </ListState>
+        />
       </section>
       <section aria-labelledby="deliveries">
         <h2 id="deliveries">Deliveries</h2>
-        <FilterBar specs={deliveryFilters} values={filters} apply={apply} />
+        <FilterBar specs={deliveryFilters} values={deliveries.filters} apply={deliveries.apply} />
         <Notice>Redeliver sends the event once more to its endpoint; the new attempt appears here in a moment.</Notice>
-        <ListState loaded={deliveries} what="deliveries" empty={<p>No deliveries match.</p>}>
-          {(items, page) => (
-            <>
-              <Table caption="Webhook deliveries" head={['Event', 'Status', 'Response', 'Attempt', 'Date', '']}>
-                {items.map((d) => (
-                  <tr key={d.id}>
-                    <td>
-                      {d.event_type}
-                      <span class="meta block">{d.target_url}</span>
-                    </td>
-                    <td>
-                      <Chip status={d.status === 'retrying' ? 'pending' : d.status} text={label(d.status)} />
-                    </td>
-                    <td>{d.http_status_code ?? d.error ?? '—'}</td>
-                    <td>
-                      {d.attempt_number}
-                      {d.trigger === 'manual' && ' (manual)'}
-                    </td>
-                    <td>{when(d.created_at)}</td>
-                    <td>
-                      <Redeliver delivery={d} active={active.has(d.merchant_webhook_config_id)} />
-                    </td>
-                  </tr>
-                ))}
-              </Table>
-              <Pager meta={page.meta} onPage={(p) => apply({ ...filters, page: String(p) })} />
-            </>
+        <DataTable
+          loaded={deliveries.loaded}
+          onPage={deliveries.onPage}
+          what="deliveries"
+          caption="Webhook deliveries"
+          head={['Event', 'Status', 'Response', 'Attempt', 'Date', '']}
+          empty={<p>No deliveries match.</p>}
+          row={(d) => (
+            <tr key={d.id}>
+              <td>
+                {d.event_type}
+                <span class="meta block">{d.target_url}</span>
+              </td>
+              <td>
+                <Chip status={d.status === 'retrying' ? 'pending' : d.status} text={label(d.status)} />
+              </td>
+              <td>{d.http_status_code ?? d.error ?? '—'}</td>
+              <td>
+                {d.attempt_number}
+                {d.trigger === 'manual' && ' (manual)'}
+              </td>
+              <td>{when(d.created_at)}</td>
+              <td>
+                <Redeliver delivery={d} active={active.has(d.merchant_webhook_config_id)} />
+              </td>
+            </tr>
           )}
-        </ListState>
+        />
       </section>
     </>
   );
