@@ -1,0 +1,98 @@
+/**
+ * `npm run bench:profile -- "<scenario>"`: a CPU profile of the API process while autocannon (10 connections) runs
+ * one of the hot-path scenarios (bench/api.ts: "GET /customers/:id", "GET /health/live", "POST /customers
+ * (idempotent replay)"), on the same stack as `npm run bench`. Prints req/s and the main thread's self time by
+ * package or file, and writes the .cpuprofile (open it in Chrome DevTools) to test-output/. The profiler runs only
+ * while the scenario does. BENCH_DURATION (seconds, default 8).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Session } from 'node:inspector/promises';
+import autocannon from 'autocannon';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { createLogger, logDestination } from '../domain/platform/logger';
+import { startApi } from '../api/server';
+import { stack, startStack, stopStack } from '../test/helpers/stack';
+import { hotPathScenarios } from './api';
+import { REPO_ROOT } from '../scripts/lib/paths';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Self time by npm package (node_modules/<pkg>), our own file, or V8/Node internal, as shares of the whole. */
+export function selfTimeBy(profile: Profile): Array<[string, number]> {
+  const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  const totals = new Map<string, number>();
+  let all = 0;
+  profile.samples.forEach((id, index) => {
+    const { url, functionName } = frames.get(id) as ProfileNode['callFrame'];
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
+    const key =
+      pkg ??
+      (url
+        ? path.relative(REPO_ROOT, url.replace(/^file:\/\//, ''))
+        : functionName.startsWith('(')
+          ? functionName
+          : `(${functionName || 'native'})`);
+    const delta = profile.timeDeltas[index] ?? 0;
+    totals.set(key, (totals.get(key) ?? 0) + delta);
+    all += delta;
+  });
+  return [...totals].sort((a, b) => b[1] - a[1]).map(([key, time]) => [key, time / all]);
+}
+
+async function main(): Promise<void> {
+  const which = process.argv[2] ?? 'GET /customers/:id';
+  const duration = Number(process.env.BENCH_DURATION ?? 8);
+  process.env.LOG_LEVEL = 'silent';
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  await startStack();
+  const api = await startApi(
+    { ...stack().config, validateResponses: false, rateLimit: { ...stack().config.rateLimit, limit: 1e9 } },
+    0,
+    { logger: createLogger('info', logDestination('/dev/null')), workerConnection: stack().worker.connection },
+  );
+  try {
+    const scenario = (await hotPathScenarios(api.url)).find((candidate) => candidate.name === which);
+    if (!scenario) throw new Error(`No hot-path scenario named "${which}" (see bench/api.ts)`);
+    const load = (seconds: number) => autocannon({ ...scenario.options, connections: 10, duration: seconds });
+    await load(2); // warm-up: JIT, pools, prepared statements
+    const session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    const result = await load(duration);
+    const { profile } = await session.post('Profiler.stop');
+    const file = path.join(REPO_ROOT, 'test-output', `profile-${which.replace(/\W+/g, '-')}.cpuprofile`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify(profile));
+    console.log(
+      `${which}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, non-2xx ${result.non2xx}`,
+    );
+    console.log('Main thread self time (the profiler stopping itself shows as "(dispatch)"):');
+    for (const [key, share] of selfTimeBy(profile as Profile).slice(0, 25)) {
+      console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${key}`);
+    }
+    console.log(`Profile: ${file}`);
+  } finally {
+    await api.stop();
+    await stopStack();
+  }
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
