@@ -5,6 +5,7 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { AppDeps } from './deps';
 import { errors } from '../domain/platform/errors';
 import { requestContext } from './http/request-context';
+import type { InFlightRequests } from './http/in-flight';
 import { mountRoute } from './http/route-runner';
 import { defineRoute, type AnyRoute } from './http/define-route';
 import { Type } from '@sinclair/typebox';
@@ -41,7 +42,8 @@ async function unmatchedRequests(ctx: Koa.Context, next: Koa.Next): Promise<void
   }
 }
 
-export function buildApp(deps: AppDeps): Koa {
+/** `inFlight`: counts running requests so a stop can drain them (startApi passes it; tests building an app need not). */
+export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   const app = new Koa();
   app.proxy = deps.config.env === 'production';
   const router = new Router();
@@ -50,7 +52,9 @@ export function buildApp(deps: AppDeps): Koa {
   const openApi = buildOpenApi(routes, API_PREFIX);
   for (const route of routes) mountRoute(router, API_PREFIX, route, deps);
 
+  // The liveness probe answers synchronously, before everything (no request log, nothing to drain).
   app.use(liveness(API_PREFIX));
+  if (inFlight) app.use((ctx, next) => inFlight.middleware(ctx, next));
   app.use(requestContext(deps.logger));
   // The SDK, its card frame and the hosted checkout page (outside /api/v1), and CORS for the public-key endpoints.
   app.use(browserAssets(API_PREFIX));

@@ -12,6 +12,10 @@ import { connectTemporal, type WorkerConnection } from './temporal';
 import { openOrm } from '../db/orm';
 import { startAuthCache } from './http/auth-cache';
 import { RateLimiter } from './http/rate-limit';
+import { inFlightRequests } from './http/in-flight';
+
+/** Beyond the longest wait of a handler on a workflow (WORKFLOW_WAIT_MS), what stop() gives running requests. */
+const DRAIN_MARGIN_MS = 5_000;
 
 export interface RunningApi {
   server: Server;
@@ -23,7 +27,7 @@ export interface RunningApi {
 export async function startApi(
   config: Config,
   port = config.port,
-  options: { logger?: Logger; workerConnection?: WorkerConnection } = {},
+  options: { logger?: Logger; workerConnection?: WorkerConnection; drainTimeoutMs?: number } = {},
 ): Promise<RunningApi> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const orm = await openOrm(config.databaseUrl, {
@@ -34,7 +38,8 @@ export async function startApi(
   const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace, options.workerConnection);
   const authCache = await startAuthCache(orm);
   const deps: AppDeps = { config, orm, temporal, logger, authCache: authCache.cache, rateLimiter: new RateLimiter() };
-  const server = buildApp(deps).listen(port);
+  const inFlight = inFlightRequests();
+  const server = buildApp(deps, inFlight).listen(port);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const url = `http://localhost:${typeof address === 'object' && address ? address.port : port}`;
@@ -43,12 +48,19 @@ export async function startApi(
     url,
     deps,
     async stop() {
+      // Stop accepting; idle kept-alive sockets go now, busy ones once their answer is sent (Connection: close).
+      inFlight.closing();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // Handlers run on after their client left: Temporal and the ORM close only once they are done (bounded).
+      if (!(await inFlight.drain(options.drainTimeoutMs ?? config.workflowWaitMs + DRAIN_MARGIN_MS))) {
+        logger.warn({ running: inFlight.count }, 'API stopping with requests still running');
+      }
+      server.closeAllConnections();
       await closed;
       await authCache.stop();
-      await orm.close();
       await temporal.connection.close();
+      await orm.close();
       await flushLogger(logger);
     },
   };

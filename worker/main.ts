@@ -7,7 +7,9 @@ import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSo
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities';
 import { TASK_QUEUES } from '../workflows/definitions';
+import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../domain/platform/config';
+import { createLogger, flushLogger } from '../domain/platform/logger';
 import { openOrm, type Orm } from '../db/orm';
 import { ensureSchedules } from './schedules';
 import { startWebhookOutbox } from './outbox-listener';
@@ -93,9 +95,29 @@ export async function registerSchedules(config: Config): Promise<void> {
   }
 }
 
+/**
+ * A worker process exits only on a fatal error, and says why first: one fatal log line, and the error on stderr too
+ * (LOG_LEVEL may be silent). An uncaught exception or unhandled rejection anywhere in the process is fatal as well,
+ * but logged the same way rather than dying with whatever Node prints. Returns the function to call on a fatal error.
+ */
+export function exitOnFatal(logger: Logger): (what: string, error: unknown) => void {
+  let exiting = false;
+  const fatal = (what: string, error: unknown) => {
+    if (exiting) return;
+    exiting = true;
+    logger.fatal({ err: error }, what);
+    console.error(`${what}:`, error);
+    void flushLogger(logger).finally(() => process.exit(1));
+  };
+  process.on('uncaughtException', (error) => fatal('Worker crashed: uncaught exception', error));
+  process.on('unhandledRejection', (reason) => fatal('Worker crashed: unhandled rejection', reason));
+  return fatal;
+}
+
 if (require.main === module) {
+  const config = loadConfig();
+  const fatal = exitOnFatal(createLogger(config.logLevel));
   (async () => {
-    const config = loadConfig();
     const orm = await openOrm(config.databaseUrl);
     await registerSchedules(config);
     const worker = await startWorker({ config, orm });
@@ -103,8 +125,5 @@ if (require.main === module) {
     process.once('SIGINT', stop).once('SIGTERM', stop);
     await worker.done;
     await orm.close();
-  })().catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
+  })().catch((error) => fatal('Worker failed', error));
 }

@@ -39,6 +39,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   429: 'rate_limit_error (see Retry-After and RateLimit-* headers)',
   500: 'internal_server_error',
   502: 'external_service_error: a payment provider or the workflow service was unreachable (retry with backoff)',
+  503: 'external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds)',
 };
 
 function openApiPath(path: string): string {
@@ -128,7 +129,7 @@ function responses(route: AnyRoute): Json {
       content: { 'application/json': { schema: successSchema(route, plain(created)) } },
     };
   }
-  const implied = route.auth === 'none' ? [400, 500] : [400, 401, 403, 404, 409, 429, 500, 502];
+  const implied = route.auth === 'none' ? [400, 500, 503] : [400, 401, 403, 404, 409, 429, 500, 502, 503];
   const errorStatuses = [...new Set([...implied, ...(route.errors ?? [])])].sort((a, b) => a - b);
   for (const status of errorStatuses) {
     if (out[status]) continue;

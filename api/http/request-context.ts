@@ -8,6 +8,7 @@ import { newId } from '../../domain/platform/ids';
 import { errorBody } from './envelope';
 import { ApiError, errors } from '../../domain/platform/errors';
 import { fromUnreachableTemporal } from '../temporal';
+import { fromUnavailableDatabase } from './db-unavailable';
 
 /** Errors raised by the body parser (co-body) and the router carry an HTTP status and a type. */
 function fromFrameworkError(error: {
@@ -53,8 +54,13 @@ export function requestContext(logger: Logger) {
     try {
       await next();
     } catch (thrown) {
+      const unavailable = thrown instanceof ApiError ? undefined : fromUnavailableDatabase(thrown);
       const error =
-        thrown instanceof ApiError ? thrown : (fromFrameworkError(thrown as object) ?? fromUnreachableTemporal(thrown));
+        thrown instanceof ApiError
+          ? thrown
+          : (fromFrameworkError(thrown as object) ?? fromUnreachableTemporal(thrown) ?? unavailable);
+      // Operators still see that requests are failing on the database (the message names no row values: db/orm.ts).
+      if (unavailable) logger.warn({ err: thrown, request_id: requestId }, 'database unavailable');
       if (error) {
         ctx.status = error.status;
         ctx.body = errorBody(error, requestId);

@@ -1,6 +1,7 @@
 /** Mocha root hooks: one real stack for the whole run. */
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startStack, stopStack } from './stack';
+import { recordChildren } from './child-processes';
 
 // Worker state changes are noise in test output; warnings and errors still show.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -20,6 +21,8 @@ export const mochaHooks = {
     await startStack();
   },
   afterEach() {
+    // Tests start servers of their own (the time-skipping test server, the chaos part's Temporal and workers).
+    recordChildren();
     const warning = busyConnectionQuery;
     busyConnectionQuery = undefined;
     if (warning) {

@@ -16,6 +16,8 @@ import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { startMailCatcher, type RunningMail } from '../../scripts/lib/mailpit';
 import { buildDashboard } from '../../scripts/lib/dashboard-build';
 import { freePort } from './ports';
+import { forgetChildren, guardChildren, reapStaleChildren, recordChildren } from './child-processes';
+import { log } from '../../scripts/lib/paths';
 import { randomBytes } from 'node:crypto';
 
 export interface TestStack {
@@ -52,6 +54,9 @@ export interface StackOptions {
 }
 
 export async function startStack({ startTemporal = startTemporalForTests }: StackOptions = {}): Promise<TestStack> {
+  // A run killed outright left its servers running (ports, memory, CPU): stop them before starting ours.
+  await reapStaleChildren(log);
+  guardChildren();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-test-'));
   // As root, PostgreSQL runs as the postgres user, which must be able to enter the directory.
   fs.chmodSync(dataDir, 0o755);
@@ -93,6 +98,7 @@ export async function startStack({ startTemporal = startTemporalForTests }: Stac
   // The API serves the merchant Dashboard web app from its build (well under a second), as npm start does.
   await buildDashboard();
   const api = await startApi(config, apiPort);
+  recordChildren();
   current = {
     config,
     dataDir,
@@ -142,6 +148,7 @@ export async function stopStack(): Promise<void> {
   await temporal.stop();
   await postgres.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
+  forgetChildren();
 }
 
 const quietBundlerLogger = {

@@ -43,7 +43,7 @@ import { stack } from '../helpers/stack';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
 import { createConfig, startReceiver, verifyStandardWebhook, type Receiver } from '../helpers/webhooks';
 import type { CardInput } from '../helpers/vault';
-import { artifactsDir } from './support/artifacts';
+import { artifactsDir, saveArtifact } from './support/artifacts';
 import { registerSecret, registerSecretsIn } from './support/secrets';
 
 const CHARGES = Number(process.env.RELIABILITY_CHARGES ?? 40);
@@ -112,25 +112,75 @@ const BOUNDARIES: Boundary[] = [
   ),
 ];
 
-/** The worker process: killed with SIGKILL, restarted at once; an unexpected exit is counted and restarted too. */
+/** Why a worker process ended on its own: its last error log line, else the last line it wrote to stderr. */
+interface WorkerExit {
+  worker: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  reason: string;
+}
+
+/** The last error-or-worse JSON log line in `text` (pino: level 50 error, 60 fatal), as "msg: err.message". */
+function lastErrorLine(text: string): string | undefined {
+  for (const line of text.split('\n').reverse()) {
+    try {
+      const entry = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } };
+      if ((entry.level ?? 0) >= 50) return [entry.msg, entry.err?.message].filter(Boolean).join(': ');
+    } catch {
+      // not a JSON log line
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The worker process: killed with SIGKILL, restarted at once; an unexpected exit is counted, explained (exits) and
+ * restarted too. Its stdout (JSON logs, and the Temporal core's own lines) and stderr go to the artefacts (logs/chaos-worker.stdout.log, .stderr.log), which the leak grep
+ * scans as well.
+ */
 class WorkerProcess {
   private child?: ChildProcess;
   kills = 0;
-  unexpectedExits = 0;
-  stderr = '';
+  readonly exits: WorkerExit[] = [];
+  private started = 0;
   private stopping = false;
 
   constructor(private readonly env: NodeJS.ProcessEnv) {}
 
+  get unexpectedExits(): number {
+    return this.exits.length;
+  }
+
   start(): void {
     const child = spawn(process.execPath, ['--import', 'tsx', require.resolve('./lib/worker-process')], {
       env: { ...process.env, ...this.env },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stderr?.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-4000)));
-    child.once('exit', () => {
+    this.started += 1;
+    const worker = `worker #${this.started} (pid ${child.pid})`;
+    let stdoutTail = '';
+    let stderrTail = '';
+    saveArtifact('logs/chaos-worker.stderr.log', `--- ${worker} started\n`, { append: true });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      saveArtifact('logs/chaos-worker.stdout.log', chunk.toString(), { append: true });
+      stdoutTail = (stdoutTail + chunk.toString()).slice(-16_000);
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      saveArtifact('logs/chaos-worker.stderr.log', chunk.toString(), { append: true });
+      stderrTail = (stderrTail + chunk.toString()).slice(-4000);
+    });
+    child.once('exit', (code, signal) => {
+      saveArtifact('logs/chaos-worker.stderr.log', `--- ${worker} exited (code ${code}, signal ${signal})\n`, {
+        append: true,
+      });
       if (this.child !== child || this.stopping) return;
-      this.unexpectedExits += 1;
+      const lastStderr = stderrTail.trim().split('\n').slice(-3).join(' | ');
+      const reason = lastErrorLine(stdoutTail) ?? (lastStderr || 'no log line and nothing on stderr');
+      this.exits.push({ worker, code, signal, reason });
+      console.log(
+        `[reliability] chaos-under-load: ${worker} exited on its own (code ${code}, signal ${signal}): ${reason}`,
+      );
+      saveArtifact('chaos-worker-exits.json', JSON.stringify(this.exits, null, 2));
       this.start();
     });
     this.child = child;
@@ -235,6 +285,25 @@ async function transactionIn(tenant: Tenant, id: string, statuses: string[], tim
 
 const transactionIdOf = (res: ApiResponse) =>
   (res.body?.data?.id ?? res.body?.error?.details?.transaction_id) as string | undefined;
+
+/**
+ * A card token minted the way a careful client does it: its session and token calls are retried while a dependency
+ * restarts (a 503 DATABASE_UNAVAILABLE, a cut connection); the helpers throw on any answer but 201.
+ */
+async function cardTokenWithRetries(tenant: Tenant, card: CardInput, figures: Figures): Promise<string> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await cardToken(tenant, card);
+    } catch (error) {
+      const status = Number(/expected (\d{3}) to equal 201/.exec(String(error))?.[1] ?? 0);
+      if (status > 0 && status < 500) throw error;
+      figures.api_5xx += 1;
+      figures.api_5xx_by_status[status] = (figures.api_5xx_by_status[status] ?? 0) + 1;
+      if (attempt === 6) throw error;
+      await sleep(2000);
+    }
+  }
+}
 
 /** A POST retried with the same Idempotency-Key on 5xx and network errors, as a careful client does. */
 async function postWithRetries(send: (key: string) => Promise<ApiResponse>, figures: Figures): Promise<ApiResponse> {
@@ -361,7 +430,7 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
     const oneCharge = async (i: number) => {
       const tenant = i % 2 === 0 ? direct : cascading;
       const capture = i % 3 !== 0;
-      const token = await cardToken(tenant, CARD_SEQUENCE[i % CARD_SEQUENCE.length]);
+      const token = await cardTokenWithRetries(tenant, CARD_SEQUENCE[i % CARD_SEQUENCE.length], figures);
       figures.charges += 1;
       const res = await postWithRetries(
         (key) => charge(tenant, cardCharge(token, { amount: 1000 + i, capture }), { idempotencyKey: key }),
@@ -415,11 +484,11 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
         let type = 'transactionOperationWorkflow';
         if (boundary.workflow === 'charge') {
           type = 'chargeWorkflow';
-          const token = await cardToken(probe, SLOW);
+          const token = await cardTokenWithRetries(probe, SLOW, figures);
           started = charge(probe, cardCharge(token, { capture: false }));
         } else {
           // A transaction to operate on: authorize-only for a capture, captured for a refund.
-          const token = await cardToken(probe, APPROVE);
+          const token = await cardTokenWithRetries(probe, APPROVE, figures);
           const res = await postWithRetries(
             (key) =>
               charge(probe, cardCharge(token, { capture: boundary.workflow === 'refund' }), { idempotencyKey: key }),
@@ -556,7 +625,8 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
             .map(([status, n]) => `${status}:${n}`)
             .join('/') || '-'
         }, ` +
-        `load_errors=${loadErrors.length}`,
+        `load_errors=${loadErrors.length}, ` +
+        `worker_exit_reasons=${worker.exits.map((exit) => `[${exit.worker} code ${exit.code} signal ${exit.signal}: ${exit.reason}]`).join(' ') || '-'}`,
     );
 
     expect(missed, 'boundaries never reached').to.deep.equal([]);

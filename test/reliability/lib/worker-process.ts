@@ -3,14 +3,19 @@
  * `node --import tsx worker/main.ts` runs — startWorker with its own ORM — except that it loads the workflow
  * bundle the test built once (WORKFLOW_BUNDLE_PATH, WORKFLOW_SOURCE_MAP_PATH) instead of bundling again on every
  * start, which on this 2-core machine costs more than the chaos itself. The test registers the schedules once.
+ * Like worker/main.ts it exits only on a fatal error, and logs why first (the chaos report quotes that line).
  */
 import fs from 'node:fs';
 import { loadConfig } from '../../../domain/platform/config';
+import { createLogger } from '../../../domain/platform/logger';
 import { openOrm } from '../../../db/orm';
-import { startWorker } from '../../../worker/main';
+import { exitOnFatal, startWorker } from '../../../worker/main';
+
+const config = loadConfig();
+const logger = createLogger(config.logLevel);
+const fatal = exitOnFatal(logger);
 
 (async () => {
-  const config = loadConfig();
   const orm = await openOrm(config.databaseUrl);
   const workflowBundle = {
     code: fs.readFileSync(process.env.WORKFLOW_BUNDLE_PATH as string, 'utf8'),
@@ -21,7 +26,4 @@ import { startWorker } from '../../../worker/main';
   process.once('SIGINT', stop).once('SIGTERM', stop);
   await worker.done;
   await orm.close();
-})().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+})().catch((error) => fatal('Worker failed', error));
