@@ -9,7 +9,7 @@ import { insertOrder, recordOrderStatus } from '../../db/repositories/orders.rep
 import { claimToken, spendToken } from '../../db/repositories/card-tokens.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm';
-import { MerchantConnectorSchema, TransactionSchema, type TransactionStatus } from '../../db/entities';
+import { TransactionSchema, type TransactionStatus } from '../../db/entities';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import { moveTransaction, type TriggeredBy } from '../../domain/transactions/transactions.transitions';
 import { recordEvent } from '../../domain/events/events.outbox';
@@ -158,7 +158,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
     ): Promise<{ profileId: string | null; attempts: PlannedAttempt[] }> {
       const em = orm.em.fork();
       try {
-        const { profileId, plan } = await planRoute(em, input.merchantId, {
+        const { profileId, plan, providerSlugs } = await planRoute(em, input.merchantId, {
           paymentMethod: input.paymentMethod,
           currency: input.currency,
           amount: input.amount,
@@ -168,15 +168,12 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           installments: input.installments ?? 1,
           randomDraw: input.randomDraw,
         });
-        const ids = plan.attempts.map((a) => a.connectorId);
-        const connectors = ids.length ? await em.find(MerchantConnectorSchema, { id: { $in: ids } }) : [];
-        const slugOf = new Map(connectors.map((c) => [c.id, c.providerSlug]));
         return {
           profileId,
           attempts: plan.attempts.map((a) => ({
             connectorId: a.connectorId,
             nodeId: a.nodeId,
-            providerSlug: slugOf.get(a.connectorId) ?? 'unknown',
+            providerSlug: providerSlugs.get(a.connectorId) ?? 'unknown',
           })),
         };
       } catch (error) {
