@@ -83,6 +83,22 @@ async function main(): Promise<void> {
     const rounds = 5;
     recording = true;
     for (let i = 0; i < rounds; i += 1) await charge(tenant.merchant_secret_key, instrumentId);
+    // This process's CPU (every thread: API, worker, Temporal core, sandbox PSP) per charge, ten at a time.
+    const cpuCharges = Number(process.env.PROBE_CPU_CHARGES ?? 0);
+    if (cpuCharges > 0) {
+      recording = false;
+      const before = process.cpuUsage();
+      const started = Date.now();
+      for (let i = 0; i < cpuCharges; i += 10)
+        await Promise.all(Array.from({ length: 10 }, () => charge(tenant.merchant_secret_key, instrumentId)));
+      const used = process.cpuUsage(before);
+      const perCharge = (used.user + used.system) / 1000 / cpuCharges;
+      const rate = (cpuCharges / (Date.now() - started)) * 1000;
+      process.stdout.write(
+        `CPU of this process: ${perCharge.toFixed(1)} ms per charge (${rate.toFixed(1)} charges/s)\n`,
+      );
+      recording = true;
+    }
     // The outbox listener's fan-out runs after commit: let it finish.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     recording = false;
