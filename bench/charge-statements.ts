@@ -2,7 +2,8 @@
  * `npx tsx bench/charge-statements.ts`: the SQL statements one POST /transactions costs (1 attempt, a saved card,
  * a merchant with no webhook endpoint; `--cascade`: 3 attempts), counted at the pg driver of this process (the
  * test stack runs API, worker and outbox listener in one process). Not part of `npm run bench`: a probe for the
- * "statements per charge" figure in docs/benchmarks.md. `--list` prints every statement.
+ * "statements per charge" figure in docs/benchmarks.md. `--list` prints every statement. PROBE_CPU_CHARGES=200 also
+ * measures this process's CPU per charge, ten at a time (with RATE_LIMIT_REQUESTS=1000000 beyond ~90 charges).
  */
 import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
