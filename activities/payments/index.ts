@@ -9,8 +9,9 @@ import { insertOrder, recordOrderStatus } from '../../db/repositories/orders.rep
 import { claimToken, spendToken } from '../../db/repositories/card-tokens.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm';
-import { MerchantConnectorSchema, TransactionSchema, type TransactionStatus } from '../../db/entities';
-import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
+import { TransactionSchema, type TransactionStatus } from '../../db/entities';
+import { openCredentials } from '../../domain/connectors/connectors.secrets';
+import { errors } from '../../domain/platform/errors';
 import { moveTransaction, type TriggeredBy } from '../../domain/transactions/transactions.transitions';
 import { recordEvent } from '../../domain/events/events.outbox';
 import { keepChargedCard } from '../../domain/subscriptions/subscriptions.first-charge';
@@ -19,7 +20,7 @@ import { presentTransactionHeader } from '../../domain/transactions/transactions
 import { heartbeatWhile } from './heartbeat';
 import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
 import { NoActiveRoutingProfileError, planRoute } from '../../domain/routing/routing.load';
-import { readInstrumentCard, readTokenCard } from '../vault/card-source';
+import { instrumentCardOf, tokenCardOf } from '../vault/card-source';
 import type { VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, Outcome, ProviderResult } from '../../domain/connectors/connector';
 import { chargeWorkflowId } from '../../workflows/charge';
@@ -158,7 +159,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
     ): Promise<{ profileId: string | null; attempts: PlannedAttempt[] }> {
       const em = orm.em.fork();
       try {
-        const { profileId, plan } = await planRoute(em, input.merchantId, {
+        const { profileId, plan, providerSlugs } = await planRoute(em, input.merchantId, {
           paymentMethod: input.paymentMethod,
           currency: input.currency,
           amount: input.amount,
@@ -168,15 +169,12 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           installments: input.installments ?? 1,
           randomDraw: input.randomDraw,
         });
-        const ids = plan.attempts.map((a) => a.connectorId);
-        const connectors = ids.length ? await em.find(MerchantConnectorSchema, { id: { $in: ids } }) : [];
-        const slugOf = new Map(connectors.map((c) => [c.id, c.providerSlug]));
         return {
           profileId,
           attempts: plan.attempts.map((a) => ({
             connectorId: a.connectorId,
             nodeId: a.nodeId,
-            providerSlug: slugOf.get(a.connectorId) ?? 'unknown',
+            providerSlug: providerSlugs.get(a.connectorId) ?? 'unknown',
           })),
         };
       } catch (error) {
@@ -206,27 +204,29 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
     async attemptCharge(input: AttemptInput): Promise<AttemptResult> {
       if (!vault) throw new Error('This worker was started without vault settings');
       const em = orm.em.fork();
-      await attempts.startAttempt(em, input);
-      const tx = await em.findOneOrFail(TransactionSchema, { id: input.transactionId });
+      // One round trip: the attempt row, the transaction, the connector and the card (sealed until opened here).
+      const setup = await attempts.startAttemptWithSetup(em, input);
+      if (!setup) throw new Error(`Transaction ${input.transactionId} of merchant ${input.merchantId} not found`);
+      const tx = setup.transaction;
       let result: ProviderResult;
       try {
-        const { connector, credentials } = await loadConnectorSecrets(
-          em,
-          vault.encryptionKeys,
-          input.merchantId,
-          input.attempt.connectorId,
-        );
+        const connector = setup.connector;
+        // A deleted connector: the same 404 loadConnectorSecrets answers (an unusable attempt setup).
+        if (!connector) throw errors.notFound('No such connector');
+        const credentials = openCredentials(vault.encryptionKeys, connector.credentialsEncrypted);
         let card: CardData | undefined;
         if (isCardMethod(tx.paymentMethod)) {
           card = tx.cardTokenId
-            ? await readTokenCard(em, vault.encryptionKeys, tx.merchantId, tx.cardTokenId)
-            : await readInstrumentCard(em, vault.encryptionKeys, tx.merchantId, tx.paymentInstrumentId!);
+            ? tokenCardOf(vault.encryptionKeys, tx.cardTokenId, setup.token)
+            : instrumentCardOf(vault.encryptionKeys, tx.paymentInstrumentId!, setup.instrument);
         }
         const adapter = vault.adapterFor(connector.providerSlug);
         const request: AuthorizeRequest = {
           amount: tx.amount,
           currency: tx.currency,
-          paymentMethod: isCardMethod(tx.paymentMethod) ? 'card' : tx.paymentMethod,
+          paymentMethod: isCardMethod(tx.paymentMethod)
+            ? 'card'
+            : (tx.paymentMethod as AuthorizeRequest['paymentMethod']),
           card,
           capture: tx.capture,
           installments: tx.installments ?? undefined,

@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { CardTokenCvcSchema, CardTokenSchema, PaymentInstrumentSchema } from '../../db/entities';
 import { decryptSecret, type KeyMaterial } from '../../domain/platform/crypto';
 import type { CardData } from '../../domain/connectors/connector';
+import type { SealedCard } from '../../db/repositories/transaction-attempts.repository';
 
 /** The sealed card cannot be read for a business reason (not an outage): the charge attempt fails, not retried. */
 export class CardUnavailableError extends Error {
@@ -21,15 +22,36 @@ export async function readTokenCard(
   tokenId: string,
 ): Promise<CardData> {
   const token = await em.findOne(CardTokenSchema, { id: tokenId, merchantId });
+  const cvc = token && (await em.findOne(CardTokenCvcSchema, { cardTokenId: tokenId }));
+  return tokenCardOf(
+    keys,
+    tokenId,
+    token && {
+      status: token.status,
+      expiresAt: token.expiresAt,
+      panEncrypted: token.panEncrypted,
+      holderNameEncrypted: token.holderNameEncrypted,
+      expMonth: token.expMonth,
+      expYear: token.expYear,
+      cvcEncrypted: cvc?.cvcEncrypted ?? null,
+    },
+  );
+}
+
+/** readTokenCard on a token already read (null: none for this merchant). */
+export function tokenCardOf(
+  keys: KeyMaterial,
+  tokenId: string,
+  token: (SealedCard & { status: string; expiresAt: Date; cvcEncrypted: string | null }) | null,
+): CardData {
   if (!token || token.status !== 'active' || !token.panEncrypted || token.expiresAt.getTime() <= Date.now()) {
     throw new CardUnavailableError(`Card token ${tokenId} is not usable (missing, used or expired)`);
   }
-  const cvc = await em.findOne(CardTokenCvcSchema, { cardTokenId: tokenId });
   return {
     number: decryptSecret(keys, token.panEncrypted),
-    cvc: cvc ? decryptSecret(keys, cvc.cvcEncrypted) : null,
-    expMonth: token.expMonth,
-    expYear: token.expYear,
+    cvc: token.cvcEncrypted ? decryptSecret(keys, token.cvcEncrypted) : null,
+    expMonth: token.expMonth ?? 0,
+    expYear: token.expYear ?? 0,
     holderName: token.holderNameEncrypted ? decryptSecret(keys, token.holderNameEncrypted) : null,
   };
 }
@@ -42,7 +64,12 @@ export async function readInstrumentCard(
   instrumentId: string,
 ): Promise<CardData> {
   const instrument = await em.findOne(PaymentInstrumentSchema, { id: instrumentId, merchantId });
-  if (!instrument) throw new CardUnavailableError(`Payment instrument ${instrumentId} does not exist`);
+  return instrumentCardOf(keys, instrumentId, instrument);
+}
+
+/** readInstrumentCard on an instrument already read (null: none for this merchant). */
+export function instrumentCardOf(keys: KeyMaterial, instrumentId: string, instrument: SealedCard | null): CardData {
+  if (!instrument?.panEncrypted) throw new CardUnavailableError(`Payment instrument ${instrumentId} does not exist`);
   return {
     number: decryptSecret(keys, instrument.panEncrypted),
     cvc: null,

@@ -80,8 +80,8 @@ type Claim =
   | { kind: 'running' };
 
 /**
- * Phase 1, its own short transaction: take the key, or report what holds it. Blocks at most `lockWaitMs` on a row
- * another transaction is writing.
+ * Phase 1, one statement that commits on its own: take the key, or report what holds it. Blocks at most
+ * `lockWaitMs` on a row another transaction is writing.
  */
 async function claimKey(
   em: EntityManager,
@@ -89,11 +89,8 @@ async function claimKey(
   claimId: string,
   lockWaitMs: number,
 ): Promise<Claim> {
-  return em.transactional(async (tx) => {
-    const claim = { ...request, claimId };
-    if (await keys.claimKey(tx, claim, lockWaitMs)) return { kind: 'claimed' };
-    return readKey(tx, request);
-  });
+  if (await keys.claimKey(em, { ...request, claimId }, lockWaitMs)) return { kind: 'claimed' };
+  return readKey(em, request);
 }
 
 /** What holds a key someone else claimed: its stored answer, or a request still running. */

@@ -8,6 +8,53 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 
+export interface NewEvent {
+  id: string;
+  organizationId: string;
+  merchantId: string;
+  type: string;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/**
+ * Inserts an event and, in the same statement, either NOTIFYs `channel` with its id (some active configuration of
+ * the merchant takes it: the subscribedConfigIds rule) or records it as already fanned out (none does, so there is
+ * nothing to deliver and the outbox has no work for it). Returns the fanned-out mark: null when left in the outbox.
+ * The subscription check sees configurations committed before this statement started (READ COMMITTED): see
+ * docs/webhooks.md, "Events nobody subscribes to".
+ */
+export async function insertEvent(em: EntityManager, event: NewEvent, channel: string): Promise<Date | null> {
+  const rows = await em.execute<{ fanned_out_at: string | null }[]>(
+    `with subscribed as (
+       select exists (select 1 from merchant_webhook_configs c
+                       where c.merchant_id = ? and c.is_active and c.created_at <= ?::timestamptz
+                         and (c.event_filter is null or ?::text = any(c.event_filter))) as any_config
+     ), inserted as (
+       insert into events (id, organization_id, merchant_id, type, data, created_at, fanned_out_at)
+       select ?, ?, ?, ?, ?::json, ?::timestamptz, case when s.any_config then null else now() end from subscribed s
+       returning id, fanned_out_at
+     )
+     select to_json(i.fanned_out_at) #>> '{}' as fanned_out_at,
+            case when i.fanned_out_at is null then pg_notify(?, i.id) end as notified
+       from inserted i`,
+    [
+      event.merchantId,
+      event.createdAt.toISOString(),
+      event.type,
+      event.id,
+      event.organizationId,
+      event.merchantId,
+      event.type,
+      JSON.stringify(event.data),
+      event.createdAt.toISOString(),
+      channel,
+    ],
+  );
+  const mark = rows[0].fanned_out_at;
+  return mark === null ? null : new Date(mark);
+}
+
 export interface OutboxEvent {
   id: string;
   merchantId: string;

@@ -23,14 +23,19 @@ const affected = (result: unknown) => (result as { affectedRows?: number }).affe
 
 /**
  * Takes the key — a fresh row, one whose retention lapsed, or one whose holder died (no answer and its lease
- * passed) when the fingerprint is the same — and says whether it did. Must run inside a transaction: it blocks at
- * most `lockWaitMs` on a row another transaction is writing (then PostgreSQL's 55P03).
+ * passed) when the fingerprint is the same — and says whether it did. One statement, in a transaction of its own
+ * (autocommit): it blocks at most `lockWaitMs` on a row another transaction is writing (then PostgreSQL's 55P03).
+ * The lock timeout is set by the statement itself, before its insert can wait (the executor produces the row to
+ * insert, and so runs set_config, before the conflict check), and only for that statement's implicit transaction:
+ * one round trip instead of BEGIN, SET LOCAL, the insert, a reset and COMMIT. Called inside an open transaction,
+ * the timeout would last until its end.
  */
-export async function claimKey(tx: EntityManager, claim: KeyClaim, lockWaitMs: number): Promise<boolean> {
-  await tx.execute(`set local lock_timeout = ${Math.max(1, Math.floor(lockWaitMs))}`);
-  const claimed = await tx.execute(
+export async function claimKey(em: EntityManager, claim: KeyClaim, lockWaitMs: number): Promise<boolean> {
+  const claimed = await em.execute(
     `insert into idempotency_keys (scope_id, key, fingerprint, expires_at, claim_id, lease_until)
-     values (?, ?, ?, now() + make_interval(secs => ?), ?, now() + make_interval(secs => ?))
+     select ?, ?, ?, now() + make_interval(secs => ?), ?, now() + make_interval(secs => ?)
+       from (select set_config('lock_timeout', ?, true) as lock_timeout) as bounded_wait
+      where bounded_wait.lock_timeout is not null
      on conflict (scope_id, key) do update
        set fingerprint = excluded.fingerprint, expires_at = excluded.expires_at, created_at = now(),
            response_status = null, response_sealed = null,
@@ -39,9 +44,16 @@ export async function claimKey(tx: EntityManager, claim: KeyClaim, lockWaitMs: n
           or (idempotency_keys.response_status is null and idempotency_keys.lease_until <= now()
               and idempotency_keys.fingerprint = excluded.fingerprint)
      returning key`,
-    [claim.scopeId, claim.key, claim.fingerprint, claim.ttlSeconds, claim.claimId, claim.leaseSeconds],
+    [
+      claim.scopeId,
+      claim.key,
+      claim.fingerprint,
+      claim.ttlSeconds,
+      claim.claimId,
+      claim.leaseSeconds,
+      String(Math.max(1, Math.floor(lockWaitMs))),
+    ],
   );
-  await tx.execute('set local lock_timeout to default');
   return claimed.length > 0;
 }
 

@@ -90,3 +90,25 @@ export async function recordOrderStatus(
     [randomUUID(), entry.orderId, entry.from, entry.to, entry.triggeredBy, entry.key],
   );
 }
+
+/**
+ * Moves the order to `to` (locking it) and records the history entry of the move, in one statement; nothing when
+ * the order is missing or already there (recordOrderStatus's key rule: a retried move records nothing twice).
+ */
+export async function moveOrderStatus(
+  em: EntityManager,
+  entry: { orderId: string; to: string; triggeredBy: string; key: string },
+): Promise<void> {
+  await em.execute(
+    `with old as (select id, status from orders where id = ? for update),
+     moved as (
+       update orders o set status = ?, updated_at = now() from old
+        where o.id = old.id and old.status <> ?
+       returning old.status as from_status
+     )
+     insert into order_status_history (id, order_id, from_status, to_status, triggered_by, transition_key)
+     select ?, ?, moved.from_status, ?, ?, ? from moved
+     on conflict (transition_key) do nothing`,
+    [entry.orderId, entry.to, entry.to, randomUUID(), entry.orderId, entry.to, entry.triggeredBy, entry.key],
+  );
+}

@@ -30,6 +30,154 @@ export async function startAttempt(em: EntityManager, key: AttemptKey): Promise<
   );
 }
 
+/** A charge attempt's setup, read in the statement that starts it. Sealed values stay sealed (the vault opens them). */
+export interface AttemptSetup {
+  transaction: {
+    id: string;
+    merchantId: string;
+    amount: number;
+    currency: string;
+    paymentMethod: string;
+    chargeType: string;
+    capture: boolean;
+    installments: number | null;
+    subscriptionId: string | null;
+    cardTokenId: string | null;
+    paymentInstrumentId: string | null;
+  };
+  /** The merchant's connector; null when it is gone. */
+  connector: { id: string; providerSlug: string; isTestMode: boolean; credentialsEncrypted: string } | null;
+  /** The saved card the transaction charges (null: none, or gone). */
+  instrument: SealedCard | null;
+  /** The card token the transaction charges (null: none, or gone), with its CVC while it is kept. */
+  token: (SealedCard & { status: string; expiresAt: Date; cvcEncrypted: string | null }) | null;
+}
+
+export interface SealedCard {
+  panEncrypted: string | null;
+  holderNameEncrypted: string | null;
+  expMonth: number | null;
+  expYear: number | null;
+}
+
+interface AttemptSetupRow {
+  id: string;
+  merchant_id: string;
+  amount: string;
+  currency: string;
+  payment_method: string;
+  charge_type: string;
+  capture: boolean;
+  installments: number | null;
+  subscription_id: string | null;
+  card_token_id: string | null;
+  payment_instrument_id: string | null;
+  connector_id: string | null;
+  provider_slug: string;
+  is_test_mode: boolean;
+  credentials_encrypted: string;
+  instrument_id: string | null;
+  instrument_pan: string | null;
+  instrument_holder: string | null;
+  instrument_exp_month: number | null;
+  instrument_exp_year: number | null;
+  token_id: string | null;
+  token_status: string;
+  token_expires_at: string;
+  token_pan: string | null;
+  token_holder: string | null;
+  token_exp_month: number;
+  token_exp_year: number;
+  cvc_encrypted: string | null;
+}
+
+/**
+ * Starts the attempt (as startAttempt) and, in the same statement, reads what the provider call needs: the
+ * transaction (of this merchant), the connector and the card — one round trip instead of five ORM reads and writes.
+ * Undefined when the transaction does not exist for the merchant.
+ */
+export async function startAttemptWithSetup(
+  em: EntityManager,
+  key: AttemptKey & { merchantId: string },
+): Promise<AttemptSetup | undefined> {
+  const [row] = await em.execute<AttemptSetupRow[]>(
+    `with started as (
+       insert into transaction_attempts (id, transaction_id, attempt_number, is_fallback, connector_id, provider_slug,
+         routing_node_id, status, started_at)
+       values (?, ?, ?, ?, ?, ?, ?, 'pending', now()) on conflict (transaction_id, attempt_number) do nothing
+     )
+     select t.id, t.merchant_id, t.amount, t.currency, t.payment_method, t.charge_type, t.capture, t.installments,
+            t.subscription_id, t.card_token_id, t.payment_instrument_id,
+            c.id as connector_id, c.provider_slug, c.is_test_mode, c.credentials_encrypted,
+            i.id as instrument_id, i.pan_encrypted as instrument_pan, i.holder_name_encrypted as instrument_holder,
+            i.exp_month as instrument_exp_month, i.exp_year as instrument_exp_year,
+            k.id as token_id, k.status as token_status, to_json(k.expires_at) #>> '{}' as token_expires_at,
+            k.pan_encrypted as token_pan, k.holder_name_encrypted as token_holder,
+            k.exp_month as token_exp_month, k.exp_year as token_exp_year, v.cvc_encrypted
+       from transactions t
+       left join merchant_connectors c on c.id = ? and c.merchant_id = t.merchant_id
+       left join payment_instruments i on i.id = t.payment_instrument_id and i.merchant_id = t.merchant_id
+       left join card_tokens k on k.id = t.card_token_id and k.merchant_id = t.merchant_id
+       left join card_token_cvcs v on v.card_token_id = k.id
+      where t.id = ? and t.merchant_id = ?`,
+    [
+      randomUUID(),
+      key.transactionId,
+      key.attemptNumber,
+      key.isFallback,
+      key.attempt.connectorId,
+      key.attempt.providerSlug,
+      key.attempt.nodeId,
+      key.attempt.connectorId,
+      key.transactionId,
+      key.merchantId,
+    ],
+  );
+  if (!row) return undefined;
+  return {
+    transaction: {
+      id: row.id,
+      merchantId: row.merchant_id,
+      amount: Number(row.amount),
+      currency: row.currency,
+      paymentMethod: row.payment_method,
+      chargeType: row.charge_type,
+      capture: row.capture,
+      installments: row.installments,
+      subscriptionId: row.subscription_id,
+      cardTokenId: row.card_token_id,
+      paymentInstrumentId: row.payment_instrument_id,
+    },
+    connector: row.connector_id
+      ? {
+          id: row.connector_id,
+          providerSlug: row.provider_slug,
+          isTestMode: row.is_test_mode,
+          credentialsEncrypted: row.credentials_encrypted,
+        }
+      : null,
+    instrument: row.instrument_id
+      ? {
+          panEncrypted: row.instrument_pan,
+          holderNameEncrypted: row.instrument_holder,
+          expMonth: row.instrument_exp_month,
+          expYear: row.instrument_exp_year,
+        }
+      : null,
+    token: row.token_id
+      ? {
+          status: row.token_status,
+          expiresAt: new Date(row.token_expires_at),
+          panEncrypted: row.token_pan,
+          holderNameEncrypted: row.token_holder,
+          expMonth: row.token_exp_month,
+          expYear: row.token_exp_year,
+          cvcEncrypted: row.cvc_encrypted,
+        }
+      : null,
+  };
+}
+
 export interface AttemptResultRow {
   status: string;
   outcome: string;

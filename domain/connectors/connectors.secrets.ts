@@ -1,6 +1,6 @@
 /**
  * The only code that opens a connector's secrets. loadConnectorSecrets is for activities (a provider call
- * needs the credentials just before it is made); findConnectorByWebhookToken is for the inbound-webhook
+ * needs the credentials just before it is made; openCredentials when the row was read with other data); findConnectorByWebhookToken is for the inbound-webhook
  * endpoint. Nothing returned here may be logged, put in a workflow payload or sent to a client.
  */
 import { randomBytes } from 'node:crypto';
@@ -27,10 +27,15 @@ export async function loadConnectorSecrets(
   if (!connector) throw errors.notFound('No such connector');
   return {
     connector,
-    credentials: JSON.parse(decryptSecret(keys, connector.credentialsEncrypted)) as Record<string, unknown>,
+    credentials: openCredentials(keys, connector.credentialsEncrypted),
     webhookSecret:
       connector.webhookSecretEncrypted === null ? null : decryptSecret(keys, connector.webhookSecretEncrypted),
   };
+}
+
+/** A connector's provider credentials from its sealed column (read by the caller, e.g. with an attempt's start). */
+export function openCredentials(keys: KeyMaterial, credentialsEncrypted: string): Record<string, unknown> {
+  return JSON.parse(decryptSecret(keys, credentialsEncrypted)) as Record<string, unknown>;
 }
 
 /**

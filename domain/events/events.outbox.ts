@@ -5,9 +5,11 @@
  * committed. The events table is the webhook outbox: rows with fanned_out_at null are fanned out to the
  * merchant's webhook configurations by the worker — kicked right after commit by a NOTIFY (PostgreSQL delivers
  * it only if the transaction commits) and swept periodically for any kick that was lost (see docs/webhooks.md).
+ * An event no configuration takes is inserted already fanned out and sends no NOTIFY: nothing to deliver.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { EventSchema, type EventRecord } from '../../db/entities';
+import type { EventRecord } from '../../db/entities';
+import { insertEvent } from '../../db/repositories/events.repository';
 import { newId } from '../platform/ids';
 import { isEventType, type EventType } from './events.catalog';
 
@@ -24,7 +26,8 @@ export interface RecordEventInput {
 
 /**
  * Records one event in the caller's transaction (required: an event must never outlive a rolled-back change)
- * and asks the worker to fan it out once that transaction commits.
+ * and asks the worker to fan it out once that transaction commits — or, when no webhook configuration of the merchant
+ * takes it, records it as already fanned out.
  */
 export async function recordEvent(em: EntityManager, input: RecordEventInput): Promise<EventRecord> {
   if (!isEventType(input.type))
@@ -41,8 +44,8 @@ export async function recordEvent(em: EntityManager, input: RecordEventInput): P
     createdAt: new Date(),
     fannedOutAt: null,
   };
-  await em.insert(EventSchema, event);
-  // Delivered to listeners only when (and if) the surrounding transaction commits.
-  await em.execute('select pg_notify(?, ?)', [EVENTS_CHANNEL, event.id]);
+  // One statement: the row, and either the NOTIFY (delivered to listeners only when, and if, the surrounding
+  // transaction commits) or, when no configuration takes the event, the fanned-out mark — no fan-out work at all.
+  event.fannedOutAt = await insertEvent(em, event, EVENTS_CHANNEL);
   return event;
 }

@@ -28,6 +28,8 @@ export interface RoutingPlanInput {
   connectors: Map<string, ConnectorState>;
   /** Display names for the same connectors (simulate shows them). */
   connectorNames: Map<string, string>;
+  /** Their providers' slugs (the charge's planned attempts carry them). */
+  providerSlugs: Map<string, string>;
 }
 
 export type ProfileSelector = { profileId: string } | { paymentMethod: ChargePaymentMethod };
@@ -88,6 +90,7 @@ export async function loadRoutingPlanInput(
     program,
     connectors: new Map(connectorRows.map((row) => [row.id, connectorState(row, bySlug.get(row.providerSlug))])),
     connectorNames: new Map(connectorRows.map((row) => [row.id, row.name])),
+    providerSlugs: new Map(connectorRows.map((row) => [row.id, row.providerSlug])),
   };
 }
 
@@ -95,6 +98,8 @@ export interface PlannedRoute {
   profileId: string;
   profileVersion: number;
   plan: RoutingPlan;
+  /** Each planned connector's provider (read with the plan, so the caller need not read the connectors again). */
+  providerSlugs: ReadonlyMap<string, string>;
 }
 
 /** The plan for a charge: the active profile for its payment method (exact, then `*`); none → NoActiveRoutingProfileError. */
@@ -109,5 +114,6 @@ export async function planRoute(
     profileId: input.profile.id,
     profileVersion: input.profile.version,
     plan: evaluate(input.program, input.connectors, charge),
+    providerSlugs: input.providerSlugs,
   };
 }

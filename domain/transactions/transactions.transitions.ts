@@ -4,16 +4,10 @@
  * state (a move that is no longer possible — a retried activity, a duplicate webhook — is a silent no-op), mirrors
  * the order's status with a history entry, and records the transaction.<status> event in the same transaction.
  */
-import { recordOrderStatus } from '../../db/repositories/orders.repository';
+import { moveOrderStatus } from '../../db/repositories/orders.repository';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  OrderSchema,
-  TransactionSchema,
-  type OrderStatus,
-  type Transaction,
-  type TransactionStatus,
-} from '../../db/entities';
+import { TransactionSchema, type OrderStatus, type Transaction, type TransactionStatus } from '../../db/entities';
 import { recordEvent } from '../events/events.outbox';
 import { isEventType } from '../events/events.catalog';
 import { presentTransactionHeader } from './transactions.presenter';
@@ -61,6 +55,7 @@ export interface Move {
   extraEvents?: string[];
 }
 
+/** The order follows its transaction (locked, one statement with its history entry). */
 export async function mirrorOrder(
   em: EntityManager,
   orderId: string,
@@ -68,12 +63,7 @@ export async function mirrorOrder(
   triggeredBy: TriggeredBy,
   key: string,
 ): Promise<void> {
-  const order = await em.findOne(OrderSchema, { id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!order || order.status === to) return;
-  const from = order.status;
-  order.status = to;
-  await em.flush();
-  await recordOrderStatus(em, { orderId, from, to, triggeredBy, key });
+  await moveOrderStatus(em, { orderId, to, triggeredBy, key });
 }
 
 /** Applies `move` to the locked transaction; null when the move no longer applies (already done or impossible). */

@@ -15,7 +15,7 @@ import {
   waitUntil,
   type Receiver,
 } from '../helpers/webhooks';
-import { recordEvent } from '../../domain/events/events.outbox';
+import { EVENTS_CHANNEL, recordEvent } from '../../domain/events/events.outbox';
 import { TASK_QUEUES } from '../../workflows/definitions';
 import { deliveryWorkflowId, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { webhookOutboxSweepWorkflow } from '../../workflows/webhook-fan-out';
@@ -36,6 +36,17 @@ const fannedOut = async (eventId: string) =>
       .orm.em.fork()
       .execute<{ done: boolean }[]>('select fanned_out_at is not null as done from events where id = ?', [eventId])
   )[0].done;
+
+/** A connection of its own (outside the pool), as the worker's outbox listener opens one. */
+interface RawConnection {
+  query(sql: string): Promise<unknown>;
+  on(event: 'notification', listener: (message: { payload?: string }) => void): void;
+  end(): Promise<void>;
+}
+const rawConnection = () =>
+  (
+    stack().orm.em.getConnection().getKnex().client as unknown as { acquireRawConnection(): Promise<RawConnection> }
+  ).acquireRawConnection();
 
 describe('Webhook fan-out', () => {
   let tenant: Tenant;
@@ -298,6 +309,47 @@ describe('Webhook fan-out', () => {
     expect(workflow.taskQueue).to.equal(TASK_QUEUES.webhooks);
     await receiver.waitFor((all) => all.length >= 1);
     expect(ids(receiver, '/no-slot')).to.deep.equal([eventId]);
+  });
+
+  it('records an event no configuration takes already fanned out, with no NOTIFY and no fan-out work; a taken one is still delivered', async () => {
+    // The outbox's kicks, as the listener sees them (notifications arrive in commit order).
+    const listener = await rawConnection();
+    const kicked: string[] = [];
+    listener.on('notification', ({ payload }: { payload?: string }) => kicked.push(payload ?? ''));
+    await listener.query(`listen ${EVENTS_CHANNEL}`);
+    try {
+      // Configurations that do not take a transaction.created: another type only, inactive.
+      await createConfig(tenant, { url: receiver.url('/refunds-only'), event_filter: ['transaction.refunded'] });
+      const inactive = await createConfig(tenant, { url: receiver.url('/inactive') });
+      await api.patch(`/merchants/${tenant.merchant_id}/webhook-configs/${inactive.id}`, {
+        key: tenant.merchant_secret_key,
+        body: { is_active: false },
+      });
+      const untaken = await recordTestEvent(tenant, 'transaction.created', { id: 'tx_nobody' });
+      expect(untaken.fannedOutAt, 'recorded already fanned out').to.be.instanceOf(Date);
+      const [row] = await stack()
+        .orm.em.fork()
+        .execute<{ done: boolean; leased: boolean }[]>(
+          'select fanned_out_at is not null as done, fan_out_leased_until is not null as leased from events where id = ?',
+          [untaken.id],
+        );
+      // Marked by the insert itself: no direct fan-out ever leased it.
+      expect(row).to.deep.equal({ done: true, leased: false });
+
+      // A configuration created after that event does not take it, but takes the next one: delivered as before.
+      await createConfig(tenant, { url: receiver.url('/created-later') });
+      const taken = await recordTestEvent(tenant, 'transaction.created', { id: 'tx_someone' });
+      expect(taken.fannedOutAt).to.equal(null);
+      await waitUntil(async () => kicked.includes(taken.id));
+      expect(kicked).to.deep.equal([taken.id]);
+      await receiver.waitFor((all) => all.length >= 1);
+      await waitUntil(() => fannedOut(taken.id));
+      expect(ids(receiver, '/created-later')).to.deep.equal([taken.id]);
+      expect(receiver.requests.map((r) => r.headers['webhook-id'])).to.not.include(untaken.id);
+      expect(await deliveryRows('event_id = ?', [untaken.id])).to.have.length(0);
+    } finally {
+      await listener.end();
+    }
   });
 
   it('sends nothing for a producer transaction that rolled back (the event and its NOTIFY vanish together)', async () => {
