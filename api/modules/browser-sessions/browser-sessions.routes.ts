@@ -46,6 +46,12 @@ export const browserSessionRoutes = [
     body: CreateBrowserSessionBody,
     responses: { 201: BrowserSessionSchema },
     envelope: 'bare',
+    links: [
+      // The browser session's id is `sessionId`, not `id`.
+      { to: 'post /sessions/:sessionId/refresh', from: { sessionId: 'sessionId' } },
+      { to: 'post /sessions/:sessionId/payment-instruments', from: { sessionId: 'sessionId' } },
+      { to: 'post /sessions/:sessionId/checkout/confirm', from: { sessionId: 'sessionId' } },
+    ],
     async handler({ em, auth, body, deps }) {
       const session = await createBrowserSession(em, auth, body, new Date());
       return { status: 201, data: await sessionView(em, deps.config, session) };

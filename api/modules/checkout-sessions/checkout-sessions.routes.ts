@@ -58,6 +58,10 @@ export const checkoutSessionRoutes = [
     body: CreateCheckoutSessionBody,
     responses: { 201: CheckoutSessionSchema, 200: CheckoutSessionSchema },
     envelope: 'wrapped',
+    links: [
+      { to: 'post /sessions', from: { 'body.checkoutSessionId': 'id' } },
+      { to: 'post /transactions', from: { 'body.checkout_session_id': 'id' } },
+    ],
     idempotency: 'optional',
     async handler({ em, merchantId, body, deps }) {
       const view = await createCheckoutSession(em, merchantId, body, contextOf(deps));

@@ -35,6 +35,7 @@ export const paymentInstrumentRoutes = [
     body: CreateInstrumentBody,
     responses: { 200: CreatedInstrumentSchema },
     envelope: 'bare',
+    links: [{ to: 'post /transactions', from: { 'body.payment_instrument_id': 'id' } }],
     idempotency: 'optional',
     async handler({ em, merchantId, auth, body }) {
       const now = new Date();
