@@ -65,6 +65,8 @@ export const browserSessionRoutes = [
     auth: publicAuth,
     responses: { 200: BrowserCheckoutSchema },
     envelope: 'bare',
+    // 422 business_rule_error: an expired browser session.
+    errors: [422],
     async handler({ em, auth, header }) {
       const now = new Date();
       const session = await sessionFromHeader(em, auth, header('x-session-id'), now);
@@ -80,6 +82,8 @@ export const browserSessionRoutes = [
     params: BrowserSessionParams,
     responses: { 200: BrowserSessionSchema },
     envelope: 'bare',
+    // 422 business_rule_error: an expired browser session.
+    errors: [422],
     async handler({ em, auth, params, deps }) {
       const session = await refreshBrowserSession(em, auth, params.sessionId, new Date());
       return { status: 200, data: await sessionView(em, deps.config, session) };
@@ -95,6 +99,8 @@ export const browserSessionRoutes = [
     body: EnrollBody,
     responses: { 201: EnrollResultSchema },
     envelope: 'bare',
+    // 422 business_rule_error: an expired session or token, no connector able to verify the card.
+    errors: [422],
     // Claims the token, verifies and saves in phases of their own (session-enrolment.service.ts).
     waitsOnWorkflow: true,
     async handler({ em, auth, params, body, deps, client }) {
@@ -117,6 +123,8 @@ export const browserSessionRoutes = [
     body: ConfirmCheckoutBody,
     responses: { 200: CheckoutPaymentSchema },
     envelope: 'bare',
+    // 422 business_rule_error: an expired session or token, a checkout that cannot be paid.
+    errors: [422],
     // The charge-cascade workflow writes everything; the handler holds no transaction while it waits.
     waitsOnWorkflow: true,
     async handler({ em, auth, params, body, deps, client }) {

@@ -16,6 +16,8 @@ export const tokenRoutes = [
     body: CreateTokenBody,
     responses: { 201: TokenSchema },
     envelope: 'bare',
+    // 422 business_rule_error: an expired browser session, a card brand the merchant does not accept.
+    errors: [422],
     links: [
       // A token's id is `tokenId`; bodies take it as card_ciphertext_id.
       { to: 'get /tokens/:tokenId', from: { tokenId: 'tokenId' } },
