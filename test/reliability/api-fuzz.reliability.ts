@@ -223,9 +223,10 @@ describe('Reliability 1: Schemathesis fuzzes every operation of the OpenAPI docu
         pinned: ownMerchant,
         ...(await organizationKeys()),
       }),
+      // No stateful phase: the sign-outs link nowhere, and Schemathesis counts a stateful phase without links as an error.
       async () => ({
         name: 'sign-outs',
-        phases: `${STATELESS},stateful`,
+        phases: STATELESS,
         include: SIGN_OUTS,
         ...(await merchantKeys()),
       }),
