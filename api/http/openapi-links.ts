@@ -14,11 +14,18 @@ const is2xx = (status: number) => status >= 200 && status < 300;
 const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json;
 const routeKey = (route: AnyRoute) => `${route.method} ${route.path}`;
 
-/** The success statuses that return a body, with that body's (plain) schema. */
+const bodies = new WeakMap<AnyRoute, Array<[number, Json]>>();
+
+/** The success statuses that return a body, with that body's (plain) schema; computed once per route. */
 function successBodies(route: AnyRoute): Array<[number, Json]> {
-  return Object.entries(route.responses)
-    .filter(([status, schema]) => is2xx(Number(status)) && schema)
-    .map(([status, schema]) => [Number(status), plain(schema as TSchema)]);
+  let found = bodies.get(route);
+  if (!found) {
+    found = Object.entries(route.responses)
+      .filter(([status, schema]) => is2xx(Number(status)) && schema)
+      .map(([status, schema]) => [Number(status), plain(schema as TSchema)]);
+    bodies.set(route, found);
+  }
+  return found;
 }
 
 const isList = (schema: Json) => schema.type === 'array';
@@ -34,12 +41,11 @@ function derivedLinks(producer: AnyRoute, routes: readonly AnyRoute[]): RouteLin
   if (!successBodies(producer).some(([, schema]) => hasId(schema))) return [];
   const own = new Set(pathParams(producer.path));
   const links: RouteLink[] = [];
+  const prefix = `${producer.path}/:`;
   for (const target of routes) {
-    const below = new RegExp(`^${producer.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/:([A-Za-z_]+)(/|$)`).exec(
-      target.path,
-    );
-    if (!below) continue;
-    const idParam = below[1];
+    if (!target.path.startsWith(prefix)) continue;
+    const idParam = /^[A-Za-z_]+/.exec(target.path.slice(prefix.length))?.[0];
+    if (!idParam) continue;
     const others = pathParams(target.path).filter((name) => name !== idParam);
     if (!others.every((name) => own.has(name))) continue;
     const from: Record<string, string> = { [idParam]: 'id' };
