@@ -30,7 +30,7 @@ interface FuzzRun {
   /** Schemathesis phases of this run. */
   phases: string;
   /** Parameters fixed to a value (`path.merchant_id`, `body.merchant_id`): the stateful runs' own tenant. */
-  pinned?: Record<string, string>;
+  pinned?: Record<string, string | number>;
   include?: string;
   exclude?: string;
 }
@@ -203,7 +203,12 @@ describe('Reliability 1: Schemathesis fuzzes every operation of the OpenAPI docu
     });
     // The stateful runs name the tenant's own merchant wherever a merchant_id is asked for: a random one only
     // meets 403/404 (the other phases cover that), and a scenario must get past its first call to chain any.
-    const ownMerchant = { 'path.merchant_id': tenant.merchant_id, 'body.merchant_id': tenant.merchant_id };
+    // And the first page of every list: a random page is empty, and a list → item link then has no id to pass on.
+    const statefulPinned = {
+      'path.merchant_id': tenant.merchant_id,
+      'body.merchant_id': tenant.merchant_id,
+      'query.page': 1,
+    };
     const STATELESS = 'examples,coverage,fuzzing';
     // Built one at a time so each Dashboard session is fresh (they last about 15 minutes).
     const runs: Array<() => Promise<FuzzRun>> = [
@@ -212,7 +217,7 @@ describe('Reliability 1: Schemathesis fuzzes every operation of the OpenAPI docu
         name: 'merchant-keys-stateful',
         phases: 'stateful',
         exclude: SIGN_OUTS,
-        pinned: ownMerchant,
+        pinned: statefulPinned,
         ...(await merchantKeys()),
       }),
       async () => ({ name: 'organization-keys', phases: STATELESS, exclude: SIGN_OUTS, ...(await organizationKeys()) }),
@@ -220,7 +225,7 @@ describe('Reliability 1: Schemathesis fuzzes every operation of the OpenAPI docu
         name: 'organization-keys-stateful',
         phases: 'stateful',
         exclude: SIGN_OUTS,
-        pinned: ownMerchant,
+        pinned: statefulPinned,
         ...(await organizationKeys()),
       }),
       // No stateful phase: the sign-outs link nowhere, and Schemathesis counts a stateful phase without links as an error.
