@@ -39,6 +39,24 @@ export interface HandlerInput<P extends TSchema, Q extends TSchema, B extends TS
   idempotencySeed?: string;
 }
 
+/**
+ * An OpenAPI link from this route's success response to another route, for callers and for Schemathesis's
+ * stateful phase (which chains calls along links instead of guessing ids). Links that follow from the paths alone
+ * (a create or a list → the routes under `<its path>/:id`) are derived in openapi-links.ts; declare only the others.
+ */
+export interface RouteLink {
+  /** The target route as declared: method and Koa path, e.g. 'get /offer-prices/:id'. */
+  to: `${HttpMethod} /${string}`;
+  /**
+   * Target parameter → where its value comes from. Keys: a path or query parameter name, or `body.<field>` for a
+   * top-level field of the target's body. Values: a field of the returned resource (`id`, `prices/0/id`: a JSON
+   * pointer below the resource, whatever the envelope) or `:<name>` for a path parameter of this request.
+   */
+  from: Record<string, string>;
+  /** The success status carrying the link (default: every 2xx with a body). */
+  status?: number;
+}
+
 export interface HandlerResult {
   status: number;
   /** The resource (or list items); its shape is the route's response schema for `status`. */
@@ -73,6 +91,8 @@ export interface RouteDefinition<
    * answer: an unauthenticated route that checks a credential of its own (a password, a token) declares 401.
    */
   errors?: number[];
+  /** OpenAPI links beyond the derived ones (see RouteLink). */
+  links?: RouteLink[];
   /** Lists: where the pagination object goes (wrapped lists always nest it in meta.pagination). */
   pagination?: 'nested' | 'flat';
   /** Create endpoints: Idempotency-Key header or idempotency_key body field. */

@@ -6,6 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { isDashboardAuth, type AnyRoute } from './define-route';
 import { bodySchemaOf } from './route-runner';
+import { linksOf } from './openapi-links';
 import { PaginationSchema } from './schema';
 
 type Json = Record<string, unknown>;
@@ -111,13 +112,16 @@ function successSchema(route: AnyRoute, data: Json): Json {
   };
 }
 
-function responses(route: AnyRoute): Json {
+function responses(route: AnyRoute, routes: readonly AnyRoute[]): Json {
   const out: Json = {};
+  const links = linksOf(route, routes, operationId);
   for (const [status, schema] of Object.entries(route.responses)) {
+    const statusLinks = links.get(Number(status));
     out[status] = schema
       ? {
           description: STATUS_CODES[status] ?? 'Response',
           content: { 'application/json': { schema: successSchema(route, plain(schema)) } },
+          ...(statusLinks ? { links: statusLinks } : {}),
         }
       : { description: `${STATUS_CODES[status]}, empty body` };
   }
@@ -164,7 +168,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], prefix: string): Json 
             }),
       parameters: parameters(route),
       ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(body) } } } } : {}),
-      responses: responses(route),
+      responses: responses(route, routes),
     };
   }
   return {

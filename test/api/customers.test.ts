@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { api } from '../helpers/http';
 import { addMerchant, createTenant, customerInput, uniqueEmail, type Tenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
+import { newSession } from '../helpers/checkout';
 
 async function createCustomer(tenant: Tenant, overrides: Record<string, unknown> = {}) {
   const res = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput(overrides) });
@@ -377,6 +378,17 @@ describe('DELETE /api/v1/customers/:customerId', () => {
       query: { merchant_id: sibling.merchantId },
     });
     expect(res.status).to.equal(404);
+  });
+
+  // Found by the fuzzer on a populated tenant: the checkout session's reference made the delete a 500.
+  it('keeps a customer a checkout session names: 409 RESOURCE_IN_USE, not a 500', async () => {
+    const tenant = await createTenant();
+    const { id } = await createCustomer(tenant);
+    await newSession(tenant, { customer_id: id });
+    const res = await api.delete(`/customers/${id}`, { key: tenant.merchant_secret_key });
+    expect(res.status, res.text).to.equal(409);
+    expect(res.body.error.code).to.equal('RESOURCE_IN_USE');
+    expect((await api.get(`/customers/${id}`, { key: tenant.merchant_secret_key })).status).to.equal(200);
   });
 
   it("returns 404 for another merchant's customer and keeps it", async () => {

@@ -6,6 +6,8 @@ import { expect } from 'chai';
 import Ajv from 'ajv';
 import { api, type ApiResponse } from '../helpers/http';
 import { createTenant, uniqueEmail } from '../helpers/factories';
+import { bearer, createMerchantUser, signIn } from '../helpers/dashboard';
+import { subscribed } from '../helpers/subscriptions';
 import { ROUTES } from '../../api/routes';
 
 const PREFIX = '/api/v1';
@@ -89,5 +91,59 @@ describe('OpenAPI: documented statuses', () => {
     ])
       expect(doc.paths[PREFIX + path].post.responses, path).to.include.keys(['429']);
     expect(doc.paths[`${PREFIX}/auth/reset-password`].post.responses).to.include.keys(['401']);
+  });
+
+  // The stateful phase of the fuzzer (links: list → subscription → its moves) found these: a state-machine
+  // refusal is a 422 business_rule_error, which no operation documented.
+  it('documents the 422 of a subscription move its state refuses, on the API-key and the merchant Dashboard routes', async () => {
+    const sub = await subscribed(new Date());
+    const id = sub.state.subscriptionId;
+    const apiPath = `/merchants/${sub.tenant.merchant_id}/subscriptions/${id}/resume`;
+    const byKey = await api.post(apiPath, { key: sub.tenant.merchant_secret_key, body: {} });
+    expect(byKey.status, byKey.text).to.equal(422);
+    expectDocumented('post', '/merchants/{merchant_id}/subscriptions/{subscription_id}/resume', byKey);
+
+    const user = await createMerchantUser(sub.tenant.organization_id, [sub.tenant.merchant_id]);
+    const { access_token: token } = await signIn('merchant', user);
+    const headers = bearer(token as string, { 'x-merchant-id': sub.tenant.merchant_id });
+    const byDashboard = await api.post(`/merchant/subscriptions/${id}/resume`, { headers, body: {} });
+    expect(byDashboard.status, byDashboard.text).to.equal(422);
+    expectDocumented('post', '/merchant/subscriptions/{id}/resume', byDashboard);
+  });
+
+  it('documents 422 on every operation whose business rules can refuse a well-formed request', () => {
+    const operations: Array<[string, string]> = [
+      ['post', '/transactions'],
+      ['post', '/transactions/{transactionId}/capture'],
+      ['post', '/transactions/{transactionId}/void'],
+      ['post', '/transactions/{transactionId}/refunds'],
+      ['post', '/merchant/transactions/{transactionId}/capture'],
+      ['post', '/merchant/transactions/{transactionId}/void'],
+      ['post', '/merchant/transactions/{transactionId}/refunds'],
+      ['post', '/tokens'],
+      ['get', '/sessions/checkout'],
+      ['post', '/sessions/{sessionId}/refresh'],
+      ['post', '/sessions/{sessionId}/payment-instruments'],
+      ['post', '/sessions/{sessionId}/checkout/confirm'],
+      ['post', '/merchants/{merchant_id}/payment-instruments'],
+      ['patch', '/merchants/{merchant_id}/payment-instruments/{payment_instrument_id}'],
+      ['patch', '/merchants/{merchant_id}/routing-profiles/{profile_id}/default-connector'],
+      ['patch', '/checkout-sessions/{id}'],
+      ['post', '/checkout-sessions/{id}/identify'],
+      ['post', '/checkout-sessions/{id}/abandon'],
+      ['post', '/checkout-sessions/{id}/items'],
+      ['patch', '/checkout-sessions/{id}/items/{itemId}'],
+      ['delete', '/checkout-sessions/{id}/items/{itemId}'],
+      ['post', '/merchants/{merchant_id}/webhook-configs/{webhook_id}/redeliver'],
+      ['post', '/merchants/{merchant_id}/webhook-configs/{webhook_id}/recover'],
+      ['post', '/merchant/webhook-configs/{webhook_id}/redeliver'],
+    ];
+    for (const action of ['cancel', 'reactivate', 'pause', 'resume', 'change-offer', 'change-payment-instrument'])
+      operations.push(
+        ['post', `/merchants/{merchant_id}/subscriptions/{subscription_id}/${action}`],
+        ['post', `/merchant/subscriptions/{id}/${action}`],
+      );
+    const missing = operations.filter(([method, path]) => !doc.paths[PREFIX + path]?.[method]?.responses?.['422']);
+    expect(missing.map((operation) => operation.join(' ')).join('\n'), 'operations without 422').to.equal('');
   });
 });

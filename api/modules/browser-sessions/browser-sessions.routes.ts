@@ -46,6 +46,12 @@ export const browserSessionRoutes = [
     body: CreateBrowserSessionBody,
     responses: { 201: BrowserSessionSchema },
     envelope: 'bare',
+    links: [
+      // The browser session's id is `sessionId`, not `id`.
+      { to: 'post /sessions/:sessionId/refresh', from: { sessionId: 'sessionId' } },
+      { to: 'post /sessions/:sessionId/payment-instruments', from: { sessionId: 'sessionId' } },
+      { to: 'post /sessions/:sessionId/checkout/confirm', from: { sessionId: 'sessionId' } },
+    ],
     async handler({ em, auth, body, deps }) {
       const session = await createBrowserSession(em, auth, body, new Date());
       return { status: 201, data: await sessionView(em, deps.config, session) };
@@ -59,6 +65,8 @@ export const browserSessionRoutes = [
     auth: publicAuth,
     responses: { 200: BrowserCheckoutSchema },
     envelope: 'bare',
+    // 422 business_rule_error: an expired browser session.
+    errors: [422],
     async handler({ em, auth, header }) {
       const now = new Date();
       const session = await sessionFromHeader(em, auth, header('x-session-id'), now);
@@ -74,6 +82,8 @@ export const browserSessionRoutes = [
     params: BrowserSessionParams,
     responses: { 200: BrowserSessionSchema },
     envelope: 'bare',
+    // 422 business_rule_error: an expired browser session.
+    errors: [422],
     async handler({ em, auth, params, deps }) {
       const session = await refreshBrowserSession(em, auth, params.sessionId, new Date());
       return { status: 200, data: await sessionView(em, deps.config, session) };
@@ -89,6 +99,8 @@ export const browserSessionRoutes = [
     body: EnrollBody,
     responses: { 201: EnrollResultSchema },
     envelope: 'bare',
+    // 422 business_rule_error: an expired session or token, no connector able to verify the card.
+    errors: [422],
     // Claims the token, verifies and saves in phases of their own (session-enrolment.service.ts).
     waitsOnWorkflow: true,
     async handler({ em, auth, params, body, deps, client }) {
@@ -111,6 +123,8 @@ export const browserSessionRoutes = [
     body: ConfirmCheckoutBody,
     responses: { 200: CheckoutPaymentSchema },
     envelope: 'bare',
+    // 422 business_rule_error: an expired session or token, a checkout that cannot be paid.
+    errors: [422],
     // The charge-cascade workflow writes everything; the handler holds no transaction while it waits.
     waitsOnWorkflow: true,
     async handler({ em, auth, params, body, deps, client }) {

@@ -25,6 +25,8 @@ export const checkoutItemRoutes = [
     body: AddItemBody,
     responses: { 201: CheckoutItemSchema, 200: CheckoutItemSchema },
     envelope: 'wrapped',
+    // 422 business_rule_error: the checkout session is no longer open.
+    errors: [422],
     idempotency: 'optional',
     async handler({ em, merchantId, params, body }) {
       return { status: 201, data: presentItem(await addCheckoutItem(em, merchantId, params.id, body, new Date())) };
@@ -41,6 +43,8 @@ export const checkoutItemRoutes = [
     body: UpdateItemBody,
     responses: { 200: CheckoutItemSchema },
     envelope: 'wrapped',
+    // 422 business_rule_error: the checkout session is no longer open.
+    errors: [422],
     async handler({ em, merchantId, params, body }) {
       const item = await updateCheckoutItem(em, merchantId, params.id, params.itemId, body, new Date());
       return { status: 200, data: presentItem(item) };
@@ -56,6 +60,8 @@ export const checkoutItemRoutes = [
     query: MerchantOnlyQuery,
     responses: { 204: null },
     envelope: 'wrapped',
+    // 422 business_rule_error: the checkout session is no longer open.
+    errors: [422],
     async handler({ em, merchantId, params }) {
       await removeCheckoutItem(em, merchantId, params.id, params.itemId, new Date());
       return { status: 204 };

@@ -58,6 +58,10 @@ export const checkoutSessionRoutes = [
     body: CreateCheckoutSessionBody,
     responses: { 201: CheckoutSessionSchema, 200: CheckoutSessionSchema },
     envelope: 'wrapped',
+    links: [
+      { to: 'post /sessions', from: { 'body.checkoutSessionId': 'id' } },
+      { to: 'post /transactions', from: { 'body.checkout_session_id': 'id' } },
+    ],
     idempotency: 'optional',
     async handler({ em, merchantId, body, deps }) {
       const view = await createCheckoutSession(em, merchantId, body, contextOf(deps));
@@ -107,6 +111,8 @@ export const checkoutSessionRoutes = [
     body: UpdateCheckoutSessionBody,
     responses: { 200: CheckoutSessionSchema },
     envelope: 'wrapped',
+    // 422 business_rule_error: the checkout session is no longer open.
+    errors: [422],
     async handler({ em, merchantId, params, body, deps }) {
       const { view, expiresAtChanged } = await updateCheckoutSession(em, merchantId, params.id, body, contextOf(deps));
       if (expiresAtChanged) await watchExpiry(deps, view);
@@ -124,6 +130,8 @@ export const checkoutSessionRoutes = [
     body: IdentifyBody,
     responses: { 200: CheckoutSessionSchema },
     envelope: 'wrapped',
+    // 422 business_rule_error: the checkout session is no longer open.
+    errors: [422],
     async handler({ em, merchantId, params, body, deps }) {
       const view = await identifyCheckoutSession(em, merchantId, params.id, body, contextOf(deps));
       return { status: 200, data: presentSession(view) };
@@ -139,6 +147,8 @@ export const checkoutSessionRoutes = [
     query: MerchantOnlyQuery,
     responses: { 200: CheckoutSessionSchema },
     envelope: 'wrapped',
+    // 422 business_rule_error: the checkout session is completed.
+    errors: [422],
     async handler({ em, merchantId, params }) {
       return { status: 200, data: presentSession(await abandonCheckoutSession(em, merchantId, params.id, new Date())) };
     },

@@ -43,6 +43,13 @@ export const connectorRoutes = [
     body: CreateConnectorBody,
     responses: { 201: ConnectorObject },
     envelope: 'bare',
+    links: [
+      {
+        to: 'post /merchants/:merchant_id/routing-profiles',
+        from: { merchant_id: ':merchant_id', 'body.default_merchant_connector_id': 'id' },
+      },
+      { to: 'get /merchant/connectors/:connector_id', from: { connector_id: 'id' } },
+    ],
     idempotency: 'optional',
     async handler({ em, merchantId, body, deps, auth }) {
       const connector = await createConnector(em, merchantId, body, contextOf(deps, auth));

@@ -26,6 +26,15 @@ export const customerRoutes = [
     body: CreateCustomerBody,
     responses: { 201: CustomerReceiptSchema, 200: CustomerReceiptSchema },
     envelope: 'wrapped',
+    links: [
+      // A customer's id feeds the bodies that take one; its merchant_id names the merchant-path routes.
+      { to: 'post /checkout-sessions', from: { 'body.customer_id': 'id' } },
+      { to: 'post /transactions', from: { 'body.customer_id': 'id' } },
+      {
+        to: 'post /merchants/:merchant_id/payment-instruments',
+        from: { merchant_id: 'merchant_id', 'body.customer_id': 'id' },
+      },
+    ],
     idempotency: 'optional',
     async handler({ em, merchantId, body, deps }) {
       const { customer, created } = await createCustomer(em, merchantId, body, deps.config.encryptionKey);

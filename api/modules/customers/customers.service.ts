@@ -126,18 +126,20 @@ export async function updateCustomer(
  */
 export async function deleteCustomer(em: EntityManager, merchantId: string, id: string): Promise<void> {
   const customer = await getCustomer(em, merchantId, id);
-  // A customer with payment history (charges, orders, saved cards) is kept: the rows reference it (FK restrict).
+  // A customer with history (charges, orders, saved cards, subscriptions, checkout sessions that name it) is kept:
+  // those rows reference it (FK restrict), so deleting it would fail in the database.
   const [row] = await em.execute<Array<{ used: boolean }>>(
     `select exists (select 1 from transactions where customer_id = ?)
          or exists (select 1 from orders where customer_id = ?)
          or exists (select 1 from payment_instruments where customer_id = ?)
-         or exists (select 1 from subscriptions where customer_id = ?) as used`,
-    [id, id, id, id],
+         or exists (select 1 from subscriptions where customer_id = ?)
+         or exists (select 1 from checkout_sessions where customer_id = ?) as used`,
+    [id, id, id, id, id],
   );
   if (row.used) {
     throw errors.conflict(
       'RESOURCE_IN_USE',
-      'The customer has transactions, orders, saved payment instruments or subscriptions and cannot be deleted',
+      'The customer has transactions, orders, saved payment instruments, subscriptions or checkout sessions and cannot be deleted',
     );
   }
   em.remove(customer);

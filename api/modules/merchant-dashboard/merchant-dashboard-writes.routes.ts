@@ -108,6 +108,8 @@ export const merchantDashboardWriteRoutes = [
     body: RedeliverBody,
     responses: { 202: RedeliveryObject },
     envelope: 'bare',
+    // 422 business_rule_error: the endpoint is inactive.
+    errors: [422],
     async handler({ em, merchantId, session, params, body, deps }) {
       const context = {
         client: deps.temporal.client,

@@ -38,6 +38,13 @@ export const offerPriceRoutes = [
     body: CreateOfferPriceBody,
     responses: { 201: OfferPriceObject },
     envelope: 'wrapped',
+    links: [
+      // Prices are created under their offer and addressed on their own.
+      { to: 'get /offer-prices/:id', from: { id: 'id' } },
+      { to: 'patch /offer-prices/:id', from: { id: 'id' } },
+      { to: 'delete /offer-prices/:id', from: { id: 'id' } },
+      { to: 'post /offer-prices/:id/restore', from: { id: 'id' } },
+    ],
     idempotency: 'optional',
     async handler({ em, merchantId, params, body }) {
       // The query wins when both are sent (route-runner); a body naming another merchant is a contradiction.

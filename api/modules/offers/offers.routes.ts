@@ -41,6 +41,12 @@ export const offerRoutes = [
     body: CreateOfferBody,
     responses: { 201: OfferObject },
     envelope: 'wrapped',
+    links: [
+      { to: 'get /offer-prices/:id', from: { id: 'prices/0/id' } },
+      { to: 'patch /offer-prices/:id', from: { id: 'prices/0/id' } },
+      { to: 'post /checkout-sessions', from: { 'body.offer_id': 'id' } },
+      { to: 'post /offer-transitions', from: { 'body.from_offer_id': 'id' } },
+    ],
     idempotency: 'optional',
     async handler({ em, merchantId, body }) {
       const { offer, prices } = await createOffer(em, merchantId, body);

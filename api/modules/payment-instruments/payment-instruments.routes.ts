@@ -35,6 +35,9 @@ export const paymentInstrumentRoutes = [
     body: CreateInstrumentBody,
     responses: { 200: CreatedInstrumentSchema },
     envelope: 'bare',
+    // 422 business_rule_error: an expired token.
+    errors: [422],
+    links: [{ to: 'post /transactions', from: { 'body.payment_instrument_id': 'id' } }],
     idempotency: 'optional',
     async handler({ em, merchantId, auth, body }) {
       const now = new Date();
@@ -99,6 +102,8 @@ export const paymentInstrumentRoutes = [
     body: UpdateInstrumentBody,
     responses: { 200: InstrumentSchema },
     envelope: 'wrapped',
+    // 422 business_rule_error: a disallowed status move.
+    errors: [422],
     async handler({ em, merchantId, params, body }) {
       const now = new Date();
       const instrument = await updateInstrumentStatus(em, merchantId, params.payment_instrument_id, body.status, now);

@@ -34,6 +34,7 @@ export const productFamilyRoutes = [
     body: CreateProductFamilyBody,
     responses: { 201: ProductFamilyObject, 200: ProductFamilyObject },
     envelope: 'wrapped',
+    links: [{ to: 'post /products', from: { 'body.product_family_id': 'id' } }],
     idempotency: 'optional',
     async handler({ em, merchantId, body }) {
       return { status: 201, data: presentProductFamily(await createProductFamily(em, merchantId, body)) };

@@ -39,6 +39,7 @@ export const productRoutes = [
     body: CreateProductBody,
     responses: { 201: ProductObject, 200: ProductObject },
     envelope: 'wrapped',
+    links: [{ to: 'post /offers', from: { 'body.product_id': 'id' } }],
     idempotency: 'optional',
     async handler({ em, merchantId, body }) {
       return { status: 201, data: presentProduct(await createProduct(em, merchantId, body)) };

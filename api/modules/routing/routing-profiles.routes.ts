@@ -120,6 +120,8 @@ export const routingProfileRoutes = [
     body: DefaultConnectorBody,
     responses: { 200: ProfileObject },
     envelope: 'bare',
+    // 422 business_rule_error: the connector cannot be the default.
+    errors: [422],
     async handler({ em, merchantId, auth, params, body }) {
       const profile = await setDefaultConnector(
         { em, merchantId, auth },

@@ -42,6 +42,8 @@ function operationRoute(definition: OperationDefinition) {
     body: definition.body,
     responses: { 200: DashboardSubscriptionSchemaOut },
     envelope: 'bare',
+    // 422 business_rule_error: the subscription's state does not allow this move.
+    errors: [422],
     waitsOnWorkflow: true,
     async handler({ em, merchantId, session, params, body, deps }) {
       const caller = await dashboardCaller(em, session);

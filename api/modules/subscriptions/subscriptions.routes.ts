@@ -43,6 +43,8 @@ function operationRoute(definition: OperationDefinition) {
     body: definition.body,
     responses: { 200: SubscriptionSchemaOut },
     envelope: 'wrapped',
+    // 422 business_rule_error: the subscription's state does not allow this move.
+    errors: [422],
     idempotency: 'optional',
     waitsOnWorkflow: true,
     async handler({ em, merchantId, params, body, deps, idempotencySeed }) {

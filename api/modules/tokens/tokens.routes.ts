@@ -16,6 +16,17 @@ export const tokenRoutes = [
     body: CreateTokenBody,
     responses: { 201: TokenSchema },
     envelope: 'bare',
+    // 422 business_rule_error: an expired browser session, a card brand the merchant does not accept.
+    errors: [422],
+    links: [
+      // A token's id is `tokenId`; bodies take it as card_ciphertext_id.
+      { to: 'get /tokens/:tokenId', from: { tokenId: 'tokenId' } },
+      { to: 'post /transactions', from: { 'body.card_ciphertext_id': 'tokenId' } },
+      {
+        to: 'post /merchants/:merchant_id/payment-instruments',
+        from: { merchant_id: 'merchant_id', 'body.card_ciphertext_id': 'tokenId' },
+      },
+    ],
     async handler({ em, auth, body, deps, header }) {
       const now = new Date();
       const session = await sessionFromHeader(em, auth, header('x-session-id'), now);

@@ -54,6 +54,8 @@ export const transactionOperationRoutes = [
     body: CaptureBody,
     responses: { 200: TransactionSchemaOut },
     envelope: 'wrapped',
+    // 422 business_rule_error: the transaction is not capturable.
+    errors: [422],
     idempotency: 'optional',
     waitsOnWorkflow: true,
     async handler({ em, merchantId, params, body, deps, idempotencySeed }) {
@@ -82,6 +84,8 @@ export const transactionOperationRoutes = [
     body: VoidBody,
     responses: { 200: TransactionSchemaOut },
     envelope: 'wrapped',
+    // 422 business_rule_error: the transaction is not voidable.
+    errors: [422],
     idempotency: 'optional',
     waitsOnWorkflow: true,
     async handler({ em, merchantId, params, deps, idempotencySeed }) {
@@ -110,6 +114,8 @@ export const transactionOperationRoutes = [
     body: CreateRefundBody,
     responses: { 201: RefundSchemaOut, 200: RefundSchemaOut },
     envelope: 'wrapped',
+    // 422 business_rule_error: the transaction is not refundable for this amount.
+    errors: [422],
     idempotency: 'optional',
     waitsOnWorkflow: true,
     async handler({ em, merchantId, params, body, deps, idempotencySeed }) {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { TransactionSchema } from '../../../db/entities';
-import { defineRoute } from '../../http/define-route';
+import { defineRoute, type RouteLink } from '../../http/define-route';
 import { idFromSeed } from '../../../domain/platform/ids';
 import { pagination } from '../../http/pagination';
 import {
@@ -31,6 +31,19 @@ export const transactionRoutes = [
     body: CreateTransactionBody,
     responses: { 201: TransactionSchemaOut, 200: TransactionSchemaOut },
     envelope: 'wrapped',
+    // 422 business_rule_error: an expired token, a checkout session that cannot be paid.
+    errors: [422],
+    links: [
+      // The order a charge opened, and the same transaction on the merchant Dashboard.
+      { to: 'get /orders/:orderId', from: { orderId: 'order_id' } },
+      ...['get', 'get /attempts', 'post /capture', 'post /void', 'post /refunds', 'get /refunds'].map((call) => {
+        const [method, tail = ''] = call.split(' ');
+        return {
+          to: `${method} /merchant/transactions/:transactionId${tail}` as RouteLink['to'],
+          from: { transactionId: 'id' },
+        };
+      }),
+    ],
     idempotency: 'required',
     waitsOnWorkflow: true,
     async handler({ em, merchantId, auth, body, deps, idempotencySeed }) {

@@ -64,6 +64,15 @@ export const webhookConfigRoutes = [
     body: CreateWebhookConfigBody,
     responses: { 201: WebhookConfigWithSecret, 200: WebhookConfigWithSecret },
     envelope: 'bare',
+    links: [
+      // Rotation lives under /webhooks/, the merchant Dashboard reads under /merchant/.
+      {
+        to: 'post /merchants/:merchant_id/webhooks/:webhook_id/rotate-secret',
+        from: { merchant_id: ':merchant_id', webhook_id: 'id' },
+      },
+      { to: 'get /merchant/webhook-configs/:webhook_id', from: { webhook_id: 'id' } },
+      { to: 'post /merchant/webhook-configs/:webhook_id/redeliver', from: { webhook_id: 'id' } },
+    ],
     idempotency: 'optional',
     async handler({ em, merchantId, body, deps, auth }) {
       const { config, secret } = await createWebhookConfig(em, merchantId, body, contextOf(deps, auth));

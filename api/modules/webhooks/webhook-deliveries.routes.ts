@@ -63,6 +63,8 @@ const webhookDeliveryRoutes = [
     body: RedeliverBody,
     responses: { 202: RedeliveryObject },
     envelope: 'bare',
+    // 422 business_rule_error: the endpoint is inactive.
+    errors: [422],
     async handler({ em, merchantId, params, body, deps, auth }) {
       const result = await redeliverEvent(em, merchantId, params.webhook_id, body.event_id, manualContext(deps, auth));
       return { status: 202, data: result };
@@ -78,6 +80,8 @@ const webhookDeliveryRoutes = [
     body: RecoverBody,
     responses: { 202: RecoveryObject },
     envelope: 'bare',
+    // 422 business_rule_error: the endpoint is inactive.
+    errors: [422],
     async handler({ em, merchantId, params, body, deps, auth }) {
       const result = await recoverFailedDeliveries(em, merchantId, params.webhook_id, body, manualContext(deps, auth));
       return { status: 202, data: result };

@@ -58,7 +58,8 @@ const firstIdOf = async (tenant: Tenant, path: string): Promise<string> => {
   return res.body.data[0].id;
 };
 
-async function populateMerchant(tenant: Tenant, label: string): Promise<MerchantWorld> {
+/** One of every resource for this merchant (also the fuzzer's tenant, so its stateful runs find ids in lists). */
+export async function populateMerchant(tenant: Tenant, label: string): Promise<MerchantWorld> {
   const key = tenant.merchant_secret_key;
   const connectors = await cascade(tenant, ['provider_a', 'provider_d']);
   for (const connector of connectors) {
