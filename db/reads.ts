@@ -65,11 +65,15 @@ export async function findOneRow<T extends object>(
   if (em.isInTransaction()) return em.findOne(schema, where as never);
   const keys = Object.keys(where).sort();
   const statement = statementOf(em.getMetadata().get(schema.meta.className), keys);
-  const client = em.getConnection().getKnex().client as KnexClient;
+  const knex = em.getConnection().getKnex();
+  const client = knex.client as KnexClient;
+  const values = keys.map((key) => where[key as keyof T & string]);
   const connection = await client.acquireConnection();
   try {
+    // Announced like every knex query, so whatever listens for queries (tracing, the round-trip tests) sees it.
+    knex.emit('query', { method: 'select', sql: statement.text, bindings: values });
     const { name, text } = statement;
-    const { rows } = await connection.query({ name, text, values: keys.map((key) => where[key as keyof T & string]) });
+    const { rows } = await connection.query({ name, text, values });
     const row = rows[0];
     if (!row) return null;
     for (const date of statement.dates) if (row[date] !== null) row[date] = new Date(row[date] as string);
