@@ -1,7 +1,14 @@
 /** db/reads.ts: a hot read without the ORM returns exactly what the ORM would hydrate, or refuses to try. */
 import { expect } from 'chai';
-import { ApiKeySchema, CustomerSchema, EventSchema } from '../../db/entities';
-import { findOneRow } from '../../db/reads';
+import {
+  ApiKeySchema,
+  CustomerSchema,
+  EventSchema,
+  TransactionAttemptSchema,
+  TransactionSchema,
+} from '../../db/entities';
+import { findOneRow, findRows } from '../../db/reads';
+import { cardCharge, cardToken, cascade, charge, override } from '../helpers/transactions';
 import { api } from '../helpers/http';
 import { stack } from '../helpers/stack';
 import { recordTestEvent } from '../helpers/webhooks';
@@ -37,6 +44,30 @@ describe('findOneRow (hot reads without the ORM)', () => {
     const where = { id: event.id, merchantId: tenant.merchant_id };
     const row = await findOneRow(stack().orm.em.fork(), EventSchema, where);
     expect(row).to.deep.equal(plain(await stack().orm.em.fork().findOneOrFail(EventSchema, where)));
+  });
+
+  it('reads a transaction (bigint amounts as numbers) and its attempts in order exactly as the ORM hydrates them', async function () {
+    this.timeout(30_000);
+    const tenant = await createTenant();
+    const [first] = await cascade(tenant, ['provider_a', 'provider_b']);
+    await override(first, 'do_not_honor', 1); // a soft decline, then the second connector approves: two attempts
+    const res = await charge(tenant, cardCharge(await cardToken(tenant)));
+    expect(res.status, res.text).to.equal(201);
+    const where = { id: res.body.data.id as string, merchantId: tenant.merchant_id };
+    const row = await findOneRow(stack().orm.em.fork(), TransactionSchema, where);
+    expect(row).to.deep.equal(plain(await stack().orm.em.fork().findOneOrFail(TransactionSchema, where)));
+    expect(row?.amount).to.equal(1500);
+    const attempts = await findRows(
+      stack().orm.em.fork(),
+      TransactionAttemptSchema,
+      { transactionId: where.id },
+      'attemptNumber',
+    );
+    const hydrated = await stack()
+      .orm.em.fork()
+      .find(TransactionAttemptSchema, { transactionId: where.id }, { orderBy: { attemptNumber: 'asc' } });
+    expect(attempts).to.have.length(2);
+    expect(attempts).to.deep.equal(hydrated.map(plain));
   });
 
   it("is scoped by every condition given: another merchant's id reads as nothing", async () => {

@@ -13,26 +13,28 @@ import type { FilterQuery } from '@mikro-orm/core';
 import { TransactionAttemptSchema, TransactionSchema, type Transaction } from '../../../db/entities';
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
+import { findOneRow, findRows } from '../../../db/reads';
 import { presentTransaction } from '../../../domain/transactions/transactions.presenter';
 
+/**
+ * The transaction as committed now (a plain row: the workflow's activities write it, this side only reads; polled
+ * by integrators, so without the ORM — db/reads.ts).
+ */
 export async function getTransaction(em: EntityManager, merchantId: string, id: string): Promise<Transaction> {
-  const tx = await em.findOne(TransactionSchema, { id, merchantId }, { refresh: true });
+  const tx = await findOneRow(em, TransactionSchema, { id, merchantId });
   if (!tx) throw errors.notFound('No such transaction', 'TRANSACTION_NOT_FOUND');
   return tx;
 }
 
+const attemptsOf = (em: EntityManager, tx: Transaction) =>
+  findRows(em, TransactionAttemptSchema, { transactionId: tx.id }, 'attemptNumber');
+
 export async function transactionView(em: EntityManager, tx: Transaction) {
-  const attempts = await em.find(
-    TransactionAttemptSchema,
-    { transactionId: tx.id },
-    { orderBy: { attemptNumber: 'asc' }, refresh: true },
-  );
-  return presentTransaction(tx, attempts);
+  return presentTransaction(tx, await attemptsOf(em, tx));
 }
 
 export async function listAttempts(em: EntityManager, merchantId: string, id: string) {
-  const tx = await getTransaction(em, merchantId, id);
-  return em.find(TransactionAttemptSchema, { transactionId: tx.id }, { orderBy: { attemptNumber: 'asc' } });
+  return attemptsOf(em, await getTransaction(em, merchantId, id));
 }
 
 export interface TransactionFilter extends PageRequest {
