@@ -84,7 +84,12 @@ export async function openDashboardBrowser(): Promise<DashboardBrowser> {
 /** Screenshot, axe-core check and console report of the page as it stands. */
 export async function checkPage(page: Page, name: string, problems: string[]): Promise<void> {
   await page.waitForLoadState('networkidle');
-  await page.locator('[role=status]:has-text("Loading")').waitFor({ state: 'detached', timeout: 30_000 });
+  // Every list on the page done loading: a page may show several at once (a locator's waitFor wants exactly one
+  // match), and the page's CSP forbids the string predicates of waitForFunction.
+  const loading = page.locator('[role=status]:has-text("Loading")');
+  for (const deadline = Date.now() + 30_000; (await loading.count()) > 0; await page.waitForTimeout(100)) {
+    if (Date.now() > deadline) throw new Error(`${name}: still loading after 30 s`);
+  }
   expect(await page.getByText('Loading the Dashboard…').count(), `${name}: boot placeholder left`).to.equal(0);
   await page.screenshot({ path: path.join(OUTPUT_DIR, `${name}.png`), fullPage: true });
   await page.evaluate(AXE_SOURCE);
