@@ -12,24 +12,6 @@ export interface AttemptKey {
   attempt: { connectorId: string; providerSlug: string; nodeId: string | null };
 }
 
-/** The attempt as started (pending); nothing when a retried activity already wrote it. */
-export async function startAttempt(em: EntityManager, key: AttemptKey): Promise<void> {
-  await em.execute(
-    `insert into transaction_attempts (id, transaction_id, attempt_number, is_fallback, connector_id, provider_slug,
-       routing_node_id, status, started_at)
-     values (?, ?, ?, ?, ?, ?, ?, 'pending', now()) on conflict (transaction_id, attempt_number) do nothing`,
-    [
-      randomUUID(),
-      key.transactionId,
-      key.attemptNumber,
-      key.isFallback,
-      key.attempt.connectorId,
-      key.attempt.providerSlug,
-      key.attempt.nodeId,
-    ],
-  );
-}
-
 /** A charge attempt's setup, read in the statement that starts it. Sealed values stay sealed (the vault opens them). */
 export interface AttemptSetup {
   transaction: {
