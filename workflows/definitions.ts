@@ -20,6 +20,7 @@ export const SEARCH_ATTRIBUTES = [
   'PaymentMethod',
   'TransactionStatus',
   'SubscriptionStatus',
+  'SubscriptionAttention',
   'EventType',
   'DeliveryStatus',
 ] as const;
@@ -37,6 +38,12 @@ export const SEARCH_ATTRIBUTE_KEYS = {
   PaymentMethod: { name: 'PaymentMethod', type: 'KEYWORD' } as const,
   TransactionStatus: { name: 'TransactionStatus', type: 'KEYWORD' } as const,
   SubscriptionStatus: { name: 'SubscriptionStatus', type: 'KEYWORD' } as const,
+  /**
+   * Set while a subscription needs an operator's eye: `retrying` (a step has been retrying for over ten minutes,
+   * e.g. the database is down), `failed` (a step failed for good; the workflow tries again hourly), `settling`
+   * (a renewal charge awaits the provider's verdict). Absent otherwise.
+   */
+  SubscriptionAttention: { name: 'SubscriptionAttention', type: 'KEYWORD' } as const,
   EventType: { name: 'EventType', type: 'KEYWORD' } as const,
   DeliveryStatus: { name: 'DeliveryStatus', type: 'KEYWORD' } as const,
 } satisfies { [N in SearchAttributeName]: { name: N; type: 'KEYWORD' } };

@@ -1,11 +1,14 @@
 /**
  * One long-lived workflow per subscription (id subscription-<sub id>). It owns time: it sleeps on a durable timer
- * until the next thing due (trial end, renewal, dunning retry, scheduled cancellation, cycle limit) and never
- * polls. Renewals run the charge-cascade workflow as a child under ids derived from the subscription id, the cycle
- * and the try, so a crash never bills a cycle twice. Operations arrive as Updates whose validators apply the state
- * table before they are accepted; every move is written to the read model (sub_ row, sbt_ transitions,
- * subscription.* events) by an activity before the Update answers. One move at a time: operations and wake-ups
- * take the same lock. History stays bounded by continue-as-new, which carries the state and the step counter.
+ * until the next thing due (trial end, renewal, dunning retry, scheduled cancellation, cycle limit, a renewal's
+ * settlement) and never polls otherwise. Renewals run the charge-cascade workflow as a child under ids derived from
+ * the subscription id, the cycle and the try, started at most once (REJECT_DUPLICATE); what the cycle becomes is
+ * read from the stored transaction, never guessed from how the child ended. Operations arrive as Updates whose
+ * validators apply the state table before they are accepted; every move is written to the read model (sub_ row,
+ * sbt_ transitions, subscription.* events) by an activity before the Update answers. One move at a time, really:
+ * operations, signals and wake-ups queue on one FIFO lock. The loop never dies of a fault: its activities retry
+ * without a limit, and anything else is shown to operators (SubscriptionAttention) and tried again later.
+ * History stays bounded by continue-as-new, which carries the state and the step counter.
  */
 import {
   ApplicationFailure,
@@ -16,18 +19,24 @@ import {
   defineSignal,
   defineUpdate,
   executeChild,
+  isCancellation,
+  log,
   ParentClosePolicy,
   setHandler,
+  sleep,
   startChild,
   upsertSearchAttributes,
+  WorkflowIdReusePolicy,
   workflowInfo,
 } from '@temporalio/workflow';
 import { chargeWorkflow, chargeWorkflowId } from './charge';
+import { operationWorkflowId, transactionOperationWorkflow } from './transaction-operation';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
-import { databaseActivities } from './lib/payment-activities';
-import { CARD_GONE_CODES, DEFAULT_DUNNING_SCHEDULE_DAYS, refuseOperation } from './lib/subscription-rules';
+import { fifoLock } from './lib/fifo-lock';
+import { subscriptionActivities } from './lib/subscription-activities';
+import { CARD_GONE_CODES, DEFAULT_DUNNING_SCHEDULE_DAYS, isLive, refuseOperation } from './lib/subscription-rules';
 import type { SubscriptionOperation } from './lib/subscription-rules';
-import type { SubscriptionState } from './lib/subscription-state';
+import type { BilledCharge, SubscriptionState } from './lib/subscription-state';
 import {
   chargeFailed,
   chargeSucceeded,
@@ -40,7 +49,7 @@ import {
 } from './lib/subscription-billing';
 import * as moves from './lib/subscription-moves';
 
-const db = databaseActivities();
+const db = subscriptionActivities();
 
 export const subscriptionWorkflowId = (subscriptionId: string) => `subscription-${subscriptionId}`;
 
@@ -88,9 +97,20 @@ export const viewQuery = defineQuery<SubscriptionWorkflowView>('view');
 export const billingResumedSignal = defineSignal('billingResumed');
 /** How long after billingResumed the workflow looks: the API signals before its own transaction has committed. */
 const RESUMED_RECHECK_MS = 60_000;
+/** A renewal charge that was pending reached a final state (the settlement path): read it now. */
+export const renewalSettledSignal = defineSignal<[{ transactionId: string }]>('renewalSettled');
 
 /** Continue-as-new after this many steps at the latest, even if the server has not suggested it. */
 const STEPS_PER_RUN = 500;
+/** A wake-up still busy after this long is flagged to operators (SubscriptionAttention = retrying). */
+const ATTENTION_AFTER_MS = 10 * 60_000;
+/** After a step failed for good, the wake-up is tried again this much later. */
+const RETRY_FAILED_WAKE_MS = 60 * 60_000;
+/** How long after each read a pending renewal is read again (then every six hours): webhooks usually come first. */
+const SETTLEMENT_CHECKS_MS = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000];
+const SETTLEMENT_CHECK_MAX_MS = 6 * 60 * 60_000;
+
+const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Promise<string> {
   const schedule = input.dunningScheduleDays ?? [...DEFAULT_DUNNING_SCHEDULE_DAYS];
@@ -98,8 +118,11 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   let state = input.state;
   let steps = input.stepCount ?? 0;
   const firstStep = steps;
-  let busy = false;
+  const lock = fifoLock();
   let changed = false;
+
+  const setAttention = (value: 'retrying' | 'failed' | 'settling' | null) =>
+    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionAttention, value }]);
 
   const write = async (move: moves.Move) => {
     steps += 1;
@@ -111,22 +134,18 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       transition: move.transition,
       events: move.events,
       actionRequired: move.actionRequired ?? null,
-      dunningNextRetryAt: move.state.status === 'dunning' && wake ? wake.at.toISOString() : null,
+      dunningNextRetryAt:
+        move.state.status === 'dunning' && wake?.reason === 'dunning_retry' ? wake.at.toISOString() : null,
     });
     state = move.state;
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: state.status }]);
     changed = true;
   };
 
-  /** One move at a time: an operation waits for a renewal in flight (and the other way round). */
-  const exclusive = async <T>(work: () => Promise<T>): Promise<T> => {
-    await condition(() => !busy);
-    busy = true;
-    try {
-      return await work();
-    } finally {
-      busy = false;
-    }
+  /** In-memory only (nothing the read model shows changes): the loop looks at its next wake-up again. */
+  const keep = (next: SubscriptionState) => {
+    state = next;
+    changed = true;
   };
 
   const refuse = (operation: SubscriptionOperation) => {
@@ -134,7 +153,10 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if (refusal) throw ApplicationFailure.create({ type: refusal.code, message: refusal.message, nonRetryable: true });
   };
 
-  /** Registers an Update: validated on arrival, validated again once it holds the lock (a renewal may have moved). */
+  /**
+   * Registers an Update: validated on arrival, and again once it holds the lock — a move ahead of it in the queue
+   * may have changed the state (so a repeated pause, double-clicked, is one move and the second gets 422).
+   */
   const operation = <A extends moves.Caller>(
     update: ReturnType<typeof defineUpdate<SubscriptionState, [A]>>,
     operationOf: (args: A) => SubscriptionOperation,
@@ -143,7 +165,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     setHandler(
       update,
       (args: A) =>
-        exclusive(async () => {
+        lock.run(async () => {
           refuse(operationOf(args));
           await write(move(args, new Date()));
           return state;
@@ -181,55 +203,101 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     () => 'change_payment_instrument',
     (a, now) => moves.changePaymentInstrument(state, a.paymentInstrumentId, a, now),
   );
-  setHandler(billingResumedSignal, () => {
-    if (!state.holdCheckAt) return;
-    state = { ...state, holdCheckAt: new Date(Date.now() + RESUMED_RECHECK_MS).toISOString() };
-    changed = true;
-  });
+  // Signals take the lock too: a write in flight would otherwise replace the state they changed.
+  setHandler(billingResumedSignal, () =>
+    lock.run(async () => {
+      if (state.holdCheckAt) keep({ ...state, holdCheckAt: iso(Date.now() + RESUMED_RECHECK_MS) });
+    }),
+  );
+  setHandler(renewalSettledSignal, ({ transactionId }) =>
+    lock.run(async () => {
+      const settling = state.settling;
+      if (settling?.transactionId === transactionId)
+        keep({ ...state, settling: { ...settling, checkAt: iso(Date.now()) } });
+    }),
+  );
   setHandler(viewQuery, () => {
     const wake = nextWake(state, schedule);
     return { state, nextWakeAt: wake?.at.toISOString() ?? null, nextWakeReason: wake?.reason ?? null };
   });
 
+  /** A renewal declined (or refused before any provider call): dunning, decline-aware. */
+  const declined = (orderId: string | null, declineCode: string | null) => {
+    const move = chargeFailed(state, orderId, new Date(), schedule, declineCode);
+    if (!declineCode || !CARD_GONE_CODES.has(declineCode)) return write(move);
+    // A card reported gone (stolen, lost, expired, revoked) needs the customer, whatever becomes of the
+    // subscription; the remaining retries would decline too, so only the last one is left for a new instrument.
+    const actionRequired = { paymentInstrumentId: state.paymentInstrumentId, reason: declineCode, orderId };
+    if (move.state.status !== 'dunning') return write({ ...move, actionRequired });
+    return write({ ...move, state: { ...move.state, dunningAttempts: schedule.length - 1 }, actionRequired });
+  };
+
+  /**
+   * Applies a renewal charge's stored outcome to the state as it is now (an operation may have run while the
+   * charge was pending). Pending: wait for it, nothing else is billed meanwhile. Paid after the subscription
+   * ended (cancelled while the charge awaited its verdict): the charge is refunded, never kept.
+   */
+  const applyOutcome = async (transactionId: string, billed: BilledCharge, checks: number) => {
+    const outcome = await db.renewalOutcome(transactionId);
+    if (outcome.status === 'pending') {
+      const wait = SETTLEMENT_CHECKS_MS[checks] ?? SETTLEMENT_CHECK_MAX_MS;
+      if (!state.settling) setAttention('settling');
+      return keep({
+        ...state,
+        settling: { ...billed, transactionId, checks: checks + 1, checkAt: iso(Date.now() + wait) },
+      });
+    }
+    if (state.settling) setAttention(null);
+    const ended = !isLive(state.status);
+    state = { ...state, settling: null };
+    if (outcome.status === 'paid')
+      return ended ? refundEndedRenewal(transactionId) : write(chargeSucceeded(state, billed, new Date()));
+    if (ended) return keep(state);
+    return declined(billed.orderId, outcome.declineCode);
+  };
+
+  const refundEndedRenewal = async (transactionId: string) => {
+    const refundId = await db.endedRenewalRefundId(transactionId);
+    const refund = { kind: 'refund' as const, operationId: refundId, refundId, transactionId };
+    await executeChild(transactionOperationWorkflow, {
+      workflowId: operationWorkflowId(refund),
+      args: [{ ...refund, reason: 'subscription_ended', metadata: { subscription_id: state.subscriptionId } }],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [{ key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: state.merchantId }],
+    }).catch((error) => log.warn('refund of a renewal paid after its subscription ended', { transactionId, error }));
+    keep(state);
+  };
+
   /** Bills the cycle due (a renewal, a trial's end or a dunning retry) through a child charge-cascade workflow. */
   const bill = async () => {
-    const owed = Math.max(0, state.amount + state.pendingProration);
-    if (owed === 0) return write(chargeSucceeded(state, null, 0));
-    const input = await db.prepareRenewalCharge({
+    const amount = state.amount;
+    const proration = state.pendingProration;
+    const charged = Math.max(0, amount + proration);
+    if (charged === 0) return write(chargeSucceeded(state, { orderId: null, amount, proration, charged }, new Date()));
+    const prepared = await db.prepareRenewalCharge({
       state,
       cycleNumber: state.cyclesCompleted + 1,
       attempt: state.status === 'dunning' ? state.dunningAttempts + 1 : 0,
-      amount: owed,
+      amount: charged,
     });
-    let status = 'failed';
+    if ('refused' in prepared) return declined(null, prepared.refused);
+    const charge = prepared.charge;
     try {
-      ({ status } = await executeChild(chargeWorkflow, {
-        workflowId: chargeWorkflowId(input.transactionId),
-        args: [input],
+      await executeChild(chargeWorkflow, {
+        workflowId: chargeWorkflowId(charge.transactionId),
+        args: [charge],
+        // Started at most once: a reset or replayed subscription finds the charge it started and reads its result.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         typedSearchAttributes: [
           { key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: state.merchantId },
           { key: SEARCH_ATTRIBUTE_KEYS.CustomerId, value: state.customerId },
           { key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: 'pending' },
         ],
-      }));
+      });
     } catch {
-      // The charge workflow itself failed (not a decline): the cycle is unpaid, and dunning retries it.
+      // Refused as a duplicate, or the charge workflow failed: the stored transaction says what happened.
     }
-    if (status === 'authorized') return write(chargeSucceeded(state, input.orderId, owed));
-    const declineCode = await db.lastDeclineCode(input.transactionId);
-    const move = chargeFailed(state, input.orderId, new Date(), schedule, declineCode);
-    if (declineCode && CARD_GONE_CODES.has(declineCode)) {
-      // A card reported gone (stolen, lost, expired) needs the customer, whatever becomes of the subscription;
-      // the remaining retries would decline too, so only the last scheduled one is left for a new instrument.
-      const actionRequired = {
-        paymentInstrumentId: state.paymentInstrumentId,
-        reason: declineCode,
-        orderId: input.orderId,
-      };
-      if (move.state.status !== 'dunning') return write({ ...move, actionRequired });
-      return write({ ...move, state: { ...move.state, dunningAttempts: schedule.length - 1 }, actionRequired });
-    }
-    return write(move);
+    return applyOutcome(charge.transactionId, { orderId: charge.orderId, amount, proration, charged }, 0);
   };
 
   /** The cycle limit: expire, or (renew_after_cycle_limit) expire into a new subscription run by its own workflow. */
@@ -245,6 +313,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       workflowId: subscriptionWorkflowId(renewed.subscriptionId),
       args: [{ state: renewed, dunningScheduleDays: schedule }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       typedSearchAttributes: [
         { key: SEARCH_ATTRIBUTE_KEYS.OrganizationId, value: renewed.organizationId },
         { key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: renewed.merchantId },
@@ -271,6 +340,10 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
 
   const act = async (wake: Wake): Promise<void> => {
     switch (wake.reason) {
+      case 'settlement_check': {
+        const { transactionId, checks, ...billed } = state.settling!;
+        return applyOutcome(transactionId, billed, checks);
+      }
       case 'hold_recheck':
         return recheckHold();
       case 'period_end_cancel':
@@ -282,21 +355,39 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     }
   };
 
-  upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: state.status }]);
-  while (state.status !== 'cancelled' && state.status !== 'expired') {
-    const wake = nextWake(state, schedule);
-    changed = false;
-    const timeout = wake ? Math.max(0, wake.at.getTime() - Date.now()) : undefined;
-    const interrupted =
-      timeout === undefined ? await condition(() => changed) : await condition(() => changed, timeout);
-    if (interrupted) continue;
-    await exclusive(async () => {
+  /** Runs what is due under the lock; flags it when it takes long, and never lets a failure end the workflow. */
+  const attend = async () => {
+    let done = false;
+    const work = lock.run(async () => {
       // Re-read under the lock: an operation may have moved the subscription while the timer fired.
       const due = nextWake(state, schedule);
       if (due && due.at.getTime() <= Date.now()) await act(due);
     });
+    const finished = work.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    try {
+      if (!(await condition(() => done, ATTENTION_AFTER_MS))) {
+        setAttention('retrying');
+        await finished;
+        setAttention(state.settling ? 'settling' : null);
+      }
+      await work;
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      log.error('subscription step failed; trying again later', { subscriptionId: state.subscriptionId, error });
+      setAttention('failed');
+      await sleep(RETRY_FAILED_WAKE_MS);
+      setAttention(state.settling ? 'settling' : null);
+    }
+  };
+
+  upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: state.status }]);
+  // A cancelled subscription whose last renewal is still settling stays until its outcome is applied.
+  while (isLive(state.status) || state.settling) {
     if (workflowInfo().continueAsNewSuggested || steps - firstStep >= (input.stepsPerRun ?? STEPS_PER_RUN)) {
-      await condition(() => !busy && allHandlersFinished());
+      await condition(() => !lock.busy && allHandlersFinished());
       return continueAsNew<typeof subscriptionWorkflow>({
         ...input,
         state,
@@ -304,6 +395,12 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         stepCount: steps,
       });
     }
+    const wake = nextWake(state, schedule);
+    changed = false;
+    const timeout = wake ? Math.max(0, wake.at.getTime() - Date.now()) : undefined;
+    const interrupted =
+      timeout === undefined ? await condition(() => changed) : await condition(() => changed, timeout);
+    if (!interrupted) await attend();
   }
   await condition(allHandlersFinished);
   return state.status;

@@ -6,17 +6,19 @@
 import type { Orm } from '../../db/orm';
 import {
   MerchantConnectorSchema,
+  MerchantSchema,
   OfferSchema,
   PaymentInstrumentSchema,
   ProductSchema,
   SubscriptionSchema,
   TransactionAttemptSchema,
+  TransactionSchema,
 } from '../../db/entities';
 import { idFromSeed } from '../../domain/platform/ids';
 import { applySubscriptionStep } from '../../domain/subscriptions/subscriptions.steps';
 import { createSubscriptionForCharge } from '../../domain/subscriptions/subscriptions.first-charge';
 import { renewAtCycleLimit } from '../../domain/subscriptions/subscriptions.cycle-limit';
-import type { ChargeInput } from '../../workflows/lib/charge-types';
+import { UNRESOLVED_PROVIDER_CALL, type ChargeInput } from '../../workflows/lib/charge-types';
 import { DEFAULT_DUNNING_SCHEDULE_DAYS } from '../../workflows/lib/subscription-rules';
 import type { SubscriptionState, SubscriptionStep } from '../../workflows/lib/subscription-state';
 
@@ -34,6 +36,21 @@ export interface RenewalChargeRequest {
   attempt: number;
   amount: number;
 }
+
+/** A renewal the workflow can send to the charge cascade, or why the saved instrument cannot be charged. */
+export type PreparedRenewal = { charge: ChargeInput } | { refused: InstrumentRefusal };
+
+/** Document 3: "Expired and revoked instruments cannot be charged." Said as the decline code dunning works with. */
+export type InstrumentRefusal = 'payment_instrument_revoked' | 'expired_card';
+
+/** The verdict on a renewal charge as stored (never guessed from how its workflow ended). */
+export type RenewalOutcome =
+  | { status: 'paid' }
+  | { status: 'declined'; declineCode: string | null }
+  /** Not final yet: held at the provider, or an unknown provider outcome the reconciler has not settled. */
+  | { status: 'pending' };
+
+const UNPAID_FINAL = new Set(['failed', 'canceled', 'voided', 'expired']);
 
 export function createSubscriptionActivities({ orm, dunningScheduleDays }: SubscriptionDeps) {
   return {
@@ -64,8 +81,12 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
       await orm.em.fork().transactional((em) => applySubscriptionStep(em, step));
     },
 
-    /** The charge-cascade input of a renewal: order renewal/subsequent, the saved instrument, derived ids. */
-    async prepareRenewalCharge({ state, cycleNumber, attempt, amount }: RenewalChargeRequest): Promise<ChargeInput> {
+    /**
+     * The charge-cascade input of a renewal: order renewal/subsequent, the saved instrument, derived ids; or a
+     * refusal when the instrument is revoked or expired: it is never charged.
+     */
+    async prepareRenewalCharge(request: RenewalChargeRequest): Promise<PreparedRenewal> {
+      const { state, cycleNumber, attempt, amount } = request;
       const em = orm.em.fork();
       const seed = `${state.subscriptionId}:cycle:${cycleNumber}:try:${attempt}`;
       const sub = await em.findOneOrFail(SubscriptionSchema, { id: state.subscriptionId });
@@ -74,50 +95,84 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
         em.findOneOrFail(ProductSchema, { id: state.productId }),
         em.findOne(PaymentInstrumentSchema, { id: state.paymentInstrumentId, merchantId: state.merchantId }),
       ]);
+      const refused = instrumentRefusal(instrument);
+      if (refused) return { refused };
       return {
-        transactionId: idFromSeed('tx', seed),
-        orderId: idFromSeed('ord', seed),
-        organizationId: state.organizationId,
-        merchantId: state.merchantId,
-        paymentMethod: 'credit_card',
-        chargeType: 'payment',
-        country: sub.country,
-        amount,
-        currency: state.currency,
-        capture: true,
-        walletType: null,
-        installments: sub.preferredInstallments > 1 ? sub.preferredInstallments : null,
-        riskScore: null,
-        customerId: state.customerId,
-        cardTokenId: null,
-        paymentInstrumentId: state.paymentInstrumentId,
-        checkoutSessionId: null,
-        externalOrderId: null,
-        metadata: { subscription_id: state.subscriptionId, cycle_number: cycleNumber },
-        cardBrand: instrument?.cardBrand ?? null,
-        binCountry: instrument?.issuerCountry ?? null,
-        subscriptionId: state.subscriptionId,
-        order: {
-          orderType: 'renewal',
-          recurrence: 'subsequent',
-          items: [
-            {
-              productId: product.id,
-              offerId: offer.id,
-              productName: product.name,
-              offerName: offer.name,
-              billingCycle: state.billingCycle,
-              cycleLimit: state.cycleLimit,
-              isFirstCharge: false,
-              quantity: 1,
-              unitAmount: amount,
-              totalAmount: amount,
-              currency: state.currency,
-              installments: null,
-            },
-          ],
+        charge: {
+          transactionId: idFromSeed('tx', seed),
+          orderId: idFromSeed('ord', seed),
+          organizationId: state.organizationId,
+          merchantId: state.merchantId,
+          paymentMethod: 'credit_card',
+          chargeType: 'payment',
+          country: sub.country,
+          amount,
+          currency: state.currency,
+          capture: true,
+          walletType: null,
+          installments: sub.preferredInstallments > 1 ? sub.preferredInstallments : null,
+          riskScore: null,
+          customerId: state.customerId,
+          cardTokenId: null,
+          paymentInstrumentId: state.paymentInstrumentId,
+          checkoutSessionId: null,
+          externalOrderId: null,
+          metadata: { subscription_id: state.subscriptionId, cycle_number: cycleNumber },
+          cardBrand: instrument?.cardBrand ?? null,
+          binCountry: instrument?.issuerCountry ?? null,
+          subscriptionId: state.subscriptionId,
+          order: {
+            orderType: 'renewal',
+            recurrence: 'subsequent',
+            items: [
+              {
+                productId: product.id,
+                offerId: offer.id,
+                productName: product.name,
+                offerName: offer.name,
+                billingCycle: state.billingCycle,
+                cycleLimit: state.cycleLimit,
+                isFirstCharge: false,
+                quantity: 1,
+                unitAmount: amount,
+                totalAmount: amount,
+                currency: state.currency,
+                installments: null,
+              },
+            ],
+          },
         },
       };
+    },
+
+    /**
+     * What became of a renewal charge, read from the transaction itself: paid, declined (with the last attempt's
+     * decline code), or pending — still at the provider, or failed with an attempt whose outcome is unknown until
+     * the reconciler settles it (the provider may have charged: nothing is retried before that is known).
+     */
+    async renewalOutcome(transactionId: string): Promise<RenewalOutcome> {
+      const em = orm.em.fork();
+      const tx = await em.findOne(TransactionSchema, { id: transactionId });
+      // The cascade never opened it (its workflow failed before): nothing was charged.
+      if (!tx) return { status: 'declined', declineCode: null };
+      if (tx.status === 'pending') return { status: 'pending' };
+      if (!UNPAID_FINAL.has(tx.status)) return { status: 'paid' };
+      const unresolved = await em.count(TransactionAttemptSchema, {
+        transactionId,
+        errorCode: UNRESOLVED_PROVIDER_CALL,
+      });
+      if (unresolved > 0) return { status: 'pending' };
+      const [last] = await em.find(
+        TransactionAttemptSchema,
+        { transactionId },
+        { orderBy: { attemptNumber: 'desc' }, limit: 1 },
+      );
+      return { status: 'declined', declineCode: last?.errorCode ?? null };
+    },
+
+    /** The refund id of a renewal that was paid after its subscription ended (one per transaction). */
+    async endedRenewalRefundId(transactionId: string): Promise<string> {
+      return idFromSeed('ref', `${transactionId}:subscription-ended`);
     },
 
     /**
@@ -126,17 +181,20 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
      */
     async billingHoldOf(input: { merchantId: string; offerId: string }): Promise<string[]> {
       const em = orm.em.fork();
-      const [connectors, offer] = await Promise.all([
+      const [connectors, offer, merchant] = await Promise.all([
         em.count(MerchantConnectorSchema, { merchantId: input.merchantId, isActive: true }),
         em.findOne(OfferSchema, { id: input.offerId, merchantId: input.merchantId }),
+        em.findOne(MerchantSchema, { id: input.merchantId }, { fields: ['status'] }),
       ]);
       const reasons: string[] = [];
+      // A suspended or inactive merchant is not billed (Document 3: "temporarily blocked"); reactivation releases it.
+      if (merchant && merchant.status !== 'active') reasons.push('merchant_not_active');
       if (connectors === 0) reasons.push('no_active_connector');
       if (!offer || offer.status !== 'active' || offer.deletedAt !== null) reasons.push('offer_unavailable');
       return reasons;
     },
 
-    /** The provider's decline code of the charge's last attempt (to tell "card gone" from a retryable decline). */
+    /** The provider's decline code of the charge's last attempt (kept for histories recorded before renewalOutcome). */
     async lastDeclineCode(transactionId: string): Promise<string | null> {
       const [last] = await orm.em
         .fork()
@@ -144,4 +202,15 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
       return last?.errorCode ?? null;
     },
   };
+}
+
+/**
+ * Why a saved instrument may not be charged, or null when it may. Its status decides (revoked by the merchant or
+ * the customer, expired by the vault); a card past its expiry date that is still `active` is left to the provider,
+ * whose expired_card decline dunning treats as a card gone.
+ */
+export function instrumentRefusal(instrument: { status: string } | null): InstrumentRefusal | null {
+  if (!instrument || instrument.status === 'revoked') return 'payment_instrument_revoked';
+  if (instrument.status === 'expired') return 'expired_card';
+  return null;
 }

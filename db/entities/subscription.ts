@@ -64,6 +64,8 @@ export interface Subscription {
   preferredConnectorId: string | null;
   initialNetworkTransactionId: string | null;
   preferredInstallments: number;
+  /** Units billed each cycle: current_amount is the unit price times this (a checkout's line quantity). */
+  quantity: number;
   country: string;
   originTransactionId: string;
   /** The workflow step written last: steps are sequential, so a retry of it is recognised and skipped. */
@@ -109,6 +111,7 @@ export const SubscriptionSchema = new EntitySchema<Subscription>({
     preferredConnectorId: { type: 'string', nullable: true },
     initialNetworkTransactionId: { type: 'string', nullable: true },
     preferredInstallments: { type: 'integer' },
+    quantity: { type: 'integer', default: 1 },
     country: { type: 'string' },
     originTransactionId: { type: 'string' },
     lastStepKey: { type: 'string', nullable: true },

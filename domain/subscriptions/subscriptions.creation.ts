@@ -64,6 +64,7 @@ export function stateOf(sub: Subscription, pendingProration = 0): SubscriptionSt
     productId: sub.productId,
     productFamilyId: sub.productFamilyId,
     amount: sub.currentAmount,
+    quantity: sub.quantity,
     currency: sub.currency,
     billingCycle: sub.billingCycle,
     customDays: sub.customBillingDays,

@@ -1,7 +1,9 @@
 /**
- * A subscription reaching its cycle limit on an offer with renew_after_cycle_limit: it expires (transition
- * cycle_limit_renewed, subscription.expired) and a new subscription starts on the renewal offer (or the same one)
- * in the same database transaction — its first cycle is charged at once by its own workflow. The new id derives
+ * A subscription reaching its cycle limit on an offer with renew_after_cycle_limit: a new subscription is created
+ * "instead of expiry" (Document 2) — the old one ends (status expired, transition cycle_limit_renewed, and no
+ * subscription.expired: integrators see subscription.created of the successor) and the new one starts on the
+ * renewal offer (or the same one), with the units sold and any unbilled proration carried over, in the same
+ * database transaction — its first cycle is charged at once by its own workflow. The new id derives
  * from the old one, so a retried activity returns the subscription it wrote. Its origin_transaction_id names the
  * subscription it renews (it has no first charge of its own).
  */
@@ -37,7 +39,7 @@ export async function renewAtCycleLimit(
 ): Promise<SubscriptionState | null> {
   const newId = idFromSeed('sub', `${input.state.subscriptionId}:cycle_limit_renewal`);
   const written = await em.findOne(SubscriptionSchema, { id: newId });
-  if (written) return stateOf(written);
+  if (written) return stateOf(written, input.state.pendingProration);
   const old = await em.findOneOrFail(
     SubscriptionSchema,
     { id: input.state.subscriptionId },
@@ -62,18 +64,21 @@ export async function renewAtCycleLimit(
       triggeredBy: 'system',
       metadata: { renewed_as: newId },
     },
-    events: ['subscription.expired'],
+    events: [],
     dunningNextRetryAt: null,
   });
   const at = input.at;
+  const quantity = input.state.quantity ?? 1;
   const state: SubscriptionState = {
-    ...stateOf(old),
+    // The workflow's state, not the row: it holds what the row lacks (an unbilled proration, the units).
+    ...input.state,
     subscriptionId: newId,
     status: 'active',
     offerId: target.id,
     productId: product.id,
     productFamilyId: product.productFamilyId,
-    amount: price.amount,
+    amount: price.amount * quantity,
+    quantity,
     billingCycle: target.billingCycle,
     customDays: target.customBillingDays,
     cycleLimit: target.cycleLimit,
@@ -90,6 +95,11 @@ export async function renewAtCycleLimit(
     cancellationReason: null,
     dunningStartedAt: null,
     dunningAttempts: 0,
+    pausedFrom: null,
+    retryNowAt: null,
+    holdCheckAt: null,
+    heldSince: null,
+    settling: null,
   };
   const sub = em.create(SubscriptionSchema, {
     ...(projectState(state, null) as Subscription),

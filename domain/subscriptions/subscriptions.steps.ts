@@ -32,6 +32,7 @@ export function projectState(state: SubscriptionState, dunningNextRetryAt: strin
     productId: state.productId,
     productFamilyId: state.productFamilyId,
     currentAmount: state.amount,
+    quantity: state.quantity ?? 1,
     currency: state.currency,
     billingCycle: state.billingCycle,
     customBillingDays: state.customDays,

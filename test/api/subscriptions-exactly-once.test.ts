@@ -43,10 +43,15 @@ describe('Subscription activities are idempotent', () => {
   it('a renewal charge gets the same transaction and order ids on every try of the same cycle, new ones per try', async () => {
     const sub = await subscribed(new Date());
     const input = { state: sub.state, cycleNumber: 2, attempt: 0, amount: 999 };
-    const first = await activities().prepareRenewalCharge(input);
-    const again = await activities().prepareRenewalCharge(input);
+    const prepare = async (request: typeof input) => {
+      const prepared = await activities().prepareRenewalCharge(request);
+      if (!('charge' in prepared)) throw new Error(`the saved card was refused: ${prepared.refused}`);
+      return prepared.charge;
+    };
+    const first = await prepare(input);
+    const again = await prepare(input);
     expect([again.transactionId, again.orderId]).to.deep.equal([first.transactionId, first.orderId]);
-    const retry = await activities().prepareRenewalCharge({ ...input, attempt: 1 });
+    const retry = await prepare({ ...input, attempt: 1 });
     expect(retry.transactionId).to.not.equal(first.transactionId);
     expect(first).to.deep.include({ subscriptionId: sub.state.subscriptionId, paymentInstrumentId: sub.instrumentId });
     expect(first.order).to.deep.include({ orderType: 'renewal', recurrence: 'subsequent' });

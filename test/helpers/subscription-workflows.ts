@@ -6,6 +6,7 @@
 import { Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import { createActivities } from '../../activities';
+import type { Orm } from '../../db/orm';
 import { vaultSettingsOf } from '../../activities/vault/settings';
 import {
   subscriptionWorkflow,
@@ -34,13 +35,14 @@ export function useSubscriptionWorkflows(name: string) {
     /** This test's task queue. */
     taskQueue: () => taskQueue,
     serverNow: async () => new Date(Number(await server.env.currentTimeMs())),
-    worker: (dunningScheduleDays?: number[]) =>
+    /** A worker with the real activities; `orm` lets a test put its database behind a proxy it can cut. */
+    worker: (dunningScheduleDays?: number[], orm: Orm = stack().orm) =>
       Worker.create({
         connection: server.env.nativeConnection,
         taskQueue,
         workflowBundle: stack().workflowBundle,
         activities: createActivities({
-          orm: stack().orm,
+          orm,
           rateLimitWindowSeconds: 60,
           vault: vaultSettingsOf(stack().config),
           dunningScheduleDays,

@@ -10,7 +10,8 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+/** `listenPort` 0 takes a free port; a port a closed proxy had brings the dependency "back up" at the same address. */
+export function startTcpProxy(targetPort: number, targetHost = '127.0.0.1', listenPort = 0): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(targetPort, targetHost);
@@ -23,7 +24,7 @@ export function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Pro
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(listenPort, '127.0.0.1', () => {
       resolve({
         port: (server.address() as net.AddressInfo).port,
         close: () =>

@@ -189,7 +189,7 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
     expect((await storedSubscription(sub.state.subscriptionId)).cyclesCompleted).to.equal(2);
   });
 
-  it('cycle limit with renew_after_cycle_limit: expires into a new subscription on renewal_offer_id, charged at once', async function () {
+  it('cycle limit with renew_after_cycle_limit: a new subscription on renewal_offer_id instead of expiry, charged at once (no subscription.expired)', async function () {
     this.timeout(60_000);
     const sub = await subscribed(await serverNow(), { cycleLimit: 2 });
     const { offer: next } = await createOffer(sub.tenant.merchant_id, {
@@ -220,5 +220,9 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
     ]);
     const old = await storedSubscription(sub.state.subscriptionId);
     expect([old.status, old.cyclesCompleted]).to.deep.equal(['expired', 2]);
+    // Document 2: "a new subscription is created instead of expiry".
+    const types = (await subscriptionEvents(sub.tenant.merchant_id)).map(([type]) => type);
+    expect(types).to.not.include('subscription.expired');
+    expect(types.filter((type) => type === 'subscription.created')).to.have.length(2);
   });
 });

@@ -3,11 +3,11 @@
  * scheduled cancellation or a reached cycle limit do to the subscription (Document 3's state table).
  */
 import { dunningRetryAt } from './subscription-rules';
-import { dueAt, type SubscriptionState } from './subscription-state';
+import { dueAt, type BilledCharge, type SubscriptionState } from './subscription-state';
 import { SYSTEM, iso, transition, type Move } from './subscription-moves';
 
 export type WakeReason =
-  'trial_end' | 'renewal' | 'dunning_retry' | 'period_end_cancel' | 'cycle_limit' | 'hold_recheck';
+  'trial_end' | 'renewal' | 'dunning_retry' | 'period_end_cancel' | 'cycle_limit' | 'hold_recheck' | 'settlement_check';
 
 export interface Wake {
   at: Date;
@@ -16,6 +16,8 @@ export interface Wake {
 
 /** When the workflow must next act on its own, and why (null: it waits for an operation). */
 export function nextWake(state: SubscriptionState, scheduleDays: readonly number[]): Wake | null {
+  // A renewal charge awaiting its verdict comes first, whatever the status: its outcome decides what is next.
+  if (state.settling) return { at: new Date(state.settling.checkAt), reason: 'settlement_check' };
   if (state.holdCheckAt && state.status !== 'paused' && !state.cancelAtPeriodEnd) {
     return { at: new Date(state.holdCheckAt), reason: 'hold_recheck' };
   }
@@ -41,14 +43,22 @@ export function nextWake(state: SubscriptionState, scheduleDays: readonly number
   }
 }
 
-/** A renewal (or trial conversion, or dunning retry) was paid: the period advances on the calendar. */
-export function chargeSucceeded(state: SubscriptionState, orderId: string | null, charged: number): Move {
+/**
+ * A renewal (or trial conversion, or dunning retry) was paid: the period advances on the calendar. `billed` is what
+ * the charge included; prorations added while it ran stay pending. Missed cycles are never caught up: when the paid
+ * period would already be over (a dunning that recovered late on a short cycle), it starts now instead.
+ */
+export function chargeSucceeded(state: SubscriptionState, billed: BilledCharge, now: Date): Move {
   // A trial converts on the day it ends: the calendar is anchored there.
-  const base =
+  let base: SubscriptionState =
     state.status === 'trialing' && state.trialEnd ? { ...state, anchorAt: state.trialEnd, nextDueIndex: 0 } : state;
+  if (dueAt(base, base.nextDueIndex + 1)!.getTime() <= now.getTime()) {
+    base = { ...base, anchorAt: iso(now), nextDueIndex: 0 };
+  }
   const start = dueAt(base, base.nextDueIndex)!;
   const end = dueAt(base, base.nextDueIndex + 1)!;
-  const owed = state.amount + state.pendingProration;
+  // A credit larger than the charge carries over to the next cycle.
+  const carried = Math.min(billed.amount + billed.proration - billed.charged, 0);
   const next: SubscriptionState = {
     ...base,
     status: 'active',
@@ -58,10 +68,11 @@ export function chargeSucceeded(state: SubscriptionState, orderId: string | null
     cyclesCompleted: state.cyclesCompleted + 1,
     dunningStartedAt: null,
     dunningAttempts: 0,
-    // A credit larger than the charge carries over to the next cycle.
-    pendingProration: Math.min(owed - charged, 0),
+    pendingProration: state.pendingProration - billed.proration + carried,
     retryNowAt: null,
+    settling: null,
   };
+  const orderId = billed.orderId;
   if (state.status === 'trialing') {
     return {
       state: next,
@@ -145,16 +156,21 @@ const DAY_MS = 86_400_000;
 
 /** A charge came due while billing is held: nothing is charged or cancelled; the workflow looks again in a day. */
 export function holdBilling(state: SubscriptionState, now: Date): SubscriptionState {
-  return { ...state, holdCheckAt: iso(new Date(now.getTime() + DAY_MS)) };
+  return { ...state, holdCheckAt: iso(new Date(now.getTime() + DAY_MS)), heldSince: state.heldSince ?? iso(now) };
 }
 
 /**
  * Billing is possible again: the period is re-anchored at this instant (a trial ends now), so the cycle charged
- * next starts now and the calendar runs forward from here. A dunning keeps its own retry schedule.
+ * next starts now and the calendar runs forward from here. A dunning's remaining retries move forward by the
+ * hold's length, so the customer keeps the time the schedule promised (no burst of overdue retries).
  */
 export function releaseHold(state: SubscriptionState, now: Date): SubscriptionState {
-  const released = { ...state, holdCheckAt: null };
+  const released = { ...state, holdCheckAt: null, heldSince: null };
   if (state.status === 'trialing') return { ...released, trialEnd: iso(now) };
   if (state.status === 'active') return { ...released, anchorAt: iso(now), nextDueIndex: 0 };
+  if (state.status === 'dunning' && state.dunningStartedAt && state.heldSince) {
+    const held = Math.max(0, now.getTime() - Date.parse(state.heldSince));
+    return { ...released, dunningStartedAt: iso(new Date(Date.parse(state.dunningStartedAt) + held)) };
+  }
   return released;
 }

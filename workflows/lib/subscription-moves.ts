@@ -138,35 +138,44 @@ export interface TargetOffer {
 
 /**
  * next_renew: the new price from the next renewal on. prorated: the difference for the rest of the period is
- * added to (or credited against) the next renewal. override: a new period starts now, charged in full at once.
- * A trial keeps running on the new offer whatever the behaviour. A changed cycle re-anchors at the period end.
+ * added to (or credited against) the next renewal; when the billing cycle changes, the unused time of the old offer
+ * is credited and the new offer's first period starts now (charged at once, less the credit), so both plans are
+ * paid for exactly the time they run. override: a new period starts now, charged in full at once. A trial keeps
+ * running on the new offer whatever the behaviour. In dunning nothing of the current period was paid: the next
+ * retry charges the new offer, with no proration. Otherwise a changed cycle re-anchors at the period end.
  */
 export function changeOffer(state: SubscriptionState, target: TargetOffer, caller: Caller, now: Date): Move {
-  const direction = changeDirection(state.amount, target.amount);
-  const proration =
-    target.behavior === 'prorated' && state.status !== 'trialing'
-      ? prorationAmount({
-          fromAmount: state.amount,
-          toAmount: target.amount,
-          periodStart: new Date(state.periodStart),
-          periodEnd: new Date(state.periodEnd),
-          at: now,
-        })
-      : 0;
+  // target.amount is the new offer's unit price: the subscription keeps the units it was sold.
+  const amount = target.amount * (state.quantity ?? 1);
+  const direction = changeDirection(state.amount, amount);
+  const cycleChanged = target.billingCycle !== state.billingCycle || target.customDays !== state.customDays;
+  // Paused, a changed cycle starts at the period end: the old offer's remaining time is still to be used.
+  const prorated =
+    target.behavior === 'prorated' && (state.status === 'active' || (state.status === 'paused' && !cycleChanged));
+  const proration = prorated
+    ? prorationAmount({
+        fromAmount: state.amount,
+        // Across cycles the per-cycle prices are not comparable: only the old offer's unused time is credited.
+        toAmount: cycleChanged ? 0 : amount,
+        periodStart: new Date(state.periodStart),
+        periodEnd: new Date(state.periodEnd),
+        at: now,
+      })
+    : 0;
   let next: SubscriptionState = {
     ...state,
     offerId: target.offerId,
     productId: target.productId,
     productFamilyId: target.productFamilyId,
-    amount: target.amount,
+    amount,
     currency: target.currency,
     billingCycle: target.billingCycle,
     customDays: target.customDays,
     cycleLimit: target.cycleLimit,
     pendingProration: state.pendingProration + proration,
   };
-  const cycleChanged = target.billingCycle !== state.billingCycle || target.customDays !== state.customDays;
-  if (target.behavior === 'override' && state.status === 'active') {
+  const startsNow = state.status === 'active' && (target.behavior === 'override' || (prorated && cycleChanged));
+  if (startsNow) {
     next = { ...next, anchorAt: iso(now), nextDueIndex: 0 };
   } else if (cycleChanged && state.status !== 'trialing') {
     next = { ...next, anchorAt: state.periodEnd, nextDueIndex: 0 };

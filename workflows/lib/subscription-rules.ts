@@ -36,13 +36,17 @@ const ALLOWED_FROM: Record<SubscriptionOperation, readonly SubscriptionStatusVal
   // A subscription in dunning owes a payment: it is settled (or cancelled) first, never paused around the debt.
   pause: ['trialing', 'active'],
   resume: ['paused'],
-  change_offer: ['trialing', 'active', 'paused'],
+  // Every live state (Document 3): in dunning the next retry charges the new offer.
+  change_offer: ['trialing', 'active', 'dunning', 'paused'],
   change_payment_instrument: ['trialing', 'active', 'dunning', 'paused'],
 };
 
 /** null when the operation may run in this state; otherwise why not. */
+/** While a renewal charge awaits the provider's verdict, only these may run (docs/api-decisions.md). */
+const ALLOWED_WHILE_SETTLING: readonly SubscriptionOperation[] = ['cancel_now', 'change_payment_instrument'];
+
 export function refuseOperation(
-  state: { status: SubscriptionStatusValue; cancelAtPeriodEnd: boolean },
+  state: { status: SubscriptionStatusValue; cancelAtPeriodEnd: boolean; settling?: { transactionId: string } | null },
   operation: SubscriptionOperation,
 ): OperationRefusal | null {
   const refuse = (message: string): OperationRefusal => ({ code: INVALID_STATE_TRANSITION, message });
@@ -53,6 +57,12 @@ export function refuseOperation(
   }
   if (!ALLOWED_FROM[operation].includes(state.status)) {
     return refuse(`The operation ${operation} is not allowed while the subscription is ${state.status}`);
+  }
+  if (state.settling && !ALLOWED_WHILE_SETTLING.includes(operation)) {
+    return refuse(
+      `A renewal payment (${state.settling.transactionId}) is awaiting the provider's verdict; ${operation} is ` +
+        'possible once it is settled (cancel now and changing the payment instrument are possible meanwhile)',
+    );
   }
   if (operation === 'reactivate' && !state.cancelAtPeriodEnd) {
     return refuse('The subscription has no scheduled cancellation to take back');
@@ -78,6 +88,8 @@ export function dunningRetryAt(startedAt: Date, retriesDone: number, scheduleDay
 
 /** A decline that says the card itself is gone: retrying it is pointless until the instrument changes. */
 export const CARD_GONE_CODES: ReadonlySet<string> = new Set([
+  // Refused before any provider call: the saved instrument was revoked (Document 3: it cannot be charged).
+  'payment_instrument_revoked',
   'stolen_card',
   'lost_card',
   'expired_card',

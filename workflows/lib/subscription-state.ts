@@ -15,7 +15,10 @@ export interface SubscriptionState {
   offerId: string;
   productId: string;
   productFamilyId: string | null;
+  /** What a cycle costs: the unit price the buyer was shown times `quantity`. */
   amount: number;
+  /** Units sold (a checkout line's quantity); 1 when absent (states recorded before it existed). */
+  quantity?: number;
   currency: string;
   billingCycle: BillingCycleValue;
   customDays: number | null;
@@ -43,6 +46,33 @@ export interface SubscriptionState {
   retryNowAt: string | null;
   /** Billing hold (no active connector, or the offer no longer available): when the workflow looks again. */
   holdCheckAt: string | null;
+  /** When the current billing hold began: a dunning's remaining retries move forward by the hold's length. */
+  heldSince?: string | null;
+  /**
+   * A renewal charge whose outcome is not final yet (held for review at the provider, or an unknown outcome the
+   * reconciler has not settled): nothing else is billed until it is, and its outcome is applied when it is.
+   */
+  settling?: SettlingRenewal | null;
+}
+
+/** What a renewal charge billed, so its outcome can be applied to the state as it is when the outcome arrives. */
+export interface BilledCharge {
+  /** The renewal order (null for a cycle that cost nothing). */
+  orderId: string | null;
+  /** The offer amount billed (quantity included). */
+  amount: number;
+  /** The part of pendingProration this charge included. */
+  proration: number;
+  /** What was charged: max(0, amount + proration). */
+  charged: number;
+}
+
+export interface SettlingRenewal extends BilledCharge {
+  transactionId: string;
+  /** When the workflow next reads the transaction (a renewalSettled signal brings it forward). */
+  checkAt: string;
+  /** Reads so far (the interval grows with them). */
+  checks: number;
 }
 
 export const TRIGGERS = ['customer', 'system', 'admin'] as const;
