@@ -29,6 +29,11 @@ export interface CreationInput {
   offerId: string;
   /** The saved card renewals bill. */
   paymentInstrumentId: string;
+  /**
+   * What was sold: the units, and the price snapshot the buyer was shown (a checkout line). Without a snapshot
+   * the offer's current price for the charge's currency applies.
+   */
+  sold?: { quantity: number; amount?: number; firstChargeAmount?: number | null };
   /** The workflow's clock when the first charge succeeded: the period (or trial) starts here. */
   at: Date;
   initialNetworkTransactionId?: string | null;
@@ -98,11 +103,11 @@ export async function createSubscription(em: EntityManager, input: CreationInput
   if (!tx.customerId) throw errors.invalidValue('customer_id', 'a subscription needs a customer');
   const offer = await em.findOneOrFail(OfferSchema, { id: input.offerId, merchantId: tx.merchantId });
   const product = await em.findOneOrFail(ProductSchema, { id: offer.productId });
-  const price = await em.findOneOrFail(OfferPriceSchema, {
-    offerId: offer.id,
-    currency: tx.currency,
-    deletedAt: null,
-  });
+  const quantity = input.sold?.quantity ?? 1;
+  const price =
+    input.sold?.amount !== undefined
+      ? { amount: input.sold.amount, firstChargeAmount: input.sold.firstChargeAmount ?? null }
+      : await em.findOneOrFail(OfferPriceSchema, { offerId: offer.id, currency: tx.currency, deletedAt: null });
   const first = firstCycleCharge({
     freeTrial: offer.freeTrial,
     trialDays: offer.trialDays,
@@ -122,7 +127,8 @@ export async function createSubscription(em: EntityManager, input: CreationInput
     offerId: offer.id,
     productId: product.id,
     productFamilyId: product.productFamilyId,
-    amount: first.recurringAmount,
+    amount: first.recurringAmount * quantity,
+    quantity,
     currency: tx.currency,
     billingCycle: cycle,
     customDays: offer.customBillingDays,

@@ -5,6 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  CheckoutItemSchema,
   OrderItemSchema,
   OrderSchema,
   ProductSchema,
@@ -73,10 +74,21 @@ export async function createSubscriptionForCharge(
   if (!charge.customerId || !charge.paymentInstrumentId) return null;
   const item = await recurringItemOf(em, charge.orderId);
   if (!item) return null;
+  // What the buyer was shown: the checkout line's price snapshot and quantity, not today's price row.
+  const line =
+    charge.checkoutSessionId &&
+    (await em.findOne(
+      CheckoutItemSchema,
+      { checkoutSessionId: charge.checkoutSessionId, offerId: item.offerId, merchantId: charge.merchantId },
+      { orderBy: { createdAt: 'asc' } },
+    ));
   return createSubscription(em, {
     transactionId,
     offerId: item.offerId,
     paymentInstrumentId: charge.paymentInstrumentId,
+    sold: line
+      ? { amount: line.amount, firstChargeAmount: line.firstChargeAmount, quantity: line.quantity }
+      : { quantity: item.quantity },
     at,
     // Renewals reference it as merchant-initiated (domain/subscriptions/subscriptions.renewal.ts).
     initialNetworkTransactionId: await networkTransactionIdOf(em, transactionId),

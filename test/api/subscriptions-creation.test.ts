@@ -11,7 +11,8 @@ import { cascade, charge } from '../helpers/transactions';
 import { CARDS, mintToken, openSession } from '../helpers/vault';
 import { subscriptionEvents } from '../helpers/subscriptions';
 import { subscriptionWorkflowId } from '../../workflows/subscription';
-import { PaymentInstrumentSchema, SubscriptionSchema } from '../../db/entities';
+import { OfferPriceSchema, PaymentInstrumentSchema, SubscriptionSchema, TransactionSchema } from '../../db/entities';
+import { accountOf, ledger } from '../helpers/sandbox';
 
 async function payCheckout(tenant: Tenant, body: Record<string, unknown>) {
   const checkout = await createSession(tenant, { selected_currency: 'USD', ...body });
@@ -66,6 +67,53 @@ describe('Subscription creation on a paid recurring first charge', () => {
     const card = await em.findOneOrFail(PaymentInstrumentSchema, { id: tx.payment_instrument_id });
     expect(row.initialNetworkTransactionId).to.match(/^\d+$/);
     expect(card.networkTransactionId).to.equal(row.initialNetworkTransactionId);
+  });
+
+  it('bills what was sold: 3 seats at the price the buyer was shown make a subscription of 3 × that price, whatever the price row says later', async () => {
+    const tenant = await createTenant();
+    await cascade(tenant, ['provider_a']);
+    const { offer } = await sellableOffer(tenant); // monthly, USD 999
+    const checkout = await createSession(tenant, {
+      selected_currency: 'USD',
+      offer_id: offer.id,
+      items: [{ offer_id: offer.id, quantity: 3 }],
+    });
+    // The merchant edits the price after the buyer saw the checkout: the snapshot is what was sold.
+    await stack().orm.em.fork().nativeUpdate(OfferPriceSchema, { offerId: offer.id }, { amount: 5000 });
+    const browser = await openSession(tenant, { checkoutSessionId: checkout.id });
+    await mintToken(tenant, browser, CARDS.visa, {});
+    const res = await charge(tenant, {
+      payment_method: 'credit_card',
+      charge_type: 'payment',
+      country: 'US',
+      checkout_session_id: checkout.id,
+    });
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.data).to.include({ status: 'authorized', amount_authorized: 2997 });
+    const key = tenant.merchant_secret_key;
+    const tx = (await api.get(`/transactions/${res.body.data.id}`, { key })).body.data;
+    const sub = (await api.get(`/merchants/${tenant.merchant_id}/subscriptions/${tx.subscription_id}`, { key })).body
+      .data;
+    expect(sub.current_amount).to.equal(2997);
+    const row = await stack().orm.em.fork().findOneOrFail(SubscriptionSchema, { id: sub.id });
+    expect(row.quantity).to.equal(3);
+  });
+
+  it('a checkout with two recurring offers is refused before any charge: 422 CHECKOUT_MULTIPLE_RECURRING_ITEMS, nothing charged', async () => {
+    const tenant = await createTenant();
+    const [connector] = await cascade(tenant, ['provider_a']);
+    const { offer } = await sellableOffer(tenant);
+    const { offer: second } = await sellableOffer(tenant);
+    const { checkout, res } = await payCheckout(tenant, {
+      offer_id: offer.id,
+      items: [{ offer_id: offer.id }, { offer_id: second.id }],
+    });
+    expect(res.status, res.text).to.equal(422);
+    expect(res.body.error).to.include({ type: 'business_rule_error', code: 'CHECKOUT_MULTIPLE_RECURRING_ITEMS' });
+    const em = stack().orm.em.fork();
+    expect(await em.count(TransactionSchema, { checkoutSessionId: checkout.id })).to.equal(0);
+    const account = await accountOf('provider_a', connector.credentials);
+    expect(await ledger({ provider: 'provider_a', account })).to.deep.equal([]);
   });
 
   it('a free-trial offer: zero-amount card validation, order trial_setup, status trialing with trial_end', async () => {

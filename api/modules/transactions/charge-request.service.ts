@@ -180,6 +180,14 @@ export async function buildChargeInput(
     amount = items.reduce((sum, item) => sum + item.totalAmount, 0);
     currency = items[0].currency;
     recurrence = items.some((item) => item.billingCycle !== null) ? 'initial' : 'none';
+    // One first charge starts one subscription: a second recurring line would be charged now and never renewed.
+    if (items.filter((item) => item.billingCycle !== null).length > 1) {
+      throw errors.businessRule(
+        'CHECKOUT_MULTIPLE_RECURRING_ITEMS',
+        'A checkout session can hold at most one recurring offer (one subscription per payment); sell the others in separate checkout sessions',
+        { recurring_offer_ids: items.filter((item) => item.billingCycle !== null).map((item) => item.offerId) },
+      );
+    }
     // Renewals charge the card saved by the first payment; a pix or boleto first payment would leave none.
     if (recurrence === 'initial' && !isCardMethod(body.payment_method)) {
       throw errors.invalidValue(
