@@ -1,0 +1,467 @@
+/**
+ * The subscription engine's model-based test (issue 22; ARCHITECTURE.md, "Money state machines"): seeded random
+ * sequences of operations (pause, resume, cancel now / at period end, reactivate, change offer, change or revoke
+ * the instrument), renewal outcomes (approve, decline, card gone, 5xx resolved by lookup, an approval whose answer
+ * was lost, a slow provider), operations sent at once, time jumps and a database outage, run against the real
+ * workflow, activities, database and sandbox on the time-skipping server. After every step the invariants are
+ * checked against a small reference model (the state table and the expected result of each accepted move).
+ *
+ * CI runs MODEL_RUNS sequences (default 4); `npm run test:model -- --runs 500` runs more, `--seed N` one of them.
+ * A failure names its seed and step, and replays exactly with `--seed`.
+ */
+import { expect } from 'chai';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  EventSchema,
+  PaymentInstrumentSchema,
+  SubscriptionTransitionSchema,
+  TransactionSchema,
+} from '../../db/entities';
+import { openOrm, type Orm } from '../../db/orm';
+import {
+  cancelUpdate,
+  changeOfferUpdate,
+  changePaymentInstrumentUpdate,
+  pauseUpdate,
+  reactivateUpdate,
+  resumeUpdate,
+  type subscriptionWorkflow,
+  viewQuery,
+  type SubscriptionWorkflowView,
+} from '../../workflows/subscription';
+import type { TargetOffer } from '../../workflows/lib/subscription-moves';
+import { refuseOperation, type SubscriptionOperation } from '../../workflows/lib/subscription-rules';
+import { createOffer } from '../helpers/catalog';
+import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
+import { stack } from '../helpers/stack';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+import { override } from '../helpers/transactions';
+import { accountOf, ledger } from '../helpers/sandbox';
+import { saveCard, CARDS } from '../helpers/vault';
+import { storedSubscription, subscribed, type Subscribed } from '../helpers/subscriptions';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const RUNS = Number(process.env.MODEL_RUNS ?? 4);
+const FIRST_SEED = Number(process.env.MODEL_SEED ?? 1);
+const STEPS = Number(process.env.MODEL_STEPS ?? 10);
+const admin = { triggeredBy: 'admin' as const, actor: null };
+
+/** mulberry32: a small seeded generator, so a sequence replays exactly from its seed. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
+    chance: (p: number) => next() < p,
+  };
+}
+
+type Op =
+  | { kind: 'pause' | 'resume' | 'cancel_now' | 'cancel_at_period_end' | 'reactivate' | 'change_instrument' }
+  | { kind: 'change_offer'; target: TargetOffer };
+
+type Step =
+  | { kind: 'op'; op: Op }
+  | { kind: 'concurrent'; ops: Op[] }
+  | { kind: 'jump'; ms: number | 'next_wake' }
+  | { kind: 'outcome'; scenario: string; times: number }
+  | { kind: 'revoke_instrument' }
+  | { kind: 'db_outage'; ms: number };
+
+const OPERATION_OF: Record<Op['kind'], SubscriptionOperation> = {
+  pause: 'pause',
+  resume: 'resume',
+  cancel_now: 'cancel_now',
+  cancel_at_period_end: 'cancel_at_period_end',
+  reactivate: 'reactivate',
+  change_instrument: 'change_payment_instrument',
+  change_offer: 'change_offer',
+};
+
+const PAID = new Set(['authorized', 'refunded', 'partially_refunded', 'refund_pending', 'charged_back']);
+/** Transitions that fire exactly one event of this type (the rest fire none, or are checked by count below). */
+const EVENT_OF_TRANSITION: Record<string, string> = {
+  pause: 'subscription.paused',
+  resume: 'subscription.resumed',
+  dunning_entry: 'subscription.dunning',
+  upgrade: 'subscription.upgraded',
+  downgrade: 'subscription.downgraded',
+  payment_method_change: 'subscription.payment_method_changed',
+  expiration: 'subscription.expired',
+};
+
+describe('Subscription model: seeded random sequences keep the invariants (time-skipping test server)', () => {
+  const { server, serverNow, worker, start } = useSubscriptionWorkflows('test-subscription-model');
+
+  for (let seed = FIRST_SEED; seed < FIRST_SEED + RUNS; seed++) {
+    it(`seed ${seed}: every step keeps the invariants`, async function () {
+      this.timeout(10 * 60_000);
+      await runSequence(seed);
+    });
+  }
+
+  async function runSequence(seed: number) {
+    const random = prng(seed);
+    const sub = await subscribed(await serverNow());
+    const targets = await offerTargets(sub);
+    const proxy: { current: TcpProxy } = { current: await startTcpProxy(stack().databasePort) };
+    const url = new URL(stack().config.databaseUrl);
+    url.port = String(proxy.current.port);
+    const orm = await openOrm(url.toString());
+    const handle = await start(sub);
+    const steps: Step[] = [];
+    try {
+      await (
+        await worker(undefined, orm)
+      ).runUntil(async () => {
+        let view = await quiet(handle);
+        for (let index = 0; index < STEPS; index++) {
+          const step = nextStep(random, view, targets);
+          steps.push(step);
+          const where = `seed ${seed}, step ${index + 1} ${JSON.stringify(step)} (steps so far: ${JSON.stringify(steps.slice(0, -1))})`;
+          const before = await snapshot(sub);
+          const answers = await perform(step, sub, handle, orm, proxy);
+          const after = await quiet(handle);
+          await checkInvariants(where, sub, step, view, after, answers, before);
+          view = after;
+        }
+      });
+    } finally {
+      await proxy.current.close();
+      await orm.close(true);
+    }
+  }
+
+  /** Two more offers of the subscription's family: a dearer monthly one and a yearly one. */
+  async function offerTargets(sub: Subscribed): Promise<TargetOffer[]> {
+    const targets: TargetOffer[] = [];
+    for (const [amount, billingCycle] of [
+      [1500, 'monthly'],
+      [9000, 'yearly'],
+      [999, 'monthly'],
+    ] as const) {
+      const { offer, product } = await createOffer(sub.tenant.merchant_id, {
+        familyId: sub.familyId,
+        billingCycle,
+        prices: [{ currency: 'USD', amount, isDefault: true }],
+      });
+      for (const behavior of ['next_renew', 'prorated', 'override'] as const) {
+        targets.push({
+          offerId: offer.id,
+          productId: product.id,
+          productFamilyId: sub.familyId,
+          amount,
+          currency: 'USD',
+          billingCycle,
+          customDays: null,
+          cycleLimit: null,
+          behavior,
+        });
+      }
+    }
+    return targets;
+  }
+
+  function randomOp(random: ReturnType<typeof prng>, targets: TargetOffer[]): Op {
+    const kind = random.pick([
+      'pause',
+      'resume',
+      'cancel_now',
+      'cancel_at_period_end',
+      'reactivate',
+      'change_instrument',
+      'change_offer',
+      'change_offer',
+    ] as const);
+    return kind === 'change_offer' ? { kind, target: random.pick(targets) } : { kind };
+  }
+
+  function nextStep(random: ReturnType<typeof prng>, view: SubscriptionWorkflowView, targets: TargetOffer[]): Step {
+    const roll = random.next();
+    if (roll < 0.3)
+      return { kind: 'jump', ms: random.pick(['next_wake', 'next_wake', HOUR, 3 * DAY, 12 * DAY, 35 * DAY]) };
+    if (roll < 0.45) {
+      const scenario = random.pick([
+        'do_not_honor',
+        'do_not_honor',
+        'stolen_card',
+        'processing_error',
+        'approved_no_answer',
+        'slow',
+      ]);
+      return { kind: 'outcome', scenario, times: scenario === 'do_not_honor' ? 1 + Math.floor(random.next() * 3) : 1 };
+    }
+    if (roll < 0.75) return { kind: 'op', op: randomOp(random, targets) };
+    if (roll < 0.9)
+      return {
+        kind: 'concurrent',
+        ops: [randomOp(random, targets), randomOp(random, targets), randomOp(random, targets)].slice(
+          0,
+          2 + Math.floor(random.next() * 2),
+        ),
+      };
+    if (roll < 0.96) return { kind: 'revoke_instrument' };
+    void view;
+    return { kind: 'db_outage', ms: random.pick([HOUR, 5 * HOUR]) };
+  }
+
+  /** Runs one step; for operations, returns each one's answer (accepted, or the refusal's type). */
+  async function perform(
+    step: Step,
+    sub: Subscribed,
+    handle: WorkflowHandle<typeof subscriptionWorkflow>,
+    orm: Orm,
+    proxy: { current: TcpProxy },
+  ): Promise<Array<string | null>> {
+    switch (step.kind) {
+      case 'op':
+        return Promise.all([send(step.op, sub, handle)]);
+      case 'concurrent':
+        return Promise.all(step.ops.map((op) => send(op, sub, handle)));
+      case 'jump': {
+        const wake = (await handle.query(viewQuery)).nextWakeAt;
+        const ms = step.ms === 'next_wake' ? (wake ? Math.max(0, Date.parse(wake) - Date.now()) : DAY) : step.ms;
+        const now = Number(await server.env.currentTimeMs());
+        const target = step.ms === 'next_wake' && wake ? Date.parse(wake) + HOUR : now + ms;
+        await server.env.sleep(Math.max(0, target - now));
+        return [];
+      }
+      case 'outcome':
+        await override(sub.connector, step.scenario, step.times);
+        return [];
+      case 'revoke_instrument': {
+        const { paymentInstrumentId } = (await handle.query(viewQuery)).state;
+        await orm.em.fork().nativeUpdate(PaymentInstrumentSchema, { id: paymentInstrumentId }, { status: 'revoked' });
+        return [];
+      }
+      case 'db_outage': {
+        const port = proxy.current.port;
+        await proxy.current.close();
+        await server.env.sleep(step.ms);
+        proxy.current = await startTcpProxy(stack().databasePort, '127.0.0.1', port);
+        // The retried step runs at most five minutes (the backoff's cap) later.
+        await server.env.sleep(6 * 60_000);
+        return [];
+      }
+    }
+  }
+
+  async function send(op: Op, sub: Subscribed, handle: WorkflowHandle<typeof subscriptionWorkflow>) {
+    try {
+      switch (op.kind) {
+        case 'pause':
+          await handle.executeUpdate(pauseUpdate, { args: [{ ...admin, reason: null }] });
+          break;
+        case 'resume':
+          await handle.executeUpdate(resumeUpdate, { args: [admin] });
+          break;
+        case 'cancel_now':
+        case 'cancel_at_period_end':
+          await handle.executeUpdate(cancelUpdate, {
+            args: [{ ...admin, atPeriodEnd: op.kind === 'cancel_at_period_end', reason: null }],
+          });
+          break;
+        case 'reactivate':
+          await handle.executeUpdate(reactivateUpdate, { args: [admin] });
+          break;
+        case 'change_offer':
+          await handle.executeUpdate(changeOfferUpdate, { args: [{ ...admin, target: op.target }] });
+          break;
+        case 'change_instrument': {
+          const card = await saveCard(sub.tenant, sub.customerId, CARDS.visa);
+          await handle.executeUpdate(changePaymentInstrumentUpdate, {
+            args: [{ ...admin, paymentInstrumentId: card.id }],
+          });
+          break;
+        }
+      }
+      return null;
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+        return error.cause.type ?? 'refused';
+      }
+      // An Update sent to a workflow that has ended (cancelled, expired) is refused by the server.
+      if (error instanceof Error && /completed|not found/i.test(error.message)) return 'ENDED';
+      throw error;
+    }
+  }
+
+  /** Waits until nothing is in flight (no activity, no child charge), then reads the workflow's view. */
+  async function quiet(handle: WorkflowHandle<typeof subscriptionWorkflow>): Promise<SubscriptionWorkflowView> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const { raw, status } = await handle.describe();
+      const busy = (raw.pendingActivities?.length ?? 0) + (raw.pendingChildren?.length ?? 0);
+      if (status.name !== 'RUNNING' || busy === 0) return handle.query(viewQuery);
+      if (Date.now() > deadline) throw new Error('the subscription workflow did not come to rest within 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** What the sandbox and the database hold for the subscription's money. */
+  async function snapshot(sub: Subscribed) {
+    const account = await accountOf('provider_a', sub.connector.credentials);
+    const approvals = (await ledger({ provider: 'provider_a', account, operation: 'authorize' })).filter(
+      (e) => !e.replayed && (e.outcome === 'approved' || e.outcome === 'authorized'),
+    );
+    const transactions = await stack()
+      .orm.em.fork()
+      .find(TransactionSchema, { merchantId: sub.tenant.merchant_id }, { orderBy: { createdAt: 'asc' } });
+    return { approvals, transactions };
+  }
+
+  async function checkInvariants(
+    where: string,
+    sub: Subscribed,
+    step: Step,
+    before: SubscriptionWorkflowView,
+    after: SubscriptionWorkflowView,
+    answers: Array<string | null>,
+    money: Awaited<ReturnType<typeof snapshot>>,
+  ) {
+    const em = stack().orm.em.fork();
+    const row = await storedSubscription(sub.state.subscriptionId);
+    const state = after.state;
+    // The read model shows what the workflow decided.
+    expect(
+      [
+        row.status,
+        row.cyclesCompleted,
+        row.currentAmount,
+        row.currentOfferId,
+        row.cancelAtPeriodEnd,
+        row.paymentInstrumentId,
+        row.currentPeriodEnd.toISOString(),
+      ],
+      `row = workflow view at ${where}`,
+    ).to.deep.equal([
+      state.status,
+      state.cyclesCompleted,
+      state.amount,
+      state.offerId,
+      state.cancelAtPeriodEnd,
+      state.paymentInstrumentId,
+      state.periodEnd,
+    ]);
+
+    // Transitions form one chain.
+    const transitions = await em.find(
+      SubscriptionTransitionSchema,
+      { subscriptionId: sub.state.subscriptionId },
+      { orderBy: { createdAt: 'asc', id: 'asc' } },
+    );
+    // In the order the workflow wrote them: creation first, then by step number (the key's suffix).
+    const position = (key: string) => (/:\d+$/.test(key) ? Number(key.split(':').pop()) : -1);
+    const ordered = [...transitions].sort((a, b) => position(a.transitionKey) - position(b.transitionKey));
+    for (const [i, t] of ordered.entries()) {
+      if (i > 0)
+        expect(t.fromStatus, `transition ${i} (${t.transitionType}) chains at ${where}`).to.equal(
+          ordered[i - 1].toStatus,
+        );
+    }
+    expect(ordered.at(-1)?.toStatus, `the last transition's status is the row's at ${where}`).to.equal(row.status);
+
+    // One event per transition.
+    const events = await em.find(EventSchema, {
+      merchantId: sub.tenant.merchant_id,
+      type: { $like: 'subscription.%' },
+    });
+    const count = (type: string) => events.filter((e) => e.type === type).length;
+    for (const [transitionType, eventType] of Object.entries(EVENT_OF_TRANSITION)) {
+      const made = transitions.filter((t) => t.transitionType === transitionType).length;
+      expect(count(eventType), `${eventType} once per ${transitionType} at ${where}`).to.equal(made);
+    }
+    expect(count('subscription.created'), `one subscription.created at ${where}`).to.equal(1);
+    expect(count('subscription.cancelled'), `at most one subscription.cancelled at ${where}`).to.be.at.most(1);
+    expect(count('subscription.cancelled'), `subscription.cancelled iff cancelled at ${where}`).to.equal(
+      row.status === 'cancelled' ? 1 : 0,
+    );
+
+    // cycles_completed equals successful renewals, and each cycle is charged at most once.
+    expect(count('subscription.renewed'), `renewals = cycles_completed - 1 at ${where}`).to.equal(
+      row.cyclesCompleted - 1,
+    );
+    const now = await snapshot(sub);
+    const renewals = now.transactions.filter((tx) => tx.metadata?.subscription_id === sub.state.subscriptionId);
+    const paidPerCycle = new Map<number, number>();
+    for (const tx of renewals.filter((tx) => PAID.has(tx.status))) {
+      const cycle = Number(tx.metadata?.cycle_number);
+      paidPerCycle.set(cycle, (paidPerCycle.get(cycle) ?? 0) + 1);
+    }
+    for (const [cycle, paid] of paidPerCycle) expect(paid, `cycle ${cycle} paid at most once at ${where}`).to.equal(1);
+    // Every approval at the provider is a transaction the database knows as paid: none is invisible.
+    const paidReferences = new Set(now.transactions.filter((tx) => PAID.has(tx.status)).map((tx) => tx.id));
+    const approvedReferences = new Set(now.approvals.map((e) => e.reference));
+    expect(
+      [...approvedReferences].filter((ref) => !paidReferences.has(ref!)),
+      `approvals unknown to the database at ${where}`,
+    ).to.deep.equal([]);
+    // Renewals paid and kept (a renewal paid after a cancellation is refunded, not counted).
+    const kept = renewals.filter((tx) => tx.status === 'authorized').length;
+    expect(kept, `renewal charges kept ≤ renewals at ${where}`).to.be.at.most(row.cyclesCompleted - 1);
+
+    // Nothing is charged while paused, cancelled or expired (a jump starting there charges nothing).
+    if (
+      step.kind === 'jump' &&
+      ['paused', 'cancelled', 'expired'].includes(before.state.status) &&
+      !before.state.settling
+    ) {
+      expect(now.approvals.length, `no charge while ${before.state.status} at ${where}`).to.equal(
+        money.approvals.length,
+      );
+    }
+
+    // The reference model: a single operation is accepted exactly when the state table allows it, and lands
+    // where the table says.
+    if (step.kind === 'op') {
+      const operation = OPERATION_OF[step.op.kind];
+      const refusal = refuseOperation(before.state, operation);
+      const [answer] = answers;
+      expect(answer === null, `${operation} accepted iff allowed from ${before.state.status} at ${where}`).to.equal(
+        refusal === null,
+      );
+      if (answer === null) {
+        expect(expectedStatuses(step.op, before), `${operation} lands where the table says at ${where}`).to.include(
+          state.status,
+        );
+      }
+    }
+    if (step.kind === 'concurrent') {
+      // Operations at once are serialized: at most one pause and one resume can both be accepted in a row, etc.
+      const accepted = step.ops.filter((_, i) => answers[i] === null).map((op) => op.kind);
+      expect(accepted.filter((k) => k === 'pause').length, `one pause at ${where}`).to.be.at.most(1);
+      expect(accepted.filter((k) => k === 'cancel_now').length, `one cancel at ${where}`).to.be.at.most(1);
+    }
+  }
+
+  /**
+   * Where an accepted operation may take the subscription, once the workflow is at rest: a move that makes a charge
+   * due now (resume past the due date, override, a new instrument in dunning) may end paid or declined.
+   */
+  function expectedStatuses(op: Op, before: SubscriptionWorkflowView): string[] {
+    const billsNow = ['active', 'dunning', 'cancelled'];
+    switch (op.kind) {
+      case 'pause':
+        return ['paused'];
+      case 'cancel_now':
+        return ['cancelled'];
+      case 'resume':
+        return before.state.pausedFrom === 'trialing' ? ['trialing', ...billsNow] : billsNow;
+      case 'change_offer':
+        return [before.state.status, ...billsNow];
+      case 'change_instrument':
+        return before.state.status === 'dunning' ? billsNow : [before.state.status];
+      default:
+        return [before.state.status];
+    }
+  }
+});
