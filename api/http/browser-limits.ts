@@ -9,6 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../domain/platform/config';
 import { errors } from '../../domain/platform/errors';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from './rate-limit';
+import { addressBucket } from './client-address';
 
 /** Only well-formed session ids get a bucket; anything else fails validation later and counts per IP only. */
 const SESSION_ID = /^bs_[0-9A-Za-z]{1,60}$/;
@@ -31,7 +32,9 @@ export async function consumeBrowserLimits(
   setHeaders: (headers: Record<string, string>) => void,
 ): Promise<RateLimitState[]> {
   const { windowSeconds, publicPerIp, publicPerSession } = config.rateLimit;
-  const budgets = [{ bucket: `${client.keyId}|ip|${client.ip}`, limit: publicPerIp, what: 'this IP address' }];
+  const budgets = [
+    { bucket: `${client.keyId}|ip|${addressBucket(client.ip)}`, limit: publicPerIp, what: 'this IP address' },
+  ];
   if (client.sessionId && SESSION_ID.test(client.sessionId))
     budgets.push({
       bucket: `${client.keyId}|session|${client.sessionId}`,
@@ -77,7 +80,7 @@ const declineBudgets = (client: BrowserClient & { sessionId: string }) => [
     limit: MAX_DECLINES_PER_SESSION,
     what: 'browser session',
   },
-  { bucket: `${client.keyId}|declines|ip|${client.ip}`, limit: MAX_DECLINES_PER_IP, what: 'IP address' },
+  { bucket: `${client.keyId}|declines|ip|${addressBucket(client.ip)}`, limit: MAX_DECLINES_PER_IP, what: 'IP address' },
 ];
 
 /** 429 RATE_LIMIT_EXCEEDED when this session or IP has had too many declined cards in the current window. */

@@ -5,6 +5,7 @@
 import { decodeMasterKey, keyring, type Keyring } from './crypto';
 import { loadVaultKeys, type VaultKeys } from './vault-keys';
 import { loadDashboardKeys, type DashboardKeys } from './dashboard-keys';
+import { parseCidr } from './cidr';
 import { DEFAULT_DUNNING_SCHEDULE_DAYS } from '../../workflows/lib/subscription-rules';
 
 export type AppEnv = 'local' | 'test' | 'production';
@@ -52,6 +53,11 @@ export interface Config {
     readonly publicPerIp: number;
     readonly publicPerSession: number;
   };
+  /**
+   * Proxies (CIDRs) whose X-Forwarded-For entries are believed; none by default, so a client cannot choose its own
+   * address for the per-IP limits (api/http/client-address.ts).
+   */
+  readonly trustedProxies: readonly string[];
   /** Largest JSON body accepted, in bytes. */
   readonly bodyLimitBytes: number;
   readonly logLevel: string;
@@ -160,6 +166,22 @@ function smtpUrl(env: NodeJS.ProcessEnv, appEnv: AppEnv): string {
   return raw;
 }
 
+/** TRUSTED_PROXIES: comma-separated CIDRs or addresses (e.g. `10.0.0.0/8,fd00::/8`); empty by default. */
+function trustedProxies(env: NodeJS.ProcessEnv): readonly string[] {
+  const cidrs = (env.TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((cidr) => cidr.trim())
+    .filter(Boolean);
+  for (const cidr of cidrs) {
+    try {
+      parseCidr(cidr);
+    } catch {
+      throw new ConfigError(`TRUSTED_PROXIES must be comma-separated CIDRs (e.g. 10.0.0.0/8); got ${cidr}`);
+    }
+  }
+  return Object.freeze(cidrs);
+}
+
 /** SUBSCRIPTION_DUNNING_SCHEDULE_DAYS: 1 to 10 whole days, strictly increasing, at most 365 (default 1,3,5,7). */
 function dunningSchedule(env: NodeJS.ProcessEnv): readonly number[] {
   const raw = env.SUBSCRIPTION_DUNNING_SCHEDULE_DAYS;
@@ -234,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publicPerIp: int(env, 'PUBLIC_RATE_LIMIT_PER_IP', 30),
       publicPerSession: int(env, 'PUBLIC_RATE_LIMIT_PER_SESSION', 20),
     }),
+    trustedProxies: trustedProxies(env),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 256 * 1024),
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : appEnv !== 'production',

@@ -13,6 +13,7 @@ import type { DashboardConfig } from '../../../domain/platform/config';
 import { errors } from '../../../domain/platform/errors';
 import { hashSecret } from '../../../domain/platform/crypto';
 import type { DashboardIdentity } from '../../http/dashboard-auth';
+import { addressBucket } from '../../http/client-address';
 
 function windowOf(config: DashboardConfig, now = Date.now()): { start: Date; resetSeconds: number } {
   const windowMs = config.loginWindowSeconds * 1000;
@@ -26,7 +27,7 @@ const emailBucket = (kind: string, identity: DashboardIdentity, email: string) =
 
 async function spendIp(em: EntityManager, config: DashboardConfig, kind: string, ip: string, limit: number) {
   const window = windowOf(config);
-  if ((await countHit(em, `${kind}-ip:${ip}`, window.start)) > limit) {
+  if ((await countHit(em, `${kind}-ip:${addressBucket(ip)}`, window.start)) > limit) {
     throw errors.rateLimited(window.resetSeconds, 'Too many attempts from this address; try again later');
   }
 }
