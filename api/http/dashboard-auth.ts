@@ -15,6 +15,7 @@ import {
 } from '../../db/entities';
 import type { DashboardConfig } from '../../domain/platform/config';
 import { errors } from '../../domain/platform/errors';
+import { requireActiveMerchant } from './merchant-status';
 
 export type { DashboardIdentity };
 
@@ -136,6 +137,8 @@ export async function resolveDashboardTenant(
     });
     if (!member || (await em.count(MerchantSchema, { id: requested })) === 0) throw denied();
     if (access === 'write' && member.role === 'viewer') throw readOnly();
+    // A suspended or inactive merchant's Dashboard stays readable; changes wait for its reactivation.
+    if (access === 'write') await requireActiveMerchant(em, requested);
     return requested;
   }
   if (session.identity !== 'organization') throw denied();

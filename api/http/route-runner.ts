@@ -25,6 +25,7 @@ import {
 import { decryptSecret, encryptSecret } from '../../domain/platform/crypto';
 import { consumeRateLimit, rateLimitHeaders } from './rate-limit';
 import { consumeBrowserLimits, tightest } from './browser-limits';
+import { requireActiveMerchant } from './merchant-status';
 import { bodyAjv, textAjv, toFieldErrors, unstorableTextFields } from './schema';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
@@ -188,6 +189,9 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
       ctx.set(rateLimitHeaders(limit.exceeded ? limit : tightest([limit, ...browser]), config.rateLimit.windowSeconds));
       if (limit.exceeded) throw errors.rateLimited(limit.resetSeconds);
       authorize(auth, keyAuth);
+      // Browser routes are not merchant-scoped (an organization public key names its merchant through a checkout,
+      // checked in browser-sessions.service.ts); a merchant public key's merchant is known now.
+      if (keyAuth.publicKey && auth.merchantId) await requireActiveMerchant(em, auth.merchantId, deps.authCache);
     }
 
     let params: Record<string, unknown>;
@@ -208,6 +212,8 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
     if (auth && keyAuth && keyAuth.merchantScoped !== false) {
       const requested = (params.merchant_id ?? query.merchant_id ?? body.merchant_id) as string | undefined;
       merchantId = await resolveMerchant(em, auth, requested, deps.authCache);
+      // A secret key may still read a non-active merchant's records; its writes are refused.
+      if (route.method !== 'get') await requireActiveMerchant(em, merchantId, deps.authCache);
     }
     if (session && dashboard?.tenant) {
       const tenantId = await resolveDashboardTenant(

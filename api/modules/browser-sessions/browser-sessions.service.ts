@@ -16,6 +16,7 @@ import {
 } from '../../../db/entities';
 import type { ApiKeyAuth } from '../../http/auth';
 import { errors } from '../../../domain/platform/errors';
+import { requireActiveMerchant } from '../../http/merchant-status';
 import { newId } from '../../../domain/platform/ids';
 import type { CreateBrowserSessionBody } from './browser-sessions.schema';
 
@@ -69,6 +70,8 @@ export async function createBrowserSession(
       'An organization public key must name the checkout session (checkoutSessionId), which names the merchant',
     );
   }
+  // A merchant public key was checked by the route runner; an organization key's merchant is known only now.
+  await requireActiveMerchant(em, merchantId);
   const session = em.create(BrowserSessionSchema, {
     id: newId('bs'),
     organizationId: auth.organizationId,
@@ -114,6 +117,8 @@ async function findOwnSession(
   );
   if (!session || session.organizationId !== auth.organizationId) return null;
   if (auth.merchantId && session.merchantId !== auth.merchantId) return null;
+  // A session opened before its merchant was suspended takes no more tokens, enrolments or payments.
+  await requireActiveMerchant(em, session.merchantId);
   return session;
 }
 
