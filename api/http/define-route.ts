@@ -108,6 +108,12 @@ export interface RouteDefinition<
    * failed-login count, a refresh-token family revoked on reuse), which one request-wide transaction would undo.
    */
   ownTransactions?: boolean;
+  /**
+   * The route revokes credentials (Dashboard sessions, API keys): once it has committed (or failed after committing
+   * a revocation, as a refresh-token reuse does) this process's auth cache is emptied, so the next request is refused
+   * at once; other processes empty theirs on the NOTIFY the change sends.
+   */
+  revokesCredentials?: boolean;
   handler(input: HandlerInput<P, Q, B>): Promise<HandlerResult>;
 }
 

@@ -26,6 +26,7 @@ import { decryptSecret, encryptSecret } from '../../domain/platform/crypto';
 import { consumeRateLimit, rateLimitHeaders } from './rate-limit';
 import { consumeBrowserLimits, tightest } from './browser-limits';
 import { requireActiveMerchant } from './merchant-status';
+import { requireLiveSession } from './dashboard-sessions';
 import { bodyAjv, textAjv, toFieldErrors, unstorableTextFields } from './schema';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
@@ -140,6 +141,14 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
   const { config, orm } = deps;
 
   const middleware = async (ctx: Context) => {
+    try {
+      await handle(ctx);
+    } finally {
+      if (route.revokesCredentials) deps.authCache.invalidate();
+    }
+  };
+
+  const handle = async (ctx: Context) => {
     const requestId = ctx.state.requestId as string;
     const em = orm.em.fork();
     let auth: ApiKeyAuth | undefined;
@@ -149,6 +158,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
 
     if (dashboard) {
       session = authenticateDashboard(config.dashboard, ctx.get('authorization') || undefined, dashboard.dashboard);
+      await requireLiveSession(em, session, deps.authCache);
       // People get the same per-window budget as a key, counted per user.
       const limit = await consumeRateLimit(
         em,
