@@ -15,6 +15,7 @@ import { browserAssets } from './modules/sdk/browser-assets.middleware';
 import { inboundWebhooks } from './modules/transactions/inbound-webhooks.middleware';
 import { dashboardWeb } from './modules/dashboard-web/dashboard-web.middleware';
 import { clientAddressMiddleware } from './http/client-address';
+import { boundedJsonDepth } from './http/json-depth';
 import { liveness } from './modules/health/liveness.middleware';
 
 export const API_PREFIX = '/api/v1';
@@ -77,6 +78,7 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     }),
   );
+  app.use(boundedJsonDepth);
   app.use(unmatchedRequests);
   app.use(router.routes());
   // Sets 405 + Allow for a known path with another method (and answers OPTIONS).

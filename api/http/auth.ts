@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKeySchema, MerchantSchema, type ApiKey, type ApiKeyKind } from '../../db/entities';
 import { constantTimeEqual, hashSecret } from '../../domain/platform/crypto';
 import { KEY_PATTERN, type KeyLevel } from '../../domain/api-keys/api-keys.service';
-import { errors } from '../../domain/platform/errors';
+import { ApiError, errors } from '../../domain/platform/errors';
 import { looksLikeJwt } from './dashboard-auth';
 import type { Scope } from '../../domain/api-keys/api-keys.scopes';
 import type { AuthCache } from './auth-cache';
@@ -33,6 +33,13 @@ export interface AuthRequirement {
   merchantScoped?: boolean;
   /** Browser endpoints: a public key in X-Public-Key, and only that (secret keys are refused there). */
   publicKey?: boolean;
+}
+
+/** A well-formed key that matches no active key (the miss that cost a lookup; key-guesses.ts counts these). */
+export class UnknownApiKeyError extends ApiError {
+  constructor() {
+    super(401, 'authentication_error', 'INVALID_CREDENTIALS', 'The API key is invalid or revoked');
+  }
 }
 
 function bearerToken(header: string | undefined): string | undefined {
@@ -84,8 +91,7 @@ async function lookupKey(em: EntityManager, token: string, cache?: AuthCache): P
   if (cached) return cached;
   const ticket = cache?.ticket() ?? 0;
   const key: ApiKey | null = await em.findOne(ApiKeySchema, { secretHash: hash, status: 'active' });
-  if (!key || !constantTimeEqual(key.secretHash, hash))
-    throw errors.unauthenticated('The API key is invalid or revoked');
+  if (!key || !constantTimeEqual(key.secretHash, hash)) throw new UnknownApiKeyError();
   const auth: ApiKeyAuth = {
     keyId: key.id,
     organizationId: key.organizationId,

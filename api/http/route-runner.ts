@@ -10,7 +10,16 @@ import { Type, type TSchema, type TObject } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../deps';
-import { authenticateApiKey, authenticatePublicKey, authorize, resolveMerchant, type ApiKeyAuth } from './auth';
+import {
+  authenticateApiKey,
+  authenticatePublicKey,
+  authorize,
+  resolveMerchant,
+  UnknownApiKeyError,
+  type ApiKeyAuth,
+} from './auth';
+import { keyGuessesOf } from './key-guesses';
+import { addressBucket } from './client-address';
 import { isDashboardAuth, type AnyRoute, type HandlerResult } from './define-route';
 import { authenticateDashboard, resolveDashboardTenant, type DashboardSession } from './dashboard-auth';
 import { wrapped } from './envelope';
@@ -171,14 +180,22 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
     }
 
     if (keyAuth) {
-      auth = keyAuth.publicKey
-        ? await authenticatePublicKey(
-            em,
-            ctx.get('x-public-key') || undefined,
-            ctx.get('authorization') || undefined,
-            deps.authCache,
-          )
-        : await authenticateApiKey(em, ctx.get('authorization') || undefined, deps.authCache);
+      const guesses = keyGuessesOf(deps);
+      const address = addressBucket(ctx.ip);
+      guesses.check(address);
+      try {
+        auth = keyAuth.publicKey
+          ? await authenticatePublicKey(
+              em,
+              ctx.get('x-public-key') || undefined,
+              ctx.get('authorization') || undefined,
+              deps.authCache,
+            )
+          : await authenticateApiKey(em, ctx.get('authorization') || undefined, deps.authCache);
+      } catch (error) {
+        if (error instanceof UnknownApiKeyError) guesses.recordMiss(address);
+        throw error;
+      }
       const browser = keyAuth.publicKey
         ? await consumeBrowserLimits(
             em,

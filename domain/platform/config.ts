@@ -52,12 +52,24 @@ export interface Config {
      */
     readonly publicPerIp: number;
     readonly publicPerSession: number;
+    /** Well-formed API keys that match no active key, per client address and minute (then 429 before any lookup). */
+    readonly unknownKeysPerIp: number;
   };
   /**
    * Proxies (CIDRs) whose X-Forwarded-For entries are believed; none by default, so a client cannot choose its own
    * address for the per-IP limits (api/http/client-address.ts).
    */
   readonly trustedProxies: readonly string[];
+  /**
+   * The HTTP server's own limits, so slow clients cannot hold sockets for minutes (Node's defaults: 60 s for headers,
+   * 300 s for a request, unlimited connections): time to receive the headers and the whole request (not the
+   * response: a handler may wait on a workflow for WORKFLOW_WAIT_MS), and open connections at once (more are closed).
+   */
+  readonly server: {
+    readonly headersTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+    readonly maxConnections: number;
+  };
   /** Largest JSON body accepted, in bytes. */
   readonly bodyLimitBytes: number;
   readonly logLevel: string;
@@ -92,6 +104,9 @@ export interface DashboardConfig {
   /** Forgot-password, per login window: messages per e-mail (then silently none) and requests per IP (then 429). */
   readonly forgotPerEmail: number;
   readonly forgotPerIp: number;
+  /** Reset-password attempts per login window: per client IP and per presented token (then 429, before any hash). */
+  readonly resetPerIp: number;
+  readonly resetPerToken: number;
   readonly resetTokenSeconds: number;
   /** Where links in e-mails point (the Dashboard web app), without a trailing slash. */
   readonly appUrl: string;
@@ -255,8 +270,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60),
       publicPerIp: int(env, 'PUBLIC_RATE_LIMIT_PER_IP', 30),
       publicPerSession: int(env, 'PUBLIC_RATE_LIMIT_PER_SESSION', 20),
+      unknownKeysPerIp: int(env, 'UNKNOWN_API_KEYS_PER_IP', 30),
     }),
     trustedProxies: trustedProxies(env),
+    server: Object.freeze({
+      headersTimeoutMs: int(env, 'SERVER_HEADERS_TIMEOUT_MS', 10_000),
+      requestTimeoutMs: int(env, 'SERVER_REQUEST_TIMEOUT_MS', 30_000),
+      maxConnections: int(env, 'SERVER_MAX_CONNECTIONS', 2048),
+    }),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 256 * 1024),
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : appEnv !== 'production',
@@ -271,6 +292,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       loginWindowSeconds: 600,
       forgotPerEmail: int(env, 'FORGOT_PASSWORD_PER_EMAIL', 3),
       forgotPerIp: int(env, 'FORGOT_PASSWORD_PER_IP', 20),
+      resetPerIp: int(env, 'RESET_PASSWORD_PER_IP', 20),
+      resetPerToken: int(env, 'RESET_PASSWORD_PER_TOKEN', 5),
       resetTokenSeconds: int(env, 'PASSWORD_RESET_TOKEN_SECONDS', 30 * 60),
       appUrl: url(
         env,

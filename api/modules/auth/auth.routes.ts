@@ -256,13 +256,13 @@ export const authRoutes = [
     auth: 'none',
     body: ResetPasswordBody,
     responses: { 200: MessageSchema },
-    // An invalid, expired or used reset token.
-    errors: [401],
+    // An invalid, expired or used reset token; too many attempts from this address or with this token.
+    errors: [401, 429],
     envelope: 'bare',
     ownTransactions: true,
     revokesCredentials: true,
-    async handler({ em, body }) {
-      await resetPassword(em, body);
+    async handler({ em, deps, body, client }) {
+      await resetPassword(em, deps.config.dashboard, { ...body, ip: client.ip });
       return { status: 200, data: { message: 'Password changed; sign in with the new password' } };
     },
   }),
