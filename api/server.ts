@@ -40,6 +40,7 @@ export async function startApi(
   const deps: AppDeps = { config, orm, temporal, logger, authCache: authCache.cache, rateLimiter: new RateLimiter() };
   const inFlight = inFlightRequests();
   const limits = config.server;
+  const handle = buildApp(deps, inFlight).callback();
   // Node checks the header and request timeouts every connectionsCheckingInterval (30 s by default): check often
   // enough that the configured timeouts hold.
   const server = createServer(
@@ -48,7 +49,7 @@ export async function startApi(
       requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs),
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
     },
-    buildApp(deps, inFlight).callback(),
+    (request, response) => void handle(request, response),
   );
   server.maxConnections = limits.maxConnections;
   server.listen(port);
