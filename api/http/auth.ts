@@ -23,6 +23,8 @@ export interface ApiKeyAuth {
   level: KeyLevel;
   kind: ApiKeyKind;
   scopes: ReadonlySet<string>;
+  /** Epoch ms after which the key is refused (a rolled key's overlap), checked on cache hits too; null = never. */
+  expiresAt: number | null;
 }
 
 export interface AuthRequirement {
@@ -88,10 +90,15 @@ async function lookupKey(em: EntityManager, token: string, cache?: AuthCache): P
   const hash = hashSecret(token);
   const cacheKey = `key:${hash}`;
   const cached = cache?.get<ApiKeyAuth>(cacheKey);
-  if (cached) return cached;
+  if (cached && (cached.expiresAt === null || cached.expiresAt > Date.now())) return cached;
   const ticket = cache?.ticket() ?? 0;
-  const key: ApiKey | null = await em.findOne(ApiKeySchema, { secretHash: hash, status: 'active' });
+  const key: ApiKey | null = await em.findOne(ApiKeySchema, {
+    secretHash: hash,
+    status: 'active',
+    $or: [{ expiresAt: null }, { expiresAt: { $gt: new Date() } }],
+  });
   if (!key || !constantTimeEqual(key.secretHash, hash)) throw new UnknownApiKeyError();
+  await recordUse(em, key.id);
   const auth: ApiKeyAuth = {
     keyId: key.id,
     organizationId: key.organizationId,
@@ -99,9 +106,22 @@ async function lookupKey(em: EntityManager, token: string, cache?: AuthCache): P
     level: key.merchantId ? 'merchant' : 'organization',
     kind: key.kind,
     scopes: new Set(key.scopes),
+    expiresAt: key.expiresAt?.getTime() ?? null,
   };
   cache?.set(cacheKey, auth, ticket);
   return auth;
+}
+
+/**
+ * last_used_at for the key management API, written on a cache miss (at most once per cache lifetime per process)
+ * and at most once a minute per key; the auth-change trigger ignores this column, so it empties no cache.
+ */
+async function recordUse(em: EntityManager, keyId: string): Promise<void> {
+  await em.execute(
+    `update api_keys set last_used_at = now()
+      where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+    [keyId],
+  );
 }
 
 /** Key kind and scopes: a valid key that may not call this route gets 403. */

@@ -121,6 +121,7 @@ export async function resolveDashboardTenant(
   tenant: 'merchant' | 'organization',
   header: (name: string) => string | undefined,
   access: TenantAccess = 'read',
+  options: { anyMerchantStatus?: boolean } = {},
 ): Promise<string> {
   const name = tenant === 'merchant' ? 'x-merchant-id' : 'x-organization-id';
   const requested = header(name)?.trim();
@@ -138,7 +139,7 @@ export async function resolveDashboardTenant(
     if (!member || (await em.count(MerchantSchema, { id: requested })) === 0) throw denied();
     if (access === 'write' && member.role === 'viewer') throw readOnly();
     // A suspended or inactive merchant's Dashboard stays readable; changes wait for its reactivation.
-    if (access === 'write') await requireActiveMerchant(em, requested);
+    if (access === 'write' && !options.anyMerchantStatus) await requireActiveMerchant(em, requested);
     return requested;
   }
   if (session.identity !== 'organization') throw denied();

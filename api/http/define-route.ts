@@ -114,6 +114,11 @@ export interface RouteDefinition<
    * at once; other processes empty theirs on the NOTIFY the change sends.
    */
   revokesCredentials?: boolean;
+  /**
+   * Merchant-scoped writes are refused while the merchant is suspended or inactive (merchant-status.ts); a route
+   * that must stay open then (revoking a key of a suspended merchant) says so here.
+   */
+  anyMerchantStatus?: boolean;
   handler(input: HandlerInput<P, Q, B>): Promise<HandlerResult>;
 }
 

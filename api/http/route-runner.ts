@@ -240,7 +240,9 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
       const requested = (params.merchant_id ?? query.merchant_id ?? body.merchant_id) as string | undefined;
       merchantId = await resolveMerchant(em, auth, requested, deps.authCache);
       // A secret key may still read a non-active merchant's records; its writes are refused.
-      if (route.method !== 'get') await requireActiveMerchant(em, merchantId, deps.authCache);
+      if (route.method !== 'get' && !route.anyMerchantStatus) {
+        await requireActiveMerchant(em, merchantId, deps.authCache);
+      }
     }
     if (session && dashboard?.tenant) {
       const tenantId = await resolveDashboardTenant(
@@ -249,6 +251,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
         dashboard.tenant,
         (name) => ctx.get(name) || undefined,
         route.method === 'get' ? 'read' : 'write',
+        { anyMerchantStatus: route.anyMerchantStatus },
       );
       if (dashboard.tenant === 'merchant') merchantId = tenantId;
       else organizationId = tenantId;
