@@ -4,7 +4,12 @@
  * smaller share of it, checked first, so a request refused here does not spend the key's budget. Counted in the
  * same shared PostgreSQL table as the key budget (rate-limit.ts), so every API process sees the same counts.
  */
-import { LONGEST_WINDOW_SECONDS, readCount } from '../../db/repositories/rate-limit-counters.repository';
+import {
+  countHit,
+  LONGEST_WINDOW_SECONDS,
+  readCount,
+  refundHit,
+} from '../../db/repositories/rate-limit-counters.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../domain/platform/config';
 import { errors } from '../../domain/platform/errors';
@@ -83,7 +88,10 @@ const declineBudgets = (client: BrowserClient & { sessionId: string }) => [
   { bucket: `${client.keyId}|declines|ip|${addressBucket(client.ip)}`, limit: MAX_DECLINES_PER_IP, what: 'IP address' },
 ];
 
-/** 429 RATE_LIMIT_EXCEEDED when this session or IP has had too many declined cards in the current window. */
+/**
+ * 429 RATE_LIMIT_EXCEEDED when this session or IP has had too many declined cards in the current window: a cheap
+ * early refusal, before any other work; reserveDecline is the gate that holds under concurrency.
+ */
 export async function refuseAfterRepeatedDeclines(
   em: EntityManager,
   client: BrowserClient & { sessionId: string },
@@ -99,7 +107,37 @@ export async function refuseAfterRepeatedDeclines(
   }
 }
 
-export async function recordDecline(em: EntityManager, client: BrowserClient & { sessionId: string }): Promise<void> {
-  for (const { bucket, limit } of declineBudgets(client))
-    await consumeRateLimit(em, bucket, limit, DECLINE_WINDOW_SECONDS);
+export interface DeclineReservation {
+  /** The verification or payment was not declined: give the reserved slot back. */
+  release(): Promise<void>;
+}
+
+/**
+ * Reserves one decline in every budget before the provider is called, atomically (an upsert that returns the new
+ * count): N requests started in parallel get counts 1..N, so no more than the limit can reach a provider, where a
+ * read-then-record check let all of them through before the first decline was written. Past a limit the slots just
+ * taken are given back and the answer is 429. The caller keeps the reservation when the card is declined and
+ * releases it otherwise.
+ */
+export async function reserveDecline(
+  em: EntityManager,
+  client: BrowserClient & { sessionId: string },
+  now = Date.now(),
+): Promise<DeclineReservation> {
+  const windowMs = DECLINE_WINDOW_SECONDS * 1000;
+  const windowStart = new Date(Math.floor(now / windowMs) * windowMs);
+  const taken: string[] = [];
+  const release = async () => {
+    for (const bucket of taken.splice(0)) await refundHit(em, bucket, windowStart);
+  };
+  for (const { bucket, limit, what } of declineBudgets(client)) {
+    const count = await countHit(em, bucket, windowStart);
+    taken.push(bucket);
+    if (count > limit) {
+      await release();
+      const resetSeconds = Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000));
+      throw errors.rateLimited(resetSeconds, `Too many declined cards from this ${what}; try again later`);
+    }
+  }
+  return { release };
 }
