@@ -181,6 +181,23 @@ function smtpUrl(env: NodeJS.ProcessEnv, appEnv: AppEnv): string {
   return raw;
 }
 
+/**
+ * Reset and invitation links (DASHBOARD_URL) and connector webhook_url tokens (PUBLIC_BASE_URL) are secrets in URLs:
+ * production sends them over https only. The local default (http://localhost:3000) must be replaced there.
+ */
+function requireHttps(env: NodeJS.ProcessEnv): void {
+  for (const name of ['PUBLIC_BASE_URL', 'DASHBOARD_URL']) {
+    const raw = env[name] || (name === 'DASHBOARD_URL' ? env.PUBLIC_BASE_URL : undefined);
+    let protocol: string | undefined;
+    try {
+      protocol = raw ? new URL(raw).protocol : undefined;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol !== 'https:') throw new ConfigError(`In production ${name} must be an https URL`);
+  }
+}
+
 /** TRUSTED_PROXIES: comma-separated CIDRs or addresses (e.g. `10.0.0.0/8,fd00::/8`); empty by default. */
 function trustedProxies(env: NodeJS.ProcessEnv): readonly string[] {
   const cidrs = (env.TRUSTED_PROXIES ?? '')
@@ -244,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // mail catcher's address means nobody receives their invitation or reset link.
     throw new ConfigError('In production set DASHBOARD_JWT_KEY and SMTP_URL');
   }
+  if (appEnv === 'production') requireHttps(env);
   return Object.freeze({
     env: appEnv,
     port: int(env, 'PORT', 3000, 0),
