@@ -75,3 +75,21 @@ describe('Card testing: browser enrolment', () => {
     expect(ok.body.verified).to.equal(true);
   });
 });
+
+describe('Card enrolment errors do not map the merchant’s routing (review L7)', () => {
+  it('422 NO_ELIGIBLE_CONNECTOR carries no skipped connectors or reasons', async function () {
+    this.timeout(60_000);
+    const tenant = await createTenant();
+    const connector = await cardConnector(tenant, 'provider_a');
+    await routeCardsTo(tenant, connector.id);
+    const session = await openSession(tenant);
+    const token = await mintToken(tenant, session, CARDS.visa);
+    const res = await api.post(`/sessions/${session.sessionId}/payment-instruments`, {
+      headers: publicHeaders(tenant.merchant_public_key),
+      body: { tokenId: token.tokenId, customerId: await createCustomer(tenant), currency: 'JPY' },
+    });
+    const error = expectError(res, 422, 'business_rule_error', 'NO_ELIGIBLE_CONNECTOR');
+    expect(error.details).to.equal(undefined);
+    expect(res.text).to.not.include(connector.id);
+  });
+});

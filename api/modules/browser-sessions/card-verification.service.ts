@@ -18,8 +18,9 @@ export interface VerificationCharge {
   production: boolean;
 }
 
-const notEligible = (connectorId: string, reason: string) =>
-  errors.businessRule('CONNECTOR_NOT_ELIGIBLE', `The connector ${reason}`, { connectorId });
+/** Which rule refused the named connector is the merchant's configuration: a browser learns only that it did. */
+const notEligible = (connectorId: string, _reason: string) =>
+  errors.businessRule('CONNECTOR_NOT_ELIGIBLE', 'The named connector cannot verify this card', { connectorId });
 
 /** Ordered connector ids to verify on; 400/422 when none can take this card. */
 export async function planVerification(
@@ -56,9 +57,9 @@ export async function planVerification(
   try {
     const { plan } = await planRouteFor(em, merchantId, charge);
     if (plan.attempts.length === 0) {
-      throw errors.businessRule('NO_ELIGIBLE_CONNECTOR', 'No active connector of this merchant can verify this card', {
-        skipped: plan.skipped,
-      });
+      // The routing plan's skipped connectors and reasons stay out of a public-key answer (review L7): they map the
+      // merchant's routing for whoever holds the page. The merchant sees its routing through its own API.
+      throw errors.businessRule('NO_ELIGIBLE_CONNECTOR', 'No active connector of this merchant can verify this card');
     }
     return plan.attempts.map((attempt) => attempt.connectorId);
   } catch (error) {
