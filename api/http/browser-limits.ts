@@ -107,6 +107,22 @@ export async function refuseAfterRepeatedDeclines(
   }
 }
 
+/**
+ * Per-key decline-ratio breaker: card testing spread over many sessions and addresses still shows as a public key
+ * whose browser verifications are mostly declined. Once a key has had BREAKER_MIN_VERIFICATIONS in the current
+ * decline window and at least BREAKER_DECLINE_SHARE of them were declined, browser card verifications and payments
+ * with it are paused (429) until the window ends, and the merchant is told once per window through its activity log
+ * (`card_verifications.paused`, GET /merchants/:id/activity and the Dashboard).
+ */
+export const BREAKER_MIN_VERIFICATIONS = 20;
+export const BREAKER_DECLINE_SHARE = 0.5;
+
+const keyBuckets = (keyId: string) => ({
+  attempts: `${keyId}|verifications|key`,
+  declines: `${keyId}|declines|key`,
+  notice: `${keyId}|breaker-notice|key`,
+});
+
 export interface DeclineReservation {
   /** The verification or payment was not declined: give the reserved slot back. */
   release(): Promise<void>;
@@ -122,20 +138,36 @@ export interface DeclineReservation {
 export async function reserveDecline(
   em: EntityManager,
   client: BrowserClient & { sessionId: string },
+  notifyPaused: () => Promise<void>,
   now = Date.now(),
 ): Promise<DeclineReservation> {
   const windowMs = DECLINE_WINDOW_SECONDS * 1000;
   const windowStart = new Date(Math.floor(now / windowMs) * windowMs);
+  const resetSeconds = Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000));
+  const key = keyBuckets(client.keyId);
+  const [attempts, declines] = [
+    await readCount(em, key.attempts, windowStart),
+    await readCount(em, key.declines, windowStart),
+  ];
+  if (attempts >= BREAKER_MIN_VERIFICATIONS && declines >= attempts * BREAKER_DECLINE_SHARE) {
+    if ((await countHit(em, key.notice, windowStart)) === 1) await notifyPaused();
+    throw errors.rateLimited(
+      resetSeconds,
+      'Card verifications from browsers are paused for this merchant: too many declined cards; try again later',
+    );
+  }
   const taken: string[] = [];
   const release = async () => {
     for (const bucket of taken.splice(0)) await refundHit(em, bucket, windowStart);
   };
+  await countHit(em, key.attempts, windowStart);
+  await countHit(em, key.declines, windowStart);
+  taken.push(key.declines);
   for (const { bucket, limit, what } of declineBudgets(client)) {
     const count = await countHit(em, bucket, windowStart);
     taken.push(bucket);
     if (count > limit) {
       await release();
-      const resetSeconds = Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000));
       throw errors.rateLimited(resetSeconds, `Too many declined cards from this ${what}; try again later`);
     }
   }

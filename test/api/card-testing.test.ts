@@ -4,7 +4,15 @@
  * cap; and a browser-named connectorId must be one the merchant's card routing uses (and, in production, live).
  */
 import { expect } from 'chai';
-import { MAX_DECLINES_PER_SESSION } from '../../api/http/browser-limits';
+import {
+  BREAKER_DECLINE_SHARE,
+  BREAKER_MIN_VERIFICATIONS,
+  MAX_DECLINES_PER_SESSION,
+} from '../../api/http/browser-limits';
+import { loadConfig } from '../../domain/platform/config';
+import { startApi, type RunningApi } from '../../api/server';
+import { stack } from '../helpers/stack';
+import { activityOf } from '../helpers/merchants';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { expectError } from '../helpers/envelope';
@@ -91,5 +99,46 @@ describe('Card enrolment errors do not map the merchant’s routing (review L7)'
     const error = expectError(res, 422, 'business_rule_error', 'NO_ELIGIBLE_CONNECTOR');
     expect(error.details).to.equal(undefined);
     expect(res.text).to.not.include(connector.id);
+  });
+});
+
+describe('Card testing: the per-key decline-ratio breaker', () => {
+  let limited: RunningApi;
+  before(async () => {
+    // Behind a trusted loopback proxy, so each attempt can come from another address (the per-address cap is 10).
+    limited = await startApi(loadConfig({ ...stack().env, TRUSTED_PROXIES: '127.0.0.0/8,::1' }), 0);
+  });
+  after(() => limited.stop());
+
+  it(`pauses browser verifications of a key once ${BREAKER_DECLINE_SHARE * 100}% of ${BREAKER_MIN_VERIFICATIONS} are declined, and tells the merchant once`, async function () {
+    this.timeout(120_000);
+    const tenant = await createTenant();
+    const connector = await cardConnector(tenant, 'provider_a');
+    await routeCardsTo(tenant, connector.id);
+    const customerId = await createCustomer(tenant);
+    let n = 0;
+    const attempt = async (card: (typeof CARDS)[keyof typeof CARDS]) => {
+      n += 1;
+      const headers = { ...publicHeaders(tenant.merchant_public_key), 'x-forwarded-for': `198.18.7.${n}` };
+      const opened = await api.post('/sessions', { baseUrl: limited.url, headers, body: {} });
+      expect(opened.status, opened.text).to.equal(201);
+      const token = await mintToken(tenant, opened.body, card);
+      return api.post(`/sessions/${opened.body.sessionId}/payment-instruments`, {
+        baseUrl: limited.url,
+        headers,
+        body: { tokenId: token.tokenId, customerId, currency: 'USD' },
+      });
+    };
+    for (let i = 0; i < BREAKER_MIN_VERIFICATIONS; i += 1) {
+      const res = await attempt(CARDS.doNotHonor);
+      expect(res.body.status, res.text).to.equal('declined');
+    }
+    for (let i = 0; i < 2; i += 1) {
+      const paused = await attempt(CARDS.visa);
+      expectError(paused, 429, 'rate_limit_error', 'RATE_LIMIT_EXCEEDED');
+      expect(paused.body.error.message).to.match(/paused/);
+    }
+    const notices = (await activityOf(tenant.merchant_id)).filter((a) => a.action === 'card_verifications.paused');
+    expect(notices).to.have.length(1);
   });
 });

@@ -34,6 +34,7 @@ import {
   refuseAfterRepeatedDeclines,
   reserveDecline,
 } from '../../http/browser-limits';
+import { noticeVerificationsPaused } from './verification-breaker';
 import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
 import { awaitCharge, runCharge } from '../../temporal';
@@ -248,7 +249,7 @@ export async function confirmCheckout(
       return readPayment(em, transactionId, checkout.id, now);
     }
     // Counted as a decline before the provider sees the card; given back unless it is declined.
-    const reservation = await reserveDecline(em, client);
+    const reservation = await reserveDecline(em, client, () => noticeVerificationsPaused(em, session, auth.keyId));
     await runCharge(deps.temporal, input, deps.config.workflowWaitMs);
     const payment = await readPayment(em, transactionId, checkout.id, now);
     if (payment.outcome !== 'declined') await reservation.release();

@@ -11,6 +11,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import { CheckoutSessionSchema, MerchantSchema, type CardToken, type CheckoutSession } from '../../../db/entities';
 import { refuseAfterRepeatedDeclines, reserveDecline } from '../../http/browser-limits';
+import { noticeVerificationsPaused } from './verification-breaker';
 import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
 import { errors } from '../../../domain/platform/errors';
@@ -127,7 +128,7 @@ export async function enrolInSession(
   // Counted as a decline before the provider sees the card; given back below unless it is declined.
   let reservation: Awaited<ReturnType<typeof reserveDecline>>;
   try {
-    reservation = await reserveDecline(em, client);
+    reservation = await reserveDecline(em, client, () => noticeVerificationsPaused(em, session, auth.keyId));
   } catch (error) {
     await releaseClaim(em, claim.token.id, claimedBy);
     throw error;
