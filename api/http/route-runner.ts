@@ -1,7 +1,9 @@
 /**
- * Turns a RouteDefinition into Koa middleware: authenticate → rate limit (public keys: per IP and per browser
- * session first, browser-limits.ts) → authorize → validate →
- * resolve the merchant → (idempotency) → handler → envelope. Validators are compiled once, at mount.
+ * Turns a RouteDefinition into Koa middleware: authenticate (an address sending unknown API keys is refused first,
+ * key-guesses.ts; a Dashboard token's session must be live, dashboard-sessions.ts) → rate limit (public keys: per IP
+ * and per browser session first, browser-limits.ts) → authorize → validate → resolve the merchant (a suspended or
+ * inactive one refuses writes and public keys, merchant-status.ts) → (idempotency) → handler → envelope. Validators
+ * are compiled once, at mount.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
