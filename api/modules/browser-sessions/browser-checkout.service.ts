@@ -50,9 +50,10 @@ export async function browserCheckout(
     status,
     items,
     settings: await paymentSettings(em, session.merchantId),
-    // Saved cards only while the checkout can still be paid: an ended checkout's link shows no card data.
+    // Saved cards only while the checkout can still be paid (an ended checkout's link shows no card data), and only
+    // of a customer the merchant named by id: anyone can type someone else's e-mail into a guest checkout.
     instruments:
-      checkout.customerId && PAYABLE.includes(status)
+      checkout.customerId && checkout.customerBoundBy === 'id' && PAYABLE.includes(status)
         ? await chargeableInstruments(em, session.merchantId, checkout.customerId, now)
         : [],
     summary: await checkoutSummary(em, items, checkout.selectedCurrency, now),
