@@ -34,7 +34,7 @@ import {
   refuseAfterRepeatedDeclines,
   reserveDecline,
 } from '../../http/browser-limits';
-import { noticeVerificationsPaused } from './verification-breaker';
+import { noticeVerificationsPaused } from './verification-breaker.service';
 import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
 import { awaitCharge, runCharge } from '../../temporal';
