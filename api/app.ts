@@ -14,6 +14,9 @@ import { ROUTES } from './routes';
 import { browserAssets } from './modules/sdk/browser-assets.middleware';
 import { inboundWebhooks } from './modules/transactions/inbound-webhooks.middleware';
 import { dashboardWeb } from './modules/dashboard-web/dashboard-web.middleware';
+import { clientAddressMiddleware } from './http/client-address';
+import { apiResponseHeaders } from './http/api-headers';
+import { boundedJsonDepth } from './http/json-depth';
 import { liveness } from './modules/health/liveness.middleware';
 
 export const API_PREFIX = '/api/v1';
@@ -45,7 +48,8 @@ async function unmatchedRequests(ctx: Koa.Context, next: Koa.Next): Promise<void
 /** `inFlight`: counts running requests so a stop can drain them (startApi passes it; tests building an app need not). */
 export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   const app = new Koa();
-  app.proxy = deps.config.env === 'production';
+  // Koa must not read X-Forwarded-For itself (it believes the client's left-most entry): clientAddressMiddleware does.
+  app.proxy = false;
   const router = new Router();
 
   const routes = [...ROUTES, openApiRoute(() => openApi)];
@@ -55,7 +59,9 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   // The liveness probe answers synchronously, before everything (no request log, nothing to drain).
   app.use(liveness(API_PREFIX));
   if (inFlight) app.use((ctx, next) => inFlight.middleware(ctx, next));
+  app.use(clientAddressMiddleware(deps.config.trustedProxies));
   app.use(requestContext(deps.logger));
+  app.use(apiResponseHeaders(API_PREFIX));
   // The SDK, its card frame and the hosted checkout page (outside /api/v1), and CORS for the public-key endpoints.
   app.use(browserAssets(API_PREFIX));
   // The merchant Dashboard web app at /dashboard/ (its API calls go to /api/v1 like any client's).
@@ -74,6 +80,7 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     }),
   );
+  app.use(boundedJsonDepth);
   app.use(unmatchedRequests);
   app.use(router.routes());
   // Sets 405 + Allow for a known path with another method (and answers OPTIONS).

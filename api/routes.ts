@@ -26,6 +26,7 @@ import { subscriptionRoutes } from './modules/subscriptions/subscriptions.routes
 import { dashboardSubscriptionRoutes } from './modules/subscriptions/dashboard-subscriptions.routes';
 import { merchantDashboardRoutes } from './modules/merchant-dashboard/merchant-dashboard.routes';
 import { merchantDashboardWriteRoutes } from './modules/merchant-dashboard/merchant-dashboard-writes.routes';
+import { apiKeyRoutes } from './modules/api-keys/api-keys.routes';
 
 export const ROUTES: readonly AnyRoute[] = [
   ...healthRoutes,
@@ -39,6 +40,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...offerTransitionRoutes,
   ...checkoutSessionRoutes,
   ...merchantRoutes,
+  ...apiKeyRoutes,
   ...connectorRoutes,
   ...orgConnectorRoutes,
   ...paymentProviderRoutes,

@@ -2,7 +2,7 @@
  * Runs the API process on its own (docker-compose, production). `npm start` uses startApi() directly so
  * the whole local stack lives in one process.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { buildApp } from './app';
 import { loadConfig, type Config } from '../domain/platform/config';
@@ -39,7 +39,20 @@ export async function startApi(
   const authCache = await startAuthCache(orm);
   const deps: AppDeps = { config, orm, temporal, logger, authCache: authCache.cache, rateLimiter: new RateLimiter() };
   const inFlight = inFlightRequests();
-  const server = buildApp(deps, inFlight).listen(port);
+  const limits = config.server;
+  const handle = buildApp(deps, inFlight).callback();
+  // Node checks the header and request timeouts every connectionsCheckingInterval (30 s by default): check often
+  // enough that the configured timeouts hold.
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs),
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+    (request, response) => void handle(request, response),
+  );
+  server.maxConnections = limits.maxConnections;
+  server.listen(port);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const url = `http://localhost:${typeof address === 'object' && address ? address.port : port}`;

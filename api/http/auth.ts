@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKeySchema, MerchantSchema, type ApiKey, type ApiKeyKind } from '../../db/entities';
 import { constantTimeEqual, hashSecret } from '../../domain/platform/crypto';
 import { KEY_PATTERN, type KeyLevel } from '../../domain/api-keys/api-keys.service';
-import { errors } from '../../domain/platform/errors';
+import { ApiError, errors } from '../../domain/platform/errors';
 import { looksLikeJwt } from './dashboard-auth';
 import type { Scope } from '../../domain/api-keys/api-keys.scopes';
 import type { AuthCache } from './auth-cache';
@@ -23,6 +23,8 @@ export interface ApiKeyAuth {
   level: KeyLevel;
   kind: ApiKeyKind;
   scopes: ReadonlySet<string>;
+  /** Epoch ms after which the key is refused (a rolled key's overlap), checked on cache hits too; null = never. */
+  expiresAt: number | null;
 }
 
 export interface AuthRequirement {
@@ -33,6 +35,13 @@ export interface AuthRequirement {
   merchantScoped?: boolean;
   /** Browser endpoints: a public key in X-Public-Key, and only that (secret keys are refused there). */
   publicKey?: boolean;
+}
+
+/** A well-formed key that matches no active key (the miss that cost a lookup; key-guesses.ts counts these). */
+export class UnknownApiKeyError extends ApiError {
+  constructor() {
+    super(401, 'authentication_error', 'INVALID_CREDENTIALS', 'The API key is invalid or revoked');
+  }
 }
 
 function bearerToken(header: string | undefined): string | undefined {
@@ -81,11 +90,15 @@ async function lookupKey(em: EntityManager, token: string, cache?: AuthCache): P
   const hash = hashSecret(token);
   const cacheKey = `key:${hash}`;
   const cached = cache?.get<ApiKeyAuth>(cacheKey);
-  if (cached) return cached;
+  if (cached && (cached.expiresAt === null || cached.expiresAt > Date.now())) return cached;
   const ticket = cache?.ticket() ?? 0;
-  const key: ApiKey | null = await em.findOne(ApiKeySchema, { secretHash: hash, status: 'active' });
-  if (!key || !constantTimeEqual(key.secretHash, hash))
-    throw errors.unauthenticated('The API key is invalid or revoked');
+  const key: ApiKey | null = await em.findOne(ApiKeySchema, {
+    secretHash: hash,
+    status: 'active',
+    $or: [{ expiresAt: null }, { expiresAt: { $gt: new Date() } }],
+  });
+  if (!key || !constantTimeEqual(key.secretHash, hash)) throw new UnknownApiKeyError();
+  await recordUse(em, key.id);
   const auth: ApiKeyAuth = {
     keyId: key.id,
     organizationId: key.organizationId,
@@ -93,9 +106,22 @@ async function lookupKey(em: EntityManager, token: string, cache?: AuthCache): P
     level: key.merchantId ? 'merchant' : 'organization',
     kind: key.kind,
     scopes: new Set(key.scopes),
+    expiresAt: key.expiresAt?.getTime() ?? null,
   };
   cache?.set(cacheKey, auth, ticket);
   return auth;
+}
+
+/**
+ * last_used_at for the key management API, written on a cache miss (at most once per cache lifetime per process)
+ * and at most once a minute per key; the auth-change trigger ignores this column, so it empties no cache.
+ */
+async function recordUse(em: EntityManager, keyId: string): Promise<void> {
+  await em.execute(
+    `update api_keys set last_used_at = now()
+      where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+    [keyId],
+  );
 }
 
 /** Key kind and scopes: a valid key that may not call this route gets 403. */

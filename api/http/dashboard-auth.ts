@@ -15,6 +15,7 @@ import {
 } from '../../db/entities';
 import type { DashboardConfig } from '../../domain/platform/config';
 import { errors } from '../../domain/platform/errors';
+import { requireActiveMerchant } from './merchant-status';
 
 export type { DashboardIdentity };
 
@@ -120,6 +121,7 @@ export async function resolveDashboardTenant(
   tenant: 'merchant' | 'organization',
   header: (name: string) => string | undefined,
   access: TenantAccess = 'read',
+  options: { anyMerchantStatus?: boolean } = {},
 ): Promise<string> {
   const name = tenant === 'merchant' ? 'x-merchant-id' : 'x-organization-id';
   const requested = header(name)?.trim();
@@ -136,6 +138,8 @@ export async function resolveDashboardTenant(
     });
     if (!member || (await em.count(MerchantSchema, { id: requested })) === 0) throw denied();
     if (access === 'write' && member.role === 'viewer') throw readOnly();
+    // A suspended or inactive merchant's Dashboard stays readable; changes wait for its reactivation.
+    if (access === 'write' && !options.anyMerchantStatus) await requireActiveMerchant(em, requested);
     return requested;
   }
   if (session.identity !== 'organization') throw denied();

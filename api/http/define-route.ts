@@ -108,6 +108,17 @@ export interface RouteDefinition<
    * failed-login count, a refresh-token family revoked on reuse), which one request-wide transaction would undo.
    */
   ownTransactions?: boolean;
+  /**
+   * The route revokes credentials (Dashboard sessions, API keys): once it has committed (or failed after committing
+   * a revocation, as a refresh-token reuse does) this process's auth cache is emptied, so the next request is refused
+   * at once; other processes empty theirs on the NOTIFY the change sends.
+   */
+  revokesCredentials?: boolean;
+  /**
+   * Merchant-scoped writes are refused while the merchant is suspended or inactive (merchant-status.ts); a route
+   * that must stay open then (revoking a key of a suspended merchant) says so here.
+   */
+  anyMerchantStatus?: boolean;
   handler(input: HandlerInput<P, Q, B>): Promise<HandlerResult>;
 }
 

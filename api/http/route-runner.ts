@@ -1,7 +1,9 @@
 /**
- * Turns a RouteDefinition into Koa middleware: authenticate → rate limit (public keys: per IP and per browser
- * session first, browser-limits.ts) → authorize → validate →
- * resolve the merchant → (idempotency) → handler → envelope. Validators are compiled once, at mount.
+ * Turns a RouteDefinition into Koa middleware: authenticate (an address sending unknown API keys is refused first,
+ * key-guesses.ts; a Dashboard token's session must be live, dashboard-sessions.ts) → rate limit (public keys: per IP
+ * and per browser session first, browser-limits.ts) → authorize → validate → resolve the merchant (a suspended or
+ * inactive one refuses writes and public keys, merchant-status.ts) → (idempotency) → handler → envelope. Validators
+ * are compiled once, at mount.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -10,7 +12,16 @@ import { Type, type TSchema, type TObject } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../deps';
-import { authenticateApiKey, authenticatePublicKey, authorize, resolveMerchant, type ApiKeyAuth } from './auth';
+import {
+  authenticateApiKey,
+  authenticatePublicKey,
+  authorize,
+  resolveMerchant,
+  UnknownApiKeyError,
+  type ApiKeyAuth,
+} from './auth';
+import { keyGuessesOf } from './key-guesses';
+import { addressBucket } from './client-address';
 import { isDashboardAuth, type AnyRoute, type HandlerResult } from './define-route';
 import { authenticateDashboard, resolveDashboardTenant, type DashboardSession } from './dashboard-auth';
 import { wrapped } from './envelope';
@@ -25,6 +36,8 @@ import {
 import { decryptSecret, encryptSecret } from '../../domain/platform/crypto';
 import { consumeRateLimit, rateLimitHeaders } from './rate-limit';
 import { consumeBrowserLimits, tightest } from './browser-limits';
+import { requireActiveMerchant } from './merchant-status';
+import { requireLiveSession } from './dashboard-sessions';
 import { bodyAjv, textAjv, toFieldErrors, unstorableTextFields } from './schema';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
@@ -139,6 +152,14 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
   const { config, orm } = deps;
 
   const middleware = async (ctx: Context) => {
+    try {
+      await handle(ctx);
+    } finally {
+      if (route.revokesCredentials) deps.authCache.invalidate();
+    }
+  };
+
+  const handle = async (ctx: Context) => {
     const requestId = ctx.state.requestId as string;
     const em = orm.em.fork();
     let auth: ApiKeyAuth | undefined;
@@ -148,6 +169,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
 
     if (dashboard) {
       session = authenticateDashboard(config.dashboard, ctx.get('authorization') || undefined, dashboard.dashboard);
+      await requireLiveSession(em, session, deps.authCache);
       // People get the same per-window budget as a key, counted per user.
       const limit = await consumeRateLimit(
         em,
@@ -160,14 +182,22 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
     }
 
     if (keyAuth) {
-      auth = keyAuth.publicKey
-        ? await authenticatePublicKey(
-            em,
-            ctx.get('x-public-key') || undefined,
-            ctx.get('authorization') || undefined,
-            deps.authCache,
-          )
-        : await authenticateApiKey(em, ctx.get('authorization') || undefined, deps.authCache);
+      const guesses = keyGuessesOf(deps);
+      const address = addressBucket(ctx.ip);
+      guesses.check(address);
+      try {
+        auth = keyAuth.publicKey
+          ? await authenticatePublicKey(
+              em,
+              ctx.get('x-public-key') || undefined,
+              ctx.get('authorization') || undefined,
+              deps.authCache,
+            )
+          : await authenticateApiKey(em, ctx.get('authorization') || undefined, deps.authCache);
+      } catch (error) {
+        if (error instanceof UnknownApiKeyError) guesses.recordMiss(address);
+        throw error;
+      }
       const browser = keyAuth.publicKey
         ? await consumeBrowserLimits(
             em,
@@ -188,6 +218,9 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
       ctx.set(rateLimitHeaders(limit.exceeded ? limit : tightest([limit, ...browser]), config.rateLimit.windowSeconds));
       if (limit.exceeded) throw errors.rateLimited(limit.resetSeconds);
       authorize(auth, keyAuth);
+      // Browser routes are not merchant-scoped (an organization public key names its merchant through a checkout,
+      // checked in browser-sessions.service.ts); a merchant public key's merchant is known now.
+      if (keyAuth.publicKey && auth.merchantId) await requireActiveMerchant(em, auth.merchantId, deps.authCache);
     }
 
     let params: Record<string, unknown>;
@@ -208,6 +241,10 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
     if (auth && keyAuth && keyAuth.merchantScoped !== false) {
       const requested = (params.merchant_id ?? query.merchant_id ?? body.merchant_id) as string | undefined;
       merchantId = await resolveMerchant(em, auth, requested, deps.authCache);
+      // A secret key may still read a non-active merchant's records; its writes are refused.
+      if (route.method !== 'get' && !route.anyMerchantStatus) {
+        await requireActiveMerchant(em, merchantId, deps.authCache);
+      }
     }
     if (session && dashboard?.tenant) {
       const tenantId = await resolveDashboardTenant(
@@ -216,6 +253,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
         dashboard.tenant,
         (name) => ctx.get(name) || undefined,
         route.method === 'get' ? 'read' : 'write',
+        { anyMerchantStatus: route.anyMerchantStatus },
       );
       if (dashboard.tenant === 'merchant') merchantId = tenantId;
       else organizationId = tenantId;

@@ -14,6 +14,12 @@ export interface ApiKey {
   redacted: string;
   scopes: string[];
   status: 'active' | 'revoked';
+  /** For people (the key management API); keys from the bootstrap CLI have none. */
+  name: string | null;
+  /** After this the key is refused (a rolled key's overlap ends); null = no expiry. */
+  expiresAt: Date | null;
+  /** Recorded at most once a minute per key (api/http/auth.ts). */
+  lastUsedAt: Date | null;
   createdAt: Date;
   revokedAt: Date | null;
 }
@@ -32,5 +38,8 @@ export const ApiKeySchema = new EntitySchema<ApiKey>({
     status: { type: 'string', default: 'active' },
     createdAt: { type: 'Date', columnType: 'timestamptz(3)', onCreate: () => new Date() },
     revokedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+    name: { type: 'string', nullable: true },
+    expiresAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+    lastUsedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
   },
 });

@@ -18,6 +18,8 @@ export interface CheckoutSession {
   customerId: string | null;
   customerEmail: string | null;
   customerName: string | null;
+  /** id: the merchant named the customer; email: an inline customer or an e-mail matched one (saved cards hidden). */
+  customerBoundBy: 'id' | 'email' | null;
   selectedCurrency: string | null;
   /** Stored state; a session past expiresAt reads as expired whatever is stored. */
   status: CheckoutStatus;
@@ -38,6 +40,7 @@ export const CheckoutSessionSchema = new EntitySchema<CheckoutSession>({
     customerId: { type: 'string', nullable: true },
     customerEmail: { type: 'string', nullable: true },
     customerName: { type: 'string', nullable: true },
+    customerBoundBy: { type: 'string', nullable: true },
     selectedCurrency: { type: 'string', nullable: true },
     status: { type: 'string' },
     externalSessionId: { type: 'string', nullable: true },

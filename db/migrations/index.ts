@@ -13,6 +13,9 @@ import { Migration20261217000000_attempt_network_transaction_id } from './Migrat
 import { Migration20261223000000_auth_change_notifications } from './Migration20261223000000_auth_change_notifications';
 import { Migration20261223010000_events_fan_out_lease } from './Migration20261223010000_events_fan_out_lease';
 import { Migration20261225000000_subscription_quantity } from './Migration20261225000000_subscription_quantity';
+import { Migration20261225100000_session_revocation_notifications } from './Migration20261225100000_session_revocation_notifications';
+import { Migration20261225110000_api_key_lifecycle } from './Migration20261225110000_api_key_lifecycle';
+import { Migration20261225120000_checkout_customer_binding } from './Migration20261225120000_checkout_customer_binding';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -46,4 +49,13 @@ export const MIGRATIONS = [
   },
   { name: 'Migration20261223010000_events_fan_out_lease', class: Migration20261223010000_events_fan_out_lease },
   { name: 'Migration20261225000000_subscription_quantity', class: Migration20261225000000_subscription_quantity },
+  {
+    name: 'Migration20261225100000_session_revocation_notifications',
+    class: Migration20261225100000_session_revocation_notifications,
+  },
+  { name: 'Migration20261225110000_api_key_lifecycle', class: Migration20261225110000_api_key_lifecycle },
+  {
+    name: 'Migration20261225120000_checkout_customer_binding',
+    class: Migration20261225120000_checkout_customer_binding,
+  },
 ];

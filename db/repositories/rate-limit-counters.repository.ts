@@ -22,6 +22,14 @@ export async function countHit(em: EntityManager, bucket: string, windowStart: D
   return row.count;
 }
 
+/** Gives back one hit counted by countHit in that window (a reservation that was not used; never below zero). */
+export async function refundHit(em: EntityManager, bucket: string, windowStart: Date): Promise<void> {
+  await em.execute(
+    'update rate_limit_counters set count = greatest(count - 1, 0) where bucket = ? and window_start = ?',
+    [bucket, windowStart],
+  );
+}
+
 export async function readCount(em: EntityManager, bucket: string, windowStart: Date): Promise<number> {
   const [row] = await em.execute<{ count: number }[]>(
     'select count from rate_limit_counters where bucket = ? and window_start = ?',

@@ -1,6 +1,6 @@
 /**
- * Issuing API keys. The key is returned once and only its hash is stored. (Key management endpoints are
- * "not shown" in the spec; keys are issued by the bootstrap CLI for now.)
+ * Issuing API keys. The key is returned once and only its hash is stored. Keys are issued by the bootstrap CLI and
+ * by the key management API (api/modules/api-keys; its design is in docs/api-decisions.md, the spec shows none).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKeySchema, type ApiKey, type ApiKeyKind } from '../../db/entities';
@@ -26,7 +26,10 @@ export interface IssueApiKeyInput {
   /** Omit for an organization key. */
   merchantId?: string;
   kind: ApiKeyKind;
+  /** Default: every scope for a secret key, none for a public key (browser routes need none). */
   scopes?: readonly Scope[];
+  name?: string | null;
+  expiresAt?: Date | null;
 }
 
 export async function issueApiKey(
@@ -41,8 +44,11 @@ export async function issueApiKey(
     kind: input.kind,
     secretHash: hashSecret(key),
     redacted: redactKey(key),
-    scopes: [...(input.scopes ?? SCOPES)],
+    scopes: [...(input.scopes ?? (input.kind === 'public' ? [] : SCOPES))],
     status: 'active',
+    name: input.name ?? null,
+    expiresAt: input.expiresAt ?? null,
+    lastUsedAt: null,
     revokedAt: null,
   } as ApiKey);
   await em.flush();

@@ -5,6 +5,7 @@
 import { decodeMasterKey, keyring, type Keyring } from './crypto';
 import { loadVaultKeys, type VaultKeys } from './vault-keys';
 import { loadDashboardKeys, type DashboardKeys } from './dashboard-keys';
+import { parseCidr } from './cidr';
 import { DEFAULT_DUNNING_SCHEDULE_DAYS } from '../../workflows/lib/subscription-rules';
 
 export type AppEnv = 'local' | 'test' | 'production';
@@ -51,6 +52,23 @@ export interface Config {
      */
     readonly publicPerIp: number;
     readonly publicPerSession: number;
+    /** Well-formed API keys that match no active key, per client address and minute (then 429 before any lookup). */
+    readonly unknownKeysPerIp: number;
+  };
+  /**
+   * Proxies (CIDRs) whose X-Forwarded-For entries are believed; none by default, so a client cannot choose its own
+   * address for the per-IP limits (api/http/client-address.ts).
+   */
+  readonly trustedProxies: readonly string[];
+  /**
+   * The HTTP server's own limits, so slow clients cannot hold sockets for minutes (Node's defaults: 60 s for headers,
+   * 300 s for a request, unlimited connections): time to receive the headers and the whole request (not the
+   * response: a handler may wait on a workflow for WORKFLOW_WAIT_MS), and open connections at once (more are closed).
+   */
+  readonly server: {
+    readonly headersTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+    readonly maxConnections: number;
   };
   /** Largest JSON body accepted, in bytes. */
   readonly bodyLimitBytes: number;
@@ -86,6 +104,9 @@ export interface DashboardConfig {
   /** Forgot-password, per login window: messages per e-mail (then silently none) and requests per IP (then 429). */
   readonly forgotPerEmail: number;
   readonly forgotPerIp: number;
+  /** Reset-password attempts per login window: per client IP and per presented token (then 429, before any hash). */
+  readonly resetPerIp: number;
+  readonly resetPerToken: number;
   readonly resetTokenSeconds: number;
   /** Where links in e-mails point (the Dashboard web app), without a trailing slash. */
   readonly appUrl: string;
@@ -160,6 +181,39 @@ function smtpUrl(env: NodeJS.ProcessEnv, appEnv: AppEnv): string {
   return raw;
 }
 
+/**
+ * Reset and invitation links (DASHBOARD_URL) and connector webhook_url tokens (PUBLIC_BASE_URL) are secrets in URLs:
+ * production sends them over https only. The local default (http://localhost:3000) must be replaced there.
+ */
+function requireHttps(env: NodeJS.ProcessEnv): void {
+  for (const name of ['PUBLIC_BASE_URL', 'DASHBOARD_URL']) {
+    const raw = env[name] || (name === 'DASHBOARD_URL' ? env.PUBLIC_BASE_URL : undefined);
+    let protocol: string | undefined;
+    try {
+      protocol = raw ? new URL(raw).protocol : undefined;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol !== 'https:') throw new ConfigError(`In production ${name} must be an https URL`);
+  }
+}
+
+/** TRUSTED_PROXIES: comma-separated CIDRs or addresses (e.g. `10.0.0.0/8,fd00::/8`); empty by default. */
+function trustedProxies(env: NodeJS.ProcessEnv): readonly string[] {
+  const cidrs = (env.TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((cidr) => cidr.trim())
+    .filter(Boolean);
+  for (const cidr of cidrs) {
+    try {
+      parseCidr(cidr);
+    } catch {
+      throw new ConfigError(`TRUSTED_PROXIES must be comma-separated CIDRs (e.g. 10.0.0.0/8); got ${cidr}`);
+    }
+  }
+  return Object.freeze(cidrs);
+}
+
 /** SUBSCRIPTION_DUNNING_SCHEDULE_DAYS: 1 to 10 whole days, strictly increasing, at most 365 (default 1,3,5,7). */
 function dunningSchedule(env: NodeJS.ProcessEnv): readonly number[] {
   const raw = env.SUBSCRIPTION_DUNNING_SCHEDULE_DAYS;
@@ -207,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // mail catcher's address means nobody receives their invitation or reset link.
     throw new ConfigError('In production set DASHBOARD_JWT_KEY and SMTP_URL');
   }
+  if (appEnv === 'production') requireHttps(env);
   return Object.freeze({
     env: appEnv,
     port: int(env, 'PORT', 3000, 0),
@@ -233,6 +288,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60),
       publicPerIp: int(env, 'PUBLIC_RATE_LIMIT_PER_IP', 30),
       publicPerSession: int(env, 'PUBLIC_RATE_LIMIT_PER_SESSION', 20),
+      unknownKeysPerIp: int(env, 'UNKNOWN_API_KEYS_PER_IP', 30),
+    }),
+    trustedProxies: trustedProxies(env),
+    server: Object.freeze({
+      headersTimeoutMs: int(env, 'SERVER_HEADERS_TIMEOUT_MS', 10_000),
+      requestTimeoutMs: int(env, 'SERVER_REQUEST_TIMEOUT_MS', 30_000),
+      maxConnections: int(env, 'SERVER_MAX_CONNECTIONS', 2048),
     }),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 256 * 1024),
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),
@@ -248,6 +310,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       loginWindowSeconds: 600,
       forgotPerEmail: int(env, 'FORGOT_PASSWORD_PER_EMAIL', 3),
       forgotPerIp: int(env, 'FORGOT_PASSWORD_PER_IP', 20),
+      resetPerIp: int(env, 'RESET_PASSWORD_PER_IP', 20),
+      resetPerToken: int(env, 'RESET_PASSWORD_PER_TOKEN', 5),
       resetTokenSeconds: int(env, 'PASSWORD_RESET_TOKEN_SECONDS', 30 * 60),
       appUrl: url(
         env,

@@ -30,6 +30,8 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ['::', 128], // unspecified
   ['::1', 128], // loopback
+  ['::', 96], // IPv4-compatible (deprecated ::a.b.c.d): embeds an IPv4 address BlockList does not match as one
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT): embeds an IPv4 address too
   ['64:ff9b::', 96], // NAT64: would reach IPv4 behind the translator
   ['64:ff9b:1::', 48], // local-use NAT64
   ['100::', 64], // discard

@@ -1,9 +1,9 @@
 /** GET /sessions/checkout: the session's checkout in camelCase, its payment methods and the buyer's saved cards. */
 import { expect } from 'chai';
 import { api } from '../helpers/http';
-import { createTenant, type Tenant } from '../helpers/factories';
+import { createTenant, customerInput, type Tenant } from '../helpers/factories';
 import { expectError, expectFieldErrors } from '../helpers/envelope';
-import { newSession } from '../helpers/checkout';
+import { newSession, setStored } from '../helpers/checkout';
 import { stack } from '../helpers/stack';
 import { CARDS, cardConnector, openSession, publicHeaders, saveCard } from '../helpers/vault';
 
@@ -76,8 +76,9 @@ describe('GET /api/v1/sessions/checkout', () => {
     expect(res.body.savedInstruments).to.deep.equal([]);
   });
 
-  it("lists the checkout customer's chargeable saved cards only", async () => {
-    const { session: checkout } = await newSession(tenant);
+  it("lists the checkout customer's chargeable saved cards only (a customer the merchant named by id)", async () => {
+    const { session: first } = await newSession(tenant);
+    const { session: checkout } = await newSession(tenant, { customer_id: first.customer_id });
     const visa = await saveCard(tenant, checkout.customer_id!, CARDS.visa);
     const master = await saveCard(tenant, checkout.customer_id!, CARDS.mastercard);
     await stack().orm.em.fork().execute(`update payment_instruments set status = 'revoked' where id = ?`, [master.id]);
@@ -108,3 +109,62 @@ describe('GET /api/v1/sessions/checkout', () => {
     expectError(await read(session.sessionId), 422, 'business_rule_error', 'BROWSER_SESSION_EXPIRED');
   });
 });
+
+describe('A checkout link is not a lasting read capability (review M6)', () => {
+  let tenant: Tenant;
+  beforeEach(async () => {
+    tenant = await createTenant();
+    await cardConnector(tenant, 'provider_b', { config: { card_brands: ['visa', 'mastercard'] } });
+  });
+
+  it("a customer matched by e-mail (inline or identify) gets no saved cards shown: anyone can type another's e-mail", async () => {
+    const { session: victim } = await newSession(tenant);
+    await saveCard(tenant, victim.customer_id!, CARDS.visa);
+    const email = await customerEmail(victim.customer_id!);
+    const { session: mallory } = await newSession(tenant, { customer: customerInput({ email, name: 'Mallory' }) });
+    expect(mallory.customer_id).to.equal(victim.customer_id);
+    const session = await openSession(tenant, { checkoutSessionId: mallory.id });
+    const res = await api.get('/sessions/checkout', {
+      headers: publicHeaders(tenant.merchant_public_key, session.sessionId),
+    });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.savedInstruments).to.deep.equal([]);
+  });
+
+  it('an ended checkout shows no saved cards', async () => {
+    const { session: first } = await newSession(tenant);
+    const { session: checkout } = await newSession(tenant, { customer_id: first.customer_id });
+    await saveCard(tenant, checkout.customer_id!, CARDS.visa);
+    const session = await openSession(tenant, { checkoutSessionId: checkout.id });
+    await setStored(checkout.id, { status: 'abandoned' });
+    const res = await api.get('/sessions/checkout', {
+      headers: publicHeaders(tenant.merchant_public_key, session.sessionId),
+    });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.savedInstruments).to.deep.equal([]);
+  });
+
+  it('refuses a new browser session on a checkout that ended more than an hour ago (422 CHECKOUT_SESSION_CLOSED)', async () => {
+    const { session: checkout } = await newSession(tenant);
+    await setStored(checkout.id, { expires_at: new Date(Date.now() - 2 * 60 * 60 * 1000) });
+    const res = await api.post('/sessions', {
+      headers: publicHeaders(tenant.merchant_public_key),
+      body: { checkoutSessionId: checkout.id },
+    });
+    expectError(res, 422, 'business_rule_error', 'CHECKOUT_SESSION_CLOSED');
+    // Within the hour after it ended, the hosted page can still open (to show what happened).
+    await setStored(checkout.id, { expires_at: new Date(Date.now() - 60_000) });
+    const recent = await api.post('/sessions', {
+      headers: publicHeaders(tenant.merchant_public_key),
+      body: { checkoutSessionId: checkout.id },
+    });
+    expect(recent.status, recent.text).to.equal(201);
+  });
+});
+
+async function customerEmail(customerId: string): Promise<string> {
+  const [row] = await stack()
+    .orm.em.fork()
+    .execute<{ email: string }[]>('select email from customers where id = ?', [customerId]);
+  return row.email;
+}

@@ -58,8 +58,9 @@ describe('Public-key endpoints: per-IP and per-browser-session limits besides th
       ...stack().env,
       PUBLIC_RATE_LIMIT_PER_IP: String(PER_IP),
       PUBLIC_RATE_LIMIT_PER_SESSION: String(PER_SESSION),
+      // Behind a proxy on loopback: the client address comes from X-Forwarded-For, so two buyers can be told apart.
+      TRUSTED_PROXIES: '127.0.0.0/8,::1',
     });
-    // As in production, the client address comes from X-Forwarded-For (app.proxy), so two buyers can be told apart.
     limited = await startApi({ ...config, env: 'production' }, 0);
   });
   after(() => limited.stop());

@@ -240,8 +240,12 @@ describe('Dashboard tokens: verification', () => {
     expect(res.body.error.message).to.match(/expired/);
   });
 
+  // A forged token is only accepted in a live session: the family of a real sign-in.
+  const liveSid = async () =>
+    (jwt.decode((await signIn('merchant', user)).access_token as string) as { sid: string }).sid;
+
   it('pins the algorithm: an unsigned (alg none) or HS512 token is refused', async () => {
-    const valid = forgeAccessToken({ identity: 'merchant', userId: user.id });
+    const valid = forgeAccessToken({ identity: 'merchant', userId: user.id, sid: await liveSid() });
     expect((await memberships(valid)).status).to.equal(200);
     const [header, payload] = valid.split('.');
     const none = Buffer.from(

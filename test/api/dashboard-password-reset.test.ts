@@ -116,7 +116,7 @@ describe('Dashboard passwords: forgot-password and reset', () => {
   describe('per client IP', () => {
     let limited: RunningApi;
     before(async () => {
-      const config = loadConfig({ ...stack().env, FORGOT_PASSWORD_PER_IP: '2' });
+      const config = loadConfig({ ...stack().env, FORGOT_PASSWORD_PER_IP: '2', TRUSTED_PROXIES: '127.0.0.0/8,::1' });
       limited = await startApi({ ...config, env: 'production' }, 0);
     });
     after(() => limited.stop());

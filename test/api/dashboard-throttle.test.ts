@@ -1,7 +1,7 @@
 /**
  * Sign-in throttling: failed logins per e-mail lock the account for the rest of the window (answered exactly like a
  * wrong password), and every login attempt counts against the client IP (then 429). The per-IP limit runs on an
- * API of its own (client address from X-Forwarded-For, as behind the production proxy).
+ * API of its own behind a trusted proxy on loopback (client address from X-Forwarded-For, TRUSTED_PROXIES).
  */
 import { expect } from 'chai';
 import { loadConfig } from '../../domain/platform/config';
@@ -45,7 +45,11 @@ describe('Dashboard sign-in throttling', () => {
     let limited: RunningApi;
     const PER_IP = 4;
     before(async () => {
-      const config = loadConfig({ ...stack().env, LOGIN_ATTEMPTS_PER_IP: String(PER_IP) });
+      const config = loadConfig({
+        ...stack().env,
+        LOGIN_ATTEMPTS_PER_IP: String(PER_IP),
+        TRUSTED_PROXIES: '127.0.0.0/8,::1',
+      });
       limited = await startApi({ ...config, env: 'production' }, 0);
     });
     after(() => limited.stop());

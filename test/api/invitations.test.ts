@@ -11,6 +11,7 @@ import { rows } from '../helpers/db';
 import { createMerchant } from '../helpers/merchants';
 import { tokenIn, waitForMail } from '../helpers/mail';
 import { NEW_PASSWORD, PASSWORD, bearer, createMerchantUser, signIn } from '../helpers/dashboard';
+import { stack } from '../helpers/stack';
 
 const INVALID = {
   valid: false,
@@ -151,5 +152,37 @@ describe('POST /auth/merchant/accept-invitation', () => {
     await signIn('merchant', existing);
     const ok = await api.post('/auth/merchant/accept-invitation', { body: { token, password: PASSWORD } });
     expect(ok.status, ok.text).to.equal(200);
+  });
+});
+
+describe('Invitations: an existing account is changed only with its password, through the sign-in throttles', () => {
+  it('POST /invitations/accept renames an existing account only with its password (400 without, 401 wrong)', async () => {
+    const tenant = await createTenant();
+    const existing = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
+    const { token } = await invite(tenant, existing.email);
+    const nameOf = async () => (await rows('select name from merchant_users where id = ?', [existing.id]))[0].name;
+    const before = await nameOf();
+    expectError(await api.post('/invitations/accept', { body: { token, name: 'pwned' } }), 400, 'validation_error');
+    expectError(
+      await api.post('/invitations/accept', { body: { token, name: 'pwned', password: NEW_PASSWORD } }),
+      401,
+      'authentication_error',
+    );
+    expect(await nameOf()).to.equal(before);
+    const renamed = await api.post('/invitations/accept', { body: { token, name: 'Mia M.', password: PASSWORD } });
+    expect(renamed.status, renamed.text).to.equal(201);
+    expect(await nameOf()).to.equal('Mia M.');
+  });
+
+  it('POST /auth/merchant/accept-invitation counts wrong passwords like logins: the account locks for the window', async function () {
+    this.timeout(60_000);
+    const tenant = await createTenant();
+    const existing = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
+    const { token } = await invite(tenant, existing.email);
+    const accept = (password: string) => api.post('/auth/merchant/accept-invitation', { body: { token, password } });
+    const failures = stack().config.dashboard.loginFailuresPerEmail;
+    for (let i = 0; i < failures; i += 1) expectError(await accept(`Wrong-Password-${i}`), 401);
+    // Locked: even the right password answers like a wrong one until the window ends.
+    expectError(await accept(PASSWORD), 401, 'authentication_error');
   });
 });

@@ -15,6 +15,7 @@ import { expectError } from '../helpers/envelope';
 import { bootstrapMerchantOwner } from '../../domain/tenants/tenants.bootstrap';
 import { stack } from '../helpers/stack';
 import { NEW_PASSWORD } from '../helpers/dashboard';
+import { startApi } from '../../api/server';
 
 async function merchantSession(tenant: Tenant, merchantIds = [tenant.merchant_id]): Promise<Record<string, string>> {
   const user = await createMerchantUser(tenant.organization_id, merchantIds);
@@ -209,5 +210,30 @@ describe('Bootstrap: the first merchant Dashboard owner', () => {
     expect(set.status, set.text).to.equal(200);
     const session = await signIn('merchant', { email, password: NEW_PASSWORD });
     expect(session.user.merchants[0]).to.include({ merchant_id: tenant.merchant_id, role: 'owner', status: 'active' });
+  });
+});
+
+describe('Merchant Dashboard credential checks are throttled like the organization route (review L8)', () => {
+  it('answers 429 past the per-connector budget', async function () {
+    this.timeout(60_000);
+    const tenant = await createTenant();
+    const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
+    const { config } = stack();
+    const app = await startApi({ ...config, dashboard: { ...config.dashboard, credentialChecksPerConnector: 2 } }, 0);
+    try {
+      const token = (await signIn('merchant', user, app.url)).access_token as string;
+      const headers = bearer(token, { 'x-merchant-id': tenant.merchant_id });
+      const created = await api.post('/merchant/connectors', {
+        baseUrl: app.url,
+        headers,
+        body: connectorBody('provider_b'),
+      });
+      expect(created.status, created.text).to.equal(201);
+      const check = () => api.post(`/merchant/connectors/${created.body.id}/test`, { baseUrl: app.url, headers });
+      for (let i = 0; i < 2; i += 1) expect((await check()).status).to.equal(200);
+      expectError(await check(), 429, 'rate_limit_error', 'RATE_LIMIT_EXCEEDED');
+    } finally {
+      await app.stop();
+    }
   });
 });

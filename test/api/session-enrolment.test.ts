@@ -97,6 +97,8 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
   it('verifies on the named connector when connectorId is given', async () => {
     const other = await createTenant();
     const named = await cardConnector(other, 'provider_a');
+    // A browser may only name a connector the merchant's card routing uses (test/api/card-testing.test.ts).
+    await activeProfile(other, named.id);
     const otherCustomer = await createCustomer(other);
     const session = await openSession(other);
     const token = await mintToken(other, session, CARDS.mastercard);

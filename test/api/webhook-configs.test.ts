@@ -280,3 +280,22 @@ describe('GET /api/v1/merchants/:merchant_id/webhook-configs/:webhook_id', () =>
     );
   });
 });
+
+describe('Webhook configurations per merchant are capped (fan-out amplification)', () => {
+  it('refuses the 17th configuration with 422 WEBHOOK_CONFIG_LIMIT_REACHED; deleting one makes room', async function () {
+    this.timeout(60_000);
+    const tenant = await createTenant();
+    const created = [];
+    for (let i = 0; i < 16; i += 1) created.push(await createConfig(tenant, { url: URL_OK }));
+    const over = await api.post(configsPath(tenant.merchant_id), {
+      key: tenant.merchant_secret_key,
+      body: { url: URL_OK },
+    });
+    expectError(over, 422, 'business_rule_error', 'WEBHOOK_CONFIG_LIMIT_REACHED');
+    const removed = await api.delete(`${configsPath(tenant.merchant_id)}/${created[0].id}`, {
+      key: tenant.merchant_secret_key,
+    });
+    expect(removed.status, removed.text).to.be.oneOf([200, 204]);
+    await createConfig(tenant, { url: URL_OK });
+  });
+});

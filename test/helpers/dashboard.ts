@@ -122,12 +122,20 @@ export async function signIn(
 
 /** An access token signed with the stack's key, for claims a login never produces (expired, foreign issuer…). */
 export function forgeAccessToken(
-  claims: { identity: DashboardIdentity; userId: string; org?: string; expiresIn?: number; issuer?: string },
+  claims: {
+    identity: DashboardIdentity;
+    userId: string;
+    org?: string;
+    expiresIn?: number;
+    issuer?: string;
+    /** The refresh-token family; a token whose family is not live is refused (api/http/dashboard-sessions.ts). */
+    sid?: string;
+  },
   secret: Buffer = stack().config.dashboard.keys.current.secret,
   options: jwt.SignOptions = {},
 ): string {
   const { keys, issuer } = stack().config.dashboard;
-  return jwt.sign({ sid: 'rtf_forged', ...(claims.org ? { org: claims.org } : {}) }, secret, {
+  return jwt.sign({ sid: claims.sid ?? 'rtf_forged', ...(claims.org ? { org: claims.org } : {}) }, secret, {
     algorithm: 'HS256',
     keyid: keys.current.kid,
     issuer: claims.issuer ?? issuer,

@@ -87,6 +87,8 @@ export async function startStack({ startTemporal = startTemporalForTests }: Stac
     // Same for sign-in: the per-IP throttles are tested on an API of their own (test/api/dashboard-throttle.test.ts).
     LOGIN_ATTEMPTS_PER_IP: '1000000',
     FORGOT_PASSWORD_PER_IP: '1000000',
+    RESET_PASSWORD_PER_IP: '1000000',
+    UNKNOWN_API_KEYS_PER_IP: '1000000',
     // The reliability suite (scripts/test-reliability.ts) sends thousands of requests per key; `npm test` keeps 100.
     ...(process.env.RATE_LIMIT_REQUESTS ? { RATE_LIMIT_REQUESTS: process.env.RATE_LIMIT_REQUESTS } : {}),
   };

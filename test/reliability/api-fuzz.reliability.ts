@@ -18,8 +18,11 @@ import { populateMerchant } from './support/world';
 import { reportSummary, sizeFrom } from './support/summary';
 
 const CHECKS = ['not_a_server_error', 'response_schema_conformance', 'status_code_conformance'];
-/** Sign-outs revoke the session the other operations use, so they get a run of their own, last. */
-const SIGN_OUTS = '^/api/v1/auth/(organization/)?logout$';
+/**
+ * Sign-outs revoke the session the other operations use, and revoking or rolling an API key (with a list → item link,
+ * the very key of the run) would do the same to the key: they get a run of their own, last.
+ */
+const SIGN_OUTS = '^/api/v1/(auth/(organization/)?logout|merchants?/.*api-keys/[^/]+/(revoke|roll))$';
 
 interface FuzzRun {
   name: string;

@@ -117,6 +117,7 @@ describe('api/config encryption keys, vault keys and PUBLIC_BASE_URL', () => {
     const production = {
       ...base,
       APP_ENV: 'production',
+      PUBLIC_BASE_URL: 'https://pay.example.com',
       DASHBOARD_JWT_KEY: randomBytes(32).toString('base64'),
       SMTP_URL: 'smtp://mail.example.com:587',
     };
@@ -134,6 +135,7 @@ describe('api/config encryption keys, vault keys and PUBLIC_BASE_URL', () => {
     const production = {
       ...base,
       APP_ENV: 'production',
+      PUBLIC_BASE_URL: 'https://pay.example.com',
       VAULT_PRIVATE_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' })
         .privateKey.export({ type: 'pkcs8', format: 'der' })
         .toString('base64'),
@@ -144,5 +146,26 @@ describe('api/config encryption keys, vault keys and PUBLIC_BASE_URL', () => {
     expect(() => loadConfig({ ...production, SMTP_URL: smtp })).to.throw(ConfigError, /DASHBOARD_JWT_KEY and SMTP_URL/);
     expect(() => loadConfig({ ...production, DASHBOARD_JWT_KEY: jwtKey })).to.throw(ConfigError, /SMTP_URL/);
     expect(loadConfig({ ...production, DASHBOARD_JWT_KEY: jwtKey, SMTP_URL: smtp }).env).to.equal('production');
+  });
+
+  it('production refuses plain-http PUBLIC_BASE_URL or DASHBOARD_URL (reset links and webhook_url tokens travel in them)', () => {
+    const production = {
+      ...base,
+      APP_ENV: 'production',
+      VAULT_PRIVATE_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' })
+        .privateKey.export({ type: 'pkcs8', format: 'der' })
+        .toString('base64'),
+      CARD_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
+      DASHBOARD_JWT_KEY: randomBytes(32).toString('base64'),
+      SMTP_URL: 'smtp://mail.example.com:587',
+    };
+    expect(() => loadConfig({ ...production, PUBLIC_BASE_URL: undefined })).to.throw(ConfigError, /PUBLIC_BASE_URL/);
+    expect(() => loadConfig({ ...production, PUBLIC_BASE_URL: 'http://pay.example.com' })).to.throw(ConfigError);
+    const https = { ...production, PUBLIC_BASE_URL: 'https://pay.example.com' };
+    expect(() => loadConfig({ ...https, DASHBOARD_URL: 'http://pay.example.com/dashboard' })).to.throw(
+      ConfigError,
+      /DASHBOARD_URL/,
+    );
+    expect(loadConfig(https).dashboard.appUrl).to.equal('https://pay.example.com/dashboard');
   });
 });

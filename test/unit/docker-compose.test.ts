@@ -1,5 +1,6 @@
 /**
- * Secure defaults of docker-compose.yml: only the API is reachable from other machines. The Temporal UI (no
+ * Secure defaults of docker-compose.yml: nothing is reachable from other machines directly; the API is published on
+ * loopback for the TLS-terminating proxy in front of it (README, Production). The Temporal UI (no
  * authentication: it can cancel workflows and read their payloads) and the sandbox PSP (its control API settles
  * payments and sends signed webhooks) are published on 127.0.0.1 only, and the sandbox runs only in test mode.
  */
@@ -28,11 +29,12 @@ function hostIpOf(port: string | { host_ip?: string }): string {
 }
 
 describe('docker-compose.yml secure defaults', () => {
-  it('publishes nothing but the API beyond 127.0.0.1', () => {
+  it('publishes nothing beyond 127.0.0.1, the API included (a TLS-terminating proxy in front is what clients reach)', () => {
     const exposed = Object.entries(compose.services).flatMap(([name, service]) =>
       (service.ports ?? []).filter((port) => hostIpOf(port) !== '127.0.0.1').map(() => name),
     );
-    expect(exposed).to.deep.equal(['api']);
+    expect(exposed).to.deep.equal([]);
+    expect(compose.services.api.ports?.map(hostIpOf)).to.deep.equal(['127.0.0.1']);
   });
 
   it('publishes the Temporal UI and the sandbox on 127.0.0.1 only', () => {

@@ -44,6 +44,11 @@ describe('isBlockedAddress', () => {
       expect(isBlockedAddress(address), address).to.equal(true);
   });
 
+  it('refuses IPv4 embedded in IPv4-compatible (::a.b.c.d) and IPv4-translated (::ffff:0:a.b.c.d) IPv6', () => {
+    for (const address of ['::127.0.0.1', '::7f00:1', '::169.254.169.254', '::ffff:0:127.0.0.1', '::ffff:0:a00:1'])
+      expect(isBlockedAddress(address), address).to.equal(true);
+  });
+
   it('allows public addresses', () => {
     for (const address of [
       '8.8.8.8',

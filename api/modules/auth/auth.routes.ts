@@ -100,6 +100,7 @@ const changePasswordRoute = (path: string, identity: 'admin' | 'organization', s
     errors: [401, 429],
     envelope: 'bare',
     ownTransactions: true,
+    revokesCredentials: true,
     async handler({ em, deps, body, client }) {
       await changePassword(em, deps.config.dashboard, identity, { ...body, ip: client.ip });
       return { status: 200, data: {} };
@@ -135,6 +136,7 @@ export const authRoutes = [
     errors: [401],
     envelope: 'bare',
     ownTransactions: true,
+    revokesCredentials: true,
     async handler({ em, deps, body }) {
       return { status: 200, data: await refreshSession(em, deps.config.dashboard, body.refresh_token) };
     },
@@ -147,6 +149,7 @@ export const authRoutes = [
     auth: { dashboard: ['admin', 'merchant', 'organization'] },
     responses: { 200: EmptySchema },
     envelope: 'bare',
+    revokesCredentials: true,
     async handler({ em, session }) {
       await logout(em, session);
       return { status: 200, data: {} };
@@ -160,6 +163,7 @@ export const authRoutes = [
     auth: organizationUser,
     responses: { 200: EmptySchema },
     envelope: 'bare',
+    revokesCredentials: true,
     async handler({ em, session }) {
       await logout(em, session);
       return { status: 200, data: {} };
@@ -199,6 +203,7 @@ export const authRoutes = [
     responses: { 200: SwitchOrganizationSchema },
     envelope: 'bare',
     ownTransactions: true,
+    revokesCredentials: true,
     async handler({ em, deps, session, body }) {
       return {
         status: 200,
@@ -222,6 +227,7 @@ export const authRoutes = [
     errors: [401, 429],
     envelope: 'bare',
     ownTransactions: true,
+    revokesCredentials: true,
     async handler({ em, deps, body, client }) {
       const user = await changePassword(em, deps.config.dashboard, 'merchant', { ...body, ip: client.ip });
       return {
@@ -250,12 +256,13 @@ export const authRoutes = [
     auth: 'none',
     body: ResetPasswordBody,
     responses: { 200: MessageSchema },
-    // An invalid, expired or used reset token.
-    errors: [401],
+    // An invalid, expired or used reset token; too many attempts from this address or with this token.
+    errors: [401, 429],
     envelope: 'bare',
     ownTransactions: true,
-    async handler({ em, body }) {
-      await resetPassword(em, body);
+    revokesCredentials: true,
+    async handler({ em, deps, body, client }) {
+      await resetPassword(em, deps.config.dashboard, { ...body, ip: client.ip });
       return { status: 200, data: { message: 'Password changed; sign in with the new password' } };
     },
   }),

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { PasswordResetTokenSchema, type PasswordResetToken } from '../../../db/entities';
-import type { Config } from '../../../domain/platform/config';
+import type { Config, DashboardConfig } from '../../../domain/platform/config';
 import { hashSecret } from '../../../domain/platform/crypto';
 import { errors } from '../../../domain/platform/errors';
 import { newId } from '../../../domain/platform/ids';
@@ -18,7 +18,7 @@ import type { DashboardIdentity } from '../../http/dashboard-auth';
 import { normalizeEmail, signInCandidates, updateUser } from './identities.service';
 import { assertPasswordPolicy, hashPassword } from './passwords.service';
 import { revokeAllSessions } from './sessions.service';
-import { mayMailReset, spendForgotAttempt } from './throttle.service';
+import { mayMailReset, spendForgotAttempt, spendResetAttempt } from './throttle.service';
 
 export const FORGOT_PASSWORD_MESSAGE = 'If this address has an account, a password reset link has been sent to it';
 
@@ -63,19 +63,30 @@ export async function forgotPassword(
   });
 }
 
-/** Sets the new password from a reset link; every session of the account ends. 401 for a bad, used or old token. */
-export async function resetPassword(em: EntityManager, input: { token: string; new_password: string }): Promise<void> {
+const invalidLink = () => errors.unauthenticated('The reset link is invalid, expired or already used');
+
+const usable = (row: PasswordResetToken | null): row is PasswordResetToken =>
+  !!row && !row.usedAt && row.expiresAt.getTime() > Date.now();
+
+/**
+ * Sets the new password from a reset link; every session of the account ends. 401 for a bad, used or old token.
+ * Cheap refusals come first: throttles (per IP and per token), the password policy, then the token itself; only a
+ * usable token pays for the argon2id hash (tens of ms of CPU and 19 MiB each), and it is checked again under a row
+ * lock afterwards, so two requests with one token still change the password once.
+ */
+export async function resetPassword(
+  em: EntityManager,
+  config: DashboardConfig,
+  input: { token: string; new_password: string; ip: string },
+): Promise<void> {
+  await spendResetAttempt(em, config, input.ip, input.token);
   assertPasswordPolicy(input.new_password, 'new_password');
+  const tokenHash = hashSecret(input.token);
+  if (!usable(await em.findOne(PasswordResetTokenSchema, { tokenHash }))) throw invalidLink();
   const passwordHash = await hashPassword(input.new_password);
   await em.transactional(async (tx) => {
-    const row = await tx.findOne(
-      PasswordResetTokenSchema,
-      { tokenHash: hashSecret(input.token) },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
-    if (!row || row.usedAt || row.expiresAt.getTime() <= Date.now()) {
-      throw errors.unauthenticated('The reset link is invalid, expired or already used');
-    }
+    const row = await tx.findOne(PasswordResetTokenSchema, { tokenHash }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!usable(row)) throw invalidLink();
     row.usedAt = new Date();
     await tx.flush();
     await updateUser(tx, row.identity, row.userId, {

@@ -5,7 +5,8 @@
  * - per client IP: every login and change-password attempt (then 429);
  * - per e-mail and identity: failed attempts; past the limit the account is locked for the rest of the window and
  *   answers exactly like a wrong password (no oracle for "this account exists and is locked");
- * - forgot-password: requests per IP (then 429) and messages per e-mail (then silently none).
+ * - forgot-password: requests per IP (then 429) and messages per e-mail (then silently none);
+ * - reset-password: attempts per IP and per presented token (then 429), counted before the token is even looked up.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { countHit, readCount } from '../../../db/repositories/rate-limit-counters.repository';
@@ -13,6 +14,7 @@ import type { DashboardConfig } from '../../../domain/platform/config';
 import { errors } from '../../../domain/platform/errors';
 import { hashSecret } from '../../../domain/platform/crypto';
 import type { DashboardIdentity } from '../../http/dashboard-auth';
+import { addressBucket } from '../../http/client-address';
 
 function windowOf(config: DashboardConfig, now = Date.now()): { start: Date; resetSeconds: number } {
   const windowMs = config.loginWindowSeconds * 1000;
@@ -26,7 +28,7 @@ const emailBucket = (kind: string, identity: DashboardIdentity, email: string) =
 
 async function spendIp(em: EntityManager, config: DashboardConfig, kind: string, ip: string, limit: number) {
   const window = windowOf(config);
-  if ((await countHit(em, `${kind}-ip:${ip}`, window.start)) > limit) {
+  if ((await countHit(em, `${kind}-ip:${addressBucket(ip)}`, window.start)) > limit) {
     throw errors.rateLimited(window.resetSeconds, 'Too many attempts from this address; try again later');
   }
 }
@@ -66,4 +68,21 @@ export async function mayMailReset(
   email: string,
 ): Promise<boolean> {
   return (await countHit(em, emailBucket('forgot', identity, email), windowOf(config).start)) <= config.forgotPerEmail;
+}
+
+/**
+ * Reset-password: every attempt counts against the client IP and against the token it presents (hashed, like the
+ * stored token), so guessing tokens and replaying one token are both bounded before any lookup or password hash.
+ */
+export async function spendResetAttempt(
+  em: EntityManager,
+  config: DashboardConfig,
+  ip: string,
+  token: string,
+): Promise<void> {
+  await spendIp(em, config, 'reset', ip, config.resetPerIp);
+  const window = windowOf(config);
+  if ((await countHit(em, `reset-token:${hashSecret(token).slice(0, 32)}`, window.start)) > config.resetPerToken) {
+    throw errors.rateLimited(window.resetSeconds, 'Too many attempts with this reset link; try again later');
+  }
 }

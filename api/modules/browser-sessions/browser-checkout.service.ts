@@ -26,6 +26,8 @@ export interface BrowserCheckoutView {
   payment: CheckoutPayment | null;
 }
 
+const PAYABLE: readonly CheckoutStatus[] = ['initiated', 'customer_identified', 'payment_pending'];
+
 export async function browserCheckout(
   em: EntityManager,
   session: BrowserSession,
@@ -42,14 +44,18 @@ export async function browserCheckout(
     { checkoutSessionId: checkout.id },
     { orderBy: { createdAt: 'asc', id: 'asc' } },
   );
+  const status = effectiveStatus(checkout, now);
   return {
     checkout,
-    status: effectiveStatus(checkout, now),
+    status,
     items,
     settings: await paymentSettings(em, session.merchantId),
-    instruments: checkout.customerId
-      ? await chargeableInstruments(em, session.merchantId, checkout.customerId, now)
-      : [],
+    // Saved cards only while the checkout can still be paid (an ended checkout's link shows no card data), and only
+    // of a customer the merchant named by id: anyone can type someone else's e-mail into a guest checkout.
+    instruments:
+      checkout.customerId && checkout.customerBoundBy === 'id' && PAYABLE.includes(status)
+        ? await chargeableInstruments(em, session.merchantId, checkout.customerId, now)
+        : [],
     summary: await checkoutSummary(em, items, checkout.selectedCurrency, now),
     payment: await latestCheckoutPayment(em, checkout, now),
   };

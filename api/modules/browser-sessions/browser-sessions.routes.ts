@@ -45,6 +45,8 @@ export const browserSessionRoutes = [
     auth: publicAuth,
     body: CreateBrowserSessionBody,
     responses: { 201: BrowserSessionSchema },
+    // The named checkout ended more than an hour ago (CHECKOUT_SESSION_CLOSED).
+    errors: [422],
     envelope: 'bare',
     links: [
       // The browser session's id is `sessionId`, not `id`.

@@ -16,6 +16,8 @@ import {
 } from '../../../db/entities';
 import type { ApiKeyAuth } from '../../http/auth';
 import { errors } from '../../../domain/platform/errors';
+import { requireActiveMerchant } from '../../http/merchant-status';
+import { effectiveStatus } from '../checkout-sessions/checkout-status.rules';
 import { newId } from '../../../domain/platform/ids';
 import type { CreateBrowserSessionBody } from './browser-sessions.schema';
 
@@ -52,6 +54,28 @@ async function visibleCheckout(
   return owned > 0 ? checkout : null;
 }
 
+/**
+ * A checkout link is not a lasting read capability for its customer's data (review M6): an hour after the checkout
+ * ended (completed, expired, abandoned), no new browser session opens on it. Within the hour the hosted page can still
+ * show its receipt.
+ */
+export const CLOSED_CHECKOUT_GRACE_MS = 60 * 60 * 1000;
+
+function refuseLongClosedCheckout(checkout: CheckoutSession, now: Date): void {
+  const status = effectiveStatus(checkout, now);
+  const endedAt =
+    status === 'completed'
+      ? (checkout.completedAt ?? checkout.updatedAt)
+      : status === 'expired' && checkout.status !== 'expired'
+        ? (checkout.expiresAt as Date)
+        : status === 'expired' || status === 'abandoned'
+          ? checkout.updatedAt
+          : null;
+  if (endedAt && now.getTime() - endedAt.getTime() > CLOSED_CHECKOUT_GRACE_MS) {
+    throw errors.businessRule('CHECKOUT_SESSION_CLOSED', `The checkout session is ${status}; start a new checkout`);
+  }
+}
+
 export async function createBrowserSession(
   em: EntityManager,
   auth: ApiKeyAuth,
@@ -62,6 +86,7 @@ export async function createBrowserSession(
   if (input.checkoutSessionId !== undefined) {
     checkout = await visibleCheckout(em, auth, input.checkoutSessionId);
     if (!checkout) throw errors.invalidValue('checkoutSessionId', 'no such checkout session for this merchant');
+    refuseLongClosedCheckout(checkout, now);
   }
   const merchantId = auth.merchantId ?? checkout?.merchantId;
   if (!merchantId) {
@@ -69,6 +94,8 @@ export async function createBrowserSession(
       'An organization public key must name the checkout session (checkoutSessionId), which names the merchant',
     );
   }
+  // A merchant public key was checked by the route runner; an organization key's merchant is known only now.
+  await requireActiveMerchant(em, merchantId);
   const session = em.create(BrowserSessionSchema, {
     id: newId('bs'),
     organizationId: auth.organizationId,
@@ -114,6 +141,8 @@ async function findOwnSession(
   );
   if (!session || session.organizationId !== auth.organizationId) return null;
   if (auth.merchantId && session.merchantId !== auth.merchantId) return null;
+  // A session opened before its merchant was suspended takes no more tokens, enrolments or payments.
+  await requireActiveMerchant(em, session.merchantId);
   return session;
 }
 

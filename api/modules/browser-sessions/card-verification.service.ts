@@ -5,7 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MerchantConnectorSchema, PaymentProviderSchema, type CardToken } from '../../../db/entities';
-import { NoActiveRoutingProfileError, planRoute } from '../../../domain/routing/routing.load';
+import { loadRoutingPlanInput, NoActiveRoutingProfileError, planRoute } from '../../../domain/routing/routing.load';
 import { connectorState } from '../../../domain/routing/routing.program';
 import { errors } from '../../../domain/platform/errors';
 
@@ -14,7 +14,13 @@ export interface VerificationCharge {
   token: CardToken;
   currency: string;
   country: string | null;
+  /** Production: a browser may not name a test-mode connector. */
+  production: boolean;
 }
+
+/** Which rule refused the named connector is the merchant's configuration: a browser learns only that it did. */
+const notEligible = (connectorId: string, _reason: string) =>
+  errors.businessRule('CONNECTOR_NOT_ELIGIBLE', 'The named connector cannot verify this card', { connectorId });
 
 /** Ordered connector ids to verify on; 400/422 when none can take this card. */
 export async function planVerification(
@@ -36,26 +42,24 @@ export async function planVerification(
           : !state.currencies.includes(charge.currency.toUpperCase())
             ? `does not take ${charge.currency.toUpperCase()}`
             : null;
-    if (problem)
-      throw errors.businessRule('CONNECTOR_NOT_ELIGIBLE', `The connector ${problem}`, { connectorId: connector.id });
+    if (problem) throw notEligible(connector.id, problem);
+    // Document 3 lets the browser name the connector; it may only pick among those the merchant's own routing would
+    // try for this card, so a card tester cannot steer verifications to the connector with the weakest screening.
+    if (charge.production && connector.isTestMode) throw notEligible(connector.id, 'is in test mode');
+    // Routing-eligible: named by the merchant's active card routing profile (a rule's action or its default), so
+    // traffic splits do not make the answer random.
+    const routing = await loadRoutingPlanInput(em, merchantId, { paymentMethod: 'credit_card' });
+    if (!routing?.connectors.has(connector.id)) {
+      throw notEligible(connector.id, "is not one the merchant's card routing uses");
+    }
     return [connector.id];
   }
   try {
-    const { plan } = await planRoute(em, merchantId, {
-      paymentMethod: 'credit_card',
-      currency: charge.currency.toUpperCase(),
-      amount: 0,
-      cardBrand: charge.token.cardBrand,
-      binCountry: null,
-      // Enrolment sets the card up for merchant-initiated (recurring) charges: route it where those go.
-      isRecurring: true,
-      installments: 1,
-      randomDraw: Math.random(),
-    });
+    const { plan } = await planRouteFor(em, merchantId, charge);
     if (plan.attempts.length === 0) {
-      throw errors.businessRule('NO_ELIGIBLE_CONNECTOR', 'No active connector of this merchant can verify this card', {
-        skipped: plan.skipped,
-      });
+      // The routing plan's skipped connectors and reasons stay out of a public-key answer (review L7): they map the
+      // merchant's routing for whoever holds the page. The merchant sees its routing through its own API.
+      throw errors.businessRule('NO_ELIGIBLE_CONNECTOR', 'No active connector of this merchant can verify this card');
     }
     return plan.attempts.map((attempt) => attempt.connectorId);
   } catch (error) {
@@ -65,4 +69,18 @@ export async function planVerification(
       'The merchant has no active routing profile for card payments; name a connectorId',
     );
   }
+}
+
+function planRouteFor(em: EntityManager, merchantId: string, charge: VerificationCharge) {
+  return planRoute(em, merchantId, {
+    paymentMethod: 'credit_card',
+    currency: charge.currency.toUpperCase(),
+    amount: 0,
+    cardBrand: charge.token.cardBrand,
+    binCountry: null,
+    // Enrolment sets the card up for merchant-initiated (recurring) charges: route it where those go.
+    isRecurring: true,
+    installments: 1,
+    randomDraw: Math.random(),
+  });
 }

@@ -31,9 +31,10 @@ import { idFromSeed } from '../../../domain/platform/ids';
 import {
   CHECKOUT_FAILURE_WINDOW_SECONDS,
   MAX_FAILED_PAYMENTS_PER_CHECKOUT,
-  recordDecline,
   refuseAfterRepeatedDeclines,
+  reserveDecline,
 } from '../../http/browser-limits';
+import { noticeVerificationsPaused } from './verification-breaker.service';
 import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
 import { awaitCharge, runCharge } from '../../temporal';
@@ -247,9 +248,11 @@ export async function confirmCheckout(
       await awaitCharge(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
       return readPayment(em, transactionId, checkout.id, now);
     }
+    // Counted as a decline before the provider sees the card; given back unless it is declined.
+    const reservation = await reserveDecline(em, client, () => noticeVerificationsPaused(em, session, auth.keyId));
     await runCharge(deps.temporal, input, deps.config.workflowWaitMs);
     const payment = await readPayment(em, transactionId, checkout.id, now);
-    if (payment.outcome === 'declined') await recordDecline(em, client);
+    if (payment.outcome !== 'declined') await reservation.release();
     return payment;
   }
   return readPayment(em, transactionId, checkout.id, now);

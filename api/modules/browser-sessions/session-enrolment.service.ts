@@ -10,7 +10,8 @@ import { releaseClaim } from '../../../db/repositories/card-tokens.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import { CheckoutSessionSchema, MerchantSchema, type CardToken, type CheckoutSession } from '../../../db/entities';
-import { recordDecline, refuseAfterRepeatedDeclines } from '../../http/browser-limits';
+import { refuseAfterRepeatedDeclines, reserveDecline } from '../../http/browser-limits';
+import { noticeVerificationsPaused } from './verification-breaker.service';
 import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
 import { errors } from '../../../domain/platform/errors';
@@ -110,6 +111,7 @@ export async function enrolInSession(
       token,
       currency,
       country,
+      production: deps.config.env === 'production',
     });
     // The same card, already saved and usable for this customer: it was verified when it was saved.
     const existing = await findSameCard(tx, merchantId, customerId, token.fingerprint);
@@ -123,6 +125,14 @@ export async function enrolInSession(
   });
   if (claim.done) return claim.done;
 
+  // Counted as a decline before the provider sees the card; given back below unless it is declined.
+  let reservation: Awaited<ReturnType<typeof reserveDecline>>;
+  try {
+    reservation = await reserveDecline(em, client, () => noticeVerificationsPaused(em, session, auth.keyId));
+  } catch (error) {
+    await releaseClaim(em, claim.token.id, claimedBy);
+    throw error;
+  }
   let result: Awaited<ReturnType<typeof runCardVerification>>;
   try {
     result = await runCardVerification(
@@ -135,6 +145,8 @@ export async function enrolInSession(
     throw error;
   }
 
+  const declined = result.outcome === 'soft_decline' || result.outcome === 'hard_decline';
+  if (!declined) await reservation.release();
   return em.transactional(async (tx) => {
     const token = await lockUsableToken(tx, tokenRef, now);
     if (token.usedBy !== claimedBy) throw tokenInUse(token.id);
@@ -151,8 +163,6 @@ export async function enrolInSession(
       return verified(instrument.id, token);
     }
     await consumeToken(tx, token, null, now);
-    const declined = result.outcome === 'soft_decline' || result.outcome === 'hard_decline';
-    if (declined) await recordDecline(tx, client);
     return {
       verified: false,
       paymentInstrumentId: null,

@@ -94,15 +94,22 @@ async function customerFrom(
   merchantId: string,
   input: { customer_id?: string; customer?: InlineCustomerInput },
   ctx: CheckoutContext,
-): Promise<Customer | undefined> {
-  if (input.customer_id !== undefined) return requireCustomer(em, merchantId, input.customer_id);
-  if (input.customer !== undefined) return resolveInlineCustomer(em, merchantId, input.customer, ctx.encryptionKey);
+): Promise<BoundCustomer | undefined> {
+  if (input.customer_id !== undefined)
+    return { ...(await requireCustomer(em, merchantId, input.customer_id)), by: 'id' };
+  if (input.customer !== undefined) {
+    return { ...(await resolveInlineCustomer(em, merchantId, input.customer, ctx.encryptionKey)), by: 'email' };
+  }
   return undefined;
 }
 
+/** A customer and how the checkout found it: named by id, or matched by e-mail (CheckoutSession.customerBoundBy). */
+type BoundCustomer = Pick<Customer, 'id' | 'email' | 'name'> & { by: 'id' | 'email' };
+
 /** Sets the buyer (unflushed): copies email and name, moves initiated → customer_identified, records the event. */
-function attachCustomer(em: EntityManager, session: CheckoutSession, customer: Customer, name?: string): void {
+function attachCustomer(em: EntityManager, session: CheckoutSession, customer: BoundCustomer, name?: string): void {
   session.customerId = customer.id;
+  session.customerBoundBy = customer.by;
   session.customerEmail = customer.email;
   session.customerName = name ?? customer.name;
   if (session.status === 'initiated') session.status = 'customer_identified';
@@ -133,7 +140,7 @@ export async function createCheckoutSession(
   }
   const expiresAt = input.expires_at === undefined ? null : futureDate(input.expires_at, ctx.now);
   if (input.external_session_id !== undefined) await assertExternalIdFree(em, merchantId, input.external_session_id);
-  const customer = (await customerFrom(em, merchantId, input, ctx)) as Customer;
+  const customer = (await customerFrom(em, merchantId, input, ctx)) as BoundCustomer;
 
   const session = em.create(CheckoutSessionSchema, {
     id: newId('cks'),
@@ -142,6 +149,7 @@ export async function createCheckoutSession(
     customerId: null,
     customerEmail: null,
     customerName: null,
+    customerBoundBy: null,
     selectedCurrency: currency,
     status: 'initiated',
     externalSessionId: input.external_session_id ?? null,
@@ -281,10 +289,13 @@ export async function identifyCheckoutSession(
   }
   const session = await getCheckoutSession(em, merchantId, id, true);
   assertOpen(session, ctx.now, 'be identified');
-  const customer =
+  const customer: BoundCustomer =
     input.customer_id !== undefined
-      ? await requireCustomer(em, merchantId, input.customer_id)
-      : await findOrCreateCustomerByEmail(em, merchantId, input.customer_email as string, input.customer_name);
+      ? { ...(await requireCustomer(em, merchantId, input.customer_id)), by: 'id' }
+      : {
+          ...(await findOrCreateCustomerByEmail(em, merchantId, input.customer_email as string, input.customer_name)),
+          by: 'email',
+        };
   attachCustomer(em, session, customer, input.customer_name);
   await em.flush();
   return viewOf(em, session, ctx.now);

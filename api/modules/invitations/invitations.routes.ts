@@ -11,7 +11,21 @@ import {
   VerificationSchema,
   VerifyQuery,
 } from './invitations.schema';
-import { acceptInvitation, acceptMerchantInvitation, declineInvitation, verifyInvitation } from './invitations.service';
+import {
+  acceptInvitation,
+  acceptMerchantInvitation,
+  declineInvitation,
+  verifyInvitation,
+  type PasswordCheck,
+} from './invitations.service';
+import type { AppDeps } from '../../deps';
+
+/** Throttle counts go through their own EntityManager, outside the request transaction the 401 rolls back. */
+const passwordCheck = (deps: AppDeps, ip: string): PasswordCheck => ({
+  counters: deps.orm.em.fork(),
+  config: deps.config.dashboard,
+  ip,
+});
 
 const tags = ['Invitations'];
 
@@ -37,11 +51,12 @@ export const invitationRoutes = [
     auth: 'none',
     body: AcceptBody,
     responses: { 201: null },
-    // An invalid, expired or used invitation token.
-    errors: [401],
+    // An invalid, expired or used invitation token, or a wrong password of an existing account being renamed;
+    // too many password attempts from this address.
+    errors: [401, 429],
     envelope: 'bare',
-    async handler({ em, body }) {
-      await acceptInvitation(em, body);
+    async handler({ em, deps, body, client }) {
+      await acceptInvitation(em, body, passwordCheck(deps, client.ip));
       return { status: 201, data: '' };
     },
   }),
@@ -68,10 +83,10 @@ export const invitationRoutes = [
     auth: 'none',
     body: MerchantAcceptBody,
     responses: { 200: MerchantAcceptedSchema },
-    errors: [401],
+    errors: [401, 429],
     envelope: 'bare',
-    async handler({ em, body }) {
-      const { email } = await acceptMerchantInvitation(em, body);
+    async handler({ em, deps, body, client }) {
+      const { email } = await acceptMerchantInvitation(em, body, passwordCheck(deps, client.ip));
       return { status: 200, data: { message: 'Invitation accepted; sign in at /auth/merchant/login', email } };
     },
   }),

@@ -17,6 +17,8 @@ import { hashSecret } from '../../../domain/platform/crypto';
 import { errors } from '../../../domain/platform/errors';
 import { recordActivity } from '../../../domain/merchants/merchants.activity';
 import { assertPasswordPolicy, hashPassword, verifyPassword } from '../auth/passwords.service';
+import { isLocked, recordFailure, spendLoginAttempt } from '../auth/throttle.service';
+import type { DashboardConfig } from '../../../domain/platform/config';
 
 interface PendingInvitation {
   member: MerchantMember;
@@ -82,10 +84,37 @@ async function activate(em: EntityManager, pending: PendingInvitation, action: s
   await em.flush();
 }
 
-/** POST /invitations/accept: a new user must set a password (with its confirmation); an existing one need not. */
+/**
+ * Proving an existing account's password on an invitation goes through the sign-in throttles, as a login does: per
+ * client address (429), and per e-mail failures that lock the account for the window (answered like a wrong
+ * password), so an invitation link is no unlimited password oracle. `counters` is outside the request transaction,
+ * so a count survives the 401 that follows it.
+ */
+export interface PasswordCheck {
+  counters: EntityManager;
+  config: DashboardConfig;
+  ip: string;
+}
+
+async function proveExistingPassword(check: PasswordCheck, user: PendingInvitation['user'], password: string) {
+  await spendLoginAttempt(check.counters, check.config, check.ip);
+  const refused = () =>
+    errors.unauthenticated('This account has a password already; enter it to accept the invitation');
+  if (await isLocked(check.counters, check.config, 'merchant', user.email)) throw refused();
+  if (!(await verifyPassword(user.passwordHash, password))) {
+    await recordFailure(check.counters, check.config, 'merchant', user.email);
+    throw refused();
+  }
+}
+
+/**
+ * POST /invitations/accept: a new user must set a password (with its confirmation); an existing one need not, unless
+ * it also renames the account: changing an existing account takes its password (the invitation link alone must not).
+ */
 export async function acceptInvitation(
   em: EntityManager,
   input: { token: string; name?: string; password?: string; confirm_password?: string },
+  check: PasswordCheck,
 ): Promise<void> {
   const pending = await findPending(em, input.token, true);
   if (!pending) throw invalidToken();
@@ -96,6 +125,11 @@ export async function acceptInvitation(
     }
     assertPasswordPolicy(input.password, 'password');
     pending.user.passwordHash = await hashPassword(input.password);
+  } else if (input.name && input.name !== pending.user.name) {
+    if (input.password === undefined) {
+      throw errors.validation({ password: ["is required to change an existing account's name"] });
+    }
+    await proveExistingPassword(check, pending.user, input.password);
   }
   if (input.name) pending.user.name = input.name;
   await activate(em, pending, 'member.joined');
@@ -105,15 +139,16 @@ export async function acceptInvitation(
 export async function acceptMerchantInvitation(
   em: EntityManager,
   input: { token: string; password: string; name?: string },
+  check: PasswordCheck,
 ): Promise<{ email: string }> {
   const pending = await findPending(em, input.token, true);
   if (!pending) throw invalidToken();
   if (pending.user.passwordHash === null) {
     assertPasswordPolicy(input.password, 'password');
     pending.user.passwordHash = await hashPassword(input.password);
-  } else if (!(await verifyPassword(pending.user.passwordHash, input.password))) {
+  } else {
     // The account exists already: the invitation link must not be a way to take it over.
-    throw errors.unauthenticated('This account has a password already; enter it to accept the invitation');
+    await proveExistingPassword(check, pending.user, input.password);
   }
   if (input.name) pending.user.name = input.name;
   await activate(em, pending, 'member.joined');

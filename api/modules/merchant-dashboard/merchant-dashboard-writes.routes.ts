@@ -6,6 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
 import { runCredentialCheck } from '../../temporal';
+import { spendCredentialCheck } from '../connectors/org-connectors.service';
 import { ConnectorObject, CreateConnectorBody } from '../connectors/connectors.schema';
 import { connectorPresenter } from '../connectors/connectors.presenter';
 import { connectorContext, createConnector, getConnector } from '../connectors/connectors.service';
@@ -55,6 +56,9 @@ export const merchantDashboardWriteRoutes = [
     waitsOnWorkflow: true,
     async handler({ em, merchantId, params, deps }) {
       await getConnector(em, merchantId, params.connector_id);
+      // Each check is an authenticated provider call: the same budgets as the organization's route (review L8).
+      const organizationId = await organizationOfMerchant(em, merchantId);
+      await spendCredentialCheck(em, deps.config.dashboard, organizationId, params.connector_id);
       const verdict = await runCredentialCheck(
         deps.temporal.client,
         { merchantId, connectorId: params.connector_id },

@@ -63,6 +63,8 @@ export const webhookConfigRoutes = [
     params: MerchantParams,
     body: CreateWebhookConfigBody,
     responses: { 201: WebhookConfigWithSecret, 200: WebhookConfigWithSecret },
+    // The merchant's webhook configurations are at their cap.
+    errors: [422],
     envelope: 'bare',
     links: [
       // Rotation lives under /webhooks/, the merchant Dashboard reads under /merchant/.

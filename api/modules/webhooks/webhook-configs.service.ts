@@ -5,7 +5,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
-import { WebhookConfigSchema, type WebhookConfig } from '../../../db/entities';
+import { LockMode } from '@mikro-orm/core';
+import { MerchantSchema, WebhookConfigSchema, type WebhookConfig } from '../../../db/entities';
 import type { AppEnv } from '../../../domain/platform/config';
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
@@ -56,6 +57,12 @@ function record(
   });
 }
 
+/**
+ * Endpoints per merchant (Stripe's limit too): every event goes to every endpoint, so without a cap one merchant
+ * turns each event into any number of signed POSTs, re-sent for a day, and fills the shared delivery queue.
+ */
+export const MAX_WEBHOOK_CONFIGS_PER_MERCHANT = 16;
+
 export async function createWebhookConfig(
   em: EntityManager,
   merchantId: string,
@@ -63,6 +70,14 @@ export async function createWebhookConfig(
   ctx: WebhookContext,
 ): Promise<{ config: WebhookConfig; secret: string }> {
   assertWebhookUrl(input.url, ctx.env);
+  // The merchant row lock makes concurrent creates count one after the other.
+  await em.findOneOrFail(MerchantSchema, { id: merchantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if ((await em.count(WebhookConfigSchema, { merchantId })) >= MAX_WEBHOOK_CONFIGS_PER_MERCHANT) {
+    throw errors.businessRule(
+      'WEBHOOK_CONFIG_LIMIT_REACHED',
+      `A merchant has at most ${MAX_WEBHOOK_CONFIGS_PER_MERCHANT} webhook configurations; delete one first`,
+    );
+  }
   const secret = generateSigningSecret();
   const config = em.create(WebhookConfigSchema, {
     id: newId('whc'),

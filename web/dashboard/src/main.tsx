@@ -3,6 +3,7 @@ import { render, type ComponentChildren, type JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call, scheduleRefresh } from './api';
 import { match, navigate, useRoute } from './router';
+import { signInReason } from './sign-in-reason';
 import {
   activeMemberships,
   currentSession,
@@ -127,7 +128,7 @@ function Page(props: { path: string }): JSX.Element {
 function App() {
   const { path, search } = useRoute();
   const [session, setCurrent] = useState<Session | null>(currentSession());
-  const [reason, setReason] = useState<string | undefined>(search.get('reason') ?? undefined);
+  const [reason, setReason] = useState<string | undefined>(signInReason(search.get('reason')));
 
   useEffect(
     () =>

@@ -1,0 +1,90 @@
+/**
+ * API-key management of one merchant (issue 24; the spec leaves it "not shown", docs/api-decisions.md): issue with
+ * a name and narrowed scopes, list without secrets, revoke (refused from the next request: the NOTIFY trigger and
+ * the route's own cache invalidation), roll (a new key now; the old one keeps working for an overlap, then expires).
+ * Every query is scoped to the merchant the caller resolved to; another merchant's key is a 404.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Static } from '@sinclair/typebox';
+import { ApiKeySchema, type ApiKey } from '../../../db/entities';
+import { issueApiKey } from '../../../domain/api-keys/api-keys.service';
+import type { Scope } from '../../../domain/api-keys/api-keys.scopes';
+import { errors } from '../../../domain/platform/errors';
+import { offsetOf, type PageRequest } from '../../http/pagination';
+import type { CreateApiKeyBody } from './api-keys.schema';
+
+const HOUR_MS = 60 * 60 * 1000;
+
+export async function createMerchantApiKey(
+  em: EntityManager,
+  merchant: { id: string; organizationId: string },
+  body: Static<typeof CreateApiKeyBody>,
+): Promise<{ record: ApiKey; key: string }> {
+  // Public keys ship in web pages: they never carry a scope (browser routes need none).
+  if (body.kind === 'public' && body.scopes && body.scopes.length > 0) {
+    throw errors.invalidValue('scopes', 'public keys carry no scopes; omit scopes or send []');
+  }
+  return issueApiKey(em, {
+    organizationId: merchant.organizationId,
+    merchantId: merchant.id,
+    kind: body.kind,
+    scopes: body.scopes,
+    name: body.name,
+    expiresAt: body.expires_in_hours ? new Date(Date.now() + body.expires_in_hours * HOUR_MS) : null,
+  });
+}
+
+export async function listMerchantApiKeys(
+  em: EntityManager,
+  merchantId: string,
+  page: PageRequest,
+): Promise<{ items: ApiKey[]; total: number }> {
+  const [items, total] = await em.findAndCount(
+    ApiKeySchema,
+    { merchantId },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: page.limit, offset: offsetOf(page) },
+  );
+  return { items, total };
+}
+
+async function ownKey(em: EntityManager, merchantId: string, keyId: string): Promise<ApiKey> {
+  const key = await em.findOne(ApiKeySchema, { id: keyId, merchantId });
+  if (!key) throw errors.notFound('No such API key for this merchant');
+  return key;
+}
+
+/** Idempotent: revoking a revoked key answers it as it is. */
+export async function revokeMerchantApiKey(em: EntityManager, merchantId: string, keyId: string): Promise<ApiKey> {
+  const key = await ownKey(em, merchantId, keyId);
+  if (key.status !== 'revoked') {
+    key.status = 'revoked';
+    key.revokedAt = new Date();
+    await em.flush();
+  }
+  return key;
+}
+
+/** A new key with the same name, kind and scopes; the old one expires after the overlap (never later than before). */
+export async function rollMerchantApiKey(
+  em: EntityManager,
+  merchant: { id: string; organizationId: string },
+  keyId: string,
+  overlapHours: number,
+): Promise<{ record: ApiKey; key: string }> {
+  const old = await ownKey(em, merchant.id, keyId);
+  const now = Date.now();
+  if (old.status === 'revoked' || (old.expiresAt && old.expiresAt.getTime() <= now)) {
+    throw errors.conflict('API_KEY_NOT_ACTIVE', 'Only an active key can be rolled; create a new key instead');
+  }
+  const overlapEnds = new Date(now + overlapHours * HOUR_MS);
+  if (!old.expiresAt || old.expiresAt > overlapEnds) old.expiresAt = overlapEnds;
+  const rolled = await issueApiKey(em, {
+    organizationId: merchant.organizationId,
+    merchantId: merchant.id,
+    kind: old.kind,
+    scopes: old.scopes as Scope[],
+    name: old.name,
+  });
+  await em.flush();
+  return rolled;
+}

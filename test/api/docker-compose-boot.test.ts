@@ -1,0 +1,131 @@
+/**
+ * docker-compose.yml starts as shipped: the API and the worker boot with exactly the environment compose gives them
+ * (every `${VAR:?…}` filled with a generated value, service names pointing at the test stack) and /health/ready
+ * answers 200. The app connects as its own role, created by the same SQL the postgres container runs on first start
+ * (deploy/postgres/10-app-role.sh), and migrates with it. A new required variable in compose fails here until the
+ * test generates it, so production can never again demand a setting compose does not pass.
+ */
+import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { loadConfig } from '../../domain/platform/config';
+import { startApi } from '../../api/server';
+import { startWorker } from '../../worker/main';
+import { migrate, openOrm } from '../../db/orm';
+import { api } from '../helpers/http';
+import { stack } from '../helpers/stack';
+
+// mocha's own YAML parser (a dependency of the test runner), so the test reads the file as Compose does.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const yaml = require('js-yaml') as { load(text: string): unknown };
+
+const ROOT = path.resolve(__dirname, '../..');
+const composeText = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
+const compose = yaml.load(composeText) as { services: Record<string, { environment?: Record<string, unknown> }> };
+
+const alphanumeric = () => randomBytes(18).toString('hex');
+/** What an operator sets, following the header of docker-compose.yml. */
+const GENERATED: Record<string, () => string> = {
+  POSTGRES_PASSWORD: alphanumeric,
+  APP_DB_PASSWORD: alphanumeric,
+  ENCRYPTION_KEY: () => randomBytes(32).toString('base64'),
+  VAULT_PRIVATE_KEY: () =>
+    generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .privateKey.export({ type: 'pkcs8', format: 'der' })
+      .toString('base64'),
+  CARD_FINGERPRINT_KEY: () => randomBytes(32).toString('base64'),
+  DASHBOARD_JWT_KEY: () => randomBytes(32).toString('base64'),
+  SMTP_URL: () => 'smtps://user:secret@smtp.example.com:465',
+  PUBLIC_BASE_URL: () => 'https://payments.example.com',
+};
+
+/** Compose interpolation: ${VAR}, ${VAR:-default}, ${VAR:?error} and $$. */
+function interpolate(value: string, env: Record<string, string>): string {
+  return value
+    .replace(/\$\{(\w+)(?::([?-])([^}]*))?\}/g, (_, name: string, kind?: string, arg?: string) => {
+      const set = env[name];
+      if (set !== undefined && set !== '') return set;
+      if (kind === '?') throw new Error(`compose requires ${name}: ${arg}`);
+      return kind === '-' ? (arg ?? '') : '';
+    })
+    .replace(/\$\$/g, '$');
+}
+
+/** YAML merge keys (`<<: *app-environment`), as Compose applies them, whether or not the parser already did. */
+function merged(map: Record<string, unknown>): Record<string, unknown> {
+  const { '<<': base, ...own } = map;
+  const bases = ([] as unknown[]).concat(base ?? []) as Record<string, unknown>[];
+  return Object.assign({}, ...bases.map(merged), own) as Record<string, unknown>;
+}
+
+function serviceEnvironment(service: string, env: Record<string, string>): Record<string, string> {
+  const raw = merged(compose.services[service].environment ?? {});
+  return Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, interpolate(String(value), env)]));
+}
+
+describe('docker-compose.yml starts as shipped', () => {
+  it('names a generator for every variable it requires', () => {
+    const required = [...new Set([...composeText.matchAll(/\$\{(\w+):\?/g)].map((match) => match[1]))];
+    expect(required.filter((name) => !GENERATED[name])).to.deep.equal([]);
+  });
+
+  it('the API and the worker boot with exactly its environment and /health/ready answers 200', async function () {
+    this.timeout(180_000);
+    const operator = Object.fromEntries(Object.entries(GENERATED).map(([name, make]) => [name, make()]));
+    const { env: stackEnv, sandboxUrl } = stack();
+    const pgPort = new URL(stackEnv.DATABASE_URL as string).port;
+    // Service names → the test stack.
+    const toStack = (environment: Record<string, string>) => {
+      const out = { ...environment };
+      out.DATABASE_URL = out.DATABASE_URL.replace('@postgres:5432/', `@127.0.0.1:${pgPort}/`);
+      out.TEMPORAL_ADDRESS = out.TEMPORAL_ADDRESS.replace('temporal:7233', stackEnv.TEMPORAL_ADDRESS as string);
+      out.SANDBOX_URL = out.SANDBOX_URL.replace('http://sandbox:4010', sandboxUrl);
+      return out;
+    };
+    const apiEnv = toStack(serviceEnvironment('api', operator));
+    const workerEnv = toStack(serviceEnvironment('worker', operator));
+    expect(apiEnv.APP_ENV).to.equal('production');
+
+    // What the postgres image does on first start: POSTGRES_DB, then the init script's SQL, as the superuser.
+    const admin = stack().orm.em.fork();
+    await admin.execute('drop database if exists switchyard');
+    await admin.execute('drop role if exists switchyard');
+    await admin.execute('create database switchyard');
+    const script = fs.readFileSync(path.join(ROOT, 'deploy/postgres/10-app-role.sh'), 'utf8');
+    const sql = /<<SQL\n([\s\S]*?)\nSQL/.exec(script)?.[1];
+    expect(sql, 'the init script runs SQL from a <<SQL heredoc').to.be.a('string');
+    for (const statement of (sql as string)
+      .split(';')
+      .map((part) => part.trim())
+      .filter(Boolean)) {
+      await admin.execute(statement.replace('$APP_DB_PASSWORD', operator.APP_DB_PASSWORD));
+    }
+
+    // `npm run migrate` (the api command), as the app's role.
+    const migrations = await openOrm(apiEnv.DATABASE_URL);
+    try {
+      await migrate(migrations);
+      const [role] = await migrations.em
+        .fork()
+        .execute<{ rolsuper: boolean }[]>('select rolsuper from pg_roles where rolname = current_user');
+      expect(role.rolsuper).to.equal(false);
+    } finally {
+      await migrations.close();
+    }
+
+    const apiConfig = loadConfig(apiEnv);
+    const workerConfig = loadConfig(workerEnv);
+    const workerOrm = await openOrm(workerConfig.databaseUrl);
+    const worker = await startWorker({ config: workerConfig, orm: workerOrm, workflowBundle: stack().workflowBundle });
+    const running = await startApi(apiConfig, 0);
+    try {
+      const ready = await api.get('/api/v1/health/ready', { baseUrl: running.url });
+      expect(ready.status, ready.text).to.equal(200);
+    } finally {
+      await running.stop();
+      await worker.stop();
+      await workerOrm.close();
+    }
+  });
+});
