@@ -72,6 +72,8 @@ type Op =
 type Step =
   | { kind: 'op'; op: Op }
   | { kind: 'concurrent'; ops: Op[] }
+  /** The next renewal falls due on a slow provider, and the operations are sent while its charge is in flight. */
+  | { kind: 'during_renewal'; ops: Op[] }
   | { kind: 'jump'; ms: number | 'next_wake' }
   | { kind: 'outcome'; scenario: string; times: number }
   | { kind: 'revoke_instrument' }
@@ -200,7 +202,11 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
       ]);
       return { kind: 'outcome', scenario, times: scenario === 'do_not_honor' ? 1 + Math.floor(random.next() * 3) : 1 };
     }
-    if (roll < 0.75) return { kind: 'op', op: randomOp(random, targets) };
+    if (roll < 0.65) return { kind: 'op', op: randomOp(random, targets) };
+    if (roll < 0.75) {
+      const ops = [randomOp(random, targets), randomOp(random, targets), randomOp(random, targets)];
+      return { kind: 'during_renewal', ops: ops.slice(0, 2 + Math.floor(random.next() * 2)) };
+    }
     if (roll < 0.9)
       return {
         kind: 'concurrent',
@@ -227,6 +233,23 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
         return Promise.all([send(step.op, sub, handle)]);
       case 'concurrent':
         return Promise.all(step.ops.map((op) => send(op, sub, handle)));
+      case 'during_renewal': {
+        const { nextWakeAt, nextWakeReason } = await handle.query(viewQuery);
+        const billing = ['renewal', 'trial_end', 'dunning_retry'].includes(nextWakeReason ?? '');
+        if (!billing || !nextWakeAt) return Promise.all(step.ops.map((op) => send(op, sub, handle)));
+        await override(sub.connector, 'slow', 1);
+        const charges = () =>
+          stack().orm.em.fork().count(TransactionSchema, { subscriptionId: sub.state.subscriptionId });
+        const before = await charges();
+        const now = Number(await server.env.currentTimeMs());
+        const skipping = server.env.sleep(Math.max(0, Date.parse(nextWakeAt) - now) + 60_000);
+        const deadline = Date.now() + 10_000;
+        // The charge opens its transaction first; a renewal held (no connector) or refused opens none.
+        while ((await charges()) === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+        const answers = await Promise.all(step.ops.map((op) => send(op, sub, handle)));
+        await skipping;
+        return answers;
+      }
       case 'jump': {
         const wake = (await handle.query(viewQuery)).nextWakeAt;
         const ms = step.ms === 'next_wake' ? (wake ? Math.max(0, Date.parse(wake) - Date.now()) : DAY) : step.ms;
@@ -435,7 +458,7 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
         );
       }
     }
-    if (step.kind === 'concurrent') {
+    if (step.kind === 'concurrent' || step.kind === 'during_renewal') {
       // Operations at once are serialized: at most one pause and one resume can both be accepted in a row, etc.
       const accepted = step.ops.filter((_, i) => answers[i] === null).map((op) => op.kind);
       expect(accepted.filter((k) => k === 'pause').length, `one pause at ${where}`).to.be.at.most(1);

@@ -11,7 +11,7 @@ import {
   SubscriptionTransitionSchema,
   TransactionSchema,
 } from '../../db/entities';
-import { billingResumedSignal, changeOfferUpdate, viewQuery } from '../../workflows/subscription';
+import { billingResumedSignal, cancelUpdate, changeOfferUpdate, viewQuery } from '../../workflows/subscription';
 import type { TargetOffer } from '../../workflows/lib/subscription-moves';
 import { createOffer } from '../helpers/catalog';
 import { sleepPast } from '../helpers/time-skipping';
@@ -190,5 +190,27 @@ describe('Subscription money rules (time-skipping test server)', () => {
     year.setUTCFullYear(year.getUTCFullYear() + 1);
     expect(stored.currentPeriodEnd.toISOString()).to.equal(year.toISOString());
     expect((await subscriptionEvents(sub.tenant.merchant_id)).map(([t]) => t)).to.include('subscription.upgraded');
+  });
+
+  it('a prorated difference still unbilled when a scheduled cancellation takes effect is carried on the cancellation, never dropped silently', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow());
+    const handle = await start(sub);
+    const pro = await offerTarget(sub, 1999, 'prorated');
+    let owed = 0;
+    await (
+      await worker()
+    ).runUntil(async () => {
+      await server.env.sleep(10 * DAY);
+      owed = (await handle.executeUpdate(changeOfferUpdate, { args: [{ ...admin, target: pro }] })).pendingProration;
+      await handle.executeUpdate(cancelUpdate, { args: [{ ...admin, atPeriodEnd: true, reason: null }] });
+      expect(await handle.result()).to.equal('cancelled');
+    });
+    expect(owed).to.be.greaterThan(0);
+    const ended = (await transitionsOf(sub)).find(
+      (t) => t.transitionType === 'cancellation' && t.toStatus === 'cancelled',
+    );
+    expect(ended?.metadata).to.deep.equal({ unbilled_proration: owed });
+    expect(await renewals(sub)).to.deep.equal([]);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { dunningRetryAt } from './subscription-rules';
 import { dueAt, type BilledCharge, type SubscriptionState } from './subscription-state';
-import { SYSTEM, iso, transition, type Move } from './subscription-moves';
+import { SYSTEM, iso, transition, unbilledProration, type Move } from './subscription-moves';
 
 export type WakeReason =
   'trial_end' | 'renewal' | 'dunning_retry' | 'period_end_cancel' | 'cycle_limit' | 'hold_recheck' | 'settlement_check';
@@ -127,7 +127,7 @@ function exhausted(
       orderId,
       toOfferId: null,
       reason: 'dunning_exhausted',
-      metadata,
+      metadata: { ...metadata, ...unbilledProration(state) },
     }),
     events: ['subscription.cancelled'],
   };
@@ -138,7 +138,11 @@ export function periodEndCancel(state: SubscriptionState): Move {
   const endedAt = state.status === 'trialing' && state.trialEnd ? state.trialEnd : state.periodEnd;
   return {
     state: { ...state, status: 'cancelled', cancelledAt: endedAt, cancelAtPeriodEnd: false },
-    transition: transition(state, 'cancellation', SYSTEM, { toOfferId: null, reason: state.cancellationReason }),
+    transition: transition(state, 'cancellation', SYSTEM, {
+      toOfferId: null,
+      reason: state.cancellationReason,
+      ...(state.pendingProration !== 0 ? { metadata: unbilledProration(state) } : {}),
+    }),
     events: ['subscription.cancelled'],
   };
 }
@@ -147,7 +151,9 @@ export function periodEndCancel(state: SubscriptionState): Move {
 export function expire(state: SubscriptionState): Move {
   return {
     state: { ...state, status: 'expired' },
-    transition: transition(state, 'expiration', SYSTEM),
+    transition: transition(state, 'expiration', SYSTEM, {
+      ...(state.pendingProration !== 0 ? { metadata: unbilledProration(state) } : {}),
+    }),
     events: ['subscription.expired'],
   };
 }

@@ -48,6 +48,13 @@ export const transition = (
 
 export const SYSTEM: Caller = { triggeredBy: 'system' };
 
+/**
+ * An offer change's proration not yet billed when the subscription ends (owed, or a credit): never charged or
+ * paid out by the engine, but never dropped silently either — the ending transition carries it.
+ */
+export const unbilledProration = (state: SubscriptionState) =>
+  state.pendingProration !== 0 ? { unbilled_proration: state.pendingProration } : {};
+
 // ---- operations --------------------------------------------------------------------------------------------
 
 export function cancel(
@@ -77,7 +84,7 @@ export function cancel(
     transition: transition(state, 'cancellation', caller, {
       toOfferId: null,
       reason: input.reason,
-      metadata: { at_period_end: false },
+      metadata: { at_period_end: false, ...unbilledProration(state) },
     }),
     events: ['subscription.cancelled'],
   };
