@@ -60,7 +60,6 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
     await steps.finalizeCharge({
       transactionId: id,
       to,
-      from: ['pending'],
       triggeredBy: 'system',
       key: `${workflowId}:final`,
       ...extra,
@@ -115,7 +114,6 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       await steps.finalizeCharge({
         transactionId: id,
         to: 'pending',
-        from: ['pending'],
         triggeredBy: 'system',
         key: `${workflowId}:pending`,
         successful: {
@@ -195,7 +193,6 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
       db.finalizeCharge({
         transactionId: input.transactionId,
         to: 'canceled',
-        from: ['pending'],
         triggeredBy: 'system',
         key: `${workflowId}:final`,
       }),
@@ -208,7 +205,6 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
   await db.finalizeCharge({
     transactionId: input.transactionId,
     to,
-    from: ['pending'],
     triggeredBy: verdict ? 'psp_webhook' : 'system',
     key: `${workflowId}:final`,
     ...(to === 'authorized' ? { amountAuthorized: input.amount, amountCaptured: input.amount } : {}),

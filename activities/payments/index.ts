@@ -12,7 +12,8 @@ import type { Orm } from '../../db/orm';
 import { TransactionSchema, type TransactionStatus } from '../../db/entities';
 import { openCredentials } from '../../domain/connectors/connectors.secrets';
 import { errors } from '../../domain/platform/errors';
-import { moveTransaction, type TriggeredBy } from '../../domain/transactions/transactions.transitions';
+import { applyTransactionMove, type TriggeredBy } from '../../domain/transactions/transactions.transitions';
+import { CHARGE_EVENT_OF } from '../../domain/transactions/transactions.state-table';
 import { recordEvent } from '../../domain/events/events.outbox';
 import { keepChargedCard } from '../../domain/subscriptions/subscriptions.first-charge';
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
@@ -50,8 +51,8 @@ const ATTEMPT_STATUS: Record<Outcome, 'success' | 'pending' | 'failed' | 'error'
 
 export interface FinalizeInput {
   transactionId: string;
+  /** The charge's verdict; the state table (CHARGE_EVENT_OF) says from which states it applies. */
   to: TransactionStatus;
-  from: TransactionStatus[];
   triggeredBy: TriggeredBy;
   key: string;
   successful?: {
@@ -302,13 +303,17 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
       return null;
     },
 
-    /** The final (or pending) state after the cascade; idempotent through moveTransaction's from-states and key. */
+    /**
+     * The final (or pending) state after the cascade; idempotent through the state table and the move's key.
+     * Histories recorded before the state table also pass `from` (always ['pending']): the table says the same.
+     */
     async finalizeCharge(input: FinalizeInput): Promise<void> {
       await inTransaction(async (em) => {
         const expiresAt = input.successful?.paymentInstructions?.expires_at;
-        const tx = await moveTransaction(em, input.transactionId, {
-          to: input.to,
-          from: input.from,
+        const event = CHARGE_EVENT_OF[input.to];
+        if (!event) throw new Error(`A charge cannot end ${input.to}`);
+        const tx = await applyTransactionMove(em, input.transactionId, {
+          event,
           triggeredBy: input.triggeredBy,
           key: input.key,
           patch: {

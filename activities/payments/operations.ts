@@ -8,9 +8,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm';
 import { RefundSchema, TransactionSchema, type Transaction } from '../../db/entities';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
-import { moveTransaction } from '../../domain/transactions/transactions.transitions';
+import { applyTransactionMove, releaseOperationOwner } from '../../domain/transactions/transactions.transitions';
+import { canApply } from '../../domain/transactions/transactions.state-table';
 import { recordRefundReference, settleRefund } from '../../domain/transactions/transactions.refunds';
-import { releaseOperationOwner } from '../../domain/transactions/transactions.transitions';
 import { recordEvent } from '../../domain/events/events.outbox';
 import { presentRefund } from '../../domain/transactions/transactions.presenter';
 import type { VaultSettings } from '../vault';
@@ -22,9 +22,9 @@ const rejection = (code: string, message: string): OperationStart => ({ ok: fals
 
 /** Which 422 a capture or void gets from each state (null: allowed). */
 function captureOrVoidProblem(tx: Transaction, kind: 'capture' | 'void'): OperationStart | null {
-  if (tx.status === 'pre_authorized') return null;
+  if (canApply(tx.status, kind === 'capture' ? 'capture_requested' : 'void_succeeded')) return null;
   if (tx.status === 'voided') return rejection('TRANSACTION_ALREADY_VOIDED', 'The transaction was voided');
-  if (['authorized', 'partially_refunded', 'refunded', 'refund_pending', 'charged_back'].includes(tx.status)) {
+  if (tx.amountCaptured > 0) {
     return rejection('TRANSACTION_ALREADY_CAPTURED', 'The transaction was already captured');
   }
   return rejection(
@@ -67,7 +67,7 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
             };
           if (tx.status === 'refunded')
             return rejection('TRANSACTION_ALREADY_REFUNDED', 'The transaction was already fully refunded');
-          if (!['authorized', 'partially_refunded', 'refund_pending'].includes(tx.status)) {
+          if (!canApply(tx.status, 'refund_requested')) {
             return rejection('INVALID_STATE_TRANSITION', `A transaction that is ${tx.status} cannot be refunded`);
           }
           const balance = await refundableBalance(em, tx);
@@ -100,9 +100,8 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
             type: 'transaction.refund_created',
             object: presentRefund(refund),
           });
-          await moveTransaction(em, tx.id, {
-            to: 'refund_pending',
-            from: ['authorized', 'partially_refunded'],
+          await applyTransactionMove(em, tx.id, {
+            event: 'refund_requested',
             triggeredBy: 'api',
             key: `${input.operationId}:begin`,
           });
@@ -139,9 +138,8 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
         tx.pendingOperationId = input.operationId;
         await em.flush();
         if (input.kind === 'capture') {
-          await moveTransaction(em, tx.id, {
-            to: 'capture_pending',
-            from: ['pre_authorized'],
+          await applyTransactionMove(em, tx.id, {
+            event: 'capture_requested',
             triggeredBy: 'api',
             key: `${input.operationId}:begin`,
           });
@@ -197,26 +195,24 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
         await releaseOperationOwner(em, input.transactionId, input.operationId);
         const approved = input.outcome === 'approved';
         if (input.kind === 'capture') {
-          await moveTransaction(
+          await applyTransactionMove(
             em,
             input.transactionId,
             approved
               ? {
-                  to: 'authorized',
-                  from: ['capture_pending'],
+                  event: 'capture_succeeded',
                   triggeredBy: 'system',
                   key,
                   patch: { amountCaptured: input.start.amount },
                 }
-              : { to: 'pre_authorized', from: ['capture_pending'], triggeredBy: 'system', key },
+              : { event: 'capture_refused', triggeredBy: 'system', key },
           );
           return;
         }
         if (input.kind === 'void') {
           if (approved)
-            await moveTransaction(em, input.transactionId, {
-              to: 'voided',
-              from: ['pre_authorized'],
+            await applyTransactionMove(em, input.transactionId, {
+              event: 'void_succeeded',
               triggeredBy: 'system',
               key,
             });
