@@ -144,8 +144,11 @@ export interface Override {
   reference: string | null;
   scenario: Scenario;
   remaining: number | null;
-  /** Which calls it applies to: authorizations/verifications (default) or lookups by idempotency key. */
-  operation: 'authorize' | 'lookup';
+  /**
+   * Which calls it applies to: authorizations/verifications (default), lookups by idempotency key, or (provider_a)
+   * captures, voids and refunds, which play `slow` only (operationDelay in providers/common.ts).
+   */
+  operation: 'authorize' | 'lookup' | 'capture' | 'void' | 'refund';
 }
 
 export interface StoredReply {

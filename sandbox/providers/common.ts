@@ -94,6 +94,16 @@ export interface AuthorizeSpec {
   serverError: () => Reply;
 }
 
+/** A capture, void or refund forced `slow` (control POST /overrides with operation): answers after slowMs. */
+export async function operationDelay(
+  ctx: SandboxContext,
+  provider: SandboxProvider,
+  account: string,
+  operation: 'capture' | 'void' | 'refund',
+): Promise<void> {
+  if (ctx.store.takeOverride(provider, account, null, operation) === 'slow') await ctx.sleep(ctx.slowMs);
+}
+
 /** Plays the decided scenario: timeout hangs, processing_error answers 5xx, slow waits, the rest create a payment. */
 export async function authorizeFlow(ctx: SandboxContext, spec: AuthorizeSpec): Promise<Processed> {
   const { input } = spec;

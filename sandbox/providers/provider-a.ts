@@ -16,6 +16,7 @@ import {
   ISO_CURRENCY,
   looksInvalid,
   lookupByKey,
+  operationDelay,
   paymentFields,
   rejected,
   type ProviderFactory,
@@ -90,6 +91,8 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
       });
       return auth.reply;
     }
+    if (operation === 'capture' || operation === 'void' || operation === 'refund')
+      await operationDelay(ctx, 'provider_a', auth.account, operation);
     return idempotent(
       store,
       {
