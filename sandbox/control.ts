@@ -42,8 +42,12 @@ const SCENARIOS: readonly Scenario[] = [
 ];
 /** What a lookup by idempotency key can be forced to do: never answer, or answer 5xx. */
 const LOOKUP_SCENARIOS: readonly Scenario[] = ['timeout', 'processing_error'];
-/** What a capture, void or refund can be forced to do (provider_a): answer late, so the caller's wait runs out. */
-const OPERATION_SCENARIOS: readonly Scenario[] = ['slow'];
+/**
+ * What a capture, void or refund can be forced to do (provider_a): answer late (the caller's wait runs out),
+ * process it and answer 5xx (an unknown outcome a lookup finds under its key), or answer 5xx without processing
+ * it (a lookup finds nothing).
+ */
+const OPERATION_SCENARIOS: readonly Scenario[] = ['slow', 'approved_server_error', 'processing_error'];
 const OVERRIDE_OPERATIONS: readonly string[] = ['authorize', 'lookup', 'capture', 'void', 'refund'];
 const STAGES: readonly DisputeStage[] = ['opened', 'updated', 'won', 'lost'];
 const LEDGER_FILTERS = ['provider', 'account', 'idempotency_key', 'reference', 'operation', 'provider_reference'];

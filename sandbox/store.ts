@@ -146,7 +146,8 @@ export interface Override {
   remaining: number | null;
   /**
    * Which calls it applies to: authorizations/verifications (default), lookups by idempotency key, or (provider_a)
-   * captures, voids and refunds, which play `slow` only (operationDelay in providers/common.ts).
+   * captures, voids and refunds, which play `slow`, `approved_server_error` or `processing_error` (operationOverride,
+   * providers/common.ts).
    */
   operation: 'authorize' | 'lookup' | 'capture' | 'void' | 'refund';
 }
