@@ -39,6 +39,7 @@ const SCENARIOS: readonly Scenario[] = [
   'slow',
   'approved_no_answer',
   'approved_server_error',
+  'review',
 ];
 /** What a lookup by idempotency key can be forced to do: never answer, or answer 5xx. */
 const LOOKUP_SCENARIOS: readonly Scenario[] = ['timeout', 'processing_error'];

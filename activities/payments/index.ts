@@ -332,8 +332,10 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           },
         });
         if (!tx) return;
-        // A recurring first charge keeps its card for the renewals before the token's card data goes.
-        if (input.to === 'authorized' || input.to === 'pre_authorized') await keepChargedCard(em, tx);
+        // A recurring first charge keeps its card for the renewals before the token's card data goes: also when it
+        // goes pending (held for review), since the token's card data is wiped long before a late approval.
+        if (input.to === 'authorized' || input.to === 'pre_authorized' || input.to === 'pending')
+          await keepChargedCard(em, tx);
         if (tx.cardTokenId && input.to !== 'pending') {
           // The single-use token is spent: its sealed card data goes now.
           await spendToken(em, tx.cardTokenId, tx.id);

@@ -117,6 +117,11 @@ export interface ConnectorAdapter {
    * the operation's own answer would. Never throws for transport failures.
    */
   lookup(call: ProviderCall, request: LookupRequest): Promise<LookupResult>;
+  /**
+   * The payment as it stands now at the provider (read by its reference, never repeated): how a pending payment
+   * (pix, boleto, held for review) is settled when no webhook arrives. Absent where the provider offers no read.
+   */
+  retrieve?(call: ProviderCall, request: { providerReference: string }): Promise<ProviderResult>;
   /** Zero-amount card verification (instrument enrolment). */
   verifyCard(
     call: ProviderCall,

@@ -138,6 +138,16 @@ export const checkoutAdapter: ConnectorAdapter = {
           : fromPayment(response),
     ),
 
+  retrieve: (call, request) =>
+    withTransport(async () =>
+      fromPayment(
+        await send(
+          { ...call, idempotencyKey: undefined },
+          { method: 'GET', path: `/payments/${encodeURIComponent(request.providerReference)}` },
+        ),
+      ),
+    ),
+
   parseWebhook,
 
   testCredentials: (call) =>

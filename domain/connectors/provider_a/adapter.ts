@@ -138,6 +138,17 @@ export const providerAAdapter: ConnectorAdapter = {
       },
     ),
 
+  retrieve: (call, request) =>
+    withTransport(async () =>
+      fromIntent(
+        await send(
+          { ...call, idempotencyKey: undefined },
+          { method: 'GET', path: `/v1/payment_intents/${encodeURIComponent(request.providerReference)}` },
+        ),
+        'payment_intent',
+      ),
+    ),
+
   parseWebhook,
 
   testCredentials: (call) =>

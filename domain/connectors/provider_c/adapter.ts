@@ -173,6 +173,15 @@ export const providerCAdapter: ConnectorAdapter = {
               : fromPayment(response),
     ),
 
+  retrieve: (call, request) =>
+    withTransport(async () => {
+      const response = await send(
+        { ...call, idempotencyKey: undefined },
+        { method: 'GET', path: `/v1/payments/${encodeURIComponent(request.providerReference)}` },
+      );
+      return 'failure' in response ? response.failure : fromPayment(response);
+    }),
+
   parseWebhook,
 
   testCredentials: (call) =>
