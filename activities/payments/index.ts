@@ -49,6 +49,12 @@ const ATTEMPT_STATUS: Record<Outcome, 'success' | 'pending' | 'failed' | 'error'
   unknown: 'error',
 };
 
+/** What an attempt on an already decided transaction reports: its recorded success, or a stop (hard decline). */
+function decidedOutcome(status: TransactionStatus, providerReference: string | null): AttemptResult {
+  const failed = status === 'failed' || status === 'expired' || status === 'canceled';
+  return { outcome: failed ? 'hard_decline' : 'approved', providerReference, paymentInstructions: null };
+}
+
 export interface FinalizeInput {
   transactionId: string;
   /** The charge's verdict; the state table (CHARGE_EVENT_OF) says from which states it applies. */
@@ -209,6 +215,9 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
       const setup = await attempts.startAttemptWithSetup(em, input);
       if (!setup) throw new Error(`Transaction ${input.transactionId} of merchant ${input.merchantId} not found`);
       const tx = setup.transaction;
+      // A decided charge (a re-run workflow, a reset, a retry after the fact) never reaches a provider again: under
+      // a new plan it could be another connector, which has never seen this key. Its stored outcome stands.
+      if (tx.status !== 'pending') return decidedOutcome(tx.status, tx.providerReference);
       let result: ProviderResult;
       try {
         const connector = setup.connector;

@@ -26,7 +26,7 @@ import {
 } from './transactions.schema';
 import { presentRefund } from '../../../domain/transactions/transactions.presenter';
 import { getTransaction, transactionView } from './transactions.service';
-import { isStillProcessing } from './still-processing';
+import { isStillProcessing } from './still-processing.rules';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**

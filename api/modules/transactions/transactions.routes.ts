@@ -16,7 +16,7 @@ import { buildChargeInput } from './charge-request.service';
 import { getTransaction, listAttempts, listTransactions, transactionView } from './transactions.service';
 import { awaitCharge, runCharge } from '../../temporal';
 import { transactionOperationRoutes } from './operations.routes';
-import { isStillProcessing } from './still-processing';
+import { isStillProcessing } from './still-processing.rules';
 import { findOneRow } from '../../../db/reads';
 
 const tags = ['Transactions'];
