@@ -14,6 +14,7 @@ import { openCredentials } from '../../domain/connectors/connectors.secrets';
 import { errors } from '../../domain/platform/errors';
 import { applyTransactionMove, type TriggeredBy } from '../../domain/transactions/transactions.transitions';
 import { CHARGE_EVENT_OF } from '../../domain/transactions/transactions.state-table';
+import { failureReasonOf } from '../../domain/transactions/transactions.failure';
 import { recordEvent } from '../../domain/events/events.outbox';
 import { keepChargedCard } from '../../domain/subscriptions/subscriptions.first-charge';
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
@@ -321,11 +322,14 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
         const expiresAt = input.successful?.paymentInstructions?.expires_at;
         const event = CHARGE_EVENT_OF[input.to];
         if (!event) throw new Error(`A charge cannot end ${input.to}`);
+        // A charge that took no money says why, also when no provider was tried.
+        const failure = await failureReasonOf(em, input.transactionId, input.to);
         const tx = await applyTransactionMove(em, input.transactionId, {
           event,
           triggeredBy: input.triggeredBy,
           key: input.key,
           patch: {
+            ...(failure ?? {}),
             ...(input.amountAuthorized !== undefined ? { amountAuthorized: input.amountAuthorized } : {}),
             ...(input.amountCaptured !== undefined ? { amountCaptured: input.amountCaptured } : {}),
             ...(input.successful

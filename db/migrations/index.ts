@@ -12,6 +12,7 @@ import { Migration20261216000000_subscriptions } from './Migration20261216000000
 import { Migration20261217000000_attempt_network_transaction_id } from './Migration20261217000000_attempt_network_transaction_id';
 import { Migration20261223000000_auth_change_notifications } from './Migration20261223000000_auth_change_notifications';
 import { Migration20261223010000_events_fan_out_lease } from './Migration20261223010000_events_fan_out_lease';
+import { Migration20261225000000_transaction_failure_reason } from './Migration20261225000000_transaction_failure_reason';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -44,4 +45,8 @@ export const MIGRATIONS = [
     class: Migration20261223000000_auth_change_notifications,
   },
   { name: 'Migration20261223010000_events_fan_out_lease', class: Migration20261223010000_events_fan_out_lease },
+  {
+    name: 'Migration20261225000000_transaction_failure_reason',
+    class: Migration20261225000000_transaction_failure_reason,
+  },
 ];

@@ -49,6 +49,8 @@ export interface Move {
       | 'paymentInstructions'
       | 'expiresAt'
       | 'routingProfileId'
+      | 'failureCode'
+      | 'failureMessage'
     >
   >;
 }
