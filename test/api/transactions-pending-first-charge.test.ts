@@ -49,9 +49,16 @@ describe('A recurring first charge that settles after going pending', () => {
     expect((await subscriptionEvents(tenant.merchant_id)).map(([type]) => type)).to.deep.equal([
       'subscription.created',
     ]);
-    const description = await stack()
-      .api.deps.temporal.client.workflow.getHandle(subscriptionWorkflowId(sub.id))
-      .describe();
-    expect(description.status.name).to.equal('RUNNING');
+    // The subscription row is written just before the settlement workflow starts its workflow: wait for the start.
+    const handle = stack().api.deps.temporal.client.workflow.getHandle(subscriptionWorkflowId(sub.id));
+    let status: string | undefined;
+    for (let i = 0; i < 50 && status === undefined; i += 1) {
+      status = await handle.describe().then(
+        (d) => d.status.name,
+        () => undefined,
+      );
+      if (status === undefined) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(status).to.equal('RUNNING');
   });
 });
