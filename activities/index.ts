@@ -6,6 +6,7 @@ import { createVaultActivities, type VaultDeps } from './vault';
 import { createPaymentActivities } from './payments';
 import { createOperationActivities } from './payments/operations';
 import { createReconcileActivities } from './payments/reconcile';
+import { createSettlementActivities } from './payments/settlement';
 import { createMailActivities, type MailDeps } from './mail';
 import { createConnectorActivities } from './connectors';
 import { createSubscriptionActivities, type SubscriptionDeps } from './subscriptions';
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentActivities(deps),
     ...createOperationActivities(deps),
     ...createReconcileActivities(deps),
+    ...createSettlementActivities(deps),
     ...createMailActivities(deps),
     ...createConnectorActivities(deps),
     ...createSubscriptionActivities(deps),

@@ -20,11 +20,13 @@ export type Scenario =
   /** Override only: the provider approves (and records the payment under the key) but the answer is lost. */
   | 'approved_no_answer'
   /** Override only: the provider approves, but the caller gets a 5xx (e.g. from a gateway in front of it). */
-  | 'approved_server_error';
+  | 'approved_server_error'
+  /** Override only: a card payment the provider holds for review (pending) until settled or failed by control. */
+  | 'review';
 
 export type DeclineReason = Exclude<
   Scenario,
-  'approve' | 'processing_error' | 'timeout' | 'slow' | 'approved_no_answer' | 'approved_server_error'
+  'approve' | 'processing_error' | 'timeout' | 'slow' | 'approved_no_answer' | 'approved_server_error' | 'review'
 >;
 
 export interface TestCard {

@@ -39,9 +39,17 @@ const SCENARIOS: readonly Scenario[] = [
   'slow',
   'approved_no_answer',
   'approved_server_error',
+  'review',
 ];
 /** What a lookup by idempotency key can be forced to do: never answer, or answer 5xx. */
 const LOOKUP_SCENARIOS: readonly Scenario[] = ['timeout', 'processing_error'];
+/**
+ * What a capture, void or refund can be forced to do (provider_a): answer late (the caller's wait runs out),
+ * process it and answer 5xx (an unknown outcome a lookup finds under its key), or answer 5xx without processing
+ * it (a lookup finds nothing).
+ */
+const OPERATION_SCENARIOS: readonly Scenario[] = ['slow', 'approved_server_error', 'processing_error'];
+const OVERRIDE_OPERATIONS: readonly string[] = ['authorize', 'lookup', 'capture', 'void', 'refund'];
 const STAGES: readonly DisputeStage[] = ['opened', 'updated', 'won', 'lost'];
 const LEDGER_FILTERS = ['provider', 'account', 'idempotency_key', 'reference', 'operation', 'provider_reference'];
 const EVENT_FILTERS = ['provider', 'account', 'payment_id', 'reference', 'type'];
@@ -237,8 +245,10 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
       if (!SANDBOX_PROVIDERS.includes(resolved.provider))
         return bad(`provider must be one of ${SANDBOX_PROVIDERS.join(', ')}`);
       const operation = read.str(body.operation) ?? 'authorize';
-      if (operation !== 'authorize' && operation !== 'lookup') return bad('operation must be authorize or lookup');
-      const allowed = operation === 'lookup' ? LOOKUP_SCENARIOS : SCENARIOS;
+      if (!OVERRIDE_OPERATIONS.includes(operation))
+        return bad(`operation must be one of ${OVERRIDE_OPERATIONS.join(', ')}`);
+      const allowed =
+        operation === 'lookup' ? LOOKUP_SCENARIOS : operation === 'authorize' ? SCENARIOS : OPERATION_SCENARIOS;
       const scenario = read.str(body.scenario) as Scenario;
       if (!allowed.includes(scenario)) return bad(`scenario must be one of ${allowed.join(', ')}`);
       const times = body.times === undefined ? null : read.int(body.times);
@@ -250,7 +260,6 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
         reference: read.str(body.reference),
         scenario,
         remaining: times,
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs the narrowing
         operation: operation as Override['operation'],
       };
       store.overrides.push(override);

@@ -52,9 +52,9 @@ export function decide(
 
 /** Creates the payment for a scenario that reached the provider (not timeout/processing_error). */
 export function createPayment(ctx: SandboxContext, input: PaymentInput, scenario: Scenario): Payment {
-  const approves = ['approve', 'slow', 'approved_no_answer', 'approved_server_error'].includes(scenario);
+  const approves = ['approve', 'slow', 'approved_no_answer', 'approved_server_error', 'review'].includes(scenario);
   const declined = approves ? null : (scenario as DeclineReason);
-  const asynchronous = input.method === 'pix' || input.method === 'boleto';
+  const asynchronous = input.method === 'pix' || input.method === 'boleto' || scenario === 'review';
   let state: Payment['state'];
   if (declined) state = 'declined';
   else if (asynchronous) state = 'pending';
@@ -76,7 +76,10 @@ export function createPayment(ctx: SandboxContext, input: PaymentInput, scenario
     capturedAmount: state === 'captured' ? input.amount : 0,
     refundedAmount: 0,
     networkTransactionId: input.method === 'card' && !declined ? numericId(15) : null,
-    instructions: !declined && asynchronous ? instructionsFor(input.method, input.amount, instructionsUrl) : null,
+    instructions:
+      !declined && (input.method === 'pix' || input.method === 'boleto')
+        ? instructionsFor(input.method, input.amount, instructionsUrl)
+        : null,
     createdAt: new Date().toISOString(),
   };
   ctx.store.payments.set(payment.id, payment);

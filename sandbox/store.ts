@@ -144,8 +144,12 @@ export interface Override {
   reference: string | null;
   scenario: Scenario;
   remaining: number | null;
-  /** Which calls it applies to: authorizations/verifications (default) or lookups by idempotency key. */
-  operation: 'authorize' | 'lookup';
+  /**
+   * Which calls it applies to: authorizations/verifications (default), lookups by idempotency key, or (provider_a)
+   * captures, voids and refunds, which play `slow`, `approved_server_error` or `processing_error` (operationOverride,
+   * providers/common.ts).
+   */
+  operation: 'authorize' | 'lookup' | 'capture' | 'void' | 'refund';
 }
 
 export interface StoredReply {

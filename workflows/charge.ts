@@ -12,6 +12,7 @@ import {
   ParentClosePolicy,
   condition,
   defineSignal,
+  getExternalWorkflowHandle,
   isCancellation,
   patched,
   setHandler,
@@ -60,7 +61,6 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
     await steps.finalizeCharge({
       transactionId: id,
       to,
-      from: ['pending'],
       triggeredBy: 'system',
       key: `${workflowId}:final`,
       ...extra,
@@ -115,7 +115,6 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       await steps.finalizeCharge({
         transactionId: id,
         to: 'pending',
-        from: ['pending'],
         triggeredBy: 'system',
         key: `${workflowId}:pending`,
         successful: {
@@ -176,6 +175,47 @@ export interface SettlementInput {
   expiresAt: string | null;
 }
 
+/** Marks settlement histories that ask the provider while the payment is pending (not only wait for its webhook). */
+const SETTLEMENT_POLLS_PATCH = 'settlement-polls-provider';
+/** Waits between asking the provider about a pending payment (the last repeats): within a minute, then backing off. */
+export const SETTLEMENT_POLL_DELAYS_MS = [60, 120, 300, 900, 1800, 3600, 6 * 3600].map((s) => s * 1000);
+
+/**
+ * Waits for the webhook's verdict (read through `current`) or the deadline, asking the provider how the payment
+ * stands after each delay and once more at the deadline, before it is expired. A verdict found by asking is
+ * handed to `found`; true when it was. A provider without a read (or a deleted connector) leaves the webhook alone.
+ */
+async function waitAskingProvider(
+  transactionId: string,
+  deadline: number,
+  found: (verdict: SettlementSignal) => void,
+  current: () => SettlementSignal | undefined,
+): Promise<boolean> {
+  let asking = true;
+  for (let tries = 0; ; tries += 1) {
+    if (current() !== undefined) return false;
+    const now = Date.now();
+    if (now < deadline) {
+      const delay = SETTLEMENT_POLL_DELAYS_MS[Math.min(tries, SETTLEMENT_POLL_DELAYS_MS.length - 1)];
+      const until = asking ? Math.min(now + delay, deadline) : deadline;
+      if (await condition(() => current() !== undefined, until - now)) return false;
+    }
+    if (!asking) return false;
+    const check = await provider.checkPendingCharge({ transactionId }).catch((error) => {
+      if (!(error instanceof ActivityFailure)) throw error;
+      return 'unknown' as const;
+    });
+    if (current() !== undefined) return false;
+    if (check === 'paid' || check === 'failed') {
+      found({ type: check === 'paid' ? 'payment.succeeded' : 'payment.failed', eventId: `lookup-${tries}` });
+      return true;
+    }
+    if (check === 'unsupported') asking = false;
+    // The ask at the deadline was the last one: the payment expires unpaid.
+    if (Date.now() >= deadline) return false;
+  }
+}
+
 /** Waits for the provider's verdict on a pending pix/boleto (signalled by the inbound-webhook endpoint) or its expiry. */
 export async function asyncSettlementWorkflow(input: SettlementInput): Promise<ChargeResult> {
   const { workflowId } = workflowInfo();
@@ -185,8 +225,18 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
   });
   const deadline = input.expiresAt ? Date.parse(input.expiresAt) : Date.now() + 7 * 24 * 3600 * 1000;
   const waitMs = Math.max(0, deadline - Date.now());
+  // Histories from before polling only waited for the webhook or the deadline.
+  const polls = patched(SETTLEMENT_POLLS_PATCH);
+  let polled = false;
   try {
-    await condition(() => verdict !== undefined, waitMs);
+    if (polls)
+      polled = await waitAskingProvider(
+        input.transactionId,
+        deadline,
+        (found) => (verdict ??= found),
+        () => verdict,
+      );
+    else await condition(() => verdict !== undefined, waitMs);
   } catch (error) {
     if (!isCancellation(error)) throw error;
     // An operator cancelled the wait (Temporal UI/CLI): the unpaid charge is canceled — the one producer of
@@ -195,7 +245,6 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
       db.finalizeCharge({
         transactionId: input.transactionId,
         to: 'canceled',
-        from: ['pending'],
         triggeredBy: 'system',
         key: `${workflowId}:final`,
       }),
@@ -208,11 +257,41 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
   await db.finalizeCharge({
     transactionId: input.transactionId,
     to,
-    from: ['pending'],
-    triggeredBy: verdict ? 'psp_webhook' : 'system',
+    triggeredBy: verdict && !polled ? 'psp_webhook' : 'system',
     key: `${workflowId}:final`,
     ...(to === 'authorized' ? { amountAuthorized: input.amount, amountCaptured: input.amount } : {}),
   });
   setStatus(to);
+  if (to === 'authorized' && patched(SETTLEMENT_FOLLOW_UP_PATCH)) await followSettledCharge(input.transactionId);
   return { transactionId: input.transactionId, status: to };
+}
+
+/** Marks settlement histories that start a paid first charge's subscription and tell a renewal's subscription. */
+const SETTLEMENT_FOLLOW_UP_PATCH = 'settlement-charge-follow-up';
+
+/**
+ * A pending charge that settles paid gets what the synchronous approval gets in chargeWorkflow: a recurring first
+ * charge starts its subscription; a renewal's charge tells its subscription workflow (best effort: the workflow
+ * may be gone, and the subscription's own reading of the transaction stays the fallback).
+ */
+async function followSettledCharge(transactionId: string): Promise<void> {
+  const followUp = await db.settledChargeFollowUp({ transactionId });
+  if (followUp.firstRecurringCharge) {
+    try {
+      await startSubscription(transactionId);
+    } catch (error) {
+      // Started already (a repeated settlement): the one subscription workflow stands. (The class lives in
+      // @temporalio/common, which workflow code does not import.)
+      if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+    }
+  }
+  if (followUp.renewalOf) {
+    try {
+      await getExternalWorkflowHandle(subscriptionWorkflowId(followUp.renewalOf)).signal('renewalSettled', {
+        transactionId,
+      });
+    } catch {
+      // No such workflow (ended, or never started): nothing waits for this renewal.
+    }
+  }
 }

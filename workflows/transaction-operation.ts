@@ -1,32 +1,64 @@
 /**
  * Capture, void or refund of one transaction (workflow id `<kind>-<operation id>`): begin (checks and reserves
  * the move under the row lock, or returns the 422 code), one provider call with the workflow id as provider
- * idempotency key, then finish. The API starts it and waits for its result.
+ * idempotency key, then finish. An answer that is not definitive (a timeout, a 5xx, the key still in use, every
+ * try failed) is looked up at the provider under that same key until it is: within seconds, then backing off.
+ * Meanwhile the capture stays capture_pending and the refund pending. The API starts it and waits for its result.
  */
-import { ActivityFailure, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, patched, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { UNRESOLVED_PROVIDER_CALL, type OperationInput } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { databaseActivities, providerActivities } from './lib/payment-activities';
 
 const db = databaseActivities();
 const provider = providerActivities();
+/** Patch id (in histories): an unknown answer is looked up under its key instead of finishing as a processing error. */
+const OPERATION_LOOKUP = 'operation-unknown-lookup';
+/** Waits between lookups of an unknown answer (the last one repeats): the first within seconds, then backing off. */
+export const OPERATION_LOOKUP_DELAYS = [
+  '5 seconds',
+  '30 seconds',
+  '1 minute',
+  '5 minutes',
+  '15 minutes',
+  '1 hour',
+] as const;
 
 export const operationWorkflowId = (input: Pick<OperationInput, 'kind' | 'operationId'>) =>
   `${input.kind}-${input.operationId}`;
 
 export type OperationResult = { ok: true; outcome: string } | { ok: false; code: string; message: string };
 
+type Answer = Awaited<ReturnType<typeof provider.providerOperation>>;
+
 export async function transactionOperationWorkflow(input: OperationInput): Promise<OperationResult> {
   const start = await db.beginOperation(input);
   if (!start.ok) return start;
-  const result = await provider
-    .providerOperation({ ...input, start, idempotencyKey: workflowInfo().workflowId })
-    .catch((error) => {
-      if (!(error instanceof ActivityFailure)) throw error;
-      // No answer on any try: finish as a processing error (a capture returns to pre_authorized, a refund stays pending)
-      // rather than leave the transaction stuck in capture_pending.
-      return { outcome: 'processing_error' as const, providerReference: null, rawCode: UNRESOLVED_PROVIDER_CALL };
-    });
+  const lookUp = patched(OPERATION_LOOKUP);
+  const call = { ...input, start, idempotencyKey: workflowInfo().workflowId };
+  let result: Answer = await provider.providerOperation(call).catch((error) => {
+    if (!(error instanceof ActivityFailure)) throw error;
+    // No answer on any try: the provider may have done it. Histories from before the lookup finished this as a
+    // processing error (a capture back to pre_authorized, a refund left pending).
+    return {
+      outcome: lookUp ? 'unknown' : 'processing_error',
+      providerReference: null,
+      rawCode: UNRESOLVED_PROVIDER_CALL,
+    };
+  });
+  if (lookUp) {
+    for (let tries = 0; result.outcome === 'unknown'; tries += 1) {
+      if (tries > 0) await sleep(OPERATION_LOOKUP_DELAYS[Math.min(tries - 1, OPERATION_LOOKUP_DELAYS.length - 1)]);
+      const found = await provider.lookupOperation(call).catch((error) => {
+        if (!(error instanceof ActivityFailure)) throw error;
+        return null;
+      });
+      if (found) result = found;
+    }
+  } else if (result.outcome === 'unknown') {
+    // As before the lookup: a capture returns to pre_authorized, a refund stays pending (finishOperation reads the code).
+    result = { ...result, outcome: 'processing_error', rawCode: UNRESOLVED_PROVIDER_CALL };
+  }
   const status = await db.finishOperation({ ...input, start, ...result });
   // The starter set MerchantId and the status before the move; keep TransactionStatus current for operators.
   if (status) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: status }]);

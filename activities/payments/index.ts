@@ -12,7 +12,9 @@ import type { Orm } from '../../db/orm';
 import { TransactionSchema, type TransactionStatus } from '../../db/entities';
 import { openCredentials } from '../../domain/connectors/connectors.secrets';
 import { errors } from '../../domain/platform/errors';
-import { moveTransaction, type TriggeredBy } from '../../domain/transactions/transactions.transitions';
+import { applyTransactionMove, type TriggeredBy } from '../../domain/transactions/transactions.transitions';
+import { CHARGE_EVENT_OF } from '../../domain/transactions/transactions.state-table';
+import { failureReasonOf } from '../../domain/transactions/transactions.failure';
 import { recordEvent } from '../../domain/events/events.outbox';
 import { keepChargedCard } from '../../domain/subscriptions/subscriptions.first-charge';
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
@@ -48,10 +50,16 @@ const ATTEMPT_STATUS: Record<Outcome, 'success' | 'pending' | 'failed' | 'error'
   unknown: 'error',
 };
 
+/** What an attempt on an already decided transaction reports: its recorded success, or a stop (hard decline). */
+function decidedOutcome(status: TransactionStatus, providerReference: string | null): AttemptResult {
+  const failed = status === 'failed' || status === 'expired' || status === 'canceled';
+  return { outcome: failed ? 'hard_decline' : 'approved', providerReference, paymentInstructions: null };
+}
+
 export interface FinalizeInput {
   transactionId: string;
+  /** The charge's verdict; the state table (CHARGE_EVENT_OF) says from which states it applies. */
   to: TransactionStatus;
-  from: TransactionStatus[];
   triggeredBy: TriggeredBy;
   key: string;
   successful?: {
@@ -208,6 +216,9 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
       const setup = await attempts.startAttemptWithSetup(em, input);
       if (!setup) throw new Error(`Transaction ${input.transactionId} of merchant ${input.merchantId} not found`);
       const tx = setup.transaction;
+      // A decided charge (a re-run workflow, a reset, a retry after the fact) never reaches a provider again: under
+      // a new plan it could be another connector, which has never seen this key. Its stored outcome stands.
+      if (tx.status !== 'pending') return decidedOutcome(tx.status, tx.providerReference);
       let result: ProviderResult;
       try {
         const connector = setup.connector;
@@ -302,16 +313,23 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
       return null;
     },
 
-    /** The final (or pending) state after the cascade; idempotent through moveTransaction's from-states and key. */
+    /**
+     * The final (or pending) state after the cascade; idempotent through the state table and the move's key.
+     * Histories recorded before the state table also pass `from` (always ['pending']): the table says the same.
+     */
     async finalizeCharge(input: FinalizeInput): Promise<void> {
       await inTransaction(async (em) => {
         const expiresAt = input.successful?.paymentInstructions?.expires_at;
-        const tx = await moveTransaction(em, input.transactionId, {
-          to: input.to,
-          from: input.from,
+        const event = CHARGE_EVENT_OF[input.to];
+        if (!event) throw new Error(`A charge cannot end ${input.to}`);
+        // A charge that took no money says why, also when no provider was tried.
+        const failure = await failureReasonOf(em, input.transactionId, input.to);
+        const tx = await applyTransactionMove(em, input.transactionId, {
+          event,
           triggeredBy: input.triggeredBy,
           key: input.key,
           patch: {
+            ...(failure ?? {}),
             ...(input.amountAuthorized !== undefined ? { amountAuthorized: input.amountAuthorized } : {}),
             ...(input.amountCaptured !== undefined ? { amountCaptured: input.amountCaptured } : {}),
             ...(input.successful
@@ -327,8 +345,10 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           },
         });
         if (!tx) return;
-        // A recurring first charge keeps its card for the renewals before the token's card data goes.
-        if (input.to === 'authorized' || input.to === 'pre_authorized') await keepChargedCard(em, tx);
+        // A recurring first charge keeps its card for the renewals before the token's card data goes: also when it
+        // goes pending (held for review), since the token's card data is wiped long before a late approval.
+        if (input.to === 'authorized' || input.to === 'pre_authorized' || input.to === 'pending')
+          await keepChargedCard(em, tx);
         if (tx.cardTokenId && input.to !== 'pending') {
           // The single-use token is spent: its sealed card data goes now.
           await spendToken(em, tx.cardTokenId, tx.id);

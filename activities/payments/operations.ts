@@ -8,23 +8,28 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm';
 import { RefundSchema, TransactionSchema, type Transaction } from '../../db/entities';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
-import { moveTransaction } from '../../domain/transactions/transactions.transitions';
+import { applyTransactionMove, releaseOperationOwner } from '../../domain/transactions/transactions.transitions';
+import { canApply } from '../../domain/transactions/transactions.state-table';
 import { recordRefundReference, settleRefund } from '../../domain/transactions/transactions.refunds';
-import { releaseOperationOwner } from '../../domain/transactions/transactions.transitions';
 import { recordEvent } from '../../domain/events/events.outbox';
 import { presentRefund } from '../../domain/transactions/transactions.presenter';
 import type { VaultSettings } from '../vault';
 import { heartbeatWhile } from './heartbeat';
 import type { Outcome } from '../../domain/connectors/connector';
-import { OPERATION_IN_PROGRESS, type OperationInput, type OperationStart } from '../../workflows/lib/charge-types';
+import {
+  OPERATION_IN_PROGRESS,
+  UNRESOLVED_PROVIDER_CALL,
+  type OperationInput,
+  type OperationStart,
+} from '../../workflows/lib/charge-types';
 
 const rejection = (code: string, message: string): OperationStart => ({ ok: false, code, message });
 
 /** Which 422 a capture or void gets from each state (null: allowed). */
 function captureOrVoidProblem(tx: Transaction, kind: 'capture' | 'void'): OperationStart | null {
-  if (tx.status === 'pre_authorized') return null;
+  if (canApply(tx.status, kind === 'capture' ? 'capture_requested' : 'void_succeeded')) return null;
   if (tx.status === 'voided') return rejection('TRANSACTION_ALREADY_VOIDED', 'The transaction was voided');
-  if (['authorized', 'partially_refunded', 'refunded', 'refund_pending', 'charged_back'].includes(tx.status)) {
+  if (tx.amountCaptured > 0) {
     return rejection('TRANSACTION_ALREADY_CAPTURED', 'The transaction was already captured');
   }
   return rejection(
@@ -42,8 +47,38 @@ async function refundableBalance(em: EntityManager, tx: Transaction): Promise<nu
   return tx.amountCaptured - tx.amountRefunded - Number(row.pending);
 }
 
+type ProviderOperationInput = OperationInput & { start: Extract<OperationStart, { ok: true }>; idempotencyKey: string };
+export interface OperationAnswer {
+  outcome: Outcome;
+  providerReference: string | null;
+  rawCode: string | null;
+}
+
+/** error_code of an operation the provider never processed (a lookup found nothing under its key). */
+const NOT_PROCESSED = 'provider_not_processed';
+
 export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: VaultSettings }) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => orm.em.fork().transactional(work);
+
+  /** The operation's adapter and call (credentials opened here, never returned to the workflow). */
+  const connectorCall = async (input: ProviderOperationInput) => {
+    if (!vault) throw new Error('This worker was started without vault settings');
+    const em = orm.em.fork();
+    const tx = await em.findOneOrFail(TransactionSchema, { id: input.transactionId });
+    const { connector, credentials } = await loadConnectorSecrets(
+      em,
+      vault.encryptionKeys,
+      tx.merchantId,
+      input.start.connectorId,
+    );
+    const call = {
+      baseUrl: vault.providerBaseUrl(connector),
+      credentials,
+      idempotencyKey: input.idempotencyKey,
+      timeoutMs: vault.providerTimeoutMs,
+    };
+    return { adapter: vault.adapterFor(connector.providerSlug), call };
+  };
 
   return {
     async beginOperation(input: OperationInput): Promise<OperationStart> {
@@ -67,7 +102,7 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
             };
           if (tx.status === 'refunded')
             return rejection('TRANSACTION_ALREADY_REFUNDED', 'The transaction was already fully refunded');
-          if (!['authorized', 'partially_refunded', 'refund_pending'].includes(tx.status)) {
+          if (!canApply(tx.status, 'refund_requested')) {
             return rejection('INVALID_STATE_TRANSITION', `A transaction that is ${tx.status} cannot be refunded`);
           }
           const balance = await refundableBalance(em, tx);
@@ -100,9 +135,8 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
             type: 'transaction.refund_created',
             object: presentRefund(refund),
           });
-          await moveTransaction(em, tx.id, {
-            to: 'refund_pending',
-            from: ['authorized', 'partially_refunded'],
+          await applyTransactionMove(em, tx.id, {
+            event: 'refund_requested',
             triggeredBy: 'api',
             key: `${input.operationId}:begin`,
           });
@@ -139,9 +173,8 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
         tx.pendingOperationId = input.operationId;
         await em.flush();
         if (input.kind === 'capture') {
-          await moveTransaction(em, tx.id, {
-            to: 'capture_pending',
-            from: ['pre_authorized'],
+          await applyTransactionMove(em, tx.id, {
+            event: 'capture_requested',
             triggeredBy: 'api',
             key: `${input.operationId}:begin`,
           });
@@ -151,25 +184,8 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
     },
 
     /** The provider call; idempotency key = the operation's workflow id, so a retried activity is replayed, not repeated. */
-    async providerOperation(
-      input: OperationInput & { start: Extract<OperationStart, { ok: true }>; idempotencyKey: string },
-    ): Promise<{ outcome: Outcome; providerReference: string | null; rawCode: string | null }> {
-      if (!vault) throw new Error('This worker was started without vault settings');
-      const em = orm.em.fork();
-      const tx = await em.findOneOrFail(TransactionSchema, { id: input.transactionId });
-      const { connector, credentials } = await loadConnectorSecrets(
-        em,
-        vault.encryptionKeys,
-        tx.merchantId,
-        input.start.connectorId,
-      );
-      const adapter = vault.adapterFor(connector.providerSlug);
-      const call = {
-        baseUrl: vault.providerBaseUrl(connector),
-        credentials,
-        idempotencyKey: input.idempotencyKey,
-        timeoutMs: vault.providerTimeoutMs,
-      };
+    async providerOperation(input: ProviderOperationInput): Promise<OperationAnswer> {
+      const { adapter, call } = await connectorCall(input);
       const { providerReference, amount, currency } = input.start;
       const result = await heartbeatWhile(() =>
         input.kind === 'capture'
@@ -179,6 +195,23 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
             : adapter.refund(call, { providerReference, amount, currency, reference: input.refundId! }),
       );
       return { outcome: result.outcome, providerReference: result.providerReference, rawCode: result.rawCode };
+    },
+
+    /**
+     * An operation whose answer was unknown, looked up at the provider under its own key (never sent again). Its
+     * answer as the provider recorded it; 'not_processed' (network_error: nothing happened) when the provider holds
+     * nothing under the key; null while the lookup cannot tell (the workflow asks again later).
+     */
+    async lookupOperation(input: ProviderOperationInput): Promise<OperationAnswer | null> {
+      const { adapter, call } = await connectorCall(input);
+      const looked = await heartbeatWhile(() =>
+        adapter.lookup(call, { operation: input.kind, providerReference: input.start.providerReference }),
+      );
+      if (looked.status === 'unknown') return null;
+      if (looked.status === 'not_found')
+        return { outcome: 'network_error', providerReference: null, rawCode: NOT_PROCESSED };
+      const { outcome, providerReference, rawCode } = looked.result;
+      return { outcome, providerReference, rawCode };
     },
 
     /** Returns the transaction's status after the move (for the workflow's TransactionStatus search attribute). */
@@ -192,31 +225,32 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
     ): Promise<string | null> {
       await inTransaction(async (em) => {
         const key = `${input.operationId}:finish`;
+        // No definitive answer: nothing moves. The capture stays capture_pending (its owner kept, so no second
+        // capture or void reaches the provider under another key), the refund pending; the workflow looks it up.
+        if (input.outcome === 'unknown') return;
         // Released in the same database transaction as the move it guarded (before loading the row, so the
         // entity the move flushes already holds the cleared owner).
         await releaseOperationOwner(em, input.transactionId, input.operationId);
         const approved = input.outcome === 'approved';
         if (input.kind === 'capture') {
-          await moveTransaction(
+          await applyTransactionMove(
             em,
             input.transactionId,
             approved
               ? {
-                  to: 'authorized',
-                  from: ['capture_pending'],
+                  event: 'capture_succeeded',
                   triggeredBy: 'system',
                   key,
                   patch: { amountCaptured: input.start.amount },
                 }
-              : { to: 'pre_authorized', from: ['capture_pending'], triggeredBy: 'system', key },
+              : { event: 'capture_refused', triggeredBy: 'system', key },
           );
           return;
         }
         if (input.kind === 'void') {
           if (approved)
-            await moveTransaction(em, input.transactionId, {
-              to: 'voided',
-              from: ['pre_authorized'],
+            await applyTransactionMove(em, input.transactionId, {
+              event: 'void_succeeded',
               triggeredBy: 'system',
               key,
             });
@@ -224,9 +258,11 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
         }
         if (approved) await settleRefund(em, input.refundId!, 'succeeded', input.providerReference, null, 'system');
         else if (input.outcome === 'pending') await recordRefundReference(em, input.refundId!, input.providerReference);
-        else if (input.outcome === 'hard_decline' || input.outcome === 'soft_decline')
-          await settleRefund(em, input.refundId!, 'failed', input.providerReference, input.rawCode, 'system');
-        // processing_error / network_error: no definitive answer — the refund stays pending (and the transaction refund_pending).
+        // A call that failed on every try, finished by a workflow from before the lookup: still in doubt, stays pending.
+        else if (input.rawCode === UNRESOLVED_PROVIDER_CALL) return;
+        // A decline, or a refund the provider refused unprocessed (processing_error) or never received
+        // (network_error, not_processed): nothing was refunded, so the refund fails rather than stay pending forever.
+        else await settleRefund(em, input.refundId!, 'failed', input.providerReference, input.rawCode, 'system');
       });
       const tx = await orm.em.fork().findOne(TransactionSchema, { id: input.transactionId });
       return tx?.status ?? null;

@@ -71,6 +71,9 @@ export interface Transaction {
   /** The capture or void whose move is under way (set by its begin, cleared by its finish): no other may start. */
   pendingOperationId?: string | null;
   expiresAt: Date | null;
+  /** Why it failed, expired or was canceled (null otherwise). */
+  failureCode: string | null;
+  failureMessage: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -111,6 +114,8 @@ export const TransactionSchema = new EntitySchema<Transaction>({
     workflowId: { type: 'string' },
     pendingOperationId: { type: 'string', nullable: true },
     expiresAt: { ...at, nullable: true },
+    failureCode: { type: 'string', nullable: true },
+    failureMessage: { type: 'string', nullable: true },
     createdAt,
     updatedAt,
   },

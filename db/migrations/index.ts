@@ -16,6 +16,7 @@ import { Migration20261225000000_subscription_quantity } from './Migration202612
 import { Migration20261225100000_session_revocation_notifications } from './Migration20261225100000_session_revocation_notifications';
 import { Migration20261225110000_api_key_lifecycle } from './Migration20261225110000_api_key_lifecycle';
 import { Migration20261225120000_checkout_customer_binding } from './Migration20261225120000_checkout_customer_binding';
+import { Migration20261225000000_transaction_failure_reason } from './Migration20261225000000_transaction_failure_reason';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -57,5 +58,9 @@ export const MIGRATIONS = [
   {
     name: 'Migration20261225120000_checkout_customer_binding',
     class: Migration20261225120000_checkout_customer_binding,
+  },
+  {
+    name: 'Migration20261225000000_transaction_failure_reason',
+    class: Migration20261225000000_transaction_failure_reason,
   },
 ];

@@ -1,6 +1,7 @@
 /**
- * orders, order_items and order_status_history: written when a charge opens (activities/payments) and when a
- * transaction moves (domain/transactions/transactions.transitions.ts mirrors it onto its order).
+ * orders, order_items and order_status_history: written when a charge opens (activities/payments), when a browser
+ * enrolment verifies a card (a card_setup order, recordCardSetupOrder) and when a transaction moves
+ * (domain/transactions/transactions.transitions.ts mirrors it onto its order).
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -111,4 +112,28 @@ export async function moveOrderStatus(
      on conflict (transition_key) do nothing`,
     [entry.orderId, entry.to, entry.to, randomUUID(), entry.orderId, entry.to, entry.triggeredBy, entry.key],
   );
+}
+
+/**
+ * The order of a browser card enrolment's zero-amount verification (Document 3's card_setup): no items, no
+ * amount, opened pending and moved to the verification's outcome in the same database transaction.
+ */
+export async function recordCardSetupOrder(
+  em: EntityManager,
+  order: Pick<OrderRow, 'id' | 'organizationId' | 'merchantId' | 'customerId' | 'checkoutSessionId' | 'currency'>,
+  outcome: 'authorized' | 'failed',
+): Promise<void> {
+  await insertOrder(
+    em,
+    { ...order, externalOrderId: null, orderType: 'card_setup', recurrence: 'none', totalAmount: 0, metadata: null },
+    [],
+  );
+  await recordOrderStatus(em, {
+    orderId: order.id,
+    from: null,
+    to: 'pending',
+    triggeredBy: 'api',
+    key: `${order.id}:open`,
+  });
+  await moveOrderStatus(em, { orderId: order.id, to: outcome, triggeredBy: 'system', key: `${order.id}:verified` });
 }

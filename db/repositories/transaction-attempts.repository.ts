@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TransactionStatus } from '../entities';
 
 export interface AttemptKey {
   transactionId: string;
@@ -26,6 +27,9 @@ export interface AttemptSetup {
     subscriptionId: string | null;
     cardTokenId: string | null;
     paymentInstrumentId: string | null;
+    /** When it is no longer pending, no attempt was started: the charge is decided and nothing may call a provider. */
+    status: TransactionStatus;
+    providerReference: string | null;
   };
   /** The merchant's connector; null when it is gone. */
   connector: { id: string; providerSlug: string; isTestMode: boolean; credentialsEncrypted: string } | null;
@@ -45,6 +49,8 @@ export interface SealedCard {
 interface AttemptSetupRow {
   id: string;
   merchant_id: string;
+  status: TransactionStatus;
+  provider_reference: string | null;
   amount: string;
   currency: string;
   payment_method: string;
@@ -86,9 +92,11 @@ export async function startAttemptWithSetup(
     `with started as (
        insert into transaction_attempts (id, transaction_id, attempt_number, is_fallback, connector_id, provider_slug,
          routing_node_id, status, started_at)
-       values (?, ?, ?, ?, ?, ?, ?, 'pending', now()) on conflict (transaction_id, attempt_number) do nothing
+       select ?, ?, ?, ?, ?, ?, ?, 'pending', now()
+        where exists (select 1 from transactions p where p.id = ? and p.status = 'pending')
+       on conflict (transaction_id, attempt_number) do nothing
      )
-     select t.id, t.merchant_id, t.amount, t.currency, t.payment_method, t.charge_type, t.capture, t.installments,
+     select t.id, t.merchant_id, t.status, t.provider_reference, t.amount, t.currency, t.payment_method, t.charge_type, t.capture, t.installments,
             t.subscription_id, t.card_token_id, t.payment_instrument_id,
             c.id as connector_id, c.provider_slug, c.is_test_mode, c.credentials_encrypted,
             i.id as instrument_id, i.pan_encrypted as instrument_pan, i.holder_name_encrypted as instrument_holder,
@@ -110,6 +118,7 @@ export async function startAttemptWithSetup(
       key.attempt.connectorId,
       key.attempt.providerSlug,
       key.attempt.nodeId,
+      key.transactionId,
       key.attempt.connectorId,
       key.transactionId,
       key.merchantId,
@@ -129,6 +138,8 @@ export async function startAttemptWithSetup(
       subscriptionId: row.subscription_id,
       cardTokenId: row.card_token_id,
       paymentInstrumentId: row.payment_instrument_id,
+      status: row.status,
+      providerReference: row.provider_reference,
     },
     connector: row.connector_id
       ? {

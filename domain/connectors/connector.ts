@@ -60,6 +60,14 @@ export interface ProviderResult {
  * decided). not_found: the provider holds nothing under the key (it never processed the request). unknown: the lookup
  * could not tell (no answer, 5xx, the original still in flight).
  */
+export type LookupOperation = 'authorize' | 'verify' | 'capture' | 'void' | 'refund';
+
+/** What was sent under the key: the operation, and for captures/voids/refunds the payment they modified. */
+export interface LookupRequest {
+  operation: LookupOperation;
+  providerReference?: string;
+}
+
 export type LookupResult =
   { status: 'found'; result: ProviderResult } | { status: 'not_found' } | { status: 'unknown'; rawCode: string | null };
 
@@ -104,10 +112,16 @@ export interface ConnectorAdapter {
     request: { providerReference: string; amount: number; currency: string; reference: string },
   ): Promise<ProviderResult>;
   /**
-   * Looks up the authorize (or verify) request sent under call.idempotencyKey, without repeating it: how an
-   * unknown outcome (timeout, reset, 5xx) is resolved. Never throws for transport failures.
+   * Looks up the request sent under call.idempotencyKey (an authorize, verify, capture, void or refund), without
+   * repeating it: how an unknown outcome (timeout, reset, 5xx, key still in use) is resolved. The result reads as
+   * the operation's own answer would. Never throws for transport failures.
    */
-  lookup(call: ProviderCall, request: { operation: 'authorize' | 'verify' }): Promise<LookupResult>;
+  lookup(call: ProviderCall, request: LookupRequest): Promise<LookupResult>;
+  /**
+   * The payment as it stands now at the provider (read by its reference, never repeated): how a pending payment
+   * (pix, boleto, held for review) is settled when no webhook arrives. Absent where the provider offers no read.
+   */
+  retrieve?(call: ProviderCall, request: { providerReference: string }): Promise<ProviderResult>;
   /** Zero-amount card verification (instrument enrolment). */
   verifyCard(
     call: ProviderCall,

@@ -146,6 +146,18 @@ export function serverFailure(response: ProviderResponse, rawCode: string | null
   };
 }
 
+/**
+ * The provider's "an earlier request under this idempotency key is still processing / was already processed"
+ * reply: it says nothing about the outcome and proves the key was used, so the request may have charged (or
+ * captured, or refunded). Unknown — resolved by a lookup under the same key — never a refusal to cascade on.
+ */
+export function keyStillInUse(rawCode: string): ProviderResult {
+  return result('unknown', {
+    rawCode,
+    rawMessage: 'An earlier request under this idempotency key is still in progress or was already processed',
+  });
+}
+
 export function result(outcome: Outcome, fields: Partial<ProviderResult> = {}): ProviderResult {
   return { outcome, providerReference: null, rawCode: null, rawMessage: null, ...fields };
 }

@@ -28,6 +28,8 @@ export function presentTransactionHeader(tx: Transaction) {
     installments: tx.installments,
     applied_routing_rule_id: tx.appliedRoutingRuleId,
     payment_instructions: tx.paymentInstructions,
+    failure_code: tx.failureCode ?? null,
+    failure_message: tx.failureMessage ?? null,
     metadata: tx.metadata,
     created_at: tx.createdAt.toISOString(),
     updated_at: tx.updatedAt.toISOString(),

@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { RefundSchema, TransactionSchema } from '../../db/entities';
 import { recordEvent } from '../events/events.outbox';
 import { presentRefund } from './transactions.presenter';
-import { moveTransaction } from './transactions.transitions';
+import { applyTransactionMove } from './transactions.transitions';
 
 /**
  * A refund's definitive result (from the provider's answer or its webhook): the refund row, the refunded amount
@@ -40,14 +40,13 @@ export async function settleRefund(
       object: presentRefund(refund),
     });
   }
-  const [row] = await em.execute<Array<{ n: string }>>(
-    `select count(*) as n from refunds where transaction_id = ? and status = 'pending'`,
-    [tx.id],
-  );
-  if (Number(row.n) > 0) return;
-  const to =
-    tx.amountRefunded === 0 ? 'authorized' : tx.amountRefunded >= tx.amountCaptured ? 'refunded' : 'partially_refunded';
-  await moveTransaction(em, tx.id, { to, from: ['refund_pending'], triggeredBy, key: `${refundId}:settled` });
+  // Once the last pending refund settles, the transaction leaves refund_pending for the state its refunds say
+  // (transactions.state-table.ts): a failure returns it to where it was, recording only transaction.refund_failed.
+  await applyTransactionMove(em, tx.id, {
+    event: result === 'succeeded' ? 'refunds_succeeded' : 'refunds_failed',
+    triggeredBy,
+    key: `${refundId}:settled`,
+  });
 }
 
 /** A pending refund's provider reference, once the provider has one (its verdict comes later, by webhook). */

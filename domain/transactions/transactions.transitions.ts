@@ -1,15 +1,16 @@
 /**
  * The one place a transaction changes state. Workflow activities and the inbound-webhook endpoint call
- * moveTransaction inside a database transaction: it locks the row, checks the move is allowed from the current
- * state (a move that is no longer possible — a retried activity, a duplicate webhook — is a silent no-op), mirrors
- * the order's status with a history entry, and records the transaction.<status> event in the same transaction.
+ * applyTransactionMove inside a database transaction: it locks the row, finds the move's rule in the state table
+ * (transactions.state-table.ts; a move that no longer applies — a retried activity, a duplicate webhook — is a
+ * silent no-op), mirrors the order's status with a history entry, and records the rule's events in the same
+ * transaction.
  */
 import { moveOrderStatus } from '../../db/repositories/orders.repository';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TransactionSchema, type OrderStatus, type Transaction, type TransactionStatus } from '../../db/entities';
 import { recordEvent } from '../events/events.outbox';
-import { isEventType } from '../events/events.catalog';
+import { resolveMove, ruleFor, type TransactionEvent } from './transactions.state-table';
 import { presentTransactionHeader } from './transactions.presenter';
 
 /** The order mirrors its transaction; states orders don't have map to their nearest order state. */
@@ -31,9 +32,8 @@ export const ORDER_STATUS_OF: Record<TransactionStatus, OrderStatus> = {
 export type TriggeredBy = 'api' | 'system' | 'psp_webhook';
 
 export interface Move {
-  to: TransactionStatus;
-  /** The move applies only from these states; otherwise nothing happens (null is returned). */
-  from: readonly TransactionStatus[];
+  /** What happened; TRANSACTION_MOVES says from which states it applies, where it leads and what it records. */
+  event: TransactionEvent;
   triggeredBy: TriggeredBy;
   /** Unique per logical move (e.g. `${workflowId}:final`): a retried write adds no second history entry. */
   key: string;
@@ -49,10 +49,10 @@ export interface Move {
       | 'paymentInstructions'
       | 'expiresAt'
       | 'routingProfileId'
+      | 'failureCode'
+      | 'failureMessage'
     >
   >;
-  /** Extra event to record (e.g. transaction.refund_created) besides transaction.<to>. */
-  extraEvents?: string[];
 }
 
 /** The order follows its transaction (locked, one statement with its history entry). */
@@ -66,25 +66,45 @@ export async function mirrorOrder(
   await moveOrderStatus(em, { orderId, to, triggeredBy, key });
 }
 
-/** Applies `move` to the locked transaction; null when the move no longer applies (already done or impossible). */
-export async function moveTransaction(
+/**
+ * Applies `move` to the locked transaction through its rule in TRANSACTION_MOVES; null when no rule applies from
+ * the current state (the move was already made, or is not allowed), and then nothing is written.
+ */
+export async function applyTransactionMove(
   em: EntityManager,
   transactionId: string,
   move: Move,
 ): Promise<Transaction | null> {
   const tx = await em.findOne(TransactionSchema, { id: transactionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!tx || !move.from.includes(tx.status)) return null;
+  const rule = tx ? ruleFor(tx.status, move.event) : null;
+  if (!tx || !rule) return null;
   Object.assign(tx, move.patch ?? {});
-  tx.status = move.to;
+  const { to, events } = resolveMove(rule, {
+    amountCaptured: tx.amountCaptured,
+    amountRefunded: tx.amountRefunded,
+    pendingRefunds: rule.to === 'by_refunds' ? await pendingRefunds(em, tx.id) : 0,
+  });
+  // A state the refunds say that is the current one (another refund still pending) is no move at all.
+  if (rule.to === 'by_refunds' && to === tx.status) {
+    await em.flush();
+    return null;
+  }
+  tx.status = to;
   tx.updatedAt = new Date();
   await em.flush();
-  if (tx.orderId) await mirrorOrder(em, tx.orderId, ORDER_STATUS_OF[move.to], move.triggeredBy, move.key);
+  if (tx.orderId) await mirrorOrder(em, tx.orderId, ORDER_STATUS_OF[to], move.triggeredBy, move.key);
   const object = presentTransactionHeader(tx);
-  for (const type of [...(move.extraEvents ?? []), `transaction.${move.to}`]) {
-    if (isEventType(type))
-      await recordEvent(em, { organizationId: tx.organizationId, merchantId: tx.merchantId, type, object });
-  }
+  for (const type of events)
+    await recordEvent(em, { organizationId: tx.organizationId, merchantId: tx.merchantId, type, object });
   return tx;
+}
+
+async function pendingRefunds(em: EntityManager, transactionId: string): Promise<number> {
+  const [row] = await em.execute<Array<{ n: string }>>(
+    `select count(*) as n from refunds where transaction_id = ? and status = 'pending'`,
+    [transactionId],
+  );
+  return Number(row.n);
 }
 
 /**

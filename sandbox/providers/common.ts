@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { createPayment, decide, type PaymentInput, type SandboxContext } from '../engine';
 import { HANG, json, type Reply, type Router } from '../http';
 import { slotOf, type LedgerDraft, type Processed } from '../idempotency';
+import type { Scenario } from '../cards';
 import type {
   LedgerOutcome,
   Operation,
@@ -92,6 +93,21 @@ export interface AuthorizeSpec {
   render: (payment: Payment) => Reply;
   /** The provider's 5xx reply for the processing-error scenario. */
   serverError: () => Reply;
+}
+
+/**
+ * A capture, void or refund's forced scenario (control POST /overrides with operation), if any: `slow` has
+ * waited slowMs when this returns; the caller plays `approved_server_error` (processed, answered 5xx).
+ */
+export async function operationOverride(
+  ctx: SandboxContext,
+  provider: SandboxProvider,
+  account: string,
+  operation: 'capture' | 'void' | 'refund',
+): Promise<Scenario | null> {
+  const forced = ctx.store.takeOverride(provider, account, null, operation);
+  if (forced === 'slow') await ctx.sleep(ctx.slowMs);
+  return forced;
 }
 
 /** Plays the decided scenario: timeout hangs, processing_error answers 5xx, slow waits, the rest create a payment. */

@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto';
 import { cardFacts } from '../cards';
 import { capture, refund, voidPayment, type SandboxContext } from '../engine';
-import { bearer, header, json, read, Router, type Reply, type SandboxRequest } from '../http';
+import { bearer, HANG, header, json, read, Router, type Reply, type SandboxRequest } from '../http';
 import { idempotent, type Processed } from '../idempotency';
 import { randomChars, type Payment, type Refund } from '../store';
 import {
@@ -16,6 +16,7 @@ import {
   ISO_CURRENCY,
   looksInvalid,
   lookupByKey,
+  operationOverride,
   paymentFields,
   rejected,
   type ProviderFactory,
@@ -90,6 +91,21 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
       });
       return auth.reply;
     }
+    const forced =
+      operation === 'capture' || operation === 'void' || operation === 'refund'
+        ? await operationOverride(ctx, 'provider_a', auth.account, operation)
+        : null;
+    // Answered 5xx without processing: nothing is kept under the key, so a lookup finds nothing.
+    if (forced === 'processing_error') {
+      store.record({
+        provider: 'provider_a',
+        account: auth.account,
+        idempotency_key: header(request, 'idempotency-key') ?? null,
+        http_status: 500,
+        ...rejected(operation, 'processing_error', serverError()).entry,
+      });
+      return serverError();
+    }
     return idempotent(
       store,
       {
@@ -99,7 +115,13 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
         request: { path: request.path, body: request.body },
         conflict,
       },
-      () => run(auth.account),
+      async () => {
+        const processed = await run(auth.account);
+        // Done and kept under the key, but the caller gets a 5xx: the unknown outcome a lookup must resolve.
+        if (forced === 'approved_server_error' && processed.reply !== HANG && processed.reply.status < 300)
+          return { ...processed, reply: serverError(), stored: processed.reply };
+        return processed;
+      },
     );
   }
 

@@ -94,6 +94,29 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
     );
   });
 
+  it('records each verification as an order of type card_setup: authorized when verified, failed when declined', async () => {
+    const customer = await createCustomer(tenant);
+    const session = await openSession(tenant);
+    const approved = await mintToken(tenant, session, CARDS.visa);
+    expect(
+      (await enrol(session, { tokenId: approved.tokenId, customerId: customer, currency: 'USD' })).status,
+    ).to.equal(201);
+    const declined = await mintToken(tenant, session, CARDS.stolen);
+    expect(
+      (await enrol(session, { tokenId: declined.tokenId, customerId: customer, currency: 'USD' })).status,
+    ).to.equal(201);
+    const orders = await stack()
+      .orm.em.fork()
+      .execute<Array<{ order_type: string; status: string; total_amount: string; recurrence: string }>>(
+        `select order_type, status, total_amount, recurrence from orders where customer_id = ? order by created_at, id`,
+        [customer],
+      );
+    expect(orders.map((o) => [o.order_type, o.status, Number(o.total_amount), o.recurrence]).sort()).to.deep.equal([
+      ['card_setup', 'authorized', 0, 'none'],
+      ['card_setup', 'failed', 0, 'none'],
+    ]);
+  });
+
   it('verifies on the named connector when connectorId is given', async () => {
     const other = await createTenant();
     const named = await cardConnector(other, 'provider_a');

@@ -6,6 +6,7 @@ import { expectError, expectWrapped } from '../helpers/envelope';
 import { CARDS } from '../helpers/vault';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
 import { stack } from '../helpers/stack';
+import { rows } from '../helpers/db';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
 
 describe('POST /api/v1/transactions/:id/capture and /void', () => {
@@ -134,14 +135,46 @@ describe('POST /api/v1/transactions/:id/refunds and refund reads', () => {
     );
   });
 
-  it('a refund the provider refuses is failed and the transaction returns to authorized', async () => {
+  /** The transaction events (data.object the transaction) and refund events (the refund) of one transaction. */
+  const eventsOf = async (txId: string): Promise<string[]> =>
+    (
+      await rows(
+        `select type from events where data->>'id' = ? or data->>'transaction_id' = ? order by created_at, id`,
+        [txId, txId],
+      )
+    ).map((e) => e.type);
+
+  it('a refund the provider refuses returns the transaction to authorized and records transaction.refund_failed only', async () => {
     const tx = await paid();
+    const before = await eventsOf(tx.id);
     const failed = expectWrapped(await refund(tx.id, { amount: 161 }), 201);
     expect(failed.status).to.equal('failed');
     expect((await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data).to.include({
       status: 'authorized',
       amount_refunded: 0,
     });
+    expect((await eventsOf(tx.id)).slice(before.length)).to.deep.equal([
+      'transaction.refund_created',
+      'transaction.refund_pending',
+      'transaction.refund_failed',
+    ]);
+  });
+
+  it('a refused refund after a partial refund returns to partially_refunded without a second partially_refunded event', async () => {
+    const tx = await paid();
+    expectWrapped(await refund(tx.id, { amount: 500 }), 201);
+    const before = await eventsOf(tx.id);
+    expect(before.filter((t) => t === 'transaction.partially_refunded')).to.have.length(1);
+    expect(expectWrapped(await refund(tx.id, { amount: 161 }), 201).status).to.equal('failed');
+    expect((await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data).to.include({
+      status: 'partially_refunded',
+      amount_refunded: 500,
+    });
+    expect((await eventsOf(tx.id)).slice(before.length)).to.deep.equal([
+      'transaction.refund_created',
+      'transaction.refund_pending',
+      'transaction.refund_failed',
+    ]);
   });
 
   it('a refund awaiting the provider stays pending, the transaction refund_pending, and counts against the balance', async () => {

@@ -3,6 +3,7 @@
  * never authorized for money.
  */
 import { expect } from 'chai';
+import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { ledger } from '../helpers/sandbox';
 import { CARDS } from '../helpers/vault';
@@ -29,6 +30,16 @@ describe('POST /api/v1/transactions with charge_type setup_verification', () => 
     const calls = (await ledger({ reference: tx.id })).filter((entry) => !entry.replayed);
     expect(calls.map((entry) => entry.operation)).to.deep.equal(['verify']);
     expect(calls[0].amount).to.equal(0);
+  });
+
+  it('records its order with order_type card_setup (Document 3), not api', async () => {
+    const res = await charge(
+      tenant,
+      cardCharge(await cardToken(tenant), { charge_type: 'setup_verification', amount: 0 }),
+    );
+    expect(res.status, res.text).to.equal(201);
+    const order = await api.get(`/orders/${res.body.data.order_id}`, { key: tenant.merchant_secret_key });
+    expect(order.body.data).to.include({ order_type: 'card_setup', total_amount: 0 });
   });
 
   it('fails without billing when the provider refuses the card', async () => {

@@ -44,7 +44,7 @@ describe('provider_d transformers: responseCode and reason code → outcome', ()
     6: 'hard_decline',
     7: 'hard_decline',
     8: 'hard_decline',
-    11: 'hard_decline',
+    11: 'unknown',
     16: 'processing_error',
     17: 'soft_decline',
     19: 'processing_error',

@@ -13,16 +13,18 @@ import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
 import { rows } from '../helpers/connectors';
 import { stack } from '../helpers/stack';
-import { cascade, charge } from '../helpers/transactions';
+import { cascade, charge, providerReferenceOf } from '../helpers/transactions';
+import { control } from '../helpers/sandbox';
+import { vaultSettingsOf } from '../../activities/vault/settings';
 
 describe('asyncSettlementWorkflow (time-skipping test server)', () => {
   const taskQueue = 'test-pix-expiry';
   const server = useTimeSkipping();
 
   /** A real pending pix (no webhook endpoint at the sandbox: nothing but the workflow settles it). */
-  async function pendingPix() {
+  async function pendingPix(slug = 'provider_b') {
     const tenant = await createTenant();
-    await cascade(tenant, ['provider_b'], { webhooks: false });
+    await cascade(tenant, [slug], { webhooks: false });
     const res = await charge(tenant, {
       payment_method: 'pix',
       charge_type: 'payment',
@@ -95,5 +97,66 @@ describe('asyncSettlementWorkflow (time-skipping test server)', () => {
       tx.id,
     ]);
     expect(events.map((e) => e.type)).to.include('transaction.expired');
+  });
+
+  it('a pending pix the buyer paid is found by asking the provider, without any webhook: authorized, order authorized', async () => {
+    const { tenant, tx } = await pendingPix('provider_c');
+    const reference = await providerReferenceOf(tenant, tx.id);
+    const paid = await control('POST', `/payments/${reference}/settle`, {});
+    expect(paid.status, JSON.stringify(paid.body)).to.be.lessThan(300);
+    const worker = await Worker.create({
+      connection: server.env.nativeConnection,
+      taskQueue: `${taskQueue}-vault`,
+      workflowBundle: stack().workflowBundle,
+      activities: createActivities({
+        orm: stack().orm,
+        rateLimitWindowSeconds: 60,
+        vault: vaultSettingsOf(stack().config),
+      }),
+    });
+    const expiresAt = new Date(Number(await server.env.currentTimeMs()) + 24 * 3600 * 1000).toISOString();
+    const handle = await server.env.client.workflow.start(asyncSettlementWorkflow, {
+      workflowId: `test-settlement-poll-${tx.id}`,
+      taskQueue: `${taskQueue}-vault`,
+      args: [{ transactionId: tx.id, amount: 4990, expiresAt }],
+    });
+    expect(await worker.runUntil(handle.result())).to.deep.equal({ transactionId: tx.id, status: 'authorized' });
+    // Asked a minute after the charge went pending (its first wait), not at the expiry a day later.
+    const events = (await handle.fetchHistory()).events!;
+    const waits = events.filter((e) => e.timerStartedEventAttributes);
+    expect(waits.map((e) => Number(e.timerStartedEventAttributes!.startToFireTimeout!.seconds))).to.deep.equal([60]);
+    const asks = events.filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'checkPendingCharge',
+    );
+    expect(asks).to.have.length(1);
+    const read = (await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data;
+    expect(read).to.include({ status: 'authorized', amount_captured: 4990 });
+    const order = (await api.get(`/orders/${tx.order_id}`, { key: tenant.merchant_secret_key })).body.data;
+    expect(order.status).to.equal('authorized');
+  });
+
+  it('a pending pix is asked about once more at its deadline before it expires: paid just before, it is authorized', async () => {
+    const { tenant, tx } = await pendingPix('provider_c');
+    const reference = await providerReferenceOf(tenant, tx.id);
+    const worker = await Worker.create({
+      connection: server.env.nativeConnection,
+      taskQueue: `${taskQueue}-vault`,
+      workflowBundle: stack().workflowBundle,
+      activities: createActivities({
+        orm: stack().orm,
+        rateLimitWindowSeconds: 60,
+        vault: vaultSettingsOf(stack().config),
+      }),
+    });
+    // A deadline 30 s away: the first ask (a minute on) would come after it, so the one at the deadline decides.
+    const expiresAt = new Date(Number(await server.env.currentTimeMs()) + 30 * 1000).toISOString();
+    const paid = await control('POST', `/payments/${reference}/settle`, {});
+    expect(paid.status, JSON.stringify(paid.body)).to.be.lessThan(300);
+    const handle = await server.env.client.workflow.start(asyncSettlementWorkflow, {
+      workflowId: `test-settlement-deadline-${tx.id}`,
+      taskQueue: `${taskQueue}-vault`,
+      args: [{ transactionId: tx.id, amount: 4990, expiresAt }],
+    });
+    expect(await worker.runUntil(handle.result())).to.deep.equal({ transactionId: tx.id, status: 'authorized' });
   });
 });

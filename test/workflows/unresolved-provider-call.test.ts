@@ -1,14 +1,15 @@
 /**
  * A provider call whose activity fails on every try (here: a worker started without vault settings, so
  * attemptCharge / providerOperation throw before reaching the provider) must not leave a transaction stuck in
- * pending or capture_pending. The charge fails without cascading — another connector could charge the customer a
- * second time when the first call's outcome is unknown — and a capture returns to pre_authorized. The
+ * pending. The charge fails without cascading — another connector could charge the customer a second time when
+ * the first call's outcome is unknown — and a capture stays capture_pending until a lookup under its key says. The
  * time-skipping server skips the retry backoff; the activities write the stack's real database.
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
+import { vaultSettingsOf } from '../../activities/vault/settings';
 import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/charge-types';
 import { buildChargeInput } from '../../api/modules/transactions/charge-request.service';
 import { chargeWorkflow, chargeWorkflowId } from '../../workflows/charge';
@@ -16,7 +17,7 @@ import { transactionOperationWorkflow } from '../../workflows/transaction-operat
 import { useTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
-import { accountOf, ledger } from '../helpers/sandbox';
+import { accountOf, control, ledger } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
 
@@ -65,7 +66,7 @@ describe('Provider calls that fail on every try (time-skipping test server)', ()
     }
   });
 
-  it('a capture whose provider call fails on every try returns the transaction to pre_authorized instead of leaving it capture_pending', async () => {
+  it('a capture whose provider call fails on every try stays capture_pending (never back to pre_authorized while in doubt), looked up with backoff', async () => {
     const tenant = await createTenant();
     await cascade(tenant, ['provider_a']);
     const created = await charge(tenant, cardCharge(await cardToken(tenant), { capture: false }));
@@ -78,12 +79,59 @@ describe('Provider calls that fail on every try (time-skipping test server)', ()
       taskQueue,
       args: [{ kind: 'capture', operationId: randomUUID(), transactionId }],
     });
-    expect(await (await workerWithoutVault()).runUntil(handle.result())).to.deep.equal({
-      ok: true,
-      outcome: 'processing_error',
-    });
+    // Without the vault neither the call nor its lookups can tell: an hour later it is still in doubt.
+    await (await workerWithoutVault()).runUntil(server.env.sleep('1 hour'));
     const tx = (await api.get(`/transactions/${transactionId}`, { key: tenant.merchant_secret_key })).body.data;
-    expect(tx.status).to.equal('pre_authorized');
-    expect(tx.amount_captured).to.equal(0);
+    expect(tx).to.include({ status: 'capture_pending', amount_captured: 0 });
+    const history = await handle.fetchHistory();
+    const waits = history
+      .events!.filter((e) => e.timerStartedEventAttributes)
+      .map((e) => Number(e.timerStartedEventAttributes!.startToFireTimeout!.seconds));
+    expect(waits.slice(0, 5)).to.deep.equal([5, 30, 60, 300, 900]);
+    await handle.terminate('test over');
+  });
+
+  it('a capture whose lookups cannot tell at first is looked up again until the provider says: authorized, captured once', async () => {
+    const tenant = await createTenant();
+    const [connector] = await cascade(tenant, ['provider_a']);
+    const created = await charge(tenant, cardCharge(await cardToken(tenant), { capture: false }));
+    const transactionId = created.body.data.id;
+    const force = async (operation: string, scenario: string, times: number) =>
+      expect(
+        (
+          await control('POST', '/overrides', {
+            provider: 'provider_a',
+            credentials: connector.credentials,
+            operation,
+            scenario,
+            times,
+          })
+        ).status,
+      ).to.equal(201);
+    await force('capture', 'approved_server_error', 1);
+    await force('lookup', 'processing_error', 3);
+    const queue = `${taskQueue}-vault`;
+    const worker = await Worker.create({
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+      workflowBundle: stack().workflowBundle,
+      activities: createActivities({
+        orm: stack().orm,
+        rateLimitWindowSeconds: 60,
+        vault: vaultSettingsOf(stack().config),
+      }),
+    });
+    const handle = await server.env.client.workflow.start(transactionOperationWorkflow, {
+      workflowId: `test-capture-${randomUUID()}`,
+      taskQueue: queue,
+      args: [{ kind: 'capture', operationId: randomUUID(), transactionId }],
+    });
+    expect(await worker.runUntil(handle.result())).to.deep.equal({ ok: true, outcome: 'approved' });
+    const tx = (await api.get(`/transactions/${transactionId}`, { key: tenant.merchant_secret_key })).body.data;
+    expect(tx).to.include({ status: 'authorized', amount_captured: 1500 });
+    const captures = (
+      await ledger({ provider: 'provider_a', account: await accountOf('provider_a', connector.credentials) })
+    ).filter((e) => e.operation === 'capture' && !e.replayed);
+    expect(captures).to.have.length(1);
   });
 });

@@ -45,7 +45,7 @@ export interface ChargeInput {
   cardBrand: string | null;
   binCountry: string | null;
   order: {
-    orderType: 'api' | 'checkout' | 'renewal' | 'trial_setup';
+    orderType: 'api' | 'checkout' | 'renewal' | 'trial_setup' | 'card_setup';
     recurrence: 'none' | 'initial' | 'subsequent';
     items: OrderItemSnapshot[];
   };

@@ -6,6 +6,8 @@
  * then save the card and consume the token. Any verification attempt consumes it (the CVC has been used),
  * approved or not; one that gets no answer releases the claim, and the retry finds the same verification workflow.
  */
+import { recordCardSetupOrder } from '../../../db/repositories/orders.repository';
+import { idFromSeed } from '../../../domain/platform/ids';
 import { releaseClaim } from '../../../db/repositories/card-tokens.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
@@ -150,6 +152,13 @@ export async function enrolInSession(
   return em.transactional(async (tx) => {
     const token = await lockUsableToken(tx, tokenRef, now);
     if (token.usedBy !== claimedBy) throw tokenInUse(token.id);
+    // The verification is recorded as a card_setup order (Document 3), whatever its outcome.
+    const order = { ...enrolment, id: idFromSeed('ord', `card-setup:${token.id}`), currency };
+    await recordCardSetupOrder(
+      tx,
+      { ...order, checkoutSessionId: checkout?.id ?? null },
+      result.outcome === 'approved' ? 'authorized' : 'failed',
+    );
     if (result.outcome === 'approved') {
       const { instrument } = await enrolToken(
         tx,

@@ -215,17 +215,18 @@ export async function buildChargeInput(
       cardBrand = token.cardBrand;
     }
   }
+  // Nothing charged up front for a card (a free trial, a 0 first cycle): the card is validated at zero amount.
+  const chargeType =
+    amount === 0 && body.checkout_session_id && isCardMethod(body.payment_method)
+      ? 'setup_verification'
+      : body.charge_type;
   return {
     transactionId,
     orderId: newId('ord'),
     organizationId,
     merchantId,
     paymentMethod: body.payment_method,
-    // Nothing charged up front for a card (a free trial, a 0 first cycle): the card is validated at zero amount.
-    chargeType:
-      amount === 0 && body.checkout_session_id && isCardMethod(body.payment_method)
-        ? 'setup_verification'
-        : body.charge_type,
+    chargeType,
     country: body.country.toUpperCase(),
     amount,
     currency,
@@ -241,6 +242,17 @@ export async function buildChargeInput(
     metadata: body.metadata ?? null,
     cardBrand,
     binCountry,
-    order: { orderType: trial ? 'trial_setup' : body.checkout_session_id ? 'checkout' : 'api', recurrence, items },
+    // Document 3's order types: a free trial's card check is trial_setup, any other card check card_setup.
+    order: {
+      orderType: trial
+        ? 'trial_setup'
+        : chargeType === 'setup_verification'
+          ? 'card_setup'
+          : body.checkout_session_id
+            ? 'checkout'
+            : 'api',
+      recurrence,
+      items,
+    },
   };
 }

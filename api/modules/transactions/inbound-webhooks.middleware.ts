@@ -26,7 +26,7 @@ import { ApiError } from '../../../domain/platform/errors';
 import { findConnectorByWebhookToken, loadConnectorSecrets } from '../../../domain/connectors/connectors.secrets';
 import { recordEvent } from '../../../domain/events/events.outbox';
 import { recordActivity } from '../../../domain/merchants/merchants.activity';
-import { moveTransaction } from '../../../domain/transactions/transactions.transitions';
+import { applyTransactionMove } from '../../../domain/transactions/transactions.transitions';
 import { presentTransactionHeader } from '../../../domain/transactions/transactions.presenter';
 import { MerchantConnectorSchema } from '../../../db/entities';
 import { recordReceipt, type ReceiptInput } from '../../../db/repositories/provider-webhook-receipts.repository';
@@ -160,13 +160,7 @@ async function apply(
   }
   const key = `${connectorId}:${event.eventId}`;
   if (event.type === 'dispute.opened') {
-    const moved = await moveTransaction(em, tx.id, {
-      to: 'charged_back',
-      from: ['authorized', 'partially_refunded', 'refunded', 'refund_pending'],
-      triggeredBy: 'psp_webhook',
-      key,
-      extraEvents: ['transaction.dispute_created'],
-    });
+    const moved = await applyTransactionMove(em, tx.id, { event: 'dispute_opened', triggeredBy: 'psp_webhook', key });
     if (moved) return null;
   }
   if (event.type === 'dispute.closed') {
@@ -185,8 +179,9 @@ async function apply(
 }
 
 /**
- * A decided dispute: won gives the money back, so a charged_back transaction returns to authorized (recording
- * transaction.dispute_won, then transaction.authorized); lost keeps it charged_back (transaction.dispute_lost).
+ * A decided dispute: won gives the money back, so a charged_back transaction returns to the state before the
+ * dispute (the state table's dispute_won: transaction.dispute_won is its one event); lost keeps it charged_back
+ * (transaction.dispute_lost).
  * Either way transaction.dispute_closed follows; an outcome the provider does not state closes it without either.
  */
 async function closeDispute(em: EntityManager, tx: Transaction, event: InboundWebhook, key: string): Promise<void> {
@@ -203,13 +198,7 @@ async function closeDispute(em: EntityManager, tx: Transaction, event: InboundWe
     });
   let current = tx;
   if (outcome === 'won') {
-    const moved = await moveTransaction(em, tx.id, {
-      to: 'authorized',
-      from: ['charged_back'],
-      triggeredBy: 'psp_webhook',
-      key,
-      extraEvents: ['transaction.dispute_won'],
-    });
+    const moved = await applyTransactionMove(em, tx.id, { event: 'dispute_won', triggeredBy: 'psp_webhook', key });
     if (moved) current = moved;
     else await record('transaction.dispute_won', tx);
   } else if (outcome === 'lost') {

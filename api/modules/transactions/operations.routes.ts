@@ -26,16 +26,39 @@ import {
 } from './transactions.schema';
 import { presentRefund } from '../../../domain/transactions/transactions.presenter';
 import { getTransaction, transactionView } from './transactions.service';
+import { isStillProcessing } from './still-processing.rules';
+import type { EntityManager } from '@mikro-orm/postgresql';
 
-/** Runs the operation workflow (api/temporal/) and turns a refusal into its 422. */
-async function runOperation(client: Client, tx: Transaction, input: OperationInput, waitMs: number): Promise<void> {
+/**
+ * Runs the operation workflow (api/temporal/) and turns a refusal into its 422. 'accepted' when the wait deadline
+ * passed after the workflow reserved the move (`accepted` finds its capture_pending owner or its pending refund):
+ * the work goes on and the request answers the resource as it stands. A deadline before that keeps the 504.
+ */
+async function runOperation(
+  client: Client,
+  tx: Transaction,
+  input: OperationInput,
+  waitMs: number,
+  accepted: () => Promise<boolean>,
+): Promise<'done' | 'accepted'> {
   const target = { merchantId: tx.merchantId, status: tx.status, currency: tx.currency };
-  const result = await startOperation(client, target, input, waitMs);
+  let result: Awaited<ReturnType<typeof startOperation>>;
+  try {
+    result = await startOperation(client, target, input, waitMs);
+  } catch (error) {
+    if (isStillProcessing(error, 'OPERATION_STILL_PROCESSING') && (await accepted())) return 'accepted';
+    throw error;
+  }
   if (!result.ok) {
     if (result.code === OPERATION_IN_PROGRESS) throw errors.conflict(result.code, result.message);
     throw errors.businessRule(result.code, result.message);
   }
+  return 'done';
 }
+
+/** The capture or void `operationId` still owns the transaction's pending move (begun, not finished). */
+const ownsPendingMove = (em: EntityManager, merchantId: string, id: string, operationId: string) => async () =>
+  (await getTransaction(em, merchantId, id)).pendingOperationId === operationId;
 
 /** Capture/void operation id: from the Idempotency-Key when one was sent (see runOperation), else random. */
 const operationIdOf = (idempotencySeed: string | undefined) => idempotencySeed ?? randomUUID();
@@ -52,7 +75,8 @@ export const transactionOperationRoutes = [
     auth: { keys, scopes: ['transactions:write'] },
     params: TransactionParams,
     body: CaptureBody,
-    responses: { 200: TransactionSchemaOut },
+    // 202: the capture was accepted and is still in progress (the transaction is capture_pending).
+    responses: { 200: TransactionSchemaOut, 202: TransactionSchemaOut },
     envelope: 'wrapped',
     // 422 business_rule_error: the transaction is not capturable.
     errors: [422],
@@ -60,18 +84,16 @@ export const transactionOperationRoutes = [
     waitsOnWorkflow: true,
     async handler({ em, merchantId, params, body, deps, idempotencySeed }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
-      await runOperation(
+      const operationId = operationIdOf(idempotencySeed);
+      const ran = await runOperation(
         deps.temporal.client,
         tx,
-        {
-          kind: 'capture',
-          operationId: operationIdOf(idempotencySeed),
-          transactionId: tx.id,
-          amount: body.amount,
-        },
+        { kind: 'capture', operationId, transactionId: tx.id, amount: body.amount },
         deps.config.workflowWaitMs,
+        ownsPendingMove(em, merchantId, tx.id, operationId),
       );
-      return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, tx.id)) };
+      const data = await transactionView(em, await getTransaction(em, merchantId, tx.id));
+      return { status: ran === 'accepted' ? 202 : 200, data };
     },
   }),
   defineRoute({
@@ -82,7 +104,8 @@ export const transactionOperationRoutes = [
     auth: { keys, scopes: ['transactions:write'] },
     params: TransactionParams,
     body: VoidBody,
-    responses: { 200: TransactionSchemaOut },
+    // 202: the void was accepted and is still in progress (the transaction stays pre_authorized until it settles).
+    responses: { 200: TransactionSchemaOut, 202: TransactionSchemaOut },
     envelope: 'wrapped',
     // 422 business_rule_error: the transaction is not voidable.
     errors: [422],
@@ -90,17 +113,16 @@ export const transactionOperationRoutes = [
     waitsOnWorkflow: true,
     async handler({ em, merchantId, params, deps, idempotencySeed }) {
       const tx = await getTransaction(em, merchantId, params.transactionId);
-      await runOperation(
+      const operationId = operationIdOf(idempotencySeed);
+      const ran = await runOperation(
         deps.temporal.client,
         tx,
-        {
-          kind: 'void',
-          operationId: operationIdOf(idempotencySeed),
-          transactionId: tx.id,
-        },
+        { kind: 'void', operationId, transactionId: tx.id },
         deps.config.workflowWaitMs,
+        ownsPendingMove(em, merchantId, tx.id, operationId),
       );
-      return { status: 200, data: await transactionView(em, await getTransaction(em, merchantId, tx.id)) };
+      const data = await transactionView(em, await getTransaction(em, merchantId, tx.id));
+      return { status: ran === 'accepted' ? 202 : 200, data };
     },
   }),
   defineRoute({
@@ -134,6 +156,8 @@ export const transactionOperationRoutes = [
           metadata: body.metadata,
         },
         deps.config.workflowWaitMs,
+        // Recorded (pending) by the workflow's first step: the refund exists and is answered as it stands.
+        async () => (await em.findOne(RefundSchema, { id: refundId }, { refresh: true })) !== null,
       );
       const refund = await em.findOneOrFail(RefundSchema, { id: refundId }, { refresh: true });
       return { status: 201, data: presentRefund(refund) };

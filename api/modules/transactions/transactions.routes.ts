@@ -16,6 +16,8 @@ import { buildChargeInput } from './charge-request.service';
 import { getTransaction, listAttempts, listTransactions, transactionView } from './transactions.service';
 import { awaitCharge, runCharge } from '../../temporal';
 import { transactionOperationRoutes } from './operations.routes';
+import { isStillProcessing } from './still-processing.rules';
+import { findOneRow } from '../../../db/reads';
 
 const tags = ['Transactions'];
 const keys = ['merchant', 'organization'] as const;
@@ -49,15 +51,23 @@ export const transactionRoutes = [
     async handler({ em, merchantId, auth, body, deps, idempotencySeed }) {
       // The key is required here; the same request under the same key always names the same transaction.
       const transactionId = idFromSeed('tx', idempotencySeed!);
-      if (await em.findOne(TransactionSchema, { id: transactionId, merchantId })) {
-        // An earlier try of this request started the charge and lost its answer (502): wait for that charge.
-        await awaitCharge(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
-      } else {
-        await runCharge(
-          deps.temporal,
-          await buildChargeInput(em, auth.organizationId, merchantId, body, transactionId),
-          deps.config.workflowWaitMs,
-        );
+      try {
+        if (await em.findOne(TransactionSchema, { id: transactionId, merchantId })) {
+          // An earlier try of this request started the charge and lost its answer (502): wait for that charge.
+          await awaitCharge(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
+        } else {
+          await runCharge(
+            deps.temporal,
+            await buildChargeInput(em, auth.organizationId, merchantId, body, transactionId),
+            deps.config.workflowWaitMs,
+          );
+        }
+      } catch (error) {
+        // Document 3: creation always answers 201 and clients branch on status. Once the workflow has opened the
+        // transaction, a passed deadline answers it as it stands (pending); its outcome follows by webhook or GET.
+        // Only a charge no worker has opened yet keeps the 504 (nothing exists to answer with; retry the key).
+        if (!isStillProcessing(error, 'CHARGE_STILL_PROCESSING')) throw error;
+        if (!(await findOneRow(em, TransactionSchema, { id: transactionId, merchantId }))) throw error;
       }
       return { status: 201, data: await transactionView(em, await getTransaction(em, merchantId, transactionId)) };
     },

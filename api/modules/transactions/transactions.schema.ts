@@ -118,6 +118,8 @@ const TransactionHeaderFields = {
   installments: Nullable(Type.Integer()),
   applied_routing_rule_id: Nullable(Type.String()),
   payment_instructions: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  failure_code: Nullable(Type.String({ description: 'Why the transaction failed, expired or was canceled' })),
+  failure_message: Nullable(Type.String()),
   metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -125,14 +125,27 @@ export const checkoutAdapter: ConnectorAdapter = {
       ),
     ),
 
-  lookup: (call) =>
+  lookup: (call, request) =>
     lookupByKey(
       () =>
         send(
           { ...call, idempotencyKey: undefined },
           { method: 'GET', path: `/idempotency-keys/${encodeURIComponent(call.idempotencyKey)}` },
         ),
-      fromPayment,
+      (response) =>
+        request.operation === 'capture' || request.operation === 'void' || request.operation === 'refund'
+          ? fromAction(response, request.operation, request.providerReference ?? '')
+          : fromPayment(response),
+    ),
+
+  retrieve: (call, request) =>
+    withTransport(async () =>
+      fromPayment(
+        await send(
+          { ...call, idempotencyKey: undefined },
+          { method: 'GET', path: `/payments/${encodeURIComponent(request.providerReference)}` },
+        ),
+      ),
     ),
 
   parseWebhook,

@@ -4,7 +4,7 @@
  * Tables unit-tested row by row (test/unit/connectors-checkout.test.ts).
  */
 import type { InboundWebhook, Outcome, ProviderResult } from '../connector';
-import { field, result, serverFailure, type ProviderResponse } from '../http';
+import { field, keyStillInUse, result, serverFailure, type ProviderResponse } from '../http';
 
 export const PAYMENT_STATUSES: Readonly<Record<string, Outcome>> = {
   Authorized: 'approved',
@@ -81,9 +81,13 @@ export const EVENT_TYPES: Readonly<Record<string, InboundWebhook['type']>> = {
   dispute_canceled: 'dispute.closed',
 };
 
-/** 401 (bodiless), 403, 404, 409, 422: our request or credentials refused. */
+/**
+ * 401 (bodiless), 403, 404, 422: our request or credentials refused. 409 is the Cko-Idempotency-Key conflict (the
+ * key was used already, maybe still processing): unknown.
+ */
 function requestError(response: ProviderResponse): ProviderResult {
   const body = response.body ?? {};
+  if (response.status === 409) return keyStillInUse(field.str(body.error_type) ?? 'http_409');
   const code = field.str(field.list(body.error_codes)[0]) ?? field.str(body.error_type) ?? `http_${response.status}`;
   return result('processing_error', { rawCode: code, rawMessage: field.str(body.error_type) });
 }

@@ -130,7 +130,23 @@ export const providerAAdapter: ConnectorAdapter = {
           { ...call, idempotencyKey: undefined },
           { method: 'GET', path: `/v1/idempotency_keys/${encodeURIComponent(call.idempotencyKey)}` },
         ),
-      (response) => fromIntent(response, request.operation === 'verify' ? 'setup_intent' : 'payment_intent'),
+      (response) => {
+        if (request.operation === 'capture') return fromModification(response, 'succeeded');
+        if (request.operation === 'void') return fromModification(response, 'canceled');
+        if (request.operation === 'refund') return fromRefund(response);
+        return fromIntent(response, request.operation === 'verify' ? 'setup_intent' : 'payment_intent');
+      },
+    ),
+
+  retrieve: (call, request) =>
+    withTransport(async () =>
+      fromIntent(
+        await send(
+          { ...call, idempotencyKey: undefined },
+          { method: 'GET', path: `/v1/payment_intents/${encodeURIComponent(request.providerReference)}` },
+        ),
+        'payment_intent',
+      ),
     ),
 
   parseWebhook,

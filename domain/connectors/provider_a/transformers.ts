@@ -3,7 +3,7 @@
  * mapped here and nowhere else; the tables are unit-tested row by row (test/unit/connectors-provider-a.test.ts).
  */
 import type { InboundWebhook, Outcome, ProviderResult } from '../connector';
-import { field, result, safeMessage, serverFailure, type ProviderResponse } from '../http';
+import { field, keyStillInUse, result, safeMessage, serverFailure, type ProviderResponse } from '../http';
 
 /** decline_code (or error code when there is none) → outcome. Unknown codes are soft: another connector may approve. */
 export const DECLINE_CODES: Readonly<Record<string, Outcome>> = {
@@ -75,6 +75,7 @@ type Kind = 'payment_intent' | 'setup_intent';
 
 /** Errors that are not card declines: our request or our credentials were refused. Retryable on another connector. */
 function requestError(error: Record<string, unknown>, status: number): ProviderResult {
+  if (status === 409 && error.code === 'idempotency_key_in_use') return keyStillInUse('idempotency_key_in_use');
   const code = field.str(error.code) ?? field.str(error.type) ?? `http_${status}`;
   return result('processing_error', { rawCode: code, rawMessage: safeMessage(status, field.str(error.message)) });
 }

@@ -146,14 +146,17 @@ export const providerBAdapter: ConnectorAdapter = {
       ),
     ),
 
-  lookup: (call) =>
+  lookup: (call, request) =>
     lookupByKey(
       () =>
         send(
           { ...call, idempotencyKey: undefined },
           { method: 'POST', path: '/v71/payments/lookup', json: { idempotencyKey: call.idempotencyKey } },
         ),
-      fromPayment,
+      (response) =>
+        request.operation === 'capture' || request.operation === 'void' || request.operation === 'refund'
+          ? fromModification(response, request.operation)
+          : fromPayment(response),
     ),
 
   parseWebhook,

@@ -3,7 +3,7 @@
  * payment is classified by its refusalReasonCode. Tables unit-tested row by row (test/unit/connectors-provider-b.test.ts).
  */
 import type { InboundWebhook, Outcome, ProviderResult } from '../connector';
-import { field, result, safeMessage, serverFailure, type ProviderResponse } from '../http';
+import { field, keyStillInUse, result, safeMessage, serverFailure, type ProviderResponse } from '../http';
 
 export const RESULT_CODES: Readonly<Record<string, Outcome>> = {
   Authorised: 'approved',
@@ -82,9 +82,13 @@ export const EVENT_CODES: Readonly<Record<string, InboundWebhook['type']>> = {
   'SECOND_CHARGEBACK:*': 'dispute.closed',
 };
 
-/** Non-2xx answers: credentials, validation or idempotency conflicts. Our request was refused: retryable elsewhere. */
+/**
+ * Non-2xx answers: credentials or validation, our request refused: retryable elsewhere. Except 704 ("request
+ * already processed or in progress" under the idempotency key): unknown.
+ */
 function requestError(response: ProviderResponse): ProviderResult {
   const body = response.body ?? {};
+  if (field.str(body.errorCode) === '704') return keyStillInUse('704');
   return result('processing_error', {
     rawCode: field.str(body.errorCode) ?? `http_${response.status}`,
     rawMessage: safeMessage(response.status, field.str(body.message)),

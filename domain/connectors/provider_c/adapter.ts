@@ -156,15 +156,31 @@ export const providerCAdapter: ConnectorAdapter = {
     }),
 
   // verifyCard's lookup finds its one-unit authorization (approved = verified); its hold was released or lapses.
-  lookup: (call) =>
+  lookup: (call, request) =>
     lookupByKey(
       () =>
         send(
           { ...call, idempotencyKey: undefined },
           { method: 'GET', path: `/v1/idempotency_keys/${encodeURIComponent(call.idempotencyKey)}` },
         ),
-      fromPayment,
+      (response) =>
+        request.operation === 'capture'
+          ? fromUpdate(response, 'approved')
+          : request.operation === 'void'
+            ? fromUpdate(response, 'cancelled')
+            : request.operation === 'refund'
+              ? fromRefund(response)
+              : fromPayment(response),
     ),
+
+  retrieve: (call, request) =>
+    withTransport(async () => {
+      const response = await send(
+        { ...call, idempotencyKey: undefined },
+        { method: 'GET', path: `/v1/payments/${encodeURIComponent(request.providerReference)}` },
+      );
+      return 'failure' in response ? response.failure : fromPayment(response);
+    }),
 
   parseWebhook,
 

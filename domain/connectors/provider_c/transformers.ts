@@ -4,7 +4,7 @@
  * row by row (test/unit/connectors-provider-c.test.ts).
  */
 import type { InboundWebhook, Outcome, ProviderResult } from '../connector';
-import { field, result, safeMessage, serverFailure, type ProviderResponse } from '../http';
+import { field, keyStillInUse, result, safeMessage, serverFailure, type ProviderResponse } from '../http';
 
 export const PAYMENT_STATUSES: Readonly<Record<string, Outcome>> = {
   approved: 'approved',
@@ -76,9 +76,13 @@ function firstCause(body: Record<string, unknown> | null): string | null {
   return field.str(field.obj(field.list(body?.cause)[0]).code);
 }
 
-/** Our request or credentials refused (4xx): retryable on another connector. */
+/**
+ * Our request or credentials refused (4xx): retryable on another connector. Except 409, the X-Idempotency-Key
+ * conflict (the key was used already, maybe still processing): unknown.
+ */
 function requestError(response: ProviderResponse): ProviderResult {
   const body = response.body;
+  if (response.status === 409) return keyStillInUse(field.str(body?.error) ?? 'http_409');
   return result('processing_error', {
     rawCode: firstCause(body) ?? field.str(body?.error) ?? `http_${response.status}`,
     rawMessage: safeMessage(response.status, field.str(body?.message)),

@@ -22,8 +22,9 @@ export const REASON_CODES: Readonly<Record<string, Outcome>> = {
   '6': 'hard_decline', // invalid card number
   '7': 'hard_decline', // invalid expiration date
   '8': 'hard_decline', // card expired
-  // A duplicate was refused so the card is not charged twice: never retry elsewhere.
-  '11': 'hard_decline',
+  // "A duplicate transaction has been submitted": the first one (same refId) may have been approved. Unknown, so the
+  // lookup by refId decides; never a retry elsewhere, never a decline.
+  '11': 'unknown',
   '16': 'processing_error', // transaction not found
   '17': 'soft_decline', // card type not accepted
   '19': 'processing_error',

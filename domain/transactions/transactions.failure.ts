@@ -1,0 +1,58 @@
+/**
+ * Why a charge ended without money (failed, expired, canceled): written on the transaction with the move, so the
+ * API, webhooks and the Dashboard say why even when no provider was tried (Document 3: "a timeline explaining
+ * why"; the timeline is empty when routing found no connector).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TransactionStatus } from '../../db/entities';
+
+export interface FailureReason {
+  failureCode: string;
+  failureMessage: string;
+}
+
+export const FAILURE_REASONS = {
+  no_route: 'No connector of the routing plan can take this charge (payment method, card brand, currency or amount)',
+  card_token_already_used: 'The card token was already used by another transaction',
+  declined: 'The provider declined the charge',
+  payment_failed: 'The provider reported that the pending payment failed',
+  payment_expired: 'The payment was not completed before it expired',
+  canceled: 'The pending payment was canceled before completion',
+} as const;
+
+const reason = (code: keyof typeof FAILURE_REASONS): FailureReason => ({
+  failureCode: code,
+  failureMessage: FAILURE_REASONS[code],
+});
+
+/** The reason for a charge ending `to`; null when `to` took money (nothing to explain). */
+export async function failureReasonOf(
+  em: EntityManager,
+  transactionId: string,
+  to: TransactionStatus,
+): Promise<FailureReason | null> {
+  if (to === 'expired') return reason('payment_expired');
+  if (to === 'canceled') return reason('canceled');
+  if (to !== 'failed') return null;
+  const [last] = await em.execute<
+    Array<{ status: string; outcome: string | null; error_code: string | null; message: string | null }>
+  >(
+    `select status, outcome, error_code, error_message as message from transaction_attempts where transaction_id = ?
+      order by attempt_number desc limit 1`,
+    [transactionId],
+  );
+  if (last) {
+    // A pending payment the provider then failed (its attempt had succeeded in going pending).
+    if (last.status === 'success' || last.status === 'pending') return reason('payment_failed');
+    return {
+      failureCode: last.error_code ?? last.outcome ?? 'declined',
+      failureMessage: last.message ?? FAILURE_REASONS.declined,
+    };
+  }
+  const [token] = await em.execute<Array<{ taken: boolean }>>(
+    `select k.used_by is not null and k.used_by <> t.id as taken
+       from transactions t join card_tokens k on k.id = t.card_token_id where t.id = ?`,
+    [transactionId],
+  );
+  return token?.taken ? reason('card_token_already_used') : reason('no_route');
+}
