@@ -318,13 +318,22 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
     }
   }
 
-  /** Waits until nothing is in flight (no activity, no child charge), then reads the workflow's view. */
+  /**
+   * Waits until nothing is in flight (no workflow task, activity or child charge, and nothing due now: an Update
+   * that makes a charge due wakes the loop a task later), then reads the workflow's view.
+   */
   async function quiet(handle: WorkflowHandle<typeof subscriptionWorkflow>): Promise<SubscriptionWorkflowView> {
     const deadline = Date.now() + 30_000;
     for (;;) {
       const { raw, status } = await handle.describe();
-      const busy = (raw.pendingActivities?.length ?? 0) + (raw.pendingChildren?.length ?? 0);
-      if (status.name !== 'RUNNING' || busy === 0) return handle.query(viewQuery);
+      if (status.name !== 'RUNNING') return handle.query(viewQuery);
+      const busy =
+        (raw.pendingActivities?.length ?? 0) + (raw.pendingChildren?.length ?? 0) + (raw.pendingWorkflowTask ? 1 : 0);
+      if (busy === 0) {
+        const view = await handle.query(viewQuery);
+        const due = view.nextWakeAt !== null && Date.parse(view.nextWakeAt) <= Number(await server.env.currentTimeMs());
+        if (!due) return view;
+      }
       if (Date.now() > deadline) throw new Error('the subscription workflow did not come to rest within 30 s');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
