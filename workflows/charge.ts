@@ -8,10 +8,13 @@
  */
 import {
   ActivityFailure,
+  ApplicationFailure,
   CancellationScope,
   ParentClosePolicy,
+  WorkflowIdReusePolicy,
   condition,
   defineSignal,
+  executeChild,
   getExternalWorkflowHandle,
   isCancellation,
   patched,
@@ -32,6 +35,8 @@ import {
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { databaseActivities, localDatabaseActivities, providerActivities } from './lib/payment-activities';
 import { subscriptionWorkflow, subscriptionWorkflowId } from './subscription';
+import { operationWorkflowId, transactionOperationWorkflow } from './transaction-operation';
+import { SUBSCRIPTION_ALREADY_EXISTS } from './lib/subscription-rules';
 
 const db = databaseActivities();
 const local = localDatabaseActivities();
@@ -141,6 +146,14 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
   return finish('failed');
 }
 
+/** Marks histories where a first charge that lost the race for its plan is refunded (not left failing). */
+const DUPLICATE_SUBSCRIPTION_REFUND_PATCH = 'duplicate-subscription-refund';
+
+const lostThePlanRace = (error: unknown) =>
+  error instanceof ActivityFailure &&
+  error.cause instanceof ApplicationFailure &&
+  error.cause.type === SUBSCRIPTION_ALREADY_EXISTS;
+
 /** Marks histories that read the deployment's subscription settings before starting the subscription workflow. */
 const SUBSCRIPTION_SETTINGS_PATCH = 'subscription-settings-input';
 
@@ -150,7 +163,22 @@ const SUBSCRIPTION_SETTINGS_PATCH = 'subscription-settings-input';
  * start in this history, so a retried or replayed charge never starts it twice.
  */
 async function startSubscription(transactionId: string): Promise<void> {
-  const state = await db.createSubscriptionForCharge({ transactionId, at: new Date().toISOString() });
+  let state: Awaited<ReturnType<typeof db.createSubscriptionForCharge>>;
+  try {
+    state = await db.createSubscriptionForCharge({ transactionId, at: new Date().toISOString() });
+  } catch (error) {
+    if (!lostThePlanRace(error) || !patched(DUPLICATE_SUBSCRIPTION_REFUND_PATCH)) throw error;
+    // Another first charge of the same plan and customer got its subscription first (both passed the check before
+    // charging): this charge is given back in full rather than kept without a subscription.
+    const refundId = await db.duplicateSubscriptionRefundId(transactionId);
+    const refund = { kind: 'refund' as const, operationId: refundId, refundId, transactionId };
+    await executeChild(transactionOperationWorkflow, {
+      workflowId: operationWorkflowId(refund),
+      args: [{ ...refund, reason: 'duplicate_subscription' }],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    });
+    return;
+  }
   if (!state) return;
   // The deployment's dunning schedule, read once by an activity so the child's input (and this history) holds it.
   // Charges recorded before the setting existed started their subscription without it (the workflow's default).

@@ -3,7 +3,9 @@
  * prepare a renewal charge for the charge-cascade workflow. Every id a renewal uses derives from the subscription
  * id, the cycle number and the try, so a retried activity or a replayed workflow never bills a cycle twice.
  */
+import { ApplicationFailure } from '@temporalio/activity';
 import type { Orm } from '../../db/orm';
+import { ApiError } from '../../domain/platform/errors';
 import {
   MerchantConnectorSchema,
   MerchantSchema,
@@ -19,7 +21,7 @@ import { applySubscriptionStep } from '../../domain/subscriptions/subscriptions.
 import { createSubscriptionForCharge } from '../../domain/subscriptions/subscriptions.first-charge';
 import { renewAtCycleLimit } from '../../domain/subscriptions/subscriptions.cycle-limit';
 import { UNRESOLVED_PROVIDER_CALL, type ChargeInput } from '../../workflows/lib/charge-types';
-import { DEFAULT_DUNNING_SCHEDULE_DAYS } from '../../workflows/lib/subscription-rules';
+import { DEFAULT_DUNNING_SCHEDULE_DAYS, SUBSCRIPTION_ALREADY_EXISTS } from '../../workflows/lib/subscription-rules';
 import type { SubscriptionState, SubscriptionStep } from '../../workflows/lib/subscription-state';
 
 export interface SubscriptionDeps {
@@ -64,9 +66,27 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
      * the transaction's subscription_id), once: its id derives from the transaction id. null when there is none.
      */
     async createSubscriptionForCharge(input: { transactionId: string; at: string }): Promise<SubscriptionState | null> {
-      return orm.em
-        .fork()
-        .transactional((em) => createSubscriptionForCharge(em, input.transactionId, new Date(input.at)));
+      try {
+        return await orm.em
+          .fork()
+          .transactional((em) => createSubscriptionForCharge(em, input.transactionId, new Date(input.at)));
+      } catch (error) {
+        // Another first charge of the same plan won the race after both passed the check before charging: not
+        // retryable; the charge workflow gives this charge back (docs/api-decisions.md, issue 22).
+        if (error instanceof ApiError && error.code === SUBSCRIPTION_ALREADY_EXISTS) {
+          throw ApplicationFailure.create({
+            type: SUBSCRIPTION_ALREADY_EXISTS,
+            message: error.message,
+            nonRetryable: true,
+          });
+        }
+        throw error;
+      }
+    },
+
+    /** The refund id of a first charge that lost the race for its plan (one per transaction). */
+    async duplicateSubscriptionRefundId(transactionId: string): Promise<string> {
+      return idFromSeed('ref', `${transactionId}:duplicate-subscription`);
     },
 
     /** At the cycle limit of an offer that renews: the old subscription expires and the new one's state is returned. */

@@ -20,6 +20,7 @@ import { errors } from '../platform/errors';
 import { idFromSeed } from '../platform/ids';
 import { addBillingPeriods, firstCycleCharge } from '../../workflows/lib/pricing';
 import type { SubscriptionState } from '../../workflows/lib/subscription-state';
+import { SUBSCRIPTION_ALREADY_EXISTS } from '../../workflows/lib/subscription-rules';
 import { presentOne } from './subscriptions.presenter';
 import { projectState } from './subscriptions.steps';
 
@@ -44,7 +45,7 @@ const DAY_MS = 86_400_000;
 /** 409 for a second live subscription to the same plan, pointing at the one to reactivate or change. */
 export const alreadySubscribed = (existing: Subscription) =>
   errors.conflict(
-    'SUBSCRIPTION_ALREADY_EXISTS',
+    SUBSCRIPTION_ALREADY_EXISTS,
     `The customer already holds a live subscription to this plan (${existing.id}); change its offer with ` +
       `POST /merchants/${existing.merchantId}/subscriptions/${existing.id}/change-offer, or take back a scheduled ` +
       'cancellation with …/reactivate, instead of starting a second one',

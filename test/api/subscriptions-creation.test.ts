@@ -7,8 +7,8 @@ import { createSession, sellableOffer } from '../helpers/checkout';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { api } from '../helpers/http';
 import { stack } from '../helpers/stack';
-import { cascade, charge } from '../helpers/transactions';
-import { CARDS, mintToken, openSession } from '../helpers/vault';
+import { cascade, charge, override, waitForTransaction } from '../helpers/transactions';
+import { CARDS, createCustomer, mintToken, openSession } from '../helpers/vault';
 import { subscriptionEvents } from '../helpers/subscriptions';
 import { subscriptionWorkflowId } from '../../workflows/subscription';
 import { OfferPriceSchema, PaymentInstrumentSchema, SubscriptionSchema, TransactionSchema } from '../../db/entities';
@@ -114,6 +114,32 @@ describe('Subscription creation on a paid recurring first charge', () => {
     expect(await em.count(TransactionSchema, { checkoutSessionId: checkout.id })).to.equal(0);
     const account = await accountOf('provider_a', connector.credentials);
     expect(await ledger({ provider: 'provider_a', account })).to.deep.equal([]);
+  });
+
+  it('two checkouts for one plan paid at once by one customer: one subscription, the other charge refunded in full (never kept without a subscription)', async () => {
+    const tenant = await createTenant();
+    const [connector] = await cascade(tenant, ['provider_a']);
+    const { offer } = await sellableOffer(tenant);
+    const customerId = await createCustomer(tenant);
+    // Both charges are at the provider together: both pass the check made before charging.
+    await override(connector, 'slow', 2);
+    const paid = await Promise.all([
+      payCheckout(tenant, { offer_id: offer.id, customer_id: customerId }),
+      payCheckout(tenant, { offer_id: offer.id, customer_id: customerId }),
+    ]);
+    const charged = paid.filter(({ res }) => res.status === 201).map(({ res }) => res.body.data.id);
+    expect(charged, 'both charges were made').to.have.length(2);
+    const key = tenant.merchant_secret_key;
+    const final = await Promise.all(
+      charged.map((id) =>
+        waitForTransaction(tenant, id, (tx) => tx.subscription_id !== null || tx.status === 'refunded', 30_000),
+      ),
+    );
+    expect(final.map((tx) => tx.status).sort()).to.deep.equal(['authorized', 'refunded']);
+    const subs = (await api.get(`/merchants/${tenant.merchant_id}/subscriptions?customer_id=${customerId}`, { key }))
+      .body.data;
+    expect(subs).to.have.length(1);
+    expect(final.find((tx) => tx.status === 'authorized').subscription_id).to.equal(subs[0].id);
   });
 
   it('a free-trial offer: zero-amount card validation, order trial_setup, status trialing with trial_end', async () => {

@@ -19,6 +19,9 @@ export type SubscriptionOperation =
   | 'change_offer'
   | 'change_payment_instrument';
 
+/** A second live subscription to a plan (409; also the activity failure type when a first charge loses the race). */
+export const SUBSCRIPTION_ALREADY_EXISTS = 'SUBSCRIPTION_ALREADY_EXISTS';
+
 /** The code the API answers (422 business_rule_error) for an operation the state forbids. */
 export const INVALID_STATE_TRANSITION = 'INVALID_STATE_TRANSITION';
 
