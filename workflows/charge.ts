@@ -170,7 +170,7 @@ async function startSubscription(transactionId: string): Promise<void> {
     if (!lostThePlanRace(error) || !patched(DUPLICATE_SUBSCRIPTION_REFUND_PATCH)) throw error;
     // Another first charge of the same plan and customer got its subscription first (both passed the check before
     // charging): this charge is given back in full rather than kept without a subscription.
-    const refundId = await db.duplicateSubscriptionRefundId(transactionId);
+    const refundId = await db.givenBackRefundId({ transactionId, reason: 'duplicate_subscription' });
     const refund = { kind: 'refund' as const, operationId: refundId, refundId, transactionId };
     await executeChild(transactionOperationWorkflow, {
       workflowId: operationWorkflowId(refund),

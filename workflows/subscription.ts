@@ -257,7 +257,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   };
 
   const refundEndedRenewal = async (transactionId: string) => {
-    const refundId = await db.endedRenewalRefundId(transactionId);
+    const refundId = await db.givenBackRefundId({ transactionId, reason: 'subscription_ended' });
     const refund = { kind: 'refund' as const, operationId: refundId, refundId, transactionId };
     await executeChild(transactionOperationWorkflow, {
       workflowId: operationWorkflowId(refund),

@@ -52,6 +52,9 @@ export type RenewalOutcome =
   /** Not final yet: held at the provider, or an unknown provider outcome the reconciler has not settled. */
   | { status: 'pending' };
 
+/** Why the billing engine refunds a charge in full (the refund's reason). */
+export type GivenBackReason = 'duplicate_subscription' | 'subscription_ended';
+
 const UNPAID_FINAL = new Set(['failed', 'canceled', 'voided', 'expired']);
 
 export function createSubscriptionActivities({ orm, dunningScheduleDays }: SubscriptionDeps) {
@@ -84,9 +87,12 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
       }
     },
 
-    /** The refund id of a first charge that lost the race for its plan (one per transaction). */
-    async duplicateSubscriptionRefundId(transactionId: string): Promise<string> {
-      return idFromSeed('ref', `${transactionId}:duplicate-subscription`);
+    /**
+     * The refund id of a charge the billing engine gives back (one per transaction and reason): a first charge
+     * that lost the race for its plan, or a renewal paid after its subscription ended.
+     */
+    async givenBackRefundId(input: { transactionId: string; reason: GivenBackReason }): Promise<string> {
+      return idFromSeed('ref', `${input.transactionId}:${input.reason}`);
     },
 
     /** At the cycle limit of an offer that renews: the old subscription expires and the new one's state is returned. */
@@ -190,11 +196,6 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
       return { status: 'declined', declineCode: last?.errorCode ?? null };
     },
 
-    /** The refund id of a renewal that was paid after its subscription ended (one per transaction). */
-    async endedRenewalRefundId(transactionId: string): Promise<string> {
-      return idFromSeed('ref', `${transactionId}:subscription-ended`);
-    },
-
     /**
      * Document 3's billing holds: a renewal is charged only while the merchant has an active connector and the offer
      * is still available (active, not deleted). Returns why billing is held, or an empty list.
@@ -212,14 +213,6 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
       if (connectors === 0) reasons.push('no_active_connector');
       if (!offer || offer.status !== 'active' || offer.deletedAt !== null) reasons.push('offer_unavailable');
       return reasons;
-    },
-
-    /** The provider's decline code of the charge's last attempt (kept for histories recorded before renewalOutcome). */
-    async lastDeclineCode(transactionId: string): Promise<string | null> {
-      const [last] = await orm.em
-        .fork()
-        .find(TransactionAttemptSchema, { transactionId }, { orderBy: { attemptNumber: 'desc' }, limit: 1 });
-      return last?.errorCode ?? null;
     },
   };
 }

@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import {
   MerchantConnectorSchema,
+  MerchantSchema,
   PaymentInstrumentSchema,
   SubscriptionTransitionSchema,
   TransactionSchema,
@@ -212,5 +213,25 @@ describe('Subscription money rules (time-skipping test server)', () => {
     );
     expect(ended?.metadata).to.deep.equal({ unbilled_proration: owed });
     expect(await renewals(sub)).to.deep.equal([]);
+  });
+
+  it('a suspended merchant is a billing hold: nothing is charged or cancelled, and renewals resume after its reactivation', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow());
+    const setStatus = (status: 'active' | 'suspended') =>
+      stack().orm.em.fork().nativeUpdate(MerchantSchema, { id: sub.tenant.merchant_id }, { status });
+    await setStatus('suspended');
+    await start(sub);
+    await (
+      await worker()
+    ).runUntil(async () => {
+      await server.env.sleep(40 * DAY);
+      expect(await renewals(sub)).to.deep.equal([]);
+      expect((await storedSubscription(sub.state.subscriptionId)).status).to.equal('active');
+      await setStatus('active');
+      await server.env.sleep(DAY + 60_000);
+    });
+    expect((await renewals(sub)).map((tx) => tx.status)).to.deep.equal(['authorized']);
+    expect((await storedSubscription(sub.state.subscriptionId)).cyclesCompleted).to.equal(2);
   });
 });
