@@ -3,10 +3,17 @@
  * offer, a real first charge through POST /transactions, and the subscription the billing engine writes for it.
  */
 import { expect } from 'chai';
-import { EventSchema, OfferSchema, SubscriptionSchema } from '../../db/entities';
+import {
+  EventSchema,
+  OfferSchema,
+  SubscriptionSchema,
+  SubscriptionTransitionSchema,
+  TransactionSchema,
+} from '../../db/entities';
 import { createSubscription } from '../../domain/subscriptions/subscriptions.creation';
 import { networkTransactionIdOf } from '../../domain/subscriptions/subscriptions.first-charge';
 import type { SubscriptionState } from '../../workflows/lib/subscription-state';
+import type { TargetOffer } from '../../workflows/lib/subscription-moves';
 import { createOffer, type OfferFixture } from './catalog';
 import { createTenant, type Tenant } from './factories';
 import { stack } from './stack';
@@ -80,3 +87,45 @@ export async function subscriptionEvents(merchantId: string): Promise<Array<[str
     .find(EventSchema, { merchantId, type: { $like: 'subscription.%' } }, { orderBy: { createdAt: 'asc' } });
   return rows.map((row) => [row.type, row.data]);
 }
+
+/** A change-offer target: a new offer of the subscription's family at `amount` (unit price, USD). */
+export async function offerTarget(
+  sub: Subscribed,
+  amount: number,
+  behavior: TargetOffer['behavior'],
+  billingCycle: TargetOffer['billingCycle'] = 'monthly',
+): Promise<TargetOffer> {
+  const { offer, product } = await createOffer(sub.tenant.merchant_id, {
+    familyId: sub.familyId,
+    billingCycle,
+    prices: [{ currency: 'USD', amount, isDefault: true }],
+  });
+  return {
+    offerId: offer.id,
+    productId: product.id,
+    productFamilyId: sub.familyId,
+    amount,
+    currency: 'USD',
+    billingCycle,
+    customDays: null,
+    cycleLimit: null,
+    behavior,
+  };
+}
+
+/** The subscription's renewal charges (not its first charge), oldest first. */
+export const renewalCharges = (sub: Subscribed) =>
+  stack()
+    .orm.em.fork()
+    .find(TransactionSchema, { subscriptionId: sub.state.subscriptionId }, { orderBy: { createdAt: 'asc' } })
+    .then((all) => all.filter((tx) => tx.metadata?.subscription_id === sub.state.subscriptionId));
+
+/** The subscription's transitions, oldest first. */
+export const transitionsOf = (sub: Subscribed) =>
+  stack()
+    .orm.em.fork()
+    .find(
+      SubscriptionTransitionSchema,
+      { subscriptionId: sub.state.subscriptionId },
+      { orderBy: { createdAt: 'asc' } },
+    );

@@ -7,7 +7,6 @@
 import { expect } from 'chai';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { SubscriptionTransitionSchema, TransactionSchema } from '../../db/entities';
 import { openOrm } from '../../db/orm';
 import {
   cancelUpdate,
@@ -16,14 +15,21 @@ import {
   pauseUpdate,
   viewQuery,
 } from '../../workflows/subscription';
-import { createOffer } from '../helpers/catalog';
 import { sleepPast } from '../helpers/time-skipping';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';
 import { startTcpProxy } from '../helpers/tcp-proxy';
 import { override } from '../helpers/transactions';
 import { saveCard } from '../helpers/vault';
-import { storedSubscription, subscribed, subscriptionEvents, type Subscribed } from '../helpers/subscriptions';
+import {
+  offerTarget,
+  renewalCharges,
+  storedSubscription,
+  subscribed,
+  subscriptionEvents,
+  transitionsOf,
+  type Subscribed,
+} from '../helpers/subscriptions';
 
 const admin = { triggeredBy: 'admin' as const, actor: null };
 
@@ -35,21 +41,6 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-
-const renewalCharges = (sub: Subscribed) =>
-  stack()
-    .orm.em.fork()
-    .find(TransactionSchema, { subscriptionId: sub.state.subscriptionId }, { orderBy: { createdAt: 'asc' } })
-    .then((all) => all.filter((tx) => tx.metadata?.subscription_id === sub.state.subscriptionId));
-
-const transitionsOf = (sub: Subscribed) =>
-  stack()
-    .orm.em.fork()
-    .find(
-      SubscriptionTransitionSchema,
-      { subscriptionId: sub.state.subscriptionId },
-      { orderBy: { createdAt: 'asc' } },
-    );
 
 const refusalType = (result: PromiseSettledResult<unknown>) =>
   result.status === 'rejected' &&
@@ -99,21 +90,7 @@ describe('subscriptionWorkflow under concurrency and faults (time-skipping test 
   it('pause, cancel and change-offer sent at once form one chain: each from_status is the previous to_status, nothing after the cancellation', async function () {
     this.timeout(60_000);
     const sub = await subscribed(await serverNow());
-    const { offer, product } = await createOffer(sub.tenant.merchant_id, {
-      familyId: sub.familyId,
-      prices: [{ currency: 'USD', amount: 1500, isDefault: true }],
-    });
-    const target = {
-      offerId: offer.id,
-      productId: product.id,
-      productFamilyId: sub.familyId,
-      amount: 1500,
-      currency: 'USD',
-      billingCycle: 'monthly' as const,
-      customDays: null,
-      cycleLimit: null,
-      behavior: 'next_renew' as const,
-    };
+    const target = await offerTarget(sub, 1500, 'next_renew');
     const handle = await start(sub);
     await (
       await worker()

@@ -5,69 +5,30 @@
  * retries, missed cycles are not caught up, and a prorated change across billing cycles is priced in time.
  */
 import { expect } from 'chai';
-import {
-  MerchantConnectorSchema,
-  MerchantSchema,
-  PaymentInstrumentSchema,
-  SubscriptionTransitionSchema,
-  TransactionSchema,
-} from '../../db/entities';
+import { MerchantConnectorSchema, MerchantSchema, PaymentInstrumentSchema } from '../../db/entities';
 import { billingResumedSignal, cancelUpdate, changeOfferUpdate, viewQuery } from '../../workflows/subscription';
-import type { TargetOffer } from '../../workflows/lib/subscription-moves';
-import { createOffer } from '../helpers/catalog';
 import { sleepPast } from '../helpers/time-skipping';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';
 import { override } from '../helpers/transactions';
 import { accountOf, ledger } from '../helpers/sandbox';
-import { storedSubscription, subscribed, subscriptionEvents, type Subscribed } from '../helpers/subscriptions';
+import {
+  offerTarget,
+  renewalCharges,
+  storedSubscription,
+  subscribed,
+  subscriptionEvents,
+  transitionsOf,
+  type Subscribed,
+} from '../helpers/subscriptions';
 
 const DAY = 86_400_000;
 const admin = { triggeredBy: 'admin' as const, actor: null };
-
-const renewals = (sub: Subscribed) =>
-  stack()
-    .orm.em.fork()
-    .find(TransactionSchema, { subscriptionId: sub.state.subscriptionId }, { orderBy: { createdAt: 'asc' } })
-    .then((all) => all.filter((tx) => tx.metadata?.subscription_id === sub.state.subscriptionId));
 
 /** Card authorizations the sandbox saw for the subscription's connector (the first charge included). */
 async function authorizations(sub: Subscribed) {
   const account = await accountOf('provider_a', sub.connector.credentials);
   return (await ledger({ provider: 'provider_a', account })).filter((e) => e.operation === 'authorize');
-}
-
-const transitionsOf = (sub: Subscribed) =>
-  stack()
-    .orm.em.fork()
-    .find(
-      SubscriptionTransitionSchema,
-      { subscriptionId: sub.state.subscriptionId },
-      { orderBy: { createdAt: 'asc' } },
-    );
-
-async function offerTarget(
-  sub: Subscribed,
-  amount: number,
-  behavior: TargetOffer['behavior'],
-  billingCycle: TargetOffer['billingCycle'] = 'monthly',
-): Promise<TargetOffer> {
-  const { offer, product } = await createOffer(sub.tenant.merchant_id, {
-    familyId: sub.familyId,
-    billingCycle,
-    prices: [{ currency: 'USD', amount, isDefault: true }],
-  });
-  return {
-    offerId: offer.id,
-    productId: product.id,
-    productFamilyId: sub.familyId,
-    amount,
-    currency: 'USD',
-    billingCycle,
-    customDays: null,
-    cycleLimit: null,
-    behavior,
-  };
 }
 
 describe('Subscription money rules (time-skipping test server)', () => {
@@ -86,7 +47,7 @@ describe('Subscription money rules (time-skipping test server)', () => {
       return handle.query(viewQuery);
     });
     expect(await authorizations(sub)).to.have.length(before);
-    expect(await renewals(sub)).to.deep.equal([]);
+    expect(await renewalCharges(sub)).to.deep.equal([]);
     expect(view.state.status).to.equal('dunning');
     const entry = (await transitionsOf(sub)).find((t) => t.transitionType === 'dunning_entry');
     expect(entry?.metadata).to.deep.include({ decline_code: 'payment_instrument_revoked' });
@@ -106,7 +67,7 @@ describe('Subscription money rules (time-skipping test server)', () => {
       expect([state.status, state.amount, state.pendingProration]).to.deep.equal(['dunning', 1999, 0]);
       await sleepPast(server.env, (await handle.query(viewQuery)).nextWakeAt!);
     });
-    expect((await renewals(sub)).map((tx) => [tx.amount, tx.status])).to.deep.equal([
+    expect((await renewalCharges(sub)).map((tx) => [tx.amount, tx.status])).to.deep.equal([
       [999, 'failed'],
       [1999, 'authorized'],
     ]);
@@ -134,7 +95,7 @@ describe('Subscription money rules (time-skipping test server)', () => {
     const stored = await storedSubscription(sub.state.subscriptionId);
     expect([stored.status, stored.dunningAttemptCount]).to.deep.equal(['dunning', 1]);
     // The renewal and the one retry that was due when the hold began; the later retries are still ahead.
-    expect((await renewals(sub)).map((tx) => tx.status)).to.deep.equal(['failed', 'failed']);
+    expect((await renewalCharges(sub)).map((tx) => tx.status)).to.deep.equal(['failed', 'failed']);
     expect(stored.dunningNextRetryAt!.getTime() - (await serverNow()).getTime()).to.be.greaterThan(DAY);
   });
 
@@ -151,7 +112,7 @@ describe('Subscription money rules (time-skipping test server)', () => {
       const startedAt = Date.parse((await handle.query(viewQuery)).state.dunningStartedAt!);
       await sleepPast(server.env, new Date(startedAt + 7 * DAY), 60_000);
     });
-    const charged = (await renewals(sub)).filter((tx) => tx.status === 'authorized');
+    const charged = (await renewalCharges(sub)).filter((tx) => tx.status === 'authorized');
     expect(charged, 'one charge for the recovered cycle, no catch-up').to.have.length(1);
     const stored = await storedSubscription(sub.state.subscriptionId);
     expect(stored.status).to.equal('active');
@@ -176,7 +137,7 @@ describe('Subscription money rules (time-skipping test server)', () => {
       expect(state.pendingProration).to.equal(-Math.round((999 * unused) / period));
       await server.env.sleep(3_600_000);
     });
-    const [renewal] = await renewals(sub);
+    const [renewal] = await renewalCharges(sub);
     const stored = await storedSubscription(sub.state.subscriptionId);
     expect(renewal.amount).to.equal(
       10000 -
@@ -212,7 +173,7 @@ describe('Subscription money rules (time-skipping test server)', () => {
       (t) => t.transitionType === 'cancellation' && t.toStatus === 'cancelled',
     );
     expect(ended?.metadata).to.deep.equal({ unbilled_proration: owed });
-    expect(await renewals(sub)).to.deep.equal([]);
+    expect(await renewalCharges(sub)).to.deep.equal([]);
   });
 
   it('a suspended merchant is a billing hold: nothing is charged or cancelled, and renewals resume after its reactivation', async function () {
@@ -226,12 +187,12 @@ describe('Subscription money rules (time-skipping test server)', () => {
       await worker()
     ).runUntil(async () => {
       await server.env.sleep(40 * DAY);
-      expect(await renewals(sub)).to.deep.equal([]);
+      expect(await renewalCharges(sub)).to.deep.equal([]);
       expect((await storedSubscription(sub.state.subscriptionId)).status).to.equal('active');
       await setStatus('active');
       await server.env.sleep(DAY + 60_000);
     });
-    expect((await renewals(sub)).map((tx) => tx.status)).to.deep.equal(['authorized']);
+    expect((await renewalCharges(sub)).map((tx) => tx.status)).to.deep.equal(['authorized']);
     expect((await storedSubscription(sub.state.subscriptionId)).cyclesCompleted).to.equal(2);
   });
 });

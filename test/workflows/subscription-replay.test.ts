@@ -29,14 +29,12 @@ import {
   viewQuery,
   type subscriptionWorkflow,
 } from '../../workflows/subscription';
-import type { TargetOffer } from '../../workflows/lib/subscription-moves';
 import { sleepPast } from '../helpers/time-skipping';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';
 import { override } from '../helpers/transactions';
-import { createOffer } from '../helpers/catalog';
 import { saveCard } from '../helpers/vault';
-import { subscribed, type Subscribed } from '../helpers/subscriptions';
+import { offerTarget, subscribed, type Subscribed } from '../helpers/subscriptions';
 
 const FIXTURES = path.join(__dirname, 'histories');
 const RECORD = process.env.RECORD_HISTORIES === '1';
@@ -45,24 +43,6 @@ const admin = { triggeredBy: 'admin' as const, actor: null };
 
 type Handle = WorkflowHandle<typeof subscriptionWorkflow>;
 type Env = ReturnType<typeof useSubscriptionWorkflows>;
-
-async function target(sub: Subscribed, amount: number, behavior: TargetOffer['behavior']): Promise<TargetOffer> {
-  const { offer, product } = await createOffer(sub.tenant.merchant_id, {
-    familyId: sub.familyId,
-    prices: [{ currency: 'USD', amount, isDefault: true }],
-  });
-  return {
-    offerId: offer.id,
-    productId: product.id,
-    productFamilyId: sub.familyId,
-    amount,
-    currency: 'USD',
-    billingCycle: 'monthly',
-    customDays: null,
-    cycleLimit: null,
-    behavior,
-  };
-}
 
 const nextWake = async (handle: Handle) => (await handle.query(viewQuery)).nextWakeAt!;
 const setConnectorActive = (sub: Subscribed, isActive: boolean) =>
@@ -87,7 +67,7 @@ const PATHS: Record<
       await handle.executeUpdate(pauseUpdate, { args: [{ ...admin, reason: 'replay' }] });
       await handle.executeUpdate(resumeUpdate, { args: [admin] });
       await handle.executeUpdate(changeOfferUpdate, {
-        args: [{ ...admin, target: await target(sub, 1999, 'next_renew') }],
+        args: [{ ...admin, target: await offerTarget(sub, 1999, 'next_renew') }],
       });
       await handle.executeUpdate(cancelUpdate, { args: [{ ...admin, atPeriodEnd: true, reason: 'replay' }] });
       return handle.result();
@@ -140,11 +120,11 @@ const PATHS: Record<
     drive: async ({ server }, sub, handle) => {
       await server.env.sleep(10 * DAY);
       await handle.executeUpdate(changeOfferUpdate, {
-        args: [{ ...admin, target: await target(sub, 1999, 'prorated') }],
+        args: [{ ...admin, target: await offerTarget(sub, 1999, 'prorated') }],
       });
       await server.env.sleep(5 * DAY);
       await handle.executeUpdate(changeOfferUpdate, {
-        args: [{ ...admin, target: await target(sub, 2999, 'override') }],
+        args: [{ ...admin, target: await offerTarget(sub, 2999, 'override') }],
       });
       await server.env.sleep(3_600_000);
     },

@@ -5,7 +5,7 @@
  * after the subscription was cancelled.
  */
 import { expect } from 'chai';
-import { TransactionAttemptSchema, TransactionSchema } from '../../db/entities';
+import { TransactionAttemptSchema } from '../../db/entities';
 import { cancelUpdate, pauseUpdate, viewQuery } from '../../workflows/subscription';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { sleepPast } from '../helpers/time-skipping';
@@ -13,15 +13,9 @@ import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';
 import { override } from '../helpers/transactions';
 import { control } from '../helpers/sandbox';
-import { storedSubscription, subscribed, type Subscribed } from '../helpers/subscriptions';
+import { renewalCharges, storedSubscription, subscribed } from '../helpers/subscriptions';
 
 const admin = { triggeredBy: 'admin' as const, actor: null };
-
-const renewals = (sub: Subscribed) =>
-  stack()
-    .orm.em.fork()
-    .find(TransactionSchema, { subscriptionId: sub.state.subscriptionId }, { orderBy: { createdAt: 'asc' } })
-    .then((all) => all.filter((tx) => tx.metadata?.subscription_id === sub.state.subscriptionId));
 
 async function settleAtProvider(transactionId: string) {
   const [attempt] = await stack()
@@ -43,7 +37,7 @@ describe('A renewal held for review (time-skipping test server)', () => {
       await worker()
     ).runUntil(async () => {
       await sleepPast(server.env, sub.state.periodEnd);
-      const [renewal] = await renewals(sub);
+      const [renewal] = await renewalCharges(sub);
       track(`charge-settlement-${renewal.id}`);
       // Pending at the provider: no dunning, a settlement check next, and only cancel now (or a new instrument).
       const view = await handle.query(viewQuery);
@@ -62,7 +56,7 @@ describe('A renewal held for review (time-skipping test server)', () => {
       await server.env.sleep(10 * 60_000);
       expect(await handle.result()).to.equal('cancelled');
     });
-    const [renewal] = await renewals(sub);
+    const [renewal] = await renewalCharges(sub);
     expect(renewal.status).to.equal('refunded');
     const stored = await storedSubscription(sub.state.subscriptionId);
     expect([stored.status, stored.cyclesCompleted]).to.deep.equal(['cancelled', 1]);
