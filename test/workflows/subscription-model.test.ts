@@ -104,7 +104,10 @@ const EVENT_OF_TRANSITION: Record<string, string> = {
 describe('Subscription model: seeded random sequences keep the invariants (time-skipping test server)', () => {
   const { server, serverNow, worker, start } = useSubscriptionWorkflows('test-subscription-model');
 
-  for (let seed = FIRST_SEED; seed < FIRST_SEED + RUNS; seed++) {
+  // Seeds that once found a defect run every time (326: an override's charge lost behind a scheduled cancel).
+  const REGRESSION_SEEDS = process.env.MODEL_SEED ? [] : [326];
+  const seeds = [...Array.from({ length: RUNS }, (_, i) => FIRST_SEED + i), ...REGRESSION_SEEDS];
+  for (const seed of seeds) {
     it(`seed ${seed}: every step keeps the invariants`, async function () {
       this.timeout(10 * 60_000);
       await runSequence(seed);

@@ -26,8 +26,11 @@ export function nextWake(state: SubscriptionState, scheduleDays: readonly number
       if (!state.trialEnd) return null;
       return { at: new Date(state.trialEnd), reason: state.cancelAtPeriodEnd ? 'period_end_cancel' : 'trial_end' };
     case 'active': {
-      if (state.cancelAtPeriodEnd) return { at: new Date(state.periodEnd), reason: 'period_end_cancel' };
       const due = dueAt(state, state.nextDueIndex);
+      // A charge due before the period ends (an override's new period) is billed first; a scheduled cancellation
+      // then takes effect at the end of the period it paid.
+      const dueFirst = due !== null && due.getTime() < Date.parse(state.periodEnd);
+      if (state.cancelAtPeriodEnd && !dueFirst) return { at: new Date(state.periodEnd), reason: 'period_end_cancel' };
       if (!due) return null;
       const limitReached = state.cycleLimit !== null && state.cyclesCompleted >= state.cycleLimit;
       return { at: due, reason: limitReached ? 'cycle_limit' : 'renewal' };

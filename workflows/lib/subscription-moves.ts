@@ -64,11 +64,15 @@ export function cancel(
   now: Date,
 ): Move {
   if (input.atPeriodEnd) {
+    // An override's new period not yet billed is charged first: the cancellation then ends that period.
+    const due = dueAt(state, state.nextDueIndex);
+    const periodEnd =
+      due && due.getTime() < Date.parse(state.periodEnd) ? iso(dueAt(state, state.nextDueIndex + 1)!) : state.periodEnd;
     return {
       state: { ...state, cancelAtPeriodEnd: true, cancellationReason: input.reason },
       transition: transition(state, 'cancellation', caller, {
         reason: input.reason,
-        metadata: { at_period_end: true, effective_at: state.status === 'trialing' ? state.trialEnd : state.periodEnd },
+        metadata: { at_period_end: true, effective_at: state.status === 'trialing' ? state.trialEnd : periodEnd },
       }),
       events: [],
     };
