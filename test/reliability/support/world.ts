@@ -104,6 +104,13 @@ export async function populateMerchant(tenant: Tenant, label: string): Promise<M
   const profileId = profiles.body.data[0].id as string;
   const nodes = await api.get(`/merchants/${tenant.merchant_id}/routing-profiles/${profileId}/nodes`, { key });
   const nodeList = (nodes.body.data ?? nodes.body) as Array<{ id: string }>;
+  // An API key of the merchant's own (issue 24's lifecycle: revoke and roll name it by id).
+  const apiKey = await api.post(`/merchants/${tenant.merchant_id}/api-keys`, {
+    key: tenant.organization_secret_key,
+    body: { name: `reliability ${label}`, kind: 'secret' },
+  });
+  expect(apiKey.status, apiKey.text).to.equal(201);
+  registerSecret('api_key', apiKey.body.data?.key ?? apiKey.body.key, `${label} merchant API key`);
   const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
   registerSecret('password', user.password, `${label} merchant user`);
   const login = await signIn('merchant', user);
@@ -135,6 +142,7 @@ export async function populateMerchant(tenant: Tenant, label: string): Promise<M
       order: await firstIdOf(tenant, '/orders'),
       subscription: sub.state.subscriptionId,
       event: await firstIdOf(tenant, '/events'),
+      apiKey: apiKey.body.data?.id ?? apiKey.body.id,
     },
   };
 }
@@ -174,6 +182,7 @@ const PARAM_RESOURCES: Record<string, string> = {
   refundId: 'refund',
   orderId: 'order',
   subscription_id: 'subscription',
+  key_id: 'apiKey',
 };
 const ID_COLLECTIONS: Record<string, string> = {
   offers: 'offer',
