@@ -5,7 +5,7 @@
  * returns, and a workflow that outlives a database outage.
  */
 import { expect } from 'chai';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { openOrm } from '../../db/orm';
 import {
@@ -122,9 +122,14 @@ describe('subscriptionWorkflow under concurrency and faults (time-skipping test 
     const w = await worker();
     await w.runUntil(async () => {
       const { skipping } = await renewalInFlight(sub);
-      // A second update queued behind the cancel must be refused against the cancelled state.
+      // The cancel is accepted (validated, queued behind the renewal) before the change is sent: two requests sent
+      // at once may reach the workflow in either order. The change, queued behind the cancel, is refused.
+      const cancelling = await handle.startUpdate(cancelUpdate, {
+        args: [{ ...admin, atPeriodEnd: false, reason: 'moving' }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
       const [cancel, change] = await Promise.allSettled([
-        handle.executeUpdate(cancelUpdate, { args: [{ ...admin, atPeriodEnd: false, reason: 'moving' }] }),
+        cancelling.result(),
         handle.executeUpdate(changePaymentInstrumentUpdate, { args: [{ ...admin, paymentInstrumentId: card.id }] }),
       ]);
       await skipping;
