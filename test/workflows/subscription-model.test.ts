@@ -32,14 +32,13 @@ import {
 } from '../../workflows/subscription';
 import type { TargetOffer } from '../../workflows/lib/subscription-moves';
 import { refuseOperation, type SubscriptionOperation } from '../../workflows/lib/subscription-rules';
-import { createOffer } from '../helpers/catalog';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { override } from '../helpers/transactions';
 import { accountOf, ledger } from '../helpers/sandbox';
 import { saveCard, CARDS } from '../helpers/vault';
-import { storedSubscription, subscribed, type Subscribed } from '../helpers/subscriptions';
+import { offerTarget, storedSubscription, subscribed, type Subscribed } from '../helpers/subscriptions';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -146,7 +145,7 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
     }
   }
 
-  /** Two more offers of the subscription's family: a dearer monthly one and a yearly one. */
+  /** Three more offers of the subscription's family (dearer monthly, yearly, same price), each under every behaviour. */
   async function offerTargets(sub: Subscribed): Promise<TargetOffer[]> {
     const targets: TargetOffer[] = [];
     for (const [amount, billingCycle] of [
@@ -154,24 +153,8 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
       [9000, 'yearly'],
       [999, 'monthly'],
     ] as const) {
-      const { offer, product } = await createOffer(sub.tenant.merchant_id, {
-        familyId: sub.familyId,
-        billingCycle,
-        prices: [{ currency: 'USD', amount, isDefault: true }],
-      });
-      for (const behavior of ['next_renew', 'prorated', 'override'] as const) {
-        targets.push({
-          offerId: offer.id,
-          productId: product.id,
-          productFamilyId: sub.familyId,
-          amount,
-          currency: 'USD',
-          billingCycle,
-          customDays: null,
-          cycleLimit: null,
-          behavior,
-        });
-      }
+      const target = await offerTarget(sub, amount, 'next_renew', billingCycle);
+      for (const behavior of ['next_renew', 'prorated', 'override'] as const) targets.push({ ...target, behavior });
     }
     return targets;
   }
