@@ -3,6 +3,7 @@
  * the whole local stack lives in one process.
  */
 import { createServer, type Server } from 'node:http';
+import type { Server as NetServer } from 'node:net';
 import type { Logger } from 'pino';
 import { buildApp } from './app';
 import { loadConfig, type Config } from '../domain/platform/config';
@@ -24,9 +25,13 @@ export interface RunningApi {
   stop(): Promise<void>;
 }
 
+/**
+ * `port` is a number, or a listening server whose port the API takes over (a test's reservation, so the port the
+ * configuration already names cannot be taken by another process between choosing it and listening).
+ */
 export async function startApi(
   config: Config,
-  port = config.port,
+  port: number | NetServer = config.port,
   options: { logger?: Logger; workerConnection?: WorkerConnection; drainTimeoutMs?: number } = {},
 ): Promise<RunningApi> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -55,7 +60,7 @@ export async function startApi(
   server.listen(port);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
-  const url = `http://localhost:${typeof address === 'object' && address ? address.port : port}`;
+  const url = `http://localhost:${typeof address === 'object' && address ? address.port : config.port}`;
   return {
     server,
     url,

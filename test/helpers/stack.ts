@@ -15,7 +15,7 @@ import { startTemporalForTests, type RunningTemporal } from '../../scripts/lib/t
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { startMailCatcher, type RunningMail } from '../../scripts/lib/mailpit';
 import { buildDashboard } from '../../scripts/lib/dashboard-build';
-import { freePort } from './ports';
+import { freePort, reservePort } from './ports';
 import { forgetChildren, guardChildren, reapStaleChildren, recordChildren } from './child-processes';
 import { log } from '../../scripts/lib/paths';
 import { randomBytes } from 'node:crypto';
@@ -62,7 +62,7 @@ export async function startStack({ startTemporal = startTemporalForTests }: Stac
   fs.chmodSync(dataDir, 0o755);
   const databasePort = await freePort();
   // The API's address is fixed up front so PUBLIC_BASE_URL (connectors' webhook_url, registered at the sandbox) reaches it.
-  const apiPort = await freePort();
+  const { port: apiPort, reservation: apiReservation } = await reservePort();
   const [smtpPort, mailUiPort] = [await freePort(), await freePort()];
   const [postgres, temporal, workflowBundle, sandbox, mail] = await Promise.all([
     startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: databasePort, databases: ['switchyard_test'] }),
@@ -99,7 +99,7 @@ export async function startStack({ startTemporal = startTemporalForTests }: Stac
   const worker = await startWorker({ config, orm, workflowBundle });
   // The API serves the merchant Dashboard web app from its build (well under a second), as npm start does.
   await buildDashboard();
-  const api = await startApi(config, apiPort);
+  const api = await startApi(config, apiReservation);
   recordChildren();
   current = {
     config,

@@ -37,7 +37,7 @@ import { startTemporalDevServer, type RunningTemporal } from '../../scripts/lib/
 import { createTenant, type Tenant } from '../helpers/factories';
 import { api, type ApiResponse } from '../helpers/http';
 import { rows } from '../helpers/db';
-import { freePort } from '../helpers/ports';
+import { freePort, reservePort } from '../helpers/ports';
 import { accountOf, control, ledger, type LedgerEntry } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
@@ -351,7 +351,7 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
     [temporalPort, uiPort] = [await freePort(), await freePort()];
     temporal = await startTemporalDevServer({ dbFile, port: temporalPort, uiPort });
     Object.assign(CHAOS_UNDER_LOAD_TEMPORAL, { dbFile, address: temporal.address });
-    const apiPort = await freePort();
+    const { port: apiPort, reservation: apiReservation } = await reservePort();
     const env = {
       ...stack().env,
       TEMPORAL_ADDRESS: temporal.address,
@@ -370,7 +370,7 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
       WORKFLOW_SOURCE_MAP_PATH: `${bundlePath}.map`,
     });
     worker.start();
-    chaosApi = await startApi(config, apiPort);
+    chaosApi = await startApi(config, apiReservation);
     originalUrl = stackUrl();
     stack().url = chaosApi.url;
     connection = await Connection.connect({ address: temporal.address });
