@@ -83,7 +83,7 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
     ).to.equal(false);
   });
 
-  it('records the attempt (succeeded, 200, body, payload, sent_at) and sets last_triggered_at', async () => {
+  it('records the attempt (success, 200, body, payload, sent_at) and sets last_triggered_at', async () => {
     const config = await createConfig(tenant, { url: receiver.url('/hook') });
     receiver.respond('/hook', () => ({ status: 200, body: 'thanks' }));
     const event = await recordTestEvent(tenant, 'transaction.authorized', TRANSACTION);
@@ -107,7 +107,7 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
       attempt_number: 1,
       http_status_code: 200,
       response_body: 'thanks',
-      status: 'succeeded',
+      status: 'success',
       next_retry_at: null,
       event_id: event.id,
       trigger: 'automatic',
