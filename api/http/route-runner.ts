@@ -39,6 +39,7 @@ import { consumeBrowserLimits, tightest } from './browser-limits';
 import { requireActiveMerchant } from './merchant-status';
 import { requireLiveSession } from './dashboard-sessions';
 import { bodyAjv, textAjv, toFieldErrors, unstorableTextFields } from './schema';
+import { malformedIdError } from './malformed-id';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
@@ -228,7 +229,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
       params = validate(compiled.params, { ...ctx.params }, 'params') as Record<string, unknown>;
     } catch {
       // A malformed id can never name an existing resource.
-      throw errors.notFound();
+      throw malformedIdError(route.params as TSchema | undefined, { ...(ctx.params as Record<string, unknown>) });
     }
     const query = validate(compiled.query, normalizeQuery(ctx.query, compiled.commaSeparated), 'query') as Record<
       string,
