@@ -121,3 +121,26 @@ describe('Document 3 conformance — not-found codes', () => {
     }
   });
 });
+
+describe('Document 3 conformance — transaction create', () => {
+  it('a keyless POST /transactions is 400 IDEMPOTENCY_KEY_REQUIRED, whatever else is wrong with it', async () => {
+    const tenant = await createTenant();
+    const key = tenant.merchant_secret_key;
+    for (const body of [
+      { payment_method: 'pix', charge_type: 'payment', country: 'BR', amount: 1000, currency: 'BRL' },
+      { payment_method: 'pix', amount: -5, surprise: true },
+      {},
+    ]) {
+      // "The key is required on POST /transactions: omitting it gives 400 validation_error with code
+      // IDEMPOTENCY_KEY_REQUIRED" (Document 1, Idempotency rule 4).
+      expectError(await api.post('/transactions', { key, body }), 400, 'validation_error', 'IDEMPOTENCY_KEY_REQUIRED');
+    }
+    // With a key, the same broken body gets its own field errors: the check above is about the key only.
+    const keyed = await api.post('/transactions', {
+      key,
+      body: { payment_method: 'pix', amount: -5, surprise: true },
+      headers: { 'Idempotency-Key': 'conformance-keyed-1' },
+    });
+    expect(expectError(keyed, 400, 'validation_error').code).to.not.equal('IDEMPOTENCY_KEY_REQUIRED');
+  });
+});
