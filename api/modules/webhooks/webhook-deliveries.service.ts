@@ -44,7 +44,7 @@ export async function listDeliveries(
         }
       : {}),
   };
-  const [deliveries, total] = await em.findAndCount(WebhookDeliverySchema, where as never, {
+  const [deliveries, total] = await em.findAndCount(WebhookDeliverySchema, where, {
     orderBy: { createdAt: 'desc', id: 'desc' },
     limit: filter.limit,
     offset: offsetOf(filter),
