@@ -39,6 +39,7 @@ import { consumeBrowserLimits, tightest } from './browser-limits';
 import { requireActiveMerchant } from './merchant-status';
 import { requireLiveSession } from './dashboard-sessions';
 import { bodyAjv, textAjv, toFieldErrors, unstorableTextFields } from './schema';
+import { malformedIdError } from './malformed-id';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
@@ -107,6 +108,20 @@ function validate(validator: ValidateFunction | undefined, value: unknown, root:
   const unstorable = unstorableTextFields(value, root);
   if (Object.keys(unstorable).length > 0) throw errors.validation(unstorable);
   return value;
+}
+
+const idempotencyKeyRequired = () =>
+  errors.validation(
+    { 'Idempotency-Key': ['is required'] },
+    'An Idempotency-Key header is required',
+    'IDEMPOTENCY_KEY_REQUIRED',
+  );
+
+/** Whether the request carries an idempotency key at all (header, or the body field of a JSON object body). */
+function idempotencyKeySent(ctx: Context): boolean {
+  if (ctx.get('idempotency-key')) return true;
+  const raw = (ctx.request as { body?: unknown }).body;
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) && 'idempotency_key' in raw;
 }
 
 function readBody(ctx: Context, route: AnyRoute, compiled: CompiledRoute): Record<string, unknown> {
@@ -228,8 +243,11 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
       params = validate(compiled.params, { ...ctx.params }, 'params') as Record<string, unknown>;
     } catch {
       // A malformed id can never name an existing resource.
-      throw errors.notFound();
+      throw malformedIdError(route.params as TSchema | undefined, { ...(ctx.params as Record<string, unknown>) });
     }
+    // Document 1: "omitting it gives 400 validation_error with code IDEMPOTENCY_KEY_REQUIRED" — before any other
+    // problem of the request, so a keyless client always learns that first.
+    if (route.idempotency === 'required' && !idempotencyKeySent(ctx)) throw idempotencyKeyRequired();
     const query = validate(compiled.query, normalizeQuery(ctx.query, compiled.commaSeparated), 'query') as Record<
       string,
       unknown
@@ -306,13 +324,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
     let response: StoredResponse;
     if (route.idempotency && idempotencyScope) {
       if (!idempotency) {
-        if (route.idempotency === 'required') {
-          throw errors.validation(
-            { 'Idempotency-Key': ['is required'] },
-            'An Idempotency-Key header is required',
-            'IDEMPOTENCY_KEY_REQUIRED',
-          );
-        }
+        if (route.idempotency === 'required') throw idempotencyKeyRequired();
         response = route.waitsOnWorkflow ? await run(em) : await em.transactional(run);
       } else {
         if (idempotency.key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {

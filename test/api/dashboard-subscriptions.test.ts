@@ -39,7 +39,9 @@ const post = (s: Signed, action: string, body: Record<string, unknown> = {}) =>
 const transitions = async (s: Signed) => {
   const res = await api.get(path(s, '/transitions'), { headers: s.headers });
   expect(res.status, res.text).to.equal(200);
-  return res.body as any[];
+  // A Dashboard list: {data, meta} with flat pagination (Document 1), newest first.
+  expect(res.body.meta).to.include({ page: 1 });
+  return res.body.data as any[];
 };
 
 describe('Dashboard subscriptions', () => {

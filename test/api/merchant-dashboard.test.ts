@@ -179,7 +179,7 @@ describe('Merchant Dashboard: payments, webhooks, connectors and catalog reads',
         const res = await api.get('/merchant/webhook-deliveries', { headers, query: { webhook_id: config.id } });
         return res.body.data.length > 0 ? res.body.data : undefined;
       });
-      expect(delivered[0]).to.include({ event_id: event.id, status: 'succeeded', http_status_code: 200 });
+      expect(delivered[0]).to.include({ event_id: event.id, status: 'success', http_status_code: 200 });
       const again = await api.post(`/merchant/webhook-configs/${config.id}/redeliver`, {
         headers,
         body: { event_id: event.id },

@@ -66,13 +66,14 @@ describe('POST /api/v1/product-families', () => {
     expect(error.details).to.deep.equal({ slug: 'taken', existing_product_family_id: first.id });
   });
 
-  it('returns 409 PRODUCT_FAMILY_CUSTOM_PLAN_ID_TAKEN for a custom_plan_id a live family uses', async () => {
+  it('returns 409 PRODUCT_FAMILY_SLUG_TAKEN (details.custom_plan_id) for a custom_plan_id a live family uses', async () => {
     await createFamily(tenant, { custom_plan_id: 'plan-x' });
     const res = await api.post('/product-families', {
       key: tenant.merchant_secret_key,
       body: { name: 'Other', slug: uniqueSlug(), custom_plan_id: 'plan-x' },
     });
-    expectError(res, 409, 'conflict_error', 'PRODUCT_FAMILY_CUSTOM_PLAN_ID_TAKEN');
+    const error = expectError(res, 409, 'conflict_error', 'PRODUCT_FAMILY_SLUG_TAKEN');
+    expect(error.details).to.have.property('custom_plan_id', 'plan-x');
   });
 
   it('lets exactly one of several concurrent creates with the same slug win; the rest get 409', async () => {
@@ -316,7 +317,7 @@ describe('PATCH /api/v1/product-families/:id', () => {
       key: tenant.merchant_secret_key,
       body: { name: 'Changed', custom_plan_id: 'held' },
     });
-    expectError(byPlan, 409, 'conflict_error', 'PRODUCT_FAMILY_CUSTOM_PLAN_ID_TAKEN');
+    expectError(byPlan, 409, 'conflict_error', 'PRODUCT_FAMILY_SLUG_TAKEN');
     expect(
       (await api.get(`/product-families/${mover.id}`, { key: tenant.merchant_secret_key })).body.data.name,
     ).to.equal('Mover');
@@ -462,7 +463,7 @@ describe('POST /api/v1/product-families/:id/restore', () => {
       await api.post(`/product-families/${family.id}/restore`, { key: tenant.merchant_secret_key }),
       409,
       'conflict_error',
-      'PRODUCT_FAMILY_CUSTOM_PLAN_ID_TAKEN',
+      'PRODUCT_FAMILY_SLUG_TAKEN',
     );
   });
 

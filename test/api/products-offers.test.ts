@@ -1,6 +1,6 @@
 /**
  * A product's offers: GET /products/:id/default-offer (shaped like GET /offers/:id), and product delete and
- * restore taking the product's offers and prices with them.
+ * restore leaving the product's offers and prices as they are (Document 2: the product alone is soft-deleted).
  */
 import { expect } from 'chai';
 import { api } from '../helpers/http';
@@ -92,17 +92,17 @@ describe('GET /api/v1/products/:id/default-offer', () => {
 describe('DELETE /api/v1/products/:id and POST /api/v1/products/:id/restore, for the offers', () => {
   const getOffer = (tenant: Tenant, id: string) => api.get(`/offers/${id}`, { key: tenant.merchant_secret_key });
 
-  it("soft-deletes the product's live offers with it", async () => {
+  it("leaves the product's offers live and listed (the product alone is soft-deleted)", async () => {
     const tenant = await createTenant();
     const product = await createProduct(tenant);
     const offer = await createOffer(tenant, product.id, { is_default: true });
     await api.delete(`/products/${product.id}`, { key: tenant.merchant_secret_key });
-    expectError(await getOffer(tenant, offer.id), 404);
+    expect(expectWrapped(await getOffer(tenant, offer.id), 200).status).to.equal('active');
     const list = await api.get('/offers', { key: tenant.merchant_secret_key, query: { product_id: product.id } });
-    expect(list.body.data).to.deep.equal([]);
+    expect(list.body.data.map((o: { id: string }) => o.id)).to.deep.equal([offer.id]);
   });
 
-  it('restores the offers and prices deleted with the product, but not an offer deleted on its own before', async () => {
+  it('restore brings the product back; its offers were never gone, and an offer deleted on its own stays deleted', async () => {
     const tenant = await createTenant();
     const product = await createProduct(tenant);
     const kept = await createOffer(tenant, product.id, { is_default: true });
@@ -116,7 +116,7 @@ describe('DELETE /api/v1/products/:id and POST /api/v1/products/:id/restore, for
     expect(expectWrapped(await defaultOffer(tenant, product.id), 200).id).to.equal(kept.id);
   });
 
-  it('leaves everything deleted when the restore fails on a taken tier', async () => {
+  it('leaves the product deleted when the restore fails on a taken tier', async () => {
     const tenant = await createTenant();
     const family = await api.post('/product-families', {
       key: tenant.merchant_secret_key,
@@ -128,6 +128,7 @@ describe('DELETE /api/v1/products/:id and POST /api/v1/products/:id/restore, for
     await api.delete(`/products/${product.id}`, { key: tenant.merchant_secret_key });
     await createProduct(tenant, { product_family_id: familyId, tier_order: 0 });
     expectError(await api.post(`/products/${product.id}/restore`, { key: tenant.merchant_secret_key }), 409);
-    expectError(await getOffer(tenant, offer.id), 404);
+    expectError(await api.get(`/products/${product.id}`, { key: tenant.merchant_secret_key }), 404);
+    expectWrapped(await getOffer(tenant, offer.id), 200);
   });
 });

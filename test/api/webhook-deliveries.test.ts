@@ -118,10 +118,10 @@ describe('GET /api/v1/merchants/:merchant_id/webhook-deliveries', () => {
     await insertAttempt(tenant, configId, b.id, 'failed', hoursAgo(1));
     const statuses = async (query: Record<string, any>) => (await list(query)).body.data.map((d: any) => d.status);
     expect(await statuses({ status: 'failed' })).to.deep.equal(['failed']);
-    expect(await statuses({ status: 'failed,succeeded' })).to.deep.equal(['failed', 'succeeded']);
-    expect(await statuses({ status: ['retrying', 'succeeded'] })).to.deep.equal(['succeeded', 'retrying']);
-    expect(await statuses({ from: hoursAgo(2.5).toISOString() })).to.deep.equal(['failed', 'succeeded']);
-    expect(await statuses({ to: hoursAgo(1.5).toISOString() })).to.deep.equal(['succeeded', 'retrying']);
+    expect(await statuses({ status: 'failed,success' })).to.deep.equal(['failed', 'success']);
+    expect(await statuses({ status: ['retrying', 'success'] })).to.deep.equal(['success', 'retrying']);
+    expect(await statuses({ from: hoursAgo(2.5).toISOString() })).to.deep.equal(['failed', 'success']);
+    expect(await statuses({ to: hoursAgo(1.5).toISOString() })).to.deep.equal(['success', 'retrying']);
     expect(await statuses({ event_id: b.id })).to.deep.equal(['failed']);
     expect(await statuses({ webhook_id: configId })).to.have.length(3);
   });

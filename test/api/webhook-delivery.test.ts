@@ -83,7 +83,7 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
     ).to.equal(false);
   });
 
-  it('records the attempt (succeeded, 200, body, payload, sent_at) and sets last_triggered_at', async () => {
+  it('records the attempt (success, 200, body, payload, sent_at) and sets last_triggered_at', async () => {
     const config = await createConfig(tenant, { url: receiver.url('/hook') });
     receiver.respond('/hook', () => ({ status: 200, body: 'thanks' }));
     const event = await recordTestEvent(tenant, 'transaction.authorized', TRANSACTION);
@@ -107,7 +107,7 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
       attempt_number: 1,
       http_status_code: 200,
       response_body: 'thanks',
-      status: 'succeeded',
+      status: 'success',
       next_retry_at: null,
       event_id: event.id,
       trigger: 'automatic',
@@ -213,7 +213,7 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
     expect(receiver.requests).to.have.length(1);
   });
 
-  it('signs with both secrets during the hour after a rotation, then with the new one only', async () => {
+  it('signs with the new secret only from the rotation on (the previous secret stops being valid)', async () => {
     const config = await createConfig(tenant, { url: receiver.url('/hook') });
     const rotated = (
       await api.post(`/merchants/${tenant.merchant_id}/webhooks/${config.id}/rotate-secret`, {
@@ -221,19 +221,7 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
       })
     ).body;
     await recordTestEvent(tenant, 'transaction.created', { id: 'tx_3' });
-    const [during] = await receiver.waitFor((all) => all.length >= 1);
-    expect(String(during.headers['webhook-signature']).split(' ')).to.have.length(2);
-    expect(verifyStandardWebhook(rotated.secret, during.headers, during.body)).to.equal(true);
-    expect(verifyStandardWebhook(config.secret, during.headers, during.body)).to.equal(true);
-
-    await stack()
-      .orm.em.fork()
-      .execute(
-        `update merchant_webhook_configs set previous_secret_expires_at = now() - interval '1 second' where id = ?`,
-        [config.id],
-      );
-    await recordTestEvent(tenant, 'transaction.created', { id: 'tx_4' });
-    const after = (await receiver.waitFor((all) => all.length >= 2))[1];
+    const [after] = await receiver.waitFor((all) => all.length >= 1);
     expect(String(after.headers['webhook-signature']).split(' ')).to.have.length(1);
     expect(verifyStandardWebhook(rotated.secret, after.headers, after.body)).to.equal(true);
     expect(verifyStandardWebhook(config.secret, after.headers, after.body)).to.equal(false);

@@ -70,7 +70,9 @@ export function cancel(
       due && due.getTime() < Date.parse(state.periodEnd) ? iso(dueAt(state, state.nextDueIndex + 1)!) : state.periodEnd;
     return {
       state: { ...state, cancelAtPeriodEnd: true, cancellationReason: input.reason },
+      // Document 3: "to_offer_id (null on cancellation)" — the scheduled one too.
       transition: transition(state, 'cancellation', caller, {
+        toOfferId: null,
         reason: input.reason,
         metadata: { at_period_end: true, effective_at: state.status === 'trialing' ? state.trialEnd : periodEnd },
       }),

@@ -101,9 +101,13 @@ export const CARD_GONE_CODES: ReadonlySet<string> = new Set([
 
 // ---- offer changes -----------------------------------------------------------------------------------------
 
-/** Higher-value offer = upgrade; equal or lower = downgrade (amounts compared per cycle, same currency). */
+/**
+ * Lower-value offer = downgrade ("Moved to a lower-value offer"); higher or equal = upgrade (amounts compared per
+ * cycle, same currency). Document 3 records every offer change as upgrade or downgrade; a move at the same price
+ * loses the customer nothing, so it is not reported as a downgrade (receivers revoke features on those).
+ */
 export const changeDirection = (fromAmount: number, toAmount: number): 'upgrade' | 'downgrade' =>
-  toAmount > fromAmount ? 'upgrade' : 'downgrade';
+  toAmount < fromAmount ? 'downgrade' : 'upgrade';
 
 /**
  * The prorated difference for the rest of the period, in minor units (positive: owed by the customer, added to the

@@ -74,6 +74,18 @@ function futureDate(value: string, now: Date): Date {
   return date;
 }
 
+/**
+ * PATCH's expires_at: Document 2 "expires_at (pushed out, must be in the future)" — later than the current
+ * expiry (the same instant is a no-op), and in the future. A session without an expiry may get any future one.
+ */
+function pushedOut(value: string, session: CheckoutSession, now: Date): Date {
+  const date = futureDate(value, now);
+  if (session.expiresAt && date.getTime() < session.expiresAt.getTime()) {
+    throw errors.invalidValue('expires_at', 'may only be pushed out: must not be earlier than the current expires_at');
+  }
+  return date;
+}
+
 function exactlyOneCustomer(input: { customer_id?: string; customer?: unknown }, required: boolean): void {
   if (input.customer_id !== undefined && input.customer !== undefined) {
     throw errors.validation({
@@ -252,7 +264,7 @@ export async function updateCheckoutSession(
   const session = await getCheckoutSession(em, merchantId, id, true);
   assertOpen(session, ctx.now, 'be updated');
 
-  const expiresAt = input.expires_at === undefined ? undefined : futureDate(input.expires_at, ctx.now);
+  const expiresAt = input.expires_at === undefined ? undefined : pushedOut(input.expires_at, session, ctx.now);
   const items = await sessionItems(em, session.id);
   if (input.selected_currency !== undefined && input.selected_currency !== session.selectedCurrency) {
     if (!(await livePrice(em, session.offerId, input.selected_currency))) {

@@ -28,9 +28,13 @@ const slugTaken = (slug: string, existingId?: string) =>
     ...(existingId ? { existing_product_family_id: existingId } : {}),
   });
 
+/**
+ * Document 2 answers a taken custom_plan_id with the slug's code ("409 PRODUCT_FAMILY_SLUG_TAKEN … on duplicate
+ * slug or custom_plan_id"); details names the clashing identifier (slug or custom_plan_id) (docs/api-decisions.md).
+ */
 const customPlanIdTaken = (customPlanId: string, existingId?: string) =>
   errors.conflict(
-    'PRODUCT_FAMILY_CUSTOM_PLAN_ID_TAKEN',
+    'PRODUCT_FAMILY_SLUG_TAKEN',
     'A live product family of this merchant already uses this custom_plan_id',
     {
       custom_plan_id: customPlanId,

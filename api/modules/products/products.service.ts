@@ -172,8 +172,11 @@ export async function updateProduct(
   return product;
 }
 
-/** The product's offers and their prices that carry exactly this deleted_at (null: the live ones). */
-async function offersStampedWith(em: EntityManager, productId: string, deletedAt: Date | null) {
+/**
+ * The product's offers and their prices that carry exactly this deleted_at: the ones an earlier product delete
+ * cascaded to (product deletes did until issue 27), which a restore still brings back.
+ */
+async function offersStampedWith(em: EntityManager, productId: string, deletedAt: Date) {
   const offers = await em.find(OfferSchema, { productId, deletedAt });
   const prices =
     offers.length === 0
@@ -183,19 +186,18 @@ async function offersStampedWith(em: EntityManager, productId: string, deletedAt
 }
 
 /**
- * Soft delete: hidden from lists and lookups, record kept, tier_order slot freed. The live offers and
- * their live prices go with it, stamped with the same deleted_at (as an offer's delete does for its
- * prices), so nothing of a deleted product stays purchasable and restore can tell what to bring back.
+ * Soft delete of the product alone (Document 2: "live | DELETE /products/:id | soft-deleted (hidden from lists,
+ * record kept)"; only an offer's delete cascades, to its prices): hidden from lists and lookups, record kept,
+ * tier_order slot freed. Its offers and prices stay readable and keep renewing their subscribers; nothing new
+ * can be bought from them, because a checkout refuses an offer whose product is deleted.
  */
 export async function deleteProduct(em: EntityManager, merchantId: string, id: string): Promise<void> {
   const product = await getProduct(em, merchantId, id);
-  const { offers, prices } = await offersStampedWith(em, product.id, null);
-  const deletedAt = new Date();
-  for (const record of [product, ...offers, ...prices]) record.deletedAt = deletedAt;
+  product.deletedAt = new Date();
   await em.flush();
 }
 
-/** Back to live with its previous attributes and offers, unless a live product took its tier meanwhile (409). */
+/** Back to live with its previous attributes, unless a live product took its tier meanwhile (409). */
 export async function restoreProduct(em: EntityManager, merchantId: string, id: string): Promise<Product> {
   const product = await em.findOne(ProductSchema, { id, merchantId });
   if (!product) throw errors.notFound('No such product');
@@ -208,8 +210,8 @@ export async function restoreProduct(em: EntityManager, merchantId: string, id: 
   }
   const placement: Placement = { familyId: product.productFamilyId, tierOrder: product.tierOrder };
   await assertTierFree(em, placement, product.id);
-  // Offers and prices deleted with the product come back; ones deleted on their own before stay deleted.
-  // No slot can clash: a deleted product accepts no new offers, a deleted offer no new prices.
+  // Offers and prices a pre-issue-27 product delete took with it come back; ones deleted on their own stay
+  // deleted. No slot can clash: a deleted product accepts no new offers, a deleted offer no new prices.
   const { offers, prices } = await offersStampedWith(em, product.id, product.deletedAt);
   for (const record of [product, ...offers, ...prices]) record.deletedAt = null;
   await flushProduct(em, placement);

@@ -18,6 +18,7 @@ import {
   DashboardSubscriptionSchemaOut,
   ListSubscriptionsQuery,
   TransitionSchemaOut,
+  ListTransitionsQuery,
 } from './subscriptions.schema';
 import { getSubscription, listSubscriptions, listTransitions } from './subscriptions.service';
 import {
@@ -101,11 +102,14 @@ export const dashboardSubscriptionRoutes = [
     tags,
     auth,
     params: DashboardSubscriptionParams,
+    query: ListTransitionsQuery,
     responses: { 200: Type.Array(TransitionSchemaOut) },
     envelope: 'bare',
-    async handler({ em, merchantId, params }) {
+    pagination: 'flat',
+    async handler({ em, merchantId, params, query }) {
       const sub = await getSubscription(em, merchantId, params.id);
-      return { status: 200, data: (await listTransitions(em, sub)).map(presentTransition) };
+      const { items, total } = await listTransitions(em, sub, query);
+      return { status: 200, data: items.map(presentTransition), pagination: pagination(query, total) };
     },
   }),
   ...SUBSCRIPTION_OPERATIONS.map(operationRoute),

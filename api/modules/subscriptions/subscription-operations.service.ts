@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { MerchantUserSchema, type Subscription } from '../../../db/entities';
+import { ApiKeySchema, MerchantUserSchema, type Subscription } from '../../../db/entities';
 import { errors } from '../../../domain/platform/errors';
 import type { Caller } from '../../../workflows/lib/subscription-moves';
 import type { SubscriptionOperation } from '../../../workflows/lib/subscription-rules';
@@ -87,8 +87,15 @@ export const SUBSCRIPTION_OPERATIONS: readonly OperationDefinition[] = [
   }),
 ];
 
-/** Operations through the public API are the merchant's own calls: triggered_by admin, no person to name. */
-export const API_CALLER: Caller = { triggeredBy: 'admin', actor: null };
+/**
+ * Operations through the public API are the merchant's own calls: triggered_by admin, and (Document 3: "actor (for
+ * admin-triggered: snapshot {id, type, name, email} …)") the snapshot of the API key that made the call — the
+ * key has no person behind it, so type api_key, its name as it is now, no email.
+ */
+export async function apiKeyCaller(em: EntityManager, keyId: string): Promise<Caller> {
+  const key = await em.findOne(ApiKeySchema, { id: keyId });
+  return { triggeredBy: 'admin', actor: { id: keyId, type: 'api_key', name: key?.name ?? null, email: null } };
+}
 
 /**
  * A merchant Dashboard user's call: triggered_by admin with the `{id, type, name, email}` snapshot of the user as

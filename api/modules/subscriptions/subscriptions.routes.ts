@@ -18,10 +18,11 @@ import {
   SubscriptionParams,
   SubscriptionSchemaOut,
   TransitionSchemaOut,
+  ListTransitionsQuery,
 } from './subscriptions.schema';
 import { getSubscription, listSubscriptions, listTransitions } from './subscriptions.service';
 import {
-  API_CALLER,
+  apiKeyCaller,
   runSubscriptionOperation,
   SUBSCRIPTION_OPERATIONS,
   type OperationDefinition,
@@ -47,14 +48,14 @@ function operationRoute(definition: OperationDefinition) {
     errors: [422],
     idempotency: 'optional',
     waitsOnWorkflow: true,
-    async handler({ em, merchantId, params, body, deps, idempotencySeed }) {
+    async handler({ em, merchantId, params, body, deps, idempotencySeed, auth }) {
       const sub = await runSubscriptionOperation(
         em,
         deps,
         { merchantId, subscriptionId: params.subscription_id },
         definition,
         body,
-        API_CALLER,
+        await apiKeyCaller(em, auth.keyId),
         idempotencySeed,
       );
       return { status: 200, data: await presentOne(em, sub) };
@@ -104,11 +105,14 @@ export const subscriptionRoutes = [
     tags,
     auth: { keys, scopes: ['subscriptions:read'] },
     params: SubscriptionParams,
+    query: ListTransitionsQuery,
     responses: { 200: Type.Array(TransitionSchemaOut) },
     envelope: 'wrapped',
-    async handler({ em, merchantId, params }) {
+    pagination: 'nested',
+    async handler({ em, merchantId, params, query }) {
       const sub = await getSubscription(em, merchantId, params.subscription_id);
-      return { status: 200, data: (await listTransitions(em, sub)).map(presentTransition) };
+      const { items, total } = await listTransitions(em, sub, query);
+      return { status: 200, data: items.map(presentTransition), pagination: pagination(query, total) };
     },
   }),
   ...SUBSCRIPTION_OPERATIONS.map(operationRoute),

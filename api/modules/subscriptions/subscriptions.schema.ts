@@ -13,6 +13,9 @@ export const ListSubscriptionsQuery = StrictObject({
   product_family_id: Type.Optional(Id('pfa')),
 });
 
+/** The transitions list takes page and limit only. */
+export const ListTransitionsQuery = StrictObject({ ...PaginationQuery });
+
 const Reason = Type.String({ minLength: 1, maxLength: 500 });
 
 export const CancelBody = StrictObject({

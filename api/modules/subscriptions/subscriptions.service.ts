@@ -15,7 +15,7 @@ import {
   type Subscription,
 } from '../../../db/entities';
 import { errors } from '../../../domain/platform/errors';
-import { offsetOf } from '../../http/pagination';
+import { offsetOf, type PageRequest } from '../../http/pagination';
 import { refuseOperation, type SubscriptionOperation } from '../../../workflows/lib/subscription-rules';
 import type { TargetOffer } from '../../../workflows/lib/subscription-moves';
 import { assertChargeable } from '../payment-instruments/instrument-status.rules';
@@ -48,12 +48,14 @@ export async function listSubscriptions(
   return { items, total };
 }
 
-export function listTransitions(em: EntityManager, sub: Subscription) {
-  return em.find(
+/** A page of the subscription's transitions, newest first (Document 1: page and limit apply to "All lists"). */
+export async function listTransitions(em: EntityManager, sub: Subscription, page: PageRequest) {
+  const [items, total] = await em.findAndCount(
     SubscriptionTransitionSchema,
     { subscriptionId: sub.id },
-    { orderBy: { createdAt: 'desc', seq: 'desc' } },
+    { orderBy: { createdAt: 'desc', seq: 'desc' }, limit: page.limit, offset: offsetOf(page) },
   );
+  return { items, total };
 }
 
 /** The stored state already forbids the move: 422 without a round trip to the workflow. */

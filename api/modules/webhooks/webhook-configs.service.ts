@@ -20,12 +20,6 @@ import type { CreateWebhookConfigBody, UpdateWebhookConfigBody } from './webhook
 type CreateInput = Static<typeof CreateWebhookConfigBody>;
 type UpdateInput = Static<typeof UpdateWebhookConfigBody>;
 
-/**
- * After a rotation the replaced secret keeps signing — as a second signature in the same header — for this
- * long, so a receiver that deploys the new secret a few minutes late misses nothing. Then it is gone.
- */
-export const ROTATION_OVERLAP_MS = 60 * 60 * 1000;
-
 export interface WebhookContext {
   keys: KeyMaterial;
   env: AppEnv;
@@ -153,7 +147,11 @@ export async function deleteWebhookConfig(
   await em.flush();
 }
 
-/** A new secret; the previous one only adds a second signature for ROTATION_OVERLAP_MS, then stops being used. */
+/**
+ * A new secret, and the previous one stops being valid at once (Document 1: "the previous secret stops being
+ * valid"; "Rotating invalidates the previous secret, so deploy the new one first or accept a short window of
+ * failed verifications"). A rotation is often made because the secret leaked, so no overlap keeps it signing.
+ */
 export async function rotateWebhookSecret(
   em: EntityManager,
   merchantId: string,
@@ -163,15 +161,13 @@ export async function rotateWebhookSecret(
 ): Promise<{ config: WebhookConfig; secret: string }> {
   const config = await getWebhookConfig(em, merchantId, id);
   const secret = generateSigningSecret();
-  config.previousSecretEncrypted = config.secretEncrypted;
-  config.previousSecretExpiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
+  // Also ends the overlap a rotation made before issue 27 granted (the delivery still honours such a row).
+  config.previousSecretEncrypted = null;
+  config.previousSecretExpiresAt = null;
   config.secretEncrypted = encryptSecret(ctx.keys, secret);
   // An explicit change, so updated_at moves even though no presented field did.
   config.updatedAt = now;
-  record(em, ctx, config, 'webhook_config.secret_rotated', {
-    secret: 'rotated',
-    previous_secret_valid_until: config.previousSecretExpiresAt.toISOString(),
-  });
+  record(em, ctx, config, 'webhook_config.secret_rotated', { secret: 'rotated' });
   await em.flush();
   return { config, secret };
 }

@@ -11,6 +11,7 @@ import { offsetOf, type PageRequest } from '../../http/pagination';
 import { recordActivity, type Actor } from '../../../domain/merchants/merchants.activity';
 import { RECOVERABLE_DELIVERIES } from '../../../db/repositories/webhook-deliveries.repository';
 import { getWebhookConfig } from './webhook-configs.service';
+import { storedDeliveryStatuses } from './delivery-status';
 import { startRecovery, startRedelivery } from '../../temporal';
 
 export interface DeliveryFilter extends PageRequest {
@@ -31,7 +32,7 @@ export async function listDeliveries(
   }
   const where = {
     merchantId,
-    ...(filter.status ? { status: { $in: filter.status } } : {}),
+    ...(filter.status ? { status: { $in: storedDeliveryStatuses(filter.status) } } : {}),
     ...(filter.webhook_id ? { webhookConfigId: filter.webhook_id } : {}),
     ...(filter.event_id ? { eventId: filter.event_id } : {}),
     ...(filter.from || filter.to
@@ -43,7 +44,7 @@ export async function listDeliveries(
         }
       : {}),
   };
-  const [deliveries, total] = await em.findAndCount(WebhookDeliverySchema, where as never, {
+  const [deliveries, total] = await em.findAndCount(WebhookDeliverySchema, where, {
     orderBy: { createdAt: 'desc', id: 'desc' },
     limit: filter.limit,
     offset: offsetOf(filter),

@@ -4,6 +4,7 @@
  */
 import type { EventRecord, WebhookConfig, WebhookDelivery } from '../../../db/entities';
 import { eventEnvelope } from '../../../domain/events/events.presenter';
+import { apiDeliveryStatus } from './delivery-status';
 
 export function presentWebhookConfig(config: WebhookConfig) {
   return {
@@ -47,7 +48,7 @@ export function presentDelivery(delivery: WebhookDelivery, event: EventRecord) {
     attempt_number: delivery.attemptNumber,
     http_status_code: delivery.httpStatusCode,
     response_body: delivery.responseBody,
-    status: delivery.status,
+    status: apiDeliveryStatus(delivery.status),
     next_retry_at: delivery.nextRetryAt?.toISOString() ?? null,
     created_at: delivery.createdAt.toISOString(),
     sent_at: delivery.sentAt?.toISOString() ?? null,

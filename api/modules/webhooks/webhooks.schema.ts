@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { DELIVERY_STATUSES } from '../../../db/entities';
-import { Id, MultiEnum, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
+import { Id, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
 import { EVENT_TYPES } from '../../../domain/events/events.catalog';
 import { EventTypeSchema } from '../events/events.schema';
 import { MAX_URL_LENGTH } from './webhook-url.rules';
+import { API_DELIVERY_STATUSES, DELIVERY_STATUS_FILTER_VALUES } from './delivery-status';
 
 /** Checked further by the service (webhook-url.ts): scheme, host, credentials, private addresses. */
 const Url = Type.String({
@@ -58,7 +58,13 @@ export const WebhookConfigWithSecret = StrictObject({
 
 export const ListDeliveriesQuery = StrictObject({
   ...PaginationQuery,
-  status: Type.Optional(MultiEnum(DELIVERY_STATUSES)),
+  status: Type.Optional(
+    Type.Array(StringEnum(DELIVERY_STATUS_FILTER_VALUES), {
+      minItems: 1,
+      'x-comma-separated': true,
+      description: 'success, retrying or failed (comma-separated or repeated); succeeded: deprecated alias of success',
+    }),
+  ),
   from: Type.Optional(Type.String({ format: 'date-time', description: 'Attempts recorded at or after (inclusive)' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'Attempts recorded at or before (inclusive)' })),
   webhook_id: Type.Optional(Id('whc')),
@@ -77,7 +83,7 @@ export const DeliveryRecordObject = StrictObject({
   attempt_number: Type.Integer({ minimum: 1 }),
   http_status_code: Nullable(Type.Integer()),
   response_body: Nullable(Type.String()),
-  status: StringEnum(DELIVERY_STATUSES),
+  status: StringEnum(API_DELIVERY_STATUSES),
   next_retry_at: Nullable(Timestamp),
   created_at: Timestamp,
   sent_at: Nullable(Timestamp),
