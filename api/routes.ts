@@ -27,6 +27,7 @@ import { dashboardSubscriptionRoutes } from './modules/subscriptions/dashboard-s
 import { merchantDashboardRoutes } from './modules/merchant-dashboard/merchant-dashboard.routes';
 import { merchantDashboardWriteRoutes } from './modules/merchant-dashboard/merchant-dashboard-writes.routes';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes';
+import { testClockRoutes } from './modules/test-clocks/test-clocks.routes';
 
 export const ROUTES: readonly AnyRoute[] = [
   ...healthRoutes,
@@ -54,6 +55,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...orderRoutes,
   ...subscriptionRoutes,
   ...dashboardSubscriptionRoutes,
+  ...testClockRoutes,
   ...merchantDashboardRoutes,
   ...merchantDashboardWriteRoutes,
 ];
