@@ -64,7 +64,7 @@ describe('Test clocks: the API', () => {
     });
   });
 
-  it('POST /customers takes test_clock_id and the customer shows it; another merchant\'s clock is a 400', async () => {
+  it("POST /customers takes test_clock_id and the customer shows it; another merchant's clock is a 400", async () => {
     const key = tenant.merchant_secret_key;
     const clock = await createClock(tenant, JAN_31);
     const created = await api.post('/customers', { key, body: customerInput({ test_clock_id: clock.id }) });
