@@ -28,6 +28,7 @@ import { merchantDashboardRoutes } from './modules/merchant-dashboard/merchant-d
 import { merchantDashboardWriteRoutes } from './modules/merchant-dashboard/merchant-dashboard-writes.routes';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes';
 import { testClockRoutes } from './modules/test-clocks/test-clocks.routes';
+import { dashboardTestClockRoutes } from './modules/test-clocks/dashboard-test-clocks.routes';
 
 export const ROUTES: readonly AnyRoute[] = [
   ...healthRoutes,
@@ -56,6 +57,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...subscriptionRoutes,
   ...dashboardSubscriptionRoutes,
   ...testClockRoutes,
+  ...dashboardTestClockRoutes,
   ...merchantDashboardRoutes,
   ...merchantDashboardWriteRoutes,
 ];

@@ -6,8 +6,10 @@
 import { expect } from 'chai';
 import { createTenant, customerInput, type Tenant } from '../helpers/factories';
 import { api } from '../helpers/http';
-import { sellableOffer } from '../helpers/checkout';
-import { cascade } from '../helpers/transactions';
+import { createSession, sellableOffer } from '../helpers/checkout';
+import { cascade, charge } from '../helpers/transactions';
+import { CARDS, mintToken, openSession } from '../helpers/vault';
+import { bearer, createMerchantUser, signIn } from '../helpers/dashboard';
 import { advance, chargesOf, createClock, subscribeOnClock, subscriptionOf } from '../helpers/test-clocks';
 
 const JAN_31 = '2027-01-31T10:00:00.000Z';
@@ -160,4 +162,54 @@ describe('Test clocks: subscriptions on a clock', () => {
     const charges = await chargesOf(tenant, customerId);
     expect(charges.map((tx) => [tx.status, tx.amount_authorized])).to.deep.equal(Array(3).fill(['authorized', 2997]));
   });
+
+  it('the merchant Dashboard shows the clock of a subscription on one, advances it, and shows none for real time', async () => {
+    const clock = await createClock(tenant, JAN_31);
+    const { offer } = await sellableOffer(tenant);
+    const { sub } = await subscribeOnClock(tenant, clock.id, offer.id);
+    const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
+    const { access_token: token } = await signIn('merchant', user);
+    const headers = bearer(token as string, { 'x-merchant-id': tenant.merchant_id });
+    const shown = await api.get(`/merchant/subscriptions/${sub.id}/test-clock`, { headers });
+    expect(shown.status, shown.text).to.equal(200);
+    expect(shown.body.test_clock).to.include({ id: clock.id, frozen_time: JAN_31, status: 'ready' });
+    // "To the next renewal": the page sends the subscription's next_billing_at.
+    const advanced = await api.post(`/merchant/test-clocks/${clock.id}/advance`, {
+      headers,
+      body: { frozen_time: sub.next_billing_at },
+    });
+    expect(advanced.status, advanced.text).to.equal(200);
+    expect(advanced.body).to.include({ status: 'advancing', frozen_time: '2027-02-28T10:00:00.000Z' });
+    const deadline = Date.now() + 60_000;
+    while (
+      (await api.get(`/merchant/subscriptions/${sub.id}/test-clock`, { headers })).body.test_clock.status !== 'ready'
+    )
+      if (Date.now() > deadline) throw new Error('still advancing');
+    expect((await subscriptionOf(tenant, sub.id)).cycles_completed).to.equal(2);
+    const backwards = await api.post(`/merchant/test-clocks/${clock.id}/advance`, {
+      headers,
+      body: { frozen_time: JAN_31 },
+    });
+    expect(backwards.status, backwards.text).to.equal(422);
+    // A subscription on real time has no clock to show.
+    const { offer: other } = await sellableOffer(tenant);
+    const real = await subscribeOnRealTime(tenant, other.id);
+    const none = await api.get(`/merchant/subscriptions/${real}/test-clock`, { headers });
+    expect(none.body).to.deep.equal({ test_clock: null });
+  });
 });
+
+async function subscribeOnRealTime(tenant: Tenant, offerId: string): Promise<string> {
+  const checkout = await createSession(tenant, { selected_currency: 'USD', offer_id: offerId });
+  const browser = await openSession(tenant, { checkoutSessionId: checkout.id });
+  await mintToken(tenant, browser, CARDS.visa, {});
+  const res = await charge(tenant, {
+    payment_method: 'credit_card',
+    charge_type: 'payment',
+    country: 'US',
+    checkout_session_id: checkout.id,
+  });
+  expect(res.status, res.text).to.equal(201);
+  return (await api.get(`/transactions/${res.body.data.id}`, { key: tenant.merchant_secret_key })).body.data
+    .subscription_id;
+}

@@ -139,3 +139,15 @@ export async function deleteTestClock(em: EntityManager, deps: AppDeps, merchant
     merchantId,
   ]);
 }
+
+/** The live clock of the subscription's customer (null: real time); 404 for another merchant's subscription. */
+export async function testClockOfSubscription(em: EntityManager, merchantId: string, subscriptionId: string) {
+  const [row] = await em.execute<Array<{ test_clock_id: string | null }>>(
+    `select c.test_clock_id from subscriptions s join customers c on c.id = s.customer_id
+      where s.id = ? and s.merchant_id = ?`,
+    [subscriptionId, merchantId],
+  );
+  if (!row) throw errors.notFound('No such subscription');
+  if (!row.test_clock_id) return null;
+  return em.findOne(TestClockSchema, { id: row.test_clock_id, merchantId, deletedAt: null });
+}
