@@ -181,10 +181,12 @@ describe('Test clocks: subscriptions on a clock', () => {
     expect(advanced.status, advanced.text).to.equal(200);
     expect(advanced.body).to.include({ status: 'advancing', frozen_time: '2027-02-28T10:00:00.000Z' });
     const deadline = Date.now() + 60_000;
-    while (
-      (await api.get(`/merchant/subscriptions/${sub.id}/test-clock`, { headers })).body.test_clock.status !== 'ready'
-    )
+    const clockNow = async () =>
+      (await api.get(`/merchant/subscriptions/${sub.id}/test-clock`, { headers })).body.test_clock;
+    while ((await clockNow()).status !== 'ready') {
       if (Date.now() > deadline) throw new Error('still advancing');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
     expect((await subscriptionOf(tenant, sub.id)).cycles_completed).to.equal(2);
     const backwards = await api.post(`/merchant/test-clocks/${clock.id}/advance`, {
       headers,
