@@ -10,6 +10,8 @@ import { sellableOffer, createSession } from '../helpers/checkout';
 import { connectorBody, connectorsPath } from '../helpers/connectors';
 import { cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
 import { CARDS, mintToken, openSession } from '../helpers/vault';
+import { OfferSchema } from '../../db/entities';
+import { stack } from '../helpers/stack';
 import { advance, chargesOf, createClock, subscribeOnClock, subscriptionOf } from '../helpers/test-clocks';
 
 const JAN_31 = '2027-01-31T10:00:00.000Z';
@@ -58,6 +60,29 @@ describe('Test clocks: dunning, revoked cards, deletion and live connectors', ()
     await advance(tenant, clock.id, '2027-02-28T12:00:00.000Z');
     expect((await subscriptionOf(tenant, sub.id)).status).to.equal('dunning');
     expect((await chargesOf(tenant, customerId)).map((tx) => tx.status)).to.deep.equal(['authorized']);
+  });
+
+  it('a cycle limit that renews: the successor subscription starts on the clock at the limit and is advanced too', async () => {
+    await cascade(tenant, ['provider_a']);
+    const clock = await createClock(tenant, JAN_31);
+    const { offer } = await sellableOffer(tenant);
+    // Catalog fixture: two cycles, then a new subscription to the same offer instead of expiry.
+    await stack()
+      .orm.em.fork()
+      .nativeUpdate(OfferSchema, { id: offer.id }, { cycleLimit: 2, renewAfterCycleLimit: true });
+    const { sub, customerId } = await subscribeOnClock(tenant, clock.id, offer.id);
+    await advance(tenant, clock.id, '2027-04-15T10:00:00.000Z');
+    expect((await subscriptionOf(tenant, sub.id)).status).to.equal('expired');
+    const list = await api.get(`/merchants/${tenant.merchant_id}/subscriptions?customer_id=${customerId}`, {
+      key: tenant.merchant_secret_key,
+    });
+    const successor = list.body.data.find((s: any) => s.id !== sub.id);
+    expect(successor).to.include({
+      status: 'active',
+      current_period_start: '2027-03-31T10:00:00.000Z',
+      current_period_end: '2027-04-30T10:00:00.000Z',
+    });
+    expect((await chargesOf(tenant, customerId)).map((tx) => tx.status)).to.deep.equal(Array(3).fill('authorized'));
   });
 
   it("DELETE /test-clocks/:id cancels the clock's subscriptions and keeps its customers", async () => {
