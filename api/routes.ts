@@ -27,6 +27,8 @@ import { dashboardSubscriptionRoutes } from './modules/subscriptions/dashboard-s
 import { merchantDashboardRoutes } from './modules/merchant-dashboard/merchant-dashboard.routes';
 import { merchantDashboardWriteRoutes } from './modules/merchant-dashboard/merchant-dashboard-writes.routes';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes';
+import { testClockRoutes } from './modules/test-clocks/test-clocks.routes';
+import { dashboardTestClockRoutes } from './modules/test-clocks/dashboard-test-clocks.routes';
 
 export const ROUTES: readonly AnyRoute[] = [
   ...healthRoutes,
@@ -54,6 +56,8 @@ export const ROUTES: readonly AnyRoute[] = [
   ...orderRoutes,
   ...subscriptionRoutes,
   ...dashboardSubscriptionRoutes,
+  ...testClockRoutes,
+  ...dashboardTestClockRoutes,
   ...merchantDashboardRoutes,
   ...merchantDashboardWriteRoutes,
 ];

@@ -10,3 +10,4 @@ export { reconcileUnknownOutcomesWorkflow } from './reconcile-unknown-outcomes';
 export { mailDeliveryWorkflow, mailOutboxSweepWorkflow } from './mail-delivery';
 export { connectorCredentialCheckWorkflow } from './connector-credential-check';
 export { subscriptionWorkflow } from './subscription';
+export { testClockAdvanceWorkflow } from './test-clock-advance';

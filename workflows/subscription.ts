@@ -19,6 +19,7 @@ import {
   defineSignal,
   defineUpdate,
   executeChild,
+  getExternalWorkflowHandle,
   isCancellation,
   log,
   ParentClosePolicy,
@@ -33,6 +34,7 @@ import { chargeWorkflow, chargeWorkflowId } from './charge';
 import { operationWorkflowId, transactionOperationWorkflow } from './transaction-operation';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { fifoLock } from './lib/fifo-lock';
+import { advanceClockSignal, clockIdleSignal } from './lib/test-clock-signals';
 import { subscriptionActivities } from './lib/subscription-activities';
 import { CARD_GONE_CODES, DEFAULT_DUNNING_SCHEDULE_DAYS, isLive, refuseOperation } from './lib/subscription-rules';
 import type { SubscriptionOperation } from './lib/subscription-rules';
@@ -120,6 +122,11 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   const firstStep = steps;
   const lock = fifoLock();
   let changed = false;
+  /**
+   * What time it is for this subscription: workflow (real) time, or on a test clock the clock's time as the
+   * workflow has reached it. Everything below that needs "now" asks this; the billing logic is the same either way.
+   */
+  const now = () => (state.testClock ? Date.parse(state.testClock.now) : Date.now());
 
   const setAttention = (value: 'retrying' | 'failed' | 'settling' | null) =>
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionAttention, value }]);
@@ -130,7 +137,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     await db.writeSubscriptionStep({
       state: move.state,
       key: `${workflowId}:${steps}`,
-      at: new Date().toISOString(),
+      at: iso(now()),
       transition: move.transition,
       events: move.events,
       actionRequired: move.actionRequired ?? null,
@@ -167,7 +174,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       (args: A) =>
         lock.run(async () => {
           refuse(operationOf(args));
-          await write(move(args, new Date()));
+          await write(move(args, new Date(now())));
           return state;
         }),
       { validator: (args: A) => refuse(operationOf(args)) },
@@ -206,14 +213,22 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   // Signals take the lock too: a write in flight would otherwise replace the state they changed.
   setHandler(billingResumedSignal, () =>
     lock.run(async () => {
-      if (state.holdCheckAt) keep({ ...state, holdCheckAt: iso(Date.now() + RESUMED_RECHECK_MS) });
+      if (state.holdCheckAt) keep({ ...state, holdCheckAt: iso(now() + RESUMED_RECHECK_MS) });
     }),
   );
   setHandler(renewalSettledSignal, ({ transactionId }) =>
     lock.run(async () => {
       const settling = state.settling;
-      if (settling?.transactionId === transactionId)
-        keep({ ...state, settling: { ...settling, checkAt: iso(Date.now()) } });
+      if (settling?.transactionId === transactionId) keep({ ...state, settling: { ...settling, checkAt: iso(now()) } });
+    }),
+  );
+  setHandler(advanceClockSignal, ({ frozenTime, reportTo }) =>
+    lock.run(async () => {
+      const clock = state.testClock;
+      // Not on a clock, or ended (its loop is over): nothing will ever be due, so it is idle at any time.
+      if (!clock || !(isLive(state.status) || state.settling)) return reportIdle(reportTo, frozenTime);
+      const later = Date.parse(frozenTime) > Date.parse(clock.frozenTime) ? frozenTime : clock.frozenTime;
+      keep({ ...state, testClock: { ...clock, frozenTime: later, reportTo } });
     }),
   );
   setHandler(viewQuery, () => {
@@ -223,7 +238,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
 
   /** A renewal declined (or refused before any provider call): dunning, decline-aware. */
   const declined = (orderId: string | null, declineCode: string | null) => {
-    const move = chargeFailed(state, orderId, new Date(), schedule, declineCode);
+    const move = chargeFailed(state, orderId, new Date(now()), schedule, declineCode);
     if (!declineCode || !CARD_GONE_CODES.has(declineCode)) return write(move);
     // A card reported gone (stolen, lost, expired, revoked) needs the customer, whatever becomes of the
     // subscription; the remaining retries would decline too, so only the last one is left for a new instrument.
@@ -244,14 +259,14 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       if (!state.settling) setAttention('settling');
       return keep({
         ...state,
-        settling: { ...billed, transactionId, checks: checks + 1, checkAt: iso(Date.now() + wait) },
+        settling: { ...billed, transactionId, checks: checks + 1, checkAt: iso(now() + wait) },
       });
     }
     if (state.settling) setAttention(null);
     const ended = !isLive(state.status);
     state = { ...state, settling: null };
     if (outcome.status === 'paid')
-      return ended ? refundEndedRenewal(transactionId) : write(chargeSucceeded(state, billed, new Date()));
+      return ended ? refundEndedRenewal(transactionId) : write(chargeSucceeded(state, billed, new Date(now())));
     if (ended) return keep(state);
     return declined(billed.orderId, outcome.declineCode);
   };
@@ -273,7 +288,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     const amount = state.amount;
     const proration = state.pendingProration;
     const charged = Math.max(0, amount + proration);
-    if (charged === 0) return write(chargeSucceeded(state, { orderId: null, amount, proration, charged }, new Date()));
+    if (charged === 0)
+      return write(chargeSucceeded(state, { orderId: null, amount, proration, charged }, new Date(now())));
     const prepared = await db.prepareRenewalCharge({
       state,
       cycleNumber: state.cyclesCompleted + 1,
@@ -303,15 +319,18 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   /** The cycle limit: expire, or (renew_after_cycle_limit) expire into a new subscription run by its own workflow. */
   const expireOrRenew = async () => {
     const key = `${workflowId}:${steps + 1}`;
-    const renewed = await db.renewAtCycleLimit({ state, key, at: new Date().toISOString() });
+    const renewed = await db.renewAtCycleLimit({ state, key, at: iso(now()) });
     if (!renewed) return write(expire(state));
     steps += 1;
     state = { ...state, status: 'expired' };
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: state.status }]);
     changed = true;
+    // The new subscription runs on the same clock, from this instant (the advance finds it and waits for it too).
+    const clock = state.testClock;
+    const next = clock ? { ...renewed, testClock: { ...clock, reportTo: null } } : renewed;
     await startChild(subscriptionWorkflow, {
       workflowId: subscriptionWorkflowId(renewed.subscriptionId),
-      args: [{ state: renewed, dunningScheduleDays: schedule }],
+      args: [{ state: next, dunningScheduleDays: schedule }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       typedSearchAttributes: [
@@ -326,16 +345,16 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   /** Billing holds come first: with one, nothing is charged and nothing cancelled. */
   const billUnlessHeld = async () => {
     const held = await db.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId });
-    if (held.length) return write({ state: holdBilling(state, new Date()), transition: null, events: [] });
+    if (held.length) return write({ state: holdBilling(state, new Date(now())), transition: null, events: [] });
     return bill();
   };
 
   const recheckHold = async () => {
     const held = await db.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId });
-    if (held.length) return write({ state: holdBilling(state, new Date()), transition: null, events: [] });
-    await write({ state: releaseHold(state, new Date()), transition: null, events: [] });
+    if (held.length) return write({ state: holdBilling(state, new Date(now())), transition: null, events: [] });
+    await write({ state: releaseHold(state, new Date(now())), transition: null, events: [] });
     const due = nextWake(state, schedule);
-    if (due && due.at.getTime() <= Date.now() && due.reason !== 'hold_recheck') await act(due);
+    if (due && due.at.getTime() <= now() && due.reason !== 'hold_recheck') await act(due);
   };
 
   const act = async (wake: Wake): Promise<void> => {
@@ -361,7 +380,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     const work = lock.run(async () => {
       // Re-read under the lock: an operation may have moved the subscription while the timer fired.
       const due = nextWake(state, schedule);
-      if (due && due.at.getTime() <= Date.now()) await act(due);
+      if (due && due.at.getTime() <= now()) await act(due);
     });
     const finished = work.then(
       () => (done = true),
@@ -383,7 +402,56 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     }
   };
 
+  /** Tells a clock's advance that this subscription has done everything due up to frozenTime. */
+  const reportIdle = async (reportTo: string, frozenTime: string) => {
+    try {
+      await getExternalWorkflowHandle(reportTo).signal(clockIdleSignal, {
+        subscriptionId: state.subscriptionId,
+        frozenTime,
+      });
+    } catch (error) {
+      // The advance is gone (the clock was deleted meanwhile): nobody waits for the answer.
+      if (isCancellation(error)) throw error;
+    }
+  };
+
+  /**
+   * The loop's "wait until" on a test clock: the next wake due by the clock's time runs at its own instant (the
+   * wake's time, never before the instant already reached); with none left, the subscription stands at the clock's
+   * time, tells the advance, and waits for the clock to move (or an operation). No timer: real time plays no part.
+   */
+  const stepOnClock = async () => {
+    changed = false;
+    const dueOnClock = () => {
+      const wake = nextWake(state, schedule);
+      return wake && wake.at.getTime() <= Date.parse(state.testClock!.frozenTime) ? wake : null;
+    };
+    const clock = state.testClock!;
+    if (dueOnClock()) {
+      await lock.run(async () => {
+        const wake = dueOnClock();
+        const at = state.testClock!.now;
+        if (wake)
+          state = {
+            ...state,
+            testClock: { ...state.testClock!, now: iso(Math.max(Date.parse(at), wake.at.getTime())) },
+          };
+      });
+      return attend();
+    }
+    if (clock.now !== clock.frozenTime || clock.reportTo) {
+      return lock.run(async () => {
+        const current = state.testClock!;
+        if (dueOnClock()) return; // the clock moved meanwhile: the loop runs what is now due first
+        state = { ...state, testClock: { ...current, now: current.frozenTime, reportTo: null } };
+        if (current.reportTo) await reportIdle(current.reportTo, current.frozenTime);
+      });
+    }
+    await condition(() => changed);
+  };
+
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: state.status }]);
+  if (state.testClock) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TestClockId, value: state.testClock.id }]);
   // A cancelled subscription whose last renewal is still settling stays until its outcome is applied.
   while (isLive(state.status) || state.settling) {
     if (workflowInfo().continueAsNewSuggested || steps - firstStep >= (input.stepsPerRun ?? STEPS_PER_RUN)) {
@@ -395,13 +463,20 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         stepCount: steps,
       });
     }
+    if (state.testClock) {
+      await stepOnClock();
+      continue;
+    }
     const wake = nextWake(state, schedule);
     changed = false;
-    const timeout = wake ? Math.max(0, wake.at.getTime() - Date.now()) : undefined;
+    const timeout = wake ? Math.max(0, wake.at.getTime() - now()) : undefined;
     const interrupted =
       timeout === undefined ? await condition(() => changed) : await condition(() => changed, timeout);
     if (!interrupted) await attend();
   }
+  // Ended while a clock's advance waits for it: nothing more is due, ever.
+  const clock = state.testClock;
+  if (clock?.reportTo) await reportIdle(clock.reportTo, clock.frozenTime);
   await condition(allHandlersFinished);
   return state.status;
 }

@@ -25,6 +25,7 @@ import { NoActiveRoutingProfileError, planRoute } from '../../domain/routing/rou
 import { instrumentCardOf, tokenCardOf } from '../vault/card-source';
 import type { VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, Outcome, ProviderResult } from '../../domain/connectors/connector';
+import { testClockRefusal } from '../../domain/test-clocks/test-clock-charges';
 import { chargeWorkflowId } from '../../workflows/charge';
 import {
   UNRESOLVED_PROVIDER_CALL,
@@ -224,6 +225,9 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
         const connector = setup.connector;
         // A deleted connector: the same 404 loadConnectorSecrets answers (an unusable attempt setup).
         if (!connector) throw errors.notFound('No such connector');
+        // Issue 25: a test clock's customer never reaches a live connector (see domain/test-clocks).
+        const refusal = await testClockRefusal(em, connector, tx.id);
+        if (refusal) throw new RefusedBeforeCall(refusal);
         const credentials = openCredentials(vault.encryptionKeys, connector.credentialsEncrypted);
         let card: CardData | undefined;
         if (isCardMethod(tx.paymentMethod)) {
@@ -268,13 +272,15 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
       } catch (error) {
         // Only an unusable card or connector (deleted, token gone) is this attempt's failure. Anything else (the
         // database, the key ring) is thrown: Temporal retries the activity under the same key; it is never a decline.
-        if (!isUnusableAttemptSetup(error)) throw error;
-        result = {
-          outcome: 'processing_error',
-          providerReference: null,
-          rawCode: 'attempt_setup_failed',
-          rawMessage: (error as Error).name,
-        };
+        if (error instanceof RefusedBeforeCall) result = error.result;
+        else if (!isUnusableAttemptSetup(error)) throw error;
+        else
+          result = {
+            outcome: 'processing_error',
+            providerReference: null,
+            rawCode: 'attempt_setup_failed',
+            rawMessage: (error as Error).name,
+          };
       }
       const status = ATTEMPT_STATUS[result.outcome];
       // An outcome nobody could establish is left for the reconciler under the code it looks for.
@@ -379,4 +385,11 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
     },
   };
   return activities;
+}
+
+/** An attempt refused by our own rules before any provider call (nothing was sent: safe to try the next one). */
+class RefusedBeforeCall extends Error {
+  constructor(readonly result: ProviderResult) {
+    super(result.rawMessage ?? 'refused');
+  }
 }

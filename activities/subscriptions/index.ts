@@ -4,6 +4,7 @@
  * id, the cycle number and the try, so a retried activity or a replayed workflow never bills a cycle twice.
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm';
 import { ApiError } from '../../domain/platform/errors';
 import {
@@ -70,9 +71,15 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
      */
     async createSubscriptionForCharge(input: { transactionId: string; at: string }): Promise<SubscriptionState | null> {
       try {
-        return await orm.em
-          .fork()
-          .transactional((em) => createSubscriptionForCharge(em, input.transactionId, new Date(input.at)));
+        return await orm.em.fork().transactional(async (em) => {
+          // A customer on a test clock: the subscription starts at the clock's time and runs on the clock.
+          const clock = await testClockOfCharge(em, input.transactionId);
+          const at = clock ? clock.frozenTime : new Date(input.at);
+          const state = await createSubscriptionForCharge(em, input.transactionId, at);
+          if (!state || !clock) return state;
+          const time = clock.frozenTime.toISOString();
+          return { ...state, testClock: { id: clock.id, now: time, frozenTime: time, reportTo: null } };
+        });
       } catch (error) {
         // Another first charge of the same plan won the race after both passed the check before charging: not
         // retryable; the charge workflow gives this charge back (docs/api-decisions.md, issue 22).
@@ -100,6 +107,25 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
       return orm.em
         .fork()
         .transactional((em) => renewAtCycleLimit(em, { state: input.state, key: input.key, at: new Date(input.at) }));
+    },
+
+    /** The subscriptions a test clock's advance moves: every live one of the clock's customers. */
+    async testClockSubscriptionIds(input: { clockId: string }): Promise<string[]> {
+      const rows = await orm.em.fork().execute<Array<{ id: string }>>(
+        `select s.id from subscriptions s join customers c on c.id = s.customer_id
+          where c.test_clock_id = ? and s.status not in ('cancelled', 'expired') order by s.id`,
+        [input.clockId],
+      );
+      return rows.map((row) => row.id);
+    },
+
+    /** Every subscription of the clock reached frozenTime: the clock is ready (unless it moved or ended since). */
+    async markTestClockReady(input: { clockId: string; frozenTime: string }): Promise<void> {
+      await orm.em.fork().execute(
+        `update test_clocks set status = 'ready', updated_at = now()
+          where id = ? and frozen_time = ? and status = 'advancing'`,
+        [input.clockId, input.frozenTime],
+      );
     },
 
     /** One workflow step onto the read model, transitions and events; a repeat of the last step changes nothing. */
@@ -215,6 +241,16 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
       return reasons;
     },
   };
+}
+
+/** The live test clock of the charge's customer, if it has one. */
+async function testClockOfCharge(em: EntityManager, transactionId: string) {
+  const [row] = await em.execute<Array<{ id: string; frozen_time: Date }>>(
+    `select k.id, k.frozen_time from transactions t join customers c on c.id = t.customer_id
+       join test_clocks k on k.id = c.test_clock_id where t.id = ? and k.deleted_at is null`,
+    [transactionId],
+  );
+  return row ? { id: row.id, frozenTime: new Date(row.frozen_time) } : null;
 }
 
 /**

@@ -25,6 +25,8 @@ export interface Customer {
   /** Accepted on write, never returned. */
   billingAddress: BillingAddress | null;
   metadata: Record<string, unknown> | null;
+  /** The test clock its subscriptions run on (issue 25); null: real time. */
+  testClockId?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -42,6 +44,7 @@ export const CustomerSchema = new EntitySchema<Customer>({
     documentNumberEncrypted: { type: 'text', nullable: true, hidden: true },
     billingAddress: { type: 'json', nullable: true, hidden: true },
     metadata: { type: 'json', nullable: true },
+    testClockId: { type: 'string', nullable: true },
     createdAt: { type: 'Date', columnType: 'timestamptz(3)', onCreate: () => new Date() },
     updatedAt: { type: 'Date', columnType: 'timestamptz(3)', onCreate: () => new Date(), onUpdate: () => new Date() },
   },

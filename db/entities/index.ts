@@ -20,6 +20,7 @@ export * from './webhook';
 export * from './vault';
 export * from './transaction';
 export * from './subscription';
+export * from './test-clock';
 
 import { OrganizationSchema } from './organization';
 import { MerchantSchema } from './merchant';
@@ -56,6 +57,7 @@ import {
   TransactionSchema,
 } from './transaction';
 import { SubscriptionSchema, SubscriptionTransitionSchema } from './subscription';
+import { TestClockSchema } from './test-clock';
 
 export const ENTITIES = [
   OrganizationSchema,
@@ -98,4 +100,5 @@ export const ENTITIES = [
   RefundSchema,
   SubscriptionSchema,
   SubscriptionTransitionSchema,
+  TestClockSchema,
 ];

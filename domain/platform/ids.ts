@@ -5,6 +5,7 @@ export type IdPrefix =
   | 'org'
   | 'mrc'
   | 'cust'
+  | 'clk'
   | 'pfa'
   | 'prd'
   | 'ofr'

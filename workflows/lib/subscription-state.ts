@@ -53,6 +53,22 @@ export interface SubscriptionState {
    * reconciler has not settled): nothing else is billed until it is, and its outcome is applied when it is.
    */
   settling?: SettlingRenewal | null;
+  /** The test clock the subscription runs on (issue 25); absent or null: real time (durable timers). */
+  testClock?: TestClockTime | null;
+}
+
+/**
+ * A subscription's time on a test clock. The workflow's "now" is `now`; an advance moves `frozenTime` forward and
+ * the workflow runs every wake due up to it, each at its own instant, then stands at frozenTime and reports idle.
+ */
+export interface TestClockTime {
+  id: string;
+  /** The instant the workflow is at: the wake it is running, or frozenTime once idle. */
+  now: string;
+  /** The clock's time as of its last advance. */
+  frozenTime: string;
+  /** The advance workflow waiting for this subscription to be idle at frozenTime (null: none). */
+  reportTo: string | null;
 }
 
 /** What a renewal charge billed, so its outcome can be applied to the state as it is when the outcome arrives. */

@@ -10,6 +10,7 @@ export function presentCustomer(customer: Customer) {
     phone: customer.phone,
     document_type: customer.documentType,
     metadata: customer.metadata,
+    ...onTestClock(customer),
     created_at: customer.createdAt.toISOString(),
     updated_at: customer.updatedAt.toISOString(),
   };
@@ -21,6 +22,10 @@ export function presentCustomerReceipt(customer: Customer) {
     merchant_id: customer.merchantId,
     email: customer.email,
     name: customer.name,
+    ...onTestClock(customer),
     created_at: customer.createdAt.toISOString(),
   };
 }
+
+/** Only a customer on a test clock shows one (Document 2's shapes stay as they are for everyone else). */
+const onTestClock = (customer: Customer) => (customer.testClockId ? { test_clock_id: customer.testClockId } : {});

@@ -37,6 +37,9 @@ export const CreateCustomerBody = StrictObject({
   document_number: DocumentNumber,
   billing_address: BillingAddressInput,
   metadata: Type.Optional(Nullable(Metadata(CUSTOMER_METADATA_MAX_BYTES))),
+  test_clock_id: Type.Optional(
+    Nullable({ ...Id('clk'), description: "A test clock of the merchant: the customer's subscriptions run on it" }),
+  ),
 });
 
 export const UpdateCustomerBody = StrictObject({
@@ -66,6 +69,9 @@ export const CustomerSchema = StrictObject({
   phone: Nullable(Type.String()),
   document_type: Nullable(DocumentType),
   metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  test_clock_id: Type.Optional(
+    Type.String({ description: 'The test clock its subscriptions run on; absent for a customer on real time' }),
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -76,5 +82,6 @@ export const CustomerReceiptSchema = StrictObject({
   merchant_id: Type.String(),
   email: Nullable(Type.String()),
   name: Nullable(Type.String()),
+  test_clock_id: Type.Optional(Type.String({ description: 'Only for a customer on a test clock' })),
   created_at: Timestamp,
 });

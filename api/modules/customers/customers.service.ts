@@ -2,7 +2,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
-import { CustomerSchema, type Customer } from '../../../db/entities';
+import { CustomerSchema, TestClockSchema, type Customer } from '../../../db/entities';
 import { findOneRow } from '../../../db/reads';
 import { encryptSecret } from '../../../domain/platform/crypto';
 import { newId } from '../../../domain/platform/ids';
@@ -28,6 +28,7 @@ export async function createCustomer(
 ): Promise<{ customer: Customer; created: boolean }> {
   const existing = await findByEmail(em, merchantId, input.email);
   if (existing) return { customer: existing, created: false };
+  if (input.test_clock_id) await requireTestClock(em, merchantId, input.test_clock_id);
   try {
     // A savepoint: if a concurrent request inserted the same email first, only this insert rolls back.
     const customer = await em.transactional(async (inner) => {
@@ -41,6 +42,7 @@ export async function createCustomer(
         documentNumberEncrypted: encryptSecret(encryptionKey, input.document_number),
         billingAddress: input.billing_address,
         metadata: input.metadata ?? null,
+        testClockId: input.test_clock_id ?? null,
       } as Customer);
       await inner.flush();
       return created;
@@ -52,6 +54,12 @@ export async function createCustomer(
     if (!winner) throw error;
     return { customer: winner, created: false };
   }
+}
+
+/** A test clock named in a body must be a live clock of the merchant (400 otherwise, never another's data). */
+async function requireTestClock(em: EntityManager, merchantId: string, id: string): Promise<void> {
+  const clock = await em.findOne(TestClockSchema, { id, merchantId, deletedAt: null }, { fields: ['id'] });
+  if (!clock) throw errors.invalidValue('test_clock_id', 'must name a test clock of this merchant');
 }
 
 /** The customer to present (a plain row, not managed). */

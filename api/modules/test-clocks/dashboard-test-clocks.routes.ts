@@ -1,0 +1,46 @@
+/**
+ * Merchant Dashboard: the test clock of a subscription (shown on its page) and advancing it from there (by a day,
+ * to the next renewal, to a date: the page computes the time; the rules are POST /test-clocks/:id/advance's).
+ */
+import type { DashboardRequirement } from '../../http/dashboard-auth';
+import { defineRoute } from '../../http/define-route';
+import { Id, Nullable, StrictObject } from '../../http/schema';
+import { AdvanceTestClockBody, TestClockParams, TestClockSchema } from './test-clocks.schema';
+import { presentTestClock } from './test-clocks.presenter';
+import { advanceTestClock, testClockOfSubscription } from './test-clocks.service';
+
+const tags = ['Merchant Dashboard: test clocks'];
+const auth: DashboardRequirement = { dashboard: ['merchant'], tenant: 'merchant' };
+
+export const dashboardTestClockRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/merchant/subscriptions/:id/test-clock',
+    summary: "Merchant Dashboard: the test clock the subscription's customer is on (test_clock null: real time)",
+    tags,
+    auth,
+    params: StrictObject({ id: Id('sub') }),
+    responses: { 200: StrictObject({ test_clock: Nullable(TestClockSchema) }) },
+    envelope: 'bare',
+    async handler({ em, merchantId, params }) {
+      const clock = await testClockOfSubscription(em, merchantId, params.id);
+      return { status: 200, data: { test_clock: clock ? presentTestClock(clock) : null } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/test-clocks/:test_clock_id/advance',
+    summary: 'Merchant Dashboard: move a test clock forward (same rules as POST /test-clocks/:id/advance)',
+    tags,
+    auth,
+    params: TestClockParams,
+    body: StrictObject({ frozen_time: AdvanceTestClockBody.properties.frozen_time }),
+    responses: { 200: TestClockSchema },
+    envelope: 'bare',
+    errors: [422],
+    async handler({ em, merchantId, params, body, deps }) {
+      const clock = await advanceTestClock(em, deps, merchantId, params.test_clock_id, body.frozen_time);
+      return { status: 200, data: presentTestClock(clock) };
+    },
+  }),
+];

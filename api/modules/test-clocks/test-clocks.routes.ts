@@ -1,0 +1,110 @@
+/**
+ * Test clocks (issue 25): create a merchant's simulated time, attach customers to it (POST /customers
+ * test_clock_id), and advance it; their subscriptions do every renewal, retry, trial end and cancellation due, each
+ * at its own instant, through the real workflows. Test mode only: see docs/api-decisions.md "Test clocks".
+ */
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../../http/define-route';
+import { pagination } from '../../http/pagination';
+import {
+  AdvanceTestClockBody,
+  CreateTestClockBody,
+  ListTestClocksQuery,
+  MerchantQuery,
+  TestClockParams,
+  TestClockSchema,
+} from './test-clocks.schema';
+import { presentTestClock } from './test-clocks.presenter';
+import {
+  advanceTestClock,
+  createTestClock,
+  deleteTestClock,
+  getTestClock,
+  listTestClocks,
+} from './test-clocks.service';
+
+const tags = ['Test clocks'];
+const keys = ['merchant', 'organization'] as const;
+const read = { keys, scopes: ['subscriptions:read'] } as const;
+const write = { keys, scopes: ['subscriptions:write'] } as const;
+
+export const testClockRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/test-clocks',
+    summary: 'Create a test clock at frozen_time (the customers attached to it run their subscriptions on it)',
+    tags,
+    auth: write,
+    body: CreateTestClockBody,
+    responses: { 201: TestClockSchema },
+    envelope: 'wrapped',
+    idempotency: 'optional',
+    links: [{ to: 'post /customers', from: { 'body.test_clock_id': 'id' } }],
+    async handler({ em, merchantId, body }) {
+      return { status: 201, data: presentTestClock(await createTestClock(em, merchantId, body)) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/test-clocks',
+    summary: 'List test clocks, newest first',
+    tags,
+    auth: read,
+    query: ListTestClocksQuery,
+    responses: { 200: Type.Array(TestClockSchema) },
+    envelope: 'wrapped',
+    pagination: 'nested',
+    async handler({ em, merchantId, query }) {
+      const { items, total } = await listTestClocks(em, merchantId, query);
+      return { status: 200, data: items.map(presentTestClock), pagination: pagination(query, total) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/test-clocks/:test_clock_id',
+    summary: 'Get a test clock (status advancing until its subscriptions reached frozen_time)',
+    tags,
+    auth: read,
+    params: TestClockParams,
+    query: MerchantQuery,
+    responses: { 200: TestClockSchema },
+    envelope: 'wrapped',
+    async handler({ em, merchantId, params }) {
+      return { status: 200, data: presentTestClock(await getTestClock(em, merchantId, params.test_clock_id)) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/test-clocks/:test_clock_id/advance',
+    summary:
+      'Move the clock forward: every subscription of its customers does the work due up to frozen_time, in order',
+    tags,
+    auth: write,
+    params: TestClockParams,
+    body: AdvanceTestClockBody,
+    responses: { 200: TestClockSchema },
+    envelope: 'wrapped',
+    // 422 business_rule_error: not later than the clock's time, or an advance still running.
+    errors: [422],
+    async handler({ em, merchantId, params, body, deps }) {
+      const clock = await advanceTestClock(em, deps, merchantId, params.test_clock_id, body.frozen_time);
+      return { status: 200, data: presentTestClock(clock) };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/test-clocks/:test_clock_id',
+    summary: "End the clock: its customers' subscriptions are cancelled, the customers kept",
+    tags,
+    auth: write,
+    params: TestClockParams,
+    query: MerchantQuery,
+    responses: { 204: null },
+    envelope: 'wrapped',
+    waitsOnWorkflow: true,
+    async handler({ em, merchantId, params, deps }) {
+      await deleteTestClock(em, deps, merchantId, params.test_clock_id);
+      return { status: 204 };
+    },
+  }),
+];

@@ -1,0 +1,37 @@
+import { Type } from '@sinclair/typebox';
+import { Id, MerchantIdField, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
+
+const FrozenTime = Type.String({
+  format: 'date-time',
+  description: "The clock's time (ISO 8601); the subscriptions of its customers run on it",
+});
+
+export const TestClockParams = StrictObject({ test_clock_id: Id('clk') });
+/** An organization key names the merchant (merchant_id), as elsewhere. */
+export const MerchantQuery = StrictObject({ merchant_id: MerchantIdField });
+export const ListTestClocksQuery = StrictObject({ ...PaginationQuery, merchant_id: MerchantIdField });
+
+export const CreateTestClockBody = StrictObject({
+  merchant_id: MerchantIdField,
+  frozen_time: FrozenTime,
+  name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
+});
+
+export const AdvanceTestClockBody = StrictObject({
+  merchant_id: MerchantIdField,
+  frozen_time: Type.String({
+    format: 'date-time',
+    description: 'Where to move the clock: strictly later than its current frozen_time (422 otherwise)',
+  }),
+});
+
+export const TestClockSchema = StrictObject({
+  id: Type.String(),
+  merchant_id: Type.String(),
+  name: Nullable(Type.String()),
+  frozen_time: Timestamp,
+  status: StringEnum(['ready', 'advancing'] as const, {
+    description: 'advancing until every subscription of the clock has done all the work due up to frozen_time',
+  }),
+  created_at: Timestamp,
+});

@@ -1,0 +1,21 @@
+/**
+ * What a test clock's advance and the subscription workflows on that clock say to each other (issue 25). Kept apart
+ * from both workflows so neither imports the other.
+ */
+import { defineSignal } from '@temporalio/workflow';
+
+export interface AdvanceClock {
+  /** The clock's new time (ISO): the subscription runs every wake due up to it, each at its own instant. */
+  frozenTime: string;
+  /** The advance workflow to tell once the subscription is idle at frozenTime. */
+  reportTo: string;
+}
+
+/** To a subscription workflow on the clock: the clock moved. */
+export const advanceClockSignal = defineSignal<[AdvanceClock]>('advanceClock');
+
+/** From a subscription workflow to the advance: it has done everything due up to frozenTime (or it has ended). */
+export const clockIdleSignal = defineSignal<[{ subscriptionId: string; frozenTime: string }]>('clockIdle');
+
+export const testClockAdvanceWorkflowId = (clockId: string, frozenTime: string) =>
+  `test-clock-${clockId}-advance-${Date.parse(frozenTime)}`;
