@@ -17,6 +17,7 @@ import { Migration20261225100000_session_revocation_notifications } from './Migr
 import { Migration20261225110000_api_key_lifecycle } from './Migration20261225110000_api_key_lifecycle';
 import { Migration20261225120000_checkout_customer_binding } from './Migration20261225120000_checkout_customer_binding';
 import { Migration20261225000000_transaction_failure_reason } from './Migration20261225000000_transaction_failure_reason';
+import { Migration20261229000000_enrolment_tokens } from './Migration20261229000000_enrolment_tokens';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
     name: 'Migration20261225000000_transaction_failure_reason',
     class: Migration20261225000000_transaction_failure_reason,
   },
+  { name: 'Migration20261229000000_enrolment_tokens', class: Migration20261229000000_enrolment_tokens },
 ];
