@@ -128,7 +128,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         trigger: input.trigger,
         attempt,
         next,
-        ...(mayDefer ? { mayDefer: true } : {}),
+        ...(mayDefer ? { deferFor: input.merchantId } : {}),
       });
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;

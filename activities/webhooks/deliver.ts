@@ -36,10 +36,10 @@ export interface DeliverInput {
   /** The slot after this attempt; null when this attempt is the last one. */
   next: NextAttempt | null;
   /**
-   * The workflow handles `deferred` (review M7): past the merchant's cap the attempt is not made. Workflows started
-   * before that change do not set it and are never deferred.
+   * The merchant whose cap this attempt counts against, set by workflows that handle `deferred` (review M7): past
+   * the cap the attempt is not made. Workflows started before that change do not set it and are never deferred.
    */
-  mayDefer?: boolean;
+  deferFor?: string;
 }
 
 export type DeliveryEnd = 'delivered' | 'gone' | 'exhausted' | 'endpoint_disabled' | 'endpoint_deleted';
@@ -221,30 +221,36 @@ export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?
     async deliverWebhook(input: DeliverInput): Promise<DeliverResult> {
       if (!webhooks)
         throw new Error('The worker was started without webhook settings (activities/webhooks/settings.ts)');
-      const em = orm.em.fork();
-      const target = await loadTarget(em, input.eventId, input.configId);
-      // A deleted endpoint (or an event that does not exist) leaves nothing to attempt or to record.
-      if (!target?.config_id) return { outcome: 'failed', waitMs: null, end: 'endpoint_deleted', httpStatus: null };
-
-      if (!target.is_active) {
-        await writeAttempt(em, input, target, {
-          status: 'failed',
-          result: null,
-          error: 'endpoint_disabled',
-          nextRetryAt: null,
-          sentAt: null,
-        });
-        return { outcome: 'failed', waitMs: null, end: 'endpoint_disabled', httpStatus: null };
-      }
-      if (input.mayDefer && !merchants.tryTake(target.merchant_id)) {
+      // Checked before anything is read: a deferral costs no query.
+      const { deferFor } = input;
+      if (deferFor !== undefined && !merchants.tryTake(deferFor)) {
         return { outcome: 'deferred', waitMs: deferralMs(), end: null, httpStatus: null };
       }
       try {
-        const { outcome, waitMs, end, httpStatus } = await sendAndRecord(em, webhooks, input, target);
-        return { outcome, waitMs, end, httpStatus };
+        return await attempt(webhooks, input);
       } finally {
-        if (input.mayDefer) merchants.release(target.merchant_id);
+        if (deferFor !== undefined) merchants.release(deferFor);
       }
     },
   };
+
+  async function attempt(settings: WebhookSettings, input: DeliverInput): Promise<DeliverResult> {
+    const em = orm.em.fork();
+    const target = await loadTarget(em, input.eventId, input.configId);
+    // A deleted endpoint (or an event that does not exist) leaves nothing to attempt or to record.
+    if (!target?.config_id) return { outcome: 'failed', waitMs: null, end: 'endpoint_deleted', httpStatus: null };
+
+    if (!target.is_active) {
+      await writeAttempt(em, input, target, {
+        status: 'failed',
+        result: null,
+        error: 'endpoint_disabled',
+        nextRetryAt: null,
+        sentAt: null,
+      });
+      return { outcome: 'failed', waitMs: null, end: 'endpoint_disabled', httpStatus: null };
+    }
+    const { outcome, waitMs, end, httpStatus } = await sendAndRecord(em, settings, input, target);
+    return { outcome, waitMs, end, httpStatus };
+  }
 }
