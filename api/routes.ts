@@ -17,6 +17,7 @@ import { paymentProviderRoutes } from './modules/payment-providers/payment-provi
 import { routingRoutes } from './modules/routing/routing.routes';
 import { browserSessionRoutes } from './modules/browser-sessions/browser-sessions.routes';
 import { tokenRoutes } from './modules/tokens/tokens.routes';
+import { enrolmentTokenRoutes } from './modules/tokens/enrolment-tokens.routes';
 import { paymentInstrumentRoutes } from './modules/payment-instruments/payment-instruments.routes';
 import { webhookRoutes } from './modules/webhooks/webhook-deliveries.routes';
 import { eventRoutes } from './modules/events/events.routes';
@@ -49,6 +50,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...routingRoutes,
   ...browserSessionRoutes,
   ...tokenRoutes,
+  ...enrolmentTokenRoutes,
   ...paymentInstrumentRoutes,
   ...webhookRoutes,
   ...eventRoutes,

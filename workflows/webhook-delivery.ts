@@ -13,6 +13,7 @@
 import {
   ActivityFailure,
   defineQuery,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -30,6 +31,9 @@ const { deliverWebhook } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4 },
 });
+
+/** Attempts may be deferred while the merchant's attempts in flight are at their cap (review M7). */
+export const MERCHANT_FAIRNESS_PATCH = 'webhook-merchant-fairness';
 
 export type DeliveryStatusValue = 'pending' | 'retrying' | 'succeeded' | 'failed';
 
@@ -101,6 +105,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     ]);
   }
 
+  const mayDefer = patched(MERCHANT_FAIRNESS_PATCH);
   // Workflow Math.random is seeded per run: the jitter is random across deliveries yet replays identically.
   const plan = planRetries(Math.random);
   const firstAttemptAt = input.firstAttempt?.at ?? Date.now();
@@ -123,6 +128,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         trigger: input.trigger,
         attempt,
         next,
+        ...(mayDefer ? { deferFor: input.merchantId } : {}),
       });
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
@@ -130,6 +136,12 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       result = next
         ? { outcome: 'retrying', waitMs: next.plannedDelayMs, end: null, httpStatus: null }
         : { outcome: 'failed', waitMs: null, end: null, httpStatus: null };
+    }
+    if (result.outcome === 'deferred') {
+      // Nothing was sent: the merchant has enough attempts in flight. The same attempt asks again.
+      await sleep(result.waitMs as number);
+      attempt -= 1;
+      continue;
     }
     lastHttpStatus = result.httpStatus;
     if (result.outcome === 'retrying') {

@@ -21,6 +21,7 @@ import { eventEnvelope } from '../../domain/events/events.presenter';
 import { waitBeforeNext, type NextAttempt } from '../../workflows/lib/webhook-schedule';
 import { postJson, type PostResult } from './http-post';
 import { signPayload } from '../../domain/webhooks/webhooks.signature';
+import { deferralMs, MAX_ATTEMPTS_IN_FLIGHT_PER_MERCHANT, MerchantSlots } from './merchant-slots';
 import { RESPONSE_KEEP_BYTES, RESPONSE_READ_LIMIT_BYTES, type WebhookSettings } from './settings';
 
 export const USER_AGENT = 'Switchyard-Webhooks/1.0 (+https://www.standardwebhooks.com)';
@@ -34,13 +35,19 @@ export interface DeliverInput {
   attempt: number;
   /** The slot after this attempt; null when this attempt is the last one. */
   next: NextAttempt | null;
+  /**
+   * The merchant whose cap this attempt counts against, set by workflows that handle `deferred` (review M7): past
+   * the cap the attempt is not made. Workflows started before that change do not set it and are never deferred.
+   */
+  deferFor?: string;
 }
 
 export type DeliveryEnd = 'delivered' | 'gone' | 'exhausted' | 'endpoint_disabled' | 'endpoint_deleted';
 
 export interface DeliverResult {
-  outcome: 'succeeded' | 'retrying' | 'failed';
-  /** How long to wait before the next attempt (retrying only). */
+  /** deferred: nothing was sent (the merchant's attempts in flight are at their cap); ask again after waitMs. */
+  outcome: 'succeeded' | 'retrying' | 'failed' | 'deferred';
+  /** How long to wait before the next attempt (retrying), or before asking again (deferred). */
   waitMs: number | null;
   /** Why the delivery is over (succeeded/failed only). */
   end: DeliveryEnd | null;
@@ -48,7 +55,8 @@ export interface DeliverResult {
 }
 
 /** An attempt as sendAndRecord made it: the activity's result plus when it was sent and the next one is due. */
-export interface Attempted extends DeliverResult {
+export interface Attempted extends Omit<DeliverResult, 'outcome'> {
+  outcome: 'succeeded' | 'retrying' | 'failed';
   /** Epoch ms. */
   sentAt: number;
   /** Epoch ms; set when retrying. */
@@ -207,27 +215,42 @@ export async function sendAndRecord(
 }
 
 export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?: WebhookSettings }) {
+  // One per worker process: a merchant's attempts in flight (merchant-slots.ts).
+  const merchants = new MerchantSlots(MAX_ATTEMPTS_IN_FLIGHT_PER_MERCHANT);
   return {
     async deliverWebhook(input: DeliverInput): Promise<DeliverResult> {
       if (!webhooks)
         throw new Error('The worker was started without webhook settings (activities/webhooks/settings.ts)');
-      const em = orm.em.fork();
-      const target = await loadTarget(em, input.eventId, input.configId);
-      // A deleted endpoint (or an event that does not exist) leaves nothing to attempt or to record.
-      if (!target?.config_id) return { outcome: 'failed', waitMs: null, end: 'endpoint_deleted', httpStatus: null };
-
-      if (!target.is_active) {
-        await writeAttempt(em, input, target, {
-          status: 'failed',
-          result: null,
-          error: 'endpoint_disabled',
-          nextRetryAt: null,
-          sentAt: null,
-        });
-        return { outcome: 'failed', waitMs: null, end: 'endpoint_disabled', httpStatus: null };
+      // Checked before anything is read: a deferral costs no query.
+      const { deferFor } = input;
+      if (deferFor !== undefined && !merchants.tryTake(deferFor)) {
+        return { outcome: 'deferred', waitMs: deferralMs(), end: null, httpStatus: null };
       }
-      const { outcome, waitMs, end, httpStatus } = await sendAndRecord(em, webhooks, input, target);
-      return { outcome, waitMs, end, httpStatus };
+      try {
+        return await attempt(webhooks, input);
+      } finally {
+        if (deferFor !== undefined) merchants.release(deferFor);
+      }
     },
   };
+
+  async function attempt(settings: WebhookSettings, input: DeliverInput): Promise<DeliverResult> {
+    const em = orm.em.fork();
+    const target = await loadTarget(em, input.eventId, input.configId);
+    // A deleted endpoint (or an event that does not exist) leaves nothing to attempt or to record.
+    if (!target?.config_id) return { outcome: 'failed', waitMs: null, end: 'endpoint_deleted', httpStatus: null };
+
+    if (!target.is_active) {
+      await writeAttempt(em, input, target, {
+        status: 'failed',
+        result: null,
+        error: 'endpoint_disabled',
+        nextRetryAt: null,
+        sentAt: null,
+      });
+      return { outcome: 'failed', waitMs: null, end: 'endpoint_disabled', httpStatus: null };
+    }
+    const { outcome, waitMs, end, httpStatus } = await sendAndRecord(em, settings, input, target);
+    return { outcome, waitMs, end, httpStatus };
+  }
 }

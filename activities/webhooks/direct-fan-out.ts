@@ -19,6 +19,7 @@ import { nextAttempt, planRetries } from '../../workflows/lib/webhook-schedule';
 import { sendAndRecord, type Target } from './deliver';
 import { startDelivery } from './fan-out';
 import type { WebhookSettings } from './settings';
+import { MAX_DIRECT_PER_MERCHANT, MerchantSlots } from './merchant-slots';
 
 /**
  * How long a direct fan-out owns its events: well beyond one attempt's whole-exchange deadline plus its record
@@ -39,8 +40,8 @@ export interface DirectSlots {
    * null: no room (use the workflow); else resolves true once the attempt may run (release() after it), or false
    * when the slots were closed while it waited (use the workflow).
    */
-  acquire(configId: string): Promise<boolean> | null;
-  release(configId: string): void;
+  acquire(configId: string, merchantId?: string): Promise<boolean> | null;
+  release(configId: string, merchantId?: string): void;
   /** Shutting down: waiting attempts get false at once, new ones null; running ones finish. */
   close(): void;
 }
@@ -49,27 +50,32 @@ export function directSlots(
   perEndpoint = MAX_DIRECT_PER_ENDPOINT,
   waitingPerEndpoint = MAX_DIRECT_WAITING_PER_ENDPOINT,
   total = MAX_DIRECT_TOTAL,
+  perMerchant = MAX_DIRECT_PER_MERCHANT,
 ): DirectSlots {
   let taken = 0;
   let closed = false;
+  // One merchant cannot take the whole process's slots: past its share, its deliveries use their workflows.
+  const merchants = new MerchantSlots(perMerchant);
   const endpoints = new Map<string, { running: number; waiting: ((granted: boolean) => void)[] }>();
   return {
-    acquire(configId) {
+    acquire(configId, merchantId) {
       if (closed || taken >= total) return null;
       const endpoint = endpoints.get(configId) ?? { running: 0, waiting: [] };
+      if (endpoint.running >= perEndpoint && endpoint.waiting.length >= waitingPerEndpoint) return null;
+      if (merchantId !== undefined && !merchants.tryTake(merchantId)) return null;
       if (endpoint.running < perEndpoint) {
         endpoint.running += 1;
         taken += 1;
         endpoints.set(configId, endpoint);
         return Promise.resolve(true);
       }
-      if (endpoint.waiting.length >= waitingPerEndpoint) return null;
       taken += 1;
       return new Promise<boolean>((resolve) => endpoint.waiting.push(resolve));
     },
-    release(configId) {
+    release(configId, merchantId) {
       const endpoint = endpoints.get(configId);
       if (!endpoint) return;
+      if (merchantId !== undefined) merchants.release(merchantId);
       taken -= 1;
       const next = endpoint.waiting.shift();
       if (next) return next(true); // the slot passes on: running stays the same
@@ -143,7 +149,7 @@ async function attemptFirst(deps: DirectFanOutDeps, target: Target, slot: Promis
       });
     }
   } finally {
-    deps.slots.release(input.configId);
+    deps.slots.release(input.configId, input.merchantId);
   }
 }
 
@@ -165,7 +171,7 @@ export async function fanOutDirect(deps: DirectFanOutDeps, eventIds: string[]): 
   const fallbacks: Promise<unknown>[] = [];
   for (const target of targets) {
     const jobs = work.get(target.event_id) as Promise<unknown>[];
-    const slot = deps.slots.acquire(target.config_id as string);
+    const slot = deps.slots.acquire(target.config_id as string, target.merchant_id);
     if (slot) {
       jobs.push(attemptFirst(deps, target, slot));
     } else {

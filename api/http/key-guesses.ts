@@ -14,14 +14,17 @@ const MAX_TRACKED = 10_000;
 export class KeyGuessLimiter {
   private readonly windows = new Map<string, { start: number; misses: number }>();
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly message = 'Too many unknown API keys from this address; try again later',
+  ) {}
 
-  /** 429 when this address has missed too often in its current window. */
+  /** 429 when this address (or whatever the limiter counts by) has missed too often in its current window. */
   check(address: string, now = Date.now()): void {
     const window = this.windows.get(address);
     if (!window || now - window.start >= WINDOW_MS || window.misses < this.limit) return;
     const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
-    throw errors.rateLimited(retryAfter, 'Too many unknown API keys from this address; try again later');
+    throw errors.rateLimited(retryAfter, this.message);
   }
 
   recordMiss(address: string, now = Date.now()): void {

@@ -18,6 +18,7 @@ import { Migration20261225110000_api_key_lifecycle } from './Migration2026122511
 import { Migration20261225120000_checkout_customer_binding } from './Migration20261225120000_checkout_customer_binding';
 import { Migration20261225000000_transaction_failure_reason } from './Migration20261225000000_transaction_failure_reason';
 import { Migration20261226000000_test_clocks } from './Migration20261226000000_test_clocks';
+import { Migration20261229000000_enrolment_tokens } from './Migration20261229000000_enrolment_tokens';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
     class: Migration20261225000000_transaction_failure_reason,
   },
   { name: 'Migration20261226000000_test_clocks', class: Migration20261226000000_test_clocks },
+  { name: 'Migration20261229000000_enrolment_tokens', class: Migration20261229000000_enrolment_tokens },
 ];

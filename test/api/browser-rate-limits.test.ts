@@ -22,6 +22,7 @@ import {
   openSession,
   publicHeaders,
   type SessionData,
+  withEnrolmentToken,
 } from '../helpers/vault';
 
 const PER_IP = 8; // the session test makes 8 requests from one IP
@@ -115,10 +116,10 @@ describe('Public-key endpoints: repeated declines from one browser session are t
     });
     expect(profile.status, profile.text).to.equal(201);
     const customerId = await createCustomer(tenant);
-    const enrolToken = (session: SessionData, tokenId: string) =>
+    const enrolToken = async (session: SessionData, tokenId: string) =>
       api.post(`/sessions/${session.sessionId}/payment-instruments`, {
         headers: publicHeaders(tenant.merchant_public_key),
-        body: { tokenId, customerId, currency: 'USD' },
+        body: await withEnrolmentToken(tenant, { tokenId, customerId, currency: 'USD' }),
       });
     const enrol = async (session: SessionData, card: typeof CARDS.visa | typeof CARDS.stolen) =>
       enrolToken(session, (await mintToken(tenant, session, card)).tokenId);

@@ -17,7 +17,16 @@ import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { expectError } from '../helpers/envelope';
 import { rows } from '../helpers/connectors';
-import { CARDS, cardConnector, createCustomer, mintToken, openSession, publicHeaders } from '../helpers/vault';
+import {
+  CARDS,
+  cardConnector,
+  createCustomer,
+  enrolmentToken,
+  mintToken,
+  openSession,
+  publicHeaders,
+  withEnrolmentToken,
+} from '../helpers/vault';
 
 async function routeCardsTo(tenant: Tenant, connectorId: string): Promise<void> {
   const res = await api.post(`/merchants/${tenant.merchant_id}/routing-profiles`, {
@@ -37,10 +46,10 @@ describe('Card testing: browser enrolment', () => {
     await routeCardsTo(tenant, routed.id);
     customerId = await createCustomer(tenant);
   });
-  const enrol = (sessionId: string, body: Record<string, unknown>) =>
+  const enrol = async (sessionId: string, body: Record<string, unknown>) =>
     api.post(`/sessions/${sessionId}/payment-instruments`, {
       headers: publicHeaders(tenant.merchant_public_key),
-      body: { customerId, currency: 'USD', ...body },
+      body: await withEnrolmentToken(tenant, { customerId, currency: 'USD', ...body }),
     });
 
   it(`parallel enrolments in one session cannot pass the cap of ${MAX_DECLINES_PER_SESSION} declines`, async function () {
@@ -94,7 +103,11 @@ describe('Card enrolment errors do not map the merchant’s routing (review L7)'
     const token = await mintToken(tenant, session, CARDS.visa);
     const res = await api.post(`/sessions/${session.sessionId}/payment-instruments`, {
       headers: publicHeaders(tenant.merchant_public_key),
-      body: { tokenId: token.tokenId, customerId: await createCustomer(tenant), currency: 'JPY' },
+      body: await withEnrolmentToken(tenant, {
+        tokenId: token.tokenId,
+        customerId: await createCustomer(tenant),
+        currency: 'JPY',
+      }),
     });
     const error = expectError(res, 422, 'business_rule_error', 'NO_ELIGIBLE_CONNECTOR');
     expect(error.details).to.equal(undefined);
@@ -126,7 +139,7 @@ describe('Card testing: the per-key decline-ratio breaker', () => {
       return api.post(`/sessions/${opened.body.sessionId}/payment-instruments`, {
         baseUrl: limited.url,
         headers,
-        body: { tokenId: token.tokenId, customerId, currency: 'USD' },
+        body: { tokenId: token.tokenId, currency: 'USD', enrolmentToken: await enrolmentToken(tenant, customerId) },
       });
     };
     for (let i = 0; i < BREAKER_MIN_VERIFICATIONS; i += 1) {

@@ -20,6 +20,17 @@ import { stack } from '../helpers/stack';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const yaml = require('js-yaml') as { load(text: string): unknown };
 
+/** node-postgres (MikroORM's driver), to connect as a role of the init scripts; it ships no type declarations. */
+interface PgConnection {
+  connect(): Promise<void>;
+  query(sql: string): Promise<{ rows: Record<string, unknown>[] }>;
+  end(): Promise<void>;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Client: PgClient } = require('pg') as {
+  Client: new (options: Record<string, unknown>) => PgConnection;
+};
+
 const ROOT = path.resolve(__dirname, '../..');
 const composeText = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
 const compose = yaml.load(composeText) as { services: Record<string, { environment?: Record<string, unknown> }> };
@@ -29,6 +40,7 @@ const alphanumeric = () => randomBytes(18).toString('hex');
 const GENERATED: Record<string, () => string> = {
   POSTGRES_PASSWORD: alphanumeric,
   APP_DB_PASSWORD: alphanumeric,
+  TEMPORAL_DB_PASSWORD: alphanumeric,
   ENCRYPTION_KEY: () => randomBytes(32).toString('base64'),
   VAULT_PRIVATE_KEY: () =>
     generateKeyPairSync('ec', { namedCurve: 'P-256' })
@@ -128,4 +140,65 @@ describe('docker-compose.yml starts as shipped', () => {
       await workerOrm.close();
     }
   });
+
+  it('Temporal connects as its own role, owner of its two databases only, and cannot open the app database', async function () {
+    this.timeout(60_000);
+    const temporal = serviceEnvironment(
+      'temporal',
+      Object.fromEntries(Object.entries(GENERATED).map(([n, make]) => [n, make()])),
+    );
+    expect(temporal.POSTGRES_USER).to.equal('temporal');
+    expect(temporal.SKIP_DB_CREATE).to.equal('true');
+    const password = alphanumeric();
+    const admin = stack().orm.em.fork();
+    for (const statement of [
+      'drop database if exists temporal',
+      'drop database if exists temporal_visibility',
+      'drop role if exists temporal',
+      'drop database if exists switchyard',
+      'drop role if exists switchyard',
+      'create database switchyard',
+    ])
+      await admin.execute(statement);
+    await runInitScript('10-app-role.sh', { APP_DB_PASSWORD: alphanumeric() });
+    await runInitScript('20-temporal-role.sh', { TEMPORAL_DB_PASSWORD: password });
+
+    const pgUrl = new URL(stack().env.DATABASE_URL as string);
+    const as = (database: string) =>
+      new PgClient({ host: pgUrl.hostname, port: Number(pgUrl.port), user: 'temporal', password, database });
+    const own = as('temporal');
+    await own.connect();
+    try {
+      const [role] = (await own.query('select rolsuper, rolcreatedb from pg_roles where rolname = current_user')).rows;
+      expect(role).to.deep.equal({ rolsuper: false, rolcreatedb: false });
+      // auto-setup's schema step: the owner may create its tables.
+      await own.query('create table schema_probe (id int)');
+    } finally {
+      await own.end();
+    }
+    const app = as('switchyard');
+    let refused: Error | null = null;
+    try {
+      await app.connect();
+    } catch (error) {
+      refused = error as Error;
+    } finally {
+      await app.end().catch(() => undefined);
+    }
+    expect(refused?.message).to.match(/permission denied/);
+  });
 });
+
+/** What the postgres image does with an init script on first start: its <<SQL heredoc, as the superuser. */
+async function runInitScript(name: string, variables: Record<string, string>): Promise<void> {
+  const script = fs.readFileSync(path.join(ROOT, 'deploy/postgres', name), 'utf8');
+  const sql = /<<SQL\n([\s\S]*?)\nSQL/.exec(script)?.[1];
+  expect(sql, `${name} runs SQL from a <<SQL heredoc`).to.be.a('string');
+  const admin = stack().orm.em.fork();
+  for (const statement of (sql as string)
+    .split(';')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    await admin.execute(statement.replace(/\$(\w+)/g, (whole, variable: string) => variables[variable] ?? whole));
+  }
+}

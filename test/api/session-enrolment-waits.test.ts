@@ -11,7 +11,14 @@ import { expectError } from '../helpers/envelope';
 import { rows } from '../helpers/db';
 import { ledger } from '../helpers/sandbox';
 import { stack, withWorkerDown } from '../helpers/stack';
-import { cardConnector, createCustomer, mintToken, openSession, publicHeaders } from '../helpers/vault';
+import {
+  cardConnector,
+  createCustomer,
+  mintToken,
+  openSession,
+  publicHeaders,
+  withEnrolmentToken,
+} from '../helpers/vault';
 
 describe('Card enrolment while its verification waits on a workflow', () => {
   let app: RunningApi;
@@ -34,10 +41,12 @@ describe('Card enrolment while its verification waits on a workflow', () => {
     const customerId = await createCustomer(tenant);
     const session = await openSession(tenant);
     const token = await mintToken(tenant, session);
+    // The retry carries the same enrolment token: spent on this verification, it lets the same one through.
+    const body = await withEnrolmentToken(tenant, { tokenId: token.tokenId, customerId, currency: 'USD' });
     const enrol = () =>
       api.post(`/sessions/${session.sessionId}/payment-instruments`, {
         headers: publicHeaders(tenant.merchant_public_key),
-        body: { tokenId: token.tokenId, customerId, currency: 'USD' },
+        body,
         baseUrl: app.url,
       });
 

@@ -18,6 +18,8 @@ import {
   openSession,
   publicHeaders,
   type SessionData,
+  enrolmentToken,
+  withEnrolmentToken,
 } from '../helpers/vault';
 
 const RESULT_KEYS = ['verified', 'paymentInstrumentId', 'status', 'brand', 'last4', 'expMonth', 'expYear', 'reason'];
@@ -36,6 +38,9 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
   let customerId: string;
   const enrol = (session: SessionData, body: Record<string, unknown>, key = tenant.merchant_public_key) =>
     api.post(`/sessions/${session.sessionId}/payment-instruments`, { headers: publicHeaders(key), body });
+  /** Outside a checkout, with the enrolment token the merchant's server mints for the customer (review H2). */
+  const enrolFor = async (session: SessionData, body: Record<string, unknown> & { customerId: string }) =>
+    enrol(session, await withEnrolmentToken(tenant, body));
 
   before(async () => {
     tenant = await createTenant();
@@ -47,7 +52,7 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
   it('verifies an approved card through the routing profile and saves it: 201 {verified: true, paymentInstrumentId, …}', async () => {
     const session = await openSession(tenant);
     const token = await mintToken(tenant, session, CARDS.visa);
-    const res = await enrol(session, { tokenId: token.tokenId, customerId, currency: 'USD' });
+    const res = await enrolFor(session, { tokenId: token.tokenId, customerId, currency: 'USD' });
     expect(res.status, res.text).to.equal(201);
     expect(res.body).to.have.all.keys(RESULT_KEYS);
     expect(res.body).to.include({
@@ -72,7 +77,7 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
   it('reports a declined card with 201 {verified: false, status: declined, reason} and saves nothing; the token is used', async () => {
     const session = await openSession(tenant);
     const token = await mintToken(tenant, session, CARDS.stolen);
-    const res = await enrol(session, { tokenId: token.tokenId, customerId, currency: 'USD' });
+    const res = await enrolFor(session, { tokenId: token.tokenId, customerId, currency: 'USD' });
     expect(res.status, res.text).to.equal(201);
     expect(res.body).to.include({
       verified: false,
@@ -87,7 +92,7 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
     });
     expect(list.body.data).to.deep.equal([]);
     expectError(
-      await enrol(session, { tokenId: token.tokenId, customerId, currency: 'USD' }),
+      await enrolFor(session, { tokenId: token.tokenId, customerId, currency: 'USD' }),
       409,
       'conflict_error',
       'TOKEN_ALREADY_USED',
@@ -99,11 +104,11 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
     const session = await openSession(tenant);
     const approved = await mintToken(tenant, session, CARDS.visa);
     expect(
-      (await enrol(session, { tokenId: approved.tokenId, customerId: customer, currency: 'USD' })).status,
+      (await enrolFor(session, { tokenId: approved.tokenId, customerId: customer, currency: 'USD' })).status,
     ).to.equal(201);
     const declined = await mintToken(tenant, session, CARDS.stolen);
     expect(
-      (await enrol(session, { tokenId: declined.tokenId, customerId: customer, currency: 'USD' })).status,
+      (await enrolFor(session, { tokenId: declined.tokenId, customerId: customer, currency: 'USD' })).status,
     ).to.equal(201);
     const orders = await stack()
       .orm.em.fork()
@@ -127,7 +132,12 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
     const token = await mintToken(other, session, CARDS.mastercard);
     const res = await api.post(`/sessions/${session.sessionId}/payment-instruments`, {
       headers: publicHeaders(other.merchant_public_key),
-      body: { tokenId: token.tokenId, customerId: otherCustomer, currency: 'USD', connectorId: named.id },
+      body: {
+        tokenId: token.tokenId,
+        currency: 'USD',
+        connectorId: named.id,
+        enrolmentToken: await enrolmentToken(other, otherCustomer),
+      },
     });
     expect(res.status, res.text).to.equal(201);
     expect(res.body.verified).to.equal(true);
@@ -135,12 +145,12 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
 
   it('returns the saved instrument for a card already saved for the customer, without a new one', async () => {
     const session = await openSession(tenant);
-    const first = await enrol(session, {
+    const first = await enrolFor(session, {
       tokenId: (await mintToken(tenant, session, CARDS.amex)).tokenId,
       customerId,
       currency: 'USD',
     });
-    const again = await enrol(session, {
+    const again = await enrolFor(session, {
       tokenId: (await mintToken(tenant, session, CARDS.amex)).tokenId,
       customerId,
       currency: 'USD',
@@ -176,28 +186,43 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
     expect(saved.body.data.customer_id).to.equal(checkout.customer_id);
   });
 
-  it('requires customerId and currency when there is no checkout to fall back to (400)', async () => {
+  it('requires an enrolment token and a currency when there is no checkout to fall back to (400)', async () => {
     const session = await openSession(tenant);
     const token = await mintToken(tenant, session, CARDS.visa);
-    expectFieldErrors(await enrol(session, { tokenId: token.tokenId }), ['customerId']);
-    expectFieldErrors(await enrol(session, { tokenId: token.tokenId, customerId }), ['currency']);
+    expectFieldErrors(await enrol(session, { tokenId: token.tokenId, customerId, currency: 'USD' }), [
+      'enrolmentToken',
+    ]);
+    expectFieldErrors(await enrolFor(session, { tokenId: token.tokenId, customerId }), ['currency']);
   });
 
   it("refuses a one_time token, another session's token and another merchant's customer or connector with 400", async () => {
     const session = await openSession(tenant);
     const oneTime = await mintToken(tenant, session, CARDS.visa, { purpose: 'one_time' });
-    expectFieldErrors(await enrol(session, { tokenId: oneTime.tokenId, customerId, currency: 'USD' }), ['tokenId']);
+    expectFieldErrors(await enrolFor(session, { tokenId: oneTime.tokenId, customerId, currency: 'USD' }), ['tokenId']);
     const elsewhere = await mintToken(tenant, await openSession(tenant), CARDS.visa);
-    expectFieldErrors(await enrol(session, { tokenId: elsewhere.tokenId, customerId, currency: 'USD' }), ['tokenId']);
+    expectFieldErrors(await enrolFor(session, { tokenId: elsewhere.tokenId, customerId, currency: 'USD' }), [
+      'tokenId',
+    ]);
     const stranger = await createTenant();
     const foreignConnector = await cardConnector(stranger, 'provider_a');
     const token = await mintToken(tenant, session, CARDS.visa);
+    // The enrolment token names the customer: a customerId from the browser may only repeat it.
     expectFieldErrors(
-      await enrol(session, { tokenId: token.tokenId, customerId: await createCustomer(stranger), currency: 'USD' }),
+      await enrol(session, {
+        tokenId: token.tokenId,
+        customerId: await createCustomer(stranger),
+        currency: 'USD',
+        enrolmentToken: await enrolmentToken(tenant, customerId),
+      }),
       ['customerId'],
     );
     expectFieldErrors(
-      await enrol(session, { tokenId: token.tokenId, customerId, currency: 'USD', connectorId: foreignConnector.id }),
+      await enrolFor(session, {
+        tokenId: token.tokenId,
+        customerId,
+        currency: 'USD',
+        connectorId: foreignConnector.id,
+      }),
       ['connectorId'],
     );
   });
@@ -209,7 +234,11 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
     const token = await mintToken(other, session, CARDS.visa);
     const res = await api.post(`/sessions/${session.sessionId}/payment-instruments`, {
       headers: publicHeaders(other.merchant_public_key),
-      body: { tokenId: token.tokenId, customerId: await createCustomer(other), currency: 'USD' },
+      body: {
+        tokenId: token.tokenId,
+        currency: 'USD',
+        enrolmentToken: await enrolmentToken(other, await createCustomer(other)),
+      },
     });
     expectError(res, 422, 'business_rule_error', 'NO_ACTIVE_ROUTING_PROFILE');
   });

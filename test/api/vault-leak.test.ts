@@ -17,6 +17,7 @@ import {
   publicHeaders,
   tokenBody,
   type SessionData,
+  withEnrolmentToken,
 } from '../helpers/vault';
 
 const PAN = '4242424242424242';
@@ -89,7 +90,7 @@ describe('Card data leak test (database, logs, Temporal history)', () => {
     const enrolled = await api.post(`/sessions/${session.sessionId}/payment-instruments`, {
       baseUrl,
       headers: publicHeaders(tenant.merchant_public_key),
-      body: { tokenId: token.tokenId, customerId, currency: 'USD' },
+      body: await withEnrolmentToken(tenant, { tokenId: token.tokenId, customerId, currency: 'USD' }),
     });
     expect(enrolled.status, enrolled.text).to.equal(201);
     expect(enrolled.body.verified).to.equal(true);

@@ -117,6 +117,27 @@ export async function createCustomer(tenant: Tenant, key = tenant.merchant_secre
   return res.body.data.id;
 }
 
+/**
+ * What the merchant's server hands the browser so it can enrol a card for this customer in a session without a
+ * checkout (POST /merchants/:merchant_id/enrolment-tokens; review H2): single use, short-lived.
+ */
+export async function enrolmentToken(tenant: Tenant, customerId: string, extra: Record<string, unknown> = {}) {
+  const res = await api.post(`/merchants/${tenant.merchant_id}/enrolment-tokens`, {
+    key: tenant.merchant_secret_key,
+    body: { customer_id: customerId, ...extra },
+  });
+  expect(res.status, res.text).to.equal(201);
+  return res.body.enrolment_token as string;
+}
+
+/** An enrolment body outside a checkout: a fresh enrolment token for its customerId added. */
+export async function withEnrolmentToken(
+  tenant: Tenant,
+  body: Record<string, unknown> & { customerId: string },
+): Promise<Record<string, unknown>> {
+  return { ...body, enrolmentToken: await enrolmentToken(tenant, body.customerId) };
+}
+
 export const instrumentsPath = (merchantId: string) => `/merchants/${merchantId}/payment-instruments`;
 
 /** Saves a card server-side (no provider call): connector + session + enrolment token + POST. */

@@ -167,6 +167,8 @@ export const EnrollBody = StrictObject({
   currency: Type.Optional(Currency),
   country: Type.Optional(Country),
   connectorId: Type.Optional(Id('conn')),
+  /** Required in a session without a checkout: minted by the merchant's server (POST /merchants/:id/enrolment-tokens). */
+  enrolmentToken: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
 });
 
 export const EnrollResultSchema = StrictObject({

@@ -2,8 +2,8 @@
  * POST /sessions/:sessionId/checkout/confirm: the buyer pays the checkout the browser session was opened for.
  * It is the server-side charge (`POST /transactions` with `checkout_session_id`) — the same buildChargeInput and
  * the same charge-cascade workflow (runCharge) — with everything that decides the charge taken from the session:
- * amount, currency, items, customer and installments from the checkout, the card from the newest token minted for
- * it, the country from the customer or the merchant. The browser only picks the payment method.
+ * amount, currency, items, customer and installments from the checkout, the card from the newest token this
+ * browser session minted for it (not another session's: review L6), the country from the customer or the merchant. The browser only picks the payment method.
  *
  * Idempotent per checkout session: the transaction id derives from the checkout and the number of its payments
  * that already ended unsuccessfully, so a double click or a retry after a lost answer names the same transaction
@@ -240,6 +240,7 @@ export async function confirmCheckout(
           ...(installments > 1 && paymentMethod === 'credit_card' ? { installments: { count: installments } } : {}),
         },
         transactionId,
+        session.id,
       );
     } catch (error) {
       // A concurrent confirm (a double click) opened this very charge since the read above, so the checkout is no

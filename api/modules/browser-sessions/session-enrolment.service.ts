@@ -24,6 +24,11 @@ import { planVerification } from './card-verification.service';
 import { cardVerificationWorkflowId, runCardVerification } from '../../temporal';
 import type { EnrollBody } from './browser-sessions.schema';
 import { requireBrowserSession } from './browser-sessions.service';
+import {
+  enrolmentTokenCustomer,
+  enrolmentTokenRequired,
+  spendEnrolmentToken,
+} from '../tokens/enrolment-tokens.service';
 
 type EnrolInput = Static<typeof EnrollBody>;
 
@@ -43,7 +48,7 @@ export interface EnrolResult {
 /**
  * A session opened for a checkout enrols cards for that checkout's customer only: the public key and the session
  * are in the buyer's hands, so a customerId from the browser must not attach a card to another customer. (A
- * session without a checkout takes the customerId the merchant's page sends, as documented.)
+ * session without a checkout needs an enrolment token, which names the customer.)
  */
 function checkoutCustomer(checkout: CheckoutSession | null, requested: string | undefined): string | undefined {
   if (!checkout) return undefined;
@@ -52,6 +57,13 @@ function checkoutCustomer(checkout: CheckoutSession | null, requested: string | 
   if (requested !== undefined && requested !== checkout.customerId)
     throw errors.invalidValue('customerId', "must be the checkout session's own customer");
   return checkout.customerId;
+}
+
+/** An enrolment token names its customer; a customerId from the browser may only repeat it. */
+function tokenCustomer(minted: string, requested: string | undefined): string {
+  if (requested !== undefined && requested !== minted)
+    throw errors.invalidValue('customerId', 'must be the customer the enrolment token was minted for');
+  return minted;
 }
 
 const describe = (token: CardToken) => ({
@@ -78,11 +90,15 @@ export async function enrolInSession(
     ? await em.findOneOrFail(CheckoutSessionSchema, { id: session.checkoutSessionId })
     : null;
 
-  const customerId = checkoutCustomer(checkout, input.customerId) ?? input.customerId;
-  if (!customerId)
-    throw errors.validation({
-      customerId: ['is required: the browser session has no checkout customer to fall back to'],
-    });
+  const claimedBy = cardVerificationWorkflowId(input.tokenId);
+  // Without a checkout, the customer is the one the merchant's server minted the enrolment token for (review H2).
+  const enrolmentToken = checkout ? undefined : input.enrolmentToken;
+  if (!checkout && enrolmentToken === undefined) throw enrolmentTokenRequired();
+  const customerId =
+    enrolmentToken === undefined
+      ? checkoutCustomer(checkout, input.customerId)
+      : tokenCustomer(await enrolmentTokenCustomer(em, merchantId, enrolmentToken, claimedBy, now), input.customerId);
+  if (!customerId) throw errors.invalidValue('customerId', 'the browser session has no customer to enrol for');
   await requireMerchantCustomer(em, merchantId, customerId, 'customerId');
   const currency = input.currency ?? checkout?.selectedCurrency ?? undefined;
   if (!currency)
@@ -101,12 +117,12 @@ export async function enrolInSession(
     browserSessionId: session.id,
   };
   const enrolment = { organizationId: session.organizationId, merchantId, customerId };
-  const claimedBy = cardVerificationWorkflowId(input.tokenId);
 
   type Claim = { done: EnrolResult } | { done?: undefined; token: CardToken; connectorIds: string[] };
   const claim = await em.transactional(async (tx): Promise<Claim> => {
     const token = await lockUsableToken(tx, tokenRef, now);
     if (token.usedBy !== null) throw tokenInUse(token.id);
+    if (enrolmentToken !== undefined) await spendEnrolmentToken(tx, merchantId, enrolmentToken, claimedBy, now);
     // Planned first, so a bad connectorId (or no route at all) is reported whatever the card.
     const connectorIds = await planVerification(tx, merchantId, {
       connectorId: input.connectorId,

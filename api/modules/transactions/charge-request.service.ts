@@ -121,6 +121,8 @@ export async function buildChargeInput(
   merchantId: string,
   body: Body,
   transactionId: string = newId('tx'),
+  /** A hosted-checkout confirm: the card is the newest token this browser session minted (review L6). */
+  browserSessionId?: string,
 ): Promise<ChargeInput> {
   checkShape(body);
   const now = new Date();
@@ -204,10 +206,18 @@ export async function buildChargeInput(
         await checkLivePlan(em, merchantId, customerId, item.productId);
     }
     if (isCardMethod(body.payment_method)) {
-      // The card of a hosted checkout is the newest usable token minted for the session.
+      // The card of a hosted checkout is the newest usable token minted for the session; a browser's confirm takes
+      // only its own browser session's, so another holder of the checkout link cannot slip a card into this payment.
       const token = await em.findOne(
         CardTokenSchema,
-        { merchantId, checkoutSessionId: session.id, status: 'active', usedBy: null, expiresAt: { $gt: now } },
+        {
+          merchantId,
+          checkoutSessionId: session.id,
+          ...(browserSessionId === undefined ? {} : { browserSessionId }),
+          status: 'active',
+          usedBy: null,
+          expiresAt: { $gt: now },
+        },
         { orderBy: { createdAt: 'desc' } },
       );
       if (!token) throw errors.invalidValue('checkout_session_id', 'the checkout session has no usable card token');

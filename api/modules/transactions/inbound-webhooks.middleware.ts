@@ -30,6 +30,8 @@ import { applyTransactionMove } from '../../../domain/transactions/transactions.
 import { presentTransactionHeader } from '../../../domain/transactions/transactions.presenter';
 import { MerchantConnectorSchema } from '../../../db/entities';
 import { recordReceipt, type ReceiptInput } from '../../../db/repositories/provider-webhook-receipts.repository';
+import { addressBucket } from '../../http/client-address';
+import { inboundWebhookLimitsOf } from '../../http/inbound-webhook-limits';
 
 const PATH = /^\/api\/v1\/webhooks\/inbound\/([A-Za-z0-9_]{1,64})$/;
 
@@ -227,14 +229,23 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
   return async (ctx, next) => {
     const match = ctx.method === 'POST' ? PATH.exec(ctx.path) : null;
     if (!match) return next() as Promise<void>;
+    // An address that keeps sending refused deliveries is refused before any lookup (review L15).
+    const limits = inboundWebhookLimitsOf(deps);
+    const address = addressBucket(ctx.ip);
+    limits.perAddress.check(address);
     const rawBody = await readRaw(ctx, deps.config.bodyLimitBytes);
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
     const em = deps.orm.em.fork();
     const connector = await findConnectorByWebhookToken(em, match[1], token);
     if (!connector) {
+      limits.perAddress.recordMiss(address);
       // Logged only under a connector that exists (its Dashboard can show it); an unknown id is nobody's to read.
       const named = await em.findOne(MerchantConnectorSchema, { id: match[1] }, { fields: ['id'] });
       if (named) {
+        // Past the connector's budget of wrong tokens: no more receipts this minute (the table and the Dashboard
+        // would otherwise grow with the flood).
+        limits.perConnector.check(named.id);
+        limits.perConnector.recordMiss(named.id);
         await logReceipt(deps, {
           connectorId: named.id,
           status: 'invalid',

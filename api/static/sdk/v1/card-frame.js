@@ -281,7 +281,7 @@
   function enroll(options) {
     if (!session) return fail('The card form is not ready yet', 'NOT_READY');
     var body = { tokenId: options.tokenId };
-    ['customerId', 'currency', 'country', 'connectorId'].forEach(function (name) { if (options[name]) body[name] = options[name]; });
+    ['customerId', 'currency', 'country', 'connectorId', 'enrolmentToken'].forEach(function (name) { if (options[name]) body[name] = options[name]; });
     return api('POST', '/sessions/' + encodeURIComponent(session.sessionId) + '/payment-instruments', body);
   }
 

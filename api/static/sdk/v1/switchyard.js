@@ -6,6 +6,8 @@
  *   card.on('ready', (session) => …);
  *   const token = await card.tokenize({ purpose: 'instrument_enrollment' });   // { tokenId, last4, card_brand, … }
  *   const result = await card.enroll({ tokenId: token.tokenId });                // zero-amount verification + save
+ *   // Without a checkoutSessionId, pass the enrolment token your server minted for the customer
+ *   // (POST /merchants/:merchant_id/enrolment-tokens): card.enroll({ tokenId, enrolmentToken }).
  *
  * Paying the checkout the session was opened for (checkoutSessionId): tokenize, then confirm. The amount, currency
  * and customer come from the checkout session; a repeat (double click, retry) answers the same payment.
@@ -111,7 +113,10 @@
     return this._request('tokenize', { purpose: options.purpose, saveCard: options.saveCard, additionalMetadata: options.additionalMetadata });
   };
 
-  /** Verifies and saves a tokenized card (POST /sessions/:id/payment-instruments). */
+  /**
+   * Verifies and saves a tokenized card (POST /sessions/:id/payment-instruments): { tokenId, enrolmentToken } outside
+   * a checkout (the token the merchant's server minted for the customer), { tokenId } in a checkout's session.
+   */
   CardElement.prototype.enroll = function (options) {
     return this._request('enroll', options || {});
   };

@@ -1,0 +1,94 @@
+/**
+ * Enrolment tokens (issue 24, review H2). A browser session opened for a checkout enrols cards for that checkout's
+ * customer; one opened without a checkout enrols a card only with a token the merchant's server minted for one of
+ * its customers. Everything else the browser holds (the public key, a session, a customer id) is public or
+ * attacker-made, so without this the public key alone was a card-testing oracle. Short-lived and single use: the
+ * merchant's server decides how many verifications a buyer gets. Stored by its SHA-256, never in plain text.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Static } from '@sinclair/typebox';
+import { hashSecret } from '../../../domain/platform/crypto';
+import { randomBase62 } from '../../../domain/platform/ids';
+import { ApiError, errors } from '../../../domain/platform/errors';
+import { requireMerchantCustomer } from '../payment-instruments/payment-instruments.service';
+import { ENROLMENT_TOKEN_DEFAULT_MINUTES, type CreateEnrolmentTokenBody } from './enrolment-tokens.schema';
+
+export interface MintedEnrolmentToken {
+  token: string;
+  merchantId: string;
+  customerId: string;
+  expiresAt: Date;
+}
+
+/** Expired tokens are kept a day (so a late use is told "expired", not "unknown"), then deleted. */
+const KEEP_EXPIRED_MS = 24 * 60 * 60 * 1000;
+
+export async function mintEnrolmentToken(
+  em: EntityManager,
+  merchantId: string,
+  input: Static<typeof CreateEnrolmentTokenBody>,
+  now: Date,
+): Promise<MintedEnrolmentToken> {
+  await requireMerchantCustomer(em, merchantId, input.customer_id, 'customer_id');
+  const token = `enr_${randomBase62(32)}`;
+  const expiresAt = new Date(now.getTime() + (input.expires_in_minutes ?? ENROLMENT_TOKEN_DEFAULT_MINUTES) * 60_000);
+  await em.execute('delete from enrolment_tokens where expires_at < ?', [new Date(now.getTime() - KEEP_EXPIRED_MS)]);
+  await em.execute(
+    'insert into enrolment_tokens (token_hash, merchant_id, customer_id, expires_at, created_at) values (?, ?, ?, ?, ?)',
+    [hashSecret(token), merchantId, input.customer_id, expiresAt, now],
+  );
+  return { token, merchantId, customerId: input.customer_id, expiresAt };
+}
+
+const invalid = () =>
+  new ApiError(
+    403,
+    'authorization_error',
+    'ENROLMENT_TOKEN_INVALID',
+    "The enrolment token is unknown, expired, already used or another merchant's; ask the merchant's server for a new one",
+  );
+
+/** The customer an enrolment token was minted for; 403 ENROLMENT_TOKEN_INVALID when it cannot be used by `usedBy`. */
+export async function enrolmentTokenCustomer(
+  em: EntityManager,
+  merchantId: string,
+  token: string,
+  usedBy: string,
+  now: Date,
+): Promise<string> {
+  const [row] = await em.execute<Array<{ customer_id: string }>>(
+    `select customer_id from enrolment_tokens
+      where token_hash = ? and merchant_id = ? and expires_at > ? and (used_by is null or used_by = ?)`,
+    [hashSecret(token), merchantId, now, usedBy],
+  );
+  if (!row) throw invalid();
+  return row.customer_id;
+}
+
+/**
+ * Spends the token on the verification `usedBy` (inside the enrolment's claim transaction, so a request refused
+ * before it changes nothing). The same verification may spend it again: its retry after no answer.
+ */
+export async function spendEnrolmentToken(
+  em: EntityManager,
+  merchantId: string,
+  token: string,
+  usedBy: string,
+  now: Date,
+): Promise<void> {
+  const spent = await em.execute<Array<{ token_hash: string }>>(
+    `update enrolment_tokens set used_by = ?
+      where token_hash = ? and merchant_id = ? and expires_at > ? and (used_by is null or used_by = ?)
+      returning token_hash`,
+    [usedBy, hashSecret(token), merchantId, now, usedBy],
+  );
+  if (spent.length === 0) throw invalid();
+}
+
+export const enrolmentTokenRequired = () =>
+  errors.validation({
+    enrolmentToken: [
+      'is required: a browser session without a checkout enrols a card only with an enrolment token minted by ' +
+        "the merchant's server (POST /merchants/:merchant_id/enrolment-tokens)",
+    ],
+  });

@@ -1,0 +1,44 @@
+/**
+ * Provider texts are kept bounded and without card data (review L16). A provider's error or decline message goes
+ * into transaction_attempts.error_message, activity results (Temporal history) and the API; some providers echo
+ * request fields, so a card number or CVC could otherwise be stored in clear text (PCI DSS 3.4). Every adapter's
+ * answer passes through here (registry.ts), whatever the provider.
+ */
+export const PROVIDER_TEXT_MAX_CHARS = 300;
+
+/** 12 to 19 digits, possibly grouped by single spaces or dashes (how card numbers are written). */
+const DIGIT_RUN = /\d(?:[ -]?\d){11,18}/g;
+/**
+ * A CVC/CVV/CID named next to its value: "cvc 123", "cvv=1234", "security code: 123", "[cvc]=123", and the same
+ * percent-encoded ("cvc%5D=123") as an echoed form body would carry it.
+ */
+const SECURITY_CODE = /\b(cvc2?|cvv2?|cid|csc|security[ _-]?code)((?:%5[BD]|%22|%3[AD]|\W){0,4})\d{3,4}\b/gi;
+
+function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i += 1) {
+    let digit = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return sum % 10 === 0;
+}
+
+/** The text with Luhn-valid card numbers and named security codes masked, cut to PROVIDER_TEXT_MAX_CHARS. */
+export function scrubProviderText(text: string): string {
+  const masked = text
+    .replace(DIGIT_RUN, (run) => (luhnValid(run.replace(/[ -]/g, '')) ? '[card number removed]' : run))
+    .replace(SECURITY_CODE, (_match, name: string, separator: string) => `${name}${separator}[removed]`);
+  return masked.length > PROVIDER_TEXT_MAX_CHARS ? `${masked.slice(0, PROVIDER_TEXT_MAX_CHARS - 1)}…` : masked;
+}
+
+/** A provider answer (any adapter method's result) with its rawMessage scrubbed; anything else as it is. */
+export function scrubProviderAnswer<T>(answer: T): T {
+  if (answer === null || typeof answer !== 'object' || !('rawMessage' in answer)) return answer;
+  const { rawMessage } = answer as { rawMessage: unknown };
+  if (typeof rawMessage !== 'string') return answer;
+  return { ...answer, rawMessage: scrubProviderText(rawMessage) };
+}

@@ -1,0 +1,78 @@
+/**
+ * Provider texts are stored without card data and bounded (issue 24, review L16): a provider that echoes the
+ * request in its error message (some do) must not put a card number or CVC into an attempt row, a workflow history
+ * or an API answer. Every adapter from the registry scrubs what it returns.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { adapterFor } from '../../domain/connectors/registry';
+import { PROVIDER_TEXT_MAX_CHARS, scrubProviderText } from '../../domain/connectors/provider-text';
+import { card, credentialsFor } from '../helpers/sandbox';
+
+/** A provider_a look-alike that declines every card with a message quoting the whole request body. */
+async function echoingProvider() {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = JSON.stringify({
+        error: {
+          type: 'card_error',
+          code: 'card_declined',
+          decline_code: 'do_not_honor',
+          message: `Declined request: ${Buffer.concat(chunks).toString('utf8')}`,
+          payment_intent: { id: 'pi_echo', status: 'requires_payment_method' },
+        },
+      });
+      res.writeHead(402, { 'content-type': 'application/json' }).end(body);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('Provider messages keep no card data (review L16)', () => {
+  it('a decline message echoing the card number and CVC is stored masked and bounded', async () => {
+    const provider = await echoingProvider();
+    try {
+      const answer = await adapterFor('provider_a').authorize(
+        {
+          baseUrl: provider.url,
+          credentials: credentialsFor('provider_a'),
+          idempotencyKey: 'idem-echo',
+          timeoutMs: 5000,
+        },
+        {
+          amount: 1000,
+          currency: 'USD',
+          paymentMethod: 'card',
+          capture: true,
+          reference: 'tx_echo',
+          card: card('4000000000000002', { cvc: '737' }),
+        },
+      );
+      expect(answer.outcome).to.equal('soft_decline');
+      const message = answer.rawMessage as string;
+      expect(message).to.match(/^Declined request: /);
+      expect(message).to.not.include('4000000000000002');
+      expect(message).to.not.match(/737/);
+      expect(message.length).to.be.at.most(PROVIDER_TEXT_MAX_CHARS);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it('masks Luhn-valid card numbers however grouped and named security codes, and keeps other numbers', () => {
+    expect(scrubProviderText('card 4242 4242 4242 4242 refused')).to.equal('card [card number removed] refused');
+    expect(scrubProviderText('pan=5555-5555-5555-4444')).to.equal('pan=[card number removed]');
+    expect(scrubProviderText('CVV: 123, cvc%5D=4567')).to.equal('CVV: [removed], cvc%5D=[removed]');
+    // Not a card number (Luhn fails): an order or reference number stays readable.
+    expect(scrubProviderText('order 1234567890123 failed')).to.equal('order 1234567890123 failed');
+    expect(scrubProviderText('x'.repeat(1000))).to.have.length(PROVIDER_TEXT_MAX_CHARS);
+  });
+});
