@@ -3,6 +3,7 @@
  * test_clock_id), and advance it; their subscriptions do every renewal, retry, trial end and cancellation due, each
  * at its own instant, through the real workflows. Test mode only: see docs/api-decisions.md "Test clocks".
  */
+import { apiKeyCaller } from '../subscriptions/subscription-operations.service';
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
@@ -102,8 +103,8 @@ export const testClockRoutes = [
     responses: { 204: null },
     envelope: 'wrapped',
     waitsOnWorkflow: true,
-    async handler({ em, merchantId, params, deps }) {
-      await deleteTestClock(em, deps, merchantId, params.test_clock_id);
+    async handler({ em, merchantId, params, deps, auth }) {
+      await deleteTestClock(em, deps, merchantId, params.test_clock_id, await apiKeyCaller(em, auth.keyId));
       return { status: 204 };
     },
   }),

@@ -15,7 +15,7 @@ import { testClockAdvanceWorkflow } from '../../../workflows/test-clock-advance'
 import type { AppDeps } from '../../deps';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import { updateSubscription } from '../../temporal';
-import { API_CALLER } from '../subscriptions/subscription-operations.service';
+import type { Caller } from '../../../workflows/lib/subscription-moves';
 
 const notFound = () => errors.notFound('No such test clock');
 
@@ -113,9 +113,15 @@ export async function advanceTestClock(
 
 /**
  * Ends the clock: every live subscription of its customers is cancelled now (at the clock's time, as an admin
- * move), then the clock is marked deleted. Its customers are kept, still naming the clock they were on.
+ * move by the calling key), then the clock is marked deleted. Its customers are kept, still naming the clock they were on.
  */
-export async function deleteTestClock(em: EntityManager, deps: AppDeps, merchantId: string, id: string) {
+export async function deleteTestClock(
+  em: EntityManager,
+  deps: AppDeps,
+  merchantId: string,
+  id: string,
+  caller: Caller,
+) {
   await getTestClock(em, merchantId, id);
   const subscriptions = await em.execute<Array<{ id: string }>>(
     `select s.id from subscriptions s join customers c on c.id = s.customer_id
@@ -126,7 +132,7 @@ export async function deleteTestClock(em: EntityManager, deps: AppDeps, merchant
     await updateSubscription(
       deps.temporal.client,
       sub.id,
-      { kind: 'cancel', args: { ...API_CALLER, atPeriodEnd: false, reason: 'test_clock_deleted' } },
+      { kind: 'cancel', args: { ...caller, atPeriodEnd: false, reason: 'test_clock_deleted' } },
       `test-clock-deleted:${id}:${sub.id}`,
       deps.config.workflowWaitMs,
     ).catch((error) => {
