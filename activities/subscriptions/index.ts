@@ -237,7 +237,8 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
       // A suspended or inactive merchant is not billed (Document 3: "temporarily blocked"); reactivation releases it.
       if (merchant && merchant.status !== 'active') reasons.push('merchant_not_active');
       if (connectors === 0) reasons.push('no_active_connector');
-      if (!offer || offer.status !== 'active' || offer.deletedAt !== null) reasons.push('offer_unavailable');
+      // Archived means no new sign-ups; its subscribers keep renewing. Only a deleted offer is unavailable.
+      if (!offer || offer.deletedAt !== null) reasons.push('offer_unavailable');
       return reasons;
     },
   };

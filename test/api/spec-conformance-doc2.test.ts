@@ -83,6 +83,28 @@ describe('Document 2 conformance — products', () => {
       await client.workflow.getHandle(subscriptionWorkflowId(sub.state.subscriptionId)).terminate();
     }
   });
+  it('an archived offer keeps its subscribers renewing; only new sign-ups stop (decision: archived offers)', async function () {
+    this.timeout(3 * 60 * 1000);
+    const sub = await subscribed(new Date(Date.now() - DAY + 3_000), { billingCycle: 'daily' });
+    const key = sub.tenant.merchant_secret_key;
+    const path = `/merchants/${sub.tenant.merchant_id}/subscriptions/${sub.state.subscriptionId}`;
+    const archived = await api.patch(`/offers/${sub.offerId}`, { key, body: { status: 'archived' } });
+    expect(archived.status, archived.text).to.equal(200);
+    const client = stack().api.deps.temporal.client;
+    await startSubscriptionWorkflow(client, sub.state);
+    try {
+      let current = expectWrapped(await api.get(path, { key }), 200);
+      for (let i = 0; i < 60 && current.cycles_completed < 2; i += 1) {
+        await sleep(1_000);
+        current = expectWrapped(await api.get(path, { key }), 200);
+      }
+      // "a renewal is charged only when … the offer is still available": archived means no new sign-ups
+      // (docs/api-decisions.md, "Archived offers and renewals"); the subscriber is not held.
+      expect(current).to.include({ status: 'active', cycles_completed: 2 });
+    } finally {
+      await client.workflow.getHandle(subscriptionWorkflowId(sub.state.subscriptionId)).terminate();
+    }
+  });
 });
 
 describe('Document 2 conformance — product families', () => {
