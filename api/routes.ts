@@ -11,6 +11,7 @@ import { offerPriceRoutes } from './modules/offer-prices/offer-prices.routes';
 import { offerTransitionRoutes } from './modules/offer-transitions/offer-transitions.routes';
 import { checkoutSessionRoutes } from './modules/checkout-sessions/checkout-sessions.routes';
 import { merchantRoutes } from './modules/merchants/merchants.routes';
+import { memberRoutes } from './modules/merchants/members.routes';
 import { connectorRoutes } from './modules/connectors/connectors.routes';
 import { orgConnectorRoutes } from './modules/connectors/org-connectors.routes';
 import { paymentProviderRoutes } from './modules/payment-providers/payment-providers.routes';
@@ -26,6 +27,7 @@ import { subscriptionRoutes } from './modules/subscriptions/subscriptions.routes
 import { dashboardSubscriptionRoutes } from './modules/subscriptions/dashboard-subscriptions.routes';
 import { merchantDashboardRoutes } from './modules/merchant-dashboard/merchant-dashboard.routes';
 import { merchantDashboardWriteRoutes } from './modules/merchant-dashboard/merchant-dashboard-writes.routes';
+import { merchantDashboardTeamRoutes } from './modules/merchant-dashboard/merchant-dashboard-team.routes';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes';
 
 export const ROUTES: readonly AnyRoute[] = [
@@ -40,6 +42,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...offerTransitionRoutes,
   ...checkoutSessionRoutes,
   ...merchantRoutes,
+  ...memberRoutes,
   ...apiKeyRoutes,
   ...connectorRoutes,
   ...orgConnectorRoutes,
@@ -56,4 +59,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...dashboardSubscriptionRoutes,
   ...merchantDashboardRoutes,
   ...merchantDashboardWriteRoutes,
+  ...merchantDashboardTeamRoutes,
 ];
