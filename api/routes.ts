@@ -28,6 +28,7 @@ import { dashboardSubscriptionRoutes } from './modules/subscriptions/dashboard-s
 import { merchantDashboardRoutes } from './modules/merchant-dashboard/merchant-dashboard.routes';
 import { merchantDashboardWriteRoutes } from './modules/merchant-dashboard/merchant-dashboard-writes.routes';
 import { merchantDashboardTeamRoutes } from './modules/merchant-dashboard/merchant-dashboard-team.routes';
+import { merchantDashboardWebhookRoutes } from './modules/merchant-dashboard/merchant-dashboard-webhooks.routes';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes';
 
 export const ROUTES: readonly AnyRoute[] = [
@@ -60,4 +61,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...merchantDashboardRoutes,
   ...merchantDashboardWriteRoutes,
   ...merchantDashboardTeamRoutes,
+  ...merchantDashboardWebhookRoutes,
 ];

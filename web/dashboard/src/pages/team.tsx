@@ -77,19 +77,36 @@ function InviteForm(props: { me: Role | null; invited: (member: Member) => void 
 
 type Action = { kind: 'role'; role: Role } | { kind: 'remove' } | { kind: 'resend' };
 
-function describe(action: Action, member: Member): { question: string; confirm: string; danger: boolean } {
+/** The question a change asks before it runs, its confirm button, and what the page says once it is done. */
+function describe(
+  action: Action,
+  member: Member,
+): { question: string; confirm: string; done: string; danger: boolean } {
   const who = member.name ?? member.email;
-  if (action.kind === 'role')
-    return { question: `Make ${who} ${label(action.role).toLowerCase()}?`, confirm: 'Change role', danger: false };
+  if (action.kind === 'role') {
+    const role = label(action.role).toLowerCase();
+    return { question: `Make ${who} ${role}?`, confirm: 'Change role', done: `${who} is now ${role}.`, danger: false };
+  }
   if (action.kind === 'resend')
     return {
       question: `Send ${member.email} a new invitation link? The previous link stops working.`,
       confirm: 'Resend invitation',
+      done: `A new invitation link was sent to ${member.email}.`,
       danger: false,
     };
   return member.status === 'pending'
-    ? { question: `Revoke the invitation of ${member.email}? Its link stops working.`, confirm: 'Revoke', danger: true }
-    : { question: `Remove ${who} from this merchant? They lose access at once.`, confirm: 'Remove', danger: true };
+    ? {
+        question: `Revoke the invitation of ${member.email}? Its link stops working.`,
+        confirm: 'Revoke',
+        done: `The invitation of ${member.email} is revoked.`,
+        danger: true,
+      }
+    : {
+        question: `Remove ${who} from this merchant? They lose access at once.`,
+        confirm: 'Remove',
+        done: `${who} no longer has access to this merchant.`,
+        danger: true,
+      };
 }
 
 function MemberActions(props: { member: Member; me: Role | null; changed: (message: string) => void }) {
@@ -113,12 +130,12 @@ function MemberActions(props: { member: Member; me: Role | null; changed: (messa
     request.then(
       () => {
         setBusy(false);
-        const done = describe(action, member).confirm;
         setAction(null);
-        props.changed(`${done}: ${member.email}.`);
+        props.changed(describe(action, member).done);
       },
       (failure: unknown) => {
         setBusy(false);
+        setAction(null);
         setError(failure);
       },
     );
