@@ -11,7 +11,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
-  MEMBER_ROLES,
+  type MEMBER_ROLES,
   MerchantMemberSchema,
   MerchantSchema,
   MerchantUserSchema,

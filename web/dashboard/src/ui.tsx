@@ -50,7 +50,7 @@ export function ErrorNote(props: { error: unknown; retry?: () => void }) {
   // must never break the page that shows the error (a crash here left "Change offer" stuck on "Working…").
   const details =
     error instanceof ApiError && error.details && typeof error.details === 'object'
-      ? Object.entries(error.details as Record<string, unknown>).filter(
+      ? Object.entries(error.details).filter(
           (entry): entry is [string, string[]] =>
             Array.isArray(entry[1]) && entry[1].every((problem) => typeof problem === 'string'),
         )
