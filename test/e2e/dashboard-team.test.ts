@@ -104,7 +104,7 @@ describe('Merchant Dashboard Team page in headless Chromium (e2e)', function () 
     await row.getByText('Active').waitFor();
     // What sticks out, named in the failure: the elements whose right edge passes the viewport.
     const wide = await page.evaluate<string[]>(
-      `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 361).slice(0, 8).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`,
+      `[...document.querySelectorAll('body *')].filter((e) => !e.closest('.table-wrap') && e.getBoundingClientRect().right > 361).slice(0, 8).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`,
     );
     expect(await page.evaluate<number>('document.documentElement.scrollWidth'), wide.join('; ')).to.be.at.most(360);
     await checkPage('360px-team');

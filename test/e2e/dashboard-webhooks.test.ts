@@ -66,7 +66,10 @@ describe('Merchant Dashboard Webhooks page in headless Chromium (e2e)', function
     await recordTestEvent(tenant, 'transaction.authorized', { id: 'tx_dashboardhook', status: 'authorized' });
     await receiver.waitFor((requests) => requests.some((r) => r.path === '/hook'));
     const deliveries = page.getByRole('region', { name: 'Webhook deliveries' });
-    await deliveries.getByText('transaction.authorized').first().waitFor({ timeout: 30_000 });
+    await deliveries
+      .locator('tr[data-delivery]', { hasText: 'transaction.authorized' })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await deliveries.getByText('Payload and response').first().click();
     await deliveries.getByText('thanks from the receiver').waitFor();
     expect(await deliveries.locator('pre').first().textContent()).to.include('tx_dashboardhook');

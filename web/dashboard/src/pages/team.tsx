@@ -144,11 +144,11 @@ function MemberActions(props: { member: Member; me: Role | null; changed: (messa
   return (
     <div class="member-actions">
       <div class="button-row">
-        <label class="visually-hidden" for={`role-${member.membership_id}`}>
-          Role of {member.email}
-        </label>
         <select
           id={`role-${member.membership_id}`}
+          // An aria-label, not a visually hidden <label>: that one is absolutely positioned and, inside the table's
+          // scroll box, would widen the whole page at 360 px.
+          aria-label={`Role of ${member.email}`}
           value={action?.kind === 'role' ? action.role : member.role}
           onChange={(e) => {
             const role = inputValue(e) as Role;

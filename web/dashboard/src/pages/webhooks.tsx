@@ -347,9 +347,14 @@ function DeliveryDetails(props: { delivery: Delivery }) {
         {d.next_retry_at && ` · next try ${when(d.next_retry_at)}`}
       </p>
       <p class="meta">Sent</p>
-      <pre>{JSON.stringify(d.payload, null, 2)}</pre>
+      {/* Focusable: a long payload scrolls, and the keyboard must reach it. */}
+      <pre tabIndex={0} aria-label="Payload sent">
+        {JSON.stringify(d.payload, null, 2)}
+      </pre>
       <p class="meta">Response body</p>
-      <pre>{d.response_body || '(empty)'}</pre>
+      <pre tabIndex={0} aria-label="Response body">
+        {d.response_body || '(empty)'}
+      </pre>
     </details>
   );
 }
