@@ -11,6 +11,7 @@ import { offerPriceRoutes } from './modules/offer-prices/offer-prices.routes';
 import { offerTransitionRoutes } from './modules/offer-transitions/offer-transitions.routes';
 import { checkoutSessionRoutes } from './modules/checkout-sessions/checkout-sessions.routes';
 import { merchantRoutes } from './modules/merchants/merchants.routes';
+import { memberRoutes } from './modules/merchants/members.routes';
 import { connectorRoutes } from './modules/connectors/connectors.routes';
 import { orgConnectorRoutes } from './modules/connectors/org-connectors.routes';
 import { paymentProviderRoutes } from './modules/payment-providers/payment-providers.routes';
@@ -27,6 +28,8 @@ import { subscriptionRoutes } from './modules/subscriptions/subscriptions.routes
 import { dashboardSubscriptionRoutes } from './modules/subscriptions/dashboard-subscriptions.routes';
 import { merchantDashboardRoutes } from './modules/merchant-dashboard/merchant-dashboard.routes';
 import { merchantDashboardWriteRoutes } from './modules/merchant-dashboard/merchant-dashboard-writes.routes';
+import { merchantDashboardTeamRoutes } from './modules/merchant-dashboard/merchant-dashboard-team.routes';
+import { merchantDashboardWebhookRoutes } from './modules/merchant-dashboard/merchant-dashboard-webhooks.routes';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes';
 import { testClockRoutes } from './modules/test-clocks/test-clocks.routes';
 import { dashboardTestClockRoutes } from './modules/test-clocks/dashboard-test-clocks.routes';
@@ -43,6 +46,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...offerTransitionRoutes,
   ...checkoutSessionRoutes,
   ...merchantRoutes,
+  ...memberRoutes,
   ...apiKeyRoutes,
   ...connectorRoutes,
   ...orgConnectorRoutes,
@@ -62,4 +66,6 @@ export const ROUTES: readonly AnyRoute[] = [
   ...dashboardTestClockRoutes,
   ...merchantDashboardRoutes,
   ...merchantDashboardWriteRoutes,
+  ...merchantDashboardTeamRoutes,
+  ...merchantDashboardWebhookRoutes,
 ];

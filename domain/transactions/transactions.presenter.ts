@@ -14,6 +14,8 @@ export function presentTransactionHeader(tx: Transaction) {
     external_order_id: tx.externalOrderId,
     customer_id: tx.customerId,
     payment_instrument_id: tx.paymentInstrumentId,
+    // What was asked for: a failed or pending payment has nothing authorized, yet people want to see its amount.
+    amount: tx.amount,
     amount_authorized: tx.amountAuthorized,
     amount_captured: tx.amountCaptured,
     amount_refunded: tx.amountRefunded,

@@ -140,6 +140,7 @@ export const browserSessionRoutes = [
           body.paymentMethod ?? 'credit_card',
           new Date(),
           client.ip,
+          body.paymentInstrumentId,
         ),
       };
     },

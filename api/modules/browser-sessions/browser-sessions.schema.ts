@@ -188,4 +188,6 @@ export const CHECKOUT_PAYMENT_METHODS = ['credit_card', 'debit_card', 'pix', 'bo
 /** Only the method: amount, currency, customer, items and installments come from the checkout session. */
 export const ConfirmCheckoutBody = StrictObject({
   paymentMethod: Type.Optional(StringEnum(CHECKOUT_PAYMENT_METHODS, { default: 'credit_card' })),
+  // One of the checkout's savedInstruments (a checkout created for a customer id): pay with that saved card.
+  paymentInstrumentId: Type.Optional(Id('pi')),
 });

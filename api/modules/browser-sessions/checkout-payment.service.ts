@@ -206,6 +206,7 @@ export async function confirmCheckout(
   paymentMethod: (typeof CHECKOUT_PAYMENT_METHODS)[number],
   now: Date,
   clientIp: string,
+  paymentInstrumentId?: string,
 ): Promise<CheckoutPayment> {
   const session = await requireBrowserSession(em, auth, sessionId, now);
   if (!session.checkoutSessionId) throw errors.notFound('This browser session was not created for a checkout session');
@@ -214,6 +215,11 @@ export async function confirmCheckout(
     merchantId: session.merchantId,
   });
   const { merchantId } = session;
+  // Saved cards are offered only on a checkout created for a customer id (browser-checkout.service.ts): anyone can
+  // type someone else's e-mail into a guest checkout, so an e-mail-bound checkout never pays with a saved card.
+  if (paymentInstrumentId && !(checkout.customerId && checkout.customerBoundBy === 'id')) {
+    throw errors.invalidValue('paymentInstrumentId', 'this checkout has no saved cards to pay with');
+  }
   const transactionId = await currentTransactionId(em, checkout);
   const started = () => em.findOne(TransactionSchema, { id: transactionId, merchantId }, { refresh: true });
   if (await started()) {
@@ -237,6 +243,7 @@ export async function confirmCheckout(
           charge_type: 'payment',
           country,
           checkout_session_id: checkout.id,
+          ...(paymentInstrumentId ? { payment_instrument_id: paymentInstrumentId } : {}),
           ...(installments > 1 && paymentMethod === 'credit_card' ? { installments: { count: installments } } : {}),
         },
         transactionId,

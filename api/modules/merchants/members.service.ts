@@ -1,5 +1,6 @@
 /**
- * Merchant members: the owner membership created with a merchant, and the members listing.
+ * Merchant members: pending memberships with their invitation (the owner created with a merchant, and people
+ * invited later: member-management.service.ts), and the members listing.
  *
  * An invitation token is 32 random bytes (base64url) and only its SHA-256 is stored. The token goes once to the
  * mail outbox with the owner's invitation (merchants.service.ts) and is never returned, logged or recorded in the
@@ -10,6 +11,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { MerchantMemberSchema, MerchantUserSchema, type MerchantMember, type MerchantUser } from '../../../db/entities';
 import { hashSecret } from '../../../domain/platform/crypto';
 import { newId } from '../../../domain/platform/ids';
+import { errors } from '../../../domain/platform/errors';
 import { violatedUniqueConstraint } from '../../http/db-errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 
@@ -61,27 +63,68 @@ async function findOrCreateUser(
 export async function addPendingOwner(
   em: EntityManager,
   input: { organizationId: string; merchantId: string; email: string; name: string | null },
-): Promise<{ member: MerchantMember; user: MerchantUser; newUser: boolean; invitationToken: string }> {
+): Promise<PendingMember> {
+  return addPendingMember(em, { ...input, role: 'owner', inviterName: null });
+}
+
+export interface PendingMember {
+  member: MerchantMember;
+  user: MerchantUser;
+  newUser: boolean;
+  invitationToken: string;
+}
+
+/**
+ * A pending membership with a fresh invitation for `email` (an existing user of the organization gains it, anyone
+ * else is provisioned). Someone who is already a member or invited here is a 409 MEMBER_ALREADY_EXISTS.
+ */
+export async function addPendingMember(
+  em: EntityManager,
+  input: {
+    organizationId: string;
+    merchantId: string;
+    email: string;
+    name: string | null;
+    role: MerchantMember['role'];
+    inviterName: string | null;
+  },
+): Promise<PendingMember> {
   const { user, created } = await findOrCreateUser(
     em,
     input.organizationId,
     input.email.trim().toLowerCase(),
     input.name,
   );
+  const existing = await em.findOne(MerchantMemberSchema, { merchantId: input.merchantId, userId: user.id });
+  if (existing) {
+    throw errors.conflict(
+      'MEMBER_ALREADY_EXISTS',
+      existing.status === 'pending'
+        ? 'This person is invited already; resend the invitation instead'
+        : 'This person is a member of this merchant already; change their role instead',
+      { membership_id: existing.id, status: existing.status },
+    );
+  }
   const invitation = mintInvitation();
   const member = em.create(MerchantMemberSchema, {
     id: newId('mbr'),
     merchantId: input.merchantId,
     userId: user.id,
-    role: 'owner',
+    role: input.role,
     status: 'pending',
     invitationTokenHash: invitation.hash,
     invitationExpiresAt: invitation.expiresAt,
     joinedAt: null,
-    inviterName: null,
+    inviterName: input.inviterName,
   } as MerchantMember);
-  await em.flush();
-  // Only handed to the mailer (merchants.service.ts); never stored, returned or logged.
+  try {
+    await em.flush();
+  } catch (error) {
+    // A concurrent invitation of the same person won: the same answer as when it is seen above.
+    if (violatedUniqueConstraint(error) !== 'merchant_members_merchant_user_key') throw error;
+    throw errors.conflict('MEMBER_ALREADY_EXISTS', 'This person is invited already; resend the invitation instead');
+  }
+  // Only handed to the mailer; never stored, returned or logged.
   return { member, user, newUser: created, invitationToken: invitation.token };
 }
 

@@ -30,11 +30,14 @@ function checkShape(body: Body): void {
   const sources = (['card_ciphertext_id', 'payment_instrument_id', 'checkout_session_id'] as const).filter(
     (f) => body[f] !== undefined,
   );
+  // A checkout may also be paid with a saved card of its customer: checkout_session_id plus payment_instrument_id.
+  const savedCardForCheckout =
+    sources.length === 2 && body.checkout_session_id !== undefined && body.payment_instrument_id !== undefined;
   if (isCardMethod(body.payment_method)) {
-    if (sources.length !== 1) {
+    if (sources.length !== 1 && !savedCardForCheckout) {
       throw errors.validation({
         card_source: [
-          'exactly one of card_ciphertext_id, payment_instrument_id or checkout_session_id is required for a card charge',
+          'exactly one of card_ciphertext_id, payment_instrument_id or checkout_session_id is required for a card charge (or checkout_session_id with a payment_instrument_id of its customer)',
         ],
       });
     }
@@ -152,6 +155,7 @@ export async function buildChargeInput(
     cardTokenId = token.id;
     cardBrand = token.cardBrand;
   }
+  let instrumentCustomerId: string | null = null;
   if (body.payment_instrument_id) {
     const instrument = await em.findOne(PaymentInstrumentSchema, { id: body.payment_instrument_id, merchantId });
     if (!instrument) throw errors.invalidValue('payment_instrument_id', 'no such payment instrument for this merchant');
@@ -159,6 +163,7 @@ export async function buildChargeInput(
       throw errors.invalidValue('payment_instrument_id', "is not the customer's instrument");
     assertChargeable(instrument, now);
     customerId = instrument.customerId;
+    instrumentCustomerId = instrument.customerId;
     cardBrand = instrument.cardBrand;
     binCountry = instrument.issuerCountry;
   }
@@ -197,6 +202,15 @@ export async function buildChargeInput(
         'a checkout with a recurring offer is paid by card, so that renewals can charge the saved card',
       );
     }
+    // A saved card pays only its own customer's checkout: the session must name that customer.
+    if (instrumentCustomerId !== null && session.customerId !== instrumentCustomerId) {
+      throw errors.invalidValue(
+        'payment_instrument_id',
+        session.customerId
+          ? "is not a saved card of the checkout session's customer"
+          : 'a saved card can pay only a checkout session created for its customer (customer_id)',
+      );
+    }
     if (customerId && session.customerId && session.customerId !== customerId)
       throw errors.invalidValue('customer_id', "differs from the checkout session's customer");
     customerId ??= session.customerId;
@@ -205,7 +219,7 @@ export async function buildChargeInput(
       for (const item of items.filter((i) => i.billingCycle !== null))
         await checkLivePlan(em, merchantId, customerId, item.productId);
     }
-    if (isCardMethod(body.payment_method)) {
+    if (isCardMethod(body.payment_method) && !body.payment_instrument_id) {
       // The card of a hosted checkout is the newest usable token minted for the session; a browser's confirm takes
       // only its own browser session's, so another holder of the checkout link cannot slip a card into this payment.
       const token = await em.findOne(

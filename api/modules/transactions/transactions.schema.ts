@@ -104,6 +104,10 @@ const TransactionHeaderFields = {
   external_order_id: Nullable(Type.String()),
   customer_id: Nullable(Type.String()),
   payment_instrument_id: Nullable(Type.String()),
+  amount: Type.Integer({
+    description:
+      'The amount asked for, in minor units (4990 = R$49.90); amount_authorized is what the provider approved (0 on a failed payment)',
+  }),
   amount_authorized: Type.Integer(),
   amount_captured: Type.Integer(),
   amount_refunded: Type.Integer(),

@@ -13,7 +13,7 @@
   /* A pix is paid within minutes; a boleto clears in days, so its page asks less often. */
   var POLL_MS = { pix: 2000, boleto: 15000 };
   var METHOD_LABELS = { pix: 'Pix', boleto: 'boleto' };
-  var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, trial: false, polling: null };
+  var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, trial: false, polling: null, savedCard: null };
 
   function show(kind, text) {
     var box = $('result');
@@ -170,7 +170,7 @@
     else if (state.trial) submit.textContent = due === 0 ? 'Start free trial' : 'Pay ' + amount + ' and start the trial';
     else if (state.recurring) submit.textContent = due === 0 ? 'Start subscription' : 'Pay ' + amount + ' and subscribe';
     else submit.textContent = 'Pay ' + amount;
-    submit.disabled = state.busy || (state.method === 'credit_card' && !state.cardComplete);
+    submit.disabled = state.busy || (state.method === 'credit_card' && !state.savedCard && !state.cardComplete);
   }
 
   function render(view) {
@@ -185,10 +185,7 @@
     $('later').textContent = laterText(summary);
     $('later').hidden = !state.recurring;
     if (checkout.customerEmail) $('buyer').textContent = 'Paying as ' + (checkout.customerName ? checkout.customerName + ' · ' : '') + checkout.customerEmail;
-    if (view.savedInstruments.length > 0) {
-      $('saved').hidden = false;
-      $('saved').textContent = 'Saved cards: ' + view.savedInstruments.map(function (c) { return c.brand + ' •••• ' + c.last4; }).join(', ');
-    }
+    renderSavedCards(view.savedInstruments);
     // Renewals charge the saved card, so a recurring checkout is paid by card only.
     var offered = { credit_card: view.paymentMethods.cards, pix: view.paymentMethods.pix && !state.recurring, boleto: view.paymentMethods.boleto && !state.recurring };
     Array.prototype.forEach.call(document.querySelectorAll('.method'), function (button) { button.hidden = !offered[button.getAttribute('data-method')]; });
@@ -206,6 +203,47 @@
       pending(payment);
     }
     updateButton();
+  }
+
+  /* The customer's saved cards as choices, the first one picked, with "Use a new card" last; a saved card pays
+   * without the card fields (confirmCheckout with its paymentInstrumentId). */
+  function renderSavedCards(instruments) {
+    var box = $('saved');
+    if (box.getAttribute('data-rendered') === 'true') return;
+    box.setAttribute('data-rendered', 'true');
+    box.textContent = '';
+    box.hidden = instruments.length === 0;
+    if (instruments.length === 0) return;
+    var legend = document.createElement('legend');
+    legend.textContent = 'Your saved cards';
+    box.appendChild(legend);
+    var choices = instruments.map(function (c) {
+      return { id: c.id, label: c.brand.toUpperCase() + ' •••• ' + c.last4 + ' (expires ' + ('0' + c.expMonth).slice(-2) + '/' + String(c.expYear).slice(-2) + ')' };
+    }).concat([{ id: '', label: 'Use a new card' }]);
+    choices.forEach(function (choice, index) {
+      var label = document.createElement('label');
+      label.className = 'saved-choice';
+      var input = document.createElement('input');
+      input.type = 'radio';
+      input.name = 'saved-card';
+      input.value = choice.id;
+      input.checked = index === 0;
+      input.addEventListener('change', function () { selectSavedCard(choice.id || null); });
+      label.appendChild(input);
+      label.appendChild(document.createTextNode(' ' + choice.label));
+      box.appendChild(label);
+    });
+    selectSavedCard(instruments[0].id);
+  }
+
+  function selectSavedCard(instrumentId) {
+    state.savedCard = instrumentId;
+    $('card').hidden = instrumentId !== null;
+    $('card-note').textContent = instrumentId
+      ? 'The saved card is charged; its details stay with us and never reach this page.'
+      : 'Card details are entered in a secure frame and encrypted before they leave this page.';
+    hideResult();
+    if (state.view) updateButton();
   }
 
   function selectMethod(method) {
@@ -239,6 +277,8 @@
   function pay() {
     var attempt = state.method !== 'credit_card'
       ? card.confirmCheckout({ paymentMethod: state.method })
+      : state.savedCard
+      ? card.confirmCheckout({ paymentInstrumentId: state.savedCard })
       : card.tokenize({ purpose: 'one_time' }).then(function () { return card.confirmCheckout(); });
     return attempt.then(outcome);
   }

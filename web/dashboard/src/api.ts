@@ -13,7 +13,7 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly details?: Record<string, string[]>,
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -25,7 +25,7 @@ export interface Page<T> {
 }
 
 interface ErrorEnvelope {
-  error?: { code?: string; message?: string; details?: Record<string, string[]> };
+  error?: { code?: string; message?: string; details?: Record<string, unknown> };
 }
 
 async function send(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<Response> {

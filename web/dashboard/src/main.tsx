@@ -17,6 +17,7 @@ import { AcceptInvitation, ChangePassword, ForgotPassword, ResetPassword, SignIn
 import { SubscriptionDetail, SubscriptionList } from './pages/subscriptions';
 import { OrderDetail, OrderList, TransactionDetail, TransactionList } from './pages/payments';
 import { Webhooks } from './pages/webhooks';
+import { Team } from './pages/team';
 import { ConnectorDetail, ConnectorList, NewConnector } from './pages/connectors';
 
 const PUBLIC_PAGES = ['/sign-in', '/forgot-password', '/reset-password', '/accept-invitation'];
@@ -27,6 +28,7 @@ const NAV: [string, string][] = [
   ['/orders', 'Orders'],
   ['/webhooks', 'Webhooks'],
   ['/connectors', 'Connectors'],
+  ['/team', 'Team'],
 ];
 
 function MerchantSwitcher(props: { session: Session }) {
@@ -114,6 +116,7 @@ function Page(props: { path: string }): JSX.Element {
   if (match('/connectors/new', path)) return <NewConnector />;
   if ((params = match('/connectors/:id', path))) return <ConnectorDetail id={params.id} />;
   if (match('/connectors', path)) return <ConnectorList />;
+  if (match('/team', path)) return <Team />;
   if (match('/account', path)) return <ChangePassword />;
   return (
     <>

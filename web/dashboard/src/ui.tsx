@@ -46,7 +46,15 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
 export function ErrorNote(props: { error: unknown; retry?: () => void }) {
   if (!props.error) return null;
   const error = props.error as Error;
-  const details = error instanceof ApiError && error.details ? Object.entries(error.details) : [];
+  // Field errors only ({field: [problems]}): a business error's details are values (ids, null), not messages, and
+  // must never break the page that shows the error (a crash here left "Change offer" stuck on "Working…").
+  const details =
+    error instanceof ApiError && error.details && typeof error.details === 'object'
+      ? Object.entries(error.details).filter(
+          (entry): entry is [string, string[]] =>
+            Array.isArray(entry[1]) && entry[1].every((problem) => typeof problem === 'string'),
+        )
+      : [];
   return (
     <div class="notice error" role="alert">
       <p>{error.message || 'Something went wrong.'}</p>

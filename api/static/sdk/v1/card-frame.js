@@ -287,7 +287,9 @@
 
   function confirmCheckout(options) {
     if (!session) return fail('The card form is not ready yet', 'NOT_READY');
-    var body = options.paymentMethod ? { paymentMethod: options.paymentMethod } : {};
+    var body = {};
+    if (options.paymentMethod) body.paymentMethod = options.paymentMethod;
+    if (options.paymentInstrumentId) body.paymentInstrumentId = options.paymentInstrumentId;
     return api('POST', '/sessions/' + encodeURIComponent(session.sessionId) + '/checkout/confirm', body);
   }
 

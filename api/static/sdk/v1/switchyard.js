@@ -14,6 +14,7 @@
  *   await card.tokenize();
  *   const payment = await card.confirmCheckout();                  // { outcome, transactionId, orderId, message, … }
  *   const pix = await card.confirmCheckout({ paymentMethod: 'pix' }); // outcome 'pending', paymentInstructions
+ *   const saved = await card.confirmCheckout({ paymentInstrumentId: 'pi_…' }); // one of checkout().savedInstruments
  *
  * Card fields live in an iframe served by the API origin: this page never sees the card number or the CVC,
  * only the non-sensitive results. Messages are exchanged by postMessage and checked by origin, source window
@@ -128,7 +129,10 @@
    */
   CardElement.prototype.confirmCheckout = function (options) {
     options = options || {};
-    return this._request('confirmCheckout', options.paymentMethod ? { paymentMethod: options.paymentMethod } : {});
+    var payload = {};
+    if (options.paymentMethod) payload.paymentMethod = options.paymentMethod;
+    if (options.paymentInstrumentId) payload.paymentInstrumentId = options.paymentInstrumentId;
+    return this._request('confirmCheckout', payload);
   };
 
   /** GET /sessions/checkout for the session's checkout. */

@@ -5,7 +5,7 @@ import { FilterBar, dayEnd, dayStart, type FilterSpec } from '../filters';
 import { label, money, toMinor, when } from '../format';
 import { DataTable, ListState, useFilteredList } from '../list';
 import { navigate } from '../router';
-import { Chip, ErrorNote, Facts, Field, Link, Notice, PageHeader, Table, inputValue, useLoad, useSubmit } from '../ui';
+import { Chip, ErrorNote, Facts, Field, Link, Notice, PageHeader, Table, inputValue, useLoad } from '../ui';
 
 export interface Transaction {
   id: string;
@@ -13,6 +13,8 @@ export interface Transaction {
   subscription_id: string | null;
   customer_id: string | null;
   payment_instrument_id: string | null;
+  /** Asked for; amount_authorized stays 0 on a failed or pending payment. */
+  amount: number;
   amount_authorized: number;
   amount_captured: number;
   currency: string;
@@ -101,10 +103,10 @@ export function TransactionList() {
         row={(tx) => (
           <tr key={tx.id}>
             <td>
-              <Link to={`/payments/${tx.id}`}>{money(tx.amount_authorized, tx.currency)}</Link>
+              <Link to={`/payments/${tx.id}`}>{money(tx.amount, tx.currency)}</Link>
             </td>
             <td>
-              <Chip status={tx.status} />
+              <PaymentChip tx={tx} />
             </td>
             <td>{label(tx.payment_method)}</td>
             <td>{tx.customer_id ?? '—'}</td>
@@ -119,6 +121,28 @@ export function TransactionList() {
 const CAPTURABLE = ['pre_authorized'];
 const REFUNDABLE = ['authorized', 'partially_refunded'];
 
+/**
+ * What a person calls the payment's state: the API keeps a captured payment `authorized` (its status model has no
+ * "captured"), so an authorized payment with money captured reads "Captured".
+ */
+export function paymentStatus(tx: Pick<Transaction, 'status' | 'amount_captured'>): { status: string; text: string } {
+  if (tx.status === 'authorized' && tx.amount_captured > 0) return { status: 'succeeded', text: 'Captured' };
+  return { status: tx.status, text: label(tx.status) };
+}
+
+export function PaymentChip(props: { tx: Pick<Transaction, 'status' | 'amount_captured'> }) {
+  const shown = paymentStatus(props.tx);
+  return <Chip status={shown.status} text={shown.text} />;
+}
+
+/** A money action waiting for its confirmation: what runs, and the sentence with the amount that asks for it. */
+interface PendingAction {
+  kind: 'capture' | 'void' | 'refund';
+  question: string;
+  confirm: string;
+  refund?: { amount?: number; reason?: string };
+}
+
 function Operations(props: {
   tx: Transaction;
   refunded: number;
@@ -128,54 +152,143 @@ function Operations(props: {
   const { tx } = props;
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
-  const [done, setDone] = useState<string | null>(null);
+  const [done, setDone] = useState<{ tone: 'success' | 'info'; text: string } | null>(null);
+  const [asked, setAsked] = useState<PendingAction | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
   const canCapture = CAPTURABLE.includes(tx.status);
-  const canRefund = REFUNDABLE.includes(tx.status) && tx.amount_captured - props.refunded > 0;
-  const operate = (what: 'capture' | 'void') =>
-    useSubmit(async () => {
-      const next = await call<Transaction>('POST', `/merchant/transactions/${tx.id}/${what}`, {});
-      setDone(what === 'capture' ? 'Captured.' : 'Voided: the hold is released.');
-      props.changed(next);
-    });
-  const capture = operate('capture');
-  const voiding = operate('void');
-  const refund = useSubmit(async () => {
+  const refundable = tx.amount_captured - props.refunded;
+  const canRefund = REFUNDABLE.includes(tx.status) && refundable > 0;
+  const held = money(tx.amount_authorized, tx.currency);
+
+  const ask = (action: PendingAction) => {
+    setError(null);
+    setDone(null);
+    setAsked(action);
+  };
+  const askRefund = (event: Event) => {
+    event.preventDefault();
     const minor = amount.trim() ? toMinor(amount, tx.currency) : undefined;
-    if (minor !== undefined && !(minor > 0))
-      throw new Error('Type a positive amount, or leave it empty for the whole balance.');
-    await call('POST', `/merchant/transactions/${tx.id}/refunds`, {
-      ...(minor ? { amount: minor } : {}),
-      ...(reason.trim() ? { reason: reason.trim() } : {}),
+    if (minor !== undefined && !(minor > 0)) {
+      setError(new Error('Type a positive amount, or leave it empty for the whole balance.'));
+      return;
+    }
+    if (minor !== undefined && minor > refundable) {
+      setError(new Error(`At most ${money(refundable, tx.currency)} can be refunded.`));
+      return;
+    }
+    const shown = money(minor ?? refundable, tx.currency);
+    ask({
+      kind: 'refund',
+      question: `Refund ${shown} to the customer? This cannot be undone.`,
+      confirm: `Refund ${shown}`,
+      refund: { amount: minor, reason: reason.trim() || undefined },
+    });
+  };
+
+  const run = async (action: PendingAction) => {
+    if (action.kind !== 'refund') {
+      const next = await call<Transaction>('POST', `/merchant/transactions/${tx.id}/${action.kind}`, {});
+      props.changed(next);
+      return action.kind === 'capture'
+        ? { tone: 'success' as const, text: `Captured ${money(next.amount_captured, next.currency)}.` }
+        : { tone: 'success' as const, text: `Voided: the hold of ${held} is released.` };
+    }
+    const refund = await call<Refund>('POST', `/merchant/transactions/${tx.id}/refunds`, {
+      ...(action.refund?.amount ? { amount: action.refund.amount } : {}),
+      ...(action.refund?.reason ? { reason: action.refund.reason } : {}),
     });
     setAmount('');
     setReason('');
-    setDone('Refund requested.');
     props.refundsChanged();
     props.changed(await call<Transaction>('GET', `/merchant/transactions/${tx.id}`));
-  });
+    const shown = money(refund.amount, refund.currency);
+    if (refund.status === 'failed')
+      throw new Error(
+        `The refund of ${shown} failed${refund.error_code ? ` (${refund.error_code})` : ''}; nothing was returned to the customer.`,
+      );
+    return refund.status === 'succeeded'
+      ? { tone: 'success' as const, text: `Refunded ${shown}.` }
+      : { tone: 'info' as const, text: `Refund of ${shown} requested; the provider has not confirmed it yet.` };
+  };
+  const confirm = () => {
+    if (!asked) return;
+    setBusy(true);
+    setError(null);
+    run(asked).then(
+      (result) => {
+        setBusy(false);
+        setAsked(null);
+        setDone(result);
+      },
+      (failure: unknown) => {
+        setBusy(false);
+        setAsked(null);
+        setError(failure);
+      },
+    );
+  };
+
   return (
     <section aria-labelledby="operations">
       <h2 id="operations">Actions</h2>
-      {done && <Notice tone="success">{done}</Notice>}
+      {done && <Notice tone={done.tone}>{done.text}</Notice>}
       <div class="button-row">
-        <form onSubmit={capture.submit}>
-          <button type="submit" disabled={!canCapture || capture.busy} aria-describedby="capture-why">
-            Capture
-          </button>
-        </form>
-        <form onSubmit={voiding.submit}>
-          <button type="submit" class="secondary" disabled={!canCapture || voiding.busy} aria-describedby="capture-why">
-            Void
-          </button>
-        </form>
+        <button
+          type="button"
+          disabled={!canCapture || busy}
+          aria-describedby="capture-why"
+          onClick={() =>
+            ask({
+              kind: 'capture',
+              question: `Capture ${held}? The customer's card is charged this amount.`,
+              confirm: `Capture ${held}`,
+            })
+          }
+        >
+          Capture
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          disabled={!canCapture || busy}
+          aria-describedby="capture-why"
+          onClick={() =>
+            ask({
+              kind: 'void',
+              question: `Void this payment and release the hold of ${held}? It cannot be captured afterwards.`,
+              confirm: `Void ${held}`,
+            })
+          }
+        >
+          Void
+        </button>
       </div>
       <p class="hint" id="capture-why">
         {canCapture
           ? 'The payment is authorized but not captured: capture takes the money, void releases the hold.'
-          : `Capture and void apply only to pre-authorized payments; this one is ${label(tx.status).toLowerCase()}.`}
+          : `Capture and void apply only to pre-authorized payments; this one is ${paymentStatus(tx).text.toLowerCase()}.`}
       </p>
-      <ErrorNote error={capture.error || voiding.error} />
-      <form onSubmit={refund.submit} class="inline-form">
+      {asked && (
+        <div class="confirm" role="group" aria-label={asked.confirm}>
+          <p>{asked.question}</p>
+          <div class="button-row">
+            <button
+              type="button"
+              class={asked.kind === 'capture' ? undefined : 'danger'}
+              disabled={busy}
+              onClick={confirm}
+            >
+              {busy ? 'Working…' : asked.confirm}
+            </button>
+            <button type="button" class="secondary" disabled={busy} onClick={() => setAsked(null)}>
+              Keep as is
+            </button>
+          </div>
+        </div>
+      )}
+      <ErrorNote error={error} />
+      <form onSubmit={askRefund} class="inline-form">
         <Field label={`Refund amount (${tx.currency})`} hint="Empty: the whole refundable balance.">
           {(a) => (
             <input
@@ -198,15 +311,14 @@ function Operations(props: {
             />
           )}
         </Field>
-        <button type="submit" disabled={!canRefund || refund.busy} aria-describedby="refund-why">
+        <button type="submit" disabled={!canRefund || busy} aria-describedby="refund-why">
           Refund
         </button>
         <p class="hint" id="refund-why">
           {canRefund
-            ? `Refundable: ${money(tx.amount_captured - props.refunded, tx.currency)}.`
+            ? `Refundable: ${money(refundable, tx.currency)}.`
             : 'Only captured payments with a balance left can be refunded.'}
         </p>
-        <ErrorNote error={refund.error} />
       </form>
     </section>
   );
@@ -235,12 +347,13 @@ export function TransactionDetail(props: { id: string }) {
       : 0;
   return (
     <>
-      <PageHeader title={`${money(tx.amount_authorized, tx.currency)} payment`} back={back}>
-        <Chip status={tx.status} />
+      <PageHeader title={`${money(tx.amount, tx.currency)} payment`} back={back}>
+        <PaymentChip tx={tx} />
       </PageHeader>
       <Facts
         items={[
           ['Payment id', <code>{tx.id}</code>],
+          ['Authorized', money(tx.amount_authorized, tx.currency)],
           ['Captured', money(tx.amount_captured, tx.currency)],
           ['Method', label(tx.payment_method)],
           ['Type', label(tx.charge_type)],
@@ -450,8 +563,8 @@ export function OrderDetail(props: { id: string }) {
             <ul class="plain">
               {items.map((tx) => (
                 <li key={tx.id}>
-                  <Link to={`/payments/${tx.id}`}>{money(tx.amount_authorized, tx.currency)}</Link>{' '}
-                  <Chip status={tx.status} /> {when(tx.created_at)}
+                  <Link to={`/payments/${tx.id}`}>{money(tx.amount, tx.currency)}</Link> <PaymentChip tx={tx} />{' '}
+                  {when(tx.created_at)}
                 </li>
               ))}
             </ul>

@@ -1,10 +1,15 @@
-/** Webhooks: the merchant's endpoints, every delivery attempt with status and response code, redeliver. */
-import { useState } from 'preact/hooks';
-import { call, type Page } from '../api';
+/**
+ * Webhooks: the merchant's endpoints (add, edit URL and events, disable or enable, rotate the signing secret, shown
+ * once) and every delivery attempt with its payload and the endpoint's answer, redeliver. Owners and admins change
+ * endpoints; the delivery list refreshes itself while the page is open so retries and redeliveries show up.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { call, query, type Page } from '../api';
 import { FilterBar, dayEnd, dayStart, type FilterSpec } from '../filters';
 import { label, when } from '../format';
 import { DataTable, useFilteredList } from '../list';
-import { Chip, ErrorNote, Notice, PageHeader, useLoad } from '../ui';
+import { currentSession } from '../session';
+import { Chip, ErrorNote, Field, Notice, PageHeader, inputValue, useLoad, useSubmit, type Loaded } from '../ui';
 
 interface WebhookConfig {
   id: string;
@@ -23,12 +28,24 @@ interface Delivery {
   target_url: string;
   attempt_number: number;
   http_status_code: number | null;
+  response_body: string | null;
+  payload: Record<string, unknown>;
   status: string;
   trigger: string;
   error: string | null;
   created_at: string;
   next_retry_at: string | null;
+  duration_ms: number | null;
 }
+
+interface EventType {
+  type: string;
+  description: string;
+}
+
+/** How often the delivery list is read again while the page is open (retries and redeliveries land by themselves). */
+const REFRESH_MS = 5000;
+const PAGE_SIZE = 20;
 
 const deliveryFilters: FilterSpec[] = [
   { name: 'status', label: 'Status', kind: 'select', options: ['succeeded', 'retrying', 'failed'] },
@@ -36,7 +53,252 @@ const deliveryFilters: FilterSpec[] = [
   { name: 'to', label: 'To', kind: 'date' },
 ];
 
-function Redeliver(props: { delivery: Delivery; active: boolean }) {
+function canManage(): boolean {
+  const session = currentSession();
+  const mine = session?.memberships.find((m) => m.merchant_id === session.merchantId && m.status === 'active');
+  return mine?.role === 'owner' || mine?.role === 'admin';
+}
+
+/** Every event, or the picked ones: what an endpoint is sent. */
+function EventsField(props: { types: EventType[]; value: string[] | null; set: (value: string[] | null) => void }) {
+  const all = props.value === null;
+  const toggle = (type: string, on: boolean) => {
+    const current = props.value ?? [];
+    props.set(on ? [...current, type] : current.filter((t) => t !== type));
+  };
+  return (
+    <fieldset>
+      <legend>Events</legend>
+      <div class="field checkbox">
+        <input
+          id="events-all"
+          type="checkbox"
+          checked={all}
+          onChange={(e) => props.set(e.currentTarget.checked ? null : [])}
+        />
+        <label for="events-all">Every event, including ones added later</label>
+      </div>
+      {!all && (
+        <div class="event-choices">
+          {props.types.map((t) => (
+            <div class="field checkbox" key={t.type}>
+              <input
+                id={`event-${t.type}`}
+                type="checkbox"
+                checked={props.value!.includes(t.type)}
+                onChange={(e) => toggle(t.type, e.currentTarget.checked)}
+              />
+              <label for={`event-${t.type}`} title={t.description}>
+                {t.type}
+              </label>
+            </div>
+          ))}
+        </div>
+      )}
+    </fieldset>
+  );
+}
+
+/** The add and edit form of an endpoint. */
+function EndpointForm(props: {
+  types: EventType[];
+  config?: WebhookConfig;
+  save: (body: { url: string; description: string | null; event_filter: string[] | null }) => Promise<void>;
+  cancel?: () => void;
+}) {
+  const [url, setUrl] = useState(props.config?.url ?? '');
+  const [description, setDescription] = useState(props.config?.description ?? '');
+  const [events, setEvents] = useState<string[] | null>(props.config?.event_filter ?? null);
+  const { busy, error, submit, setError } = useSubmit(async () => {
+    if (events !== null && events.length === 0) {
+      setError(new Error('Pick at least one event, or send every event.'));
+      return;
+    }
+    await props.save({ url, description: description.trim() || null, event_filter: events });
+  });
+  const title = props.config ? `Edit ${props.config.url}` : 'Add an endpoint';
+  return (
+    <form class="inline-form endpoint-form" onSubmit={submit} aria-label={title}>
+      {!props.config && <h3>Add an endpoint</h3>}
+      <Field label="Endpoint URL" hint="HTTPS; events are POSTed here, signed with the endpoint's secret.">
+        {(a) => (
+          <input {...a} type="url" required value={url} placeholder="https://" onInput={(e) => setUrl(inputValue(e))} />
+        )}
+      </Field>
+      <Field label="Description (optional)">
+        {(a) => <input {...a} maxLength={255} value={description} onInput={(e) => setDescription(inputValue(e))} />}
+      </Field>
+      <EventsField types={props.types} value={events} set={setEvents} />
+      <ErrorNote error={error} />
+      <div class="button-row">
+        <button type="submit" disabled={busy}>
+          {busy ? 'Saving…' : props.config ? 'Save changes' : 'Add endpoint'}
+        </button>
+        {props.cancel && (
+          <button type="button" class="secondary" onClick={props.cancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+/** A signing secret, shown once: after create and rotate only (the API never returns it again). */
+function SecretOnce(props: { url: string; secret: string }) {
+  return (
+    <Notice tone="success">
+      <p>
+        Signing secret of {props.url}. Copy it now: it is not shown again.
+        <br />
+        <code data-testid="signing-secret">{props.secret}</code>
+      </p>
+    </Notice>
+  );
+}
+
+type Asked = { kind: 'toggle' | 'rotate'; config: WebhookConfig };
+
+function Endpoints(props: { configs: Loaded<Page<WebhookConfig>>; types: EventType[] }) {
+  const manage = canManage();
+  const [editing, setEditing] = useState<string | null>(null);
+  const [adding, setAdding] = useState(false);
+  const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [asked, setAsked] = useState<Asked | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const { configs } = props;
+  const done = (text: string | null) => {
+    setMessage(text);
+    configs.reload();
+  };
+  const confirm = () => {
+    if (!asked) return;
+    const { config } = asked;
+    setBusy(true);
+    setError(null);
+    const run =
+      asked.kind === 'toggle'
+        ? call('PATCH', `/merchant/webhook-configs/${config.id}`, { is_active: !config.is_active }).then(() =>
+            done(config.is_active ? `${config.url} is disabled.` : `${config.url} is enabled again.`),
+          )
+        : call<{ secret: string }>('POST', `/merchant/webhook-configs/${config.id}/rotate-secret`).then((rotated) => {
+            setSecret({ url: config.url, secret: rotated.secret });
+            done('The secret is rotated; the previous one keeps signing alongside for one hour.');
+          });
+    run.then(
+      () => {
+        setBusy(false);
+        setAsked(null);
+      },
+      (failure: unknown) => {
+        setBusy(false);
+        setAsked(null);
+        setError(failure);
+      },
+    );
+  };
+  return (
+    <section aria-labelledby="endpoints">
+      <h2 id="endpoints">Endpoints</h2>
+      {message && <Notice tone="success">{message}</Notice>}
+      {secret && <SecretOnce {...secret} />}
+      <ErrorNote error={error} />
+      <DataTable
+        loaded={configs}
+        what="endpoints"
+        caption="Webhook endpoints"
+        head={['URL', 'Status', 'Events', 'Last sent']}
+        empty={<p>No webhook endpoint yet.{manage ? ' Add one below.' : ' An owner or admin can add one.'}</p>}
+        row={(c) => (
+          <tr key={c.id} data-endpoint={c.url}>
+            <td class="break">
+              {c.url}
+              {c.description && <span class="meta"> · {c.description}</span>}
+              {manage && editing !== c.id && (
+                <div class="button-row">
+                  <button type="button" class="secondary small" onClick={() => setEditing(c.id)}>
+                    Edit
+                  </button>
+                  <button type="button" class="secondary small" onClick={() => setAsked({ kind: 'toggle', config: c })}>
+                    {c.is_active ? 'Disable' : 'Enable'}
+                  </button>
+                  <button type="button" class="secondary small" onClick={() => setAsked({ kind: 'rotate', config: c })}>
+                    Rotate secret
+                  </button>
+                </div>
+              )}
+              {asked?.config.id === c.id && (
+                <div class="confirm" role="group" aria-label="Confirm">
+                  <p>
+                    {asked.kind === 'rotate'
+                      ? 'Replace the signing secret? Update your receiver within one hour: the old secret stops signing then.'
+                      : c.is_active
+                        ? 'Disable this endpoint? No events are sent to it until it is enabled again.'
+                        : 'Enable this endpoint? New events are sent to it again.'}
+                  </p>
+                  <div class="button-row">
+                    <button type="button" class="small" disabled={busy} onClick={confirm}>
+                      {busy
+                        ? 'Working…'
+                        : asked.kind === 'rotate'
+                          ? 'Rotate secret'
+                          : c.is_active
+                            ? 'Disable'
+                            : 'Enable'}
+                    </button>
+                    <button type="button" class="secondary small" disabled={busy} onClick={() => setAsked(null)}>
+                      Keep as is
+                    </button>
+                  </div>
+                </div>
+              )}
+              {editing === c.id && (
+                <EndpointForm
+                  types={props.types}
+                  config={c}
+                  cancel={() => setEditing(null)}
+                  save={async (body) => {
+                    await call('PATCH', `/merchant/webhook-configs/${c.id}`, body);
+                    setEditing(null);
+                    done(`${body.url} is saved.`);
+                  }}
+                />
+              )}
+            </td>
+            <td>
+              <Chip status={c.is_active} text={c.is_active ? 'Active' : 'Disabled'} />
+            </td>
+            <td>{c.event_filter ? c.event_filter.join(', ') : 'All events'}</td>
+            <td>{when(c.last_triggered_at)}</td>
+          </tr>
+        )}
+      />
+      {manage &&
+        (adding ? (
+          <EndpointForm
+            types={props.types}
+            cancel={() => setAdding(false)}
+            save={async (body) => {
+              const created = await call<WebhookConfig & { secret: string }>('POST', '/merchant/webhook-configs', body);
+              setAdding(false);
+              setSecret({ url: created.url, secret: created.secret });
+              done(null);
+            }}
+          />
+        ) : (
+          <div class="button-row">
+            <button type="button" onClick={() => setAdding(true)}>
+              Add an endpoint
+            </button>
+          </div>
+        ))}
+    </section>
+  );
+}
+
+function Redeliver(props: { delivery: Delivery; active: boolean; sent: () => void }) {
   const [state, setState] = useState<'idle' | 'busy' | 'sent'>('idle');
   const [error, setError] = useState<unknown>(null);
   const send = () => {
@@ -45,7 +307,10 @@ function Redeliver(props: { delivery: Delivery; active: boolean }) {
     call('POST', `/merchant/webhook-configs/${props.delivery.merchant_webhook_config_id}/redeliver`, {
       event_id: props.delivery.event_id,
     }).then(
-      () => setState('sent'),
+      () => {
+        setState('sent');
+        props.sent();
+      },
       (failure: unknown) => {
         setState('idle');
         setError(failure);
@@ -59,7 +324,7 @@ function Redeliver(props: { delivery: Delivery; active: boolean }) {
         type="button"
         class="secondary small"
         disabled={!props.active || state === 'busy'}
-        title={props.active ? undefined : 'The endpoint is inactive'}
+        title={props.active ? undefined : 'The endpoint is disabled'}
         aria-label={`Redeliver ${props.delivery.event_type}`}
         onClick={send}
       >
@@ -70,58 +335,86 @@ function Redeliver(props: { delivery: Delivery; active: boolean }) {
   );
 }
 
+/** What was sent and what came back, on demand (payloads are long). */
+function DeliveryDetails(props: { delivery: Delivery }) {
+  const d = props.delivery;
+  return (
+    <details class="delivery-details">
+      <summary>Payload and response</summary>
+      <p class="meta">
+        {d.http_status_code ? `HTTP ${d.http_status_code}` : (d.error ?? 'No answer')}
+        {d.duration_ms !== null && ` · ${d.duration_ms} ms`}
+        {d.next_retry_at && ` · next try ${when(d.next_retry_at)}`}
+      </p>
+      <p class="meta">Sent</p>
+      {/* Focusable: a long payload scrolls, and the keyboard must reach it. */}
+      <pre tabIndex={0} aria-label="Payload sent">
+        {JSON.stringify(d.payload, null, 2)}
+      </pre>
+      <p class="meta">Response body</p>
+      <pre tabIndex={0} aria-label="Response body">
+        {d.response_body || '(empty)'}
+      </pre>
+    </details>
+  );
+}
+
 export function Webhooks() {
   const configs = useLoad(() => call<Page<WebhookConfig>>('GET', '/merchant/webhook-configs?limit=100'), []);
+  const types = useLoad(() => call<EventType[]>('GET', '/merchant/webhook-event-types'), []);
+  const toParams = (filters: Record<string, string>) => ({
+    status: filters.status,
+    from: dayStart(filters.from),
+    to: dayEnd(filters.to),
+  });
   const deliveries = useFilteredList<Delivery>(
     '/merchant/webhook-deliveries',
     deliveryFilters.map((f) => f.name),
-    (filters) => ({ status: filters.status, from: dayStart(filters.from), to: dayEnd(filters.to) }),
+    toParams,
+    PAGE_SIZE,
   );
+  const [refreshed, setRefreshed] = useState<Page<Delivery> | null>(null);
+  const reloadKey = deliveries.loaded.state === 'ready' ? deliveries.loaded.data : null;
+  // Quiet refresh: the rows are replaced in place (no "Loading" flash), so a retry's new status shows by itself.
+  useEffect(() => {
+    setRefreshed(null);
+    const loaded = deliveries.loaded;
+    if (loaded.state !== 'ready') return;
+    const timer = setInterval(() => {
+      const params = { page: deliveries.filters.page, limit: PAGE_SIZE, ...toParams(deliveries.filters) };
+      call<Page<Delivery>>('GET', `/merchant/webhook-deliveries${query(params)}`).then(
+        (page) => setRefreshed(page),
+        () => undefined,
+      );
+    }, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [reloadKey]);
+  const shown: Loaded<Page<Delivery>> =
+    refreshed && deliveries.loaded.state === 'ready' ? { ...deliveries.loaded, data: refreshed } : deliveries.loaded;
   const active = new Set(
     configs.state === 'ready' ? configs.data.data.filter((c) => c.is_active).map((c) => c.id) : [],
   );
   return (
     <>
       <PageHeader title="Webhooks" />
-      <section aria-labelledby="endpoints">
-        <h2 id="endpoints">Endpoints</h2>
-        <DataTable
-          loaded={configs}
-          what="endpoints"
-          caption="Webhook endpoints"
-          head={['URL', 'Status', 'Events', 'Last sent']}
-          empty={<p>No webhook endpoint yet. Add one with the API (POST /merchants/&lt;id&gt;/webhook-configs).</p>}
-          row={(c) => (
-            <tr key={c.id}>
-              <td class="break">
-                {c.url}
-                {c.description && <span class="meta"> · {c.description}</span>}
-              </td>
-              <td>
-                <Chip status={c.is_active} text={c.is_active ? 'Active' : 'Inactive'} />
-              </td>
-              <td>{c.event_filter ? c.event_filter.join(', ') : 'All events'}</td>
-              <td>{when(c.last_triggered_at)}</td>
-            </tr>
-          )}
-        />
-      </section>
+      <Endpoints configs={configs} types={types.state === 'ready' ? types.data : []} />
       <section aria-labelledby="deliveries">
         <h2 id="deliveries">Deliveries</h2>
         <FilterBar specs={deliveryFilters} values={deliveries.filters} apply={deliveries.apply} />
-        <Notice>Redeliver sends the event once more to its endpoint; the new attempt appears here in a moment.</Notice>
+        <Notice>Each attempt is a row; the list refreshes by itself every few seconds.</Notice>
         <DataTable
-          loaded={deliveries.loaded}
+          loaded={shown}
           onPage={deliveries.onPage}
           what="deliveries"
           caption="Webhook deliveries"
           head={['Event', 'Status', 'Response', 'Attempt', 'Date', '']}
           empty={<p>No deliveries match.</p>}
           row={(d) => (
-            <tr key={d.id}>
-              <td>
+            <tr key={d.id} data-delivery={d.id}>
+              <td class="break">
                 {d.event_type}
                 <span class="meta block">{d.target_url}</span>
+                <DeliveryDetails delivery={d} />
               </td>
               <td>
                 <Chip status={d.status === 'retrying' ? 'pending' : d.status} text={label(d.status)} />
@@ -133,7 +426,11 @@ export function Webhooks() {
               </td>
               <td>{when(d.created_at)}</td>
               <td>
-                <Redeliver delivery={d} active={active.has(d.merchant_webhook_config_id)} />
+                <Redeliver
+                  delivery={d}
+                  active={active.has(d.merchant_webhook_config_id)}
+                  sent={() => deliveries.loaded.reload()}
+                />
               </td>
             </tr>
           )}
