@@ -17,6 +17,7 @@ import { Migration20261225100000_session_revocation_notifications } from './Migr
 import { Migration20261225110000_api_key_lifecycle } from './Migration20261225110000_api_key_lifecycle';
 import { Migration20261225120000_checkout_customer_binding } from './Migration20261225120000_checkout_customer_binding';
 import { Migration20261225000000_transaction_failure_reason } from './Migration20261225000000_transaction_failure_reason';
+import { Migration20261228000000_connector_health } from './Migration20261228000000_connector_health';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -62,5 +63,9 @@ export const MIGRATIONS = [
   {
     name: 'Migration20261225000000_transaction_failure_reason',
     class: Migration20261225000000_transaction_failure_reason,
+  },
+  {
+    name: 'Migration20261228000000_connector_health',
+    class: Migration20261228000000_connector_health,
   },
 ];
