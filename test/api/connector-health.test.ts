@@ -244,4 +244,32 @@ describe('connector health — circuit breaker, health, decline table', () => {
     expect(invalid.status, invalid.text).to.equal(400);
     expect((await api.get(settingsPath, { key: key() })).body.decline_actions.soft_decline).to.equal('stop');
   });
+
+  it('optimize approval_rate orders the plan by recent approval rate, explained on the transaction', async () => {
+    const profiles = await api.get(`/merchants/${tenant.merchant_id}/routing-profiles`, { key: key() });
+    const profile = (profiles.body.data ?? profiles.body)[0];
+    const patched = await api.patch(`/merchants/${tenant.merchant_id}/routing-profiles/${profile.id}`, {
+      key: key(),
+      body: { optimize: 'approval_rate' },
+    });
+    expect(patched.status, patched.text).to.equal(200);
+    expect(patched.body.optimize).to.equal('approval_rate');
+    // The first connector of the rules declines everything for a while: its recent approval rate drops.
+    await control('POST', '/overrides', {
+      provider: failing.slug,
+      credentials: failing.credentials,
+      scenario: 'do_not_honor',
+      times: 3,
+    });
+    for (let i = 0; i < 3; i += 1) expect((await pay()).status).to.equal('authorized');
+    const tx = await pay();
+    const routing = await routingOf(tx.id);
+    expect(routing.optimize).to.equal('approval_rate');
+    const scores = Object.fromEntries(routing.attempts.map((a: any) => [a.connector_id, a.approval_score]));
+    expect(scores[healthy.id]).to.be.greaterThan(scores[failing.id]);
+    // Best first, unless this charge was one of the exploration share (then the explored connector leads).
+    const lead = routing.explored_connector_id ?? healthy.id;
+    expect(routing.attempts[0].connector_id).to.equal(lead);
+    expect(tx.timeline[0].connector_id).to.equal(lead);
+  });
 });
