@@ -21,7 +21,8 @@ import {
 } from './routing.evaluate';
 import { buildProgram, connectorState } from './routing.program';
 import { circuitGate } from '../connectors/connector-health';
-import { claimProbe, readCircuits } from '../connectors/connector-health.repository';
+import { readCircuits } from '../connectors/connector-health.repository';
+import { claimProbe } from '../../db/repositories/connector-health.repository';
 
 export interface RoutingPlanInput {
   profile: RoutingProfile;

@@ -32,7 +32,8 @@ import { newWebhookToken } from '../../../domain/connectors/connectors.secrets';
 import { registerSandboxWebhook, type SandboxRegistration } from './sandbox-webhooks.service';
 import type { CreateConnectorBody, UpdateConnectorBody } from './connectors.schema';
 import { circuitSettings } from '../../../domain/connectors/connector-health';
-import { recordCircuitTransition, setCircuit } from '../../../domain/connectors/connector-health.repository';
+import { recordCircuitTransition } from '../../../domain/connectors/connector-health.repository';
+import { setCircuit } from '../../../db/repositories/connector-health.repository';
 
 type CreateInput = Static<typeof CreateConnectorBody>;
 type UpdateInput = Static<typeof UpdateConnectorBody>;
