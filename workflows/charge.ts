@@ -24,8 +24,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import {
-  isSafeToTryNextConnector,
+  shouldTryNextConnector,
   type AttemptInput,
+  type CascadePolicy,
   type AttemptResult,
   type ChargeInput,
   type ChargeResult,
@@ -75,14 +76,17 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
   };
   // Workflow Math.random is seeded per run: a fair draw for math/random rules that replays identically.
   let attempts: PlannedAttempt[];
+  // The merchant's decline table, read by the planning activity (so recorded in this history); absent in histories
+  // from before it existed, which cascade exactly as they did.
+  let cascade: CascadePolicy | null | undefined;
   if (steps === local) {
     const opened = await local.openAndPlanCharge({ ...input, randomDraw: Math.random() });
     if (!opened.tokenClaimed) return finish('failed');
-    attempts = opened.attempts;
+    ({ attempts, cascade } = opened);
   } else {
     const { tokenClaimed } = await db.openTransaction(input);
     if (!tokenClaimed) return finish('failed');
-    attempts = (await db.planAttempts({ ...input, randomDraw: Math.random() })).attempts;
+    ({ attempts, cascade } = await db.planAttempts({ ...input, randomDraw: Math.random() }));
   }
   for (const [index, attempt] of attempts.entries()) {
     const attemptNumber = index + 1;
@@ -140,8 +144,9 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       });
       return { transactionId: id, status: 'pending' };
     }
-    // A hard decline stops; so does `unknown` (the provider may have charged and its lookup could not tell).
-    if (!isSafeToTryNextConnector(result.outcome)) break;
+    // A hard decline stops (unless the merchant's decline table says otherwise); so does `unknown`, always (the
+    // provider may have charged and its lookup could not tell).
+    if (!shouldTryNextConnector(result, cascade)) break;
   }
   return finish('failed');
 }

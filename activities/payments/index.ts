@@ -20,8 +20,11 @@ import { keepChargedCard } from '../../domain/subscriptions/subscriptions.first-
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
 import { presentTransactionHeader } from '../../domain/transactions/transactions.presenter';
 import { heartbeatWhile } from './heartbeat';
+import { healthSignal } from '../../domain/connectors/connector-health';
+import { recordCircuitTransition } from '../../domain/connectors/connector-health.repository';
 import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
-import { NoActiveRoutingProfileError, planRoute } from '../../domain/routing/routing.load';
+import { attemptsOf, planCharge, type RoutingDecision } from '../../domain/routing/routing.charge-plan';
+import type { ChargeAttributes } from '../../domain/routing/routing.evaluate';
 import { instrumentCardOf, tokenCardOf } from '../vault/card-source';
 import type { VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, Outcome, ProviderResult } from '../../domain/connectors/connector';
@@ -30,6 +33,7 @@ import { chargeWorkflowId } from '../../workflows/charge';
 import {
   UNRESOLVED_PROVIDER_CALL,
   isCardMethod,
+  type CascadePolicy,
   type AttemptInput,
   type AttemptResult,
   type ChargeInput,
@@ -73,8 +77,107 @@ export interface FinalizeInput {
   amountCaptured?: number;
 }
 
+/** What routing reads of a charge. */
+const routingAttributesOf = (input: ChargeInput & { randomDraw: number }): ChargeAttributes => ({
+  paymentMethod: input.paymentMethod,
+  currency: input.currency,
+  amount: input.amount,
+  cardBrand: input.cardBrand,
+  binCountry: input.binCountry,
+  isRecurring: input.paymentInstrumentId !== null && input.cardTokenId === null,
+  installments: input.installments ?? 1,
+  randomDraw: input.randomDraw,
+});
+
 export function createPaymentActivities({ orm, vault }: PaymentDeps) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => orm.em.fork().transactional(work);
+
+  /**
+   * Writes the order (items, first history entry), the pending transaction (with its routing explanation) and
+   * transaction.created, claims the single-use card token and moves a checkout session to payment_pending — all or
+   * nothing, once per transaction id. tokenClaimed is false when the token was already claimed by another
+   * transaction; storedDecision is the routing decision an earlier try stored (null on the first).
+   */
+  const open = (input: ChargeInput, routingDecision: RoutingDecision | null) =>
+    inTransaction(async (em): Promise<{ tokenClaimed: boolean; storedDecision: RoutingDecision | null }> => {
+      const existing = await em.findOne(TransactionSchema, { id: input.transactionId });
+      const storedDecision = (existing?.routingDecision as RoutingDecision | null | undefined) ?? null;
+      if (!existing) {
+        await insertOrder(
+          em,
+          {
+            id: input.orderId,
+            organizationId: input.organizationId,
+            merchantId: input.merchantId,
+            customerId: input.customerId,
+            externalOrderId: input.externalOrderId,
+            checkoutSessionId: input.checkoutSessionId,
+            orderType: input.order.orderType,
+            recurrence: input.order.recurrence,
+            totalAmount: input.amount,
+            currency: input.currency,
+            metadata: input.metadata,
+          },
+          input.order.items,
+        );
+        await recordOrderStatus(em, {
+          orderId: input.orderId,
+          from: null,
+          to: 'pending',
+          triggeredBy: 'api',
+          key: `${input.transactionId}:open`,
+        });
+        const tx = em.create(TransactionSchema, {
+          id: input.transactionId,
+          organizationId: input.organizationId,
+          merchantId: input.merchantId,
+          orderId: input.orderId,
+          subscriptionId: input.subscriptionId ?? null,
+          externalOrderId: input.externalOrderId,
+          customerId: input.customerId,
+          paymentInstrumentId: input.paymentInstrumentId,
+          cardTokenId: input.cardTokenId,
+          checkoutSessionId: input.checkoutSessionId,
+          amount: input.amount,
+          amountAuthorized: 0,
+          amountCaptured: 0,
+          amountRefunded: 0,
+          currency: input.currency,
+          paymentMethod: input.paymentMethod,
+          walletType: input.walletType,
+          chargeType: input.chargeType,
+          country: input.country,
+          status: 'pending',
+          capture: input.capture,
+          riskScore: input.riskScore,
+          installments: input.installments,
+          routingProfileId: null,
+          routingDecision,
+          appliedRoutingRuleId: null,
+          connectorId: null,
+          providerReference: null,
+          paymentInstructions: null,
+          metadata: input.metadata,
+          workflowId: chargeWorkflowId(input.transactionId),
+          expiresAt: null,
+          createdAt: new Date(),
+          updatedAt: new Date(),
+        });
+        await em.flush();
+        await recordEvent(em, {
+          organizationId: input.organizationId,
+          merchantId: input.merchantId,
+          type: 'transaction.created',
+          object: presentTransactionHeader(tx),
+        });
+        if (input.checkoutSessionId) {
+          await markPaymentPending(em, input.checkoutSessionId);
+        }
+      }
+      if (!input.cardTokenId) return { tokenClaimed: true, storedDecision };
+      // The token is single-use: the first transaction to claim it charges it; the card data stays until finalize.
+      return { tokenClaimed: await claimToken(em, input.cardTokenId, input.transactionId), storedDecision };
+    });
 
   const activities = {
     /**
@@ -83,125 +186,38 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
      * transaction id. Returns false when the token was already claimed by another transaction.
      */
     async openTransaction(input: ChargeInput): Promise<{ tokenClaimed: boolean }> {
-      return inTransaction(async (em) => {
-        const existing = await em.findOne(TransactionSchema, { id: input.transactionId });
-        if (!existing) {
-          await insertOrder(
-            em,
-            {
-              id: input.orderId,
-              organizationId: input.organizationId,
-              merchantId: input.merchantId,
-              customerId: input.customerId,
-              externalOrderId: input.externalOrderId,
-              checkoutSessionId: input.checkoutSessionId,
-              orderType: input.order.orderType,
-              recurrence: input.order.recurrence,
-              totalAmount: input.amount,
-              currency: input.currency,
-              metadata: input.metadata,
-            },
-            input.order.items,
-          );
-          await recordOrderStatus(em, {
-            orderId: input.orderId,
-            from: null,
-            to: 'pending',
-            triggeredBy: 'api',
-            key: `${input.transactionId}:open`,
-          });
-          const tx = em.create(TransactionSchema, {
-            id: input.transactionId,
-            organizationId: input.organizationId,
-            merchantId: input.merchantId,
-            orderId: input.orderId,
-            subscriptionId: input.subscriptionId ?? null,
-            externalOrderId: input.externalOrderId,
-            customerId: input.customerId,
-            paymentInstrumentId: input.paymentInstrumentId,
-            cardTokenId: input.cardTokenId,
-            checkoutSessionId: input.checkoutSessionId,
-            amount: input.amount,
-            amountAuthorized: 0,
-            amountCaptured: 0,
-            amountRefunded: 0,
-            currency: input.currency,
-            paymentMethod: input.paymentMethod,
-            walletType: input.walletType,
-            chargeType: input.chargeType,
-            country: input.country,
-            status: 'pending',
-            capture: input.capture,
-            riskScore: input.riskScore,
-            installments: input.installments,
-            routingProfileId: null,
-            appliedRoutingRuleId: null,
-            connectorId: null,
-            providerReference: null,
-            paymentInstructions: null,
-            metadata: input.metadata,
-            workflowId: chargeWorkflowId(input.transactionId),
-            expiresAt: null,
-            createdAt: new Date(),
-            updatedAt: new Date(),
-          });
-          await em.flush();
-          await recordEvent(em, {
-            organizationId: input.organizationId,
-            merchantId: input.merchantId,
-            type: 'transaction.created',
-            object: presentTransactionHeader(tx),
-          });
-          if (input.checkoutSessionId) {
-            await markPaymentPending(em, input.checkoutSessionId);
-          }
-        }
-        if (!input.cardTokenId) return { tokenClaimed: true };
-        // The token is single-use: the first transaction to claim it charges it; the card data stays until finalize.
-        return { tokenClaimed: await claimToken(em, input.cardTokenId, input.transactionId) };
-      });
+      const { tokenClaimed } = await open(input, null);
+      return { tokenClaimed };
     },
 
     /** The routing engine's ordered connectors for this charge (empty when nothing can take it). */
     async planAttempts(
       input: ChargeInput & { randomDraw: number },
-    ): Promise<{ profileId: string | null; attempts: PlannedAttempt[] }> {
+    ): Promise<{ profileId: string | null; attempts: PlannedAttempt[]; cascade?: CascadePolicy | null }> {
       const em = orm.em.fork();
-      try {
-        const { profileId, plan, providerSlugs } = await planRoute(em, input.merchantId, {
-          paymentMethod: input.paymentMethod,
-          currency: input.currency,
-          amount: input.amount,
-          cardBrand: input.cardBrand,
-          binCountry: input.binCountry,
-          isRecurring: input.paymentInstrumentId !== null && input.cardTokenId === null,
-          installments: input.installments ?? 1,
-          randomDraw: input.randomDraw,
-        });
-        return {
-          profileId,
-          attempts: plan.attempts.map((a) => ({
-            connectorId: a.connectorId,
-            nodeId: a.nodeId,
-            providerSlug: providerSlugs.get(a.connectorId) ?? 'unknown',
-          })),
-        };
-      } catch (error) {
-        if (error instanceof NoActiveRoutingProfileError) return { profileId: null, attempts: [] };
-        throw error;
-      }
+      const plan = await planCharge(em, input.merchantId, routingAttributesOf(input));
+      // Only histories from before openAndPlanCharge plan separately: the explanation is written on its own here.
+      await em.execute(
+        'update transactions set routing_decision = ?::jsonb where id = ? and routing_decision is null',
+        [JSON.stringify(plan.decision), input.transactionId],
+      );
+      return { profileId: plan.profileId, attempts: plan.attempts, cascade: plan.cascade };
     },
 
     /**
      * openTransaction then planAttempts in one step (run as a local activity by the charge workflow): one workflow
-     * task instead of two round trips before the first provider call. Nothing is planned when the token was taken.
+     * task instead of two round trips before the first provider call. The plan is made first so its explanation is
+     * written with the transaction's own insert (no extra write); a retried step finds the transaction and re-uses
+     * the plan stored with it. Nothing is planned when the token was taken.
      */
     async openAndPlanCharge(
       input: ChargeInput & { randomDraw: number },
-    ): Promise<{ tokenClaimed: boolean; attempts: PlannedAttempt[] }> {
-      const { tokenClaimed } = await activities.openTransaction(input);
+    ): Promise<{ tokenClaimed: boolean; attempts: PlannedAttempt[]; cascade?: CascadePolicy | null }> {
+      const plan = await planCharge(orm.em.fork(), input.merchantId, routingAttributesOf(input));
+      const { tokenClaimed, storedDecision } = await open(input, plan.decision);
       if (!tokenClaimed) return { tokenClaimed, attempts: [] };
-      return { tokenClaimed, attempts: (await activities.planAttempts(input)).attempts };
+      const attempts = storedDecision ? attemptsOf(storedDecision) : plan.attempts;
+      return { tokenClaimed, attempts, cascade: plan.cascade };
     },
 
     /**
@@ -285,18 +301,40 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
       const status = ATTEMPT_STATUS[result.outcome];
       // An outcome nobody could establish is left for the reconciler under the code it looks for.
       const errorCode = result.outcome === 'unknown' ? UNRESOLVED_PROVIDER_CALL : result.rawCode;
-      await attempts.recordAttemptResult(em, input, {
-        status,
-        outcome: result.outcome,
-        errorCode: status === 'success' || status === 'pending' ? null : errorCode,
-        message: result.rawMessage,
-        providerReference: result.providerReference,
-        networkTransactionId: status === 'success' ? (result.networkTransactionId ?? null) : null,
-      });
+      // The connector's circuit is kept in the attempt's own statement (no extra write for a healthy connector).
+      const move = await attempts.recordAttemptResult(
+        em,
+        input,
+        {
+          status,
+          outcome: result.outcome,
+          errorCode: status === 'success' || status === 'pending' ? null : errorCode,
+          message: result.rawMessage,
+          providerReference: result.providerReference,
+          networkTransactionId: status === 'success' ? (result.networkTransactionId ?? null) : null,
+        },
+        {
+          connectorId: input.attempt.connectorId,
+          signal: healthSignal(result.outcome, result.rawCode),
+          failureCode: errorCode,
+        },
+      );
+      if (move) {
+        // Rare (a circuit opened or closed): its activity-log entry and event, in their own transaction.
+        await inTransaction((tx) =>
+          recordCircuitTransition(tx, {
+            connectorId: input.attempt.connectorId,
+            transition: move.to === 'open' ? 'opened' : 'closed',
+            actor: { type: 'system', id: null },
+            reason: move.reason,
+          }),
+        );
+      }
       return {
         outcome: result.outcome,
         providerReference: result.providerReference,
         paymentInstructions: result.paymentInstructions ?? null,
+        rawCode: result.rawCode,
       };
     },
 

@@ -5,6 +5,8 @@ export interface ConnectorConfig {
   /** Narrows the brands surfaced to the browser SDK; absent = the provider's defaults. */
   card_brands?: string[];
   installments_enabled?: boolean;
+  /** Circuit breaker settings (issue 26); absent = the defaults (5 failures, 60 s cool-down). */
+  circuit_breaker?: { failure_threshold?: number; cooldown_seconds?: number };
 }
 
 /** A merchant's connection to a payment provider. Secrets are stored envelope-encrypted only. */

@@ -15,6 +15,8 @@ export interface RoutingProfile {
   paymentMethod: RoutingPaymentMethod;
   /** Never null: used when no node matches, and last in every fallback chain. */
   defaultMerchantConnectorId: string;
+  /** 'approval_rate': reorder the plan by recent approval rate (issue 26); 'none': the rules' order. */
+  optimize: 'none' | 'approval_rate';
   createdAt: Date;
   updatedAt: Date;
 }
@@ -30,6 +32,7 @@ export const RoutingProfileSchema = new EntitySchema<RoutingProfile>({
     version: { type: 'integer', default: 1 },
     paymentMethod: { type: 'string', default: '*' },
     defaultMerchantConnectorId: { type: 'string' },
+    optimize: { type: 'string', default: 'none' },
     createdAt,
     updatedAt,
   },

@@ -74,6 +74,8 @@ export interface Transaction {
   /** Why it failed, expired or was canceled (null otherwise). */
   failureCode: string | null;
   failureMessage: string | null;
+  /** How routing planned the charge (issue 26: skipped connectors and why, approval-rate order); null before. */
+  routingDecision?: Record<string, unknown> | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -116,6 +118,7 @@ export const TransactionSchema = new EntitySchema<Transaction>({
     expiresAt: { ...at, nullable: true },
     failureCode: { type: 'string', nullable: true },
     failureMessage: { type: 'string', nullable: true },
+    routingDecision: { type: 'json', nullable: true },
     createdAt,
     updatedAt,
   },

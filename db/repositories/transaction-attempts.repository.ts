@@ -185,20 +185,99 @@ export interface AttemptResultRow {
 /** Longest network transaction id kept (the column's check): a longer provider string is dropped, never an error. */
 const NETWORK_ID_MAX = 200;
 
-/** The provider's answer; error_category is the outcome for failures. A pending attempt stays unfinished. */
+/** What the attempt tells its connector's circuit (domain/connectors/connector-health.ts healthSignal). */
+export interface AttemptHealth {
+  connectorId: string;
+  signal: 'success' | 'failure' | 'none';
+  failureCode: string | null;
+}
+
+/**
+ * The circuit's part of the attempt's statement (issue 26), applied only when this statement finishes the attempt
+ * (it was unfinished before: a retried activity never counts twice). A failure upserts the connector's row: one more
+ * consecutive failure; reaching the threshold opens a closed circuit and any failure reopens a half-open one. A
+ * success touches the row only while it holds failures or a probe: a healthy connector costs no write at all.
+ * Atomic on the row under PostgreSQL's row lock, so workers running attempts at once all count.
+ */
+const FAILURE_HEALTH = `health as (
+       insert into connector_health as h (connector_id, merchant_id, state, consecutive_failures, failure_threshold,
+         cooldown_seconds, opened_at, next_probe_at, last_failure_at, last_failure_code, changed_at, updated_at)
+       select c.id, c.merchant_id, case when s.threshold <= 1 then 'open' else 'closed' end, 1, s.threshold, s.cooldown,
+              case when s.threshold <= 1 then now() end,
+              case when s.threshold <= 1 then now() + s.cooldown * interval '1 second' end,
+              now(), ?, case when s.threshold <= 1 then now() end, now()
+         from merchant_connectors c
+         cross join lateral (select coalesce((c.config->'circuit_breaker'->>'failure_threshold')::int, 5) as threshold,
+                                    coalesce((c.config->'circuit_breaker'->>'cooldown_seconds')::int, 60) as cooldown) s
+        where c.id = ? and exists (select 1 from before where before.unfinished)
+       on conflict (connector_id) do update set
+         consecutive_failures = h.consecutive_failures + 1,
+         failure_threshold = excluded.failure_threshold, cooldown_seconds = excluded.cooldown_seconds,
+         state = case when h.state = 'half_open' or (h.state = 'closed' and h.consecutive_failures + 1 >= excluded.failure_threshold)
+                      then 'open' else h.state end,
+         opened_at = case when h.state = 'half_open' or (h.state = 'closed' and h.consecutive_failures + 1 >= excluded.failure_threshold)
+                          then now() else h.opened_at end,
+         next_probe_at = case when h.state = 'half_open' or (h.state = 'closed' and h.consecutive_failures + 1 >= excluded.failure_threshold)
+                              then now() + excluded.cooldown_seconds * interval '1 second' else h.next_probe_at end,
+         changed_at = case when h.state = 'half_open' or (h.state = 'closed' and h.consecutive_failures + 1 >= excluded.failure_threshold)
+                           then now() else h.changed_at end,
+         last_failure_at = now(), last_failure_code = excluded.last_failure_code, updated_at = now()
+       returning h.state, h.changed_at = now() as moved, h.consecutive_failures > h.failure_threshold as reopened
+     )`;
+
+const SUCCESS_HEALTH = `health as (
+       update connector_health h set consecutive_failures = 0,
+              state = case when h.state = 'half_open' then 'closed' else h.state end,
+              opened_at = case when h.state = 'half_open' then null else h.opened_at end,
+              next_probe_at = case when h.state = 'half_open' then null else h.next_probe_at end,
+              changed_at = case when h.state = 'half_open' then now() else h.changed_at end,
+              updated_at = now()
+        where h.connector_id = ? and (h.consecutive_failures > 0 or h.state = 'half_open')
+          and exists (select 1 from before where before.unfinished)
+       returning h.state, h.changed_at = now() as moved, h.consecutive_failures > h.failure_threshold as reopened
+     )`;
+
+/** What the attempt's statement did to the connector's circuit: null when it did not move. */
+export type CircuitMove = {
+  to: 'open' | 'closed';
+  reason: 'consecutive_failures' | 'probe_failed' | 'probe_succeeded';
+} | null;
+
+/**
+ * The provider's answer; error_category is the outcome for failures. A pending attempt stays unfinished. With
+ * `health`, the connector's circuit is kept in the same statement (one round trip): returns its move, if any.
+ */
 export async function recordAttemptResult(
   em: EntityManager,
   key: Pick<AttemptKey, 'transactionId' | 'attemptNumber'>,
   result: AttemptResultRow,
-): Promise<void> {
+  health?: AttemptHealth,
+): Promise<CircuitMove> {
   const failed = result.status !== 'success' && result.status !== 'pending';
-  await em.execute(
-    `update transaction_attempts set status = ?, outcome = ?,
-       finished_at = case when ? = 'pending' then null else coalesce(finished_at, now()) end,
-       error_category = ?, error_code = ?, error_message = ?, provider_reference = ?,
-       network_transaction_id = coalesce(?, network_transaction_id)
-     where transaction_id = ? and attempt_number = ?`,
+  const signal = health?.signal ?? 'none';
+  const healthCte = signal === 'failure' ? `, ${FAILURE_HEALTH}` : signal === 'success' ? `, ${SUCCESS_HEALTH}` : '';
+  const healthParams =
+    signal === 'failure'
+      ? [health!.failureCode, health!.connectorId]
+      : signal === 'success'
+        ? [health!.connectorId]
+        : [];
+  const rows = await em.execute<Array<{ state: string | null; moved: boolean | null; reopened: boolean | null }>>(
+    `with before as (
+       select finished_at is null as unfinished from transaction_attempts where transaction_id = ? and attempt_number = ?
+     ),
+     attempt as (
+       update transaction_attempts set status = ?, outcome = ?,
+         finished_at = case when ? = 'pending' then null else coalesce(finished_at, now()) end,
+         error_category = ?, error_code = ?, error_message = ?, provider_reference = ?,
+         network_transaction_id = coalesce(?, network_transaction_id)
+       where transaction_id = ? and attempt_number = ?
+       returning 1
+     )${healthCte}
+     ${signal === 'none' ? 'select null as state, null as moved, null as reopened' : 'select state, moved, reopened from health'}`,
     [
+      key.transactionId,
+      key.attemptNumber,
       result.status,
       result.outcome,
       result.status,
@@ -211,8 +290,13 @@ export async function recordAttemptResult(
         : null,
       key.transactionId,
       key.attemptNumber,
+      ...healthParams,
     ],
   );
+  const [moved] = rows;
+  if (!moved?.moved) return null;
+  if (moved.state === 'closed') return { to: 'closed', reason: 'probe_succeeded' };
+  return { to: 'open', reason: moved.reopened ? 'probe_failed' : 'consecutive_failures' };
 }
 
 export async function readAttempt(

@@ -5,8 +5,8 @@
  *
  * Plan = the first action the rules reach (reason 'matched'), then every other action node in evaluation
  * order (reason 'fallback'), then the profile's default connector (reason 'default'). Connectors that are
- * inactive or can't take the charge's payment method / currency / card brand are skipped, and no connector
- * appears twice.
+ * inactive, whose circuit is open, or that can't take the charge's payment method / currency / card brand are
+ * skipped (each with its reason), and no connector appears twice.
  */
 
 export type ConditionField =
@@ -52,6 +52,11 @@ export interface ConnectorState {
   paymentMethods: readonly string[];
   /** ISO 4217, uppercase. */
   currencies: readonly string[];
+  /**
+   * The circuit breaker's gate (issue 26): open → skipped (circuit_open); probe_due → planned as the circuit's
+   * one half-open probe (the planner must claim it); closed or absent → usable.
+   */
+  circuit?: 'closed' | 'open' | 'probe_due';
 }
 
 export interface ChargeAttributes {
@@ -74,10 +79,17 @@ export interface Attempt {
   nodeId: string | null;
   require3ds: Require3ds;
   reason: AttemptReason;
+  /** Set when the attempt would probe an open circuit whose cool-down passed (the planner claims it or drops it). */
+  probe?: true;
 }
 
 export type SkipReason =
-  'unknown_connector' | 'inactive' | 'unsupported_payment_method' | 'unsupported_currency' | 'unsupported_card_brand';
+  | 'unknown_connector'
+  | 'inactive'
+  | 'circuit_open'
+  | 'unsupported_payment_method'
+  | 'unsupported_currency'
+  | 'unsupported_card_brand';
 
 export interface SkippedConnector {
   connectorId: string;
@@ -228,6 +240,7 @@ function holds(node: Pick<ConditionNode, 'field' | 'operator' | 'value'>, charge
 export function ineligibility(connector: ConnectorState | undefined, charge: ChargeAttributes): SkipReason | null {
   if (!connector) return 'unknown_connector';
   if (!connector.isActive) return 'inactive';
+  if (connector.circuit === 'open') return 'circuit_open';
   const method = providerMethodOf(charge.paymentMethod);
   if (!connector.paymentMethods.includes(method)) return 'unsupported_payment_method';
   if (!connector.currencies.includes(charge.currency.toUpperCase())) return 'unsupported_currency';
@@ -256,7 +269,8 @@ export function evaluate(
       return;
     }
     used.add(connectorId);
-    attempts.push({ connectorId, nodeId, require3ds, reason });
+    const probe = connectors.get(connectorId)?.circuit === 'probe_due';
+    attempts.push({ connectorId, nodeId, require3ds, reason, ...(probe ? { probe: true as const } : {}) });
   };
 
   if (matched) consider(matched.connectorId, matched.id, matched.require3ds, 'matched');

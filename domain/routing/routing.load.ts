@@ -20,6 +20,9 @@ import {
   type RoutingProgram,
 } from './routing.evaluate';
 import { buildProgram, connectorState } from './routing.program';
+import { circuitGate } from '../connectors/connector-health';
+import { readCircuits } from '../connectors/connector-health.repository';
+import { claimProbe } from '../../db/repositories/connector-health.repository';
 
 export interface RoutingPlanInput {
   profile: RoutingProfile;
@@ -85,10 +88,21 @@ export async function loadRoutingPlanInput(
   const slugs = [...new Set(connectorRows.map((row) => row.providerSlug))];
   const providers = slugs.length > 0 ? await em.find(PaymentProviderSchema, { slug: { $in: slugs } }) : [];
   const bySlug = new Map(providers.map((provider) => [provider.slug, provider]));
+  // Each connector's circuit as of now (a connector that never failed has no row: closed).
+  const circuits = await readCircuits(
+    em,
+    connectorRows.map((row) => row.id),
+  );
+  const now = new Date();
   return {
     profile,
     program,
-    connectors: new Map(connectorRows.map((row) => [row.id, connectorState(row, bySlug.get(row.providerSlug))])),
+    connectors: new Map(
+      connectorRows.map((row) => [
+        row.id,
+        { ...connectorState(row, bySlug.get(row.providerSlug)), circuit: circuitGate(circuits.get(row.id), now) },
+      ]),
+    ),
     connectorNames: new Map(connectorRows.map((row) => [row.id, row.name])),
     providerSlugs: new Map(connectorRows.map((row) => [row.id, row.providerSlug])),
   };
@@ -100,6 +114,8 @@ export interface PlannedRoute {
   plan: RoutingPlan;
   /** Each planned connector's provider (read with the plan, so the caller need not read the connectors again). */
   providerSlugs: ReadonlyMap<string, string>;
+  /** What the plan was evaluated from (the charge planner reads the profile's optimize setting). */
+  input: RoutingPlanInput;
 }
 
 /** The plan for a charge: the active profile for its payment method (exact, then `*`); none → NoActiveRoutingProfileError. */
@@ -115,5 +131,21 @@ export async function planRoute(
     profileVersion: input.profile.version,
     plan: evaluate(input.program, input.connectors, charge),
     providerSlugs: input.providerSlugs,
+    input,
   };
+}
+
+/**
+ * A planned attempt on an open circuit whose cool-down passed is its half-open probe: only the planner that claims
+ * it (atomically, in the database) keeps it; for every other charge the connector is skipped as circuit_open.
+ */
+export async function claimProbes(em: EntityManager, plan: RoutingPlan): Promise<RoutingPlan> {
+  if (!plan.attempts.some((attempt) => attempt.probe)) return plan;
+  const attempts: RoutingPlan['attempts'] = [];
+  const skipped = [...plan.skipped];
+  for (const attempt of plan.attempts) {
+    if (!attempt.probe || (await claimProbe(em, attempt.connectorId))) attempts.push(attempt);
+    else skipped.push({ connectorId: attempt.connectorId, nodeId: attempt.nodeId, reason: 'circuit_open' });
+  }
+  return { ...plan, attempts, skipped };
 }

@@ -23,6 +23,7 @@ const PROFILE_KEYS = [
   'version',
   'payment_method',
   'default_merchant_connector_id',
+  'optimize',
   'created_at',
   'updated_at',
 ];

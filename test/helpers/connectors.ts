@@ -57,6 +57,7 @@ export const CONNECTOR_KEYS = [
   'webhook_url',
   'has_webhook_secret',
   'config',
+  'health',
 ];
 
 export function connectorBody(slug = 'provider_a', overrides: Record<string, unknown> = {}): Record<string, any> {

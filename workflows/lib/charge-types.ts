@@ -91,10 +91,44 @@ export const RETRYABLE_OUTCOMES: ReadonlySet<Outcome> = new Set(['soft_decline',
 
 export const isSafeToTryNextConnector = (outcome: Outcome): boolean => RETRYABLE_OUTCOMES.has(outcome);
 
+/** The decline categories a merchant's routing settings may map (unknown always stops: it may have charged). */
+export const DECLINE_CATEGORIES = ['soft_decline', 'hard_decline', 'processing_error', 'network_error'] as const;
+export type DeclineCategory = (typeof DECLINE_CATEGORIES)[number];
+export type DeclineAction = 'retry_next_connector' | 'stop';
+
+/**
+ * A merchant's decline table (GET/PUT /merchants/:merchant_id/routing-settings), read by the planning activity and
+ * so recorded in the charge's history: a raw provider code's action wins over its category's; anything unmapped
+ * keeps today's behaviour (RETRYABLE_OUTCOMES).
+ */
+export interface CascadePolicy {
+  categories: Partial<Record<DeclineCategory, DeclineAction>>;
+  codes: Record<string, DeclineAction>;
+}
+
+/**
+ * Whether the cascade moves on after this attempt. Without a policy (histories recorded before the table existed,
+ * or a merchant that never set one) it is exactly isSafeToTryNextConnector. `unknown` never moves on, whatever the
+ * table says: the provider may have charged, and another connector would charge the customer twice.
+ */
+export function shouldTryNextConnector(
+  result: Pick<AttemptResult, 'outcome' | 'rawCode'>,
+  policy?: CascadePolicy | null,
+) {
+  const { outcome } = result;
+  if (!policy || !(DECLINE_CATEGORIES as readonly string[]).includes(outcome)) return isSafeToTryNextConnector(outcome);
+  const byCode =
+    result.rawCode && Object.hasOwn(policy.codes, result.rawCode) ? policy.codes[result.rawCode] : undefined;
+  const action = byCode ?? policy.categories[outcome as DeclineCategory];
+  return action ? action === 'retry_next_connector' : isSafeToTryNextConnector(outcome);
+}
+
 export interface AttemptResult {
   outcome: Outcome;
   providerReference: string | null;
   paymentInstructions: Record<string, unknown> | null;
+  /** The provider's raw decline/error code (for the merchant's decline table); absent in older histories. */
+  rawCode?: string | null;
 }
 
 export interface ChargeResult {

@@ -5,14 +5,16 @@ import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
 import { actorOf } from '../../../domain/merchants/merchants.activity';
 import {
+  CircuitBody,
   ConnectorObject,
   ConnectorParams,
+  DashboardConnectorParams,
   CreateConnectorBody,
   ListConnectorsQuery,
   MerchantParams,
   UpdateConnectorBody,
 } from './connectors.schema';
-import { connectorPresenter } from './connectors.presenter';
+import { connectorPresenter, presentWithHealth } from './connectors.presenter';
 import {
   createConnector,
   deleteConnector,
@@ -20,7 +22,9 @@ import {
   listConnectors,
   updateConnector,
   connectorContext,
+  setConnectorCircuit,
 } from './connectors.service';
+import type { DashboardRequirement } from '../../http/dashboard-auth';
 import { signalBillingResumed } from '../../temporal';
 import { liveSubscriptionIds } from '../subscriptions/subscriptions.service';
 
@@ -28,6 +32,9 @@ const tags = ['Connectors'];
 const keys = ['merchant', 'organization'] as const;
 const write = { keys, scopes: ['connectors:write'] } as const;
 const read = { keys, scopes: ['connectors:read'] } as const;
+
+/** The merchant Dashboard's sessions (x-merchant-id); a write needs an owner or admin (dashboard-auth). */
+const merchantDashboard: DashboardRequirement = { dashboard: ['merchant'], tenant: 'merchant' };
 
 const contextOf = (deps: AppDeps, auth: ApiKeyAuth) => connectorContext(deps, auth.organizationId, actorOf(auth));
 const present = connectorPresenter;
@@ -69,7 +76,7 @@ export const connectorRoutes = [
     pagination: 'flat',
     async handler({ em, merchantId, query, deps }) {
       const { items, total } = await listConnectors(em, merchantId, query);
-      return { status: 200, data: items.map(present(deps)), pagination: pagination(query, total) };
+      return { status: 200, data: await presentWithHealth(deps, em, items), pagination: pagination(query, total) };
     },
   }),
   defineRoute({
@@ -82,7 +89,8 @@ export const connectorRoutes = [
     responses: { 200: ConnectorObject },
     envelope: 'bare',
     async handler({ em, merchantId, params, deps }) {
-      return { status: 200, data: present(deps)(await getConnector(em, merchantId, params.connector_id)) };
+      const [data] = await presentWithHealth(deps, em, [await getConnector(em, merchantId, params.connector_id)]);
+      return { status: 200, data };
     },
   }),
   defineRoute({
@@ -100,7 +108,8 @@ export const connectorRoutes = [
       // Subscriptions held for want of an active connector look again.
       if (body.is_active === true)
         await signalBillingResumed(deps.temporal.client, await liveSubscriptionIds(em, merchantId));
-      return { status: 200, data: present(deps)(connector) };
+      const [data] = await presentWithHealth(deps, em, [connector]);
+      return { status: 200, data };
     },
   }),
   defineRoute({
@@ -115,6 +124,45 @@ export const connectorRoutes = [
     async handler({ em, merchantId, params, deps, auth }) {
       await deleteConnector(em, merchantId, params.connector_id, contextOf(deps, auth));
       return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchants/:merchant_id/connectors/:connector_id/circuit',
+    summary: "Open or close a connector's circuit by hand (recorded in the activity log and emitted as an event)",
+    tags,
+    auth: write,
+    params: ConnectorParams,
+    body: CircuitBody,
+    responses: { 200: ConnectorObject },
+    envelope: 'bare',
+    async handler({ em, merchantId, params, body, deps, auth }) {
+      const connector = await setConnectorCircuit(
+        em,
+        merchantId,
+        params.connector_id,
+        body.state,
+        contextOf(deps, auth),
+      );
+      const [data] = await presentWithHealth(deps, em, [connector]);
+      return { status: 200, data };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/connectors/:connector_id/circuit',
+    summary: "Open or close a connector's circuit by hand (an owner or admin of the merchant)",
+    tags: ['Merchant Dashboard: connectors'],
+    auth: merchantDashboard,
+    params: DashboardConnectorParams,
+    body: CircuitBody,
+    responses: { 200: ConnectorObject },
+    envelope: 'bare',
+    async handler({ em, merchantId, params, body, deps, session }) {
+      const actor = { type: 'dashboard_user' as const, id: session.userId };
+      const connector = await setConnectorCircuit(em, merchantId, params.connector_id, body.state, { actor });
+      const [data] = await presentWithHealth(deps, em, [connector]);
+      return { status: 200, data };
     },
   }),
 ];

@@ -98,6 +98,7 @@ export function webhookSecretErrors(slug: string, secret: string): FieldErrors {
 export interface ConfigInput {
   card_brands?: string[];
   installments_enabled?: boolean;
+  circuit_breaker?: { failure_threshold?: number; cooldown_seconds?: number };
 }
 
 /** card_brands may only narrow the provider's brands; installments only where the provider offers them. */
@@ -124,6 +125,10 @@ export function normalizeConfig(config: ConfigInput | null | undefined): Connect
   const normalized: ConnectorConfig = {};
   if (config.card_brands && config.card_brands.length > 0) normalized.card_brands = [...config.card_brands];
   if (config.installments_enabled !== undefined) normalized.installments_enabled = config.installments_enabled;
+  // Only the settings sent are kept (the others stay at their defaults); an empty object is no setting.
+  const breaker = config.circuit_breaker;
+  if (breaker && (breaker.failure_threshold !== undefined || breaker.cooldown_seconds !== undefined))
+    normalized.circuit_breaker = { ...breaker };
   return Object.keys(normalized).length > 0 ? normalized : null;
 }
 

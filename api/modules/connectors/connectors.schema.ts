@@ -26,6 +26,28 @@ const WebhookSecret = Type.String({
 });
 const CardBrand = Type.String({ minLength: 1, maxLength: 32 });
 
+/** config.circuit_breaker (issue 26): absent fields take the defaults (5 failures, 60 s). */
+const CircuitBreakerConfig = StrictObject(
+  {
+    failure_threshold: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        description:
+          'Consecutive infrastructure failures (unknown outcome, 5xx, timeout, refused) that open the circuit; default 5',
+      }),
+    ),
+    cooldown_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 86400,
+        description: 'Seconds an open circuit waits before one charge probes it (half-open); default 60',
+      }),
+    ),
+  },
+  { description: "The connector's circuit breaker; declines never count" },
+);
+
 export const ConfigInput = StrictObject({
   card_brands: Type.Optional(
     Type.Array(CardBrand, {
@@ -35,6 +57,7 @@ export const ConfigInput = StrictObject({
     }),
   ),
   installments_enabled: Type.Optional(Type.Boolean()),
+  circuit_breaker: Type.Optional(CircuitBreakerConfig),
 });
 
 export const CreateConnectorBody = StrictObject({
@@ -59,6 +82,31 @@ export const UpdateConnectorBody = StrictObject({
 
 export const MerchantParams = StrictObject({ merchant_id: Id('mrc') });
 export const ConnectorParams = StrictObject({ merchant_id: Id('mrc'), connector_id: Id('conn') });
+export const DashboardConnectorParams = StrictObject({ connector_id: Id('conn') });
+
+export const CircuitBody = StrictObject({
+  state: StringEnum(['open', 'closed'] as const, {
+    description: 'open: routing skips the connector for a cool-down, then probes it; closed: routing uses it again',
+  }),
+});
+
+/** The connector's health (issue 26): its circuit breaker and the sliding window of its recent attempts. */
+export const HealthObject = StrictObject({
+  state: StringEnum(['closed', 'open', 'half_open'] as const),
+  consecutive_failures: Type.Integer({ minimum: 0 }),
+  opened_at: Nullable(Timestamp),
+  next_probe_at: Nullable(Timestamp),
+  last_failure_at: Nullable(Timestamp),
+  last_failure_code: Nullable(Type.String()),
+  window: StrictObject({
+    attempts: Type.Integer({ minimum: 0 }),
+    approved: Type.Integer({ minimum: 0 }),
+    declined: Type.Integer({ minimum: 0 }),
+    errors: Type.Integer({ minimum: 0 }),
+    approval_rate: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+    since: Timestamp,
+  }),
+});
 export const ListConnectorsQuery = StrictObject({ ...PaginationQuery });
 
 export const ConnectorObject = StrictObject({
@@ -78,6 +126,13 @@ export const ConnectorObject = StrictObject({
     StrictObject({
       card_brands: Type.Optional(Type.Array(Type.String())),
       installments_enabled: Type.Optional(Type.Boolean()),
+      circuit_breaker: Type.Optional(
+        StrictObject({
+          failure_threshold: Type.Optional(Type.Integer()),
+          cooldown_seconds: Type.Optional(Type.Integer()),
+        }),
+      ),
     }),
   ),
+  health: HealthObject,
 });

@@ -31,6 +31,9 @@ import {
 import { newWebhookToken } from '../../../domain/connectors/connectors.secrets';
 import { registerSandboxWebhook, type SandboxRegistration } from './sandbox-webhooks.service';
 import type { CreateConnectorBody, UpdateConnectorBody } from './connectors.schema';
+import { circuitSettings } from '../../../domain/connectors/connector-health';
+import { recordCircuitTransition } from '../../../domain/connectors/connector-health.repository';
+import { setCircuit } from '../../../db/repositories/connector-health.repository';
 
 type CreateInput = Static<typeof CreateConnectorBody>;
 type UpdateInput = Static<typeof UpdateConnectorBody>;
@@ -269,4 +272,27 @@ export async function deleteConnector(
     if (!(error instanceof ForeignKeyConstraintViolationException)) throw error;
     throw connectorInUse(await routingReferences(em.fork(), id));
   }
+}
+
+/**
+ * Opens or closes a connector's circuit by hand (an owner during an incident, or to end one early): open starts a
+ * cool-down from now after which one charge probes the connector; closed lets routing use it at once. A change is
+ * recorded in the activity log and emitted (connector.circuit_opened / closed); asking for the current state
+ * changes nothing and records nothing.
+ */
+export async function setConnectorCircuit(
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  to: 'open' | 'closed',
+  ctx: Pick<ConnectorContext, 'actor'>,
+): Promise<MerchantConnector> {
+  const connector = await getConnector(em, merchantId, id);
+  const settings = circuitSettings(connector.config);
+  await em.transactional(async (tx) => {
+    const transition = await setCircuit(tx, { id: connector.id, merchantId, ...settings }, to);
+    if (transition)
+      await recordCircuitTransition(tx, { connectorId: connector.id, transition, actor: ctx.actor, reason: 'manual' });
+  });
+  return connector;
 }

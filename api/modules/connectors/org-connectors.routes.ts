@@ -10,7 +10,7 @@ import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
 import { runCredentialCheck } from '../../temporal';
 import { ConnectorObject, UpdateConnectorBody } from './connectors.schema';
-import { connectorPresenter } from './connectors.presenter';
+import { connectorPresenter, presentWithHealth } from './connectors.presenter';
 import {
   createConnector,
   deleteConnector,
@@ -61,7 +61,7 @@ export const orgConnectorRoutes = [
         ? [await organizationMerchant(em, organizationId, merchantId)]
         : await organizationMerchantIds(em, organizationId);
       const { items, total } = await listConnectors(em, merchants, page);
-      return { status: 200, data: items.map(present(deps)), pagination: pagination(page, total) };
+      return { status: 200, data: await presentWithHealth(deps, em, items), pagination: pagination(page, total) };
     },
   }),
   defineRoute({
@@ -91,7 +91,8 @@ export const orgConnectorRoutes = [
     envelope: 'bare',
     async handler({ em, organizationId, params, deps }) {
       const merchantId = await merchantOfConnector(em, organizationId, params.connector_id);
-      return { status: 200, data: present(deps)(await getConnector(em, merchantId, params.connector_id)) };
+      const [data] = await presentWithHealth(deps, em, [await getConnector(em, merchantId, params.connector_id)]);
+      return { status: 200, data };
     },
   }),
   defineRoute({
@@ -107,10 +108,9 @@ export const orgConnectorRoutes = [
     async handler({ em, organizationId, session, params, body, deps }) {
       const merchantId = await merchantOfConnector(em, organizationId, params.connector_id);
       const ctx = contextOf(deps, organizationId, session);
-      return {
-        status: 200,
-        data: present(deps)(await updateConnector(em, merchantId, params.connector_id, body, ctx)),
-      };
+      const connector = await updateConnector(em, merchantId, params.connector_id, body, ctx);
+      const [data] = await presentWithHealth(deps, em, [connector]);
+      return { status: 200, data };
     },
   }),
   defineRoute({

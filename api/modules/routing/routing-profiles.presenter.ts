@@ -10,6 +10,7 @@ export function presentProfile(profile: RoutingProfile) {
     version: profile.version,
     payment_method: profile.paymentMethod,
     default_merchant_connector_id: profile.defaultMerchantConnectorId,
+    optimize: profile.optimize ?? 'none',
     created_at: profile.createdAt.toISOString(),
     updated_at: profile.updatedAt.toISOString(),
   };

@@ -11,6 +11,10 @@ const Name = Type.String({
 const PaymentMethod = StringEnum(ROUTING_PAYMENT_METHODS, {
   description: 'The method this profile routes; * is the catch-all',
 });
+const Optimize = StringEnum(['none', 'approval_rate'] as const, {
+  description:
+    "approval_rate: each charge tries the plan's connectors ordered by their recent approval rate (last 15 minutes), with a 10% exploration share; none (default): the rules' order",
+});
 const DeactivateConflicting = Type.Boolean({
   description:
     'When activating would clash with the active profile for the same payment method, deactivate that one in the same transaction',
@@ -31,6 +35,7 @@ export const CreateProfileBody = StrictObject({
   payment_method: Type.Optional(PaymentMethod),
   default_merchant_connector_id: Id('conn'),
   deactivate_conflicting: Type.Optional(DeactivateConflicting),
+  optimize: Type.Optional(Optimize),
 });
 
 export const UpdateProfileBody = StrictObject({
@@ -39,6 +44,7 @@ export const UpdateProfileBody = StrictObject({
   deactivate_conflicting: Type.Optional(DeactivateConflicting),
   payment_method: Type.Optional(PaymentMethod),
   default_merchant_connector_id: Type.Optional(Id('conn')),
+  optimize: Type.Optional(Optimize),
 });
 
 export const DefaultConnectorBody = StrictObject({ merchant_connector_id: Id('conn') });
@@ -51,6 +57,7 @@ export const ProfileObject = StrictObject({
   version: Type.Integer(),
   payment_method: PaymentMethod,
   default_merchant_connector_id: Type.String(),
+  optimize: Optimize,
   created_at: Timestamp,
   updated_at: Timestamp,
 });

@@ -108,6 +108,7 @@ const snapshot = (profile: RoutingProfile): Record<string, unknown> => ({
   is_active: profile.isActive,
   payment_method: profile.paymentMethod,
   default_merchant_connector_id: profile.defaultMerchantConnectorId,
+  optimize: profile.optimize,
 });
 
 interface Slot {
@@ -195,6 +196,7 @@ export async function createProfile(ctx: RoutingContext, input: CreateInput): Pr
     version: 1,
     paymentMethod: slot.paymentMethod,
     defaultMerchantConnectorId: input.default_merchant_connector_id,
+    optimize: input.optimize ?? 'none',
   } as RoutingProfile);
   await flushClaimingSlot(ctx, slot, deactivateConflicting);
   record(ctx, 'routing_profile.created', { routing_profile_id: profile.id, ...snapshot(profile) });
@@ -229,6 +231,7 @@ export async function updateProfile(ctx: RoutingContext, id: string, input: Upda
   if (input.default_merchant_connector_id !== undefined)
     profile.defaultMerchantConnectorId = input.default_merchant_connector_id;
   if (input.name !== undefined) profile.name = input.name;
+  if (input.optimize !== undefined) profile.optimize = input.optimize;
   profile.paymentMethod = slot.paymentMethod;
   profile.isActive = willBeActive;
   const changes = diff(before, snapshot(profile));

@@ -15,6 +15,7 @@ const Reason = StringEnum(['matched', 'fallback', 'default'] as const);
 const SkipReason = StringEnum([
   'unknown_connector',
   'inactive',
+  'circuit_open',
   'unsupported_payment_method',
   'unsupported_currency',
   'unsupported_card_brand',

@@ -4,6 +4,7 @@ import { NoQuery, ProfileParams } from './routing-profiles.schema';
 import { routingProfileRoutes, routingRead } from './routing-profiles.routes';
 import { routingNodeRoutes } from './routing-nodes.routes';
 import { SimulateBody, SimulationObject, simulate } from './routing-simulate.service';
+import { routingSettingsRoutes } from './routing-settings.routes';
 
 const simulateRoute = defineRoute({
   method: 'post',
@@ -22,4 +23,4 @@ const simulateRoute = defineRoute({
   },
 });
 
-export const routingRoutes = [...routingProfileRoutes, ...routingNodeRoutes, simulateRoute];
+export const routingRoutes = [...routingProfileRoutes, ...routingNodeRoutes, simulateRoute, ...routingSettingsRoutes];

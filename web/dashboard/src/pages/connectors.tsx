@@ -1,4 +1,8 @@
-/** Connectors: list, add (a form built from the provider catalog's credential JSON Schema), test, webhook logs. */
+/**
+ * Connectors: list, add (a form built from the provider catalog's credential JSON Schema), test, webhook logs, and
+ * health (issue 26): the circuit breaker's state, the recent approval rate and last failure, and opening or closing
+ * the circuit by hand (owners and admins; the API refuses a viewer).
+ */
 import type { TargetedEvent } from 'preact';
 import { useState } from 'preact/hooks';
 import { call, type Page } from '../api';
@@ -18,7 +22,34 @@ interface Connector {
   created_at: string;
   webhook_url: string | null;
   has_webhook_secret: boolean;
+  health: Health;
 }
+
+interface Health {
+  state: 'closed' | 'open' | 'half_open';
+  consecutive_failures: number;
+  opened_at: string | null;
+  next_probe_at: string | null;
+  last_failure_at: string | null;
+  last_failure_code: string | null;
+  window: { attempts: number; approved: number; declined: number; errors: number; approval_rate: number | null };
+}
+
+const CIRCUIT_TEXT: Record<Health['state'], string> = {
+  closed: 'Healthy',
+  open: 'Circuit open',
+  half_open: 'Probing',
+};
+
+/** The circuit's state as a chip: closed is good, open is a failure, half-open is being probed. */
+function CircuitChip(props: { health: Health | undefined }) {
+  const state = props.health?.state ?? 'closed';
+  const tone = state === 'closed' ? 'active' : state === 'open' ? 'failed' : 'pending';
+  return <Chip status={tone} text={CIRCUIT_TEXT[state]} />;
+}
+
+const rate = (health: Health | undefined) =>
+  health?.window.approval_rate == null ? '—' : `${Math.round(health.window.approval_rate * 100)}%`;
 
 interface JsonSchema {
   type?: string;
@@ -55,7 +86,7 @@ export function ConnectorList() {
         onPage={list.onPage}
         what="connectors"
         caption="Connectors"
-        head={['Name', 'Provider', 'Status', 'Mode', 'Added']}
+        head={['Name', 'Provider', 'Status', 'Health', 'Approval (15 min)', 'Mode', 'Added']}
         empty={<p>No connector yet: add one to start charging through a payment provider.</p>}
         row={(c) => (
           <tr key={c.id}>
@@ -66,6 +97,10 @@ export function ConnectorList() {
             <td>
               <Chip status={c.is_active} text={c.is_active ? 'Active' : 'Inactive'} />
             </td>
+            <td>
+              <CircuitChip health={c.health} />
+            </td>
+            <td>{rate(c.health)}</td>
             <td>{c.is_test_mode ? 'Test' : 'Live'}</td>
             <td>{when(c.created_at)}</td>
           </tr>
@@ -248,6 +283,12 @@ export function ConnectorDetail(props: { id: string }) {
     setCheck(null);
     setCheck(await call<CredentialCheck>('POST', `/merchant/connectors/${props.id}/test`));
   });
+  const circuit = useSubmit(async () => {
+    if (loaded.state !== 'ready') return;
+    const to = loaded.data.health.state === 'closed' ? 'open' : 'closed';
+    await call<Connector>('POST', `/merchant/connectors/${props.id}/circuit`, { state: to });
+    loaded.reload();
+  });
   const back = { to: '/connectors', text: 'Connectors' };
   if (loaded.state === 'loading') return <p role="status">Loading the connector…</p>;
   if (loaded.state === 'error')
@@ -281,6 +322,32 @@ export function ConnectorDetail(props: { id: string }) {
           <code class="break">{c.webhook_url}</code>
         </details>
       )}
+      <section aria-labelledby="health">
+        <h2 id="health">Health</h2>
+        <Facts
+          items={[
+            ['Circuit', <CircuitChip health={c.health} />],
+            ['Consecutive failures', String(c.health.consecutive_failures)],
+            ['Approval rate (last 15 minutes)', `${rate(c.health)} of ${c.health.window.attempts} attempts`],
+            ['Declined / errors', `${c.health.window.declined} / ${c.health.window.errors}`],
+            [
+              'Last failure',
+              c.health.last_failure_at
+                ? `${when(c.health.last_failure_at)} (${c.health.last_failure_code ?? '?'})`
+                : '—',
+            ],
+            ['Next probe', c.health.next_probe_at ? when(c.health.next_probe_at) : '—'],
+          ]}
+        />
+        <form onSubmit={circuit.submit}>
+          <button type="submit" disabled={circuit.busy}>
+            {c.health.state === 'closed'
+              ? 'Open the circuit (stop routing to it)'
+              : 'Close the circuit (route to it again)'}
+          </button>
+        </form>
+        <ErrorNote error={circuit.error} />
+      </section>
       <section aria-labelledby="test">
         <h2 id="test">Credentials</h2>
         <form onSubmit={test.submit}>

@@ -1,0 +1,64 @@
+/**
+ * connector_health writes (issue 26) besides the attempt's own statement: claiming an open circuit's half-open
+ * probe and setting a circuit by hand. Each is one atomic statement on the connector's row, so several workers or
+ * requests never lose or double an update (no read-modify-write in JS).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+type CircuitState = 'closed' | 'open' | 'half_open';
+
+/**
+ * Claims the one probe of an open circuit whose cool-down has passed: it becomes half-open and its next probe time
+ * moves a cool-down ahead (so a probe that never reports is retried then). Atomic: of two planners, one wins.
+ */
+export async function claimProbe(em: EntityManager, connectorId: string): Promise<boolean> {
+  const rows = await em.execute<Array<{ connector_id: string }>>(
+    `update connector_health
+        set state = 'half_open', next_probe_at = now() + cooldown_seconds * interval '1 second', updated_at = now()
+      where connector_id = ? and state in ('open', 'half_open') and next_probe_at <= now()
+      returning connector_id`,
+    [connectorId],
+  );
+  return rows.length > 0;
+}
+
+export type CircuitTransition = 'opened' | 'closed';
+
+/**
+ * Sets a circuit by hand (owner action): open starts a cool-down from now; closed clears the failures. Returns the
+ * transition, or null when the circuit was already in that state.
+ */
+export async function setCircuit(
+  em: EntityManager,
+  connector: { id: string; merchantId: string; failureThreshold: number; cooldownSeconds: number },
+  to: 'open' | 'closed',
+): Promise<CircuitTransition | null> {
+  const [row] = await em.execute<Array<{ before: CircuitState | null }>>(
+    `with before as (select state from connector_health where connector_id = ? for update),
+     written as (
+       insert into connector_health (connector_id, merchant_id, state, consecutive_failures, failure_threshold,
+         cooldown_seconds, opened_at, next_probe_at, changed_at, updated_at)
+       values (?, ?, ?::text, 0, ?::int, ?::int, case when ?::text = 'open' then now() end,
+               case when ?::text = 'open' then now() + ?::int * interval '1 second' end, now(), now())
+       on conflict (connector_id) do update set state = excluded.state,
+         consecutive_failures = case when excluded.state = 'closed' then 0 else connector_health.consecutive_failures end,
+         failure_threshold = excluded.failure_threshold, cooldown_seconds = excluded.cooldown_seconds,
+         opened_at = excluded.opened_at, next_probe_at = excluded.next_probe_at, changed_at = now(), updated_at = now()
+       returning 1)
+     select (select state from before) as before, (select count(*) from written) as written`,
+    [
+      connector.id,
+      connector.id,
+      connector.merchantId,
+      to,
+      connector.failureThreshold,
+      connector.cooldownSeconds,
+      to,
+      to,
+      connector.cooldownSeconds,
+    ],
+  );
+  const before = row?.before ?? 'closed';
+  if (to === 'open') return before === 'open' ? null : 'opened';
+  return before === 'closed' ? null : 'closed';
+}

@@ -1,0 +1,126 @@
+/**
+ * The charge's routing decision (issue 26), made inside the planning activity so the workflow history records it
+ * (replay-safe: workflow code never reads health, windows or settings). It is the engine's plan, with
+ * - open circuits skipped (circuit_open) and a due half-open probe claimed by exactly one charge (claimProbes),
+ * - the profile's opt-in approval-rate ordering (routing.optimize.ts) over the sliding window,
+ * - the merchant's decline table (routing.settings.ts) as the cascade policy,
+ * and an explanation stored on the transaction (GET /transactions/:id/routing).
+ */
+import { randomInt } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CascadePolicy, PlannedAttempt } from '../../workflows/lib/charge-types';
+import type { ChargeAttributes } from './routing.evaluate';
+import { NoActiveRoutingProfileError, claimProbes, planRoute } from './routing.load';
+import { orderByApprovalRate, type OptimizeDraws } from './routing.optimize';
+import { cascadePolicyOf, readRoutingSettings } from './routing.settings';
+import { readWindows } from '../connectors/connector-health.repository';
+
+export interface RoutingDecision {
+  profile_id: string | null;
+  profile_version: number | null;
+  optimize: 'none' | 'approval_rate';
+  /** The connectors in the order they are tried. */
+  attempts: Array<{
+    connector_id: string;
+    provider_slug: string;
+    node_id: string | null;
+    reason: 'matched' | 'fallback' | 'default';
+    /** This charge probes the connector's half-open circuit. */
+    probe: boolean;
+    /** The smoothed approval rate the ordering used (optimize approval_rate only). */
+    approval_score: number | null;
+  }>;
+  /** Connectors of the profile left out, and why (inactive, circuit_open, unsupported_*, unknown_connector). */
+  skipped: Array<{ connector_id: string; node_id: string | null; reason: string }>;
+  /** The connector exploration moved to the front (optimize approval_rate only). */
+  explored_connector_id: string | null;
+  decided_at: string;
+}
+
+/** The planned attempts a stored decision names (a retried planning step re-uses the first try's decision). */
+export const attemptsOf = (decision: RoutingDecision): PlannedAttempt[] =>
+  decision.attempts.map((attempt) => ({
+    connectorId: attempt.connector_id,
+    nodeId: attempt.node_id,
+    providerSlug: attempt.provider_slug,
+  }));
+
+export interface ChargePlan {
+  profileId: string | null;
+  attempts: PlannedAttempt[];
+  cascade: CascadePolicy | null;
+  decision: RoutingDecision;
+}
+
+const uniform = () => randomInt(0, 1_000_000) / 1_000_000;
+
+export async function planCharge(
+  em: EntityManager,
+  merchantId: string,
+  charge: ChargeAttributes,
+  draws: OptimizeDraws = { explore: uniform(), pick: uniform() },
+): Promise<ChargePlan> {
+  const settings = await readRoutingSettings(em, merchantId);
+  const cascade = cascadePolicyOf(settings);
+  let route: Awaited<ReturnType<typeof planRoute>>;
+  try {
+    route = await planRoute(em, merchantId, charge);
+  } catch (error) {
+    if (!(error instanceof NoActiveRoutingProfileError)) throw error;
+    return {
+      profileId: null,
+      attempts: [],
+      cascade,
+      decision: {
+        profile_id: null,
+        profile_version: null,
+        optimize: 'none',
+        attempts: [],
+        skipped: [],
+        explored_connector_id: null,
+        decided_at: new Date().toISOString(),
+      },
+    };
+  }
+  const optimize = route.input.profile.optimize ?? 'none';
+  const plan = await claimProbes(em, route.plan);
+  let ordered = plan.attempts;
+  let scores: Record<string, number> = {};
+  let explored: string | null = null;
+  if (optimize === 'approval_rate' && ordered.length > 1) {
+    const windows = await readWindows(
+      em,
+      ordered.map((attempt) => attempt.connectorId),
+    );
+    ({ attempts: ordered, scores, explored } = orderByApprovalRate(ordered, windows, draws));
+  }
+  return {
+    profileId: route.profileId,
+    attempts: ordered.map((attempt) => ({
+      connectorId: attempt.connectorId,
+      nodeId: attempt.nodeId,
+      providerSlug: route.providerSlugs.get(attempt.connectorId) ?? 'unknown',
+    })),
+    cascade,
+    decision: {
+      profile_id: route.profileId,
+      profile_version: route.profileVersion,
+      optimize,
+      attempts: ordered.map((attempt) => ({
+        connector_id: attempt.connectorId,
+        provider_slug: route.providerSlugs.get(attempt.connectorId) ?? 'unknown',
+        node_id: attempt.nodeId,
+        reason: attempt.reason,
+        probe: attempt.probe === true,
+        approval_score: scores[attempt.connectorId] ?? null,
+      })),
+      skipped: plan.skipped.map((skip) => ({
+        connector_id: skip.connectorId,
+        node_id: skip.nodeId,
+        reason: skip.reason,
+      })),
+      explored_connector_id: explored,
+      decided_at: new Date().toISOString(),
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * A merchant's routing settings (issue 26): the decline table — which decline categories (and, optionally, raw
+ * provider codes) move the charge on to the next connector and which stop it. Absent rows and unmapped entries
+ * keep today's behaviour (RETRYABLE_OUTCOMES: soft declines, processing and network errors move on; hard declines
+ * stop; an unknown outcome always stops).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  DECLINE_CATEGORIES,
+  RETRYABLE_OUTCOMES,
+  type CascadePolicy,
+  type DeclineAction,
+  type DeclineCategory,
+} from '../../workflows/lib/charge-types';
+
+export const defaultDeclineActions = (): Record<DeclineCategory, DeclineAction> =>
+  Object.fromEntries(
+    DECLINE_CATEGORIES.map((category) => [
+      category,
+      RETRYABLE_OUTCOMES.has(category) ? 'retry_next_connector' : 'stop',
+    ]),
+  ) as Record<DeclineCategory, DeclineAction>;
+
+export interface RoutingSettings {
+  /** Every category with its action (the stored ones over the defaults). */
+  declineActions: Record<DeclineCategory, DeclineAction>;
+  /** Raw provider codes with their own action (win over the code's category). */
+  codeActions: Record<string, DeclineAction>;
+  /** When the merchant last saved them; null: never (the defaults). */
+  updatedAt: Date | null;
+}
+
+export async function readRoutingSettings(em: EntityManager, merchantId: string): Promise<RoutingSettings> {
+  const [row] = await em.execute<
+    Array<{
+      decline_actions: Record<string, DeclineAction>;
+      code_actions: Record<string, DeclineAction>;
+      updated_at: Date;
+    }>
+  >('select decline_actions, code_actions, updated_at from merchant_routing_settings where merchant_id = ?', [
+    merchantId,
+  ]);
+  return {
+    declineActions: { ...defaultDeclineActions(), ...(row?.decline_actions ?? {}) },
+    codeActions: { ...(row?.code_actions ?? {}) },
+    updatedAt: row ? new Date(row.updated_at) : null,
+  };
+}
+
+export async function writeRoutingSettings(
+  em: EntityManager,
+  merchantId: string,
+  settings: Pick<RoutingSettings, 'declineActions' | 'codeActions'>,
+): Promise<void> {
+  await em.execute(
+    `insert into merchant_routing_settings (merchant_id, decline_actions, code_actions, updated_at)
+     values (?, ?::jsonb, ?::jsonb, now())
+     on conflict (merchant_id) do update set decline_actions = excluded.decline_actions,
+       code_actions = excluded.code_actions, updated_at = now()`,
+    [merchantId, JSON.stringify(settings.declineActions), JSON.stringify(settings.codeActions)],
+  );
+}
+
+/** The policy the charge carries in its history: null when the merchant never changed the defaults. */
+export function cascadePolicyOf(settings: RoutingSettings): CascadePolicy | null {
+  if (!settings.updatedAt) return null;
+  return { categories: settings.declineActions, codes: settings.codeActions };
+}
