@@ -28,7 +28,7 @@ import type { ChargeAttributes } from '../../domain/routing/routing.evaluate';
 import { instrumentCardOf, tokenCardOf } from '../vault/card-source';
 import type { VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, Outcome, ProviderResult } from '../../domain/connectors/connector';
-import { testClockRefusal } from '../../domain/test-clocks/test-clock-charges';
+import { testClockRefusal } from '../../domain/test-clocks/test-clocks.charges';
 import { chargeWorkflowId } from '../../workflows/charge';
 import {
   UNRESOLVED_PROVIDER_CALL,

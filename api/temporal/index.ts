@@ -9,3 +9,4 @@ export * from './payments';
 export * from './checkout';
 export * from './webhooks';
 export * from './subscriptions';
+export * from './test-clocks';

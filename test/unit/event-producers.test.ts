@@ -106,6 +106,11 @@ function scan(): Scan {
             ? typeProp.name
             : null;
         if (value && ts.isStringLiteral(value)) return add(value.text, where(source, node));
+        // `cond ? 'a' : 'b'`: both branches are literals, so both types are produced here.
+        if (value && ts.isConditionalExpression(value) && [value.whenTrue, value.whenFalse].every(ts.isStringLiteral))
+          return [value.whenTrue, value.whenFalse].forEach((branch) =>
+            add((branch as ts.StringLiteral).text, where(source, node)),
+          );
         const union = value && ts.isIdentifier(value) ? literalUnionOf(value.text, node) : null;
         if (union) return union.forEach((type) => add(type, where(source, node)));
         if (file === TRANSACTION_WRITER || file === SUBSCRIPTION_WRITER) return;

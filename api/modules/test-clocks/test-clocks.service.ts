@@ -5,16 +5,12 @@
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { TestClockSchema, type TestClock } from '../../../db/entities';
 import { ApiError, errors } from '../../../domain/platform/errors';
 import { newId } from '../../../domain/platform/ids';
-import { TASK_QUEUES } from '../../../workflows/definitions';
-import { testClockAdvanceWorkflowId } from '../../../workflows/lib/test-clock-signals';
-import { testClockAdvanceWorkflow } from '../../../workflows/test-clock-advance';
 import type { AppDeps } from '../../deps';
 import { offsetOf, type PageRequest } from '../../http/pagination';
-import { updateSubscription } from '../../temporal';
+import { startTestClockAdvance, updateSubscription } from '../../temporal';
 import type { Caller } from '../../../workflows/lib/subscription-moves';
 
 const notFound = () => errors.notFound('No such test clock');
@@ -91,21 +87,15 @@ export async function advanceTestClock(
     clock.status = 'advancing';
     return { previous, clock: { ...clock } };
   });
-  const at = target.toISOString();
   try {
-    await deps.temporal.client.workflow.start(testClockAdvanceWorkflow, {
-      workflowId: testClockAdvanceWorkflowId(id, at),
-      taskQueue: TASK_QUEUES.payments,
-      args: [{ clockId: id, frozenTime: at }],
-    });
+    await startTestClockAdvance(deps.temporal.client, id, target.toISOString());
   } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
-      await em.execute(
-        `update test_clocks set frozen_time = ?, status = 'ready' where id = ? and frozen_time = ? and status = 'advancing'`,
-        [before.previous, id, target],
-      );
-      throw error;
-    }
+    // Not started: the clock goes back to where it was, so the advance can be asked for again.
+    await em.execute(
+      `update test_clocks set frozen_time = ?, status = 'ready' where id = ? and frozen_time = ? and status = 'advancing'`,
+      [before.previous, id, target],
+    );
+    throw error;
   }
   // As committed: the advance may already be over by now (a clock without subscriptions is ready at once).
   return before.clock;

@@ -11,7 +11,7 @@ import { offsetOf, type PageRequest } from '../../http/pagination';
 import { recordActivity, type Actor } from '../../../domain/merchants/merchants.activity';
 import { RECOVERABLE_DELIVERIES } from '../../../db/repositories/webhook-deliveries.repository';
 import { getWebhookConfig } from './webhook-configs.service';
-import { storedDeliveryStatuses } from './delivery-status';
+import { storedDeliveryStatuses } from './delivery-status.rules';
 import { startRecovery, startRedelivery } from '../../temporal';
 
 export interface DeliveryFilter extends PageRequest {

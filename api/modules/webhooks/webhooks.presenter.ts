@@ -4,7 +4,7 @@
  */
 import type { EventRecord, WebhookConfig, WebhookDelivery } from '../../../db/entities';
 import { eventEnvelope } from '../../../domain/events/events.presenter';
-import { apiDeliveryStatus } from './delivery-status';
+import { apiDeliveryStatus } from './delivery-status.rules';
 
 export function presentWebhookConfig(config: WebhookConfig) {
   return {

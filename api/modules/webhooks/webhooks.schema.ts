@@ -3,7 +3,7 @@ import { Id, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } fr
 import { EVENT_TYPES } from '../../../domain/events/events.catalog';
 import { EventTypeSchema } from '../events/events.schema';
 import { MAX_URL_LENGTH } from './webhook-url.rules';
-import { API_DELIVERY_STATUSES, DELIVERY_STATUS_FILTER_VALUES } from './delivery-status';
+import { API_DELIVERY_STATUSES, DELIVERY_STATUS_FILTER_VALUES } from './delivery-status.rules';
 
 /** Checked further by the service (webhook-url.ts): scheme, host, credentials, private addresses. */
 const Url = Type.String({

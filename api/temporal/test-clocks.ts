@@ -1,0 +1,21 @@
+/** Test clocks: the workflow that moves a clock's subscriptions to its new time (issue 25). */
+import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { TASK_QUEUES } from '../../workflows/definitions';
+import { testClockAdvanceWorkflowId } from '../../workflows/lib/test-clock-signals';
+import { testClockAdvanceWorkflow } from '../../workflows/test-clock-advance';
+
+/**
+ * Starts the advance of a clock to `frozenTime` (ISO). One workflow per clock and target time: a second start of the
+ * same advance (a retried request) joins the first.
+ */
+export async function startTestClockAdvance(client: Client, clockId: string, frozenTime: string): Promise<void> {
+  try {
+    await client.workflow.start(testClockAdvanceWorkflow, {
+      workflowId: testClockAdvanceWorkflowId(clockId, frozenTime),
+      taskQueue: TASK_QUEUES.payments,
+      args: [{ clockId, frozenTime }],
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
