@@ -48,7 +48,7 @@ const REFRESH_MS = 5000;
 const PAGE_SIZE = 20;
 
 const deliveryFilters: FilterSpec[] = [
-  { name: 'status', label: 'Status', kind: 'select', options: ['succeeded', 'retrying', 'failed'] },
+  { name: 'status', label: 'Status', kind: 'select', options: ['success', 'retrying', 'failed'] },
   { name: 'from', label: 'From', kind: 'date' },
   { name: 'to', label: 'To', kind: 'date' },
 ];
