@@ -42,3 +42,31 @@ describe('APP_ENV is required (no implicit local)', () => {
     });
   }
 });
+
+describe('Production sends secret-bearing links over https only (security review L17)', () => {
+  // Present (checked for presence before the https rule; their formats are checked after it).
+  const production = {
+    ...base,
+    APP_ENV: 'production',
+    VAULT_PRIVATE_KEY: 'present',
+    CARD_FINGERPRINT_KEY: 'present',
+    DASHBOARD_JWT_KEY: 'present',
+    SMTP_URL: 'smtp://mail.example:25',
+  };
+
+  it('refuses an http PUBLIC_BASE_URL (webhook_url tokens) and an http DASHBOARD_URL (reset and invitation links)', () => {
+    const https = 'https://pay.example';
+    expect(() => loadConfig({ ...production, PUBLIC_BASE_URL: 'http://pay.example' })).to.throw(
+      ConfigError,
+      /PUBLIC_BASE_URL must be an https URL/,
+    );
+    expect(() => loadConfig({ ...production, PUBLIC_BASE_URL: https, DASHBOARD_URL: 'http://dash.example' })).to.throw(
+      ConfigError,
+      /DASHBOARD_URL must be an https URL/,
+    );
+    // DASHBOARD_URL defaults to PUBLIC_BASE_URL: an https public URL passes the rule (the next check is the keys').
+    expect(() => loadConfig({ ...production, PUBLIC_BASE_URL: https }))
+      .to.throw(ConfigError)
+      .that.does.not.match(/https URL/);
+  });
+});
