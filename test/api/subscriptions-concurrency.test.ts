@@ -32,7 +32,7 @@ describe('Subscription operations sent at once (Dashboard API, one subscription)
     for (const res of answers.filter((r) => r.status !== 200)) {
       expectError(res, 422, 'business_rule_error', 'INVALID_STATE_TRANSITION');
     }
-    const transitions = (await api.get(`${path}/transitions`, { headers })).body as any[];
+    const transitions = (await api.get(`${path}/transitions`, { headers })).body.data as any[];
     expect(transitions.filter((t) => t.transition_type === 'pause')).to.have.length(1);
     expect((await api.get(path, { headers })).body.status).to.equal('paused');
   });
@@ -52,7 +52,7 @@ describe('Subscription operations sent at once (Dashboard API, one subscription)
     for (const res of answers) expect([200, 422], res.text).to.include(res.status);
     expect(answers[1].status, 'cancel now is allowed from active and from paused').to.equal(200);
     // Newest first: reversed, each from_status is the previous to_status.
-    const chain = ((await api.get(`${path}/transitions`, { headers })).body as any[]).reverse();
+    const chain = ((await api.get(`${path}/transitions`, { headers })).body.data as any[]).reverse();
     for (let i = 1; i < chain.length; i++) {
       expect(chain[i].from_status, JSON.stringify(chain)).to.equal(chain[i - 1].to_status);
     }
