@@ -6,13 +6,14 @@
  */
 import { expect } from 'chai';
 import { startSubscriptionWorkflow } from '../../api/temporal';
-import { subscriptionWorkflowId } from '../../workflows/subscription';
+import { subscriptionWorkflowId, viewQuery } from '../../workflows/subscription';
 import { createOffer } from '../helpers/catalog';
 import { api } from '../helpers/http';
 import { expectError, expectWrapped } from '../helpers/envelope';
 import { createTenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
-import { subscribed, type Subscribed } from '../helpers/subscriptions';
+import { renewalCharges, subscribed, type Subscribed } from '../helpers/subscriptions';
+import { connectorBody } from '../helpers/connectors';
 
 const base = (s: Subscribed) => `/merchants/${s.tenant.merchant_id}/subscriptions/${s.state.subscriptionId}`;
 const post = (s: Subscribed, action: string, body: Record<string, unknown> = {}) =>
@@ -142,5 +143,45 @@ describe('Document 3 conformance — transaction create', () => {
       headers: { 'Idempotency-Key': 'conformance-keyed-1' },
     });
     expect(expectError(keyed, 400, 'validation_error').code).to.not.equal('IDEMPOTENCY_KEY_REQUIRED');
+  });
+});
+
+describe('Document 3 conformance — billing holds', () => {
+  it('a new connector ends a hold for want of an active connector: the held renewal is tried within the minute, not the next day', async function () {
+    this.timeout(4 * 60 * 1000);
+    const DAY = 24 * 60 * 60_000;
+    // A daily subscription due a few seconds from now, on a merchant whose only connector was deactivated.
+    const sub = await subscribed(new Date(Date.now() - DAY + 3_000), { billingCycle: 'daily' });
+    const key = sub.tenant.merchant_secret_key;
+    const connectors = `/merchants/${sub.tenant.merchant_id}/connectors`;
+    const off = await api.patch(`${connectors}/${sub.connector.id}`, { key, body: { is_active: false } });
+    expect(off.status, off.text).to.equal(200);
+    const client = stack().api.deps.temporal.client;
+    await startSubscriptionWorkflow(client, sub.state);
+    const path = `/merchants/${sub.tenant.merchant_id}/subscriptions/${sub.state.subscriptionId}`;
+    try {
+      // Held: due, nothing charged (the workflow re-checks a hold daily unless told).
+      const handle = client.workflow.getHandle(subscriptionWorkflowId(sub.state.subscriptionId));
+      const renewals = async () => (await renewalCharges(sub)).length;
+      let held = false;
+      for (let i = 0; i < 60 && !held; i += 1) {
+        held = Boolean((await handle.query(viewQuery)).state.holdCheckAt);
+        if (!held) await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(held, 'the due renewal is held').to.equal(true);
+      expect(await renewals(), 'nothing is charged while held').to.equal(0);
+      // "Billing holds … resume once [an active connector is] in place": a new connector is one.
+      const created = await api.post(connectors, { key, body: connectorBody('provider_a', { name: 'Replacement' }) });
+      expect(created.status, created.text).to.equal(201);
+      let tried = 0;
+      for (let i = 0; i < 150 && tried === 0; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        tried = await renewals();
+      }
+      expect(tried, 'the held renewal is tried once a connector is in place').to.equal(1);
+      expect(expectWrapped(await api.get(path, { key }), 200).status).to.be.oneOf(['active', 'dunning']);
+    } finally {
+      await client.workflow.getHandle(subscriptionWorkflowId(sub.state.subscriptionId)).terminate();
+    }
   });
 });

@@ -21,12 +21,11 @@ import {
   getConnector,
   listConnectors,
   updateConnector,
+  releaseBillingHolds,
   connectorContext,
   setConnectorCircuit,
 } from './connectors.service';
 import type { DashboardRequirement } from '../../http/dashboard-auth';
-import { signalBillingResumed } from '../../temporal';
-import { liveSubscriptionIds } from '../subscriptions/subscriptions.service';
 
 const tags = ['Connectors'];
 const keys = ['merchant', 'organization'] as const;
@@ -60,6 +59,7 @@ export const connectorRoutes = [
     idempotency: 'optional',
     async handler({ em, merchantId, body, deps, auth }) {
       const connector = await createConnector(em, merchantId, body, contextOf(deps, auth));
+      await releaseBillingHolds(em, deps, connector);
       return { status: 201, data: present(deps)(connector) };
     },
   }),
@@ -105,9 +105,7 @@ export const connectorRoutes = [
     envelope: 'bare',
     async handler({ em, merchantId, params, body, deps, auth }) {
       const connector = await updateConnector(em, merchantId, params.connector_id, body, contextOf(deps, auth));
-      // Subscriptions held for want of an active connector look again.
-      if (body.is_active === true)
-        await signalBillingResumed(deps.temporal.client, await liveSubscriptionIds(em, merchantId));
+      if (body.is_active === true) await releaseBillingHolds(em, deps, connector);
       const [data] = await presentWithHealth(deps, em, [connector]);
       return { status: 200, data };
     },

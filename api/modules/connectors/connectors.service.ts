@@ -34,6 +34,8 @@ import type { CreateConnectorBody, UpdateConnectorBody } from './connectors.sche
 import { circuitSettings } from '../../../domain/connectors/connector-health';
 import { recordCircuitTransition } from '../../../domain/connectors/connector-health.repository';
 import { setCircuit } from '../../../db/repositories/connector-health.repository';
+import { signalBillingResumed } from '../../temporal';
+import { liveSubscriptionIds } from '../subscriptions/subscriptions.service';
 
 type CreateInput = Static<typeof CreateConnectorBody>;
 type UpdateInput = Static<typeof UpdateConnectorBody>;
@@ -69,6 +71,20 @@ const auditable = (connector: MerchantConnector) => ({
   is_active: connector.isActive,
   config: connector.config,
 });
+
+/**
+ * A connector that is (again) active may end a billing hold (Document 3: renewals wait for "an active connector"
+ * and resume once one is in place): the merchant's live subscriptions look again now, not at their daily re-check.
+ * Every route that creates or activates a connector calls this (public API, organization and merchant Dashboard).
+ */
+export async function releaseBillingHolds(
+  em: EntityManager,
+  deps: AppDeps,
+  connector: { merchantId: string; isActive: boolean },
+) {
+  if (connector.isActive)
+    await signalBillingResumed(deps.temporal.client, await liveSubscriptionIds(em, connector.merchantId));
+}
 
 export async function createConnector(
   em: EntityManager,

@@ -17,6 +17,7 @@ import {
   getConnector,
   listConnectors,
   updateConnector,
+  releaseBillingHolds,
   connectorContext,
 } from './connectors.service';
 import {
@@ -77,6 +78,7 @@ export const orgConnectorRoutes = [
       const { merchant_id: merchantId, ...input } = body;
       await organizationMerchant(em, organizationId, merchantId);
       const connector = await createConnector(em, merchantId, input, contextOf(deps, organizationId, session));
+      await releaseBillingHolds(em, deps, connector);
       return { status: 201, data: present(deps)(connector) };
     },
   }),
@@ -109,6 +111,7 @@ export const orgConnectorRoutes = [
       const merchantId = await merchantOfConnector(em, organizationId, params.connector_id);
       const ctx = contextOf(deps, organizationId, session);
       const connector = await updateConnector(em, merchantId, params.connector_id, body, ctx);
+      if (body.is_active === true) await releaseBillingHolds(em, deps, connector);
       const [data] = await presentWithHealth(deps, em, [connector]);
       return { status: 200, data };
     },

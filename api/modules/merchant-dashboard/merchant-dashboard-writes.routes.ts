@@ -9,7 +9,7 @@ import { runCredentialCheck } from '../../temporal';
 import { spendCredentialCheck } from '../connectors/org-connectors.service';
 import { ConnectorObject, CreateConnectorBody } from '../connectors/connectors.schema';
 import { connectorPresenter } from '../connectors/connectors.presenter';
-import { connectorContext, createConnector, getConnector } from '../connectors/connectors.service';
+import { connectorContext, createConnector, getConnector, releaseBillingHolds } from '../connectors/connectors.service';
 import {
   CredentialCheckObject,
   InboundWebhookObject,
@@ -40,6 +40,7 @@ export const merchantDashboardWriteRoutes = [
     async handler({ em, merchantId, session, body, deps }) {
       const context = connectorContext(deps, await organizationOfMerchant(em, merchantId), dashboardActor(session));
       const connector = await createConnector(em, merchantId, body, context);
+      await releaseBillingHolds(em, deps, connector);
       return { status: 201, data: connectorPresenter(deps)(connector) };
     },
   }),
