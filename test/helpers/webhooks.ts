@@ -181,14 +181,4 @@ export async function waitUntil<T>(
   }
 }
 
-/**
- * Workflow history as searchable text, payloads decoded to UTF-8: depending on the client, payload `data` is
- * bytes (JSON.stringify would list byte values) or, after the message's own toJSON, base64 text.
- */
-export function historyText(history: unknown): string {
-  return JSON.stringify(history, (key, value) => {
-    if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
-    if (key === 'data' && typeof value === 'string') return Buffer.from(value, 'base64').toString('utf8');
-    return value;
-  });
-}
+export { historyText } from './history-text';

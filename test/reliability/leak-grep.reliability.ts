@@ -10,6 +10,7 @@
  * pg_dump older than the server refuses to run, so the dump is made with SQL over the same connection.
  */
 import { expect } from 'chai';
+import { historyText } from '../helpers/history-text';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stack } from '../helpers/stack';
@@ -75,15 +76,6 @@ async function scanDatabase(secrets: RegisteredSecret[], hits: Hit[]): Promise<{
   }
   await new Promise<void>((resolve) => dump.end(resolve));
   return { tables: tables.length, rows: rowCount };
-}
-
-/** Payload bytes are decoded to text (JSON payloads), and kept as base64 too. */
-function historyText(history: unknown): string {
-  return JSON.stringify(history, (_key, value: unknown) =>
-    value instanceof Uint8Array
-      ? `${Buffer.from(value).toString('utf8')} ${Buffer.from(value).toString('base64')}`
-      : value,
-  );
 }
 
 async function scanTemporal(secrets: RegisteredSecret[], hits: Hit[]): Promise<{ workflows: number; events: number }> {
