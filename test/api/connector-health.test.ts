@@ -242,6 +242,15 @@ describe('connector health — circuit breaker, health, decline table', () => {
       body: { decline_actions: { unknown: 'retry_next_connector' } },
     });
     expect(invalid.status, invalid.text).to.equal(400);
+    // Found by the fuzzer: a code_actions key that is not a provider code, with a value that is not an action, was
+    // let through by the key pattern (patternProperties alone) and ended in a 500.
+    for (const code_actions of [{ 'not a code!': 'stop' }, { 'é,\\': { nested: [1.7976931348623157e308] } }]) {
+      const odd = await request('PUT', settingsPath, {
+        key: key(),
+        body: { decline_actions: { network_error: 'retry_next_connector' }, code_actions },
+      });
+      expect(odd.status, odd.text).to.equal(400);
+    }
     expect((await api.get(settingsPath, { key: key() })).body.decline_actions.soft_decline).to.equal('stop');
   });
 

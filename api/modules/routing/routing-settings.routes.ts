@@ -33,7 +33,9 @@ const Categories = StrictObject(
       'Per decline category, whether the charge moves on to the next connector. An unknown outcome always stops (the provider may have charged)',
   },
 );
+// additionalProperties: false, or a key outside the pattern would pass unchecked (patternProperties alone).
 const Codes = Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.:-]{1,64}$' }), Action, {
+  additionalProperties: false,
   maxProperties: 200,
   description:
     "Raw provider codes (the attempt's error_code) with their own action; a code's action wins over its category's",
