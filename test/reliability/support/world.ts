@@ -111,6 +111,14 @@ export async function populateMerchant(tenant: Tenant, label: string): Promise<M
   });
   expect(apiKey.status, apiKey.text).to.equal(201);
   registerSecret('api_key', apiKey.body.data?.key ?? apiKey.body.key, `${label} merchant API key`);
+  // A colleague invited to the team (issue 29: members are named by id) and a test clock (issue 25).
+  const member = await api.post(`/merchants/${tenant.merchant_id}/members`, {
+    key: tenant.organization_secret_key,
+    body: { email: `colleague-${label}-${Date.now()}@example.com`, role: 'viewer' },
+  });
+  expect(member.status, member.text).to.equal(201);
+  const clock = await api.post('/test-clocks', { key, body: { frozen_time: '2027-01-31T10:00:00.000Z' } });
+  expect(clock.status, clock.text).to.equal(201);
   const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
   registerSecret('password', user.password, `${label} merchant user`);
   const login = await signIn('merchant', user);
@@ -143,6 +151,8 @@ export async function populateMerchant(tenant: Tenant, label: string): Promise<M
       subscription: sub.state.subscriptionId,
       event: await firstIdOf(tenant, '/events'),
       apiKey: apiKey.body.data?.id ?? apiKey.body.id,
+      member: member.body.data?.id ?? member.body.id,
+      testClock: clock.body.data?.id ?? clock.body.id,
     },
   };
 }
@@ -183,6 +193,8 @@ const PARAM_RESOURCES: Record<string, string> = {
   orderId: 'order',
   subscription_id: 'subscription',
   key_id: 'apiKey',
+  member_id: 'member',
+  test_clock_id: 'testClock',
 };
 const ID_COLLECTIONS: Record<string, string> = {
   offers: 'offer',
