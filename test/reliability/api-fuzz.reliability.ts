@@ -182,12 +182,15 @@ describe('Reliability 1: Schemathesis fuzzes every operation of the OpenAPI docu
     const tenant = await createTenant();
     // One of every resource, so lists are not empty and the stateful runs' list → item links have ids to follow.
     await populateMerchant(tenant, 'fuzz');
-    const orgUser = await createOrganizationUser([tenant.organization_id]);
-    const merchantUser = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
     for (const key of Object.values(tenant)) if (/^[sp]k_/.test(key)) registerSecret('api_key', key, 'fuzz tenant');
-    registerSecret('password', orgUser.password, 'fuzz Dashboard users');
+    // A new Dashboard user for every run: a run may remove its own user (the team routes' list → remove link).
     const session = async (identity: 'organization' | 'merchant') => {
-      const login = await signIn(identity, identity === 'organization' ? orgUser : merchantUser);
+      const user =
+        identity === 'organization'
+          ? await createOrganizationUser([tenant.organization_id])
+          : await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
+      registerSecret('password', user.password, `fuzz ${identity} Dashboard user`);
+      const login = await signIn(identity, user);
       registerSecret('dashboard_token', login.access_token, `fuzz ${identity} access token`);
       registerSecret('dashboard_token', login.refresh_token, `fuzz ${identity} refresh token`);
       return login.access_token as string;

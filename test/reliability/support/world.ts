@@ -151,7 +151,7 @@ export async function populateMerchant(tenant: Tenant, label: string): Promise<M
       subscription: sub.state.subscriptionId,
       event: await firstIdOf(tenant, '/events'),
       apiKey: apiKey.body.data?.id ?? apiKey.body.id,
-      member: member.body.data?.id ?? member.body.id,
+      member: member.body.membership_id,
       testClock: clock.body.data?.id ?? clock.body.id,
     },
   };
