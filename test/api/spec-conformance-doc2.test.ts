@@ -12,7 +12,7 @@ import { expectError, expectFieldErrors, expectWrapped } from '../helpers/envelo
 import { createFamilyViaApi, createProductViaApi, uniqueFamilySlug } from '../helpers/catalog-api';
 import { HOUR, inFuture, newSession } from '../helpers/checkout';
 import { stack } from '../helpers/stack';
-import { subscribed } from '../helpers/subscriptions';
+import { subscribed, type Subscribed } from '../helpers/subscriptions';
 
 const DAY = 86_400_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -31,6 +31,30 @@ async function offerOf(tenant: Tenant, productId: string) {
     },
   });
   return expectWrapped(res, 201) as { id: string; prices: Array<{ id: string }> };
+}
+
+/**
+ * A daily subscription whose renewal falls due a few seconds from now, `change` applied to its catalog before its
+ * workflow starts: the subscription as the API shows it once it renewed, or after a minute.
+ */
+async function renewalAfter(change: (sub: Subscribed, key: string) => Promise<void>) {
+  const sub = await subscribed(new Date(Date.now() - DAY + 3_000), { billingCycle: 'daily' });
+  const key = sub.tenant.merchant_secret_key;
+  const path = `/merchants/${sub.tenant.merchant_id}/subscriptions/${sub.state.subscriptionId}`;
+  await change(sub, key);
+  const client = stack().api.deps.temporal.client;
+  await startSubscriptionWorkflow(client, sub.state);
+  try {
+    // Polled once a second for at most a minute (the key's rate limit is 100 requests a minute).
+    let current = expectWrapped(await api.get(path, { key }), 200);
+    for (let i = 0; i < 60 && current.cycles_completed < 2; i += 1) {
+      await sleep(1_000);
+      current = expectWrapped(await api.get(path, { key }), 200);
+    }
+    return current;
+  } finally {
+    await client.workflow.getHandle(subscriptionWorkflowId(sub.state.subscriptionId)).terminate();
+  }
 }
 
 describe('Document 2 conformance — products', () => {
@@ -62,48 +86,23 @@ describe('Document 2 conformance — products', () => {
 
   it('product DELETE does not stop renewals: a subscription of its offer renews at its due date', async function () {
     this.timeout(3 * 60 * 1000);
-    // A daily subscription whose renewal falls due a few seconds from now.
-    const sub = await subscribed(new Date(Date.now() - DAY + 3_000), { billingCycle: 'daily' });
-    const key = sub.tenant.merchant_secret_key;
-    const path = `/merchants/${sub.tenant.merchant_id}/subscriptions/${sub.state.subscriptionId}`;
-    expect((await api.delete(`/products/${sub.state.productId}`, { key })).status).to.equal(204);
-    const client = stack().api.deps.temporal.client;
-    await startSubscriptionWorkflow(client, sub.state);
-    try {
-      // Polled once a second for at most a minute (the key's rate limit is 100 requests a minute).
-      let current = expectWrapped(await api.get(path, { key }), 200);
-      for (let i = 0; i < 60 && current.cycles_completed < 2; i += 1) {
-        await sleep(1_000);
-        current = expectWrapped(await api.get(path, { key }), 200);
-      }
-      // "live | DELETE /products/:id | soft-deleted (hidden from lists, record kept)" — a soft-deleted product is
-      // hidden, its subscribers are not cancelled or held: the renewal ("active | Renewal succeeds") happens.
-      expect(current).to.include({ status: 'active', cycles_completed: 2 });
-    } finally {
-      await client.workflow.getHandle(subscriptionWorkflowId(sub.state.subscriptionId)).terminate();
-    }
+    const current = await renewalAfter(async (sub, key) => {
+      expect((await api.delete(`/products/${sub.state.productId}`, { key })).status).to.equal(204);
+    });
+    // "live | DELETE /products/:id | soft-deleted (hidden from lists, record kept)" — a soft-deleted product is
+    // hidden, its subscribers are not cancelled or held: the renewal ("active | Renewal succeeds") happens.
+    expect(current).to.include({ status: 'active', cycles_completed: 2 });
   });
+
   it('an archived offer keeps its subscribers renewing; only new sign-ups stop (decision: archived offers)', async function () {
     this.timeout(3 * 60 * 1000);
-    const sub = await subscribed(new Date(Date.now() - DAY + 3_000), { billingCycle: 'daily' });
-    const key = sub.tenant.merchant_secret_key;
-    const path = `/merchants/${sub.tenant.merchant_id}/subscriptions/${sub.state.subscriptionId}`;
-    const archived = await api.patch(`/offers/${sub.offerId}`, { key, body: { status: 'archived' } });
-    expect(archived.status, archived.text).to.equal(200);
-    const client = stack().api.deps.temporal.client;
-    await startSubscriptionWorkflow(client, sub.state);
-    try {
-      let current = expectWrapped(await api.get(path, { key }), 200);
-      for (let i = 0; i < 60 && current.cycles_completed < 2; i += 1) {
-        await sleep(1_000);
-        current = expectWrapped(await api.get(path, { key }), 200);
-      }
-      // "a renewal is charged only when … the offer is still available": archived means no new sign-ups
-      // (docs/api-decisions.md, "Archived offers and renewals"); the subscriber is not held.
-      expect(current).to.include({ status: 'active', cycles_completed: 2 });
-    } finally {
-      await client.workflow.getHandle(subscriptionWorkflowId(sub.state.subscriptionId)).terminate();
-    }
+    const current = await renewalAfter(async (sub, key) => {
+      const archived = await api.patch(`/offers/${sub.offerId}`, { key, body: { status: 'archived' } });
+      expect(archived.status, archived.text).to.equal(200);
+    });
+    // "a renewal is charged only when … the offer is still available": archived means no new sign-ups
+    // (docs/api-decisions.md, "Archived offers and renewals"); the subscriber is not held.
+    expect(current).to.include({ status: 'active', cycles_completed: 2 });
   });
 });
 
