@@ -152,12 +152,29 @@ const storeResponse = (
     },
   );
 
-/** A failed request stores nothing: its key is freed for the corrected retry (if this request still holds it). */
-const releaseKey = (em: EntityManager, request: IdempotentRequest, claimId: string) =>
-  keys
-    .releaseKey(em, request.scopeId, request.key, claimId)
-    // The failure being reported matters more; an unreleased claim is taken over by a retry once its lease passes.
-    .catch(() => undefined);
+/** First wait before retrying a release the database refused, doubled up to RELEASE_RETRY_MAX_MS. */
+const RELEASE_RETRY_MS = 250;
+const RELEASE_RETRY_MAX_MS = 5_000;
+
+/**
+ * A failed request stores nothing: its key is freed for the corrected retry (if this request still holds it).
+ * When the database itself is why the request failed (a restart, a cut connection), the release fails too; it is
+ * retried in the background until the claim's lease would free the key anyway, so the client's retry after a 503
+ * runs once the database is back instead of meeting its own dead claim (409 IDEMPOTENCY_KEY_IN_USE) for a lease.
+ */
+async function releaseKey(em: EntityManager, request: IdempotentRequest, claimId: string): Promise<void> {
+  const leaseEnds = Date.now() + request.leaseSeconds * 1000;
+  const attempt = async (retryInMs: number): Promise<void> => {
+    try {
+      await keys.releaseKey(em, request.scopeId, request.key, claimId);
+    } catch {
+      // The failure being reported matters more than this one; never longer than the lease.
+      if (Date.now() + retryInMs >= leaseEnds) return;
+      setTimeout(() => void attempt(Math.min(retryInMs * 2, RELEASE_RETRY_MAX_MS)), retryInMs).unref();
+    }
+  };
+  await attempt(RELEASE_RETRY_MS);
+}
 
 /**
  * `mode` is how the work runs once the key is claimed:
