@@ -10,9 +10,9 @@ import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CascadePolicy, PlannedAttempt } from '../../workflows/lib/charge-types';
 import type { ChargeAttributes } from './routing.evaluate';
-import { NoActiveRoutingProfileError, claimProbes, planRoute } from './routing.load';
+import { NoActiveRoutingProfileError, claimProbes, readRouting, routeOf } from './routing.load';
 import { orderByApprovalRate, type OptimizeDraws } from './routing.optimize';
-import { cascadePolicyOf, readRoutingSettings } from './routing.settings';
+import { cascadePolicyOf } from './routing.settings';
 import { readWindows } from '../connectors/connector-health.repository';
 
 export interface RoutingDecision {
@@ -60,11 +60,11 @@ export async function planCharge(
   charge: ChargeAttributes,
   draws: OptimizeDraws = { explore: uniform(), pick: uniform() },
 ): Promise<ChargePlan> {
-  const settings = await readRoutingSettings(em, merchantId);
+  const { input, settings } = await readRouting(em, merchantId, { paymentMethod: charge.paymentMethod });
   const cascade = cascadePolicyOf(settings);
-  let route: Awaited<ReturnType<typeof planRoute>>;
+  let route: ReturnType<typeof routeOf>;
   try {
-    route = await planRoute(em, merchantId, charge);
+    route = routeOf(input, merchantId, charge);
   } catch (error) {
     if (!(error instanceof NoActiveRoutingProfileError)) throw error;
     return {

@@ -1,18 +1,12 @@
 /**
- * Loading what the engine needs from the database, shared by the simulate endpoint and the charge workflow's
- * planning activity, so both evaluate exactly the same program against exactly the same connector states.
+ * Loading what the engine needs from the database, shared by the simulate endpoint, card verification and the
+ * charge workflow's planning activity, so all evaluate exactly the same program against exactly the same connector
+ * states — read in one statement (db/repositories/routing-plan.repository.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  MerchantConnectorSchema,
-  PaymentProviderSchema,
-  RoutingNodeSchema,
-  RoutingProfileSchema,
-  type RoutingProfile,
-} from '../../db/entities';
+import type { RoutingProfile } from '../../db/entities';
 import {
   evaluate,
-  walk,
   type ChargeAttributes,
   type ChargePaymentMethod,
   type ConnectorState,
@@ -21,8 +15,10 @@ import {
 } from './routing.evaluate';
 import { buildProgram, connectorState } from './routing.program';
 import { circuitGate } from '../connectors/connector-health';
-import { readCircuits } from '../connectors/connector-health.repository';
+import { healthRowOf } from '../connectors/connector-health.repository';
 import { claimProbe } from '../../db/repositories/connector-health.repository';
+import { readRoutingRows } from '../../db/repositories/routing-plan.repository';
+import { routingSettingsOf, type RoutingSettings, type StoredRoutingSettings } from './routing.settings';
 
 export interface RoutingPlanInput {
   profile: RoutingProfile;
@@ -51,61 +47,51 @@ export class NoActiveRoutingProfileError extends Error {
   }
 }
 
-/** The active profile for a method: the exact method first, then the `*` catch-all. */
-export async function findActiveProfile(
-  em: EntityManager,
-  merchantId: string,
-  paymentMethod: ChargePaymentMethod,
-): Promise<RoutingProfile | null> {
-  const candidates = await em.find(RoutingProfileSchema, {
-    merchantId,
-    isActive: true,
-    paymentMethod: { $in: [paymentMethod, '*'] },
-  });
-  return (
-    candidates.find((profile) => profile.paymentMethod === paymentMethod) ??
-    candidates.find((profile) => profile.paymentMethod === '*') ??
-    null
-  );
+export interface RoutingRead {
+  /** null when the profile doesn't exist for this merchant, or (by payment method) when none is active. */
+  input: RoutingPlanInput | null;
+  /** The merchant's decline table (the charge's cascade policy), read in the same statement. */
+  settings: RoutingSettings;
 }
 
-/** null when the profile doesn't exist for this merchant, or (by payment method) when none is active. */
+/** The profile, its program, the connectors it names (with circuits) and the decline table: one round trip. */
+export async function readRouting(
+  em: EntityManager,
+  merchantId: string,
+  selector: ProfileSelector,
+): Promise<RoutingRead> {
+  const rows = await readRoutingRows(em, merchantId, selector);
+  const settings = routingSettingsOf(rows.settings as StoredRoutingSettings | null);
+  const { profile } = rows;
+  if (!profile) return { input: null, settings };
+  const program = buildProgram(profile, rows.nodes);
+  const now = new Date();
+  return {
+    settings,
+    input: {
+      profile,
+      program,
+      connectors: new Map(
+        rows.connectors.map((row) => [
+          row.id,
+          {
+            ...connectorState(row, row.provider ?? undefined),
+            circuit: circuitGate(row.health ? healthRowOf(row.health) : undefined, now),
+          },
+        ]),
+      ),
+      connectorNames: new Map(rows.connectors.map((row) => [row.id, row.name])),
+      providerSlugs: new Map(rows.connectors.map((row) => [row.id, row.providerSlug])),
+    },
+  };
+}
+
 export async function loadRoutingPlanInput(
   em: EntityManager,
   merchantId: string,
   selector: ProfileSelector,
 ): Promise<RoutingPlanInput | null> {
-  const profile =
-    'profileId' in selector
-      ? await em.findOne(RoutingProfileSchema, { id: selector.profileId, merchantId })
-      : await findActiveProfile(em, merchantId, selector.paymentMethod);
-  if (!profile) return null;
-  const rows = await em.find(RoutingNodeSchema, { routingProfileId: profile.id });
-  const program = buildProgram(profile, rows);
-  const ids = new Set<string>([program.defaultConnectorId]);
-  for (const node of walk(program.nodes)) if (node.kind === 'action') ids.add(node.connectorId);
-  const connectorRows = await em.find(MerchantConnectorSchema, { id: { $in: [...ids] }, merchantId });
-  const slugs = [...new Set(connectorRows.map((row) => row.providerSlug))];
-  const providers = slugs.length > 0 ? await em.find(PaymentProviderSchema, { slug: { $in: slugs } }) : [];
-  const bySlug = new Map(providers.map((provider) => [provider.slug, provider]));
-  // Each connector's circuit as of now (a connector that never failed has no row: closed).
-  const circuits = await readCircuits(
-    em,
-    connectorRows.map((row) => row.id),
-  );
-  const now = new Date();
-  return {
-    profile,
-    program,
-    connectors: new Map(
-      connectorRows.map((row) => [
-        row.id,
-        { ...connectorState(row, bySlug.get(row.providerSlug)), circuit: circuitGate(circuits.get(row.id), now) },
-      ]),
-    ),
-    connectorNames: new Map(connectorRows.map((row) => [row.id, row.name])),
-    providerSlugs: new Map(connectorRows.map((row) => [row.id, row.providerSlug])),
-  };
+  return (await readRouting(em, merchantId, selector)).input;
 }
 
 export interface PlannedRoute {
@@ -124,7 +110,12 @@ export async function planRoute(
   merchantId: string,
   charge: ChargeAttributes,
 ): Promise<PlannedRoute> {
-  const input = await loadRoutingPlanInput(em, merchantId, { paymentMethod: charge.paymentMethod });
+  const { input } = await readRouting(em, merchantId, { paymentMethod: charge.paymentMethod });
+  return routeOf(input, merchantId, charge);
+}
+
+/** The engine's plan over what readRouting read; no profile → NoActiveRoutingProfileError. */
+export function routeOf(input: RoutingPlanInput | null, merchantId: string, charge: ChargeAttributes): PlannedRoute {
   if (!input) throw new NoActiveRoutingProfileError(merchantId, charge.paymentMethod);
   return {
     profileId: input.profile.id,

@@ -31,21 +31,26 @@ export interface RoutingSettings {
 }
 
 export async function readRoutingSettings(em: EntityManager, merchantId: string): Promise<RoutingSettings> {
-  const [row] = await em.execute<
-    Array<{
-      decline_actions: Record<string, DeclineAction>;
-      code_actions: Record<string, DeclineAction>;
-      updated_at: Date;
-    }>
-  >('select decline_actions, code_actions, updated_at from merchant_routing_settings where merchant_id = ?', [
-    merchantId,
-  ]);
-  return {
-    declineActions: { ...defaultDeclineActions(), ...(row?.decline_actions ?? {}) },
-    codeActions: { ...(row?.code_actions ?? {}) },
-    updatedAt: row ? new Date(row.updated_at) : null,
-  };
+  const [row] = await em.execute<StoredRoutingSettings[]>(
+    'select decline_actions, code_actions, updated_at from merchant_routing_settings where merchant_id = ?',
+    [merchantId],
+  );
+  return routingSettingsOf(row ?? null);
 }
+
+/** The merchant_routing_settings row (timestamps as Date or, read as JSON, text). */
+export interface StoredRoutingSettings {
+  decline_actions: Record<string, DeclineAction>;
+  code_actions: Record<string, DeclineAction>;
+  updated_at: Date | string;
+}
+
+/** A merchant's settings from its stored row (none: the defaults). */
+export const routingSettingsOf = (row: StoredRoutingSettings | null): RoutingSettings => ({
+  declineActions: { ...defaultDeclineActions(), ...(row?.decline_actions ?? {}) },
+  codeActions: { ...(row?.code_actions ?? {}) },
+  updatedAt: row ? new Date(row.updated_at) : null,
+});
 
 export async function writeRoutingSettings(
   em: EntityManager,
