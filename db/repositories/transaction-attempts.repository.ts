@@ -30,6 +30,8 @@ export interface AttemptSetup {
     /** When it is no longer pending, no attempt was started: the charge is decided and nothing may call a provider. */
     status: TransactionStatus;
     providerReference: string | null;
+    /** Its customer is on a test clock (issue 25: such a charge never reaches a live connector). */
+    customerOnTestClock: boolean;
   };
   /** The merchant's connector; null when it is gone. */
   connector: { id: string; providerSlug: string; isTestMode: boolean; credentialsEncrypted: string } | null;
@@ -48,6 +50,7 @@ export interface SealedCard {
 
 interface AttemptSetupRow {
   id: string;
+  customer_on_test_clock: boolean;
   merchant_id: string;
   status: TransactionStatus;
   provider_reference: string | null;
@@ -98,6 +101,8 @@ export async function startAttemptWithSetup(
      )
      select t.id, t.merchant_id, t.status, t.provider_reference, t.amount, t.currency, t.payment_method, t.charge_type, t.capture, t.installments,
             t.subscription_id, t.card_token_id, t.payment_instrument_id,
+            exists (select 1 from customers cu where cu.id = t.customer_id and cu.test_clock_id is not null)
+              as customer_on_test_clock,
             c.id as connector_id, c.provider_slug, c.is_test_mode, c.credentials_encrypted,
             i.id as instrument_id, i.pan_encrypted as instrument_pan, i.holder_name_encrypted as instrument_holder,
             i.exp_month as instrument_exp_month, i.exp_year as instrument_exp_year,
@@ -140,6 +145,7 @@ export async function startAttemptWithSetup(
       paymentInstrumentId: row.payment_instrument_id,
       status: row.status,
       providerReference: row.provider_reference,
+      customerOnTestClock: row.customer_on_test_clock,
     },
     connector: row.connector_id
       ? {

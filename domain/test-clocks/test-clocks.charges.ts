@@ -4,24 +4,16 @@
  * error_code `test_clock_live_connector` (safe to try the next connector, which may be a test one), and when no
  * test connector is left the charge fails with that failure_code.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ProviderResult } from '../connectors/connector';
 
 export const TEST_CLOCK_LIVE_CONNECTOR = 'test_clock_live_connector';
 
 /** The attempt's result when the rule refuses it, or null when the connector may be called. */
-export async function testClockRefusal(
-  em: EntityManager,
+export function testClockRefusal(
   connector: { isTestMode: boolean },
-  transactionId: string,
-): Promise<ProviderResult | null> {
-  if (connector.isTestMode) return null;
-  const [row] = await em.execute<Array<{ on_clock: boolean }>>(
-    `select c.test_clock_id is not null as on_clock
-       from transactions t join customers c on c.id = t.customer_id where t.id = ?`,
-    [transactionId],
-  );
-  if (!row?.on_clock) return null;
+  customerOnTestClock: boolean,
+): ProviderResult | null {
+  if (connector.isTestMode || !customerOnTestClock) return null;
   return {
     outcome: 'processing_error',
     providerReference: null,
