@@ -18,6 +18,7 @@ import { machine, markdownTable, textTable, type Row } from './report';
 import { httpSuite, measureHttp, type BenchContext, type Suite } from './harness';
 import { createScenario, helloScenario, hotPathScenarios, startHelloWorld } from './api';
 import { chargesSuite } from './charges';
+import { chargeShapesSuite } from './charges-shapes';
 import { isolationSuite, webhooksSuite } from './webhook-suites';
 import { summaryTable } from './summary';
 import { ceilingReport, measureTemporalCeiling } from './temporal-ceiling';
@@ -51,6 +52,7 @@ const ceilingSuite: Suite = {
 const SUITES: Suite[] = [
   httpSuite('API requests', async (ctx) => [...(await hotPathScenarios(ctx.apiUrl)), await createScenario(ctx.apiUrl)]),
   chargesSuite,
+  chargeShapesSuite,
   ceilingSuite,
   webhooksSuite,
   subscriptionsSuite,
