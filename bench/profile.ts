@@ -1,7 +1,8 @@
 /**
  * `npm run bench:profile -- "<scenario>"`: a CPU profile of the API process while autocannon (10 connections) runs
  * one of the hot-path scenarios (bench/api.ts: "GET /customers/:id", "GET /health/live", "POST /customers
- * (idempotent replay)"), on the same stack as `npm run bench`. Prints req/s and the main thread's self time by
+ * (idempotent replay)") or a charge (bench/transactions.ts: "POST /transactions (1 attempt, approved)"), on the same
+ * stack as `npm run bench`. Prints req/s and the main thread's self time by
  * package or file, and writes the .cpuprofile (open it in Chrome DevTools) to test-output/. The profiler runs only
  * while the scenario does. BENCH_DURATION (seconds, default 8).
  */
@@ -14,6 +15,7 @@ import { createLogger, logDestination } from '../domain/platform/logger';
 import { startApi } from '../api/server';
 import { stack, startStack, stopStack } from '../test/helpers/stack';
 import { hotPathScenarios } from './api';
+import { transactionScenarios } from './transactions';
 import { REPO_ROOT } from '../scripts/lib/paths';
 
 interface ProfileNode {
@@ -60,8 +62,10 @@ async function main(): Promise<void> {
     { logger: createLogger('info', logDestination('/dev/null')), workerConnection: stack().worker.connection },
   );
   try {
-    const scenario = (await hotPathScenarios(api.url)).find((candidate) => candidate.name === which);
-    if (!scenario) throw new Error(`No hot-path scenario named "${which}" (see bench/api.ts)`);
+    const scenario = which.startsWith('POST /transactions')
+      ? (await transactionScenarios(api.url)).find((candidate) => candidate.name === which)
+      : (await hotPathScenarios(api.url)).find((candidate) => candidate.name === which);
+    if (!scenario) throw new Error(`No scenario named "${which}" (see bench/api.ts and bench/transactions.ts)`);
     const load = (seconds: number) => autocannon({ ...scenario.options, connections: 10, duration: seconds });
     await load(2); // warm-up: JIT, pools, prepared statements
     const session = new Session();
