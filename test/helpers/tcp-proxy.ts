@@ -36,3 +36,24 @@ export function startTcpProxy(targetPort: number, targetHost = '127.0.0.1', list
     });
   });
 }
+
+/**
+ * A load balancer of the simplest kind on an already listening server (a port reservation, test/helpers/ports.ts):
+ * each new connection goes to the next target in turn. Returns a function that cuts every open connection.
+ */
+export function roundRobin(server: net.Server, targetPorts: readonly number[]): () => void {
+  const sockets = new Set<net.Socket>();
+  let next = 0;
+  server.on('connection', (client) => {
+    const upstream = net.connect(targetPorts[next++ % targetPorts.length], '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => socket.destroy());
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  return () => {
+    for (const socket of sockets) socket.destroy();
+  };
+}

@@ -2,14 +2,18 @@
  * Reliability part 4 — chaos under load (issue 16). While a load of card charges runs (approvals, soft declines
  * that cascade to the next connector, hard declines, provider 5xx, provider timeouts with an unknown outcome,
  * slow approvals; some authorize-only then captured, captured ones partly refunded):
- *   (a) the worker, a process of its own, is SIGKILLed at each activity boundary of the charge workflow and of the
- *       capture and refund workflows, K times each: a probe operation is started and its workflow history
- *       long-polled; the kill lands the moment the history shows the activity scheduled (it is running: a crash
- *       mid-activity) or completed (a crash between activities); a fresh worker process is started at once;
+ *   (a) one of the two worker processes is SIGKILLed at each activity boundary of the charge workflow and of the
+ *       capture and refund workflows, K times each (the two take turns): a probe operation is started and its
+ *       workflow history long-polled; the kill lands the moment the history shows the activity scheduled (it is
+ *       running: a crash mid-activity) or completed (a crash between activities); a fresh worker process is started
+ *       at once;
  *   (b) PostgreSQL (the harness's embedded instance) is stopped and started again on the same data dir and port;
  *   (c) the Temporal server is stopped and started again on the same port and SQLite file. The harness's own
  *       Temporal server is in-memory (a restart would lose every workflow), so this part runs a persistent dev
- *       server of its own, with its own API (swapped in as stack().url for the part) and its worker process.
+ *       server of its own, with its own API and worker processes.
+ * Scaled out as users outgrow one machine (issue 28): two worker processes (each with its outbox listener; both
+ * register the schedules) and two API instances — one in this process, one a process of its own (`npm run api`'s
+ * entry) — behind a round-robin proxy, swapped in as stack().url for the part.
  * Then: every transaction reaches a final state; the sandbox provider's ledger and payments agree with the read
  * model (one provider charge per charged transaction, none for a failed one, captured and refunded amounts equal);
  * no provider charge without a transaction, none twice; every event reaches its merchant's endpoint (a local
@@ -26,6 +30,7 @@ import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
+import type net from 'node:net';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
@@ -38,6 +43,7 @@ import { createTenant, type Tenant } from '../helpers/factories';
 import { api, type ApiResponse } from '../helpers/http';
 import { rows } from '../helpers/db';
 import { freePort, reservePort } from '../helpers/ports';
+import { roundRobin } from '../helpers/tcp-proxy';
 import { accountOf, control, ledger, type LedgerEntry } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
@@ -145,7 +151,10 @@ class WorkerProcess {
   private started = 0;
   private stopping = false;
 
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
+  constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly label: string,
+  ) {}
 
   get unexpectedExits(): number {
     return this.exits.length;
@@ -157,7 +166,7 @@ class WorkerProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.started += 1;
-    const worker = `worker #${this.started} (pid ${child.pid})`;
+    const worker = `worker ${this.label} #${this.started} (pid ${child.pid})`;
     let stdoutTail = '';
     let stderrTail = '';
     saveArtifact('logs/chaos-worker.stderr.log', `--- ${worker} started\n`, { append: true });
@@ -206,6 +215,47 @@ class WorkerProcess {
     await exited;
     clearTimeout(timer);
   }
+}
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+
+/**
+ * The second API instance: a process of its own running `npm run api`'s entry on the part's database and Temporal
+ * server, on a port it picks itself (read from its "API listening" log line). Its logs go to the artefacts.
+ */
+async function startApiProcess(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', require.resolve('../../api/server')], {
+    env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr?.on('data', (chunk: Buffer) =>
+    saveArtifact('logs/chaos-api.stderr.log', chunk.toString(), { append: true }),
+  );
+  return new Promise((resolve, reject) => {
+    let pending = '';
+    const timer = setTimeout(() => reject(new Error('the API process did not listen within 60 s')), 60_000);
+    child.once('exit', (code) => reject(new Error(`the API process exited (code ${code}) before listening`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      saveArtifact('logs/chaos-api.stdout.log', chunk.toString(), { append: true });
+      pending += chunk.toString();
+      const listening =
+        /"url":"(http:[^"]+)"[^\n]*"msg":"API listening"|"msg":"API listening"[^\n]*"url":"(http:[^"]+)"/.exec(pending);
+      if (listening) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(new URL(listening[1] ?? listening[2]).port) });
+      }
+      pending = pending.slice(-4000);
+    });
+  });
+}
+
+async function stopApiProcess(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 /**
@@ -337,7 +387,10 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
   let uiPort: number;
   let dbFile: string;
   let chaosApi: RunningApi;
-  let worker: WorkerProcess;
+  let apiProcess: ChildProcess | undefined;
+  let cutProxied: (() => void) | undefined;
+  let apiReservation: net.Server;
+  let workers: WorkerProcess[] = [];
   let receiver: Receiver;
   let client: Client;
   let connection: Connection;
@@ -351,11 +404,12 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
     [temporalPort, uiPort] = [await freePort(), await freePort()];
     temporal = await startTemporalDevServer({ dbFile, port: temporalPort, uiPort });
     Object.assign(CHAOS_UNDER_LOAD_TEMPORAL, { dbFile, address: temporal.address });
-    const { port: apiPort, reservation: apiReservation } = await reservePort();
+    const reserved = await reservePort();
+    apiReservation = reserved.reservation;
     const env = {
       ...stack().env,
       TEMPORAL_ADDRESS: temporal.address,
-      PUBLIC_BASE_URL: `http://localhost:${apiPort}`,
+      PUBLIC_BASE_URL: `http://localhost:${reserved.port}`,
     };
     const config = loadConfig(env);
     await registerSchedules(config);
@@ -364,15 +418,15 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
     const bundlePath = path.join(dir, 'workflows.js');
     fs.writeFileSync(bundlePath, stack().workflowBundle.code);
     fs.writeFileSync(`${bundlePath}.map`, stack().workflowBundle.sourceMap);
-    worker = new WorkerProcess({
-      ...env,
-      WORKFLOW_BUNDLE_PATH: bundlePath,
-      WORKFLOW_SOURCE_MAP_PATH: `${bundlePath}.map`,
-    });
-    worker.start();
-    chaosApi = await startApi(config, apiReservation);
+    const workerEnv = { ...env, WORKFLOW_BUNDLE_PATH: bundlePath, WORKFLOW_SOURCE_MAP_PATH: `${bundlePath}.map` };
+    workers = ['A', 'B'].map((label) => new WorkerProcess(workerEnv, label));
+    for (const worker of workers) worker.start();
+    chaosApi = await startApi(config, 0);
+    const ownProcess = await startApiProcess(env);
+    apiProcess = ownProcess.child;
+    cutProxied = roundRobin(apiReservation, [new URL(chaosApi.url).port, ownProcess.port].map(Number));
     originalUrl = stackUrl();
-    stack().url = chaosApi.url;
+    stack().url = `http://localhost:${reserved.port}`;
     connection = await Connection.connect({ address: temporal.address });
     client = new Client({ connection });
     receiver = await startReceiver();
@@ -381,8 +435,11 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
   after(async function () {
     this.timeout(3 * 60 * 1000);
     stack().url = originalUrl;
-    await worker?.stop();
+    cutProxied?.();
+    await new Promise((resolve) => apiReservation?.close(resolve));
+    await Promise.all(workers.map((worker) => worker.stop()));
     await chaosApi?.stop();
+    await stopApiProcess(apiProcess);
     await connection?.close();
     await receiver?.close();
     await temporal?.stop();
@@ -514,7 +571,7 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
         probes.push(started.catch(() => undefined));
         const workflowId = await newWorkflowId(client, type, probe.merchant_id, seen);
         if (await waitForBoundary(client, workflowId, boundary, 120_000)) {
-          await worker.kill();
+          await workers[boundaryHits.length % workers.length].kill();
           boundaryHits.push(label);
         } else missed.push(label);
       }
@@ -632,8 +689,8 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
     console.log(
       `[reliability] chaos-under-load: charges=${transactions.length}, load_charges=${figures.charges}, ` +
         `captures=${figures.captures}, refunds=${figures.refunds}, final=${transactions.length - notFinal.length}, ` +
-        `not_final=${notFinal.length}, pending_refunds=${pendingRefunds.length}, kills=${worker.kills}, ` +
-        `boundaries_hit=${boundaryHits.length}/${BOUNDARIES.length * KILLS}, worker_crashes=${worker.unexpectedExits}, ` +
+        `not_final=${notFinal.length}, pending_refunds=${pendingRefunds.length}, kills=${sum(workers.map((worker) => worker.kills))}, ` +
+        `boundaries_hit=${boundaryHits.length}/${BOUNDARIES.length * KILLS}, worker_crashes=${sum(workers.map((worker) => worker.unexpectedExits))}, ` +
         `postgres_restarts=1, temporal_restarts=1, provider_charges=${charges.length}, orphan_charges=${orphans.length}, ` +
         `charged_twice=${twice.length}, ledger_mismatches=${ledgerMismatches.length}, events=${events.length}, ` +
         `deliveries=${receiver.requests.length}, lost=${lost.length}, redelivered=${redelivered}, ` +
@@ -643,8 +700,13 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
             .map(([status, n]) => `${status}:${n}`)
             .join('/') || '-'
         }, ` +
-        `load_errors=${loadErrors.length}, ` +
-        `worker_exit_reasons=${worker.exits.map((exit) => `[${exit.worker} code ${exit.code} signal ${exit.signal}: ${exit.reason}]`).join(' ') || '-'}`,
+        `load_errors=${loadErrors.length}, api_instances=2, worker_processes=${workers.length}, ` +
+        `worker_exit_reasons=${
+          workers
+            .flatMap((worker) => worker.exits)
+            .map((exit) => `[${exit.worker} code ${exit.code} signal ${exit.signal}: ${exit.reason}]`)
+            .join(' ') || '-'
+        }`,
     );
 
     expect(missed, 'boundaries never reached').to.deep.equal([]);
