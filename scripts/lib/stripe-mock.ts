@@ -59,7 +59,7 @@ export async function startStripeMock(): Promise<RunningStripeMock> {
   } catch (error) {
     child.kill('SIGTERM');
     await exited;
-    throw new Error(`stripe-mock did not start: ${(error as Error).message}\n${stderr}`);
+    throw new Error(`stripe-mock did not start: ${(error as Error).message}\n${stderr}`, { cause: error });
   }
   return {
     url: `http://127.0.0.1:${port}`,
