@@ -280,9 +280,12 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
           capture: type === 'authCaptureTransaction',
         },
         render: (payment) => {
+          // A payment held for review (the `review` scenario) is responseCode 4, as Authorize.net's fraud filters hold.
           const [responseCode, reasonCode, text] = payment.declineReason
             ? DECLINES[payment.declineReason]
-            : ['1', '1', 'This transaction has been approved.'];
+            : payment.state === 'pending'
+              ? ['4', '253', 'Your order has been received. Thank you for your business!']
+              : ['1', '1', 'This transaction has been approved.'];
           return transactionReply(refId, {
             responseCode,
             reasonCode,
