@@ -546,14 +546,18 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
  * sends); null for anything else, which the sandbox does not implement and answers 400.
  */
 export function metadataClauses(query: string): Array<[string, string]> | null {
-  const clause = /^metadata\['((?:[^'\\]|\\.)+)'\]:'((?:[^'\\]|\\.)*)'$/;
+  const clause = /\s*metadata\['((?:[^'\\]|\\.)+)'\]:'((?:[^'\\]|\\.)*)'\s*/y;
+  const and = /AND\s+/iy;
   const unescape = (text: string) => text.replace(/\\(.)/g, '$1');
-  const parts = query.trim().split(/\s+AND\s+/i);
   const clauses: Array<[string, string]> = [];
-  for (const part of parts) {
-    const found = clause.exec(part.trim());
+  let at = 0;
+  while (at < query.length) {
+    clause.lastIndex = at;
+    const found = clause.exec(query);
     if (!found) return null;
     clauses.push([unescape(found[1]), unescape(found[2])]);
+    and.lastIndex = clause.lastIndex;
+    at = and.exec(query) ? and.lastIndex : clause.lastIndex;
   }
   return clauses.length ? clauses : null;
 }
