@@ -11,7 +11,11 @@ import { resolveStripeMock } from './lib/stripe-mock';
 async function main(): Promise<number> {
   const cli = await resolveTemporalCli();
   const testServer = await resolveTimeSkippingTestServer();
-  const stripeMock = await resolveStripeMock();
+  // Only test/api/provider-a-stripe-mock.test.ts needs it: without it that file fails (saying why), not the run.
+  const stripeMock = await resolveStripeMock().catch((error: Error) => {
+    log(`stripe-mock unavailable: ${error.message}`);
+    return undefined;
+  });
   log(`temporal CLI: ${cli ?? 'downloaded by @temporalio/testing'}; time-skipping server: ${testServer}`);
   const extra = process.argv.slice(2);
   const specs = extra.some((arg) => arg.endsWith('.ts')) ? [] : ['test/**/*.test.ts'];
@@ -22,7 +26,7 @@ async function main(): Promise<number> {
       ...process.env,
       ...(cli ? { TEMPORAL_CLI_PATH: cli } : {}),
       TEMPORAL_TEST_SERVER_PATH: testServer,
-      STRIPE_MOCK_PATH: stripeMock,
+      ...(stripeMock ? { STRIPE_MOCK_PATH: stripeMock } : {}),
     },
   });
   return result.status ?? 1;
