@@ -52,6 +52,12 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
   /** PaymentMethods: the card reduced to its facts (no number is kept), and the account that created it. */
   const paymentMethods = new Map<string, { account: string; card: CardFacts; expMonth: number; expYear: number }>();
 
+  /**
+   * PaymentIntents being confirmed right now (a slow authorization): Stripe creates the intent before confirming it,
+   * so the lists and search show it as requires_confirmation until the answer, and a lookup knows it is in flight.
+   */
+  const confirming = new Map<string, { account: string; amount: number; currency: string; created: number }>();
+
   const metadataFor = (id: string, reference: string | null) => metadataOf.get(id) ?? (reference ? { reference } : {});
 
   /** The key's account, or the 401 Stripe gives for a missing/unknown key. */
@@ -252,6 +258,7 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
         const expand = Array.isArray(body.expand) && body.expand.includes('latest_charge');
         const card = read.obj(read.obj(body.payment_method_options).card);
         const mitReference = read.str(read.obj(card.mit_exemption).network_transaction_id);
+        confirming.set(id, { account, amount, currency, created: Math.floor(Date.now() / 1000) });
         const processed = await authorizeFlow(ctx, {
           operation: 'authorize',
           serverError,
@@ -267,7 +274,7 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
             capture: body.capture_method !== 'manual',
           },
           render: (payment) => intentReply(payment, expand, 'payment_intent'),
-        });
+        }).finally(() => confirming.delete(id));
         return { ...processed, entry: { ...processed.entry, mit_reference: mitReference } };
       }),
     )
@@ -348,9 +355,7 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
         };
       }),
     )
-    .on('GET', '/v1/payment_intents', (request) =>
-      listed(request, (account) => ownIntents(account, 'pi_').map((payment) => paymentIntent(payment, true))),
-    )
+    .on('GET', '/v1/payment_intents', (request) => listed(request, paymentIntents))
     .on('GET', '/v1/setup_intents', (request) =>
       listed(request, (account) => ownIntents(account, 'seti_').map(setupIntent)),
     )
@@ -441,6 +446,24 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
         entry: draft('test_credentials', { outcome: 'approved' }),
       })),
     );
+
+  /** This account's PaymentIntents as the list shows them, oldest first, with those still being confirmed. */
+  function paymentIntents(account: string): Array<Record<string, unknown>> {
+    const done = ownIntents(account, 'pi_').map((payment) => paymentIntent(payment, true));
+    const inFlight = [...confirming.entries()]
+      .filter(([id, intent]) => intent.account === account && !store.payments.has(id))
+      .map(([id, intent]) => ({
+        id,
+        object: 'payment_intent',
+        amount: intent.amount,
+        currency: intent.currency.toLowerCase(),
+        status: 'requires_confirmation',
+        metadata: metadataFor(id, null),
+        created: intent.created,
+        livemode: false,
+      }));
+    return [...done, ...inFlight];
+  }
 
   /** This account's PaymentIntents (pi_) or SetupIntents (seti_). */
   function ownIntents(account: string, prefix: 'pi_' | 'seti_'): Payment[] {

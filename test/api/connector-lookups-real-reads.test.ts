@@ -157,3 +157,30 @@ describe('provider_d: reads Authorize.net offers (getTransactionDetails, the uns
     ]);
   });
 });
+
+describe('provider_a: a lookup while the original charge is still being confirmed', () => {
+  it('is unknown (the intent requires_confirmation in the recent list), never not_found: no cascade mid-flight', async () => {
+    const adapter = adapterFor('provider_a');
+    const call = callFor('provider_a', credentialsFor('provider_a'), { timeoutMs: 300 });
+    const forced = await control('POST', '/overrides', {
+      provider: 'provider_a',
+      credentials: call.credentials,
+      scenario: 'slow',
+      times: 1,
+    });
+    expect(forced.status, JSON.stringify(forced.body)).to.equal(201);
+    const sent = await adapter.authorize(call, {
+      amount: 2500,
+      currency: 'USD',
+      paymentMethod: 'card',
+      capture: true,
+      reference: reference(),
+      card: card('4242424242424242'),
+    });
+    expect(sent.outcome).to.equal('unknown');
+    expect(await adapter.lookup(call, { operation: 'authorize' })).to.deep.equal({
+      status: 'unknown',
+      rawCode: 'in_progress',
+    });
+  });
+});

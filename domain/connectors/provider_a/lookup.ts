@@ -41,7 +41,7 @@ export async function lookupRequest(
         return await lookupIntent(send, call.idempotencyKey, now);
       case 'verify':
         return await lookupRecent(send, '/v1/setup_intents', call.idempotencyKey, now, (body) =>
-          fromIntent({ status: 200, body }, 'setup_intent'),
+          found(fromIntent({ status: 200, body }, 'setup_intent')),
         );
       case 'capture':
       case 'void':
@@ -63,10 +63,14 @@ async function lookupIntent(send: Send, key: string, now: number): Promise<Looku
   });
   if (searched.status !== 200) return unknownAnswer(searched);
   const hit = matching(searched.body?.data, key);
-  if (hit) return found(fromIntent({ status: 200, body: hit }, 'payment_intent'));
-  return lookupRecent(send, '/v1/payment_intents', key, now, (body) =>
-    fromIntent({ status: 200, body }, 'payment_intent'),
-  );
+  if (hit) return foundIntent(hit);
+  return lookupRecent(send, '/v1/payment_intents', key, now, foundIntent);
+}
+
+/** An intent still requires_confirmation is the original request still running: nothing to read yet. */
+function foundIntent(intent: Record<string, unknown>): LookupResult {
+  if (intent.status === 'requires_confirmation') return { status: 'unknown', rawCode: 'in_progress' };
+  return found(fromIntent({ status: 200, body: intent }, 'payment_intent'));
 }
 
 /** The strongly consistent list of what was created in the window, newest first, read page by page. */
@@ -75,10 +79,10 @@ async function lookupRecent(
   path: string,
   key: string,
   now: number,
-  transform: (body: Record<string, unknown>) => ProviderResult,
+  read: (body: Record<string, unknown>) => LookupResult,
 ): Promise<LookupResult> {
   const since = String(Math.floor(now / 1000) - RECENT_WINDOW_S);
-  return pagedLookup(send, path, { 'created[gte]': since }, key, transform);
+  return pagedLookup(send, path, { 'created[gte]': since }, key, read);
 }
 
 async function pagedLookup(
@@ -86,7 +90,7 @@ async function pagedLookup(
   path: string,
   filter: Record<string, string>,
   key: string,
-  transform: (body: Record<string, unknown>) => ProviderResult,
+  read: (body: Record<string, unknown>) => LookupResult,
 ): Promise<LookupResult> {
   let startingAfter: string | null = null;
   for (let page = 0; page < MAX_PAGES; page += 1) {
@@ -98,7 +102,7 @@ async function pagedLookup(
     if (listed.status !== 200) return unknownAnswer(listed);
     const data = field.list(listed.body?.data);
     const hit = matching(data, key);
-    if (hit) return found(transform(hit));
+    if (hit) return read(hit);
     if (listed.body?.has_more !== true) return { status: 'not_found' };
     startingAfter = field.str(field.obj(data[data.length - 1]).id);
     if (!startingAfter) break;
@@ -124,7 +128,7 @@ async function lookupModification(
 async function lookupRefund(send: Send, key: string, providerReference: string | undefined): Promise<LookupResult> {
   if (!providerReference) return { status: 'unknown', rawCode: 'lookup_without_payment' };
   return pagedLookup(send, '/v1/refunds', { payment_intent: providerReference }, key, (body) =>
-    fromRefund({ status: 200, body }),
+    found(fromRefund({ status: 200, body })),
   );
 }
 
