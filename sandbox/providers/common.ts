@@ -153,11 +153,10 @@ export function lookupByKey(
   scope: { provider: SandboxProvider; account: string; key: string | null },
   serverError: () => Reply,
 ): Processed {
-  const forced = ctx.store.takeOverride(scope.provider, scope.account, null, 'lookup');
+  const forced = lookupOverride(ctx, scope, serverError);
+  if (forced) return forced;
   const entry = (outcome: LedgerOutcome, reason: string | null, fields: Partial<LedgerDraft> = {}) =>
     draft('lookup', { outcome, reason, ...fields });
-  if (forced === 'timeout') return { reply: HANG, entry: entry('timeout', 'timeout') };
-  if (forced === 'processing_error') return { reply: serverError(), entry: entry('error', 'processing_error') };
   const key = scope.key ?? '';
   const slot = slotOf(scope.provider, scope.account, key);
   const stored = ctx.store.idempotent.get(slot);
@@ -185,6 +184,19 @@ export function lookupByKey(
       entry: entry('rejected', 'in_progress'),
     };
   return { reply: json(404, { idempotency_key: key, status: 'not_found' }), entry: entry('rejected', 'not_found') };
+}
+
+/** A forced `lookup` scenario (control POST /overrides, operation lookup): it hangs or answers 5xx; else null. */
+export function lookupOverride(
+  ctx: SandboxContext,
+  scope: { provider: SandboxProvider; account: string },
+  serverError: () => Reply,
+): Processed | null {
+  const forced = ctx.store.takeOverride(scope.provider, scope.account, null, 'lookup');
+  if (forced === 'timeout') return { reply: HANG, entry: draft('lookup', { outcome: 'timeout', reason: 'timeout' }) };
+  if (forced === 'processing_error')
+    return { reply: serverError(), entry: draft('lookup', { outcome: 'error', reason: 'processing_error' }) };
+  return null;
 }
 
 /** The ledger fields describing an operation on an existing payment. */

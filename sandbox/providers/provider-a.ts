@@ -1,10 +1,12 @@
 /**
- * provider_a speaks a Stripe-like API under /provider_a: form-encoded (or JSON) PaymentIntents and SetupIntents,
- * `Authorization: Bearer sk_test_…`, `Idempotency-Key`, card declines as HTTP 402 card_error with a decline_code,
- * webhooks signed Standard-Webhooks style (webhook-id / webhook-timestamp / webhook-signature, whsec_ secret).
+ * provider_a speaks a Stripe-like API under /provider_a: form-encoded (or JSON) PaymentMethods, PaymentIntents and
+ * SetupIntents, `Authorization: Bearer sk_test_…`, `Idempotency-Key`, card declines as HTTP 402 card_error with a
+ * decline_code, webhooks signed Standard-Webhooks style (webhook-id / webhook-timestamp / webhook-signature, whsec_
+ * secret). Like Stripe it keeps no readable record of idempotency keys: an earlier request is found through what
+ * Stripe offers — PaymentIntent search on metadata, the lists of PaymentIntents, SetupIntents and refunds.
  */
 import { createHmac } from 'node:crypto';
-import { cardFacts } from '../cards';
+import { cardFacts, type CardFacts } from '../cards';
 import { capture, refund, voidPayment, type SandboxContext } from '../engine';
 import { bearer, HANG, header, json, read, Router, type Reply, type SandboxRequest } from '../http';
 import { idempotent, type Processed } from '../idempotency';
@@ -15,7 +17,7 @@ import {
   draft,
   ISO_CURRENCY,
   looksInvalid,
-  lookupByKey,
+  lookupOverride,
   operationOverride,
   paymentFields,
   rejected,
@@ -45,6 +47,18 @@ const invalid = (param: string, message: string) =>
 
 export const providerA: ProviderFactory = (ctx: SandboxContext) => {
   const { store } = ctx;
+  /** Each intent's and refund's metadata as sent (Stripe returns it verbatim and searches on it). */
+  const metadataOf = new Map<string, Record<string, string>>();
+  /** PaymentMethods: the card reduced to its facts (no number is kept), and the account that created it. */
+  const paymentMethods = new Map<string, { account: string; card: CardFacts; expMonth: number; expYear: number }>();
+
+  /**
+   * PaymentIntents being confirmed right now (a slow authorization): Stripe creates the intent before confirming it,
+   * so the lists and search show it as requires_confirmation until the answer, and a lookup knows it is in flight.
+   */
+  const confirming = new Map<string, { account: string; amount: number; currency: string; created: number }>();
+
+  const metadataFor = (id: string, reference: string | null) => metadataOf.get(id) ?? (reference ? { reference } : {});
 
   /** The key's account, or the 401 Stripe gives for a missing/unknown key. */
   function authenticate(request: SandboxRequest): { account: string } | { reply: Reply } {
@@ -155,7 +169,7 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
       currency: payment.currency.toLowerCase(),
       status,
       capture_method: payment.state === 'authorized' ? 'manual' : 'automatic',
-      metadata: payment.reference ? { reference: payment.reference } : {},
+      metadata: metadataFor(payment.id, payment.reference),
       latest_charge: expand ? charge : charge.id,
       created: Math.floor(Date.parse(payment.createdAt) / 1000),
       livemode: false,
@@ -177,25 +191,38 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
       object: 'setup_intent',
       status: payment.state === 'declined' ? 'requires_payment_method' : 'succeeded',
       usage: 'off_session',
-      metadata: payment.reference ? { reference: payment.reference } : {},
+      metadata: metadataFor(payment.id, payment.reference),
       livemode: false,
       latest_attempt: { network_transaction_id: payment.networkTransactionId },
     };
   }
 
-  /** payment_method_data → card facts (card) or a wallet (link); the number is reduced to facts here. */
+  /**
+   * `payment_method` (a pm_ of this account) → its card facts; `payment_method_data[type]=link` → a wallet. Like
+   * Stripe, a raw card in `payment_method_data` is refused: cards are created as PaymentMethods first.
+   */
   function method(
     body: Record<string, unknown>,
-  ): { method: 'card' | 'wallet'; card: ReturnType<typeof cardFacts> | null } | string {
-    const data = read.obj(body.payment_method_data);
-    if (data.type === 'link') return { method: 'wallet', card: null };
-    if (data.type !== 'card') return 'payment_method_data[type]';
-    const card = read.obj(data.card);
-    const number = read.str(card.number);
-    const expMonth = read.int(card.exp_month);
-    const expYear = read.int(card.exp_year);
-    if (!number || expMonth === null || expYear === null) return 'payment_method_data[card]';
-    return { method: 'card', card: cardFacts({ number, expMonth, expYear }) };
+    account: string,
+  ): { method: 'card' | 'wallet'; card: CardFacts | null } | string {
+    const id = read.str(body.payment_method);
+    if (id) {
+      const stored = paymentMethods.get(id);
+      return stored && stored.account === account ? { method: 'card', card: stored.card } : 'payment_method';
+    }
+    return read.obj(body.payment_method_data).type === 'link'
+      ? { method: 'wallet', card: null }
+      : 'payment_method_data[type]';
+  }
+
+  /** Metadata as Stripe keeps it: string values only. */
+  function keepMetadata(id: string, value: unknown): void {
+    const kept: Record<string, string> = {};
+    for (const [key, item] of Object.entries(read.obj(value))) {
+      const text = read.str(item);
+      if (text !== null) kept[key] = text;
+    }
+    metadataOf.set(id, kept);
   }
 
   function refundObject(record: Refund): Record<string, unknown> {
@@ -207,7 +234,7 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
       payment_intent: record.paymentId,
       status: record.state,
       failure_reason: record.state === 'failed' ? 'declined' : null,
-      metadata: record.reference ? { reference: record.reference } : {},
+      metadata: metadataFor(record.id, record.reference),
       created: Math.floor(Date.parse(record.createdAt) / 1000),
     };
   }
@@ -222,18 +249,21 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
           return rejected('authorize', 'invalid_amount', invalid('amount', 'Invalid positive integer'));
         if (!currency || !ISO_CURRENCY.test(currency))
           return rejected('authorize', 'invalid_currency', invalid('currency', 'Invalid currency'));
-        const chosen = method(body);
+        const chosen = method(body, account);
         if (typeof chosen === 'string')
-          return rejected('authorize', 'invalid_payment_method', invalid(chosen, 'Invalid payment method data'));
+          return rejected('authorize', 'invalid_payment_method', invalid(chosen, 'Invalid payment method'));
         const reference = read.str(read.obj(body.metadata).reference);
+        const id = `pi_${randomChars(24)}`;
+        keepMetadata(id, body.metadata);
         const expand = Array.isArray(body.expand) && body.expand.includes('latest_charge');
         const card = read.obj(read.obj(body.payment_method_options).card);
         const mitReference = read.str(read.obj(card.mit_exemption).network_transaction_id);
+        confirming.set(id, { account, amount, currency, created: Math.floor(Date.now() / 1000) });
         const processed = await authorizeFlow(ctx, {
           operation: 'authorize',
           serverError,
           input: {
-            id: `pi_${randomChars(24)}`,
+            id,
             provider: 'provider_a',
             account,
             reference,
@@ -244,20 +274,22 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
             capture: body.capture_method !== 'manual',
           },
           render: (payment) => intentReply(payment, expand, 'payment_intent'),
-        });
+        }).finally(() => confirming.delete(id));
         return { ...processed, entry: { ...processed.entry, mit_reference: mitReference } };
       }),
     )
     .on('POST', '/v1/setup_intents', (request) =>
       guarded(request, 'verify', async (account) => {
-        const chosen = method(request.body ?? {});
+        const chosen = method(request.body ?? {}, account);
         if (typeof chosen === 'string' || !chosen.card)
-          return rejected('verify', 'invalid_payment_method', invalid('payment_method_data', 'A card is required'));
+          return rejected('verify', 'invalid_payment_method', invalid('payment_method', 'A card is required'));
+        const id = `seti_${randomChars(24)}`;
+        keepMetadata(id, request.body?.metadata);
         return authorizeFlow(ctx, {
           operation: 'verify',
           serverError,
           input: {
-            id: `seti_${randomChars(24)}`,
+            id,
             provider: 'provider_a',
             account,
             reference: read.str(read.obj(request.body?.metadata).reference),
@@ -271,13 +303,75 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
         });
       }),
     )
-    .on('GET', '/v1/idempotency_keys/:key', (request) =>
-      guarded(request, 'lookup', async (account) =>
-        lookupByKey(ctx, { provider: 'provider_a', account, key: request.params.key }, serverError),
-      ),
+    .on('POST', '/v1/payment_methods', (request) =>
+      guarded(request, 'tokenize', async (account) => {
+        const body = request.body ?? {};
+        const card = read.obj(body.card);
+        const number = read.str(card.number);
+        const expMonth = read.int(card.exp_month);
+        const expYear = read.int(card.exp_year);
+        if (body.type !== 'card') return rejected('tokenize', 'invalid_type', invalid('type', 'Invalid type'));
+        if (!number || expMonth === null || expYear === null)
+          return rejected('tokenize', 'invalid_card', invalid('card', 'Missing card number or expiry'));
+        const facts = cardFacts({ number, expMonth, expYear });
+        const id = `pm_${randomChars(24)}`;
+        paymentMethods.set(id, { account, card: facts, expMonth, expYear });
+        return {
+          reply: json(200, {
+            id,
+            object: 'payment_method',
+            type: 'card',
+            card: { brand: facts.brand, last4: facts.last4, exp_month: expMonth, exp_year: expYear },
+            billing_details: read.obj(body.billing_details),
+            created: Math.floor(Date.now() / 1000),
+            livemode: false,
+            metadata: {},
+          }),
+          entry: draft('tokenize', { outcome: 'approved', card_last4: facts.last4, provider_reference: id }),
+        };
+      }),
+    )
+    // Before /v1/payment_intents/:id, which would take "search" for an id.
+    .on('GET', '/v1/payment_intents/search', (request) =>
+      guarded(request, 'lookup', async (account) => {
+        const forced = lookupOverride(ctx, { provider: 'provider_a', account }, serverError);
+        if (forced) return forced;
+        const clauses = metadataClauses(request.query.get('query') ?? '');
+        if (!clauses) return rejected('lookup', 'invalid_query', invalid('query', 'Unsupported search query'));
+        const hits = ownIntents(account, 'pi_').filter((payment) => {
+          const metadata = metadataFor(payment.id, payment.reference);
+          return clauses.every(([key, value]) => metadata[key] === value);
+        });
+        const limit = Math.min(Math.max(read.int(request.query.get('limit')) ?? 10, 1), 100);
+        return {
+          reply: json(200, {
+            object: 'search_result',
+            url: '/v1/payment_intents/search',
+            has_more: hits.length > limit,
+            next_page: null,
+            data: hits.slice(0, limit).map((payment) => paymentIntent(payment, true)),
+          }),
+          entry: draft('lookup', { outcome: 'approved', reason: hits.length ? 'found' : 'not_found' }),
+        };
+      }),
+    )
+    .on('GET', '/v1/payment_intents', (request) => listed(request, paymentIntents))
+    .on('GET', '/v1/setup_intents', (request) =>
+      listed(request, (account) => ownIntents(account, 'seti_').map(setupIntent)),
+    )
+    .on('GET', '/v1/refunds', (request) =>
+      listed(request, (account) => {
+        const paymentIntentId = request.query.get('payment_intent');
+        return [...store.refunds.values()]
+          .filter((record) => record.provider === 'provider_a' && record.account === account)
+          .filter((record) => !paymentIntentId || record.paymentId === paymentIntentId)
+          .map(refundObject);
+      }),
     )
     .on('GET', '/v1/payment_intents/:id', (request) =>
       guarded(request, 'lookup', async (account) => {
+        const forced = lookupOverride(ctx, { provider: 'provider_a', account }, serverError);
+        if (forced) return forced;
         const payment = store.payments.get(request.params.id);
         if (!payment || payment.account !== account) return rejected('lookup', 'not_found', missing(request.params.id));
         return {
@@ -319,8 +413,10 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
         const id = read.str(body.payment_intent) ?? '';
         const payment = store.payments.get(id);
         if (!payment || payment.account !== account) return rejected('refund', 'not_found', missing(id));
+        const refundId = `re_${randomChars(24)}`;
+        keepMetadata(refundId, body.metadata);
         const result = refund(ctx, payment, {
-          id: `re_${randomChars(24)}`,
+          id: refundId,
           amount: read.int(body.amount),
           reference: read.str(read.obj(body.metadata).reference),
           asynchronous: false,
@@ -350,6 +446,58 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
         entry: draft('test_credentials', { outcome: 'approved' }),
       })),
     );
+
+  /** This account's PaymentIntents as the list shows them, oldest first, with those still being confirmed. */
+  function paymentIntents(account: string): Array<Record<string, unknown>> {
+    const done = ownIntents(account, 'pi_').map((payment) => paymentIntent(payment, true));
+    const inFlight = [...confirming.entries()]
+      .filter(([id, intent]) => intent.account === account && !store.payments.has(id))
+      .map(([id, intent]) => ({
+        id,
+        object: 'payment_intent',
+        amount: intent.amount,
+        currency: intent.currency.toLowerCase(),
+        status: 'requires_confirmation',
+        metadata: metadataFor(id, null),
+        created: intent.created,
+        livemode: false,
+      }));
+    return [...done, ...inFlight];
+  }
+
+  /** This account's PaymentIntents (pi_) or SetupIntents (seti_). */
+  function ownIntents(account: string, prefix: 'pi_' | 'seti_'): Payment[] {
+    return [...store.payments.values()].filter(
+      (payment) => payment.provider === 'provider_a' && payment.account === account && payment.id.startsWith(prefix),
+    );
+  }
+
+  /**
+   * A Stripe list: newest first, `created[gte]`, `limit` (1-100, default 10), `starting_after`, and `has_more`.
+   * Strongly consistent (unlike search): what was created is listed at once.
+   */
+  function listed(request: SandboxRequest, objects: (account: string) => Array<Record<string, unknown>>) {
+    return guarded(request, 'lookup', async (account) => {
+      const forced = lookupOverride(ctx, { provider: 'provider_a', account }, serverError);
+      if (forced) return forced;
+      const since = read.int(request.query.get('created[gte]'));
+      const limit = Math.min(Math.max(read.int(request.query.get('limit')) ?? 10, 1), 100);
+      let all = objects(account)
+        .filter((object) => since === null || (read.int(object.created) ?? 0) >= since)
+        .reverse();
+      const after = request.query.get('starting_after');
+      if (after) all = all.slice(all.findIndex((object) => object.id === after) + 1);
+      return {
+        reply: json(200, {
+          object: 'list',
+          url: request.path,
+          has_more: all.length > limit,
+          data: all.slice(0, limit),
+        }),
+        entry: draft('lookup', { outcome: 'approved', reason: 'listed' }),
+      };
+    });
+  }
 
   function stateError(payment: Payment, error: string): Reply {
     if (error === 'amount_too_large')
@@ -415,6 +563,27 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
     },
   };
 };
+
+/**
+ * The clauses of a Stripe search query made only of `metadata['key']:'value'` clauses joined by AND (what a lookup
+ * sends); null for anything else, which the sandbox does not implement and answers 400.
+ */
+export function metadataClauses(query: string): Array<[string, string]> | null {
+  const clause = /\s*metadata\['((?:[^'\\]|\\.)+)'\]:'((?:[^'\\]|\\.)*)'\s*/y;
+  const and = /AND\s+/iy;
+  const unescape = (text: string) => text.replace(/\\(.)/g, '$1');
+  const clauses: Array<[string, string]> = [];
+  let at = 0;
+  while (at < query.length) {
+    clause.lastIndex = at;
+    const found = clause.exec(query);
+    if (!found) return null;
+    clauses.push([unescape(found[1]), unescape(found[2])]);
+    and.lastIndex = clause.lastIndex;
+    at = and.exec(query) ? and.lastIndex : clause.lastIndex;
+  }
+  return clauses.length ? clauses : null;
+}
 
 /** Standard Webhooks: HMAC-SHA256 over `${id}.${timestamp}.${body}` with the base64 key after whsec_. */
 export function standardWebhookHeaders(

@@ -3,7 +3,9 @@
  * names the call (createTransactionRequest, getTransactionDetailsRequest, authenticateTestRequest), credentials in
  * merchantAuthentication {name, transactionKey}, decimal string amounts, responseCode 1/2/3/4 with a reason code,
  * refId (≤ 20 characters) as the idempotency key, HTTP 200 for everything but outages, a UTF-8 BOM before the JSON
- * (as the real one sends), and webhooks signed `X-ANET-Signature: sha512=<HMAC-SHA512 hex>`.
+ * (as the real one sends), and webhooks signed `X-ANET-Signature: sha512=<HMAC-SHA512 hex>`. Like Authorize.net it
+ * offers no read by refId: an earlier transaction is found in getUnsettledTransactionListRequest by the
+ * `order.invoiceNumber` it was sent with, and read with getTransactionDetailsRequest.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { cardFacts, type DeclineReason } from '../cards';
@@ -17,7 +19,8 @@ import {
   draft,
   ISO_CURRENCY,
   looksInvalid,
-  lookupByKey,
+  lookupOverride,
+  operationOverride,
   paymentFields,
   rejected,
   type ProviderFactory,
@@ -60,6 +63,19 @@ const TYPES: Record<string, Operation> = {
 
 export const providerD: ProviderFactory = (ctx: SandboxContext) => {
   const { store } = ctx;
+  /** Each transaction's order.invoiceNumber and submit time, as getUnsettledTransactionListRequest lists them. */
+  const invoices = new Map<string, string | null>();
+  const submitted: Array<{ transId: string; account: string; at: string }> = [];
+
+  /** Keeps a processed transaction (it has a transId) for the unsettled list, with its invoice number. */
+  function remember(processed: Processed, account: string, tx: Record<string, unknown>): Processed {
+    const transId = processed.entry.provider_reference;
+    if (transId && !invoices.has(transId)) {
+      invoices.set(transId, read.str(read.obj(tx.order).invoiceNumber));
+      submitted.push({ transId, account, at: new Date().toISOString() });
+    }
+    return processed;
+  }
 
   function transactionReply(
     refId: string | null,
@@ -138,7 +154,7 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
     const operation: Operation =
       rootName === 'createTransactionRequest'
         ? (TYPES[read.str(read.obj(root.transactionRequest).transactionType) ?? ''] ?? 'authorize')
-        : rootName === 'getTransactionDetailsRequest' || rootName === 'getTransactionByRefIdRequest'
+        : rootName === 'getTransactionDetailsRequest' || rootName === 'getUnsettledTransactionListRequest'
           ? 'lookup'
           : 'test_credentials';
     if (!account)
@@ -168,17 +184,35 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
       });
       return reply({ refId, messages: ok });
     }
-    if (rootName === 'getTransactionDetailsRequest') return details(account, read.str(root.transId) ?? '');
-    if (rootName === 'getTransactionByRefIdRequest') {
-      // The refId here is the original request's (the key), so this read is not itself keyed.
-      const processed = lookupByKey(ctx, { provider: 'provider_d', account, key: refId }, serverError);
-      const status = processed.reply === HANG ? null : processed.reply.status;
-      store.record({ provider: 'provider_d', account, idempotency_key: null, http_status: status, ...processed.entry });
-      return processed.reply;
+    if (rootName === 'getTransactionDetailsRequest' || rootName === 'getUnsettledTransactionListRequest') {
+      const forced = lookupOverride(ctx, { provider: 'provider_d', account }, serverError);
+      if (forced) {
+        const status = forced.reply === HANG ? null : forced.reply.status;
+        store.record({ provider: 'provider_d', account, idempotency_key: null, http_status: status, ...forced.entry });
+        return forced.reply;
+      }
+      return rootName === 'getTransactionDetailsRequest'
+        ? details(account, read.str(root.transId) ?? '')
+        : unsettled(account, root);
     }
     if (rootName !== 'createTransactionRequest')
       return refuse(operation, 'unknown_method', apiError('E00001', `Unknown method ${rootName}.`), account);
     const transaction = read.obj(root.transactionRequest);
+    const forced =
+      operation === 'capture' || operation === 'void' || operation === 'refund'
+        ? await operationOverride(ctx, 'provider_d', account, operation)
+        : null;
+    // Answered 5xx without processing: nothing is kept, so a lookup finds nothing.
+    if (forced === 'processing_error') {
+      store.record({
+        provider: 'provider_d',
+        account,
+        idempotency_key: refId,
+        http_status: 503,
+        ...rejected(operation, 'processing_error', serverError()).entry,
+      });
+      return serverError();
+    }
     return idempotent(
       store,
       {
@@ -194,7 +228,13 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
             transId: '0',
           }),
       },
-      () => transact(account, refId, operation, transaction),
+      async () => {
+        const processed = remember(await transact(account, refId, operation, transaction), account, transaction);
+        // Done, but the caller gets a 5xx: the unknown outcome a lookup must resolve.
+        if (forced === 'approved_server_error' && processed.reply !== HANG && processed.reply.status < 300)
+          return { ...processed, reply: serverError(), stored: processed.reply };
+        return processed;
+      },
     );
   }
 
@@ -240,9 +280,12 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
           capture: type === 'authCaptureTransaction',
         },
         render: (payment) => {
+          // A payment held for review (the `review` scenario) is responseCode 4, as Authorize.net's fraud filters hold.
           const [responseCode, reasonCode, text] = payment.declineReason
             ? DECLINES[payment.declineReason]
-            : ['1', '1', 'This transaction has been approved.'];
+            : payment.state === 'pending'
+              ? ['4', '253', 'Your order has been received. Thank you for your business!']
+              : ['1', '1', 'This transaction has been approved.'];
           return transactionReply(refId, {
             responseCode,
             reasonCode,
@@ -332,16 +375,8 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
     return fail('3', `Unsupported transactionType ${type}.`);
   }
 
-  function details(account: string, transId: string): Reply {
-    const payment = store.payments.get(transId);
-    if (!payment || payment.account !== account) return apiError('E00040', 'The record cannot be found.');
-    store.record({
-      provider: 'provider_d',
-      account,
-      idempotency_key: null,
-      http_status: 200,
-      ...draft('lookup', { ...paymentFields(payment), outcome: 'approved' }),
-    });
+  /** A payment's transactionStatus, responseCode and reason as getTransactionDetails reports them. */
+  function paymentStatus(payment: Payment): { status: string; responseCode: string; reasonCode: string } {
     const status = {
       authorized: 'authorizedPendingCapture',
       captured: 'capturedPendingSettlement',
@@ -351,12 +386,55 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
       expired: 'expired',
       verified: 'authorizedPendingCapture',
     }[payment.state];
+    if (payment.declineReason) {
+      const [responseCode, reasonCode] = DECLINES[payment.declineReason];
+      return { status, responseCode, reasonCode };
+    }
+    return {
+      status,
+      responseCode: payment.state === 'pending' ? '4' : '1',
+      reasonCode: payment.state === 'pending' ? '253' : '1',
+    };
+  }
+
+  /** A transaction (a payment, or a refund as its own transaction) as getTransactionDetailsRequest answers it. */
+  function details(account: string, transId: string): Reply {
+    const refundRecord = store.refunds.get(transId);
+    const payment = store.payments.get(refundRecord?.paymentId ?? transId);
+    if (!payment || payment.account !== account || (refundRecord && refundRecord.provider !== 'provider_d'))
+      return apiError('E00040', 'The record cannot be found.');
+    store.record({
+      provider: 'provider_d',
+      account,
+      idempotency_key: null,
+      http_status: 200,
+      ...draft('lookup', { ...paymentFields(payment), outcome: 'approved' }),
+    });
+    const { status, responseCode, reasonCode } = refundRecord
+      ? {
+          status: refundRecord.state === 'failed' ? 'declined' : 'refundPendingSettlement',
+          responseCode: refundRecord.state === 'failed' ? '2' : '1',
+          reasonCode: refundRecord.state === 'failed' ? '2' : '1',
+        }
+      : paymentStatus(payment);
+    const amount = refundRecord?.amount ?? payment.amount;
     return reply({
       transaction: {
-        transId: payment.id,
+        transId,
+        ...(refundRecord ? { refTransId: payment.id } : {}),
+        submitTimeUTC: refundRecord?.createdAt ?? payment.createdAt,
+        transactionType: refundRecord
+          ? 'refundTransaction'
+          : payment.capturedAmount > 0 || payment.state === 'captured'
+            ? 'authCaptureTransaction'
+            : 'authOnlyTransaction',
         transactionStatus: status,
-        authAmount: minorToDecimal(payment.amount, payment.currency),
-        settleAmount: minorToDecimal(payment.capturedAmount, payment.currency),
+        responseCode,
+        responseReasonCode: reasonCode,
+        authAmount: minorToDecimal(amount, payment.currency),
+        settleAmount: minorToDecimal(refundRecord ? amount : payment.capturedAmount, payment.currency),
+        ...(payment.networkTransactionId && !refundRecord ? { networkTransId: payment.networkTransactionId } : {}),
+        order: { invoiceNumber: invoices.get(transId) ?? undefined },
         payment: {
           creditCard: {
             cardNumber: `XXXX${payment.cardLast4}`,
@@ -365,6 +443,50 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
           },
         },
       },
+      messages: ok,
+    });
+  }
+
+  /**
+   * getUnsettledTransactionListRequest: this account's transactions, newest first (sorting submitTimeUTC descending
+   * is the only order the sandbox offers), paged by paging {limit ≤ 1000, offset = page number from 1}. Nothing
+   * settles in the sandbox, so every transaction stays listed.
+   */
+  function unsettled(account: string, root: Record<string, unknown>): Reply {
+    const paging = read.obj(root.paging);
+    const limit = Math.min(Math.max(read.int(paging.limit) ?? 1000, 1), 1000);
+    const offset = Math.max(read.int(paging.offset) ?? 1, 1);
+    const own = submitted.filter((entry) => entry.account === account).reverse();
+    const page = own.slice((offset - 1) * limit, offset * limit);
+    store.record({
+      provider: 'provider_d',
+      account,
+      idempotency_key: null,
+      http_status: 200,
+      ...draft('lookup', { outcome: 'approved', reason: 'listed' }),
+    });
+    return reply({
+      transactions: page.map(({ transId, at }) => {
+        const refundRecord = store.refunds.get(transId);
+        const payment = store.payments.get(refundRecord?.paymentId ?? transId);
+        return {
+          transId,
+          submitTimeUTC: at,
+          transactionStatus: refundRecord
+            ? refundRecord.state === 'failed'
+              ? 'declined'
+              : 'refundPendingSettlement'
+            : payment
+              ? paymentStatus(payment).status
+              : 'generalError',
+          invoiceNumber: invoices.get(transId) ?? undefined,
+          accountNumber: payment?.cardLast4 ? `XXXX${payment.cardLast4}` : undefined,
+          settleAmount: Number(
+            minorToDecimal(refundRecord?.amount ?? payment?.capturedAmount ?? 0, payment?.currency ?? 'USD'),
+          ),
+        };
+      }),
+      totalNumInResultSet: own.length,
       messages: ok,
     });
   }

@@ -132,7 +132,7 @@ function existingExecutable(file: string, envName: string): string {
   return path.resolve(file);
 }
 
-function isExecutable(file: string): boolean {
+export function isExecutable(file: string): boolean {
   try {
     fs.accessSync(file, fs.constants.X_OK);
     return fs.statSync(file).isFile();
@@ -155,7 +155,7 @@ interface RunOptions {
   quiet?: boolean;
 }
 
-function run(cmd: string, args: string[], { quiet, ...opts }: RunOptions): Promise<void> {
+export function run(cmd: string, args: string[], { quiet, ...opts }: RunOptions): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { ...opts, stdio: ['ignore', quiet ? 'pipe' : 2, quiet ? 'pipe' : 2] });
     let output = '';

@@ -1,17 +1,24 @@
 /**
  * provider_a (Stripe-like) adapter: form-encoded PaymentIntents (confirm=true), SetupIntents for zero-amount
- * verification, `Authorization: Bearer <secret_key>` and the `Idempotency-Key` header.
+ * verification, `Authorization: Bearer <secret_key>` and the `Idempotency-Key` header. Cards are sent as a
+ * PaymentMethod first (`POST /v1/payment_methods`; Stripe's API takes no raw card in `payment_method_data`), and
+ * every intent and refund carries our idempotency key in its metadata: that is how an unknown outcome is looked up
+ * (lookup.ts), since Stripe offers no read by idempotency key. The requests are checked against stripe-mock
+ * (test/api/provider-a-stripe-mock.test.ts).
  */
-import type { AuthorizeRequest, CardData, ConnectorAdapter, ProviderCall } from '../connector';
+import type { AuthorizeRequest, CardData, ConnectorAdapter, ProviderCall, ProviderResult } from '../connector';
 import type { ProviderACredentials } from '../credentials';
+import { ProviderUnreachableError } from '../errors';
 import {
   callProvider,
   credentialCheck,
-  lookupByKey,
+  field,
+  result,
   unsupportedMethod,
   withTransport,
   type ProviderRequest,
 } from '../http';
+import { LOOKUP_KEY, lookupRequest } from './lookup';
 import { fromIntent, fromModification, fromRefund } from './transformers';
 import { parseWebhook } from './webhook';
 
@@ -23,17 +30,56 @@ function send(call: Omit<ProviderCall, 'idempotencyKey'> & { idempotencyKey?: st
   });
 }
 
-function cardData(card: CardData, holder: { email?: string | null } = {}) {
-  return {
-    type: 'card',
-    card: { number: card.number, exp_month: card.expMonth, exp_year: card.expYear, cvc: card.cvc ?? undefined },
-    billing_details: { name: card.holderName ?? undefined, email: holder.email ?? undefined },
-  };
+/** Our metadata on every intent and refund: the reference, and the key a lookup finds it by. */
+const metadata = (call: Pick<ProviderCall, 'idempotencyKey'>, reference: string) => ({
+  reference,
+  [LOOKUP_KEY]: call.idempotencyKey,
+});
+
+/**
+ * The card as a PaymentMethod (its own key, derived from the call's, so a retried call replays the same one). It
+ * moves no money, so a failure here is a definitive one: nothing was charged. Returns the pm_ id or that failure.
+ */
+async function createPaymentMethod(
+  call: ProviderCall,
+  card: CardData,
+  holder: { email?: string | null } = {},
+): Promise<{ id: string } | { failure: ProviderResult }> {
+  let response;
+  try {
+    response = await send(
+      { ...call, idempotencyKey: `${call.idempotencyKey}:payment_method` },
+      {
+        method: 'POST',
+        path: '/v1/payment_methods',
+        form: {
+          type: 'card',
+          card: { number: card.number, exp_month: card.expMonth, exp_year: card.expYear, cvc: card.cvc ?? undefined },
+          billing_details: { name: card.holderName ?? undefined, email: holder.email ?? undefined },
+        },
+      },
+    );
+  } catch (error) {
+    if (error instanceof ProviderUnreachableError)
+      return { failure: result('network_error', { rawCode: error.kind, rawMessage: error.message }) };
+    throw error;
+  }
+  const id = response.status === 200 ? field.str(response.body?.id) : null;
+  if (id) return { id };
+  const answer = fromIntent(response, 'payment_intent');
+  // A 5xx (unknown for a charge) cannot have charged anything here.
+  return { failure: answer.outcome === 'unknown' ? { ...answer, outcome: 'processing_error' } : answer };
 }
 
-function paymentMethodData(request: AuthorizeRequest) {
-  if (request.paymentMethod === 'wallet') return { type: 'link' };
-  return request.card ? cardData(request.card, { email: request.customer?.email }) : null;
+/** The intent's payment method: Link for wallets, a PaymentMethod created from the card otherwise. */
+async function paymentMethodFor(
+  call: ProviderCall,
+  request: AuthorizeRequest,
+): Promise<Record<string, unknown> | { failure: ProviderResult }> {
+  if (request.paymentMethod === 'wallet') return { payment_method_data: { type: 'link' } };
+  if (!request.card) return { failure: unsupportedMethod('card without card data') };
+  const created = await createPaymentMethod(call, request.card, { email: request.customer?.email });
+  return 'failure' in created ? created : { payment_method: created.id };
 }
 
 export const providerAAdapter: ConnectorAdapter = {
@@ -43,8 +89,8 @@ export const providerAAdapter: ConnectorAdapter = {
     withTransport(async () => {
       if (request.paymentMethod !== 'card' && request.paymentMethod !== 'wallet')
         return unsupportedMethod(request.paymentMethod);
-      const data = paymentMethodData(request);
-      if (!data) return unsupportedMethod('card without card data');
+      const method = await paymentMethodFor(call, request);
+      if ('failure' in method) return method.failure as ProviderResult;
       const mit = request.recurring;
       const response = await send(call, {
         method: 'POST',
@@ -54,8 +100,8 @@ export const providerAAdapter: ConnectorAdapter = {
           currency: request.currency.toLowerCase(),
           confirm: true,
           capture_method: request.capture ? 'automatic' : 'manual',
-          payment_method_data: data,
-          metadata: { reference: request.reference },
+          ...method,
+          metadata: metadata(call, request.reference),
           receipt_email: request.customer?.email ?? undefined,
           off_session: mit ? true : undefined,
           payment_method_options: mit?.networkTransactionId
@@ -100,43 +146,32 @@ export const providerAAdapter: ConnectorAdapter = {
           form: {
             payment_intent: request.providerReference,
             amount: request.amount,
-            metadata: { reference: request.reference },
+            metadata: metadata(call, request.reference),
           },
         }),
       ),
     ),
 
   verifyCard: (call, request) =>
-    withTransport(async () =>
-      fromIntent(
+    withTransport(async () => {
+      const created = await createPaymentMethod(call, request.card);
+      if ('failure' in created) return created.failure;
+      return fromIntent(
         await send(call, {
           method: 'POST',
           path: '/v1/setup_intents',
           form: {
             confirm: true,
             usage: 'off_session',
-            payment_method_data: cardData(request.card),
-            metadata: { reference: request.reference },
+            payment_method: created.id,
+            metadata: metadata(call, request.reference),
           },
         }),
         'setup_intent',
-      ),
-    ),
+      );
+    }),
 
-  lookup: (call, request) =>
-    lookupByKey(
-      () =>
-        send(
-          { ...call, idempotencyKey: undefined },
-          { method: 'GET', path: `/v1/idempotency_keys/${encodeURIComponent(call.idempotencyKey)}` },
-        ),
-      (response) => {
-        if (request.operation === 'capture') return fromModification(response, 'succeeded');
-        if (request.operation === 'void') return fromModification(response, 'canceled');
-        if (request.operation === 'refund') return fromRefund(response);
-        return fromIntent(response, request.operation === 'verify' ? 'setup_intent' : 'payment_intent');
-      },
-    ),
+  lookup: (call, request) => lookupRequest((read) => send({ ...call, idempotencyKey: undefined }, read), call, request),
 
   retrieve: (call, request) =>
     withTransport(async () =>

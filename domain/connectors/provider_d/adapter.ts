@@ -1,13 +1,16 @@
 /**
  * provider_d (Authorize.net-like) adapter: every call is one JSON document POSTed to /xml/v1/request.api, with
  * merchantAuthentication inside and the idempotency key as refId (≤ 20 characters, so longer keys are hashed).
- * Refunds need the card's last four digits, read first with getTransactionDetailsRequest.
+ * Refunds need the card's last four digits, read first with getTransactionDetailsRequest. Every transaction carries
+ * its refId as `order.invoiceNumber` too: Authorize.net has no read by refId, so an unknown outcome is looked up in
+ * the unsettled transaction list by invoice number (lookup.ts); a payment is read by its transId (retrieve).
  */
 import { createHash } from 'node:crypto';
 import type { ConnectorAdapter, ProviderCall } from '../connector';
 import type { ProviderDCredentials } from '../credentials';
-import { callProvider, credentialCheck, lookupByKey, unsupportedMethod, withTransport } from '../http';
+import { callProvider, credentialCheck, unsupportedMethod, withTransport } from '../http';
 import { toDecimal } from '../money';
+import { fromTransactionDetails, lookupTransaction } from './lookup';
 import { fromDetails, fromTransaction, isOk } from './transformers';
 import { parseWebhook } from './webhook';
 
@@ -40,6 +43,13 @@ function transact(call: ProviderCall, transactionRequest: Record<string, unknown
   });
 }
 
+/** Our key as the invoice number (≤ 20 characters, like refId): what a lookup finds the transaction by. */
+const order = (call: Pick<ProviderCall, 'idempotencyKey'>) => ({ invoiceNumber: refIdFor(call.idempotencyKey) });
+
+/** A read: one JSON document with merchantAuthentication inside, never keyed. */
+const post = (call: ProviderCall) => (json: Record<string, unknown>) =>
+  callProvider(call, { method: 'POST', path: PATH, json });
+
 const expiration = (month: number, year: number) => `${year}-${String(month).padStart(2, '0')}`;
 
 export const providerDAdapter: ConnectorAdapter = {
@@ -62,6 +72,7 @@ export const providerDAdapter: ConnectorAdapter = {
               cardCode: card.cvc ?? undefined,
             },
           },
+          order: order(call),
           customer: request.customer?.email ? { email: request.customer.email } : undefined,
           billTo: firstName ? { firstName, lastName: rest.join(' ') || undefined } : undefined,
           userFields: { userField: [{ name: 'reference', value: request.reference }] },
@@ -112,6 +123,7 @@ export const providerDAdapter: ConnectorAdapter = {
           amount: toDecimal(request.amount, request.currency),
           payment: { creditCard: { cardNumber: details.cardNumber.slice(-4), expirationDate: 'XXXX' } },
           refTransId: request.providerReference,
+          order: order(call),
           userFields: { userField: [{ name: 'reference', value: request.reference }] },
         }),
       );
@@ -131,22 +143,21 @@ export const providerDAdapter: ConnectorAdapter = {
               cardCode: request.card.cvc ?? undefined,
             },
           },
+          order: order(call),
           userFields: { userField: [{ name: 'reference', value: request.reference }] },
         }),
       ),
     ),
 
-  lookup: (call) =>
-    lookupByKey(
-      () =>
-        callProvider(call, {
-          method: 'POST',
-          path: PATH,
-          json: {
-            getTransactionByRefIdRequest: { merchantAuthentication: auth(call), refId: refIdFor(call.idempotencyKey) },
-          },
+  lookup: (call, request) => lookupTransaction(post(call), auth(call), refIdFor(call.idempotencyKey), request),
+
+  retrieve: (call, request) =>
+    withTransport(async () =>
+      fromTransactionDetails(
+        await post(call)({
+          getTransactionDetailsRequest: { merchantAuthentication: auth(call), transId: request.providerReference },
         }),
-      fromTransaction,
+      ),
     ),
 
   parseWebhook,
