@@ -22,6 +22,7 @@ import { isolationSuite, webhooksSuite } from './webhook-suites';
 import { summaryTable } from './summary';
 import { ceilingReport, measureTemporalCeiling } from './temporal-ceiling';
 import { measureSubscriptions, subscriptionReport } from './subscriptions';
+import { testClocksSuite } from './test-clocks';
 
 const subscriptionsSuite: Suite = {
   name: 'subscription renewals and sleeping workflows',
@@ -54,6 +55,7 @@ const SUITES: Suite[] = [
   ceilingSuite,
   webhooksSuite,
   subscriptionsSuite,
+  testClocksSuite,
   isolationSuite,
 ];
 

@@ -11,11 +11,11 @@ import { testClockAdvanceWorkflowId } from '../../workflows/lib/test-clock-signa
 import { createTenant, type Tenant } from '../helpers/factories';
 import { api } from '../helpers/http';
 import { sellableOffer } from '../helpers/checkout';
+import { createOffer } from '../helpers/catalog';
 import { control } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
-import { cascade, override, type CascadeConnector } from '../helpers/transactions';
-import { providerReferenceOf } from '../helpers/subscriptions';
+import { cascade, override, providerReferenceOf, type CascadeConnector } from '../helpers/transactions';
 import { expectError } from '../helpers/envelope';
 import { advance, chargesOf, createClock, subscribeOnClock, subscriptionOf } from '../helpers/test-clocks';
 
@@ -55,11 +55,26 @@ async function transitionsOf(tenant: Tenant, subscriptionId: string): Promise<an
   return res.body.data;
 }
 
-async function renewedPeriodStarts(tenant: Tenant): Promise<number[]> {
+/** The subscriptions of the merchant's subscription.renewed events, as each event carried it. */
+async function renewedEvents(tenant: Tenant): Promise<any[]> {
   const res = await api.get('/events?type=subscription.renewed&limit=100', { key: tenant.merchant_secret_key });
   expect(res.status, res.text).to.equal(200);
-  return res.body.data.map((event: any) => Date.parse(event.data.object.current_period_start));
+  return res.body.data.map((event: any) => event.data.object);
 }
+
+const renewedPeriodStarts = async (tenant: Tenant) =>
+  (await renewedEvents(tenant)).map((object) => Date.parse(object.current_period_start));
+
+/**
+ * Waits until the advance is under way (the subscription renewed at least once on it) or already over, so an
+ * operation sent next usually lands in the middle; the assertions hold wherever it lands.
+ */
+const underWay = (tenant: Tenant, clockId: string, subscriptionId: string) =>
+  until(
+    async () => [await clockOf(tenant, clockId), await subscriptionOf(tenant, subscriptionId)],
+    ([clock, sub]) => clock.status === 'ready' || sub.cycles_completed >= 2,
+    180_000,
+  );
 
 describe('Test clocks while advancing', function () {
   this.timeout(300_000);
@@ -121,13 +136,14 @@ describe('Test clocks while advancing', function () {
     expect((await chargesOf(tenant, customerId)).map((tx) => tx.status)).to.deep.equal(Array(3).fill('authorized'));
   });
 
-  it('a pause sent while the clock advances happens at the instant the subscription has reached; nothing is billed after it, and the advance ends', async () => {
+  it('a pause sent while the clock advances happens at the instant the subscription has reached; nothing is billed after it, the advance ends, and a resumption bills from the clock instant', async () => {
     const key = tenant.merchant_secret_key;
     const clock = await createClock(tenant, JAN_31);
     const { offer } = await sellableOffer(tenant);
     const { sub, customerId } = await subscribeOnClock(tenant, clock.id, offer.id);
     const asked = await api.post(`/test-clocks/${clock.id}/advance`, { key, body: { frozen_time: A_YEAR_LATER } });
     expect(asked.status, asked.text).to.equal(200);
+    await underWay(tenant, clock.id, sub.id);
     const paused = await api.post(`/merchants/${tenant.merchant_id}/subscriptions/${sub.id}/pause`, {
       key,
       body: { reason: 'during the advance' },
@@ -152,24 +168,55 @@ describe('Test clocks while advancing', function () {
     // Paused, it is not billed on later advances either.
     await advance(tenant, clock.id, '2028-04-30T10:00:00.000Z');
     expect(await chargesOf(tenant, customerId)).to.have.length(charges.length);
+
+    // Resumed at the clock's time, past its due date: billed at once from that instant, then on its new dates.
+    const resumed = await api.post(`/merchants/${tenant.merchant_id}/subscriptions/${sub.id}/resume`, { key, body: {} });
+    expect(resumed.status, resumed.text).to.equal(200);
+    const resume = (await transitionsOf(tenant, sub.id)).find((t) => t.transition_type === 'resume');
+    expect(resume.created_at).to.equal('2028-04-30T10:00:00.000Z');
+    expect(
+      await until(
+        () => subscriptionOf(tenant, sub.id),
+        (s) => s.cycles_completed === after.cycles_completed + 1,
+      ),
+    ).to.include({
+      status: 'active',
+      current_period_start: '2028-04-30T10:00:00.000Z',
+      next_billing_at: '2028-05-30T10:00:00.000Z',
+    });
+    await advance(tenant, clock.id, '2028-06-01T10:00:00.000Z');
+    expect(await subscriptionOf(tenant, sub.id)).to.include({
+      cycles_completed: after.cycles_completed + 2,
+      current_period_start: '2028-05-30T10:00:00.000Z',
+    });
+    expect(await chargesOf(tenant, customerId)).to.have.length(charges.length + 2);
   });
 
-  it('a cancellation and an offer change sent while the clock advances are applied on the clock; the advance ends', async () => {
+  it('a cancellation (now and at period end) and an offer change sent while the clock advances are applied on the clock; the advance ends', async () => {
     const key = tenant.merchant_secret_key;
     const clock = await createClock(tenant, JAN_31);
     const { offer } = await sellableOffer(tenant);
     const first = await subscribeOnClock(tenant, clock.id, offer.id);
     const { offer: second } = await sellableOffer(tenant);
     const other = await subscribeOnClock(tenant, clock.id, second.id);
+    const { offer: third } = await sellableOffer(tenant);
+    const changing = await subscribeOnClock(tenant, clock.id, third.id);
+    const { offer: bigger } = await createOffer(tenant.merchant_id, {
+      familyId: changing.sub.product_family_id,
+      prices: [{ currency: 'USD', amount: 1999, isDefault: true }],
+    });
     const asked = await api.post(`/test-clocks/${clock.id}/advance`, { key, body: { frozen_time: A_YEAR_LATER } });
     expect(asked.status, asked.text).to.equal(200);
+    await underWay(tenant, clock.id, first.sub.id);
     const path = `/merchants/${tenant.merchant_id}/subscriptions`;
-    const [cancelled, scheduled] = await Promise.all([
+    const [cancelled, scheduled, changed] = await Promise.all([
       api.post(`${path}/${first.sub.id}/cancel`, { key, body: { at_period_end: false } }),
       api.post(`${path}/${other.sub.id}/cancel`, { key, body: { at_period_end: true } }),
+      api.post(`${path}/${changing.sub.id}/change-offer`, { key, body: { to_offer_id: bigger.id } }),
     ]);
     expect(cancelled.status, cancelled.text).to.equal(200);
     expect(scheduled.status, scheduled.text).to.equal(200);
+    expect(changed.status, changed.text).to.equal(200);
     await readyAgain(tenant, clock.id);
 
     // Cancelled now: at the clock instant it had reached, never billed after.
@@ -183,6 +230,22 @@ describe('Test clocks while advancing', function () {
     expect(atEnd).to.include({ status: 'cancelled', cancelled_at: atEnd.current_period_end });
     expect(Date.parse(atEnd.cancelled_at)).to.be.at.most(Date.parse(A_YEAR_LATER));
     expect(await chargesOf(tenant, other.customerId)).to.have.length(atEnd.cycles_completed);
+    // The offer change: at a clock instant; every renewal before it at the old price, every one after at the new.
+    const change = (await transitionsOf(tenant, changing.sub.id)).find((t) => t.transition_type !== 'creation');
+    const changedAt = Date.parse(change.created_at);
+    expect(changedAt).to.be.at.least(Date.parse(JAN_31)).and.at.most(Date.parse(A_YEAR_LATER));
+    expect(await subscriptionOf(tenant, changing.sub.id)).to.include({
+      status: 'active',
+      current_offer_id: bigger.id,
+      current_amount: 1999,
+      current_period_end: '2028-02-29T10:00:00.000Z',
+    });
+    const renewals = (await renewedEvents(tenant)).filter((object) => object.id === changing.sub.id);
+    for (const renewal of renewals) {
+      const startedAt = Date.parse(renewal.current_period_start);
+      if (startedAt < changedAt) expect(renewal.current_amount, renewal.current_period_start).to.equal(999);
+      if (startedAt > changedAt) expect(renewal.current_amount, renewal.current_period_start).to.equal(1999);
+    }
   });
 
   it('when the advance workflow cannot be started the request is a 502 and the clock is back where it was; asking again works', async () => {
