@@ -22,14 +22,14 @@ import { advance, chargesOf, createClock, subscribeOnClock, subscriptionOf } fro
 const JAN_31 = '2027-01-31T10:00:00.000Z';
 const A_YEAR_LATER = '2028-01-31T10:00:00.000Z';
 
-/** Polls `read` until `done` holds (webhooks and workflows run on their own). */
+/** Polls `read` until `done` holds (webhooks and workflows run on their own), gently: a key has 100 requests a minute. */
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
     if (Date.now() > deadline) throw new Error(`still not there: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, 750));
   }
 }
 
@@ -170,7 +170,10 @@ describe('Test clocks while advancing', function () {
     expect(await chargesOf(tenant, customerId)).to.have.length(charges.length);
 
     // Resumed at the clock's time, past its due date: billed at once from that instant, then on its new dates.
-    const resumed = await api.post(`/merchants/${tenant.merchant_id}/subscriptions/${sub.id}/resume`, { key, body: {} });
+    const resumed = await api.post(`/merchants/${tenant.merchant_id}/subscriptions/${sub.id}/resume`, {
+      key,
+      body: {},
+    });
     expect(resumed.status, resumed.text).to.equal(200);
     const resume = (await transitionsOf(tenant, sub.id)).find((t) => t.transition_type === 'resume');
     expect(resume.created_at).to.equal('2028-04-30T10:00:00.000Z');

@@ -8,7 +8,7 @@ import { createTenant, type Tenant } from '../helpers/factories';
 import { api } from '../helpers/http';
 import { sellableOffer } from '../helpers/checkout';
 import { expectError } from '../helpers/envelope';
-import { stack } from '../helpers/stack';
+import { stack, withWorkerDown } from '../helpers/stack';
 import { cascade } from '../helpers/transactions';
 import { advance, createClock, subscribeOnClock, subscriptionOf } from '../helpers/test-clocks';
 
@@ -40,7 +40,11 @@ describe('Test clocks: organization keys, the Temporal search attribute, a year 
     });
     expect(advanced.status, advanced.text).to.equal(200);
 
-    expectError(await api.post('/test-clocks', { key: org, body: { frozen_time: JAN_31 } }), 403, 'authorization_error');
+    expectError(
+      await api.post('/test-clocks', { key: org, body: { frozen_time: JAN_31 } }),
+      403,
+      'authorization_error',
+    );
     // Another organization's merchant is not reachable with this key.
     const other = await createTenant();
     expectError(
@@ -50,6 +54,40 @@ describe('Test clocks: organization keys, the Temporal search attribute, a year 
     );
     const all = await api.get('/test-clocks', { key: tenant.merchant_secret_key });
     expect(all.body.data.map((c: any) => c.id)).to.deep.equal([clock.id]);
+  });
+
+  it('a second advance while one is running is 422 TEST_CLOCK_ADVANCING and changes nothing; the first one ends', async () => {
+    await cascade(tenant, ['provider_a']);
+    const key = tenant.merchant_secret_key;
+    const clock = await createClock(tenant, JAN_31);
+    const { offer } = await sellableOffer(tenant);
+    const { sub } = await subscribeOnClock(tenant, clock.id, offer.id);
+    // With the worker down the advance cannot progress: the clock is advancing for as long as the test needs.
+    await withWorkerDown(async () => {
+      const first = await api.post(`/test-clocks/${clock.id}/advance`, {
+        key,
+        body: { frozen_time: '2027-02-28T12:00:00.000Z' },
+      });
+      expect(first.status, first.text).to.equal(200);
+      const second = await api.post(`/test-clocks/${clock.id}/advance`, {
+        key,
+        body: { frozen_time: '2027-03-31T12:00:00.000Z' },
+      });
+      expectError(second, 422, 'business_rule_error', 'TEST_CLOCK_ADVANCING');
+      const read = await api.get(`/test-clocks/${clock.id}`, { key });
+      expect(read.body.data).to.include({ status: 'advancing', frozen_time: '2027-02-28T12:00:00.000Z' });
+    });
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const read = await api.get(`/test-clocks/${clock.id}`, { key });
+      if (read.body.data?.status === 'ready') break;
+      if (Date.now() > deadline) throw new Error('still advancing');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    expect(await subscriptionOf(tenant, sub.id)).to.include({
+      cycles_completed: 2,
+      current_period_start: '2027-02-28T10:00:00.000Z',
+    });
   });
 
   it('the Temporal UI finds the subscription workflows of a clock by the TestClockId search attribute', async () => {
