@@ -251,6 +251,32 @@ describe('Test clocks while advancing', function () {
     }
   });
 
+  it('DELETE while the clock advances cancels its subscriptions at the instant each reached, bills nothing after, and the advance workflow ends', async () => {
+    const key = tenant.merchant_secret_key;
+    const clock = await createClock(tenant, JAN_31);
+    const { offer } = await sellableOffer(tenant);
+    const { sub, customerId } = await subscribeOnClock(tenant, clock.id, offer.id);
+    const asked = await api.post(`/test-clocks/${clock.id}/advance`, { key, body: { frozen_time: A_YEAR_LATER } });
+    expect(asked.status, asked.text).to.equal(200);
+    await underWay(tenant, clock.id, sub.id);
+    const deleted = await api.delete(`/test-clocks/${clock.id}`, { key });
+    expect(deleted.status, deleted.text).to.equal(204);
+    expect((await api.get(`/test-clocks/${clock.id}`, { key })).status).to.equal(404);
+    // The advance does not wait for ever on a subscription that ended: its workflow completes.
+    const handle = stack().api.deps.temporal.client.workflow.getHandle(
+      testClockAdvanceWorkflowId(clock.id, A_YEAR_LATER),
+    );
+    await handle.result();
+
+    const ended = await subscriptionOf(tenant, sub.id);
+    expect(ended).to.include({ status: 'cancelled', cancellation_reason: 'test_clock_deleted' });
+    expect(Date.parse(ended.cancelled_at)).to.be.at.least(Date.parse(JAN_31)).and.at.most(Date.parse(A_YEAR_LATER));
+    const renewed = await renewedPeriodStarts(tenant);
+    expect(renewed.filter((start) => start > Date.parse(ended.cancelled_at))).to.deep.equal([]);
+    expect(await chargesOf(tenant, customerId)).to.have.length(ended.cycles_completed);
+    expect((await api.get(`/customers/${customerId}`, { key })).status).to.equal(200);
+  });
+
   it('when the advance workflow cannot be started the request is a 502 and the clock is back where it was; asking again works', async () => {
     const { config } = stack();
     const proxy: TcpProxy = await startTcpProxy(Number(config.temporal.address.split(':').pop()));
