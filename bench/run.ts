@@ -23,6 +23,7 @@ import { isolationSuite, webhooksSuite } from './webhook-suites';
 import { summaryTable } from './summary';
 import { ceilingReport, measureTemporalCeiling } from './temporal-ceiling';
 import { measureSubscriptions, subscriptionReport } from './subscriptions';
+import { testClocksSuite } from './test-clocks';
 
 const subscriptionsSuite: Suite = {
   name: 'subscription renewals and sleeping workflows',
@@ -56,6 +57,7 @@ const SUITES: Suite[] = [
   ceilingSuite,
   webhooksSuite,
   subscriptionsSuite,
+  testClocksSuite,
   isolationSuite,
 ];
 

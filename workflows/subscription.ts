@@ -228,7 +228,10 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       // Not on a clock, or ended (its loop is over): nothing will ever be due, so it is idle at any time.
       if (!clock || !(isLive(state.status) || state.settling)) return reportIdle(reportTo, frozenTime);
       const later = Date.parse(frozenTime) > Date.parse(clock.frozenTime) ? frozenTime : clock.frozenTime;
-      keep({ ...state, testClock: { ...clock, frozenTime: later, reportTo } });
+      // Already past the time asked about: the idle report names that time, or the advance would wait forever.
+      const { reportAt: _earlier, ...rest } = clock;
+      const asked = later === frozenTime ? {} : { reportAt: frozenTime };
+      keep({ ...state, testClock: { ...rest, frozenTime: later, reportTo, ...asked } });
     }),
   );
   setHandler(viewQuery, () => {
@@ -443,8 +446,9 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       return lock.run(async () => {
         const current = state.testClock!;
         if (dueOnClock()) return; // the clock moved meanwhile: the loop runs what is now due first
-        state = { ...state, testClock: { ...current, now: current.frozenTime, reportTo: null } };
-        if (current.reportTo) await reportIdle(current.reportTo, current.frozenTime);
+        const { reportAt, ...rest } = current;
+        state = { ...state, testClock: { ...rest, now: current.frozenTime, reportTo: null } };
+        if (current.reportTo) await reportIdle(current.reportTo, reportAt ?? current.frozenTime);
       });
     }
     await condition(() => changed);
@@ -476,7 +480,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   }
   // Ended while a clock's advance waits for it: nothing more is due, ever.
   const clock = state.testClock;
-  if (clock?.reportTo) await reportIdle(clock.reportTo, clock.frozenTime);
+  if (clock?.reportTo) await reportIdle(clock.reportTo, clock.reportAt ?? clock.frozenTime);
   await condition(allHandlersFinished);
   return state.status;
 }

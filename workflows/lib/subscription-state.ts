@@ -69,6 +69,11 @@ export interface TestClockTime {
   frozenTime: string;
   /** The advance workflow waiting for this subscription to be idle at frozenTime (null: none). */
   reportTo: string | null;
+  /**
+   * The time that advance asked about, when it is earlier than frozenTime: the subscription was already past it (an
+   * advance that ran although its start was answered with an error, so the clock row went back). Absent: frozenTime.
+   */
+  reportAt?: string;
 }
 
 /** What a renewal charge billed, so its outcome can be applied to the state as it is when the outcome arrives. */

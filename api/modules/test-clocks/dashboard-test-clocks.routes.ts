@@ -38,6 +38,8 @@ export const dashboardTestClockRoutes = [
     responses: { 200: TestClockSchema },
     envelope: 'bare',
     errors: [422],
+    // As POST /test-clocks/:id/advance: the row is committed before the workflow starts.
+    waitsOnWorkflow: true,
     async handler({ em, merchantId, params, body, deps }) {
       const clock = await advanceTestClock(em, deps, merchantId, params.test_clock_id, body.frozen_time);
       return { status: 200, data: presentTestClock(clock) };

@@ -87,6 +87,8 @@ export const testClockRoutes = [
     envelope: 'wrapped',
     // 422 business_rule_error: not later than the clock's time, or an advance still running.
     errors: [422],
+    // The clock row must be committed as advancing before the workflow starts (and put back if it cannot start).
+    waitsOnWorkflow: true,
     async handler({ em, merchantId, params, body, deps }) {
       const clock = await advanceTestClock(em, deps, merchantId, params.test_clock_id, body.frozen_time);
       return { status: 200, data: presentTestClock(clock) };

@@ -5,6 +5,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { call, query, type Page } from '../api';
+import { PaymentChip, type Transaction } from './payments';
 import { FilterBar, type FilterSpec } from '../filters';
 import { day, label, money, when } from '../format';
 import { DataTable, ListState, useFilteredList } from '../list';
@@ -395,12 +396,26 @@ function TestClockPanel(props: { sub: Subscription; advanced: () => void }) {
   );
 }
 
+/**
+ * The subscription's charges, newest first: its customer's transactions that name it (the first charge, each
+ * renewal and dunning retry). Shown so a renewal — on a test clock as in real time — can be seen where it happened.
+ */
+async function chargesOf(subscriptionId: string): Promise<Transaction[]> {
+  const sub = await call<Subscription>('GET', `/merchant/subscriptions/${subscriptionId}`);
+  const page = await call<Page<Transaction>>(
+    'GET',
+    `/merchant/transactions${query({ customer_reference: sub.customer_id, limit: 100 })}`,
+  );
+  return page.data.filter((tx) => tx.subscription_id === subscriptionId);
+}
+
 export function SubscriptionDetail(props: { id: string }) {
   const loaded = useLoad(() => call<Subscription>('GET', `/merchant/subscriptions/${props.id}`), [props.id]);
   const transitions = useLoad(
     () => call<Page<Transition> | Transition[]>('GET', `/merchant/subscriptions/${props.id}/transitions`),
     [props.id],
   );
+  const charges = useLoad(() => chargesOf(props.id), [props.id]);
   const [message, setMessage] = useState<string | null>(null);
   const [cancelReason, setCancelReason] = useState('');
   const [pauseReason, setPauseReason] = useState('');
@@ -487,8 +502,24 @@ export function SubscriptionDetail(props: { id: string }) {
         advanced={() => {
           loaded.reload();
           transitions.reload();
+          charges.reload();
         }}
       />
+      <section aria-labelledby="charges">
+        <h2 id="charges">Charges</h2>
+        <ListState loaded={charges} what="the charges" empty={<p>No charge yet.</p>}>
+          {(items) => (
+            <ul class="plain">
+              {items.map((tx) => (
+                <li key={tx.id}>
+                  <Link to={`/payments/${tx.id}`}>{money(tx.amount, tx.currency)}</Link> <PaymentChip tx={tx} />{' '}
+                  {label(tx.charge_type)} · {when(tx.created_at)}
+                </li>
+              ))}
+            </ul>
+          )}
+        </ListState>
+      </section>
       <section aria-labelledby="actions">
         <h2 id="actions">Actions</h2>
         <div class="operations">
