@@ -41,12 +41,31 @@ export async function settleRefund(
     });
   }
   // Once the last pending refund settles, the transaction leaves refund_pending for the state its refunds say
-  // (transactions.state-table.ts): a failure returns it to where it was, recording only transaction.refund_failed.
-  await applyTransactionMove(em, tx.id, {
-    event: result === 'succeeded' ? 'refunds_succeeded' : 'refunds_failed',
+  // (transactions.state-table.ts). A success not yet announced — this one, or one that settled while another refund
+  // was still pending — makes that a refunds_succeeded move, which records transaction.refunded/partially_refunded
+  // once for all of them; with none, a failure returns the transaction to where it was with only refund_failed.
+  const moved = await applyTransactionMove(em, tx.id, {
+    event: (await hasUnannouncedSuccess(em, tx.id)) ? 'refunds_succeeded' : 'refunds_failed',
     triggeredBy,
     key: `${refundId}:settled`,
   });
+  if (moved) await markSuccessesAnnounced(em, tx.id);
+}
+
+/** A succeeded refund of the transaction whose success no transaction event has told yet (refunds.announced_at). */
+async function hasUnannouncedSuccess(em: EntityManager, transactionId: string): Promise<boolean> {
+  const [row] = await em.execute<Array<{ n: string }>>(
+    `select count(*) as n from refunds where transaction_id = ? and status = 'succeeded' and announced_at is null`,
+    [transactionId],
+  );
+  return Number(row.n) > 0;
+}
+
+async function markSuccessesAnnounced(em: EntityManager, transactionId: string): Promise<void> {
+  await em.execute(
+    `update refunds set announced_at = now() where transaction_id = ? and status = 'succeeded' and announced_at is null`,
+    [transactionId],
+  );
 }
 
 /** A pending refund's provider reference, once the provider has one (its verdict comes later, by webhook). */
