@@ -45,7 +45,7 @@ describe('A card kept by a pending first charge that then fails', () => {
     expect(instrument.status).to.equal('revoked');
     const customerId = (await api.get(`/transactions/${txId}`, { key })).body.data.customer_id;
     const listed = await api.get(
-      `/merchants/${tenant.merchant_id}/payment-instruments?${new URLSearchParams({ customer_id: customerId, status: 'active' })}`,
+      `/merchants/${tenant.merchant_id}/payment-instruments?${new URLSearchParams({ customer_id: customerId, status: 'active' }).toString()}`,
       { key },
     );
     expect(listed.status, listed.text).to.equal(200);
