@@ -93,5 +93,17 @@ describe('Refunds left pending at the provider (time-skipping test server)', () 
     });
     const events = await rows(`select type from events where data->>'id' = ?`, [tx.id]);
     expect(events.filter((e) => e.type === 'transaction.partially_refunded')).to.have.length(1);
+
+    // Both histories replay against the current code (the refund's operation and its polling).
+    const replays = Worker.runReplayHistories({ workflowBundle: stack().workflowBundle, replayName: 'refund-polls' }, [
+      { workflowId: handle.workflowId, history: await handle.fetchHistory() },
+      { workflowId: poll.workflowId, history: await poll.fetchHistory() },
+    ]);
+    let replayed = 0;
+    for await (const result of replays) {
+      expect(result.error, `${result.workflowId}: ${result.error?.message}`).to.equal(undefined);
+      replayed += 1;
+    }
+    expect(replayed).to.equal(2);
   });
 });
