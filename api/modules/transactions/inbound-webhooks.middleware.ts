@@ -27,6 +27,7 @@ import { findConnectorByWebhookToken, loadConnectorSecrets } from '../../../doma
 import { recordEvent } from '../../../domain/events/events.outbox';
 import { recordActivity } from '../../../domain/merchants/merchants.activity';
 import { applyTransactionMove } from '../../../domain/transactions/transactions.transitions';
+import { canApply } from '../../../domain/transactions/transactions.state-table';
 import { presentTransactionHeader } from '../../../domain/transactions/transactions.presenter';
 import { MerchantConnectorSchema } from '../../../db/entities';
 import { recordReceipt, type ReceiptInput } from '../../../db/repositories/provider-webhook-receipts.repository';
@@ -141,7 +142,8 @@ async function apply(
   const tx = await findTransaction(em, connectorId, merchantId, event);
   if (!tx) return null;
   if (event.type.startsWith('payment.')) {
-    if (tx.status !== 'pending') return null;
+    // A payment verdict applies only while the charge awaits one (the state table's charge moves say from where).
+    if (!canApply(tx.status, 'charge_approved')) return null;
     if (event.type === 'payment.succeeded' && event.amount !== null && event.amount !== tx.amount)
       return refuseAmountMismatch(em, connectorId, tx, event);
     const signalled = await signalProviderEvent(deps.temporal.client, tx.id, {
