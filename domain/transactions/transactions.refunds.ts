@@ -1,9 +1,9 @@
 /** Refund settlement: the one write path for a refund's definitive result, used by the refund workflow and inbound provider webhooks. */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { RefundSchema, TransactionSchema } from '../../db/entities';
+import { RefundSchema, TransactionSchema, type Transaction } from '../../db/entities';
 import { recordEvent } from '../events/events.outbox';
-import { presentRefund } from './transactions.presenter';
+import { presentRefund, presentTransactionHeader } from './transactions.presenter';
 import { applyTransactionMove } from './transactions.transitions';
 
 /**
@@ -50,6 +50,23 @@ export async function settleRefund(
     key: `${refundId}:settled`,
   });
   if (moved) await markSuccessesAnnounced(em, tx.id);
+}
+
+/**
+ * After a won dispute returned the transaction to the state its refunds say: a refund that succeeded while it was
+ * charged_back moved nothing and was not announced, so it is announced now, once (transaction.refunded or
+ * partially_refunded, after the dispute's own transaction.dispute_won). A refund still pending announces it later.
+ */
+export async function announceRefundsSettledDuringDispute(em: EntityManager, tx: Transaction): Promise<void> {
+  if (tx.status !== 'refunded' && tx.status !== 'partially_refunded') return;
+  if (!(await hasUnannouncedSuccess(em, tx.id))) return;
+  await recordEvent(em, {
+    organizationId: tx.organizationId,
+    merchantId: tx.merchantId,
+    type: tx.status === 'refunded' ? 'transaction.refunded' : 'transaction.partially_refunded',
+    object: presentTransactionHeader(tx),
+  });
+  await markSuccessesAnnounced(em, tx.id);
 }
 
 /** A succeeded refund of the transaction whose success no transaction event has told yet (refunds.announced_at). */

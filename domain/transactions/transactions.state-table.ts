@@ -72,7 +72,8 @@ export const TRANSACTION_MOVES: readonly TransactionMoveRule[] = [
     to: 'charged_back',
     emits: ['transaction.dispute_created', 'transaction.charged_back'],
   },
-  // Back to the state before the dispute; dispute_won says what happened (no second transaction.authorized).
+  // Back to the state before the dispute; dispute_won says what happened (no second transaction.authorized). A refund
+  // that succeeded during the dispute is announced after it (announceRefundsSettledDuringDispute).
   { from: ['charged_back'], event: 'dispute_won', to: 'by_refunds', emits: ['transaction.dispute_won'] },
 ];
 

@@ -43,6 +43,15 @@ async function waitForRefund(tenant: Tenant, txId: string, refundId: string, sta
   throw new Error(`refund ${refundId} never became ${status}`);
 }
 
+async function waitForTransactionStatus(tenant: Tenant, txId: string, status: string): Promise<any> {
+  for (let i = 0; i < 75; i += 1) {
+    const res = await api.get(`/transactions/${txId}`, { key: tenant.merchant_secret_key });
+    if (res.body.data?.status === status) return res.body.data;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`transaction ${txId} never became ${status}`);
+}
+
 /** Registers the connector's webhook endpoint at the sandbox again (the cascade was made without one). */
 async function deliverWebhooks(connector: CascadeConnector): Promise<void> {
   const registered = await control('POST', '/webhook-endpoints', {
@@ -134,5 +143,24 @@ describe('Refunds decided later by the provider', () => {
         'transaction.refund_failed',
       ].sort(),
     );
+  });
+
+  it('a refund that succeeds during a dispute is announced once the dispute is won', async () => {
+    const tx = (await charge(tenant, cardCharge(await cardToken(tenant), BRL))).body.data;
+    const a = await refund(tx.id, 500);
+    await deliverWebhooks(connector);
+    const reference = (await rows(`select provider_reference from transactions where id = ?`, [tx.id]))[0]
+      .provider_reference;
+    expect((await control('POST', `/payments/${reference}/dispute`, { stage: 'opened' })).status).to.be.lessThan(300);
+    await waitForTransactionStatus(tenant, tx.id, 'charged_back');
+    expect((await control('POST', `/refunds/${await providerRefundId(a.id)}/succeed`)).status).to.be.lessThan(300);
+    await waitForRefund(tenant, tx.id, a.id, 'succeeded');
+    expect((await control('POST', `/payments/${reference}/dispute`, { stage: 'won' })).status).to.be.lessThan(300);
+    const now = await waitForTransactionStatus(tenant, tx.id, 'partially_refunded');
+    expect(now).to.include({ status: 'partially_refunded', amount_refunded: 500 });
+    const events = await eventsOf(tx.id);
+    expect(events.filter((t) => t === 'transaction.partially_refunded')).to.have.length(1);
+    expect(events.filter((t) => t === 'transaction.dispute_won')).to.have.length(1);
+    expect(events.filter((t) => t === 'transaction.authorized')).to.have.length(1);
   });
 });

@@ -20,7 +20,7 @@ import { RefundSchema, TransactionSchema, type Refund, type Transaction } from '
 import { adapterFor } from '../../../domain/connectors/registry';
 import { InvalidWebhookError, type InboundWebhook } from '../../../domain/connectors/connector';
 import { UnhandledWebhookEventError } from '../../../domain/connectors/errors';
-import { settleRefund } from '../../../domain/transactions/transactions.refunds';
+import { announceRefundsSettledDuringDispute, settleRefund } from '../../../domain/transactions/transactions.refunds';
 import { signalProviderEvent } from '../../temporal';
 import { ApiError } from '../../../domain/platform/errors';
 import { findConnectorByWebhookToken, loadConnectorSecrets } from '../../../domain/connectors/connectors.secrets';
@@ -203,8 +203,10 @@ async function closeDispute(em: EntityManager, tx: Transaction, event: InboundWe
   let current = tx;
   if (outcome === 'won') {
     const moved = await applyTransactionMove(em, tx.id, { event: 'dispute_won', triggeredBy: 'psp_webhook', key });
-    if (moved) current = moved;
-    else await record('transaction.dispute_won', tx);
+    if (moved) {
+      current = moved;
+      await announceRefundsSettledDuringDispute(em, moved);
+    } else await record('transaction.dispute_won', tx);
   } else if (outcome === 'lost') {
     await record('transaction.dispute_lost', tx);
   }
