@@ -107,6 +107,8 @@ async function pollPendingRefund(call: PendingRefundCall): Promise<void> {
       args: [{ call, polls: 0 }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // The operation's MerchantId and TransactionStatus: operators find the polling where they find the refund.
+      typedSearchAttributes: workflowInfo().typedSearchAttributes,
     });
   } catch (error) {
     // Already polled (a repeated start): the one polling workflow stands. (The class lives in @temporalio/common,

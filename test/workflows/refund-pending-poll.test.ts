@@ -10,6 +10,7 @@ import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { vaultSettingsOf } from '../../activities/vault/settings';
 import { newId } from '../../domain/platform/ids';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
 import { pendingRefundWorkflowId, transactionOperationWorkflow } from '../../workflows/transaction-operation';
 import { useTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
@@ -45,6 +46,7 @@ describe('Refunds left pending at the provider (time-skipping test server)', () 
       workflowId: `refund-${refundId}`,
       taskQueue,
       args: [{ kind: 'refund', operationId: refundId, transactionId: tx.id, amount: 500, refundId }],
+      typedSearchAttributes: [{ key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: tenant.merchant_id }],
     });
     const key = tenant.merchant_secret_key;
     const account = await accountOf('provider_b', connector.credentials);
@@ -66,6 +68,9 @@ describe('Refunds left pending at the provider (time-skipping test server)', () 
         (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'checkPendingRefund',
       );
       expect(asks.length).to.be.at.least(3);
+      // Found by merchant, as the refund's operation is.
+      const described = await poll.describe();
+      expect(described.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.MerchantId)).to.equal(tenant.merchant_id);
       // Each ask is a lookup at the provider under the refund's key (never the refund sent again).
       expect(await ledger({ provider: 'provider_b', account, operation: 'lookup' })).to.have.length(asks.length);
       expect(
