@@ -208,6 +208,13 @@ export interface SettlementInput {
   expiresAt: string | null;
 }
 
+/** What the provider's answer to a read means for the pending payment (as its webhook would have said it). */
+const VERDICT_OF_CHECK = {
+  paid: 'payment.succeeded',
+  failed: 'payment.failed',
+  expired: 'payment.expired',
+} as const satisfies Record<string, SettlementSignal['type']>;
+
 /** Marks settlement histories that ask the provider while the payment is pending (not only wait for its webhook). */
 const SETTLEMENT_POLLS_PATCH = 'settlement-polls-provider';
 /** Waits between asking the provider about a pending payment (the last repeats): within a minute, then backing off. */
@@ -239,8 +246,9 @@ async function waitAskingProvider(
       return 'unknown' as const;
     });
     if (current() !== undefined) return false;
-    if (check === 'paid' || check === 'failed') {
-      found({ type: check === 'paid' ? 'payment.succeeded' : 'payment.failed', eventId: `lookup-${tries}` });
+    // 'expired' (the provider canceled or let it lapse) is a newer answer: histories before it never recorded one.
+    if (check === 'paid' || check === 'failed' || check === 'expired') {
+      found({ type: VERDICT_OF_CHECK[check], eventId: `lookup-${tries}` });
       return true;
     }
     if (check === 'unsupported') asking = false;

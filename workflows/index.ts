@@ -5,7 +5,7 @@ export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { webhookOutboxSweepWorkflow, webhookRecoverWorkflow } from './webhook-fan-out';
 export { cardVerificationWorkflow } from './card-verification';
 export { chargeWorkflow, asyncSettlementWorkflow } from './charge';
-export { transactionOperationWorkflow } from './transaction-operation';
+export { transactionOperationWorkflow, pendingRefundWorkflow } from './transaction-operation';
 export { reconcileUnknownOutcomesWorkflow } from './reconcile-unknown-outcomes';
 export { mailDeliveryWorkflow, mailOutboxSweepWorkflow } from './mail-delivery';
 export { connectorCredentialCheckWorkflow } from './connector-credential-check';

@@ -4,8 +4,21 @@
  * idempotency key, then finish. An answer that is not definitive (a timeout, a 5xx, the key still in use, every
  * try failed) is looked up at the provider under that same key until it is: within seconds, then backing off.
  * Meanwhile the capture stays capture_pending and the refund pending. The API starts it and waits for its result.
+ * A refund the provider answers pending (its verdict comes by webhook) is then polled at the provider by a child,
+ * pendingRefundWorkflow (id refund-poll-<refund id>, abandoned), so the request is answered at once and the refund
+ * is never left pending because its webhook was lost.
  */
-import { ActivityFailure, patched, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ParentClosePolicy,
+  WorkflowIdReusePolicy,
+  continueAsNew,
+  patched,
+  sleep,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { UNRESOLVED_PROVIDER_CALL, type OperationInput } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { databaseActivities, providerActivities } from './lib/payment-activities';
@@ -23,6 +36,23 @@ export const OPERATION_LOOKUP_DELAYS = [
   '15 minutes',
   '1 hour',
 ] as const;
+
+/** Patch id (in histories): a refund the provider answered pending is polled by pendingRefundWorkflow. */
+const REFUND_POLLS = 'refund-pending-polls';
+/** Waits between asking the provider about a pending refund (the last repeats): within a minute, then backing off. */
+export const REFUND_POLL_DELAYS = [
+  '1 minute',
+  '2 minutes',
+  '5 minutes',
+  '15 minutes',
+  '30 minutes',
+  '1 hour',
+  '6 hours',
+] as const;
+/** Asks per run before continuing as new: a refund pending for weeks keeps a short history. */
+const POLLS_PER_RUN = 50;
+
+export const pendingRefundWorkflowId = (refundId: string) => `refund-poll-${refundId}`;
 
 export const operationWorkflowId = (input: Pick<OperationInput, 'kind' | 'operationId'>) =>
   `${input.kind}-${input.operationId}`;
@@ -62,5 +92,46 @@ export async function transactionOperationWorkflow(input: OperationInput): Promi
   const status = await db.finishOperation({ ...input, start, ...result });
   // The starter set MerchantId and the status before the move; keep TransactionStatus current for operators.
   if (status) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: status }]);
+  // Histories from before the polling ended here and left the refund to its webhook.
+  if (input.kind === 'refund' && result.outcome === 'pending' && patched(REFUND_POLLS)) await pollPendingRefund(call);
   return { ok: true, outcome: result.outcome };
+}
+
+type PendingRefundCall = Parameters<typeof provider.checkPendingRefund>[0];
+
+/** Starts the refund's polling child (abandoned: this workflow answers the refund request now). */
+async function pollPendingRefund(call: PendingRefundCall): Promise<void> {
+  try {
+    await startChild(pendingRefundWorkflow, {
+      workflowId: pendingRefundWorkflowId(call.refundId!),
+      args: [{ call, polls: 0 }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // The operation's MerchantId and TransactionStatus: operators find the polling where they find the refund.
+      typedSearchAttributes: workflowInfo().typedSearchAttributes,
+    });
+  } catch (error) {
+    // Already polled (a repeated start): the one polling workflow stands. (The class lives in @temporalio/common,
+    // which workflow code does not import.)
+    if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+  }
+}
+
+/**
+ * Asks the provider about a refund it answered pending until it is decided (by that lookup, which settles it, or
+ * by the webhook meanwhile): a minute after, then backing off to every six hours. Returns the refund's result.
+ */
+export async function pendingRefundWorkflow(input: {
+  call: PendingRefundCall;
+  polls: number;
+}): Promise<'succeeded' | 'failed' | 'missing'> {
+  for (let polls = input.polls; ; polls += 1) {
+    if (polls - input.polls >= POLLS_PER_RUN) await continueAsNew<typeof pendingRefundWorkflow>({ ...input, polls });
+    await sleep(REFUND_POLL_DELAYS[Math.min(polls, REFUND_POLL_DELAYS.length - 1)]);
+    const state = await provider.checkPendingRefund(input.call).catch((error) => {
+      if (!(error instanceof ActivityFailure)) throw error;
+      return 'pending' as const;
+    });
+    if (state !== 'pending') return state;
+  }
 }

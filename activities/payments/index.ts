@@ -15,6 +15,7 @@ import { errors } from '../../domain/platform/errors';
 import { applyTransactionMove, type TriggeredBy } from '../../domain/transactions/transactions.transitions';
 import { CHARGE_EVENT_OF } from '../../domain/transactions/transactions.state-table';
 import { failureReasonOf } from '../../domain/transactions/transactions.failure';
+import { revokeCardKeptByCharge } from '../../domain/transactions/transactions.kept-card';
 import { recordEvent } from '../../domain/events/events.outbox';
 import { keepChargedCard } from '../../domain/subscriptions/subscriptions.first-charge';
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
@@ -393,6 +394,9 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
         // goes pending (held for review), since the token's card data is wiped long before a late approval.
         if (input.to === 'authorized' || input.to === 'pre_authorized' || input.to === 'pending')
           await keepChargedCard(em, tx);
+        // A charge that took no money leaves no saved card behind (one it kept while pending is revoked).
+        if (input.to === 'failed' || input.to === 'expired' || input.to === 'canceled')
+          await revokeCardKeptByCharge(em, tx);
         if (tx.cardTokenId && input.to !== 'pending') {
           // The single-use token is spent: its sealed card data goes now.
           await spendToken(em, tx.cardTokenId, tx.id);

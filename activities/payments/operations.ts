@@ -57,6 +57,11 @@ export interface OperationAnswer {
 /** error_code of an operation the provider never processed (a lookup found nothing under its key). */
 const NOT_PROCESSED = 'provider_not_processed';
 
+/** Where a refund the provider answered pending stands when asked again (see checkPendingRefund). */
+export type PendingRefundCheck = 'succeeded' | 'failed' | 'pending' | 'missing';
+/** A provider's answer that decides a refund: it was refunded, or refused. */
+const DECIDED = new Set<Outcome>(['approved', 'soft_decline', 'hard_decline']);
+
 export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: VaultSettings }) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => orm.em.fork().transactional(work);
 
@@ -78,6 +83,18 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
       timeoutMs: vault.providerTimeoutMs,
     };
     return { adapter: vault.adapterFor(connector.providerSlug), call };
+  };
+
+  const lookUp = async (input: ProviderOperationInput): Promise<OperationAnswer | null> => {
+    const { adapter, call } = await connectorCall(input);
+    const looked = await heartbeatWhile(() =>
+      adapter.lookup(call, { operation: input.kind, providerReference: input.start.providerReference }),
+    );
+    if (looked.status === 'unknown') return null;
+    if (looked.status === 'not_found')
+      return { outcome: 'network_error', providerReference: null, rawCode: NOT_PROCESSED };
+    const { outcome, providerReference, rawCode } = looked.result;
+    return { outcome, providerReference, rawCode };
   };
 
   return {
@@ -202,16 +219,33 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
      * answer as the provider recorded it; 'not_processed' (network_error: nothing happened) when the provider holds
      * nothing under the key; null while the lookup cannot tell (the workflow asks again later).
      */
-    async lookupOperation(input: ProviderOperationInput): Promise<OperationAnswer | null> {
-      const { adapter, call } = await connectorCall(input);
-      const looked = await heartbeatWhile(() =>
-        adapter.lookup(call, { operation: input.kind, providerReference: input.start.providerReference }),
+    lookupOperation: lookUp,
+
+    /**
+     * A refund the provider answered pending, asked about again (pendingRefundWorkflow): its result once decided —
+     * by the provider's webhook meanwhile (the refund row says so), or by the provider's lookup under the refund's
+     * key, whose verdict is settled here like the webhook's — and 'pending' while the provider has not decided or
+     * the lookup cannot tell. 'missing': no such refund (nothing to wait for).
+     */
+    async checkPendingRefund(input: ProviderOperationInput): Promise<PendingRefundCheck> {
+      const refund = await orm.em.fork().findOne(RefundSchema, { id: input.refundId! });
+      if (!refund) return 'missing';
+      if (refund.status !== 'pending') return refund.status;
+      const answer = await lookUp(input);
+      // The provider answered this refund pending, so "nothing under the key" is a lookup that cannot tell either.
+      if (!answer || answer.rawCode === NOT_PROCESSED || !DECIDED.has(answer.outcome)) return 'pending';
+      const result = answer.outcome === 'approved' ? 'succeeded' : 'failed';
+      await inTransaction((em) =>
+        settleRefund(
+          em,
+          refund.id,
+          result,
+          answer.providerReference,
+          result === 'failed' ? answer.rawCode : null,
+          'system',
+        ),
       );
-      if (looked.status === 'unknown') return null;
-      if (looked.status === 'not_found')
-        return { outcome: 'network_error', providerReference: null, rawCode: NOT_PROCESSED };
-      const { outcome, providerReference, rawCode } = looked.result;
-      return { outcome, providerReference, rawCode };
+      return result;
     },
 
     /** Returns the transaction's status after the move (for the workflow's TransactionStatus search attribute). */

@@ -6,12 +6,25 @@
 import type { Orm } from '../../db/orm';
 import { TransactionSchema } from '../../db/entities';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
+import type { ProviderResult } from '../../domain/connectors/connector';
 import type { VaultSettings } from '../vault';
 import { heartbeatWhile } from './heartbeat';
 import { isUnusableAttemptSetup } from './unknown-outcome';
 
-/** paid / failed: the provider's verdict. pending: not decided yet. unknown: no answer. unsupported: no read exists. */
-export type PendingChargeCheck = 'paid' | 'failed' | 'pending' | 'unknown' | 'unsupported';
+/**
+ * paid / failed / expired: the provider's verdict (expired: it canceled or let the payment lapse unpaid). pending:
+ * not decided yet. unknown: no answer. unsupported: no read exists.
+ */
+export type PendingChargeCheck = 'paid' | 'failed' | 'expired' | 'pending' | 'unknown' | 'unsupported';
+
+/**
+ * The providers' words for a pending payment that ended without being paid or declined (Stripe's PaymentIntent
+ * `canceled`, Mercado Pago's `cancelled`/`expired`, Checkout.com's `Canceled`/`Expired`), as the adapters keep them
+ * in rawCode/rawMessage: an expiry, as Stripe and Adyen call it, not a failure (docs/api-decisions.md).
+ */
+const LAPSED = /^(canceled|cancelled|expired)$/i;
+const lapsedUnpaid = (result: ProviderResult) =>
+  [result.rawCode, result.rawMessage].some((word) => word !== null && LAPSED.test(word));
 
 export function createSettlementActivities({ orm, vault }: { orm: Orm; vault?: VaultSettings }) {
   return {
@@ -57,7 +70,8 @@ export function createSettlementActivities({ orm, vault }: { orm: Orm; vault?: V
       const now = await heartbeatWhile(() => adapter.retrieve!(call, { providerReference }));
       if (now.outcome === 'approved') return 'paid';
       if (now.outcome === 'pending') return 'pending';
-      if (now.outcome === 'soft_decline' || now.outcome === 'hard_decline') return 'failed';
+      if (now.outcome === 'soft_decline' || now.outcome === 'hard_decline')
+        return lapsedUnpaid(now) ? 'expired' : 'failed';
       return 'unknown';
     },
   };

@@ -19,6 +19,7 @@ import { Migration20261225120000_checkout_customer_binding } from './Migration20
 import { Migration20261225000000_transaction_failure_reason } from './Migration20261225000000_transaction_failure_reason';
 import { Migration20261226000000_test_clocks } from './Migration20261226000000_test_clocks';
 import { Migration20261229000000_enrolment_tokens } from './Migration20261229000000_enrolment_tokens';
+import { Migration20261230000000_refund_announcements } from './Migration20261230000000_refund_announcements';
 import { Migration20261228000000_connector_health } from './Migration20261228000000_connector_health';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
@@ -71,5 +72,9 @@ export const MIGRATIONS = [
   {
     name: 'Migration20261228000000_connector_health',
     class: Migration20261228000000_connector_health,
+  },
+  {
+    name: 'Migration20261230000000_refund_announcements',
+    class: Migration20261230000000_refund_announcements,
   },
 ];

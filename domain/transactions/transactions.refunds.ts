@@ -1,9 +1,9 @@
 /** Refund settlement: the one write path for a refund's definitive result, used by the refund workflow and inbound provider webhooks. */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { RefundSchema, TransactionSchema } from '../../db/entities';
+import { RefundSchema, TransactionSchema, type Transaction } from '../../db/entities';
 import { recordEvent } from '../events/events.outbox';
-import { presentRefund } from './transactions.presenter';
+import { presentRefund, presentTransactionHeader } from './transactions.presenter';
 import { applyTransactionMove } from './transactions.transitions';
 
 /**
@@ -41,12 +41,48 @@ export async function settleRefund(
     });
   }
   // Once the last pending refund settles, the transaction leaves refund_pending for the state its refunds say
-  // (transactions.state-table.ts): a failure returns it to where it was, recording only transaction.refund_failed.
-  await applyTransactionMove(em, tx.id, {
-    event: result === 'succeeded' ? 'refunds_succeeded' : 'refunds_failed',
+  // (transactions.state-table.ts). A success not yet announced — this one, or one that settled while another refund
+  // was still pending — makes that a refunds_succeeded move, which records transaction.refunded/partially_refunded
+  // once for all of them; with none, a failure returns the transaction to where it was with only refund_failed.
+  const moved = await applyTransactionMove(em, tx.id, {
+    event: (await hasUnannouncedSuccess(em, tx.id)) ? 'refunds_succeeded' : 'refunds_failed',
     triggeredBy,
     key: `${refundId}:settled`,
   });
+  if (moved) await markSuccessesAnnounced(em, tx.id);
+}
+
+/**
+ * After a won dispute returned the transaction to the state its refunds say: a refund that succeeded while it was
+ * charged_back moved nothing and was not announced, so it is announced now, once (transaction.refunded or
+ * partially_refunded, after the dispute's own transaction.dispute_won). A refund still pending announces it later.
+ */
+export async function announceRefundsSettledDuringDispute(em: EntityManager, tx: Transaction): Promise<void> {
+  if (tx.status !== 'refunded' && tx.status !== 'partially_refunded') return;
+  if (!(await hasUnannouncedSuccess(em, tx.id))) return;
+  await recordEvent(em, {
+    organizationId: tx.organizationId,
+    merchantId: tx.merchantId,
+    type: tx.status === 'refunded' ? 'transaction.refunded' : 'transaction.partially_refunded',
+    object: presentTransactionHeader(tx),
+  });
+  await markSuccessesAnnounced(em, tx.id);
+}
+
+/** A succeeded refund of the transaction whose success no transaction event has told yet (refunds.announced_at). */
+async function hasUnannouncedSuccess(em: EntityManager, transactionId: string): Promise<boolean> {
+  const [row] = await em.execute<Array<{ n: string }>>(
+    `select count(*) as n from refunds where transaction_id = ? and status = 'succeeded' and announced_at is null`,
+    [transactionId],
+  );
+  return Number(row.n) > 0;
+}
+
+async function markSuccessesAnnounced(em: EntityManager, transactionId: string): Promise<void> {
+  await em.execute(
+    `update refunds set announced_at = now() where transaction_id = ? and status = 'succeeded' and announced_at is null`,
+    [transactionId],
+  );
 }
 
 /** A pending refund's provider reference, once the provider has one (its verdict comes later, by webhook). */

@@ -20,7 +20,10 @@ export type TransactionEvent =
   | 'capture_succeeded'
   | 'capture_refused'
   | 'void_succeeded'
-  /** Refunds: the first pending refund, then the settlement of the last pending one. */
+  /**
+   * Refunds: the first pending refund, then the settlement of the last pending one — refunds_succeeded when a
+   * refund succeeded since the transaction went refund_pending (not yet announced), refunds_failed when none did.
+   */
   | 'refund_requested'
   | 'refunds_succeeded'
   | 'refunds_failed'
@@ -59,8 +62,9 @@ export const TRANSACTION_MOVES: readonly TransactionMoveRule[] = [
   { from: ['authorized', 'partially_refunded'], event: 'refund_requested', to: 'refund_pending', emits: 'status' },
   // A further refund while one is pending: no move; its transaction.refund_created (the refund) is the news.
   { from: ['refund_pending'], event: 'refund_requested', to: 'refund_pending', emits: [] },
+  // Announces every success of the wait at once (also when the last refund to settle failed: see settleRefund).
   { from: ['refund_pending'], event: 'refunds_succeeded', to: 'by_refunds', emits: 'status' },
-  // Back to where it was; the refund's own transaction.refund_failed (data.object: the refund) is the only event.
+  // Nothing refunded meanwhile: back to where it was; the refunds' own transaction.refund_failed are the only events.
   { from: ['refund_pending'], event: 'refunds_failed', to: 'by_refunds', emits: [] },
   {
     from: ['authorized', 'partially_refunded', 'refunded', 'refund_pending'],
@@ -68,7 +72,8 @@ export const TRANSACTION_MOVES: readonly TransactionMoveRule[] = [
     to: 'charged_back',
     emits: ['transaction.dispute_created', 'transaction.charged_back'],
   },
-  // Back to the state before the dispute; dispute_won says what happened (no second transaction.authorized).
+  // Back to the state before the dispute; dispute_won says what happened (no second transaction.authorized). A refund
+  // that succeeded during the dispute is announced after it (announceRefundsSettledDuringDispute).
   { from: ['charged_back'], event: 'dispute_won', to: 'by_refunds', emits: ['transaction.dispute_won'] },
 ];
 

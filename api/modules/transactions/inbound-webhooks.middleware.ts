@@ -20,13 +20,14 @@ import { RefundSchema, TransactionSchema, type Refund, type Transaction } from '
 import { adapterFor } from '../../../domain/connectors/registry';
 import { InvalidWebhookError, type InboundWebhook } from '../../../domain/connectors/connector';
 import { UnhandledWebhookEventError } from '../../../domain/connectors/errors';
-import { settleRefund } from '../../../domain/transactions/transactions.refunds';
+import { announceRefundsSettledDuringDispute, settleRefund } from '../../../domain/transactions/transactions.refunds';
 import { signalProviderEvent } from '../../temporal';
 import { ApiError } from '../../../domain/platform/errors';
 import { findConnectorByWebhookToken, loadConnectorSecrets } from '../../../domain/connectors/connectors.secrets';
 import { recordEvent } from '../../../domain/events/events.outbox';
 import { recordActivity } from '../../../domain/merchants/merchants.activity';
 import { applyTransactionMove } from '../../../domain/transactions/transactions.transitions';
+import { canApply } from '../../../domain/transactions/transactions.state-table';
 import { presentTransactionHeader } from '../../../domain/transactions/transactions.presenter';
 import { MerchantConnectorSchema } from '../../../db/entities';
 import { recordReceipt, type ReceiptInput } from '../../../db/repositories/provider-webhook-receipts.repository';
@@ -141,7 +142,8 @@ async function apply(
   const tx = await findTransaction(em, connectorId, merchantId, event);
   if (!tx) return null;
   if (event.type.startsWith('payment.')) {
-    if (tx.status !== 'pending') return null;
+    // A payment verdict applies only while the charge awaits one (the state table's charge moves say from where).
+    if (!canApply(tx.status, 'charge_approved')) return null;
     if (event.type === 'payment.succeeded' && event.amount !== null && event.amount !== tx.amount)
       return refuseAmountMismatch(em, connectorId, tx, event);
     const signalled = await signalProviderEvent(deps.temporal.client, tx.id, {
@@ -201,8 +203,10 @@ async function closeDispute(em: EntityManager, tx: Transaction, event: InboundWe
   let current = tx;
   if (outcome === 'won') {
     const moved = await applyTransactionMove(em, tx.id, { event: 'dispute_won', triggeredBy: 'psp_webhook', key });
-    if (moved) current = moved;
-    else await record('transaction.dispute_won', tx);
+    if (moved) {
+      current = moved;
+      await announceRefundsSettledDuringDispute(em, moved);
+    } else await record('transaction.dispute_won', tx);
   } else if (outcome === 'lost') {
     await record('transaction.dispute_lost', tx);
   }
