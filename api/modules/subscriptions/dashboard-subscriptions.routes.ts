@@ -37,6 +37,8 @@ function operationRoute(definition: OperationDefinition) {
     method: 'post',
     path: `${path}/:id/${definition.action}`,
     summary: definition.summary,
+    description: definition.description,
+    example: definition.example,
     tags,
     auth,
     params: DashboardSubscriptionParams,

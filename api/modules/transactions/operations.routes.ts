@@ -71,6 +71,9 @@ export const transactionOperationRoutes = [
     method: 'post',
     path: '/transactions/:transactionId/capture',
     summary: 'Capture a pre-authorized transaction, fully (default) or partially',
+    description:
+      'Takes the money a pre-authorization (capture false) holds: the whole authorized amount, or less. Answers 200 with the transaction once the provider confirmed, or 202 while the capture is still in progress (status capture_pending; read the transaction again). 422 when the transaction is not pre-authorized or the amount exceeds what was authorized.',
+    example: { amount: 4990 },
     tags,
     auth: { keys, scopes: ['transactions:write'] },
     params: TransactionParams,
@@ -130,6 +133,9 @@ export const transactionOperationRoutes = [
     path: '/transactions/:transactionId/refunds',
     summary:
       'Refund a captured transaction, fully (default: the refundable balance) or partially; several per transaction',
+    description:
+      'Returns money of a captured transaction to the buyer. Several partial refunds may follow each other up to the captured amount. Answers 201 with the refund: succeeded, pending (the provider settles it later; transaction.refunded or transaction.refund_failed follows) or failed with its error_code. 422 when the transaction is not refundable or the amount exceeds its refundable balance.',
+    example: { amount: 1990, reason: 'Item returned', metadata: { rma: 'RMA-7781' } },
     tags,
     auth: { keys, scopes: ['transactions:write'] },
     params: TransactionParams,

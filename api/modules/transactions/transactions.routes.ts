@@ -28,6 +28,21 @@ export const transactionRoutes = [
     path: '/transactions',
     summary:
       'Charge: routes across connectors with fallback, auto-creates an order; a decline is 201 with status failed',
+    description:
+      "Charges a customer and answers once the outcome is known. Pay with a card token from the browser SDK (card_ciphertext_id), a saved card (payment_instrument_id, merchant-initiated), pix or boleto (the answer carries payment_instructions and the transaction stays pending until paid), or a wallet. With checkout_session_id the amount, currency, customer and items come from the checkout session. The merchant's routing profile picks the connector; a technical failure or a retryable decline moves on to the next connector of the route. A decline is not an error: 201 with status failed, failure_code and the amount asked for. capture false only pre-authorizes (capture or void it later). Emits transaction.created and the transaction.* event of each state it reaches.",
+    example: {
+      payment_method: 'credit_card',
+      charge_type: 'payment',
+      country: 'BR',
+      amount: 4990,
+      currency: 'BRL',
+      customer_id: 'cust_8Kq2mVxT3nR5',
+      card_ciphertext_id: 'tok_3fJ9sLq1WcZ7',
+      external_order_id: 'order-2026-0042',
+      capture: true,
+      installments: { count: 1 },
+      metadata: { cart_id: 'c-981' },
+    },
     tags,
     auth: { keys, scopes: ['transactions:write'] },
     body: CreateTransactionBody,
