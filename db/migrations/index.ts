@@ -20,6 +20,7 @@ import { Migration20261225000000_transaction_failure_reason } from './Migration2
 import { Migration20261226000000_test_clocks } from './Migration20261226000000_test_clocks';
 import { Migration20261229000000_enrolment_tokens } from './Migration20261229000000_enrolment_tokens';
 import { Migration20261228000000_connector_health } from './Migration20261228000000_connector_health';
+import { Migration20261232000000_payment_operation_actors } from './Migration20261232000000_payment_operation_actors';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -71,5 +72,9 @@ export const MIGRATIONS = [
   {
     name: 'Migration20261228000000_connector_health',
     class: Migration20261228000000_connector_health,
+  },
+  {
+    name: 'Migration20261232000000_payment_operation_actors',
+    class: Migration20261232000000_payment_operation_actors,
   },
 ];

@@ -27,6 +27,7 @@ import {
 import { presentRefund } from '../../../domain/transactions/transactions.presenter';
 import { getTransaction, transactionView } from './transactions.service';
 import { isStillProcessing } from './still-processing.rules';
+import { callerSnapshot, recordOperationActor } from './operation-actors.service';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
@@ -85,8 +86,10 @@ export const transactionOperationRoutes = [
     errors: [422],
     idempotency: 'optional',
     waitsOnWorkflow: true,
-    async handler({ em, merchantId, params, body, deps, idempotencySeed }) {
+    async handler(input) {
+      const { em, merchantId, params, body, deps, idempotencySeed } = input;
       const tx = await getTransaction(em, merchantId, params.transactionId);
+      const actor = await callerSnapshot(em, input);
       const operationId = operationIdOf(idempotencySeed);
       const ran = await runOperation(
         deps.temporal.client,
@@ -95,6 +98,7 @@ export const transactionOperationRoutes = [
         deps.config.workflowWaitMs,
         ownsPendingMove(em, merchantId, tx.id, operationId),
       );
+      await recordOperationActor(em, { operationId, merchantId, transactionId: tx.id, kind: 'capture', actor });
       const data = await transactionView(em, await getTransaction(em, merchantId, tx.id));
       return { status: ran === 'accepted' ? 202 : 200, data };
     },
@@ -114,8 +118,10 @@ export const transactionOperationRoutes = [
     errors: [422],
     idempotency: 'optional',
     waitsOnWorkflow: true,
-    async handler({ em, merchantId, params, deps, idempotencySeed }) {
+    async handler(input) {
+      const { em, merchantId, params, deps, idempotencySeed } = input;
       const tx = await getTransaction(em, merchantId, params.transactionId);
+      const actor = await callerSnapshot(em, input);
       const operationId = operationIdOf(idempotencySeed);
       const ran = await runOperation(
         deps.temporal.client,
@@ -124,6 +130,7 @@ export const transactionOperationRoutes = [
         deps.config.workflowWaitMs,
         ownsPendingMove(em, merchantId, tx.id, operationId),
       );
+      await recordOperationActor(em, { operationId, merchantId, transactionId: tx.id, kind: 'void', actor });
       const data = await transactionView(em, await getTransaction(em, merchantId, tx.id));
       return { status: ran === 'accepted' ? 202 : 200, data };
     },
@@ -146,8 +153,10 @@ export const transactionOperationRoutes = [
     errors: [422],
     idempotency: 'optional',
     waitsOnWorkflow: true,
-    async handler({ em, merchantId, params, body, deps, idempotencySeed }) {
+    async handler(input) {
+      const { em, merchantId, params, body, deps, idempotencySeed } = input;
       const tx = await getTransaction(em, merchantId, params.transactionId);
+      const actor = await callerSnapshot(em, input);
       const refundId = idempotencySeed ? idFromSeed('ref', idempotencySeed) : newId('ref');
       await runOperation(
         deps.temporal.client,
@@ -165,6 +174,13 @@ export const transactionOperationRoutes = [
         // Recorded (pending) by the workflow's first step: the refund exists and is answered as it stands.
         async () => (await em.findOne(RefundSchema, { id: refundId }, { refresh: true })) !== null,
       );
+      await recordOperationActor(em, {
+        operationId: refundId,
+        merchantId,
+        transactionId: tx.id,
+        kind: 'refund',
+        actor,
+      });
       const refund = await em.findOneOrFail(RefundSchema, { id: refundId }, { refresh: true });
       return { status: 201, data: presentRefund(refund) };
     },

@@ -433,6 +433,30 @@ export function TransactionDetail(props: { id: string }) {
   );
 }
 
+interface HistoryEntry {
+  from_status: string | null;
+  to_status: string;
+  triggered_by: string;
+  /** Who asked for the capture, void or refund behind the move (null: nobody asked, e.g. the charge itself). */
+  actor: { id: string; type: string; name: string | null; email: string | null } | null;
+  created_at: string;
+}
+
+const TRIGGERS: Record<string, string> = {
+  api: 'the API',
+  system: 'Switchyard',
+  psp_webhook: "the provider's notification",
+};
+
+/** "by Ana Lima (ana@example.com)", "by API key Backend", or who moved it when nobody asked. */
+function historyBy(entry: HistoryEntry): string {
+  const { actor } = entry;
+  if (!actor) return `by ${TRIGGERS[entry.triggered_by] ?? entry.triggered_by}`;
+  if (actor.type === 'api_key') return `by API key ${actor.name ?? actor.id}`;
+  const who = actor.name && actor.email ? `${actor.name} (${actor.email})` : (actor.name ?? actor.email ?? actor.id);
+  return `by ${who}`;
+}
+
 interface Order {
   id: string;
   customer_id: string | null;
@@ -455,7 +479,7 @@ interface Order {
     currency: string;
     billing_cycle: string | null;
   }[];
-  status_history?: { from_status: string | null; to_status: string; triggered_by: string; created_at: string }[];
+  status_history?: HistoryEntry[];
 }
 
 const ORDER_STATUSES = [
@@ -600,7 +624,7 @@ export function OrderDetail(props: { id: string }) {
               {h.from_status ? `${label(h.from_status)} → ` : ''}
               {label(h.to_status)}{' '}
               <span class="meta">
-                by {h.triggered_by} · {when(h.created_at)}
+                {historyBy(h)} · {when(h.created_at)}
               </span>
             </li>
           ))}
