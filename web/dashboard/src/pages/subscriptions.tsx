@@ -251,7 +251,14 @@ function ChangeOfferFields(props: { sub: Subscription; chosen: string; choose: (
   if (offers.data.length === 0) return <p class="empty">No other active offer in this product family.</p>;
   return (
     <>
-      <Field label="New offer" hint="Only offers of the same product family.">
+      <Field
+        label="New offer"
+        hint={
+          sub.product_family_id
+            ? 'Only offers of the same product family.'
+            : 'Only offers of the same product: it belongs to no product family.'
+        }
+      >
         {(a) => (
           <select {...a} required value={props.chosen} onChange={(e) => props.choose(inputValue(e))}>
             <option value="">Choose an offer</option>
