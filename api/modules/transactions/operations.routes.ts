@@ -42,7 +42,13 @@ async function runOperation(
   waitMs: number,
   accepted: () => Promise<boolean>,
 ): Promise<'done' | 'accepted'> {
-  const target = { merchantId: tx.merchantId, status: tx.status, currency: tx.currency };
+  const target = {
+    organizationId: tx.organizationId,
+    merchantId: tx.merchantId,
+    customerId: tx.customerId,
+    status: tx.status,
+    currency: tx.currency,
+  };
   let result: Awaited<ReturnType<typeof startOperation>>;
   try {
     result = await startOperation(client, target, input, waitMs);
