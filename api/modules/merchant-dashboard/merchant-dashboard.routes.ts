@@ -4,7 +4,7 @@
  * as the API-key routes at /merchant/…, with bare responses and flat list meta like every Dashboard endpoint.
  * Only handlers that read nothing of the API key are served this way; the writes that record an actor
  * (connector create, webhook redeliver) are declared in merchant-dashboard-writes.routes.ts. Payment pages answer
- * names next to ids and filter by the customer's e-mail (merchant-dashboard-names.ts).
+ * names next to ids and filter by the customer's e-mail (merchant-dashboard-names.service.ts).
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { AnyRoute, HttpMethod } from '../../http/define-route';
@@ -19,7 +19,7 @@ import { productRoutes } from '../products/products.routes';
 import { offerRoutes } from '../offers/offers.routes';
 import { offerTransitionRoutes } from '../offer-transitions/offer-transitions.routes';
 import { routeAt, withoutMerchantId } from './merchant-dashboard.service';
-import { withNames } from './merchant-dashboard-names';
+import { withNames } from './merchant-dashboard-names.service';
 
 export const merchantDashboard: DashboardRequirement = { dashboard: ['merchant'], tenant: 'merchant' };
 

@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { DashboardRequirement } from '../../http/dashboard-auth';
 import { defineRoute } from '../../http/define-route';
-import { withNames } from '../merchant-dashboard/merchant-dashboard-names';
+import { withNames } from '../merchant-dashboard/merchant-dashboard-names.service';
 import { pagination } from '../../http/pagination';
 import {
   presentDashboardOne,
@@ -65,7 +65,7 @@ function operationRoute(definition: OperationDefinition) {
 }
 
 export const dashboardSubscriptionRoutes = [
-  // customer_email: the Dashboard's search by e-mail (merchant-dashboard-names.ts).
+  // customer_email: the Dashboard's search by e-mail (merchant-dashboard-names.service.ts).
   withNames(
     defineRoute({
       method: 'get',
