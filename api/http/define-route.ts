@@ -89,6 +89,8 @@ export interface RouteDefinition<
   body?: B;
   /** A request body that passes `body`, shown in the OpenAPI document (test/unit/openapi-descriptions.test.ts validates it). */
   example?: Static<B>;
+  /** The `data` of the first 2xx response with a body, shown (in its envelope) in the OpenAPI document. */
+  responseExample?: unknown;
   /** Status → schema of `data` (null for an empty body). Every route declares at least one 2xx. */
   responses: Record<number, TSchema | null>;
   envelope: Envelope;

@@ -122,15 +122,30 @@ function successSchema(route: AnyRoute, data: Json): Json {
   };
 }
 
+/** A response example as the client receives it: in the success envelope of wrapped routes. */
+function enveloped(route: AnyRoute, data: unknown): unknown {
+  if (route.envelope !== 'wrapped') return data;
+  return { success: true, data, request_id: 'req_5yQ2kLm8Wd3Hs1', timestamp: '2026-11-25T14:03:12.345Z' };
+}
+
 function responses(route: AnyRoute, routes: readonly AnyRoute[]): Json {
   const out: Json = {};
   const links = linksOf(route, routes, operationId);
+  // A create shows its example on 201, any other route on its first 2xx with a body.
+  const withBody = Object.keys(route.responses).filter((code) => route.responses[Number(code)] && Number(code) < 300);
+  const exampleStatus = withBody.includes('201') ? '201' : withBody[0];
   for (const [status, schema] of Object.entries(route.responses)) {
     const statusLinks = links.get(Number(status));
+    const example: unknown = status === exampleStatus ? route.responseExample : undefined;
     out[status] = schema
       ? {
           description: STATUS_CODES[status] ?? 'Response',
-          content: { 'application/json': { schema: successSchema(route, plain(schema)) } },
+          content: {
+            'application/json': {
+              schema: successSchema(route, plain(schema)),
+              ...(example === undefined ? {} : { example: enveloped(route, example) }),
+            },
+          },
           ...(statusLinks ? { links: statusLinks } : {}),
         }
       : { description: `${STATUS_CODES[status]}, empty body` };

@@ -141,6 +141,30 @@ describe('OpenAPI document: descriptions, minor units, examples, servers', () =>
     expect(examples).to.be.at.least(MAIN_FLOWS.length);
   });
 
+  it('shows a response example for creating a customer, a charge and a refund, each valid against its response schema', () => {
+    const shown = [
+      ['POST /api/v1/customers', '201'],
+      ['POST /api/v1/transactions', '201'],
+      ['POST /api/v1/transactions/{transactionId}/refunds', '201'],
+    ];
+    for (const [label, status] of shown) {
+      const { operation } = operations.find((entry) => entry.label === label)!;
+      expect(operation.responses[status].content['application/json'].example, `${label} ${status}`).to.be.an('object');
+    }
+    let examples = 0;
+    for (const { label, operation } of operations) {
+      for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, Json>)) {
+        const content = response.content?.['application/json'];
+        if (content?.example === undefined) continue;
+        examples += 1;
+        const validate = bodyAjv.compile({ ...content.schema, components: doc.components });
+        const valid = validate(structuredClone(content.example));
+        expect(valid, `${label} ${status}: ${JSON.stringify(validate.errors)}`).to.equal(true);
+      }
+    }
+    expect(examples).to.be.at.least(shown.length);
+  });
+
   it('marks page and limit as optional (they have defaults), e.g. on GET /merchants/{merchant_id}/members', () => {
     const members = doc.paths['/api/v1/merchants/{merchant_id}/members'].get;
     const byName = new Map((members.parameters as Json[]).map((parameter) => [parameter.name, parameter]));

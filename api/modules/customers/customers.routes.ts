@@ -39,6 +39,13 @@ export const customerRoutes = [
       },
       metadata: { crm_id: 'C-1042' },
     },
+    responseExample: {
+      id: 'cust_8Kq2mVxT3nR5',
+      merchant_id: 'mrc_2Wd8HnQe4Lz1',
+      email: 'maria.silva@example.com',
+      name: 'Maria Silva',
+      created_at: '2026-11-25T14:02:58.120Z',
+    },
     tags,
     auth: { keys: merchantKeyOnly, scopes: ['customers:write'] },
     body: CreateCustomerBody,
