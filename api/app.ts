@@ -53,7 +53,7 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   const router = new Router();
 
   const routes = [...ROUTES, openApiRoute(() => openApi)];
-  const openApi = buildOpenApi(routes, API_PREFIX);
+  const openApi = buildOpenApi(routes, API_PREFIX, deps.config.publicBaseUrl);
   for (const route of routes) mountRoute(router, API_PREFIX, route, deps);
 
   // The liveness probe answers synchronously, before everything (no request log, nothing to drain).

@@ -76,12 +76,21 @@ export interface RouteDefinition<
   /** Extra absolute paths to serve the same route at (health probes at /health for orchestrators). */
   alsoAt?: string[];
   summary: string;
+  /**
+   * What the route does beyond its summary, for the OpenAPI description (side effects, events, the errors a caller
+   * meets). Who may call it, idempotency and paging are added from the declaration (openapi-descriptions.ts).
+   */
+  description?: string;
   tags: string[];
   /** API keys (AuthRequirement), a Dashboard session (DashboardRequirement), or nothing. */
   auth: AuthRequirement | DashboardRequirement | 'none';
   params?: P;
   query?: Q;
   body?: B;
+  /** A request body that passes `body`, shown in the OpenAPI document (test/unit/openapi-descriptions.test.ts validates it). */
+  example?: Static<B>;
+  /** The `data` of the first 2xx response with a body, shown (in its envelope) in the OpenAPI document. */
+  responseExample?: unknown;
   /** Status → schema of `data` (null for an empty body). Every route declares at least one 2xx. */
   responses: Record<number, TSchema | null>;
   envelope: Envelope;

@@ -7,9 +7,17 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import { isDashboardAuth, type AnyRoute } from './define-route';
 import { bodySchemaOf } from './route-runner';
 import { linksOf } from './openapi-links';
+import { operationDescription, TAG_DESCRIPTIONS } from './openapi-descriptions';
 import { PaginationSchema } from './schema';
 
 type Json = Record<string, unknown>;
+
+const API_DESCRIPTION = [
+  'Payment orchestration: one API in front of several payment providers, with routing, retries, subscriptions and a hosted checkout.',
+  '**Money** is always an integer in the minor units of its currency: `"amount": 4990` with `"currency": "BRL"` is R$49.90, and 1000 is 10.00 in any two-decimal currency (JPY has no minor unit: 1000 is ¥1,000).',
+  '**Keys:** secret keys (sk_live_org_… for an organization, sk_live_mer_… for one merchant) in `Authorization: Bearer`; public keys (pk_…) only on the browser endpoints, in X-Public-Key. Dashboard endpoints take a Dashboard access token instead.',
+  '**Errors** share one envelope: `{"error": {"type", "code", "message", "details", "request_id", "timestamp"}}`; a failed request changes nothing. **Retries:** create endpoints take an Idempotency-Key.',
+].join('\n\n');
 
 const ERROR_SCHEMA = {
   type: 'object',
@@ -66,7 +74,9 @@ function parameters(route: AnyRoute): Json[] {
       list.push({
         name,
         in: location,
-        required: location === 'path' || (object?.required ?? []).includes(name),
+        // A parameter with a default (page, limit) may be left out: the server fills it in.
+        required:
+          location === 'path' || ((object?.required ?? []).includes(name) && (property as Json).default === undefined),
         schema: plain(property),
         ...((property as Json)['x-comma-separated']
           ? { style: 'form', explode: true, description: 'Repeat the parameter or separate values with commas' }
@@ -112,15 +122,30 @@ function successSchema(route: AnyRoute, data: Json): Json {
   };
 }
 
+/** A response example as the client receives it: in the success envelope of wrapped routes. */
+function enveloped(route: AnyRoute, data: unknown): unknown {
+  if (route.envelope !== 'wrapped') return data;
+  return { success: true, data, request_id: 'req_5yQ2kLm8Wd3Hs1', timestamp: '2026-11-25T14:03:12.345Z' };
+}
+
 function responses(route: AnyRoute, routes: readonly AnyRoute[]): Json {
   const out: Json = {};
   const links = linksOf(route, routes, operationId);
+  // A create shows its example on 201, any other route on its first 2xx with a body.
+  const withBody = Object.keys(route.responses).filter((code) => route.responses[Number(code)] && Number(code) < 300);
+  const exampleStatus = withBody.includes('201') ? '201' : withBody[0];
   for (const [status, schema] of Object.entries(route.responses)) {
     const statusLinks = links.get(Number(status));
+    const example: unknown = status === exampleStatus ? route.responseExample : undefined;
     out[status] = schema
       ? {
           description: STATUS_CODES[status] ?? 'Response',
-          content: { 'application/json': { schema: successSchema(route, plain(schema)) } },
+          content: {
+            'application/json': {
+              schema: successSchema(route, plain(schema)),
+              ...(example === undefined ? {} : { example: enveloped(route, example) }),
+            },
+          },
           ...(statusLinks ? { links: statusLinks } : {}),
         }
       : { description: `${STATUS_CODES[status]}, empty body` };
@@ -145,13 +170,22 @@ function responses(route: AnyRoute, routes: readonly AnyRoute[]): Json {
   return out;
 }
 
-export function buildOpenApi(routes: readonly AnyRoute[], prefix: string): Json {
+function requestBody(route: AnyRoute, body: TSchema): Json {
+  const example: unknown = route.example;
+  const shown = example === undefined ? {} : { example };
+  return { required: true, content: { 'application/json': { schema: plain(body), ...shown } } };
+}
+
+/** `serverUrl`: where this deployment is reached (PUBLIC_BASE_URL); paths carry the /api/v1 prefix. */
+export function buildOpenApi(routes: readonly AnyRoute[], prefix: string, serverUrl = 'http://localhost:3000'): Json {
+  const usedTags = new Set(routes.flatMap((route) => route.tags));
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const body = bodySchemaOf(route);
     (paths[openApiPath(prefix + route.path)] ??= {})[route.method] = {
       operationId: operationId(route),
       summary: route.summary,
+      description: operationDescription(route),
       tags: route.tags,
       ...(route.auth === 'none'
         ? { security: [] }
@@ -167,14 +201,15 @@ export function buildOpenApi(routes: readonly AnyRoute[], prefix: string): Json 
               'x-key-levels': route.auth.keys,
             }),
       parameters: parameters(route),
-      ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(body) } } } } : {}),
+      ...(body ? { requestBody: requestBody(route, body) } : {}),
       responses: responses(route, routes),
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Switchyard API', version: '1.0.0', description: 'Payment orchestration API' },
-    servers: [{ url: '/' }],
+    info: { title: 'Switchyard API', version: '1.0.0', description: API_DESCRIPTION },
+    servers: [{ url: serverUrl, description: 'This deployment (PUBLIC_BASE_URL)' }],
+    tags: [...usedTags].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
     security: [{ apiKey: [] }],
     paths,
     components: {

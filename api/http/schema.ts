@@ -2,7 +2,15 @@
  * Shared JSON Schema fragments (TypeBox) and the ajv instances that compile them. Request schemas are
  * declared next to their routes; these are the pieces every area reuses.
  */
-import { Type, type Static, type TSchema, type TProperties, type TObject, type ObjectOptions } from '@sinclair/typebox';
+import {
+  Type,
+  type IntegerOptions,
+  type Static,
+  type TSchema,
+  type TProperties,
+  type TObject,
+  type ObjectOptions,
+} from '@sinclair/typebox';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { isCountry, isCurrency } from '../lib/iso';
@@ -100,6 +108,14 @@ export function compile(ajv: Ajv, schema: TSchema): ValidateFunction {
 /** A strict object: unknown fields are rejected so typos never pass silently. */
 export const StrictObject = <T extends TProperties>(properties: T, options: ObjectOptions = {}): TObject<T> =>
   Type.Object(properties, { additionalProperties: false, ...options });
+
+/** What every money field says in the OpenAPI document (test/unit/openapi-descriptions.test.ts checks it). */
+export const MINOR_UNITS_NOTE =
+  "In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit).";
+
+/** A money field: an integer of minor units, described as such; `what` says which amount it is. */
+export const Money = (what?: string, options: Omit<IntegerOptions, 'description'> = {}) =>
+  Type.Integer({ ...options, description: what ? `${what}. ${MINOR_UNITS_NOTE}` : MINOR_UNITS_NOTE });
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
 /**

@@ -109,7 +109,10 @@ export async function signalProviderEvent(
 // ── Capture, void, refund ────────────────────────────────────────────────────────────────────────────────────
 
 export interface OperationTarget {
+  organizationId: string;
   merchantId: string;
+  /** The charge's customer, when it has one: operators find a customer's captures, voids and refunds with it. */
+  customerId: string | null;
   /** The transaction's status when the operation starts (operators filter on it). */
   status: string;
   currency: string;
@@ -118,6 +121,17 @@ export interface OperationTarget {
 const operationSummary = (target: OperationTarget, input: OperationInput) =>
   `${input.kind[0].toUpperCase()}${input.kind.slice(1)} of ${input.transactionId}` +
   (input.amount === undefined ? '' : `: ${input.amount} ${target.currency} (minor units)`);
+
+/**
+ * The charge's organization, merchant and customer, as on its charge workflow, so an operator lists a merchant's or
+ * a customer's operations with the charge's own query; TransactionStatus is the transaction's status at the start.
+ */
+export const operationSearchAttributes = (target: OperationTarget) => [
+  { key: SA.OrganizationId, value: target.organizationId },
+  { key: SA.MerchantId, value: target.merchantId },
+  ...(target.customerId ? [{ key: SA.CustomerId, value: target.customerId }] : []),
+  { key: SA.TransactionStatus, value: target.status },
+];
 
 /** Runs (or joins) the capture/void/refund workflow and returns its verdict. */
 export async function runOperation(
@@ -133,10 +147,7 @@ export async function runOperation(
         taskQueue: TASK_QUEUES.payments,
         args: [input],
         staticSummary: operationSummary(target, input),
-        typedSearchAttributes: [
-          { key: SA.MerchantId, value: target.merchantId },
-          { key: SA.TransactionStatus, value: target.status },
-        ],
+        typedSearchAttributes: operationSearchAttributes(target),
       }),
     );
   } catch (error) {

@@ -21,6 +21,7 @@ export * from './vault';
 export * from './transaction';
 export * from './subscription';
 export * from './test-clock';
+export * from './payment-operation-actor';
 
 import { OrganizationSchema } from './organization';
 import { MerchantSchema } from './merchant';
@@ -58,6 +59,7 @@ import {
 } from './transaction';
 import { SubscriptionSchema, SubscriptionTransitionSchema } from './subscription';
 import { TestClockSchema } from './test-clock';
+import { PaymentOperationActorSchema } from './payment-operation-actor';
 
 export const ENTITIES = [
   OrganizationSchema,
@@ -101,4 +103,5 @@ export const ENTITIES = [
   SubscriptionSchema,
   SubscriptionTransitionSchema,
   TestClockSchema,
+  PaymentOperationActorSchema,
 ];

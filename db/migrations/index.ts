@@ -21,6 +21,7 @@ import { Migration20261226000000_test_clocks } from './Migration20261226000000_t
 import { Migration20261229000000_enrolment_tokens } from './Migration20261229000000_enrolment_tokens';
 import { Migration20261230000000_refund_announcements } from './Migration20261230000000_refund_announcements';
 import { Migration20261228000000_connector_health } from './Migration20261228000000_connector_health';
+import { Migration20261232000000_payment_operation_actors } from './Migration20261232000000_payment_operation_actors';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -76,5 +77,9 @@ export const MIGRATIONS = [
   {
     name: 'Migration20261230000000_refund_announcements',
     class: Migration20261230000000_refund_announcements,
+  },
+  {
+    name: 'Migration20261232000000_payment_operation_actors',
+    class: Migration20261232000000_payment_operation_actors,
   },
 ];

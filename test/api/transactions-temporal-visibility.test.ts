@@ -1,10 +1,12 @@
 /**
  * Each charge is a Temporal workflow an operator can find and read: id charge-<tx id>, a one-line summary, and
  * the OrganizationId / MerchantId / CustomerId / PaymentMethod / TransactionStatus search attributes, the status
- * kept current as the transaction moves (also on the pix settlement workflow).
+ * kept current as the transaction moves (also on the pix settlement workflow). Capture, void and refund workflows
+ * carry the charge's OrganizationId, MerchantId and CustomerId and name the transaction in their summary.
  */
 import { expect } from 'chai';
 import { expectWrapped } from '../helpers/envelope';
+import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { control } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
@@ -69,6 +71,51 @@ describe('Charge workflows in the Temporal UI', () => {
         `MerchantId = '${tenant.merchant_id}' AND TransactionStatus = 'authorized' AND CustomerId = '${customerId}'`,
       ),
     ).to.deep.equal([chargeWorkflowId(tx.id)]);
+  });
+
+  it("capture, void and refund workflows carry the charge's organization, merchant and customer, and name the transaction in their summary", async () => {
+    const own = await createTenant();
+    await cascade(own, ['provider_a']);
+    const customerId = await createCustomer(own);
+    const token = async () => cardToken(own);
+    const held = expectWrapped(
+      await charge(own, cardCharge(await token(), { capture: false, customer_id: customerId })),
+      201,
+    );
+    const hold = expectWrapped(
+      await charge(own, cardCharge(await token(), { capture: false, customer_id: customerId })),
+      201,
+    );
+    const paid = expectWrapped(await charge(own, cardCharge(await token(), { customer_id: customerId })), 201);
+    const key = { key: own.merchant_secret_key };
+    expectWrapped(await api.post(`/transactions/${held.id}/capture`, { ...key, body: {} }), 200);
+    expectWrapped(await api.post(`/transactions/${hold.id}/void`, { ...key, body: {} }), 200);
+    const refund = expectWrapped(
+      await api.post(`/transactions/${paid.id}/refunds`, { ...key, body: { amount: 500 } }),
+      201,
+    );
+
+    // The customer's operations, found by the same attributes as their charges.
+    const query = `CustomerId = '${customerId}' AND WorkflowType = 'transactionOperationWorkflow'`;
+    let ids: string[] = [];
+    for (let i = 0; i < 50 && ids.length < 3; i += 1) {
+      ids = await listed(query);
+      if (ids.length < 3) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(ids).to.have.length(3);
+    const summaries: string[] = [];
+    for (const id of ids) {
+      const description = await describeWorkflow(id);
+      const attributes = description.typedSearchAttributes;
+      expect(attributes.get(SA.OrganizationId), id).to.equal(own.organization_id);
+      expect(attributes.get(SA.MerchantId), id).to.equal(own.merchant_id);
+      expect(attributes.get(SA.CustomerId), id).to.equal(customerId);
+      summaries.push((await description.staticSummary()) ?? '');
+    }
+    expect(summaries.sort()).to.deep.equal(
+      [`Capture of ${held.id}`, `Refund of ${paid.id}: 500 USD (minor units)`, `Void of ${hold.id}`].sort(),
+    );
+    expect(refund.transaction_id).to.equal(paid.id);
   });
 
   it('a declined charge ends with TransactionStatus failed', async () => {

@@ -121,7 +121,7 @@ describe('Merchant Dashboard web app in headless Chromium (e2e)', function () {
     await page.getByLabel('New offer').selectOption(upgrade.id);
     const preview = page.getByRole('status').filter({ hasText: 'What the customer is charged' });
     await preview.getByText('Nothing is charged now; the new price applies from the next renewal.').waitFor();
-    expect(await preview.textContent()).to.include('$19.99 per cycle (now $9.99)');
+    expect(await preview.textContent()).to.include('$19.99 per month (now $9.99 per month)');
     await checkPage(page, 'subscription-change-offer');
     await page.getByRole('button', { name: 'Confirm: change offer' }).click();
     await page.getByRole('heading', { name: /Offer 1$/ }).waitFor();

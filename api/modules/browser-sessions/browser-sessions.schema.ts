@@ -1,5 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { Currency, Country, Id, Metadata, Nullable, StrictObject, StringEnum, Timestamp } from '../../http/schema';
+import {
+  Currency,
+  Country,
+  Id,
+  Metadata,
+  Money,
+  Nullable,
+  StrictObject,
+  StringEnum,
+  Timestamp,
+} from '../../http/schema';
 
 export const SESSION_METADATA_MAX_BYTES = 5 * 1024;
 
@@ -53,8 +63,8 @@ const CheckoutItemView = StrictObject({
   checkoutSessionId: Type.String(),
   offerId: Type.String(),
   currency: Type.String(),
-  amount: Type.Integer(),
-  firstChargeAmount: Nullable(Type.Integer()),
+  amount: Money('The price of one unit in this currency'),
+  firstChargeAmount: Nullable(Money('The price of the first charge, when it differs from amount')),
   quantity: Type.Integer(),
   installments: Type.Integer(),
   createdAt: Timestamp,
@@ -68,8 +78,8 @@ const SummaryLineView = StrictObject({
   offerName: Type.String(),
   quantity: Type.Integer(),
   currency: Type.String(),
-  unitAmount: Type.Integer({ description: 'The standard price of one unit, minor units' }),
-  dueToday: Type.Integer({ description: 'Charged at checkout for this line (quantity included), minor units' }),
+  unitAmount: Money('The standard price of one unit'),
+  dueToday: Money('Charged at checkout for this line (quantity included)'),
   firstCharge: StringEnum(
     ['standard', 'setup_price', 'trial_validation', 'trial_with_joining_fee', 'prepaid_first_cycle'] as const,
     { description: 'The first-charge rule that applies (Document 2)' },
@@ -79,7 +89,7 @@ const SummaryLineView = StrictObject({
   /** null for a one-time offer; firstBillingAt is estimated from now (a subscription starts when it is paid). */
   recurring: Nullable(
     StrictObject({
-      amount: Type.Integer({ description: 'Each later cycle, quantity included, minor units' }),
+      amount: Money('Each later cycle, quantity included'),
       billingCycle: Type.String(),
       customBillingDays: Nullable(Type.Integer()),
       firstBillingAt: Timestamp,
@@ -99,7 +109,7 @@ export const CheckoutPaymentSchema = StrictObject({
   declineType: Nullable(StringEnum(['soft_decline', 'hard_decline'] as const)),
   message: Nullable(Type.String()),
   paymentMethod: Type.String(),
-  amount: Type.Integer(),
+  amount: Money('The amount of the payment'),
   currency: Type.String(),
   paymentInstructions: PaymentInstructionsView,
   /** A pending pix's code as an image (an SVG data URL drawn by the API); null otherwise. */
@@ -136,7 +146,7 @@ export const BrowserCheckoutSchema = StrictObject({
   /** Additive: what the hosted page displays (names, due today and later) and the checkout's latest payment. */
   summary: StrictObject({
     currency: Type.String(),
-    dueToday: Type.Integer(),
+    dueToday: Money('Charged at checkout, all lines'),
     lines: Type.Array(SummaryLineView),
   }),
   payment: Nullable(CheckoutPaymentSchema),

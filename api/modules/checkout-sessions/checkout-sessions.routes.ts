@@ -53,6 +53,15 @@ export const checkoutSessionRoutes = [
     method: 'post',
     path: '/checkout-sessions',
     summary: 'Create a checkout session for a customer; items snapshot the offer prices',
+    description:
+      "Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription.",
+    example: {
+      offer_id: 'ofr_5tYh2KdQ8pLm',
+      customer_id: 'cust_8Kq2mVxT3nR5',
+      selected_currency: 'BRL',
+      external_session_id: 'cart-981',
+      items: [{ offer_id: 'ofr_5tYh2KdQ8pLm', quantity: 1, installments: 1 }],
+    },
     tags,
     auth: write,
     body: CreateCheckoutSessionBody,

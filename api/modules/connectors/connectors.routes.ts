@@ -43,6 +43,17 @@ export const connectorRoutes = [
     method: 'post',
     path: '/merchants/:merchant_id/connectors',
     summary: 'Create a connector (credentials are validated per provider, encrypted and never returned)',
+    description:
+      "Adds the merchant's account at a payment provider. The credentials are checked against the provider's fields (GET /payment-providers/:provider_id), encrypted at rest and never returned; webhook_secret verifies the provider's webhooks, which it sends to the connector's webhook_url. Charges reach the connector only through a routing profile. The change is recorded in the merchant's activity log.",
+    example: {
+      provider_slug: 'provider_a',
+      name: 'Sandbox cards',
+      is_test_mode: true,
+      auth_method: 'api_key',
+      credentials: { secret_key: 'sk_test_walkthrough' },
+      country_code: 'BR',
+      config: { card_brands: ['visa', 'mastercard'], installments_enabled: true },
+    },
     tags,
     auth: write,
     params: MerchantParams,

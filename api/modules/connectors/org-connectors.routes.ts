@@ -69,6 +69,18 @@ export const orgConnectorRoutes = [
     method: 'post',
     path: '/org/connectors',
     summary: "Create a connector for one of the organization's merchants (merchant_id in the body)",
+    description:
+      "Adds the merchant's account at a payment provider. The credentials are checked against the provider's fields (GET /payment-providers/:provider_id), encrypted at rest and never returned; webhook_secret verifies the provider's webhooks, which it sends to the connector's webhook_url. Charges reach the connector only through a routing profile. The change is recorded in the merchant's activity log.",
+    example: {
+      merchant_id: 'mrc_2Wd8HnQe4Lz1',
+      provider_slug: 'provider_a',
+      name: 'Sandbox cards',
+      is_test_mode: true,
+      auth_method: 'api_key',
+      credentials: { secret_key: 'sk_test_walkthrough' },
+      country_code: 'BR',
+      config: { card_brands: ['visa', 'mastercard'], installments_enabled: true },
+    },
     tags,
     auth,
     body: CreateOrgConnectorBody,

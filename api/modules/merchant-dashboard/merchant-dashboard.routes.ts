@@ -3,7 +3,8 @@
  * subscriptions: see docs/api-decisions.md). A signed-in merchant user (x-merchant-id) reaches the same handlers
  * as the API-key routes at /merchant/…, with bare responses and flat list meta like every Dashboard endpoint.
  * Only handlers that read nothing of the API key are served this way; the writes that record an actor
- * (connector create, webhook redeliver) are declared in merchant-dashboard-writes.routes.ts.
+ * (connector create, webhook redeliver) are declared in merchant-dashboard-writes.routes.ts. Payment pages answer
+ * names next to ids and filter by the customer's e-mail (merchant-dashboard-names.service.ts).
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { AnyRoute, HttpMethod } from '../../http/define-route';
@@ -18,6 +19,7 @@ import { productRoutes } from '../products/products.routes';
 import { offerRoutes } from '../offers/offers.routes';
 import { offerTransitionRoutes } from '../offer-transitions/offer-transitions.routes';
 import { routeAt, withoutMerchantId } from './merchant-dashboard.service';
+import { withNames } from './merchant-dashboard-names.service';
 
 export const merchantDashboard: DashboardRequirement = { dashboard: ['merchant'], tenant: 'merchant' };
 
@@ -49,15 +51,15 @@ const catalog = (routes: readonly AnyRoute[], from: string) =>
   servedToDashboard(routes, 'get', from, `/merchant${from}`, 'catalog and instruments');
 
 export const merchantDashboardRoutes: AnyRoute[] = [
-  payments('get', '/transactions'),
-  payments('get', '/transactions/:transactionId'),
-  payments('get', '/transactions/:transactionId/attempts'),
+  withNames(payments('get', '/transactions'), { customers: true, emailFilter: 'customer_reference' }),
+  withNames(payments('get', '/transactions/:transactionId'), { customers: true }),
+  withNames(payments('get', '/transactions/:transactionId/attempts'), { connectors: true }),
   payments('post', '/transactions/:transactionId/capture'),
   payments('post', '/transactions/:transactionId/void'),
   payments('post', '/transactions/:transactionId/refunds'),
   payments('get', '/transactions/:transactionId/refunds'),
-  payments('get', '/orders'),
-  payments('get', '/orders/:orderId'),
+  withNames(payments('get', '/orders'), { customers: true, emailFilter: 'customer_id' }),
+  withNames(payments('get', '/orders/:orderId'), { customers: true }),
   webhooks('/merchants/:merchant_id/webhook-configs', '/merchant/webhook-configs'),
   webhooks('/merchants/:merchant_id/webhook-configs/:webhook_id', '/merchant/webhook-configs/:webhook_id'),
   webhooks('/merchants/:merchant_id/webhook-deliveries', '/merchant/webhook-deliveries'),

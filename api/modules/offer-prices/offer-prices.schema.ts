@@ -1,14 +1,30 @@
 import { Type } from '@sinclair/typebox';
-import { Currency, Id, MerchantIdField, Nullable, PaginationQuery, StrictObject, Timestamp } from '../../http/schema';
+import {
+  Currency,
+  Id,
+  MerchantIdField,
+  Money,
+  Nullable,
+  PaginationQuery,
+  StrictObject,
+  Timestamp,
+} from '../../http/schema';
 
-/** Minor units; capped at 2^53 - 1 so every amount is exact in JSON and JavaScript. */
-const MinorUnits = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Integer minor units' });
+/** Capped at 2^53 - 1 so every amount is exact in JSON and JavaScript. */
+const MinorUnits = Money('The price per cycle (or of the one-time offer)', {
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+});
+const FirstChargeUnits = Money('The first charge, when it differs from amount (null: amount)', {
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+});
 
 /** The fields of one price, shared by POST /offers/:offerId/prices and the prices array of POST /offers. */
 export const PriceInputFields = {
   currency: Currency,
   amount: MinorUnits,
-  first_charge_amount: Type.Optional(Nullable(MinorUnits)),
+  first_charge_amount: Type.Optional(Nullable(FirstChargeUnits)),
   is_default: Type.Optional(Type.Boolean()),
 };
 
@@ -21,7 +37,7 @@ export const CreateOfferPriceBody = StrictObject({ ...PriceInputFields, merchant
 export const UpdateOfferPriceBody = StrictObject({
   currency: Type.Optional(Currency),
   amount: Type.Optional(MinorUnits),
-  first_charge_amount: Type.Optional(Nullable(MinorUnits)),
+  first_charge_amount: Type.Optional(Nullable(FirstChargeUnits)),
   is_default: Type.Optional(Type.Boolean()),
 });
 
@@ -40,8 +56,8 @@ export const OfferPriceObject = StrictObject({
   id: Type.String(),
   offer_id: Type.String(),
   currency: Type.String(),
-  amount: Type.Integer(),
-  first_charge_amount: Nullable(Type.Integer()),
+  amount: Money('The price per cycle (or of the one-time offer)'),
+  first_charge_amount: Nullable(Money('The first charge, when it differs from amount (null: amount)')),
   is_default: Type.Boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -11,7 +11,9 @@ import {
   type Order,
   type OrderItem,
   type OrderStatusHistory,
+  type ActorSnapshot,
 } from '../../../db/entities';
+import { actorsOfHistory } from '../transactions/operation-actors.service';
 import { defineRoute } from '../../http/define-route';
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, pagination } from '../../http/pagination';
@@ -20,6 +22,7 @@ import {
   DateRangeQuery,
   Id,
   MerchantIdField,
+  Money,
   MultiEnum,
   Nullable,
   PaginationQuery,
@@ -48,7 +51,7 @@ const HeaderFields = {
   checkout_session_id: Nullable(Type.String()),
   order_type: StringEnum(ORDER_TYPES),
   recurrence: StringEnum(['none', 'initial', 'subsequent', 'unscheduled'] as const),
-  total_amount: Type.Integer(),
+  total_amount: Money('The whole order: the sum of its items'),
   currency: Type.String(),
   status: StringEnum(ORDER_STATUSES),
   metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
@@ -66,8 +69,8 @@ const OrderItemOut = StrictObject({
   cycle_limit: Nullable(Type.Integer()),
   is_first_charge: Type.Boolean(),
   quantity: Type.Integer(),
-  unit_amount: Type.Integer(),
-  total_amount: Type.Integer(),
+  unit_amount: Money('The price of one unit'),
+  total_amount: Money('unit_amount times quantity'),
   currency: Type.String(),
   installments: Nullable(Type.Integer()),
   created_at: Timestamp,
@@ -76,6 +79,20 @@ const HistoryOut = StrictObject({
   from_status: Nullable(Type.String()),
   to_status: Type.String(),
   triggered_by: Type.String(),
+  actor: Nullable(
+    StrictObject(
+      {
+        id: Type.String(),
+        type: Type.String({ description: 'api_key or merchant_user' }),
+        name: Nullable(Type.String()),
+        email: Nullable(Type.String()),
+      },
+      {
+        description:
+          'Who asked for the capture, void or refund behind this move (an API key, or a Dashboard user as they were then); null for moves nobody asked for (the charge itself, provider notifications, expiry)',
+      },
+    ),
+  ),
   created_at: Timestamp,
 });
 const OrderDetail = StrictObject({
@@ -120,10 +137,11 @@ const presentItem = (item: OrderItem) => ({
   created_at: item.createdAt.toISOString(),
 });
 
-const presentHistory = (entry: OrderStatusHistory) => ({
+const presentHistory = (entry: OrderStatusHistory, actors: Map<string, ActorSnapshot>) => ({
   from_status: entry.fromStatus,
   to_status: entry.toStatus,
   triggered_by: entry.triggeredBy,
+  actor: actors.get(entry.transitionKey) ?? null,
   created_at: entry.createdAt.toISOString(),
 });
 
@@ -188,9 +206,18 @@ export const orderRoutes = [
         { orderId: order.id },
         { orderBy: { createdAt: 'asc', id: 'asc' } },
       );
+      const actors = await actorsOfHistory(
+        em,
+        merchantId,
+        history.map((entry) => entry.transitionKey),
+      );
       return {
         status: 200,
-        data: { ...presentOrder(order), items: items.map(presentItem), status_history: history.map(presentHistory) },
+        data: {
+          ...presentOrder(order),
+          items: items.map(presentItem),
+          status_history: history.map((entry) => presentHistory(entry, actors)),
+        },
       };
     },
   }),

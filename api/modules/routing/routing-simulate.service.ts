@@ -6,7 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { errors } from '../../../domain/platform/errors';
-import { Country, Currency, Nullable, StrictObject, StringEnum } from '../../http/schema';
+import { Country, Currency, Money, Nullable, StrictObject, StringEnum } from '../../http/schema';
 import { evaluate, type ChargePaymentMethod } from '../../../domain/routing/routing.evaluate';
 import { loadRoutingPlanInput } from '../../../domain/routing/routing.load';
 
@@ -26,7 +26,7 @@ export const SimulateBody = StrictObject({
     StringEnum(CHARGE_METHODS, { description: "Defaults to the profile's method; required for a * profile" }),
   ),
   currency: Currency,
-  amount: Type.Integer({ minimum: 0, description: 'Minor units' }),
+  amount: Money('The charge to simulate', { minimum: 0 }),
   card_brand: Type.Optional(Nullable(Type.String({ pattern: '^[A-Za-z0-9_-]{2,32}$' }))),
   bin_country: Type.Optional(Nullable(Country)),
   is_recurring: Type.Optional(Type.Boolean({ default: false })),

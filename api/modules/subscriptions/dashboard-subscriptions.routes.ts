@@ -6,6 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { DashboardRequirement } from '../../http/dashboard-auth';
 import { defineRoute } from '../../http/define-route';
+import { withNames } from '../merchant-dashboard/merchant-dashboard-names.service';
 import { pagination } from '../../http/pagination';
 import {
   presentDashboardOne,
@@ -37,6 +38,8 @@ function operationRoute(definition: OperationDefinition) {
     method: 'post',
     path: `${path}/:id/${definition.action}`,
     summary: definition.summary,
+    description: definition.description,
+    example: definition.example,
     tags,
     auth,
     params: DashboardSubscriptionParams,
@@ -62,26 +65,30 @@ function operationRoute(definition: OperationDefinition) {
 }
 
 export const dashboardSubscriptionRoutes = [
-  defineRoute({
-    method: 'get',
-    path,
-    summary: "List the merchant's subscriptions, newest first",
-    tags,
-    auth,
-    query: ListSubscriptionsQuery,
-    responses: { 200: Type.Array(DashboardSubscriptionSchemaOut) },
-    envelope: 'bare',
-    pagination: 'flat',
-    async handler({ em, merchantId, query }) {
-      const { items, total } = await listSubscriptions(em, merchantId, query);
-      const names = await resolveNames(em, items);
-      return {
-        status: 200,
-        data: items.map((sub) => presentDashboardSubscription(sub, names.get(sub.id)!)),
-        pagination: pagination(query, total),
-      };
-    },
-  }),
+  // customer_email: the Dashboard's search by e-mail (merchant-dashboard-names.service.ts).
+  withNames(
+    defineRoute({
+      method: 'get',
+      path,
+      summary: "List the merchant's subscriptions, newest first",
+      tags,
+      auth,
+      query: ListSubscriptionsQuery,
+      responses: { 200: Type.Array(DashboardSubscriptionSchemaOut) },
+      envelope: 'bare',
+      pagination: 'flat',
+      async handler({ em, merchantId, query }) {
+        const { items, total } = await listSubscriptions(em, merchantId, query);
+        const names = await resolveNames(em, items);
+        return {
+          status: 200,
+          data: items.map((sub) => presentDashboardSubscription(sub, names.get(sub.id)!)),
+          pagination: pagination(query, total),
+        };
+      },
+    }),
+    { emailFilter: 'customer_id' },
+  ),
   defineRoute({
     method: 'get',
     path: `${path}/:id`,

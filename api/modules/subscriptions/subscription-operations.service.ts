@@ -21,7 +21,11 @@ export interface OperationDefinition<B extends TSchema = TSchema> {
   /** The last path segment: POST …/:id/<action>. */
   action: string;
   summary: string;
+  /** The OpenAPI description (who may call it and idempotency are added from the route). */
+  description: string;
   body: B;
+  /** A body that passes `body`, shown in the OpenAPI document. */
+  example: Static<B>;
   /** Which row of the state table the request asks for (cancel splits on at_period_end). */
   operationOf(body: Static<B>): SubscriptionOperation;
   /** The workflow Update to send, after the checks that need the database. */
@@ -34,6 +38,9 @@ export const SUBSCRIPTION_OPERATIONS: readonly OperationDefinition[] = [
   operation({
     action: 'cancel',
     summary: 'Cancel now, or at the end of the current period (at_period_end true)',
+    description:
+      'at_period_end true keeps the subscription active until current_period_end, then ends it (reactivate takes this back until then); false ends it now and no renewal is charged. Records a cancellation transition with its actor and emits subscription.cancelled when it ends.',
+    example: { at_period_end: true, reason: 'Customer asked to stop at the end of the month' },
     body: CancelBody,
     operationOf: (body) => (body.at_period_end ? 'cancel_at_period_end' : 'cancel_now'),
     request: async (_em, _sub, body, caller) => ({
@@ -44,6 +51,9 @@ export const SUBSCRIPTION_OPERATIONS: readonly OperationDefinition[] = [
   operation({
     action: 'reactivate',
     summary: 'Take back a scheduled cancellation',
+    description:
+      'Clears cancel_at_period_end while the subscription is still active: it renews as before. Emits subscription.reactivated.',
+    example: {},
     body: EmptyBody,
     operationOf: () => 'reactivate',
     request: async (_em, _sub, _body, caller) => ({ kind: 'reactivate', args: caller }),
@@ -51,6 +61,9 @@ export const SUBSCRIPTION_OPERATIONS: readonly OperationDefinition[] = [
   operation({
     action: 'pause',
     summary: 'Pause: renewals stop until resumed',
+    description:
+      'No renewal is charged while paused; resume restarts billing. Records a pause transition with its actor and emits subscription.paused.',
+    example: { reason: 'Customer travelling for two months' },
     body: PauseBody,
     operationOf: () => 'pause',
     request: async (_em, _sub, body, caller) => ({ kind: 'pause', args: { ...caller, reason: body.reason ?? null } }),
@@ -58,6 +71,8 @@ export const SUBSCRIPTION_OPERATIONS: readonly OperationDefinition[] = [
   operation({
     action: 'resume',
     summary: 'Resume a paused subscription',
+    description: 'Restarts billing of a paused subscription. Emits subscription.resumed.',
+    example: {},
     body: EmptyBody,
     operationOf: () => 'resume',
     request: async (_em, _sub, _body, caller) => ({ kind: 'resume', args: caller }),
@@ -65,6 +80,9 @@ export const SUBSCRIPTION_OPERATIONS: readonly OperationDefinition[] = [
   operation({
     action: 'change-offer',
     summary: 'Move to another offer of the same product family (upgrade or downgrade)',
+    description:
+      "The target must be an active recurring offer of the subscription's product family (of its product when it has no family) with a price in the subscription's currency; moving across families is a cancel plus a new subscription (422 OFFER_NOT_IN_FAMILY). How the change is charged — at the next renewal, prorated now, or replacing the current charge — is the offer pair's change_charge_behavior (GET /offer-transitions/effective-behavior shows it before the move). A higher tier_order is an upgrade, a lower one a downgrade; emits subscription.upgraded or subscription.downgraded.",
+    example: { to_offer_id: 'ofr_7Rk4pWz2YbQn' },
     body: ChangeOfferBody,
     operationOf: () => 'change_offer',
     request: async (em, sub, body, caller) => ({
@@ -75,6 +93,9 @@ export const SUBSCRIPTION_OPERATIONS: readonly OperationDefinition[] = [
   operation({
     action: 'change-payment-instrument',
     summary: "Bill another of the customer's active instruments from now on",
+    description:
+      "Renewals charge this saved card from now on; it must be an active instrument of the subscription's customer. Emits subscription.payment_method_changed.",
+    example: { payment_instrument_id: 'pi_4Hs9KdLe2Qw8' },
     body: ChangeInstrumentBody,
     operationOf: () => 'change_payment_instrument',
     request: async (em, sub, body, caller) => {

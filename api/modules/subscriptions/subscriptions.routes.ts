@@ -38,6 +38,8 @@ function operationRoute(definition: OperationDefinition) {
     method: 'post',
     path: `${path}/:subscription_id/${definition.action}`,
     summary: definition.summary,
+    description: definition.description,
+    example: definition.example,
     tags,
     auth: { keys, scopes: ['subscriptions:write'] },
     params: SubscriptionParams,

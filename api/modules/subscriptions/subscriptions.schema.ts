@@ -1,6 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { BILLING_CYCLES, SUBSCRIPTION_STATUSES, TRANSITION_TYPES } from '../../../db/entities';
-import { Id, MultiEnum, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
+import {
+  Id,
+  Money,
+  MultiEnum,
+  Nullable,
+  PaginationQuery,
+  StrictObject,
+  StringEnum,
+  Timestamp,
+} from '../../http/schema';
 
 export const MerchantParams = StrictObject({ merchant_id: Id('mrc') });
 export const SubscriptionParams = StrictObject({ merchant_id: Id('mrc'), subscription_id: Id('sub') });
@@ -40,7 +49,7 @@ export const SubscriptionSchemaOut = StrictObject({
   product_family_id: Nullable(Type.String()),
   billing_cycle: StringEnum(BILLING_CYCLES),
   currency: Type.String(),
-  current_amount: Type.Integer(),
+  current_amount: Money('What each renewal charges (the current offer price in the subscription currency)'),
   current_period_start: Timestamp,
   current_period_end: Timestamp,
   next_billing_at: Nullable(Timestamp),

@@ -27,6 +27,7 @@ import {
 import { presentRefund } from '../../../domain/transactions/transactions.presenter';
 import { getTransaction, transactionView } from './transactions.service';
 import { isStillProcessing } from './still-processing.rules';
+import { callerSnapshot, recordOperationActor } from './operation-actors.service';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
@@ -41,7 +42,13 @@ async function runOperation(
   waitMs: number,
   accepted: () => Promise<boolean>,
 ): Promise<'done' | 'accepted'> {
-  const target = { merchantId: tx.merchantId, status: tx.status, currency: tx.currency };
+  const target = {
+    organizationId: tx.organizationId,
+    merchantId: tx.merchantId,
+    customerId: tx.customerId,
+    status: tx.status,
+    currency: tx.currency,
+  };
   let result: Awaited<ReturnType<typeof startOperation>>;
   try {
     result = await startOperation(client, target, input, waitMs);
@@ -71,6 +78,9 @@ export const transactionOperationRoutes = [
     method: 'post',
     path: '/transactions/:transactionId/capture',
     summary: 'Capture a pre-authorized transaction, fully (default) or partially',
+    description:
+      'Takes the money a pre-authorization (capture false) holds: the whole authorized amount, or less. Answers 200 with the transaction once the provider confirmed, or 202 while the capture is still in progress (status capture_pending; read the transaction again). 422 when the transaction is not pre-authorized or the amount exceeds what was authorized.',
+    example: { amount: 4990 },
     tags,
     auth: { keys, scopes: ['transactions:write'] },
     params: TransactionParams,
@@ -82,8 +92,10 @@ export const transactionOperationRoutes = [
     errors: [422],
     idempotency: 'optional',
     waitsOnWorkflow: true,
-    async handler({ em, merchantId, params, body, deps, idempotencySeed }) {
+    async handler(input) {
+      const { em, merchantId, params, body, deps, idempotencySeed } = input;
       const tx = await getTransaction(em, merchantId, params.transactionId);
+      const actor = await callerSnapshot(em, input);
       const operationId = operationIdOf(idempotencySeed);
       const ran = await runOperation(
         deps.temporal.client,
@@ -92,6 +104,7 @@ export const transactionOperationRoutes = [
         deps.config.workflowWaitMs,
         ownsPendingMove(em, merchantId, tx.id, operationId),
       );
+      await recordOperationActor(em, { operationId, merchantId, transactionId: tx.id, kind: 'capture', actor });
       const data = await transactionView(em, await getTransaction(em, merchantId, tx.id));
       return { status: ran === 'accepted' ? 202 : 200, data };
     },
@@ -111,8 +124,10 @@ export const transactionOperationRoutes = [
     errors: [422],
     idempotency: 'optional',
     waitsOnWorkflow: true,
-    async handler({ em, merchantId, params, deps, idempotencySeed }) {
+    async handler(input) {
+      const { em, merchantId, params, deps, idempotencySeed } = input;
       const tx = await getTransaction(em, merchantId, params.transactionId);
+      const actor = await callerSnapshot(em, input);
       const operationId = operationIdOf(idempotencySeed);
       const ran = await runOperation(
         deps.temporal.client,
@@ -121,6 +136,7 @@ export const transactionOperationRoutes = [
         deps.config.workflowWaitMs,
         ownsPendingMove(em, merchantId, tx.id, operationId),
       );
+      await recordOperationActor(em, { operationId, merchantId, transactionId: tx.id, kind: 'void', actor });
       const data = await transactionView(em, await getTransaction(em, merchantId, tx.id));
       return { status: ran === 'accepted' ? 202 : 200, data };
     },
@@ -130,6 +146,22 @@ export const transactionOperationRoutes = [
     path: '/transactions/:transactionId/refunds',
     summary:
       'Refund a captured transaction, fully (default: the refundable balance) or partially; several per transaction',
+    description:
+      'Returns money of a captured transaction to the buyer. Several partial refunds may follow each other up to the captured amount. Answers 201 with the refund: succeeded, pending (the provider settles it later; transaction.refunded or transaction.refund_failed follows) or failed with its error_code. 422 when the transaction is not refundable or the amount exceeds its refundable balance.',
+    example: { amount: 1990, reason: 'Item returned', metadata: { rma: 'RMA-7781' } },
+    responseExample: {
+      id: 'ref_5Jk8Lp2Qr7Sw',
+      transaction_id: 'tx_7Hq2Lm9Xc4Vb1Nz8',
+      merchant_id: 'mrc_2Wd8HnQe4Lz1',
+      amount: 1990,
+      currency: 'BRL',
+      status: 'succeeded',
+      reason: 'Item returned',
+      error_code: null,
+      metadata: { rma: 'RMA-7781' },
+      created_at: '2026-11-26T09:41:03.004Z',
+      updated_at: '2026-11-26T09:41:03.512Z',
+    },
     tags,
     auth: { keys, scopes: ['transactions:write'] },
     params: TransactionParams,
@@ -140,8 +172,10 @@ export const transactionOperationRoutes = [
     errors: [422],
     idempotency: 'optional',
     waitsOnWorkflow: true,
-    async handler({ em, merchantId, params, body, deps, idempotencySeed }) {
+    async handler(input) {
+      const { em, merchantId, params, body, deps, idempotencySeed } = input;
       const tx = await getTransaction(em, merchantId, params.transactionId);
+      const actor = await callerSnapshot(em, input);
       const refundId = idempotencySeed ? idFromSeed('ref', idempotencySeed) : newId('ref');
       await runOperation(
         deps.temporal.client,
@@ -159,6 +193,13 @@ export const transactionOperationRoutes = [
         // Recorded (pending) by the workflow's first step: the refund exists and is answered as it stands.
         async () => (await em.findOne(RefundSchema, { id: refundId }, { refresh: true })) !== null,
       );
+      await recordOperationActor(em, {
+        operationId: refundId,
+        merchantId,
+        transactionId: tx.id,
+        kind: 'refund',
+        actor,
+      });
       const refund = await em.findOneOrFail(RefundSchema, { id: refundId }, { refresh: true });
       return { status: 201, data: presentRefund(refund) };
     },

@@ -8,6 +8,7 @@ import {
   Id,
   MerchantIdField,
   Metadata,
+  Money,
   MultiEnum,
   Nullable,
   PaginationQuery,
@@ -35,7 +36,9 @@ export const CreateTransactionBody = StrictObject({
   payment_method: StringEnum(PAYMENT_METHODS),
   charge_type: StringEnum(['payment', 'setup_verification'] as const),
   country: Country,
-  amount: Type.Optional(Type.Integer({ minimum: 0, maximum: 99_999_999_999 })),
+  amount: Type.Optional(
+    Money('What to charge; required unless checkout_session_id gives it', { minimum: 0, maximum: 99_999_999_999 }),
+  ),
   currency: Type.Optional(Currency),
   merchant_id: MerchantIdField,
   card_ciphertext_id: Type.Optional(Id('tok')),
@@ -92,7 +95,7 @@ export const AttemptSchema = StrictObject({
   provider_reference: Nullable(Type.String()),
   error_message: Nullable(Type.String()),
   three_ds_status: Nullable(Type.String()),
-  gateway_fee: Nullable(Type.Integer()),
+  gateway_fee: Nullable(Money("The provider's fee for this attempt, when it reports one")),
 });
 
 const TransactionHeaderFields = {
@@ -104,13 +107,12 @@ const TransactionHeaderFields = {
   external_order_id: Nullable(Type.String()),
   customer_id: Nullable(Type.String()),
   payment_instrument_id: Nullable(Type.String()),
-  amount: Type.Integer({
-    description:
-      'The amount asked for, in minor units (4990 = R$49.90); amount_authorized is what the provider approved (0 on a failed payment)',
-  }),
-  amount_authorized: Type.Integer(),
-  amount_captured: Type.Integer(),
-  amount_refunded: Type.Integer(),
+  amount: Money(
+    'The amount asked for; amount_authorized is what the provider approved (0 on a failed payment). 4990 = R$49.90',
+  ),
+  amount_authorized: Money('What the provider approved (0 on a failed or pending payment)'),
+  amount_captured: Money('What was captured so far (equals amount_authorized once an auto-capture charge succeeds)'),
+  amount_refunded: Money('What was refunded so far, across all succeeded refunds'),
   currency: Type.String(),
   payment_method: StringEnum(PAYMENT_METHODS),
   wallet_type: Nullable(Type.String()),
@@ -136,12 +138,12 @@ export const TransactionSchemaOut = StrictObject({
 
 export const CaptureBody = StrictObject({
   merchant_id: MerchantIdField,
-  amount: Type.Optional(Type.Integer({ minimum: 1, description: 'Defaults to the whole authorized amount' })),
+  amount: Type.Optional(Money('What to capture; defaults to the whole authorized amount', { minimum: 1 })),
 });
 export const VoidBody = StrictObject({ merchant_id: MerchantIdField });
 export const CreateRefundBody = StrictObject({
   merchant_id: MerchantIdField,
-  amount: Type.Optional(Type.Integer({ minimum: 1, description: 'Defaults to the whole refundable balance' })),
+  amount: Type.Optional(Money('What to refund; defaults to the whole refundable balance', { minimum: 1 })),
   reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
   metadata: Type.Optional(Metadata()),
 });
@@ -150,7 +152,7 @@ export const RefundSchemaOut = StrictObject({
   id: Type.String(),
   transaction_id: Type.String(),
   merchant_id: Type.String(),
-  amount: Type.Integer(),
+  amount: Money('The amount refunded (or asked for, while pending or when failed)'),
   currency: Type.String(),
   status: StringEnum(['pending', 'succeeded', 'failed'] as const),
   reason: Nullable(Type.String()),

@@ -58,6 +58,13 @@ export const webhookConfigRoutes = [
     method: 'post',
     path: '/merchants/:merchant_id/webhook-configs',
     summary: 'Create a webhook configuration; the response carries the signing secret, shown only here',
+    description:
+      'Registers an endpoint that receives events as POSTs signed the Standard Webhooks way (webhook-id, webhook-timestamp and webhook-signature headers: HMAC-SHA256 of `id.timestamp.body` with the whsec_ signing secret). Keep the secret from this response: it is never shown again (rotate it to get a new one). event_filter limits what is sent; omitted, every event is. A delivery that does not get a 2xx is retried with backoff; each attempt is listed under webhook-deliveries.',
+    example: {
+      url: 'https://shop.example.com/hooks/switchyard',
+      description: 'Order system',
+      event_filter: ['transaction.authorized', 'transaction.failed', 'transaction.refunded', 'subscription.renewed'],
+    },
     tags,
     auth: webhooksWrite,
     params: MerchantParams,

@@ -15,6 +15,13 @@ export function useFilters(names: string[]): [Record<string, string>, (next: Rec
   return [values, apply];
 }
 
+/**
+ * A "customer" filter box: an e-mail searches by the customer's e-mail (customer_email), anything else is sent as
+ * `idParam` (a cust_… id, or on payments also your order reference).
+ */
+export const customerSearch = (value: string, idParam: string): Record<string, string> =>
+  value.includes('@') ? { customer_email: value.trim() } : { [idParam]: value.trim() };
+
 /** Local ISO date (yyyy-mm-dd from a date input) → the API's date-time bound. */
 export const dayStart = (value: string) => (value ? new Date(`${value}T00:00:00`).toISOString() : '');
 export const dayEnd = (value: string) => (value ? new Date(`${value}T23:59:59.999`).toISOString() : '');

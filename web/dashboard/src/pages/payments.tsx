@@ -1,7 +1,7 @@
 /** Payments: transactions (filters, status chips), a transaction with its attempts, refunds, capture and void; orders. */
 import { useState } from 'preact/hooks';
 import { call, type Page } from '../api';
-import { FilterBar, dayEnd, dayStart, type FilterSpec } from '../filters';
+import { FilterBar, customerSearch, dayEnd, dayStart, type FilterSpec } from '../filters';
 import { label, money, toMinor, when } from '../format';
 import { DataTable, ListState, useFilteredList } from '../list';
 import { navigate } from '../router';
@@ -12,6 +12,9 @@ export interface Transaction {
   order_id: string | null;
   subscription_id: string | null;
   customer_id: string | null;
+  /** The Dashboard answers the customer's name and e-mail next to the id (null without a customer). */
+  customer_name: string | null;
+  customer_email: string | null;
   payment_instrument_id: string | null;
   /** Asked for; amount_authorized stays 0 on a failed or pending payment. */
   amount: number;
@@ -30,6 +33,7 @@ interface Attempt {
   attempt_number: number;
   is_fallback: boolean;
   connector_id: string;
+  connector_name: string | null;
   provider_slug: string;
   status: string;
   started_at: string;
@@ -70,7 +74,12 @@ const METHODS = ['credit_card', 'debit_card', 'pix', 'boleto', 'wallet'];
 const transactionFilters: FilterSpec[] = [
   { name: 'status', label: 'Status', kind: 'select', options: TRANSACTION_STATUSES },
   { name: 'payment_method', label: 'Method', kind: 'select', options: METHODS },
-  { name: 'customer_reference', label: 'Customer or reference', kind: 'text', placeholder: 'cust_… or your order id' },
+  {
+    name: 'customer',
+    label: 'Customer or reference',
+    kind: 'text',
+    placeholder: 'e-mail, cust_… or your order id',
+  },
   { name: 'currency', label: 'Currency', kind: 'text', placeholder: 'USD' },
   { name: 'from', label: 'From', kind: 'date' },
   { name: 'to', label: 'To', kind: 'date' },
@@ -83,7 +92,7 @@ export function TransactionList() {
     (filters) => ({
       status: filters.status,
       payment_method: filters.payment_method,
-      customer_reference: filters.customer_reference,
+      ...customerSearch(filters.customer, 'customer_reference'),
       currency: filters.currency.toUpperCase(),
       date_from: dayStart(filters.from),
       date_to: dayEnd(filters.to),
@@ -99,7 +108,13 @@ export function TransactionList() {
         what="payments"
         caption="Payments"
         head={['Amount', 'Status', 'Method', 'Customer', 'Date']}
-        empty={<p>No payments match. Payments appear here as soon as you charge.</p>}
+        empty={
+          <p>
+            {filtered(list.filters)
+              ? 'No payments match these filters.'
+              : 'No payments yet. Payments appear here as soon as you charge.'}
+          </p>
+        }
         row={(tx) => (
           <tr key={tx.id}>
             <td>
@@ -109,7 +124,9 @@ export function TransactionList() {
               <PaymentChip tx={tx} />
             </td>
             <td>{label(tx.payment_method)}</td>
-            <td>{tx.customer_id ?? '—'}</td>
+            <td>
+              <CustomerName {...tx} />
+            </td>
             <td>{when(tx.created_at)}</td>
           </tr>
         )}
@@ -357,7 +374,7 @@ export function TransactionDetail(props: { id: string }) {
           ['Captured', money(tx.amount_captured, tx.currency)],
           ['Method', label(tx.payment_method)],
           ['Type', label(tx.charge_type)],
-          ['Customer', tx.customer_id ?? '—'],
+          ['Customer', <CustomerName {...tx} withId />],
           ['Order', tx.order_id ? <Link to={`/orders/${tx.order_id}`}>{tx.order_id}</Link> : '—'],
           [
             'Subscription',
@@ -381,7 +398,7 @@ export function TransactionDetail(props: { id: string }) {
                     <Chip status={a.status} /> {a.is_fallback && <span class="chip info">Fallback</span>}
                   </p>
                   <p class="meta">
-                    Connector {a.connector_id} · {when(a.started_at)}
+                    Connector {a.connector_name ?? a.connector_id} · {when(a.started_at)}
                     {a.error_code && ` · ${a.error_category ?? 'error'}: ${a.error_code}`}
                     {a.error_message && ` · ${a.error_message}`}
                     {a.three_ds_status && ` · 3DS ${a.three_ds_status}`}
@@ -416,9 +433,35 @@ export function TransactionDetail(props: { id: string }) {
   );
 }
 
+interface HistoryEntry {
+  from_status: string | null;
+  to_status: string;
+  triggered_by: string;
+  /** Who asked for the capture, void or refund behind the move (null: nobody asked, e.g. the charge itself). */
+  actor: { id: string; type: string; name: string | null; email: string | null } | null;
+  created_at: string;
+}
+
+const TRIGGERS: Record<string, string> = {
+  api: 'the API',
+  system: 'Switchyard',
+  psp_webhook: "the provider's notification",
+};
+
+/** "by Ana Lima (ana@example.com)", "by API key Backend", or who moved it when nobody asked. */
+function historyBy(entry: HistoryEntry): string {
+  const { actor } = entry;
+  if (!actor) return `by ${TRIGGERS[entry.triggered_by] ?? entry.triggered_by}`;
+  if (actor.type === 'api_key') return `by API key ${actor.name ?? actor.id}`;
+  const who = actor.name && actor.email ? `${actor.name} (${actor.email})` : (actor.name ?? actor.email ?? actor.id);
+  return `by ${who}`;
+}
+
 interface Order {
   id: string;
   customer_id: string | null;
+  customer_name: string | null;
+  customer_email: string | null;
   external_order_id: string | null;
   order_type: string;
   recurrence: string;
@@ -436,7 +479,7 @@ interface Order {
     currency: string;
     billing_cycle: string | null;
   }[];
-  status_history?: { from_status: string | null; to_status: string; triggered_by: string; created_at: string }[];
+  status_history?: HistoryEntry[];
 }
 
 const ORDER_STATUSES = [
@@ -458,7 +501,7 @@ const orderFilters: FilterSpec[] = [
     kind: 'select',
     options: ['api', 'checkout', 'renewal', 'trial_setup', 'card_setup'],
   },
-  { name: 'customer_id', label: 'Customer', kind: 'text', placeholder: 'cust_…' },
+  { name: 'customer', label: 'Customer', kind: 'text', placeholder: 'e-mail or cust_…' },
   { name: 'from', label: 'From', kind: 'date' },
   { name: 'to', label: 'To', kind: 'date' },
 ];
@@ -470,7 +513,7 @@ export function OrderList() {
     (filters) => ({
       status: filters.status,
       order_type: filters.order_type,
-      customer_id: filters.customer_id,
+      ...customerSearch(filters.customer, 'customer_id'),
       date_from: dayStart(filters.from),
       date_to: dayEnd(filters.to),
     }),
@@ -485,7 +528,7 @@ export function OrderList() {
         what="orders"
         caption="Orders"
         head={['Total', 'Status', 'Type', 'Customer', 'Date']}
-        empty={<p>No orders match.</p>}
+        empty={<p>{filtered(list.filters) ? 'No orders match these filters.' : 'No orders yet.'}</p>}
         row={(o) => (
           <tr key={o.id}>
             <td>
@@ -495,7 +538,9 @@ export function OrderList() {
               <Chip status={o.status} />
             </td>
             <td>{label(o.order_type)}</td>
-            <td>{o.customer_id ?? '—'}</td>
+            <td>
+              <CustomerName {...o} />
+            </td>
             <td>{when(o.created_at)}</td>
           </tr>
         )}
@@ -530,7 +575,7 @@ export function OrderDetail(props: { id: string }) {
           ['Order id', <code>{order.id}</code>],
           ['Type', label(order.order_type)],
           ['Recurrence', label(order.recurrence)],
-          ['Customer', order.customer_id ?? '—'],
+          ['Customer', <CustomerName {...order} withId />],
           ['Your reference', order.external_order_id ?? '—'],
           ['Created', when(order.created_at)],
         ]}
@@ -579,13 +624,40 @@ export function OrderDetail(props: { id: string }) {
               {h.from_status ? `${label(h.from_status)} → ` : ''}
               {label(h.to_status)}{' '}
               <span class="meta">
-                by {h.triggered_by} · {when(h.created_at)}
+                {historyBy(h)} · {when(h.created_at)}
               </span>
             </li>
           ))}
         </ol>
       </section>
     </>
+  );
+}
+
+/** Whether any list filter is set (the page number aside): an empty list then says "match", not "yet". */
+const filtered = (filters: Record<string, string>) =>
+  Object.entries(filters).some(([name, value]) => name !== 'page' && value !== '');
+
+/** A customer as people know them: name and e-mail, the id only on detail pages. */
+function CustomerName(props: {
+  customer_id: string | null;
+  customer_name: string | null;
+  customer_email: string | null;
+  withId?: boolean;
+}) {
+  if (!props.customer_id) return <>—</>;
+  const known = props.customer_name ?? props.customer_email;
+  return (
+    <span class="customer">
+      {known ?? <code>{props.customer_id}</code>}
+      {props.customer_name && props.customer_email && <span class="meta"> {props.customer_email}</span>}
+      {props.withId && known && (
+        <>
+          {' '}
+          <code>{props.customer_id}</code>
+        </>
+      )}
+    </span>
   );
 }
 

@@ -6,7 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { call, query, type Page } from '../api';
 import { PaymentChip, type Transaction } from './payments';
-import { FilterBar, type FilterSpec } from '../filters';
+import { FilterBar, customerSearch, type FilterSpec } from '../filters';
 import { day, label, money, when } from '../format';
 import { DataTable, ListState, useFilteredList } from '../list';
 import { BEHAVIOURS, whyNot, type Operation } from '../subscription-rules';
@@ -21,7 +21,8 @@ export interface Subscription {
   offer_name: string;
   product_id: string;
   product_name: string;
-  product_family_id: string;
+  /** null: a standalone product, whose subscription only moves between that product's offers. */
+  product_family_id: string | null;
   billing_cycle: string;
   currency: string;
   current_amount: number;
@@ -66,7 +67,7 @@ const filterSpecs: FilterSpec[] = [
     kind: 'select',
     options: ['trialing', 'active', 'dunning', 'paused', 'cancelled', 'expired'],
   },
-  { name: 'customer_id', label: 'Customer', kind: 'text', placeholder: 'cust_…' },
+  { name: 'customer', label: 'Customer', kind: 'text', placeholder: 'e-mail or cust_…' },
   { name: 'current_offer_id', label: 'Offer', kind: 'text', placeholder: 'ofr_…' },
   { name: 'product_family_id', label: 'Product family', kind: 'text', placeholder: 'pfa_…' },
 ];
@@ -79,7 +80,7 @@ export function SubscriptionList() {
     filterSpecs.map((f) => f.name),
     (filters) => ({
       status: filters.status,
-      customer_id: filters.customer_id,
+      ...customerSearch(filters.customer, 'customer_id'),
       current_offer_id: filters.current_offer_id,
       product_family_id: filters.product_family_id,
     }),
@@ -201,40 +202,64 @@ interface Instrument {
   status: string;
 }
 
-/** Offers of the subscription's family (offer changes never leave it), with the charge behaviour of the move. */
+/**
+ * The products whose offers a subscription may move to (the API refuses the others, OFFER_NOT_IN_FAMILY): its
+ * family's products, or only its own product when that product has no family.
+ */
+async function eligibleProducts(sub: Subscription): Promise<Product[]> {
+  if (!sub.product_family_id) return [{ id: sub.product_id, name: sub.product_name }];
+  const page = await call<Page<Product>>(
+    'GET',
+    `/merchant/products${query({ product_family_id: sub.product_family_id, limit: 100 })}`,
+  );
+  return page.data;
+}
+
+/** A family's offer pair charges as its transition says; a standalone product's change waits for the renewal. */
+async function changeBehaviour(sub: Subscription, toOfferId: string): Promise<{ change_charge_behavior: string }> {
+  if (!sub.product_family_id) return { change_charge_behavior: 'next_renew' };
+  return call<{ change_charge_behavior: string; source: string }>(
+    'GET',
+    `/merchant/offer-transitions/effective-behavior${query({ from_offer_id: sub.current_offer_id, to_offer_id: toOfferId })}`,
+  );
+}
+
+/** Offers the subscription can move to (same family, active, recurring), with a preview of the change. */
 function ChangeOfferFields(props: { sub: Subscription; chosen: string; choose: (offerId: string) => void }) {
   const { sub } = props;
   const offers = useLoad(async () => {
-    const products = await call<Page<Product>>(
-      'GET',
-      `/merchant/products${query({ product_family_id: sub.product_family_id, limit: 100 })}`,
-    );
+    const products = await eligibleProducts(sub);
     const lists = await Promise.all(
-      products.data.map((p) =>
+      products.map((p) =>
         call<Page<Offer>>('GET', `/merchant/offers${query({ product_id: p.id, status: 'active', limit: 100 })}`).then(
           (page) => page.data.map((offer) => ({ ...offer, product: p.name })),
         ),
       ),
     );
-    return lists.flat().filter((offer) => offer.id !== sub.current_offer_id);
-  }, [sub.product_family_id, sub.current_offer_id]);
+    // One-time offers (billing cycle none) cannot carry a subscription: the API answers OFFER_UNAVAILABLE.
+    return lists.flat().filter((offer) => offer.id !== sub.current_offer_id && offer.billing_cycle !== 'none');
+  }, [sub.product_family_id, sub.product_id, sub.current_offer_id]);
   const preview = useLoad(async () => {
     if (!props.chosen) return null;
     const [behaviour, offer] = await Promise.all([
-      call<{ change_charge_behavior: string; source: string }>(
-        'GET',
-        `/merchant/offer-transitions/effective-behavior${query({ from_offer_id: sub.current_offer_id, to_offer_id: props.chosen })}`,
-      ),
+      changeBehaviour(sub, props.chosen),
       call<Offer>('GET', `/merchant/offers/${props.chosen}`),
     ]);
-    return { behaviour, price: offer.prices?.find((p) => p.currency === sub.currency) ?? null };
+    return { behaviour, offer, price: offer.prices?.find((p) => p.currency === sub.currency) ?? null };
   }, [props.chosen]);
   if (offers.state === 'loading') return <p role="status">Loading the family's offers…</p>;
   if (offers.state === 'error') return <ErrorNote error={offers.error} retry={offers.reload} />;
   if (offers.data.length === 0) return <p class="empty">No other active offer in this product family.</p>;
   return (
     <>
-      <Field label="New offer" hint="Only offers of the same product family.">
+      <Field
+        label="New offer"
+        hint={
+          sub.product_family_id
+            ? 'Only offers of the same product family.'
+            : 'Only offers of the same product: it belongs to no product family.'
+        }
+      >
         {(a) => (
           <select {...a} required value={props.chosen} onChange={(e) => props.choose(inputValue(e))}>
             <option value="">Choose an offer</option>
@@ -254,13 +279,26 @@ function ChangeOfferFields(props: { sub: Subscription; chosen: string; choose: (
           {BEHAVIOURS[preview.data.behaviour.change_charge_behavior] ??
             label(preview.data.behaviour.change_charge_behavior)}{' '}
           {preview.data.price
-            ? `New price: ${money(preview.data.price.amount, preview.data.price.currency)} per cycle (now ${money(sub.current_amount, sub.currency)}).`
+            ? `New price: ${money(preview.data.price.amount, preview.data.price.currency)} ${cycleText(preview.data.offer.billing_cycle)} (now ${money(sub.current_amount, sub.currency)} ${cycleText(sub.billing_cycle)}).`
             : `The offer has no ${sub.currency} price: the change will be refused.`}
         </Notice>
       )}
     </>
   );
 }
+
+/** "per month", "per year"…; "per cycle" for custom periods. */
+const cycleText = (cycle: string) =>
+  (
+    ({
+      daily: 'per day',
+      biweekly: 'every two weeks',
+      monthly: 'per month',
+      quarterly: 'per quarter',
+      half_yearly: 'per half-year',
+      yearly: 'per year',
+    }) as Record<string, string>
+  )[cycle] ?? 'per cycle';
 
 const cardText = (i: Instrument) => `${label(i.card_brand)} ending ${i.last4} (expires ${i.exp_month}/${i.exp_year})`;
 
