@@ -4,7 +4,7 @@
  *   each a real renewal (charge-cascade child, sandbox PSP, read-model step); measured from that instant until the
  *   last one has advanced its period;
  * - worker memory with BENCH_SUB_SLEEPING (default 10,000) subscription workflows asleep until a renewal a month
- *   away: the process's RSS and heap after each quarter of them has started (goal: flat — the workflow cache
+ *   away: the process's RSS and heap after every 1,000 (each quarter in smaller runs) of them has started (goal: flat — the workflow cache
  *   evicts, nothing is held per sleeping subscription).
  * Runs alone with `npx tsx bench/subscriptions.ts` (starts and stops its own stack).
  */
@@ -105,7 +105,8 @@ export async function measureSubscriptions(log: (message: string) => void): Prom
     memory.push({ started, rssMiB: usage.rss / 2 ** 20, heapMiB: usage.heapUsed / 2 ** 20 });
   };
   sample(0);
-  const quarter = Math.ceil(sleeping / 4);
+  // Every 1,000 (issue 28: memory per cached workflow, and where the sticky cache caps it); small runs by quarters.
+  const step = sleeping >= 4000 ? 1000 : Math.ceil(sleeping / 4);
   const sleeper = (i: number): SubscriptionState => ({
     ...sub.state,
     subscriptionId: `sub_benchsleep${i}`,
@@ -113,8 +114,8 @@ export async function measureSubscriptions(log: (message: string) => void): Prom
     nextDueIndex: 1,
     billingCycle: 'monthly',
   });
-  for (let done = 0; done < sleeping; done += quarter) {
-    const count = Math.min(quarter, sleeping - done);
+  for (let done = 0; done < sleeping; done += step) {
+    const count = Math.min(step, sleeping - done);
     await inBatches(count, 100, (k) => start(sleeper(done + k)));
     await sleep(5_000); // let the worker run their first tasks
     sample(done + count);
