@@ -10,9 +10,10 @@ export const PROVIDER_TEXT_MAX_CHARS = 300;
 const DIGIT_RUN = /\d(?:[ -]?\d){11,18}/g;
 /**
  * A CVC/CVV/CID named next to its value: "cvc 123", "cvv=1234", "security code: 123", "[cvc]=123", and the same
- * percent-encoded ("cvc%5D=123") as an echoed form body would carry it.
+ * percent-encoded ("card%5Bcvc%5D=123") as an echoed form body would carry it.
  */
-const SECURITY_CODE = /\b(cvc2?|cvv2?|cid|csc|security[ _-]?code)((?:%5[BD]|%22|%3[AD]|\W){0,4})\d{3,4}\b/gi;
+const SECURITY_CODE =
+  /(?:(?<=%5B)|\b)(cvc2?|cvv2?|cid|csc|security[ _-]?code)((?:%5[BD]|%22|%3[AD]|\W){0,4})\d{3,4}\b/gi;
 
 function luhnValid(digits: string): boolean {
   let sum = 0;

@@ -71,6 +71,8 @@ describe('Provider messages keep no card data (review L16)', () => {
     expect(scrubProviderText('card 4242 4242 4242 4242 refused')).to.equal('card [card number removed] refused');
     expect(scrubProviderText('pan=5555-5555-5555-4444')).to.equal('pan=[card number removed]');
     expect(scrubProviderText('CVV: 123, cvc%5D=4567')).to.equal('CVV: [removed], cvc%5D=[removed]');
+    // A form body echoed back (provider_a sends the card as card[cvc]): the name follows "%5B", not a word boundary.
+    expect(scrubProviderText('card%5Bcvc%5D=737&x=1')).to.equal('card%5Bcvc%5D=[removed]&x=1');
     // Not a card number (Luhn fails): an order or reference number stays readable.
     expect(scrubProviderText('order 1234567890123 failed')).to.equal('order 1234567890123 failed');
     expect(scrubProviderText('x'.repeat(1000))).to.have.length(PROVIDER_TEXT_MAX_CHARS);
