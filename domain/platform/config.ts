@@ -72,6 +72,11 @@ export interface Config {
   };
   /** Largest JSON body accepted, in bytes. */
   readonly bodyLimitBytes: number;
+  /**
+   * Workflow runs each of the worker's two Workers keeps cached (sticky); null: the SDK's default, sized from the
+   * heap limit. Each cached run costs memory (docs/benchmarks.md, sleeping subscriptions).
+   */
+  readonly workerMaxCachedWorkflows: number | null;
   readonly logLevel: string;
   /** Validate every response against its declared schema (on in tests, so schema drift fails loudly). */
   readonly validateResponses: boolean;
@@ -297,6 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: int(env, 'SERVER_MAX_CONNECTIONS', 2048),
     }),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 256 * 1024),
+    workerMaxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS ? int(env, 'WORKER_MAX_CACHED_WORKFLOWS', 0, 0) : null,
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : appEnv !== 'production',
     dashboard: Object.freeze({

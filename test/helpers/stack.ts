@@ -91,6 +91,10 @@ export async function startStack({ startTemporal = startTemporalForTests }: Stac
     UNKNOWN_API_KEYS_PER_IP: '1000000',
     // The reliability suite (scripts/test-reliability.ts) sends thousands of requests per key; `npm test` keeps 100.
     ...(process.env.RATE_LIMIT_REQUESTS ? { RATE_LIMIT_REQUESTS: process.env.RATE_LIMIT_REQUESTS } : {}),
+    // The bench measures worker memory with the sticky cache capped (docs/benchmarks.md, sleeping subscriptions).
+    ...(process.env.WORKER_MAX_CACHED_WORKFLOWS
+      ? { WORKER_MAX_CACHED_WORKFLOWS: process.env.WORKER_MAX_CACHED_WORKFLOWS }
+      : {}),
   };
   const config = loadConfig(env);
   const orm = await openOrm(config.databaseUrl);
