@@ -55,7 +55,7 @@ export async function startWorker({ config, orm, workflowBundle }: WorkerOptions
         taskQueue,
         workflowBundle: bundle,
         activities,
-        ...(config.workerMaxCachedWorkflows === null ? {} : { maxCachedWorkflows: config.workerMaxCachedWorkflows }),
+        maxCachedWorkflows: config.workerMaxCachedWorkflows,
       }),
     ),
   );

@@ -73,10 +73,12 @@ export interface Config {
   /** Largest JSON body accepted, in bytes. */
   readonly bodyLimitBytes: number;
   /**
-   * Workflow runs each of the worker's two Workers keeps cached (sticky); null: the SDK's default, sized from the
-   * heap limit. Each cached run costs memory (docs/benchmarks.md, sleeping subscriptions).
+   * Workflow runs each of the worker's two Workers keeps cached (sticky). Each costs about 0.15–0.35 MiB, and the
+   * SDK's default (sized from the heap limit: 2,311 at a 4 GiB heap) let 10,000 sleeping subscriptions take the
+   * worker to 1.9 GiB; 1,000 keeps the cache under ~350 MiB per Worker (docs/benchmarks.md). An evicted run is
+   * replayed from its history when it wakes.
    */
-  readonly workerMaxCachedWorkflows: number | null;
+  readonly workerMaxCachedWorkflows: number;
   readonly logLevel: string;
   /** Validate every response against its declared schema (on in tests, so schema drift fails loudly). */
   readonly validateResponses: boolean;
@@ -302,7 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: int(env, 'SERVER_MAX_CONNECTIONS', 2048),
     }),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 256 * 1024),
-    workerMaxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS ? int(env, 'WORKER_MAX_CACHED_WORKFLOWS', 0, 0) : null,
+    workerMaxCachedWorkflows: int(env, 'WORKER_MAX_CACHED_WORKFLOWS', 1000, 0),
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : appEnv !== 'production',
     dashboard: Object.freeze({
