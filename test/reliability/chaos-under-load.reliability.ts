@@ -15,7 +15,8 @@
  * register the schedules) and two API instances — one in this process, one a process of its own (`npm run api`'s
  * entry) — behind a round-robin proxy, swapped in as stack().url for the part.
  * Then: every transaction reaches a final state; the sandbox provider's ledger and payments agree with the read
- * model (one provider charge per charged transaction, none for a failed one, captured and refunded amounts equal);
+ * model (one provider charge per charged transaction, none for a failed one unless the reconciler — run once at
+ * the end — gave it back, captured and refunded amounts equal);
  * no provider charge without a transaction, none twice; every event reaches its merchant's endpoint (a local
  * receiver), counted once by webhook-id, with a verifying signature, and no state change recorded twice.
  *
@@ -47,6 +48,8 @@ import { roundRobin } from '../helpers/tcp-proxy';
 import { accountOf, control, ledger, type LedgerEntry } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
+import { reconcileUnknownOutcomesWorkflow } from '../../workflows/reconcile-unknown-outcomes';
+import { TASK_QUEUES } from '../../workflows/definitions';
 import { createConfig, startReceiver, verifyStandardWebhook, type Receiver } from '../helpers/webhooks';
 import type { CardInput } from '../helpers/vault';
 import { artifactsDir, saveArtifact } from './support/artifacts';
@@ -615,6 +618,15 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
       merchants,
     );
 
+    // ── Charges whose every attempt try failed ──
+    // Such a charge ends `failed` with its attempt unresolved (the provider may have charged under the attempt's key);
+    // the reconciler gives a charge found there back (void, or refund). It runs every 5 minutes on its schedule;
+    // here it runs once now, as an operator would start it, so the ledger below is checked after it.
+    const reconciliation = await client.workflow.execute(reconcileUnknownOutcomesWorkflow, {
+      taskQueue: TASK_QUEUES.payments,
+      workflowId: `chaos-reconcile-${randomUUID()}`,
+    });
+
     // ── The sandbox ledger against the read model ──
     const entries: LedgerEntry[] = [];
     for (const account of new Set(await Promise.all(connectors.map((c) => accountOf('provider_a', c.credentials)))))
@@ -629,9 +641,20 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
     const orphans = charges.filter((e) => !byId.has(e.reference ?? ''));
     const twice = [...chargesOf.values()].filter((list) => list.length > 1);
     const ledgerMismatches: string[] = [];
+    let reversedByReconciler = 0;
     for (const tx of transactions) {
       const found = chargesOf.get(tx.id) ?? [];
       const charged = Number(tx.amount_authorized) > 0;
+      if (!charged && found.length === 1) {
+        // A failed charge the provider did take (an unresolved attempt): given back by the reconciler, or a mismatch.
+        const payment = (await control('GET', `/payments/${found[0].provider_reference}`)).body;
+        const givenBack =
+          payment.state === 'voided' ||
+          (payment.capturedAmount > 0 && payment.refundedAmount === payment.capturedAmount);
+        if (givenBack) reversedByReconciler += 1;
+        else ledgerMismatches.push(`${tx.id} ${tx.status}: provider charge ${payment.state}, not given back`);
+        continue;
+      }
       if (found.length !== (charged ? 1 : 0)) {
         ledgerMismatches.push(`${tx.id} ${tx.status}: ${found.length} provider charges`);
         continue;
@@ -692,7 +715,8 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
         `not_final=${notFinal.length}, pending_refunds=${pendingRefunds.length}, kills=${sum(workers.map((worker) => worker.kills))}, ` +
         `boundaries_hit=${boundaryHits.length}/${BOUNDARIES.length * KILLS}, worker_crashes=${sum(workers.map((worker) => worker.unexpectedExits))}, ` +
         `postgres_restarts=1, temporal_restarts=1, provider_charges=${charges.length}, orphan_charges=${orphans.length}, ` +
-        `charged_twice=${twice.length}, ledger_mismatches=${ledgerMismatches.length}, events=${events.length}, ` +
+        `charged_twice=${twice.length}, ledger_mismatches=${ledgerMismatches.length}, ` +
+        `reconciled=${JSON.stringify(reconciliation)}, reversed_by_reconciler=${reversedByReconciler}, events=${events.length}, ` +
         `deliveries=${receiver.requests.length}, lost=${lost.length}, redelivered=${redelivered}, ` +
         `duplicated=${duplicatedEvents}, bad_signatures=${badSignatures.length}, api_5xx=${figures.api_5xx}, ` +
         `api_5xx_by_status=${
