@@ -6,7 +6,6 @@
 import { expect } from 'chai';
 import { createTenant } from '../helpers/factories';
 import { api } from '../helpers/http';
-import { rows } from '../helpers/connectors';
 import { control } from '../helpers/sandbox';
 import {
   cardCharge,
@@ -16,23 +15,7 @@ import {
   providerReferenceOf,
   waitForTransaction,
 } from '../helpers/transactions';
-
-const eventsOf = async (merchantId: string, txId: string): Promise<string[]> =>
-  (
-    await rows(`select type from events where merchant_id = ? and data->>'id' = ? order by created_at, id`, [
-      merchantId,
-      txId,
-    ])
-  ).map((e) => e.type);
-
-async function waitForEvent(merchantId: string, txId: string, type: string): Promise<string[]> {
-  for (let i = 0; i < 75; i += 1) {
-    const types = await eventsOf(merchantId, txId);
-    if (types.includes(type)) return types;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return eventsOf(merchantId, txId);
-}
+import { waitForEvent } from '../helpers/transaction-events';
 
 describe('A won dispute returns the transaction to its status before the dispute', () => {
   it('a transaction refunded in full before the dispute is refunded again once the dispute is won, not authorized', async () => {

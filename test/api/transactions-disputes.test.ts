@@ -7,7 +7,6 @@ import { expect } from 'chai';
 import { createTenant } from '../helpers/factories';
 import { control } from '../helpers/sandbox';
 import { api } from '../helpers/http';
-import { rows } from '../helpers/connectors';
 import {
   cardCharge,
   cardToken,
@@ -16,6 +15,7 @@ import {
   providerReferenceOf,
   waitForTransaction,
 } from '../helpers/transactions';
+import { waitForEvent } from '../helpers/transaction-events';
 
 const currencyOf = (slug: string) =>
   slug === 'provider_b' || slug === 'provider_c'
@@ -32,23 +32,6 @@ async function disputed(slug: string) {
   expect(opened.status, JSON.stringify(opened.body)).to.be.lessThan(300);
   expect((await waitForTransaction(tenant, tx.id, (t) => t.status !== 'authorized')).status).to.equal('charged_back');
   return { tenant, tx, reference };
-}
-
-const eventsOf = async (merchantId: string, txId: string): Promise<string[]> =>
-  (
-    await rows(`select type from events where merchant_id = ? and data->>'id' = ? order by created_at, id`, [
-      merchantId,
-      txId,
-    ])
-  ).map((e) => e.type);
-
-async function waitForEvent(merchantId: string, txId: string, type: string): Promise<string[]> {
-  for (let i = 0; i < 75; i += 1) {
-    const types = await eventsOf(merchantId, txId);
-    if (types.includes(type)) return types;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return eventsOf(merchantId, txId);
 }
 
 describe('Provider dispute webhooks — won and lost', () => {
