@@ -106,5 +106,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Merchant Dashboard: catalog and instruments':
     'Products, offers and saved cards as the merchant Dashboard reads them.',
   'Merchant Dashboard: team': "The merchant's team: members, roles and invitations.",
+  'Merchant Dashboard: routing':
+    'Routing profiles, their trees and simulation, and what the hosted checkout offers, as the merchant Dashboard edits them.',
   Meta: 'This document.',
 };

@@ -11,7 +11,13 @@ describe('GET /api/v1/sessions/checkout', () => {
   let tenant: Tenant;
   before(async () => {
     tenant = await createTenant();
-    await cardConnector(tenant, 'provider_b', { config: { card_brands: ['visa', 'mastercard'] } });
+    const connector = await cardConnector(tenant, 'provider_b', { config: { card_brands: ['visa', 'mastercard'] } });
+    // The checkout offers what routing can charge (issue 23 item 6): the connector is routed for every method.
+    const profile = await api.post(`/merchants/${tenant.merchant_id}/routing-profiles`, {
+      key: tenant.merchant_secret_key,
+      body: { name: 'All', is_active: true, payment_method: '*', default_merchant_connector_id: connector.id },
+    });
+    expect(profile.status, profile.text).to.equal(201);
   });
   const read = (sessionId: string | undefined, key = tenant.merchant_public_key) =>
     api.get('/sessions/checkout', { headers: publicHeaders(key, sessionId) });

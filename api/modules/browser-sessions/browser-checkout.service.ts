@@ -12,7 +12,8 @@ import {
 import { errors } from '../../../domain/platform/errors';
 import { effectiveStatus } from '../checkout-sessions/checkout-status.rules';
 import { chargeableInstruments } from '../payment-instruments/payment-instruments.service';
-import { paymentSettings, type PaymentSettings } from './payment-settings.service';
+import type { PaymentSettings } from './payment-settings.service';
+import { checkoutPaymentSettings } from '../routing/routing-reach.service';
 import { checkoutSummary, type CheckoutSummary } from './checkout-summary.service';
 import { latestCheckoutPayment, type CheckoutPayment } from './checkout-payment.service';
 
@@ -49,7 +50,8 @@ export async function browserCheckout(
     checkout,
     status,
     items,
-    settings: await paymentSettings(em, session.merchantId),
+    // Only what the merchant's routing can charge, in the checkout's currency (issue 23 item 6).
+    settings: await checkoutPaymentSettings(em, session.merchantId, items[0]?.currency ?? checkout.selectedCurrency),
     // Saved cards only while the checkout can still be paid (an ended checkout's link shows no card data), and only
     // of a customer the merchant named by id: anyone can type someone else's e-mail into a guest checkout.
     instruments:

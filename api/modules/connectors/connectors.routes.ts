@@ -25,7 +25,9 @@ import {
   connectorContext,
   setConnectorCircuit,
 } from './connectors.service';
-import type { DashboardRequirement } from '../../http/dashboard-auth';
+import type { DashboardRequirement, DashboardSession } from '../../http/dashboard-auth';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { dashboardActor, organizationOfMerchant } from '../merchant-dashboard/merchant-dashboard.service';
 
 const tags = ['Connectors'];
 const keys = ['merchant', 'organization'] as const;
@@ -37,6 +39,10 @@ const merchantDashboard: DashboardRequirement = { dashboard: ['merchant'], tenan
 
 const contextOf = (deps: AppDeps, auth: ApiKeyAuth) => connectorContext(deps, auth.organizationId, actorOf(auth));
 const present = connectorPresenter;
+
+/** The signed-in person as the actor of a Dashboard change (activity log), on the merchant's organization. */
+const dashboardContextOf = async (deps: AppDeps, em: EntityManager, merchantId: string, session: DashboardSession) =>
+  connectorContext(deps, await organizationOfMerchant(em, merchantId), dashboardActor(session));
 
 export const connectorRoutes = [
   defineRoute({
@@ -172,6 +178,44 @@ export const connectorRoutes = [
       const connector = await setConnectorCircuit(em, merchantId, params.connector_id, body.state, { actor });
       const [data] = await presentWithHealth(deps, em, [connector]);
       return { status: 200, data };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/merchant/connectors/:connector_id',
+    summary:
+      'Edit a connector from the Dashboard: name, active or not, credentials and webhook secret (null removes it); an owner or admin',
+    tags: ['Merchant Dashboard: connectors'],
+    auth: merchantDashboard,
+    params: DashboardConnectorParams,
+    body: UpdateConnectorBody,
+    responses: { 200: ConnectorObject },
+    envelope: 'bare',
+    async handler({ em, merchantId, params, body, deps, session }) {
+      const context = await dashboardContextOf(deps, em, merchantId, session);
+      const connector = await updateConnector(em, merchantId, params.connector_id, body, context);
+      if (body.is_active === true) await releaseBillingHolds(em, deps, connector);
+      const [data] = await presentWithHealth(deps, em, [connector]);
+      return { status: 200, data };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/merchant/connectors/:connector_id',
+    summary: 'Delete a connector from the Dashboard; 400 CONNECTOR_IN_USE while a routing profile or node uses it',
+    tags: ['Merchant Dashboard: connectors'],
+    auth: merchantDashboard,
+    params: DashboardConnectorParams,
+    responses: { 204: null },
+    envelope: 'bare',
+    async handler({ em, merchantId, params, deps, session }) {
+      await deleteConnector(
+        em,
+        merchantId,
+        params.connector_id,
+        await dashboardContextOf(deps, em, merchantId, session),
+      );
+      return { status: 204 };
     },
   }),
 ];

@@ -6,6 +6,7 @@ import { CreateNodeBody, NodeObject, NodeParams, ReorderBody, UpdateNodeBody } f
 import { presentNode } from './routing-nodes.presenter';
 import { connectorNamesOf, createNode, deleteNode, listNodes, reorderNodes, updateNode } from './routing-nodes.service';
 import { routingRead, routingWrite } from './routing-profiles.routes';
+import { routingContext } from './routing-profiles.service';
 
 const tags = ['Routing nodes'];
 const base = '/merchants/:merchant_id/routing-profiles/:profile_id';
@@ -50,9 +51,11 @@ export const routingNodeRoutes = [
     responses: { 201: NodeObject },
     envelope: 'bare',
     idempotency: 'optional',
-    async handler({ em, merchantId, auth, params, body }) {
-      const node = await createNode({ em, merchantId, auth }, params.profile_id, body);
-      return { status: 201, data: presentNode(node, await connectorNamesOf(em, [node])) };
+    async handler(input) {
+      const ctx = await routingContext(input);
+      const { params, body } = input;
+      const node = await createNode(ctx, params.profile_id, body);
+      return { status: 201, data: presentNode(node, await connectorNamesOf(ctx.em, [node])) };
     },
   }),
   // Declared before /nodes/:node_id so "reorder" is never read as a node id.
@@ -69,8 +72,10 @@ export const routingNodeRoutes = [
     responses: { 200: Type.Array(NodeObject) },
     envelope: 'bare',
     pagination: 'flat',
-    async handler({ em, merchantId, auth, params, body }) {
-      const { siblings, names } = await reorderNodes({ em, merchantId, auth }, params.profile_id, body);
+    async handler(input) {
+      const ctx = await routingContext(input);
+      const { params, body } = input;
+      const { siblings, names } = await reorderNodes(ctx, params.profile_id, body);
       return {
         status: 200,
         data: siblings.map((node) => presentNode(node, names)),
@@ -90,9 +95,11 @@ export const routingNodeRoutes = [
     body: UpdateNodeBody,
     responses: { 200: NodeObject },
     envelope: 'bare',
-    async handler({ em, merchantId, auth, params, body }) {
-      const node = await updateNode({ em, merchantId, auth }, params.profile_id, params.node_id, body);
-      return { status: 200, data: presentNode(node, await connectorNamesOf(em, [node])) };
+    async handler(input) {
+      const ctx = await routingContext(input);
+      const { params, body } = input;
+      const node = await updateNode(ctx, params.profile_id, params.node_id, body);
+      return { status: 200, data: presentNode(node, await connectorNamesOf(ctx.em, [node])) };
     },
   }),
   defineRoute({
@@ -105,8 +112,10 @@ export const routingNodeRoutes = [
     query: NoQuery,
     responses: { 204: null },
     envelope: 'bare',
-    async handler({ em, merchantId, auth, params }) {
-      await deleteNode({ em, merchantId, auth }, params.profile_id, params.node_id);
+    async handler(input) {
+      const ctx = await routingContext(input);
+      const { params } = input;
+      await deleteNode(ctx, params.profile_id, params.node_id);
       return { status: 204 };
     },
   }),

@@ -17,6 +17,7 @@ import {
   deleteProfile,
   getProfile,
   listProfiles,
+  routingContext,
   setDefaultConnector,
   updateProfile,
 } from './routing-profiles.service';
@@ -58,8 +59,10 @@ export const routingProfileRoutes = [
     responses: { 201: ProfileObject },
     envelope: 'bare',
     idempotency: 'optional',
-    async handler({ em, merchantId, auth, body }) {
-      return { status: 201, data: presentProfile(await createProfile({ em, merchantId, auth }, body)) };
+    async handler(input) {
+      const ctx = await routingContext(input);
+      const { body } = input;
+      return { status: 201, data: presentProfile(await createProfile(ctx, body)) };
     },
   }),
   defineRoute({
@@ -87,10 +90,12 @@ export const routingProfileRoutes = [
     body: UpdateProfileBody,
     responses: { 200: ProfileObject },
     envelope: 'bare',
-    async handler({ em, merchantId, auth, params, body }) {
+    async handler(input) {
+      const ctx = await routingContext(input);
+      const { params, body } = input;
       return {
         status: 200,
-        data: presentProfile(await updateProfile({ em, merchantId, auth }, params.profile_id, body)),
+        data: presentProfile(await updateProfile(ctx, params.profile_id, body)),
       };
     },
   }),
@@ -104,8 +109,10 @@ export const routingProfileRoutes = [
     query: NoQuery,
     responses: { 204: null },
     envelope: 'bare',
-    async handler({ em, merchantId, auth, params }) {
-      await deleteProfile({ em, merchantId, auth }, params.profile_id);
+    async handler(input) {
+      const ctx = await routingContext(input);
+      const { params } = input;
+      await deleteProfile(ctx, params.profile_id);
       return { status: 204 };
     },
   }),
@@ -122,12 +129,10 @@ export const routingProfileRoutes = [
     envelope: 'bare',
     // 422 business_rule_error: the connector cannot be the default.
     errors: [422],
-    async handler({ em, merchantId, auth, params, body }) {
-      const profile = await setDefaultConnector(
-        { em, merchantId, auth },
-        params.profile_id,
-        body.merchant_connector_id,
-      );
+    async handler(input) {
+      const ctx = await routingContext(input);
+      const { params, body } = input;
+      const profile = await setDefaultConnector(ctx, params.profile_id, body.merchant_connector_id);
       return { status: 200, data: presentProfile(profile) };
     },
   }),

@@ -18,7 +18,9 @@ import { violatedUniqueConstraint } from '../../http/db-errors';
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import { newId } from '../../../domain/platform/ids';
-import { actorOf, diff, recordActivity } from '../../../domain/merchants/merchants.activity';
+import { actorOf, diff, recordActivity, type Actor } from '../../../domain/merchants/merchants.activity';
+import type { DashboardSession } from '../../http/dashboard-auth';
+import { dashboardActor, organizationOfMerchant } from '../merchant-dashboard/merchant-dashboard.service';
 import type { CreateProfileBody, UpdateProfileBody } from './routing-profiles.schema';
 
 type CreateInput = Static<typeof CreateProfileBody>;
@@ -28,7 +30,26 @@ type UpdateInput = Static<typeof UpdateProfileBody>;
 export interface RoutingContext {
   em: EntityManager;
   merchantId: string;
-  auth: ApiKeyAuth;
+  organizationId: string;
+  /** An API key, or the signed-in person on the merchant Dashboard's routing page. */
+  actor: Actor;
+}
+
+/** The handler's caller as a RoutingContext: the API key, or (no key: a Dashboard route) the signed-in person. */
+export async function routingContext(input: {
+  em: EntityManager;
+  merchantId: string;
+  auth: ApiKeyAuth | undefined;
+  readonly session: DashboardSession;
+}): Promise<RoutingContext> {
+  const { em, merchantId, auth } = input;
+  if (auth) return { em, merchantId, organizationId: auth.organizationId, actor: actorOf(auth) };
+  return {
+    em,
+    merchantId,
+    organizationId: await organizationOfMerchant(em, merchantId),
+    actor: dashboardActor(input.session),
+  };
 }
 
 const ACTIVE_METHOD_KEY = 'routing_profiles_active_method_key';
@@ -44,10 +65,10 @@ const activeConflict = (paymentMethod: string, conflictingProfileId: string | nu
 
 export function record(ctx: RoutingContext, action: string, changes: Record<string, unknown>): void {
   recordActivity(ctx.em, {
-    organizationId: ctx.auth.organizationId,
+    organizationId: ctx.organizationId,
     merchantId: ctx.merchantId,
     action,
-    actor: actorOf(ctx.auth),
+    actor: ctx.actor,
     changes,
   });
 }

@@ -1,10 +1,11 @@
-/** Every routing route: profiles, their node trees, and simulate (beyond the spec). */
+/** Every routing route: profiles, their node trees, simulate and checkout methods (beyond the spec), for API keys and the merchant Dashboard. */
 import { defineRoute } from '../../http/define-route';
 import { NoQuery, ProfileParams } from './routing-profiles.schema';
 import { routingProfileRoutes, routingRead } from './routing-profiles.routes';
 import { routingNodeRoutes } from './routing-nodes.routes';
 import { SimulateBody, SimulationObject, simulate } from './routing-simulate.service';
 import { routingSettingsRoutes } from './routing-settings.routes';
+import { checkoutMethodsRoute, dashboardTwin, routingDashboardRoutes } from './routing-dashboard.routes';
 
 const simulateRoute = defineRoute({
   method: 'post',
@@ -23,4 +24,12 @@ const simulateRoute = defineRoute({
   },
 });
 
-export const routingRoutes = [...routingProfileRoutes, ...routingNodeRoutes, simulateRoute, ...routingSettingsRoutes];
+const apiRoutes = [...routingProfileRoutes, ...routingNodeRoutes, simulateRoute, checkoutMethodsRoute];
+
+/** The API-key routes, then the same for the merchant Dashboard's routing page (/merchant/routing-profiles/…). */
+export const routingRoutes = [
+  ...apiRoutes,
+  ...routingSettingsRoutes,
+  ...routingDashboardRoutes(apiRoutes),
+  dashboardTwin(checkoutMethodsRoute),
+];

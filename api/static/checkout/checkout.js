@@ -13,7 +13,7 @@
   /* A pix is paid within minutes; a boleto clears in days, so its page asks less often. */
   var POLL_MS = { pix: 2000, boleto: 15000 };
   var METHOD_LABELS = { pix: 'Pix', boleto: 'boleto' };
-  var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, trial: false, polling: null, savedCard: null };
+  var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, trial: false, polling: null, savedCard: null, brand: null };
 
   function show(kind, text) {
     var box = $('result');
@@ -170,7 +170,27 @@
     else if (state.trial) submit.textContent = due === 0 ? 'Start free trial' : 'Pay ' + amount + ' and start the trial';
     else if (state.recurring) submit.textContent = due === 0 ? 'Start subscription' : 'Pay ' + amount + ' and subscribe';
     else submit.textContent = 'Pay ' + amount;
-    submit.disabled = state.busy || (state.method === 'credit_card' && !state.savedCard && !state.cardComplete);
+    // The card frame knows the brands of any connector; this checkout takes only those its routing can charge.
+    var byCard = state.method === 'credit_card' && !state.savedCard;
+    var brandRefused = byCard && state.brand !== null && state.view.paymentMethods.cardBrands.indexOf(state.brand) < 0;
+    $('brand-note').hidden = !brandRefused;
+    if (brandRefused) $('brand-note').textContent = 'This shop does not take ' + brandName(state.brand) + ' cards. Use another card' + (methodCount() > 1 ? ' or another way to pay.' : '.');
+    submit.disabled = state.busy || brandRefused || (byCard && !state.cardComplete);
+  }
+
+  function brandName(brand) {
+    var names = { amex: 'American Express', diners: 'Diners Club', jcb: 'JCB', elo: 'Elo', visa: 'Visa', mastercard: 'Mastercard', discover: 'Discover', hipercard: 'Hipercard' };
+    return names[brand] || brand;
+  }
+
+  function offeredMethods() {
+    var methods = state.view.paymentMethods;
+    return { credit_card: methods.cards, pix: methods.pix && !state.recurring, boleto: methods.boleto && !state.recurring };
+  }
+
+  function methodCount() {
+    var offered = offeredMethods();
+    return Object.keys(offered).filter(function (method) { return offered[method]; }).length;
   }
 
   function render(view) {
@@ -186,10 +206,11 @@
     $('later').hidden = !state.recurring;
     if (checkout.customerEmail) $('buyer').textContent = 'Paying as ' + (checkout.customerName ? checkout.customerName + ' · ' : '') + checkout.customerEmail;
     renderSavedCards(view.savedInstruments);
-    // Renewals charge the saved card, so a recurring checkout is paid by card only.
-    var offered = { credit_card: view.paymentMethods.cards, pix: view.paymentMethods.pix && !state.recurring, boleto: view.paymentMethods.boleto && !state.recurring };
+    // Renewals charge the saved card, so a recurring checkout is paid by card only. Only the methods the merchant's
+    // routing can charge are listed (the server decides: paymentMethods comes from routing).
+    var offered = offeredMethods();
     Array.prototype.forEach.call(document.querySelectorAll('.method'), function (button) { button.hidden = !offered[button.getAttribute('data-method')]; });
-    $('methods').hidden = Object.keys(offered).filter(function (method) { return offered[method]; }).length < 2;
+    $('methods').hidden = methodCount() < 2;
     if (!offered.credit_card) selectMethod(offered.pix ? 'pix' : offered.boleto ? 'boleto' : 'credit_card');
     var payment = view.payment;
     if (checkout.status === 'completed') {
@@ -201,6 +222,8 @@
       closed('This checkout is no longer available', 'Ask the seller for a new link.');
     } else if (payment && payment.outcome === 'pending') {
       pending(payment);
+    } else if (methodCount() === 0) {
+      closed('Payment is not available yet', 'This shop cannot take this payment right now. Please contact the seller.');
     }
     updateButton();
   }
@@ -291,6 +314,7 @@
   var card = Switchyard({ publicKey: key, checkoutSessionId: checkoutId }).mountCard('#card', {
     onChange: function (change) {
       state.cardComplete = change.complete;
+      state.brand = change.brand || null;
       if (state.view) updateButton();
     },
   });
