@@ -19,6 +19,7 @@ import { OrderDetail, OrderList, TransactionDetail, TransactionList } from './pa
 import { Webhooks } from './pages/webhooks';
 import { Team } from './pages/team';
 import { ConnectorDetail, ConnectorList, NewConnector } from './pages/connectors';
+import { RoutingProfileDetail, RoutingProfiles } from './pages/routing';
 
 const PUBLIC_PAGES = ['/sign-in', '/forgot-password', '/reset-password', '/accept-invitation'];
 
@@ -28,6 +29,7 @@ const NAV: [string, string][] = [
   ['/orders', 'Orders'],
   ['/webhooks', 'Webhooks'],
   ['/connectors', 'Connectors'],
+  ['/routing', 'Routing'],
   ['/team', 'Team'],
 ];
 
@@ -116,6 +118,8 @@ function Page(props: { path: string }): JSX.Element {
   if (match('/connectors/new', path)) return <NewConnector />;
   if ((params = match('/connectors/:id', path))) return <ConnectorDetail id={params.id} />;
   if (match('/connectors', path)) return <ConnectorList />;
+  if ((params = match('/routing/:id', path))) return <RoutingProfileDetail id={params.id} />;
+  if (match('/routing', path)) return <RoutingProfiles />;
   if (match('/team', path)) return <Team />;
   if (match('/account', path)) return <ChangePassword />;
   return (

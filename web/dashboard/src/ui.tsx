@@ -4,6 +4,14 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Page } from './api';
 import { label } from './format';
 import { BASE, onLinkClick } from './router';
+import { currentSession } from './session';
+
+/** The signed-in person is an owner or admin of the merchant being worked on (a viewer only reads; the API agrees). */
+export function canManageMerchant(): boolean {
+  const session = currentSession();
+  const mine = session?.memberships.find((m) => m.merchant_id === session.merchantId && m.status === 'active');
+  return mine?.role === 'owner' || mine?.role === 'admin';
+}
 
 export function Link(props: { to: string; class?: string; children: ComponentChildren; 'aria-current'?: 'page' }) {
   return (
@@ -76,7 +84,7 @@ export function ErrorNote(props: { error: unknown; retry?: () => void }) {
   );
 }
 
-export function Notice(props: { tone?: 'success' | 'info'; children: ComponentChildren }) {
+export function Notice(props: { tone?: 'success' | 'info' | 'warn'; children: ComponentChildren }) {
   return (
     <div class={`notice ${props.tone ?? 'info'}`} role="status">
       {props.children}
@@ -119,6 +127,7 @@ const TONES: Record<string, string> = {
   refund_pending: 'info',
   paused: 'warn',
   dunning: 'warn',
+  warning: 'warn',
   duplicate: 'neutral',
   ignored: 'neutral',
   failed: 'bad',

@@ -1,7 +1,10 @@
 /**
- * Connectors: list, add (a form built from the provider catalog's credential JSON Schema), test, webhook logs, and
- * health (issue 26): the circuit breaker's state, the recent approval rate and last failure, and opening or closing
- * the circuit by hand (owners and admins; the API refuses a viewer).
+ * Connectors: list, add (a form built from the provider catalog's credential JSON Schema), edit, deactivate,
+ * delete, test (a refused test is an error), webhook logs, and health (issue 26): the circuit breaker's state, the
+ * recent approval rate and last failure, and opening or closing the circuit by hand (owners and admins; the API
+ * refuses a viewer). A connector without a webhook secret is flagged: its settlement relies on polling only
+ * (issue 23 item 4). The list shows what the hosted checkout offers, from routing (issue 23 item 6), so adding a
+ * connector never changes what buyers see without staff seeing it here.
  */
 import type { TargetedEvent } from 'preact';
 import { useState } from 'preact/hooks';
@@ -9,7 +12,20 @@ import { call, type Page } from '../api';
 import { label, when } from '../format';
 import { DataTable, usePagedList } from '../list';
 import { navigate } from '../router';
-import { Chip, ErrorNote, Facts, Field, Link, Notice, PageHeader, inputValue, useLoad, useSubmit } from '../ui';
+import {
+  Chip,
+  ErrorNote,
+  Facts,
+  Field,
+  Link,
+  Notice,
+  PageHeader,
+  Table,
+  canManageMerchant,
+  inputValue,
+  useLoad,
+  useSubmit,
+} from '../ui';
 
 interface Connector {
   id: string;
@@ -72,8 +88,64 @@ interface Provider {
   webhook_secret_format: string | null;
 }
 
+/** GET /merchant/checkout-methods: per checkout method, the connectors routing can send it to. */
+interface CheckoutMethods {
+  currency: string | null;
+  methods: {
+    payment_method: 'credit_card' | 'pix' | 'boleto' | 'wallet';
+    offered: boolean;
+    connectors: { id: string; name: string; provider_slug: string }[];
+    card_brands: string[];
+  }[];
+}
+
+const METHOD_NAMES: Record<CheckoutMethods['methods'][number]['payment_method'], string> = {
+  credit_card: 'Card',
+  pix: 'Pix',
+  boleto: 'Boleto',
+  wallet: 'Wallets (Apple Pay, Google Pay)',
+};
+
+/** What buyers can pay with at the hosted checkout right now, and through which connectors (from routing). */
+function CheckoutLive() {
+  const loaded = useLoad(() => call<CheckoutMethods>('GET', '/merchant/checkout-methods'), []);
+  return (
+    <section aria-labelledby="checkout-live">
+      <h2 id="checkout-live">Live at checkout</h2>
+      <p class="hint">
+        The hosted checkout offers a method only when a routing profile sends it to an active connector that takes it.
+        Adding a connector changes nothing for buyers until routing uses it: <Link to="/routing">edit routing</Link>.
+      </p>
+      {loaded.state === 'loading' && <p role="status">Loading the checkout methods…</p>}
+      {loaded.state === 'error' && <ErrorNote error={loaded.error} retry={loaded.reload} />}
+      {loaded.state === 'ready' && (
+        <Table caption="Live at checkout" head={['Method', 'Buyers see it', 'Through', 'Card brands']}>
+          {loaded.data.methods.map((m) => (
+            <tr key={m.payment_method} data-method={m.payment_method}>
+              <td>{METHOD_NAMES[m.payment_method]}</td>
+              <td>
+                <Chip status={m.offered ? 'active' : 'expired'} text={m.offered ? 'Offered' : 'Not offered'} />
+              </td>
+              <td>
+                {m.connectors.length > 0
+                  ? m.connectors.map((c) => c.name).join(', ')
+                  : 'No connector in routing takes it'}
+              </td>
+              <td>{m.payment_method === 'credit_card' ? m.card_brands.map(label).join(', ') || '—' : '—'}</td>
+            </tr>
+          ))}
+        </Table>
+      )}
+    </section>
+  );
+}
+
+/** The list's flag for a connector without a webhook secret: settlement waits for polling. */
+const WEBHOOK_FLAG = 'No webhook secret: polling only';
+
 export function ConnectorList() {
   const list = usePagedList<Connector>('/merchant/connectors');
+  const deleted = new URLSearchParams(location.search).get('deleted');
   return (
     <>
       <PageHeader title="Connectors">
@@ -81,12 +153,15 @@ export function ConnectorList() {
           Add a connector
         </Link>
       </PageHeader>
+      {deleted && <Notice tone="success">Connector “{deleted}” deleted.</Notice>}
+      <CheckoutLive />
+      <h2>Your connectors</h2>
       <DataTable
         loaded={list.loaded}
         onPage={list.onPage}
         what="connectors"
         caption="Connectors"
-        head={['Name', 'Provider', 'Status', 'Health', 'Approval (15 min)', 'Mode', 'Added']}
+        head={['Name', 'Provider', 'Status', 'Webhooks', 'Health', 'Approval (15 min)', 'Mode', 'Added']}
         empty={<p>No connector yet: add one to start charging through a payment provider.</p>}
         row={(c) => (
           <tr key={c.id}>
@@ -97,6 +172,7 @@ export function ConnectorList() {
             <td>
               <Chip status={c.is_active} text={c.is_active ? 'Active' : 'Inactive'} />
             </td>
+            <td>{c.has_webhook_secret ? 'Signed' : <Chip status="warning" text={WEBHOOK_FLAG} />}</td>
             <td>
               <CircuitChip health={c.health} />
             </td>
@@ -274,11 +350,198 @@ interface Invalid {
   received_at: string;
 }
 
+/** Name, credentials (replaced only when typed) and the webhook secret (set, replaced or removed). */
+function EditConnector(props: { connector: Connector; saved: (c: Connector) => void; cancel: () => void }) {
+  const c = props.connector;
+  const providers = useLoad(() => call<Page<Provider>>('GET', '/merchant/payment-providers?limit=100'), []);
+  const [name, setName] = useState(c.name);
+  const [credentials, setCredentials] = useState<Record<string, string>>({});
+  const [webhookSecret, setWebhookSecret] = useState('');
+  const [removeSecret, setRemoveSecret] = useState(false);
+  const provider =
+    providers.state === 'ready' ? providers.data.data.find((p) => p.slug === c.provider_slug) : undefined;
+  const fields = credentialFields(provider?.credential_schemas[c.auth_method]);
+  const replacing = fields.some(([field]) => (credentials[field] ?? '') !== '');
+  const { busy, error, submit } = useSubmit(async () => {
+    const body: Record<string, unknown> = {};
+    if (name.trim() !== c.name) body.name = name.trim();
+    if (replacing) body.credentials = Object.fromEntries(fields.map(([field]) => [field, credentials[field] ?? '']));
+    if (removeSecret) body.webhook_secret = null;
+    else if (webhookSecret) body.webhook_secret = webhookSecret;
+    props.saved(await call<Connector>('PATCH', `/merchant/connectors/${c.id}`, body));
+  });
+  return (
+    <form onSubmit={submit} class="narrow" aria-label="Edit the connector">
+      <Field label="Name" hint="Shown in routing and in the connector list; up to 100 characters.">
+        {(a) => <input {...a} required maxLength={100} value={name} onInput={(e) => setName(inputValue(e))} />}
+      </Field>
+      <fieldset>
+        <legend>Replace the credentials (leave empty to keep them)</legend>
+        {providers.state === 'loading' && <p role="status">Loading the provider's fields…</p>}
+        {providers.state === 'error' && <ErrorNote error={providers.error} retry={providers.reload} />}
+        {fields.map(([field, schema]) => (
+          <Field key={field} label={label(field)} hint={schema.description}>
+            {(a) => {
+              const common = {
+                ...a,
+                autoComplete: 'off',
+                required: replacing,
+                value: credentials[field] ?? '',
+                onInput: (e: TargetedEvent<HTMLInputElement>) =>
+                  setCredentials({ ...credentials, [field]: inputValue(e) }),
+              };
+              return SECRET_NAMES.test(field) ? (
+                <input {...common} type="password" />
+              ) : (
+                <input {...common} type="text" />
+              );
+            }}
+          </Field>
+        ))}
+      </fieldset>
+      <Field
+        label={c.has_webhook_secret ? 'New webhook signing secret (optional)' : 'Webhook signing secret'}
+        hint={provider?.webhook_secret_format ?? 'From the provider’s dashboard, where you register the webhook URL.'}
+      >
+        {(a) => (
+          <input
+            {...a}
+            type="password"
+            autoComplete="off"
+            disabled={removeSecret}
+            value={webhookSecret}
+            onInput={(e) => setWebhookSecret(inputValue(e))}
+          />
+        )}
+      </Field>
+      {c.has_webhook_secret && (
+        <div class="field checkbox">
+          <input
+            id="remove-secret"
+            type="checkbox"
+            checked={removeSecret}
+            onChange={(e) => setRemoveSecret(e.currentTarget.checked)}
+          />
+          <label for="remove-secret">Remove the webhook secret (settlement then relies on polling only)</label>
+        </div>
+      )}
+      <ErrorNote error={error} />
+      <div class="button-row">
+        <button type="submit" disabled={busy}>
+          {busy ? 'Saving…' : 'Save changes'}
+        </button>
+        <button type="button" class="secondary" disabled={busy} onClick={props.cancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+type Asked = 'deactivate' | 'activate' | 'delete';
+
+const ASK_TEXT: Record<Asked, string> = {
+  deactivate:
+    'Deactivate this connector? Routing skips it from the next charge on, and the checkout stops offering what only it served.',
+  activate: 'Activate this connector? Routing uses it again wherever a routing profile names it.',
+  delete:
+    'Delete this connector for good? Its credentials are erased. A connector that routing still names cannot be deleted: remove it from routing or deactivate it instead.',
+};
+const ASK_BUTTON: Record<Asked, string> = {
+  deactivate: 'Deactivate',
+  activate: 'Activate',
+  delete: 'Delete the connector',
+};
+
+/** Edit, deactivate or activate, delete: each change asks first (owners and admins only). */
+function ManageConnector(props: { connector: Connector; changed: (c: Connector, message: string) => void }) {
+  const c = props.connector;
+  const [editing, setEditing] = useState(false);
+  const [asked, setAsked] = useState<Asked | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  if (!canManageMerchant()) {
+    return <p class="hint">Only an owner or admin can edit, deactivate or delete a connector.</p>;
+  }
+  const confirm = () => {
+    if (!asked) return;
+    setBusy(true);
+    setError(null);
+    const run =
+      asked === 'delete'
+        ? call('DELETE', `/merchant/connectors/${c.id}`).then(() =>
+            navigate(`/connectors?deleted=${encodeURIComponent(c.name)}`),
+          )
+        : call<Connector>('PATCH', `/merchant/connectors/${c.id}`, { is_active: asked === 'activate' }).then(
+            (updated) => props.changed(updated, updated.is_active ? 'Connector activated.' : 'Connector deactivated.'),
+          );
+    run.then(
+      () => (setBusy(false), setAsked(null)),
+      (failure: unknown) => (setBusy(false), setAsked(null), setError(failure)),
+    );
+  };
+  if (editing) {
+    return (
+      <EditConnector
+        connector={c}
+        cancel={() => setEditing(false)}
+        saved={(updated) => (setEditing(false), props.changed(updated, 'Changes saved.'))}
+      />
+    );
+  }
+  return (
+    <>
+      <div class="button-row">
+        <button type="button" class="secondary" onClick={() => (setAsked(null), setEditing(true))}>
+          Edit
+        </button>
+        <button type="button" class="secondary" onClick={() => setAsked(c.is_active ? 'deactivate' : 'activate')}>
+          {c.is_active ? 'Deactivate' : 'Activate'}
+        </button>
+        <button type="button" class="secondary" onClick={() => setAsked('delete')}>
+          Delete
+        </button>
+      </div>
+      {asked && (
+        <div class="confirm" role="group" aria-label="Confirm">
+          <p>{ASK_TEXT[asked]}</p>
+          <div class="button-row">
+            <button type="button" class="small" disabled={busy} onClick={confirm}>
+              {busy ? 'Working…' : ASK_BUTTON[asked]}
+            </button>
+            <button type="button" class="secondary small" disabled={busy} onClick={() => setAsked(null)}>
+              Keep as is
+            </button>
+          </div>
+        </div>
+      )}
+      <ErrorNote error={error} />
+    </>
+  );
+}
+
+/** The credential test's verdict: accepted is a success; refused is an error that says what to do next. */
+function CheckResult(props: { check: CredentialCheck }) {
+  const { check } = props;
+  if (check.ok) {
+    return <Notice tone="success">The provider accepted the credentials ({when(check.checked_at)}).</Notice>;
+  }
+  return (
+    <div class="notice error" role="alert">
+      <p>
+        <strong>Credential test failed</strong> ({when(check.checked_at)}): {check.provider_message}
+      </p>
+      <p>Charges routed here will fail until the credentials are fixed: edit them, or deactivate the connector.</p>
+    </div>
+  );
+}
+
 export function ConnectorDetail(props: { id: string }) {
   const loaded = useLoad(() => call<Connector>('GET', `/merchant/connectors/${props.id}`), [props.id]);
   const inbound = usePagedList<Inbound>(`/merchant/connectors/${props.id}/webhooks/inbounds`, {}, 10);
   const invalid = usePagedList<Invalid>(`/merchant/connectors/${props.id}/webhooks/invalid`, {}, 10);
   const [check, setCheck] = useState<CredentialCheck | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
   const test = useSubmit(async () => {
     setCheck(null);
     setCheck(await call<CredentialCheck>('POST', `/merchant/connectors/${props.id}/test`));
@@ -304,7 +567,20 @@ export function ConnectorDetail(props: { id: string }) {
       <PageHeader title={c.name} back={back}>
         <Chip status={c.is_active} text={c.is_active ? 'Active' : 'Inactive'} />
       </PageHeader>
-      {new URLSearchParams(location.search).get('created') && <Notice tone="success">Connector added.</Notice>}
+      {new URLSearchParams(location.search).get('created') && !message && (
+        <Notice tone="success">Connector added.</Notice>
+      )}
+      {message && <Notice tone="success">{message}</Notice>}
+      {!c.has_webhook_secret && (
+        <Notice tone="warn">
+          <p>
+            <strong>{WEBHOOK_FLAG}.</strong> Without a webhook secret Switchyard cannot verify this provider’s webhooks,
+            so pending payments (pix, boleto, cards held for review) are settled only when Switchyard polls the provider
+            — later than a webhook would tell it.
+          </p>
+          <p>Add the signing secret with Edit, and register the webhook URL below at the provider.</p>
+        </Notice>
+      )}
       <Facts
         items={[
           ['Connector id', <code>{c.id}</code>],
@@ -312,9 +588,16 @@ export function ConnectorDetail(props: { id: string }) {
           ['Authentication', c.auth_method === 'oauth2' ? 'OAuth 2 client' : 'API key'],
           ['Mode', c.is_test_mode ? 'Test' : 'Live'],
           ['Country', c.country_code ?? 'Any'],
-          ['Webhook secret', c.has_webhook_secret ? 'Configured' : 'Not configured'],
+          ['Webhook secret', c.has_webhook_secret ? 'Configured' : 'Not configured (polling only)'],
           ['Added', when(c.created_at)],
         ]}
+      />
+      <ManageConnector
+        connector={c}
+        changed={(updated, text) => {
+          loaded.set({ ...c, ...updated });
+          setMessage(text);
+        }}
       />
       {c.webhook_url && (
         <details class="secret">
@@ -355,12 +638,7 @@ export function ConnectorDetail(props: { id: string }) {
             {test.busy ? 'Testing…' : 'Test the credentials'}
           </button>
         </form>
-        {check && (
-          <Notice tone={check.ok ? 'success' : 'info'}>
-            {check.ok ? 'The provider accepted the credentials.' : 'The provider refused the credentials.'}{' '}
-            {check.provider_message} ({when(check.checked_at)})
-          </Notice>
-        )}
+        {check && <CheckResult check={check} />}
         <ErrorNote error={test.error} />
       </section>
       <section aria-labelledby="inbound">
