@@ -119,7 +119,7 @@ function CheckoutLive() {
       {loaded.state === 'loading' && <p role="status">Loading the checkout methods…</p>}
       {loaded.state === 'error' && <ErrorNote error={loaded.error} retry={loaded.reload} />}
       {loaded.state === 'ready' && (
-        <Table caption="Live at checkout" head={['Method', 'Buyers see it', 'Through', 'Card brands']}>
+        <Table caption="Checkout methods" head={['Method', 'Buyers see it', 'Through', 'Card brands']}>
           {loaded.data.methods.map((m) => (
             <tr key={m.payment_method} data-method={m.payment_method}>
               <td>{METHOD_NAMES[m.payment_method]}</td>
@@ -131,7 +131,7 @@ function CheckoutLive() {
                   ? m.connectors.map((c) => c.name).join(', ')
                   : 'No connector in routing takes it'}
               </td>
-              <td>{m.payment_method === 'credit_card' ? m.card_brands.map(label).join(', ') || '—' : '—'}</td>
+              <td>{m.payment_method === 'credit_card' ? m.card_brands.map(brandName).join(', ') || '—' : '—'}</td>
             </tr>
           ))}
         </Table>
@@ -139,6 +139,9 @@ function CheckoutLive() {
     </section>
   );
 }
+
+const BRAND_NAMES: Record<string, string> = { amex: 'American Express', jcb: 'JCB', diners: 'Diners Club' };
+const brandName = (brand: string) => BRAND_NAMES[brand] ?? label(brand);
 
 /** The list's flag for a connector without a webhook secret: settlement waits for polling. */
 const WEBHOOK_FLAG = 'No webhook secret: polling only';

@@ -94,22 +94,28 @@ function siblingsIndex(nodes: RoutingNode[]): Map<string, RoutingNode[]> {
   return index;
 }
 
-/** The connectors in the order a charge falls back through them: active actions depth-first, then the default. */
-function fallbackOrder(index: Map<string, RoutingNode[]>, defaultName: string): string[] {
-  const out: string[] = [];
+/**
+ * The connectors in the order a charge falls back through them: active actions depth-first, then the default —
+ * each connector once, as the engine plans it (a default already listed is not tried twice).
+ */
+function fallbackOrder(index: Map<string, RoutingNode[]>, defaultId: string, defaultName: string): string[] {
+  const order = new Map<string, string>();
   const visit = (key: string) => {
     for (const node of index.get(key) ?? []) {
       if (!node.is_active) continue;
-      if (node.node_type === 'action') out.push(node.connector_name ?? node.merchant_connector_id ?? '?');
-      else {
+      if (node.node_type === 'action' && node.merchant_connector_id && !order.has(node.merchant_connector_id))
+        order.set(node.merchant_connector_id, node.connector_name ?? node.merchant_connector_id);
+      if (node.node_type === 'condition') {
         visit(listKey(node.id, 'then'));
         visit(listKey(node.id, 'else'));
       }
     }
   };
   visit('root');
-  out.push(`${defaultName} (default)`);
-  return [...new Set(out)];
+  const listed = order.get(defaultId);
+  if (listed) order.set(defaultId, `${listed} (also the default)`);
+  else order.set(defaultId, `${defaultName} (default)`);
+  return [...order.values()];
 }
 
 const showValue = (value: unknown) => JSON.stringify(value);
@@ -316,7 +322,7 @@ export function RoutingProfileDetail(props: { id: string }) {
         <SiblingList tree={tree} parent={null} branch={null} />
         <h3>Fallback order</h3>
         <ol class="plan" aria-label="Fallback order">
-          {fallbackOrder(index, defaultName).map((name) => (
+          {fallbackOrder(index, p.default_merchant_connector_id, defaultName).map((name) => (
             <li key={name}>{name}</li>
           ))}
         </ol>
@@ -674,6 +680,14 @@ const REASONS: Record<string, string> = {
   unsupported_card_brand: 'it does not take this card brand',
 };
 
+/** A connector skipped as the rules' choice and again as the default is one line, not two. */
+const uniqueSkips = (skipped: Simulation['skipped']) =>
+  skipped.filter(
+    (skip, at) =>
+      skipped.findIndex((s) => s.merchant_connector_id === skip.merchant_connector_id && s.reason === skip.reason) ===
+      at,
+  );
+
 const CHARGE_METHODS = ['credit_card', 'debit_card', 'pix', 'boleto', 'wallet'];
 const BRANDS = ['visa', 'mastercard', 'amex', 'elo', 'hipercard', 'discover', 'diners', 'jcb'];
 
@@ -794,7 +808,7 @@ function Simulate(props: { base: string; profile: Profile; connectors: Connector
             <>
               <h3>Skipped</h3>
               <ul aria-label="Skipped connectors">
-                {result.skipped.map((skip) => (
+                {uniqueSkips(result.skipped).map((skip) => (
                   <li key={`${skip.merchant_connector_id}-${skip.reason}`}>
                     {nameOf(skip.merchant_connector_id)}: {REASONS[skip.reason] ?? skip.reason}
                   </li>
