@@ -162,7 +162,7 @@ describe('Merchant Dashboard Connectors and Routing pages in headless Chromium (
     await buyer.close();
     await page.goto(`${browser.base}/connectors`);
     await live.locator('tr[data-method="pix"]', { hasText: /Offered/ }).waitFor();
-    expect(await live.locator('tr[data-method="pix"]').textContent()).to.include('Pix account');
+    expect(await live.locator('tr[data-method="pix"]').textContent()).to.include(pix.name);
     expect(await live.locator('tr[data-method="pix"]').textContent()).to.not.include('Not offered');
     await at360('connectors-live-at-checkout');
   });
