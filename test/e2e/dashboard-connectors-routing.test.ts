@@ -8,9 +8,11 @@
  * Screenshots at desktop and 360 px under test-output/dashboard/.
  */
 import { expect } from 'chai';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { createMerchantUser } from '../helpers/dashboard';
 import {
+  OUTPUT_DIR,
   checkPage as checkWith,
   openDashboardBrowser,
   requireChromium,
@@ -74,6 +76,10 @@ describe('Merchant Dashboard Connectors and Routing pages in headless Chromium (
     await buyer.frameLocator('iframe').locator('#number').pressSequentially(ELO, { delay: 10 });
     await buyer.getByText('This shop does not take Elo cards.', { exact: false }).waitFor();
     expect(await buyer.locator('#submit').isDisabled()).to.equal(true);
+    await buyer.screenshot({ path: path.join(OUTPUT_DIR, 'checkout-elo-refused.png'), fullPage: true });
+    await buyer.setViewportSize({ width: 360, height: 740 });
+    await buyer.screenshot({ path: path.join(OUTPUT_DIR, '360px-checkout-elo-refused.png'), fullPage: true });
+    await buyer.setViewportSize({ width: 1200, height: 800 });
 
     await page.goto(`${browser.base}/sign-in`);
     await signInThroughPage(page, owner.email, owner.password);
@@ -157,6 +163,7 @@ describe('Merchant Dashboard Connectors and Routing pages in headless Chromium (
     await buyer.reload();
     await buyer.locator('#total[data-amount]').waitFor();
     await buyer.locator('.method[data-method="pix"]:not([hidden])').waitFor();
+    await buyer.screenshot({ path: path.join(OUTPUT_DIR, 'checkout-pix-offered.png'), fullPage: true });
     await buyer.frameLocator('iframe').locator('#number').pressSequentially(ELO, { delay: 10 });
     expect(await buyer.locator('#brand-note').isHidden()).to.equal(true);
     await buyer.close();

@@ -571,7 +571,10 @@ export function ConnectorDetail(props: { id: string }) {
         <Chip status={c.is_active} text={c.is_active ? 'Active' : 'Inactive'} />
       </PageHeader>
       {new URLSearchParams(location.search).get('created') && !message && (
-        <Notice tone="success">Connector added.</Notice>
+        <Notice tone="success">
+          Connector added. Buyers see nothing new until a routing profile uses it:{' '}
+          <Link to="/routing">add it to routing</Link>, then check “Live at checkout” on the Connectors page.
+        </Notice>
       )}
       {message && <Notice tone="success">{message}</Notice>}
       {!c.has_webhook_secret && (
