@@ -128,6 +128,8 @@ export interface RouteDefinition<
    * that must stay open then (revoking a key of a suspended merchant) says so here.
    */
   anyMerchantStatus?: boolean;
+  /** A POST that computes and changes nothing (routing simulate): a Dashboard viewer may call it like a GET. */
+  changesNothing?: boolean;
   handler(input: HandlerInput<P, Q, B>): Promise<HandlerResult>;
 }
 

@@ -270,7 +270,7 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
         session,
         dashboard.tenant,
         (name) => ctx.get(name) || undefined,
-        route.method === 'get' ? 'read' : 'write',
+        route.method === 'get' || route.changesNothing ? 'read' : 'write',
         { anyMerchantStatus: route.anyMerchantStatus },
       );
       if (dashboard.tenant === 'merchant') merchantId = tenantId;

@@ -66,7 +66,7 @@ describe('Merchant Dashboard: connectors and routing', function () {
     ]);
   });
 
-  it('an admin edits a routing tree and simulates a charge; a viewer reads it but cannot change it', async () => {
+  it('an admin edits a routing tree and simulates a charge; a viewer reads and simulates it but cannot change it', async () => {
     const a = await postConnector(tenant, 'provider_a', { name: 'Alpha' });
     const b = await postConnector(tenant, 'provider_b', { name: 'Bravo' });
     const c = await postConnector(tenant, 'provider_c', { name: 'Charlie' });
@@ -103,6 +103,15 @@ describe('Merchant Dashboard: connectors and routing', function () {
     });
     expect(card.status, card.text).to.equal(200);
     expect(card.body.plan.map((p: any) => p.connector_name)).to.deep.equal(['Bravo', 'Alpha', 'Charlie']);
+    // Simulating changes nothing, so a viewer may run it too (only the changes are an owner's or admin's).
+    const viewed = await simulate(viewer, {
+      payment_method: 'credit_card',
+      currency: 'BRL',
+      amount: 1000,
+      card_brand: 'visa',
+    });
+    expect(viewed.status, viewed.text).to.equal(200);
+    expect(viewed.body.plan).to.deep.equal(card.body.plan);
     const pix = await simulate(admin, { payment_method: 'pix', currency: 'BRL', amount: 1000 });
     expect(pix.body.plan.map((p: any) => p.connector_name)).to.deep.equal(['Bravo', 'Charlie']);
     expect(pix.body.skipped).to.deep.equal([

@@ -19,6 +19,7 @@ const simulateRoute = defineRoute({
   body: SimulateBody,
   responses: { 200: SimulationObject },
   envelope: 'bare',
+  changesNothing: true,
   async handler({ em, merchantId, params, body }) {
     return { status: 200, data: await simulate(em, merchantId, params.profile_id, body) };
   },
