@@ -66,6 +66,12 @@ export type LookupOperation = 'authorize' | 'verify' | 'capture' | 'void' | 'ref
 export interface LookupRequest {
   operation: LookupOperation;
   providerReference?: string;
+  /**
+   * Our reference the original request carried (AuthorizeRequest.reference: the tx_ id; a refund's ref_ id). The
+   * providers that find a payment only by the merchant's reference (Adyen, Mercado Pago, Checkout.com) need it;
+   * when absent it is read from the idempotency key (lookupReference in lookup-reference.ts).
+   */
+  reference?: string;
 }
 
 export type LookupResult =

@@ -22,6 +22,8 @@ export interface ProviderResponse {
   status: number;
   /** Parsed JSON object (a leading BOM stripped), or null when the body is empty or not a JSON object. */
   body: Record<string, unknown> | null;
+  /** The parsed array when the body is a JSON array (Mercado Pago's refunds of a payment); absent otherwise. */
+  list?: unknown[];
 }
 
 export async function callProvider(
@@ -49,7 +51,8 @@ export async function callProvider(
       signal: controller.signal,
     });
     const text = await response.text();
-    return { status: response.status, body: parseObject(text) };
+    const list = parseArray(text);
+    return { status: response.status, body: parseObject(text), ...(list ? { list } : {}) };
   } catch (error) {
     // The cause may quote the URL; nothing from the request body is ever included.
     if (controller.signal.aborted)
@@ -208,6 +211,17 @@ export function encodeForm(value: Record<string, unknown>): string {
   };
   for (const [key, item] of Object.entries(value)) add(key, item);
   return params.toString();
+}
+
+function parseArray(text: string): unknown[] | null {
+  const trimmed = text.replace(/^\uFEFF/, '').trim();
+  if (!trimmed.startsWith('[')) return null;
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    return Array.isArray(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
 }
 
 function parseObject(text: string): Record<string, unknown> | null {
