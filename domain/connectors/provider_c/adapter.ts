@@ -155,8 +155,7 @@ export const providerCAdapter: ConnectorAdapter = {
     }),
 
   // verifyCard's lookup finds its one-unit authorization (approved = verified); its hold was released or lapses.
-  lookup: (call, request) =>
-    lookupRequest((sent) => send({ ...call, idempotencyKey: undefined }, sent), call, request),
+  lookup: (call, request) => lookupRequest((sent) => send({ ...call, idempotencyKey: undefined }, sent), call, request),
 
   retrieve: (call, request) =>
     withTransport(async () => {
