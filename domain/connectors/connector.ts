@@ -72,6 +72,11 @@ export interface LookupRequest {
    * when absent it is read from the idempotency key (lookupReference in lookup-reference.ts).
    */
   reference?: string;
+  /**
+   * For authorize: whether the charge asked for capture (AuthorizeRequest.capture). Where a lookup can only cancel
+   * (Adyen's technical cancel), an authorization known to be uncaptured is resolved; a maybe-captured one is not.
+   */
+  capture?: boolean;
 }
 
 export type LookupResult =
