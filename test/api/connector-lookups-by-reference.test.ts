@@ -263,3 +263,33 @@ describe('provider_a: a refund Stripe answers pending settles by reading it, wit
     ]);
   });
 });
+
+describe('checkout: a payment held pending that lapses or is declined, read without a webhook', () => {
+  const adapter = adapterFor('checkout');
+
+  async function held() {
+    const call = setup('checkout');
+    await forceOn('checkout', call, 'review');
+    const sent = await adapter.authorize(call, cardRequest('checkout', reference(), true));
+    expect(sent.outcome).to.equal('pending');
+    return { call, providerReference: sent.providerReference! };
+  }
+
+  it('one that lapsed reads Expired in rawMessage (settlement ends it expired, not failed)', async () => {
+    const { call, providerReference } = await held();
+    expect((await control('POST', `/payments/${providerReference}/expire`, {})).status).to.be.lessThan(300);
+    expect(await adapter.retrieve!(call, { providerReference })).to.include({
+      outcome: 'soft_decline',
+      rawMessage: 'Expired',
+    });
+  });
+
+  it('one declined after pending keeps the provider response code as its code', async () => {
+    const { call, providerReference } = await held();
+    expect((await control('POST', `/payments/${providerReference}/fail`, {})).status).to.be.lessThan(300);
+    expect(await adapter.retrieve!(call, { providerReference })).to.include({
+      outcome: 'soft_decline',
+      rawCode: '20005',
+    });
+  });
+});
