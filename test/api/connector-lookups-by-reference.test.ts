@@ -58,22 +58,42 @@ const cardRequest = (slug: Slug, ref: string, capture: boolean, number = '424242
   card: card(number),
 });
 
+describe('the sandbox offers no lookup by idempotency key, as no real provider does', () => {
+  const basic = (credentials: Record<string, unknown>) =>
+    `Basic ${Buffer.from(`${String(credentials.username)}:${String(credentials.password)}`).toString('base64')}`;
+
+  for (const slug of ['provider_b', 'provider_c', 'checkout'] as const) {
+    it(`${slug}: a key the provider processed cannot be read back by key (404, no such endpoint)`, async () => {
+      const call = setup(slug);
+      const sent = await adapterFor(slug).authorize(call, cardRequest(slug, reference(), true));
+      expect(sent.outcome).to.equal('approved');
+      const credentials = call.credentials;
+      const key = encodeURIComponent(call.idempotencyKey);
+      const res =
+        slug === 'provider_b'
+          ? await fetch(`${call.baseUrl}/v71/payments/lookup`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: basic(credentials) },
+              body: JSON.stringify({
+                merchantAccount: credentials.merchant_account,
+                idempotencyKey: call.idempotencyKey,
+              }),
+            })
+          : await fetch(
+              `${call.baseUrl}${slug === 'provider_c' ? `/v1/idempotency_keys/${key}` : `/idempotency-keys/${key}`}`,
+              {
+                headers: {
+                  authorization: `Bearer ${String(slug === 'provider_c' ? credentials.access_token : credentials.secret_key)}`,
+                },
+              },
+            );
+      expect(res.status).to.equal(404);
+    });
+  }
+});
+
 describe('provider_b (Adyen): an unknown charge is answered by a technical cancel, never read', () => {
   const adapter = adapterFor('provider_b');
-
-  it('the sandbox no longer offers a lookup Adyen does not have (POST /v71/payments/lookup)', async () => {
-    const call = setup('provider_b');
-    const credentials = call.credentials as Record<string, string>;
-    const res = await fetch(`${call.baseUrl}/v71/payments/lookup`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`,
-      },
-      body: JSON.stringify({ merchantAccount: credentials.merchant_account, idempotencyKey: call.idempotencyKey }),
-    });
-    expect(res.status).to.equal(404);
-  });
 
   it('an authorization known to be uncaptured is cancelled by its merchant reference and counts as not charged', async () => {
     const call = setup('provider_b');
