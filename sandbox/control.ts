@@ -49,6 +49,8 @@ const LOOKUP_SCENARIOS: readonly Scenario[] = ['timeout', 'processing_error'];
  * it (a lookup finds nothing).
  */
 const OPERATION_SCENARIOS: readonly Scenario[] = ['slow', 'approved_server_error', 'processing_error'];
+/** A refund can also be accepted as pending and decided later (provider_a: Stripe's `pending` refund). */
+const REFUND_SCENARIOS: readonly Scenario[] = [...OPERATION_SCENARIOS, 'review'];
 const OVERRIDE_OPERATIONS: readonly string[] = ['authorize', 'lookup', 'capture', 'void', 'refund'];
 const STAGES: readonly DisputeStage[] = ['opened', 'updated', 'won', 'lost'];
 const LEDGER_FILTERS = ['provider', 'account', 'idempotency_key', 'reference', 'operation', 'provider_reference'];
@@ -248,7 +250,13 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
       if (!OVERRIDE_OPERATIONS.includes(operation))
         return bad(`operation must be one of ${OVERRIDE_OPERATIONS.join(', ')}`);
       const allowed =
-        operation === 'lookup' ? LOOKUP_SCENARIOS : operation === 'authorize' ? SCENARIOS : OPERATION_SCENARIOS;
+        operation === 'lookup'
+          ? LOOKUP_SCENARIOS
+          : operation === 'authorize'
+            ? SCENARIOS
+            : operation === 'refund'
+              ? REFUND_SCENARIOS
+              : OPERATION_SCENARIOS;
       const scenario = read.str(body.scenario) as Scenario;
       if (!allowed.includes(scenario)) return bad(`scenario must be one of ${allowed.join(', ')}`);
       const times = body.times === undefined ? null : read.int(body.times);

@@ -66,6 +66,17 @@ export type LookupOperation = 'authorize' | 'verify' | 'capture' | 'void' | 'ref
 export interface LookupRequest {
   operation: LookupOperation;
   providerReference?: string;
+  /**
+   * Our reference the original request carried (AuthorizeRequest.reference: the tx_ id; a refund's ref_ id). The
+   * providers that find a payment only by the merchant's reference (Adyen, Mercado Pago, Checkout.com) need it;
+   * when absent it is read from the idempotency key (lookupReference in lookup-reference.ts).
+   */
+  reference?: string;
+  /**
+   * For authorize: whether the charge asked for capture (AuthorizeRequest.capture). Where a lookup can only cancel
+   * (Adyen's technical cancel), an authorization known to be uncaptured is resolved; a maybe-captured one is not.
+   */
+  capture?: boolean;
 }
 
 export type LookupResult =

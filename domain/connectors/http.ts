@@ -4,7 +4,7 @@
  * connection lost mid-exchange → unknown (it may have charged). Any HTTP answer is returned for the provider's
  * transformer to classify (a 5xx is unknown too). Request bodies (which may hold card data) never reach an error.
  */
-import type { LookupResult, Outcome, ProviderCall, ProviderResult } from './connector';
+import type { Outcome, ProviderCall, ProviderResult } from './connector';
 import { ProviderUnreachableError } from './errors';
 
 export interface ProviderRequest {
@@ -22,6 +22,8 @@ export interface ProviderResponse {
   status: number;
   /** Parsed JSON object (a leading BOM stripped), or null when the body is empty or not a JSON object. */
   body: Record<string, unknown> | null;
+  /** The parsed array when the body is a JSON array (Mercado Pago's refunds of a payment); absent otherwise. */
+  list?: unknown[];
 }
 
 export async function callProvider(
@@ -49,7 +51,8 @@ export async function callProvider(
       signal: controller.signal,
     });
     const text = await response.text();
-    return { status: response.status, body: parseObject(text) };
+    const list = parseArray(text);
+    return { status: response.status, body: parseObject(text), ...(list ? { list } : {}) };
   } catch (error) {
     // The cause may quote the URL; nothing from the request body is ever included.
     if (controller.signal.aborted)
@@ -100,39 +103,6 @@ export async function withTransport(run: () => Promise<ProviderResult>): Promise
     }
     throw error;
   }
-}
-
-/**
- * An adapter's lookup of an earlier request by its idempotency key, at the sandbox-style endpoint every provider
- * module exposes: 200 {status: processed, response: {http_status, body}} replays what the provider answered (fed to
- * the same transformer as the original call), 404 {status: not_found} means nothing is stored under the key, and
- * anything else (409 still in progress, 5xx, no answer) cannot tell.
- */
-export async function lookupByKey(
-  run: () => Promise<ProviderResponse | { failure: ProviderResult }>,
-  transform: (response: ProviderResponse) => ProviderResult,
-): Promise<LookupResult> {
-  let response: ProviderResponse;
-  try {
-    const answer = await run();
-    if ('failure' in answer) return { status: 'unknown', rawCode: answer.failure.rawCode };
-    response = answer;
-  } catch (error) {
-    if (error instanceof ProviderUnreachableError) return { status: 'unknown', rawCode: error.kind };
-    throw error;
-  }
-  const status = field.str(response.body?.status);
-  if (response.status === 404 && status === 'not_found') return { status: 'not_found' };
-  const original = field.obj(response.body?.response);
-  const originalStatus = field.num(original.http_status);
-  if (response.status !== 200 || status !== 'processed' || originalStatus === null)
-    return { status: 'unknown', rawCode: `lookup_http_${response.status}` };
-  const body = original.body;
-  const result = transform({
-    status: originalStatus,
-    body: body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null,
-  });
-  return result.outcome === 'unknown' ? { status: 'unknown', rawCode: result.rawCode } : { status: 'found', result };
 }
 
 /** Shared by every transformer: a 5xx means the provider failed, whatever its body says — maybe after charging. */
@@ -208,6 +178,17 @@ export function encodeForm(value: Record<string, unknown>): string {
   };
   for (const [key, item] of Object.entries(value)) add(key, item);
   return params.toString();
+}
+
+function parseArray(text: string): unknown[] | null {
+  const trimmed = text.replace(/^\uFEFF/, '').trim();
+  if (!trimmed.startsWith('[')) return null;
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    return Array.isArray(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
 }
 
 function parseObject(text: string): Record<string, unknown> | null {

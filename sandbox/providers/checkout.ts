@@ -16,7 +16,7 @@ import {
   draft,
   ISO_CURRENCY,
   looksInvalid,
-  lookupByKey,
+  lookupOverride,
   paymentFields,
   rejected,
   type ProviderFactory,
@@ -49,8 +49,52 @@ const serverError = (): Reply => json(500, { request_id: requestId(), error_type
 const notFound = (): Reply => ({ status: 404 });
 const actionId = () => `act_${randomChars(26, 'lower')}`;
 
+/** Checkout.com's metadata: string values kept as sent (returned on the payment). */
+function metadataFrom(value: unknown): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [key, item] of Object.entries(read.obj(value))) if (typeof item === 'string') kept[key] = item;
+  return kept;
+}
+
 export const checkout: ProviderFactory = (ctx: SandboxContext) => {
   const { store } = ctx;
+  /** Each payment's metadata as sent, by payment id. */
+  const metadataOf = new Map<string, Record<string, string>>();
+
+  /**
+   * GET /payments/:id/actions: what was processed on the payment, newest first. Captures and voids apply at once
+   * here; a refund shows once the provider decided it (pending refunds are not actions yet).
+   */
+  function actionsOf(payment: Payment): Record<string, unknown>[] {
+    const approved = { approved: true, response_code: '10000', response_summary: 'Approved' };
+    const actions: Record<string, unknown>[] = [
+      {
+        id: `act_${payment.id.slice(4)}`,
+        type: 'Authorization',
+        amount: payment.amount,
+        processed_on: payment.createdAt,
+        reference: payment.reference,
+        ...approved,
+      },
+    ];
+    if (payment.capturedAmount > 0)
+      actions.push({ id: actionId(), type: 'Capture', amount: payment.capturedAmount, ...approved });
+    if (payment.state === 'voided') actions.push({ id: actionId(), type: 'Void', amount: payment.amount, ...approved });
+    for (const record of store.refunds.values()) {
+      if (record.paymentId !== payment.id || record.state === 'pending') continue;
+      actions.push({
+        id: record.id,
+        type: 'Refund',
+        amount: record.amount,
+        reference: record.reference,
+        processed_on: record.createdAt,
+        ...(record.state === 'succeeded'
+          ? approved
+          : { approved: false, response_code: '20005', response_summary: 'Declined - Do not honour' }),
+      });
+    }
+    return actions.reverse();
+  }
 
   async function guarded(
     request: SandboxRequest,
@@ -120,6 +164,7 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
         ? { type: 'card', last4: payment.cardLast4, scheme: payment.cardBrand }
         : { type: 'token' },
       processed_on: payment.createdAt,
+      metadata: metadataOf.get(payment.id) ?? {},
       _links: { self: { href: `${ctx.baseUrl()}/checkout/payments/${payment.id}` } },
     };
   }
@@ -194,11 +239,13 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
         } else return rejected('authorize', 'source_invalid', invalid('payment_source_required'));
         if (amount === 0 && chosen.method !== 'card')
           return rejected('authorize', 'amount_invalid', invalid('amount_invalid'));
+        const id = `pay_${randomChars(26, 'lower')}`;
+        metadataOf.set(id, metadataFrom(body.metadata));
         return authorizeFlow(ctx, {
           operation: amount === 0 ? 'verify' : 'authorize',
           serverError,
           input: {
-            id: `pay_${randomChars(26, 'lower')}`,
+            id,
             provider: 'checkout',
             account,
             reference: read.str(body.reference),
@@ -212,10 +259,38 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
         });
       }),
     )
-    .on('GET', '/idempotency-keys/:key', (request) =>
-      guarded(request, 'lookup', async (account) =>
-        lookupByKey(ctx, { provider: 'checkout', account, key: request.params.key }, serverError),
-      ),
+    // Checkout.com's payment list by reference, newest first, paged by limit/skip.
+    .on('GET', '/payments', (request) =>
+      guarded(request, 'lookup', async (account) => {
+        const forced = lookupOverride(ctx, { provider: 'checkout', account }, serverError);
+        if (forced) return forced;
+        const reference = request.query.get('reference');
+        if (!reference) return rejected('lookup', 'reference_required', invalid('reference_required'));
+        const limit = Math.min(Math.max(Number(request.query.get('limit') ?? 10) || 10, 1), 100);
+        const skip = Math.max(Number(request.query.get('skip') ?? 0) || 0, 0);
+        const matching = [...store.payments.values()]
+          .filter((payment) => payment.account === account && payment.reference === reference)
+          .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+        return {
+          reply: json(200, {
+            limit,
+            skip,
+            total_count: matching.length,
+            data: matching.slice(skip, skip + limit).map(paymentBody),
+          }),
+          entry: draft('lookup', { outcome: 'approved', reference, reason: `found_${matching.length}` }),
+        };
+      }),
+    )
+    .on('GET', '/payments/:id/actions', (request) =>
+      guarded(request, 'lookup', async (account) => {
+        const payment = store.payments.get(request.params.id);
+        if (!payment || payment.account !== account) return rejected('lookup', 'not_found', notFound());
+        return {
+          reply: json(200, actionsOf(payment)),
+          entry: draft('lookup', { ...paymentFields(payment), outcome: 'approved' }),
+        };
+      }),
     )
     .on('GET', '/payments/:id', (request) =>
       guarded(request, 'lookup', async (account) => {

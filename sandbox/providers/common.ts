@@ -4,8 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { createPayment, decide, type PaymentInput, type SandboxContext } from '../engine';
-import { HANG, json, type Reply, type Router } from '../http';
-import { slotOf, type LedgerDraft, type Processed } from '../idempotency';
+import { HANG, type Reply, type Router } from '../http';
+import type { LedgerDraft, Processed } from '../idempotency';
 import type { Scenario } from '../cards';
 import type {
   LedgerOutcome,
@@ -143,49 +143,6 @@ export async function authorizeFlow(ctx: SandboxContext, spec: AuthorizeSpec): P
   return { reply: spec.render(payment), entry };
 }
 
-/**
- * A lookup by idempotency key (the same envelope at every provider; see docs/sandbox.md): 200 replays what the
- * provider answered the original request, 404 when nothing is stored under the key, 409 while the original is still
- * running. Read-only; a `lookup` override can make it hang or answer 5xx.
- */
-export function lookupByKey(
-  ctx: SandboxContext,
-  scope: { provider: SandboxProvider; account: string; key: string | null },
-  serverError: () => Reply,
-): Processed {
-  const forced = lookupOverride(ctx, scope, serverError);
-  if (forced) return forced;
-  const entry = (outcome: LedgerOutcome, reason: string | null, fields: Partial<LedgerDraft> = {}) =>
-    draft('lookup', { outcome, reason, ...fields });
-  const key = scope.key ?? '';
-  const slot = slotOf(scope.provider, scope.account, key);
-  const stored = ctx.store.idempotent.get(slot);
-  if (stored) {
-    const { reference, amount, currency, payment_method, card_last4, provider_reference } = stored.entry;
-    return {
-      reply: json(200, {
-        idempotency_key: key,
-        status: 'processed',
-        response: { http_status: stored.reply.status, body: asJson(stored.reply.body) },
-      }),
-      entry: entry('approved', 'found', {
-        reference,
-        amount,
-        currency,
-        payment_method,
-        card_last4,
-        provider_reference,
-      }),
-    };
-  }
-  if (ctx.store.inFlight.has(slot))
-    return {
-      reply: json(409, { idempotency_key: key, status: 'in_progress' }),
-      entry: entry('rejected', 'in_progress'),
-    };
-  return { reply: json(404, { idempotency_key: key, status: 'not_found' }), entry: entry('rejected', 'not_found') };
-}
-
 /** A forced `lookup` scenario (control POST /overrides, operation lookup): it hangs or answers 5xx; else null. */
 export function lookupOverride(
   ctx: SandboxContext,
@@ -212,13 +169,3 @@ export function paymentFields(payment: Payment, amount: number | null = null): P
 }
 
 export const ISO_CURRENCY = /^[A-Za-z]{3}$/;
-
-/** A stored body as JSON in the lookup envelope (provider_d's replies are BOM-prefixed JSON text). */
-function asJson(body: unknown): unknown {
-  if (typeof body !== 'string') return body ?? null;
-  try {
-    return JSON.parse(body.replace(/^\uFEFF/, '')) as unknown;
-  } catch {
-    return body;
-  }
-}

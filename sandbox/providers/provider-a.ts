@@ -6,7 +6,7 @@
  * Stripe offers — PaymentIntent search on metadata, the lists of PaymentIntents, SetupIntents and refunds.
  */
 import { createHmac } from 'node:crypto';
-import { cardFacts, type CardFacts } from '../cards';
+import { cardFacts, type CardFacts, type Scenario } from '../cards';
 import { capture, refund, voidPayment, type SandboxContext } from '../engine';
 import { bearer, HANG, header, json, read, Router, type Reply, type SandboxRequest } from '../http';
 import { idempotent, type Processed } from '../idempotency';
@@ -92,7 +92,7 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
   async function guarded(
     request: SandboxRequest,
     operation: Parameters<typeof rejected>[0],
-    run: (account: string) => Promise<Processed>,
+    run: (account: string, forced: Scenario | null) => Promise<Processed>,
   ) {
     const auth = authenticate(request);
     if ('reply' in auth) {
@@ -130,7 +130,7 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
         conflict,
       },
       async () => {
-        const processed = await run(auth.account);
+        const processed = await run(auth.account, forced);
         // Done and kept under the key, but the caller gets a 5xx: the unknown outcome a lookup must resolve.
         if (forced === 'approved_server_error' && processed.reply !== HANG && processed.reply.status < 300)
           return { ...processed, reply: serverError(), stored: processed.reply };
@@ -408,7 +408,7 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
       }),
     )
     .on('POST', '/v1/refunds', (request) =>
-      guarded(request, 'refund', async (account) => {
+      guarded(request, 'refund', async (account, forced) => {
         const body = request.body ?? {};
         const id = read.str(body.payment_intent) ?? '';
         const payment = store.payments.get(id);
@@ -419,7 +419,8 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
           id: refundId,
           amount: read.int(body.amount),
           reference: read.str(read.obj(body.metadata).reference),
-          asynchronous: false,
+          // Stripe answers some refunds `pending` and decides them later (refund.updated): the `review` override.
+          asynchronous: forced === 'review',
         });
         if (!result.ok)
           return rejected('refund', result.error, stateError(payment, result.error), paymentFields(payment));
@@ -430,7 +431,7 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
             ...paymentFields(payment, record.amount),
             reference: record.reference,
             provider_reference: record.id,
-            outcome: record.state === 'failed' ? 'declined' : 'approved',
+            outcome: record.state === 'failed' ? 'declined' : record.state === 'pending' ? 'pending' : 'approved',
           }),
         };
       }),

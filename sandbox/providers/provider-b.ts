@@ -15,7 +15,7 @@ import {
   draft,
   ISO_CURRENCY,
   looksInvalid,
-  lookupByKey,
+  lookupOverride,
   paymentFields,
   rejected,
   type ProviderFactory,
@@ -247,10 +247,41 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
         });
       }),
     )
-    .on('POST', '/v71/payments/lookup', (request) =>
-      guarded(request, 'lookup', async (account, body) =>
-        lookupByKey(ctx, { provider: 'provider_b', account, key: read.str(body.idempotencyKey) }, serverError),
-      ),
+    // Adyen's technical cancel: cancels, by our merchant reference, an authorisation whose pspReference we never
+    // learned. Always `received` (the result is Adyen's TECHNICAL_CANCEL notification, not sent here); an
+    // authorised or pending payment under the reference is voided, a captured one cannot be (the money stays taken).
+    .on('POST', '/v71/cancels', (request) =>
+      guarded(request, 'void', async (account, body) => {
+        const forced = lookupOverride(ctx, { provider: 'provider_b', account }, serverError);
+        if (forced) return forced;
+        const paymentReference = read.str(body.paymentReference);
+        if (!paymentReference)
+          return rejected(
+            'void',
+            'missing_reference',
+            error(422, '130', "Required field 'paymentReference' is not provided.", 'validation'),
+          );
+        const payments = [...store.payments.values()].filter(
+          (payment) => payment.account === account && payment.reference === paymentReference,
+        );
+        const cancelled = payments.filter((payment) => voidPayment(payment).ok);
+        const reference = read.str(body.reference);
+        return {
+          reply: json(201, {
+            merchantAccount: account,
+            paymentReference,
+            pspReference: pspReference(),
+            reference,
+            status: 'received',
+          }),
+          entry: draft('void', {
+            ...(cancelled[0] ? paymentFields(cancelled[0]) : {}),
+            reference: paymentReference,
+            outcome: cancelled.length > 0 ? 'approved' : 'rejected',
+            reason: cancelled.length > 0 ? 'technical_cancel' : payments.length > 0 ? 'captured' : 'not_found',
+          }),
+        };
+      }),
     )
     .on('POST', '/v71/payments/:psp/captures', modification('capture'))
     .on('POST', '/v71/payments/:psp/cancels', modification('void'))

@@ -16,7 +16,7 @@ import {
   authorizeFlow,
   draft,
   looksInvalid,
-  lookupByKey,
+  lookupOverride,
   paymentFields,
   rejected,
   type ProviderFactory,
@@ -36,8 +36,21 @@ const serverError = () => error(500, 'internal_error', 'internal_server_error');
 const notFound = () => error(404, 'Payment not found', 'not_found');
 const CARD_BRANDS = new Set(['visa', 'master', 'amex', 'elo', 'hipercard']);
 
+/** Mercado Pago's metadata: string keys kept as sent (it returns them on the payment and refund objects). */
+function metadataFrom(value: unknown): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [key, item] of Object.entries(read.obj(value))) if (typeof item === 'string') kept[key] = item;
+  return kept;
+}
+
 export const providerC: ProviderFactory = (ctx: SandboxContext) => {
   const { store } = ctx;
+  /** Each payment's and refund's metadata as sent, by id. */
+  const metadataOf = new Map<string, Record<string, string>>();
+  const withMetadata = (object: Record<string, unknown>, id: string) => ({
+    ...object,
+    metadata: metadataOf.get(id) ?? {},
+  });
 
   /** An OAuth token issued here names its client; a direct access token names a token-derived account. */
   function authenticate(request: SandboxRequest): string | null {
@@ -198,11 +211,13 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
         'invalid_currency',
         badRequest('Invalid currency_id', '4018', 'currency_id invalid'),
       );
+    const id = numericId(11);
+    metadataOf.set(id, metadataFrom(body.metadata));
     return authorizeFlow(ctx, {
       operation: 'authorize',
       serverError,
       input: {
-        id: numericId(11),
+        id,
         provider: 'provider_c',
         account,
         reference: read.str(body.external_reference),
@@ -212,7 +227,7 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
         card,
         capture: read.bool(body.capture) !== false,
       },
-      render: (payment) => json(201, paymentObject(payment)),
+      render: (payment) => json(201, withMetadata(paymentObject(payment), payment.id)),
     });
   };
 
@@ -245,8 +260,10 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
       const payment = owned(account, id);
       if (!payment) return rejected('refund', 'not_found', notFound());
       const amount = body.amount === undefined ? null : decimalToMinor(body.amount, payment.currency);
+      const refundId = numericId(12);
+      metadataOf.set(refundId, metadataFrom(body.metadata));
       const result = refund(ctx, payment, {
-        id: numericId(12),
+        id: refundId,
         amount,
         reference: read.str(body.external_reference),
         asynchronous: false,
@@ -260,7 +277,7 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
         );
       const record = result.value;
       return {
-        reply: json(201, refundObject(record)),
+        reply: json(201, withMetadata(refundObject(record), record.id)),
         entry: draft('refund', {
           ...paymentFields(payment, record.amount),
           reference: record.reference,
@@ -274,17 +291,48 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
     .on('POST', '/oauth/token', issueToken)
     .on('POST', '/v1/card_tokens', (request) => guarded(request, 'tokenize', tokenize))
     .on('POST', '/v1/payments', (request) => guarded(request, 'authorize', createPayment, true))
-    .on('GET', '/v1/idempotency_keys/:key', (request) =>
-      guarded(request, 'lookup', async (account) =>
-        lookupByKey(ctx, { provider: 'provider_c', account, key: request.params.key }, serverError),
-      ),
+    // Mercado Pago's payment search: by external_reference, newest first (sort/criteria), paged by limit/offset.
+    .on('GET', '/v1/payments/search', (request) =>
+      guarded(request, 'lookup', async (account) => {
+        const forced = lookupOverride(ctx, { provider: 'provider_c', account }, serverError);
+        if (forced) return forced;
+        const reference = request.query.get('external_reference');
+        const limit = Math.min(Math.max(Number(request.query.get('limit') ?? 30) || 30, 1), 1000);
+        const offset = Math.max(Number(request.query.get('offset') ?? 0) || 0, 0);
+        const matching = [...store.payments.values()]
+          .filter((payment) => payment.account === account && (reference === null || payment.reference === reference))
+          .sort((a, b) => (request.query.get('criteria') === 'asc' ? 1 : -1) * a.createdAt.localeCompare(b.createdAt));
+        return {
+          reply: json(200, {
+            paging: { total: matching.length, limit, offset },
+            results: matching
+              .slice(offset, offset + limit)
+              .map((payment) => withMetadata(paymentObject(payment), payment.id)),
+          }),
+          entry: draft('lookup', { outcome: 'approved', reference, reason: `found_${matching.length}` }),
+        };
+      }),
+    )
+    .on('GET', '/v1/payments/:id/refunds', (request) =>
+      guarded(request, 'lookup', async (account) => {
+        const payment = owned(account, request.params.id);
+        if (!payment) return rejected('lookup', 'not_found', notFound());
+        const refunds = [...store.refunds.values()].filter((record) => record.paymentId === payment.id);
+        return {
+          reply: json(
+            200,
+            refunds.map((record) => withMetadata(refundObject(record), record.id)),
+          ),
+          entry: draft('lookup', { ...paymentFields(payment), outcome: 'approved' }),
+        };
+      }),
     )
     .on('GET', '/v1/payments/:id', (request) =>
       guarded(request, 'lookup', async (account) => {
         const payment = owned(account, request.params.id);
         if (!payment) return rejected('lookup', 'not_found', notFound());
         return {
-          reply: json(200, paymentObject(payment)),
+          reply: json(200, withMetadata(paymentObject(payment), payment.id)),
           entry: draft('lookup', { ...paymentFields(payment), outcome: 'approved' }),
         };
       }),

@@ -115,6 +115,35 @@ describe('checkout transformers: status and response_code → outcome', () => {
   });
 });
 
+describe('checkout: a payment read after it was pending (settlement without a webhook)', () => {
+  const read = (status: string, code: string | undefined, summary: string | undefined) =>
+    fromPayment(answer(200, { id: 'pay_1', status, response_code: code, response_summary: summary }));
+
+  // Settlement calls a read lapsed when rawCode or rawMessage is the provider's word for it (activities/payments/
+  // settlement.ts): Checkout.com's Expired/Canceled must reach it even when the payment carries a response code.
+  it('a payment that lapsed (Expired, Canceled) says so in rawMessage and keeps its response code as rawCode', () => {
+    expect(read('Expired', '10000', 'Approved')).to.include({
+      outcome: 'soft_decline',
+      rawCode: '10000',
+      rawMessage: 'Expired',
+    });
+    expect(read('Canceled', undefined, undefined)).to.include({
+      outcome: 'soft_decline',
+      rawCode: 'Canceled',
+      rawMessage: 'Canceled',
+    });
+  });
+
+  it('a payment declined after pending keeps the provider response code as its failure code', () => {
+    expect(read('Declined', '20051', 'Insufficient Funds')).to.include({
+      outcome: 'soft_decline',
+      rawCode: '20051',
+      rawMessage: 'Insufficient Funds',
+    });
+    expect(read('Declined', '30043', 'Stolen card - Pick up').outcome).to.equal('hard_decline');
+  });
+});
+
 describe('checkout webhooks', () => {
   rowByRow<InboundWebhook['type']>(
     EVENT_TYPES,

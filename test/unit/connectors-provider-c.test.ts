@@ -158,7 +158,7 @@ describe('provider_c webhooks', () => {
     {
       'payment:approved': 'payment.succeeded',
       'payment:rejected': 'payment.failed',
-      'payment:cancelled': 'payment.failed',
+      'payment:cancelled': 'payment.expired',
       'payment:expired': 'payment.expired',
       'payment:refunded': 'refund.succeeded',
       'refund:approved': 'refund.succeeded',
@@ -177,6 +177,15 @@ describe('provider_c webhooks', () => {
       else expect(webhookType(type, 'payment.updated', { status: value })).to.equal(ours);
     },
   );
+
+  // Mercado Pago: `cancelled` = "cancelled by one of the parties or because the time for payment expired" — never
+  // a refusal (that is `rejected`). Settlement's own read calls it an expiry; the notification must agree.
+  it('a cancelled payment is an expiry, not a failure, whatever its status_detail', () => {
+    for (const detail of ['by_collector', 'by_payer', 'expired', undefined])
+      expect(webhookType('payment', 'payment.updated', { status: 'cancelled', status_detail: detail })).to.equal(
+        'payment.expired',
+      );
+  });
 
   const secret = 'mp-webhook-secret-0123456789';
   const body = JSON.stringify({

@@ -8,6 +8,8 @@ import { LOOKUP_KEY, metadataQuery } from '../../domain/connectors/provider_a/lo
 import { fromTransactionDetails, TRANSACTION_STATUSES } from '../../domain/connectors/provider_d/lookup';
 import { metadataClauses } from '../../sandbox/providers/provider-a';
 import { answer, rowByRow } from '../helpers/rows';
+import { lookupReference } from '../../domain/connectors/lookup-reference';
+import { fromActionRecord } from '../../domain/connectors/checkout/lookup';
 
 describe("provider_a lookup: the search query metadata['key']:'value'", () => {
   for (const key of ['wf-charge-tx_1:1', "it's:2", 'back\\slash:3', 'spaces and AND words:1']) {
@@ -56,5 +58,44 @@ describe('provider_d lookup: transactionStatus → outcome (getTransactionDetail
     });
     expect(fromTransactionDetails(missing)).to.include({ outcome: 'processing_error', rawCode: 'E00040' });
     expect(fromTransactionDetails(answer(503, null)).outcome).to.equal('unknown');
+  });
+});
+
+describe('lookups by merchant reference: which reference a lookup asks for', () => {
+  const key = (idempotencyKey: string) => ({ idempotencyKey });
+
+  it('the caller’s reference wins', () => {
+    expect(lookupReference(key('charge-tx_a:1'), { operation: 'authorize', reference: 'tx_b' })).to.equal('tx_b');
+  });
+
+  it('else a charge attempt key names its transaction, a refund operation key its refund', () => {
+    expect(lookupReference(key('charge-tx_3kP9:2'), { operation: 'authorize' })).to.equal('tx_3kP9');
+    expect(lookupReference(key('charge-tx_3kP9:1'), { operation: 'verify' })).to.equal('tx_3kP9');
+    expect(lookupReference(key('refund-ref_9Zq'), { operation: 'refund' })).to.equal('ref_9Zq');
+  });
+
+  it('any other key has no reference (the lookup is unknown, never not_found)', () => {
+    for (const [idempotencyKey, operation] of [
+      ['verify-card-tok_1:1', 'verify'],
+      ['charge-tx_a:1:reverse', 'refund'],
+      ['refund-ref_1', 'authorize'],
+      ['idem-abc', 'authorize'],
+    ] as const)
+      expect(lookupReference(key(idempotencyKey), { operation })).to.equal(null);
+  });
+});
+
+describe('checkout lookup: an entry of GET /payments/:id/actions → the operation outcome', () => {
+  it('an approved capture or void is done; a refused refund is final (hard_decline) with its response code', () => {
+    const ok = { id: 'act_1', type: 'Capture', approved: true, response_code: '10000' };
+    expect(fromActionRecord(ok, 'capture', 'pay_1')).to.include({ outcome: 'approved', providerReference: 'pay_1' });
+    const refused = { id: 'act_2', type: 'Refund', approved: false, response_code: '20005' };
+    expect(fromActionRecord(refused, 'refund', 'pay_1')).to.include({
+      outcome: 'hard_decline',
+      providerReference: 'act_2',
+      rawCode: '20005',
+    });
+    const declinedCapture = { id: 'act_3', type: 'Capture', approved: false, response_code: '30004' };
+    expect(fromActionRecord(declinedCapture, 'capture', 'pay_1').outcome).to.equal('hard_decline');
   });
 });

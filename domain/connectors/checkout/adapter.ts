@@ -5,14 +5,9 @@
  */
 import type { CardData, ConnectorAdapter, ProviderCall } from '../connector';
 import type { CheckoutCredentials } from '../credentials';
-import {
-  callProvider,
-  credentialCheck,
-  lookupByKey,
-  unsupportedMethod,
-  withTransport,
-  type ProviderRequest,
-} from '../http';
+import { callProvider, credentialCheck, unsupportedMethod, withTransport, type ProviderRequest } from '../http';
+import { KEY_METADATA } from '../lookup-reference';
+import { lookupRequest } from './lookup';
 import { fromAction, fromPayment } from './transformers';
 import { parseWebhook } from './webhook';
 
@@ -62,6 +57,8 @@ export const checkoutAdapter: ConnectorAdapter = {
               ? { email: request.customer.email ?? undefined, name: request.customer.name ?? undefined }
               : undefined,
             payment_type: mit ? 'Unscheduled' : 'Regular',
+            // How a lookup tells this attempt's payment from others under the same reference (lookup.ts).
+            metadata: { [KEY_METADATA]: call.idempotencyKey },
             merchant_initiated: mit ? true : undefined,
             previous_payment_id: mit?.networkTransactionId ?? undefined,
           },
@@ -120,23 +117,13 @@ export const checkoutAdapter: ConnectorAdapter = {
             currency: request.currency,
             reference: request.reference,
             processing_channel_id: channel(call),
+            metadata: { [KEY_METADATA]: call.idempotencyKey },
           },
         }),
       ),
     ),
 
-  lookup: (call, request) =>
-    lookupByKey(
-      () =>
-        send(
-          { ...call, idempotencyKey: undefined },
-          { method: 'GET', path: `/idempotency-keys/${encodeURIComponent(call.idempotencyKey)}` },
-        ),
-      (response) =>
-        request.operation === 'capture' || request.operation === 'void' || request.operation === 'refund'
-          ? fromAction(response, request.operation, request.providerReference ?? '')
-          : fromPayment(response),
-    ),
+  lookup: (call, request) => lookupRequest((sent) => send({ ...call, idempotencyKey: undefined }, sent), call, request),
 
   retrieve: (call, request) =>
     withTransport(async () =>

@@ -18,6 +18,9 @@ export const PAYMENT_STATUSES: Readonly<Record<string, Outcome>> = {
   Expired: 'soft_decline',
 };
 
+/** Payment statuses that end a pending payment without a decline: it was not paid in time, or was called off. */
+const LAPSED_STATUSES = new Set(['Expired', 'Canceled']);
+
 /** response_code → outcome where it differs from (or sharpens) its class. */
 export const RESPONSE_CODES: Readonly<Record<string, Outcome>> = {
   '10000': 'approved',
@@ -105,7 +108,9 @@ export function fromPayment(response: ProviderResponse): ProviderResult {
   return result(outcome, {
     providerReference: field.str(body.id),
     rawCode: code ?? status,
-    rawMessage: field.str(body.response_summary),
+    // A lapsed payment (Expired, Canceled) is named by its status, which settlement reads as an expiry; its
+    // response code is the last action's and says nothing about the lapse.
+    rawMessage: LAPSED_STATUSES.has(status) ? status : field.str(body.response_summary),
     networkTransactionId: field.str(body.scheme_id),
   });
 }

@@ -5,14 +5,8 @@
  */
 import type { AuthorizeRequest, CardData, ConnectorAdapter, ProviderCall } from '../connector';
 import type { ProviderBCredentials } from '../credentials';
-import {
-  callProvider,
-  credentialCheck,
-  lookupByKey,
-  unsupportedMethod,
-  withTransport,
-  type ProviderRequest,
-} from '../http';
+import { callProvider, credentialCheck, unsupportedMethod, withTransport, type ProviderRequest } from '../http';
+import { lookupRequest } from './lookup';
 import { fromModification, fromPayment } from './transformers';
 import { parseWebhook } from './webhook';
 
@@ -147,17 +141,7 @@ export const providerBAdapter: ConnectorAdapter = {
     ),
 
   lookup: (call, request) =>
-    lookupByKey(
-      () =>
-        send(
-          { ...call, idempotencyKey: undefined },
-          { method: 'POST', path: '/v71/payments/lookup', json: { idempotencyKey: call.idempotencyKey } },
-        ),
-      (response) =>
-        request.operation === 'capture' || request.operation === 'void' || request.operation === 'refund'
-          ? fromModification(response, request.operation)
-          : fromPayment(response),
-    ),
+    lookupRequest((sent, idempotencyKey) => send({ ...call, idempotencyKey }, sent), call, request),
 
   parseWebhook,
 

@@ -5,17 +5,11 @@
  * without capture and cancels it.
  */
 import type { AuthorizeRequest, CardData, ConnectorAdapter, ProviderCall, ProviderResult } from '../connector';
-import {
-  callProvider,
-  credentialCheck,
-  field,
-  lookupByKey,
-  unsupportedMethod,
-  withTransport,
-  type ProviderRequest,
-} from '../http';
+import { callProvider, credentialCheck, field, unsupportedMethod, withTransport, type ProviderRequest } from '../http';
+import { KEY_METADATA } from '../lookup-reference';
 import { currencyExponent, toDecimal } from '../money';
 import { accessToken } from './auth';
+import { lookupRequest } from './lookup';
 import { fromCardToken, fromPayment, fromRefund, fromUpdate, paymentMethodIdOf } from './transformers';
 import { parseWebhook } from './webhook';
 
@@ -77,6 +71,8 @@ async function createPayment(
       external_reference: request.reference,
       description: request.reference,
       payer: payer(request),
+      // How a lookup tells this attempt's payment from others under the same external_reference (lookup.ts).
+      metadata: { [KEY_METADATA]: call.idempotencyKey },
     },
   });
   return 'failure' in response ? response.failure : fromPayment(response);
@@ -131,7 +127,10 @@ export const providerCAdapter: ConnectorAdapter = {
       const response = await send(call, {
         method: 'POST',
         path: `${paymentPath(request.providerReference)}/refunds`,
-        json: { amount: Number(toDecimal(request.amount, request.currency)) },
+        json: {
+          amount: Number(toDecimal(request.amount, request.currency)),
+          metadata: { [KEY_METADATA]: call.idempotencyKey },
+        },
       });
       return 'failure' in response ? response.failure : fromRefund(response);
     }),
@@ -156,22 +155,7 @@ export const providerCAdapter: ConnectorAdapter = {
     }),
 
   // verifyCard's lookup finds its one-unit authorization (approved = verified); its hold was released or lapses.
-  lookup: (call, request) =>
-    lookupByKey(
-      () =>
-        send(
-          { ...call, idempotencyKey: undefined },
-          { method: 'GET', path: `/v1/idempotency_keys/${encodeURIComponent(call.idempotencyKey)}` },
-        ),
-      (response) =>
-        request.operation === 'capture'
-          ? fromUpdate(response, 'approved')
-          : request.operation === 'void'
-            ? fromUpdate(response, 'cancelled')
-            : request.operation === 'refund'
-              ? fromRefund(response)
-              : fromPayment(response),
-    ),
+  lookup: (call, request) => lookupRequest((sent) => send({ ...call, idempotencyKey: undefined }, sent), call, request),
 
   retrieve: (call, request) =>
     withTransport(async () => {

@@ -61,7 +61,8 @@ export const REFUND_STATUSES: Readonly<Record<string, Outcome>> = {
 export const EVENT_TYPES: Readonly<Record<string, InboundWebhook['type']>> = {
   'payment:approved': 'payment.succeeded',
   'payment:rejected': 'payment.failed',
-  'payment:cancelled': 'payment.failed',
+  // Mercado Pago cancels a payment that lapsed unpaid or that a party called off; a refusal is `rejected`.
+  'payment:cancelled': 'payment.expired',
   'payment:expired': 'payment.expired',
   'payment:refunded': 'refund.succeeded',
   'refund:approved': 'refund.succeeded',
