@@ -23,6 +23,7 @@ import {
   isCancellation,
   log,
   ParentClosePolicy,
+  patched,
   setHandler,
   sleep,
   startChild,
@@ -35,7 +36,7 @@ import { operationWorkflowId, transactionOperationWorkflow } from './transaction
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { fifoLock } from './lib/fifo-lock';
 import { advanceClockSignal, clockIdleSignal } from './lib/test-clock-signals';
-import { subscriptionActivities } from './lib/subscription-activities';
+import { subscriptionActivities, subscriptionLocalActivities } from './lib/subscription-activities';
 import { CARD_GONE_CODES, DEFAULT_DUNNING_SCHEDULE_DAYS, isLive, refuseOperation } from './lib/subscription-rules';
 import type { SubscriptionOperation } from './lib/subscription-rules';
 import type { BilledCharge, SubscriptionState } from './lib/subscription-state';
@@ -52,6 +53,12 @@ import {
 import * as moves from './lib/subscription-moves';
 
 const db = subscriptionActivities();
+const local = subscriptionLocalActivities();
+/**
+ * Patch id (in histories, issue 28): the database steps run as local activities, and a due renewal reads its
+ * holds and its charge's inputs in one of them (prepareRenewal). Runs started before replay their regular ones.
+ */
+const LOCAL_STEPS = 'subscription-local-steps';
 
 export const subscriptionWorkflowId = (subscriptionId: string) => `subscription-${subscriptionId}`;
 
@@ -122,6 +129,9 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   const firstStep = steps;
   const lock = fifoLock();
   let changed = false;
+  // Decided once per run, at its start: a run either recorded the patch marker first or never does.
+  const localSteps = patched(LOCAL_STEPS);
+  const store = localSteps ? local : db;
   /**
    * What time it is for this subscription: workflow (real) time, or on a test clock the clock's time as the
    * workflow has reached it. Everything below that needs "now" asks this; the billing logic is the same either way.
@@ -134,7 +144,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   const write = async (move: moves.Move) => {
     steps += 1;
     const wake = nextWake(move.state, schedule);
-    await db.writeSubscriptionStep({
+    await store.writeSubscriptionStep({
       state: move.state,
       key: `${workflowId}:${steps}`,
       at: iso(now()),
@@ -256,7 +266,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
    * ended (cancelled while the charge awaited its verdict): the charge is refunded, never kept.
    */
   const applyOutcome = async (transactionId: string, billed: BilledCharge, checks: number) => {
-    const outcome = await db.renewalOutcome(transactionId);
+    const outcome = await store.renewalOutcome(transactionId);
     if (outcome.status === 'pending') {
       const wait = SETTLEMENT_CHECKS_MS[checks] ?? SETTLEMENT_CHECK_MAX_MS;
       if (!state.settling) setAttention('settling');
@@ -275,7 +285,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   };
 
   const refundEndedRenewal = async (transactionId: string) => {
-    const refundId = await db.givenBackRefundId({ transactionId, reason: 'subscription_ended' });
+    const refundId = await store.givenBackRefundId({ transactionId, reason: 'subscription_ended' });
     const refund = { kind: 'refund' as const, operationId: refundId, refundId, transactionId };
     await executeChild(transactionOperationWorkflow, {
       workflowId: operationWorkflowId(refund),
@@ -286,19 +296,29 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     keep(state);
   };
 
-  /** Bills the cycle due (a renewal, a trial's end or a dunning retry) through a child charge-cascade workflow. */
-  const bill = async () => {
+  /**
+   * Bills the cycle due (a renewal, a trial's end or a dunning retry) through a child charge-cascade workflow.
+   * Billing holds come first: with one, nothing is charged and nothing cancelled.
+   */
+  const billUnlessHeld = async () => {
     const amount = state.amount;
     const proration = state.pendingProration;
     const charged = Math.max(0, amount + proration);
-    if (charged === 0)
-      return write(chargeSucceeded(state, { orderId: null, amount, proration, charged }, new Date(now())));
-    const prepared = await db.prepareRenewalCharge({
+    const request = {
       state,
       cycleNumber: state.cyclesCompleted + 1,
       attempt: state.status === 'dunning' ? state.dunningAttempts + 1 : 0,
       amount: charged,
-    });
+    };
+    // One local activity reads the holds and the charge's inputs; before the patch, two or three activities.
+    const read = localSteps
+      ? await local.prepareRenewal(request)
+      : { held: await db.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId }) };
+    if ('held' in read && read.held.length)
+      return write({ state: holdBilling(state, new Date(now())), transition: null, events: [] });
+    if (charged === 0)
+      return write(chargeSucceeded(state, { orderId: null, amount, proration, charged }, new Date(now())));
+    const prepared = 'held' in read ? await db.prepareRenewalCharge(request) : read;
     if ('refused' in prepared) return declined(null, prepared.refused);
     const charge = prepared.charge;
     try {
@@ -322,7 +342,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   /** The cycle limit: expire, or (renew_after_cycle_limit) expire into a new subscription run by its own workflow. */
   const expireOrRenew = async () => {
     const key = `${workflowId}:${steps + 1}`;
-    const renewed = await db.renewAtCycleLimit({ state, key, at: iso(now()) });
+    const renewed = await store.renewAtCycleLimit({ state, key, at: iso(now()) });
     if (!renewed) return write(expire(state));
     steps += 1;
     state = { ...state, status: 'expired' };
@@ -345,15 +365,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     });
   };
 
-  /** Billing holds come first: with one, nothing is charged and nothing cancelled. */
-  const billUnlessHeld = async () => {
-    const held = await db.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId });
-    if (held.length) return write({ state: holdBilling(state, new Date(now())), transition: null, events: [] });
-    return bill();
-  };
-
   const recheckHold = async () => {
-    const held = await db.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId });
+    const held = await store.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId });
     if (held.length) return write({ state: holdBilling(state, new Date(now())), transition: null, events: [] });
     await write({ state: releaseHold(state, new Date(now())), transition: null, events: [] });
     const due = nextWake(state, schedule);

@@ -21,6 +21,7 @@ import { idFromSeed } from '../../domain/platform/ids';
 import { applySubscriptionStep } from '../../domain/subscriptions/subscriptions.steps';
 import { createSubscriptionForCharge } from '../../domain/subscriptions/subscriptions.first-charge';
 import { renewAtCycleLimit } from '../../domain/subscriptions/subscriptions.cycle-limit';
+import { readRenewal } from '../../domain/subscriptions/subscriptions.renewal';
 import { UNRESOLVED_PROVIDER_CALL, type ChargeInput } from '../../workflows/lib/charge-types';
 import { DEFAULT_DUNNING_SCHEDULE_DAYS, SUBSCRIPTION_ALREADY_EXISTS } from '../../workflows/lib/subscription-rules';
 import type { SubscriptionState, SubscriptionStep } from '../../workflows/lib/subscription-state';
@@ -138,9 +139,8 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
      * refusal when the instrument is revoked or expired: it is never charged.
      */
     async prepareRenewalCharge(request: RenewalChargeRequest): Promise<PreparedRenewal> {
-      const { state, cycleNumber, attempt, amount } = request;
+      const { state } = request;
       const em = orm.em.fork();
-      const seed = `${state.subscriptionId}:cycle:${cycleNumber}:try:${attempt}`;
       const sub = await em.findOneOrFail(SubscriptionSchema, { id: state.subscriptionId });
       const [offer, product, instrument] = await Promise.all([
         em.findOneOrFail(OfferSchema, { id: state.offerId }),
@@ -149,52 +149,24 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
       ]);
       const refused = instrumentRefusal(instrument);
       if (refused) return { refused };
-      return {
-        charge: {
-          transactionId: idFromSeed('tx', seed),
-          orderId: idFromSeed('ord', seed),
-          organizationId: state.organizationId,
-          merchantId: state.merchantId,
-          paymentMethod: 'credit_card',
-          chargeType: 'payment',
-          country: sub.country,
-          amount,
-          currency: state.currency,
-          capture: true,
-          walletType: null,
-          installments: sub.preferredInstallments > 1 ? sub.preferredInstallments : null,
-          riskScore: null,
-          customerId: state.customerId,
-          cardTokenId: null,
-          paymentInstrumentId: state.paymentInstrumentId,
-          checkoutSessionId: null,
-          externalOrderId: null,
-          metadata: { subscription_id: state.subscriptionId, cycle_number: cycleNumber },
-          cardBrand: instrument?.cardBrand ?? null,
-          binCountry: instrument?.issuerCountry ?? null,
-          subscriptionId: state.subscriptionId,
-          order: {
-            orderType: 'renewal',
-            recurrence: 'subsequent',
-            items: [
-              {
-                productId: product.id,
-                offerId: offer.id,
-                productName: product.name,
-                offerName: offer.name,
-                billingCycle: state.billingCycle,
-                cycleLimit: state.cycleLimit,
-                isFirstCharge: false,
-                quantity: 1,
-                unitAmount: amount,
-                totalAmount: amount,
-                currency: state.currency,
-                installments: null,
-              },
-            ],
-          },
-        },
-      };
+      return { charge: renewalCharge(request, sub, offer, product, instrument) };
+    },
+
+    /**
+     * A due renewal's reads in one statement (issue 28): the billing holds of billingHoldOf, then what
+     * prepareRenewalCharge prepares. Held: nothing is charged. Run as a local activity by the workflow.
+     */
+    async prepareRenewal(request: RenewalChargeRequest): Promise<PreparedRenewal | { held: string[] }> {
+      const { state } = request;
+      const reads = await readRenewal(orm.em.fork(), state);
+      if (reads.held.length) return { held: reads.held };
+      // As findOneOrFail did: a missing row is a fault, retried until someone looks (never a charge without it).
+      if (!reads.subscription || !reads.offer || !reads.product) {
+        throw new Error(`renewal of ${state.subscriptionId}: its subscription, offer or product row is missing`);
+      }
+      const refused = instrumentRefusal(reads.instrument);
+      if (refused) return { refused };
+      return { charge: renewalCharge(request, reads.subscription, reads.offer, reads.product, reads.instrument) };
     },
 
     /**
@@ -240,6 +212,61 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
       // Archived means no new sign-ups; its subscribers keep renewing. Only a deleted offer is unavailable.
       if (!offer || offer.deletedAt !== null) reasons.push('offer_unavailable');
       return reasons;
+    },
+  };
+}
+
+/** The charge-cascade input of a renewal: order renewal/subsequent, the saved instrument, ids derived from the try. */
+function renewalCharge(
+  { state, cycleNumber, attempt, amount }: RenewalChargeRequest,
+  sub: { country: string; preferredInstallments: number },
+  offer: { id: string; name: string },
+  product: { id: string; name: string },
+  instrument: { cardBrand: string | null; issuerCountry: string | null } | null,
+): ChargeInput {
+  const seed = `${state.subscriptionId}:cycle:${cycleNumber}:try:${attempt}`;
+  return {
+    transactionId: idFromSeed('tx', seed),
+    orderId: idFromSeed('ord', seed),
+    organizationId: state.organizationId,
+    merchantId: state.merchantId,
+    paymentMethod: 'credit_card',
+    chargeType: 'payment',
+    country: sub.country,
+    amount,
+    currency: state.currency,
+    capture: true,
+    walletType: null,
+    installments: sub.preferredInstallments > 1 ? sub.preferredInstallments : null,
+    riskScore: null,
+    customerId: state.customerId,
+    cardTokenId: null,
+    paymentInstrumentId: state.paymentInstrumentId,
+    checkoutSessionId: null,
+    externalOrderId: null,
+    metadata: { subscription_id: state.subscriptionId, cycle_number: cycleNumber },
+    cardBrand: instrument?.cardBrand ?? null,
+    binCountry: instrument?.issuerCountry ?? null,
+    subscriptionId: state.subscriptionId,
+    order: {
+      orderType: 'renewal',
+      recurrence: 'subsequent',
+      items: [
+        {
+          productId: product.id,
+          offerId: offer.id,
+          productName: product.name,
+          offerName: offer.name,
+          billingCycle: state.billingCycle,
+          cycleLimit: state.cycleLimit,
+          isFirstCharge: false,
+          quantity: 1,
+          unitAmount: amount,
+          totalAmount: amount,
+          currency: state.currency,
+          installments: null,
+        },
+      ],
     },
   };
 }
