@@ -36,10 +36,10 @@ import { operationWorkflowId, transactionOperationWorkflow } from './transaction
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { fifoLock } from './lib/fifo-lock';
 import { advanceClockSignal, clockIdleSignal } from './lib/test-clock-signals';
-import { subscriptionActivities, subscriptionLocalActivities } from './lib/subscription-activities';
+import { subscriptionActivities } from './lib/subscription-activities';
 import { CARD_GONE_CODES, DEFAULT_DUNNING_SCHEDULE_DAYS, isLive, refuseOperation } from './lib/subscription-rules';
 import type { SubscriptionOperation } from './lib/subscription-rules';
-import type { BilledCharge, SubscriptionState } from './lib/subscription-state';
+import type { BilledCharge, SubscriptionState, SubscriptionStep } from './lib/subscription-state';
 import {
   chargeFailed,
   chargeSucceeded,
@@ -53,12 +53,12 @@ import {
 import * as moves from './lib/subscription-moves';
 
 const db = subscriptionActivities();
-const local = subscriptionLocalActivities();
 /**
- * Patch id (in histories, issue 28): the database steps run as local activities, and a due renewal reads its
- * holds and its charge's inputs in one of them (prepareRenewal). Runs started before replay their regular ones.
+ * Patch id (in histories, issue 28): a due renewal reads its holds and its charge's inputs in one activity
+ * (prepareRenewal), and reads its charge's verdict and writes the paid step in one (settleRenewal): two activities
+ * and their workflow tasks fewer per renewal. Runs started before replay the activities they recorded.
  */
-const LOCAL_STEPS = 'subscription-local-steps';
+const FOLDED_RENEWAL = 'subscription-folded-renewal';
 
 export const subscriptionWorkflowId = (subscriptionId: string) => `subscription-${subscriptionId}`;
 
@@ -130,8 +130,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   const lock = fifoLock();
   let changed = false;
   // Decided once per run, at its start: a run either recorded the patch marker first or never does.
-  const localSteps = patched(LOCAL_STEPS);
-  const store = localSteps ? local : db;
+  const folded = patched(FOLDED_RENEWAL);
   /**
    * What time it is for this subscription: workflow (real) time, or on a test clock the clock's time as the
    * workflow has reached it. Everything below that needs "now" asks this; the billing logic is the same either way.
@@ -141,22 +140,33 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   const setAttention = (value: 'retrying' | 'failed' | 'settling' | null) =>
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionAttention, value }]);
 
-  const write = async (move: moves.Move) => {
-    steps += 1;
+  /** The read-model step of a move, numbered next (nothing is written or counted here). */
+  const stepOf = (move: moves.Move): SubscriptionStep => {
     const wake = nextWake(move.state, schedule);
-    await store.writeSubscriptionStep({
+    return {
       state: move.state,
-      key: `${workflowId}:${steps}`,
+      key: `${workflowId}:${steps + 1}`,
       at: iso(now()),
       transition: move.transition,
       events: move.events,
       actionRequired: move.actionRequired ?? null,
       dunningNextRetryAt:
         move.state.status === 'dunning' && wake?.reason === 'dunning_retry' ? wake.at.toISOString() : null,
-    });
+    };
+  };
+
+  /** A written step is the state from now on. */
+  const moved = (move: moves.Move) => {
     state = move.state;
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: state.status }]);
     changed = true;
+  };
+
+  const write = async (move: moves.Move) => {
+    const step = stepOf(move);
+    steps += 1;
+    await db.writeSubscriptionStep(step);
+    moved(move);
   };
 
   /** In-memory only (nothing the read model shows changes): the loop looks at its next wake-up again. */
@@ -266,7 +276,14 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
    * ended (cancelled while the charge awaited its verdict): the charge is refunded, never kept.
    */
   const applyOutcome = async (transactionId: string, billed: BilledCharge, checks: number) => {
-    const outcome = await store.renewalOutcome(transactionId);
+    const ended = !isLive(state.status);
+    // Paid is the usual verdict: its step is prepared before the read and written with it, in one activity (the
+    // lock is held, so nothing else moves the state meanwhile). Declined and pending are read alone, as before.
+    const paid = folded && !ended ? chargeSucceeded({ ...state, settling: null }, billed, new Date(now())) : null;
+    const paidStep = paid ? stepOf(paid) : null;
+    const outcome = paidStep
+      ? await db.settleRenewal({ transactionId, ifPaid: paidStep })
+      : await db.renewalOutcome(transactionId);
     if (outcome.status === 'pending') {
       const wait = SETTLEMENT_CHECKS_MS[checks] ?? SETTLEMENT_CHECK_MAX_MS;
       if (!state.settling) setAttention('settling');
@@ -276,8 +293,11 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       });
     }
     if (state.settling) setAttention(null);
-    const ended = !isLive(state.status);
     state = { ...state, settling: null };
+    if (outcome.status === 'paid' && paid) {
+      steps += 1;
+      return moved(paid);
+    }
     if (outcome.status === 'paid')
       return ended ? refundEndedRenewal(transactionId) : write(chargeSucceeded(state, billed, new Date(now())));
     if (ended) return keep(state);
@@ -285,7 +305,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   };
 
   const refundEndedRenewal = async (transactionId: string) => {
-    const refundId = await store.givenBackRefundId({ transactionId, reason: 'subscription_ended' });
+    const refundId = await db.givenBackRefundId({ transactionId, reason: 'subscription_ended' });
     const refund = { kind: 'refund' as const, operationId: refundId, refundId, transactionId };
     await executeChild(transactionOperationWorkflow, {
       workflowId: operationWorkflowId(refund),
@@ -310,9 +330,9 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       attempt: state.status === 'dunning' ? state.dunningAttempts + 1 : 0,
       amount: charged,
     };
-    // One local activity reads the holds and the charge's inputs; before the patch, two or three activities.
-    const read = localSteps
-      ? await local.prepareRenewal(request)
+    // One activity reads the holds and the charge's inputs; before the patch, two (three when not held).
+    const read = folded
+      ? await db.prepareRenewal(request)
       : { held: await db.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId }) };
     if ('held' in read && read.held.length)
       return write({ state: holdBilling(state, new Date(now())), transition: null, events: [] });
@@ -342,7 +362,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   /** The cycle limit: expire, or (renew_after_cycle_limit) expire into a new subscription run by its own workflow. */
   const expireOrRenew = async () => {
     const key = `${workflowId}:${steps + 1}`;
-    const renewed = await store.renewAtCycleLimit({ state, key, at: iso(now()) });
+    const renewed = await db.renewAtCycleLimit({ state, key, at: iso(now()) });
     if (!renewed) return write(expire(state));
     steps += 1;
     state = { ...state, status: 'expired' };
@@ -366,7 +386,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   };
 
   const recheckHold = async () => {
-    const held = await store.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId });
+    const held = await db.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId });
     if (held.length) return write({ state: holdBilling(state, new Date(now())), transition: null, events: [] });
     await write({ state: releaseHold(state, new Date(now())), transition: null, events: [] });
     const due = nextWake(state, schedule);

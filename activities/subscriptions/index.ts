@@ -154,7 +154,7 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
 
     /**
      * A due renewal's reads in one statement (issue 28): the billing holds of billingHoldOf, then what
-     * prepareRenewalCharge prepares. Held: nothing is charged. Run as a local activity by the workflow.
+     * prepareRenewalCharge prepares. Held: nothing is charged.
      */
     async prepareRenewal(request: RenewalChargeRequest): Promise<PreparedRenewal | { held: string[] }> {
       const { state } = request;
@@ -175,23 +175,19 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
      * the reconciler settles it (the provider may have charged: nothing is retried before that is known).
      */
     async renewalOutcome(transactionId: string): Promise<RenewalOutcome> {
-      const em = orm.em.fork();
-      const tx = await em.findOne(TransactionSchema, { id: transactionId });
-      // The cascade never opened it (its workflow failed before): nothing was charged.
-      if (!tx) return { status: 'declined', declineCode: null };
-      if (tx.status === 'pending') return { status: 'pending' };
-      if (!UNPAID_FINAL.has(tx.status)) return { status: 'paid' };
-      const unresolved = await em.count(TransactionAttemptSchema, {
-        transactionId,
-        errorCode: UNRESOLVED_PROVIDER_CALL,
+      return outcomeOf(orm.em.fork(), transactionId);
+    },
+
+    /**
+     * renewalOutcome and, when paid, the workflow's step for it (prepared before the read) in the same database
+     * transaction (issue 28: one activity where there were two). A repeat of the step changes nothing.
+     */
+    async settleRenewal(input: { transactionId: string; ifPaid: SubscriptionStep }): Promise<RenewalOutcome> {
+      return orm.em.fork().transactional(async (em) => {
+        const outcome = await outcomeOf(em, input.transactionId);
+        if (outcome.status === 'paid') await applySubscriptionStep(em, input.ifPaid);
+        return outcome;
       });
-      if (unresolved > 0) return { status: 'pending' };
-      const [last] = await em.find(
-        TransactionAttemptSchema,
-        { transactionId },
-        { orderBy: { attemptNumber: 'desc' }, limit: 1 },
-      );
-      return { status: 'declined', declineCode: last?.errorCode ?? null };
     },
 
     /**
@@ -214,6 +210,26 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
       return reasons;
     },
   };
+}
+
+/** What became of a renewal charge, read from the transaction itself (renewalOutcome). */
+async function outcomeOf(em: EntityManager, transactionId: string): Promise<RenewalOutcome> {
+  const tx = await em.findOne(TransactionSchema, { id: transactionId });
+  // The cascade never opened it (its workflow failed before): nothing was charged.
+  if (!tx) return { status: 'declined', declineCode: null };
+  if (tx.status === 'pending') return { status: 'pending' };
+  if (!UNPAID_FINAL.has(tx.status)) return { status: 'paid' };
+  const unresolved = await em.count(TransactionAttemptSchema, {
+    transactionId,
+    errorCode: UNRESOLVED_PROVIDER_CALL,
+  });
+  if (unresolved > 0) return { status: 'pending' };
+  const [last] = await em.find(
+    TransactionAttemptSchema,
+    { transactionId },
+    { orderBy: { attemptNumber: 'desc' }, limit: 1 },
+  );
+  return { status: 'declined', declineCode: last?.errorCode ?? null };
 }
 
 /** The charge-cascade input of a renewal: order renewal/subsequent, the saved instrument, ids derived from the try. */

@@ -184,11 +184,11 @@ describe('The subscription workflow replays deterministically (one recorded hist
   const env = useSubscriptionWorkflows('test-subscription-replay');
 
   for (const [name, scenario] of Object.entries(PATHS)) {
-    // Two histories per path: before issue 28's patch (regular activities; kept, never re-recorded: subscriptions
-    // running that code replay them) and after it (subscription-local-steps: local activities). RECORD_HISTORIES
+    // Two histories per path: before issue 28's patch (kept, never re-recorded: subscriptions running that code
+    // replay them) and after it (subscription-folded-renewal: the folded renewal activities). RECORD_HISTORIES
     // writes only the current code's.
     const before = path.join(FIXTURES, `subscription-${name}.pb`);
-    const file = path.join(FIXTURES, `subscription-${name}-local-steps.pb`);
+    const file = path.join(FIXTURES, `subscription-${name}-folded.pb`);
     it(`replays the recorded ${name} path`, async function () {
       this.timeout(120_000);
       if (RECORD) {
