@@ -35,11 +35,21 @@ export interface TestClockBenchResult {
   renewalsPerSecond: number;
   /** Subscriptions that completed their second cycle in the advance (must equal `subscriptions`). */
   renewed: number;
+  /** Every subscription of the clock. */
+  ids: string[];
+}
+
+/** For bench/renewal-costs.ts: counting around the advance, and the workflows kept to read their histories. */
+export interface AdvanceProbe {
+  recording(on: boolean): void;
+  keepWorkflows: boolean;
+  onClock(clockId: string, frozenTime: string): void;
 }
 
 export async function measureTestClockAdvance(
   subscriptions: number,
   log: (message: string) => void,
+  probe?: AdvanceProbe,
 ): Promise<TestClockBenchResult> {
   const tenant = await createTenant();
   await cascade(tenant, ['provider_a']);
@@ -69,6 +79,8 @@ export async function measureTestClockAdvance(
 
   log(`test clocks: advancing ${clock.id} to ${sub.next_billing_at}…`);
   const key = tenant.merchant_secret_key;
+  probe?.onClock(clock.id, sub.next_billing_at);
+  probe?.recording(true);
   const started = Date.now();
   const asked = await api.post(`/test-clocks/${clock.id}/advance`, { key, body: { frozen_time: sub.next_billing_at } });
   if (asked.status !== 200) throw new Error(`advance answered ${asked.status}: ${asked.text}`);
@@ -81,17 +93,20 @@ export async function measureTestClockAdvance(
     )[0].status;
   while ((await status()) !== 'ready') await sleep(100);
   const seconds = (Date.now() - started) / 1000;
+  probe?.recording(false);
   const all = [sub.id, ...ids];
   const renewed = await stack()
     .orm.em.fork()
     .count(SubscriptionSchema, { id: { $in: all }, cyclesCompleted: { $gte: 2 } });
+  if (probe?.keepWorkflows)
+    return { subscriptions, seconds, renewalsPerSecond: subscriptions / seconds, renewed, ids: all };
   await inBatches(all.length, 50, (i) =>
     client.workflow
       .getHandle(subscriptionWorkflowId(all[i]))
       .terminate('bench done')
       .catch(() => undefined),
   );
-  return { subscriptions, seconds, renewalsPerSecond: subscriptions / seconds, renewed };
+  return { subscriptions, seconds, renewalsPerSecond: subscriptions / seconds, renewed, ids: all };
 }
 
 export function testClockReport(result: TestClockBenchResult): { text: string[]; markdown: string[] } {

@@ -15,6 +15,7 @@ import { ensureSchedules } from './schedules';
 import { startWebhookOutbox } from './outbox-listener';
 import { webhookSettingsOf } from '../activities/webhooks/settings';
 import { vaultSettingsOf } from '../activities/vault/settings';
+import { retryingStartup } from './startup-retry';
 
 export interface RunningWorker {
   /** The Workers' connection: an API in the same process starts charges eagerly on it (`npm start`). */
@@ -33,8 +34,34 @@ export interface WorkerOptions {
 
 export async function startWorker({ config, orm, workflowBundle }: WorkerOptions): Promise<RunningWorker> {
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  try {
+    return await runWorkers({ config, orm, workflowBundle }, connection);
+  } catch (error) {
+    // A start that failed partway (Temporal went away meanwhile) leaves nothing open: it may be tried again.
+    await connection.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function runWorkers(
+  { config, orm, workflowBundle }: WorkerOptions,
+  connection: NativeConnection,
+): Promise<RunningWorker> {
   // Fans each event out to its webhook endpoints right after its commit (worker/outbox-listener.ts).
   const outbox = await startWebhookOutbox(config, orm);
+  try {
+    return await createWorkers({ config, orm, workflowBundle }, connection, outbox);
+  } catch (error) {
+    await outbox.stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function createWorkers(
+  { config, orm, workflowBundle }: WorkerOptions,
+  connection: NativeConnection,
+  outbox: Awaited<ReturnType<typeof startWebhookOutbox>>,
+): Promise<RunningWorker> {
   const bundle = workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows') }));
   const activities = createActivities({
     orm,
@@ -115,13 +142,28 @@ export function exitOnFatal(logger: Logger): (what: string, error: unknown) => v
   return fatal;
 }
 
+/**
+ * How long a starting worker waits for PostgreSQL and Temporal (WORKER_STARTUP_RETRY_SECONDS, default 120) before
+ * it exits as failed. Read here rather than in the shared config: only this entry point uses it.
+ */
+function startupRetrySeconds(): number {
+  const value = Number(process.env.WORKER_STARTUP_RETRY_SECONDS ?? 120);
+  if (!Number.isFinite(value) || value < 0) throw new Error('WORKER_STARTUP_RETRY_SECONDS must be a number >= 0');
+  return value;
+}
+
 if (require.main === module) {
   const config = loadConfig();
-  const fatal = exitOnFatal(createLogger(config.logLevel));
+  const logger = createLogger(config.logLevel);
+  const fatal = exitOnFatal(logger);
   (async () => {
-    const orm = await openOrm(config.databaseUrl);
-    await registerSchedules(config);
-    const worker = await startWorker({ config, orm });
+    // Each step waits for its dependency (worker/startup-retry.ts): a worker started while PostgreSQL or Temporal
+    // restarts comes up once they are back instead of exiting.
+    const retry = { withinMs: startupRetrySeconds() * 1000, logger };
+    const orm = await retryingStartup('PostgreSQL', () => openOrm(config.databaseUrl), retry);
+    await retryingStartup('Temporal (schedules)', () => registerSchedules(config), retry);
+    const worker = await retryingStartup('Temporal (task queues)', () => startWorker({ config, orm }), retry);
+    logger.info('Worker started');
     const stop = () => void worker.stop();
     process.once('SIGINT', stop).once('SIGTERM', stop);
     await worker.done;

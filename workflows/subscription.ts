@@ -23,6 +23,7 @@ import {
   isCancellation,
   log,
   ParentClosePolicy,
+  patched,
   setHandler,
   sleep,
   startChild,
@@ -38,7 +39,7 @@ import { advanceClockSignal, clockIdleSignal } from './lib/test-clock-signals';
 import { subscriptionActivities } from './lib/subscription-activities';
 import { CARD_GONE_CODES, DEFAULT_DUNNING_SCHEDULE_DAYS, isLive, refuseOperation } from './lib/subscription-rules';
 import type { SubscriptionOperation } from './lib/subscription-rules';
-import type { BilledCharge, SubscriptionState } from './lib/subscription-state';
+import type { BilledCharge, SubscriptionState, SubscriptionStep } from './lib/subscription-state';
 import {
   chargeFailed,
   chargeSucceeded,
@@ -52,6 +53,12 @@ import {
 import * as moves from './lib/subscription-moves';
 
 const db = subscriptionActivities();
+/**
+ * Patch id (in histories, issue 28): a due renewal reads its holds and its charge's inputs in one activity
+ * (prepareRenewal), and reads its charge's verdict and writes the paid step in one (settleRenewal): two activities
+ * and their workflow tasks fewer per renewal. Runs started before replay the activities they recorded.
+ */
+const FOLDED_RENEWAL = 'subscription-folded-renewal';
 
 export const subscriptionWorkflowId = (subscriptionId: string) => `subscription-${subscriptionId}`;
 
@@ -122,6 +129,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   const firstStep = steps;
   const lock = fifoLock();
   let changed = false;
+  // Decided once per run, at its start: a run either recorded the patch marker first or never does.
+  const folded = patched(FOLDED_RENEWAL);
   /**
    * What time it is for this subscription: workflow (real) time, or on a test clock the clock's time as the
    * workflow has reached it. Everything below that needs "now" asks this; the billing logic is the same either way.
@@ -131,22 +140,33 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   const setAttention = (value: 'retrying' | 'failed' | 'settling' | null) =>
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionAttention, value }]);
 
-  const write = async (move: moves.Move) => {
-    steps += 1;
+  /** The read-model step of a move, numbered next (nothing is written or counted here). */
+  const stepOf = (move: moves.Move): SubscriptionStep => {
     const wake = nextWake(move.state, schedule);
-    await db.writeSubscriptionStep({
+    return {
       state: move.state,
-      key: `${workflowId}:${steps}`,
+      key: `${workflowId}:${steps + 1}`,
       at: iso(now()),
       transition: move.transition,
       events: move.events,
       actionRequired: move.actionRequired ?? null,
       dunningNextRetryAt:
         move.state.status === 'dunning' && wake?.reason === 'dunning_retry' ? wake.at.toISOString() : null,
-    });
+    };
+  };
+
+  /** A written step is the state from now on. */
+  const moved = (move: moves.Move) => {
     state = move.state;
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: state.status }]);
     changed = true;
+  };
+
+  const write = async (move: moves.Move) => {
+    const step = stepOf(move);
+    steps += 1;
+    await db.writeSubscriptionStep(step);
+    moved(move);
   };
 
   /** In-memory only (nothing the read model shows changes): the loop looks at its next wake-up again. */
@@ -256,7 +276,14 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
    * ended (cancelled while the charge awaited its verdict): the charge is refunded, never kept.
    */
   const applyOutcome = async (transactionId: string, billed: BilledCharge, checks: number) => {
-    const outcome = await db.renewalOutcome(transactionId);
+    const ended = !isLive(state.status);
+    // Paid is the usual verdict: its step is prepared before the read and written with it, in one activity (the
+    // lock is held, so nothing else moves the state meanwhile). Declined and pending are read alone, as before.
+    const paid = folded && !ended ? chargeSucceeded({ ...state, settling: null }, billed, new Date(now())) : null;
+    const paidStep = paid ? stepOf(paid) : null;
+    const outcome = paidStep
+      ? await db.settleRenewal({ transactionId, ifPaid: paidStep })
+      : await db.renewalOutcome(transactionId);
     if (outcome.status === 'pending') {
       const wait = SETTLEMENT_CHECKS_MS[checks] ?? SETTLEMENT_CHECK_MAX_MS;
       if (!state.settling) setAttention('settling');
@@ -266,8 +293,11 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       });
     }
     if (state.settling) setAttention(null);
-    const ended = !isLive(state.status);
     state = { ...state, settling: null };
+    if (outcome.status === 'paid' && paid) {
+      steps += 1;
+      return moved(paid);
+    }
     if (outcome.status === 'paid')
       return ended ? refundEndedRenewal(transactionId) : write(chargeSucceeded(state, billed, new Date(now())));
     if (ended) return keep(state);
@@ -286,19 +316,29 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     keep(state);
   };
 
-  /** Bills the cycle due (a renewal, a trial's end or a dunning retry) through a child charge-cascade workflow. */
-  const bill = async () => {
+  /**
+   * Bills the cycle due (a renewal, a trial's end or a dunning retry) through a child charge-cascade workflow.
+   * Billing holds come first: with one, nothing is charged and nothing cancelled.
+   */
+  const billUnlessHeld = async () => {
     const amount = state.amount;
     const proration = state.pendingProration;
     const charged = Math.max(0, amount + proration);
-    if (charged === 0)
-      return write(chargeSucceeded(state, { orderId: null, amount, proration, charged }, new Date(now())));
-    const prepared = await db.prepareRenewalCharge({
+    const request = {
       state,
       cycleNumber: state.cyclesCompleted + 1,
       attempt: state.status === 'dunning' ? state.dunningAttempts + 1 : 0,
       amount: charged,
-    });
+    };
+    // One activity reads the holds and the charge's inputs; before the patch, two (three when not held).
+    const read = folded
+      ? await db.prepareRenewal(request)
+      : { held: await db.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId }) };
+    if ('held' in read && read.held.length)
+      return write({ state: holdBilling(state, new Date(now())), transition: null, events: [] });
+    if (charged === 0)
+      return write(chargeSucceeded(state, { orderId: null, amount, proration, charged }, new Date(now())));
+    const prepared = 'held' in read ? await db.prepareRenewalCharge(request) : read;
     if ('refused' in prepared) return declined(null, prepared.refused);
     const charge = prepared.charge;
     try {
@@ -343,13 +383,6 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         { key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: renewed.status },
       ],
     });
-  };
-
-  /** Billing holds come first: with one, nothing is charged and nothing cancelled. */
-  const billUnlessHeld = async () => {
-    const held = await db.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId });
-    if (held.length) return write({ state: holdBilling(state, new Date(now())), transition: null, events: [] });
-    return bill();
   };
 
   const recheckHold = async () => {

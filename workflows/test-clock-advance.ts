@@ -3,9 +3,18 @@
  * row says `advancing`. It signals every subscription workflow of the clock's customers with the new time, waits
  * until each reports it is idle there (every renewal, retry, trial end, cancellation due up to that time done, each
  * at its own instant), looks again for subscriptions that appeared meanwhile (a cycle limit that renews), and then
- * marks the clock `ready`.
+ * marks the clock `ready`. Each subscription costs the advance about three history events (the signal sent, its
+ * acknowledgement, the idle report), so past signalsPerRun in one run it continues as new, carrying the ids already
+ * idle: a clock's size is bounded by that list's payload (~27 bytes an id), not by one run's history.
  */
-import { condition, getExternalWorkflowHandle, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { subscriptionWorkflowId } from './subscription';
 import { advanceClockSignal, clockIdleSignal } from './lib/test-clock-signals';
@@ -15,25 +24,44 @@ const db = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
+/** Subscriptions signalled in one run at most: ~6,000 history events, well under the server's 50K limit. */
+const SIGNALS_PER_RUN = 2_000;
+
 export interface TestClockAdvanceInput {
   clockId: string;
   /** The clock's new time (ISO, as stored). */
   frozenTime: string;
+  /** Carried across continue-as-new: the subscriptions that already reported idle at frozenTime (or ended). */
+  idle?: string[];
+  /** Continue-as-new after signalling this many subscriptions in one run (default SIGNALS_PER_RUN). */
+  signalsPerRun?: number;
 }
 
-export async function testClockAdvanceWorkflow({ clockId, frozenTime }: TestClockAdvanceInput): Promise<void> {
-  const idle = new Set<string>();
+export async function testClockAdvanceWorkflow(input: TestClockAdvanceInput): Promise<void> {
+  const { clockId, frozenTime } = input;
+  const perRun = input.signalsPerRun ?? SIGNALS_PER_RUN;
+  const idle = new Set<string>(input.idle ?? []);
+  /** Signalled in this run and not idle yet: the advance waits for these. */
+  const waiting = new Set<string>();
   setHandler(clockIdleSignal, ({ subscriptionId, frozenTime: at }) => {
-    if (at === frozenTime) idle.add(subscriptionId);
+    if (at !== frozenTime) return;
+    idle.add(subscriptionId);
+    waiting.delete(subscriptionId);
   });
-  const signalled = new Set<string>();
   const reportTo = workflowInfo().workflowId;
+  let signalledThisRun = 0;
   for (;;) {
-    const ids = (await db.testClockSubscriptionIds({ clockId })).filter((id) => !signalled.has(id));
-    if (!ids.length) break;
+    const fresh = (await db.testClockSubscriptionIds({ clockId })).filter((id) => !idle.has(id));
+    if (!fresh.length) break;
+    // Everything signalled so far is idle (waited for below): only the ids already done need carrying.
+    if (signalledThisRun >= perRun) {
+      return continueAsNew<typeof testClockAdvanceWorkflow>({ ...input, idle: [...idle] });
+    }
+    const batch = fresh.slice(0, perRun - signalledThisRun);
+    signalledThisRun += batch.length;
+    for (const id of batch) waiting.add(id);
     await Promise.all(
-      ids.map(async (id) => {
-        signalled.add(id);
+      batch.map(async (id) => {
         try {
           await getExternalWorkflowHandle(subscriptionWorkflowId(id)).signal(advanceClockSignal, {
             frozenTime,
@@ -42,10 +70,11 @@ export async function testClockAdvanceWorkflow({ clockId, frozenTime }: TestCloc
         } catch {
           // Its workflow has ended: nothing is due for it any more.
           idle.add(id);
+          waiting.delete(id);
         }
       }),
     );
-    await condition(() => [...signalled].every((id) => idle.has(id)));
+    await condition(() => waiting.size === 0);
   }
   await db.markTestClockReady({ clockId, frozenTime });
 }

@@ -21,6 +21,7 @@ import { idFromSeed } from '../../domain/platform/ids';
 import { applySubscriptionStep } from '../../domain/subscriptions/subscriptions.steps';
 import { createSubscriptionForCharge } from '../../domain/subscriptions/subscriptions.first-charge';
 import { renewAtCycleLimit } from '../../domain/subscriptions/subscriptions.cycle-limit';
+import { readRenewal } from '../../domain/subscriptions/subscriptions.renewal';
 import { UNRESOLVED_PROVIDER_CALL, type ChargeInput } from '../../workflows/lib/charge-types';
 import { DEFAULT_DUNNING_SCHEDULE_DAYS, SUBSCRIPTION_ALREADY_EXISTS } from '../../workflows/lib/subscription-rules';
 import type { SubscriptionState, SubscriptionStep } from '../../workflows/lib/subscription-state';
@@ -138,9 +139,8 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
      * refusal when the instrument is revoked or expired: it is never charged.
      */
     async prepareRenewalCharge(request: RenewalChargeRequest): Promise<PreparedRenewal> {
-      const { state, cycleNumber, attempt, amount } = request;
+      const { state } = request;
       const em = orm.em.fork();
-      const seed = `${state.subscriptionId}:cycle:${cycleNumber}:try:${attempt}`;
       const sub = await em.findOneOrFail(SubscriptionSchema, { id: state.subscriptionId });
       const [offer, product, instrument] = await Promise.all([
         em.findOneOrFail(OfferSchema, { id: state.offerId }),
@@ -149,52 +149,24 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
       ]);
       const refused = instrumentRefusal(instrument);
       if (refused) return { refused };
-      return {
-        charge: {
-          transactionId: idFromSeed('tx', seed),
-          orderId: idFromSeed('ord', seed),
-          organizationId: state.organizationId,
-          merchantId: state.merchantId,
-          paymentMethod: 'credit_card',
-          chargeType: 'payment',
-          country: sub.country,
-          amount,
-          currency: state.currency,
-          capture: true,
-          walletType: null,
-          installments: sub.preferredInstallments > 1 ? sub.preferredInstallments : null,
-          riskScore: null,
-          customerId: state.customerId,
-          cardTokenId: null,
-          paymentInstrumentId: state.paymentInstrumentId,
-          checkoutSessionId: null,
-          externalOrderId: null,
-          metadata: { subscription_id: state.subscriptionId, cycle_number: cycleNumber },
-          cardBrand: instrument?.cardBrand ?? null,
-          binCountry: instrument?.issuerCountry ?? null,
-          subscriptionId: state.subscriptionId,
-          order: {
-            orderType: 'renewal',
-            recurrence: 'subsequent',
-            items: [
-              {
-                productId: product.id,
-                offerId: offer.id,
-                productName: product.name,
-                offerName: offer.name,
-                billingCycle: state.billingCycle,
-                cycleLimit: state.cycleLimit,
-                isFirstCharge: false,
-                quantity: 1,
-                unitAmount: amount,
-                totalAmount: amount,
-                currency: state.currency,
-                installments: null,
-              },
-            ],
-          },
-        },
-      };
+      return { charge: renewalCharge(request, sub, offer, product, instrument) };
+    },
+
+    /**
+     * A due renewal's reads in one statement (issue 28): the billing holds of billingHoldOf, then what
+     * prepareRenewalCharge prepares. Held: nothing is charged.
+     */
+    async prepareRenewal(request: RenewalChargeRequest): Promise<PreparedRenewal | { held: string[] }> {
+      const { state } = request;
+      const reads = await readRenewal(orm.em.fork(), state);
+      if (reads.held.length) return { held: reads.held };
+      // As findOneOrFail did: a missing row is a fault, retried until someone looks (never a charge without it).
+      if (!reads.subscription || !reads.offer || !reads.product) {
+        throw new Error(`renewal of ${state.subscriptionId}: its subscription, offer or product row is missing`);
+      }
+      const refused = instrumentRefusal(reads.instrument);
+      if (refused) return { refused };
+      return { charge: renewalCharge(request, reads.subscription, reads.offer, reads.product, reads.instrument) };
     },
 
     /**
@@ -203,23 +175,19 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
      * the reconciler settles it (the provider may have charged: nothing is retried before that is known).
      */
     async renewalOutcome(transactionId: string): Promise<RenewalOutcome> {
-      const em = orm.em.fork();
-      const tx = await em.findOne(TransactionSchema, { id: transactionId });
-      // The cascade never opened it (its workflow failed before): nothing was charged.
-      if (!tx) return { status: 'declined', declineCode: null };
-      if (tx.status === 'pending') return { status: 'pending' };
-      if (!UNPAID_FINAL.has(tx.status)) return { status: 'paid' };
-      const unresolved = await em.count(TransactionAttemptSchema, {
-        transactionId,
-        errorCode: UNRESOLVED_PROVIDER_CALL,
+      return outcomeOf(orm.em.fork(), transactionId);
+    },
+
+    /**
+     * renewalOutcome and, when paid, the workflow's step for it (prepared before the read) in the same database
+     * transaction (issue 28: one activity where there were two). A repeat of the step changes nothing.
+     */
+    async settleRenewal(input: { transactionId: string; ifPaid: SubscriptionStep }): Promise<RenewalOutcome> {
+      return orm.em.fork().transactional(async (em) => {
+        const outcome = await outcomeOf(em, input.transactionId);
+        if (outcome.status === 'paid') await applySubscriptionStep(em, input.ifPaid);
+        return outcome;
       });
-      if (unresolved > 0) return { status: 'pending' };
-      const [last] = await em.find(
-        TransactionAttemptSchema,
-        { transactionId },
-        { orderBy: { attemptNumber: 'desc' }, limit: 1 },
-      );
-      return { status: 'declined', declineCode: last?.errorCode ?? null };
     },
 
     /**
@@ -240,6 +208,81 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
       // Archived means no new sign-ups; its subscribers keep renewing. Only a deleted offer is unavailable.
       if (!offer || offer.deletedAt !== null) reasons.push('offer_unavailable');
       return reasons;
+    },
+  };
+}
+
+/** What became of a renewal charge, read from the transaction itself (renewalOutcome). */
+async function outcomeOf(em: EntityManager, transactionId: string): Promise<RenewalOutcome> {
+  const tx = await em.findOne(TransactionSchema, { id: transactionId });
+  // The cascade never opened it (its workflow failed before): nothing was charged.
+  if (!tx) return { status: 'declined', declineCode: null };
+  if (tx.status === 'pending') return { status: 'pending' };
+  if (!UNPAID_FINAL.has(tx.status)) return { status: 'paid' };
+  const unresolved = await em.count(TransactionAttemptSchema, {
+    transactionId,
+    errorCode: UNRESOLVED_PROVIDER_CALL,
+  });
+  if (unresolved > 0) return { status: 'pending' };
+  const [last] = await em.find(
+    TransactionAttemptSchema,
+    { transactionId },
+    { orderBy: { attemptNumber: 'desc' }, limit: 1 },
+  );
+  return { status: 'declined', declineCode: last?.errorCode ?? null };
+}
+
+/** The charge-cascade input of a renewal: order renewal/subsequent, the saved instrument, ids derived from the try. */
+function renewalCharge(
+  { state, cycleNumber, attempt, amount }: RenewalChargeRequest,
+  sub: { country: string; preferredInstallments: number },
+  offer: { id: string; name: string },
+  product: { id: string; name: string },
+  instrument: { cardBrand: string | null; issuerCountry: string | null } | null,
+): ChargeInput {
+  const seed = `${state.subscriptionId}:cycle:${cycleNumber}:try:${attempt}`;
+  return {
+    transactionId: idFromSeed('tx', seed),
+    orderId: idFromSeed('ord', seed),
+    organizationId: state.organizationId,
+    merchantId: state.merchantId,
+    paymentMethod: 'credit_card',
+    chargeType: 'payment',
+    country: sub.country,
+    amount,
+    currency: state.currency,
+    capture: true,
+    walletType: null,
+    installments: sub.preferredInstallments > 1 ? sub.preferredInstallments : null,
+    riskScore: null,
+    customerId: state.customerId,
+    cardTokenId: null,
+    paymentInstrumentId: state.paymentInstrumentId,
+    checkoutSessionId: null,
+    externalOrderId: null,
+    metadata: { subscription_id: state.subscriptionId, cycle_number: cycleNumber },
+    cardBrand: instrument?.cardBrand ?? null,
+    binCountry: instrument?.issuerCountry ?? null,
+    subscriptionId: state.subscriptionId,
+    order: {
+      orderType: 'renewal',
+      recurrence: 'subsequent',
+      items: [
+        {
+          productId: product.id,
+          offerId: offer.id,
+          productName: product.name,
+          offerName: offer.name,
+          billingCycle: state.billingCycle,
+          cycleLimit: state.cycleLimit,
+          isFirstCharge: false,
+          quantity: 1,
+          unitAmount: amount,
+          totalAmount: amount,
+          currency: state.currency,
+          installments: null,
+        },
+      ],
     },
   };
 }
