@@ -127,11 +127,14 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
     ] as const);
     return { kind: 'charge', outcome, amount };
   }
-  const tx = random.int(0, seq.txs.length - 1);
+  // Mostly a transaction that can still move (operations on final ones are refused: checked now and then).
+  const live = seq.txs.map((_, i) => i).filter((i) => !FINAL.includes(seq.txs[i].model.status));
+  const tx = live.length > 0 && random.chance(0.85) ? random.one(live) : random.int(0, seq.txs.length - 1);
   const model = seq.txs[tx].model;
   const roll = random.int(0, 999) / 1000;
+  if (model.dispute === 'open' && roll < 0.4)
+    return { kind: 'dispute', tx, stage: random.one(['won', 'lost'] as const) };
   if (roll < 0.15) {
-    if (model.dispute === 'open') return { kind: 'dispute', tx, stage: random.one(['won', 'lost'] as const) };
     if (model.dispute === 'none' && model.captured > 0 && ruleFor(model.status, 'dispute_opened'))
       return { kind: 'dispute', tx, stage: 'opened' };
   }
@@ -151,13 +154,13 @@ function randomOp(random: ReturnType<typeof pick>, model: ModelTx, faults: boole
   const kind = random.one(weights);
   const fault = (p: number, options: Op['fault'][]) => (faults && random.chance(p) ? random.one(options) : undefined);
   if (kind === 'capture') {
-    const amount = random.one([null, null, model.authorized - 500, model.authorized + 100]);
-    return { kind, amount, fault: fault(0.15, ['processing_error']) };
+    const amount = random.one([null, null, Math.max(model.authorized - 500, 500), model.authorized + 100]);
+    return { kind, amount, fault: fault(0.25, ['processing_error']) };
   }
   if (kind === 'void') return { kind, fault: fault(0.1, ['processing_error']) };
   // 261 ends in 61: the sandbox refuses it (at once on provider_a, by webhook on provider_b).
   const amount = random.one([500, 300, 261, null, null, model.captured + 100]);
-  return { kind, amount, fault: fault(0.2, ['processing_error', 'approved_server_error']) };
+  return { kind, amount, fault: fault(0.3, ['processing_error', 'approved_server_error']) };
 }
 
 /** Runs a step on the stack and applies it to the model (a concurrent step: the outcome the stack shows). */
