@@ -3,7 +3,7 @@
  * random sequences of charges (approved, declined, an unknown outcome resolved by lookup, pre-authorized with
  * capture false), captures (full, partial, too large, refused by the provider), voids, refunds (partial, the rest,
  * too large, refused by the provider, answered 5xx after refunding, pending then settled by webhook on the
- * asynchronous provider_b), disputes (opened, won, lost) and operations sent at once, driven through the API as an
+ * asynchronous provider_b), disputes (opened, won, lost), operations sent at once and requests replayed under their Idempotency-Key, driven through the API as an
  * integrator would (provider outcomes through the sandbox's control API), against the real API, worker,
  * PostgreSQL and sandbox provider. After every step the invariants are checked against a reference model built on
  * the pure state table (test/helpers/transaction-model.ts): status and amounts equal the model's, amount_refunded ≤
@@ -46,7 +46,8 @@ const VERBOSE = Boolean(process.env.MODEL_VERBOSE);
 type ChargeOutcome = 'approve' | 'pre_auth' | 'decline' | 'unknown' | 'unknown_pre_auth';
 type Step =
   | { kind: 'charge'; outcome: ChargeOutcome; amount: number }
-  | { kind: 'op'; tx: number; op: Op }
+  /** replay: the integrator sends the same request again under the same Idempotency-Key (it lost the answer). */
+  | { kind: 'op'; tx: number; op: Op; replay?: true }
   | { kind: 'concurrent'; tx: number; ops: Op[] }
   | { kind: 'dispute'; tx: number; stage: 'opened' | 'won' | 'lost' };
 
@@ -142,7 +143,8 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
     const count = random.int(2, 3);
     return { kind: 'concurrent', tx, ops: Array.from({ length: count }, () => randomOp(random, model, false)) };
   }
-  return { kind: 'op', tx, op: randomOp(random, model, seq.slug === 'provider_a') };
+  const op = randomOp(random, model, seq.slug === 'provider_a');
+  return random.chance(0.2) ? { kind: 'op', tx, op, replay: true } : { kind: 'op', tx, op };
 }
 
 /** An operation, mostly one the state allows (so sequences go somewhere), sometimes one it refuses. */
@@ -201,7 +203,10 @@ async function perform(step: Step, seq: Sequence): Promise<void> {
       expect(forced.status, JSON.stringify(forced.body)).to.equal(201);
       forcedId = forced.body.id;
     }
-    const answer = await send(tenant, tracked.id, step.op);
+    const key = randomUUID();
+    const answer = await send(tenant, tracked.id, step.op, key);
+    if (step.replay)
+      expect(await send(tenant, tracked.id, step.op, key), 'the same answer to a replay (same key)').to.equal(answer);
     const expected = begin(tracked.model, step.op, 0);
     expect(answer, `${step.op.kind} answer (null: accepted) from ${seq.txs[step.tx].model.status}`).to.equal(expected);
     if (expected === null) {
@@ -237,12 +242,12 @@ async function perform(step: Step, seq: Sequence): Promise<void> {
 }
 
 /** Sends an operation through the API; null when accepted, else the refusal's error code. Never a 5xx. */
-async function send(tenant: Tenant, txId: string, op: Op): Promise<string | null> {
+async function send(tenant: Tenant, txId: string, op: Op, key = randomUUID()): Promise<string | null> {
   const path = op.kind === 'refund' ? `/transactions/${txId}/refunds` : `/transactions/${txId}/${op.kind}`;
   const body = op.kind === 'void' || op.amount === null ? {} : { amount: op.amount };
   const res = await api.post(path, {
     key: tenant.merchant_secret_key,
-    headers: { 'idempotency-key': randomUUID() },
+    headers: { 'idempotency-key': key },
     body,
   });
   expect(res.status, `POST ${path} ${JSON.stringify(body)}: ${res.text}`).to.be.lessThan(500);
