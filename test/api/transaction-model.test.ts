@@ -19,7 +19,10 @@ import type { TransactionStatus } from '../../db/entities';
 import { ruleFor } from '../../domain/transactions/transactions.state-table';
 import { ORDER_STATUS_OF } from '../../domain/transactions/transactions.transitions';
 import { createTenant, type Tenant } from '../helpers/factories';
-import { api } from '../helpers/http';
+import { startApi, type RunningApi } from '../../api/server';
+import { api, type ApiResponse } from '../helpers/http';
+import { stack } from '../helpers/stack';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { accountOf, control, type Slug } from '../helpers/sandbox';
 import { seeded, pick } from '../helpers/seeded';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
@@ -49,7 +52,12 @@ type Step =
   /** replay: the integrator sends the same request again under the same Idempotency-Key (it lost the answer). */
   | { kind: 'op'; tx: number; op: Op; replay?: true }
   | { kind: 'concurrent'; tx: number; ops: Op[] }
-  | { kind: 'dispute'; tx: number; stage: 'opened' | 'won' | 'lost' };
+  | { kind: 'dispute'; tx: number; stage: 'opened' | 'won' | 'lost' }
+  /**
+   * The request reaches an API that cannot reach PostgreSQL: 503 DATABASE_UNAVAILABLE and nothing changes; sent
+   * again under the same Idempotency-Key once the database is back, it is processed once.
+   */
+  | { kind: 'db_outage'; tx: number; op: Op };
 
 /** Where each charge outcome leaves the transaction. */
 const CHARGED: Record<ChargeOutcome, TransactionStatus> = {
@@ -71,6 +79,8 @@ interface Sequence {
   slug: Slug;
   account: string;
   txs: Tracked[];
+  /** A second API reaching PostgreSQL through a TCP proxy, started by the first db_outage step. */
+  outage?: { app: RunningApi; proxy: TcpProxy; port: number };
 }
 
 describe('Transaction model: seeded random sequences keep the invariants (real API, worker, database, sandbox)', () => {
@@ -94,6 +104,16 @@ async function runSequence(seed: number): Promise<void> {
   const [connector] = await cascade(tenant, [slug]);
   const seq: Sequence = { tenant, connector, slug, account: await accountOf(slug, connector.credentials), txs: [] };
   const steps: Step[] = [];
+  try {
+    await runSteps(seed, random, seq, steps);
+  } finally {
+    await seq.outage?.proxy.close();
+    await seq.outage?.app.stop();
+  }
+}
+
+async function runSteps(seed: number, random: ReturnType<typeof pick>, seq: Sequence, steps: Step[]): Promise<void> {
+  const { tenant, slug } = seq;
   for (let index = 0; index < STEPS; index++) {
     const step = nextStep(random, seq);
     steps.push(step);
@@ -144,6 +164,7 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
     return { kind: 'concurrent', tx, ops: Array.from({ length: count }, () => randomOp(random, model, false)) };
   }
   const op = randomOp(random, model, seq.slug === 'provider_a');
+  if (random.chance(0.05)) return { kind: 'db_outage', tx, op: { ...op, fault: undefined } };
   return random.chance(0.2) ? { kind: 'op', tx, op, replay: true } : { kind: 'op', tx, op };
 }
 
@@ -190,6 +211,26 @@ async function perform(step: Step, seq: Sequence): Promise<void> {
     disputeNotice(tracked.model, step.stage);
     return;
   }
+  if (step.kind === 'db_outage') {
+    const outage = (seq.outage ??= await proxiedApi());
+    await outage.proxy.close();
+    const key = randomUUID();
+    const refused = await post(tenant, tracked.id, step.op, key, outage.app.url);
+    expect([refused.status, refused.body?.error?.code], `while the database is down: ${refused.text}`).to.deep.equal([
+      503,
+      'DATABASE_UNAVAILABLE',
+    ]);
+    await quiesce(tenant, seq.slug, seq.account);
+    invariants(
+      'a request refused by the outage changed nothing',
+      await observe(tenant, seq.slug, seq.account, tracked.id),
+      tracked.model,
+    );
+    outage.proxy = await startTcpProxy(stack().databasePort, '127.0.0.1', outage.port);
+    const answer = await send(tenant, tracked.id, step.op, key, outage.app.url);
+    applyAnswer(tracked.model, step.op, answer);
+    return;
+  }
   if (step.kind === 'op') {
     let forcedId: string | null = null;
     if (step.op.fault) {
@@ -207,12 +248,7 @@ async function perform(step: Step, seq: Sequence): Promise<void> {
     const answer = await send(tenant, tracked.id, step.op, key);
     if (step.replay)
       expect(await send(tenant, tracked.id, step.op, key), 'the same answer to a replay (same key)').to.equal(answer);
-    const expected = begin(tracked.model, step.op, 0);
-    expect(answer, `${step.op.kind} answer (null: accepted) from ${seq.txs[step.tx].model.status}`).to.equal(expected);
-    if (expected === null) {
-      const refund = step.op.kind === 'refund' ? tracked.model.refunds.length - 1 : null;
-      finish(tracked.model, { op: step.op, index: 0, refund });
-    } else if (forcedId) {
+    if (!applyAnswer(tracked.model, step.op, answer) && forcedId) {
       // A refused operation never reached the provider: its forced fault must not hit a later call.
       await control('DELETE', `/overrides/${forcedId}`);
     }
@@ -241,17 +277,47 @@ async function perform(step: Step, seq: Sequence): Promise<void> {
   tracked.model = match!.tx;
 }
 
-/** Sends an operation through the API; null when accepted, else the refusal's error code. Never a 5xx. */
-async function send(tenant: Tenant, txId: string, op: Op, key = randomUUID()): Promise<string | null> {
+/** A single operation's answer checked against the model's, then applied to it; true when accepted. */
+function applyAnswer(model: ModelTx, op: Op, answer: string | null): boolean {
+  const status = model.status;
+  const expected = begin(model, op, 0);
+  expect(answer, `${op.kind} answer (null: accepted) from ${status}`).to.equal(expected);
+  if (expected !== null) return false;
+  finish(model, { op, index: 0, refund: op.kind === 'refund' ? model.refunds.length - 1 : null });
+  return true;
+}
+
+function post(tenant: Tenant, txId: string, op: Op, key: string, baseUrl?: string): Promise<ApiResponse> {
   const path = op.kind === 'refund' ? `/transactions/${txId}/refunds` : `/transactions/${txId}/${op.kind}`;
   const body = op.kind === 'void' || op.amount === null ? {} : { amount: op.amount };
-  const res = await api.post(path, {
+  return api.post(path, {
     key: tenant.merchant_secret_key,
     headers: { 'idempotency-key': key },
     body,
+    ...(baseUrl ? { baseUrl } : {}),
   });
-  expect(res.status, `POST ${path} ${JSON.stringify(body)}: ${res.text}`).to.be.lessThan(500);
+}
+
+/** Sends an operation through the API; null when accepted, else the refusal's error code. Never a 5xx. */
+async function send(
+  tenant: Tenant,
+  txId: string,
+  op: Op,
+  key = randomUUID(),
+  baseUrl?: string,
+): Promise<string | null> {
+  const res = await post(tenant, txId, op, key, baseUrl);
+  expect(res.status, `POST ${op.kind} ${JSON.stringify(op)}: ${res.text}`).to.be.lessThan(500);
   return res.status < 300 ? null : (res.body?.error?.code ?? `HTTP ${res.status}`);
+}
+
+async function proxiedApi(): Promise<NonNullable<Sequence['outage']>> {
+  const { config, databasePort } = stack();
+  const proxy = await startTcpProxy(databasePort);
+  const databaseUrl = new URL(config.databaseUrl);
+  databaseUrl.port = String(proxy.port);
+  const app = await startApi({ ...config, databaseUrl: databaseUrl.toString() }, 0);
+  return { app, proxy, port: proxy.port };
 }
 
 async function check(step: Step, seq: Sequence, before: ModelTx[]): Promise<void> {
