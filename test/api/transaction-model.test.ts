@@ -50,14 +50,17 @@ type ChargeOutcome = 'approve' | 'pre_auth' | 'decline' | 'unknown' | 'unknown_p
 type Step =
   | { kind: 'charge'; outcome: ChargeOutcome; amount: number }
   /** replay: the integrator sends the same request again under the same Idempotency-Key (it lost the answer). */
-  | { kind: 'op'; tx: number; op: Op; replay?: true }
+  | { kind: 'op'; tx: number; op: ApiOp; replay?: true }
   | { kind: 'concurrent'; tx: number; ops: Op[] }
   | { kind: 'dispute'; tx: number; stage: 'opened' | 'won' | 'lost' }
   /**
    * The request reaches an API that cannot reach PostgreSQL: 503 DATABASE_UNAVAILABLE and nothing changes; sent
    * again under the same Idempotency-Key once the database is back, it is processed once.
    */
-  | { kind: 'db_outage'; tx: number; op: Op };
+  | { kind: 'db_outage'; tx: number; op: ApiOp };
+
+/** An operation an integrator sends through the API. */
+type ApiOp = Exclude<Op, { kind: 'dispute_opened' }>;
 
 /** Where each charge outcome leaves the transaction. */
 const CHARGED: Record<ChargeOutcome, TransactionStatus> = {
@@ -161,7 +164,10 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
   }
   if (roll < 0.35) {
     const count = random.int(2, 3);
-    return { kind: 'concurrent', tx, ops: Array.from({ length: count }, () => randomOp(random, model, false)) };
+    const ops: Op[] = Array.from({ length: count }, () => randomOp(random, model, false));
+    // The provider's dispute notification may arrive while they run.
+    if (model.dispute === 'none' && model.captured > 0 && random.chance(0.3)) ops[0] = { kind: 'dispute_opened' };
+    return { kind: 'concurrent', tx, ops };
   }
   const op = randomOp(random, model, seq.slug === 'provider_a');
   if (random.chance(0.05)) return { kind: 'db_outage', tx, op: { ...op, fault: undefined } };
@@ -169,8 +175,8 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
 }
 
 /** An operation, mostly one the state allows (so sequences go somewhere), sometimes one it refuses. */
-function randomOp(random: ReturnType<typeof pick>, model: ModelTx, faults: boolean): Op {
-  const weights: Array<Op['kind']> =
+function randomOp(random: ReturnType<typeof pick>, model: ModelTx, faults: boolean): ApiOp {
+  const weights: Array<ApiOp['kind']> =
     model.status === 'pre_authorized'
       ? ['capture', 'capture', 'capture', 'void', 'void', 'refund']
       : ['refund', 'refund', 'refund', 'refund', 'capture', 'void'];
@@ -255,7 +261,10 @@ async function perform(step: Step, seq: Sequence): Promise<void> {
     return;
   }
   const start = structuredClone(tracked.model);
-  const answers = await Promise.all(step.ops.map((op) => send(tenant, tracked.id, op)));
+  const reference = await providerReference(tracked.id);
+  const answers = await Promise.all(
+    step.ops.map((op) => (op.kind === 'dispute_opened' ? openDispute(reference) : send(tenant, tracked.id, op))),
+  );
   await quiesce(tenant, seq.slug, seq.account);
   const seen = await observe(tenant, seq.slug, seq.account, tracked.id);
   const observed = signature(seen, seen.events.slice(start.events.length));
@@ -277,6 +286,13 @@ async function perform(step: Step, seq: Sequence): Promise<void> {
   tracked.model = match!.tx;
 }
 
+/** The provider's dispute-opened notification (the sandbox sends its webhook); null: sent. */
+async function openDispute(reference: string): Promise<null> {
+  const res = await control('POST', `/payments/${reference}/dispute`, { stage: 'opened' });
+  expect(res.status, `sandbox dispute opened: ${JSON.stringify(res.body)}`).to.be.lessThan(300);
+  return null;
+}
+
 /** A single operation's answer checked against the model's, then applied to it; true when accepted. */
 function applyAnswer(model: ModelTx, op: Op, answer: string | null): boolean {
   const status = model.status;
@@ -287,7 +303,7 @@ function applyAnswer(model: ModelTx, op: Op, answer: string | null): boolean {
   return true;
 }
 
-function post(tenant: Tenant, txId: string, op: Op, key: string, baseUrl?: string): Promise<ApiResponse> {
+function post(tenant: Tenant, txId: string, op: ApiOp, key: string, baseUrl?: string): Promise<ApiResponse> {
   const path = op.kind === 'refund' ? `/transactions/${txId}/refunds` : `/transactions/${txId}/${op.kind}`;
   const body = op.kind === 'void' || op.amount === null ? {} : { amount: op.amount };
   return api.post(path, {
@@ -302,7 +318,7 @@ function post(tenant: Tenant, txId: string, op: Op, key: string, baseUrl?: strin
 async function send(
   tenant: Tenant,
   txId: string,
-  op: Op,
+  op: ApiOp,
   key = randomUUID(),
   baseUrl?: string,
 ): Promise<string | null> {

@@ -37,7 +37,9 @@ export type Op =
   | { kind: 'capture'; amount: number | null; fault?: OpFault }
   | { kind: 'void'; fault?: OpFault }
   /** amount null: the balance left. */
-  | { kind: 'refund'; amount: number | null; fault?: OpFault };
+  | { kind: 'refund'; amount: number | null; fault?: OpFault }
+  /** The provider's dispute-opened notification, arriving while the operations run (one atomic step). */
+  | { kind: 'dispute_opened'; fault?: undefined };
 
 /** States no operation or provider notification leaves (a lost dispute's charged_back is checked by `dispute`). */
 export const FINAL: readonly TransactionStatus[] = ['failed', 'voided', 'expired', 'canceled'];
@@ -78,6 +80,10 @@ export function move(tx: ModelTx, event: TransactionEvent): boolean {
 
 /** What an operation's begin (under the row lock) decides: null when accepted, else the refusal's code. */
 export function begin(tx: ModelTx, op: Op, index: number): string | null {
+  if (op.kind === 'dispute_opened') {
+    disputeNotice(tx, 'opened');
+    return null;
+  }
   if (op.kind === 'refund') {
     if (tx.status === 'refunded') return 'TRANSACTION_ALREADY_REFUNDED';
     if (!ruleFor(tx.status, 'refund_requested')) return 'INVALID_STATE_TRANSITION';
@@ -110,6 +116,7 @@ export type Begun = { op: Op; index: number; refund: number | null };
 export function finish(tx: ModelTx, begun: Begun): void {
   const { op } = begun;
   const processed = op.fault !== 'processing_error';
+  if (op.kind === 'dispute_opened') return;
   if (op.kind === 'capture' || op.kind === 'void') {
     tx.owner = null;
     if (op.kind === 'capture') {
@@ -140,6 +147,14 @@ export function disputeNotice(tx: ModelTx, stage: 'opened' | 'won' | 'lost'): vo
   }
   if (stage === 'won') {
     if (!move(tx, 'dispute_won')) tx.events.push('transaction.dispute_won');
+    // announceRefundsSettledDuringDispute: a refund that succeeded while charged_back is told now, once.
+    else if (
+      (tx.status === 'refunded' || tx.status === 'partially_refunded') &&
+      tx.refunds.some((r) => r.status === 'succeeded' && !r.announced)
+    ) {
+      tx.events.push(`transaction.${tx.status}`);
+      for (const r of tx.refunds) if (r.status === 'succeeded') r.announced = true;
+    }
   } else tx.events.push('transaction.dispute_lost');
   tx.events.push('transaction.dispute_closed');
   tx.dispute = stage;
@@ -170,7 +185,9 @@ export function interleavings(start: ModelTx, ops: readonly Op[]): Outcome[] {
       const nextAnswers = [...answers];
       nextAnswers[i] = answer;
       const begun =
-        answer === null ? [{ op: ops[i], index: i, refund: ops[i].kind === 'refund' ? refundsBefore : null }] : [];
+        answer === null && ops[i].kind !== 'dispute_opened'
+          ? [{ op: ops[i], index: i, refund: ops[i].kind === 'refund' ? refundsBefore : null }]
+          : [];
       walk(next, nextAnswers, [...inFlight, ...begun]);
     }
     for (const [k, begun] of inFlight.entries()) {

@@ -71,4 +71,23 @@ describe('transaction reference model', () => {
     expect(announcements).to.deep.equal(new Set([1, 2]));
     for (const { tx } of outcomes) expect([tx.status, tx.refunded]).to.deep.equal(['partially_refunded', 800]);
   });
+
+  it('a refund that succeeds while the dispute is open is announced once the dispute is won, after dispute_won', () => {
+    const outcomes = interleavings(newTx('authorized', 1500), [
+      { kind: 'refund', amount: 500 },
+      { kind: 'dispute_opened' },
+    ]);
+    const disputedMidRefund = outcomes.find(
+      (o) => o.tx.status === 'charged_back' && o.tx.refunded === 500 && !o.tx.refunds[0].announced,
+    );
+    expect(disputedMidRefund, 'the dispute opened while the refund was pending').to.not.equal(undefined);
+    const tx = disputedMidRefund!.tx;
+    disputeNotice(tx, 'won');
+    expect(tx.status).to.equal('partially_refunded');
+    expect(tx.events.slice(-3)).to.deep.equal([
+      'transaction.dispute_won',
+      'transaction.partially_refunded',
+      'transaction.dispute_closed',
+    ]);
+  });
 });
