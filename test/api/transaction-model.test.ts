@@ -1,0 +1,408 @@
+/**
+ * The transaction state machine's model-based test (issue 23; ARCHITECTURE.md, "Money state machines"): seeded
+ * random sequences of charges (approved, declined, an unknown outcome resolved by lookup, pre-authorized with
+ * capture false), captures (full, partial, too large, refused by the provider), voids, refunds (partial, the rest,
+ * too large, refused by the provider, answered 5xx after refunding, pending then settled by webhook on the
+ * asynchronous provider_b), disputes (opened, won, lost), operations sent at once and requests replayed under their Idempotency-Key, driven through the API as an
+ * integrator would (provider outcomes through the sandbox's control API), against the real API, worker,
+ * PostgreSQL and sandbox provider. After every step the invariants are checked against a reference model built on
+ * the pure state table (test/helpers/transaction-model.ts): status and amounts equal the model's, amount_refunded ≤
+ * amount_captured ≤ amount_authorized, the provider's ledger matches the read model, the order's transitions form
+ * one chain, each state change records exactly the events the table says, and nothing leaves a final state.
+ *
+ * CI runs MODEL_RUNS sequences (default 3); `npm run test:model -- --model transactions --runs 100 --seed 5000`
+ * runs more, `--seed N --runs 1` replays one. A failure names its seed, step and the steps before it.
+ */
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import type { TransactionStatus } from '../../db/entities';
+import { ruleFor } from '../../domain/transactions/transactions.state-table';
+import { ORDER_STATUS_OF } from '../../domain/transactions/transactions.transitions';
+import { createTenant, type Tenant } from '../helpers/factories';
+import { startApi, type RunningApi } from '../../api/server';
+import { api, type ApiResponse } from '../helpers/http';
+import { stack } from '../helpers/stack';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+import { accountOf, control, type Slug } from '../helpers/sandbox';
+import { seeded, pick } from '../helpers/seeded';
+import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
+import {
+  begin,
+  disputeNotice,
+  finish,
+  FINAL,
+  interleavings,
+  newTx,
+  signature,
+  type ModelTx,
+  type Op,
+} from '../helpers/transaction-model';
+import { observe, providerReference, quiesce, type Observed } from '../helpers/transaction-model-stack';
+
+const RUNS = Number(process.env.MODEL_RUNS ?? 3);
+const FIRST_SEED = Number(process.env.MODEL_SEED ?? 1);
+const STEPS = Number(process.env.MODEL_STEPS ?? 10);
+const MAX_TRANSACTIONS = 3;
+/** MODEL_VERBOSE=1 prints each step and where it left the transactions. */
+const VERBOSE = Boolean(process.env.MODEL_VERBOSE);
+
+type ChargeOutcome = 'approve' | 'pre_auth' | 'decline' | 'unknown' | 'unknown_pre_auth';
+type Step =
+  | { kind: 'charge'; outcome: ChargeOutcome; amount: number }
+  /** replay: the integrator sends the same request again under the same Idempotency-Key (it lost the answer). */
+  | { kind: 'op'; tx: number; op: ApiOp; replay?: true }
+  | { kind: 'concurrent'; tx: number; ops: Op[] }
+  | { kind: 'dispute'; tx: number; stage: 'opened' | 'won' | 'lost' }
+  /**
+   * The request reaches an API that cannot reach PostgreSQL: 503 DATABASE_UNAVAILABLE and nothing changes; sent
+   * again under the same Idempotency-Key once the database is back, it is processed once.
+   */
+  | { kind: 'db_outage'; tx: number; op: ApiOp };
+
+/** An operation an integrator sends through the API. */
+type ApiOp = Exclude<Op, { kind: 'dispute_opened' }>;
+
+/** Where each charge outcome leaves the transaction. */
+const CHARGED: Record<ChargeOutcome, TransactionStatus> = {
+  approve: 'authorized',
+  pre_auth: 'pre_authorized',
+  decline: 'failed',
+  unknown: 'authorized',
+  unknown_pre_auth: 'pre_authorized',
+};
+
+interface Tracked {
+  id: string;
+  model: ModelTx;
+}
+
+interface Sequence {
+  tenant: Tenant;
+  connector: CascadeConnector;
+  slug: Slug;
+  account: string;
+  txs: Tracked[];
+  /** A second API reaching PostgreSQL through a TCP proxy, started by the first db_outage step. */
+  outage?: { app: RunningApi; proxy: TcpProxy; port: number };
+}
+
+describe('Transaction model: seeded random sequences keep the invariants (real API, worker, database, sandbox)', () => {
+  // Seeds that once found a defect run every time (none yet).
+  const REGRESSION_SEEDS: number[] = process.env.MODEL_SEED ? [] : [];
+  const seeds = [...Array.from({ length: RUNS }, (_, i) => FIRST_SEED + i), ...REGRESSION_SEEDS];
+  for (const seed of seeds) {
+    it(`seed ${seed}: every step keeps the invariants`, async function () {
+      this.timeout(10 * 60_000);
+      await runSequence(seed);
+    });
+  }
+});
+
+async function runSequence(seed: number): Promise<void> {
+  const random = pick(seeded(seed));
+  const tenant = await createTenant();
+  // provider_a answers refunds at once and takes forced operation faults; provider_b answers them pending and
+  // decides by webhook.
+  const slug = random.one(['provider_a', 'provider_a', 'provider_b'] as const);
+  const [connector] = await cascade(tenant, [slug]);
+  const seq: Sequence = { tenant, connector, slug, account: await accountOf(slug, connector.credentials), txs: [] };
+  const steps: Step[] = [];
+  try {
+    await runSteps(seed, random, seq, steps);
+  } finally {
+    await seq.outage?.proxy.close();
+    await seq.outage?.app.stop();
+  }
+}
+
+async function runSteps(seed: number, random: ReturnType<typeof pick>, seq: Sequence, steps: Step[]): Promise<void> {
+  const { tenant, slug } = seq;
+  for (let index = 0; index < STEPS; index++) {
+    const step = nextStep(random, seq);
+    steps.push(step);
+    const where = `seed ${seed} (${slug}), step ${index + 1} ${JSON.stringify(step)}; steps before: ${JSON.stringify(steps.slice(0, -1))}`;
+    try {
+      const before = seq.txs.map((t) => structuredClone(t.model));
+      await perform(step, seq);
+      await quiesce(tenant, slug, seq.account);
+      await check(step, seq, before);
+      if (VERBOSE)
+        console.log(
+          `    seed ${seed} step ${index + 1}: ${JSON.stringify(step)} → ${seq.txs.map((t) => t.model.status).join(', ')}`,
+        );
+    } catch (error) {
+      if (error instanceof Error) error.message = `${where}\n${error.message}`;
+      throw error;
+    }
+  }
+}
+
+function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
+  const amount = random.one([1500, 2000, 3000]);
+  if (seq.txs.length === 0 || (seq.txs.length < MAX_TRANSACTIONS && random.chance(0.2))) {
+    const outcome = random.one([
+      'approve',
+      'approve',
+      'pre_auth',
+      'pre_auth',
+      'decline',
+      'unknown',
+      'unknown_pre_auth',
+    ] as const);
+    return { kind: 'charge', outcome, amount };
+  }
+  // Mostly a transaction that can still move (operations on final ones are refused: checked now and then).
+  const live = seq.txs.map((_, i) => i).filter((i) => !FINAL.includes(seq.txs[i].model.status));
+  const tx = live.length > 0 && random.chance(0.85) ? random.one(live) : random.int(0, seq.txs.length - 1);
+  const model = seq.txs[tx].model;
+  const roll = random.int(0, 999) / 1000;
+  if (model.dispute === 'open' && roll < 0.4)
+    return { kind: 'dispute', tx, stage: random.one(['won', 'lost'] as const) };
+  if (roll < 0.15) {
+    if (model.dispute === 'none' && model.captured > 0 && ruleFor(model.status, 'dispute_opened'))
+      return { kind: 'dispute', tx, stage: 'opened' };
+  }
+  if (roll < 0.35) {
+    const count = random.int(2, 3);
+    const ops: Op[] = Array.from({ length: count }, () => randomOp(random, model, false));
+    // The provider's dispute notification may arrive while they run.
+    if (model.dispute === 'none' && model.captured > 0 && random.chance(0.3)) ops[0] = { kind: 'dispute_opened' };
+    return { kind: 'concurrent', tx, ops };
+  }
+  const op = randomOp(random, model, seq.slug === 'provider_a');
+  if (random.chance(0.05)) return { kind: 'db_outage', tx, op: { ...op, fault: undefined } };
+  return random.chance(0.2) ? { kind: 'op', tx, op, replay: true } : { kind: 'op', tx, op };
+}
+
+/** An operation, mostly one the state allows (so sequences go somewhere), sometimes one it refuses. */
+function randomOp(random: ReturnType<typeof pick>, model: ModelTx, faults: boolean): ApiOp {
+  const weights: Array<ApiOp['kind']> =
+    model.status === 'pre_authorized'
+      ? ['capture', 'capture', 'capture', 'void', 'void', 'refund']
+      : ['refund', 'refund', 'refund', 'refund', 'capture', 'void'];
+  const kind = random.one(weights);
+  const fault = (p: number, options: Op['fault'][]) => (faults && random.chance(p) ? random.one(options) : undefined);
+  if (kind === 'capture') {
+    const amount = random.one([null, null, Math.max(model.authorized - 500, 500), model.authorized + 100]);
+    return { kind, amount, fault: fault(0.25, ['processing_error']) };
+  }
+  if (kind === 'void') return { kind, fault: fault(0.1, ['processing_error']) };
+  // 261 ends in 61: the sandbox refuses it (at once on provider_a, by webhook on provider_b).
+  const amount = random.one([500, 300, 261, null, null, model.captured + 100]);
+  return { kind, amount, fault: fault(0.3, ['processing_error', 'approved_server_error']) };
+}
+
+/** Runs a step on the stack and applies it to the model (a concurrent step: the outcome the stack shows). */
+async function perform(step: Step, seq: Sequence): Promise<void> {
+  const { tenant, connector } = seq;
+  if (step.kind === 'charge') {
+    if (step.outcome === 'decline') await override(connector, 'do_not_honor', 1);
+    if (step.outcome.startsWith('unknown')) await override(connector, 'approved_server_error', 1);
+    const currency = seq.slug === 'provider_b' ? { currency: 'BRL', country: 'BR' } : {};
+    const capture = step.outcome.endsWith('pre_auth') ? { capture: false } : {};
+    const res = await charge(
+      tenant,
+      cardCharge(await cardToken(tenant), { amount: step.amount, ...currency, ...capture }),
+    );
+    expect(res.status, `POST /transactions: ${res.text}`).to.equal(201);
+    await quiesce(tenant, seq.slug, seq.account);
+    seq.txs.push({ id: res.body.data.id, model: newTx(CHARGED[step.outcome], step.amount) });
+    return;
+  }
+  const tracked = seq.txs[step.tx];
+  if (step.kind === 'dispute') {
+    const reference = await providerReference(tracked.id);
+    const res = await control('POST', `/payments/${reference}/dispute`, { stage: step.stage });
+    expect(res.status, `sandbox dispute ${step.stage}: ${JSON.stringify(res.body)}`).to.be.lessThan(300);
+    disputeNotice(tracked.model, step.stage);
+    return;
+  }
+  if (step.kind === 'db_outage') {
+    const outage = (seq.outage ??= await proxiedApi());
+    await outage.proxy.close();
+    const key = randomUUID();
+    const refused = await post(tenant, tracked.id, step.op, key, outage.app.url);
+    expect([refused.status, refused.body?.error?.code], `while the database is down: ${refused.text}`).to.deep.equal([
+      503,
+      'DATABASE_UNAVAILABLE',
+    ]);
+    await quiesce(tenant, seq.slug, seq.account);
+    invariants(
+      'a request refused by the outage changed nothing',
+      await observe(tenant, seq.slug, seq.account, tracked.id),
+      tracked.model,
+    );
+    outage.proxy = await startTcpProxy(stack().databasePort, '127.0.0.1', outage.port);
+    const answer = await send(tenant, tracked.id, step.op, key, outage.app.url);
+    applyAnswer(tracked.model, step.op, answer);
+    return;
+  }
+  if (step.kind === 'op') {
+    let forcedId: string | null = null;
+    if (step.op.fault) {
+      const forced = await control('POST', '/overrides', {
+        provider: seq.slug,
+        credentials: connector.credentials,
+        operation: step.op.kind,
+        scenario: step.op.fault,
+        times: 1,
+      });
+      expect(forced.status, JSON.stringify(forced.body)).to.equal(201);
+      forcedId = forced.body.id;
+    }
+    const key = randomUUID();
+    const answer = await send(tenant, tracked.id, step.op, key);
+    if (step.replay)
+      expect(await send(tenant, tracked.id, step.op, key), 'the same answer to a replay (same key)').to.equal(answer);
+    if (!applyAnswer(tracked.model, step.op, answer) && forcedId) {
+      // A refused operation never reached the provider: its forced fault must not hit a later call.
+      await control('DELETE', `/overrides/${forcedId}`);
+    }
+    return;
+  }
+  const start = structuredClone(tracked.model);
+  const reference = await providerReference(tracked.id);
+  const answers = await Promise.all(
+    step.ops.map((op) => (op.kind === 'dispute_opened' ? openDispute(reference) : send(tenant, tracked.id, op))),
+  );
+  await quiesce(tenant, seq.slug, seq.account);
+  const seen = await observe(tenant, seq.slug, seq.account, tracked.id);
+  const observed = signature(seen, seen.events.slice(start.events.length));
+  const outcomes = interleavings(start, step.ops);
+  const match = outcomes.find(
+    (o) =>
+      JSON.stringify(o.answers) === JSON.stringify(answers) &&
+      signature(o.tx, o.tx.events.slice(start.events.length)) === observed,
+  );
+  const possible = [
+    ...new Set(
+      outcomes.map((o) => `${JSON.stringify(o.answers)} ${signature(o.tx, o.tx.events.slice(start.events.length))}`),
+    ),
+  ];
+  expect(
+    match,
+    `operations at once: answers ${JSON.stringify(answers)}, transaction ${observed} is no serial order of them; possible:\n${possible.join('\n')}`,
+  ).to.not.equal(undefined);
+  tracked.model = match!.tx;
+}
+
+/** The provider's dispute-opened notification (the sandbox sends its webhook); null: sent. */
+async function openDispute(reference: string): Promise<null> {
+  const res = await control('POST', `/payments/${reference}/dispute`, { stage: 'opened' });
+  expect(res.status, `sandbox dispute opened: ${JSON.stringify(res.body)}`).to.be.lessThan(300);
+  return null;
+}
+
+/** A single operation's answer checked against the model's, then applied to it; true when accepted. */
+function applyAnswer(model: ModelTx, op: Op, answer: string | null): boolean {
+  const status = model.status;
+  const expected = begin(model, op, 0);
+  expect(answer, `${op.kind} answer (null: accepted) from ${status}`).to.equal(expected);
+  if (expected !== null) return false;
+  finish(model, { op, index: 0, refund: op.kind === 'refund' ? model.refunds.length - 1 : null });
+  return true;
+}
+
+function post(tenant: Tenant, txId: string, op: ApiOp, key: string, baseUrl?: string): Promise<ApiResponse> {
+  const path = op.kind === 'refund' ? `/transactions/${txId}/refunds` : `/transactions/${txId}/${op.kind}`;
+  const body = op.kind === 'void' || op.amount === null ? {} : { amount: op.amount };
+  return api.post(path, {
+    key: tenant.merchant_secret_key,
+    headers: { 'idempotency-key': key },
+    body,
+    ...(baseUrl ? { baseUrl } : {}),
+  });
+}
+
+/** Sends an operation through the API; null when accepted, else the refusal's error code. Never a 5xx. */
+async function send(
+  tenant: Tenant,
+  txId: string,
+  op: ApiOp,
+  key = randomUUID(),
+  baseUrl?: string,
+): Promise<string | null> {
+  const res = await post(tenant, txId, op, key, baseUrl);
+  expect(res.status, `POST ${op.kind} ${JSON.stringify(op)}: ${res.text}`).to.be.lessThan(500);
+  return res.status < 300 ? null : (res.body?.error?.code ?? `HTTP ${res.status}`);
+}
+
+async function proxiedApi(): Promise<NonNullable<Sequence['outage']>> {
+  const { config, databasePort } = stack();
+  const proxy = await startTcpProxy(databasePort);
+  const databaseUrl = new URL(config.databaseUrl);
+  databaseUrl.port = String(proxy.port);
+  const app = await startApi({ ...config, databaseUrl: databaseUrl.toString() }, 0);
+  return { app, proxy, port: proxy.port };
+}
+
+async function check(step: Step, seq: Sequence, before: ModelTx[]): Promise<void> {
+  for (const [i, { id, model }] of seq.txs.entries()) {
+    const seen = await observe(seq.tenant, seq.slug, seq.account, id);
+    const label = `transaction #${i} (${id})`;
+    invariants(label, seen, model);
+    const previous = before[i];
+    if (!previous) continue;
+    if (FINAL.includes(previous.status)) {
+      expect(seen.status, `${label}: no move out of final ${previous.status}`).to.equal(previous.status);
+      expect(seen.events, `${label}: nothing recorded once ${previous.status}`).to.have.length(previous.events.length);
+    }
+    if (step.kind === 'dispute' && step.tx === i && step.stage === 'won')
+      expect(seen.status, `${label}: a won dispute returns to the status before it`).to.equal(model.beforeDispute);
+    if (step.kind === 'op' && step.tx === i && step.op.kind === 'refund') {
+      const added = seen.events.slice(previous.events.length);
+      if (added.includes('transaction.refund_failed'))
+        expect(
+          added.filter((t) => t !== 'transaction.refund_created' && t !== 'transaction.refund_pending'),
+          `${label}: a failed refund records only transaction.refund_failed`,
+        ).to.deep.equal(['transaction.refund_failed']);
+    }
+  }
+}
+
+function invariants(label: string, seen: Observed, model: ModelTx): void {
+  expect(
+    { status: seen.status, authorized: seen.authorized, captured: seen.captured, refunded: seen.refunded },
+    `${label}: read model = reference model`,
+  ).to.deep.equal({
+    status: model.status,
+    authorized: model.authorized,
+    captured: model.captured,
+    refunded: model.refunded,
+  });
+  expect(seen.refunded, `${label}: amount_refunded ≤ amount_captured`).to.be.at.most(seen.captured);
+  expect(seen.captured, `${label}: amount_captured ≤ amount_authorized`).to.be.at.most(seen.authorized);
+
+  // One event per state change, of the type the table says.
+  expect(
+    [...seen.events].sort(),
+    `${label}: events recorded = the table's (seen in order: ${seen.events.join(', ')})`,
+  ).to.deep.equal([...model.events].sort());
+  const count = (type: string) => seen.events.filter((t) => t === type).length;
+  expect(count('transaction.created'), `${label}: one transaction.created`).to.equal(1);
+  expect(count('transaction.authorized'), `${label}: no second transaction.authorized`).to.be.at.most(1);
+
+  // The provider's ledger matches the read model.
+  expect(seen.approvals, `${label}: charged at most once`).to.be.at.most(1);
+  expect(seen.approvals, `${label}: charged iff the read model says authorized`).to.equal(model.authorized > 0 ? 1 : 0);
+  if (seen.payment) {
+    expect(seen.payment.state === 'voided', `${label}: voided at the provider iff voided`).to.equal(
+      model.status === 'voided',
+    );
+    if (seen.payment.state === 'captured')
+      expect(seen.payment.capturedAmount, `${label}: captured at the provider`).to.equal(model.captured);
+    expect(seen.payment.refundedAmount, `${label}: refunded at the provider = amount_refunded`).to.equal(
+      model.refunded,
+    );
+  }
+
+  // The order's transitions form one chain ending in the transaction's status.
+  for (const [k, [from]] of seen.history.entries())
+    if (k > 0)
+      expect(from, `${label}: transition ${k} chains (${JSON.stringify(seen.history)})`).to.equal(
+        seen.history[k - 1][1],
+      );
+  expect(seen.history.at(-1)?.[1], `${label}: the order's last transition is the transaction's status`).to.equal(
+    ORDER_STATUS_OF[model.status],
+  );
+}
