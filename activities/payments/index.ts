@@ -99,7 +99,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
    * nothing, once per transaction id. tokenClaimed is false when the token was already claimed by another
    * transaction; storedDecision is the routing decision an earlier try stored (null on the first).
    */
-  const open = (input: ChargeInput, routingDecision: RoutingDecision | null) =>
+  const open = (input: ChargeInput, routingDecision: RoutingDecision) =>
     inTransaction(async (em): Promise<{ tokenClaimed: boolean; storedDecision: RoutingDecision | null }> => {
       const existing = await em.findOne(TransactionSchema, { id: input.transactionId });
       const storedDecision = (existing?.routingDecision as RoutingDecision | null | undefined) ?? null;
@@ -182,32 +182,8 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
 
   const activities = {
     /**
-     * Writes the order (items, first history entry), the pending transaction and transaction.created, claims the
-     * single-use card token and moves a checkout session to payment_pending — all or nothing, once per
-     * transaction id. Returns false when the token was already claimed by another transaction.
-     */
-    async openTransaction(input: ChargeInput): Promise<{ tokenClaimed: boolean }> {
-      const { tokenClaimed } = await open(input, null);
-      return { tokenClaimed };
-    },
-
-    /** The routing engine's ordered connectors for this charge (empty when nothing can take it). */
-    async planAttempts(
-      input: ChargeInput & { randomDraw: number },
-    ): Promise<{ profileId: string | null; attempts: PlannedAttempt[]; cascade?: CascadePolicy | null }> {
-      const em = orm.em.fork();
-      const plan = await planCharge(em, input.merchantId, routingAttributesOf(input));
-      // Only histories from before openAndPlanCharge plan separately: the explanation is written on its own here.
-      await em.execute(
-        'update transactions set routing_decision = ?::jsonb where id = ? and routing_decision is null',
-        [JSON.stringify(plan.decision), input.transactionId],
-      );
-      return { profileId: plan.profileId, attempts: plan.attempts, cascade: plan.cascade };
-    },
-
-    /**
-     * openTransaction then planAttempts in one step (run as a local activity by the charge workflow): one workflow
-     * task instead of two round trips before the first provider call. The plan is made first so its explanation is
+     * Opens the transaction (see `open`) and plans its connectors with the routing engine in one step (run as a
+     * local activity by the charge workflow): no Temporal round trip before the first provider call. The plan is made first so its explanation is
      * written with the transaction's own insert (no extra write); a retried step finds the transaction and re-uses
      * the plan stored with it. Nothing is planned when the token was taken.
      */
@@ -360,7 +336,6 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
 
     /**
      * The final (or pending) state after the cascade; idempotent through the state table and the move's key.
-     * Histories recorded before the state table also pass `from` (always ['pending']): the table says the same.
      */
     async finalizeCharge(input: FinalizeInput): Promise<void> {
       await inTransaction(async (em) => {
@@ -418,12 +393,6 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           );
         }
       });
-    },
-
-    /** The transaction's current status (the settlement workflow reads it after a restart). */
-    async transactionStatus(transactionId: string): Promise<TransactionStatus | null> {
-      const tx = await orm.em.fork().findOne(TransactionSchema, { id: transactionId });
-      return tx?.status ?? null;
     },
   };
   return activities;

@@ -16,12 +16,7 @@ import { presentRefund } from '../../domain/transactions/transactions.presenter'
 import type { VaultSettings } from '../vault';
 import { heartbeatWhile } from './heartbeat';
 import type { Outcome } from '../../domain/connectors/connector';
-import {
-  OPERATION_IN_PROGRESS,
-  UNRESOLVED_PROVIDER_CALL,
-  type OperationInput,
-  type OperationStart,
-} from '../../workflows/lib/charge-types';
+import { OPERATION_IN_PROGRESS, type OperationInput, type OperationStart } from '../../workflows/lib/charge-types';
 
 const rejection = (code: string, message: string): OperationStart => ({ ok: false, code, message });
 
@@ -292,8 +287,6 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
         }
         if (approved) await settleRefund(em, input.refundId!, 'succeeded', input.providerReference, null, 'system');
         else if (input.outcome === 'pending') await recordRefundReference(em, input.refundId!, input.providerReference);
-        // A call that failed on every try, finished by a workflow from before the lookup: still in doubt, stays pending.
-        else if (input.rawCode === UNRESOLVED_PROVIDER_CALL) return;
         // A decline, or a refund the provider refused unprocessed (processing_error) or never received
         // (network_error, not_processed): nothing was refunded, so the refund fails rather than stay pending forever.
         else await settleRefund(em, input.refundId!, 'failed', input.providerReference, input.rawCode, 'system');
