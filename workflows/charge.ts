@@ -17,7 +17,6 @@ import {
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
-  patched,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -26,11 +25,9 @@ import {
 import {
   shouldTryNextConnector,
   type AttemptInput,
-  type CascadePolicy,
   type AttemptResult,
   type ChargeInput,
   type ChargeResult,
-  type PlannedAttempt,
   type SettlementSignal,
 } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
@@ -40,10 +37,9 @@ import { operationWorkflowId, transactionOperationWorkflow } from './transaction
 import { SUBSCRIPTION_ALREADY_EXISTS } from './lib/subscription-rules';
 
 const db = databaseActivities();
+/** Database-only steps of the cascade (open + plan, unresolved attempts, finalize): no Temporal round trip each. */
 const local = localDatabaseActivities();
 const provider = providerActivities();
-/** Patch id (in histories): open + plan as one local activity, finalize and unresolved attempts local too. */
-const LOCAL_DATABASE_STEPS = 'charge-local-database-steps';
 
 export const chargeWorkflowId = (transactionId: string) => `charge-${transactionId}`;
 export const settlementWorkflowId = (transactionId: string) => `charge-settlement-${transactionId}`;
@@ -55,16 +51,20 @@ const setStatus = (status: string) =>
 
 export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> {
   const id = input.transactionId;
-  const { workflowId } = workflowInfo();
-  setStatus('pending');
-  // Database-only steps run as local activities (no Temporal round trip each); charges started before this change
-  // replay their regular activities. Provider attempts are regular activities either way.
-  const steps = patched(LOCAL_DATABASE_STEPS) ? local : db;
+  const { workflowId, typedSearchAttributes } = workflowInfo();
+  // The API's start sets TransactionId; a start without it (a subscription's renewal) gets it here, in the same
+  // visibility write as the status.
+  upsertSearchAttributes([
+    { key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: 'pending' },
+    ...(typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.TransactionId) === undefined
+      ? [{ key: SEARCH_ATTRIBUTE_KEYS.TransactionId, value: [id] }]
+      : []),
+  ]);
   const finish = async (
     to: 'authorized' | 'pre_authorized' | 'failed',
     extra: Partial<Parameters<typeof db.finalizeCharge>[0]> = {},
   ) => {
-    await steps.finalizeCharge({
+    await local.finalizeCharge({
       transactionId: id,
       to,
       triggeredBy: 'system',
@@ -75,19 +75,10 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
     return { transactionId: id, status: to };
   };
   // Workflow Math.random is seeded per run: a fair draw for math/random rules that replays identically.
-  let attempts: PlannedAttempt[];
-  // The merchant's decline table, read by the planning activity (so recorded in this history); absent in histories
-  // from before it existed, which cascade exactly as they did.
-  let cascade: CascadePolicy | null | undefined;
-  if (steps === local) {
-    const opened = await local.openAndPlanCharge({ ...input, randomDraw: Math.random() });
-    if (!opened.tokenClaimed) return finish('failed');
-    ({ attempts, cascade } = opened);
-  } else {
-    const { tokenClaimed } = await db.openTransaction(input);
-    if (!tokenClaimed) return finish('failed');
-    ({ attempts, cascade } = await db.planAttempts({ ...input, randomDraw: Math.random() }));
-  }
+  const opened = await local.openAndPlanCharge({ ...input, randomDraw: Math.random() });
+  if (!opened.tokenClaimed) return finish('failed');
+  // The merchant's decline table is read by the planning step (so recorded in this history).
+  const { attempts, cascade } = opened;
   for (const [index, attempt] of attempts.entries()) {
     const attemptNumber = index + 1;
     const attemptInput: AttemptInput = {
@@ -106,7 +97,7 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       // Every try failed around the provider call (worker or database). Unless its outcome was written first,
       // whether the provider charged is unknown, and another connector could charge the customer a second time:
       // the cascade stops and the charge fails, the attempt left for reconciliation under its idempotency key.
-      const recorded = await steps.recordUnresolvedAttempt(attemptInput);
+      const recorded = await local.recordUnresolvedAttempt(attemptInput);
       if (!recorded) break;
       result = recorded;
     }
@@ -117,11 +108,11 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
         amountAuthorized: amount,
         amountCaptured: input.capture ? amount : 0,
       });
-      if (input.order.recurrence === 'initial' && patched('subscription-on-first-charge')) await startSubscription(id);
+      if (input.order.recurrence === 'initial') await startSubscription(id);
       return charged;
     }
     if (result.outcome === 'pending') {
-      await steps.finalizeCharge({
+      await local.finalizeCharge({
         transactionId: id,
         to: 'pending',
         triggeredBy: 'system',
@@ -132,16 +123,7 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
           paymentInstructions: result.paymentInstructions,
         },
       });
-      const expiresAt = result.paymentInstructions?.expires_at;
-      await startChild(asyncSettlementWorkflow, {
-        workflowId: settlementWorkflowId(id),
-        args: [
-          { transactionId: id, amount: input.amount, expiresAt: typeof expiresAt === 'string' ? expiresAt : null },
-        ],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        // The operator finds it by the same MerchantId / CustomerId / PaymentMethod as the charge.
-        typedSearchAttributes: workflowInfo().typedSearchAttributes,
-      });
+      await startSettlement(id, input.amount, result.paymentInstructions?.expires_at);
       return { transactionId: id, status: 'pending' };
     }
     // A hard decline stops (unless the merchant's decline table says otherwise); so does `unknown`, always (the
@@ -151,16 +133,10 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
   return finish('failed');
 }
 
-/** Marks histories where a first charge that lost the race for its plan is refunded (not left failing). */
-const DUPLICATE_SUBSCRIPTION_REFUND_PATCH = 'duplicate-subscription-refund';
-
 const lostThePlanRace = (error: unknown) =>
   error instanceof ActivityFailure &&
   error.cause instanceof ApplicationFailure &&
   error.cause.type === SUBSCRIPTION_ALREADY_EXISTS;
-
-/** Marks histories that read the deployment's subscription settings before starting the subscription workflow. */
-const SUBSCRIPTION_SETTINGS_PATCH = 'subscription-settings-input';
 
 /**
  * A paid first charge of a recurring offer starts its subscription: the activity writes it once (id derived from
@@ -172,7 +148,7 @@ async function startSubscription(transactionId: string): Promise<void> {
   try {
     state = await db.createSubscriptionForCharge({ transactionId, at: new Date().toISOString() });
   } catch (error) {
-    if (!lostThePlanRace(error) || !patched(DUPLICATE_SUBSCRIPTION_REFUND_PATCH)) throw error;
+    if (!lostThePlanRace(error)) throw error;
     // Another first charge of the same plan and customer got its subscription first (both passed the check before
     // charging): this charge is given back in full rather than kept without a subscription.
     const refundId = await db.givenBackRefundId({ transactionId, reason: 'duplicate_subscription' });
@@ -181,16 +157,17 @@ async function startSubscription(transactionId: string): Promise<void> {
       workflowId: operationWorkflowId(refund),
       args: [{ ...refund, reason: 'duplicate_subscription' }],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // The charge's MerchantId, CustomerId, OrganizationId and TransactionId: found where the charge is.
+      typedSearchAttributes: workflowInfo().typedSearchAttributes,
     });
     return;
   }
   if (!state) return;
   // The deployment's dunning schedule, read once by an activity so the child's input (and this history) holds it.
-  // Charges recorded before the setting existed started their subscription without it (the workflow's default).
-  const settings = patched(SUBSCRIPTION_SETTINGS_PATCH) ? await db.subscriptionSettings() : null;
+  const settings = await db.subscriptionSettings();
   await startChild(subscriptionWorkflow, {
     workflowId: subscriptionWorkflowId(state.subscriptionId),
-    args: [{ state, ...(settings ? { dunningScheduleDays: settings.dunningScheduleDays } : {}) }],
+    args: [{ state, dunningScheduleDays: settings.dunningScheduleDays }],
     parentClosePolicy: ParentClosePolicy.ABANDON,
     typedSearchAttributes: [
       { key: SEARCH_ATTRIBUTE_KEYS.OrganizationId, value: state.organizationId },
@@ -199,6 +176,27 @@ async function startSubscription(transactionId: string): Promise<void> {
       { key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: state.status },
     ],
   });
+}
+
+/**
+ * Starts the pending charge's settlement child (abandoned: the charge answers now). Once per transaction
+ * (REJECT_DUPLICATE): a reset or re-run charge workflow finds the settlement it started, running or decided, and
+ * leaves the verdict to it — a decided settlement is never waited out again.
+ */
+async function startSettlement(transactionId: string, amount: number, expiresAt: unknown): Promise<void> {
+  try {
+    await startChild(asyncSettlementWorkflow, {
+      workflowId: settlementWorkflowId(transactionId),
+      args: [{ transactionId, amount, expiresAt: typeof expiresAt === 'string' ? expiresAt : null }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // The operator finds it by the same MerchantId / CustomerId / PaymentMethod / TransactionId as the charge.
+      typedSearchAttributes: workflowInfo().typedSearchAttributes,
+    });
+  } catch (error) {
+    // (The class lives in @temporalio/common, which workflow code does not import.)
+    if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+  }
 }
 
 export interface SettlementInput {
@@ -215,8 +213,6 @@ const VERDICT_OF_CHECK = {
   expired: 'payment.expired',
 } as const satisfies Record<string, SettlementSignal['type']>;
 
-/** Marks settlement histories that ask the provider while the payment is pending (not only wait for its webhook). */
-const SETTLEMENT_POLLS_PATCH = 'settlement-polls-provider';
 /** Waits between asking the provider about a pending payment (the last repeats): within a minute, then backing off. */
 export const SETTLEMENT_POLL_DELAYS_MS = [60, 120, 300, 900, 1800, 3600, 6 * 3600].map((s) => s * 1000);
 
@@ -246,7 +242,7 @@ async function waitAskingProvider(
       return 'unknown' as const;
     });
     if (current() !== undefined) return false;
-    // 'expired' (the provider canceled or let it lapse) is a newer answer: histories before it never recorded one.
+    // 'expired': the provider canceled the payment or let it lapse.
     if (check === 'paid' || check === 'failed' || check === 'expired') {
       found({ type: VERDICT_OF_CHECK[check], eventId: `lookup-${tries}` });
       return true;
@@ -265,19 +261,14 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
     verdict ??= signal;
   });
   const deadline = input.expiresAt ? Date.parse(input.expiresAt) : Date.now() + 7 * 24 * 3600 * 1000;
-  const waitMs = Math.max(0, deadline - Date.now());
-  // Histories from before polling only waited for the webhook or the deadline.
-  const polls = patched(SETTLEMENT_POLLS_PATCH);
-  let polled = false;
+  let polled: boolean;
   try {
-    if (polls)
-      polled = await waitAskingProvider(
-        input.transactionId,
-        deadline,
-        (found) => (verdict ??= found),
-        () => verdict,
-      );
-    else await condition(() => verdict !== undefined, waitMs);
+    polled = await waitAskingProvider(
+      input.transactionId,
+      deadline,
+      (found) => (verdict ??= found),
+      () => verdict,
+    );
   } catch (error) {
     if (!isCancellation(error)) throw error;
     // An operator cancelled the wait (Temporal UI/CLI): the unpaid charge is canceled — the one producer of
@@ -303,12 +294,9 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
     ...(to === 'authorized' ? { amountAuthorized: input.amount, amountCaptured: input.amount } : {}),
   });
   setStatus(to);
-  if (to === 'authorized' && patched(SETTLEMENT_FOLLOW_UP_PATCH)) await followSettledCharge(input.transactionId);
+  if (to === 'authorized') await followSettledCharge(input.transactionId);
   return { transactionId: input.transactionId, status: to };
 }
-
-/** Marks settlement histories that start a paid first charge's subscription and tell a renewal's subscription. */
-const SETTLEMENT_FOLLOW_UP_PATCH = 'settlement-charge-follow-up';
 
 /**
  * A pending charge that settles paid gets what the synchronous approval gets in chargeWorkflow: a recurring first

@@ -12,12 +12,16 @@ export const TASK_QUEUES = {
   webhooks: 'switchyard-webhooks',
 } as const;
 
-/** Custom search attributes (all Keyword) registered on every Temporal namespace the project uses. */
+/**
+ * Custom search attributes registered on every Temporal namespace the project uses: Keyword, except TransactionId
+ * (KeywordList: SQL visibility, the dev server's, allows at most 10 Keyword attributes, and these are 10).
+ */
 export const SEARCH_ATTRIBUTES = [
   'OrganizationId',
   'MerchantId',
   'CustomerId',
   'PaymentMethod',
+  'TransactionId',
   'TransactionStatus',
   'SubscriptionStatus',
   'SubscriptionAttention',
@@ -37,6 +41,12 @@ export const SEARCH_ATTRIBUTE_KEYS = {
   MerchantId: { name: 'MerchantId', type: 'KEYWORD' } as const,
   CustomerId: { name: 'CustomerId', type: 'KEYWORD' } as const,
   PaymentMethod: { name: 'PaymentMethod', type: 'KEYWORD' } as const,
+  /**
+   * The transaction a charge, its settlement and its captures, voids and refunds work on (one value; a list
+   * only for the limit above): `TransactionId = "tx_…"` lists them all, and the newest one's TransactionStatus is the status after the last workflow step
+   * (docs/architecture.md, "Finding a transaction in the Temporal UI").
+   */
+  TransactionId: { name: 'TransactionId', type: 'KEYWORD_LIST' } as const,
   TransactionStatus: { name: 'TransactionStatus', type: 'KEYWORD' } as const,
   SubscriptionStatus: { name: 'SubscriptionStatus', type: 'KEYWORD' } as const,
   /**
@@ -49,4 +59,7 @@ export const SEARCH_ATTRIBUTE_KEYS = {
   TestClockId: { name: 'TestClockId', type: 'KEYWORD' } as const,
   EventType: { name: 'EventType', type: 'KEYWORD' } as const,
   DeliveryStatus: { name: 'DeliveryStatus', type: 'KEYWORD' } as const,
-} satisfies { [N in SearchAttributeName]: { name: N; type: 'KEYWORD' } };
+} satisfies { [N in SearchAttributeName]: { name: N; type: 'KEYWORD' | 'KEYWORD_LIST' } };
+
+/** How a namespace registers `name` (IndexedValueType names, without the prefix). */
+export const searchAttributeIndexType = (name: SearchAttributeName) => SEARCH_ATTRIBUTE_KEYS[name].type;

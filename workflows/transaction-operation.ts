@@ -13,7 +13,6 @@ import {
   ParentClosePolicy,
   WorkflowIdReusePolicy,
   continueAsNew,
-  patched,
   sleep,
   startChild,
   upsertSearchAttributes,
@@ -25,8 +24,6 @@ import { databaseActivities, providerActivities } from './lib/payment-activities
 
 const db = databaseActivities();
 const provider = providerActivities();
-/** Patch id (in histories): an unknown answer is looked up under its key instead of finishing as a processing error. */
-const OPERATION_LOOKUP = 'operation-unknown-lookup';
 /** Waits between lookups of an unknown answer (the last one repeats): the first within seconds, then backing off. */
 export const OPERATION_LOOKUP_DELAYS = [
   '5 seconds',
@@ -37,8 +34,6 @@ export const OPERATION_LOOKUP_DELAYS = [
   '1 hour',
 ] as const;
 
-/** Patch id (in histories): a refund the provider answered pending is polled by pendingRefundWorkflow. */
-const REFUND_POLLS = 'refund-pending-polls';
 /** Waits between asking the provider about a pending refund (the last repeats): within a minute, then backing off. */
 export const REFUND_POLL_DELAYS = [
   '1 minute',
@@ -54,8 +49,9 @@ const POLLS_PER_RUN = 50;
 
 export const pendingRefundWorkflowId = (refundId: string) => `refund-poll-${refundId}`;
 
-export const operationWorkflowId = (input: Pick<OperationInput, 'kind' | 'operationId'>) =>
-  `${input.kind}-${input.operationId}`;
+/** `<kind>-<transaction id>-<operation id>`: an operator reads the charge an operation belongs to off its id. */
+export const operationWorkflowId = (input: Pick<OperationInput, 'kind' | 'operationId' | 'transactionId'>) =>
+  `${input.kind}-${input.transactionId}-${input.operationId}`;
 
 export type OperationResult = { ok: true; outcome: string } | { ok: false; code: string; message: string };
 
@@ -64,36 +60,29 @@ type Answer = Awaited<ReturnType<typeof provider.providerOperation>>;
 export async function transactionOperationWorkflow(input: OperationInput): Promise<OperationResult> {
   const start = await db.beginOperation(input);
   if (!start.ok) return start;
-  const lookUp = patched(OPERATION_LOOKUP);
   const call = { ...input, start, idempotencyKey: workflowInfo().workflowId };
   let result: Answer = await provider.providerOperation(call).catch((error) => {
     if (!(error instanceof ActivityFailure)) throw error;
-    // No answer on any try: the provider may have done it. Histories from before the lookup finished this as a
-    // processing error (a capture back to pre_authorized, a refund left pending).
+    // No answer on any try: the provider may have done it. Looked up below like any unknown answer.
     return {
-      outcome: lookUp ? 'unknown' : 'processing_error',
+      outcome: 'unknown',
       providerReference: null,
       rawCode: UNRESOLVED_PROVIDER_CALL,
     };
   });
-  if (lookUp) {
-    for (let tries = 0; result.outcome === 'unknown'; tries += 1) {
-      if (tries > 0) await sleep(OPERATION_LOOKUP_DELAYS[Math.min(tries - 1, OPERATION_LOOKUP_DELAYS.length - 1)]);
-      const found = await provider.lookupOperation(call).catch((error) => {
-        if (!(error instanceof ActivityFailure)) throw error;
-        return null;
-      });
-      if (found) result = found;
-    }
-  } else if (result.outcome === 'unknown') {
-    // As before the lookup: a capture returns to pre_authorized, a refund stays pending (finishOperation reads the code).
-    result = { ...result, outcome: 'processing_error', rawCode: UNRESOLVED_PROVIDER_CALL };
+  for (let tries = 0; result.outcome === 'unknown'; tries += 1) {
+    if (tries > 0) await sleep(OPERATION_LOOKUP_DELAYS[Math.min(tries - 1, OPERATION_LOOKUP_DELAYS.length - 1)]);
+    const found = await provider.lookupOperation(call).catch((error) => {
+      if (!(error instanceof ActivityFailure)) throw error;
+      return null;
+    });
+    if (found) result = found;
   }
   const status = await db.finishOperation({ ...input, start, ...result });
   // The starter set MerchantId and the status before the move; keep TransactionStatus current for operators.
   if (status) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: status }]);
-  // Histories from before the polling ended here and left the refund to its webhook.
-  if (input.kind === 'refund' && result.outcome === 'pending' && patched(REFUND_POLLS)) await pollPendingRefund(call);
+  // A refund the provider answered pending is polled, so a lost webhook never leaves it pending.
+  if (input.kind === 'refund' && result.outcome === 'pending') await pollPendingRefund(call);
   return { ok: true, outcome: result.outcome };
 }
 

@@ -13,7 +13,6 @@
 import {
   ActivityFailure,
   defineQuery,
-  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -31,9 +30,6 @@ const { deliverWebhook } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4 },
 });
-
-/** Attempts may be deferred while the merchant's attempts in flight are at their cap (review M7). */
-export const MERCHANT_FAIRNESS_PATCH = 'webhook-merchant-fairness';
 
 export type DeliveryStatusValue = 'pending' | 'retrying' | 'succeeded' | 'failed';
 
@@ -105,7 +101,6 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     ]);
   }
 
-  const mayDefer = patched(MERCHANT_FAIRNESS_PATCH);
   // Workflow Math.random is seeded per run: the jitter is random across deliveries yet replays identically.
   const plan = planRetries(Math.random);
   const firstAttemptAt = input.firstAttempt?.at ?? Date.now();
@@ -128,7 +123,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         trigger: input.trigger,
         attempt,
         next,
-        ...(mayDefer ? { deferFor: input.merchantId } : {}),
+        // An attempt may be deferred while the merchant's attempts in flight are at their cap (review M7).
+        deferFor: input.merchantId,
       });
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;

@@ -1,38 +1,33 @@
 /**
- * Charge-cascade activities. Each writes the read model through its own connection in its own database
- * transaction and is idempotent (a retried activity finds its rows and changes nothing twice). attemptCharge is
- * the only one that sees card data or credentials, and only between reading them and the adapter call.
+ * Charge-cascade activities: thin steps that open a database transaction on their own connection and hand it to
+ * the write paths of domain/transactions/transactions.charge-writes.ts, call the provider and heartbeat. Each is
+ * idempotent (a retried activity finds its rows and changes nothing twice). attemptCharge is the only one that
+ * sees card data or credentials, and only between reading them and the adapter call.
  */
 import * as attempts from '../../db/repositories/transaction-attempts.repository';
-import { markCompleted, markPaymentPending } from '../../db/repositories/checkout-sessions.repository';
-import { insertOrder, recordOrderStatus } from '../../db/repositories/orders.repository';
-import { claimToken, spendToken } from '../../db/repositories/card-tokens.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm';
-import { TransactionSchema, type TransactionStatus } from '../../db/entities';
 import { openCredentials } from '../../domain/connectors/connectors.secrets';
 import { errors } from '../../domain/platform/errors';
-import { applyTransactionMove, type TriggeredBy } from '../../domain/transactions/transactions.transitions';
-import { CHARGE_EVENT_OF } from '../../domain/transactions/transactions.state-table';
-import { failureReasonOf } from '../../domain/transactions/transactions.failure';
-import { revokeCardKeptByCharge } from '../../domain/transactions/transactions.kept-card';
-import { recordEvent } from '../../domain/events/events.outbox';
-import { keepChargedCard } from '../../domain/subscriptions/subscriptions.first-charge';
+import {
+  decidedOutcome,
+  finalizeCharge,
+  openCharge,
+  recordAttemptOutcome,
+  settleAttemptWithoutAnswer,
+  type FinalizeInput,
+} from '../../domain/transactions/transactions.charge-writes';
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
-import { presentTransactionHeader } from '../../domain/transactions/transactions.presenter';
 import { heartbeatWhile } from './heartbeat';
-import { healthSignal } from '../../domain/connectors/connector-health';
-import { recordCircuitTransition } from '../../domain/connectors/connector-health.repository';
 import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
-import { attemptsOf, planCharge, type RoutingDecision } from '../../domain/routing/routing.charge-plan';
+import { attemptsOf, planCharge } from '../../domain/routing/routing.charge-plan';
 import type { ChargeAttributes } from '../../domain/routing/routing.evaluate';
 import { instrumentCardOf, tokenCardOf } from '../vault/card-source';
 import type { VaultSettings } from '../vault';
-import type { AuthorizeRequest, CardData, Outcome, ProviderResult } from '../../domain/connectors/connector';
+import type { AuthorizeRequest, CardData, ProviderResult } from '../../domain/connectors/connector';
 import { testClockRefusal } from '../../domain/test-clocks/test-clocks.charges';
 import { chargeWorkflowId } from '../../workflows/charge';
 import {
-  UNRESOLVED_PROVIDER_CALL,
   isCardMethod,
   type CascadePolicy,
   type AttemptInput,
@@ -41,41 +36,11 @@ import {
   type PlannedAttempt,
 } from '../../workflows/lib/charge-types';
 
+export type { FinalizeInput };
+
 export interface PaymentDeps {
   orm: Orm;
   vault?: VaultSettings;
-}
-
-const ATTEMPT_STATUS: Record<Outcome, 'success' | 'pending' | 'failed' | 'error'> = {
-  approved: 'success',
-  pending: 'pending',
-  soft_decline: 'failed',
-  hard_decline: 'failed',
-  processing_error: 'error',
-  network_error: 'error',
-  unknown: 'error',
-};
-
-/** What an attempt on an already decided transaction reports: its recorded success, or a stop (hard decline). */
-function decidedOutcome(status: TransactionStatus, providerReference: string | null): AttemptResult {
-  const failed = status === 'failed' || status === 'expired' || status === 'canceled';
-  return { outcome: failed ? 'hard_decline' : 'approved', providerReference, paymentInstructions: null };
-}
-
-export interface FinalizeInput {
-  transactionId: string;
-  /** The charge's verdict; the state table (CHARGE_EVENT_OF) says from which states it applies. */
-  to: TransactionStatus;
-  triggeredBy: TriggeredBy;
-  key: string;
-  successful?: {
-    attempt: PlannedAttempt;
-    providerReference: string | null;
-    paymentInstructions: Record<string, unknown> | null;
-  };
-  /** Amounts authorized/captured on success (0 otherwise). */
-  amountAuthorized?: number;
-  amountCaptured?: number;
 }
 
 /** What routing reads of a charge. */
@@ -93,121 +58,10 @@ const routingAttributesOf = (input: ChargeInput & { randomDraw: number }): Charg
 export function createPaymentActivities({ orm, vault }: PaymentDeps) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => orm.em.fork().transactional(work);
 
-  /**
-   * Writes the order (items, first history entry), the pending transaction (with its routing explanation) and
-   * transaction.created, claims the single-use card token and moves a checkout session to payment_pending — all or
-   * nothing, once per transaction id. tokenClaimed is false when the token was already claimed by another
-   * transaction; storedDecision is the routing decision an earlier try stored (null on the first).
-   */
-  const open = (input: ChargeInput, routingDecision: RoutingDecision | null) =>
-    inTransaction(async (em): Promise<{ tokenClaimed: boolean; storedDecision: RoutingDecision | null }> => {
-      const existing = await em.findOne(TransactionSchema, { id: input.transactionId });
-      const storedDecision = (existing?.routingDecision as RoutingDecision | null | undefined) ?? null;
-      if (!existing) {
-        await insertOrder(
-          em,
-          {
-            id: input.orderId,
-            organizationId: input.organizationId,
-            merchantId: input.merchantId,
-            customerId: input.customerId,
-            externalOrderId: input.externalOrderId,
-            checkoutSessionId: input.checkoutSessionId,
-            orderType: input.order.orderType,
-            recurrence: input.order.recurrence,
-            totalAmount: input.amount,
-            currency: input.currency,
-            metadata: input.metadata,
-          },
-          input.order.items,
-        );
-        await recordOrderStatus(em, {
-          orderId: input.orderId,
-          from: null,
-          to: 'pending',
-          triggeredBy: 'api',
-          key: `${input.transactionId}:open`,
-        });
-        const tx = em.create(TransactionSchema, {
-          id: input.transactionId,
-          organizationId: input.organizationId,
-          merchantId: input.merchantId,
-          orderId: input.orderId,
-          subscriptionId: input.subscriptionId ?? null,
-          externalOrderId: input.externalOrderId,
-          customerId: input.customerId,
-          paymentInstrumentId: input.paymentInstrumentId,
-          cardTokenId: input.cardTokenId,
-          checkoutSessionId: input.checkoutSessionId,
-          amount: input.amount,
-          amountAuthorized: 0,
-          amountCaptured: 0,
-          amountRefunded: 0,
-          currency: input.currency,
-          paymentMethod: input.paymentMethod,
-          walletType: input.walletType,
-          chargeType: input.chargeType,
-          country: input.country,
-          status: 'pending',
-          capture: input.capture,
-          riskScore: input.riskScore,
-          installments: input.installments,
-          routingProfileId: null,
-          routingDecision,
-          appliedRoutingRuleId: null,
-          connectorId: null,
-          providerReference: null,
-          paymentInstructions: null,
-          metadata: input.metadata,
-          workflowId: chargeWorkflowId(input.transactionId),
-          expiresAt: null,
-          createdAt: new Date(),
-          updatedAt: new Date(),
-        });
-        await em.flush();
-        await recordEvent(em, {
-          organizationId: input.organizationId,
-          merchantId: input.merchantId,
-          type: 'transaction.created',
-          object: presentTransactionHeader(tx),
-        });
-        if (input.checkoutSessionId) {
-          await markPaymentPending(em, input.checkoutSessionId);
-        }
-      }
-      if (!input.cardTokenId) return { tokenClaimed: true, storedDecision };
-      // The token is single-use: the first transaction to claim it charges it; the card data stays until finalize.
-      return { tokenClaimed: await claimToken(em, input.cardTokenId, input.transactionId), storedDecision };
-    });
-
   const activities = {
     /**
-     * Writes the order (items, first history entry), the pending transaction and transaction.created, claims the
-     * single-use card token and moves a checkout session to payment_pending — all or nothing, once per
-     * transaction id. Returns false when the token was already claimed by another transaction.
-     */
-    async openTransaction(input: ChargeInput): Promise<{ tokenClaimed: boolean }> {
-      const { tokenClaimed } = await open(input, null);
-      return { tokenClaimed };
-    },
-
-    /** The routing engine's ordered connectors for this charge (empty when nothing can take it). */
-    async planAttempts(
-      input: ChargeInput & { randomDraw: number },
-    ): Promise<{ profileId: string | null; attempts: PlannedAttempt[]; cascade?: CascadePolicy | null }> {
-      const em = orm.em.fork();
-      const plan = await planCharge(em, input.merchantId, routingAttributesOf(input));
-      // Only histories from before openAndPlanCharge plan separately: the explanation is written on its own here.
-      await em.execute(
-        'update transactions set routing_decision = ?::jsonb where id = ? and routing_decision is null',
-        [JSON.stringify(plan.decision), input.transactionId],
-      );
-      return { profileId: plan.profileId, attempts: plan.attempts, cascade: plan.cascade };
-    },
-
-    /**
-     * openTransaction then planAttempts in one step (run as a local activity by the charge workflow): one workflow
-     * task instead of two round trips before the first provider call. The plan is made first so its explanation is
+     * Opens the transaction (openCharge) and plans its connectors with the routing engine in one step (run as a
+     * local activity by the charge workflow): no Temporal round trip before the first provider call. The plan is made first so its explanation is
      * written with the transaction's own insert (no extra write); a retried step finds the transaction and re-uses
      * the plan stored with it. Nothing is planned when the token was taken.
      */
@@ -215,7 +69,9 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
       input: ChargeInput & { randomDraw: number },
     ): Promise<{ tokenClaimed: boolean; attempts: PlannedAttempt[]; cascade?: CascadePolicy | null }> {
       const plan = await planCharge(orm.em.fork(), input.merchantId, routingAttributesOf(input));
-      const { tokenClaimed, storedDecision } = await open(input, plan.decision);
+      const { tokenClaimed, storedDecision } = await inTransaction((em) =>
+        openCharge(em, input, plan.decision, chargeWorkflowId(input.transactionId)),
+      );
       if (!tokenClaimed) return { tokenClaimed, attempts: [] };
       const attempts = storedDecision ? attemptsOf(storedDecision) : plan.attempts;
       return { tokenClaimed, attempts, cascade: plan.cascade };
@@ -299,38 +155,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
             rawMessage: (error as Error).name,
           };
       }
-      const status = ATTEMPT_STATUS[result.outcome];
-      // An outcome nobody could establish is left for the reconciler under the code it looks for.
-      const errorCode = result.outcome === 'unknown' ? UNRESOLVED_PROVIDER_CALL : result.rawCode;
-      // The connector's circuit is kept in the attempt's own statement (no extra write for a healthy connector).
-      const move = await attempts.recordAttemptResult(
-        em,
-        input,
-        {
-          status,
-          outcome: result.outcome,
-          errorCode: status === 'success' || status === 'pending' ? null : errorCode,
-          message: result.rawMessage,
-          providerReference: result.providerReference,
-          networkTransactionId: status === 'success' ? (result.networkTransactionId ?? null) : null,
-        },
-        {
-          connectorId: input.attempt.connectorId,
-          signal: healthSignal(result.outcome, result.rawCode),
-          failureCode: errorCode,
-        },
-      );
-      if (move) {
-        // Rare (a circuit opened or closed): its activity-log entry and event, in their own transaction.
-        await inTransaction((tx) =>
-          recordCircuitTransition(tx, {
-            connectorId: input.attempt.connectorId,
-            transition: move.to === 'open' ? 'opened' : 'closed',
-            actor: { type: 'system', id: null },
-            reason: move.reason,
-          }),
-        );
-      }
+      await recordAttemptOutcome(em, inTransaction, input, result);
       return {
         outcome: result.outcome,
         providerReference: result.providerReference,
@@ -345,85 +170,14 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
      * and the attempt is recorded (the row may not exist if the very first write failed) as unresolved: null.
      */
     async recordUnresolvedAttempt(input: AttemptInput): Promise<AttemptResult | null> {
-      const em = orm.em.fork();
-      const recorded = await attempts.readAttempt(em, input.transactionId, input.attemptNumber);
-      if (recorded && recorded.status !== 'pending' && recorded.outcome && recorded.outcome !== 'pending') {
-        return {
-          outcome: recorded.outcome as Outcome,
-          providerReference: recorded.providerReference,
-          paymentInstructions: null,
-        };
-      }
-      await attempts.recordUnresolvedAttempt(em, input, UNRESOLVED_PROVIDER_CALL);
-      return null;
+      return settleAttemptWithoutAnswer(orm.em.fork(), input);
     },
 
     /**
      * The final (or pending) state after the cascade; idempotent through the state table and the move's key.
-     * Histories recorded before the state table also pass `from` (always ['pending']): the table says the same.
      */
     async finalizeCharge(input: FinalizeInput): Promise<void> {
-      await inTransaction(async (em) => {
-        const expiresAt = input.successful?.paymentInstructions?.expires_at;
-        const event = CHARGE_EVENT_OF[input.to];
-        if (!event) throw new Error(`A charge cannot end ${input.to}`);
-        // A charge that took no money says why, also when no provider was tried.
-        const failure = await failureReasonOf(em, input.transactionId, input.to);
-        const tx = await applyTransactionMove(em, input.transactionId, {
-          event,
-          triggeredBy: input.triggeredBy,
-          key: input.key,
-          patch: {
-            ...(failure ?? {}),
-            ...(input.amountAuthorized !== undefined ? { amountAuthorized: input.amountAuthorized } : {}),
-            ...(input.amountCaptured !== undefined ? { amountCaptured: input.amountCaptured } : {}),
-            ...(input.successful
-              ? {
-                  appliedRoutingRuleId: input.successful.attempt.nodeId,
-                  connectorId: input.successful.attempt.connectorId,
-                  providerReference: input.successful.providerReference,
-                  paymentInstructions: input.successful.paymentInstructions,
-                  expiresAt:
-                    typeof expiresAt === 'string' && !Number.isNaN(Date.parse(expiresAt)) ? new Date(expiresAt) : null,
-                }
-              : {}),
-          },
-        });
-        if (!tx) return;
-        // A recurring first charge keeps its card for the renewals before the token's card data goes: also when it
-        // goes pending (held for review), since the token's card data is wiped long before a late approval.
-        if (input.to === 'authorized' || input.to === 'pre_authorized' || input.to === 'pending')
-          await keepChargedCard(em, tx);
-        // A charge that took no money leaves no saved card behind (one it kept while pending is revoked).
-        if (input.to === 'failed' || input.to === 'expired' || input.to === 'canceled')
-          await revokeCardKeptByCharge(em, tx);
-        if (tx.cardTokenId && input.to !== 'pending') {
-          // The single-use token is spent: its sealed card data goes now.
-          await spendToken(em, tx.cardTokenId, tx.id);
-        }
-        if (tx.checkoutSessionId && (input.to === 'authorized' || input.to === 'pre_authorized')) {
-          await markCompleted(em, tx.checkoutSessionId);
-        }
-        if (tx.checkoutSessionId && (input.to === 'failed' || input.to === 'expired' || input.to === 'canceled')) {
-          // A payment that took no money leaves its checkout payable again (the buyer may try another card),
-          // unless another payment of the checkout is still under way or went through.
-          await em.execute(
-            `update checkout_sessions c
-                set status = case when c.customer_id is null then 'initiated' else 'customer_identified' end,
-                    updated_at = now()
-              where c.id = ? and c.status = 'payment_pending'
-                and not exists (select 1 from transactions t where t.checkout_session_id = c.id and t.id <> ?
-                                   and t.status not in ('failed', 'expired', 'canceled'))`,
-            [tx.checkoutSessionId, tx.id],
-          );
-        }
-      });
-    },
-
-    /** The transaction's current status (the settlement workflow reads it after a restart). */
-    async transactionStatus(transactionId: string): Promise<TransactionStatus | null> {
-      const tx = await orm.em.fork().findOne(TransactionSchema, { id: transactionId });
-      return tx?.status ?? null;
+      await inTransaction((em) => finalizeCharge(em, input));
     },
   };
   return activities;

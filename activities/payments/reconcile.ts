@@ -4,9 +4,9 @@
  * attempt's idempotency key. The transaction already answered `failed`, so a charge found there is given back
  * (voided, or refunded when it was captured) rather than turned into a late success; docs/api-decisions.md says why.
  */
-import { settleUnresolvedAttempt } from '../../db/repositories/transaction-attempts.repository';
 import type { Orm } from '../../db/orm';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
+import { recordReconciledAttempt } from '../../domain/transactions/transactions.charge-writes';
 import type { ProviderCall, ProviderResult } from '../../domain/connectors/connector';
 import type { VaultSettings } from '../vault';
 import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/charge-types';
@@ -133,10 +133,5 @@ async function settle(
   found: ProviderResult | null,
   message: string,
 ): Promise<void> {
-  await settleUnresolvedAttempt(
-    orm.em.fork(),
-    input,
-    { outcome: found?.outcome ?? null, code, message, providerReference: found?.providerReference ?? null },
-    UNRESOLVED_PROVIDER_CALL,
-  );
+  await recordReconciledAttempt(orm.em.fork(), input, { code, message, found });
 }

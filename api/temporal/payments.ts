@@ -68,6 +68,7 @@ export async function runCharge(
           { key: SA.MerchantId, value: input.merchantId },
           ...(input.customerId ? [{ key: SA.CustomerId, value: input.customerId }] : []),
           { key: SA.PaymentMethod, value: input.paymentMethod },
+          { key: SA.TransactionId, value: [input.transactionId] },
           { key: SA.TransactionStatus, value: 'pending' },
         ],
       }),
@@ -123,13 +124,15 @@ const operationSummary = (target: OperationTarget, input: OperationInput) =>
   (input.amount === undefined ? '' : `: ${input.amount} ${target.currency} (minor units)`);
 
 /**
- * The charge's organization, merchant and customer, as on its charge workflow, so an operator lists a merchant's or
- * a customer's operations with the charge's own query; TransactionStatus is the transaction's status at the start.
+ * The charge's organization, merchant, customer and transaction id, as on its charge workflow, so an operator lists
+ * a transaction's, a merchant's or a customer's operations with the charge's own query; TransactionStatus is the
+ * transaction's status at the start (the workflow updates it after its move).
  */
-export const operationSearchAttributes = (target: OperationTarget) => [
+export const operationSearchAttributes = (target: OperationTarget, transactionId: string) => [
   { key: SA.OrganizationId, value: target.organizationId },
   { key: SA.MerchantId, value: target.merchantId },
   ...(target.customerId ? [{ key: SA.CustomerId, value: target.customerId }] : []),
+  { key: SA.TransactionId, value: [transactionId] },
   { key: SA.TransactionStatus, value: target.status },
 ];
 
@@ -147,7 +150,7 @@ export async function runOperation(
         taskQueue: TASK_QUEUES.payments,
         args: [input],
         staticSummary: operationSummary(target, input),
-        typedSearchAttributes: operationSearchAttributes(target),
+        typedSearchAttributes: operationSearchAttributes(target, input.transactionId),
       }),
     );
   } catch (error) {

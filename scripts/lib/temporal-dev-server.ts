@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { TestWorkflowEnvironment, type LocalTestWorkflowEnvironmentOptions } from '@temporalio/testing';
-import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
+import { SEARCH_ATTRIBUTES, searchAttributeIndexType } from '../../workflows/definitions';
 import { CACHE_DIR, log } from './paths';
 import { isOrphan, parentOf, portInUse, processesMatching, stopProcess } from './processes';
 import { resolveTemporalCli, which } from './temporal-binaries';
@@ -57,7 +57,7 @@ async function start(server: DevServerOptions): Promise<RunningTemporal> {
       ...server,
       executable: await executable(),
       // The CLI adds only missing attributes, so this is safe on every start against an existing dbFile.
-      searchAttributes: SEARCH_ATTRIBUTES.map((name) => ({ name, type: 'KEYWORD' as const })),
+      searchAttributes: SEARCH_ATTRIBUTES.map((name) => ({ name, type: searchAttributeIndexType(name) })),
       extraArgs: [...(server.extraArgs ?? []), ...devServerTuning(server.dbFilename)],
     },
   };

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
+import { SEARCH_ATTRIBUTES, searchAttributeIndexType } from '../../workflows/definitions';
 import { CACHE_DIR, log } from './paths';
 import { startEmbeddedPostgres } from './postgres';
 import { freePort, stopProcess } from './processes';
@@ -304,10 +304,15 @@ async function registerNamespaceAndSearchAttributes(address: string): Promise<vo
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
     }
-    const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+    const { IndexedValueType } = temporal.api.enums.v1;
     await connection.operatorService.addSearchAttributes({
       namespace: NAMESPACE,
-      searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((name) => [name, keyword])),
+      searchAttributes: Object.fromEntries(
+        SEARCH_ATTRIBUTES.map((name) => [
+          name,
+          IndexedValueType[`INDEXED_VALUE_TYPE_${searchAttributeIndexType(name)}`],
+        ]),
+      ),
     });
   } finally {
     await connection.close();

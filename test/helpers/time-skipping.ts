@@ -6,7 +6,7 @@
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { resolveTimeSkippingTestServer } from '../../scripts/lib/temporal-binaries';
-import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
+import { SEARCH_ATTRIBUTES, searchAttributeIndexType } from '../../workflows/definitions';
 
 async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
   const path = await resolveTimeSkippingTestServer();
@@ -16,7 +16,10 @@ async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
     searchAttributes: Object.fromEntries(
-      SEARCH_ATTRIBUTES.map((name) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+      SEARCH_ATTRIBUTES.map((name) => [
+        name,
+        temporal.api.enums.v1.IndexedValueType[`INDEXED_VALUE_TYPE_${searchAttributeIndexType(name)}`],
+      ]),
     ),
   });
   return env;

@@ -1,8 +1,11 @@
 /**
  * Determinism guard: workflow histories replayed against the current workflow code (Worker.runReplayHistories).
- * Two sources: histories recorded in this run (a cascade, a pix charge and its settlement), and the
+ * Two sources: histories recorded in this run (a cascade, its capture, a pix charge and its settlement), and the
  * recorded fixtures in test/workflows/histories/ (written with RECORD_HISTORIES=1) — so a change to charge.ts or
- * transaction-operation.ts that would break running workflows fails CI.
+ * transaction-operation.ts that would break running workflows fails CI. The fixtures were re-recorded when the
+ * development-only patched() branches were retired (nothing had been deployed); from then on a change to a
+ * running workflow keeps the old path behind patched()/deprecatePatch (docs/architecture.md) and these fixtures
+ * stay as they are.
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
@@ -52,6 +55,7 @@ describe('Charge workflows replay deterministically', () => {
     await waitForTransaction(brl, pix.id, (t) => t.status === 'authorized');
     const ids = {
       'charge-cascade': `charge-${cascaded.id}`,
+      'operation-capture': await captureWorkflowIdOf(cascaded.id),
       'charge-pix': `charge-${pix.id}`,
       'settlement-pix': `charge-settlement-${pix.id}`,
     };
@@ -69,6 +73,17 @@ describe('Charge workflows replay deterministically', () => {
     }
   });
 
+  /** The capture's workflow, found as an operator finds it: by the transaction's id (visibility is eventual). */
+  async function captureWorkflowIdOf(transactionId: string): Promise<string> {
+    for (;;) {
+      for await (const run of client.workflow.list({
+        query: `WorkflowType = 'transactionOperationWorkflow' AND TransactionId = '${transactionId}'`,
+      })) {
+        return run.workflowId;
+      }
+    }
+  }
+
   async function replay(histories: Array<{ workflowId: string; history: any }>): Promise<void> {
     const results = Worker.runReplayHistories(
       { workflowBundle: stack().workflowBundle, replayName: 'charge-replay' },
@@ -82,7 +97,7 @@ describe('Charge workflows replay deterministically', () => {
     expect(count).to.equal(histories.length);
   }
 
-  it('replays the histories recorded in this run (cascade, pix pending and its settlement)', async function () {
+  it('replays the histories recorded in this run (cascade, its capture, pix pending and its settlement)', async function () {
     this.timeout(30_000);
     await replay(recorded);
   });
