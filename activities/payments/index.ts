@@ -136,7 +136,7 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
           resolveOutcome(
             adapter,
             call,
-            verify ? 'verify' : 'authorize',
+            { operation: verify ? 'verify' : 'authorize', reference: tx.id, capture: tx.capture },
             verify
               ? await adapter.verifyCard(call, { card: verify, currency: tx.currency, reference: tx.id })
               : await adapter.authorize(call, request),

@@ -59,7 +59,12 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
   const lookUp = async (input: ProviderOperationInput): Promise<OperationAnswer | null> => {
     const { adapter, call } = await connectorCall(input);
     const looked = await heartbeatWhile(() =>
-      adapter.lookup(call, { operation: input.kind, providerReference: input.start.providerReference }),
+      adapter.lookup(call, {
+        operation: input.kind,
+        providerReference: input.start.providerReference,
+        // What the original request carried: a refund its ref_ id (adapter.refund's reference), others the payment's.
+        reference: input.kind === 'refund' ? input.refundId! : input.transactionId,
+      }),
     );
     if (looked.status === 'unknown') return null;
     if (looked.status === 'not_found')

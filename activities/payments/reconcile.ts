@@ -91,7 +91,11 @@ async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttemp
     timeoutMs: vault.providerTimeoutMs,
   };
   const verification = row.charge_type === 'setup_verification';
-  const looked = await adapter.lookup(call, { operation: verification ? 'verify' : 'authorize' });
+  const looked = await adapter.lookup(call, {
+    operation: verification ? 'verify' : 'authorize',
+    reference: input.transactionId,
+    capture: row.capture,
+  });
   if (looked.status === 'unknown') return 'still_unknown';
   const found: ProviderResult | null = looked.status === 'found' ? looked.result : null;
   const charged = found !== null && (found.outcome === 'approved' || found.outcome === 'pending');

@@ -4,7 +4,7 @@
  * key. Shared by the charge attempt and the reconciler, so both read a lookup the same way.
  */
 import { ApiError } from '../../domain/platform/errors';
-import type { ConnectorAdapter, ProviderCall, ProviderResult } from '../../domain/connectors/connector';
+import type { ConnectorAdapter, LookupRequest, ProviderCall, ProviderResult } from '../../domain/connectors/connector';
 import { UnsupportedProviderError } from '../../domain/connectors/errors';
 import { CardUnavailableError } from '../vault/card-source';
 
@@ -18,11 +18,11 @@ export const UNKNOWN_AFTER_LOOKUP_MESSAGE = 'No definitive answer, and the looku
 export async function resolveOutcome(
   adapter: ConnectorAdapter,
   call: ProviderCall,
-  operation: 'authorize' | 'verify',
+  lookup: LookupRequest & { operation: 'authorize' | 'verify' },
   sent: ProviderResult,
 ): Promise<ProviderResult> {
   if (sent.outcome !== 'unknown') return sent;
-  const looked = await adapter.lookup(call, { operation });
+  const looked = await adapter.lookup(call, lookup);
   if (looked.status === 'found') return looked.result;
   if (looked.status === 'not_found') {
     return {

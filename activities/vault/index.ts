@@ -59,7 +59,7 @@ export function createVaultActivities({ orm, vault }: VaultDeps) {
       };
       const sent = await adapter.verifyCard(call, { card, currency: input.currency, reference: input.tokenId });
       // Like a charge attempt: an unknown outcome is looked up under the same key before the workflow decides.
-      const result = await resolveOutcome(adapter, call, 'verify', sent);
+      const result = await resolveOutcome(adapter, call, { operation: 'verify', reference: input.tokenId }, sent);
       return {
         outcome: result.outcome,
         providerReference: result.providerReference,

@@ -67,11 +67,12 @@ export interface LookupRequest {
   operation: LookupOperation;
   providerReference?: string;
   /**
-   * Our reference the original request carried (AuthorizeRequest.reference: the tx_ id; a refund's ref_ id). The
-   * providers that find a payment only by the merchant's reference (Adyen, Mercado Pago, Checkout.com) need it;
-   * when absent it is read from the idempotency key (lookupReference in lookup-reference.ts).
+   * Our reference the original request carried (AuthorizeRequest.reference: the tx_ id; VerifyCardRequest's; a
+   * refund's ref_ id; a capture's or void's tx_ id). The providers that find a payment only by the merchant's
+   * reference (Adyen, Mercado Pago, Checkout.com) need it; every caller says it, so no adapter parses it back out of
+   * an idempotency key whose shape belongs to the workflows.
    */
-  reference?: string;
+  reference: string;
   /**
    * For authorize: whether the charge asked for capture (AuthorizeRequest.capture). Where a lookup can only cancel
    * (Adyen's technical cancel), an authorization known to be uncaptured is resolved; a maybe-captured one is not.

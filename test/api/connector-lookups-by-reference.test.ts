@@ -136,16 +136,9 @@ describe('provider_b (Adyen): an unknown charge is answered by a technical cance
       });
   });
 
-  it('the merchant reference is read from a charge attempt key when the caller does not give it', async () => {
-    const txId = `tx_${reference().replace(/[^A-Za-z0-9]/g, '')}`;
-    const call = { ...setup('provider_b'), idempotencyKey: `charge-${txId}:1` };
-    await forceOn('provider_b', call, 'approved_no_answer');
-    await adapter.authorize(call, cardRequest('provider_b', txId, false));
-    expect(await adapter.lookup(call, { operation: 'authorize', capture: false })).to.deep.equal({
-      status: 'not_found',
-    });
-    const other = { ...setup('provider_b'), idempotencyKey: 'enrolment-abc:1' };
-    expect(await adapter.lookup(other, { operation: 'authorize', capture: false })).to.deep.equal({
+  it('a lookup without our reference cannot tell (unknown), never not_found', async () => {
+    const call = setup('provider_b');
+    expect(await adapter.lookup(call, { operation: 'authorize', reference: '', capture: false })).to.deep.equal({
       status: 'unknown',
       rawCode: 'lookup_without_reference',
     });
@@ -154,7 +147,9 @@ describe('provider_b (Adyen): an unknown charge is answered by a technical cance
   it('captures, voids and refunds cannot be read at Adyen: unknown, nothing sent', async () => {
     const call = setup('provider_b');
     for (const operation of ['capture', 'void', 'refund'] as const)
-      expect(await adapter.lookup(call, { operation, providerReference: 'PSP0000000000001' })).to.deep.equal({
+      expect(
+        await adapter.lookup(call, { operation, providerReference: 'PSP0000000000001', reference: 'tx_any' }),
+      ).to.deep.equal({
         status: 'unknown',
         rawCode: 'no_read_at_provider',
       });
@@ -221,15 +216,22 @@ for (const slug of ['provider_c', 'checkout'] as const) {
 
     it('a capture is read on the payment: not processed while only authorized, found once captured', async () => {
       const call = setup(slug);
-      const authorized = await adapter.authorize(call, cardRequest(slug, reference(), false));
+      const paymentRef = reference();
+      const authorized = await adapter.authorize(call, cardRequest(slug, paymentRef, false));
       expect(authorized.outcome).to.equal('approved');
       const providerReference = authorized.providerReference!;
       const captureCall = { ...call, idempotencyKey: `${call.idempotencyKey}:capture` };
-      expect(await adapter.lookup(captureCall, { operation: 'capture', providerReference })).to.deep.equal({
+      expect(
+        await adapter.lookup(captureCall, { operation: 'capture', providerReference, reference: paymentRef }),
+      ).to.deep.equal({
         status: 'not_found',
       });
       await adapter.capture(captureCall, { providerReference, amount: 2500, currency: currencyFor(slug) });
-      const looked = await adapter.lookup(captureCall, { operation: 'capture', providerReference });
+      const looked = await adapter.lookup(captureCall, {
+        operation: 'capture',
+        providerReference,
+        reference: paymentRef,
+      });
       expect(looked.status === 'found' && looked.result.outcome).to.equal('approved');
     });
 
@@ -250,9 +252,11 @@ for (const slug of ['provider_c', 'checkout'] as const) {
           reference: refundRef,
         });
         expect(['pending', outcome]).to.include(refunded.outcome);
-        // The refund poller's call: the refund's own key, the payment, no reference (read from the key). A refund
+        // The refund poller's call: the refund's own key, the payment, the refund's reference. A refund
         // the provider has not decided yet is no action/refund to read: asked again until decided, as the poller does.
-        const looked = await decided(() => adapter.lookup(refundCall, { operation: 'refund', providerReference }));
+        const looked = await decided(() =>
+          adapter.lookup(refundCall, { operation: 'refund', providerReference, reference: refundRef }),
+        );
         expect(looked.status === 'found' && looked.result.outcome, JSON.stringify(looked)).to.equal(outcome);
       }
     });
@@ -276,7 +280,9 @@ describe('provider_a: a refund Stripe answers pending settles by reading it, wit
     });
     expect(refunded.outcome).to.equal('pending');
     // No webhook endpoint is registered for this account: nothing but the read can tell.
-    const looked = await decided(() => adapter.lookup(refundCall, { operation: 'refund', providerReference }));
+    const looked = await decided(() =>
+      adapter.lookup(refundCall, { operation: 'refund', providerReference, reference: 'ref_pending' }),
+    );
     expect(looked.status === 'found' && [looked.result.outcome, looked.result.providerReference]).to.deep.equal([
       'approved',
       refunded.providerReference,

@@ -118,7 +118,9 @@ describe('provider_d: reads Authorize.net offers (getTransactionDetails, the uns
     expect(authorized.outcome).to.equal('approved');
     const providerReference = authorized.providerReference!;
     const captureCall = { ...call, idempotencyKey: `${call.idempotencyKey}:capture` };
-    expect(await adapter.lookup(captureCall, { operation: 'capture', providerReference })).to.deep.equal({
+    expect(
+      await adapter.lookup(captureCall, { operation: 'capture', providerReference, reference: 'tx_real_reads' }),
+    ).to.deep.equal({
       status: 'not_found',
     });
     const forced = await control('POST', '/overrides', {
@@ -132,7 +134,11 @@ describe('provider_d: reads Authorize.net offers (getTransactionDetails, the uns
     expect((await adapter.capture(captureCall, { providerReference, amount: 2500, currency: 'USD' })).outcome).to.equal(
       'unknown',
     );
-    const looked = await adapter.lookup(captureCall, { operation: 'capture', providerReference });
+    const looked = await adapter.lookup(captureCall, {
+      operation: 'capture',
+      providerReference,
+      reference: 'tx_real_reads',
+    });
     expect(looked.status === 'found' && looked.result.outcome).to.equal('approved');
   });
 
@@ -141,7 +147,9 @@ describe('provider_d: reads Authorize.net offers (getTransactionDetails, the uns
     const captured = await authorize(call, true);
     const providerReference = captured.providerReference!;
     const refundCall = { ...call, idempotencyKey: `${call.idempotencyKey}:refund` };
-    expect(await adapter.lookup(refundCall, { operation: 'refund', providerReference })).to.deep.equal({
+    expect(
+      await adapter.lookup(refundCall, { operation: 'refund', providerReference, reference: 'ref_real_reads' }),
+    ).to.deep.equal({
       status: 'not_found',
     });
     const refunded = await adapter.refund(refundCall, {
@@ -151,7 +159,11 @@ describe('provider_d: reads Authorize.net offers (getTransactionDetails, the uns
       reference: 'rf_lookup',
     });
     expect(refunded.outcome).to.equal('approved');
-    const looked = await adapter.lookup(refundCall, { operation: 'refund', providerReference });
+    const looked = await adapter.lookup(refundCall, {
+      operation: 'refund',
+      providerReference,
+      reference: 'ref_real_reads',
+    });
     expect(looked.status === 'found' && [looked.result.outcome, looked.result.providerReference]).to.deep.equal([
       'approved',
       refunded.providerReference,
@@ -179,7 +191,7 @@ describe('provider_a: a lookup while the original charge is still being confirme
       card: card('4242424242424242'),
     });
     expect(sent.outcome).to.equal('unknown');
-    expect(await adapter.lookup(call, { operation: 'authorize' })).to.deep.equal({
+    expect(await adapter.lookup(call, { operation: 'authorize', reference: 'tx_in_flight' })).to.deep.equal({
       status: 'unknown',
       rawCode: 'in_progress',
     });

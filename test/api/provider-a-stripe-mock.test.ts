@@ -90,13 +90,23 @@ describe('provider_a adapter against stripe-mock: every request is one Stripe ac
   it('every lookup (search, lists, the intent) is accepted and read; none finds a key Stripe never saw', async () => {
     const providerReference = 'pi_1PgafyB7WZ01zgkWSjxsAJo3';
     // stripe-mock's fixtures carry no metadata of ours: found would mean the adapter trusted an unrelated object.
-    expect(await providerAAdapter.lookup(call, { operation: 'authorize' })).to.deep.equal({ status: 'not_found' });
-    expect(await providerAAdapter.lookup(call, { operation: 'verify' })).to.deep.equal({ status: 'not_found' });
-    expect(await providerAAdapter.lookup(call, { operation: 'refund', providerReference })).to.deep.equal({
+    expect(await providerAAdapter.lookup(call, { operation: 'authorize', reference: 'tx_stripe_mock' })).to.deep.equal({
       status: 'not_found',
     });
-    answered(await providerAAdapter.lookup(call, { operation: 'capture', providerReference }));
-    answered(await providerAAdapter.lookup(call, { operation: 'void', providerReference }));
+    expect(await providerAAdapter.lookup(call, { operation: 'verify', reference: 'tx_stripe_mock' })).to.deep.equal({
+      status: 'not_found',
+    });
+    expect(
+      await providerAAdapter.lookup(call, { operation: 'refund', providerReference, reference: 'tx_stripe_mock' }),
+    ).to.deep.equal({
+      status: 'not_found',
+    });
+    answered(
+      await providerAAdapter.lookup(call, { operation: 'capture', providerReference, reference: 'tx_stripe_mock' }),
+    );
+    answered(
+      await providerAAdapter.lookup(call, { operation: 'void', providerReference, reference: 'tx_stripe_mock' }),
+    );
   });
 
   it('retrieve and the credentials check are accepted', async () => {

@@ -29,8 +29,8 @@ export async function lookupRequest(
 ): Promise<LookupResult> {
   try {
     if (request.operation === 'authorize' || request.operation === 'verify')
-      return await lookupPayment(send, call.idempotencyKey, lookupReference(call, request));
-    return await lookupAction(send, request.operation, request.providerReference, lookupReference(call, request));
+      return await lookupPayment(send, call.idempotencyKey, lookupReference(request));
+    return await lookupAction(send, request.operation, request.providerReference, lookupReference(request));
   } catch (error) {
     if (error instanceof ProviderUnreachableError) return { status: 'unknown', rawCode: error.kind };
     throw error;

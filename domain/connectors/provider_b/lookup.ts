@@ -37,7 +37,7 @@ export async function lookupRequest(
 ): Promise<LookupResult> {
   if (request.operation !== 'authorize' && request.operation !== 'verify')
     return { status: 'unknown', rawCode: 'no_read_at_provider' };
-  const reference = lookupReference(call, request);
+  const reference = lookupReference(request);
   if (!reference) return { status: 'unknown', rawCode: 'lookup_without_reference' };
   let response: ProviderResponse;
   try {

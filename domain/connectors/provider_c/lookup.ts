@@ -30,7 +30,7 @@ export async function lookupRequest(
     switch (request.operation) {
       case 'authorize':
       case 'verify':
-        return await lookupPayment(send, call.idempotencyKey, lookupReference(call, request));
+        return await lookupPayment(send, call.idempotencyKey, lookupReference(request));
       case 'capture':
       case 'void':
         return await lookupUpdate(send, request.operation, request.providerReference);
