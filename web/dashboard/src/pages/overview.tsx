@@ -315,6 +315,7 @@ function OverviewCharts({ overview }: { overview: Overview }) {
 
         <Chart
           title="Approval rate"
+          legend={<>30 days: {percent(payments.approval_rate)} · lines at 0, 50 and 100%</>}
           figures={
             <DayTable
               head={['Day', 'Approval rate', 'Approved', 'Declined']}
