@@ -23,7 +23,12 @@ function envCount(name: string, fallback: number): number {
 }
 
 /** Seeds the merchant; returns the Dashboard headers of one of its owners. */
-export async function seedMerchant(apiUrl: string, transactions: number, subscriptions: number, log: (m: string) => void) {
+export async function seedMerchant(
+  apiUrl: string,
+  transactions: number,
+  subscriptions: number,
+  log: (m: string) => void,
+) {
   const anchor = await subscribed(new Date());
   const { tenant } = anchor;
   const c1 = anchor.connector.id;
