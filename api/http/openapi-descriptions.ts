@@ -106,5 +106,6 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Merchant Dashboard: catalog and instruments':
     'Products, offers and saved cards as the merchant Dashboard reads them.',
   'Merchant Dashboard: team': "The merchant's team: members, roles and invitations.",
+  'Merchant Dashboard: overview': 'The last 30 days of payments and subscriptions the merchant Dashboard opens on.',
   Meta: 'This document.',
 };
