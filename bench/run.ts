@@ -24,6 +24,7 @@ import { summaryTable } from './summary';
 import { ceilingReport, measureTemporalCeiling } from './temporal-ceiling';
 import { measureSubscriptions, subscriptionReport } from './subscriptions';
 import { testClocksSuite } from './test-clocks';
+import { overviewSuite } from './overview';
 
 const subscriptionsSuite: Suite = {
   name: 'subscription renewals and sleeping workflows',
@@ -58,6 +59,7 @@ const SUITES: Suite[] = [
   webhooksSuite,
   subscriptionsSuite,
   testClocksSuite,
+  overviewSuite,
   isolationSuite,
 ];
 

@@ -50,7 +50,9 @@ const routingAttributesOf = (input: ChargeInput & { randomDraw: number }): Charg
   amount: input.amount,
   cardBrand: input.cardBrand,
   binCountry: input.binCountry,
-  isRecurring: input.paymentInstrumentId !== null && input.cardTokenId === null,
+  // A saved card charged by the merchant on its own (merchant-initiated). A checkout paid with a saved card is not:
+  // the buyer is there, choosing the card (customer-initiated).
+  isRecurring: input.paymentInstrumentId !== null && input.cardTokenId === null && !input.checkoutSessionId,
   installments: input.installments ?? 1,
   randomDraw: input.randomDraw,
 });

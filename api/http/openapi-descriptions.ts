@@ -108,5 +108,6 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Merchant Dashboard: team': "The merchant's team: members, roles and invitations.",
   'Merchant Dashboard: routing':
     'Routing profiles, their trees and simulation, and what the hosted checkout offers, as the merchant Dashboard edits them.',
+  'Merchant Dashboard: overview': 'The last 30 days of payments and subscriptions the merchant Dashboard opens on.',
   Meta: 'This document.',
 };

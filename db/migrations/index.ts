@@ -22,6 +22,7 @@ import { Migration20261229000000_enrolment_tokens } from './Migration20261229000
 import { Migration20261230000000_refund_announcements } from './Migration20261230000000_refund_announcements';
 import { Migration20261228000000_connector_health } from './Migration20261228000000_connector_health';
 import { Migration20261232000000_payment_operation_actors } from './Migration20261232000000_payment_operation_actors';
+import { Migration20261238000000_overview_indexes } from './Migration20261238000000_overview_indexes';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -82,4 +83,5 @@ export const MIGRATIONS = [
     name: 'Migration20261232000000_payment_operation_actors',
     class: Migration20261232000000_payment_operation_actors,
   },
+  { name: 'Migration20261238000000_overview_indexes', class: Migration20261238000000_overview_indexes },
 ];

@@ -1,17 +1,22 @@
 /**
  * Mailpit, the local mail catcher: `npm start` and the test stack send e-mail to its SMTP port, and a developer
- * reads it in the browser (or a test through its HTTP API). The binary is built once with `go install` into the
- * tool cache, like the Temporal CLI; without it (and without Go) mail goes to .eml files instead (SMTP_URL=file://).
+ * reads it in the browser (or a test through its HTTP API). The binary is built once into the tool cache, like the
+ * Temporal CLI: its web inbox is a Vue app that Mailpit's release process bundles with esbuild before `go build`
+ * embeds it, and the Go module carries only the sources (server/ui-src), so a plain `go install` serves a blank
+ * page. We do what its release does: copy the module's sources, `npm ci` + `npm run build` (its own lockfile), then
+ * `go build`. Without npm the inbox is API-only (still enough for the tests); without Go, mail goes to .eml files.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CACHE_DIR, log } from './paths';
 import { portInUse, waitForPort } from './processes';
-import { which } from './temporal-binaries';
+import { run, which } from './temporal-binaries';
 
-const MAILPIT_MODULE = 'github.com/axllent/mailpit@v1.27.11';
+const MAILPIT_VERSION = 'v1.27.11';
+const MAILPIT_MODULE = `github.com/axllent/mailpit@${MAILPIT_VERSION}`;
 
 export interface RunningMail {
   /** What SMTP_URL should be. */
@@ -23,32 +28,58 @@ export interface RunningMail {
   stop(): Promise<void>;
 }
 
-/** The cached Mailpit binary, built with Go when absent and Go is there; undefined otherwise. */
+// Versioned names: a binary cached by the earlier `go install` build (no inbox) is never picked up again.
+const cachedWithInbox = () => path.join(CACHE_DIR, 'bin', `mailpit-${MAILPIT_VERSION}`);
+const cachedApiOnly = () => path.join(CACHE_DIR, 'bin', `mailpit-${MAILPIT_VERSION}-api-only`);
+
+/** The cached Mailpit binary, built when absent and Go is there (with its inbox when npm is too); else on PATH. */
 export async function resolveMailpit(): Promise<string | undefined> {
   if (process.env.MAILPIT_PATH) return process.env.MAILPIT_PATH;
-  const cached = path.join(CACHE_DIR, 'bin', 'mailpit');
-  if (fs.existsSync(cached)) return cached;
-  const onPath = which('mailpit');
-  if (onPath || !which('go')) return onPath;
-  fs.mkdirSync(path.dirname(cached), { recursive: true });
-  const gobin = fs.mkdtempSync(path.join(CACHE_DIR, 'bin', '.building-mailpit-'));
+  if (fs.existsSync(cachedWithInbox())) return cachedWithInbox();
+  if (!which('go')) return fs.existsSync(cachedApiOnly()) ? cachedApiOnly() : which('mailpit');
+  // An API-only build (npm was missing or failed) is used as it is; delete it to try the inbox build again.
+  if (fs.existsSync(cachedApiOnly())) return cachedApiOnly();
+  fs.mkdirSync(path.join(CACHE_DIR, 'bin'), { recursive: true });
+  const work = fs.mkdtempSync(path.join(CACHE_DIR, 'bin', '.building-mailpit-'));
   try {
-    log(`building Mailpit: go install ${MAILPIT_MODULE} (once)`);
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn('go', ['install', '-ldflags=-s -w', MAILPIT_MODULE], {
-        env: { ...process.env, GOBIN: gobin },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
-      child.once('error', reject);
-      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`go install exited with ${code}`))));
-    });
-    fs.renameSync(path.join(gobin, 'mailpit'), cached);
-    return cached;
+    log(`building Mailpit ${MAILPIT_VERSION} with its web inbox (once; about a minute)`);
+    const source = path.join(work, 'src');
+    const { stdout } = await promisify(execFile)('go', ['mod', 'download', '-json', MAILPIT_MODULE]);
+    const moduleDir = (JSON.parse(stdout) as { Dir: string }).Dir;
+    // The module cache is read-only; npm and esbuild write node_modules and server/ui/dist into the copy.
+    await run('cp', ['-R', moduleDir, source], { quiet: true });
+    await run('chmod', ['-R', 'u+w', source], { quiet: true });
+    const inbox = await buildInbox(source);
+    const binary = path.join(work, 'mailpit');
+    const ldflags = `-s -w -X github.com/axllent/mailpit/config.Version=${MAILPIT_VERSION}`;
+    await run('go', ['build', `-ldflags=${ldflags}`, '-o', binary, '.'], { cwd: source, quiet: true });
+    const target = inbox ? cachedWithInbox() : cachedApiOnly();
+    fs.renameSync(binary, target);
+    return target;
   } catch (error) {
     log(`could not build Mailpit (${String(error)}); e-mail goes to .eml files`);
     return undefined;
   } finally {
-    fs.rmSync(gobin, { recursive: true, force: true });
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Bundles the web inbox into server/ui/dist (what `go build` embeds); false when npm is missing or fails. */
+async function buildInbox(source: string): Promise<boolean> {
+  if (!which('npm')) {
+    log('npm not found: Mailpit is built without its web inbox (its HTTP API still works)');
+    return false;
+  }
+  try {
+    await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: source,
+      quiet: true,
+    });
+    await run('npm', ['run', 'build'], { cwd: source, quiet: true });
+    return fs.existsSync(path.join(source, 'server', 'ui', 'dist', 'app.js'));
+  } catch (error) {
+    log(`Mailpit's web inbox could not be built (${String(error).slice(0, 500)}); building it API-only`);
+    return false;
   }
 }
 

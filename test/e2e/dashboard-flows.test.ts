@@ -89,7 +89,7 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
     await page.getByText('Your password is set.').waitFor();
     await page.getByRole('link', { name: 'Sign in' }).click();
     await signInThroughPage(page, user.email, NEW_PASSWORD);
-    await page.getByRole('heading', { name: 'Subscriptions' }).waitFor();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
 
     const old = await api.post('/auth/merchant/login', { body: { email: user.email, password: user.password } });
     expect(old.status, old.text).to.equal(401);
@@ -121,7 +121,7 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
     await checkPage('accept-invitation-done');
     await page.getByRole('link', { name: 'Sign in', exact: true }).click();
     await signInThroughPage(page, email, NEW_PASSWORD);
-    await page.getByRole('heading', { name: 'Subscriptions' }).waitFor();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
     expect(await page.locator('#sidebar').textContent()).to.include(merchantName);
 
     const login = await api.post('/auth/merchant/login', { body: { email, password: NEW_PASSWORD } });
@@ -182,12 +182,12 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
 
     await page.goto(`${browser.base}/sign-in`);
     await signInThroughPage(page, user.email, user.password);
-    await page.getByRole('heading', { name: 'Subscriptions' }).waitFor();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
     const switcher = page.getByLabel('Merchant', { exact: true });
     const showWebhooksOf = async (merchantId: string, shown: string, hidden: string) => {
       if ((await switcher.inputValue()) !== merchantId) {
         await switcher.selectOption(merchantId);
-        await page.getByRole('heading', { name: 'Subscriptions' }).waitFor();
+        await page.getByRole('heading', { name: 'Overview' }).waitFor();
       }
       sent.length = 0;
       await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Webhooks' }).click();

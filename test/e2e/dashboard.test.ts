@@ -77,7 +77,9 @@ describe('Merchant Dashboard web app in headless Chromium (e2e)', function () {
     await page.getByLabel('Password', { exact: true }).fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
 
-    // Find the subscription in the list, open it.
+    // The Dashboard opens on the Overview; find the subscription in the list, open it.
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Subscriptions' }).click();
     await page.getByRole('heading', { name: 'Subscriptions' }).waitFor();
     await checkPage(page, 'subscriptions');
     await page.getByLabel('Status').selectOption('active');

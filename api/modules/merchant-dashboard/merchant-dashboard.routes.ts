@@ -20,6 +20,7 @@ import { offerRoutes } from '../offers/offers.routes';
 import { offerTransitionRoutes } from '../offer-transitions/offer-transitions.routes';
 import { routeAt, withoutMerchantId } from './merchant-dashboard.service';
 import { withNames } from './merchant-dashboard-names.service';
+import { merchantDashboardOverviewRoute } from './merchant-dashboard-overview.routes';
 
 export const merchantDashboard: DashboardRequirement = { dashboard: ['merchant'], tenant: 'merchant' };
 
@@ -51,6 +52,7 @@ const catalog = (routes: readonly AnyRoute[], from: string) =>
   servedToDashboard(routes, 'get', from, `/merchant${from}`, 'catalog and instruments');
 
 export const merchantDashboardRoutes: AnyRoute[] = [
+  merchantDashboardOverviewRoute,
   withNames(payments('get', '/transactions'), { customers: true, emailFilter: 'customer_reference' }),
   withNames(payments('get', '/transactions/:transactionId'), { customers: true }),
   withNames(payments('get', '/transactions/:transactionId/attempts'), { connectors: true }),

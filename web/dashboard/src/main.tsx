@@ -20,10 +20,12 @@ import { Webhooks } from './pages/webhooks';
 import { Team } from './pages/team';
 import { ConnectorDetail, ConnectorList, NewConnector } from './pages/connectors';
 import { RoutingProfileDetail, RoutingProfiles } from './pages/routing';
+import { Overview } from './pages/overview';
 
 const PUBLIC_PAGES = ['/sign-in', '/forgot-password', '/reset-password', '/accept-invitation'];
 
 const NAV: [string, string][] = [
+  ['/overview', 'Overview'],
   ['/subscriptions', 'Subscriptions'],
   ['/payments', 'Payments'],
   ['/orders', 'Orders'],
@@ -38,7 +40,7 @@ function MerchantSwitcher(props: { session: Session }) {
   const choose = (merchantId: string) => {
     localStorage.setItem(`switchyard.dashboard.merchant.${props.session.user.id}`, merchantId);
     setSession({ ...props.session, merchantId });
-    navigate('/subscriptions');
+    navigate('/overview');
   };
   if (memberships.length <= 1) {
     return <p class="merchant-name">{memberships[0]?.merchant_name ?? 'No merchant'}</p>;
@@ -108,6 +110,7 @@ function Shell(props: { session: Session; path: string; children: ComponentChild
 function Page(props: { path: string }): JSX.Element {
   const { path } = props;
   let params: Record<string, string> | null;
+  if (match('/overview', path)) return <Overview />;
   if ((params = match('/subscriptions/:id', path))) return <SubscriptionDetail id={params.id} />;
   if (match('/subscriptions', path)) return <SubscriptionList />;
   if ((params = match('/payments/:id', path))) return <TransactionDetail id={params.id} />;
@@ -178,7 +181,7 @@ function App() {
     return null;
   }
   if (path === '/') {
-    queueMicrotask(() => navigate('/subscriptions', true));
+    queueMicrotask(() => navigate('/overview', true));
     return null;
   }
   return (

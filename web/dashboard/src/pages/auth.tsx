@@ -42,7 +42,7 @@ export function SignIn(props: { reason?: string }) {
     setSession(withTokens({ user, memberships: merchants, merchantId }, login));
     scheduleRefresh();
     const next = new URLSearchParams(location.search).get('next');
-    navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/subscriptions', true);
+    navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/overview', true);
   });
   return (
     <AuthCard title="Sign in to your merchant Dashboard">

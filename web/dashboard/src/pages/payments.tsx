@@ -102,35 +102,37 @@ export function TransactionList() {
     <>
       <PageHeader title="Payments" />
       <FilterBar specs={transactionFilters} values={list.filters} apply={list.apply} />
-      <DataTable
-        loaded={list.loaded}
-        onPage={list.onPage}
-        what="payments"
-        caption="Payments"
-        head={['Amount', 'Status', 'Method', 'Customer', 'Date']}
-        empty={
-          <p>
-            {filtered(list.filters)
-              ? 'No payments match these filters.'
-              : 'No payments yet. Payments appear here as soon as you charge.'}
-          </p>
-        }
-        row={(tx) => (
-          <tr key={tx.id}>
-            <td>
-              <Link to={`/payments/${tx.id}`}>{money(tx.amount, tx.currency)}</Link>
-            </td>
-            <td>
-              <PaymentChip tx={tx} />
-            </td>
-            <td>{label(tx.payment_method)}</td>
-            <td>
-              <CustomerName {...tx} />
-            </td>
-            <td>{when(tx.created_at)}</td>
-          </tr>
-        )}
-      />
+      <div class="card-rows">
+        <DataTable
+          loaded={list.loaded}
+          onPage={list.onPage}
+          what="payments"
+          caption="Payments"
+          head={['Amount', 'Status', 'Method', 'Customer', 'Date']}
+          empty={
+            <p>
+              {filtered(list.filters)
+                ? 'No payments match these filters.'
+                : 'No payments yet. Payments appear here as soon as you charge.'}
+            </p>
+          }
+          row={(tx) => (
+            <tr key={tx.id}>
+              <td data-label="Amount">
+                <Link to={`/payments/${tx.id}`}>{money(tx.amount, tx.currency)}</Link>
+              </td>
+              <td data-label="Status">
+                <PaymentChip tx={tx} />
+              </td>
+              <td data-label="Method">{label(tx.payment_method)}</td>
+              <td data-label="Customer">
+                <CustomerName {...tx} />
+              </td>
+              <td data-label="Date">{when(tx.created_at)}</td>
+            </tr>
+          )}
+        />
+      </div>
     </>
   );
 }
@@ -522,29 +524,31 @@ export function OrderList() {
     <>
       <PageHeader title="Orders" />
       <FilterBar specs={orderFilters} values={list.filters} apply={list.apply} />
-      <DataTable
-        loaded={list.loaded}
-        onPage={list.onPage}
-        what="orders"
-        caption="Orders"
-        head={['Total', 'Status', 'Type', 'Customer', 'Date']}
-        empty={<p>{filtered(list.filters) ? 'No orders match these filters.' : 'No orders yet.'}</p>}
-        row={(o) => (
-          <tr key={o.id}>
-            <td>
-              <Link to={`/orders/${o.id}`}>{money(o.total_amount, o.currency)}</Link>
-            </td>
-            <td>
-              <Chip status={o.status} />
-            </td>
-            <td>{label(o.order_type)}</td>
-            <td>
-              <CustomerName {...o} />
-            </td>
-            <td>{when(o.created_at)}</td>
-          </tr>
-        )}
-      />
+      <div class="card-rows">
+        <DataTable
+          loaded={list.loaded}
+          onPage={list.onPage}
+          what="orders"
+          caption="Orders"
+          head={['Total', 'Status', 'Type', 'Customer', 'Date']}
+          empty={<p>{filtered(list.filters) ? 'No orders match these filters.' : 'No orders yet.'}</p>}
+          row={(o) => (
+            <tr key={o.id}>
+              <td data-label="Total">
+                <Link to={`/orders/${o.id}`}>{money(o.total_amount, o.currency)}</Link>
+              </td>
+              <td data-label="Status">
+                <Chip status={o.status} />
+              </td>
+              <td data-label="Type">{label(o.order_type)}</td>
+              <td data-label="Customer">
+                <CustomerName {...o} />
+              </td>
+              <td data-label="Date">{when(o.created_at)}</td>
+            </tr>
+          )}
+        />
+      </div>
     </>
   );
 }
