@@ -243,6 +243,8 @@ export interface OrderStatusHistory {
   toStatus: string;
   triggeredBy: 'api' | 'system' | 'psp_webhook';
   transitionKey: string;
+  /** Insert order under the order's row lock: the chain's order (created_at can tie or, before 20261240, invert). */
+  seq: string;
   createdAt: Date;
 }
 
@@ -256,6 +258,7 @@ export const OrderStatusHistorySchema = new EntitySchema<OrderStatusHistory>({
     toStatus: { type: 'string' },
     triggeredBy: { type: 'string' },
     transitionKey: { type: 'string' },
+    seq: { type: 'bigint', persist: false },
     createdAt,
   },
 });

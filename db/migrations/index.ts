@@ -23,6 +23,7 @@ import { Migration20261230000000_refund_announcements } from './Migration2026123
 import { Migration20261228000000_connector_health } from './Migration20261228000000_connector_health';
 import { Migration20261232000000_payment_operation_actors } from './Migration20261232000000_payment_operation_actors';
 import { Migration20261238000000_overview_indexes } from './Migration20261238000000_overview_indexes';
+import { Migration20261240000000_order_history_sequence } from './Migration20261240000000_order_history_sequence';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -84,4 +85,8 @@ export const MIGRATIONS = [
     class: Migration20261232000000_payment_operation_actors,
   },
   { name: 'Migration20261238000000_overview_indexes', class: Migration20261238000000_overview_indexes },
+  {
+    name: 'Migration20261240000000_order_history_sequence',
+    class: Migration20261240000000_order_history_sequence,
+  },
 ];

@@ -140,15 +140,10 @@ async function runSteps(seed: number, random: ReturnType<typeof pick>, seq: Sequ
 function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
   const amount = random.one([1500, 2000, 3000]);
   if (seq.txs.length === 0 || (seq.txs.length < MAX_TRANSACTIONS && random.chance(0.2))) {
-    const outcome = random.one([
-      'approve',
-      'approve',
-      'pre_auth',
-      'pre_auth',
-      'decline',
-      'unknown',
-      'unknown_pre_auth',
-    ] as const);
+    // Adyen (provider_b) has no read: an unknown outcome is resolved by a technical cancel, not found as charged
+    // (test/api/connector-lookups-by-reference.test.ts covers it), so the "resolved by lookup" draws are provider_a's.
+    const unknowns = seq.slug === 'provider_a' ? (['unknown', 'unknown_pre_auth'] as const) : [];
+    const outcome = random.one(['approve', 'approve', 'pre_auth', 'pre_auth', 'decline', ...unknowns] as const);
     return { kind: 'charge', outcome, amount };
   }
   // Mostly a transaction that can still move (operations on final ones are refused: checked now and then).

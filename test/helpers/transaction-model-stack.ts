@@ -36,7 +36,7 @@ export async function observe(tenant: Tenant, slug: Slug, account: string, txId:
     )
   ).map((e) => e.type as string);
   const history = (
-    await rows(`select from_status, to_status from order_status_history where order_id = ? order by created_at, id`, [
+    await rows(`select from_status, to_status from order_status_history where order_id = ? order by seq`, [
       row.order_id,
     ])
   ).map((h) => [h.from_status, h.to_status] as [string | null, string]);

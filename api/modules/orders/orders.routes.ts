@@ -204,7 +204,7 @@ export const orderRoutes = [
       const history = await em.find(
         OrderStatusHistorySchema,
         { orderId: order.id },
-        { orderBy: { createdAt: 'asc', id: 'asc' } },
+        { orderBy: { seq: 'asc' } },
       );
       const actors = await actorsOfHistory(
         em,
