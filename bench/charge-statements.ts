@@ -7,11 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { stack, startStack, stopStack } from '../test/helpers/stack';
+import { startStack, stopStack } from '../test/helpers/stack';
 import { createTenant } from '../test/helpers/factories';
 import { cascade, override } from '../test/helpers/transactions';
 import { createCustomer, saveCard } from '../test/helpers/vault';
 import { api } from '../test/helpers/http';
+import { tapStatements } from './statement-tap';
 
 interface Seen {
   connection: number;
@@ -22,27 +23,11 @@ const seen: Seen[] = [];
 let recording = false;
 const connections = new WeakMap<object, number>();
 let nextConnection = 1;
-type Query = (this: object, ...args: unknown[]) => unknown;
-
-/** Counts every statement sent by any pg client of this process (API, worker, listener share the driver). */
-function countStatements(): void {
-  const knexClient = stack().orm.em.getConnection().getKnex().client as unknown as {
-    driver: { Client: { prototype: { query: Query } } };
-  };
-  const prototype = knexClient.driver.Client.prototype;
-  const originalQuery = prototype.query;
-  prototype.query = function (this: object, ...args: unknown[]) {
-    record(this, args);
-    return originalQuery.apply(this, args);
-  };
-}
-
-function record(connection: object, args: unknown[]): void {
+/** Records a statement while recording, with a small number per connection. */
+function record(connection: object, sql: string): void {
   if (!recording) return;
-  const first = args[0] as string | { text?: string };
-  const sql = typeof first === 'string' ? first : (first?.text ?? '?');
   if (!connections.has(connection)) connections.set(connection, nextConnection++);
-  seen.push({ connection: connections.get(connection)!, sql: sql.replace(/\s+/g, ' ').trim() });
+  seen.push({ connection: connections.get(connection)!, sql });
 }
 
 async function charge(key: string, instrumentId: string): Promise<void> {
@@ -65,7 +50,7 @@ async function main(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
   Runtime.install({ logger: new DefaultLogger('WARN') });
   await startStack();
-  countStatements();
+  tapStatements(record);
   try {
     const tenant = await createTenant();
     const connectors = await cascade(

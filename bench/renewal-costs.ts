@@ -15,27 +15,15 @@ import { stack, startStack, stopStack } from '../test/helpers/stack';
 import { testClockAdvanceWorkflowId } from '../workflows/lib/test-clock-signals';
 import { subscriptionWorkflowId } from '../workflows/subscription';
 import { measureTestClockAdvance } from './test-clocks';
+import { tapStatements } from './statement-tap';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 const seen: string[] = [];
 let recording = false;
-type Query = (this: object, ...args: unknown[]) => unknown;
-
-/** Counts every statement sent by any pg client of this process (API, worker, listener share the driver). */
-function countStatements(): void {
-  const knexClient = stack().orm.em.getConnection().getKnex().client as unknown as {
-    driver: { Client: { prototype: { query: Query } } };
-  };
-  const prototype = knexClient.driver.Client.prototype;
-  const originalQuery = prototype.query;
-  prototype.query = function (this: object, ...args: unknown[]) {
-    const first = args[0] as string | { text?: string };
-    const sql = (typeof first === 'string' ? first : (first?.text ?? '?')).replace(/\s+/g, ' ').trim();
-    // The bench's own poll for the clock's readiness is not the renewal's.
-    if (recording && !sql.startsWith('select status from test_clocks')) seen.push(sql);
-    return originalQuery.apply(this, args);
-  };
+/** Records a statement while recording; the bench's own poll for the clock's readiness is not the renewal's. */
+function record(_connection: object, sql: string): void {
+  if (recording && !sql.startsWith('select status from test_clocks')) seen.push(sql);
 }
 
 const tally = new Map<string, number>();
@@ -93,7 +81,7 @@ async function main(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
   Runtime.install({ logger: new DefaultLogger('WARN') });
   await startStack();
-  countStatements();
+  tapStatements(record);
   try {
     let clock: { id: string; frozenTime: string } | undefined;
     const result = await measureTestClockAdvance(subscriptions, (m) => process.stderr.write(`[probe] ${m}\n`), {

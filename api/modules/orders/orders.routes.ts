@@ -201,11 +201,7 @@ export const orderRoutes = [
       const order = await em.findOne(OrderSchema, { id: params.orderId, merchantId });
       if (!order) throw errors.notFound('No such order', 'ORDER_NOT_FOUND');
       const items = await em.find(OrderItemSchema, { orderId: order.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-      const history = await em.find(
-        OrderStatusHistorySchema,
-        { orderId: order.id },
-        { orderBy: { seq: 'asc' } },
-      );
+      const history = await em.find(OrderStatusHistorySchema, { orderId: order.id }, { orderBy: { seq: 'asc' } });
       const actors = await actorsOfHistory(
         em,
         merchantId,
