@@ -44,6 +44,24 @@ const present = connectorPresenter;
 const dashboardContextOf = async (deps: AppDeps, em: EntityManager, merchantId: string, session: DashboardSession) =>
   connectorContext(deps, await organizationOfMerchant(em, merchantId), dashboardActor(session));
 
+/**
+ * PATCH of a connector for every caller (API key, merchant Dashboard, organization Dashboard): the update, then the
+ * billing holds a reactivation releases, then the connector as answered (with its health).
+ */
+export async function updateAndPresent(
+  em: EntityManager,
+  deps: AppDeps,
+  merchantId: string,
+  connectorId: string,
+  body: Parameters<typeof updateConnector>[3],
+  context: Parameters<typeof updateConnector>[4],
+) {
+  const connector = await updateConnector(em, merchantId, connectorId, body, context);
+  if (body.is_active === true) await releaseBillingHolds(em, deps, connector);
+  const [data] = await presentWithHealth(deps, em, [connector]);
+  return data;
+}
+
 export const connectorRoutes = [
   defineRoute({
     method: 'post',
@@ -121,9 +139,7 @@ export const connectorRoutes = [
     responses: { 200: ConnectorObject },
     envelope: 'bare',
     async handler({ em, merchantId, params, body, deps, auth }) {
-      const connector = await updateConnector(em, merchantId, params.connector_id, body, contextOf(deps, auth));
-      if (body.is_active === true) await releaseBillingHolds(em, deps, connector);
-      const [data] = await presentWithHealth(deps, em, [connector]);
+      const data = await updateAndPresent(em, deps, merchantId, params.connector_id, body, contextOf(deps, auth));
       return { status: 200, data };
     },
   }),
@@ -193,10 +209,7 @@ export const connectorRoutes = [
     envelope: 'bare',
     async handler({ em, merchantId, params, body, deps, session }) {
       const context = await dashboardContextOf(deps, em, merchantId, session);
-      const connector = await updateConnector(em, merchantId, params.connector_id, body, context);
-      if (body.is_active === true) await releaseBillingHolds(em, deps, connector);
-      const [data] = await presentWithHealth(deps, em, [connector]);
-      return { status: 200, data };
+      return { status: 200, data: await updateAndPresent(em, deps, merchantId, params.connector_id, body, context) };
     },
   }),
   defineRoute({

@@ -11,12 +11,12 @@ import { pagination } from '../../http/pagination';
 import { runCredentialCheck } from '../../temporal';
 import { ConnectorObject, UpdateConnectorBody } from './connectors.schema';
 import { connectorPresenter, presentWithHealth } from './connectors.presenter';
+import { updateAndPresent } from './connectors.routes';
 import {
   createConnector,
   deleteConnector,
   getConnector,
   listConnectors,
-  updateConnector,
   releaseBillingHolds,
   connectorContext,
 } from './connectors.service';
@@ -122,10 +122,7 @@ export const orgConnectorRoutes = [
     async handler({ em, organizationId, session, params, body, deps }) {
       const merchantId = await merchantOfConnector(em, organizationId, params.connector_id);
       const ctx = contextOf(deps, organizationId, session);
-      const connector = await updateConnector(em, merchantId, params.connector_id, body, ctx);
-      if (body.is_active === true) await releaseBillingHolds(em, deps, connector);
-      const [data] = await presentWithHealth(deps, em, [connector]);
-      return { status: 200, data };
+      return { status: 200, data: await updateAndPresent(em, deps, merchantId, params.connector_id, body, ctx) };
     },
   }),
   defineRoute({
