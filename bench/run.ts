@@ -29,8 +29,21 @@ import { overviewSuite } from './overview';
 const subscriptionsSuite: Suite = {
   name: 'subscription renewals and sleeping workflows',
   async run(ctx) {
-    const report = subscriptionReport(await measureSubscriptions(ctx.log));
-    return { text: report.text, markdown: report.markdown };
+    const result = await measureSubscriptions(ctx.log);
+    const report = subscriptionReport(result);
+    // For issue 28's row: RSS at the sample nearest the worker's cache size, and at the last sample.
+    const cache = stack().config.workerMaxCachedWorkflows;
+    const atCache = result.memory.reduce((best, m) =>
+      Math.abs(m.started - cache) < Math.abs(best.started - cache) ? m : best,
+    );
+    const figures = {
+      'renewals.per_s': result.renewalsPerSecond,
+      'renewals.due': result.due,
+      'sleeping.count': result.memory.at(-1)?.started ?? 0,
+      'sleeping.rss_at_cache_mib': atCache.rssMiB,
+      'sleeping.rss_last_mib': result.memory.at(-1)?.rssMiB ?? NaN,
+    };
+    return { text: report.text, markdown: report.markdown, figures };
   },
 };
 
@@ -46,7 +59,8 @@ const ceilingSuite: Suite = {
       { scenario: 'POST /transactions (1 attempt)', requestsPerSecond: ctx.figures['charge_single.rps'] },
       { scenario: 'POST /transactions (3 attempts)', requestsPerSecond: ctx.figures['charge_cascade.rps'] },
     ].filter((charge) => Number.isFinite(charge.requestsPerSecond));
-    return ceilingReport(ceiling, charges);
+    const lal = ceiling.find((row) => row.shape === 'lal');
+    return { ...ceilingReport(ceiling, charges), figures: { 'ceiling_lal.rps': lal?.perSecond ?? NaN } };
   },
 };
 
