@@ -1,13 +1,18 @@
 /**
  * The reconciler's activities: charge attempts left `provider_outcome_unknown` (the provider may have charged, and
  * neither the attempt's own lookup nor its retries could tell) are looked up again at the same provider under the
- * attempt's idempotency key. The transaction already answered `failed`, so a charge found there is given back
- * (voided, or refunded when it was captured) rather than turned into a late success; docs/api-decisions.md says why.
+ * attempt's idempotency key — unless the provider's payment notification already said what it did (kept on the
+ * attempt by the inbound webhook: domain/transactions/transactions.attempt-verdicts.ts), which is then the answer
+ * and nothing is asked (Adyen has no read; its AUTHORISATION notification is the only way to learn it). The
+ * transaction already answered `failed`, so a charge found there is given back (voided, or refunded when it was
+ * captured) rather than turned into a late success; docs/api-decisions.md says why.
  */
 import type { Orm } from '../../db/orm';
+import { takeUnresolvedForReconciliation } from '../../db/repositories/transaction-attempts.repository';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import { recordReconciledAttempt } from '../../domain/transactions/transactions.charge-writes';
-import type { ProviderCall, ProviderResult } from '../../domain/connectors/connector';
+import type { LookupResult, ProviderCall, ProviderResult } from '../../domain/connectors/connector';
+import { result } from '../../domain/connectors/http';
 import type { VaultSettings } from '../vault';
 import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/charge-types';
 import { heartbeatWhile } from './heartbeat';
@@ -41,21 +46,24 @@ interface AttemptRow {
   workflow_id: string;
   status: string;
   capture: boolean;
-  amount: number;
+  /** bigint: the driver answers a string. */
+  amount: string | number;
   currency: string;
   charge_type: string;
+  webhook_verdict: 'approved' | 'declined' | null;
+  webhook_verdict_reference: string | null;
 }
 
 export function createReconcileActivities({ orm, vault }: { orm: Orm; vault?: VaultSettings }) {
   return {
-    /** The oldest unresolved attempts of charges that have finished (failed), at most `limit`. */
+    /**
+     * At most `limit` unresolved attempts of charges that have finished (failed): those no run has taken up yet
+     * first, then the ones taken up longest ago (oldest first among equals). Each one picked is stamped as taken up
+     * now, whatever becomes of it, so attempts that stay unknown forever (an Adyen charge whose notification never
+     * came) go to the back of the line and cannot starve newer attempts at other providers.
+     */
     async listUnresolvedAttempts(limit: number): Promise<UnresolvedAttempt[]> {
-      const rows = await orm.em.fork().execute<Array<{ transaction_id: string; attempt_number: number }>>(
-        `select a.transaction_id, a.attempt_number from transaction_attempts a join transactions t on t.id = a.transaction_id
-         where a.error_code = ? and t.status = 'failed' order by a.started_at limit ?`,
-        [UNRESOLVED_PROVIDER_CALL, limit],
-      );
-      return rows.map((row) => ({ transactionId: row.transaction_id, attemptNumber: row.attempt_number }));
+      return takeUnresolvedForReconciliation(orm.em.fork(), limit, UNRESOLVED_PROVIDER_CALL);
     },
 
     /** Looks the attempt up again; idempotent (the reversal reuses one provider key, the update is conditional). */
@@ -69,12 +77,20 @@ export function createReconcileActivities({ orm, vault }: { orm: Orm; vault?: Va
 async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttempt): Promise<Reconciliation> {
   const em = orm.em.fork();
   const [row] = await em.execute<AttemptRow[]>(
-    `select a.connector_id, t.merchant_id, t.workflow_id, t.status, t.capture, t.amount, t.currency, t.charge_type
+    `select a.connector_id, t.merchant_id, t.workflow_id, t.status, t.capture, t.amount, t.currency, t.charge_type,
+            a.webhook_verdict, a.webhook_verdict_reference
          from transaction_attempts a join transactions t on t.id = a.transaction_id
          where a.transaction_id = ? and a.attempt_number = ? and a.error_code = ?`,
     [input.transactionId, input.attemptNumber, UNRESOLVED_PROVIDER_CALL],
   );
   if (!row || row.status !== 'failed') return 'not_applicable';
+  // The provider's own notification said it declined: nothing was taken and nothing needs asking.
+  if (row.webhook_verdict === 'declined') {
+    await settle(orm, input, RECONCILED_CODES.not_charged, null, 'The provider notified a decline (reconciled)', {
+      providerReference: row.webhook_verdict_reference,
+    });
+    return 'not_charged';
+  }
   let secrets: Awaited<ReturnType<typeof loadConnectorSecrets>>;
   try {
     secrets = await loadConnectorSecrets(em, vault.encryptionKeys, row.merchant_id, row.connector_id);
@@ -91,11 +107,18 @@ async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttemp
     timeoutMs: vault.providerTimeoutMs,
   };
   const verification = row.charge_type === 'setup_verification';
-  const looked = await adapter.lookup(call, {
-    operation: verification ? 'verify' : 'authorize',
-    reference: input.transactionId,
-    capture: row.capture,
-  });
+  const looked: LookupResult =
+    row.webhook_verdict === 'approved' && row.webhook_verdict_reference
+      ? // The provider notified that it approved, naming its payment: that is what a lookup would have found.
+        {
+          status: 'found',
+          result: result('approved', { providerReference: row.webhook_verdict_reference, rawCode: 'webhook_verdict' }),
+        }
+      : await adapter.lookup(call, {
+          operation: verification ? 'verify' : 'authorize',
+          reference: input.transactionId,
+          capture: row.capture,
+        });
   if (looked.status === 'unknown') return 'still_unknown';
   const found: ProviderResult | null = looked.status === 'found' ? looked.result : null;
   const charged = found !== null && (found.outcome === 'approved' || found.outcome === 'pending');
@@ -114,7 +137,8 @@ async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttemp
     row.capture && found.outcome === 'approved'
       ? await adapter.refund(reversalCall, {
           providerReference,
-          amount: row.amount,
+          // A number, as in the charge itself (the provider's JSON takes no string amount).
+          amount: Number(row.amount),
           currency: row.currency,
           reference: input.transactionId,
         })
@@ -136,6 +160,7 @@ async function settle(
   code: string,
   found: ProviderResult | null,
   message: string,
+  notified: { providerReference: string | null } = { providerReference: null },
 ): Promise<void> {
-  await recordReconciledAttempt(orm.em.fork(), input, { code, message, found });
+  await recordReconciledAttempt(orm.em.fork(), input, { code, message, found, ...notified });
 }

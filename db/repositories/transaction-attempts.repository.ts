@@ -1,6 +1,7 @@
 /**
  * transaction_attempts: one row per provider call of a charge, keyed by (transaction, attempt number) so a retried
- * activity writes the same row. Written by the charge activities and the unknown-outcome reconciler.
+ * activity writes the same row. Written by the charge activities, the unknown-outcome reconciler and (a provider's
+ * payment verdict for an attempt that never got its answer) the inbound webhook.
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -361,4 +362,65 @@ export async function settleUnresolvedAttempt(
       unresolvedCode,
     ],
   );
+}
+
+/**
+ * A provider's payment verdict (from its webhook) kept on the transaction's attempt at this connector that never got
+ * its answer: unresolved under `unresolvedCode`, or still waiting (started, no outcome yet). Never on an attempt whose
+ * transaction is decided otherwise, nor for a payment reference another attempt of the transaction answered with; an
+ * approved verdict replaces a declined one, never the reverse. Returns whether an attempt took it.
+ */
+export async function keepWebhookVerdict(
+  em: EntityManager,
+  scope: { transactionId: string; merchantId: string; connectorId: string },
+  verdict: { verdict: 'approved' | 'declined'; providerReference: string },
+  unresolvedCode: string,
+): Promise<boolean> {
+  const updated = await em.execute<Array<{ attempt_number: number }>>(
+    `update transaction_attempts a set webhook_verdict = ?, webhook_verdict_reference = ?
+       from transactions t
+      where t.id = a.transaction_id and t.id = ? and t.merchant_id = ? and t.status in ('pending', 'failed')
+        and a.connector_id = ?
+        and (a.error_code = ? or (a.outcome is null and a.finished_at is null))
+        and (a.webhook_verdict is null or ? = 'approved')
+        and not exists (select 1 from transaction_attempts o
+                         where o.transaction_id = t.id and o.id <> a.id and o.provider_reference = ?)
+      returning a.attempt_number`,
+    [
+      verdict.verdict,
+      verdict.providerReference,
+      scope.transactionId,
+      scope.merchantId,
+      scope.connectorId,
+      unresolvedCode,
+      verdict.verdict,
+      verdict.providerReference,
+    ],
+  );
+  return updated.length > 0;
+}
+
+/**
+ * At most `limit` attempts unresolved under `unresolvedCode` whose transaction has failed, for one reconciler run:
+ * those no run has taken up yet first, then the ones taken up longest ago (oldest first among equals). Each one is
+ * stamped as taken up now (reconcile_checked_at), whatever the run then makes of it.
+ */
+export async function takeUnresolvedForReconciliation(
+  em: EntityManager,
+  limit: number,
+  unresolvedCode: string,
+): Promise<Array<{ transactionId: string; attemptNumber: number }>> {
+  const rows = await em.execute<Array<{ transaction_id: string; attempt_number: number }>>(
+    `with picked as (
+       select a.id, a.transaction_id, a.attempt_number, a.reconcile_checked_at, a.started_at
+         from transaction_attempts a join transactions t on t.id = a.transaction_id
+        where a.error_code = ? and t.status = 'failed'
+        order by a.reconcile_checked_at nulls first, a.started_at limit ?
+     ), stamped as (
+       update transaction_attempts s set reconcile_checked_at = now() from picked where s.id = picked.id
+     )
+     select transaction_id, attempt_number from picked order by reconcile_checked_at nulls first, started_at`,
+    [unresolvedCode, limit],
+  );
+  return rows.map((row) => ({ transactionId: row.transaction_id, attemptNumber: row.attempt_number }));
 }

@@ -278,12 +278,14 @@ export async function finalizeCharge(em: EntityManager, input: FinalizeInput): P
 
 /**
  * The reconciler's verdict on an attempt left unresolved (provider_outcome_unknown): its outcome as the provider's
- * lookup found it and the reconciled code, so the attempt no longer waits for reconciliation.
+ * lookup found it (or as its payment notification said) and the reconciled code, so the attempt no longer waits for
+ * reconciliation. `providerReference` names the provider's payment when there is no `found` result to carry it (a
+ * notified decline).
  */
 export async function recordReconciledAttempt(
   em: EntityManager,
   attempt: Pick<AttemptInput, 'transactionId' | 'attemptNumber'>,
-  verdict: { code: string; message: string; found: ProviderResult | null },
+  verdict: { code: string; message: string; found: ProviderResult | null; providerReference?: string | null },
 ): Promise<void> {
   await attempts.settleUnresolvedAttempt(
     em,
@@ -292,7 +294,7 @@ export async function recordReconciledAttempt(
       outcome: verdict.found?.outcome ?? null,
       code: verdict.code,
       message: verdict.message,
-      providerReference: verdict.found?.providerReference ?? null,
+      providerReference: verdict.found?.providerReference ?? verdict.providerReference ?? null,
     },
     UNRESOLVED_PROVIDER_CALL,
   );

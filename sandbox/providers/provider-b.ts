@@ -141,6 +141,29 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
     return { ...base, resultCode: 'Authorised' };
   }
 
+  /**
+   * Adyen sends an AUTHORISATION notification for every payment request it decided, whether or not the caller got
+   * the answer (approved_no_answer, approved_server_error: the only record of the charge the merchant will see);
+   * a pix/boleto or a payment held for review only once it is paid, refused or lapses (finishPending). A request it
+   * never processed (the timeout and processing_error scenarios) has no payment and no notification.
+   */
+  function notifyAuthorisation(processed: Processed): void {
+    const id = processed.entry.provider_reference;
+    const payment = id ? store.payments.get(id) : undefined;
+    if (!payment || payment.state === 'pending') return;
+    ctx.emit({
+      provider: 'provider_b',
+      account: payment.account,
+      type: payment.state === 'declined' ? 'payment.failed' : 'payment.succeeded',
+      paymentId: payment.id,
+      refundId: null,
+      disputeStatus: null,
+      reference: payment.reference,
+      amount: payment.amount,
+      currency: payment.currency,
+    });
+  }
+
   function modification(operation: 'capture' | 'void' | 'refund') {
     return (request: SandboxRequest) =>
       guarded(request, operation, async (account, body) => {
@@ -229,7 +252,7 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
         if (value === 0 && chosen.method !== 'card')
           return rejected('authorize', 'invalid_amount', error(422, '137', 'Invalid amount specified', 'validation'));
         const manual = read.obj(body.additionalData).manualCapture === 'true';
-        return authorizeFlow(ctx, {
+        const processed = await authorizeFlow(ctx, {
           operation: value === 0 ? 'verify' : 'authorize',
           serverError,
           input: {
@@ -245,6 +268,8 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
           },
           render: (payment) => json(200, paymentResponse(payment)),
         });
+        notifyAuthorisation(processed);
+        return processed;
       }),
     )
     // Adyen's technical cancel: cancels, by our merchant reference, an authorisation whose pspReference we never

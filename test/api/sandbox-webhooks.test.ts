@@ -84,7 +84,7 @@ describe('sandbox PSP webhooks', () => {
     }
 
     it('refuses to settle a payment that is not pending (409)', async () => {
-      const { adapter, call } = await setUp('provider_b');
+      const { adapter, call, secret } = await setUp('provider_b');
       const paid = await adapter.authorize(call(), {
         amount: 1000,
         currency: 'BRL',
@@ -92,6 +92,11 @@ describe('sandbox PSP webhooks', () => {
         capture: true,
         reference: reference(),
         card: card('4242424242424242'),
+      });
+      // Adyen notifies every payment it decided (AUTHORISATION).
+      expect(parse(adapter, await receiver.next(), secret)).to.include({
+        type: 'payment.succeeded',
+        providerReference: paid.providerReference,
       });
       expect((await control('POST', `/payments/${paid.providerReference}/settle`)).status).to.equal(409);
       expect((await control('POST', '/payments/NOSUCHPAYMENT000/settle')).status).to.equal(404);
@@ -110,6 +115,12 @@ describe('sandbox PSP webhooks', () => {
           card: card('4242424242424242'),
         });
         expect(result.outcome).to.equal('approved');
+        // Adyen notifies every payment it decided (AUTHORISATION) before anything else happens to it.
+        if (slug === 'provider_b')
+          expect(parse(setup.adapter, await receiver.next(), setup.secret)).to.include({
+            type: 'payment.succeeded',
+            providerReference: result.providerReference,
+          });
         return result.providerReference!;
       };
 
@@ -179,6 +190,51 @@ describe('sandbox PSP webhooks', () => {
       });
     });
   }
+
+  describe('provider_b (Adyen): an AUTHORISATION notification for every payment it decided', () => {
+    const payment = (ref: string, number: string) => ({
+      amount: 2300,
+      currency: 'BRL',
+      paymentMethod: 'card' as const,
+      capture: true,
+      reference: ref,
+      card: card(number),
+    });
+
+    it('also for a charge whose answer was lost (approved, answered 5xx): success true, our reference, the amount', async () => {
+      const setup = await setUp('provider_b');
+      const forced = await control('POST', '/overrides', {
+        provider: 'provider_b',
+        credentials: setup.credentials,
+        scenario: 'approved_server_error',
+        times: 1,
+      });
+      expect(forced.status, JSON.stringify(forced.body)).to.equal(201);
+      const ref = reference();
+      expect((await setup.adapter.authorize(setup.call(), payment(ref, '4242424242424242'))).outcome).to.equal(
+        'unknown',
+      );
+      const [charged] = await ledger({ provider: 'provider_b', reference: ref, operation: 'authorize' });
+      expect(parse(setup.adapter, await receiver.next(), setup.secret)).to.include({
+        type: 'payment.succeeded',
+        providerReference: charged.provider_reference,
+        reference: ref,
+        amount: 2300,
+      });
+    });
+
+    it('success false for a refused payment', async () => {
+      const setup = await setUp('provider_b');
+      const ref = reference();
+      const refused = await setup.adapter.authorize(setup.call(), payment(ref, '4000000000000002'));
+      expect(refused.outcome).to.equal('soft_decline');
+      expect(parse(setup.adapter, await receiver.next(), setup.secret)).to.include({
+        type: 'payment.failed',
+        providerReference: refused.providerReference,
+        reference: ref,
+      });
+    });
+  });
 
   describe('webhook delivery bookkeeping', () => {
     it('records each delivery attempt on the event, without the URL token', async () => {

@@ -28,6 +28,7 @@ import { recordEvent } from '../../../domain/events/events.outbox';
 import { recordActivity } from '../../../domain/merchants/merchants.activity';
 import { applyTransactionMove } from '../../../domain/transactions/transactions.transitions';
 import { canApply } from '../../../domain/transactions/transactions.state-table';
+import { recordWebhookVerdictOnUnansweredAttempt } from '../../../domain/transactions/transactions.attempt-verdicts';
 import { presentTransactionHeader } from '../../../domain/transactions/transactions.presenter';
 import { MerchantConnectorSchema } from '../../../db/entities';
 import { recordReceipt, type ReceiptInput } from '../../../db/repositories/provider-webhook-receipts.repository';
@@ -139,6 +140,8 @@ async function apply(
     }
     return null;
   }
+  // A verdict on a charge attempt whose own answer was lost: kept for the reconciler, the transaction does not move.
+  await recordWebhookVerdictOnUnansweredAttempt(em, { connectorId, merchantId }, event);
   const tx = await findTransaction(em, connectorId, merchantId, event);
   if (!tx) return null;
   if (event.type.startsWith('payment.')) {

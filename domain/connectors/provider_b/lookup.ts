@@ -12,8 +12,13 @@
  * - `received` for a verification, or for an authorization we know was not auto-captured (request.capture false):
  *   whatever Adyen made is being cancelled and nothing was taken → not_found (the attempt did not charge);
  * - `received` for a charge that may have been auto-captured (capture true or not said): a capture cannot be
- *   cancelled, so the money may be taken → unknown (no cascade; the reconciler and the AUTHORISATION webhook);
+ *   cancelled, so the money may be taken → unknown (no cascade: the charge fails, the attempt stays
+ *   provider_outcome_unknown);
  * - no answer, a 5xx, a refusal → unknown.
+ * Such an attempt is decided by Adyen's AUTHORISATION notification, which it sends for every payment it decided
+ * (pspReference, our merchant reference, success): the inbound webhook keeps its verdict on the attempt
+ * (domain/transactions/transactions.attempt-verdicts.ts) and the reconciler acts on it instead of this lookup —
+ * refunds the charge by its pspReference (voids it when not captured), or settles it as not charged.
  * Captures, voids and refunds cannot be read either: unknown (their CAPTURE / CANCELLATION / REFUND notifications
  * settle them).
  */
