@@ -24,6 +24,7 @@ import { Migration20261228000000_connector_health } from './Migration20261228000
 import { Migration20261232000000_payment_operation_actors } from './Migration20261232000000_payment_operation_actors';
 import { Migration20261238000000_overview_indexes } from './Migration20261238000000_overview_indexes';
 import { Migration20261240000000_order_history_sequence } from './Migration20261240000000_order_history_sequence';
+import { Migration20261242000000_attempt_late_declines } from './Migration20261242000000_attempt_late_declines';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -88,5 +89,9 @@ export const MIGRATIONS = [
   {
     name: 'Migration20261240000000_order_history_sequence',
     class: Migration20261240000000_order_history_sequence,
+  },
+  {
+    name: 'Migration20261242000000_attempt_late_declines',
+    class: Migration20261242000000_attempt_late_declines,
   },
 ];
