@@ -7,6 +7,7 @@ import type { Orm } from '../../db/orm';
 import { TransactionSchema } from '../../db/entities';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import type { ProviderResult } from '../../domain/connectors/connector';
+import { recordLateDecline } from '../../domain/transactions/transactions.late-declines';
 import type { VaultSettings } from '../vault';
 import { heartbeatWhile } from './heartbeat';
 import { isUnusableAttemptSetup } from './unknown-outcome';
@@ -70,8 +71,13 @@ export function createSettlementActivities({ orm, vault }: { orm: Orm; vault?: V
       const now = await heartbeatWhile(() => adapter.retrieve!(call, { providerReference }));
       if (now.outcome === 'approved') return 'paid';
       if (now.outcome === 'pending') return 'pending';
-      if (now.outcome === 'soft_decline' || now.outcome === 'hard_decline')
-        return lapsedUnpaid(now) ? 'expired' : 'failed';
+      if (now.outcome === 'soft_decline' || now.outcome === 'hard_decline') {
+        if (lapsedUnpaid(now)) return 'expired';
+        // The verdict is all the workflow records; the provider's reason goes on the attempt, for the failed
+        // transaction to say why (transactions.late-declines.ts).
+        await recordLateDecline(em, tx.id, { code: now.rawCode, message: now.rawMessage });
+        return 'failed';
+      }
       return 'unknown';
     },
   };

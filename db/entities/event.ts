@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { BigIntType, EntitySchema } from '@mikro-orm/core';
 import { createdAt } from './timestamps';
 
 /**
@@ -13,7 +13,13 @@ export interface EventRecord {
   type: string;
   /** The resource, shaped like its API resource (data.object of the Event envelope). */
   data: Record<string, unknown>;
+  /** The database's clock when the event was recorded. */
   createdAt: Date;
+  /**
+   * The order events were recorded in: for one object's events, the order its changes happened (recorded under its
+   * row lock). What lists, the outbox and the fan-out order by; created_at only says when.
+   */
+  seq: number;
   /** Set once every matching webhook configuration got attempt 1 or its delivery workflow; null = still in the outbox. */
   fannedOutAt: Date | null;
 }
@@ -28,6 +34,8 @@ export const EventSchema = new EntitySchema<EventRecord>({
     type: { type: 'string' },
     data: { type: 'json', columnType: 'json' },
     createdAt,
+    // Numbered by the database (identity) on insert; events are inserted only by db/repositories/events.repository.ts.
+    seq: { type: new BigIntType('number'), generated: 'always as identity' },
     fannedOutAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
   },
 });

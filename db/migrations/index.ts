@@ -25,6 +25,8 @@ import { Migration20261232000000_payment_operation_actors } from './Migration202
 import { Migration20261238000000_overview_indexes } from './Migration20261238000000_overview_indexes';
 import { Migration20261240000000_order_history_sequence } from './Migration20261240000000_order_history_sequence';
 import { Migration20261241000000_attempt_webhook_verdict } from './Migration20261241000000_attempt_webhook_verdict';
+import { Migration20261242000000_attempt_late_declines } from './Migration20261242000000_attempt_late_declines';
+import { Migration20261242100000_event_sequence } from './Migration20261242100000_event_sequence';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -94,4 +96,9 @@ export const MIGRATIONS = [
     name: 'Migration20261241000000_attempt_webhook_verdict',
     class: Migration20261241000000_attempt_webhook_verdict,
   },
+  {
+    name: 'Migration20261242000000_attempt_late_declines',
+    class: Migration20261242000000_attempt_late_declines,
+  },
+  { name: 'Migration20261242100000_event_sequence', class: Migration20261242100000_event_sequence },
 ];

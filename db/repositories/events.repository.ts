@@ -14,45 +14,61 @@ export interface NewEvent {
   merchantId: string;
   type: string;
   data: Record<string, unknown>;
+}
+
+/** What the database gave the event: when (its clock), its place in the order, and the fanned-out mark. */
+export interface InsertedEvent {
   createdAt: Date;
+  seq: number;
+  /** Null when left in the outbox. */
+  fannedOutAt: Date | null;
 }
 
 /**
  * Inserts an event and, in the same statement, either NOTIFYs `channel` with its id (some active configuration of
  * the merchant takes it: the subscribedConfigIds rule) or records it as already fanned out (none does, so there is
- * nothing to deliver and the outbox has no work for it). Returns the fanned-out mark: null when left in the outbox.
- * The subscription check sees configurations committed before this statement started (READ COMMITTED): see
- * docs/webhooks.md, "Events nobody subscribes to".
+ * nothing to deliver and the outbox has no work for it). The subscription check sees configurations committed before
+ * this statement started (READ COMMITTED): see docs/webhooks.md, "Events nobody subscribes to".
+ *
+ * created_at is the database's clock at the insert (clock_timestamp(), one clock for the API and every worker; not
+ * now(), the start of the writing transaction) and `seq` the insert's place in the order: under the object's row
+ * lock, after the change the caller waited for (Migration20261242100000).
  */
-export async function insertEvent(em: EntityManager, event: NewEvent, channel: string): Promise<Date | null> {
-  const rows = await em.execute<{ fanned_out_at: string | null }[]>(
-    `with subscribed as (
+export async function insertEvent(em: EntityManager, event: NewEvent, channel: string): Promise<InsertedEvent> {
+  const rows = await em.execute<{ created_at: string; seq: string; fanned_out_at: string | null }[]>(
+    `with stamp as materialized (
+       select clock_timestamp()::timestamptz(3) as at
+     ), subscribed as (
        select exists (select 1 from merchant_webhook_configs c
-                       where c.merchant_id = ? and c.is_active and c.created_at <= ?::timestamptz
+                       where c.merchant_id = ? and c.is_active and c.created_at <= (select at from stamp)
                          and (c.event_filter is null or ?::text = any(c.event_filter))) as any_config
      ), inserted as (
        insert into events (id, organization_id, merchant_id, type, data, created_at, fanned_out_at)
-       select ?, ?, ?, ?, ?::json, ?::timestamptz, case when s.any_config then null else now() end from subscribed s
-       returning id, fanned_out_at
+       select ?, ?, ?, ?, ?::json, (select at from stamp), case when s.any_config then null else now() end
+         from subscribed s
+       returning id, created_at, seq, fanned_out_at
      )
-     select to_json(i.fanned_out_at) #>> '{}' as fanned_out_at,
+     select to_json(i.created_at) #>> '{}' as created_at, i.seq::text as seq,
+            to_json(i.fanned_out_at) #>> '{}' as fanned_out_at,
             case when i.fanned_out_at is null then pg_notify(?, i.id) end as notified
        from inserted i`,
     [
       event.merchantId,
-      event.createdAt.toISOString(),
       event.type,
       event.id,
       event.organizationId,
       event.merchantId,
       event.type,
       JSON.stringify(event.data),
-      event.createdAt.toISOString(),
       channel,
     ],
   );
-  const mark = rows[0].fanned_out_at;
-  return mark === null ? null : new Date(mark);
+  const [row] = rows;
+  return {
+    createdAt: new Date(row.created_at),
+    seq: Number(row.seq),
+    fannedOutAt: row.fanned_out_at === null ? null : new Date(row.fanned_out_at),
+  };
 }
 
 export interface OutboxEvent {
@@ -70,7 +86,7 @@ export async function claimForFanOut(em: EntityManager, eventIds: string[]): Pro
   const rows = await em.execute<{ id: string; merchant_id: string; type: string }[]>(
     `select id, merchant_id, type from events
       where id in (?) and fanned_out_at is null and (fan_out_leased_until is null or fan_out_leased_until < now())
-      order by created_at, id
+      order by seq
         for update skip locked`,
     [eventIds],
   );
@@ -79,7 +95,7 @@ export async function claimForFanOut(em: EntityManager, eventIds: string[]): Pro
 
 /**
  * The active configurations that take each of these events: same merchant, created before it, filter matching.
- * In event order, then configuration creation order.
+ * In event order (seq), then configuration creation order.
  */
 export async function subscribedConfigIds(
   em: EntityManager,
@@ -90,7 +106,7 @@ export async function subscribedConfigIds(
     `select e.id as event_id, c.id as config_id from merchant_webhook_configs c, events e
       where e.id in (?) and c.merchant_id = e.merchant_id and c.is_active and c.created_at <= e.created_at
         and (c.event_filter is null or e.type = any(c.event_filter))
-      order by e.created_at, e.id, c.created_at, c.id`,
+      order by e.seq, c.created_at, c.id`,
     [eventIds],
   );
   return rows.map((row) => ({ eventId: row.event_id, configId: row.config_id }));
@@ -102,12 +118,12 @@ export async function markFannedOut(em: EntityManager, eventIds: string | string
   await em.execute('update events set fanned_out_at = now() where id in (?)', [ids]);
 }
 
-/** The oldest events still in the outbox. */
+/** The oldest events still in the outbox (in the order they were recorded). */
 export async function unfannedEventIds(em: EntityManager, limit: number): Promise<string[]> {
   const rows = await em.execute<{ id: string }[]>(
     `select id from events
       where fanned_out_at is null and (fan_out_leased_until is null or fan_out_leased_until < now())
-      order by created_at, id limit ?`,
+      order by seq limit ?`,
     [limit],
   );
   return rows.map((row) => row.id);
@@ -163,7 +179,7 @@ export async function subscribedTargets(em: EntityManager, eventIds: string[]): 
          on c.merchant_id = e.merchant_id and c.is_active and c.created_at <= e.created_at
         and (c.event_filter is null or e.type = any(c.event_filter))
       where e.id in (?)
-      order by e.created_at, e.id, c.created_at, c.id`,
+      order by e.seq, c.created_at, c.id`,
     [eventIds],
   );
 }

@@ -424,3 +424,22 @@ export async function takeUnresolvedForReconciliation(
   );
   return rows.map((row) => ({ transactionId: row.transaction_id, attemptNumber: row.attempt_number }));
 }
+
+/**
+ * The provider's later decline of the payment the transaction's last attempt left pending (the settlement's read
+ * or its payment.failed webhook: domain/transactions/transactions.late-declines.ts). Only on an attempt that went
+ * pending (or succeeded into a pending payment): a declined attempt's own code stays its error_code. The row stays
+ * locked until the caller's transaction commits, which failureReasonOf's locking read waits for.
+ */
+export async function recordLateDecline(
+  em: EntityManager,
+  transactionId: string,
+  decline: { code: string | null; message: string | null },
+): Promise<void> {
+  await em.execute(
+    `update transaction_attempts set late_decline_code = ?, late_decline_message = ?
+      where id = (select id from transaction_attempts where transaction_id = ? order by attempt_number desc limit 1)
+        and status in ('success', 'pending')`,
+    [decline.code, decline.message, transactionId],
+  );
+}

@@ -103,6 +103,17 @@ export interface InboundWebhook {
   raw: Record<string, unknown>;
   /** For dispute.closed: who the dispute was decided for, when the provider says (absent or null: unknown). */
   disputeOutcome?: DisputeOutcome | null;
+  /**
+   * For payment.failed: the provider's decline code and message as its webhook states them, read as the adapter
+   * reads a synchronous decline's rawCode / rawMessage (absent or null: the webhook carries none). Unsanitized:
+   * domain/transactions/transactions.late-declines.ts keeps only a safe code and a scrubbed message.
+   */
+  decline?: WebhookDecline | null;
+}
+
+export interface WebhookDecline {
+  code: string | null;
+  message: string | null;
 }
 
 export type DisputeOutcome = 'won' | 'lost';

@@ -34,18 +34,17 @@ export async function recordEvent(em: EntityManager, input: RecordEventInput): P
     throw new Error(`Unknown event type "${String(input.type)}": add it to domain/events/events.catalog.ts`);
   if (!em.isInTransaction())
     throw new Error('recordEvent must be called inside the transaction that makes the change it reports');
-  const event: EventRecord = {
+  const event = {
     id: newId('evt'),
     organizationId: input.organizationId,
     merchantId: input.merchantId,
     type: input.type,
     // Plain JSON (dates become ISO strings), exactly what every delivery will carry.
     data: JSON.parse(JSON.stringify(input.object)) as Record<string, unknown>,
-    createdAt: new Date(),
-    fannedOutAt: null,
   };
   // One statement: the row, and either the NOTIFY (delivered to listeners only when, and if, the surrounding
   // transaction commits) or, when no configuration takes the event, the fanned-out mark — no fan-out work at all.
-  event.fannedOutAt = await insertEvent(em, event, EVENTS_CHANNEL);
-  return event;
+  // The database stamps it (its clock and its place in the order: events.repository.ts), not this process's clock.
+  const inserted = await insertEvent(em, event, EVENTS_CHANNEL);
+  return { ...event, ...inserted };
 }

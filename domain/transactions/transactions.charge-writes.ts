@@ -6,7 +6,11 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as attempts from '../../db/repositories/transaction-attempts.repository';
-import { markCompleted, markPaymentPending } from '../../db/repositories/checkout-sessions.repository';
+import {
+  markCompleted,
+  markPaymentPending,
+  reopenAfterUnpaidCharge,
+} from '../../db/repositories/checkout-sessions.repository';
 import { insertOrder, recordOrderStatus } from '../../db/repositories/orders.repository';
 import { claimToken, spendToken } from '../../db/repositories/card-tokens.repository';
 import { TransactionSchema, type TransactionStatus } from '../../db/entities';
@@ -262,17 +266,8 @@ export async function finalizeCharge(em: EntityManager, input: FinalizeInput): P
     await markCompleted(em, tx.checkoutSessionId);
   }
   if (tx.checkoutSessionId && (input.to === 'failed' || input.to === 'expired' || input.to === 'canceled')) {
-    // A payment that took no money leaves its checkout payable again (the buyer may try another card),
-    // unless another payment of the checkout is still under way or went through.
-    await em.execute(
-      `update checkout_sessions c
-          set status = case when c.customer_id is null then 'initiated' else 'customer_identified' end,
-              updated_at = now()
-        where c.id = ? and c.status = 'payment_pending'
-          and not exists (select 1 from transactions t where t.checkout_session_id = c.id and t.id <> ?
-                             and t.status not in ('failed', 'expired', 'canceled'))`,
-      [tx.checkoutSessionId, tx.id],
-    );
+    // A payment that took no money leaves its checkout payable again (the buyer may try another card).
+    await reopenAfterUnpaidCharge(em, tx.checkoutSessionId, tx.id);
   }
 }
 

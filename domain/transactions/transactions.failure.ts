@@ -34,16 +34,32 @@ export async function failureReasonOf(
   if (to === 'expired') return reason('payment_expired');
   if (to === 'canceled') return reason('canceled');
   if (to !== 'failed') return null;
+  // Locking read: a payment.failed webhook records the provider's reason on the attempt before it signals the
+  // verdict, in its own transaction; this waits for that to commit rather than read the attempt without it.
   const [last] = await em.execute<
-    Array<{ status: string; outcome: string | null; error_code: string | null; message: string | null }>
+    Array<{
+      status: string;
+      outcome: string | null;
+      error_code: string | null;
+      message: string | null;
+      late_decline_code: string | null;
+      late_decline_message: string | null;
+    }>
   >(
-    `select status, outcome, error_code, error_message as message from transaction_attempts where transaction_id = ?
-      order by attempt_number desc limit 1`,
+    `select status, outcome, error_code, error_message as message, late_decline_code, late_decline_message
+       from transaction_attempts where transaction_id = ? order by attempt_number desc limit 1 for share`,
     [transactionId],
   );
   if (last) {
-    // A pending payment the provider then failed (its attempt had succeeded in going pending).
-    if (last.status === 'success' || last.status === 'pending') return reason('payment_failed');
+    // A pending payment the provider then failed (its attempt had succeeded in going pending): the provider's own
+    // reason when its read or webhook gave one (transactions.late-declines.ts), the generic one otherwise.
+    if (last.status === 'success' || last.status === 'pending') {
+      if (last.late_decline_code === null && last.late_decline_message === null) return reason('payment_failed');
+      return {
+        failureCode: last.late_decline_code ?? 'payment_failed',
+        failureMessage: last.late_decline_message ?? FAILURE_REASONS.payment_failed,
+      };
+    }
     return {
       failureCode: last.error_code ?? last.outcome ?? 'declined',
       failureMessage: last.message ?? FAILURE_REASONS.declined,

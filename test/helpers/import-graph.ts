@@ -105,7 +105,9 @@ export function layerViolations(root: string): Violation[] {
   );
 }
 
-const RAW_WRITE = /\b(?:insert\s+into|delete\s+from)\s+"?([a-z_]+)"?|\bupdate\s+"?([a-z_]+)"?\s+set\b/gi;
+/** insert/delete, and an update whose table may carry an alias (`update checkout_sessions cs set`, `… as cs set`). */
+const RAW_WRITE =
+  /\b(?:insert\s+into|delete\s+from)\s+"?([a-z_]+)"?|\bupdate\s+"?([a-z_]+)"?(?:\s+(?:as\s+)?(?!set\b)[a-z_]+)?\s+set\b/gi;
 
 /** Tables a piece of source writes with raw SQL. */
 export function rawWriteTables(source: string): string[] {

@@ -3,10 +3,7 @@ import { rows } from './db';
 
 const eventsOf = async (merchantId: string, txId: string): Promise<string[]> =>
   (
-    await rows(`select type from events where merchant_id = ? and data->>'id' = ? order by created_at, id`, [
-      merchantId,
-      txId,
-    ])
+    await rows(`select type from events where merchant_id = ? and data->>'id' = ? order by seq`, [merchantId, txId])
   ).map((e) => e.type);
 
 /** The transaction's event types once `type` is among them (or as they stand after ~15 s). */

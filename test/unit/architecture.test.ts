@@ -91,6 +91,18 @@ describe('architecture: one way to write (docs/architecture.md)', () => {
       update card_tokens set used_by = ?; delete from "rate_limit_counters" where true`;
     expect(rawWriteTables(sql)).to.deep.equal(['orders', 'card_tokens', 'rate_limit_counters']);
   });
+
+  it('finds the table of an aliased raw update (update checkout_sessions cs set …, with or without AS)', () => {
+    const sql = `update checkout_sessions cs set status = 'initiated' where cs.id = ?;
+      UPDATE "payment_instruments" AS i SET status = 'revoked'; update orders o
+        set status = ?; insert into connector_health as h (connector_id) values (?) on conflict (connector_id) do update set state = 'open'`;
+    expect(rawWriteTables(sql)).to.deep.equal([
+      'checkout_sessions',
+      'payment_instruments',
+      'orders',
+      'connector_health',
+    ]);
+  });
 });
 
 /** web/ is browser code bundled on its own: its imports stay under web/ or are the UI library (preact). */

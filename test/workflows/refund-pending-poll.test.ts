@@ -11,7 +11,12 @@ import { createActivities } from '../../activities';
 import { vaultSettingsOf } from '../../activities/vault/settings';
 import { newId } from '../../domain/platform/ids';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
-import { pendingRefundWorkflowId, transactionOperationWorkflow } from '../../workflows/transaction-operation';
+import type { OperationInput } from '../../workflows/lib/charge-types';
+import {
+  operationWorkflowId,
+  pendingRefundWorkflowId,
+  transactionOperationWorkflow,
+} from '../../workflows/transaction-operation';
 import { useTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
@@ -42,10 +47,18 @@ describe('Refunds left pending at the provider (time-skipping test server)', () 
       }),
     });
     const refundId = newId('ref');
+    const operation: OperationInput = {
+      kind: 'refund',
+      operationId: refundId,
+      transactionId: tx.id,
+      amount: 500,
+      refundId,
+    };
+    // The id the API gives a refund's operation (`<kind>-<tx id>-<operation id>`), not a made-up one.
     const handle = await server.env.client.workflow.start(transactionOperationWorkflow, {
-      workflowId: `refund-${refundId}`,
+      workflowId: operationWorkflowId(operation),
       taskQueue,
-      args: [{ kind: 'refund', operationId: refundId, transactionId: tx.id, amount: 500, refundId }],
+      args: [operation],
       typedSearchAttributes: [{ key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: tenant.merchant_id }],
     });
     const key = tenant.merchant_secret_key;

@@ -31,8 +31,10 @@ export async function listEvents(
         }
       : {}),
   };
+  // Newest first in the order the events were recorded (seq), not by created_at: for one object, an event recorded
+  // after another (under its row lock) is listed after it, whatever the clocks say. Pages stay page/limit.
   const [items, total] = await em.findAndCount(EventSchema, where, {
-    orderBy: { createdAt: 'desc', id: 'desc' },
+    orderBy: { seq: 'desc' },
     limit: filter.limit,
     offset: offsetOf(filter),
   });

@@ -29,6 +29,7 @@ import { recordActivity } from '../../../domain/merchants/merchants.activity';
 import { applyTransactionMove } from '../../../domain/transactions/transactions.transitions';
 import { canApply } from '../../../domain/transactions/transactions.state-table';
 import { recordWebhookVerdictOnUnansweredAttempt } from '../../../domain/transactions/transactions.attempt-verdicts';
+import { recordWebhookDecline } from '../../../domain/transactions/transactions.late-declines';
 import { presentTransactionHeader } from '../../../domain/transactions/transactions.presenter';
 import { MerchantConnectorSchema } from '../../../db/entities';
 import { recordReceipt, type ReceiptInput } from '../../../db/repositories/provider-webhook-receipts.repository';
@@ -149,6 +150,7 @@ async function apply(
     if (!canApply(tx.status, 'charge_approved')) return null;
     if (event.type === 'payment.succeeded' && event.amount !== null && event.amount !== tx.amount)
       return refuseAmountMismatch(em, connectorId, tx, event);
+    await recordWebhookDecline(em, tx.id, event);
     const signalled = await signalProviderEvent(deps.temporal.client, tx.id, {
       type: event.type as 'payment.succeeded' | 'payment.failed' | 'payment.expired',
       eventId: event.eventId,

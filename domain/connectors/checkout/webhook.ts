@@ -15,6 +15,9 @@ export function verifySignature(headers: Record<string, string | undefined>, raw
   if (!signature || !safeEqual(signature, expected)) throw new InvalidWebhookError('Webhook signature mismatch');
 }
 
+/** The payment.failed events that are declines (payment_canceled is one too, without a reason of its own). */
+const DECLINE_EVENTS = new Set(['payment_declined', 'payment_capture_declined']);
+
 export function parseWebhook(request: WebhookRequest): InboundWebhook {
   verifySignature(request.headers, request.rawBody, requireSecret(request.webhookSecret));
   const body = parseJsonBody(request.rawBody);
@@ -39,5 +42,10 @@ export function parseWebhook(request: WebhookRequest): InboundWebhook {
       : ['dispute_lost', 'dispute_accepted'].includes(eventType)
         ? 'lost'
         : null,
+    // A declined payment's response_code and response_summary, as fromPayment reads a decline (a canceled one's
+    // would be its last action's, not a reason).
+    decline: DECLINE_EVENTS.has(eventType)
+      ? { code: field.str(data.response_code), message: field.str(data.response_summary) }
+      : null,
   };
 }

@@ -4,7 +4,7 @@
  * after the `whsec_` prefix; timestamps outside ±5 minutes are refused (replay protection).
  */
 import { createHmac } from 'node:crypto';
-import { InvalidWebhookError, wonOrLost, type InboundWebhook } from '../connector';
+import { InvalidWebhookError, wonOrLost, type InboundWebhook, type WebhookDecline } from '../connector';
 import { UnhandledWebhookEventError } from '../errors';
 import { field } from '../http';
 import { checkTimestamp, headerOf, parseJsonBody, requireSecret, safeEqual, type WebhookRequest } from '../signatures';
@@ -33,6 +33,12 @@ export function verifySignature(
   if (!valid) throw new InvalidWebhookError('Webhook signature mismatch');
 }
 
+/** A failed PaymentIntent's last_payment_error, read as fromIntent reads it: decline_code, else code. */
+function declineOf(intent: Record<string, unknown>): WebhookDecline {
+  const error = field.obj(intent.last_payment_error);
+  return { code: field.str(error.decline_code) ?? field.str(error.code), message: field.str(error.message) };
+}
+
 export function parseWebhook(request: WebhookRequest): InboundWebhook {
   verifySignature(request.headers, request.rawBody, requireSecret(request.webhookSecret));
   const body = parseJsonBody(request.rawBody);
@@ -54,5 +60,6 @@ export function parseWebhook(request: WebhookRequest): InboundWebhook {
     raw: body,
     // A closed dispute object's status is won or lost (warning_closed: an inquiry, no outcome).
     disputeOutcome: type === 'dispute.closed' ? wonOrLost(field.str(object.status)) : null,
+    decline: type === 'payment.failed' ? declineOf(object) : null,
   };
 }

@@ -94,5 +94,8 @@ export function parseWebhook(request: WebhookRequest): InboundWebhook {
       : ['SECOND_CHARGEBACK', 'PREARBITRATION_LOST'].includes(eventCode)
         ? 'lost'
         : null,
+    // A refused AUTHORISATION names its refusal reason ("Refused", "Not enough balance") in `reason`; the
+    // notification carries no refusalReasonCode, so the reason is both the code and the message.
+    decline: type === 'payment.failed' ? { code: field.str(item.reason), message: field.str(item.reason) } : null,
   };
 }

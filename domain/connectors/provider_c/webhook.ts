@@ -59,5 +59,8 @@ export function parseWebhook(request: WebhookRequest): InboundWebhook {
     occurredAt: new Date(field.str(body.date_created) ?? Date.now()).toISOString(),
     raw: body,
     disputeOutcome: type === 'dispute.closed' ? wonOrLost(field.str(data.status)) : null,
+    // A rejected payment's status_detail is its reason, as fromPayment reads it (rawCode detail, rawMessage status).
+    decline:
+      type === 'payment.failed' ? { code: field.str(data.status_detail), message: field.str(data.status) } : null,
   };
 }
