@@ -1,12 +1,12 @@
 /** buildApp(deps) → a Koa app with every route; no listen (the server and the tests do that). */
 import Koa from 'koa';
-import Router from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { AppDeps } from './deps';
 import { errors } from '../domain/platform/errors';
 import { requestContext } from './http/request-context';
 import type { InFlightRequests } from './http/in-flight';
 import { mountRoute } from './http/route-runner';
+import { RouteTable } from './http/route-table';
 import { defineRoute, type AnyRoute } from './http/define-route';
 import { Type } from '@sinclair/typebox';
 import { buildOpenApi } from './http/openapi';
@@ -50,11 +50,11 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   const app = new Koa();
   // Koa must not read X-Forwarded-For itself (it believes the client's left-most entry): clientAddressMiddleware does.
   app.proxy = false;
-  const router = new Router();
+  const table = new RouteTable(API_PREFIX);
 
   const routes = [...ROUTES, openApiRoute(() => openApi)];
   const openApi = buildOpenApi(routes, API_PREFIX, deps.config.publicBaseUrl);
-  for (const route of routes) mountRoute(router, API_PREFIX, route, deps);
+  for (const route of routes) mountRoute(table, API_PREFIX, route, deps);
 
   // The liveness probe answers synchronously, before everything (no request log, nothing to drain).
   app.use(liveness(API_PREFIX));
@@ -82,8 +82,7 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   );
   app.use(boundedJsonDepth);
   app.use(unmatchedRequests);
-  app.use(router.routes());
-  // Sets 405 + Allow for a known path with another method (and answers OPTIONS).
-  app.use(router.allowedMethods());
+  // The routes, then 405 + Allow for a known path with another method (and answers OPTIONS).
+  app.use(table.middleware());
   return app;
 }

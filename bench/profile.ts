@@ -20,7 +20,7 @@ import { REPO_ROOT } from '../scripts/lib/paths';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string };
+  callFrame: { functionName: string; url: string; lineNumber: number };
 }
 interface Profile {
   nodes: ProfileNode[];
@@ -43,6 +43,22 @@ export function selfTimeBy(profile: Profile): Array<[string, number]> {
         : functionName.startsWith('(')
           ? functionName
           : `(${functionName || 'native'})`);
+    const delta = profile.timeDeltas[index] ?? 0;
+    totals.set(key, (totals.get(key) ?? 0) + delta);
+    all += delta;
+  });
+  return [...totals].sort((a, b) => b[1] - a[1]).map(([key, time]) => [key, time / all]);
+}
+
+/** Self time by function (name, file and line), as shares of the whole: what inside a package costs. */
+export function selfTimeByFunction(profile: Profile): Array<[string, number]> {
+  const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  const totals = new Map<string, number>();
+  let all = 0;
+  profile.samples.forEach((id, index) => {
+    const { url, functionName, lineNumber } = frames.get(id) as ProfileNode['callFrame'];
+    const file = url ? path.relative(REPO_ROOT, url.replace(/^file:\/\//, '')) : '';
+    const key = `${functionName || '(anonymous)'} ${file}${file ? `:${lineNumber + 1}` : ''}`;
     const delta = profile.timeDeltas[index] ?? 0;
     totals.set(key, (totals.get(key) ?? 0) + delta);
     all += delta;
@@ -82,6 +98,10 @@ async function main(): Promise<void> {
     );
     console.log('Main thread self time (the profiler stopping itself shows as "(dispatch)"):');
     for (const [key, share] of selfTimeBy(profile as Profile).slice(0, 25)) {
+      console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${key}`);
+    }
+    console.log('Main thread self time by function:');
+    for (const [key, share] of selfTimeByFunction(profile as Profile).slice(0, 30)) {
       console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${key}`);
     }
     console.log(`Profile: ${file}`);

@@ -87,21 +87,52 @@ async function run<T>(
   const meta = em.getMetadata().get(schema.meta.className);
   const keys = Object.keys(where).sort();
   const statement = statementOf(meta, keys, tail(meta));
+  const values = keys.map((key) => where[key as keyof T & string]);
+  const rows = await runNamed(em, statement, values);
+  for (const row of rows) {
+    for (const [name, convert] of statement.converters) if (row[name] !== null) row[name] = convert(row[name]);
+  }
+  return rows as T[];
+}
+
+/** One named statement on a pooled connection (PostgreSQL plans it once per connection). */
+async function runNamed(
+  em: EntityManager,
+  statement: { name: string; text: string },
+  values: unknown[],
+): Promise<Record<string, unknown>[]> {
   const knex = em.getConnection().getKnex();
   const client = knex.client as KnexClient;
-  const values = keys.map((key) => where[key as keyof T & string]);
   const connection = await client.acquireConnection();
   try {
     // Announced like every knex query, so whatever listens for queries (tracing, the round-trip tests) sees it.
     knex.emit('query', { method: 'select', sql: statement.text, bindings: values });
-    const { rows } = await connection.query({ name: statement.name, text: statement.text, values });
-    for (const row of rows) {
-      for (const [name, convert] of statement.converters) if (row[name] !== null) row[name] = convert(row[name]);
-    }
-    return rows as T[];
+    return (await connection.query({ name: statement.name, text: statement.text, values })).rows;
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+const namedReads = new Map<string, string>();
+
+/**
+ * A hand-written hot read (SQL with `?` placeholders, none elsewhere in the text) as one named statement: no knex
+ * query building, no per-query planning in PostgreSQL. Values come back as the driver returns them (timestamps as
+ * text: MikroORM's type overrides). Inside a transaction it is the transaction's own query, through `em`.
+ */
+export async function readNamed<R extends object>(
+  em: EntityManager,
+  name: string,
+  sql: string,
+  values: unknown[],
+): Promise<R[]> {
+  if (em.isInTransaction()) return em.execute<R[]>(sql, values);
+  const registered = namedReads.get(name);
+  if (registered !== undefined && registered !== sql) throw new Error(`db/reads: ${name} names two statements`);
+  namedReads.set(name, sql);
+  let position = 0;
+  const text = sql.replace(/\?/g, () => `$${++position}`);
+  return (await runNamed(em, { name: `db_named_${name}`, text }, values)) as R[];
 }
 
 /** The one row matching every condition (equality), or null. */

@@ -5,13 +5,15 @@
  * final comparison is constant-time, so response timing says nothing about how much of a guess matched.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiKeySchema, MerchantSchema, type ApiKey, type ApiKeyKind } from '../../db/entities';
+import type { ApiKeyKind } from '../../db/entities';
+import { readActiveKey, readOrganizationMerchantStatus } from './auth-reads';
 import { constantTimeEqual, hashSecret } from '../../domain/platform/crypto';
 import { KEY_PATTERN, type KeyLevel } from '../../domain/api-keys/api-keys.service';
 import { ApiError, errors } from '../../domain/platform/errors';
 import { looksLikeJwt } from './dashboard-auth';
 import type { Scope } from '../../domain/api-keys/api-keys.scopes';
 import type { AuthCache } from './auth-cache';
+import { cacheMerchantStatus } from './merchant-status';
 
 export type { KeyLevel };
 
@@ -84,7 +86,11 @@ export async function authenticatePublicKey(
   throw errors.unauthenticated('Provide a public key as "X-Public-Key: pk_live_…"');
 }
 
-/** Only active keys are cached (by the SHA-256 of the whole key); unknown and revoked keys are read every time. */
+/**
+ * Only active keys are cached (by the SHA-256 of the whole key); unknown and revoked keys are read every time. A miss
+ * is one statement (auth-reads.ts): the key, its merchant's status, cached with it, and
+ * last_used_at for the key management API (at most once a minute per key; the auth-change trigger ignores that column).
+ */
 async function lookupKey(em: EntityManager, token: string, cache?: AuthCache): Promise<ApiKeyAuth> {
   if (!KEY_PATTERN.test(token)) throw errors.unauthenticated('The API key is malformed');
   const hash = hashSecret(token);
@@ -92,13 +98,8 @@ async function lookupKey(em: EntityManager, token: string, cache?: AuthCache): P
   const cached = cache?.get<ApiKeyAuth>(cacheKey);
   if (cached && (cached.expiresAt === null || cached.expiresAt > Date.now())) return cached;
   const ticket = cache?.ticket() ?? 0;
-  const key: ApiKey | null = await em.findOne(ApiKeySchema, {
-    secretHash: hash,
-    status: 'active',
-    $or: [{ expiresAt: null }, { expiresAt: { $gt: new Date() } }],
-  });
+  const key = await readActiveKey(em, hash, new Date());
   if (!key || !constantTimeEqual(key.secretHash, hash)) throw new UnknownApiKeyError();
-  await recordUse(em, key.id);
   const auth: ApiKeyAuth = {
     keyId: key.id,
     organizationId: key.organizationId,
@@ -108,20 +109,11 @@ async function lookupKey(em: EntityManager, token: string, cache?: AuthCache): P
     scopes: new Set(key.scopes),
     expiresAt: key.expiresAt?.getTime() ?? null,
   };
-  cache?.set(cacheKey, auth, ticket);
+  if (cache) {
+    cache.set(cacheKey, auth, ticket);
+    if (key.merchantId && key.merchantStatus) cacheMerchantStatus(cache, key.merchantId, key.merchantStatus, ticket);
+  }
   return auth;
-}
-
-/**
- * last_used_at for the key management API, written on a cache miss (at most once per cache lifetime per process)
- * and at most once a minute per key; the auth-change trigger ignores this column, so it empties no cache.
- */
-async function recordUse(em: EntityManager, keyId: string): Promise<void> {
-  await em.execute(
-    `update api_keys set last_used_at = now()
-      where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
-    [keyId],
-  );
 }
 
 /** Key kind and scopes: a valid key that may not call this route gets 403. */
@@ -163,8 +155,12 @@ export async function resolveMerchant(
   const cacheKey = `merchant:${auth.organizationId}:${requested}`;
   if (cache?.get<true>(cacheKey)) return requested;
   const ticket = cache?.ticket() ?? 0;
-  const count = await em.count(MerchantSchema, { id: requested, organizationId: auth.organizationId });
-  if (count === 0) throw errors.forbidden('The API key does not have access to this merchant');
-  cache?.set(cacheKey, true, ticket);
+  // Ownership and status in one read: a write goes on to check the status, which is then cached.
+  const status = await readOrganizationMerchantStatus(em, auth.organizationId, requested);
+  if (status === null) throw errors.forbidden('The API key does not have access to this merchant');
+  if (cache) {
+    cache.set(cacheKey, true, ticket);
+    cacheMerchantStatus(cache, requested, status, ticket);
+  }
   return requested;
 }

@@ -78,8 +78,11 @@ export function addressBucket(address: string): string {
  */
 export function clientAddressMiddleware(trusted: TrustedProxies) {
   const list = blockList(trusted);
-  return async (ctx: Context, next: Next) => {
-    ctx.request.ip = resolve(list, normalizeAddress(ctx.req.socket.remoteAddress ?? ''), ctx.get('x-forwarded-for'));
-    await next();
+  // No trusted proxy (the default): the peer is the client, without a BlockList check per request.
+  const peerOnly = trusted.length === 0;
+  return (ctx: Context, next: Next) => {
+    const peer = normalizeAddress(ctx.req.socket.remoteAddress ?? '');
+    ctx.request.ip = peerOnly ? peer : resolve(list, peer, ctx.get('x-forwarded-for'));
+    return next();
   };
 }

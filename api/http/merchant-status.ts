@@ -25,18 +25,27 @@ const REFUSALS: Record<Exclude<MerchantStatus, 'active'>, { code: string; messag
   },
 };
 
+const statusKey = (merchantId: string) => `merchant-status:${merchantId}`;
+
+/**
+ * Caches a status read with something else (a merchant key with its merchant, an organization key's merchant with
+ * its ownership), so the request that read it sends no second statement. `ticket` is the one taken before that read.
+ */
+export function cacheMerchantStatus(cache: AuthCache, merchantId: string, status: MerchantStatus, ticket: number) {
+  cache.set(statusKey(merchantId), status, ticket);
+}
+
 export async function merchantStatus(
   em: EntityManager,
   merchantId: string,
   cache?: AuthCache,
 ): Promise<MerchantStatus | undefined> {
-  const cacheKey = `merchant-status:${merchantId}`;
-  const cached = cache?.get<MerchantStatus>(cacheKey);
+  const cached = cache?.get<MerchantStatus>(statusKey(merchantId));
   if (cached) return cached;
   const ticket = cache?.ticket() ?? 0;
   const merchant = await em.findOne(MerchantSchema, { id: merchantId }, { fields: ['status'] });
   if (!merchant) return undefined;
-  cache?.set(cacheKey, merchant.status, ticket);
+  if (cache) cacheMerchantStatus(cache, merchantId, merchant.status, ticket);
   return merchant.status;
 }
 

@@ -5,7 +5,6 @@
  * inactive one refuses writes and public keys, merchant-status.ts) → (idempotency) → handler → envelope. Validators
  * are compiled once, at mount.
  */
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { createHash } from 'node:crypto';
 import { Type, type TSchema, type TObject } from '@sinclair/typebox';
@@ -40,6 +39,7 @@ import { requireActiveMerchant } from './merchant-status';
 import { requireLiveSession } from './dashboard-sessions';
 import { bodyAjv, textAjv, toFieldErrors, unstorableTextFields } from './schema';
 import { malformedIdError } from './malformed-id';
+import type { RouteTable } from './route-table';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
@@ -162,7 +162,7 @@ function checkResponse(compiled: CompiledRoute, route: AnyRoute, result: Handler
   }
 }
 
-export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps: AppDeps): void {
+export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, deps: AppDeps): void {
   const compiled = compileRoute(route, deps);
   const { config, orm } = deps;
 
@@ -359,6 +359,6 @@ export function mountRoute(router: Router, prefix: string, route: AnyRoute, deps
   };
 
   for (const path of [`${prefix}${route.path}`, ...(route.alsoAt ?? [])]) {
-    router[route.method](path, middleware);
+    table.add(route.method, path, middleware);
   }
 }

@@ -84,19 +84,24 @@ export const UNSTORABLE_TEXT_MESSAGE = 'must not contain the NUL character or an
  */
 export function unstorableTextFields(value: unknown, root: string, path = ''): FieldErrors {
   const details: FieldErrors = {};
-  const visit = (node: unknown, at: string) => {
-    if (typeof node === 'string') {
-      if (UNSTORABLE.test(node)) details[at || root] = [UNSTORABLE_TEXT_MESSAGE];
-    } else if (Array.isArray(node)) node.forEach((item, index) => visit(item, at ? `${at}.${index}` : String(index)));
-    else if (node && typeof node === 'object')
-      for (const [key, item] of Object.entries(node)) {
-        const child = at ? `${at}.${key}` : key;
-        if (UNSTORABLE.test(key)) details[at || root] = [UNSTORABLE_TEXT_MESSAGE];
-        visit(item, child);
-      }
-  };
-  visit(value, path);
+  visitText(value, path, root, details);
   return details;
+}
+
+/** A module-level function, not a closure per call: every request walks its params, query and body. */
+function visitText(node: unknown, at: string, root: string, details: FieldErrors): void {
+  if (typeof node === 'string') {
+    if (UNSTORABLE.test(node)) details[at || root] = [UNSTORABLE_TEXT_MESSAGE];
+  } else if (Array.isArray(node)) {
+    for (let index = 0; index < node.length; index += 1) {
+      visitText(node[index], at ? `${at}.${index}` : String(index), root, details);
+    }
+  } else if (node && typeof node === 'object') {
+    for (const key of Object.keys(node)) {
+      if (UNSTORABLE.test(key)) details[at || root] = [UNSTORABLE_TEXT_MESSAGE];
+      visitText((node as Record<string, unknown>)[key], at ? `${at}.${key}` : key, root, details);
+    }
+  }
 }
 
 export function compile(ajv: Ajv, schema: TSchema): ValidateFunction {

@@ -3,6 +3,7 @@
  * is api/http/idempotency.ts; housekeeping purges what has expired.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { readNamed } from '../reads';
 
 export interface KeyClaim {
   scopeId: string;
@@ -71,7 +72,10 @@ export async function readKey(em: EntityManager, scopeId: string, key: string): 
 
 /** The stored answer of a key still within its retention, or nothing (no row, lapsed, or no answer yet). */
 export async function readAnswer(em: EntityManager, scopeId: string, key: string): Promise<StoredKey | undefined> {
-  const [row] = await em.execute<{ fingerprint: string; response_status: number; response_sealed: string | null }[]>(
+  // Every replay starts here: a named statement (db/reads.ts), planned once per connection.
+  const [row] = await readNamed<{ fingerprint: string; response_status: number; response_sealed: string | null }>(
+    em,
+    'idempotency_answer',
     `select fingerprint, response_status, response_sealed from idempotency_keys
      where scope_id = ? and key = ? and response_status is not null and expires_at > now()`,
     [scopeId, key],

@@ -88,6 +88,47 @@ describe('API-key and merchant cache: invalidated across API processes on change
     expect(queries[0]).to.match(/from "customers"/);
   });
 
+  /** The statements of one request sent right after the auth cache was emptied (as any api_keys or merchants change
+   * empties it in every process). */
+  async function statementsAfterCacheEmptied(request: () => Promise<{ status: number }>, status: number) {
+    expect((await request()).status).to.equal(status);
+    second.deps.authCache.invalidate();
+    const queries: string[] = [];
+    const knex = second.deps.orm.em.getConnection().getKnex();
+    const count = (query: { sql: string }) => void queries.push(query.sql);
+    knex.on('query', count);
+    try {
+      expect((await request()).status).to.equal(status);
+    } finally {
+      knex.off('query', count);
+    }
+    // A window's first request leases the key's budget (one upsert per block, rate-limit.ts): not authentication.
+    return queries.filter((sql) => !/rate_limit_counters/.test(sql));
+  }
+
+  it('a key read after the cache emptied is one round trip: the key, its last use and its merchant status together', async () => {
+    const customerId = await createCustomer(tenant);
+    const key = tenant.merchant_secret_key;
+    const read = () => api.get(`/customers/${customerId}`, { key, baseUrl: second.url });
+    expect(await statementsAfterCacheEmptied(read, 200)).to.have.length(2);
+    // A write checks the merchant's status: it came with the key, so no statement reads merchants on its own.
+    const create = () => api.post('/customers', { key, body: customerInput(), baseUrl: second.url });
+    const queries = await statementsAfterCacheEmptied(create, 201);
+    expect(queries.filter((sql) => /from "?merchants"?\b/.test(sql))).to.have.length(0);
+    expect(queries.filter((sql) => /\bapi_keys\b/.test(sql))).to.have.length(1);
+  });
+
+  it("an organization key's merchant is read once after the cache emptied: ownership and status together", async () => {
+    const customerId = await createCustomer(tenant);
+    const key = tenant.organization_secret_key;
+    const remove = () =>
+      api.delete(`/customers/${customerId}`, { key, query: { merchant_id: tenant.merchant_id }, baseUrl: second.url });
+    // The first request deletes; the second is the same request answered 404 (nothing left), after the same checks.
+    expect((await remove()).status).to.equal(204);
+    const queries = await statementsAfterCacheEmptied(remove, 404);
+    expect(queries.filter((sql) => /from "?merchants"?\b/.test(sql))).to.have.length(1);
+  });
+
   it('an idempotent replay costs one database round trip (the stored answer is read, the key not claimed)', async () => {
     const body = customerInput();
     const key = tenant.merchant_secret_key;

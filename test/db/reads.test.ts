@@ -7,7 +7,7 @@ import {
   TransactionAttemptSchema,
   TransactionSchema,
 } from '../../db/entities';
-import { findOneRow, findRows } from '../../db/reads';
+import { findOneRow, findRows, readNamed } from '../../db/reads';
 import { cardCharge, cardToken, cascade, charge, override } from '../helpers/transactions';
 import { api } from '../helpers/http';
 import { stack } from '../helpers/stack';
@@ -86,5 +86,43 @@ describe('findOneRow (hot reads without the ORM)', () => {
       .to.be.instanceOf(Error)
       .with.property('message')
       .that.matches(/scopes .*needs ORM hydration/);
+  });
+});
+
+describe('readNamed (hand-written hot reads as named statements)', () => {
+  const sql = 'select id, email from customers where merchant_id = ? and email = ?';
+
+  it('reads with its ? placeholders bound in order, outside and inside a transaction (the transaction sees its own rows)', async () => {
+    const tenant = await createTenant();
+    const input = customerInput();
+    const created = await api.post('/customers', { key: tenant.merchant_secret_key, body: input });
+    expect(created.status).to.equal(201);
+    const rows = await readNamed(stack().orm.em.fork(), 'test_customer_by_email', sql, [
+      tenant.merchant_id,
+      input.email,
+    ]);
+    expect(rows).to.deep.equal([{ id: created.body.data.id, email: input.email }]);
+
+    await stack()
+      .orm.em.fork()
+      .transactional(async (tx) => {
+        await tx.execute(`update customers set email = 'renamed@example.com' where id = ?`, [created.body.data.id]);
+        const seen = await readNamed(tx, 'test_customer_by_email', sql, [tenant.merchant_id, 'renamed@example.com']);
+        expect(seen).to.have.length(1);
+        throw new Error('roll back');
+      })
+      .catch((error: Error) => expect(error.message).to.equal('roll back'));
+  });
+
+  it('refuses one name for two statements (a connection would run the first under the second name)', async () => {
+    const em = stack().orm.em.fork();
+    await readNamed(em, 'test_two_statements', sql, ['a', 'b']);
+    const refused = await readNamed(em, 'test_two_statements', `${sql} limit 1`, ['a', 'b']).catch(
+      (error: unknown) => error,
+    );
+    expect(refused)
+      .to.be.instanceOf(Error)
+      .with.property('message')
+      .that.matches(/names two statements/);
   });
 });
