@@ -9,7 +9,7 @@ import fs from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-export type Role = 'bench process' | 'api process' | 'temporal server' | 'postgresql';
+export type Role = 'bench process' | 'api process' | 'temporal server' | 'postgresql' | 'temporal postgresql';
 
 interface ProcessInfo {
   pid: number;
@@ -70,15 +70,24 @@ export function cpuSnapshot(apiPid?: number): Record<Role, number> {
   const ours = treeOf(process.pid, everything);
   const processes = everything.filter((info) => ours.has(info.pid));
   const api = apiPid ? treeOf(apiPid, processes) : new Set<number>();
+  // The full Temporal server's own PostgreSQL (scripts/lib/temporal-postgres-server.ts): its postmaster's data dir.
+  const temporalPostgres = new Set<number>();
+  for (const info of processes) {
+    if (info.comm === 'postgres' && info.cmdline.includes('switchyard-temporal-pg-')) {
+      for (const pid of treeOf(info.pid, processes)) temporalPostgres.add(pid);
+    }
+  }
   const totals: Record<Role, number> = {
     'bench process': 0,
     'api process': 0,
     'temporal server': 0,
     postgresql: 0,
+    'temporal postgresql': 0,
   };
   for (const info of processes) {
     if (info.pid === process.pid) totals['bench process'] += info.cpuMs;
     else if (api.has(info.pid)) totals['api process'] += info.cpuMs;
+    else if (temporalPostgres.has(info.pid)) totals['temporal postgresql'] += info.cpuMs;
     else if (/\btemporal\b.*\bserver\b/.test(info.cmdline)) totals['temporal server'] += info.cpuMs;
     else if (info.comm === 'postgres' || info.cmdline.startsWith('postgres')) totals.postgresql += info.cpuMs;
   }
@@ -99,4 +108,37 @@ export function cpuPer(
   }
   per.all = all;
   return per;
+}
+
+/**
+ * CPU milliseconds so far per thread of this process (the bench process: the API when in-process, the worker's
+ * main thread — every activity, the ORM, the sandbox PSP —, its workflow thread, the SDK's Rust core, V8's helpers).
+ * A single thread near 100 % of a core is a serialization no number of cores removes.
+ */
+export function threadSnapshot(pid = process.pid): Map<number, { name: string; cpuMs: number }> {
+  const threads = new Map<number, { name: string; cpuMs: number }>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`).map(Number)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      threads.set(tid, { name, cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND });
+    } catch {
+      // the thread ended while we looked
+    }
+  }
+  return threads;
+}
+
+/**
+ * The whole machine's CPU so far (/proc/stat: every process, other runs on the machine included), in ms of busy
+ * and of all CPU time summed over cores: their ratio over a window is how loaded the machine was.
+ */
+export function machineSnapshot(): { busyMs: number; totalMs: number } {
+  const [, ...jiffies] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  // user nice system idle iowait irq softirq steal (guest time is already counted in user).
+  const values = jiffies.slice(0, 8).map(Number);
+  const totalMs = (values.reduce((a, b) => a + b, 0) * 1000) / TICKS_PER_SECOND;
+  const idleMs = ((values[3] + values[4]) * 1000) / TICKS_PER_SECOND;
+  return { busyMs: totalMs - idleMs, totalMs };
 }

@@ -9,7 +9,6 @@
  * quick 1). The webhook suites read BENCH_WEBHOOK_EVENTS, BENCH_WEBHOOK_ENDPOINTS and BENCH_HANGING_DELIVERIES.
  * Progress goes to stderr; the results (text, then markdown) go to stdout.
  */
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import pino from 'pino';
 import { createLogger, logDestination } from '../domain/platform/logger';
 import { startApi, type RunningApi } from '../api/server';
@@ -25,6 +24,7 @@ import { ceilingReport, measureTemporalCeiling } from './temporal-ceiling';
 import { measureSubscriptions, subscriptionReport } from './subscriptions';
 import { testClocksSuite } from './test-clocks';
 import { overviewSuite } from './overview';
+import { installBenchRuntime } from './worker-metrics';
 
 const subscriptionsSuite: Suite = {
   name: 'subscription renewals and sleeping workflows',
@@ -103,7 +103,7 @@ const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 async function main(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  await installBenchRuntime(); // the worker's metrics, for the renewal suites' worker rows (bench/worker-metrics.ts)
   const started = Date.now();
 
   log(`starting the stack (embedded PostgreSQL, Temporal dev server, worker)${QUICK ? ' — quick run' : ''}…`);

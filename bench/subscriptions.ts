@@ -6,8 +6,18 @@
  * - worker memory with BENCH_SUB_SLEEPING (default 10,000) subscription workflows asleep until a renewal a month
  *   away: the process's RSS and heap after every 1,000 (each quarter in smaller runs) of them has started (goal: flat — the workflow cache
  *   evicts, nothing is held per sleeping subscription).
- * Runs alone with `npx tsx bench/subscriptions.ts` (starts and stops its own stack).
+ * Around the renewals, what limits them (bench/renewal-profile.ts): CPU per renewal and utilisation per process,
+ * the bench process by thread, the machine's load, the worker's metrics and a sample of the renewals' histories.
+ * Runs alone with `npx tsx bench/subscriptions.ts` (starts and stops its own stack, exports the worker's metrics);
+ * there BENCH_TEMPORAL=postgres runs it on a full Temporal server on PostgreSQL (as docker-compose) instead of the
+ * dev server, with the server's Go CPU profile taken during the renewals (BENCH_PPROF_SECONDS, default 20), and
+ * BENCH_SUB_SLEEPING=0 skips the sleeping-workflow part.
  */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { SubscriptionSchema } from '../db/entities';
 import { TASK_QUEUES } from '../workflows/definitions';
 import { subscriptionWorkflow, subscriptionWorkflowId } from '../workflows/subscription';
@@ -15,12 +25,19 @@ import type { SubscriptionState } from '../workflows/lib/subscription-state';
 import { idFromSeed } from '../domain/platform/ids';
 import { stack } from '../test/helpers/stack';
 import { subscribed } from '../test/helpers/subscriptions';
+import {
+  historyTimings,
+  renewalProfileReport,
+  startRenewalProfile,
+  type HistoryTimings,
+  type RenewalProfile,
+} from './renewal-profile';
 
 const DAY = 86_400_000;
 
-function envInt(name: string, fallback: number): number {
+function envInt(name: string, fallback: number, min = 1): number {
   const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}`);
   return value;
 }
 
@@ -42,6 +59,14 @@ export interface SubscriptionBenchResult {
   startedInTime: boolean;
   sleeping: number;
   memory: Array<{ started: number; rssMiB: number; heapMiB: number }>;
+  /** What the renewal window cost and where it waited. */
+  profile: RenewalProfile;
+  timings: HistoryTimings | null;
+}
+
+/** Hooks around the renewal window (the standalone run's Go profile of the Temporal server). */
+export interface RenewalWindowHooks {
+  onDue?(): void;
 }
 
 const start = (state: SubscriptionState) =>
@@ -57,9 +82,12 @@ const terminate = (id: string) =>
     .terminate('bench done')
     .catch(() => undefined);
 
-export async function measureSubscriptions(log: (message: string) => void): Promise<SubscriptionBenchResult> {
+export async function measureSubscriptions(
+  log: (message: string) => void,
+  hooks: RenewalWindowHooks = {},
+): Promise<SubscriptionBenchResult> {
   const due = envInt('BENCH_SUB_DUE', 1000);
-  const sleeping = envInt('BENCH_SUB_SLEEPING', 10_000);
+  const sleeping = envInt('BENCH_SUB_SLEEPING', 10_000, 0);
   const margin = envInt('BENCH_SUB_START_MARGIN_SECONDS', 60) * 1000;
 
   // One real subscription (a real first charge); the others are copies of its row under their own id and plan,
@@ -89,12 +117,24 @@ export async function measureSubscriptions(log: (message: string) => void): Prom
     stack()
       .orm.em.fork()
       .count(SubscriptionSchema, { id: { $in: ids }, cyclesCompleted: { $gte: 2 } });
+  // The window starts at the due instant: the starts before it are not the renewals' work.
+  if (Date.now() < dueAt) await sleep(dueAt - Date.now());
+  const profiling = await startRenewalProfile();
+  hooks.onDue?.();
   let renewed = 0;
   while (renewed < due) {
     await sleep(250);
     renewed = await renewedCount();
+    await profiling.sample();
   }
   const renewalSeconds = (Date.now() - Math.max(dueAt, 0)) / 1000;
+  const profile = await profiling.finish(due);
+  log(`subscriptions: ${due} renewed in ${renewalSeconds.toFixed(1)} s; reading a sample of their histories…`);
+  const timings = await historyTimings(
+    ids.map((id) => subscriptionWorkflowId(id)),
+    dueAt,
+    envInt('BENCH_SUB_HISTORIES', 100, 0),
+  ).catch((error: unknown) => (log(`subscriptions: histories not read: ${String(error)}`), null));
   await inBatches(due, 50, (i) => terminate(ids[i]));
 
   // Sleeping workflows need no row: they read nothing until they wake, a month from now.
@@ -122,7 +162,16 @@ export async function measureSubscriptions(log: (message: string) => void): Prom
     log(`subscriptions: ${done + count} sleeping workflows, rss ${memory.at(-1)!.rssMiB.toFixed(0)} MiB`);
   }
   await inBatches(sleeping, 100, (i) => terminate(`sub_benchsleep${i}`));
-  return { due, renewalSeconds, renewalsPerSecond: due / renewalSeconds, startedInTime, sleeping, memory };
+  return {
+    due,
+    renewalSeconds,
+    renewalsPerSecond: due / renewalSeconds,
+    startedInTime,
+    sleeping,
+    memory,
+    profile,
+    timings,
+  };
 }
 
 export function subscriptionReport(result: SubscriptionBenchResult): { text: string[]; markdown: string[] } {
@@ -133,20 +182,61 @@ export function subscriptionReport(result: SubscriptionBenchResult): { text: str
   const header = ['Sleeping subscription workflows', 'RSS (MiB)', 'Heap used (MiB)'];
   const lines = result.memory.map((m) => [String(m.started), m.rssMiB.toFixed(0), m.heapMiB.toFixed(0)]);
   const md = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  const profile = renewalProfileReport(result.profile, result.timings);
+  const memoryTable = lines.length > 1 ? [md(header), md(['---:', '---:', '---:']), ...lines.map(md)] : [];
   return {
-    text: [renewals, ...[header, ...lines].map((cells) => cells.join('  '))],
-    markdown: [`- ${renewals}`, '', md(header), md(['---:', '---:', '---:']), ...lines.map(md)],
+    text: [renewals, ...profile.text, ...(lines.length > 1 ? [header, ...lines].map((cells) => cells.join('  ')) : [])],
+    markdown: [`- ${renewals}`, ...profile.markdown, '', ...memoryTable],
   };
+}
+
+/**
+ * Go's CPU profile of the Temporal server over `seconds` (its net/http/pprof), summarised by `go tool pprof -top`
+ * (flat, then cumulative): where the server's own CPU goes during the renewals.
+ */
+async function goProfile(pprofPort: number, seconds: number, log: (message: string) => void): Promise<string[]> {
+  const response = await fetch(`http://127.0.0.1:${pprofPort}/debug/pprof/profile?seconds=${seconds}`);
+  if (!response.ok) throw new Error(`pprof answered ${response.status}`);
+  const file = path.join(os.tmpdir(), `switchyard-temporal-renewals-${Date.now()}.pprof`);
+  fs.writeFileSync(file, Buffer.from(await response.arrayBuffer()));
+  log(`subscriptions: the Temporal server's CPU profile is in ${file}`);
+  const top = async (...flags: string[]) =>
+    (await promisify(execFile)('go', ['tool', 'pprof', '-top', '-nodecount=25', ...flags, file])).stdout;
+  return [`Temporal server CPU profile (${seconds} s during the renewals, ${file}):`, await top(), await top('-cum')];
 }
 
 if (require.main === module) {
   void (async () => {
     const { startStack, stopStack } = await import('../test/helpers/stack');
+    const { startTemporalOnPostgres } = await import('../scripts/lib/temporal-postgres-server');
+    const { freePort } = await import('../test/helpers/ports');
+    const { installBenchRuntime } = await import('./worker-metrics');
+    const { machine } = await import('./report');
     process.env.LOG_LEVEL = 'silent';
-    await startStack();
+    const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+    await installBenchRuntime();
+    const onPostgres = process.env.BENCH_TEMPORAL === 'postgres';
+    const pprofPort = onPostgres ? await freePort() : undefined;
+    await startStack(onPostgres ? { startTemporal: () => startTemporalOnPostgres({ pprofPort }) } : {});
     try {
-      const report = subscriptionReport(await measureSubscriptions((m) => process.stderr.write(`[bench] ${m}\n`)));
-      process.stdout.write([...report.text, '', ...report.markdown, ''].join('\n'));
+      let profile: Promise<string[]> | undefined;
+      const seconds = envInt('BENCH_PPROF_SECONDS', 20, 0);
+      const result = await measureSubscriptions(log, {
+        onDue: () => {
+          if (pprofPort && seconds > 0) {
+            profile = goProfile(pprofPort, seconds, log).catch((error: unknown) => [`no Go profile: ${String(error)}`]);
+          }
+        },
+      });
+      const report = subscriptionReport(result);
+      const temporalServer = onPostgres
+        ? 'Temporal: full server 1.29.1 on PostgreSQL (as docker-compose; no eager activities)'
+        : 'Temporal: dev server (SQLite in memory, eager activities)';
+      process.stdout.write(
+        [...machine(), temporalServer, ...report.text, '', ...report.markdown, '', ...((await profile) ?? []), ''].join(
+          '\n',
+        ),
+      );
     } catch (error) {
       console.error(error);
     } finally {

@@ -6,6 +6,7 @@
  * Per phase: bare Koa at BENCH_CONNECTIONS, the charge with one connection (single-charge latency) and at
  * BENCH_CONNECTIONS (charges/s). BENCH_ROUNDS (default 1) repeats both phases, alternating, to expose drift on a
  * shared machine. BENCH_DURATION and BENCH_WARMUP as in bench/run.ts.
+ * Renewals on the same server, with its Go CPU profile: `BENCH_TEMPORAL=postgres npx tsx bench/subscriptions.ts`.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

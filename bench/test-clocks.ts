@@ -4,6 +4,8 @@
  * 1000), measured from POST /test-clocks/:id/advance until GET says the clock is ready again. Each renewal is real:
  * the advance workflow signals every subscription workflow, each charges through a charge-cascade child at the
  * sandbox, writes its step and reports idle.
+ * Around the advance, what limits it (bench/renewal-profile.ts): CPU per renewal and utilisation per process, the
+ * bench process by thread, the machine's load, the worker's metrics and a sample of the renewals' histories.
  * Runs alone with `npx tsx bench/test-clocks.ts` (starts and stops its own stack).
  */
 import { SubscriptionSchema } from '../db/entities';
@@ -18,6 +20,13 @@ import { stack } from '../test/helpers/stack';
 import { createClock, subscribeOnClock } from '../test/helpers/test-clocks';
 import { cascade } from '../test/helpers/transactions';
 import type { Suite } from './harness';
+import {
+  historyTimings,
+  renewalProfileReport,
+  startRenewalProfile,
+  type HistoryTimings,
+  type RenewalProfile,
+} from './renewal-profile';
 
 const T0 = '2027-01-31T10:00:00.000Z';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -37,6 +46,9 @@ export interface TestClockBenchResult {
   renewed: number;
   /** Every subscription of the clock. */
   ids: string[];
+  /** What the advance cost and where it waited. */
+  profile: RenewalProfile;
+  timings: HistoryTimings | null;
 }
 
 /** For bench/renewal-costs.ts: counting around the advance, and the workflows kept to read their histories. */
@@ -81,6 +93,7 @@ export async function measureTestClockAdvance(
   const key = tenant.merchant_secret_key;
   probe?.onClock(clock.id, sub.next_billing_at);
   probe?.recording(true);
+  const profiling = await startRenewalProfile();
   const started = Date.now();
   const asked = await api.post(`/test-clocks/${clock.id}/advance`, { key, body: { frozen_time: sub.next_billing_at } });
   if (asked.status !== 200) throw new Error(`advance answered ${asked.status}: ${asked.text}`);
@@ -91,22 +104,31 @@ export async function measureTestClockAdvance(
         .orm.em.fork()
         .execute<Array<{ status: string }>>('select status from test_clocks where id = ?', [clock.id])
     )[0].status;
-  while ((await status()) !== 'ready') await sleep(100);
+  while ((await status()) !== 'ready') {
+    await sleep(100);
+    await profiling.sample();
+  }
   const seconds = (Date.now() - started) / 1000;
+  const profile = await profiling.finish(subscriptions);
   probe?.recording(false);
   const all = [sub.id, ...ids];
   const renewed = await stack()
     .orm.em.fork()
     .count(SubscriptionSchema, { id: { $in: all }, cyclesCompleted: { $gte: 2 } });
-  if (probe?.keepWorkflows)
-    return { subscriptions, seconds, renewalsPerSecond: subscriptions / seconds, renewed, ids: all };
+  const measured = { subscriptions, seconds, renewalsPerSecond: subscriptions / seconds, renewed, ids: all, profile };
+  if (probe?.keepWorkflows) return { ...measured, timings: null };
+  const timings = await historyTimings(
+    all.map((id) => subscriptionWorkflowId(id)),
+    started,
+    Math.min(100, all.length),
+  ).catch((error: unknown) => (log(`test clocks: histories not read: ${String(error)}`), null));
   await inBatches(all.length, 50, (i) =>
     client.workflow
       .getHandle(subscriptionWorkflowId(all[i]))
       .terminate('bench done')
       .catch(() => undefined),
   );
-  return { subscriptions, seconds, renewalsPerSecond: subscriptions / seconds, renewed, ids: all };
+  return { ...measured, timings };
 }
 
 export function testClockReport(result: TestClockBenchResult): { text: string[]; markdown: string[] } {
@@ -117,7 +139,8 @@ export function testClockReport(result: TestClockBenchResult): { text: string[];
     (result.renewed === result.subscriptions
       ? ''
       : ` — WARNING: only ${result.renewed} of ${result.subscriptions} renewed`);
-  return { text: [line], markdown: [`- ${line}`] };
+  const profile = renewalProfileReport(result.profile, result.timings);
+  return { text: [line, ...profile.text], markdown: [`- ${line}`, ...profile.markdown] };
 }
 
 function subscriptionCount(quick: boolean): number {
@@ -142,14 +165,16 @@ export const testClocksSuite: Suite = {
 if (require.main === module) {
   void (async () => {
     const { startStack, stopStack } = await import('../test/helpers/stack');
+    const { installBenchRuntime } = await import('./worker-metrics');
     process.env.LOG_LEVEL = 'silent';
+    await installBenchRuntime();
     await startStack();
     try {
       const result = await measureTestClockAdvance(subscriptionCount(false), (m) =>
         process.stderr.write(`[bench] ${m}\n`),
       );
       const report = testClockReport(result);
-      process.stdout.write([...report.text, ''].join('\n'));
+      process.stdout.write([...report.text, '', ...report.markdown, ''].join('\n'));
     } catch (error) {
       console.error(error);
     } finally {

@@ -32,12 +32,17 @@ interface Binaries {
   sqlTool: string;
 }
 
+export interface TemporalOnPostgresOptions {
+  /** Serve Go's net/http/pprof on this local port (bench/subscriptions.ts profiles the server during renewals). */
+  pprofPort?: number;
+}
+
 /**
  * Starts PostgreSQL, creates Temporal's two schemas, starts the server, registers the namespace and the project's
  * search attributes, then restarts the server once: a fresh server only sees a new namespace and new search
  * attributes after its caches refresh (up to a minute), whereas a started one loads them at once.
  */
-export async function startTemporalOnPostgres(): Promise<RunningTemporal> {
+export async function startTemporalOnPostgres(options: TemporalOnPostgresOptions = {}): Promise<RunningTemporal> {
   const binaries = await resolveTemporalServerBinaries();
   // As root, postgres runs as the postgres OS user, which must be able to enter the directory (not under /root).
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-temporal-pg-'));
@@ -72,7 +77,7 @@ export async function startTemporalOnPostgres(): Promise<RunningTemporal> {
     }
 
     const ports = await serverPorts();
-    writeConfig(root, pgUrl, ports);
+    writeConfig(root, pgUrl, ports, options.pprofPort);
     const address = `127.0.0.1:${ports.frontend}`;
     let server = await startServer(binaries.server, root, address);
     try {
@@ -171,9 +176,10 @@ async function freeSmallintPort(): Promise<number> {
 
 /**
  * The single-node config of the server's config/development-postgres12.yaml and the auto-setup image: 4 history
- * shards, 20 connections for persistence, no metrics or pprof listener, an empty dynamic config (as compose).
+ * shards, 20 connections for persistence, no metrics listener, an empty dynamic config (as compose); pprof only when
+ * asked for.
  */
-function writeConfig(root: string, pgUrl: URL, ports: ServerPorts): void {
+function writeConfig(root: string, pgUrl: URL, ports: ServerPorts, pprofPort?: number): void {
   const datastore = (database: string, maxConns: number) => `
       sql:
         pluginName: postgres12
@@ -208,7 +214,7 @@ persistence:
 global:
   membership:
     maxJoinDuration: 30s
-    broadcastAddress: 127.0.0.1
+    broadcastAddress: 127.0.0.1${pprofPort ? `\n  pprof:\n    port: ${pprofPort}\n    host: 127.0.0.1` : ''}
 services:
   frontend:${service(ports.frontend, ports.membership.frontend, `\n      httpPort: ${ports.frontendHttp}`)}
   history:${service(ports.history, ports.membership.history)}
