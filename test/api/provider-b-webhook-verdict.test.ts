@@ -106,7 +106,7 @@ async function attemptOf(transactionId: string) {
 
 const eventTypes = async (tenant: Tenant, transactionId: string): Promise<string[]> =>
   (
-    await rows(`select type from events where merchant_id = ? and data->>'id' = ? order by created_at`, [
+    await rows(`select type from events where merchant_id = ? and data->>'id' = ? order by seq`, [
       tenant.merchant_id,
       transactionId,
     ])

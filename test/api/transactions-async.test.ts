@@ -83,10 +83,10 @@ describe('pix and boleto: pending, then the provider webhook', () => {
       await control('POST', `/payments/${await providerReferenceOf(tenant, tx.id)}/settle`);
       await waitForTransaction(tenant, tx.id, (t) => t.status !== 'pending');
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const events = await rows(
-        `select type from events where merchant_id = ? and data->>'id' = ? order by created_at`,
-        [tenant.merchant_id, tx.id],
-      );
+      const events = await rows(`select type from events where merchant_id = ? and data->>'id' = ? order by seq`, [
+        tenant.merchant_id,
+        tx.id,
+      ]);
       expect(events.map((e) => e.type)).to.deep.equal([
         'transaction.created',
         'transaction.pending',

@@ -138,10 +138,10 @@ describe('POST /api/v1/transactions/:id/refunds and refund reads', () => {
   /** The transaction events (data.object the transaction) and refund events (the refund) of one transaction. */
   const eventsOf = async (txId: string): Promise<string[]> =>
     (
-      await rows(
-        `select type from events where data->>'id' = ? or data->>'transaction_id' = ? order by created_at, id`,
-        [txId, txId],
-      )
+      await rows(`select type from events where data->>'id' = ? or data->>'transaction_id' = ? order by seq`, [
+        txId,
+        txId,
+      ])
     ).map((e) => e.type);
 
   it('a refund the provider refuses returns the transaction to authorized and records transaction.refund_failed only', async () => {

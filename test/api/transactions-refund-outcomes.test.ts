@@ -18,7 +18,7 @@ const BRL = { currency: 'BRL', country: 'BR' };
 /** Transaction events (data.object the transaction) and refund events (the refund) of one transaction, in order. */
 const eventsOf = async (txId: string): Promise<string[]> =>
   (
-    await rows(`select type from events where data->>'id' = ? or data->>'transaction_id' = ? order by created_at, id`, [
+    await rows(`select type from events where data->>'id' = ? or data->>'transaction_id' = ? order by seq`, [
       txId,
       txId,
     ])

@@ -31,7 +31,7 @@ export async function observe(tenant: Tenant, slug: Slug, account: string, txId:
   const events = (
     await rows(
       `select type from events where merchant_id = ? and (data->>'id' = ? or data->>'transaction_id' = ?)
-        order by created_at, id`,
+        order by seq`,
       [tenant.merchant_id, txId, txId],
     )
   ).map((e) => e.type as string);

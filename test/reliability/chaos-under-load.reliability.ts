@@ -673,7 +673,7 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
 
     // ── Webhooks: every event at its merchant's endpoint, once by webhook-id, signed; no state change twice ──
     const events = await rows(
-      `select id, merchant_id, type, data, created_at from events where merchant_id in (?, ?, ?) order by created_at`,
+      `select id, merchant_id, type, data, created_at from events where merchant_id in (?, ?, ?) order by seq`,
       merchants,
     );
     const acknowledged = (eventPath: string) =>
@@ -702,7 +702,7 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
       const history = await rows(
         `select h.from_status, h.to_status, h.triggered_by, h.transition_key, h.created_at
            from order_status_history h join transactions t on t.order_id = h.order_id
-          where t.id = ? order by h.created_at`,
+          where t.id = ? order by h.seq`,
         [twins[0].data.id],
       );
       duplicates.push({ state, events: twins.map((e) => `${e.id} at ${e.created_at}`), history });
