@@ -244,7 +244,7 @@ export interface OrderStatusHistory {
   triggeredBy: 'api' | 'system' | 'psp_webhook';
   transitionKey: string;
   /** Insert order under the order's row lock: the chain's order (created_at can tie or, before 20261240, invert). */
-  seq: string;
+  seq: number;
   createdAt: Date;
 }
 
@@ -258,7 +258,8 @@ export const OrderStatusHistorySchema = new EntitySchema<OrderStatusHistory>({
     toStatus: { type: 'string' },
     triggeredBy: { type: 'string' },
     transitionKey: { type: 'string' },
-    seq: { type: 'bigint', persist: false },
+    // Read as a JS number (the default bigint mapping hydrates a BigInt, which JSON cannot serialize).
+    seq: { type: new BigIntType('number'), persist: false },
     createdAt,
   },
 });
