@@ -15,6 +15,36 @@ const DIGIT_RUN = /\d(?:[ -]?\d){11,18}/g;
 const SECURITY_CODE =
   /(?:(?<=%5B)|\b)(cvc2?|cvv2?|cid|csc|security[ _-]?code)((?:%5[BD]|%22|%3[AD]|\W){0,4})\d{3,4}\b/gi;
 
+/**
+ * 11 to 14 digits, bare or punctuated as Brazilian documents are written (123.456.789-09, 12.345.678/0001-95): masked
+ * when they are a valid CPF (11) or CNPJ (14) by their check digits, which an issuer's or provider's text may echo.
+ * Other numbers (an order or reference number) stay readable.
+ */
+const DOCUMENT_RUN = /\d(?:[./-]?\d){10,13}/g;
+
+/** The two mod-11 check digits of a CPF or CNPJ over `digits` (first weights, then second). */
+function mod11Valid(digits: string, weights: number[][]): boolean {
+  if (/^(\d)\1+$/.test(digits)) return false;
+  return weights.every((w) => {
+    const sum = w.reduce((total, weight, i) => total + weight * (digits.charCodeAt(i) - 48), 0);
+    const remainder = sum % 11;
+    return digits.charCodeAt(w.length) - 48 === (remainder < 2 ? 0 : 11 - remainder);
+  });
+}
+const CPF_WEIGHTS = [
+  [10, 9, 8, 7, 6, 5, 4, 3, 2],
+  [11, 10, 9, 8, 7, 6, 5, 4, 3, 2],
+];
+const CNPJ_WEIGHTS = [
+  [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
+  [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
+];
+function isDocumentNumber(run: string): boolean {
+  const digits = run.replace(/[./-]/g, '');
+  if (digits.length === 11) return mod11Valid(digits, CPF_WEIGHTS);
+  return digits.length === 14 && mod11Valid(digits, CNPJ_WEIGHTS);
+}
+
 function luhnValid(digits: string): boolean {
   let sum = 0;
   for (let i = 0; i < digits.length; i += 1) {
@@ -28,10 +58,14 @@ function luhnValid(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** The text with Luhn-valid card numbers and named security codes masked, cut to PROVIDER_TEXT_MAX_CHARS. */
+/**
+ * The text with Luhn-valid card numbers, CPF/CNPJ numbers and named security codes masked, cut to
+ * PROVIDER_TEXT_MAX_CHARS.
+ */
 export function scrubProviderText(text: string): string {
   const masked = text
     .replace(DIGIT_RUN, (run) => (luhnValid(run.replace(/[ -]/g, '')) ? '[card number removed]' : run))
+    .replace(DOCUMENT_RUN, (run) => (isDocumentNumber(run) ? '[document number removed]' : run))
     .replace(SECURITY_CODE, (_match, name: string, separator: string) => `${name}${separator}[removed]`);
   return masked.length > PROVIDER_TEXT_MAX_CHARS ? `${masked.slice(0, PROVIDER_TEXT_MAX_CHARS - 1)}…` : masked;
 }

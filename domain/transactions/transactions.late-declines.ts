@@ -25,13 +25,6 @@ export interface ProviderDecline {
 const CODE_SHAPE = /^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,63}$/;
 const MAX_CODE_DIGITS = 8;
 
-/**
- * 9 or more digits, bare or punctuated as documents are written (123.456.789-09, 12.345.678/0001-95): a document
- * number (CPF, CNPJ) an issuer's text may echo. Card numbers (grouped by spaces or dashes) are masked by
- * scrubProviderText, as in every provider text.
- */
-const LONG_NUMBER = /\d(?:[./-]?\d){8,}/g;
-
 /** The code when it is a safe provider token, else null. */
 export function safeProviderCode(code: string | null | undefined): string | null {
   const trimmed = code?.trim() ?? '';
@@ -39,10 +32,10 @@ export function safeProviderCode(code: string | null | undefined): string | null
   return (trimmed.match(/\d/g)?.length ?? 0) > MAX_CODE_DIGITS ? null : trimmed;
 }
 
-/** The message without document numbers, then scrubbed and bounded as every provider text (provider-text.ts). */
+/** The message scrubbed (card and document numbers, security codes) and bounded as every provider text. */
 export function safeProviderMessage(message: string | null | undefined): string | null {
   const trimmed = message?.trim() ?? '';
-  return trimmed === '' ? null : scrubProviderText(trimmed.replace(LONG_NUMBER, '[number removed]'));
+  return trimmed === '' ? null : scrubProviderText(trimmed);
 }
 
 /**

@@ -77,4 +77,16 @@ describe('Provider messages keep no card data (review L16)', () => {
     expect(scrubProviderText('order 1234567890123 failed')).to.equal('order 1234567890123 failed');
     expect(scrubProviderText('x'.repeat(1000))).to.have.length(PROVIDER_TEXT_MAX_CHARS);
   });
+
+  it('masks a CPF or CNPJ (valid by its check digits) however punctuated, and keeps other 11- and 14-digit numbers', () => {
+    expect(scrubProviderText('titular CPF 123.456.789-09 recusado')).to.equal(
+      'titular CPF [document number removed] recusado',
+    );
+    expect(scrubProviderText('cpf=12345678909')).to.equal('cpf=[document number removed]');
+    expect(scrubProviderText('CNPJ 11.222.333/0001-81')).to.equal('CNPJ [document number removed]');
+    expect(scrubProviderText('cnpj 11222333000181')).to.equal('cnpj [document number removed]');
+    // Check digits wrong: an order or reference number, kept.
+    expect(scrubProviderText('order 12345678900')).to.equal('order 12345678900');
+    expect(scrubProviderText('ref 11222333000100')).to.equal('ref 11222333000100');
+  });
 });
