@@ -13,6 +13,7 @@ import { cascade, override } from '../test/helpers/transactions';
 import { createCustomer, saveCard } from '../test/helpers/vault';
 import { api } from '../test/helpers/http';
 import { tapStatements } from './statement-tap';
+import { benchChargeBody } from './transactions';
 
 interface Seen {
   connection: number;
@@ -34,14 +35,7 @@ async function charge(key: string, instrumentId: string): Promise<void> {
   const res = await api.post('/transactions', {
     key,
     headers: { 'idempotency-key': randomUUID() },
-    body: {
-      payment_method: 'credit_card',
-      charge_type: 'payment',
-      country: 'US',
-      amount: 1500,
-      currency: 'USD',
-      payment_instrument_id: instrumentId,
-    },
+    body: benchChargeBody(instrumentId),
   });
   if (res.status !== 201) throw new Error(`charge failed: ${res.status} ${res.text}`);
 }

@@ -15,6 +15,7 @@ import { createTenant } from '../test/helpers/factories';
 import { cascade } from '../test/helpers/transactions';
 import { createCustomer, saveCard } from '../test/helpers/vault';
 import { api } from '../test/helpers/http';
+import { benchChargeBody } from './transactions';
 
 const EventType = temporal.api.enums.v1.EventType;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -68,14 +69,7 @@ async function main(): Promise<void> {
       const res = await api.post('/transactions', {
         key: tenant.merchant_secret_key,
         headers: { 'idempotency-key': randomUUID() },
-        body: {
-          payment_method: 'credit_card',
-          charge_type: 'payment',
-          country: 'US',
-          amount: 1500,
-          currency: 'USD',
-          payment_instrument_id: instrument.paymentInstrumentId ?? instrument.id,
-        },
+        body: benchChargeBody(instrument.paymentInstrumentId ?? instrument.id),
       });
       const answeredAt = Date.now();
       if (res.status !== 201) throw new Error(`charge failed: ${res.status} ${res.text}`);

@@ -16,16 +16,19 @@ export interface TransactionScenario {
   options: autocannon.Options;
 }
 
+/** The one charge every bench scenario and probe sends: USD 15.00 on a saved card. */
+export const benchChargeBody = (paymentInstrumentId: string) => ({
+  payment_method: 'credit_card',
+  charge_type: 'payment',
+  country: 'US',
+  amount: 1500,
+  currency: 'USD',
+  payment_instrument_id: paymentInstrumentId,
+});
+
 async function chargeScenario(apiUrl: string, name: string, tenant: Tenant): Promise<TransactionScenario> {
   const instrument = await saveCard(tenant, await createCustomer(tenant));
-  const body = JSON.stringify({
-    payment_method: 'credit_card',
-    charge_type: 'payment',
-    country: 'US',
-    amount: 1500,
-    currency: 'USD',
-    payment_instrument_id: instrument.paymentInstrumentId ?? instrument.id,
-  });
+  const body = JSON.stringify(benchChargeBody(instrument.paymentInstrumentId ?? instrument.id));
   return {
     name,
     expectedStatus: 201,

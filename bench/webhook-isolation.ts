@@ -12,6 +12,7 @@ import { stack } from '../test/helpers/stack';
 import { createTenant } from '../test/helpers/factories';
 import { cascade } from '../test/helpers/transactions';
 import { createCustomer, saveCard } from '../test/helpers/vault';
+import { benchChargeBody } from './transactions';
 
 export interface IsolationResult {
   hangingDeliveries: number;
@@ -56,14 +57,7 @@ export async function measureChargesDuringHangingWebhooks(
           'content-type': 'application/json',
           'idempotency-key': randomUUID(),
         },
-        body: JSON.stringify({
-          payment_method: 'credit_card',
-          charge_type: 'payment',
-          country: 'US',
-          amount: 1500,
-          currency: 'USD',
-          payment_instrument_id: instrument.paymentInstrumentId ?? instrument.id,
-        }),
+        body: JSON.stringify(benchChargeBody(instrument.paymentInstrumentId ?? instrument.id)),
       });
       await response.text();
       if (response.status !== 201) throw new Error(`charge → ${response.status}`);
