@@ -5,6 +5,10 @@
  */
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { vaultSettingsOf } from '../../activities/vault/settings';
+import { stack } from './stack';
 import { resolveTimeSkippingTestServer } from '../../scripts/lib/temporal-binaries';
 import { SEARCH_ATTRIBUTES, searchAttributeIndexType } from '../../workflows/definitions';
 
@@ -53,4 +57,21 @@ export function useTimeSkipping(): { readonly env: TestWorkflowEnvironment } {
 export async function sleepPast(env: TestWorkflowEnvironment, at: string | Date, margin = 3_600_000): Promise<void> {
   const now = Number(await env.currentTimeMs());
   await env.sleep(Math.max(0, new Date(at).getTime() - now) + margin);
+}
+
+/**
+ * A worker on the time-skipping server running the real workflows and activities against the test stack's
+ * database, with the stack's vault settings (so activities can call the sandbox providers as the real worker does).
+ */
+export function stackWorker(env: TestWorkflowEnvironment, taskQueue: string): Promise<Worker> {
+  return Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: stack().workflowBundle,
+    activities: createActivities({
+      orm: stack().orm,
+      rateLimitWindowSeconds: 60,
+      vault: vaultSettingsOf(stack().config),
+    }),
+  });
 }

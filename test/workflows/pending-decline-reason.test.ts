@@ -6,15 +6,11 @@
  * activities write the stack's database. The webhook path: test/api/transactions-late-decline-reason.test.ts.
  */
 import { expect } from 'chai';
-import { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { vaultSettingsOf } from '../../activities/vault/settings';
 import { asyncSettlementWorkflow } from '../../workflows/charge';
-import { useTimeSkipping } from '../helpers/time-skipping';
+import { useTimeSkipping, stackWorker } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
 import { rows } from '../helpers/connectors';
-import { stack } from '../helpers/stack';
 import { control } from '../helpers/sandbox';
 import { cardCharge, cardToken, cascade, charge, override, providerReferenceOf } from '../helpers/transactions';
 
@@ -50,16 +46,7 @@ describe('Rule: a pending payment the provider declines later says why (the sett
       const failed = await control('POST', `/payments/${await providerReferenceOf(tenant, tx.id)}/fail`, {});
       expect(failed.status, JSON.stringify(failed.body)).to.be.lessThan(300);
 
-      const worker = await Worker.create({
-        connection: server.env.nativeConnection,
-        taskQueue: `${taskQueue}-${slug}`,
-        workflowBundle: stack().workflowBundle,
-        activities: createActivities({
-          orm: stack().orm,
-          rateLimitWindowSeconds: 60,
-          vault: vaultSettingsOf(stack().config),
-        }),
-      });
+      const worker = await stackWorker(server.env, `${taskQueue}-${slug}`);
       const expiresAt = new Date(Number(await server.env.currentTimeMs()) + 24 * 3600 * 1000).toISOString();
       const handle = await server.env.client.workflow.start(asyncSettlementWorkflow, {
         workflowId: `test-settlement-decline-${tx.id}`,

@@ -8,14 +8,13 @@ import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { asyncSettlementWorkflow } from '../../workflows/charge';
-import { useTimeSkipping } from '../helpers/time-skipping';
+import { useTimeSkipping, stackWorker } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
 import { rows } from '../helpers/connectors';
 import { stack } from '../helpers/stack';
 import { cascade, charge, providerReferenceOf } from '../helpers/transactions';
 import { control } from '../helpers/sandbox';
-import { vaultSettingsOf } from '../../activities/vault/settings';
 
 describe('asyncSettlementWorkflow (time-skipping test server)', () => {
   const taskQueue = 'test-pix-expiry';
@@ -104,16 +103,7 @@ describe('asyncSettlementWorkflow (time-skipping test server)', () => {
     const reference = await providerReferenceOf(tenant, tx.id);
     const paid = await control('POST', `/payments/${reference}/settle`, {});
     expect(paid.status, JSON.stringify(paid.body)).to.be.lessThan(300);
-    const worker = await Worker.create({
-      connection: server.env.nativeConnection,
-      taskQueue: `${taskQueue}-vault`,
-      workflowBundle: stack().workflowBundle,
-      activities: createActivities({
-        orm: stack().orm,
-        rateLimitWindowSeconds: 60,
-        vault: vaultSettingsOf(stack().config),
-      }),
-    });
+    const worker = await stackWorker(server.env, `${taskQueue}-vault`);
     const expiresAt = new Date(Number(await server.env.currentTimeMs()) + 24 * 3600 * 1000).toISOString();
     const handle = await server.env.client.workflow.start(asyncSettlementWorkflow, {
       workflowId: `test-settlement-poll-${tx.id}`,
@@ -138,16 +128,7 @@ describe('asyncSettlementWorkflow (time-skipping test server)', () => {
   it('a pending pix is asked about once more at its deadline before it expires: paid just before, it is authorized', async () => {
     const { tenant, tx } = await pendingPix('provider_c');
     const reference = await providerReferenceOf(tenant, tx.id);
-    const worker = await Worker.create({
-      connection: server.env.nativeConnection,
-      taskQueue: `${taskQueue}-vault`,
-      workflowBundle: stack().workflowBundle,
-      activities: createActivities({
-        orm: stack().orm,
-        rateLimitWindowSeconds: 60,
-        vault: vaultSettingsOf(stack().config),
-      }),
-    });
+    const worker = await stackWorker(server.env, `${taskQueue}-vault`);
     // A deadline 30 s away: the first ask (a minute on) would come after it, so the one at the deadline decides.
     const expiresAt = new Date(Number(await server.env.currentTimeMs()) + 30 * 1000).toISOString();
     const paid = await control('POST', `/payments/${reference}/settle`, {});

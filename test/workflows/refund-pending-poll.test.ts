@@ -7,8 +7,6 @@
  */
 import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { vaultSettingsOf } from '../../activities/vault/settings';
 import { newId } from '../../domain/platform/ids';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
 import type { OperationInput } from '../../workflows/lib/charge-types';
@@ -17,7 +15,7 @@ import {
   pendingRefundWorkflowId,
   transactionOperationWorkflow,
 } from '../../workflows/transaction-operation';
-import { useTimeSkipping } from '../helpers/time-skipping';
+import { useTimeSkipping, stackWorker } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
 import { rows } from '../helpers/connectors';
@@ -36,16 +34,7 @@ describe('Refunds left pending at the provider (time-skipping test server)', () 
     const tx = (await charge(tenant, cardCharge(await cardToken(tenant), { currency: 'BRL', country: 'BR' }))).body
       .data;
     expect(tx.status, JSON.stringify(tx.timeline)).to.equal('authorized');
-    const worker = await Worker.create({
-      connection: server.env.nativeConnection,
-      taskQueue,
-      workflowBundle: stack().workflowBundle,
-      activities: createActivities({
-        orm: stack().orm,
-        rateLimitWindowSeconds: 60,
-        vault: vaultSettingsOf(stack().config),
-      }),
-    });
+    const worker = await stackWorker(server.env, taskQueue);
     const refundId = newId('ref');
     const operation: OperationInput = {
       kind: 'refund',

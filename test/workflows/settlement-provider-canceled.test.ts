@@ -5,17 +5,13 @@
  * transaction is a real card charge held for review at the sandbox through the API, with no webhook endpoint.
  */
 import { expect } from 'chai';
-import { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
 import { asyncSettlementWorkflow } from '../../workflows/charge';
-import { useTimeSkipping } from '../helpers/time-skipping';
+import { useTimeSkipping, stackWorker } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
 import { rows } from '../helpers/connectors';
-import { stack } from '../helpers/stack';
 import { cardCharge, cardToken, cascade, charge, override, providerReferenceOf } from '../helpers/transactions';
 import { control } from '../helpers/sandbox';
-import { vaultSettingsOf } from '../../activities/vault/settings';
 
 describe('asyncSettlementWorkflow — a pending payment the provider canceled', () => {
   const taskQueue = 'test-settlement-provider-canceled';
@@ -34,16 +30,7 @@ describe('asyncSettlementWorkflow — a pending payment the provider canceled', 
     const lapsed = await control('POST', `/payments/${reference}/expire`, {});
     expect(lapsed.status, JSON.stringify(lapsed.body)).to.be.lessThan(300);
 
-    const worker = await Worker.create({
-      connection: server.env.nativeConnection,
-      taskQueue,
-      workflowBundle: stack().workflowBundle,
-      activities: createActivities({
-        orm: stack().orm,
-        rateLimitWindowSeconds: 60,
-        vault: vaultSettingsOf(stack().config),
-      }),
-    });
+    const worker = await stackWorker(server.env, taskQueue);
     const expiresAt = new Date(Number(await server.env.currentTimeMs()) + 24 * 3600 * 1000).toISOString();
     const handle = await server.env.client.workflow.start(asyncSettlementWorkflow, {
       workflowId: `test-settlement-canceled-${tx.id}`,

@@ -9,12 +9,11 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { vaultSettingsOf } from '../../activities/vault/settings';
 import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/charge-types';
 import { buildChargeInput } from '../../api/modules/transactions/charge-request.service';
 import { chargeWorkflow, chargeWorkflowId } from '../../workflows/charge';
 import { transactionOperationWorkflow } from '../../workflows/transaction-operation';
-import { useTimeSkipping } from '../helpers/time-skipping';
+import { useTimeSkipping, stackWorker } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
 import { accountOf, control, ledger } from '../helpers/sandbox';
@@ -111,16 +110,7 @@ describe('Provider calls that fail on every try (time-skipping test server)', ()
     await force('capture', 'approved_server_error', 1);
     await force('lookup', 'processing_error', 3);
     const queue = `${taskQueue}-vault`;
-    const worker = await Worker.create({
-      connection: server.env.nativeConnection,
-      taskQueue: queue,
-      workflowBundle: stack().workflowBundle,
-      activities: createActivities({
-        orm: stack().orm,
-        rateLimitWindowSeconds: 60,
-        vault: vaultSettingsOf(stack().config),
-      }),
-    });
+    const worker = await stackWorker(server.env, queue);
     const handle = await server.env.client.workflow.start(transactionOperationWorkflow, {
       workflowId: `test-capture-${randomUUID()}`,
       taskQueue: queue,
