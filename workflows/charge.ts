@@ -123,7 +123,7 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
           paymentInstructions: result.paymentInstructions,
         },
       });
-      await startSettlement(id, input.amount, result.paymentInstructions?.expires_at);
+      await startSettlement(id, input.amount, input.capture, result.paymentInstructions?.expires_at);
       return { transactionId: id, status: 'pending' };
     }
     // A hard decline stops (unless the merchant's decline table says otherwise); so does `unknown`, always (the
@@ -183,11 +183,16 @@ async function startSubscription(transactionId: string): Promise<void> {
  * (REJECT_DUPLICATE): a reset or re-run charge workflow finds the settlement it started, running or decided, and
  * leaves the verdict to it — a decided settlement is never waited out again.
  */
-async function startSettlement(transactionId: string, amount: number, expiresAt: unknown): Promise<void> {
+async function startSettlement(
+  transactionId: string,
+  amount: number,
+  capture: boolean,
+  expiresAt: unknown,
+): Promise<void> {
   try {
     await startChild(asyncSettlementWorkflow, {
       workflowId: settlementWorkflowId(transactionId),
-      args: [{ transactionId, amount, expiresAt: typeof expiresAt === 'string' ? expiresAt : null }],
+      args: [{ transactionId, amount, capture, expiresAt: typeof expiresAt === 'string' ? expiresAt : null }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       // The operator finds it by the same MerchantId / CustomerId / PaymentMethod / TransactionId as the charge.
@@ -202,6 +207,11 @@ async function startSettlement(transactionId: string, amount: number, expiresAt:
 export interface SettlementInput {
   transactionId: string;
   amount: number;
+  /**
+   * The charge's capture mode: false settles paid as an authorization (pre_authorized, nothing captured) for the
+   * merchant to capture or void. Settlements started before it was carried have none and capture, as they did.
+   */
+  capture?: boolean;
   /** The payment instructions' expiry; without one the charge waits up to seven days. */
   expiresAt: string | null;
 }
@@ -284,17 +294,20 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
     setStatus('canceled');
     return { transactionId: input.transactionId, status: 'canceled' };
   }
-  const to =
-    verdict?.type === 'payment.succeeded' ? 'authorized' : verdict?.type === 'payment.failed' ? 'failed' : 'expired';
+  // Capture intent survives settlement: the provider's "paid" for a manual-capture charge is an authorization.
+  const captured = input.capture !== false;
+  const paidAs = captured ? 'authorized' : 'pre_authorized';
+  const paid = verdict?.type === 'payment.succeeded';
+  const to = paid ? paidAs : verdict?.type === 'payment.failed' ? 'failed' : 'expired';
   await db.finalizeCharge({
     transactionId: input.transactionId,
     to,
     triggeredBy: verdict && !polled ? 'psp_webhook' : 'system',
     key: `${workflowId}:final`,
-    ...(to === 'authorized' ? { amountAuthorized: input.amount, amountCaptured: input.amount } : {}),
+    ...(paid ? { amountAuthorized: input.amount, amountCaptured: captured ? input.amount : 0 } : {}),
   });
   setStatus(to);
-  if (to === 'authorized') await followSettledCharge(input.transactionId);
+  if (paid) await followSettledCharge(input.transactionId);
   return { transactionId: input.transactionId, status: to };
 }
 
