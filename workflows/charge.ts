@@ -28,6 +28,7 @@ import {
   type AttemptResult,
   type ChargeInput,
   type ChargeResult,
+  type OperationInput,
   type SettlementSignal,
 } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
@@ -108,7 +109,7 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
         amountAuthorized: amount,
         amountCaptured: input.capture ? amount : 0,
       });
-      if (input.order.recurrence === 'initial') await startSubscription(id);
+      if (input.order.recurrence === 'initial') await startSubscription(id, input.capture);
       return charged;
     }
     if (result.outcome === 'pending') {
@@ -141,9 +142,10 @@ const lostThePlanRace = (error: unknown) =>
 /**
  * A paid first charge of a recurring offer starts its subscription: the activity writes it once (id derived from
  * the transaction), and the workflow subscription-<sub id> is started as an abandoned child — Temporal records the
- * start in this history, so a retried or replayed charge never starts it twice.
+ * start in this history, so a retried or replayed charge never starts it twice. `captured`: the charge took the
+ * money (false: it holds an authorization, capture: false).
  */
-async function startSubscription(transactionId: string): Promise<void> {
+async function startSubscription(transactionId: string, captured: boolean): Promise<void> {
   let state: Awaited<ReturnType<typeof db.createSubscriptionForCharge>>;
   try {
     state = await db.createSubscriptionForCharge({ transactionId, at: new Date().toISOString() });
@@ -151,15 +153,7 @@ async function startSubscription(transactionId: string): Promise<void> {
     if (!lostThePlanRace(error)) throw error;
     // Another first charge of the same plan and customer got its subscription first (both passed the check before
     // charging): this charge is given back in full rather than kept without a subscription.
-    const refundId = await db.givenBackRefundId({ transactionId, reason: 'duplicate_subscription' });
-    const refund = { kind: 'refund' as const, operationId: refundId, refundId, transactionId };
-    await executeChild(transactionOperationWorkflow, {
-      workflowId: operationWorkflowId(refund),
-      args: [{ ...refund, reason: 'duplicate_subscription' }],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      // The charge's MerchantId, CustomerId, OrganizationId and TransactionId: found where the charge is.
-      typedSearchAttributes: workflowInfo().typedSearchAttributes,
-    });
+    await giveBackDuplicate(transactionId, captured);
     return;
   }
   if (!state) return;
@@ -176,6 +170,31 @@ async function startSubscription(transactionId: string): Promise<void> {
       { key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: state.status },
     ],
   });
+}
+
+const DUPLICATE = 'duplicate_subscription';
+
+/**
+ * Gives back a first charge that lost the race for its plan: an authorization is voided (nothing was taken), a
+ * captured charge refunded in full. A void the merchant overtook with a capture (TRANSACTION_ALREADY_CAPTURED)
+ * becomes the refund.
+ */
+async function giveBackDuplicate(transactionId: string, captured: boolean): Promise<void> {
+  const operation = (input: OperationInput) =>
+    executeChild(transactionOperationWorkflow, {
+      workflowId: operationWorkflowId(input),
+      args: [input],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // The charge's MerchantId, CustomerId, OrganizationId and TransactionId: found where the charge is.
+      typedSearchAttributes: workflowInfo().typedSearchAttributes,
+    });
+  if (!captured) {
+    // One void per transaction and reason: its workflow id (the provider's idempotency key) is void-<tx>-<reason>.
+    const voided = await operation({ kind: 'void', operationId: DUPLICATE, transactionId });
+    if (voided.ok || voided.code !== 'TRANSACTION_ALREADY_CAPTURED') return;
+  }
+  const refundId = await db.givenBackRefundId({ transactionId, reason: DUPLICATE });
+  await operation({ kind: 'refund', operationId: refundId, refundId, transactionId, reason: DUPLICATE });
 }
 
 /**
@@ -307,7 +326,7 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
     ...(paid ? { amountAuthorized: input.amount, amountCaptured: captured ? input.amount : 0 } : {}),
   });
   setStatus(to);
-  if (paid) await followSettledCharge(input.transactionId);
+  if (paid) await followSettledCharge(input.transactionId, captured);
   return { transactionId: input.transactionId, status: to };
 }
 
@@ -316,11 +335,11 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
  * charge starts its subscription; a renewal's charge tells its subscription workflow (best effort: the workflow
  * may be gone, and the subscription's own reading of the transaction stays the fallback).
  */
-async function followSettledCharge(transactionId: string): Promise<void> {
+async function followSettledCharge(transactionId: string, captured: boolean): Promise<void> {
   const followUp = await db.settledChargeFollowUp({ transactionId });
   if (followUp.firstRecurringCharge) {
     try {
-      await startSubscription(transactionId);
+      await startSubscription(transactionId, captured);
     } catch (error) {
       // Started already (a repeated settlement): the one subscription workflow stands. (The class lives in
       // @temporalio/common, which workflow code does not import.)
