@@ -72,6 +72,7 @@ export function createPayment(ctx: SandboxContext, input: PaymentInput, scenario
     cardBrand: input.card?.brand ?? null,
     cardLast4: input.card?.last4 ?? null,
     state,
+    capture: input.capture,
     declineReason: declined,
     capturedAmount: state === 'captured' ? input.amount : 0,
     refundedAmount: 0,
@@ -157,7 +158,9 @@ export function completeRefund(ctx: SandboxContext, record: Refund, succeeded: b
 
 /**
  * settle: a pending pix/boleto is paid (by default its own amount; `paidAmount` simulates a payer or provider
- * reporting another one). expire: it lapses unpaid. fail: the provider rejects it late.
+ * reporting another one), or a card held for review is approved — captured, unless it was sent for manual capture:
+ * then it is authorized, for a later capture or void, as Stripe and Mercado Pago keep it. expire: it lapses unpaid.
+ * fail: the provider rejects it late.
  */
 export function finishPending(
   ctx: SandboxContext,
@@ -168,8 +171,9 @@ export function finishPending(
   if (payment.state !== 'pending') return { ok: false, error: 'invalid_state' };
   const type: EventType =
     how === 'settle' ? 'payment.succeeded' : how === 'expire' ? 'payment.expired' : 'payment.failed';
-  payment.state = how === 'settle' ? 'captured' : how === 'expire' ? 'expired' : 'declined';
-  if (how === 'settle') payment.capturedAmount = paidAmount;
+  const settled = payment.capture ? 'captured' : 'authorized';
+  payment.state = how === 'settle' ? settled : how === 'expire' ? 'expired' : 'declined';
+  if (payment.state === 'captured') payment.capturedAmount = paidAmount;
   if (how === 'fail') payment.declineReason = 'do_not_honor';
   return { ok: true, value: emitFor(ctx, payment, type, null, how === 'settle' ? paidAmount : payment.amount) };
 }

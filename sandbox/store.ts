@@ -31,6 +31,8 @@ export interface Payment {
   cardBrand: string | null;
   cardLast4: string | null;
   state: PaymentState;
+  /** false: manual capture — an approval, also a late one (a pending payment settled), only authorizes it. */
+  capture: boolean;
   declineReason: DeclineReason | null;
   capturedAmount: number;
   refundedAmount: number;

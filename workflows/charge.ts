@@ -28,6 +28,7 @@ import {
   type AttemptResult,
   type ChargeInput,
   type ChargeResult,
+  type OperationInput,
   type SettlementSignal,
 } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
@@ -108,7 +109,7 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
         amountAuthorized: amount,
         amountCaptured: input.capture ? amount : 0,
       });
-      if (input.order.recurrence === 'initial') await startSubscription(id);
+      if (input.order.recurrence === 'initial') await startSubscription(id, input.capture);
       return charged;
     }
     if (result.outcome === 'pending') {
@@ -123,7 +124,7 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
           paymentInstructions: result.paymentInstructions,
         },
       });
-      await startSettlement(id, input.amount, result.paymentInstructions?.expires_at);
+      await startSettlement(id, input.amount, input.capture, result.paymentInstructions?.expires_at);
       return { transactionId: id, status: 'pending' };
     }
     // A hard decline stops (unless the merchant's decline table says otherwise); so does `unknown`, always (the
@@ -141,9 +142,10 @@ const lostThePlanRace = (error: unknown) =>
 /**
  * A paid first charge of a recurring offer starts its subscription: the activity writes it once (id derived from
  * the transaction), and the workflow subscription-<sub id> is started as an abandoned child — Temporal records the
- * start in this history, so a retried or replayed charge never starts it twice.
+ * start in this history, so a retried or replayed charge never starts it twice. `captured`: the charge took the
+ * money (false: it holds an authorization, capture: false).
  */
-async function startSubscription(transactionId: string): Promise<void> {
+async function startSubscription(transactionId: string, captured: boolean): Promise<void> {
   let state: Awaited<ReturnType<typeof db.createSubscriptionForCharge>>;
   try {
     state = await db.createSubscriptionForCharge({ transactionId, at: new Date().toISOString() });
@@ -151,15 +153,7 @@ async function startSubscription(transactionId: string): Promise<void> {
     if (!lostThePlanRace(error)) throw error;
     // Another first charge of the same plan and customer got its subscription first (both passed the check before
     // charging): this charge is given back in full rather than kept without a subscription.
-    const refundId = await db.givenBackRefundId({ transactionId, reason: 'duplicate_subscription' });
-    const refund = { kind: 'refund' as const, operationId: refundId, refundId, transactionId };
-    await executeChild(transactionOperationWorkflow, {
-      workflowId: operationWorkflowId(refund),
-      args: [{ ...refund, reason: 'duplicate_subscription' }],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      // The charge's MerchantId, CustomerId, OrganizationId and TransactionId: found where the charge is.
-      typedSearchAttributes: workflowInfo().typedSearchAttributes,
-    });
+    await giveBackDuplicate(transactionId, captured);
     return;
   }
   if (!state) return;
@@ -178,16 +172,46 @@ async function startSubscription(transactionId: string): Promise<void> {
   });
 }
 
+const DUPLICATE = 'duplicate_subscription';
+
+/**
+ * Gives back a first charge that lost the race for its plan: an authorization is voided (nothing was taken), a
+ * captured charge refunded in full. A void the merchant overtook with a capture (TRANSACTION_ALREADY_CAPTURED)
+ * becomes the refund.
+ */
+async function giveBackDuplicate(transactionId: string, captured: boolean): Promise<void> {
+  const operation = (input: OperationInput) =>
+    executeChild(transactionOperationWorkflow, {
+      workflowId: operationWorkflowId(input),
+      args: [input],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // The charge's MerchantId, CustomerId, OrganizationId and TransactionId: found where the charge is.
+      typedSearchAttributes: workflowInfo().typedSearchAttributes,
+    });
+  if (!captured) {
+    // One void per transaction and reason: its workflow id (the provider's idempotency key) is void-<tx>-<reason>.
+    const voided = await operation({ kind: 'void', operationId: DUPLICATE, transactionId });
+    if (voided.ok || voided.code !== 'TRANSACTION_ALREADY_CAPTURED') return;
+  }
+  const refundId = await db.givenBackRefundId({ transactionId, reason: DUPLICATE });
+  await operation({ kind: 'refund', operationId: refundId, refundId, transactionId, reason: DUPLICATE });
+}
+
 /**
  * Starts the pending charge's settlement child (abandoned: the charge answers now). Once per transaction
  * (REJECT_DUPLICATE): a reset or re-run charge workflow finds the settlement it started, running or decided, and
  * leaves the verdict to it — a decided settlement is never waited out again.
  */
-async function startSettlement(transactionId: string, amount: number, expiresAt: unknown): Promise<void> {
+async function startSettlement(
+  transactionId: string,
+  amount: number,
+  capture: boolean,
+  expiresAt: unknown,
+): Promise<void> {
   try {
     await startChild(asyncSettlementWorkflow, {
       workflowId: settlementWorkflowId(transactionId),
-      args: [{ transactionId, amount, expiresAt: typeof expiresAt === 'string' ? expiresAt : null }],
+      args: [{ transactionId, amount, capture, expiresAt: typeof expiresAt === 'string' ? expiresAt : null }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       // The operator finds it by the same MerchantId / CustomerId / PaymentMethod / TransactionId as the charge.
@@ -202,6 +226,11 @@ async function startSettlement(transactionId: string, amount: number, expiresAt:
 export interface SettlementInput {
   transactionId: string;
   amount: number;
+  /**
+   * The charge's capture mode: false settles paid as an authorization (pre_authorized, nothing captured) for the
+   * merchant to capture or void. Settlements started before it was carried have none and capture, as they did.
+   */
+  capture?: boolean;
   /** The payment instructions' expiry; without one the charge waits up to seven days. */
   expiresAt: string | null;
 }
@@ -284,17 +313,20 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
     setStatus('canceled');
     return { transactionId: input.transactionId, status: 'canceled' };
   }
-  const to =
-    verdict?.type === 'payment.succeeded' ? 'authorized' : verdict?.type === 'payment.failed' ? 'failed' : 'expired';
+  // Capture intent survives settlement: the provider's "paid" for a manual-capture charge is an authorization.
+  const captured = input.capture !== false;
+  const paidAs = captured ? 'authorized' : 'pre_authorized';
+  const paid = verdict?.type === 'payment.succeeded';
+  const to = paid ? paidAs : verdict?.type === 'payment.failed' ? 'failed' : 'expired';
   await db.finalizeCharge({
     transactionId: input.transactionId,
     to,
     triggeredBy: verdict && !polled ? 'psp_webhook' : 'system',
     key: `${workflowId}:final`,
-    ...(to === 'authorized' ? { amountAuthorized: input.amount, amountCaptured: input.amount } : {}),
+    ...(paid ? { amountAuthorized: input.amount, amountCaptured: captured ? input.amount : 0 } : {}),
   });
   setStatus(to);
-  if (to === 'authorized') await followSettledCharge(input.transactionId);
+  if (paid) await followSettledCharge(input.transactionId, captured);
   return { transactionId: input.transactionId, status: to };
 }
 
@@ -303,11 +335,11 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
  * charge starts its subscription; a renewal's charge tells its subscription workflow (best effort: the workflow
  * may be gone, and the subscription's own reading of the transaction stays the fallback).
  */
-async function followSettledCharge(transactionId: string): Promise<void> {
+async function followSettledCharge(transactionId: string, captured: boolean): Promise<void> {
   const followUp = await db.settledChargeFollowUp({ transactionId });
   if (followUp.firstRecurringCharge) {
     try {
-      await startSubscription(transactionId);
+      await startSubscription(transactionId, captured);
     } catch (error) {
       // Started already (a repeated settlement): the one subscription workflow stands. (The class lives in
       // @temporalio/common, which workflow code does not import.)

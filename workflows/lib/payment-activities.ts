@@ -5,17 +5,22 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 
-/** Database-only activities: short, retried on any failure (they are idempotent) for up to a few minutes. */
+/**
+ * How the database-only steps retry: on any failure and without a limit, since they are idempotent (state-table
+ * moves under keys, ids derived from the workflow) and a step that gave up would leave its charge or operation
+ * unfinished for good — pending with the money possibly taken — while nothing else finishes it. A database outage
+ * of any length only delays them: tries within seconds at first, then every five minutes (as the subscription's
+ * steps), so a long outage adds one timer every five minutes to the history of a local activity’s workflow.
+ */
+const DATABASE_RETRY = {
+  initialInterval: '500 milliseconds',
+  backoffCoefficient: 2,
+  maximumInterval: '5 minutes',
+} as const;
+
+/** Database-only activities: short, retried on any failure without a limit. */
 export const databaseActivities = () =>
-  proxyActivities<Activities>({
-    startToCloseTimeout: '15 seconds',
-    retry: {
-      initialInterval: '500 milliseconds',
-      backoffCoefficient: 2,
-      maximumInterval: '10 seconds',
-      maximumAttempts: 20,
-    },
-  });
+  proxyActivities<Activities>({ startToCloseTimeout: '15 seconds', retry: DATABASE_RETRY });
 
 /**
  * The same database-only steps as local activities: they run inside the workflow task that schedules them, so a
@@ -25,15 +30,7 @@ export const databaseActivities = () =>
  * named, retried activities an operator sees in the Temporal UI.
  */
 export const localDatabaseActivities = () =>
-  proxyLocalActivities<Activities>({
-    startToCloseTimeout: '15 seconds',
-    retry: {
-      initialInterval: '500 milliseconds',
-      backoffCoefficient: 2,
-      maximumInterval: '10 seconds',
-      maximumAttempts: 20,
-    },
-  });
+  proxyLocalActivities<Activities>({ startToCloseTimeout: '15 seconds', retry: DATABASE_RETRY });
 
 /**
  * One provider call per activity: the adapter gives up after providerTimeoutMs (15 s) and reports network_error,
