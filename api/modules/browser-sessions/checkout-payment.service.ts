@@ -37,8 +37,8 @@ import {
 import { noticeVerificationsPaused } from './verification-breaker.service';
 import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
-import { awaitCharge, runCharge } from '../../temporal';
-import { buildChargeInput } from '../transactions/charge-request.service';
+import { awaitCharge } from '../../temporal';
+import { buildChargeInput, claimCheckout, runClaimedCharge } from '../transactions/charge-request.service';
 import type { ChargeInput } from '../../../workflows/lib/charge-types';
 import { effectiveStatus } from '../checkout-sessions/checkout-status.rules';
 import { requireBrowserSession } from './browser-sessions.service';
@@ -258,7 +258,14 @@ export async function confirmCheckout(
     }
     // Counted as a decline before the provider sees the card; given back unless it is declined.
     const reservation = await reserveDecline(em, client, () => noticeVerificationsPaused(em, session, auth.keyId));
-    await runCharge(deps.temporal, input, deps.config.workflowWaitMs);
+    try {
+      // A checkout session takes one payment: a server-side payment under way refuses this one (409).
+      await claimCheckout(em, input);
+    } catch (error) {
+      await reservation.release();
+      throw error;
+    }
+    await runClaimedCharge(em, deps.temporal, input, deps.config.workflowWaitMs);
     const payment = await readPayment(em, transactionId, checkout.id, now);
     if (payment.outcome !== 'declined') await reservation.release();
     return payment;
