@@ -9,13 +9,16 @@
  * - a concurrent request with the same key sees the claim and waits for the stored answer (then replays), or gets
  *   409 IDEMPOTENCY_KEY_IN_USE once `waitMs` passes — the two never both run;
  * - a request that fails frees its key (its work rolled back, or idempotent by the key), and may simply be retried;
+ * - except a request whose work goes on without it (504: a workflow outlived the wait): its key stays bound to its
+ *   fingerprint — the same request retried takes the key over at once and joins that work, another request with the
+ *   key is 409 IDEMPOTENCY_KEY_CONFLICT — for the work could still do what the request asked;
  * - a request that dies between phases leaves a claim with no answer: once its lease passes, a retry with the same
  *   fingerprint takes the key over and runs the (key-derived, so idempotent) work again.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as keys from '../../db/repositories/idempotency-keys.repository';
-import { errors } from '../../domain/platform/errors';
+import { ApiError, errors } from '../../domain/platform/errors';
 
 export interface StoredResponse {
   status: number;
@@ -177,6 +180,18 @@ async function releaseKey(em: EntityManager, request: IdempotentRequest, claimId
 }
 
 /**
+ * The work of a request that answered 504 goes on (its workflow was started and outlived the wait): its claim stays,
+ * for only the same request may join that work. If the database refuses, the claim's lease ends it as usual.
+ */
+async function keepForRetry(em: EntityManager, request: IdempotentRequest, claimId: string): Promise<void> {
+  try {
+    await keys.keepClaimForRetry(em, request.scopeId, request.key, claimId);
+  } catch {
+    // The 504 being reported matters more; the claim stays bound to the fingerprint until its lease passes.
+  }
+}
+
+/**
  * `mode` is how the work runs once the key is claimed:
  * - 'transaction': the work and its stored answer commit together (a key is never answered without its work);
  * - 'no-transaction': work that waits on a workflow runs with no transaction open and stores its answer after.
@@ -216,7 +231,8 @@ export async function runIdempotent(
   try {
     response = await execute(em);
   } catch (error) {
-    await releaseKey(em, request, claimId);
+    if (error instanceof ApiError && error.status === 504) await keepForRetry(em, request, claimId);
+    else await releaseKey(em, request, claimId);
     throw error;
   }
   if (await storeResponse(em, request, response, null)) return { ...response, replayed: false };

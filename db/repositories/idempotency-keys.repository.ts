@@ -108,6 +108,22 @@ export async function releaseKey(em: EntityManager, scopeId: string, key: string
   );
 }
 
+/**
+ * Keeps a claim with no answer whose work goes on without its request (a workflow that outlived the wait): the key
+ * stays bound to the request's fingerprint, and its lease ends now, so the same request retried takes it over at once.
+ */
+export async function keepClaimForRetry(
+  em: EntityManager,
+  scopeId: string,
+  key: string,
+  claimId: string,
+): Promise<void> {
+  await em.execute(
+    'update idempotency_keys set lease_until = now() where scope_id = ? and key = ? and claim_id = ? and response_status is null',
+    [scopeId, key, claimId],
+  );
+}
+
 export async function purgeExpiredKeys(em: EntityManager): Promise<number> {
   return affected(await em.execute('delete from idempotency_keys where expires_at <= now()', [], 'run'));
 }

@@ -7,8 +7,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as attempts from '../../db/repositories/transaction-attempts.repository';
 import {
+  claimForPayment,
   markCompleted,
-  markPaymentPending,
   reopenAfterUnpaidCharge,
 } from '../../db/repositories/checkout-sessions.repository';
 import { insertOrder, recordOrderStatus } from '../../db/repositories/orders.repository';
@@ -67,10 +67,12 @@ export interface FinalizeInput {
 
 /**
  * Writes the order (items, first history entry), the pending transaction (with its routing explanation) and
- * transaction.created, claims the single-use card token and moves a checkout session to payment_pending — all or
- * nothing (run it in one database transaction), once per transaction id. tokenClaimed is false when the token was
- * already claimed by another transaction; storedDecision is the routing decision an earlier try stored (null on the
- * first). `workflowId` is the charge workflow's id, kept on the transaction.
+ * transaction.created, claims the single-use card token and the checkout session (payment_pending) — all or nothing
+ * (run it in one database transaction), once per transaction id. tokenClaimed is false when the token was already
+ * claimed by another transaction, or the checkout by another payment (a checkout session takes one payment; the API
+ * claimed it before starting this charge, so this only refuses a charge whose claim was given back meanwhile):
+ * nothing may be charged then. storedDecision is the routing decision an earlier try stored (null on the first).
+ * `workflowId` is the charge workflow's id, kept on the transaction.
  */
 export async function openCharge(
   em: EntityManager,
@@ -80,6 +82,12 @@ export async function openCharge(
 ): Promise<{ tokenClaimed: boolean; storedDecision: RoutingDecision | null }> {
   const existing = await em.findOne(TransactionSchema, { id: input.transactionId });
   const storedDecision = (existing?.routingDecision as RoutingDecision | null | undefined) ?? null;
+  // The checkout's row is claimed before anything is written; a retried step finds its own claim again, and a
+  // charge already decided is left as it is.
+  const checkoutClaimed =
+    !input.checkoutSessionId ||
+    (existing !== null && existing.status !== 'pending') ||
+    (await claimForPayment(em, input.checkoutSessionId, input.transactionId));
   if (!existing) {
     await insertOrder(
       em,
@@ -148,10 +156,8 @@ export async function openCharge(
       type: 'transaction.created',
       object: presentTransactionHeader(tx),
     });
-    if (input.checkoutSessionId) {
-      await markPaymentPending(em, input.checkoutSessionId);
-    }
   }
+  if (!checkoutClaimed) return { tokenClaimed: false, storedDecision };
   if (!input.cardTokenId) return { tokenClaimed: true, storedDecision };
   // The token is single-use: the first transaction to claim it charges it; the card data stays until finalize.
   return { tokenClaimed: await claimToken(em, input.cardTokenId, input.transactionId), storedDecision };

@@ -14,6 +14,7 @@ export interface FailureReason {
 export const FAILURE_REASONS = {
   no_route: 'No connector of the routing plan can take this charge (payment method, card brand, currency or amount)',
   card_token_already_used: 'The card token was already used by another transaction',
+  checkout_session_unavailable: 'The checkout session was being paid by another payment, or could no longer be paid',
   declined: 'The provider declined the charge',
   payment_failed: 'The provider reported that the pending payment failed',
   payment_expired: 'The payment was not completed before it expired',
@@ -65,10 +66,16 @@ export async function failureReasonOf(
       failureMessage: last.message ?? FAILURE_REASONS.declined,
     };
   }
-  const [token] = await em.execute<Array<{ taken: boolean }>>(
-    `select k.used_by is not null and k.used_by <> t.id as taken
-       from transactions t join card_tokens k on k.id = t.card_token_id where t.id = ?`,
+  // Refused before any provider: its single-use token, or its checkout (which takes one payment), was another's.
+  const [refused] = await em.execute<Array<{ token: boolean | null; checkout: boolean | null }>>(
+    `select k.used_by is not null and k.used_by <> t.id as token,
+            c.paying_transaction_id <> t.id or c.status <> 'payment_pending' as checkout
+       from transactions t
+       left join card_tokens k on k.id = t.card_token_id
+       left join checkout_sessions c on c.id = t.checkout_session_id
+      where t.id = ?`,
     [transactionId],
   );
-  return token?.taken ? reason('card_token_already_used') : reason('no_route');
+  if (refused?.token) return reason('card_token_already_used');
+  return refused?.checkout ? reason('checkout_session_unavailable') : reason('no_route');
 }

@@ -104,7 +104,8 @@ export const PaymentInstructionsView = Nullable(Type.Record(Type.String(), Type.
 export const CheckoutPaymentSchema = StrictObject({
   transactionId: Type.String(),
   orderId: Nullable(Type.String()),
-  outcome: StringEnum(['succeeded', 'pending', 'declined', 'failed', 'expired'] as const),
+  /** in_doubt: the provider may have taken it without answering; being checked (do not invite paying again). */
+  outcome: StringEnum(['succeeded', 'pending', 'declined', 'failed', 'in_doubt', 'expired'] as const),
   /** soft_decline or hard_decline for a declined payment; null otherwise. */
   declineType: Nullable(StringEnum(['soft_decline', 'hard_decline'] as const)),
   message: Nullable(Type.String()),

@@ -37,9 +37,9 @@ import {
 import { noticeVerificationsPaused } from './verification-breaker.service';
 import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
-import { awaitCharge, runCharge } from '../../temporal';
-import { buildChargeInput } from '../transactions/charge-request.service';
-import type { ChargeInput } from '../../../workflows/lib/charge-types';
+import { awaitCharge } from '../../temporal';
+import { buildChargeInput, claimCheckout, runClaimedCharge } from '../transactions/charge-request.service';
+import { UNRESOLVED_PROVIDER_CALL, type ChargeInput } from '../../../workflows/lib/charge-types';
 import { effectiveStatus } from '../checkout-sessions/checkout-status.rules';
 import { requireBrowserSession } from './browser-sessions.service';
 import type { CHECKOUT_PAYMENT_METHODS } from './browser-sessions.schema';
@@ -47,7 +47,8 @@ import type { CHECKOUT_PAYMENT_METHODS } from './browser-sessions.schema';
 /** Payments of a checkout that ended without taking the money: the checkout is payable again after them. */
 export const UNSUCCESSFUL_STATUSES = ['failed', 'expired', 'canceled'] as const;
 
-export type CheckoutPaymentOutcome = 'succeeded' | 'pending' | 'declined' | 'failed' | 'expired';
+/** in_doubt: failed with a provider call whose outcome is still unknown (the reconciler settles it). */
+export type CheckoutPaymentOutcome = 'succeeded' | 'pending' | 'declined' | 'failed' | 'in_doubt' | 'expired';
 
 export interface CheckoutPayment {
   transactionId: string;
@@ -93,6 +94,8 @@ const MESSAGES = {
   soft_decline: 'Your bank declined this payment. Check the card details, or try another card.',
   hard_decline: 'This card cannot be used for this payment. Please use another card.',
   failed: 'The payment could not be completed and nothing was charged. Please try again in a moment.',
+  in_doubt:
+    'We could not get an answer from the bank about this payment and are checking it now. Please do not pay again yet: any amount taken without completing your order is given back automatically.',
   expired: 'The payment was not completed in time. You can pay again.',
 };
 
@@ -133,9 +136,11 @@ export async function presentCheckoutPayment(
   else if (tx.status === 'expired' || tx.status === 'canceled') outcome = 'expired';
   else if (tx.status === 'failed') {
     const attempts = await em.find(TransactionAttemptSchema, { transactionId: tx.id }, { refresh: true });
+    // A call the provider may have charged without answering outweighs any decline before it: nobody knows yet.
+    const inDoubt = attempts.some((a) => a.errorCode === UNRESOLVED_PROVIDER_CALL);
     const declined = attempts.map((a) => a.outcome).find((o) => o === 'hard_decline' || o === 'soft_decline');
-    declineType = declined ?? null;
-    outcome = declineType ? 'declined' : 'failed';
+    declineType = inDoubt ? null : (declined ?? null);
+    outcome = inDoubt ? 'in_doubt' : declineType ? 'declined' : 'failed';
   } else outcome = 'succeeded';
   return {
     transactionId: tx.id,
@@ -144,7 +149,7 @@ export async function presentCheckoutPayment(
     declineType,
     message: declineType
       ? MESSAGES[declineType]
-      : outcome === 'failed' || outcome === 'expired'
+      : outcome === 'failed' || outcome === 'in_doubt' || outcome === 'expired'
         ? MESSAGES[outcome]
         : null,
     paymentMethod: tx.paymentMethod,
@@ -258,7 +263,14 @@ export async function confirmCheckout(
     }
     // Counted as a decline before the provider sees the card; given back unless it is declined.
     const reservation = await reserveDecline(em, client, () => noticeVerificationsPaused(em, session, auth.keyId));
-    await runCharge(deps.temporal, input, deps.config.workflowWaitMs);
+    try {
+      // A checkout session takes one payment: a server-side payment under way refuses this one (409).
+      await claimCheckout(em, input);
+    } catch (error) {
+      await reservation.release();
+      throw error;
+    }
+    await runClaimedCharge(em, deps.temporal, input, deps.config.workflowWaitMs);
     const payment = await readPayment(em, transactionId, checkout.id, now);
     if (payment.outcome !== 'declined') await reservation.release();
     return payment;

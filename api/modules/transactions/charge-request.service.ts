@@ -1,7 +1,8 @@
 /**
- * POST /transactions before the workflow runs: every body rule, the referenced resources (read, never locked —
- * the workflow's activities write them from their own connections while this request's transaction is open),
- * and the workflow input: amounts, routing attributes and the order's item snapshots.
+ * POST /transactions (and the hosted checkout's confirm) before the workflow runs: every body rule, the referenced
+ * resources (read, never locked — the workflow's activities write them from their own connections while this
+ * request's transaction is open), and the workflow input: amounts, routing attributes and the order's item
+ * snapshots. Then the start itself: a checkout session takes one payment, so a charge of one claims it first.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
@@ -19,7 +20,15 @@ import { isCardMethod, type ChargeInput, type OrderItemSnapshot } from '../../..
 import { errors } from '../../../domain/platform/errors';
 import { checkLivePlan } from '../../../domain/subscriptions/subscriptions.first-charge';
 import { newId } from '../../../domain/platform/ids';
+import {
+  claimForPayment,
+  payingTransactionOf,
+  releaseUnopenedClaim,
+} from '../../../db/repositories/checkout-sessions.repository';
 import { effectiveStatus, OPEN_STATUSES } from '../checkout-sessions/checkout-status.rules';
+import { runCharge } from '../../temporal';
+import type { AppDeps } from '../../deps';
+import { isStillProcessing } from './still-processing.rules';
 import { assertChargeable } from '../payment-instruments/instrument-status.rules';
 import { effectiveTokenStatus } from '../tokens/tokens.service';
 import type { CreateTransactionBody } from './transactions.schema';
@@ -117,6 +126,16 @@ async function checkoutItems(
   return { snapshots, trial };
 }
 
+const paymentInProgress = (checkoutSessionId: string) =>
+  errors.conflict(
+    'CHECKOUT_SESSION_PAYMENT_IN_PROGRESS',
+    'Another payment of this checkout session is under way; read its outcome before paying again',
+    { checkout_session_id: checkoutSessionId },
+  );
+
+const notPayable = (status: string) =>
+  errors.businessRule('INVALID_STATE_TRANSITION', `A checkout session that is ${status} cannot be paid`, { status });
+
 /** The workflow input for a valid request; 400/409/422 for anything the rules refuse. */
 export async function buildChargeInput(
   em: EntityManager,
@@ -176,11 +195,10 @@ export async function buildChargeInput(
     const session = await em.findOne(CheckoutSessionSchema, { id: body.checkout_session_id, merchantId });
     if (!session) throw errors.invalidValue('checkout_session_id', 'no such checkout session for this merchant');
     const status = effectiveStatus(session, now);
-    if (!OPEN_STATUSES.includes(status)) {
-      throw errors.businessRule('INVALID_STATE_TRANSITION', `A checkout session that is ${status} cannot be paid`, {
-        status,
-      });
-    }
+    // payment_pending held by this very transaction: the same request retried before its charge opened.
+    if (status === 'payment_pending' && (await payingTransactionOf(em, session.id)) !== transactionId)
+      throw paymentInProgress(session.id);
+    if (!OPEN_STATUSES.includes(status) && status !== 'payment_pending') throw notPayable(status);
     ({ snapshots: items, trial } = await checkoutItems(em, merchantId, session.id));
     if (items.length === 0) throw errors.invalidValue('checkout_session_id', 'the checkout session has no items');
     // The session decides what is charged; amount and currency sent with it are ignored (Document 3).
@@ -279,4 +297,38 @@ export async function buildChargeInput(
       items,
     },
   };
+}
+
+/**
+ * A checkout session takes one payment: the charge of one claims it (payment_pending, naming the transaction)
+ * before its workflow starts, so no second payment reaches a provider. 409 CHECKOUT_SESSION_PAYMENT_IN_PROGRESS when
+ * another payment holds it, 422 when it stopped being payable since buildChargeInput read it. The same transaction
+ * retried finds its own claim.
+ */
+export async function claimCheckout(em: EntityManager, input: ChargeInput): Promise<void> {
+  const sessionId = input.checkoutSessionId;
+  if (!sessionId || (await claimForPayment(em, sessionId, input.transactionId))) return;
+  const session = await em.findOneOrFail(CheckoutSessionSchema, { id: sessionId }, { refresh: true });
+  const status = effectiveStatus(session, new Date());
+  throw status === 'payment_pending' ? paymentInProgress(sessionId) : notPayable(status);
+}
+
+/**
+ * Runs a charge whose checkout (if any) claimCheckout claimed. A workflow that could not be started gives the
+ * checkout back (unless its transaction was opened after all); one that outlived the wait keeps it, since it runs
+ * when a worker takes it, and gives it back itself if it takes no money.
+ */
+export async function runClaimedCharge(
+  em: EntityManager,
+  temporal: AppDeps['temporal'],
+  input: ChargeInput,
+  waitMs: number,
+): Promise<void> {
+  try {
+    await runCharge(temporal, input, waitMs);
+  } catch (error) {
+    if (input.checkoutSessionId && !isStillProcessing(error, 'CHARGE_STILL_PROCESSING'))
+      await releaseUnopenedClaim(em, input.checkoutSessionId, input.transactionId);
+    throw error;
+  }
 }

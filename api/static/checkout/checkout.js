@@ -12,8 +12,10 @@
   var submit = $('submit');
   /* A pix is paid within minutes; a boleto clears in days, so its page asks less often. */
   var POLL_MS = { pix: 2000, boleto: 15000 };
+  /* How often a payment in doubt (the bank's answer is being checked) is looked at again. */
+  var IN_DOUBT_POLL_MS = 30000;
   var METHOD_LABELS = { pix: 'Pix', boleto: 'boleto' };
-  var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, trial: false, polling: null, savedCard: null, brand: null };
+  var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, trial: false, polling: null, savedCard: null, brand: null, inDoubt: false };
 
   function show(kind, text) {
     var box = $('result');
@@ -157,13 +159,22 @@
     card.checkout().then(function (view) {
       state.view = view;
       var payment = view.payment;
+      if (payment && payment.outcome === 'in_doubt') return;
+      state.inDoubt = false;
       if (view.checkout.status === 'completed' && payment && payment.outcome === 'succeeded') success(payment);
       else if (payment && payment.outcome !== 'pending') { stopPolling(); only('pay-view'); show('bad', payment.message || 'The payment was not completed.'); updateButton(); }
     }, function () { /* a missed poll is retried on the next tick */ });
   }
 
+  /* The bank may have taken this payment without answering: say so, and offer no second payment until it is known. */
+  function inDoubt(payment) {
+    state.inDoubt = true;
+    show('bad', payment.message);
+    if (!state.polling) state.polling = setInterval(poll, IN_DOUBT_POLL_MS);
+  }
+
   function updateButton() {
-    if (state.closed) { submit.disabled = true; return; }
+    if (state.closed || state.inDoubt) { submit.disabled = true; return; }
     var due = state.view.summary.dueToday;
     var amount = money(due, state.view.summary.currency);
     if (METHOD_LABELS[state.method]) submit.textContent = 'Pay ' + amount + ' with ' + METHOD_LABELS[state.method];
@@ -222,6 +233,8 @@
       closed('This checkout is no longer available', 'Ask the seller for a new link.');
     } else if (payment && payment.outcome === 'pending') {
       pending(payment);
+    } else if (payment && payment.outcome === 'in_doubt') {
+      inDoubt(payment);
     } else if (methodCount() === 0) {
       closed('Payment is not available yet', 'This shop cannot take this payment right now. Please contact the seller.');
     }
@@ -292,6 +305,7 @@
   function outcome(payment) {
     if (payment.outcome === 'succeeded') return success(payment);
     if (payment.outcome === 'pending') return pending(payment);
+    if (payment.outcome === 'in_doubt') { inDoubt(payment); return updateButton(); }
     card.clear();
     state.cardComplete = false;
     show('bad', payment.message || 'The payment was not completed. Please try again.');
