@@ -224,7 +224,7 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
 /** Now and then a step of another feature: a live charge, closing the circuit, a checkout race, the reconciler. */
 function featureStep(random: ReturnType<typeof pick>, seq: Sequence, amount: number): Step | null {
   const roll = random.int(0, 999) / 1000;
-  if (seq.liveConnectorId && roll < 0.08) return { kind: 'live_charge', amount };
+  if (seq.liveConnectorId && seq.txs.length < MAX_TRANSACTIONS && roll < 0.08) return { kind: 'live_charge', amount };
   if (seq.breaker && roll >= 0.08 && roll < 0.14) return { kind: 'close_circuit' };
   // The saved-card checkout is priced in USD, which provider_b does not take.
   if (seq.slug === 'provider_a' && seq.txs.length < MAX_TRANSACTIONS && roll >= 0.14 && roll < 0.19)
