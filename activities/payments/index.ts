@@ -70,7 +70,9 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
     async openAndPlanCharge(
       input: ChargeInput & { randomDraw: number },
     ): Promise<{ tokenClaimed: boolean; attempts: PlannedAttempt[]; cascade?: CascadePolicy | null }> {
-      const plan = await planCharge(orm.em.fork(), input.merchantId, routingAttributesOf(input));
+      const plan = await planCharge(orm.em.fork(), input.merchantId, routingAttributesOf(input), {
+        customerId: input.customerId,
+      });
       const { tokenClaimed, storedDecision } = await inTransaction((em) =>
         openCharge(em, input, plan.decision, chargeWorkflowId(input.transactionId)),
       );

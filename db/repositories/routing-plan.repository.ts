@@ -12,7 +12,10 @@ export type ProfileSelector = { profileId: string } | { paymentMethod: string };
 
 export type RoutingNodeRow = Omit<RoutingNode, 'createdAt' | 'updatedAt'>;
 
-export interface RoutingConnectorRow extends Pick<MerchantConnector, 'id' | 'name' | 'providerSlug' | 'isActive'> {
+export interface RoutingConnectorRow extends Pick<
+  MerchantConnector,
+  'id' | 'name' | 'providerSlug' | 'isActive' | 'isTestMode'
+> {
   config: ConnectorConfig | null;
   /** Its provider's capabilities; null: the provider is missing from the catalog (the connector takes nothing). */
   provider: Pick<PaymentProvider, 'supportedCardBrands' | 'supportedPaymentMethods' | 'supportedCurrencies'> | null;
@@ -39,6 +42,8 @@ export interface RoutingRows {
   nodes: RoutingNodeRow[];
   connectors: RoutingConnectorRow[];
   settings: RoutingSettingsRow | null;
+  /** The charge's customer is on a test clock (its charge is a test charge); false without a customer. */
+  customerOnTestClock: boolean;
 }
 
 /** By id (any state), or the active profile of a payment method: the exact method first, then the `*` catch-all. */
@@ -50,6 +55,7 @@ export async function readRoutingRows(
   em: EntityManager,
   merchantId: string,
   selector: ProfileSelector,
+  customerId: string | null = null,
 ): Promise<RoutingRows> {
   const profileFilter = 'profileId' in selector ? PROFILE_BY_ID : ACTIVE_PROFILE_OF_METHOD;
   const profileParams =
@@ -60,6 +66,7 @@ export async function readRoutingRows(
       nodes: RoutingNodeRow[];
       connectors: RoutingConnectorRow[];
       settings: RoutingSettingsRow | null;
+      customer_on_test_clock: boolean;
     }>
   >(
     `with profile as (
@@ -81,7 +88,7 @@ export async function readRoutingRows(
                  'require3ds', require_3ds, 'isActive', is_active)), '[]')
           from nodes) as nodes,
        (select coalesce(json_agg(json_build_object('id', c.id, 'name', c.name, 'providerSlug', c.provider_slug,
-                 'isActive', c.is_active, 'config', c.config,
+                 'isActive', c.is_active, 'isTestMode', c.is_test_mode, 'config', c.config,
                  'provider', case when p.slug is null then null else json_build_object(
                    'supportedCardBrands', p.supported_card_brands,
                    'supportedPaymentMethods', p.supported_payment_methods,
@@ -94,13 +101,21 @@ export async function readRoutingRows(
            and (c.id = (select default_merchant_connector_id from profile)
                 or c.id in (select merchant_connector_id from nodes))) as connectors,
        (select to_json(s) from (select decline_actions, code_actions, updated_at
-                                  from merchant_routing_settings where merchant_id = ?) s) as settings`,
-    [...profileParams, merchantId, merchantId],
+                                  from merchant_routing_settings where merchant_id = ?) s) as settings,
+       exists(select 1 from customers
+               where id = ? and merchant_id = ? and test_clock_id is not null) as customer_on_test_clock`,
+    [...profileParams, merchantId, merchantId, customerId, merchantId],
   );
   const profile = row.profile && {
     ...row.profile,
     createdAt: new Date(row.profile.createdAt),
     updatedAt: new Date(row.profile.updatedAt),
   };
-  return { profile, nodes: row.nodes, connectors: row.connectors, settings: row.settings };
+  return {
+    profile,
+    nodes: row.nodes,
+    connectors: row.connectors,
+    settings: row.settings,
+    customerOnTestClock: row.customer_on_test_clock,
+  };
 }

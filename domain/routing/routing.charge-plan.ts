@@ -4,6 +4,8 @@
  * - open circuits skipped (circuit_open) and a due half-open probe claimed by exactly one charge (claimProbes),
  * - the profile's opt-in approval-rate ordering (routing.optimize.ts) over the sliding window,
  * - the merchant's decline table (routing.settings.ts) as the cascade policy,
+ * - one mode per plan: a customer on a test clock makes a test charge, else the plan's first connector decides
+ *   (routing.evaluate.ts); connectors of the other mode are skipped (test_mode_mismatch),
  * and an explanation stored on the transaction (GET /transactions/:id/routing).
  */
 import { randomInt } from 'node:crypto';
@@ -30,7 +32,10 @@ export interface RoutingDecision {
     /** The smoothed approval rate the ordering used (optimize approval_rate only). */
     approval_score: number | null;
   }>;
-  /** Connectors of the profile left out, and why (inactive, circuit_open, unsupported_*, unknown_connector). */
+  /**
+   * Connectors of the profile left out, and why (inactive, circuit_open, test_mode_mismatch, unsupported_*,
+   * unknown_connector).
+   */
   skipped: Array<{ connector_id: string; node_id: string | null; reason: string }>;
   /** The connector exploration moved to the front (optimize approval_rate only). */
   explored_connector_id: string | null;
@@ -58,13 +63,21 @@ export async function planCharge(
   em: EntityManager,
   merchantId: string,
   charge: ChargeAttributes,
-  draws: OptimizeDraws = { explore: uniform(), pick: uniform() },
+  {
+    customerId = null,
+    draws = { explore: uniform(), pick: uniform() },
+  }: { customerId?: string | null; draws?: OptimizeDraws } = {},
 ): Promise<ChargePlan> {
-  const { input, settings } = await readRouting(em, merchantId, { paymentMethod: charge.paymentMethod });
+  const { input, settings, customerOnTestClock } = await readRouting(
+    em,
+    merchantId,
+    { paymentMethod: charge.paymentMethod },
+    customerId,
+  );
   const cascade = cascadePolicyOf(settings);
   let route: ReturnType<typeof routeOf>;
   try {
-    route = routeOf(input, merchantId, charge);
+    route = routeOf(input, merchantId, customerOnTestClock ? { ...charge, mode: 'test' } : charge);
   } catch (error) {
     if (!(error instanceof NoActiveRoutingProfileError)) throw error;
     return {

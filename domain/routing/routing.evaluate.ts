@@ -7,6 +7,10 @@
  * order (reason 'fallback'), then the profile's default connector (reason 'default'). Connectors that are
  * inactive, whose circuit is open, or that can't take the charge's payment method / currency / card brand are
  * skipped (each with its reason), and no connector appears twice.
+ *
+ * A plan never mixes live and test: the charge's mode is fixed before any connector is chosen (chargeModeOf) and
+ * connectors of the other mode are skipped as test_mode_mismatch, so a live charge can never cascade onto a
+ * test-mode connector (which approves without collecting money), nor a test charge onto a live one.
  */
 
 export type ConditionField =
@@ -45,6 +49,8 @@ export interface RoutingProgram {
 
 export interface ConnectorState {
   isActive: boolean;
+  /** A test-mode connector (is_test_mode): its calls go to the sandbox and never move money. */
+  isTestMode: boolean;
   providerSlug: string;
   /** config.card_brands narrowed to the provider's brands when set, else the provider's brands (lowercase). */
   cardBrands: readonly string[];
@@ -69,7 +75,14 @@ export interface ChargeAttributes {
   installments: number;
   /** Uniform in [0, 1); compared with math/random conditions. */
   randomDraw: number;
+  /**
+   * The charge's mode when something other than the plan fixes it: `test` for a customer on a test clock. Absent:
+   * the plan's first connector decides (chargeModeOf).
+   */
+  mode?: ChargeMode;
 }
+
+export type ChargeMode = 'live' | 'test';
 
 export type AttemptReason = 'matched' | 'fallback' | 'default';
 
@@ -87,6 +100,7 @@ export type SkipReason =
   | 'unknown_connector'
   | 'inactive'
   | 'circuit_open'
+  | 'test_mode_mismatch'
   | 'unsupported_payment_method'
   | 'unsupported_currency'
   | 'unsupported_card_brand';
@@ -100,6 +114,8 @@ export interface SkippedConnector {
 export interface RoutingPlan {
   /** Ordered; the charge tries them in turn while declines are retryable. May be empty. */
   attempts: Attempt[];
+  /** Every attempt's connector is of this mode (null: no connector can take the charge, nothing decided it). */
+  mode: ChargeMode | null;
   /** The action node the rules selected (even when its connector had to be skipped); null when none matched. */
   matchedNodeId: string | null;
   /** Connectors left out for eligibility, in the order they were considered (for simulate and support). */
@@ -250,6 +266,36 @@ export function ineligibility(connector: ConnectorState | undefined, charge: Cha
   return null;
 }
 
+const modeOf = (connector: ConnectorState): ChargeMode => (connector.isTestMode ? 'test' : 'live');
+
+/**
+ * The charge's mode: the one fixed up front (a test clock's customer: test), else the mode of the first connector
+ * in plan order that the merchant set up to take this charge. An open circuit does not count as "not set up": the
+ * mode follows the merchant's configuration, never a connector's momentary health, so a live connector whose
+ * circuit is open makes the charge live (and fail when no other live connector is left) rather than hand it to a
+ * test-mode connector that would approve it without collecting money.
+ */
+function chargeModeOf(
+  candidates: readonly Attempt[],
+  connectors: ReadonlyMap<string, ConnectorState>,
+  charge: NormalizedCharge,
+): ChargeMode | null {
+  if (charge.mode) return charge.mode;
+  for (const { connectorId } of candidates) {
+    const connector = connectors.get(connectorId);
+    const why = ineligibility(connector, charge);
+    if (connector && (why === null || why === 'circuit_open')) return modeOf(connector);
+  }
+  return null;
+}
+
+const attemptOf = (action: ActionNode, reason: AttemptReason): Attempt => ({
+  connectorId: action.connectorId,
+  nodeId: action.id,
+  require3ds: action.require3ds,
+  reason,
+});
+
 export function evaluate(
   program: RoutingProgram,
   connectors: ReadonlyMap<string, ConnectorState>,
@@ -257,26 +303,29 @@ export function evaluate(
 ): RoutingPlan {
   const normalized = normalize(charge);
   const matched = firstMatch(program.nodes, normalized);
+  // Every connector the plan names, in plan order (a connector may be named twice; it is planned once).
+  const candidates: Attempt[] = [];
+  if (matched) candidates.push(attemptOf(matched, 'matched'));
+  for (const action of activeActions(program.nodes)) {
+    if (action !== matched) candidates.push(attemptOf(action, 'fallback'));
+  }
+  candidates.push({ connectorId: program.defaultConnectorId, nodeId: null, require3ds: 'never', reason: 'default' });
+  const mode = chargeModeOf(candidates, connectors, normalized);
   const attempts: Attempt[] = [];
   const skipped: SkippedConnector[] = [];
   const used = new Set<string>();
 
-  const consider = (connectorId: string, nodeId: string | null, require3ds: Require3ds, reason: AttemptReason) => {
-    if (used.has(connectorId)) return;
-    const why = ineligibility(connectors.get(connectorId), normalized);
+  for (const candidate of candidates) {
+    const { connectorId, nodeId } = candidate;
+    if (used.has(connectorId)) continue;
+    const connector = connectors.get(connectorId);
+    const why = ineligibility(connector, normalized) ?? (modeOf(connector!) === mode ? null : 'test_mode_mismatch');
     if (why) {
       skipped.push({ connectorId, nodeId, reason: why });
-      return;
+      continue;
     }
     used.add(connectorId);
-    const probe = connectors.get(connectorId)?.circuit === 'probe_due';
-    attempts.push({ connectorId, nodeId, require3ds, reason, ...(probe ? { probe: true as const } : {}) });
-  };
-
-  if (matched) consider(matched.connectorId, matched.id, matched.require3ds, 'matched');
-  for (const action of activeActions(program.nodes)) {
-    if (action !== matched) consider(action.connectorId, action.id, action.require3ds, 'fallback');
+    attempts.push(connector!.circuit === 'probe_due' ? { ...candidate, probe: true } : candidate);
   }
-  consider(program.defaultConnectorId, null, 'never', 'default');
-  return { attempts, matchedNodeId: matched?.id ?? null, skipped };
+  return { attempts, mode, matchedNodeId: matched?.id ?? null, skipped };
 }

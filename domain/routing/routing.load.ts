@@ -52,22 +52,29 @@ export interface RoutingRead {
   input: RoutingPlanInput | null;
   /** The merchant's decline table (the charge's cascade policy), read in the same statement. */
   settings: RoutingSettings;
+  /** The charge's customer is on a test clock, so the charge is a test charge (read in the same statement). */
+  customerOnTestClock: boolean;
 }
 
-/** The profile, its program, the connectors it names (with circuits) and the decline table: one round trip. */
+/**
+ * The profile, its program, the connectors it names (with circuits), the decline table and whether the charge's
+ * customer is on a test clock: one round trip.
+ */
 export async function readRouting(
   em: EntityManager,
   merchantId: string,
   selector: ProfileSelector,
+  customerId: string | null = null,
 ): Promise<RoutingRead> {
-  const rows = await readRoutingRows(em, merchantId, selector);
+  const rows = await readRoutingRows(em, merchantId, selector, customerId);
   const settings = routingSettingsOf(rows.settings as StoredRoutingSettings | null);
-  const { profile } = rows;
-  if (!profile) return { input: null, settings };
+  const { profile, customerOnTestClock } = rows;
+  if (!profile) return { input: null, settings, customerOnTestClock };
   const program = buildProgram(profile, rows.nodes);
   const now = new Date();
   return {
     settings,
+    customerOnTestClock,
     input: {
       profile,
       program,

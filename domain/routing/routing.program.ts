@@ -96,7 +96,7 @@ export function buildProgram(
  * the provider's defaults); it can never add a brand the provider doesn't support.
  */
 export function connectorState(
-  connector: Pick<MerchantConnector, 'isActive' | 'providerSlug' | 'config'>,
+  connector: Pick<MerchantConnector, 'isActive' | 'isTestMode' | 'providerSlug' | 'config'>,
   provider:
     Pick<PaymentProvider, 'supportedCardBrands' | 'supportedPaymentMethods' | 'supportedCurrencies'> | undefined,
 ): ConnectorState {
@@ -104,6 +104,7 @@ export function connectorState(
   const override = connector.config?.card_brands?.map((brand) => brand.toLowerCase()) ?? [];
   return {
     isActive: connector.isActive,
+    isTestMode: connector.isTestMode,
     providerSlug: connector.providerSlug,
     cardBrands: override.length > 0 ? override.filter((brand) => providerBrands.includes(brand)) : providerBrands,
     paymentMethods: [...(provider?.supportedPaymentMethods ?? [])],

@@ -98,7 +98,7 @@ describe('Test clocks: dunning, revoked cards, deletion and live connectors', ()
     expect((await api.get(`/customers/${customerId}`, { key })).status).to.equal(200);
   });
 
-  it('a customer on a clock is never charged on a live connector: the charge fails with failure_code test_clock_live_connector', async () => {
+  it('a customer on a clock is never charged on a live connector: the live connector is skipped as test_mode_mismatch and the charge fails with no_route', async () => {
     await liveConnector(tenant);
     const clock = await createClock(tenant, JAN_31);
     const { offer } = await sellableOffer(tenant);
@@ -116,11 +116,14 @@ describe('Test clocks: dunning, revoked cards, deletion and live connectors', ()
       checkout_session_id: checkout.id,
     });
     const tx = (await api.get(`/transactions/${res.body.data.id}`, { key: tenant.merchant_secret_key })).body.data;
-    expect(tx).to.include({ status: 'failed', failure_code: 'test_clock_live_connector', subscription_id: null });
+    expect(tx).to.include({ status: 'failed', failure_code: 'no_route', subscription_id: null });
+    expect(tx.timeline).to.deep.equal([]);
+    const routing = await api.get(`/transactions/${tx.id}/routing`, { key: tenant.merchant_secret_key });
+    expect(routing.body.data.skipped.map((skip: any) => skip.reason)).to.deep.equal(['test_mode_mismatch']);
   });
 });
 
-/** One live-mode connector as the merchant's only route (never called here: the rule refuses before any call). */
+/** One live-mode connector as the merchant's only route (never called here: routing skips it for a clock's customer). */
 async function liveConnector(tenant: Tenant): Promise<void> {
   const key = tenant.merchant_secret_key;
   const created = await api.post(connectorsPath(tenant.merchant_id), {

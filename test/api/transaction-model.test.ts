@@ -5,10 +5,15 @@
  * too large, refused by the provider, answered 5xx after refunding, pending then settled by webhook on the
  * asynchronous provider_b), disputes (opened, won, lost), operations sent at once and requests replayed under their Idempotency-Key, driven through the API as an
  * integrator would (provider outcomes through the sandbox's control API), against the real API, worker,
- * PostgreSQL and sandbox provider. After every step the invariants are checked against a reference model built on
+ * PostgreSQL and sandbox provider. The features a money path meets are drawn together with them
+ * (test/helpers/transaction-model-features.ts): live charges on a plan whose live connector fails before the test
+ * one, a circuit breaker one failure opens, a capture:false charge held for review and settled late, one checkout
+ * paid twice at once, and the reconciler running between steps. After every step the invariants are checked against a reference model built on
  * the pure state table (test/helpers/transaction-model.ts): status and amounts equal the model's, amount_refunded ≤
  * amount_captured ≤ amount_authorized, the provider's ledger matches the read model, the order's transitions form
- * one chain, each state change records exactly the events the table says, and nothing leaves a final state.
+ * one chain, each state change records exactly the events the table says, and nothing leaves a final state; no
+ * transaction has an attempt on a connector of the other mode (live or test); money at the provider (authorized,
+ * captured, refunded) equals money in our books; a checkout takes at most one payment.
  *
  * CI runs MODEL_RUNS sequences (default 3); `npm run test:model -- --model transactions --runs 100 --seed 5000`
  * runs more, `--seed N --runs 1` replays one. A failure names its seed, step and the steps before it.
@@ -32,12 +37,26 @@ import {
   finish,
   FINAL,
   interleavings,
+  move,
   newTx,
   signature,
   type ModelTx,
   type Op,
 } from '../helpers/transaction-model';
 import { observe, providerReference, quiesce, type Observed } from '../helpers/transaction-model-stack';
+import {
+  addLivePlan,
+  circuitOf,
+  closeCircuit,
+  enableCircuitBreaker,
+  LIVE_METHOD,
+  paidOrdersOfCheckout,
+  payCheckoutTwice,
+  runReconciler,
+  savedCardCheckout,
+  settleAtProvider,
+  transactionsOfCheckout,
+} from '../helpers/transaction-model-features';
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 3);
 const FIRST_SEED = Number(process.env.MODEL_SEED ?? 1);
@@ -46,9 +65,18 @@ const MAX_TRANSACTIONS = 3;
 /** MODEL_VERBOSE=1 prints each step and where it left the transactions. */
 const VERBOSE = Boolean(process.env.MODEL_VERBOSE);
 
-type ChargeOutcome = 'approve' | 'pre_auth' | 'decline' | 'unknown' | 'unknown_pre_auth';
+/** error: the provider fails (processing_error), which opens a circuit breaker; review: held, then settled. */
+type ChargeOutcome = 'approve' | 'pre_auth' | 'decline' | 'unknown' | 'unknown_pre_auth' | 'error' | 'review_pre_auth';
 type Step =
   | { kind: 'charge'; outcome: ChargeOutcome; amount: number }
+  /** A live charge (the live plan): its live connector cannot be reached, the test connector behind it is skipped. */
+  | { kind: 'live_charge'; amount: number }
+  /** The merchant closes the connector's open circuit. */
+  | { kind: 'close_circuit' }
+  /** Two payments of one checkout with a saved card at once, under different Idempotency-Keys. */
+  | { kind: 'checkout_race' }
+  /** The reconciler runs (the schedule's workflow). */
+  | { kind: 'reconcile' }
   /** replay: the integrator sends the same request again under the same Idempotency-Key (it lost the answer). */
   | { kind: 'op'; tx: number; op: ApiOp; replay?: true }
   | { kind: 'concurrent'; tx: number; ops: Op[] }
@@ -69,11 +97,15 @@ const CHARGED: Record<ChargeOutcome, TransactionStatus> = {
   decline: 'failed',
   unknown: 'authorized',
   unknown_pre_auth: 'pre_authorized',
+  error: 'failed',
+  review_pre_auth: 'pre_authorized',
 };
 
 interface Tracked {
   id: string;
   model: ModelTx;
+  /** Charged on the live plan: it must never have an attempt on the test-mode connector. */
+  live: boolean;
 }
 
 interface Sequence {
@@ -82,6 +114,10 @@ interface Sequence {
   slug: Slug;
   account: string;
   txs: Tracked[];
+  /** The live connector of the live plan, when this sequence has one. */
+  liveConnectorId: string | null;
+  /** The test connector's circuit opens on one failure (and stays open until closed). */
+  breaker: boolean;
   /** A second API reaching PostgreSQL through a TCP proxy, started by the first db_outage step. */
   outage?: { app: RunningApi; proxy: TcpProxy; port: number };
 }
@@ -105,7 +141,11 @@ async function runSequence(seed: number): Promise<void> {
   // decides by webhook.
   const slug = random.one(['provider_a', 'provider_a', 'provider_b'] as const);
   const [connector] = await cascade(tenant, [slug]);
-  const seq: Sequence = { tenant, connector, slug, account: await accountOf(slug, connector.credentials), txs: [] };
+  const liveConnectorId = random.chance(0.5) ? await addLivePlan(tenant, connector.id) : null;
+  const breaker = random.chance(0.4);
+  if (breaker) await enableCircuitBreaker(tenant, connector.id);
+  const account = await accountOf(slug, connector.credentials);
+  const seq: Sequence = { tenant, connector, slug, account, txs: [], liveConnectorId, breaker };
   const steps: Step[] = [];
   try {
     await runSteps(seed, random, seq, steps);
@@ -120,10 +160,10 @@ async function runSteps(seed: number, random: ReturnType<typeof pick>, seq: Sequ
   for (let index = 0; index < STEPS; index++) {
     const step = nextStep(random, seq);
     steps.push(step);
-    const where = `seed ${seed} (${slug}), step ${index + 1} ${JSON.stringify(step)}; steps before: ${JSON.stringify(steps.slice(0, -1))}`;
+    const where = `seed ${seed} (${slug}${seq.liveConnectorId ? ', live plan' : ''}${seq.breaker ? ', breaker' : ''}), step ${index + 1} ${JSON.stringify(step)}; steps before: ${JSON.stringify(steps.slice(0, -1))}`;
     try {
       const before = seq.txs.map((t) => structuredClone(t.model));
-      await perform(step, seq);
+      await perform(step, seq, `${seed}-${index}`);
       await quiesce(tenant, slug, seq.account);
       await check(step, seq, before);
       if (VERBOSE)
@@ -139,11 +179,23 @@ async function runSteps(seed: number, random: ReturnType<typeof pick>, seq: Sequ
 
 function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
   const amount = random.one([1500, 2000, 3000]);
+  const feature = featureStep(random, seq, amount);
+  if (feature) return feature;
   if (seq.txs.length === 0 || (seq.txs.length < MAX_TRANSACTIONS && random.chance(0.2))) {
     // Adyen (provider_b) has no read: an unknown outcome is resolved by a technical cancel, not found as charged
-    // (test/api/connector-lookups-by-reference.test.ts covers it), so the "resolved by lookup" draws are provider_a's.
-    const unknowns = seq.slug === 'provider_a' ? (['unknown', 'unknown_pre_auth'] as const) : [];
-    const outcome = random.one(['approve', 'approve', 'pre_auth', 'pre_auth', 'decline', ...unknowns] as const);
+    // (test/api/connector-lookups-by-reference.test.ts covers it), so the "resolved by lookup" draws are provider_a's;
+    // the review hold is provider_a's scenario too.
+    const providerA = seq.slug === 'provider_a' ? (['unknown', 'unknown_pre_auth', 'review_pre_auth'] as const) : [];
+    const errors = seq.breaker ? (['error'] as const) : [];
+    const outcome = random.one([
+      'approve',
+      'approve',
+      'pre_auth',
+      'pre_auth',
+      'decline',
+      ...providerA,
+      ...errors,
+    ] as const);
     return { kind: 'charge', outcome, amount };
   }
   // Mostly a transaction that can still move (operations on final ones are refused: checked now and then).
@@ -169,6 +221,18 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
   return random.chance(0.2) ? { kind: 'op', tx, op, replay: true } : { kind: 'op', tx, op };
 }
 
+/** Now and then a step of another feature: a live charge, closing the circuit, a checkout race, the reconciler. */
+function featureStep(random: ReturnType<typeof pick>, seq: Sequence, amount: number): Step | null {
+  const roll = random.int(0, 999) / 1000;
+  if (seq.liveConnectorId && seq.txs.length < MAX_TRANSACTIONS && roll < 0.08) return { kind: 'live_charge', amount };
+  if (seq.breaker && roll >= 0.08 && roll < 0.14) return { kind: 'close_circuit' };
+  // The saved-card checkout is priced in USD, which provider_b does not take.
+  if (seq.slug === 'provider_a' && seq.txs.length < MAX_TRANSACTIONS && roll >= 0.14 && roll < 0.19)
+    return { kind: 'checkout_race' };
+  if (roll >= 0.19 && roll < 0.25) return { kind: 'reconcile' };
+  return null;
+}
+
 /** An operation, mostly one the state allows (so sequences go somewhere), sometimes one it refuses. */
 function randomOp(random: ReturnType<typeof pick>, model: ModelTx, faults: boolean): ApiOp {
   const weights: Array<ApiOp['kind']> =
@@ -188,20 +252,63 @@ function randomOp(random: ReturnType<typeof pick>, model: ModelTx, faults: boole
 }
 
 /** Runs a step on the stack and applies it to the model (a concurrent step: the outcome the stack shows). */
-async function perform(step: Step, seq: Sequence): Promise<void> {
+async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
   const { tenant, connector } = seq;
+  const currency = seq.slug === 'provider_b' ? { currency: 'BRL', country: 'BR' } : {};
   if (step.kind === 'charge') {
-    if (step.outcome === 'decline') await override(connector, 'do_not_honor', 1);
-    if (step.outcome.startsWith('unknown')) await override(connector, 'approved_server_error', 1);
-    const currency = seq.slug === 'provider_b' ? { currency: 'BRL', country: 'BR' } : {};
+    // An open circuit: routing skips the connector and the charge fails before any provider call (no_route).
+    const open = seq.breaker && (await circuitOf(tenant, connector.id)) === 'open';
+    if (!open) await forceOutcome(connector, step.outcome);
     const capture = step.outcome.endsWith('pre_auth') ? { capture: false } : {};
     const res = await charge(
       tenant,
       cardCharge(await cardToken(tenant), { amount: step.amount, ...currency, ...capture }),
     );
     expect(res.status, `POST /transactions: ${res.text}`).to.equal(201);
+    const id = res.body.data.id;
+    if (open) {
+      expect(res.body.data, 'a charge while the circuit is open').to.include({
+        status: 'failed',
+        failure_code: 'no_route',
+      });
+      seq.txs.push({ id, model: newTx('failed', step.amount), live: false });
+      return;
+    }
+    if (step.outcome === 'review_pre_auth') {
+      // Held for review, then the provider approves it: an authorization, nothing captured (capture:false).
+      expect(res.body.data.status, 'a charge held for review').to.equal('pending');
+      await settleAtProvider(await providerReference(id));
+      await quiesce(tenant, seq.slug, seq.account);
+      const model = newTx('pending', step.amount);
+      move(model, 'charge_approved_uncaptured');
+      seq.txs.push({ id, model, live: false });
+      return;
+    }
     await quiesce(tenant, seq.slug, seq.account);
-    seq.txs.push({ id: res.body.data.id, model: newTx(CHARGED[step.outcome], step.amount) });
+    seq.txs.push({ id, model: newTx(CHARGED[step.outcome], step.amount), live: false });
+    return;
+  }
+  if (step.kind === 'live_charge') {
+    const res = await charge(
+      tenant,
+      cardCharge(await cardToken(tenant), { payment_method: LIVE_METHOD, amount: step.amount, ...currency }),
+    );
+    expect(res.status, `POST /transactions (live): ${res.text}`).to.equal(201);
+    await quiesce(tenant, seq.slug, seq.account);
+    seq.txs.push({ id: res.body.data.id, model: newTx('failed', step.amount), live: true });
+    return;
+  }
+  if (step.kind === 'close_circuit') {
+    await closeCircuit(tenant, connector.id);
+    return;
+  }
+  if (step.kind === 'reconcile') {
+    await runReconciler(tag);
+    await quiesce(tenant, seq.slug, seq.account);
+    return;
+  }
+  if (step.kind === 'checkout_race') {
+    await checkoutRace(seq);
     return;
   }
   const tracked = seq.txs[step.tx];
@@ -281,6 +388,46 @@ async function perform(step: Step, seq: Sequence): Promise<void> {
   tracked.model = match!.tx;
 }
 
+/** Forces the provider's answer to the charge's next authorization (an approval needs nothing). */
+async function forceOutcome(connector: CascadeConnector, outcome: ChargeOutcome): Promise<void> {
+  const scenario = {
+    decline: 'do_not_honor',
+    unknown: 'approved_server_error',
+    unknown_pre_auth: 'approved_server_error',
+    error: 'processing_error',
+    review_pre_auth: 'review',
+  }[outcome as string];
+  if (scenario) await override(connector, scenario, 1);
+}
+
+/**
+ * One checkout paid twice at once: at most one payment takes money (one provider approval, one order), whatever
+ * the circuit; the one that took it joins the model, a refused one is a failed transaction or no transaction.
+ */
+async function checkoutRace(seq: Sequence): Promise<void> {
+  const { tenant } = seq;
+  const checkout = await savedCardCheckout(tenant);
+  await payCheckoutTwice(tenant, checkout);
+  await quiesce(tenant, seq.slug, seq.account);
+  const txs = await transactionsOfCheckout(checkout.sessionId);
+  let approvals = 0;
+  for (const tx of txs) approvals += (await observe(tenant, seq.slug, seq.account, tx.id)).approvals;
+  const paid = txs.filter((tx) => tx.status === 'authorized');
+  expect(
+    { payments: paid.length, approvals, orders: await paidOrdersOfCheckout(checkout.sessionId) },
+    `a checkout takes at most one payment (transactions: ${JSON.stringify(txs)})`,
+  ).to.deep.equal({
+    payments: Math.min(paid.length, 1),
+    approvals: Math.min(paid.length, 1),
+    orders: Math.min(paid.length, 1),
+  });
+  for (const tx of txs) {
+    if (tx.status !== 'authorized' && tx.status !== 'failed')
+      throw new Error(`a checkout payment ended ${tx.status} (${tx.id}): the model expects authorized or failed`);
+    seq.txs.push({ id: tx.id, model: newTx(tx.status, tx.amount), live: false });
+  }
+}
+
 /** The provider's dispute-opened notification (the sandbox sends its webhook); null: sent. */
 async function openDispute(reference: string): Promise<null> {
   const res = await control('POST', `/payments/${reference}/dispute`, { stage: 'opened' });
@@ -332,10 +479,13 @@ async function proxiedApi(): Promise<NonNullable<Sequence['outage']>> {
 }
 
 async function check(step: Step, seq: Sequence, before: ModelTx[]): Promise<void> {
-  for (const [i, { id, model }] of seq.txs.entries()) {
+  for (const [i, { id, model, live }] of seq.txs.entries()) {
     const seen = await observe(seq.tenant, seq.slug, seq.account, id);
     const label = `transaction #${i} (${id})`;
     invariants(label, seen, model);
+    // Live and test never share a plan: a live charge never reaches the test connector, nor a test one the live.
+    const otherMode = live ? seq.connector.id : seq.liveConnectorId;
+    expect(seen.attemptConnectors, `${label}: no attempt on a connector of the other mode`).to.not.include(otherMode);
     const previous = before[i];
     if (!previous) continue;
     if (FINAL.includes(previous.status)) {
@@ -384,8 +534,16 @@ function invariants(label: string, seen: Observed, model: ModelTx): void {
     expect(seen.payment.state === 'voided', `${label}: voided at the provider iff voided`).to.equal(
       model.status === 'voided',
     );
-    if (seen.payment.state === 'captured')
-      expect(seen.payment.capturedAmount, `${label}: captured at the provider`).to.equal(model.captured);
+    // Money at the provider = money in our books: what it authorized, captured and refunded for this transaction.
+    const holdsAuthorization = ['authorized', 'captured', 'voided'].includes(seen.payment.state);
+    expect(
+      holdsAuthorization ? seen.payment.amount : 0,
+      `${label}: authorized at the provider (${seen.payment.state}) = amount_authorized`,
+    ).to.equal(model.authorized);
+    expect(
+      seen.payment.capturedAmount,
+      `${label}: captured at the provider (${seen.payment.state}) = amount_captured`,
+    ).to.equal(model.captured);
     expect(seen.payment.refundedAmount, `${label}: refunded at the provider = amount_refunded`).to.equal(
       model.refunded,
     );

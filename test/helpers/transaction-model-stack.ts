@@ -17,10 +17,12 @@ export interface Observed {
   events: string[];
   /** The order's status history as [from, to] pairs, oldest first. */
   history: Array<[string | null, string]>;
+  /** The connectors the charge tried, in order (its timeline). */
+  attemptConnectors: string[];
   /** Authorizations the provider made for this transaction (replays of one key excluded). */
   approvals: number;
   /** The provider's payment, when it has one. */
-  payment: { state: string; capturedAmount: number; refundedAmount: number } | null;
+  payment: { state: string; amount: number; capturedAmount: number; refundedAmount: number } | null;
 }
 
 export async function observe(tenant: Tenant, slug: Slug, account: string, txId: string): Promise<Observed> {
@@ -51,6 +53,7 @@ export async function observe(tenant: Tenant, slug: Slug, account: string, txId:
     refunded: tx.amount_refunded,
     events,
     history,
+    attemptConnectors: (tx.timeline as Array<{ connector_id: string }>).map((attempt) => attempt.connector_id),
     approvals,
     payment: found?.status === 200 ? found.body : null,
   };

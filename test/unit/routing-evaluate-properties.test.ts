@@ -40,6 +40,7 @@ function generate(seed: number): Case {
     if (chance(0.1)) continue; // a connector deleted since: unknown to the map
     connectors.set(id, {
       isActive: chance(0.8),
+      isTestMode: false,
       providerSlug: 'provider_x',
       cardBrands: subset(BRANDS),
       paymentMethods: subset(['card', 'pix', 'boleto', 'wallet']),
@@ -231,6 +232,7 @@ describe('evaluate (properties over seeded random cases)', () => {
     };
     const state: ConnectorState = {
       isActive: true,
+      isTestMode: false,
       providerSlug: 'provider_a',
       cardBrands: ['visa'],
       paymentMethods: ['card'],

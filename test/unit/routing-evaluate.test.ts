@@ -13,6 +13,7 @@ import { act, cond } from '../helpers/routing-program';
 
 const CARD_CONNECTOR: ConnectorState = {
   isActive: true,
+  isTestMode: false,
   providerSlug: 'provider_a',
   cardBrands: ['visa', 'mastercard', 'amex'],
   paymentMethods: ['card', 'wallet'],
@@ -134,6 +135,7 @@ describe('evaluate', () => {
     const plan = evaluate({ nodes: [], defaultConnectorId: 'DEF' }, all, charge());
     expect(plan).to.deep.equal({
       attempts: [{ connectorId: 'DEF', nodeId: null, require3ds: 'never', reason: 'default' }],
+      mode: 'live',
       matchedNodeId: null,
       skipped: [],
     });

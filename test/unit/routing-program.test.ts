@@ -99,6 +99,7 @@ describe('connectorState', () => {
   };
   const connector = (config: { card_brands?: string[] } | null, isActive = true) => ({
     isActive,
+    isTestMode: true,
     providerSlug: 'provider_a',
     config,
   });
@@ -108,6 +109,7 @@ describe('connectorState', () => {
       connectorState(connector(null), { ...provider, supportedPaymentMethods: [...provider.supportedPaymentMethods] }),
     ).to.deep.equal({
       isActive: true,
+      isTestMode: true,
       providerSlug: 'provider_a',
       cardBrands: ['visa', 'mastercard', 'amex'],
       paymentMethods: ['card', 'wallet'],

@@ -30,6 +30,7 @@ function randomCase(seed: number) {
     if (chance(0.1)) continue;
     connectors.set(id, {
       isActive: chance(0.8),
+      isTestMode: false,
       providerSlug: 'provider_x',
       cardBrands: ['visa'],
       paymentMethods: ['card', 'pix', 'boleto', 'wallet'].filter(() => chance(0.5)),
@@ -79,10 +80,27 @@ describe('Rule: the checkout offers a method only when routing can charge it', (
     expect(profileFor(profiles, 'boleto')?.program.defaultConnectorId).to.equal('conn_all');
     expect(profileFor([], 'credit_card')).to.equal(undefined);
     const states = new Map<string, ConnectorState>([
-      ['conn_all', { isActive: true, providerSlug: 'a', cardBrands: [], paymentMethods: ['pix'], currencies: ['BRL'] }],
+      [
+        'conn_all',
+        {
+          isActive: true,
+          isTestMode: false,
+          providerSlug: 'a',
+          cardBrands: [],
+          paymentMethods: ['pix'],
+          currencies: ['BRL'],
+        },
+      ],
       [
         'conn_pix',
-        { isActive: true, providerSlug: 'b', cardBrands: [], paymentMethods: ['card'], currencies: ['BRL'] },
+        {
+          isActive: true,
+          isTestMode: false,
+          providerSlug: 'b',
+          cardBrands: [],
+          paymentMethods: ['card'],
+          currencies: ['BRL'],
+        },
       ],
     ]);
     // The pix profile's connector cannot take pix: the catch-all's pix connector does not stand in for it.

@@ -89,6 +89,7 @@ export const RoutingExplanationObject = StrictObject({
         'unknown_connector',
         'inactive',
         'circuit_open',
+        'test_mode_mismatch',
         'unsupported_payment_method',
         'unsupported_currency',
         'unsupported_card_brand',

@@ -16,6 +16,7 @@ const SkipReason = StringEnum([
   'unknown_connector',
   'inactive',
   'circuit_open',
+  'test_mode_mismatch',
   'unsupported_payment_method',
   'unsupported_currency',
   'unsupported_card_brand',
