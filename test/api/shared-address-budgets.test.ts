@@ -16,8 +16,10 @@ import { expectError } from '../helpers/envelope';
 import { stack } from '../helpers/stack';
 import { publicHeaders } from '../helpers/vault';
 import { cascade, type CascadeConnector } from '../helpers/transactions';
+import { PASSWORD, createMerchantUser } from '../helpers/dashboard';
 
 const UNKNOWN_KEYS = 30;
+const SIGN_IN_WINDOW_MS = 600_000;
 
 describe('Budgets by client address refuse only what matches nothing', () => {
   let limited: RunningApi;
@@ -136,6 +138,43 @@ describe('Budgets by client address refuse only what matches nothing', () => {
         const real = await delivery(connector, '198.18.30.1');
         expect(real.status, JSON.stringify(real.body)).to.equal(200);
       }
+    });
+  });
+
+  describe('Dashboard sign-in', () => {
+    let signInLimited: RunningApi;
+    const PER_IP = 4;
+    before(async () => {
+      const config = loadConfig({
+        ...stack().env,
+        LOGIN_ATTEMPTS_PER_IP: String(PER_IP),
+        TRUSTED_PROXIES: '127.0.0.0/8,::1',
+      });
+      signInLimited = await startApi({ ...config, env: 'production' }, 0);
+    });
+    after(() => signInLimited.stop());
+
+    it("successful sign-ins do not spend their address's budget: only failed ones do", async function () {
+      this.timeout(60_000);
+      // Counts live in fixed windows: start well inside one so the test's attempts share it.
+      const into = Date.now() % SIGN_IN_WINDOW_MS;
+      if (into > SIGN_IN_WINDOW_MS - 30_000) await new Promise((r) => setTimeout(r, SIGN_IN_WINDOW_MS - into + 50));
+      const tenant = await createTenant();
+      const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
+      const signIn = (password: string) =>
+        api.post('/auth/merchant/login', {
+          baseUrl: signInLimited.url,
+          headers: from('203.0.113.94'),
+          body: { email: user.email, password },
+        });
+      // A whole office behind one address signs in (here: one user, more often than the budget).
+      for (let i = 0; i < PER_IP + 1; i += 1) {
+        const answered = await signIn(PASSWORD);
+        expect(answered.status, answered.text).to.equal(200);
+      }
+      // Failures still spend it, and past it the address waits.
+      for (let i = 0; i < PER_IP; i += 1) expectError(await signIn(`Wrong-password-${i}`), 401);
+      expectError(await signIn(`Wrong-password-${PER_IP}`), 429, 'rate_limit_error', 'RATE_LIMIT_EXCEEDED');
     });
   });
 });
