@@ -16,10 +16,17 @@ import { expectError } from '../helpers/envelope';
 import { stack } from '../helpers/stack';
 import { publicHeaders } from '../helpers/vault';
 import { cascade, type CascadeConnector } from '../helpers/transactions';
-import { PASSWORD, createMerchantUser } from '../helpers/dashboard';
+import { NEW_PASSWORD, PASSWORD, createMerchantUser } from '../helpers/dashboard';
+import { tokenIn, waitForMail } from '../helpers/mail';
 
 const UNKNOWN_KEYS = 30;
 const SIGN_IN_WINDOW_MS = 600_000;
+
+/** Sign-in and reset counts live in fixed windows: start well inside one so a test's attempts share it. */
+async function insideSignInWindow(): Promise<void> {
+  const into = Date.now() % SIGN_IN_WINDOW_MS;
+  if (into > SIGN_IN_WINDOW_MS - 30_000) await new Promise((r) => setTimeout(r, SIGN_IN_WINDOW_MS - into + 50));
+}
 
 describe('Budgets by client address refuse only what matches nothing', () => {
   let limited: RunningApi;
@@ -156,9 +163,7 @@ describe('Budgets by client address refuse only what matches nothing', () => {
 
     it("successful sign-ins do not spend their address's budget: only failed ones do", async function () {
       this.timeout(60_000);
-      // Counts live in fixed windows: start well inside one so the test's attempts share it.
-      const into = Date.now() % SIGN_IN_WINDOW_MS;
-      if (into > SIGN_IN_WINDOW_MS - 30_000) await new Promise((r) => setTimeout(r, SIGN_IN_WINDOW_MS - into + 50));
+      await insideSignInWindow();
       const tenant = await createTenant();
       const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
       const signIn = (password: string) =>
@@ -175,6 +180,41 @@ describe('Budgets by client address refuse only what matches nothing', () => {
       // Failures still spend it, and past it the address waits.
       for (let i = 0; i < PER_IP; i += 1) expectError(await signIn(`Wrong-password-${i}`), 401);
       expectError(await signIn(`Wrong-password-${PER_IP}`), 429, 'rate_limit_error', 'RATE_LIMIT_EXCEEDED');
+    });
+  });
+
+  describe('password reset', () => {
+    let resetLimited: RunningApi;
+    const PER_IP = 3;
+    before(async () => {
+      const config = loadConfig({
+        ...stack().env,
+        RESET_PASSWORD_PER_IP: String(PER_IP),
+        TRUSTED_PROXIES: '127.0.0.0/8,::1',
+      });
+      resetLimited = await startApi({ ...config, env: 'production' }, 0);
+    });
+    after(() => resetLimited.stop());
+
+    it(`a valid reset link is answered after ${PER_IP} refused ones from its address`, async function () {
+      this.timeout(60_000);
+      const tenant = await createTenant();
+      const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
+      const asked = await api.post('/auth/merchant/forgot-password', { body: { email: user.email } });
+      expect(asked.status, asked.text).to.equal(202);
+      const token = tokenIn((await waitForMail(user.email))[0]);
+      const reset = (presented: string) =>
+        api.post('/auth/reset-password', {
+          baseUrl: resetLimited.url,
+          headers: from('203.0.113.95'),
+          body: { token: presented, new_password: NEW_PASSWORD },
+        });
+      await insideSignInWindow();
+      const guess = () => randomUUID().replace(/-/g, '') + randomUUID().replace(/-/g, '');
+      for (let i = 0; i < PER_IP; i += 1) expectError(await reset(guess()), 401, 'authentication_error');
+      expectError(await reset(guess()), 429, 'rate_limit_error', 'RATE_LIMIT_EXCEEDED');
+      const answered = await reset(token);
+      expect(answered.status, answered.text).to.equal(200);
     });
   });
 });

@@ -8,7 +8,9 @@
  * - per e-mail and identity: failed attempts; past the limit the account is locked for the rest of the window and
  *   answers exactly like a wrong password (no oracle for "this account exists and is locked");
  * - forgot-password: requests per IP (then 429) and messages per e-mail (then silently none);
- * - reset-password: attempts per IP and per presented token (then 429), counted before the token is even looked up.
+ * - reset-password: a presented token that is unknown, used or expired counts against the client IP and against
+ *   itself (then 429); a usable one only against itself, so a valid link is never refused for what others at its
+ *   address guessed.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { countHit, readCount, refundHit } from '../../../db/repositories/rate-limit-counters.repository';
@@ -87,16 +89,21 @@ export async function mayMailReset(
 }
 
 /**
- * Reset-password: every attempt counts against the client IP and against the token it presents (hashed, like the
- * stored token), so guessing tokens and replaying one token are both bounded before any lookup or password hash.
+ * Reset-password, once the token was looked up (one indexed read): a refused token counts against the client IP and
+ * against the token it presents (hashed, like the stored token), so guessing tokens and replaying one are both
+ * bounded; a usable token counts only against itself (its argon2 hashes stay bounded), never against the address.
  */
-export async function spendResetAttempt(
+export async function spendRefusedReset(
   em: EntityManager,
   config: DashboardConfig,
   ip: string,
   token: string,
 ): Promise<void> {
   await spendIp(em, config, 'reset', ip, config.resetPerIp);
+  await spendResetToken(em, config, token);
+}
+
+export async function spendResetToken(em: EntityManager, config: DashboardConfig, token: string): Promise<void> {
   const window = windowOf(config);
   if ((await countHit(em, `reset-token:${hashSecret(token).slice(0, 32)}`, window.start)) > config.resetPerToken) {
     throw errors.rateLimited(window.resetSeconds, 'Too many attempts with this reset link; try again later');
