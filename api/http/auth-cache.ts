@@ -7,6 +7,10 @@
  *
  * A read that started before a change may finish after the notification emptied the cache; the generation
  * ticket taken before the read keeps its (possibly stale) result out.
+ *
+ * Key hashes that matched no active key are remembered too, for the same TTL, in a bounded map of their own: a client
+ * repeating one unknown key (an old deployment's revoked key) costs one read per TTL, and a flood of random keys can
+ * push out only other unknown keys, never a cached valid one.
  */
 import type { Orm } from '../../db/orm';
 import { listen, type Listener } from '../../db/listen';
@@ -20,15 +24,51 @@ interface Entry<V> {
   expires: number;
 }
 
+/** A map with a TTL per entry and a ceiling: the oldest entries go first. */
+class Entries {
+  private readonly map = new Map<string, Entry<unknown>>();
+
+  constructor(private readonly maxEntries: number) {}
+
+  get<V>(key: string, now: number): V | undefined {
+    const entry = this.map.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= now) {
+      this.map.delete(key);
+      return undefined;
+    }
+    return entry.value as V;
+  }
+
+  set<V>(key: string, value: V, expires: number): void {
+    this.map.delete(key);
+    // Maps iterate in insertion order: the first key is the oldest entry.
+    while (this.map.size >= this.maxEntries) this.map.delete(this.map.keys().next().value as string);
+    this.map.set(key, { value, expires });
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+}
+
 export class AuthCache {
-  private readonly entries = new Map<string, Entry<unknown>>();
+  private readonly entries: Entries;
+  private readonly unknownKeys: Entries;
   private generation = 0;
   private listening = false;
 
   constructor(
     private readonly ttlMs = AUTH_CACHE_TTL_MS,
-    private readonly maxEntries = AUTH_CACHE_MAX_ENTRIES,
-  ) {}
+    maxEntries = AUTH_CACHE_MAX_ENTRIES,
+  ) {
+    this.entries = new Entries(maxEntries);
+    this.unknownKeys = new Entries(maxEntries);
+  }
 
   /** Taken before reading the database; `set` keeps the result only if nothing changed in between. */
   ticket(): number {
@@ -36,22 +76,20 @@ export class AuthCache {
   }
 
   get<V>(key: string, now = Date.now()): V | undefined {
-    if (!this.listening) return undefined;
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expires <= now) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return entry.value as V;
+    return this.listening ? this.entries.get<V>(key, now) : undefined;
   }
 
   set<V>(key: string, value: V, ticket: number, now = Date.now()): void {
-    if (!this.listening || ticket !== this.generation) return;
-    this.entries.delete(key);
-    // Maps iterate in insertion order: the first key is the oldest entry.
-    while (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { value, expires: now + this.ttlMs });
+    if (this.listening && ticket === this.generation) this.entries.set(key, value, now + this.ttlMs);
+  }
+
+  /** Whether this key hash matched no active key when it was last read (within the TTL). */
+  isUnknownKey(hash: string, now = Date.now()): boolean {
+    return this.listening && this.unknownKeys.get<true>(hash, now) === true;
+  }
+
+  rememberUnknownKey(hash: string, ticket: number, now = Date.now()): void {
+    if (this.listening && ticket === this.generation) this.unknownKeys.set(hash, true, now + this.ttlMs);
   }
 
   get size(): number {
@@ -61,6 +99,7 @@ export class AuthCache {
   invalidate(): void {
     this.generation += 1;
     this.entries.clear();
+    this.unknownKeys.clear();
   }
 
   setListening(listening: boolean): void {

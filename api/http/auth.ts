@@ -87,9 +87,10 @@ export async function authenticatePublicKey(
 }
 
 /**
- * Only active keys are cached (by the SHA-256 of the whole key); unknown and revoked keys are read every time. A miss
- * is one statement (auth-reads.ts): the key, its merchant's status, cached with it, and
- * last_used_at for the key management API (at most once a minute per key; the auth-change trigger ignores that column).
+ * Active keys are cached by the SHA-256 of the whole key, and so are hashes that matched no active key (unknown and
+ * revoked keys), apart (auth-cache.ts). A miss is one statement (auth-reads.ts): the key, its merchant's status,
+ * cached with it, and last_used_at for the key management API (at most once a minute per key; the auth-change
+ * trigger ignores that column).
  */
 async function lookupKey(em: EntityManager, token: string, cache?: AuthCache): Promise<ApiKeyAuth> {
   if (!KEY_PATTERN.test(token)) throw errors.unauthenticated('The API key is malformed');
@@ -97,9 +98,13 @@ async function lookupKey(em: EntityManager, token: string, cache?: AuthCache): P
   const cacheKey = `key:${hash}`;
   const cached = cache?.get<ApiKeyAuth>(cacheKey);
   if (cached && (cached.expiresAt === null || cached.expiresAt > Date.now())) return cached;
+  if (cache?.isUnknownKey(hash)) throw new UnknownApiKeyError();
   const ticket = cache?.ticket() ?? 0;
   const key = await readActiveKey(em, hash, new Date());
-  if (!key || !constantTimeEqual(key.secretHash, hash)) throw new UnknownApiKeyError();
+  if (!key || !constantTimeEqual(key.secretHash, hash)) {
+    cache?.rememberUnknownKey(hash, ticket);
+    throw new UnknownApiKeyError();
+  }
   const auth: ApiKeyAuth = {
     keyId: key.id,
     organizationId: key.organizationId,

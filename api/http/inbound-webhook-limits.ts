@@ -1,13 +1,15 @@
 /**
- * Refused provider webhooks are cheap to refuse (review L15). Connector ids are not secret (API responses, the
- * webhook_url path), and every POST naming one with a wrong token used to cost a lookup and write a receipt row the
- * merchant's Dashboard lists. Two budgets, per minute, counted in process memory like unknown API keys:
- * - per client address (IPv6 per /64): refused deliveries (unknown connector or wrong token); past the budget the
- *   address gets 429 before any lookup;
+ * Refused provider webhooks are cheap to refuse. Connector ids are not secret (API responses, the webhook_url path),
+ * and every POST naming one with a wrong token used to cost a lookup and write a receipt row the merchant's Dashboard
+ * lists. Two budgets, per minute, counted in process memory like unknown API keys, and spent only by deliveries that
+ * are refused anyway:
+ * - per client address (IPv6 per /64): deliveries naming an unknown connector, carrying a wrong token, or a bad
+ *   signature or body; past the budget they get 429 after the one lookup by connector id, with no receipt;
  * - per connector: wrong-token deliveries naming it; past the budget they get 429 and no receipt, so a flood from
  *   many addresses neither fills the table nor the Dashboard.
- * A delivery with the right token is never counted nor refused by the per-connector budget: an attacker who knows
- * a connector id cannot silence its real webhooks (providers retry a 429 anyway).
+ * A delivery with the right token and signature never meets either budget: neither a client sharing the provider's
+ * address (or everyone, behind a proxy that is not in TRUSTED_PROXIES) nor one who knows a connector id can silence
+ * its real webhooks.
  */
 import type { AppDeps } from '../deps';
 import { KeyGuessLimiter } from './key-guesses';

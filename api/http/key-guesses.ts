@@ -1,8 +1,10 @@
 /**
  * Unknown API keys are cheap to refuse. A well-formed key that matches nothing costs an indexed SELECT and a pooled
- * connection, and unknown keys are never cached, so a flood of random `sk_live_…` values from one client competes
- * with every merchant for the pool. Each client address (IPv6 per /64) gets UNKNOWN_API_KEYS_PER_IP misses per
- * minute; past that it gets 429 before any lookup until the window ends. Counted in process memory, not in
+ * connection (once: the auth cache remembers it as unknown for a few seconds), so each client address (IPv6 per /64)
+ * gets UNKNOWN_API_KEYS_PER_IP misses per minute; past that, its keys that match nothing get 429 instead of 401 until
+ * the window ends. Only a miss spends or meets the budget: a valid key is answered from the auth cache or its lookup
+ * before the budget is ever consulted, so a guesser cannot lock out the clients that share its address (CGNAT, an
+ * office NAT, or everyone behind a proxy that is not in TRUSTED_PROXIES). Counted in process memory, not in
  * PostgreSQL: a database write per refusal is the cost this avoids (so with N API processes the bound is N times).
  */
 import type { AppDeps } from '../deps';
@@ -19,17 +21,17 @@ export class KeyGuessLimiter {
     private readonly message = 'Too many unknown API keys from this address; try again later',
   ) {}
 
-  /** 429 when this address (or whatever the limiter counts by) has missed too often in its current window. */
-  check(address: string, now = Date.now()): void {
-    const window = this.windows.get(address);
-    if (!window || now - window.start >= WINDOW_MS || window.misses < this.limit) return;
-    const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
-    throw errors.rateLimited(retryAfter, this.message);
-  }
-
-  recordMiss(address: string, now = Date.now()): void {
+  /**
+   * Counts one miss for this address (or whatever the limiter counts by); 429 instead when it has already missed
+   * `limit` times in its current window. Call it only for a request already known to be refused.
+   */
+  spend(address: string, now = Date.now()): void {
     const window = this.windows.get(address);
     if (window && now - window.start < WINDOW_MS) {
+      if (window.misses >= this.limit) {
+        const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
+        throw errors.rateLimited(retryAfter, this.message);
+      }
       window.misses += 1;
       return;
     }

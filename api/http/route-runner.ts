@@ -1,9 +1,9 @@
 /**
- * Turns a RouteDefinition into Koa middleware: authenticate (an address sending unknown API keys is refused first,
- * key-guesses.ts; a Dashboard token's session must be live, dashboard-sessions.ts) → rate limit (public keys: per IP
- * and per browser session first, browser-limits.ts) → authorize → validate → resolve the merchant (a suspended or
- * inactive one refuses writes and public keys, merchant-status.ts) → (idempotency) → handler → envelope. Validators
- * are compiled once, at mount.
+ * Turns a RouteDefinition into Koa middleware: authenticate (a key that matches nothing spends its address's budget,
+ * past which it gets 429, key-guesses.ts; a Dashboard token's session must be live, dashboard-sessions.ts) → rate
+ * limit (public keys: per IP and per browser session first, browser-limits.ts) → authorize → validate → resolve the
+ * merchant (a suspended or inactive one refuses writes and public keys, merchant-status.ts) → (idempotency) →
+ * handler → envelope. Validators are compiled once, at mount.
  */
 import type { Context } from 'koa';
 import { createHash } from 'node:crypto';
@@ -197,9 +197,6 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
     }
 
     if (keyAuth) {
-      const guesses = keyGuessesOf(deps);
-      const address = addressBucket(ctx.ip);
-      guesses.check(address);
       try {
         auth = keyAuth.publicKey
           ? await authenticatePublicKey(
@@ -210,7 +207,8 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
             )
           : await authenticateApiKey(em, ctx.get('authorization') || undefined, deps.authCache);
       } catch (error) {
-        if (error instanceof UnknownApiKeyError) guesses.recordMiss(address);
+        // Only a key that matched nothing spends (or meets) its address's budget: a valid key never gets here.
+        if (error instanceof UnknownApiKeyError) keyGuessesOf(deps).spend(addressBucket(ctx.ip));
         throw error;
       }
       const browser = keyAuth.publicKey

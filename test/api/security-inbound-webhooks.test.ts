@@ -1,6 +1,6 @@
 /**
  * The inbound provider webhook endpoint is throttled (issue 24, review L15): refused deliveries are counted per
- * client address (past the budget: 429 before any lookup) and wrong-token deliveries per connector (past the budget:
+ * client address (past the budget: 429 after the one lookup by connector id) and wrong-token deliveries per connector (past the budget:
  * 429 and no more receipt rows), while a delivery with the connector's real token is never held back by the latter.
  */
 import { expect } from 'chai';
@@ -45,7 +45,7 @@ describe('Inbound provider webhooks are throttled (review L15)', () => {
     });
   };
 
-  it(`an address past ${REFUSED_WEBHOOKS_PER_ADDRESS} refused deliveries a minute gets 429 before any lookup; others do not`, async () => {
+  it(`an address past ${REFUSED_WEBHOOKS_PER_ADDRESS} refused deliveries a minute gets 429 without a receipt; others do not`, async () => {
     const answers = [];
     for (let i = 0; i < REFUSED_WEBHOOKS_PER_ADDRESS + 2; i += 1)
       answers.push((await post(`conn_${randomUUID().slice(0, 8)}`, 'x', '198.18.20.1')).status);

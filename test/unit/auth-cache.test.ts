@@ -33,6 +33,19 @@ describe('auth cache', () => {
     expect(cache.size).to.equal(0);
   });
 
+  it('remembers unknown keys apart: a flood of them never pushes out a cached key', () => {
+    const cache = listeningCache(1000, 3);
+    cache.set('key:valid', 'auth', cache.ticket(), 0);
+    for (const hash of ['a', 'b', 'c', 'd']) cache.rememberUnknownKey(hash, cache.ticket(), 0);
+    expect(cache.get('key:valid', 1)).to.equal('auth');
+    expect(cache.isUnknownKey('a', 1)).to.equal(false);
+    expect(cache.isUnknownKey('d', 1)).to.equal(true);
+    expect(cache.isUnknownKey('d', 1000)).to.equal(false);
+    cache.rememberUnknownKey('e', cache.ticket(), 0);
+    cache.invalidate();
+    expect(cache.isUnknownKey('e', 1)).to.equal(false);
+  });
+
   it('is bounded: the oldest entries go first', () => {
     const cache = listeningCache(1000, 3);
     for (const key of ['a', 'b', 'c', 'd']) cache.set(key, key, cache.ticket());

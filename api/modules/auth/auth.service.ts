@@ -26,8 +26,8 @@ import { isLocked, recordFailure, spendLoginAttempt } from './throttle.service';
 const invalidCredentials = () => errors.unauthenticated('The e-mail or password is incorrect');
 
 /**
- * The account `email` + `password` name, or a 401. The IP budget is spent first; an unknown address still costs
- * one argon2 verification, so timing does not tell whether it exists.
+ * The account `email` + `password` name, or a 401. The IP budget is spent first, and given back when the password
+ * proves right; an unknown address still costs one argon2 verification, so timing does not tell whether it exists.
  */
 async function checkCredentials(
   em: EntityManager,
@@ -35,7 +35,7 @@ async function checkCredentials(
   identity: DashboardIdentity,
   credentials: { email: string; password: string; ip: string },
 ): Promise<IdentityUser> {
-  await spendLoginAttempt(em, config, credentials.ip);
+  const attempt = await spendLoginAttempt(em, config, credentials.ip);
   const email = normalizeEmail(credentials.email);
   const locked = await isLocked(em, config, identity, email);
   const candidates = await signInCandidates(em, identity, email);
@@ -54,6 +54,7 @@ async function checkCredentials(
     await recordFailure(em, config, identity, email);
     throw invalidCredentials();
   }
+  await attempt.refund();
   return matched;
 }
 

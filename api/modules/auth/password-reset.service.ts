@@ -18,7 +18,7 @@ import type { DashboardIdentity } from '../../http/dashboard-auth';
 import { normalizeEmail, signInCandidates, updateUser } from './identities.service';
 import { assertPasswordPolicy, hashPassword } from './passwords.service';
 import { revokeAllSessions } from './sessions.service';
-import { mayMailReset, spendForgotAttempt, spendResetAttempt } from './throttle.service';
+import { mayMailReset, spendForgotAttempt, spendRefusedReset, spendResetToken } from './throttle.service';
 
 export const FORGOT_PASSWORD_MESSAGE = 'If this address has an account, a password reset link has been sent to it';
 
@@ -70,19 +70,23 @@ const usable = (row: PasswordResetToken | null): row is PasswordResetToken =>
 
 /**
  * Sets the new password from a reset link; every session of the account ends. 401 for a bad, used or old token.
- * Cheap refusals come first: throttles (per IP and per token), the password policy, then the token itself; only a
- * usable token pays for the argon2id hash (tens of ms of CPU and 19 MiB each), and it is checked again under a row
- * lock afterwards, so two requests with one token still change the password once.
+ * Cheap refusals come first: the password policy, the token's one indexed read, then the throttles (a refused token
+ * per IP and per token, a usable one per token only: a valid link is never refused for guesses from its address);
+ * only a usable token pays for the argon2id hash (tens of ms of CPU and 19 MiB each), and it is checked again under
+ * a row lock afterwards, so two requests with one token still change the password once.
  */
 export async function resetPassword(
   em: EntityManager,
   config: DashboardConfig,
   input: { token: string; new_password: string; ip: string },
 ): Promise<void> {
-  await spendResetAttempt(em, config, input.ip, input.token);
   assertPasswordPolicy(input.new_password, 'new_password');
   const tokenHash = hashSecret(input.token);
-  if (!usable(await em.findOne(PasswordResetTokenSchema, { tokenHash }))) throw invalidLink();
+  if (!usable(await em.findOne(PasswordResetTokenSchema, { tokenHash }))) {
+    await spendRefusedReset(em, config, input.ip, input.token);
+    throw invalidLink();
+  }
+  await spendResetToken(em, config, input.token);
   const passwordHash = await hashPassword(input.new_password);
   await em.transactional(async (tx) => {
     const row = await tx.findOne(PasswordResetTokenSchema, { tokenHash }, { lockMode: LockMode.PESSIMISTIC_WRITE });

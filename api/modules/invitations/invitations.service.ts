@@ -97,7 +97,7 @@ export interface PasswordCheck {
 }
 
 async function proveExistingPassword(check: PasswordCheck, user: PendingInvitation['user'], password: string) {
-  await spendLoginAttempt(check.counters, check.config, check.ip);
+  const attempt = await spendLoginAttempt(check.counters, check.config, check.ip);
   const refused = () =>
     errors.unauthenticated('This account has a password already; enter it to accept the invitation');
   if (await isLocked(check.counters, check.config, 'merchant', user.email)) throw refused();
@@ -105,6 +105,7 @@ async function proveExistingPassword(check: PasswordCheck, user: PendingInvitati
     await recordFailure(check.counters, check.config, 'merchant', user.email);
     throw refused();
   }
+  await attempt.refund();
 }
 
 /**

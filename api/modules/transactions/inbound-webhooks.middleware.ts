@@ -238,23 +238,21 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
   return async (ctx, next) => {
     const match = ctx.method === 'POST' ? PATH.exec(ctx.path) : null;
     if (!match) return next() as Promise<void>;
-    // An address that keeps sending refused deliveries is refused before any lookup (review L15).
     const limits = inboundWebhookLimitsOf(deps);
-    const address = addressBucket(ctx.ip);
-    limits.perAddress.check(address);
     const rawBody = await readRaw(ctx, deps.config.bodyLimitBytes);
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
     const em = deps.orm.em.fork();
     const connector = await findConnectorByWebhookToken(em, match[1], token);
     if (!connector) {
-      limits.perAddress.recordMiss(address);
+      // Refused deliveries spend their address's budget (past it: 429, no more lookups or receipts); a delivery with
+      // the right token never meets it.
+      limits.perAddress.spend(addressBucket(ctx.ip));
       // Logged only under a connector that exists (its Dashboard can show it); an unknown id is nobody's to read.
       const named = await em.findOne(MerchantConnectorSchema, { id: match[1] }, { fields: ['id'] });
       if (named) {
         // Past the connector's budget of wrong tokens: no more receipts this minute (the table and the Dashboard
         // would otherwise grow with the flood).
-        limits.perConnector.check(named.id);
-        limits.perConnector.recordMiss(named.id);
+        limits.perConnector.spend(named.id);
         await logReceipt(deps, {
           connectorId: named.id,
           status: 'invalid',
@@ -304,6 +302,7 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
         return;
       }
       if (error instanceof InvalidWebhookError) {
+        limits.perAddress.spend(addressBucket(ctx.ip));
         // The adapters' messages are fixed texts (never the body, a header or the secret).
         await logReceipt(deps, {
           connectorId: connector.id,
