@@ -42,10 +42,15 @@ export async function observe(tenant: Tenant, slug: Slug, account: string, txId:
       row.order_id,
     ])
   ).map((h) => [h.from_status, h.to_status] as [string | null, string]);
-  const approvals = (await ledger({ provider: slug, account, reference: txId, operation: 'authorize' })).filter(
-    (e) => !e.replayed && (e.outcome === 'approved' || e.outcome === 'authorized'),
-  ).length;
   const found = row.provider_reference ? await control('GET', `/payments/${row.provider_reference}`) : null;
+  const payment = found?.status === 200 ? found.body : null;
+  // A card held for review is answered pending and approved later by the provider's settle, which the ledger
+  // does not list: it counts as an approval once the payment left pending for a state that holds money.
+  const settledFromReview = (e: { outcome: string }) =>
+    e.outcome === 'pending' && ['authorized', 'captured', 'voided'].includes(payment?.state);
+  const approvals = (await ledger({ provider: slug, account, reference: txId, operation: 'authorize' })).filter(
+    (e) => !e.replayed && (e.outcome === 'approved' || e.outcome === 'authorized' || settledFromReview(e)),
+  ).length;
   return {
     status: tx.status,
     authorized: tx.amount_authorized,
@@ -55,7 +60,7 @@ export async function observe(tenant: Tenant, slug: Slug, account: string, txId:
     history,
     attemptConnectors: (tx.timeline as Array<{ connector_id: string }>).map((attempt) => attempt.connector_id),
     approvals,
-    payment: found?.status === 200 ? found.body : null,
+    payment,
   };
 }
 
