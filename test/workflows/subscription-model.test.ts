@@ -35,7 +35,12 @@ import {
   type SubscriptionWorkflowView,
 } from '../../workflows/subscription';
 import type { TargetOffer } from '../../workflows/lib/subscription-moves';
-import { isLive, refuseOperation, type SubscriptionOperation } from '../../workflows/lib/subscription-rules';
+import {
+  isLive,
+  refuseOfferChange,
+  refuseOperation,
+  type SubscriptionOperation,
+} from '../../workflows/lib/subscription-rules';
 import { advanceClockSignal } from '../../workflows/lib/test-clock-signals';
 import { api } from '../helpers/http';
 import { connectorsPath } from '../helpers/connectors';
@@ -164,9 +169,10 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
             steps.push(step);
             const where = `seed ${seed}${clock ? ' (on a test clock)' : ''}, step ${index + 1} ${JSON.stringify(step)} (steps so far: ${JSON.stringify(steps.slice(0, -1))})`;
             const before = await snapshot(sub);
+            const at = clock ? clock.frozenTime : Number(await server.env.currentTimeMs());
             const answers = await perform(step, sub, handle, orm, proxy, clock);
             const after = await quiet(handle, clock);
-            await checkInvariants(where, sub, step, view, after, answers, before);
+            await checkInvariants(where, sub, step, view, after, answers, before, at);
             view = after;
           }
         }
@@ -412,6 +418,8 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
     after: SubscriptionWorkflowView,
     answers: Array<string | null>,
     money: Awaited<ReturnType<typeof snapshot>>,
+    /** The subscription's time when the step began (its clock's on a test clock). */
+    at: number,
   ) {
     const em = stack().orm.em.fork();
     const row = await storedSubscription(sub.state.subscriptionId);
@@ -536,13 +544,15 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
     // where the table says.
     if (step.kind === 'op') {
       const operation = OPERATION_OF[step.op.kind];
-      const refusal = refuseOperation(before.state, operation);
+      const refusal =
+        refuseOperation(before.state, operation) ??
+        (step.op.kind === 'change_offer' ? refuseOfferChange(before.state, step.op.target.offerId) : null);
       const [answer] = answers;
       expect(answer === null, `${operation} accepted iff allowed from ${before.state.status} at ${where}`).to.equal(
         refusal === null,
       );
       if (answer === null) {
-        expect(expectedStatuses(step.op, before), `${operation} lands where the table says at ${where}`).to.include(
+        expect(expectedStatuses(step.op, before, at), `${operation} lands where the table says at ${where}`).to.include(
           state.status,
         );
       }
@@ -559,9 +569,14 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
    * Where an accepted operation may take the subscription, once the workflow is at rest: a move that makes a charge
    * due now (resume past the due date, override, a new instrument in dunning) may end paid or declined.
    */
-  function expectedStatuses(op: Op, before: SubscriptionWorkflowView): string[] {
+  function expectedStatuses(op: Op, before: SubscriptionWorkflowView, at: number): string[] {
     const billsNow = ['active', 'dunning', 'cancelled'];
     switch (op.kind) {
+      case 'cancel_at_period_end': {
+        // A period already over (its renewal waits out an outage or a hold) ends at once.
+        const end = before.state.status === 'trialing' ? before.state.trialEnd : before.state.periodEnd;
+        return end && Date.parse(end) <= at ? [before.state.status, 'cancelled'] : [before.state.status];
+      }
       case 'pause':
         return ['paused'];
       case 'cancel_now':
