@@ -37,8 +37,14 @@ import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { fifoLock } from './lib/fifo-lock';
 import { advanceClockSignal, clockIdleSignal } from './lib/test-clock-signals';
 import { subscriptionActivities } from './lib/subscription-activities';
-import { CARD_GONE_CODES, DEFAULT_DUNNING_SCHEDULE_DAYS, isLive, refuseOperation } from './lib/subscription-rules';
-import type { SubscriptionOperation } from './lib/subscription-rules';
+import {
+  CARD_GONE_CODES,
+  DEFAULT_DUNNING_SCHEDULE_DAYS,
+  isLive,
+  refuseOfferChange,
+  refuseOperation,
+} from './lib/subscription-rules';
+import type { OperationRefusal, SubscriptionOperation } from './lib/subscription-rules';
 import type { BilledCharge, SubscriptionState, SubscriptionStep } from './lib/subscription-state';
 import {
   chargeFailed,
@@ -46,6 +52,7 @@ import {
   expire,
   holdBilling,
   nextWake,
+  outageRetry,
   periodEndCancel,
   releaseHold,
   type Wake,
@@ -175,30 +182,33 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     changed = true;
   };
 
-  const refuse = (operation: SubscriptionOperation) => {
-    const refusal = refuseOperation(state, operation);
+  const refuse = (refusal: OperationRefusal | null) => {
     if (refusal) throw ApplicationFailure.create({ type: refusal.code, message: refusal.message, nonRetryable: true });
   };
 
   /**
    * Registers an Update: validated on arrival, and again once it holds the lock — a move ahead of it in the queue
    * may have changed the state (so a repeated pause, double-clicked, is one move and the second gets 422).
+   * `refuseArgs` adds what the arguments themselves may make pointless (a change to the offer already held).
    */
   const operation = <A extends moves.Caller>(
     update: ReturnType<typeof defineUpdate<SubscriptionState, [A]>>,
     operationOf: (args: A) => SubscriptionOperation,
     move: (args: A, now: Date) => moves.Move,
-  ) =>
+    refuseArgs: (args: A) => OperationRefusal | null = () => null,
+  ) => {
+    const validate = (args: A) => refuse(refuseOperation(state, operationOf(args)) ?? refuseArgs(args));
     setHandler(
       update,
       (args: A) =>
         lock.run(async () => {
-          refuse(operationOf(args));
+          validate(args);
           await write(move(args, new Date(now())));
           return state;
         }),
-      { validator: (args: A) => refuse(operationOf(args)) },
+      { validator: validate },
     );
+  };
 
   operation(
     cancelUpdate,
@@ -224,6 +234,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     changeOfferUpdate,
     () => 'change_offer',
     (a, now) => moves.changeOffer(state, a.target, a, now),
+    (a) => refuseOfferChange(state, a.target.offerId),
   );
   operation(
     changePaymentInstrumentUpdate,
@@ -259,9 +270,9 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     return { state, nextWakeAt: wake?.at.toISOString() ?? null, nextWakeReason: wake?.reason ?? null };
   });
 
-  /** A renewal declined (or refused before any provider call): dunning, decline-aware. */
-  const declined = (orderId: string | null, declineCode: string | null) => {
-    const move = chargeFailed(state, orderId, new Date(now()), schedule, declineCode);
+  /** A renewal declined (or its instrument refused before any provider call): dunning, decline-aware. */
+  const declined = (orderId: string | null, declineCode: string | null, chargedInstrumentId?: string) => {
+    const move = chargeFailed(state, orderId, new Date(now()), schedule, declineCode, chargedInstrumentId);
     if (!declineCode || !CARD_GONE_CODES.has(declineCode)) return write(move);
     // A card reported gone (stolen, lost, expired, revoked) needs the customer, whatever becomes of the
     // subscription; the remaining retries would decline too, so only the last one is left for a new instrument.
@@ -301,7 +312,17 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if (outcome.status === 'paid')
       return ended ? refundEndedRenewal(transactionId) : write(chargeSucceeded(state, billed, new Date(now())));
     if (ended) return keep(state);
-    return declined(billed.orderId, outcome.declineCode);
+    if (outcome.status === 'unprocessed') return retryAfterOutage(transactionId);
+    return declined(billed.orderId, outcome.declineCode, billed.paymentInstrumentId);
+  };
+
+  /** No issuer judged the card (no route, a processing or network error): no dunning step, tried again soon. */
+  const retryAfterOutage = (transactionId: string) => {
+    log.warn('renewal charge not processed (no route, or a provider or our error); retrying it soon', {
+      subscriptionId: state.subscriptionId,
+      transactionId,
+    });
+    return write({ state: outageRetry(state, new Date(now())), transition: null, events: [] });
   };
 
   const refundEndedRenewal = async (transactionId: string) => {
@@ -328,6 +349,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       state,
       cycleNumber: state.cyclesCompleted + 1,
       attempt: state.status === 'dunning' ? state.dunningAttempts + 1 : 0,
+      ...(state.billingRetry ? { retry: state.billingRetry.tries } : {}),
       amount: charged,
     };
     // One activity reads the holds and the charge's inputs; before the patch, two (three when not held).
@@ -356,7 +378,14 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     } catch {
       // Refused as a duplicate, or the charge workflow failed: the stored transaction says what happened.
     }
-    return applyOutcome(charge.transactionId, { orderId: charge.orderId, amount, proration, charged }, 0);
+    const billed = {
+      orderId: charge.orderId,
+      amount,
+      proration,
+      charged,
+      paymentInstrumentId: state.paymentInstrumentId,
+    };
+    return applyOutcome(charge.transactionId, billed, 0);
   };
 
   /** The cycle limit: expire, or (renew_after_cycle_limit) expire into a new subscription run by its own workflow. */

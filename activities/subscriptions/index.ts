@@ -38,6 +38,8 @@ export interface RenewalChargeRequest {
   cycleNumber: number;
   /** 0 for the renewal itself, n for the n-th dunning retry. */
   attempt: number;
+  /** n for the n-th retry of that try after it was refused for an outage (absent: the first charge of the try). */
+  retry?: number;
   amount: number;
 }
 
@@ -52,7 +54,12 @@ export type RenewalOutcome =
   | { status: 'paid' }
   | { status: 'declined'; declineCode: string | null }
   /** Not final yet: held at the provider, or an unknown provider outcome the reconciler has not settled. */
-  | { status: 'pending' };
+  | { status: 'pending' }
+  /**
+   * Failed without any issuer judging the card, so it is no decline: no route (every connector's circuit open), a
+   * processing or network error at the provider or ours, a charge whose workflow never opened it.
+   */
+  | { status: 'unprocessed' };
 
 /** Why the billing engine refunds a charge in full (the refund's reason). */
 export type GivenBackReason = 'duplicate_subscription' | 'subscription_ended';
@@ -215,32 +222,37 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
 /** What became of a renewal charge, read from the transaction itself (renewalOutcome). */
 async function outcomeOf(em: EntityManager, transactionId: string): Promise<RenewalOutcome> {
   const tx = await em.findOne(TransactionSchema, { id: transactionId });
-  // The cascade never opened it (its workflow failed before): nothing was charged.
-  if (!tx) return { status: 'declined', declineCode: null };
+  // The cascade never opened it (its workflow failed before): nothing was charged, and no issuer saw the card.
+  if (!tx) return { status: 'unprocessed' };
   if (tx.status === 'pending') return { status: 'pending' };
   if (!UNPAID_FINAL.has(tx.status)) return { status: 'paid' };
-  const unresolved = await em.count(TransactionAttemptSchema, {
-    transactionId,
-    errorCode: UNRESOLVED_PROVIDER_CALL,
-  });
-  if (unresolved > 0) return { status: 'pending' };
-  const [last] = await em.find(
-    TransactionAttemptSchema,
-    { transactionId },
-    { orderBy: { attemptNumber: 'desc' }, limit: 1 },
-  );
-  return { status: 'declined', declineCode: last?.errorCode ?? null };
+  const attempts = await em.find(TransactionAttemptSchema, { transactionId }, { orderBy: { attemptNumber: 'desc' } });
+  if (attempts.some((attempt) => attempt.errorCode === UNRESOLVED_PROVIDER_CALL)) return { status: 'pending' };
+  const judged = attempts.find(issuerJudged);
+  if (!judged) return { status: 'unprocessed' };
+  return { status: 'declined', declineCode: judged.errorCode ?? null };
 }
+
+/**
+ * An attempt on which the card was judged: the issuer (or the provider for it) declined it, or the provider took
+ * the payment (pending, approved) and failed it later. Processing and network errors, and attempts reconciled as
+ * not charged or given back, say nothing about the card.
+ */
+const issuerJudged = (attempt: { status: string; outcome: string | null }) =>
+  attempt.outcome === 'soft_decline' ||
+  attempt.outcome === 'hard_decline' ||
+  attempt.status === 'pending' ||
+  attempt.status === 'success';
 
 /** The charge-cascade input of a renewal: order renewal/subsequent, the saved instrument, ids derived from the try. */
 function renewalCharge(
-  { state, cycleNumber, attempt, amount }: RenewalChargeRequest,
+  { state, cycleNumber, attempt, retry, amount }: RenewalChargeRequest,
   sub: { country: string; preferredInstallments: number },
   offer: { id: string; name: string },
   product: { id: string; name: string },
   instrument: { cardBrand: string | null; issuerCountry: string | null } | null,
 ): ChargeInput {
-  const seed = `${state.subscriptionId}:cycle:${cycleNumber}:try:${attempt}`;
+  const seed = `${state.subscriptionId}:cycle:${cycleNumber}:try:${attempt}${retry ? `:retry:${retry}` : ''}`;
   return {
     transactionId: idFromSeed('tx', seed),
     orderId: idFromSeed('ord', seed),

@@ -2,20 +2,24 @@
  * The subscription engine's model-based test (issue 22; ARCHITECTURE.md, "Money state machines"): seeded random
  * sequences of operations (pause, resume, cancel now / at period end, reactivate, change offer, change or revoke
  * the instrument), renewal outcomes (approve, decline, card gone, 5xx resolved by lookup, an approval whose answer
- * was lost, a slow provider), operations sent at once, time jumps and a database outage, run against the real
- * workflow, activities, database and sandbox on the time-skipping server. After every step the invariants are
- * checked against a small reference model (the state table and the expected result of each accepted move).
+ * was lost, a slow provider), operations sent at once, time jumps, a database outage, the connector's circuit opened
+ * and later closed (renewals fall due with no route), and a quarter of the sequences on a test clock (jumps are
+ * advances), run against the real workflow, activities, database and sandbox on the time-skipping server. After
+ * every step the invariants are checked against a small reference model (the state table and the expected result of
+ * each accepted move), with: each cycle paid at most once, no dunning step without the issuer declining the card,
+ * and no live subscription left with nothing (no timer, no clock advance) that can move it but an operation.
  *
  * CI runs MODEL_RUNS sequences (default 4); `npm run test:model -- --runs 500` runs more, `--seed N` one of them.
  * A failure names its seed and step, and replays exactly with `--seed`.
  */
 import { expect } from 'chai';
-import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   EventSchema,
   PaymentInstrumentSchema,
   SubscriptionTransitionSchema,
+  TransactionAttemptSchema,
   TransactionSchema,
 } from '../../db/entities';
 import { openOrm, type Orm } from '../../db/orm';
@@ -31,7 +35,15 @@ import {
   type SubscriptionWorkflowView,
 } from '../../workflows/subscription';
 import type { TargetOffer } from '../../workflows/lib/subscription-moves';
-import { refuseOperation, type SubscriptionOperation } from '../../workflows/lib/subscription-rules';
+import {
+  isLive,
+  refuseOfferChange,
+  refuseOperation,
+  type SubscriptionOperation,
+} from '../../workflows/lib/subscription-rules';
+import { advanceClockSignal } from '../../workflows/lib/test-clock-signals';
+import { api } from '../helpers/http';
+import { connectorsPath } from '../helpers/connectors';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
@@ -76,7 +88,9 @@ type Step =
   | { kind: 'jump'; ms: number | 'next_wake' }
   | { kind: 'outcome'; scenario: string; times: number }
   | { kind: 'revoke_instrument' }
-  | { kind: 'db_outage'; ms: number };
+  | { kind: 'db_outage'; ms: number }
+  /** The connector's circuit (the merchant's only one) opened or closed by hand: open means no route at all. */
+  | { kind: 'circuit'; state: 'open' | 'closed' };
 
 const OPERATION_OF: Record<Op['kind'], SubscriptionOperation> = {
   pause: 'pause',
@@ -89,6 +103,10 @@ const OPERATION_OF: Record<Op['kind'], SubscriptionOperation> = {
 };
 
 const PAID = new Set(['authorized', 'refunded', 'partially_refunded', 'refund_pending', 'charged_back']);
+/** Dunning's decline codes for an instrument refused before any provider call (the customer's to replace). */
+const INSTRUMENT_REFUSALS = new Set(['payment_instrument_revoked', 'expired_card']);
+/** Where a clock's advance would report to: none waits in this test (the workflow tolerates that). */
+const NO_ADVANCE = 'subscription-model-no-advance';
 /** Transitions that fire exactly one event of this type (the rest fire none, or are checked by count below). */
 const EVENT_OF_TRANSITION: Record<string, string> = {
   pause: 'subscription.paused',
@@ -99,6 +117,11 @@ const EVENT_OF_TRANSITION: Record<string, string> = {
   payment_method_change: 'subscription.payment_method_changed',
   expiration: 'subscription.expired',
 };
+
+/** A sequence on a test clock: the clock's time as advanced so far. */
+interface Clock {
+  frozenTime: number;
+}
 
 describe('Subscription model: seeded random sequences keep the invariants (time-skipping test server)', () => {
   const { server, serverNow, worker, start } = useSubscriptionWorkflows('test-subscription-model');
@@ -115,8 +138,16 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
 
   async function runSequence(seed: number) {
     const random = prng(seed);
+    // The features added later draw from a generator of their own: the main sequence of a seed stays what it was.
+    const extra = prng(seed + 0x5eed);
     const sub = await subscribed(await serverNow());
     const targets = await offerTargets(sub);
+    const clock: Clock | null = extra.chance(0.25) ? { frozenTime: Date.parse(sub.state.periodStart) } : null;
+    if (clock) {
+      const at = new Date(clock.frozenTime).toISOString();
+      sub.state = { ...sub.state, testClock: { id: `clk_model_${seed}`, now: at, frozenTime: at, reportTo: null } };
+    }
+    let circuitOpen = false;
     const proxy: { current: TcpProxy } = { current: await startTcpProxy(stack().databasePort) };
     const url = new URL(stack().config.databaseUrl);
     url.port = String(proxy.current.port);
@@ -127,16 +158,23 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
       await (
         await worker(undefined, orm)
       ).runUntil(async () => {
-        let view = await quiet(handle);
+        let view = await quiet(handle, clock);
         for (let index = 0; index < STEPS; index++) {
-          const step = nextStep(random, view, targets);
-          steps.push(step);
-          const where = `seed ${seed}, step ${index + 1} ${JSON.stringify(step)} (steps so far: ${JSON.stringify(steps.slice(0, -1))})`;
-          const before = await snapshot(sub);
-          const answers = await perform(step, sub, handle, orm, proxy);
-          const after = await quiet(handle);
-          await checkInvariants(where, sub, step, view, after, answers, before);
-          view = after;
+          // Now and then the circuit flips before the step (opened, then closed again some steps later).
+          const flip: Step | null = extra.chance(0.15)
+            ? { kind: 'circuit', state: circuitOpen ? 'closed' : 'open' }
+            : null;
+          if (flip?.kind === 'circuit') circuitOpen = flip.state === 'open';
+          for (const step of flip ? [flip, nextStep(random, view, targets)] : [nextStep(random, view, targets)]) {
+            steps.push(step);
+            const where = `seed ${seed}${clock ? ' (on a test clock)' : ''}, step ${index + 1} ${JSON.stringify(step)} (steps so far: ${JSON.stringify(steps.slice(0, -1))})`;
+            const before = await snapshot(sub);
+            const at = clock ? clock.frozenTime : Number(await server.env.currentTimeMs());
+            const answers = await perform(step, sub, handle, orm, proxy, clock);
+            const after = await quiet(handle, clock);
+            await checkInvariants(where, sub, step, view, after, answers, before, at);
+            view = after;
+          }
         }
       });
     } finally {
@@ -206,6 +244,16 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
     return { kind: 'db_outage', ms: random.pick([HOUR, 5 * HOUR]) };
   }
 
+  /** Advances the sequence's test clock to `at` (never back), as a clock's advance does. */
+  async function advanceTo(handle: WorkflowHandle<typeof subscriptionWorkflow>, clock: Clock, at: number) {
+    clock.frozenTime = Math.max(clock.frozenTime, at);
+    const frozenTime = new Date(clock.frozenTime).toISOString();
+    await handle.signal(advanceClockSignal, { frozenTime, reportTo: NO_ADVANCE }).catch((error: unknown) => {
+      // An ended subscription is not advanced (a clock's advance moves the live ones only).
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    });
+  }
+
   /** Runs one step; for operations, returns each one's answer (accepted, or the refusal's type). */
   async function perform(
     step: Step,
@@ -213,6 +261,7 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
     handle: WorkflowHandle<typeof subscriptionWorkflow>,
     orm: Orm,
     proxy: { current: TcpProxy },
+    clock: Clock | null,
   ): Promise<Array<string | null>> {
     switch (step.kind) {
       case 'op':
@@ -228,7 +277,9 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
           stack().orm.em.fork().count(TransactionSchema, { subscriptionId: sub.state.subscriptionId });
         const before = await charges();
         const now = Number(await server.env.currentTimeMs());
-        const skipping = server.env.sleep(Math.max(0, Date.parse(nextWakeAt) - now) + 60_000);
+        const skipping = clock
+          ? advanceTo(handle, clock, Date.parse(nextWakeAt) + 60_000)
+          : server.env.sleep(Math.max(0, Date.parse(nextWakeAt) - now) + 60_000);
         const deadline = Date.now() + 10_000;
         // The charge opens its transaction first; a renewal held (no connector) or refused opens none.
         while ((await charges()) === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
@@ -238,6 +289,16 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
       }
       case 'jump': {
         const wake = (await handle.query(viewQuery)).nextWakeAt;
+        if (clock) {
+          const target =
+            step.ms === 'next_wake'
+              ? wake
+                ? Date.parse(wake) + HOUR
+                : clock.frozenTime + DAY
+              : clock.frozenTime + step.ms;
+          await advanceTo(handle, clock, target);
+          return [];
+        }
         const ms = step.ms === 'next_wake' ? (wake ? Math.max(0, Date.parse(wake) - Date.now()) : DAY) : step.ms;
         const now = Number(await server.env.currentTimeMs());
         const target = step.ms === 'next_wake' && wake ? Date.parse(wake) + HOUR : now + ms;
@@ -259,6 +320,13 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
         proxy.current = await startTcpProxy(stack().databasePort, '127.0.0.1', port);
         // The retried step runs at most five minutes (the backoff's cap) later.
         await server.env.sleep(6 * 60_000);
+        return [];
+      }
+      case 'circuit': {
+        const key = sub.tenant.merchant_secret_key;
+        const path = `${connectorsPath(sub.tenant.merchant_id)}/${sub.connector.id}/circuit`;
+        const set = await api.post(path, { key, body: { state: step.state } });
+        expect(set.status, set.text).to.equal(200);
         return [];
       }
     }
@@ -308,7 +376,10 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
    * Waits until nothing is in flight (no workflow task, activity or child charge, and nothing due now: an Update
    * that makes a charge due wakes the loop a task later), then reads the workflow's view.
    */
-  async function quiet(handle: WorkflowHandle<typeof subscriptionWorkflow>): Promise<SubscriptionWorkflowView> {
+  async function quiet(
+    handle: WorkflowHandle<typeof subscriptionWorkflow>,
+    clock: Clock | null,
+  ): Promise<SubscriptionWorkflowView> {
     const deadline = Date.now() + 30_000;
     for (;;) {
       const { raw, status } = await handle.describe();
@@ -317,7 +388,9 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
         (raw.pendingActivities?.length ?? 0) + (raw.pendingChildren?.length ?? 0) + (raw.pendingWorkflowTask ? 1 : 0);
       if (busy === 0) {
         const view = await handle.query(viewQuery);
-        const due = view.nextWakeAt !== null && Date.parse(view.nextWakeAt) <= Number(await server.env.currentTimeMs());
+        // On a test clock what is due is due by the clock's time (the server's plays no part).
+        const now = clock ? clock.frozenTime : Number(await server.env.currentTimeMs());
+        const due = view.nextWakeAt !== null && Date.parse(view.nextWakeAt) <= now;
         if (!due) return view;
       }
       if (Date.now() > deadline) throw new Error('the subscription workflow did not come to rest within 30 s');
@@ -345,6 +418,8 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
     after: SubscriptionWorkflowView,
     answers: Array<string | null>,
     money: Awaited<ReturnType<typeof snapshot>>,
+    /** The subscription's time when the step began (its clock's on a test clock). */
+    at: number,
   ) {
     const em = stack().orm.em.fork();
     const row = await storedSubscription(sub.state.subscriptionId);
@@ -438,17 +513,46 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
       );
     }
 
+    // No dunning step without the issuer declining the card (or the instrument refused before any provider call):
+    // our circuit breaker, our outages and the provider's processing errors are not the card's.
+    const dunningSteps = transitions.filter(
+      (t) =>
+        ['dunning_entry', 'dunning_retry', 'dunning_cancelled'].includes(t.transitionType) &&
+        t.metadata?.outcome === 'declined',
+    );
+    for (const t of dunningSteps) {
+      if (t.orderId === null && INSTRUMENT_REFUSALS.has(String(t.metadata?.decline_code))) continue;
+      const [tx] = renewals.filter((r) => r.orderId === t.orderId);
+      expect(tx, `the declined charge of ${t.transitionType} exists at ${where}`).to.not.equal(undefined);
+      const attempts = await em.find(TransactionAttemptSchema, { transactionId: tx.id });
+      const judged = attempts.some(
+        (a) => ['soft_decline', 'hard_decline'].includes(a.outcome ?? '') || ['success', 'pending'].includes(a.status),
+      );
+      expect(
+        judged,
+        `${t.transitionType} on ${tx.id} (${tx.failureCode}) was an issuer's decline at ${where}`,
+      ).to.equal(true);
+    }
+
+    // Nothing is stuck: a live subscription (or a renewal still settling) has a wake-up ahead, unless it is paused
+    // (then resume, an operation, moves it).
+    if ((isLive(state.status) || state.settling) && !(state.status === 'paused' && !state.settling)) {
+      expect(after.nextWakeAt, `a wake-up ahead while ${state.status} at ${where}`).to.not.equal(null);
+    }
+
     // The reference model: a single operation is accepted exactly when the state table allows it, and lands
     // where the table says.
     if (step.kind === 'op') {
       const operation = OPERATION_OF[step.op.kind];
-      const refusal = refuseOperation(before.state, operation);
+      const refusal =
+        refuseOperation(before.state, operation) ??
+        (step.op.kind === 'change_offer' ? refuseOfferChange(before.state, step.op.target.offerId) : null);
       const [answer] = answers;
       expect(answer === null, `${operation} accepted iff allowed from ${before.state.status} at ${where}`).to.equal(
         refusal === null,
       );
       if (answer === null) {
-        expect(expectedStatuses(step.op, before), `${operation} lands where the table says at ${where}`).to.include(
+        expect(expectedStatuses(step.op, before, at), `${operation} lands where the table says at ${where}`).to.include(
           state.status,
         );
       }
@@ -465,9 +569,14 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
    * Where an accepted operation may take the subscription, once the workflow is at rest: a move that makes a charge
    * due now (resume past the due date, override, a new instrument in dunning) may end paid or declined.
    */
-  function expectedStatuses(op: Op, before: SubscriptionWorkflowView): string[] {
+  function expectedStatuses(op: Op, before: SubscriptionWorkflowView, at: number): string[] {
     const billsNow = ['active', 'dunning', 'cancelled'];
     switch (op.kind) {
+      case 'cancel_at_period_end': {
+        // A period already over (its renewal waits out an outage or a hold) ends at once.
+        const end = before.state.status === 'trialing' ? before.state.trialEnd : before.state.periodEnd;
+        return end && Date.parse(end) <= at ? [before.state.status, 'cancelled'] : [before.state.status];
+      }
       case 'pause':
         return ['paused'];
       case 'cancel_now':

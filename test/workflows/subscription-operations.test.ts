@@ -211,6 +211,42 @@ describe('subscriptionWorkflow operations (time-skipping test server)', () => {
     expect([stored.currentOfferId, stored.currentAmount, stored.cyclesCompleted]).to.deep.equal([pro.offerId, 2999, 2]);
   });
 
+  it('a change to the offer the subscription is already on is refused by the workflow (OFFER_UNCHANGED): an override submitted twice bills one period', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow());
+    const handle = await start(sub);
+    const pro = await target(sub, 2999, 'override');
+    const change = () =>
+      handle.executeUpdate(changeOfferUpdate, { args: [{ ...admin, target: pro }] }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+    const [first, second] = await (
+      await worker()
+    ).runUntil(async () => {
+      const accepted = await change();
+      // The repeat arrives after the first one's immediate charge (both passed the API's check on the old row).
+      await server.env.sleep(3_600_000);
+      const repeated = await change();
+      await server.env.sleep(3_600_000);
+      return [accepted, repeated];
+    });
+    expect(first).to.equal(null);
+    expect(second).to.be.instanceOf(WorkflowUpdateFailedError);
+    const cause = (second as WorkflowUpdateFailedError).cause;
+    expect(cause).to.be.instanceOf(ApplicationFailure);
+    expect([(cause as ApplicationFailure).type, (cause as ApplicationFailure).message]).to.deep.equal([
+      'OFFER_UNCHANGED',
+      'The subscription is already on this offer',
+    ]);
+    expect(
+      (await renewals(sub)).map((tx) => tx.amount),
+      'one full period charged',
+    ).to.deep.equal([2999]);
+    const stored = await storedSubscription(sub.state.subscriptionId);
+    expect([stored.currentOfferId, stored.cyclesCompleted]).to.deep.equal([pro.offerId, 2]);
+  });
+
   it('a card reported stolen skips the remaining retries; a new instrument during dunning is retried at once', async function () {
     this.timeout(60_000);
     const sub = await subscribed(await serverNow());

@@ -14,8 +14,21 @@ export interface Wake {
   reason: WakeReason;
 }
 
+/** The wakes that charge the customer. */
+const BILLING_WAKES: ReadonlySet<WakeReason> = new Set(['trial_end', 'renewal', 'dunning_retry']);
+
 /** When the workflow must next act on its own, and why (null: it waits for an operation). */
 export function nextWake(state: SubscriptionState, scheduleDays: readonly number[]): Wake | null {
+  const wake = scheduledWake(state, scheduleDays);
+  // After a charge refused for an outage, nothing is charged before its retry is due.
+  const retryAt = state.billingRetry ? Date.parse(state.billingRetry.at) : null;
+  if (wake && retryAt !== null && BILLING_WAKES.has(wake.reason) && wake.at.getTime() < retryAt) {
+    return { at: new Date(retryAt), reason: wake.reason };
+  }
+  return wake;
+}
+
+function scheduledWake(state: SubscriptionState, scheduleDays: readonly number[]): Wake | null {
   // A renewal charge awaiting its verdict comes first, whatever the status: its outcome decides what is next.
   if (state.settling) return { at: new Date(state.settling.checkAt), reason: 'settlement_check' };
   if (state.holdCheckAt && state.status !== 'paused' && !state.cancelAtPeriodEnd) {
@@ -74,6 +87,7 @@ export function chargeSucceeded(state: SubscriptionState, billed: BilledCharge, 
     pendingProration: state.pendingProration - billed.proration + carried,
     retryNowAt: null,
     settling: null,
+    billingRetry: null,
   };
   const orderId = billed.orderId;
   if (state.status === 'trialing') {
@@ -93,17 +107,30 @@ export function chargeSucceeded(state: SubscriptionState, billed: BilledCharge, 
   return { state: next, transition: null, events: ['subscription.renewed'] };
 }
 
-/** A renewal or retry was declined: into dunning, on to the next retry, or cancelled when none is left. */
+/**
+ * A renewal or retry was declined: into dunning, on to the next retry, or cancelled when none is left. A new
+ * instrument given while the declined charge (on `chargedInstrumentId`) awaited its verdict is tried at once.
+ */
 export function chargeFailed(
   state: SubscriptionState,
   orderId: string | null,
   now: Date,
   scheduleDays: readonly number[],
   declineCode: string | null,
+  chargedInstrumentId?: string | null,
 ): Move {
   const metadata = { outcome: 'declined', decline_code: declineCode };
+  const newInstrument = !!chargedInstrumentId && chargedInstrumentId !== state.paymentInstrumentId;
+  const retryNowAt = newInstrument ? iso(now) : null;
   if (state.status !== 'dunning') {
-    const next: SubscriptionState = { ...state, status: 'dunning', dunningStartedAt: iso(now), dunningAttempts: 0 };
+    const next: SubscriptionState = {
+      ...state,
+      status: 'dunning',
+      dunningStartedAt: iso(now),
+      dunningAttempts: 0,
+      billingRetry: null,
+      ...(newInstrument ? { retryNowAt } : {}),
+    };
     if (!dunningRetryAt(now, 0, scheduleDays)) return exhausted(next, orderId, now, metadata);
     return {
       state: next,
@@ -111,7 +138,12 @@ export function chargeFailed(
       events: ['subscription.dunning'],
     };
   }
-  const next: SubscriptionState = { ...state, dunningAttempts: state.dunningAttempts + 1, retryNowAt: null };
+  const next: SubscriptionState = {
+    ...state,
+    dunningAttempts: state.dunningAttempts + 1,
+    retryNowAt,
+    billingRetry: null,
+  };
   if (!dunningRetryAt(new Date(state.dunningStartedAt!), next.dunningAttempts, scheduleDays)) {
     return exhausted(next, orderId, now, metadata);
   }
@@ -162,6 +194,25 @@ export function expire(state: SubscriptionState): Move {
 }
 
 const DAY_MS = 86_400_000;
+const MINUTE_MS = 60_000;
+/** The waits before each retry of a charge refused for an outage (then every six hours): circuits cool down in minutes. */
+const OUTAGE_RETRY_MS = [MINUTE_MS, 5 * MINUTE_MS, 15 * MINUTE_MS, 60 * MINUTE_MS];
+const OUTAGE_RETRY_MAX_MS = 6 * 60 * MINUTE_MS;
+
+/**
+ * A charge was refused for a reason that is not the card's (no route with every circuit open, a processing or
+ * network error, a charge that never opened): the circuit breaker protects the providers, not our books, so this is
+ * no dunning step. Nothing else moves; the charge due is tried again soon, a little later each time.
+ */
+export function outageRetry(state: SubscriptionState, now: Date): SubscriptionState {
+  const tries = state.billingRetry?.tries ?? 0;
+  const wait = OUTAGE_RETRY_MS[tries] ?? OUTAGE_RETRY_MAX_MS;
+  // On a test clock the outage lasts real time while the clock jumps: retries within one advance would meet it
+  // again at once. The wait counts from the time the clock is advancing to, so each advance retries once at most.
+  const clock = state.testClock;
+  const from = clock ? Math.max(now.getTime(), Date.parse(clock.frozenTime)) : now.getTime();
+  return { ...state, billingRetry: { at: iso(new Date(from + wait)), tries: tries + 1 } };
+}
 
 /** A charge came due while billing is held: nothing is charged or cancelled; the workflow looks again in a day. */
 export function holdBilling(state: SubscriptionState, now: Date): SubscriptionState {

@@ -25,8 +25,11 @@ export const SUBSCRIPTION_ALREADY_EXISTS = 'SUBSCRIPTION_ALREADY_EXISTS';
 /** The code the API answers (422 business_rule_error) for an operation the state forbids. */
 export const INVALID_STATE_TRANSITION = 'INVALID_STATE_TRANSITION';
 
+/** The code the API answers (422 business_rule_error) for a change to the offer the subscription is already on. */
+export const OFFER_UNCHANGED = 'OFFER_UNCHANGED';
+
 export interface OperationRefusal {
-  code: typeof INVALID_STATE_TRANSITION;
+  code: typeof INVALID_STATE_TRANSITION | typeof OFFER_UNCHANGED;
   message: string;
 }
 
@@ -74,6 +77,15 @@ export function refuseOperation(
     return refuse('The subscription is already scheduled to cancel at the end of its period');
   }
   return null;
+}
+
+/**
+ * A change-offer to the offer the subscription is on is no change. The workflow refuses it too (not only the API,
+ * from a row that may be a move behind): a repeated override would otherwise start and bill another full period.
+ */
+export function refuseOfferChange(state: { offerId: string }, toOfferId: string): OperationRefusal | null {
+  if (toOfferId !== state.offerId) return null;
+  return { code: OFFER_UNCHANGED, message: 'The subscription is already on this offer' };
 }
 
 // ---- dunning ------------------------------------------------------------------------------------------------

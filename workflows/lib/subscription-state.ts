@@ -53,6 +53,12 @@ export interface SubscriptionState {
    * reconciler has not settled): nothing else is billed until it is, and its outcome is applied when it is.
    */
   settling?: SettlingRenewal | null;
+  /**
+   * A charge refused for a reason that is not the card's (no route because every circuit is open, a processing or
+   * network error, a charge that never opened): no dunning step; the charge due is tried again at `at`. `tries`
+   * counts those retries, so each gets a charge of its own. Cleared once a charge is paid or declined by the issuer.
+   */
+  billingRetry?: { at: string; tries: number } | null;
   /** The test clock the subscription runs on (issue 25); absent or null: real time (durable timers). */
   testClock?: TestClockTime | null;
 }
@@ -86,6 +92,8 @@ export interface BilledCharge {
   proration: number;
   /** What was charged: max(0, amount + proration). */
   charged: number;
+  /** The instrument charged (absent in states recorded before it was kept). */
+  paymentInstrumentId?: string;
 }
 
 export interface SettlingRenewal extends BilledCharge {
@@ -179,15 +187,21 @@ export function dueAt(state: Pick<SubscriptionState, 'anchorAt' | 'billingCycle'
 export function nextBillingAt(state: SubscriptionState, dunningNextRetryAt: Date | null): Date | null {
   switch (state.status) {
     case 'trialing':
-      return state.trialEnd ? new Date(state.trialEnd) : null;
-    case 'active':
-      return state.cancelAtPeriodEnd ? null : dueAt(state, state.nextDueIndex);
+      return state.trialEnd ? laterOf(new Date(state.trialEnd), state.billingRetry?.at) : null;
+    case 'active': {
+      const due = state.cancelAtPeriodEnd ? null : dueAt(state, state.nextDueIndex);
+      return due && laterOf(due, state.billingRetry?.at);
+    }
     case 'dunning':
       return dunningNextRetryAt;
     default:
       return null;
   }
 }
+
+/** A due charge waits for a retry after an outage (billingRetry) when that comes later. */
+const laterOf = (due: Date, retryAt: string | undefined) =>
+  retryAt && Date.parse(retryAt) > due.getTime() ? new Date(retryAt) : due;
 
 /** Day of month the calendar bills on (month-based cycles only). */
 export function billingAnchorDay(state: Pick<SubscriptionState, 'anchorAt' | 'billingCycle'>): number | null {
