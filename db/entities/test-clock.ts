@@ -9,6 +9,8 @@ export interface TestClock {
   name: string | null;
   /** The clock's time: where the last advance moved it (the subscriptions reach it while `advancing`). */
   frozenTime: Date;
+  /** frozen_time when the clock was created: the clock never moves more than its stated span past it. */
+  startTime: Date;
   status: TestClockStatus;
   createdAt: Date;
   updatedAt: Date;
@@ -24,6 +26,7 @@ export const TestClockSchema = new EntitySchema<TestClock>({
     merchantId: { type: 'string' },
     name: { type: 'string', nullable: true },
     frozenTime: { type: 'Date', columnType: 'timestamptz(3)' },
+    startTime: { type: 'Date', columnType: 'timestamptz(3)' },
     status: { type: 'string' },
     createdAt: { type: 'Date', columnType: 'timestamptz(3)', onCreate: () => new Date() },
     updatedAt: { type: 'Date', columnType: 'timestamptz(3)', onCreate: () => new Date(), onUpdate: () => new Date() },

@@ -28,6 +28,7 @@ import { Migration20261241000000_attempt_webhook_verdict } from './Migration2026
 import { Migration20261242000000_attempt_late_declines } from './Migration20261242000000_attempt_late_declines';
 import { Migration20261242100000_event_sequence } from './Migration20261242100000_event_sequence';
 import { Migration20261243000000_checkout_paying_transaction } from './Migration20261243000000_checkout_paying_transaction';
+import { Migration20261244500000_test_clock_start_time } from './Migration20261244500000_test_clock_start_time';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -106,4 +107,5 @@ export const MIGRATIONS = [
     name: 'Migration20261243000000_checkout_paying_transaction',
     class: Migration20261243000000_checkout_paying_transaction,
   },
+  { name: 'Migration20261244500000_test_clock_start_time', class: Migration20261244500000_test_clock_start_time },
 ];

@@ -92,6 +92,15 @@ export interface Config {
      */
     readonly dunningScheduleDays: readonly number[];
   };
+  /**
+   * How much work one test-clock advance may ask of the shared worker: how far one advance moves the clock, how far
+   * past its start the clock may ever go (calendar months), and the renewals due on its subscriptions in one advance.
+   */
+  readonly testClocks: {
+    readonly maxAdvanceMonths: number;
+    readonly maxSpanMonths: number;
+    readonly renewalsPerAdvance: number;
+  };
 }
 
 /** Dashboard sessions (people): token lifetimes and sign-in throttles. */
@@ -335,5 +344,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       from: env.MAIL_FROM || 'Switchyard <no-reply@switchyard.local>',
     }),
     subscriptions: Object.freeze({ dunningScheduleDays: dunningSchedule(env) }),
+    testClocks: Object.freeze({
+      maxAdvanceMonths: int(env, 'TEST_CLOCK_MAX_ADVANCE_MONTHS', 12),
+      maxSpanMonths: int(env, 'TEST_CLOCK_MAX_SPAN_MONTHS', 24),
+      renewalsPerAdvance: int(env, 'TEST_CLOCK_RENEWALS_PER_ADVANCE', 1000),
+    }),
   });
 }

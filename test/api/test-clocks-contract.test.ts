@@ -1,7 +1,7 @@
 /**
  * Test clocks (issue 25), the contract lines the other clock suites leave out, through the HTTP API on the real
  * stack: organization keys name the merchant as elsewhere; the Temporal UI finds a clock's workflows by the
- * TestClockId search attribute; and "no limit on how far": a year of a daily plan in one advance.
+ * TestClockId search attribute; and the longest advance allowed: a year of a daily plan in one advance.
  */
 import { expect } from 'chai';
 import { createTenant, type Tenant } from '../helpers/factories';
@@ -110,7 +110,7 @@ describe('Test clocks: organization keys, the Temporal search attribute, a year 
     expect(found).to.deep.equal([`subscription-${sub.id}`]);
   });
 
-  it('no limit on how far: a year of a daily plan renews 365 times in one advance, each on its own day', async function () {
+  it('the longest advance (12 months): a year of a daily plan renews 365 times in one advance, each on its own day', async function () {
     this.timeout(900_000);
     await cascade(tenant, ['provider_a']);
     const clock = await createClock(tenant, JAN_31);

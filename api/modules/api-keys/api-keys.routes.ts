@@ -88,7 +88,8 @@ export const apiKeyRoutes: AnyRoute[] = [
   defineRoute({
     method: 'post',
     path: '/merchants/:merchant_id/api-keys/:key_id/roll',
-    summary: 'Roll an API key: a new key (same name, kind, scopes) now; the old one works for expires_in_hours more',
+    summary:
+      'Roll an API key: a new key (same name, kind, scopes, expiry) now; the old one works for expires_in_hours more',
     tags,
     auth: write,
     params: ApiKeyParams,

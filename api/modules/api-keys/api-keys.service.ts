@@ -64,7 +64,10 @@ export async function revokeMerchantApiKey(em: EntityManager, merchantId: string
   return key;
 }
 
-/** A new key with the same name, kind and scopes; the old one expires after the overlap (never later than before). */
+/**
+ * A new key with the same name, kind, scopes and expiry (a roll replaces the secret, never the key's life or reach);
+ * the old one expires after the overlap (never later than before).
+ */
 export async function rollMerchantApiKey(
   em: EntityManager,
   merchant: { id: string; organizationId: string },
@@ -76,14 +79,16 @@ export async function rollMerchantApiKey(
   if (old.status === 'revoked' || (old.expiresAt && old.expiresAt.getTime() <= now)) {
     throw errors.conflict('API_KEY_NOT_ACTIVE', 'Only an active key can be rolled; create a new key instead');
   }
+  const expiresAt = old.expiresAt;
   const overlapEnds = new Date(now + overlapHours * HOUR_MS);
-  if (!old.expiresAt || old.expiresAt > overlapEnds) old.expiresAt = overlapEnds;
+  if (!expiresAt || expiresAt > overlapEnds) old.expiresAt = overlapEnds;
   const rolled = await issueApiKey(em, {
     organizationId: merchant.organizationId,
     merchantId: merchant.id,
     kind: old.kind,
     scopes: old.scopes as Scope[],
     name: old.name,
+    expiresAt,
   });
   await em.flush();
   return rolled;

@@ -2,12 +2,13 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
-import { CustomerSchema, TestClockSchema, type Customer } from '../../../db/entities';
+import { CustomerSchema, type Customer } from '../../../db/entities';
 import { findOneRow } from '../../../db/reads';
 import { encryptSecret } from '../../../domain/platform/crypto';
 import { newId } from '../../../domain/platform/ids';
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
+import { requireTestClockWithRoom } from '../test-clocks/test-clocks.service';
 import type { CreateCustomerBody, UpdateCustomerBody } from './customers.schema';
 
 type CreateInput = Static<typeof CreateCustomerBody>;
@@ -28,7 +29,7 @@ export async function createCustomer(
 ): Promise<{ customer: Customer; created: boolean }> {
   const existing = await findByEmail(em, merchantId, input.email);
   if (existing) return { customer: existing, created: false };
-  if (input.test_clock_id) await requireTestClock(em, merchantId, input.test_clock_id);
+  if (input.test_clock_id) await requireTestClockWithRoom(em, merchantId, input.test_clock_id);
   try {
     // A savepoint: if a concurrent request inserted the same email first, only this insert rolls back.
     const customer = await em.transactional(async (inner) => {
@@ -54,12 +55,6 @@ export async function createCustomer(
     if (!winner) throw error;
     return { customer: winner, created: false };
   }
-}
-
-/** A test clock named in a body must be a live clock of the merchant (400 otherwise, never another's data). */
-async function requireTestClock(em: EntityManager, merchantId: string, id: string): Promise<void> {
-  const clock = await em.findOne(TestClockSchema, { id, merchantId, deletedAt: null }, { fields: ['id'] });
-  if (!clock) throw errors.invalidValue('test_clock_id', 'must name a test clock of this merchant');
 }
 
 /** The customer to present (a plain row, not managed). */

@@ -39,6 +39,8 @@ export const testClockRoutes = [
     body: CreateTestClockBody,
     responses: { 201: TestClockSchema },
     envelope: 'wrapped',
+    // 422 business_rule_error: the merchant has as many test clocks as it may.
+    errors: [422],
     idempotency: 'optional',
     links: [{ to: 'post /customers', from: { 'body.test_clock_id': 'id' } }],
     async handler({ em, merchantId, body }) {
@@ -85,7 +87,8 @@ export const testClockRoutes = [
     body: AdvanceTestClockBody,
     responses: { 200: TestClockSchema },
     envelope: 'wrapped',
-    // 422 business_rule_error: not later than the clock's time, or an advance still running.
+    // 422 business_rule_error: not later than the clock's time, an advance of the merchant still running, or past
+    // a bound of one advance (how far, the clock's horizon, renewals).
     errors: [422],
     // The clock row must be committed as advancing before the workflow starts (and put back if it cannot start).
     waitsOnWorkflow: true,

@@ -21,7 +21,8 @@ export const AdvanceTestClockBody = StrictObject({
   merchant_id: MerchantIdField,
   frozen_time: Type.String({
     format: 'date-time',
-    description: 'Where to move the clock: strictly later than its current frozen_time (422 otherwise)',
+    description:
+      'Where to move the clock: strictly later than its current frozen_time, at most 12 months past it and 24 months past the time the clock was created at (defaults), with at most 1000 renewals due on the way (422 otherwise)',
   }),
 });
 

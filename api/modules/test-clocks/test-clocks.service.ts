@@ -5,26 +5,54 @@
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TestClockSchema, type TestClock } from '../../../db/entities';
+import { CustomerSchema, TestClockSchema, type TestClock } from '../../../db/entities';
 import { ApiError, errors } from '../../../domain/platform/errors';
 import { newId } from '../../../domain/platform/ids';
 import type { AppDeps } from '../../deps';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import { startTestClockAdvance, updateSubscription } from '../../temporal';
 import type { Caller } from '../../../workflows/lib/subscription-moves';
+import {
+  advanceHorizon,
+  MAX_CUSTOMERS_PER_TEST_CLOCK,
+  MAX_TEST_CLOCKS_PER_MERCHANT,
+  renewalsDueBy,
+  type AdvanceLimits,
+  type RenewalCalendar,
+} from './test-clocks.rules';
 
 const notFound = () => errors.notFound('No such test clock');
+
+/**
+ * Serialises the merchant's clock bookkeeping (creating a clock, starting an advance) until the transaction ends, so
+ * two concurrent requests count one after the other. An advisory lock rather than the merchant row's: a row lock
+ * would also hold every insert that references the merchant.
+ */
+async function lockMerchantClocks(em: EntityManager, merchantId: string): Promise<void> {
+  await em.execute(`select pg_advisory_xact_lock(hashtext('test_clocks'), hashtext(?))`, [merchantId]);
+}
 
 export async function createTestClock(
   em: EntityManager,
   merchantId: string,
   input: { frozen_time: string; name?: string | null },
 ): Promise<TestClock> {
+  await lockMerchantClocks(em, merchantId);
+  const live = await em.count(TestClockSchema, { merchantId, deletedAt: null });
+  if (live >= MAX_TEST_CLOCKS_PER_MERCHANT) {
+    throw errors.businessRule(
+      'TEST_CLOCK_LIMIT_REACHED',
+      `A merchant has at most ${MAX_TEST_CLOCKS_PER_MERCHANT} test clocks; delete one first`,
+      { limit: MAX_TEST_CLOCKS_PER_MERCHANT, test_clocks: live },
+    );
+  }
+  const frozenTime = new Date(input.frozen_time);
   const clock = em.create(TestClockSchema, {
     id: newId('clk'),
     merchantId,
     name: input.name ?? null,
-    frozenTime: new Date(input.frozen_time),
+    frozenTime,
+    startTime: frozenTime,
     status: 'ready',
     deletedAt: null,
   } as TestClock);
@@ -43,6 +71,28 @@ export async function getTestClock(em: EntityManager, merchantId: string, id: st
   return clock;
 }
 
+/**
+ * The live clock of the merchant a new customer names (400 otherwise, never another's data), with room for one more
+ * customer (422 past the limit). The clock row stays locked until the request ends, so concurrent creates count one
+ * after the other.
+ */
+export async function requireTestClockWithRoom(em: EntityManager, merchantId: string, id: string): Promise<void> {
+  const clock = await em.findOne(
+    TestClockSchema,
+    { id, merchantId, deletedAt: null },
+    { fields: ['id'], lockMode: LockMode.PESSIMISTIC_WRITE },
+  );
+  if (!clock) throw errors.invalidValue('test_clock_id', 'must name a test clock of this merchant');
+  const customers = await em.count(CustomerSchema, { merchantId, testClockId: id });
+  if (customers >= MAX_CUSTOMERS_PER_TEST_CLOCK) {
+    throw errors.businessRule(
+      'TEST_CLOCK_CUSTOMER_LIMIT_REACHED',
+      `A test clock holds at most ${MAX_CUSTOMERS_PER_TEST_CLOCK} customers; use another clock`,
+      { test_clock_id: id, limit: MAX_CUSTOMERS_PER_TEST_CLOCK, customers },
+    );
+  }
+}
+
 export async function listTestClocks(em: EntityManager, merchantId: string, page: PageRequest) {
   const [items, total] = await em.findAndCount(
     TestClockSchema,
@@ -53,9 +103,10 @@ export async function listTestClocks(em: EntityManager, merchantId: string, page
 }
 
 /**
- * Moves the clock forward: 422 when the time is not later than the clock's, or an advance is still running. The
- * row is committed as `advancing` before the workflow starts (it marks the clock ready by that row); if the start
- * fails, the row goes back to where it was.
+ * Moves the clock forward: 422 when the time is not later than the clock's, past the clock's horizon, when an
+ * advance of any clock of the merchant is still running, or when it would run more renewals than one advance may.
+ * The row is committed as `advancing` before the workflow starts (it marks the clock ready by that row); if the
+ * start fails, the row goes back to where it was.
  */
 export async function advanceTestClock(
   em: EntityManager,
@@ -66,6 +117,7 @@ export async function advanceTestClock(
 ): Promise<TestClock> {
   const target = new Date(frozenTime);
   const before = await em.transactional(async (tx) => {
+    await lockMerchantClocks(tx, merchantId);
     const clock = await getTestClock(tx, merchantId, id, true);
     if (clock.status === 'advancing') {
       throw errors.businessRule('TEST_CLOCK_ADVANCING', 'The clock is still advancing; wait until it is ready', {
@@ -82,6 +134,7 @@ export async function advanceTestClock(
         },
       );
     }
+    await assertAdvanceBounded(tx, clock, target, deps.config.testClocks);
     const previous = clock.frozenTime;
     clock.frozenTime = target;
     clock.status = 'advancing';
@@ -100,6 +153,65 @@ export async function advanceTestClock(
   // As committed: the advance may already be over by now (a clock without subscriptions is ready at once).
   return before.clock;
 }
+
+/** The bounds of one advance (test-clocks.rules.ts), each refused with the limit and what was asked. */
+async function assertAdvanceBounded(em: EntityManager, clock: TestClock, target: Date, limits: AdvanceLimits) {
+  const horizon = advanceHorizon(clock, limits);
+  if (target > horizon.latest) {
+    const [code, message] =
+      horizon.bound === 'advance'
+        ? ['TEST_CLOCK_ADVANCE_TOO_FAR', `One advance moves a test clock at most ${horizon.limitMonths} months`]
+        : [
+            'TEST_CLOCK_HORIZON_REACHED',
+            `A test clock moves at most ${horizon.limitMonths} months past the time it was created at`,
+          ];
+    throw errors.businessRule(code, message, {
+      test_clock_id: clock.id,
+      limit_months: horizon.limitMonths,
+      frozen_time: clock.frozenTime.toISOString(),
+      requested_frozen_time: target.toISOString(),
+      latest_frozen_time: horizon.latest.toISOString(),
+    });
+  }
+  const [running] = await em.execute<Array<{ id: string }>>(
+    `select id from test_clocks where merchant_id = ? and status = 'advancing' and deleted_at is null and id <> ?
+      limit 1`,
+    [clock.merchantId, clock.id],
+  );
+  if (running) {
+    throw errors.businessRule(
+      'TEST_CLOCK_MERCHANT_ADVANCING',
+      'A merchant advances one test clock at a time; wait until the other clock is ready',
+      { test_clock_id: clock.id, advancing_test_clock_id: running.id, limit: 1 },
+    );
+  }
+  const calendars = await em.execute<Array<Record<string, unknown>>>(
+    `select s.billing_anchor_at, s.billing_cycle, s.custom_billing_days, s.next_due_index
+       from subscriptions s join customers c on c.id = s.customer_id
+      where c.test_clock_id = ? and s.merchant_id = ? and s.status not in ('cancelled', 'expired')`,
+    [clock.id, clock.merchantId],
+  );
+  const renewals = renewalsDueBy(calendars.map(calendarOf), target);
+  if (renewals > limits.renewalsPerAdvance) {
+    throw errors.businessRule(
+      'TEST_CLOCK_RENEWAL_LIMIT_REACHED',
+      `One advance runs at most ${limits.renewalsPerAdvance} renewals; advance the clock in smaller steps`,
+      {
+        test_clock_id: clock.id,
+        limit: limits.renewalsPerAdvance,
+        renewals,
+        requested_frozen_time: target.toISOString(),
+      },
+    );
+  }
+}
+
+const calendarOf = (row: Record<string, unknown>): RenewalCalendar => ({
+  billingAnchorAt: new Date(row.billing_anchor_at as string),
+  billingCycle: row.billing_cycle as RenewalCalendar['billingCycle'],
+  customBillingDays: row.custom_billing_days === null ? null : Number(row.custom_billing_days),
+  nextDueIndex: Number(row.next_due_index),
+});
 
 /**
  * Ends the clock: every live subscription of its customers is cancelled now (at the clock's time, as an admin
