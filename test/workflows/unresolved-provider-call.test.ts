@@ -1,8 +1,8 @@
 /**
  * A provider call whose activity fails on every try (here: a worker started without vault settings, so
  * attemptCharge / providerOperation throw before reaching the provider) must not leave a transaction stuck in
- * pending. The charge fails without cascading — another connector could charge the customer a second time when
- * the first call's outcome is unknown — and a capture stays capture_pending until a lookup under its key says. The
+ * pending. The charge does not cascade — another connector could charge the customer a second time when the first
+ * call's outcome is unknown — and fails once its resolution's lookups could not tell either; a capture stays capture_pending until a lookup under its key says. The
  * time-skipping server skips the retry backoff; the activities write the stack's real database.
  */
 import { expect } from 'chai';
@@ -33,7 +33,7 @@ describe('Provider calls that fail on every try (time-skipping test server)', ()
       activities: createActivities({ orm: stack().orm, rateLimitWindowSeconds: 60 }),
     });
 
-  it('an attempt that fails on every try fails the charge without cascading: attempt error provider_outcome_unknown, no provider call', async () => {
+  it('an attempt that fails on every try stops the cascade: pending while its resolution looks again, then failed provider_outcome_unknown at the horizon, no provider call', async () => {
     const tenant = await createTenant();
     const connectors = await cascade(tenant, ['provider_a', 'provider_a']);
     const token = await cardToken(tenant);
@@ -49,10 +49,15 @@ describe('Provider calls that fail on every try (time-skipping test server)', ()
       args: [input],
     });
 
-    expect(await (await workerWithoutVault()).runUntil(handle.result())).to.deep.equal({
-      transactionId: input.transactionId,
-      status: 'failed',
-    });
+    const { answered, resolved } = await (
+      await workerWithoutVault()
+    ).runUntil(async () => ({
+      answered: await handle.result(),
+      // Without the vault its lookups cannot tell either: failed once the horizon passes, for the reconciler.
+      resolved: await server.env.client.workflow.getHandle(`charge-resolution-${input.transactionId}`).result(),
+    }));
+    expect(answered).to.deep.equal({ transactionId: input.transactionId, status: 'pending' });
+    expect(resolved).to.deep.equal({ transactionId: input.transactionId, status: 'failed' });
     const tx = (await api.get(`/transactions/${input.transactionId}`, { key: tenant.merchant_secret_key })).body.data;
     expect(tx.status).to.equal('failed');
     expect(
