@@ -111,16 +111,14 @@ async function resume(orm: Orm, client: Client, taskQueue: string, row: PendingR
   }
   if (row.attempt_number === null) {
     // Died before its first provider call: nothing was sent, so nothing was charged.
-    await orm.em
-      .fork()
-      .transactional((em) =>
-        finalizeCharge(em, {
-          transactionId: row.id,
-          to: 'failed',
-          triggeredBy: 'system',
-          key: `${row.workflow_id}:final`,
-        }),
-      );
+    await orm.em.fork().transactional((em) =>
+      finalizeCharge(em, {
+        transactionId: row.id,
+        to: 'failed',
+        triggeredBy: 'system',
+        key: `${row.workflow_id}:final`,
+      }),
+    );
     return;
   }
   const attempt: AttemptInput = {
