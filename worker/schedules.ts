@@ -8,10 +8,13 @@ export const WEBHOOK_SWEEP_SCHEDULE_ID = 'switchyard-webhook-outbox-sweep';
 /** Settles charge attempts whose provider outcome stayed unknown (workflows/reconcile-unknown-outcomes.ts). */
 export const RECONCILE_SCHEDULE_ID = 'switchyard-reconcile-unknown-outcomes';
 
+/** Hands pending charges whose workflows all closed back to a settlement or resolution (workflows/housekeeping.ts). */
+export const PENDING_CHARGE_SWEEP_SCHEDULE_ID = 'switchyard-pending-charge-sweep';
+
 /** Starts delivery of any e-mail whose post-commit kick was lost (workflows/mail-delivery.ts). */
 export const MAIL_SWEEP_SCHEDULE_ID = 'switchyard-mail-outbox-sweep';
 
-/** Creates the housekeeping, webhook-sweep and reconciler schedules once; later starts find them already there. */
+/** Creates the housekeeping, webhook-sweep, reconciler, pending-charge and mail sweep schedules once; later starts find them already there. */
 export async function ensureSchedules(client: Client): Promise<void> {
   try {
     await client.schedule.create({
@@ -56,6 +59,22 @@ export async function ensureSchedules(client: Client): Promise<void> {
       },
       // Each run takes up whatever is still unresolved: a missed run needs no catching up.
       policies: { overlap: 'SKIP', catchupWindow: '5 minutes' },
+    });
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+  }
+  try {
+    await client.schedule.create({
+      scheduleId: PENDING_CHARGE_SWEEP_SCHEDULE_ID,
+      spec: { intervals: [{ every: '15 minutes' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'pendingChargeSweepWorkflow',
+        taskQueue: TASK_QUEUES.payments,
+        workflowId: 'switchyard-pending-charge-sweep-run',
+      },
+      // Each run takes up whatever is still orphaned: a missed run needs no catching up.
+      policies: { overlap: 'SKIP', catchupWindow: '15 minutes' },
     });
   } catch (error) {
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;

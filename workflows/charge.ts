@@ -4,6 +4,8 @@
  * anything else stops (a hard decline; an unknown outcome the attempt's lookup could not resolve) — and write the
  * final state. pix/boleto end here as pending; a child settlement workflow
  * (charge-settlement-<tx id>, abandoned by this one) waits durably for the provider's webhook or the expiry.
+ * An attempt left unknown ends here as pending too; a child resolution workflow (charge-resolution-<tx id>,
+ * abandoned) looks it up again, backing off, before the charge is declared failed.
  * History holds ids, amounts and outcomes only: card data and credentials are read inside attemptCharge.
  */
 import {
@@ -17,7 +19,9 @@ import {
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   setHandler,
+  sleep,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
@@ -25,10 +29,12 @@ import {
 import {
   shouldTryNextConnector,
   type AttemptInput,
+  type AttemptLookup,
   type AttemptResult,
   type ChargeInput,
   type ChargeResult,
   type OperationInput,
+  type PlannedAttempt,
   type SettlementSignal,
 } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
@@ -44,6 +50,9 @@ const provider = providerActivities();
 
 export const chargeWorkflowId = (transactionId: string) => `charge-${transactionId}`;
 export const settlementWorkflowId = (transactionId: string) => `charge-settlement-${transactionId}`;
+export const chargeResolutionWorkflowId = (transactionId: string) => `charge-resolution-${transactionId}`;
+/** Charges recorded before it failed an unknown attempt at once; with it, the attempt is resolved first. */
+const RESOLVES_UNKNOWN_ATTEMPTS = 'resolve-unknown-attempts';
 /** A provider's pix/boleto verdict, from an inbound webhook (named as sent on the wire). */
 export const providerEventSignal = defineSignal<[SettlementSignal]>('providerEvent');
 
@@ -99,9 +108,15 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       // whether the provider charged is unknown, and another connector could charge the customer a second time:
       // the cascade stops and the charge fails, the attempt left for reconciliation under its idempotency key.
       const recorded = await local.recordUnresolvedAttempt(attemptInput);
-      if (!recorded) break;
+      if (!recorded) {
+        if (patched(RESOLVES_UNKNOWN_ATTEMPTS)) return awaitResolution(input, attemptInput);
+        break;
+      }
       result = recorded;
     }
+    // The provider may have charged and its lookup could not tell: the charge waits pending while its resolution
+    // asks again. No other connector is tried meanwhile (it could charge the customer a second time).
+    if (result.outcome === 'unknown' && patched(RESOLVES_UNKNOWN_ATTEMPTS)) return awaitResolution(input, attemptInput);
     if (result.outcome === 'approved') {
       const amount = input.amount;
       const charged = await finish(input.capture ? 'authorized' : 'pre_authorized', {
@@ -128,10 +143,45 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       return { transactionId: id, status: 'pending' };
     }
     // A hard decline stops (unless the merchant's decline table says otherwise); so does `unknown`, always (the
-    // provider may have charged and its lookup could not tell).
+    // provider may have charged and its lookup could not tell; charges recorded before its resolution end here).
     if (!shouldTryNextConnector(result, cascade)) break;
   }
   return finish('failed');
+}
+
+/**
+ * Leaves the charge pending with its attempt unresolved and starts the attempt's resolution (abandoned: the charge
+ * answers `pending` now). Once per transaction (REJECT_DUPLICATE): a re-run charge finds the resolution it started.
+ */
+async function awaitResolution(input: ChargeInput, attempt: AttemptInput): Promise<ChargeResult> {
+  const id = input.transactionId;
+  await local.finalizeCharge({
+    transactionId: id,
+    to: 'pending',
+    triggeredBy: 'system',
+    key: `${workflowInfo().workflowId}:pending`,
+  });
+  const args: ResolutionInput = {
+    transactionId: id,
+    attemptNumber: attempt.attemptNumber,
+    attempt: attempt.attempt,
+    amount: input.amount,
+    capture: input.capture,
+  };
+  try {
+    await startChild(chargeResolutionWorkflow, {
+      workflowId: chargeResolutionWorkflowId(id),
+      args: [args],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // The operator finds it by the same MerchantId / CustomerId / PaymentMethod / TransactionId as the charge.
+      typedSearchAttributes: workflowInfo().typedSearchAttributes,
+    });
+  } catch (error) {
+    // (The class lives in @temporalio/common, which workflow code does not import.)
+    if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+  }
+  return { transactionId: id, status: 'pending' };
 }
 
 const lostThePlanRace = (error: unknown) =>
@@ -346,13 +396,89 @@ async function followSettledCharge(transactionId: string, captured: boolean): Pr
       if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
     }
   }
-  if (followUp.renewalOf) {
-    try {
-      await getExternalWorkflowHandle(subscriptionWorkflowId(followUp.renewalOf)).signal('renewalSettled', {
-        transactionId,
-      });
-    } catch {
-      // No such workflow (ended, or never started): nothing waits for this renewal.
-    }
+  if (followUp.renewalOf) await tellRenewal(followUp.renewalOf, transactionId);
+}
+
+/** Tells a renewal's subscription workflow that its charge was decided, so it reads the transaction now. */
+async function tellRenewal(subscriptionId: string, transactionId: string): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(subscriptionWorkflowId(subscriptionId)).signal('renewalSettled', {
+      transactionId,
+    });
+  } catch {
+    // No such workflow (ended, or never started): nothing waits for this renewal; it reads the transaction later.
   }
+}
+
+export interface ResolutionInput {
+  transactionId: string;
+  attemptNumber: number;
+  /** The attempt's connector and routing node: the transaction's, should the attempt turn out approved. */
+  attempt: PlannedAttempt;
+  amount: number;
+  /** The charge's capture mode: an approved attempt is authorized (captured) or pre_authorized (held). */
+  capture: boolean;
+}
+
+/** Waits between lookups of an unknown attempt (the last repeats): within a minute, then backing off. */
+export const RESOLUTION_LOOKUP_DELAYS_MS = [30, 60, 120, 300, 900, 1800].map((s) => s * 1000);
+/**
+ * How long the charge itself keeps asking before it is declared failed (provider_outcome_unknown) and left to the
+ * reconciler, which gives a charge it finds back: long enough for a provider's incident or its notification, short
+ * enough that neither the buyer nor a renewal waits on the charge for long.
+ */
+export const RESOLUTION_HORIZON_MS = 2 * 3600 * 1000;
+
+/**
+ * Resolves an attempt its charge left unknown (id charge-resolution-<tx id>): looks it up under its idempotency key
+ * on a backing-off durable timer (a payment notification kept on the attempt counts as the answer) until the
+ * provider says or the horizon passes. Approved → authorized / pre_authorized by the capture mode, followed as a
+ * settled charge; declined or never processed → failed with the attempt's own code. The cascade does not move on
+ * to the next connector: by now the buyer has been told `pending` and may have paid again another way, and a late
+ * second provider call would be a charge nobody is waiting for. No answer by the horizon → failed
+ * provider_outcome_unknown, left to the reconciler (which gives back a charge it finds).
+ */
+export async function chargeResolutionWorkflow(input: ResolutionInput): Promise<ChargeResult> {
+  const { workflowId } = workflowInfo();
+  const { transactionId, amount, capture } = input;
+  const deadline = Date.now() + RESOLUTION_HORIZON_MS;
+  let finding: AttemptLookup = { status: 'unknown' };
+  for (let tries = 0; finding.status === 'unknown' && Date.now() < deadline; tries += 1) {
+    const delay = RESOLUTION_LOOKUP_DELAYS_MS[Math.min(tries, RESOLUTION_LOOKUP_DELAYS_MS.length - 1)];
+    await sleep(Math.min(delay, deadline - Date.now()));
+    finding = await provider
+      .lookUpUnknownAttempt({ transactionId, attemptNumber: input.attemptNumber })
+      .catch((error): AttemptLookup => {
+        if (!(error instanceof ActivityFailure)) throw error;
+        return { status: 'unknown' };
+      });
+  }
+  // Decided meanwhile (not by this workflow): nothing to write.
+  if (finding.status === 'decided') return { transactionId, status: finding.transactionStatus };
+  const approved = finding.status === 'answered' && finding.outcome === 'approved' ? finding : null;
+  const to = approved ? (capture ? 'authorized' : 'pre_authorized') : 'failed';
+  await db.finalizeCharge({
+    transactionId,
+    to,
+    triggeredBy: 'system',
+    key: `${workflowId}:final`,
+    ...(approved
+      ? {
+          successful: {
+            attempt: input.attempt,
+            providerReference: approved.providerReference,
+            paymentInstructions: null,
+          },
+          amountAuthorized: amount,
+          amountCaptured: capture ? amount : 0,
+        }
+      : {}),
+  });
+  setStatus(to);
+  if (approved) await followSettledCharge(transactionId, capture);
+  else {
+    const { renewalOf } = await db.settledChargeFollowUp({ transactionId });
+    if (renewalOf) await tellRenewal(renewalOf, transactionId);
+  }
+  return { transactionId, status: to };
 }

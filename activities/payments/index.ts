@@ -18,7 +18,10 @@ import {
   type FinalizeInput,
 } from '../../domain/transactions/transactions.charge-writes';
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
+import type { Client } from '@temporalio/client';
 import { heartbeatWhile } from './heartbeat';
+import { createUnknownResolutionActivities } from './unknown-resolution';
+import { createPendingChargeSweepActivities } from './pending-charge-sweep';
 import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
 import { attemptsOf, planCharge } from '../../domain/routing/routing.charge-plan';
 import type { ChargeAttributes } from '../../domain/routing/routing.evaluate';
@@ -41,6 +44,8 @@ export type { FinalizeInput };
 export interface PaymentDeps {
   orm: Orm;
   vault?: VaultSettings;
+  /** For the pending-charge sweep, which looks at and starts workflows. */
+  temporalClient?: Client;
 }
 
 /** What routing reads of a charge. */
@@ -57,7 +62,7 @@ const routingAttributesOf = (input: ChargeInput & { randomDraw: number }): Charg
   randomDraw: input.randomDraw,
 });
 
-export function createPaymentActivities({ orm, vault }: PaymentDeps) {
+export function createPaymentActivities({ orm, vault, temporalClient }: PaymentDeps) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => orm.em.fork().transactional(work);
 
   const activities = {
@@ -183,6 +188,8 @@ export function createPaymentActivities({ orm, vault }: PaymentDeps) {
     async finalizeCharge(input: FinalizeInput): Promise<void> {
       await inTransaction((em) => finalizeCharge(em, input));
     },
+    ...createUnknownResolutionActivities({ orm, vault }),
+    ...createPendingChargeSweepActivities({ orm, temporalClient }),
   };
   return activities;
 }

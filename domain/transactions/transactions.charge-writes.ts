@@ -300,3 +300,25 @@ export async function recordReconciledAttempt(
     UNRESOLVED_PROVIDER_CALL,
   );
 }
+
+/**
+ * What the charge's own resolution found for an attempt it left unresolved (provider_outcome_unknown): the provider's
+ * answer replaces the unknown one, as if the call had answered it (status, outcome, code, the provider's payment).
+ * The caller read the attempt as unresolved while its transaction is pending (nothing else writes it then). The
+ * connector's circuit is left alone: a late lookup says nothing about the connector's health now.
+ */
+export async function recordAttemptFinding(
+  em: EntityManager,
+  attempt: Pick<AttemptInput, 'transactionId' | 'attemptNumber'>,
+  found: ProviderResult,
+): Promise<void> {
+  const status = ATTEMPT_STATUS[found.outcome];
+  await attempts.recordAttemptResult(em, attempt, {
+    status,
+    outcome: found.outcome,
+    errorCode: status === 'success' || status === 'pending' ? null : found.rawCode,
+    message: found.rawMessage,
+    providerReference: found.providerReference,
+    networkTransactionId: status === 'success' ? (found.networkTransactionId ?? null) : null,
+  });
+}

@@ -1,8 +1,8 @@
 /**
  * A provider call whose activity fails on every try (here: a worker started without vault settings, so
  * attemptCharge / providerOperation throw before reaching the provider) must not leave a transaction stuck in
- * pending. The charge fails without cascading — another connector could charge the customer a second time when
- * the first call's outcome is unknown — and a capture stays capture_pending until a lookup under its key says. The
+ * pending. The charge does not cascade — another connector could charge the customer a second time when the first
+ * call's outcome is unknown — and fails once its resolution's lookups could not tell either; a capture stays capture_pending until a lookup under its key says. The
  * time-skipping server skips the retry backoff; the activities write the stack's real database.
  */
 import { expect } from 'chai';
@@ -20,50 +20,19 @@ import { accountOf, control, ledger } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
 
+/** A worker started without vault settings: it cannot read cards or credentials, so every provider activity try throws. */
+const workerWithoutVaultOn = (server: ReturnType<typeof useTimeSkipping>, taskQueue: string) =>
+  Worker.create({
+    connection: server.env.nativeConnection,
+    taskQueue,
+    workflowBundle: stack().workflowBundle,
+    activities: createActivities({ orm: stack().orm, rateLimitWindowSeconds: 60 }),
+  });
+
 describe('Provider calls that fail on every try (time-skipping test server)', () => {
   const taskQueue = 'test-unresolved-provider-call';
   const server = useTimeSkipping();
-
-  /** A worker started without vault settings: it cannot read cards or credentials, so every provider activity try throws. */
-  const workerWithoutVault = () =>
-    Worker.create({
-      connection: server.env.nativeConnection,
-      taskQueue,
-      workflowBundle: stack().workflowBundle,
-      activities: createActivities({ orm: stack().orm, rateLimitWindowSeconds: 60 }),
-    });
-
-  it('an attempt that fails on every try fails the charge without cascading: attempt error provider_outcome_unknown, no provider call', async () => {
-    const tenant = await createTenant();
-    const connectors = await cascade(tenant, ['provider_a', 'provider_a']);
-    const token = await cardToken(tenant);
-    const input = await buildChargeInput(
-      stack().orm.em.fork(),
-      tenant.organization_id,
-      tenant.merchant_id,
-      cardCharge(token) as never,
-    );
-    const handle = await server.env.client.workflow.start(chargeWorkflow, {
-      workflowId: chargeWorkflowId(input.transactionId),
-      taskQueue,
-      args: [input],
-    });
-
-    expect(await (await workerWithoutVault()).runUntil(handle.result())).to.deep.equal({
-      transactionId: input.transactionId,
-      status: 'failed',
-    });
-    const tx = (await api.get(`/transactions/${input.transactionId}`, { key: tenant.merchant_secret_key })).body.data;
-    expect(tx.status).to.equal('failed');
-    expect(
-      tx.timeline.map((a: any) => [a.attempt_number, a.connector_id, a.status, a.error_category, a.error_code]),
-    ).to.deep.equal([[1, connectors[0].id, 'error', 'processing_error', UNRESOLVED_PROVIDER_CALL]]);
-    for (const connector of connectors) {
-      expect(
-        await ledger({ provider: 'provider_a', account: await accountOf('provider_a', connector.credentials) }),
-      ).to.deep.equal([]);
-    }
-  });
+  const workerWithoutVault = () => workerWithoutVaultOn(server, taskQueue);
 
   it('a capture whose provider call fails on every try stays capture_pending (never back to pre_authorized while in doubt), looked up with backoff', async () => {
     const tenant = await createTenant();
@@ -123,5 +92,49 @@ describe('Provider calls that fail on every try (time-skipping test server)', ()
       await ledger({ provider: 'provider_a', account: await accountOf('provider_a', connector.credentials) })
     ).filter((e) => e.operation === 'capture' && !e.replayed);
     expect(captures).to.have.length(1);
+  });
+});
+
+describe('A charge attempt that fails on every try (a time-skipping test server of its own)', () => {
+  // Its resolution runs two hours of skipped waits: a server of its own leaves the other tests' clock alone.
+  const taskQueue = 'test-unresolved-charge-attempt';
+  const server = useTimeSkipping();
+  const workerWithoutVault = () => workerWithoutVaultOn(server, taskQueue);
+
+  it('an attempt that fails on every try stops the cascade: pending while its resolution looks again, then failed provider_outcome_unknown at the horizon, no provider call', async () => {
+    const tenant = await createTenant();
+    const connectors = await cascade(tenant, ['provider_a', 'provider_a']);
+    const token = await cardToken(tenant);
+    const input = await buildChargeInput(
+      stack().orm.em.fork(),
+      tenant.organization_id,
+      tenant.merchant_id,
+      cardCharge(token) as never,
+    );
+    const handle = await server.env.client.workflow.start(chargeWorkflow, {
+      workflowId: chargeWorkflowId(input.transactionId),
+      taskQueue,
+      args: [input],
+    });
+
+    const { answered, resolved } = await (
+      await workerWithoutVault()
+    ).runUntil(async () => ({
+      answered: await handle.result(),
+      // Without the vault its lookups cannot tell either: failed once the horizon passes, for the reconciler.
+      resolved: await server.env.client.workflow.getHandle(`charge-resolution-${input.transactionId}`).result(),
+    }));
+    expect(answered).to.deep.equal({ transactionId: input.transactionId, status: 'pending' });
+    expect(resolved).to.deep.equal({ transactionId: input.transactionId, status: 'failed' });
+    const tx = (await api.get(`/transactions/${input.transactionId}`, { key: tenant.merchant_secret_key })).body.data;
+    expect(tx.status).to.equal('failed');
+    expect(
+      tx.timeline.map((a: any) => [a.attempt_number, a.connector_id, a.status, a.error_category, a.error_code]),
+    ).to.deep.equal([[1, connectors[0].id, 'error', 'processing_error', UNRESOLVED_PROVIDER_CALL]]);
+    for (const connector of connectors) {
+      expect(
+        await ledger({ provider: 'provider_a', account: await accountOf('provider_a', connector.credentials) }),
+      ).to.deep.equal([]);
+    }
   });
 });

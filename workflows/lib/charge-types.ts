@@ -131,6 +131,16 @@ export interface AttemptResult {
   rawCode?: string | null;
 }
 
+/**
+ * What a later lookup of an attempt left unknown found. answered: the provider's outcome (approved, a decline, or
+ * never processed). unknown: still no answer (a payment the provider holds undecided is asked about again).
+ * decided: the transaction is no longer pending — nothing left to resolve.
+ */
+export type AttemptLookup =
+  | { status: 'answered'; outcome: Outcome; providerReference: string | null }
+  | { status: 'unknown' }
+  | { status: 'decided'; transactionStatus: string };
+
 export interface ChargeResult {
   transactionId: string;
   status: string;

@@ -1,0 +1,147 @@
+/**
+ * The pending-charge sweep: a transaction still `pending` with no workflow left to finish it — its charge workflow,
+ * settlement and resolution all closed (terminated by an operator, failed on a bug, timed out) — would stay pending
+ * forever, with the money possibly taken and a renewal's subscription stuck settling. The sweep finds each one and
+ * hands it back to the workflow that finishes it: a payment awaiting its verdict (pix, boleto, a card held for
+ * review) to a new settlement; anything else to the charge's resolution, which answers from its last attempt (looked
+ * up under its idempotency key when its outcome is unknown). The charge itself is never run again: a restarted
+ * cascade could move on to another connector and charge the customer twice.
+ */
+import { Context } from '@temporalio/activity';
+import { WorkflowIdReusePolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Orm } from '../../db/orm';
+import { finalizeCharge, settleAttemptWithoutAnswer } from '../../domain/transactions/transactions.charge-writes';
+import {
+  asyncSettlementWorkflow,
+  chargeResolutionWorkflow,
+  chargeResolutionWorkflowId,
+  chargeWorkflowId,
+  settlementWorkflowId,
+} from '../../workflows/charge';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
+import type { AttemptInput } from '../../workflows/lib/charge-types';
+
+/** A charge pending for less than this is left to its own workflows (they may be about to start the next one). */
+export const ORPHANED_AFTER_MINUTES = 10;
+
+interface PendingRow {
+  id: string;
+  merchant_id: string;
+  workflow_id: string;
+  amount: string | number;
+  capture: boolean;
+  expires_at: string | null;
+  attempt_number: number | null;
+  is_fallback: boolean | null;
+  connector_id: string | null;
+  provider_slug: string | null;
+  routing_node_id: string | null;
+  attempt_outcome: string | null;
+}
+
+export function createPendingChargeSweepActivities({ orm, temporalClient }: { orm: Orm; temporalClient?: Client }) {
+  return {
+    /**
+     * Hands at most `limit` orphaned pending charges (oldest first; of one merchant when `merchantId` is given, for
+     * manual runs) back to a workflow; returns how many it resumed.
+     */
+    async resumeOrphanedPendingCharges(input: { limit: number; merchantId?: string | null }): Promise<number> {
+      if (!temporalClient) throw new Error('The worker was started without a Temporal client for the sweep');
+      const client = temporalClient;
+      const pending = await orm.em.fork().execute<PendingRow[]>(
+        `select t.id, t.merchant_id, t.workflow_id, t.amount, t.capture, to_json(t.expires_at) #>> '{}' as expires_at,
+                a.attempt_number, a.is_fallback, a.connector_id, a.provider_slug, a.routing_node_id,
+                a.outcome as attempt_outcome
+           from transactions t
+           left join lateral (select * from transaction_attempts x where x.transaction_id = t.id
+                               order by x.attempt_number desc limit 1) a on true
+          where t.status = 'pending' and t.created_at < now() - ? * interval '1 minute'
+            and (?::text is null or t.merchant_id = ?)
+          order by t.created_at limit ?`,
+        [ORPHANED_AFTER_MINUTES, input.merchantId ?? null, input.merchantId ?? null, input.limit],
+      );
+      const { taskQueue } = Context.current().info;
+      let resumed = 0;
+      for (const row of pending) {
+        Context.current().heartbeat();
+        if (await anyRunning(client, row.id)) continue;
+        await resume(orm, client, taskQueue, row);
+        resumed += 1;
+      }
+      return resumed;
+    },
+  };
+}
+
+/** Whether a workflow that finishes this charge is still running (its charge, settlement or resolution). */
+async function anyRunning(client: Client, transactionId: string): Promise<boolean> {
+  for (const workflowId of [
+    chargeWorkflowId(transactionId),
+    settlementWorkflowId(transactionId),
+    chargeResolutionWorkflowId(transactionId),
+  ]) {
+    try {
+      if ((await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING') return true;
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+  }
+  return false;
+}
+
+async function resume(orm: Orm, client: Client, taskQueue: string, row: PendingRow): Promise<void> {
+  const options = {
+    taskQueue,
+    // The closed run under the same id is the one that died: a new run takes over.
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    typedSearchAttributes: [
+      { key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: row.merchant_id },
+      { key: SEARCH_ATTRIBUTE_KEYS.TransactionId, value: [row.id] },
+      { key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: 'pending' },
+    ],
+  };
+  const amount = Number(row.amount);
+  if (row.attempt_outcome === 'pending') {
+    await client.workflow.start(asyncSettlementWorkflow, {
+      ...options,
+      workflowId: settlementWorkflowId(row.id),
+      args: [{ transactionId: row.id, amount, capture: row.capture, expiresAt: row.expires_at }],
+    });
+    return;
+  }
+  if (row.attempt_number === null) {
+    // Died before its first provider call: nothing was sent, so nothing was charged.
+    await orm.em.fork().transactional((em) =>
+      finalizeCharge(em, {
+        transactionId: row.id,
+        to: 'failed',
+        triggeredBy: 'system',
+        key: `${row.workflow_id}:final`,
+      }),
+    );
+    return;
+  }
+  const attempt: AttemptInput = {
+    transactionId: row.id,
+    merchantId: row.merchant_id,
+    attemptNumber: row.attempt_number,
+    isFallback: row.is_fallback ?? false,
+    attempt: { connectorId: row.connector_id!, providerSlug: row.provider_slug!, nodeId: row.routing_node_id },
+    idempotencyKey: `${row.workflow_id}:${row.attempt_number}`,
+  };
+  // An attempt that died mid-call (started, no outcome) is what a call failing on every try is: unresolved.
+  await settleAttemptWithoutAnswer(orm.em.fork(), attempt);
+  await client.workflow.start(chargeResolutionWorkflow, {
+    ...options,
+    workflowId: chargeResolutionWorkflowId(row.id),
+    args: [
+      {
+        transactionId: row.id,
+        attemptNumber: row.attempt_number,
+        attempt: attempt.attempt,
+        amount,
+        capture: row.capture,
+      },
+    ],
+  });
+}

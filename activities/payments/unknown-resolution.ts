@@ -1,0 +1,114 @@
+/**
+ * The charge's own resolution of an attempt it left unknown (the provider may have charged, and neither the call
+ * nor its immediate lookup could tell): while the transaction waits `pending`, the resolution workflow asks again
+ * here, under the attempt's idempotency key, until the provider says. A verdict the provider's payment notification
+ * left on the attempt (transactions.attempt-verdicts.ts; Adyen has no read) is the answer and nothing is asked. The
+ * finding is written on the attempt, so the transaction's final state and the attempt agree. An attempt that
+ * already has an answer (written by an earlier try, or the attempt of a charge whose workflow died after its
+ * provider call) reports it as it stands.
+ */
+import type { Orm } from '../../db/orm';
+import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
+import type { Outcome, ProviderCall, ProviderResult } from '../../domain/connectors/connector';
+import { result } from '../../domain/connectors/http';
+import { recordAttemptFinding } from '../../domain/transactions/transactions.charge-writes';
+import { UNRESOLVED_PROVIDER_CALL, type AttemptLookup } from '../../workflows/lib/charge-types';
+import type { VaultSettings } from '../vault';
+import { heartbeatWhile } from './heartbeat';
+import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
+
+/** error_code of an attempt the provider never processed (a lookup found nothing under its key). */
+export const NOT_PROCESSED = 'provider_not_processed';
+
+interface AttemptRow {
+  transaction_status: string;
+  merchant_id: string;
+  workflow_id: string;
+  capture: boolean;
+  charge_type: string;
+  connector_id: string;
+  status: string;
+  outcome: string | null;
+  error_code: string | null;
+  provider_reference: string | null;
+  webhook_verdict: 'approved' | 'declined' | null;
+  webhook_verdict_reference: string | null;
+}
+
+export function createUnknownResolutionActivities({ orm, vault }: { orm: Orm; vault?: VaultSettings }) {
+  return {
+    async lookUpUnknownAttempt(input: { transactionId: string; attemptNumber: number }): Promise<AttemptLookup> {
+      if (!vault) throw new Error('This worker was started without vault settings');
+      const em = orm.em.fork();
+      const [row] = await em.execute<AttemptRow[]>(
+        `select t.status as transaction_status, t.merchant_id, t.workflow_id, t.capture, t.charge_type,
+                a.connector_id, a.status, a.outcome, a.error_code, a.provider_reference,
+                a.webhook_verdict, a.webhook_verdict_reference
+           from transactions t join transaction_attempts a on a.transaction_id = t.id
+          where t.id = ? and a.attempt_number = ?`,
+        [input.transactionId, input.attemptNumber],
+      );
+      if (!row) throw new Error(`Attempt ${input.attemptNumber} of ${input.transactionId} not found`);
+      if (row.transaction_status !== 'pending') return { status: 'decided', transactionStatus: row.transaction_status };
+      if (row.error_code !== UNRESOLVED_PROVIDER_CALL && row.outcome && row.status !== 'pending') {
+        return { status: 'answered', outcome: row.outcome as Outcome, providerReference: row.provider_reference };
+      }
+      const found = await heartbeatWhile(() => findOut(orm, vault, input, row));
+      if (!found || found.outcome === 'unknown' || found.outcome === 'pending') return { status: 'unknown' };
+      await recordAttemptFinding(em, input, found);
+      return { status: 'answered', outcome: found.outcome, providerReference: found.providerReference };
+    },
+  };
+}
+
+/** What the provider did under the attempt's key: its notification, else its lookup; null when it cannot be asked. */
+async function findOut(
+  orm: Orm,
+  vault: VaultSettings,
+  input: { transactionId: string; attemptNumber: number },
+  row: AttemptRow,
+): Promise<ProviderResult | null> {
+  if (row.webhook_verdict === 'approved' && row.webhook_verdict_reference) {
+    return result('approved', { providerReference: row.webhook_verdict_reference, rawCode: 'webhook_verdict' });
+  }
+  if (row.webhook_verdict === 'declined') {
+    return result('hard_decline', {
+      providerReference: row.webhook_verdict_reference,
+      rawCode: 'provider_declined',
+      rawMessage: 'The provider notified a decline',
+    });
+  }
+  let secrets: Awaited<ReturnType<typeof loadConnectorSecrets>>;
+  try {
+    secrets = await loadConnectorSecrets(orm.em.fork(), vault.encryptionKeys, row.merchant_id, row.connector_id);
+  } catch (error) {
+    // A deleted connector cannot be asked: the attempt stays unknown (its notification may still come).
+    if (isUnusableAttemptSetup(error)) return null;
+    throw error;
+  }
+  const adapter = vault.adapterFor(secrets.connector.providerSlug);
+  const call: ProviderCall = {
+    baseUrl: vault.providerBaseUrl(secrets.connector),
+    credentials: secrets.credentials,
+    // The attempt's own key (charge workflow id + attempt number), as attemptCharge sent it.
+    idempotencyKey: `${row.workflow_id}:${input.attemptNumber}`,
+    timeoutMs: vault.providerTimeoutMs,
+  };
+  // The same reading of a lookup as the attempt's own (resolveOutcome): "nothing under the key" is "not processed"
+  // only where that provider's read sees work in flight.
+  const looked = await resolveOutcome(
+    adapter,
+    call,
+    {
+      operation: row.charge_type === 'setup_verification' ? 'verify' : 'authorize',
+      reference: input.transactionId,
+      capture: row.capture,
+    },
+    result('unknown', { rawMessage: 'No definitive answer' }),
+  );
+  // Not processed: nothing was charged, and the attempt says so under its own code.
+  if (looked.outcome === 'network_error' || looked.outcome === 'processing_error') {
+    return { ...looked, rawCode: looked.rawCode ?? NOT_PROCESSED };
+  }
+  return looked;
+}
