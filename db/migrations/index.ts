@@ -27,6 +27,7 @@ import { Migration20261240000000_order_history_sequence } from './Migration20261
 import { Migration20261241000000_attempt_webhook_verdict } from './Migration20261241000000_attempt_webhook_verdict';
 import { Migration20261242000000_attempt_late_declines } from './Migration20261242000000_attempt_late_declines';
 import { Migration20261242100000_event_sequence } from './Migration20261242100000_event_sequence';
+import { Migration20261243000000_attempt_give_back } from './Migration20261243000000_attempt_give_back';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -101,4 +102,5 @@ export const MIGRATIONS = [
     class: Migration20261242000000_attempt_late_declines,
   },
   { name: 'Migration20261242100000_event_sequence', class: Migration20261242100000_event_sequence },
+  { name: 'Migration20261243000000_attempt_give_back', class: Migration20261243000000_attempt_give_back },
 ];

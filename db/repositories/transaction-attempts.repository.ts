@@ -425,6 +425,62 @@ export async function takeUnresolvedForReconciliation(
   return rows.map((row) => ({ transactionId: row.transaction_id, attemptNumber: row.attempt_number }));
 }
 
+/** Where the reconciler's give-back of an unresolved attempt's charge stands at the provider. */
+export type GiveBackStatus = 'pending' | 'succeeded' | 'failed';
+
+/**
+ * The reconciler's give-back number `tries` (sent under its own provider key) and the provider's answer to it. Only
+ * on the attempt still unresolved under `unresolvedCode` and only as the next try, or as the same try's later word:
+ * two runs racing write one try once. Returns whether it was written.
+ */
+export async function recordGiveBack(
+  em: EntityManager,
+  key: Pick<AttemptKey, 'transactionId' | 'attemptNumber'>,
+  giveBack: { tries: number; status: GiveBackStatus; reference: string | null },
+  unresolvedCode: string,
+): Promise<boolean> {
+  const updated = await em.execute<Array<{ id: string }>>(
+    `update transaction_attempts set give_back_tries = ?, give_back_status = ?,
+       give_back_reference = coalesce(?, give_back_reference)
+     where transaction_id = ? and attempt_number = ? and error_code = ? and give_back_tries in (?, ?)
+     returning id`,
+    [
+      giveBack.tries,
+      giveBack.status,
+      giveBack.reference,
+      key.transactionId,
+      key.attemptNumber,
+      unresolvedCode,
+      giveBack.tries - 1,
+      giveBack.tries,
+    ],
+  );
+  return updated.length > 0;
+}
+
+/**
+ * The provider's webhook verdict on the reconciler's give-back refund, found by the refund's provider reference on
+ * an unresolved attempt at this connector: it decides a pending one, and a failure also overrides a success (a
+ * refund can fail after it succeeded; never the reverse). Returns whether an attempt took it.
+ */
+export async function keepGiveBackVerdict(
+  em: EntityManager,
+  scope: { merchantId: string; connectorId: string },
+  verdict: { providerReference: string; status: 'succeeded' | 'failed' },
+  unresolvedCode: string,
+): Promise<boolean> {
+  const updated = await em.execute<Array<{ id: string }>>(
+    `update transaction_attempts a set give_back_status = ?
+       from transactions t
+      where t.id = a.transaction_id and t.merchant_id = ? and a.connector_id = ? and a.error_code = ?
+        and a.give_back_reference = ?
+        and (a.give_back_status = 'pending' or (a.give_back_status = 'succeeded' and ? = 'failed'))
+      returning a.id`,
+    [verdict.status, scope.merchantId, scope.connectorId, unresolvedCode, verdict.providerReference, verdict.status],
+  );
+  return updated.length > 0;
+}
+
 /**
  * The provider's later decline of the payment the transaction's last attempt left pending (the settlement's read
  * or its payment.failed webhook: domain/transactions/transactions.late-declines.ts). Only on an attempt that went

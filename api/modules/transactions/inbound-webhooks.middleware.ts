@@ -33,6 +33,8 @@ import { recordWebhookDecline } from '../../../domain/transactions/transactions.
 import { presentTransactionHeader } from '../../../domain/transactions/transactions.presenter';
 import { MerchantConnectorSchema } from '../../../db/entities';
 import { recordReceipt, type ReceiptInput } from '../../../db/repositories/provider-webhook-receipts.repository';
+import { keepGiveBackVerdict } from '../../../db/repositories/transaction-attempts.repository';
+import { UNRESOLVED_PROVIDER_CALL } from '../../../workflows/lib/charge-types';
 import { addressBucket } from '../../http/client-address';
 import { inboundWebhookLimitsOf } from '../../http/inbound-webhook-limits';
 
@@ -129,16 +131,16 @@ async function apply(
 ): Promise<Refusal> {
   if (event.type === 'refund.succeeded' || event.type === 'refund.failed') {
     const refund = await findRefund(em, connectorId, merchantId, event);
-    if (refund) {
-      await settleRefund(
+    const result = event.type === 'refund.succeeded' ? 'succeeded' : 'failed';
+    if (refund) await settleRefund(em, refund.id, result, event.providerReference, null, 'psp_webhook');
+    // Not a merchant's refund: it may be the reconciler's give-back of a charge, which it follows until decided.
+    else if (event.providerReference)
+      await keepGiveBackVerdict(
         em,
-        refund.id,
-        event.type === 'refund.succeeded' ? 'succeeded' : 'failed',
-        event.providerReference,
-        null,
-        'psp_webhook',
+        { merchantId, connectorId },
+        { providerReference: event.providerReference, status: result },
+        UNRESOLVED_PROVIDER_CALL,
       );
-    }
     return null;
   }
   // A verdict on a charge attempt whose own answer was lost: kept for the reconciler, the transaction does not move.
