@@ -41,10 +41,13 @@ const SCENARIOS: readonly Scenario[] = [
   'approved_server_error',
   'review',
 ];
-/** What a lookup by idempotency key can be forced to do: never answer, or answer 5xx. */
-const LOOKUP_SCENARIOS: readonly Scenario[] = ['timeout', 'processing_error'];
 /**
- * What a capture, void or refund can be forced to do (provider_a): answer late (the caller's wait runs out),
+ * What a lookup by idempotency key can be forced to do: never answer, answer 5xx, or (checkout, provider_c) lag —
+ * not show yet what was just processed.
+ */
+const LOOKUP_SCENARIOS: readonly Scenario[] = ['timeout', 'processing_error', 'lag'];
+/**
+ * What a capture, void or refund can be forced to do (provider_a, provider_d, checkout): answer late (the caller's wait runs out),
  * process it and answer 5xx (an unknown outcome a lookup finds under its key), or answer 5xx without processing
  * it (a lookup finds nothing).
  */

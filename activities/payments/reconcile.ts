@@ -21,7 +21,7 @@ import { result } from '../../domain/connectors/http';
 import type { VaultSettings } from '../vault';
 import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/charge-types';
 import { heartbeatWhile } from './heartbeat';
-import { isUnusableAttemptSetup } from './unknown-outcome';
+import { isUnusableAttemptSetup, readLookup } from './unknown-outcome';
 import { followGiveBack } from './reconcile-give-back';
 
 export interface UnresolvedAttempt {
@@ -65,6 +65,8 @@ interface AttemptRow {
   webhook_verdict_reference: string | null;
   give_back_tries: number;
   give_back_status: GiveBackStatus | null;
+  /** Since the attempt's request was sent (the database's clock, as started_at). */
+  since_sent_ms: number;
 }
 
 export function createReconcileActivities({ orm, vault }: { orm: Orm; vault?: VaultSettings }) {
@@ -91,7 +93,8 @@ async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttemp
   const em = orm.em.fork();
   const [row] = await em.execute<AttemptRow[]>(
     `select a.connector_id, t.merchant_id, t.workflow_id, t.status, t.capture, t.amount, t.currency, t.charge_type,
-            a.webhook_verdict, a.webhook_verdict_reference, a.give_back_tries, a.give_back_status
+            a.webhook_verdict, a.webhook_verdict_reference, a.give_back_tries, a.give_back_status,
+            (extract(epoch from now() - a.started_at) * 1000)::float8 as since_sent_ms
          from transaction_attempts a join transactions t on t.id = a.transaction_id
          where a.transaction_id = ? and a.attempt_number = ? and a.error_code = ?`,
     [input.transactionId, input.attemptNumber, UNRESOLVED_PROVIDER_CALL],
@@ -120,6 +123,7 @@ async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttemp
     timeoutMs: vault.providerTimeoutMs,
   };
   const verification = row.charge_type === 'setup_verification';
+  const operation = verification ? 'verify' : 'authorize';
   const looked: LookupResult =
     row.webhook_verdict === 'approved' && row.webhook_verdict_reference
       ? // The provider notified that it approved, naming its payment: that is what a lookup would have found.
@@ -127,11 +131,17 @@ async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttemp
           status: 'found',
           result: result('approved', { providerReference: row.webhook_verdict_reference, rawCode: 'webhook_verdict' }),
         }
-      : await adapter.lookup(call, {
-          operation: verification ? 'verify' : 'authorize',
-          reference: input.transactionId,
-          capture: row.capture,
-        });
+      : // Nothing found counts as not charged only where the provider's read would already show the charge.
+        readLookup(
+          adapter,
+          operation,
+          await adapter.lookup(call, {
+            operation,
+            reference: input.transactionId,
+            capture: row.capture,
+          }),
+          row.since_sent_ms,
+        );
   if (looked.status === 'unknown') return 'still_unknown';
   const found: ProviderResult | null = looked.status === 'found' ? looked.result : null;
   const charged = found !== null && (found.outcome === 'approved' || found.outcome === 'pending');

@@ -149,11 +149,19 @@ export function lookupOverride(
   scope: { provider: SandboxProvider; account: string },
   serverError: () => Reply,
 ): Processed | null {
-  const forced = ctx.store.takeOverride(scope.provider, scope.account, null, 'lookup');
+  const forced = ctx.store.takeOverride(scope.provider, scope.account, null, 'lookup', ['timeout', 'processing_error']);
   if (forced === 'timeout') return { reply: HANG, entry: draft('lookup', { outcome: 'timeout', reason: 'timeout' }) };
   if (forced === 'processing_error')
     return { reply: serverError(), entry: draft('lookup', { outcome: 'error', reason: 'processing_error' }) };
   return null;
+}
+
+/**
+ * Whether this lookup lags (control POST /overrides, operation lookup, scenario lag): the read does not show yet
+ * what the provider has just processed, as a search index or an asynchronous action list does.
+ */
+export function lookupLags(ctx: SandboxContext, scope: { provider: SandboxProvider; account: string }): boolean {
+  return ctx.store.takeOverride(scope.provider, scope.account, null, 'lookup', ['lag']) === 'lag';
 }
 
 /** The ledger fields describing an operation on an existing payment. */
