@@ -9,6 +9,7 @@ import {
   dispute,
   FAILING_REFUND_CENTS,
   finishPending,
+  payLate,
   type DisputeStage,
   type SandboxContext,
 } from './engine';
@@ -225,6 +226,14 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
     .on('POST', '/payments/:id/settle', pending('settle'))
     .on('POST', '/payments/:id/expire', pending('expire'))
     .on('POST', '/payments/:id/fail', pending('fail'))
+    .on('POST', '/payments/:id/pay-late', (request) => {
+      const found = payment(request);
+      if (!found) return missing('payment');
+      const result = payLate(ctx, found);
+      if (!result.ok) return json(409, { error: 'invalid_state', message: `payment is ${found.state}, not expired` });
+      ledgerAction(found, 'settle', 'paid_late');
+      return accepted(result.value);
+    })
     .on('POST', '/payments/:id/dispute', (request) => {
       const found = payment(request);
       if (!found) return missing('payment');

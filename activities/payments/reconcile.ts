@@ -12,6 +12,7 @@ import type { Orm } from '../../db/orm';
 import {
   recordGiveBack,
   takeUnresolvedForReconciliation,
+  UNPAID_ENDS,
   type GiveBackStatus,
 } from '../../db/repositories/transaction-attempts.repository';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
@@ -99,7 +100,7 @@ async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttemp
          where a.transaction_id = ? and a.attempt_number = ? and a.error_code = ?`,
     [input.transactionId, input.attemptNumber, UNRESOLVED_PROVIDER_CALL],
   );
-  if (!row || row.status !== 'failed') return 'not_applicable';
+  if (!row || !UNPAID_ENDS.includes(row.status)) return 'not_applicable';
   // The provider's own notification said it declined: nothing was taken and nothing needs asking.
   if (row.webhook_verdict === 'declined') {
     await settle(orm, input, RECONCILED_CODES.not_charged, null, 'The provider notified a decline (reconciled)', {

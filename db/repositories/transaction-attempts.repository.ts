@@ -400,8 +400,36 @@ export async function keepWebhookVerdict(
   return updated.length > 0;
 }
 
+/** The statuses a charge ends in without holding the buyer's money: a payment the provider took there is given back. */
+export const UNPAID_ENDS: readonly string[] = ['failed', 'expired', 'canceled'];
+
 /**
- * At most `limit` attempts unresolved under `unresolvedCode` whose transaction has failed, for one reconciler run:
+ * A payment the provider took after its transaction ended unpaid (its payment.succeeded came late): the transaction's
+ * last attempt at that connector is handed to the reconciler — unresolved under `unresolvedCode`, with the provider's
+ * approval as its webhook verdict — which gives the payment back like any charge made under a failed transaction.
+ * Not an attempt already unresolved (its verdict is kept by recordWebhookVerdict) nor one whose charge was already
+ * given back. Returns whether it was handed over.
+ */
+export async function handOverLatePayment(
+  em: EntityManager,
+  key: { transactionId: string; connectorId: string },
+  providerReference: string,
+  unresolvedCode: string,
+): Promise<boolean> {
+  const updated = await em.execute<Array<{ id: string }>>(
+    `update transaction_attempts set error_code = ?, webhook_verdict = 'approved', webhook_verdict_reference = ?,
+            reconcile_checked_at = null
+      where id = (select id from transaction_attempts where transaction_id = ? and connector_id = ?
+                   order by attempt_number desc limit 1)
+        and error_code is distinct from ? and give_back_status is distinct from 'succeeded'
+      returning id`,
+    [unresolvedCode, providerReference, key.transactionId, key.connectorId, unresolvedCode],
+  );
+  return updated.length > 0;
+}
+
+/**
+ * At most `limit` attempts unresolved under `unresolvedCode` whose transaction ended unpaid, for one reconciler run:
  * those no run has taken up yet first, then the ones taken up longest ago (oldest first among equals). Each one is
  * stamped as taken up now (reconcile_checked_at), whatever the run then makes of it.
  */
@@ -414,13 +442,13 @@ export async function takeUnresolvedForReconciliation(
     `with picked as (
        select a.id, a.transaction_id, a.attempt_number, a.reconcile_checked_at, a.started_at
          from transaction_attempts a join transactions t on t.id = a.transaction_id
-        where a.error_code = ? and t.status = 'failed'
+        where a.error_code = ? and t.status in (?)
         order by a.reconcile_checked_at nulls first, a.started_at limit ?
      ), stamped as (
        update transaction_attempts s set reconcile_checked_at = now() from picked where s.id = picked.id
      )
      select transaction_id, attempt_number from picked order by reconcile_checked_at nulls first, started_at`,
-    [unresolvedCode, limit],
+    [unresolvedCode, UNPAID_ENDS, limit],
   );
   return rows.map((row) => ({ transactionId: row.transaction_id, attemptNumber: row.attempt_number }));
 }

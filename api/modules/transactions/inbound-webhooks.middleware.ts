@@ -33,7 +33,11 @@ import { recordWebhookDecline } from '../../../domain/transactions/transactions.
 import { presentTransactionHeader } from '../../../domain/transactions/transactions.presenter';
 import { MerchantConnectorSchema } from '../../../db/entities';
 import { recordReceipt, type ReceiptInput } from '../../../db/repositories/provider-webhook-receipts.repository';
-import { keepGiveBackVerdict } from '../../../db/repositories/transaction-attempts.repository';
+import {
+  handOverLatePayment,
+  keepGiveBackVerdict,
+  UNPAID_ENDS,
+} from '../../../db/repositories/transaction-attempts.repository';
 import { UNRESOLVED_PROVIDER_CALL } from '../../../workflows/lib/charge-types';
 import { addressBucket } from '../../http/client-address';
 import { inboundWebhookLimitsOf } from '../../http/inbound-webhook-limits';
@@ -149,7 +153,10 @@ async function apply(
   if (!tx) return null;
   if (event.type.startsWith('payment.')) {
     // A payment verdict applies only while the charge awaits one (the state table's charge moves say from where).
-    if (!canApply(tx.status, 'charge_approved')) return null;
+    if (!canApply(tx.status, 'charge_approved')) {
+      if (event.type === 'payment.succeeded') await giveBackLatePayment(em, connectorId, tx, event);
+      return null;
+    }
     if (event.type === 'payment.succeeded' && event.amount !== null && event.amount !== tx.amount)
       return refuseAmountMismatch(em, connectorId, tx, event);
     await recordWebhookDecline(em, tx.id, event);
@@ -187,6 +194,37 @@ async function apply(
     });
   }
   return null;
+}
+
+/**
+ * Money the provider took after the charge ended unpaid (a boleto compensated after its due date, a pix paid after
+ * it expired): the transaction stays as it answered — its checkout was reopened, the buyer may pay again — and the
+ * payment is given back by the reconciler (handOverLatePayment), the merchant's activity log saying so.
+ */
+async function giveBackLatePayment(
+  em: EntityManager,
+  connectorId: string,
+  tx: Transaction,
+  event: InboundWebhook,
+): Promise<void> {
+  if (!UNPAID_ENDS.includes(tx.status)) return;
+  const key = { transactionId: tx.id, connectorId };
+  if (!(await handOverLatePayment(em, key, event.providerReference, UNRESOLVED_PROVIDER_CALL))) return;
+  recordActivity(em, {
+    organizationId: tx.organizationId,
+    merchantId: tx.merchantId,
+    action: 'transaction.late_payment_given_back',
+    actor: { type: 'system', id: null },
+    changes: {
+      transaction_id: tx.id,
+      connector_id: connectorId,
+      provider_event_id: event.eventId,
+      provider_reference: event.providerReference,
+      amount: event.amount ?? tx.amount,
+      currency: tx.currency,
+    },
+  });
+  await em.flush();
 }
 
 /**
