@@ -11,6 +11,7 @@ import { settleRefund } from '../../domain/transactions/transactions.refunds';
 import {
   beginOperation,
   finishOperation,
+  operationVerdictOf,
   type FinishOperationInput,
 } from '../../domain/transactions/transactions.operation-writes';
 import type { VaultSettings } from '../vault';
@@ -60,6 +61,16 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
   };
 
   const lookUp = async (input: LookupOperationInput): Promise<OperationAnswer | null> => {
+    // The provider's notification may have decided a capture or void already (the only word where it has no read).
+    if (input.kind !== 'refund') {
+      const notified = await operationVerdictOf(orm.em.fork(), input.transactionId, input.operationId);
+      if (notified)
+        return {
+          outcome: notified === 'succeeded' ? 'approved' : 'hard_decline',
+          providerReference: input.start.providerReference,
+          rawCode: `notified_${notified}`,
+        };
+    }
     const { adapter, call } = await connectorCall(input);
     const found = await heartbeatWhile(() =>
       adapter.lookup(call, {

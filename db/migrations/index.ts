@@ -28,6 +28,7 @@ import { Migration20261241000000_attempt_webhook_verdict } from './Migration2026
 import { Migration20261242000000_attempt_late_declines } from './Migration20261242000000_attempt_late_declines';
 import { Migration20261242100000_event_sequence } from './Migration20261242100000_event_sequence';
 import { Migration20261243000000_attempt_give_back } from './Migration20261243000000_attempt_give_back';
+import { Migration20261243500000_transaction_operation_verdict } from './Migration20261243500000_transaction_operation_verdict';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -103,4 +104,8 @@ export const MIGRATIONS = [
   },
   { name: 'Migration20261242100000_event_sequence', class: Migration20261242100000_event_sequence },
   { name: 'Migration20261243000000_attempt_give_back', class: Migration20261243000000_attempt_give_back },
+  {
+    name: 'Migration20261243500000_transaction_operation_verdict',
+    class: Migration20261243500000_transaction_operation_verdict,
+  },
 ];

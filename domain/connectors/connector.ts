@@ -103,9 +103,15 @@ export interface InboundWebhook {
     | 'payment.expired'
     | 'refund.succeeded'
     | 'refund.failed'
+    /** A capture or void decided (where the provider notifies them: Adyen's CAPTURE, CAPTURE_FAILED, CANCELLATION). */
+    | 'capture.succeeded'
+    | 'capture.failed'
+    | 'void.succeeded'
+    | 'void.failed'
     | 'dispute.opened'
     | 'dispute.updated'
     | 'dispute.closed';
+  /** The payment's (for a capture or void notification: the payment it modified, not the modification's own). */
   providerReference: string;
   /** Our reference when the provider echoes it. */
   reference: string | null;

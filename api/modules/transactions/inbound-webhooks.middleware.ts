@@ -31,6 +31,7 @@ import { canApply } from '../../../domain/transactions/transactions.state-table'
 import { recordWebhookVerdictOnUnansweredAttempt } from '../../../domain/transactions/transactions.attempt-verdicts';
 import { recordWebhookDecline } from '../../../domain/transactions/transactions.late-declines';
 import { presentTransactionHeader } from '../../../domain/transactions/transactions.presenter';
+import { keepOperationVerdict } from '../../../domain/transactions/transactions.operation-writes';
 import { MerchantConnectorSchema } from '../../../db/entities';
 import { recordReceipt, type ReceiptInput } from '../../../db/repositories/provider-webhook-receipts.repository';
 import {
@@ -144,6 +145,18 @@ async function apply(
         { merchantId, connectorId },
         { providerReference: event.providerReference, status: result },
         UNRESOLVED_PROVIDER_CALL,
+      );
+    return null;
+  }
+  if (event.type.startsWith('capture.') || event.type.startsWith('void.')) {
+    // A capture or void decided where the provider cannot be read: kept for the operation waiting on it.
+    const tx = await findTransaction(em, connectorId, merchantId, event);
+    if (tx)
+      await keepOperationVerdict(
+        em,
+        tx.id,
+        event.type.startsWith('capture.') ? 'capture' : 'void',
+        event.type.endsWith('.succeeded') ? 'succeeded' : 'failed',
       );
     return null;
   }
