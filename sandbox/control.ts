@@ -247,6 +247,13 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
       ledgerAction(found, 'dispute', stage);
       return accepted(result.value);
     })
+    .on('POST', '/batches/settle', (request) => {
+      const resolved = accountOf(request.body ?? {});
+      if ('status' in resolved) return resolved;
+      const settle = modules[resolved.provider].settleBatch;
+      if (!settle) return json(422, { error: 'unsupported', message: `${resolved.provider} settles no batches` });
+      return json(200, settle(resolved.account));
+    })
     .on('POST', '/refunds/:id/succeed', refundResult(true))
     .on('POST', '/refunds/:id/fail', refundResult(false))
     .on('POST', '/overrides', (request) => {

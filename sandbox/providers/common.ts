@@ -36,6 +36,11 @@ export interface ProviderModule {
   ): RenderedWebhook;
   /** false when the real provider sends no dispute notifications (the control endpoint then refuses). */
   supportsDisputes?: boolean;
+  /**
+   * Where the provider settles in daily batches (provider_d): settles the account's batch now — its transactions
+   * leave the unsettled list for a settled batch. Absent elsewhere (the control endpoint then refuses).
+   */
+  settleBatch?(account: string): { batch_id: string; transactions: number };
 }
 
 export type ProviderFactory = (ctx: SandboxContext) => ProviderModule;
