@@ -22,11 +22,23 @@ export type Scenario =
   /** Override only: the provider approves, but the caller gets a 5xx (e.g. from a gateway in front of it). */
   | 'approved_server_error'
   /** Override only: a card payment the provider holds for review (pending) until settled or failed by control. */
-  | 'review';
+  | 'review'
+  /**
+   * Lookup override only (checkout, provider_c): the provider's read lags — it does not show yet what was just
+   * processed (a payment being created, a capture, void or refund not yet listed), as a search index does.
+   */
+  | 'lag';
 
 export type DeclineReason = Exclude<
   Scenario,
-  'approve' | 'processing_error' | 'timeout' | 'slow' | 'approved_no_answer' | 'approved_server_error' | 'review'
+  | 'approve'
+  | 'processing_error'
+  | 'timeout'
+  | 'slow'
+  | 'approved_no_answer'
+  | 'approved_server_error'
+  | 'review'
+  | 'lag'
 >;
 
 export interface TestCard {

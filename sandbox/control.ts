@@ -9,6 +9,7 @@ import {
   dispute,
   FAILING_REFUND_CENTS,
   finishPending,
+  payLate,
   type DisputeStage,
   type SandboxContext,
 } from './engine';
@@ -41,10 +42,13 @@ const SCENARIOS: readonly Scenario[] = [
   'approved_server_error',
   'review',
 ];
-/** What a lookup by idempotency key can be forced to do: never answer, or answer 5xx. */
-const LOOKUP_SCENARIOS: readonly Scenario[] = ['timeout', 'processing_error'];
 /**
- * What a capture, void or refund can be forced to do (provider_a): answer late (the caller's wait runs out),
+ * What a lookup by idempotency key can be forced to do: never answer, answer 5xx, or (checkout, provider_c) lag —
+ * not show yet what was just processed.
+ */
+const LOOKUP_SCENARIOS: readonly Scenario[] = ['timeout', 'processing_error', 'lag'];
+/**
+ * What a capture, void or refund can be forced to do (provider_a, provider_d, checkout): answer late (the caller's wait runs out),
  * process it and answer 5xx (an unknown outcome a lookup finds under its key), or answer 5xx without processing
  * it (a lookup finds nothing).
  */
@@ -222,6 +226,14 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
     .on('POST', '/payments/:id/settle', pending('settle'))
     .on('POST', '/payments/:id/expire', pending('expire'))
     .on('POST', '/payments/:id/fail', pending('fail'))
+    .on('POST', '/payments/:id/pay-late', (request) => {
+      const found = payment(request);
+      if (!found) return missing('payment');
+      const result = payLate(ctx, found);
+      if (!result.ok) return json(409, { error: 'invalid_state', message: `payment is ${found.state}, not expired` });
+      ledgerAction(found, 'settle', 'paid_late');
+      return accepted(result.value);
+    })
     .on('POST', '/payments/:id/dispute', (request) => {
       const found = payment(request);
       if (!found) return missing('payment');
@@ -234,6 +246,13 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
       if (!result.ok) return json(409, { error: 'invalid_state', message: `payment is ${found.state}, not captured` });
       ledgerAction(found, 'dispute', stage);
       return accepted(result.value);
+    })
+    .on('POST', '/batches/settle', (request) => {
+      const resolved = accountOf(request.body ?? {});
+      if ('status' in resolved) return resolved;
+      const settle = modules[resolved.provider].settleBatch;
+      if (!settle) return json(422, { error: 'unsupported', message: `${resolved.provider} settles no batches` });
+      return json(200, settle(resolved.account));
     })
     .on('POST', '/refunds/:id/succeed', refundResult(true))
     .on('POST', '/refunds/:id/fail', refundResult(false))

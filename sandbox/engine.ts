@@ -178,6 +178,17 @@ export function finishPending(
   return { ok: true, value: emitFor(ctx, payment, type, null, how === 'settle' ? paidAmount : payment.amount) };
 }
 
+/**
+ * A payment that lapsed is paid after all (a boleto compensated after its due date, a pix paid late): the provider
+ * took the money and says so (payment.succeeded), whatever the merchant's charge already answered.
+ */
+export function payLate(ctx: SandboxContext, payment: Payment): EngineResult<SandboxEvent> {
+  if (payment.state !== 'expired') return { ok: false, error: 'invalid_state' };
+  payment.state = 'captured';
+  payment.capturedAmount = payment.amount;
+  return { ok: true, value: emitFor(ctx, payment, 'payment.succeeded', null, payment.amount) };
+}
+
 export type DisputeStage = 'opened' | 'updated' | 'won' | 'lost';
 
 export function dispute(ctx: SandboxContext, payment: Payment, stage: DisputeStage): EngineResult<SandboxEvent> {

@@ -194,10 +194,13 @@ export class Store {
     account: string,
     reference: string | null,
     operation: Override['operation'],
+    /** Only overrides playing one of these (absent: any). */
+    scenarios?: readonly Scenario[],
   ): Scenario | null {
     const found = this.overrides.find(
       (o) =>
         o.operation === operation &&
+        (!scenarios || scenarios.includes(o.scenario)) &&
         o.provider === provider &&
         (o.account === null || o.account === account) &&
         (o.reference === null || o.reference === reference) &&

@@ -70,9 +70,12 @@ export async function transactionOperationWorkflow(input: OperationInput): Promi
       rawCode: UNRESOLVED_PROVIDER_CALL,
     };
   });
+  // The provider's read may not show the request yet: each lookup says how long ago it was sent (measured from the
+  // call's end, which is no earlier than its last try; workflow time, so replay-safe).
+  const answeredAt = Date.now();
   for (let tries = 0; result.outcome === 'unknown'; tries += 1) {
     if (tries > 0) await sleep(OPERATION_LOOKUP_DELAYS[Math.min(tries - 1, OPERATION_LOOKUP_DELAYS.length - 1)]);
-    const found = await provider.lookupOperation(call).catch((error) => {
+    const found = await provider.lookupOperation({ ...call, sinceSentMs: Date.now() - answeredAt }).catch((error) => {
       if (!(error instanceof ActivityFailure)) throw error;
       return null;
     });

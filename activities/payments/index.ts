@@ -146,9 +146,10 @@ export function createPaymentActivities({ orm, vault, temporalClient }: PaymentD
             adapter,
             call,
             { operation: verify ? 'verify' : 'authorize', reference: tx.id, capture: tx.capture },
-            verify
-              ? await adapter.verifyCard(call, { card: verify, currency: tx.currency, reference: tx.id })
-              : await adapter.authorize(call, request),
+            () =>
+              verify
+                ? adapter.verifyCard(call, { card: verify, currency: tx.currency, reference: tx.id })
+                : adapter.authorize(call, request),
           ),
         );
       } catch (error) {

@@ -11,14 +11,18 @@ import { settleRefund } from '../../domain/transactions/transactions.refunds';
 import {
   beginOperation,
   finishOperation,
+  operationVerdictOf,
   type FinishOperationInput,
 } from '../../domain/transactions/transactions.operation-writes';
 import type { VaultSettings } from '../vault';
 import { heartbeatWhile } from './heartbeat';
 import type { Outcome } from '../../domain/connectors/connector';
+import { readLookup } from './unknown-outcome';
 import type { OperationInput, OperationStart } from '../../workflows/lib/charge-types';
 
 type ProviderOperationInput = OperationInput & { start: Extract<OperationStart, { ok: true }>; idempotencyKey: string };
+/** An operation looked up `sinceSentMs` after its request was sent (the workflow's clock: replay-safe). */
+type LookupOperationInput = ProviderOperationInput & { sinceSentMs: number };
 export interface OperationAnswer {
   outcome: Outcome;
   providerReference: string | null;
@@ -56,9 +60,19 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
     return { adapter: vault.adapterFor(connector.providerSlug), call };
   };
 
-  const lookUp = async (input: ProviderOperationInput): Promise<OperationAnswer | null> => {
+  const lookUp = async (input: LookupOperationInput): Promise<OperationAnswer | null> => {
+    // The provider's notification may have decided a capture or void already (the only word where it has no read).
+    if (input.kind !== 'refund') {
+      const notified = await operationVerdictOf(orm.em.fork(), input.transactionId, input.operationId);
+      if (notified)
+        return {
+          outcome: notified === 'succeeded' ? 'approved' : 'hard_decline',
+          providerReference: input.start.providerReference,
+          rawCode: `notified_${notified}`,
+        };
+    }
     const { adapter, call } = await connectorCall(input);
-    const looked = await heartbeatWhile(() =>
+    const found = await heartbeatWhile(() =>
       adapter.lookup(call, {
         operation: input.kind,
         providerReference: input.start.providerReference,
@@ -66,6 +80,8 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
         reference: input.kind === 'refund' ? input.refundId! : input.transactionId,
       }),
     );
+    // Nothing found is "not processed" only where the provider's read would already show it.
+    const looked = readLookup(adapter, input.kind, found, input.sinceSentMs);
     if (looked.status === 'unknown') return null;
     if (looked.status === 'not_found')
       return { outcome: 'network_error', providerReference: null, rawCode: NOT_PROCESSED };
@@ -110,7 +126,7 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
       const refund = await orm.em.fork().findOne(RefundSchema, { id: input.refundId! });
       if (!refund) return 'missing';
       if (refund.status !== 'pending') return refund.status;
-      const answer = await lookUp(input);
+      const answer = await lookUp({ ...input, sinceSentMs: Date.now() - refund.createdAt.getTime() });
       // The provider answered this refund pending, so "nothing under the key" is a lookup that cannot tell either.
       if (!answer || answer.rawCode === NOT_PROCESSED || !DECIDED.has(answer.outcome)) return 'pending';
       const result = answer.outcome === 'approved' ? 'succeeded' : 'failed';

@@ -5,10 +5,16 @@
  * attempt by the inbound webhook: domain/transactions/transactions.attempt-verdicts.ts), which is then the answer
  * and nothing is asked (Adyen has no read; its AUTHORISATION notification is the only way to learn it). The
  * transaction already answered `failed`, so a charge found there is given back (voided, or refunded when it was
- * captured) rather than turned into a late success; docs/api-decisions.md says why.
+ * captured) rather than turned into a late success; docs/api-decisions.md says why. The attempt is settled as given
+ * back only once the provider says the give-back succeeded (./reconcile-give-back.ts follows it across runs).
  */
 import type { Orm } from '../../db/orm';
-import { takeUnresolvedForReconciliation } from '../../db/repositories/transaction-attempts.repository';
+import {
+  recordGiveBack,
+  takeUnresolvedForReconciliation,
+  UNPAID_ENDS,
+  type GiveBackStatus,
+} from '../../db/repositories/transaction-attempts.repository';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import { recordReconciledAttempt } from '../../domain/transactions/transactions.charge-writes';
 import type { LookupResult, ProviderCall, ProviderResult } from '../../domain/connectors/connector';
@@ -16,20 +22,26 @@ import { result } from '../../domain/connectors/http';
 import type { VaultSettings } from '../vault';
 import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/charge-types';
 import { heartbeatWhile } from './heartbeat';
-import { isUnusableAttemptSetup } from './unknown-outcome';
+import { isUnusableAttemptSetup, readLookup } from './unknown-outcome';
+import { followGiveBack } from './reconcile-give-back';
 
 export interface UnresolvedAttempt {
   transactionId: string;
   attemptNumber: number;
 }
 
-/** What one reconciliation did. The first three settle the attempt; the others leave it for the next run. */
+/**
+ * What one reconciliation did. The first three settle the attempt; the others leave it for the next run —
+ * give_back_pending: the charge's give-back has no final word yet; give_back_refused: the provider refused it (the
+ * next run sends another, up to MAX_GIVE_BACKS; past that it waits for an operator).
+ */
 export type Reconciliation =
   | 'not_charged'
   | 'charge_reversed'
   | 'nothing_to_reverse'
   | 'still_unknown'
-  | 'reversal_unconfirmed'
+  | 'give_back_pending'
+  | 'give_back_refused'
   | 'connector_unavailable'
   | 'not_applicable';
 
@@ -52,6 +64,10 @@ interface AttemptRow {
   charge_type: string;
   webhook_verdict: 'approved' | 'declined' | null;
   webhook_verdict_reference: string | null;
+  give_back_tries: number;
+  give_back_status: GiveBackStatus | null;
+  /** Since the attempt's request was sent (the database's clock, as started_at). */
+  since_sent_ms: number;
 }
 
 export function createReconcileActivities({ orm, vault }: { orm: Orm; vault?: VaultSettings }) {
@@ -78,12 +94,13 @@ async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttemp
   const em = orm.em.fork();
   const [row] = await em.execute<AttemptRow[]>(
     `select a.connector_id, t.merchant_id, t.workflow_id, t.status, t.capture, t.amount, t.currency, t.charge_type,
-            a.webhook_verdict, a.webhook_verdict_reference
+            a.webhook_verdict, a.webhook_verdict_reference, a.give_back_tries, a.give_back_status,
+            (extract(epoch from now() - a.started_at) * 1000)::float8 as since_sent_ms
          from transaction_attempts a join transactions t on t.id = a.transaction_id
          where a.transaction_id = ? and a.attempt_number = ? and a.error_code = ?`,
     [input.transactionId, input.attemptNumber, UNRESOLVED_PROVIDER_CALL],
   );
-  if (!row || row.status !== 'failed') return 'not_applicable';
+  if (!row || !UNPAID_ENDS.includes(row.status)) return 'not_applicable';
   // The provider's own notification said it declined: nothing was taken and nothing needs asking.
   if (row.webhook_verdict === 'declined') {
     await settle(orm, input, RECONCILED_CODES.not_charged, null, 'The provider notified a decline (reconciled)', {
@@ -107,6 +124,7 @@ async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttemp
     timeoutMs: vault.providerTimeoutMs,
   };
   const verification = row.charge_type === 'setup_verification';
+  const operation = verification ? 'verify' : 'authorize';
   const looked: LookupResult =
     row.webhook_verdict === 'approved' && row.webhook_verdict_reference
       ? // The provider notified that it approved, naming its payment: that is what a lookup would have found.
@@ -114,11 +132,17 @@ async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttemp
           status: 'found',
           result: result('approved', { providerReference: row.webhook_verdict_reference, rawCode: 'webhook_verdict' }),
         }
-      : await adapter.lookup(call, {
-          operation: verification ? 'verify' : 'authorize',
-          reference: input.transactionId,
-          capture: row.capture,
-        });
+      : // Nothing found counts as not charged only where the provider's read would already show the charge.
+        readLookup(
+          adapter,
+          operation,
+          await adapter.lookup(call, {
+            operation,
+            reference: input.transactionId,
+            capture: row.capture,
+          }),
+          row.since_sent_ms,
+        );
   if (looked.status === 'unknown') return 'still_unknown';
   const found: ProviderResult | null = looked.status === 'found' ? looked.result : null;
   const charged = found !== null && (found.outcome === 'approved' || found.outcome === 'pending');
@@ -130,26 +154,30 @@ async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttemp
     await settle(orm, input, RECONCILED_CODES.nothing_to_reverse, found, 'No amount to give back (reconciled)');
     return 'nothing_to_reverse';
   }
-  const reversalCall = { ...call, idempotencyKey: `${call.idempotencyKey}:reverse` };
-  const providerReference = found.providerReference;
   // Captured (an approved auto-capture charge) is refunded; an authorization or a pending pix/boleto is voided.
-  const reversal =
-    row.capture && found.outcome === 'approved'
-      ? await adapter.refund(reversalCall, {
-          providerReference,
-          // A number, as in the charge itself (the provider's JSON takes no string amount).
-          amount: Number(row.amount),
-          currency: row.currency,
-          reference: input.transactionId,
-        })
-      : await adapter.void(reversalCall, { providerReference });
-  if (reversal.outcome !== 'approved' && reversal.outcome !== 'pending') return 'reversal_unconfirmed';
+  const refund = row.capture && found.outcome === 'approved';
+  const step = await followGiveBack({
+    adapter,
+    call,
+    transactionId: input.transactionId,
+    providerReference: found.providerReference,
+    refund,
+    amount: Number(row.amount),
+    currency: row.currency,
+    tries: row.give_back_tries,
+    status: row.give_back_status,
+  });
+  // Another run recorded this give-back meanwhile: its word stands, this run's is dropped.
+  if (step.changed && !(await recordGiveBack(orm.em.fork(), input, step, UNRESOLVED_PROVIDER_CALL)))
+    return 'give_back_pending';
+  if (step.status === 'pending') return 'give_back_pending';
+  if (step.status === 'failed') return 'give_back_refused';
   await settle(
     orm,
     input,
     RECONCILED_CODES.charge_reversed,
     found,
-    `The provider had charged; the charge was given back (${row.capture ? 'refund' : 'void'})`,
+    `The provider had charged; the charge was given back (${refund ? 'refund' : 'void'})`,
   );
   return 'charge_reversed';
 }

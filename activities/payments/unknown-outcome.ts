@@ -4,25 +4,55 @@
  * key. Shared by the charge attempt and the reconciler, so both read a lookup the same way.
  */
 import { ApiError } from '../../domain/platform/errors';
-import type { ConnectorAdapter, LookupRequest, ProviderCall, ProviderResult } from '../../domain/connectors/connector';
+import type {
+  ConnectorAdapter,
+  LookupOperation,
+  LookupRequest,
+  LookupResult,
+  ProviderCall,
+  ProviderResult,
+} from '../../domain/connectors/connector';
 import { UnsupportedProviderError } from '../../domain/connectors/errors';
 import { CardUnavailableError } from '../vault/card-source';
 
 export const UNKNOWN_AFTER_LOOKUP_MESSAGE = 'No definitive answer, and the lookup by idempotency key could not tell';
 
+/** rawCode of a lookup that found nothing where the provider's read may not show the request yet. */
+export const NOT_VISIBLE_YET = 'lookup_not_visible_yet';
+
 /**
- * The attempt's real outcome: the sent call's own result when it was definitive; otherwise the lookup's finding.
- * Nothing stored under the key means the provider never processed the request: the original failure stands as a
- * safe one (network_error, or processing_error for a 5xx). A lookup that cannot tell keeps the outcome unknown.
+ * What a lookup's finding means, `sinceSentMs` after the request was sent: the one reading every caller (the charge
+ * attempt, the operation workflow, the reconciler) makes. `not_found` stands as "never processed" only where the
+ * provider's read sees work in flight, or once its grace period has passed (ConnectorAdapter.reads); before that the
+ * request may still be on its way into the read, so the lookup cannot tell (unknown: asked again later).
+ */
+export function readLookup(
+  adapter: Pick<ConnectorAdapter, 'reads'>,
+  operation: LookupOperation,
+  looked: LookupResult,
+  sinceSentMs: number,
+): LookupResult {
+  if (looked.status !== 'not_found') return looked;
+  const visibility = adapter.reads[operation];
+  if (visibility.seesInFlight || sinceSentMs >= visibility.graceMs) return looked;
+  return { status: 'unknown', rawCode: NOT_VISIBLE_YET };
+}
+
+/**
+ * The attempt's real outcome: the call's own result when it was definitive; otherwise the lookup's finding, read
+ * by readLookup. Nothing under the key (where that means never processed) leaves the original failure as a safe one
+ * (network_error, or processing_error for a 5xx). A lookup that cannot tell keeps the outcome unknown.
  */
 export async function resolveOutcome(
   adapter: ConnectorAdapter,
   call: ProviderCall,
   lookup: LookupRequest & { operation: 'authorize' | 'verify' },
-  sent: ProviderResult,
+  send: () => Promise<ProviderResult>,
 ): Promise<ProviderResult> {
+  const sentAt = Date.now();
+  const sent = await send();
   if (sent.outcome !== 'unknown') return sent;
-  const looked = await adapter.lookup(call, lookup);
+  const looked = readLookup(adapter, lookup.operation, await adapter.lookup(call, lookup), Date.now() - sentAt);
   if (looked.status === 'found') return looked.result;
   if (looked.status === 'not_found') {
     return {

@@ -15,7 +15,7 @@ import { recordAttemptFinding } from '../../domain/transactions/transactions.cha
 import { UNRESOLVED_PROVIDER_CALL, type AttemptLookup } from '../../workflows/lib/charge-types';
 import type { VaultSettings } from '../vault';
 import { heartbeatWhile } from './heartbeat';
-import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
+import { isUnusableAttemptSetup, readLookup } from './unknown-outcome';
 
 /** error_code of an attempt the provider never processed (a lookup found nothing under its key). */
 export const NOT_PROCESSED = 'provider_not_processed';
@@ -33,6 +33,8 @@ interface AttemptRow {
   provider_reference: string | null;
   webhook_verdict: 'approved' | 'declined' | null;
   webhook_verdict_reference: string | null;
+  /** Since the attempt's request was sent (the database's clock, as started_at). */
+  since_sent_ms: number;
 }
 
 export function createUnknownResolutionActivities({ orm, vault }: { orm: Orm; vault?: VaultSettings }) {
@@ -43,7 +45,8 @@ export function createUnknownResolutionActivities({ orm, vault }: { orm: Orm; va
       const [row] = await em.execute<AttemptRow[]>(
         `select t.status as transaction_status, t.merchant_id, t.workflow_id, t.capture, t.charge_type,
                 a.connector_id, a.status, a.outcome, a.error_code, a.provider_reference,
-                a.webhook_verdict, a.webhook_verdict_reference
+                a.webhook_verdict, a.webhook_verdict_reference,
+                (extract(epoch from now() - a.started_at) * 1000)::float8 as since_sent_ms
            from transactions t join transaction_attempts a on a.transaction_id = t.id
           where t.id = ? and a.attempt_number = ?`,
         [input.transactionId, input.attemptNumber],
@@ -94,21 +97,17 @@ async function findOut(
     idempotencyKey: `${row.workflow_id}:${input.attemptNumber}`,
     timeoutMs: vault.providerTimeoutMs,
   };
-  // The same reading of a lookup as the attempt's own (resolveOutcome): "nothing under the key" is "not processed"
-  // only where that provider's read sees work in flight.
-  const looked = await resolveOutcome(
-    adapter,
-    call,
-    {
-      operation: row.charge_type === 'setup_verification' ? 'verify' : 'authorize',
-      reference: input.transactionId,
-      capture: row.capture,
-    },
-    result('unknown', { rawMessage: 'No definitive answer' }),
-  );
+  // The same reading of a lookup as the attempt's own and the reconciler's (readLookup): "nothing under the key" is
+  // "not processed" only where that provider's read sees work in flight, or once its grace period has passed.
+  const operation = row.charge_type === 'setup_verification' ? 'verify' : 'authorize';
+  const lookup = await adapter.lookup(call, { operation, reference: input.transactionId, capture: row.capture });
+  const read = readLookup(adapter, operation, lookup, row.since_sent_ms);
+  if (read.status === 'found') return read.result;
+  if (read.status === 'unknown')
+    return result('unknown', { rawCode: read.rawCode, rawMessage: 'No definitive answer' });
   // Not processed: nothing was charged, and the attempt says so under its own code.
-  if (looked.outcome === 'network_error' || looked.outcome === 'processing_error') {
-    return { ...looked, rawCode: looked.rawCode ?? NOT_PROCESSED };
-  }
-  return looked;
+  return result('network_error', {
+    rawCode: NOT_PROCESSED,
+    rawMessage: 'No definitive answer; the provider holds no payment under the key',
+  });
 }

@@ -57,9 +57,10 @@ export function createVaultActivities({ orm, vault }: VaultDeps) {
         idempotencyKey: input.idempotencyKey,
         timeoutMs: vault.providerTimeoutMs,
       };
-      const sent = await adapter.verifyCard(call, { card, currency: input.currency, reference: input.tokenId });
       // Like a charge attempt: an unknown outcome is looked up under the same key before the workflow decides.
-      const result = await resolveOutcome(adapter, call, { operation: 'verify', reference: input.tokenId }, sent);
+      const result = await resolveOutcome(adapter, call, { operation: 'verify', reference: input.tokenId }, () =>
+        adapter.verifyCard(call, { card, currency: input.currency, reference: input.tokenId }),
+      );
       return {
         outcome: result.outcome,
         providerReference: result.providerReference,

@@ -28,6 +28,8 @@ import { Migration20261241000000_attempt_webhook_verdict } from './Migration2026
 import { Migration20261242000000_attempt_late_declines } from './Migration20261242000000_attempt_late_declines';
 import { Migration20261242100000_event_sequence } from './Migration20261242100000_event_sequence';
 import { Migration20261243000000_checkout_paying_transaction } from './Migration20261243000000_checkout_paying_transaction';
+import { Migration20261243100000_attempt_give_back } from './Migration20261243100000_attempt_give_back';
+import { Migration20261243500000_transaction_operation_verdict } from './Migration20261243500000_transaction_operation_verdict';
 import { Migration20261244500000_test_clock_start_time } from './Migration20261244500000_test_clock_start_time';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
@@ -106,6 +108,11 @@ export const MIGRATIONS = [
   {
     name: 'Migration20261243000000_checkout_paying_transaction',
     class: Migration20261243000000_checkout_paying_transaction,
+  },
+  { name: 'Migration20261243100000_attempt_give_back', class: Migration20261243100000_attempt_give_back },
+  {
+    name: 'Migration20261243500000_transaction_operation_verdict',
+    class: Migration20261243500000_transaction_operation_verdict,
   },
   { name: 'Migration20261244500000_test_clock_start_time', class: Migration20261244500000_test_clock_start_time },
 ];

@@ -400,8 +400,36 @@ export async function keepWebhookVerdict(
   return updated.length > 0;
 }
 
+/** The statuses a charge ends in without holding the buyer's money: a payment the provider took there is given back. */
+export const UNPAID_ENDS: readonly string[] = ['failed', 'expired', 'canceled'];
+
 /**
- * At most `limit` attempts unresolved under `unresolvedCode` whose transaction has failed, for one reconciler run:
+ * A payment the provider took after its transaction ended unpaid (its payment.succeeded came late): the transaction's
+ * last attempt at that connector is handed to the reconciler — unresolved under `unresolvedCode`, with the provider's
+ * approval as its webhook verdict — which gives the payment back like any charge made under a failed transaction.
+ * Not an attempt already unresolved (its verdict is kept by recordWebhookVerdict) nor one whose charge was already
+ * given back. Returns whether it was handed over.
+ */
+export async function handOverLatePayment(
+  em: EntityManager,
+  key: { transactionId: string; connectorId: string },
+  providerReference: string,
+  unresolvedCode: string,
+): Promise<boolean> {
+  const updated = await em.execute<Array<{ id: string }>>(
+    `update transaction_attempts set error_code = ?, webhook_verdict = 'approved', webhook_verdict_reference = ?,
+            reconcile_checked_at = null
+      where id = (select id from transaction_attempts where transaction_id = ? and connector_id = ?
+                   order by attempt_number desc limit 1)
+        and error_code is distinct from ? and give_back_status is distinct from 'succeeded'
+      returning id`,
+    [unresolvedCode, providerReference, key.transactionId, key.connectorId, unresolvedCode],
+  );
+  return updated.length > 0;
+}
+
+/**
+ * At most `limit` attempts unresolved under `unresolvedCode` whose transaction ended unpaid, for one reconciler run:
  * those no run has taken up yet first, then the ones taken up longest ago (oldest first among equals). Each one is
  * stamped as taken up now (reconcile_checked_at), whatever the run then makes of it.
  */
@@ -414,15 +442,71 @@ export async function takeUnresolvedForReconciliation(
     `with picked as (
        select a.id, a.transaction_id, a.attempt_number, a.reconcile_checked_at, a.started_at
          from transaction_attempts a join transactions t on t.id = a.transaction_id
-        where a.error_code = ? and t.status = 'failed'
+        where a.error_code = ? and t.status in (?)
         order by a.reconcile_checked_at nulls first, a.started_at limit ?
      ), stamped as (
        update transaction_attempts s set reconcile_checked_at = now() from picked where s.id = picked.id
      )
      select transaction_id, attempt_number from picked order by reconcile_checked_at nulls first, started_at`,
-    [unresolvedCode, limit],
+    [unresolvedCode, UNPAID_ENDS, limit],
   );
   return rows.map((row) => ({ transactionId: row.transaction_id, attemptNumber: row.attempt_number }));
+}
+
+/** Where the reconciler's give-back of an unresolved attempt's charge stands at the provider. */
+export type GiveBackStatus = 'pending' | 'succeeded' | 'failed';
+
+/**
+ * The reconciler's give-back number `tries` (sent under its own provider key) and the provider's answer to it. Only
+ * on the attempt still unresolved under `unresolvedCode` and only as the next try, or as the same try's later word:
+ * two runs racing write one try once. Returns whether it was written.
+ */
+export async function recordGiveBack(
+  em: EntityManager,
+  key: Pick<AttemptKey, 'transactionId' | 'attemptNumber'>,
+  giveBack: { tries: number; status: GiveBackStatus; reference: string | null },
+  unresolvedCode: string,
+): Promise<boolean> {
+  const updated = await em.execute<Array<{ id: string }>>(
+    `update transaction_attempts set give_back_tries = ?, give_back_status = ?,
+       give_back_reference = coalesce(?, give_back_reference)
+     where transaction_id = ? and attempt_number = ? and error_code = ? and give_back_tries in (?, ?)
+     returning id`,
+    [
+      giveBack.tries,
+      giveBack.status,
+      giveBack.reference,
+      key.transactionId,
+      key.attemptNumber,
+      unresolvedCode,
+      giveBack.tries - 1,
+      giveBack.tries,
+    ],
+  );
+  return updated.length > 0;
+}
+
+/**
+ * The provider's webhook verdict on the reconciler's give-back refund, found by the refund's provider reference on
+ * an unresolved attempt at this connector: it decides a pending one, and a failure also overrides a success (a
+ * refund can fail after it succeeded; never the reverse). Returns whether an attempt took it.
+ */
+export async function keepGiveBackVerdict(
+  em: EntityManager,
+  scope: { merchantId: string; connectorId: string },
+  verdict: { providerReference: string; status: 'succeeded' | 'failed' },
+  unresolvedCode: string,
+): Promise<boolean> {
+  const updated = await em.execute<Array<{ id: string }>>(
+    `update transaction_attempts a set give_back_status = ?
+       from transactions t
+      where t.id = a.transaction_id and t.merchant_id = ? and a.connector_id = ? and a.error_code = ?
+        and a.give_back_reference = ?
+        and (a.give_back_status = 'pending' or (a.give_back_status = 'succeeded' and ? = 'failed'))
+      returning a.id`,
+    [verdict.status, scope.merchantId, scope.connectorId, unresolvedCode, verdict.providerReference, verdict.status],
+  );
+  return updated.length > 0;
 }
 
 /**

@@ -80,6 +80,17 @@ export interface LookupRequest {
   capture?: boolean;
 }
 
+/**
+ * What a provider's read (the lookup) can see of a request it is still working on. seesInFlight: a request the
+ * provider has taken shows at once (a strongly consistent read), so finding nothing means it was never processed.
+ * Otherwise (a search index, a list of only decided actions) finding nothing means that only once graceMs have passed
+ * since the request was sent; before that the lookup cannot tell. activities/payments/unknown-outcome.ts reads every
+ * lookup with it (readLookup); docs/api-decisions.md, "What each provider's read can see", tabulates them.
+ */
+export type ReadVisibility = { seesInFlight: true } | { seesInFlight: false; graceMs: number };
+
+export type ProviderReads = Readonly<Record<LookupOperation, ReadVisibility>>;
+
 export type LookupResult =
   { status: 'found'; result: ProviderResult } | { status: 'not_found' } | { status: 'unknown'; rawCode: string | null };
 
@@ -92,9 +103,15 @@ export interface InboundWebhook {
     | 'payment.expired'
     | 'refund.succeeded'
     | 'refund.failed'
+    /** A capture or void decided (where the provider notifies them: Adyen's CAPTURE, CAPTURE_FAILED, CANCELLATION). */
+    | 'capture.succeeded'
+    | 'capture.failed'
+    | 'void.succeeded'
+    | 'void.failed'
     | 'dispute.opened'
     | 'dispute.updated'
     | 'dispute.closed';
+  /** The payment's (for a capture or void notification: the payment it modified, not the modification's own). */
   providerReference: string;
   /** Our reference when the provider echoes it. */
   reference: string | null;
@@ -124,6 +141,8 @@ export const wonOrLost = (status: string | null): DisputeOutcome | null =>
 
 export interface ConnectorAdapter {
   readonly slug: string;
+  /** Per operation, what its lookup can see of work in flight (data, not code: one reading for every caller). */
+  readonly reads: ProviderReads;
   authorize(call: ProviderCall, request: AuthorizeRequest): Promise<ProviderResult>;
   capture(
     call: ProviderCall,

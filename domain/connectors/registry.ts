@@ -22,6 +22,7 @@ function scrubbed(adapter: ConnectorAdapter): ConnectorAdapter {
       scrubProviderAnswer(await call(...args));
   return {
     slug: adapter.slug,
+    reads: adapter.reads,
     authorize: answer(adapter.authorize.bind(adapter)),
     capture: answer(adapter.capture.bind(adapter)),
     void: answer(adapter.void.bind(adapter)),

@@ -191,3 +191,38 @@ export async function finishOperation(em: EntityManager, input: FinishOperationI
   // (network_error, not_processed): nothing was refunded, so the refund fails rather than stay pending forever.
   else await settleRefund(em, input.refundId!, 'failed', input.providerReference, input.rawCode, 'system');
 }
+
+/**
+ * The provider's notification that it decided a capture or void (where it cannot be read: Adyen), kept with the
+ * operation it answers — the transaction's pending one, if the state table still lets that operation finish — for
+ * the operation workflow's next lookup (operationVerdictOf). Returns whether it was kept.
+ */
+export async function keepOperationVerdict(
+  em: EntityManager,
+  transactionId: string,
+  kind: 'capture' | 'void',
+  verdict: 'succeeded' | 'failed',
+): Promise<boolean> {
+  const tx = await em.findOne(TransactionSchema, { id: transactionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!tx?.pendingOperationId) return false;
+  if (!canApply(tx.status, kind === 'capture' ? 'capture_succeeded' : 'void_succeeded')) return false;
+  await em.execute(`update transactions set operation_verdict = ?, operation_verdict_for = ? where id = ?`, [
+    verdict,
+    tx.pendingOperationId,
+    tx.id,
+  ]);
+  return true;
+}
+
+/** The provider's notified verdict on this operation (keepOperationVerdict), or null when none arrived. */
+export async function operationVerdictOf(
+  em: EntityManager,
+  transactionId: string,
+  operationId: string,
+): Promise<'succeeded' | 'failed' | null> {
+  const [row] = await em.execute<Array<{ operation_verdict: 'succeeded' | 'failed' }>>(
+    `select operation_verdict from transactions where id = ? and operation_verdict_for = ?`,
+    [transactionId, operationId],
+  );
+  return row?.operation_verdict ?? null;
+}

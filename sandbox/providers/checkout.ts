@@ -16,7 +16,9 @@ import {
   draft,
   ISO_CURRENCY,
   looksInvalid,
+  lookupLags,
   lookupOverride,
+  operationOverride,
   paymentFields,
   rejected,
   type ProviderFactory,
@@ -63,9 +65,10 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
 
   /**
    * GET /payments/:id/actions: what was processed on the payment, newest first. Captures and voids apply at once
-   * here; a refund shows once the provider decided it (pending refunds are not actions yet).
+   * here; a refund shows once the provider decided it (pending refunds are not actions yet). A lagging read (the
+   * lookup override `lag`) lists the authorization only: what followed is not listed yet.
    */
-  function actionsOf(payment: Payment): Record<string, unknown>[] {
+  function actionsOf(payment: Payment, lagging: boolean): Record<string, unknown>[] {
     const approved = { approved: true, response_code: '10000', response_summary: 'Approved' };
     const actions: Record<string, unknown>[] = [
       {
@@ -77,6 +80,7 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
         ...approved,
       },
     ];
+    if (lagging) return actions;
     if (payment.capturedAmount > 0)
       actions.push({ id: actionId(), type: 'Capture', amount: payment.capturedAmount, ...approved });
     if (payment.state === 'voided') actions.push({ id: actionId(), type: 'Void', amount: payment.amount, ...approved });
@@ -169,11 +173,18 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
     };
   }
 
+  /**
+   * A capture, void or refund, answered 202. Its forced scenario (control POST /overrides with the operation) plays
+   * `slow`, `processing_error` (a 5xx, nothing processed) or `approved_server_error` (processed, answered 5xx).
+   */
   function action(operation: 'capture' | 'void' | 'refund') {
     return (request: SandboxRequest) =>
       guarded(request, operation, async (account, body) => {
         const payment = store.payments.get(request.params.id);
         if (!payment || payment.account !== account) return rejected(operation, 'not_found', notFound());
+        const forced = await operationOverride(ctx, 'checkout', account, operation);
+        if (forced === 'processing_error')
+          return rejected(operation, 'processing_error', serverError(), paymentFields(payment));
         const id = actionId();
         const amount = read.int(body.amount);
         const reference = read.str(body.reference);
@@ -196,19 +207,20 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
             : operation === 'refund'
               ? (result.value as { amount: number }).amount
               : null;
-        return {
-          reply: json(202, {
-            action_id: id,
-            reference,
-            _links: { payment: { href: `${ctx.baseUrl()}/checkout/payments/${payment.id}` } },
-          }),
-          entry: draft(operation, {
-            ...paymentFields(payment, value),
-            reference: reference ?? payment.reference,
-            provider_reference: operation === 'refund' ? id : payment.id,
-            outcome: operation === 'refund' ? 'pending' : 'approved',
-          }),
-        };
+        const reply = json(202, {
+          action_id: id,
+          reference,
+          _links: { payment: { href: `${ctx.baseUrl()}/checkout/payments/${payment.id}` } },
+        });
+        const entry = draft(operation, {
+          ...paymentFields(payment, value),
+          reference: reference ?? payment.reference,
+          provider_reference: operation === 'refund' ? id : payment.id,
+          outcome: operation === 'refund' ? 'pending' : 'approved',
+        });
+        // Done and kept under the key, but the caller gets a 5xx: the unknown outcome a lookup must resolve.
+        if (forced === 'approved_server_error') return { reply: serverError(), entry, stored: reply };
+        return { reply, entry };
       });
   }
 
@@ -268,8 +280,10 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
         if (!reference) return rejected('lookup', 'reference_required', invalid('reference_required'));
         const limit = Math.min(Math.max(Number(request.query.get('limit') ?? 10) || 10, 1), 100);
         const skip = Math.max(Number(request.query.get('skip') ?? 0) || 0, 0);
+        // A lagging read (the lookup override `lag`) does not list the reference's payments yet.
+        const lagging = lookupLags(ctx, { provider: 'checkout', account });
         const matching = [...store.payments.values()]
-          .filter((payment) => payment.account === account && payment.reference === reference)
+          .filter((payment) => !lagging && payment.account === account && payment.reference === reference)
           .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
         return {
           reply: json(200, {
@@ -287,7 +301,7 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
         const payment = store.payments.get(request.params.id);
         if (!payment || payment.account !== account) return rejected('lookup', 'not_found', notFound());
         return {
-          reply: json(200, actionsOf(payment)),
+          reply: json(200, actionsOf(payment, lookupLags(ctx, { provider: 'checkout', account }))),
           entry: draft('lookup', { ...paymentFields(payment), outcome: 'approved' }),
         };
       }),

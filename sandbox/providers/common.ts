@@ -36,6 +36,11 @@ export interface ProviderModule {
   ): RenderedWebhook;
   /** false when the real provider sends no dispute notifications (the control endpoint then refuses). */
   supportsDisputes?: boolean;
+  /**
+   * Where the provider settles in daily batches (provider_d): settles the account's batch now — its transactions
+   * leave the unsettled list for a settled batch. Absent elsewhere (the control endpoint then refuses).
+   */
+  settleBatch?(account: string): { batch_id: string; transactions: number };
 }
 
 export type ProviderFactory = (ctx: SandboxContext) => ProviderModule;
@@ -149,11 +154,19 @@ export function lookupOverride(
   scope: { provider: SandboxProvider; account: string },
   serverError: () => Reply,
 ): Processed | null {
-  const forced = ctx.store.takeOverride(scope.provider, scope.account, null, 'lookup');
+  const forced = ctx.store.takeOverride(scope.provider, scope.account, null, 'lookup', ['timeout', 'processing_error']);
   if (forced === 'timeout') return { reply: HANG, entry: draft('lookup', { outcome: 'timeout', reason: 'timeout' }) };
   if (forced === 'processing_error')
     return { reply: serverError(), entry: draft('lookup', { outcome: 'error', reason: 'processing_error' }) };
   return null;
+}
+
+/**
+ * Whether this lookup lags (control POST /overrides, operation lookup, scenario lag): the read does not show yet
+ * what the provider has just processed, as a search index or an asynchronous action list does.
+ */
+export function lookupLags(ctx: SandboxContext, scope: { provider: SandboxProvider; account: string }): boolean {
+  return ctx.store.takeOverride(scope.provider, scope.account, null, 'lookup', ['lag']) === 'lag';
 }
 
 /** The ledger fields describing an operation on an existing payment. */

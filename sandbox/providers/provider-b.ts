@@ -16,6 +16,7 @@ import {
   ISO_CURRENCY,
   looksInvalid,
   lookupOverride,
+  operationOverride,
   paymentFields,
   rejected,
   type ProviderFactory,
@@ -164,11 +165,19 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
     });
   }
 
+  /**
+   * A capture, cancel or refund, answered `received`. Its forced scenario (control POST /overrides with the
+   * operation) plays `slow`, `processing_error` (a 5xx, nothing processed) or `approved_server_error` (processed,
+   * answered 5xx).
+   */
   function modification(operation: 'capture' | 'void' | 'refund') {
     return (request: SandboxRequest) =>
       guarded(request, operation, async (account, body) => {
         const payment = store.payments.get(request.params.psp);
         if (!payment || payment.account !== account) return rejected(operation, 'not_found', unknownPayment());
+        const forced = await operationOverride(ctx, 'provider_b', account, operation);
+        if (forced === 'processing_error')
+          return rejected(operation, 'processing_error', serverError(), paymentFields(payment));
         const amount = read.int(read.obj(body.amount).value);
         const reference = read.str(body.reference);
         const psp = pspReference();
@@ -191,22 +200,23 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
             : operation === 'refund'
               ? (result.value as { amount: number }).amount
               : payment.amount;
-        return {
-          reply: json(201, {
-            merchantAccount: account,
-            paymentPspReference: payment.id,
-            pspReference: psp,
-            reference,
-            status: 'received',
-            ...(operation === 'void' ? {} : { amount: { value, currency: payment.currency } }),
-          }),
-          entry: draft(operation, {
-            ...paymentFields(payment, value),
-            reference: reference ?? payment.reference,
-            provider_reference: operation === 'refund' ? psp : payment.id,
-            outcome: operation === 'refund' ? 'pending' : 'approved',
-          }),
-        };
+        const reply = json(201, {
+          merchantAccount: account,
+          paymentPspReference: payment.id,
+          pspReference: psp,
+          reference,
+          status: 'received',
+          ...(operation === 'void' ? {} : { amount: { value, currency: payment.currency } }),
+        });
+        const entry = draft(operation, {
+          ...paymentFields(payment, value),
+          reference: reference ?? payment.reference,
+          provider_reference: operation === 'refund' ? psp : payment.id,
+          outcome: operation === 'refund' ? 'pending' : 'approved',
+        });
+        // Done and kept under the key, but the caller gets a 5xx: the unknown outcome only a notification settles.
+        if (forced === 'approved_server_error') return { reply: serverError(), entry, stored: reply };
+        return { reply, entry };
       });
   }
 

@@ -16,6 +16,7 @@ import {
   authorizeFlow,
   draft,
   looksInvalid,
+  lookupLags,
   lookupOverride,
   paymentFields,
   rejected,
@@ -299,8 +300,13 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
         const reference = request.query.get('external_reference');
         const limit = Math.min(Math.max(Number(request.query.get('limit') ?? 30) || 30, 1), 1000);
         const offset = Math.max(Number(request.query.get('offset') ?? 0) || 0, 0);
+        // A lagging search (the lookup override `lag`) does not show the payments yet, as Mercado Pago's index.
+        const lagging = lookupLags(ctx, { provider: 'provider_c', account });
         const matching = [...store.payments.values()]
-          .filter((payment) => payment.account === account && (reference === null || payment.reference === reference))
+          .filter(
+            (payment) =>
+              !lagging && payment.account === account && (reference === null || payment.reference === reference),
+          )
           .sort((a, b) => (request.query.get('criteria') === 'asc' ? 1 : -1) * a.createdAt.localeCompare(b.createdAt));
         return {
           reply: json(200, {

@@ -61,11 +61,22 @@ const TYPES: Record<string, Operation> = {
   refundTransaction: 'refund',
 };
 
+/** The reporting requests a lookup reads (ledgered as `lookup`). */
+const READS = [
+  'getTransactionDetailsRequest',
+  'getUnsettledTransactionListRequest',
+  'getSettledBatchListRequest',
+  'getTransactionListRequest',
+];
+
 export const providerD: ProviderFactory = (ctx: SandboxContext) => {
   const { store } = ctx;
   /** Each transaction's order.invoiceNumber and submit time, as getUnsettledTransactionListRequest lists them. */
   const invoices = new Map<string, string | null>();
   const submitted: Array<{ transId: string; account: string; at: string }> = [];
+  /** Settled batches (control POST /batches/settle), oldest first; their transactions left the unsettled list. */
+  const batches: Array<{ batchId: string; account: string; settledAt: string; transIds: Set<string> }> = [];
+  const isSettled = (transId: string) => batches.some((batch) => batch.transIds.has(transId));
 
   /** Keeps a processed transaction (it has a transId) for the unsettled list, with its invoice number. */
   function remember(processed: Processed, account: string, tx: Record<string, unknown>): Processed {
@@ -154,7 +165,7 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
     const operation: Operation =
       rootName === 'createTransactionRequest'
         ? (TYPES[read.str(read.obj(root.transactionRequest).transactionType) ?? ''] ?? 'authorize')
-        : rootName === 'getTransactionDetailsRequest' || rootName === 'getUnsettledTransactionListRequest'
+        : READS.includes(rootName)
           ? 'lookup'
           : 'test_credentials';
     if (!account)
@@ -184,16 +195,16 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
       });
       return reply({ refId, messages: ok });
     }
-    if (rootName === 'getTransactionDetailsRequest' || rootName === 'getUnsettledTransactionListRequest') {
+    if (READS.includes(rootName)) {
       const forced = lookupOverride(ctx, { provider: 'provider_d', account }, serverError);
       if (forced) {
         const status = forced.reply === HANG ? null : forced.reply.status;
         store.record({ provider: 'provider_d', account, idempotency_key: null, http_status: status, ...forced.entry });
         return forced.reply;
       }
-      return rootName === 'getTransactionDetailsRequest'
-        ? details(account, read.str(root.transId) ?? '')
-        : unsettled(account, root);
+      if (rootName === 'getTransactionDetailsRequest') return details(account, read.str(root.transId) ?? '');
+      if (rootName === 'getSettledBatchListRequest') return settledBatches(account);
+      return listed(account, root, rootName === 'getTransactionListRequest' ? read.str(root.batchId) : null);
     }
     if (rootName !== 'createTransactionRequest')
       return refuse(operation, 'unknown_method', apiError('E00001', `Unknown method ${rootName}.`), account);
@@ -448,15 +459,19 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
   }
 
   /**
-   * getUnsettledTransactionListRequest: this account's transactions, newest first (sorting submitTimeUTC descending
-   * is the only order the sandbox offers), paged by paging {limit ≤ 1000, offset = page number from 1}. Nothing
-   * settles in the sandbox, so every transaction stays listed.
+   * getUnsettledTransactionListRequest (batchId null): this account's transactions not settled yet; or
+   * getTransactionListRequest: those of one settled batch. Newest first (sorting submitTimeUTC descending is the only
+   * order the sandbox offers), paged by paging {limit ≤ 1000, offset = page number from 1}.
    */
-  function unsettled(account: string, root: Record<string, unknown>): Reply {
+  function listed(account: string, root: Record<string, unknown>, batchId: string | null): Reply {
     const paging = read.obj(root.paging);
     const limit = Math.min(Math.max(read.int(paging.limit) ?? 1000, 1), 1000);
     const offset = Math.max(read.int(paging.offset) ?? 1, 1);
-    const own = submitted.filter((entry) => entry.account === account).reverse();
+    const batch = batchId === null ? null : batches.find((b) => b.batchId === batchId && b.account === account);
+    const own = submitted
+      .filter((entry) => entry.account === account)
+      .filter((entry) => (batch ? batch.transIds.has(entry.transId) : batchId === null && !isSettled(entry.transId)))
+      .reverse();
     const page = own.slice((offset - 1) * limit, offset * limit);
     store.record({
       provider: 'provider_d',
@@ -475,9 +490,13 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
           transactionStatus: refundRecord
             ? refundRecord.state === 'failed'
               ? 'declined'
-              : 'refundPendingSettlement'
+              : batch
+                ? 'refundSettledSuccessfully'
+                : 'refundPendingSettlement'
             : payment
-              ? paymentStatus(payment).status
+              ? batch && payment.state === 'captured'
+                ? 'settledSuccessfully'
+                : paymentStatus(payment).status
               : 'generalError',
           invoiceNumber: invoices.get(transId) ?? undefined,
           accountNumber: payment?.cardLast4 ? `XXXX${payment.cardLast4}` : undefined,
@@ -491,8 +510,40 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
     });
   }
 
+  /** getSettledBatchListRequest: this account's settled batches (the sandbox ignores the date window). */
+  function settledBatches(account: string): Reply {
+    store.record({
+      provider: 'provider_d',
+      account,
+      idempotency_key: null,
+      http_status: 200,
+      ...draft('lookup', { outcome: 'approved', reason: 'batches' }),
+    });
+    return reply({
+      batchList: batches
+        .filter((batch) => batch.account === account)
+        .map((batch) => ({
+          batchId: batch.batchId,
+          settlementTimeUTC: batch.settledAt,
+          settlementState: 'settledSuccessfully',
+        })),
+      messages: ok,
+    });
+  }
+
+  /** The day's settlement: every transaction of the account not settled yet goes into a new batch. */
+  function settleBatch(account: string) {
+    const transIds = new Set(
+      submitted.filter((e) => e.account === account && !isSettled(e.transId)).map((e) => e.transId),
+    );
+    const batchId = String(10_000_000 + batches.length + 1);
+    batches.push({ batchId, account, settledAt: new Date().toISOString(), transIds });
+    return { batch_id: batchId, transactions: transIds.size };
+  }
+
   return {
     slug: 'provider_d',
+    settleBatch,
     router: new Router().on('POST', '/xml/v1/request.api', handle),
     accountOf: (credentials) => (typeof credentials.api_login_id === 'string' ? credentials.api_login_id : null),
     supportsDisputes: false,

@@ -2,8 +2,9 @@
  * provider_b (Adyen) has no read: an auto-captured charge whose answer was lost stays unknown after its lookup (the
  * technical cancel cannot undo a capture), so the transaction answers `failed` with its attempt
  * provider_outcome_unknown. Adyen's AUTHORISATION notification is the only record of what it did: its verdict is
- * kept on the attempt and the reconciler acts on it — gives the money back (refund by pspReference) or settles the
- * attempt as not charged — while the transaction stays `failed` and emits nothing.
+ * kept on the attempt and the reconciler acts on it — gives the money back (refund by pspReference; the attempt is
+ * settled once the refund's REFUND notification says it succeeded) or settles the attempt as not charged — while the
+ * transaction stays `failed` and emits nothing.
  */
 import { expect } from 'chai';
 import { createTenant, type Tenant } from '../helpers/factories';
@@ -79,6 +80,26 @@ function authorisation(
   return JSON.stringify({ live: 'false', notificationItems: [{ NotificationRequestItem: item }] });
 }
 
+/** Adyen's REFUND notification of a refund (its own pspReference) of the payment `originalReference`. */
+function refundNotification(
+  connector: CascadeConnector & { secret: Record<string, string> },
+  fields: { pspReference: string; originalReference: string; merchantReference: string; success: boolean },
+): string {
+  const item: Record<string, unknown> = {
+    amount: { value: AMOUNT, currency: 'BRL' },
+    eventCode: 'REFUND',
+    eventDate: new Date().toISOString(),
+    merchantAccountCode: connector.credentials.merchant_account,
+    merchantReference: fields.merchantReference,
+    originalReference: fields.originalReference,
+    pspReference: fields.pspReference,
+    reason: '',
+    success: String(fields.success),
+  };
+  item.additionalData = { hmacSignature: notificationHmac(item, connector.secret.hmac_key) };
+  return JSON.stringify({ live: 'false', notificationItems: [{ NotificationRequestItem: item }] });
+}
+
 async function deliver(connector: CascadeConnector & { secret: Record<string, string> }, body: string) {
   const basic = Buffer.from(`${connector.secret.username}:${connector.secret.password}`).toString('base64');
   const response = await fetch(connector.webhookUrl, {
@@ -103,6 +124,10 @@ async function attemptOf(transactionId: string) {
   );
   return attempt;
 }
+
+const giveBackOf = async (transactionId: string): Promise<string | null> =>
+  (await rows(`select give_back_status from transaction_attempts where transaction_id = ?`, [transactionId]))[0]
+    .give_back_status;
 
 const eventTypes = async (tenant: Tenant, transactionId: string): Promise<string[]> =>
   (
@@ -154,6 +179,19 @@ describe('provider_b (Adyen): the AUTHORISATION notification decides an attempt 
       JSON.stringify(tally),
     ).to.deep.equal([[AMOUNT, 'pending']]);
     expect((await control('GET', `/payments/${psp}`)).body).to.include({ refundedAmount: AMOUNT });
+    // Adyen answers every refund `received`: the give-back is followed until its REFUND notification decides it.
+    expect(await attemptOf(tx.id)).to.include({ error_code: 'provider_outcome_unknown' });
+    const refunded = await deliver(
+      connector,
+      refundNotification(connector, {
+        pspReference: refunds[0].provider_reference!,
+        originalReference: psp,
+        merchantReference: tx.id,
+        success: true,
+      }),
+    );
+    expect(refunded).to.deep.equal({ status: 200, body: { received: true, duplicate: false } });
+    await runReconciler(`${tx.id}-refunded`);
     expect(await attemptOf(tx.id)).to.include({
       error_code: 'reconciled_charge_reversed',
       outcome: 'approved',
@@ -221,6 +259,13 @@ describe('provider_b (Adyen): the AUTHORISATION notification decides an attempt 
     );
     await runReconciler(tx.id);
     expect((await refundsOf(tx.id)).map((entry) => entry.amount)).to.deep.equal([AMOUNT]);
+    // The sandbox decides the refund and notifies it (REFUND): the next run settles the attempt.
+    await waitUntil(
+      async () => (await giveBackOf(tx.id)) === 'succeeded',
+      15_000,
+      'the REFUND verdict kept on the attempt',
+    );
+    await runReconciler(`${tx.id}-refunded`);
     expect(await attemptOf(tx.id)).to.include({ error_code: 'reconciled_charge_reversed', provider_reference: psp });
     expect(await eventTypes(tenant, tx.id)).to.not.include('transaction.authorized');
   });

@@ -31,8 +31,15 @@ import { canApply } from '../../../domain/transactions/transactions.state-table'
 import { recordWebhookVerdictOnUnansweredAttempt } from '../../../domain/transactions/transactions.attempt-verdicts';
 import { recordWebhookDecline } from '../../../domain/transactions/transactions.late-declines';
 import { presentTransactionHeader } from '../../../domain/transactions/transactions.presenter';
+import { keepOperationVerdict } from '../../../domain/transactions/transactions.operation-writes';
 import { MerchantConnectorSchema } from '../../../db/entities';
 import { recordReceipt, type ReceiptInput } from '../../../db/repositories/provider-webhook-receipts.repository';
+import {
+  handOverLatePayment,
+  keepGiveBackVerdict,
+  UNPAID_ENDS,
+} from '../../../db/repositories/transaction-attempts.repository';
+import { UNRESOLVED_PROVIDER_CALL } from '../../../workflows/lib/charge-types';
 import { addressBucket } from '../../http/client-address';
 import { inboundWebhookLimitsOf } from '../../http/inbound-webhook-limits';
 
@@ -129,16 +136,28 @@ async function apply(
 ): Promise<Refusal> {
   if (event.type === 'refund.succeeded' || event.type === 'refund.failed') {
     const refund = await findRefund(em, connectorId, merchantId, event);
-    if (refund) {
-      await settleRefund(
+    const result = event.type === 'refund.succeeded' ? 'succeeded' : 'failed';
+    if (refund) await settleRefund(em, refund.id, result, event.providerReference, null, 'psp_webhook');
+    // Not a merchant's refund: it may be the reconciler's give-back of a charge, which it follows until decided.
+    else if (event.providerReference)
+      await keepGiveBackVerdict(
         em,
-        refund.id,
-        event.type === 'refund.succeeded' ? 'succeeded' : 'failed',
-        event.providerReference,
-        null,
-        'psp_webhook',
+        { merchantId, connectorId },
+        { providerReference: event.providerReference, status: result },
+        UNRESOLVED_PROVIDER_CALL,
       );
-    }
+    return null;
+  }
+  if (event.type.startsWith('capture.') || event.type.startsWith('void.')) {
+    // A capture or void decided where the provider cannot be read: kept for the operation waiting on it.
+    const tx = await findTransaction(em, connectorId, merchantId, event);
+    if (tx)
+      await keepOperationVerdict(
+        em,
+        tx.id,
+        event.type.startsWith('capture.') ? 'capture' : 'void',
+        event.type.endsWith('.succeeded') ? 'succeeded' : 'failed',
+      );
     return null;
   }
   // A verdict on a charge attempt whose own answer was lost: kept for the reconciler, the transaction does not move.
@@ -147,7 +166,10 @@ async function apply(
   if (!tx) return null;
   if (event.type.startsWith('payment.')) {
     // A payment verdict applies only while the charge awaits one (the state table's charge moves say from where).
-    if (!canApply(tx.status, 'charge_approved')) return null;
+    if (!canApply(tx.status, 'charge_approved')) {
+      if (event.type === 'payment.succeeded') await giveBackLatePayment(em, connectorId, tx, event);
+      return null;
+    }
     if (event.type === 'payment.succeeded' && event.amount !== null && event.amount !== tx.amount)
       return refuseAmountMismatch(em, connectorId, tx, event);
     await recordWebhookDecline(em, tx.id, event);
@@ -185,6 +207,37 @@ async function apply(
     });
   }
   return null;
+}
+
+/**
+ * Money the provider took after the charge ended unpaid (a boleto compensated after its due date, a pix paid after
+ * it expired): the transaction stays as it answered — its checkout was reopened, the buyer may pay again — and the
+ * payment is given back by the reconciler (handOverLatePayment), the merchant's activity log saying so.
+ */
+async function giveBackLatePayment(
+  em: EntityManager,
+  connectorId: string,
+  tx: Transaction,
+  event: InboundWebhook,
+): Promise<void> {
+  if (!UNPAID_ENDS.includes(tx.status)) return;
+  const key = { transactionId: tx.id, connectorId };
+  if (!(await handOverLatePayment(em, key, event.providerReference, UNRESOLVED_PROVIDER_CALL))) return;
+  recordActivity(em, {
+    organizationId: tx.organizationId,
+    merchantId: tx.merchantId,
+    action: 'transaction.late_payment_given_back',
+    actor: { type: 'system', id: null },
+    changes: {
+      transaction_id: tx.id,
+      connector_id: connectorId,
+      provider_event_id: event.eventId,
+      provider_reference: event.providerReference,
+      amount: event.amount ?? tx.amount,
+      currency: tx.currency,
+    },
+  });
+  await em.flush();
 }
 
 /**

@@ -35,8 +35,24 @@ function cardSource(card: CardData) {
 
 const actionPath = (id: string, action: string) => `/payments/${encodeURIComponent(id)}/${action}`;
 
+/** How long after a payment was sent its absence from the payments list is trusted (past the list's usual lag). */
+const PAYMENTS_GRACE_MS = 15 * 60_000;
+/** Captures and voids are answered 202 and listed once processed, normally within minutes. */
+const ACTIONS_GRACE_MS = 60 * 60_000;
+/** Refunds are answered 202 and listed only once decided, which can take the provider a day. */
+const REFUNDS_GRACE_MS = 24 * 60 * 60_000;
+
 export const checkoutAdapter: ConnectorAdapter = {
   slug: 'checkout',
+  // The payments list by reference lags behind a payment being created, and the actions list shows a capture, void
+  // or refund only once Checkout.com has decided it: finding nothing is trusted only after a grace period.
+  reads: {
+    authorize: { seesInFlight: false, graceMs: PAYMENTS_GRACE_MS },
+    verify: { seesInFlight: false, graceMs: PAYMENTS_GRACE_MS },
+    capture: { seesInFlight: false, graceMs: ACTIONS_GRACE_MS },
+    void: { seesInFlight: false, graceMs: ACTIONS_GRACE_MS },
+    refund: { seesInFlight: false, graceMs: REFUNDS_GRACE_MS },
+  },
 
   authorize: (call, request) =>
     withTransport(async () => {

@@ -7,7 +7,9 @@
  * - capture / void / refund: the payment's actions (`GET /payments/:id/actions`), which list every processed
  *   capture, void and refund with its `approved` flag and response code; a refund is the action carrying our refund
  *   reference, read as it stands now (so a refund answered 202 settles by polling, not only by its webhook).
- * Limit: the list holds what Checkout.com has recorded; a payment still being created is not in it yet.
+ * Neither read sees work in flight: the payments list lags behind a payment being created, and a capture, void or
+ * refund is listed only once decided. So `not_found` here is "not listed yet"; the adapter's `reads` say after how
+ * long that means "never processed".
  */
 import type { LookupRequest, LookupResult, ProviderCall, ProviderResult } from '../connector';
 import { ProviderUnreachableError } from '../errors';
@@ -48,7 +50,7 @@ async function lookupPayment(send: Send, key: string, reference: string | null):
   return total > data.length ? { status: 'unknown', rawCode: 'lookup_list_truncated' } : { status: 'not_found' };
 }
 
-/** A processed capture, void or refund is one of the payment's actions; none of its type = never processed. */
+/** A decided capture, void or refund is one of the payment's actions; none of its type = not listed (yet). */
 async function lookupAction(
   send: Send,
   operation: 'capture' | 'void' | 'refund',

@@ -84,6 +84,15 @@ async function paymentMethodFor(
 
 export const providerAAdapter: ConnectorAdapter = {
   slug: 'provider_a',
+  // Stripe's reads are strongly consistent where it counts: an empty search is confirmed by the list of recent
+  // intents, and an intent's captures, cancels and refunds (pending ones included) show on it at once.
+  reads: {
+    authorize: { seesInFlight: true },
+    verify: { seesInFlight: true },
+    capture: { seesInFlight: true },
+    void: { seesInFlight: true },
+    refund: { seesInFlight: true },
+  },
 
   authorize: (call, request) =>
     withTransport(async () => {

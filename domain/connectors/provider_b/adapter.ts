@@ -58,6 +58,16 @@ const modificationPath = (reference: string, action: string) =>
 
 export const providerBAdapter: ConnectorAdapter = {
   slug: 'provider_b',
+  // Adyen has no read. An authorize or verify "not found" is its technical cancel received for an authorisation known
+  // to be uncaptured: whatever it makes under our reference, in flight or not, is cancelled. Captures, voids and
+  // refunds are never found or not found (unknown until their notification), so no grace period ever ends.
+  reads: {
+    authorize: { seesInFlight: true },
+    verify: { seesInFlight: true },
+    capture: { seesInFlight: false, graceMs: Number.POSITIVE_INFINITY },
+    void: { seesInFlight: false, graceMs: Number.POSITIVE_INFINITY },
+    refund: { seesInFlight: false, graceMs: Number.POSITIVE_INFINITY },
+  },
 
   authorize: (call, request) =>
     withTransport(async () => {

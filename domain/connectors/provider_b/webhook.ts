@@ -79,11 +79,13 @@ export function parseWebhook(request: WebhookRequest): InboundWebhook {
   if (!type) throw new UnhandledWebhookEventError(eventCode);
   const pspReference = field.str(item.pspReference);
   if (!pspReference) throw new InvalidWebhookError('Notification without pspReference');
+  const originalReference = field.str(item.originalReference) ?? pspReference;
   return {
     // Adyen has no event id: pspReference + eventCode + success identifies a notification (its own dedup rule).
     eventId: `${pspReference}:${eventCode}:${success}`,
     type,
-    providerReference: pspReference,
+    // A capture or cancellation names the payment it modified in originalReference.
+    providerReference: type.startsWith('capture.') || type.startsWith('void.') ? originalReference : pspReference,
     reference: field.str(item.merchantReference) || null,
     amount: field.num(field.obj(item.amount).value),
     occurredAt: new Date(field.str(item.eventDate) ?? Date.now()).toISOString(),

@@ -90,8 +90,20 @@ async function authorizeCard(call: Call, request: AuthorizeRequest): Promise<Pro
 
 const paymentPath = (reference: string) => `/v1/payments/${encodeURIComponent(reference)}`;
 
+/** How long after a payment was sent its absence from the search is trusted (past the index's usual lag). */
+const SEARCH_GRACE_MS = 15 * 60_000;
+
 export const providerCAdapter: ConnectorAdapter = {
   slug: 'provider_c',
+  // Mercado Pago's payment search is an index that lags behind a payment being created; the payment itself (a
+  // capture or cancel) and its refunds list are read directly and show at once.
+  reads: {
+    authorize: { seesInFlight: false, graceMs: SEARCH_GRACE_MS },
+    verify: { seesInFlight: false, graceMs: SEARCH_GRACE_MS },
+    capture: { seesInFlight: true },
+    void: { seesInFlight: true },
+    refund: { seesInFlight: true },
+  },
 
   authorize: (call, request) =>
     withTransport(async () => {

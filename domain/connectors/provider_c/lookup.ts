@@ -7,8 +7,8 @@
  * - capture / void: the payment itself (`GET /v1/payments/:id`): still `authorized` = not processed;
  * - refund: the payment's refunds (`GET /v1/payments/:id/refunds`), matched on the metadata, read as they stand now
  *   (so a refund answered in_process settles by polling, not only by its notification).
- * Limit: a search returns what Mercado Pago has recorded; a payment still being created when the search runs is
- * not in it yet (docs/api-decisions.md, "Lookups by merchant reference").
+ * The search does not see work in flight: a payment still being created when the search runs is not in it yet, so
+ * its `not_found` means "never processed" only after the grace period the adapter's `reads` state.
  */
 import type { LookupRequest, LookupResult, ProviderCall, ProviderResult } from '../connector';
 import { ProviderUnreachableError } from '../errors';

@@ -54,6 +54,15 @@ const expiration = (month: number, year: number) => `${year}-${String(month).pad
 
 export const providerDAdapter: ConnectorAdapter = {
   slug: 'provider_d',
+  // Authorize.net answers createTransaction synchronously and its unsettled list and transaction details show a
+  // transaction at once (a settled one leaves the unsettled list: see lookup.ts).
+  reads: {
+    authorize: { seesInFlight: true },
+    verify: { seesInFlight: true },
+    capture: { seesInFlight: true },
+    void: { seesInFlight: true },
+    refund: { seesInFlight: true },
+  },
 
   authorize: (call, request) =>
     withTransport(async () => {

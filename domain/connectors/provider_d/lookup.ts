@@ -3,7 +3,9 @@
  * transaction we create carries `order.invoiceNumber` = its refId (refIdFor(key), ≤ 20 characters like the invoice
  * number), and an earlier request is found in getUnsettledTransactionListRequest by that invoice number, then read
  * with getTransactionDetailsRequest. Captures and voids show in the authorization's own details (its status).
- * Limit: a transaction settled since (Authorize.net settles once a day) leaves the unsettled list.
+ * A transaction settled since (Authorize.net settles once a day) leaves the unsettled list, so a request not found
+ * there is searched in the batches settled in the last SETTLED_WINDOW_DAYS (getSettledBatchListRequest, then each
+ * batch's getTransactionListRequest) before it counts as not found.
  */
 import type { LookupRequest, LookupResult, Outcome, ProviderResult } from '../connector';
 import { ProviderUnreachableError } from '../errors';
@@ -31,6 +33,10 @@ export const TRANSACTION_STATUSES: Readonly<Record<string, Outcome>> = {
 
 const PAGE_SIZE = 1000;
 const MAX_PAGES = 3;
+/** How far back settled batches are searched: a lookup that keeps failing across a settlement, or a backlog. */
+const SETTLED_WINDOW_DAYS = 2;
+/** Settled batches read before giving up as unknown (a day has one batch; more than this is not expected). */
+const MAX_BATCHES = 10;
 
 type Post = (json: Record<string, unknown>) => Promise<ProviderResponse>;
 
@@ -88,10 +94,44 @@ async function lookupByInvoice(
   auth: Record<string, unknown>,
   invoiceNumber: string,
 ): Promise<LookupResult> {
+  const unsettled = await findInList(post, auth, invoiceNumber, 'getUnsettledTransactionListRequest', {});
+  if (unsettled.status !== 'not_found') return unsettled;
+  const now = Date.now();
+  const batches = await post({
+    getSettledBatchListRequest: {
+      merchantAuthentication: auth,
+      firstSettlementDate: new Date(now - SETTLED_WINDOW_DAYS * 86_400_000).toISOString().slice(0, 19),
+      lastSettlementDate: new Date(now).toISOString().slice(0, 19),
+    },
+  });
+  if (batches.status !== 200 || field.obj(batches.body?.messages).resultCode !== 'Ok')
+    return { status: 'unknown', rawCode: `lookup_http_${batches.status}` };
+  const batchIds = field
+    .list(batches.body?.batchList)
+    .map((batch) => field.str(field.obj(batch).batchId))
+    .filter((id): id is string => id !== null)
+    .reverse();
+  if (batchIds.length > MAX_BATCHES) return { status: 'unknown', rawCode: 'lookup_list_truncated' };
+  for (const batchId of batchIds) {
+    const inBatch = await findInList(post, auth, invoiceNumber, 'getTransactionListRequest', { batchId });
+    if (inBatch.status !== 'not_found') return inBatch;
+  }
+  return { status: 'not_found' };
+}
+
+/** The transaction with this invoice number in one list (the unsettled one, or a settled batch's), paged. */
+async function findInList(
+  post: Post,
+  auth: Record<string, unknown>,
+  invoiceNumber: string,
+  request: 'getUnsettledTransactionListRequest' | 'getTransactionListRequest',
+  filter: Record<string, unknown>,
+): Promise<LookupResult> {
   for (let page = 1; page <= MAX_PAGES; page += 1) {
     const listed = await post({
-      getUnsettledTransactionListRequest: {
+      [request]: {
         merchantAuthentication: auth,
+        ...filter,
         sorting: { orderBy: 'submitTimeUTC', orderDescending: true },
         paging: { limit: PAGE_SIZE, offset: page },
       },
