@@ -15,7 +15,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { isCountry, isCurrency } from '../lib/iso';
 import type { FieldErrors } from '../../domain/platform/errors';
-import { NOT_PLAIN_TEXT } from '../../domain/mail/plain-text';
+import { NOT_PLAIN_TEXT } from '../../domain/mail/mail.names';
 import { MAX_PAGE } from './pagination';
 
 function createAjv(coerce: boolean): Ajv {

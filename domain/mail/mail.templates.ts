@@ -4,7 +4,7 @@
  * wording, so chosen text can neither open a message sent under our name nor pass for it.
  */
 import type { MailContent } from './mail.outbox';
-import { inertName } from './plain-text';
+import { inertName } from './mail.names';
 
 const DASHBOARD_NAMES = { admin: 'platform', organization: 'organization', merchant: 'merchant' } as const;
 
