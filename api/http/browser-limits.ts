@@ -109,10 +109,13 @@ export async function refuseAfterRepeatedDeclines(
 
 /**
  * Per-key decline-ratio breaker: card testing spread over many sessions and addresses still shows as a public key
- * whose browser verifications are mostly declined. Once a key has had BREAKER_MIN_VERIFICATIONS in the current
- * decline window and at least BREAKER_DECLINE_SHARE of them were declined, browser card verifications and payments
- * with it are paused (429) until the window ends, and the merchant is told once per window through its activity log
- * (`card_verifications.paused`, GET /merchants/:id/activity and the Dashboard).
+ * whose new-card verifications and payments are mostly declined. Only attempts that reached a provider count
+ * (one refused by a per-session or per-address cap, or before the provider call, counts nowhere), and only with a
+ * new card: saved-card, pix and boleto payments neither count nor pause. Once a key has had
+ * BREAKER_MIN_VERIFICATIONS in the current decline window and at least BREAKER_DECLINE_SHARE of them were declined,
+ * the breaker is on until the window ends: it pauses (429) the sources that declined in the window — the browser
+ * session, its checkout session, the client address and the card — and not the merchant's other buyers. The
+ * merchant is told once per window through its activity log (`card_verifications.paused`).
  */
 export const BREAKER_MIN_VERIFICATIONS = 20;
 export const BREAKER_DECLINE_SHARE = 0.5;
@@ -123,53 +126,97 @@ const keyBuckets = (keyId: string) => ({
   notice: `${keyId}|breaker-notice|key`,
 });
 
+/** Where an attempt comes from, as the breaker aims its pause. */
+export interface DeclineSource extends BrowserClient {
+  sessionId: string;
+  /** The checkout session the browser session pays or enrols for, if any. */
+  checkoutId?: string | null;
+  /** The card's fingerprint, when the card is known before the provider call (enrolment). */
+  cardFingerprint?: string | null;
+  /** A card the provider is about to see for the first time here: what card testing is made of. */
+  newCard: boolean;
+}
+
+/** Declines of one checkout and of one card in the window: counted only while a key's breaker can use them. */
+const sourceBuckets = (source: DeclineSource) => [
+  ...(source.checkoutId ? [`${source.keyId}|declines|checkout|${source.checkoutId}`] : []),
+  ...(source.cardFingerprint ? [`${source.keyId}|declines|card|${source.cardFingerprint}`] : []),
+];
+
 export interface DeclineReservation {
-  /** The verification or payment was not declined: give the reserved slot back. */
+  /** The provider saw the card and did not decline it: give the reserved declines back; a clean attempt stays. */
   release(): Promise<void>;
+  /** The provider never saw the card: give everything back, so the attempt counts nowhere. */
+  cancel(): Promise<void>;
 }
 
 /**
  * Reserves one decline in every budget before the provider is called, atomically (an upsert that returns the new
  * count): N requests started in parallel get counts 1..N, so no more than the limit can reach a provider, where a
- * read-then-record check let all of them through before the first decline was written. Past a limit the slots just
- * taken are given back and the answer is 429. The caller keeps the reservation when the card is declined and
- * releases it otherwise.
+ * read-then-record check let all of them through before the first decline was written. The per-session and
+ * per-address caps come first; past one, the slots just taken are given back and the answer is 429. Then, for a
+ * new card, the breaker: while it is on, a source that declined before in the window is refused (429); otherwise
+ * the attempt is counted for the key. The caller keeps the reservation when the card is declined, releases it when
+ * the provider did not decline, and cancels it when the provider was never called.
  */
 export async function reserveDecline(
   em: EntityManager,
-  client: BrowserClient & { sessionId: string },
-  notifyPaused: () => Promise<void>,
+  source: DeclineSource,
+  notifyPaused: (windowEndsAt: Date) => Promise<void>,
   now = Date.now(),
 ): Promise<DeclineReservation> {
   const windowMs = DECLINE_WINDOW_SECONDS * 1000;
   const windowStart = new Date(Math.floor(now / windowMs) * windowMs);
   const resetSeconds = Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000));
-  const key = keyBuckets(client.keyId);
-  const [attempts, declines] = [
-    await readCount(em, key.attempts, windowStart),
-    await readCount(em, key.declines, windowStart),
-  ];
-  if (attempts >= BREAKER_MIN_VERIFICATIONS && declines >= attempts * BREAKER_DECLINE_SHARE) {
-    if ((await countHit(em, key.notice, windowStart)) === 1) await notifyPaused();
-    throw errors.rateLimited(
-      resetSeconds,
-      'Card verifications from browsers are paused for this merchant: too many declined cards; try again later',
-    );
-  }
-  const taken: string[] = [];
-  const release = async () => {
-    for (const bucket of taken.splice(0)) await refundHit(em, bucket, windowStart);
+  const key = keyBuckets(source.keyId);
+  const declines: string[] = [];
+  const counted: string[] = [];
+  const giveBack = async (buckets: string[]) => {
+    for (const bucket of buckets.splice(0)) await refundHit(em, bucket, windowStart);
   };
-  await countHit(em, key.attempts, windowStart);
-  await countHit(em, key.declines, windowStart);
-  taken.push(key.declines);
-  for (const { bucket, limit, what } of declineBudgets(client)) {
+  const cancel = async () => {
+    await giveBack(declines);
+    await giveBack(counted);
+  };
+
+  let declinedHereBefore = false;
+  for (const { bucket, limit, what } of declineBudgets(source)) {
     const count = await countHit(em, bucket, windowStart);
-    taken.push(bucket);
+    declines.push(bucket);
     if (count > limit) {
-      await release();
+      await cancel();
       throw errors.rateLimited(resetSeconds, `Too many declined cards from this ${what}; try again later`);
     }
+    // Another decline (or one in flight) from this browser session or address in the window.
+    if (count > 1) declinedHereBefore = true;
   }
-  return { release };
+  if (!source.newCard) return { release: () => giveBack(declines), cancel };
+
+  if (await breakerOn(em, key, windowStart)) {
+    if ((await countHit(em, key.notice, windowStart)) === 1)
+      await notifyPaused(new Date(windowStart.getTime() + windowMs));
+    for (const bucket of sourceBuckets(source)) {
+      if ((await readCount(em, bucket, windowStart)) > 0) declinedHereBefore = true;
+    }
+    if (declinedHereBefore) {
+      await cancel();
+      throw errors.rateLimited(
+        resetSeconds,
+        'Card payments and verifications from this checkout, address or card are paused: too many declined cards; try again later',
+      );
+    }
+  }
+  await countHit(em, key.attempts, windowStart);
+  counted.push(key.attempts);
+  for (const bucket of [key.declines, ...sourceBuckets(source)]) {
+    await countHit(em, bucket, windowStart);
+    declines.push(bucket);
+  }
+  return { release: () => giveBack(declines), cancel };
+}
+
+async function breakerOn(em: EntityManager, key: ReturnType<typeof keyBuckets>, windowStart: Date): Promise<boolean> {
+  const attempts = await readCount(em, key.attempts, windowStart);
+  const declines = await readCount(em, key.declines, windowStart);
+  return attempts >= BREAKER_MIN_VERIFICATIONS && declines >= attempts * BREAKER_DECLINE_SHARE;
 }

@@ -15,6 +15,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { isCountry, isCurrency } from '../lib/iso';
 import type { FieldErrors } from '../../domain/platform/errors';
+import { NOT_PLAIN_TEXT } from '../../domain/mail/mail.names';
 import { MAX_PAGE } from './pagination';
 
 function createAjv(coerce: boolean): Ajv {
@@ -22,6 +23,7 @@ function createAjv(coerce: boolean): Ajv {
   addFormats(ajv, ['date-time', 'email', 'uri']);
   ajv.addFormat('iso-4217', { type: 'string', validate: isCurrency });
   ajv.addFormat('iso-3166-alpha-2', { type: 'string', validate: isCountry });
+  ajv.addFormat('single-line', { type: 'string', validate: (text: string) => !NOT_PLAIN_TEXT.test(text) });
   ajv.addKeyword({
     keyword: 'maxSerializedBytes',
     type: 'object',
@@ -42,6 +44,7 @@ const FORMAT_MESSAGES: Record<string, string> = {
   uri: 'must be a valid URL',
   'iso-4217': 'must be an ISO 4217 currency code',
   'iso-3166-alpha-2': 'must be an ISO 3166-1 alpha-2 country code',
+  'single-line': 'must be one line of plain text: no line breaks, tabs, control characters or bidi overrides',
 };
 
 /** ajv errors → Document 1's validation details: field path → messages. */
@@ -121,6 +124,10 @@ export const MINOR_UNITS_NOTE =
 /** A money field: an integer of minor units, described as such; `what` says which amount it is. */
 export const Money = (what?: string, options: Omit<IntegerOptions, 'description'> = {}) =>
   Type.Integer({ ...options, description: what ? `${what}. ${MINOR_UNITS_NOTE}` : MINOR_UNITS_NOTE });
+
+/** A name people read in the Dashboard and in platform mail: plain single-line text (NOT_PLAIN_TEXT is refused). */
+export const SingleLineName = (options: { maxLength?: number; description?: string } = {}) =>
+  Type.String({ minLength: 1, maxLength: 255, format: 'single-line', ...options });
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
 /**

@@ -6,8 +6,14 @@
  */
 export const PROVIDER_TEXT_MAX_CHARS = 300;
 
-/** 12 to 19 digits, possibly grouped by single spaces or dashes (how card numbers are written). */
-const DIGIT_RUN = /\d(?:[ -]?\d){11,18}/g;
+/**
+ * A run of digit groups joined by single spaces, dashes, dots or slashes: how card numbers are written, and how an
+ * echo puts other fields next to them ("4242… 123", "4111 1111 1111 1111 12/27"). The whole run is one candidate,
+ * so a card number is found inside it rather than missed because the run is longer than a card number.
+ */
+const DIGIT_RUN = /\d+(?:[ ./-]\d+)*/g;
+const RUN_SEPARATOR = /[ ./-]/;
+const PAN_LENGTHS = { min: 12, max: 19 };
 /**
  * A CVC/CVV/CID named next to its value: "cvc 123", "cvv=1234", "security code: 123", "[cvc]=123", and the same
  * percent-encoded ("card%5Bcvc%5D=123") as an echoed form body would carry it.
@@ -59,12 +65,32 @@ function luhnValid(digits: string): boolean {
 }
 
 /**
- * The text with Luhn-valid card numbers, CPF/CNPJ numbers and named security codes masked, cut to
+ * Whether a run holds a card number: some 12 to 19 consecutive digits that pass Luhn, starting where one of the
+ * run's groups starts (a card number is written as its own field, even with other digits right after it). A run
+ * that is exactly a valid CPF or CNPJ is left to the document mask.
+ */
+function holdsCardNumber(run: string): boolean {
+  const groups = run.split(RUN_SEPARATOR);
+  const digits = groups.join('');
+  if (digits.length < PAN_LENGTHS.min || isDocumentNumber(run)) return false;
+  let start = 0;
+  for (const group of groups) {
+    const longest = Math.min(PAN_LENGTHS.max, digits.length - start);
+    for (let length = PAN_LENGTHS.min; length <= longest; length += 1) {
+      if (luhnValid(digits.slice(start, start + length))) return true;
+    }
+    start += group.length;
+  }
+  return false;
+}
+
+/**
+ * The text with Luhn-valid card numbers (the whole run of digits around them), CPF/CNPJ numbers and named security codes masked, cut to
  * PROVIDER_TEXT_MAX_CHARS.
  */
 export function scrubProviderText(text: string): string {
   const masked = text
-    .replace(DIGIT_RUN, (run) => (luhnValid(run.replace(/[ -]/g, '')) ? '[card number removed]' : run))
+    .replace(DIGIT_RUN, (run) => (holdsCardNumber(run) ? '[card number removed]' : run))
     .replace(DOCUMENT_RUN, (run) => (isDocumentNumber(run) ? '[document number removed]' : run))
     .replace(SECURITY_CODE, (_match, name: string, separator: string) => `${name}${separator}[removed]`);
   return masked.length > PROVIDER_TEXT_MAX_CHARS ? `${masked.slice(0, PROVIDER_TEXT_MAX_CHARS - 1)}…` : masked;

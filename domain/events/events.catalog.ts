@@ -46,6 +46,9 @@ export const EVENT_CATALOG = {
   // Connector health events (issue 26)
   'connector.circuit_opened': "A connector's circuit opened: routing skips it until a probe succeeds",
   'connector.circuit_closed': "A connector's circuit closed: routing uses it again",
+  // Card-testing event
+  'card_verifications.paused':
+    "Most of a public key's new-card verifications and payments were declined: the checkouts, addresses and cards that declined are paused until the window ends",
 } as const;
 
 export type EventType = keyof typeof EVENT_CATALOG;

@@ -1,5 +1,10 @@
-/** The service's e-mails, as plain text. Links point at the Dashboard web app (DASHBOARD_URL). */
+/**
+ * The service's e-mails, as plain text (no HTML part: nothing in them is markup). Links point at the Dashboard web
+ * app (DASHBOARD_URL). Every name a person chose is shown through inertName, quoted, after the platform's own
+ * wording, so chosen text can neither open a message sent under our name nor pass for it.
+ */
 import type { MailContent } from './mail.outbox';
+import { inertName } from './mail.names';
 
 const DASHBOARD_NAMES = { admin: 'platform', organization: 'organization', merchant: 'merchant' } as const;
 
@@ -23,20 +28,30 @@ export function passwordResetMail(input: {
   };
 }
 
+/** Who sent an invitation: a Dashboard user (named by their sign-in address) or the organization's own key. */
+export type Inviter = { email: string; name: string | null } | null;
+
 export function merchantInvitationMail(input: {
   appUrl: string;
   token: string;
   merchantName: string;
   organizationName: string;
-  inviterName: string | null;
+  inviter: Inviter;
   role: string;
   expiresAt: Date;
 }): MailContent {
   const link = `${input.appUrl}/accept-invitation?token=${encodeURIComponent(input.token)}`;
+  const merchant = `“${inertName(input.merchantName)}”`;
+  const organization = `“${inertName(input.organizationName)}”`;
+  const { inviter } = input;
+  const invitedBy = !inviter
+    ? `Invited by the organization ${organization}.`
+    : `Invited by ${inviter.email}${inviter.name && inviter.name !== inviter.email ? ` (“${inertName(inviter.name)}”)` : ''}, a member of this merchant's team.`;
   return {
-    subject: `You are invited to ${input.merchantName} on Switchyard`,
+    subject: `You are invited to ${merchant} on Switchyard`,
     text: [
-      `${input.inviterName ?? input.organizationName} invited you to the Switchyard Dashboard of ${input.merchantName} (${input.organizationName}) as ${input.role}.`,
+      `You are invited to the Switchyard Dashboard of the merchant ${merchant} (organization ${organization}) as ${input.role}.`,
+      invitedBy,
       '',
       `Accept the invitation and choose your password here (valid until ${input.expiresAt.toISOString()}):`,
       link,

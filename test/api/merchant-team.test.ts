@@ -18,7 +18,11 @@ async function dashboardAs(tenant: Tenant, role: 'owner' | 'admin' | 'viewer') {
   const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id], { role });
   const { access_token: token } = await signIn('merchant', user);
   const [member] = await rows('select id from merchant_members where user_id = ?', [user.id]);
-  return { headers: bearer(token as string, { 'x-merchant-id': tenant.merchant_id }), memberId: member.id as string };
+  return {
+    headers: bearer(token as string, { 'x-merchant-id': tenant.merchant_id }),
+    memberId: member.id as string,
+    email: user.email,
+  };
 }
 
 describe('Merchant team: invitations, roles and removal', function () {
@@ -145,7 +149,7 @@ describe('Merchant team: invitations, roles and removal', function () {
     const invited = await api.post('/merchant/members', { headers: owner.headers, body: { email, role: 'viewer' } });
     expect(invited.status, invited.text).to.equal(201);
     const [mail] = await waitForMail(email);
-    expect(mail.text).to.include('Mia Merchant invited you');
+    expect(mail.text).to.include(`Invited by ${owner.email} (“Mia Merchant”)`);
 
     const promoted = await api.patch(`/merchant/members/${invited.body.membership_id}`, {
       headers: admin.headers,

@@ -78,6 +78,27 @@ describe('Provider messages keep no card data (review L16)', () => {
     expect(scrubProviderText('x'.repeat(1000))).to.have.length(PROVIDER_TEXT_MAX_CHARS);
   });
 
+  it('the provider-text scrubber finds card numbers by Luhn across separators: spaces, dashes, dots, slashes and next to other digits', () => {
+    const masked = (text: string) => {
+      const out = scrubProviderText(text);
+      expect(out.replace(/\D/g, ''), `${text} → ${out}`).to.not.match(/4242424242424242|4111111111111111/);
+      return out;
+    };
+    expect(masked('Card 4242424242424242 declined')).to.equal('Card [card number removed] declined');
+    expect(masked('Invalid card 4242424242424242 123')).to.equal('Invalid card [card number removed]');
+    expect(masked('Invalid card 4111 1111 1111 1111 12/27')).to.equal('Invalid card [card number removed]');
+    expect(masked('number: 4242424242424242 1230 cvc 123')).to.equal('number: [card number removed] cvc [removed]');
+    expect(masked('card 4242.4242.4242.4242')).to.equal('card [card number removed]');
+    expect(masked('card 4242/4242/4242/4242 refused')).to.equal('card [card number removed] refused');
+    // Fixed-width echoes: the number with its expiry appended, and a field before it.
+    expect(masked('pan 42424242424242421227')).to.equal('pan [card number removed]');
+    expect(masked('ref 991 4111-1111-1111-1111 exp 12/27')).to.equal('ref [card number removed] exp 12/27');
+    // Runs with no Luhn-valid card number in them stay readable.
+    expect(scrubProviderText('order 1234567890123 on 2026-11-28 12/27')).to.equal(
+      'order 1234567890123 on 2026-11-28 12/27',
+    );
+  });
+
   it('masks a CPF or CNPJ (valid by its check digits) however punctuated, and keeps other 11- and 14-digit numbers', () => {
     expect(scrubProviderText('titular CPF 123.456.789-09 recusado')).to.equal(
       'titular CPF [document number removed] recusado',

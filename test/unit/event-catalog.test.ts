@@ -5,8 +5,9 @@ import path from 'node:path';
 import { EVENT_CATALOG, EVENT_TYPES, isEventType } from '../../domain/events/events.catalog';
 
 describe('event catalog', () => {
-  it('holds the 33 event names of Document 1 (transaction, refund, dispute, payment method, subscription) and the 2 connector health events', () => {
-    expect(EVENT_TYPES).to.have.length(35);
+  it('holds the 33 event names of Document 1 (transaction, refund, dispute, payment method, subscription), the 2 connector health events and the card-testing pause', () => {
+    expect(EVENT_TYPES).to.have.length(36);
+    expect(isEventType('card_verifications.paused')).to.equal(true);
     expect(EVENT_TYPES.filter((t) => t.startsWith('connector.'))).to.have.length(2);
     expect(EVENT_TYPES.filter((t) => t.startsWith('subscription.'))).to.have.length(11);
     expect(EVENT_TYPES.filter((t) => /^transaction\.(refund|refunded|partially_refunded)/.test(t))).to.have.length(6);

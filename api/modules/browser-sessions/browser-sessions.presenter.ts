@@ -47,7 +47,8 @@ export function presentBrowserCheckout({
       id: checkout.id,
       merchantId: checkout.merchantId,
       offerId: checkout.offerId,
-      customerId: checkout.customerId,
+      // A customer matched by a typed e-mail may be someone else's record: its id is not the browser's to know.
+      customerId: checkout.customerBoundBy === 'id' ? checkout.customerId : null,
       customerEmail: checkout.customerEmail,
       customerName: checkout.customerName,
       selectedCurrency: checkout.selectedCurrency,

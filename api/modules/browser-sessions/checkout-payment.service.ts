@@ -15,6 +15,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  CardTokenSchema,
   CheckoutItemSchema,
   CheckoutSessionSchema,
   CustomerSchema,
@@ -261,13 +262,19 @@ export async function confirmCheckout(
       await awaitCharge(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
       return readPayment(em, transactionId, checkout.id, now);
     }
-    // Counted as a decline before the provider sees the card; given back unless it is declined.
-    const reservation = await reserveDecline(em, client, () => noticeVerificationsPaused(em, session, auth.keyId));
+    // Counted as a decline before the provider sees the card; given back unless it is declined. Only a new card
+    // (not a saved card, pix or boleto) is what card testing tries, so only it counts for, and is paused by, the
+    // key's breaker.
+    const card = input.cardTokenId ? await em.findOne(CardTokenSchema, { id: input.cardTokenId }) : null;
+    const source = { ...client, checkoutId: checkout.id, cardFingerprint: card?.fingerprint, newCard: card !== null };
+    const reservation = await reserveDecline(em, source, (windowEndsAt) =>
+      noticeVerificationsPaused(em, session, auth.keyId, windowEndsAt),
+    );
     try {
       // A checkout session takes one payment: a server-side payment under way refuses this one (409).
       await claimCheckout(em, input);
     } catch (error) {
-      await reservation.release();
+      await reservation.cancel();
       throw error;
     }
     await runClaimedCharge(em, deps.temporal, input, deps.config.workflowWaitMs);

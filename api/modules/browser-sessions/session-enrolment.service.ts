@@ -146,7 +146,10 @@ export async function enrolInSession(
   // Counted as a decline before the provider sees the card; given back below unless it is declined.
   let reservation: Awaited<ReturnType<typeof reserveDecline>>;
   try {
-    reservation = await reserveDecline(em, client, () => noticeVerificationsPaused(em, session, auth.keyId));
+    const source = { ...client, checkoutId: checkout?.id, cardFingerprint: claim.token.fingerprint, newCard: true };
+    reservation = await reserveDecline(em, source, (windowEndsAt) =>
+      noticeVerificationsPaused(em, session, auth.keyId, windowEndsAt),
+    );
   } catch (error) {
     await releaseClaim(em, claim.token.id, claimedBy);
     throw error;

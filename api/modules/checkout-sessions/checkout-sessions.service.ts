@@ -110,12 +110,18 @@ async function customerFrom(
   if (input.customer_id !== undefined)
     return { ...(await requireCustomer(em, merchantId, input.customer_id)), by: 'id' };
   if (input.customer !== undefined) {
-    return { ...(await resolveInlineCustomer(em, merchantId, input.customer, ctx.encryptionKey)), by: 'email' };
+    const { id, email } = await resolveInlineCustomer(em, merchantId, input.customer, ctx.encryptionKey);
+    return { id, email, name: input.customer.name ?? null, by: 'email' };
   }
   return undefined;
 }
 
-/** A customer and how the checkout found it: named by id, or matched by e-mail (CheckoutSession.customerBoundBy). */
+/**
+ * A customer and how the checkout found it: named by id, or matched by e-mail (CheckoutSession.customerBoundBy).
+ * `name` is what the checkout shows: the stored name only when the merchant's server named the customer by id.
+ * Matched by e-mail it is the name the buyer typed, or none: anyone can type someone else's e-mail into a guest
+ * checkout, and the stored customer's name must not come back to them.
+ */
 type BoundCustomer = Pick<Customer, 'id' | 'email' | 'name'> & { by: 'id' | 'email' };
 
 /** Sets the buyer (unflushed): copies email and name, moves initiated → customer_identified, records the event. */
@@ -306,6 +312,7 @@ export async function identifyCheckoutSession(
       ? { ...(await requireCustomer(em, merchantId, input.customer_id)), by: 'id' }
       : {
           ...(await findOrCreateCustomerByEmail(em, merchantId, input.customer_email as string, input.customer_name)),
+          name: input.customer_name ?? null,
           by: 'email',
         };
   attachCustomer(em, session, customer, input.customer_name);

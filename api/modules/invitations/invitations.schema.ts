@@ -1,10 +1,10 @@
 /** Document 1, Invitations (bare responses); and the merchant Dashboard's accept-invitation. */
 import { Type } from '@sinclair/typebox';
-import { Nullable, StrictObject, Timestamp } from '../../http/schema';
+import { Nullable, SingleLineName, StrictObject, Timestamp } from '../../http/schema';
 
 const Token = Type.String({ minLength: 1, maxLength: 256, description: 'From the invitation e-mail' });
 const Password = Type.String({ minLength: 1, maxLength: 1024 });
-const Name = Type.String({ minLength: 1, maxLength: 255 });
+const Name = SingleLineName();
 
 export const VerifyQuery = StrictObject({ token: Token });
 export const AcceptBody = StrictObject({

@@ -35,6 +35,8 @@ export interface TeamCaller {
   role: MemberRole | null;
   /** Shown on the invitation as who sent it; null: the organization's name is shown. */
   name: string | null;
+  /** The Dashboard user's sign-in address: how an invitation mail names who sent it. null for the organization key. */
+  email: string | null;
 }
 
 export interface TeamScope {
@@ -82,7 +84,14 @@ async function assertKeepsAnOwner(em: EntityManager, leaving: MerchantMember): P
   }
 }
 
-async function sendInvitation(em: EntityManager, config: Config, scope: TeamScope, view: MemberView, token: string) {
+async function sendInvitation(
+  em: EntityManager,
+  config: Config,
+  scope: TeamScope,
+  caller: TeamCaller,
+  view: MemberView,
+  token: string,
+) {
   const merchant = await em.findOneOrFail(MerchantSchema, { id: scope.merchantId });
   const organization = await em.findOneOrFail(OrganizationSchema, { id: scope.organizationId });
   await enqueueMail(em, config.encryptionKeys, {
@@ -93,7 +102,7 @@ async function sendInvitation(em: EntityManager, config: Config, scope: TeamScop
       token,
       merchantName: merchant.name,
       organizationName: organization.name,
-      inviterName: view.member.inviterName,
+      inviter: caller.email ? { email: caller.email, name: caller.name } : null,
       role: view.member.role,
       expiresAt: view.member.invitationExpiresAt as Date,
     }),
@@ -129,7 +138,7 @@ export async function inviteMember(
     },
   });
   await em.flush();
-  await sendInvitation(em, config, scope, invited, invited.invitationToken);
+  await sendInvitation(em, config, scope, caller, invited, invited.invitationToken);
   return { member: invited.member, user: invited.user };
 }
 
@@ -210,7 +219,7 @@ export async function resendInvitation(
     },
   });
   await em.flush();
-  await sendInvitation(em, config, scope, view, invitation.token);
+  await sendInvitation(em, config, scope, caller, view, invitation.token);
   return view;
 }
 
@@ -218,5 +227,10 @@ export async function resendInvitation(
 export async function dashboardCaller(em: EntityManager, merchantId: string, userId: string): Promise<TeamCaller> {
   const member = await em.findOneOrFail(MerchantMemberSchema, { merchantId, userId, status: 'active' });
   const user: MerchantUser = await em.findOneOrFail(MerchantUserSchema, { id: userId });
-  return { actor: { type: 'dashboard_user', id: userId }, role: member.role, name: user.name ?? user.email };
+  return {
+    actor: { type: 'dashboard_user', id: userId },
+    role: member.role,
+    name: user.name ?? user.email,
+    email: user.email,
+  };
 }

@@ -23,7 +23,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 const tags = ['Merchants'];
 const write: AuthRequirement = { keys: ['organization'], scopes: ['merchants:write'], merchantScoped: false };
 // The organization key may do everything an owner may; the invitation names the organization as its sender.
-const organizationCaller = (auth: ApiKeyAuth): TeamCaller => ({ actor: actorOf(auth), role: null, name: null });
+const organizationCaller = (auth: ApiKeyAuth): TeamCaller => ({
+  actor: actorOf(auth),
+  role: null,
+  name: null,
+  email: null,
+});
 
 async function scopeOf(em: EntityManager, auth: ApiKeyAuth, merchantId: string) {
   // Another organization's merchant does not exist for this key (404), as on every merchant route.

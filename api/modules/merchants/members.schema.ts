@@ -1,7 +1,7 @@
 /** Team management bodies and params (docs/api-decisions.md, "Merchant team"); members are MemberSchema. */
 import { Type } from '@sinclair/typebox';
 import { MEMBER_ROLES } from '../../../db/entities';
-import { Id, StrictObject, StringEnum } from '../../http/schema';
+import { Id, SingleLineName, StrictObject, StringEnum } from '../../http/schema';
 
 const Role = StringEnum(MEMBER_ROLES, {
   description: 'owner: everything, including the team and its owners; admin: everything but owners; viewer: reads only',
@@ -9,7 +9,7 @@ const Role = StringEnum(MEMBER_ROLES, {
 
 export const InviteMemberBody = StrictObject({
   email: Type.String({ format: 'email', maxLength: 254, description: 'Where the invitation link is sent' }),
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  name: Type.Optional(SingleLineName()),
   role: Role,
 });
 export const ChangeMemberBody = StrictObject({ role: Role });

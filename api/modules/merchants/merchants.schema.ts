@@ -11,6 +11,7 @@ import {
   MultiEnum,
   Nullable,
   PaginationQuery,
+  SingleLineName,
   StrictObject,
   StringEnum,
   Timestamp,
@@ -19,7 +20,7 @@ import {
 export const MERCHANT_STATUSES = ['active', 'inactive', 'suspended'] as const;
 const Status = StringEnum(MERCHANT_STATUSES);
 
-const Name = Type.String({ minLength: 1, maxLength: 255, description: 'Must contain at least one letter or digit' });
+const Name = SingleLineName({ description: 'One line of plain text with at least one letter or digit' });
 /** Same rule as family and offer slugs: already lowercase and URL-safe, never folded. */
 const Slug = Type.String({
   minLength: 1,
@@ -64,7 +65,7 @@ export const CreateMerchantBody = StrictObject({
     maxLength: 254,
     description: 'Becomes the first owner (pending until the invitation is accepted)',
   }),
-  primary_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  primary_name: Type.Optional(SingleLineName()),
   ...profileFields,
   slug: Type.Optional(Slug),
 });

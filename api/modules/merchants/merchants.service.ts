@@ -208,7 +208,7 @@ export async function createMerchant(
       token: owner.invitationToken,
       merchantName: merchant.name,
       organizationName: organization.name,
-      inviterName: null,
+      inviter: null,
       role: owner.member.role,
       expiresAt: owner.member.invitationExpiresAt as Date,
     }),
