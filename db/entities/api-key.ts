@@ -22,6 +22,10 @@ export interface ApiKey {
   lastUsedAt: Date | null;
   createdAt: Date;
   revokedAt: Date | null;
+  /** Who minted the key (the management API or the Dashboard); null for bootstrap keys and keys made before. */
+  createdByType: 'api_key' | 'dashboard_user' | null;
+  /** The minting API key's id or Dashboard user's id. */
+  createdById: string | null;
 }
 
 export const ApiKeySchema = new EntitySchema<ApiKey>({
@@ -41,5 +45,7 @@ export const ApiKeySchema = new EntitySchema<ApiKey>({
     name: { type: 'string', nullable: true },
     expiresAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
     lastUsedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+    createdByType: { type: 'string', nullable: true },
+    createdById: { type: 'string', nullable: true },
   },
 });

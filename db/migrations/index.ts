@@ -31,6 +31,7 @@ import { Migration20261243000000_checkout_paying_transaction } from './Migration
 import { Migration20261243100000_attempt_give_back } from './Migration20261243100000_attempt_give_back';
 import { Migration20261243500000_transaction_operation_verdict } from './Migration20261243500000_transaction_operation_verdict';
 import { Migration20261244500000_test_clock_start_time } from './Migration20261244500000_test_clock_start_time';
+import { Migration20261245000000_api_key_creator } from './Migration20261245000000_api_key_creator';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -115,4 +116,5 @@ export const MIGRATIONS = [
     class: Migration20261243500000_transaction_operation_verdict,
   },
   { name: 'Migration20261244500000_test_clock_start_time', class: Migration20261244500000_test_clock_start_time },
+  { name: 'Migration20261245000000_api_key_creator', class: Migration20261245000000_api_key_creator },
 ];

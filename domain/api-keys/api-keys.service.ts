@@ -10,6 +10,12 @@ import { SCOPES, type Scope } from './api-keys.scopes';
 
 export type KeyLevel = 'organization' | 'merchant';
 
+/** Who mints a key: the key of the management API call, or the signed-in Dashboard user. */
+export interface KeyCreator {
+  type: 'api_key' | 'dashboard_user';
+  id: string;
+}
+
 /** sk_live_mer_<32 base62>: kind, level, then the random part. */
 export const KEY_PATTERN = /^(sk|pk)_live_(org|mer)_[0-9A-Za-z]{32}$/;
 
@@ -30,6 +36,8 @@ export interface IssueApiKeyInput {
   scopes?: readonly Scope[];
   name?: string | null;
   expiresAt?: Date | null;
+  /** Omitted by the bootstrap CLI, which has no one to name. */
+  createdBy?: KeyCreator;
 }
 
 export async function issueApiKey(
@@ -50,6 +58,8 @@ export async function issueApiKey(
     expiresAt: input.expiresAt ?? null,
     lastUsedAt: null,
     revokedAt: null,
+    createdByType: input.createdBy?.type ?? null,
+    createdById: input.createdBy?.id ?? null,
   } as ApiKey);
   await em.flush();
   return { record, key };

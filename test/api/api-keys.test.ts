@@ -23,6 +23,7 @@ const KEY_FIELDS = [
   'last_used_at',
   'expires_at',
   'revoked_at',
+  'created_by',
 ];
 const keysPath = (tenant: Tenant) => `/merchants/${tenant.merchant_id}/api-keys`;
 

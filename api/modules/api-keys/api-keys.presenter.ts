@@ -19,6 +19,7 @@ export function presentApiKey(key: ApiKey, now = new Date()) {
     last_used_at: iso(key.lastUsedAt),
     expires_at: iso(key.expiresAt),
     revoked_at: iso(key.revokedAt),
+    created_by: key.createdByType ? { type: key.createdByType, id: key.createdById as string } : null,
   };
 }
 

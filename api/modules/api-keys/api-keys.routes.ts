@@ -2,12 +2,16 @@
  * API-key management (issue 24; "not shown" in the spec, designed in docs/api-decisions.md). The organization key
  * manages its merchants' keys under /merchants/:merchant_id/api-keys; merchant owners and admins manage their
  * merchant's under /merchant/api-keys in the Dashboard (viewers read). Merchant keys cannot manage keys: a leaked
- * key must not be able to mint or keep others. The key itself appears only in the create and roll responses.
+ * key must not be able to mint or keep others. The key itself appears only in the create and roll responses. The
+ * caller (the organization key, or the signed-in person) is recorded as the key's creator and as the actor of the
+ * activity record each change writes.
  */
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../../http/define-route';
 import type { DashboardRequirement } from '../../http/dashboard-auth';
-import type { AuthRequirement } from '../../http/auth';
+import type { ApiKeyAuth, AuthRequirement } from '../../http/auth';
+import type { DashboardSession } from '../../http/dashboard-auth';
+import type { KeyCreator } from '../../../domain/api-keys/api-keys.service';
 import { pagination } from '../../http/pagination';
 import { organizationOfMerchant } from '../merchant-dashboard/merchant-dashboard.service';
 import {
@@ -32,6 +36,8 @@ const tags = ['API keys'];
 const read: AuthRequirement = { keys: ['organization'], scopes: ['merchants:read'] };
 const write: AuthRequirement = { keys: ['organization'], scopes: ['merchants:write'] };
 const dashboard: DashboardRequirement = { dashboard: ['merchant'], tenant: 'merchant' };
+const byKey = (auth: ApiKeyAuth): KeyCreator => ({ type: 'api_key', id: auth.keyId });
+const byPerson = (session: DashboardSession): KeyCreator => ({ type: 'dashboard_user', id: session.userId });
 
 export const apiKeyRoutes: AnyRoute[] = [
   defineRoute({
@@ -62,11 +68,8 @@ export const apiKeyRoutes: AnyRoute[] = [
     responses: { 201: ApiKeyWithSecret },
     envelope: 'bare',
     async handler({ em, merchantId, auth, body }) {
-      const { record, key } = await createMerchantApiKey(
-        em,
-        { id: merchantId, organizationId: auth.organizationId },
-        body,
-      );
+      const merchant = { id: merchantId, organizationId: auth.organizationId };
+      const { record, key } = await createMerchantApiKey(em, merchant, body, byKey(auth));
       return { status: 201, data: presentApiKeyWithSecret(record, key) };
     },
   }),
@@ -81,8 +84,9 @@ export const apiKeyRoutes: AnyRoute[] = [
     envelope: 'bare',
     revokesCredentials: true,
     anyMerchantStatus: true,
-    async handler({ em, merchantId, params }) {
-      return { status: 200, data: presentApiKey(await revokeMerchantApiKey(em, merchantId, params.key_id)) };
+    async handler({ em, merchantId, auth, params }) {
+      const revoked = await revokeMerchantApiKey(em, merchantId, params.key_id, byKey(auth));
+      return { status: 200, data: presentApiKey(revoked) };
     },
   }),
   defineRoute({
@@ -100,7 +104,8 @@ export const apiKeyRoutes: AnyRoute[] = [
     revokesCredentials: true,
     async handler({ em, merchantId, auth, params, body }) {
       const merchant = { id: merchantId, organizationId: auth.organizationId };
-      const { record, key } = await rollMerchantApiKey(em, merchant, params.key_id, body.expires_in_hours);
+      const overlap = body.expires_in_hours;
+      const { record, key } = await rollMerchantApiKey(em, merchant, params.key_id, overlap, byKey(auth));
       return { status: 201, data: presentApiKeyWithSecret(record, key) };
     },
   }),
@@ -128,9 +133,9 @@ export const apiKeyRoutes: AnyRoute[] = [
     body: CreateApiKeyBody,
     responses: { 201: ApiKeyWithSecret },
     envelope: 'bare',
-    async handler({ em, merchantId, body }) {
+    async handler({ em, merchantId, session, body }) {
       const merchant = { id: merchantId, organizationId: await organizationOfMerchant(em, merchantId) };
-      const { record, key } = await createMerchantApiKey(em, merchant, body);
+      const { record, key } = await createMerchantApiKey(em, merchant, body, byPerson(session));
       return { status: 201, data: presentApiKeyWithSecret(record, key) };
     },
   }),
@@ -145,8 +150,9 @@ export const apiKeyRoutes: AnyRoute[] = [
     envelope: 'bare',
     revokesCredentials: true,
     anyMerchantStatus: true,
-    async handler({ em, merchantId, params }) {
-      return { status: 200, data: presentApiKey(await revokeMerchantApiKey(em, merchantId, params.key_id)) };
+    async handler({ em, merchantId, session, params }) {
+      const revoked = await revokeMerchantApiKey(em, merchantId, params.key_id, byPerson(session));
+      return { status: 200, data: presentApiKey(revoked) };
     },
   }),
   defineRoute({
@@ -161,9 +167,10 @@ export const apiKeyRoutes: AnyRoute[] = [
     errors: [409],
     envelope: 'bare',
     revokesCredentials: true,
-    async handler({ em, merchantId, params, body }) {
+    async handler({ em, merchantId, session, params, body }) {
       const merchant = { id: merchantId, organizationId: await organizationOfMerchant(em, merchantId) };
-      const { record, key } = await rollMerchantApiKey(em, merchant, params.key_id, body.expires_in_hours);
+      const overlap = body.expires_in_hours;
+      const { record, key } = await rollMerchantApiKey(em, merchant, params.key_id, overlap, byPerson(session));
       return { status: 201, data: presentApiKeyWithSecret(record, key) };
     },
   }),

@@ -14,7 +14,16 @@ const Scopes = Type.Array(StringEnum(SCOPES), {
 export const ApiKeyMerchantParams = StrictObject({ merchant_id: Id('mrc') });
 export const ApiKeyParams = StrictObject({ merchant_id: Id('mrc'), key_id: Id('ak') });
 export const DashboardApiKeyParams = StrictObject({ key_id: Id('ak') });
-export const ListApiKeysQuery = StrictObject({ ...PaginationQuery });
+export const ListApiKeysQuery = StrictObject({
+  ...PaginationQuery,
+  created_by: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: "Only the keys minted by this Dashboard user (a member's user_id) or API key",
+    }),
+  ),
+});
 
 export const CreateApiKeyBody = StrictObject({
   name: Type.String({ minLength: 1, maxLength: 100 }),
@@ -46,6 +55,15 @@ const keyFields = {
   last_used_at: Nullable(Timestamp),
   expires_at: Nullable(Timestamp),
   revoked_at: Nullable(Timestamp),
+  created_by: Nullable(
+    StrictObject(
+      {
+        type: StringEnum(['dashboard_user', 'api_key'] as const),
+        id: Type.String({ description: "The Dashboard user's id (a member's user_id) or the minting API key's id" }),
+      },
+      { description: 'Who minted the key (created or rolled it); null for keys made before this was recorded' },
+    ),
+  ),
 };
 
 /** Never carries the key: only its prefix and last four characters. */

@@ -2,46 +2,72 @@
  * API-key management of one merchant (issue 24; the spec leaves it "not shown", docs/api-decisions.md): issue with
  * a name and narrowed scopes, list without secrets, revoke (refused from the next request: the NOTIFY trigger and
  * the route's own cache invalidation), roll (a new key now; the old one keeps working for an overlap, then expires).
- * Every query is scoped to the merchant the caller resolved to; another merchant's key is a 404.
+ * Every query is scoped to the merchant the caller resolved to; another merchant's key is a 404. Each key names who
+ * minted it, and each change is in the merchant's activity log with its actor, in the request's transaction.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import { ApiKeySchema, type ApiKey } from '../../../db/entities';
-import { issueApiKey } from '../../../domain/api-keys/api-keys.service';
+import { issueApiKey, type KeyCreator } from '../../../domain/api-keys/api-keys.service';
 import type { Scope } from '../../../domain/api-keys/api-keys.scopes';
+import { recordActivity, type Actor } from '../../../domain/merchants/merchants.activity';
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import type { CreateApiKeyBody } from './api-keys.schema';
 
 const HOUR_MS = 60 * 60 * 1000;
 
+/** What the activity log keeps of a key: never the key or its hash. */
+const described = (key: ApiKey) => ({
+  api_key_id: key.id,
+  name: key.name,
+  kind: key.kind,
+  scopes: [...key.scopes],
+  expires_at: key.expiresAt?.toISOString() ?? null,
+});
+
+function recordKeyChange(em: EntityManager, action: string, key: ApiKey, actor: Actor, extra = {}): void {
+  recordActivity(em, {
+    organizationId: key.organizationId,
+    merchantId: key.merchantId as string,
+    action,
+    actor,
+    changes: { ...described(key), ...extra },
+  });
+}
+
 export async function createMerchantApiKey(
   em: EntityManager,
   merchant: { id: string; organizationId: string },
   body: Static<typeof CreateApiKeyBody>,
+  creator: KeyCreator,
 ): Promise<{ record: ApiKey; key: string }> {
   // Public keys ship in web pages: they never carry a scope (browser routes need none).
   if (body.kind === 'public' && body.scopes && body.scopes.length > 0) {
     throw errors.invalidValue('scopes', 'public keys carry no scopes; omit scopes or send []');
   }
-  return issueApiKey(em, {
+  const issued = await issueApiKey(em, {
     organizationId: merchant.organizationId,
     merchantId: merchant.id,
     kind: body.kind,
     scopes: body.scopes,
     name: body.name,
     expiresAt: body.expires_in_hours ? new Date(Date.now() + body.expires_in_hours * HOUR_MS) : null,
+    createdBy: creator,
   });
+  recordKeyChange(em, 'api_key.created', issued.record, creator);
+  await em.flush();
+  return issued;
 }
 
 export async function listMerchantApiKeys(
   em: EntityManager,
   merchantId: string,
-  page: PageRequest,
+  page: PageRequest & { created_by?: string },
 ): Promise<{ items: ApiKey[]; total: number }> {
   const [items, total] = await em.findAndCount(
     ApiKeySchema,
-    { merchantId },
+    { merchantId, ...(page.created_by ? { createdById: page.created_by } : {}) },
     { orderBy: { createdAt: 'desc', id: 'desc' }, limit: page.limit, offset: offsetOf(page) },
   );
   return { items, total };
@@ -53,15 +79,53 @@ async function ownKey(em: EntityManager, merchantId: string, keyId: string): Pro
   return key;
 }
 
-/** Idempotent: revoking a revoked key answers it as it is. */
-export async function revokeMerchantApiKey(em: EntityManager, merchantId: string, keyId: string): Promise<ApiKey> {
+function revoke(em: EntityManager, key: ApiKey, actor: Actor): void {
+  key.status = 'revoked';
+  key.revokedAt = new Date();
+  recordKeyChange(em, 'api_key.revoked', key, actor);
+}
+
+/** Idempotent: revoking a revoked key answers it as it is (and records nothing more). */
+export async function revokeMerchantApiKey(
+  em: EntityManager,
+  merchantId: string,
+  keyId: string,
+  actor: KeyCreator,
+): Promise<ApiKey> {
   const key = await ownKey(em, merchantId, keyId);
   if (key.status !== 'revoked') {
-    key.status = 'revoked';
-    key.revokedAt = new Date();
+    revoke(em, key, actor);
     await em.flush();
   }
   return key;
+}
+
+/**
+ * The keys a Dashboard user minted for this merchant that still work; with `revokeThem`, revoked by `actor` in the
+ * caller's transaction. What a member's removal does with the keys they leave behind.
+ */
+export async function settleKeysMintedBy(
+  em: EntityManager,
+  merchantId: string,
+  userId: string,
+  actor: Actor,
+  revokeThem: boolean,
+): Promise<{ revoked: string[]; kept: string[] }> {
+  const keys = await em.find(
+    ApiKeySchema,
+    {
+      merchantId,
+      createdByType: 'dashboard_user',
+      createdById: userId,
+      status: 'active',
+      $or: [{ expiresAt: null }, { expiresAt: { $gt: new Date() } }],
+    },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
+  if (!revokeThem) return { revoked: [], kept: keys.map((key) => key.id) };
+  for (const key of keys) revoke(em, key, actor);
+  await em.flush();
+  return { revoked: keys.map((key) => key.id), kept: [] };
 }
 
 /**
@@ -73,6 +137,7 @@ export async function rollMerchantApiKey(
   merchant: { id: string; organizationId: string },
   keyId: string,
   overlapHours: number,
+  creator: KeyCreator,
 ): Promise<{ record: ApiKey; key: string }> {
   const old = await ownKey(em, merchant.id, keyId);
   const now = Date.now();
@@ -89,6 +154,11 @@ export async function rollMerchantApiKey(
     scopes: old.scopes as Scope[],
     name: old.name,
     expiresAt,
+    createdBy: creator,
+  });
+  recordKeyChange(em, 'api_key.rolled', rolled.record, creator, {
+    rolled_from: old.id,
+    old_key_expires_at: old.expiresAt?.toISOString() ?? null,
   });
   await em.flush();
   return rolled;

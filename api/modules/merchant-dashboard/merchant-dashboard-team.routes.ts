@@ -8,7 +8,12 @@ import { defineRoute } from '../../http/define-route';
 import { PageQuery, MemberSchema } from '../merchants/merchants.schema';
 import { presentMember } from '../merchants/merchants.presenter';
 import { listMembers, mintInvitation } from '../merchants/members.service';
-import { ChangeMemberBody, DashboardMemberParams, InviteMemberBody } from '../merchants/members.schema';
+import {
+  ChangeMemberBody,
+  DashboardMemberParams,
+  InviteMemberBody,
+  RemoveMemberQuery,
+} from '../merchants/members.schema';
 import {
   changeMemberRole,
   dashboardCaller,
@@ -76,15 +81,19 @@ export const merchantDashboardTeamRoutes = [
   defineRoute({
     method: 'delete',
     path: '/merchant/members/:member_id',
-    summary: 'Remove a member or revoke a pending invitation (409 LAST_OWNER for the last owner)',
+    summary:
+      'Remove a member (with revoke_keys, and the API keys they minted) or revoke a pending invitation (409 LAST_OWNER for the last owner)',
     tags,
     auth,
     params: DashboardMemberParams,
+    query: RemoveMemberQuery,
     responses: { 204: null },
     envelope: 'bare',
-    async handler({ em, merchantId, session, params }) {
+    revokesCredentials: true,
+    async handler({ em, merchantId, session, params, query }) {
       const scope = { organizationId: await organizationOfMerchant(em, merchantId), merchantId };
-      await removeMember(em, scope, await dashboardCaller(em, merchantId, session.userId), params.member_id);
+      const caller = await dashboardCaller(em, merchantId, session.userId);
+      await removeMember(em, scope, caller, params.member_id, { revokeKeys: query.revoke_keys });
       return { status: 204 };
     },
   }),

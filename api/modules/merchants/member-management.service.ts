@@ -7,6 +7,7 @@
  * - a merchant keeps an owner: the last active owner cannot be removed or demoted (409 LAST_OWNER), nor the last
  *   pending owner of a merchant that has no active one yet.
  * Every change is in the activity log and, for an invitation, in the mail outbox, in the request's transaction.
+ * Removing a member names the keys they minted that still work, and revokes them when asked (`revokeKeys`).
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -25,6 +26,7 @@ import { enqueueMail } from '../../../domain/mail/mail.outbox';
 import { merchantInvitationMail } from '../../../domain/mail/mail.templates';
 import type { Config } from '../../../domain/platform/config';
 import { addPendingMember, type MemberView } from './members.service';
+import { settleKeysMintedBy } from '../api-keys/api-keys.service';
 
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 
@@ -164,22 +166,37 @@ export async function changeMemberRole(
   return view;
 }
 
-/** Removes an active member, or revokes a pending invitation (its token stops working at once). */
+/**
+ * Removes an active member, or revokes a pending invitation (its token stops working at once). A member's keys
+ * outlive them unless `revokeKeys`: a merchant's integration may run on them, so only the remover can tell.
+ */
 export async function removeMember(
   em: EntityManager,
   scope: TeamScope,
   caller: TeamCaller,
   memberId: string,
+  options: { revokeKeys: boolean },
 ): Promise<void> {
   const view = await memberOf(em, scope, memberId);
   requireOwnerPower(caller, view.member.role);
   await assertKeepsAnOwner(em, view.member);
-  recordActivity(em, {
-    ...scope,
-    action: view.member.status === 'pending' ? 'member.invitation_revoked' : 'member.removed',
-    actor: caller.actor,
-    changes: { membership_id: view.member.id, user_id: view.user.id, email: view.user.email, role: view.member.role },
-  });
+  const changes = {
+    membership_id: view.member.id,
+    user_id: view.user.id,
+    email: view.user.email,
+    role: view.member.role,
+  };
+  if (view.member.status === 'pending') {
+    recordActivity(em, { ...scope, action: 'member.invitation_revoked', actor: caller.actor, changes });
+  } else {
+    const keys = await settleKeysMintedBy(em, scope.merchantId, view.user.id, caller.actor, options.revokeKeys);
+    recordActivity(em, {
+      ...scope,
+      action: 'member.removed',
+      actor: caller.actor,
+      changes: { ...changes, api_keys_revoked: keys.revoked, api_keys_kept: keys.kept },
+    });
+  }
   em.remove(view.member);
   await em.flush();
 }

@@ -9,7 +9,7 @@ import { MemberSchema } from './merchants.schema';
 import { presentMember } from './merchants.presenter';
 import { getMerchant } from './merchants.service';
 import { mintInvitation } from './members.service';
-import { ChangeMemberBody, InviteMemberBody, MemberParams } from './members.schema';
+import { ChangeMemberBody, InviteMemberBody, MemberParams, RemoveMemberQuery } from './members.schema';
 import { MemberListParams } from './merchants.schema';
 import {
   changeMemberRole,
@@ -74,15 +74,18 @@ export const memberRoutes = [
   defineRoute({
     method: 'delete',
     path: '/merchants/:merchant_id/members/:member_id',
-    summary: 'Remove a member, or revoke a pending invitation (409 LAST_OWNER for the last owner)',
+    summary:
+      'Remove a member (with revoke_keys, and the API keys they minted), or revoke a pending invitation (409 LAST_OWNER for the last owner)',
     tags,
     auth: write,
     params: MemberParams,
+    query: RemoveMemberQuery,
     responses: { 204: null },
     envelope: 'bare',
-    async handler({ em, auth, params }) {
+    revokesCredentials: true,
+    async handler({ em, auth, params, query }) {
       const scope = await scopeOf(em, auth, params.merchant_id);
-      await removeMember(em, scope, organizationCaller(auth), params.member_id);
+      await removeMember(em, scope, organizationCaller(auth), params.member_id, { revokeKeys: query.revoke_keys });
       return { status: 204 };
     },
   }),

@@ -16,3 +16,11 @@ export const ChangeMemberBody = StrictObject({ role: Role });
 
 export const MemberParams = StrictObject({ merchant_id: Id('mrc'), member_id: Id('mbr') });
 export const DashboardMemberParams = StrictObject({ member_id: Id('mbr') });
+
+export const RemoveMemberQuery = StrictObject({
+  revoke_keys: Type.Boolean({
+    default: false,
+    description:
+      'true: also revoke, at once, the API keys this member minted that still work (the activity record lists them either way)',
+  }),
+});
