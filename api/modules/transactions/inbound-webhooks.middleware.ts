@@ -21,7 +21,7 @@ import { adapterFor } from '../../../domain/connectors/registry';
 import { InvalidWebhookError, type InboundWebhook } from '../../../domain/connectors/connector';
 import { UnhandledWebhookEventError } from '../../../domain/connectors/errors';
 import { announceRefundsSettledDuringDispute, settleRefund } from '../../../domain/transactions/transactions.refunds';
-import { signalProviderEvent } from '../../temporal';
+import { signalProviderEvent, wakeChargeResolution } from '../../temporal';
 import { ApiError } from '../../../domain/platform/errors';
 import { findConnectorByWebhookToken, loadConnectorSecrets } from '../../../domain/connectors/connectors.secrets';
 import { recordEvent } from '../../../domain/events/events.outbox';
@@ -141,8 +141,6 @@ async function apply(
     }
     return null;
   }
-  // A verdict on a charge attempt whose own answer was lost: kept for the reconciler, the transaction does not move.
-  await recordWebhookVerdictOnUnansweredAttempt(em, { connectorId, merchantId }, event);
   const tx = await findTransaction(em, connectorId, merchantId, event);
   if (!tx) return null;
   if (event.type.startsWith('payment.')) {
@@ -326,6 +324,7 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
       providerReference: event.providerReference,
     };
     let outcome: { duplicate: boolean; refused?: Refusal };
+    let resolutionToWake: string | null = null;
     try {
       outcome = await em.transactional(async (tx) => {
         const inserted = await tx.execute<Array<{ id: string }>>(
@@ -337,7 +336,17 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
           await recordReceipt(tx, { ...received, status: 'duplicate' });
           return { duplicate: true };
         }
-        const refused = await apply(tx, deps, connector.id, connector.merchantId, event);
+        // A verdict on a charge attempt whose own answer was lost is kept on the attempt: the answer the charge's
+        // resolution waits for (woken below, once committed), or for the reconciler once the charge has failed.
+        const verdict = await recordWebhookVerdictOnUnansweredAttempt(
+          tx,
+          { connectorId: connector.id, merchantId: connector.merchantId },
+          event,
+        );
+        if (verdict?.awaitsResolution) resolutionToWake = event.reference;
+        const refused = verdict?.awaitsResolution
+          ? null
+          : await apply(tx, deps, connector.id, connector.merchantId, event);
         // In the same transaction as the effect: a receipt says processed only if the effect committed.
         await recordReceipt(
           tx,
@@ -352,6 +361,12 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
         reason: error instanceof ApiError ? error.code : 'INTERNAL_ERROR',
       });
       throw error;
+    }
+    if (resolutionToWake) {
+      // Only sooner: the verdict is committed, and the resolution reads it at its next lookup anyway.
+      await wakeChargeResolution(deps.temporal.client, resolutionToWake).catch((error: unknown) =>
+        deps.logger.warn({ err: error, transactionId: resolutionToWake }, 'could not wake a charge resolution'),
+      );
     }
     ctx.status = 200;
     // A refused event is still acknowledged: the provider's retries would carry the same amount again.
