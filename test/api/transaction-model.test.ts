@@ -18,6 +18,7 @@
  * CI runs MODEL_RUNS sequences (default 3); `npm run test:model -- --model transactions --runs 100 --seed 5000`
  * runs more, `--seed N --runs 1` replays one. A failure names its seed, step and the steps before it.
  */
+import { pastResolutionHorizon } from '../helpers/charge-resolution';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { TransactionStatus } from '../../db/entities';
@@ -271,7 +272,8 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
         status: 'failed',
         failure_code: 'no_route',
       });
-      seq.txs.push({ id, model: newTx('failed', step.amount), live: false });
+      const events = ['transaction.created', 'transaction.pending', 'transaction.failed'];
+      seq.txs.push({ id, model: { ...newTx('failed', step.amount), events }, live: false });
       return;
     }
     if (step.outcome === 'review_pre_auth') {
@@ -282,6 +284,15 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
       const model = newTx('pending', step.amount);
       move(model, 'charge_approved_uncaptured');
       seq.txs.push({ id, model, live: false });
+      return;
+    }
+    if (step.outcome === 'error' && res.body.data.status === 'pending') {
+      // provider_b has no read: after a 5xx the outcome stays unknown, so the charge waits pending on its resolution,
+      // which cannot find an answer either; the model goes on from the state its horizon leaves (failed).
+      await pastResolutionHorizon(id);
+      await quiesce(tenant, seq.slug, seq.account);
+      const events = ['transaction.created', 'transaction.pending', 'transaction.failed'];
+      seq.txs.push({ id, model: { ...newTx('failed', step.amount), events }, live: false });
       return;
     }
     await quiesce(tenant, seq.slug, seq.account);
