@@ -434,13 +434,13 @@ export const RESOLUTION_LOOKUP_DELAYS_MS = [30, 60, 120, 300, 900, 1800].map((s)
 export const RESOLUTION_HORIZON_MS = 2 * 3600 * 1000;
 
 /**
- * Resolves an attempt its charge left unknown (id charge-resolution-<tx id>): looks it up under its idempotency key
- * on a backing-off durable timer (a payment notification kept on the attempt counts as the answer, and its arrival
- * wakes the wait: attemptVerdictKeptSignal) until the provider says or the horizon passes. Approved → authorized / pre_authorized by the capture mode, followed as a
- * settled charge; declined or never processed → failed with the attempt's own code. The cascade does not move on
- * to the next connector: by now the buyer has been told `pending` and may have paid again another way, and a late
- * second provider call would be a charge nobody is waiting for. No answer by the horizon → failed
- * provider_outcome_unknown, left to the reconciler (which gives back a charge it finds).
+ * Resolves an attempt its charge left unknown (id charge-resolution-<tx id>): looks it up under its idempotency key on
+ * a backing-off durable timer (a payment notification kept on the attempt counts as the answer, and its arrival wakes
+ * the wait: attemptVerdictKeptSignal) until the provider says or the horizon passes. Approved → authorized /
+ * pre_authorized by the capture mode, followed as a settled charge; declined or never processed → failed with the
+ * attempt's own code. The cascade does not move on to the next connector: by now the buyer has been told `pending` and
+ * may have paid again another way, and a late second provider call would be a charge nobody is waiting for. No answer
+ * by the horizon → failed provider_outcome_unknown, left to the reconciler (which gives back a charge it finds).
  */
 export async function chargeResolutionWorkflow(input: ResolutionInput): Promise<ChargeResult> {
   const { workflowId } = workflowInfo();

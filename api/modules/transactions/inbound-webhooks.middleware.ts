@@ -6,8 +6,8 @@
  * adapter, and the provider event recorded in provider_webhook_events (unique per connector and provider event
  * id) in the same database transaction as its effect: a duplicate delivery finds the row and changes nothing.
  * pix/boleto verdicts are signalled to the transaction's settlement workflow; a card payment's verdict kept on an
- * attempt whose outcome stayed unknown wakes the charge's resolution (after the commit); refund results and disputes move
- * the transaction here through domain/transactions/transactions.transitions.ts (the same code the workflows use). Unhandled event types → 200.
+ * attempt whose outcome stayed unknown wakes the charge's resolution (after the commit); refund results and disputes
+ * move the transaction here through domain/transactions/transactions.transitions.ts (the same code the workflows use). Unhandled event types → 200.
  *
  * A connector's webhook acts only on that connector's own payments and refunds (a leaked token or secret of one
  * connector must not settle another's), an inactive connector's webhooks are refused (the provider retries them
