@@ -18,13 +18,13 @@
  * CI runs MODEL_RUNS sequences (default 3); `npm run test:model -- --model transactions --runs 100 --seed 5000`
  * runs more, `--seed N --runs 1` replays one. A failure names its seed, step and the steps before it.
  */
-import { pastResolutionHorizon } from '../helpers/charge-resolution';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { TransactionStatus } from '../../db/entities';
 import { ruleFor } from '../../domain/transactions/transactions.state-table';
 import { ORDER_STATUS_OF } from '../../domain/transactions/transactions.transitions';
 import { createTenant, type Tenant } from '../helpers/factories';
+import { pastResolutionHorizon } from '../helpers/charge-resolution';
 import { startApi, type RunningApi } from '../../api/server';
 import { api, type ApiResponse } from '../helpers/http';
 import { stack } from '../helpers/stack';
@@ -272,8 +272,7 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
         status: 'failed',
         failure_code: 'no_route',
       });
-      const events = ['transaction.created', 'transaction.pending', 'transaction.failed'];
-      seq.txs.push({ id, model: { ...newTx('failed', step.amount), events }, live: false });
+      seq.txs.push({ id, model: newTx('failed', step.amount), live: false });
       return;
     }
     if (step.outcome === 'review_pre_auth') {
