@@ -21,7 +21,6 @@ import {
   isCancellation,
   patched,
   setHandler,
-  sleep,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
@@ -55,6 +54,11 @@ export const chargeResolutionWorkflowId = (transactionId: string) => `charge-res
 const RESOLVES_UNKNOWN_ATTEMPTS = 'resolve-unknown-attempts';
 /** A provider's pix/boleto verdict, from an inbound webhook (named as sent on the wire). */
 export const providerEventSignal = defineSignal<[SettlementSignal]>('providerEvent');
+/**
+ * A provider's payment notification was kept on the attempt a resolution waits on (inbound webhook): the verdict is
+ * in the database, so the resolution looks at once instead of at its next timer.
+ */
+export const attemptVerdictKeptSignal = defineSignal('attemptVerdictKept');
 
 const setStatus = (status: string) =>
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: status }]);
@@ -430,22 +434,29 @@ export const RESOLUTION_LOOKUP_DELAYS_MS = [30, 60, 120, 300, 900, 1800].map((s)
 export const RESOLUTION_HORIZON_MS = 2 * 3600 * 1000;
 
 /**
- * Resolves an attempt its charge left unknown (id charge-resolution-<tx id>): looks it up under its idempotency key
- * on a backing-off durable timer (a payment notification kept on the attempt counts as the answer) until the
- * provider says or the horizon passes. Approved → authorized / pre_authorized by the capture mode, followed as a
- * settled charge; declined or never processed → failed with the attempt's own code. The cascade does not move on
- * to the next connector: by now the buyer has been told `pending` and may have paid again another way, and a late
- * second provider call would be a charge nobody is waiting for. No answer by the horizon → failed
- * provider_outcome_unknown, left to the reconciler (which gives back a charge it finds).
+ * Resolves an attempt its charge left unknown (id charge-resolution-<tx id>): looks it up under its idempotency key on
+ * a backing-off durable timer (a payment notification kept on the attempt counts as the answer, and its arrival wakes
+ * the wait: attemptVerdictKeptSignal) until the provider says or the horizon passes. Approved → authorized /
+ * pre_authorized by the capture mode, followed as a settled charge; declined or never processed → failed with the
+ * attempt's own code. The cascade does not move on to the next connector: by now the buyer has been told `pending` and
+ * may have paid again another way, and a late second provider call would be a charge nobody is waiting for. No answer
+ * by the horizon → failed provider_outcome_unknown, left to the reconciler (which gives back a charge it finds).
  */
 export async function chargeResolutionWorkflow(input: ResolutionInput): Promise<ChargeResult> {
   const { workflowId } = workflowInfo();
   const { transactionId, amount, capture } = input;
   const deadline = Date.now() + RESOLUTION_HORIZON_MS;
+  // Set by a notification kept on the attempt; one that arrives during a lookup wakes the next wait at once (the
+  // lookup may have read the attempt before the verdict was written).
+  let verdictKept = false;
+  setHandler(attemptVerdictKeptSignal, () => {
+    verdictKept = true;
+  });
   let finding: AttemptLookup = { status: 'unknown' };
   for (let tries = 0; finding.status === 'unknown' && Date.now() < deadline; tries += 1) {
     const delay = RESOLUTION_LOOKUP_DELAYS_MS[Math.min(tries, RESOLUTION_LOOKUP_DELAYS_MS.length - 1)];
-    await sleep(Math.min(delay, deadline - Date.now()));
+    await condition(() => verdictKept, Math.min(delay, deadline - Date.now()));
+    verdictKept = false;
     finding = await provider
       .lookUpUnknownAttempt({ transactionId, attemptNumber: input.attemptNumber })
       .catch((error): AttemptLookup => {

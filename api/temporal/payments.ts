@@ -8,7 +8,14 @@ import {
   type CardVerificationInput,
   type CardVerificationResult,
 } from '../../workflows/card-verification';
-import { chargeWorkflow, chargeWorkflowId, providerEventSignal, settlementWorkflowId } from '../../workflows/charge';
+import {
+  attemptVerdictKeptSignal,
+  chargeResolutionWorkflowId,
+  chargeWorkflow,
+  chargeWorkflowId,
+  providerEventSignal,
+  settlementWorkflowId,
+} from '../../workflows/charge';
 import {
   connectorCredentialCheckWorkflow,
   connectorCredentialCheckWorkflowId,
@@ -104,6 +111,19 @@ export async function signalProviderEvent(
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return false;
     throw error;
+  }
+}
+
+/**
+ * Wakes the resolution of a charge whose unresolved attempt just got the provider's verdict (kept on the attempt), so
+ * it reads it now rather than at its next timer. A resolution that is gone (already decided, or not started yet)
+ * reads the attempt on its own: nothing to wake.
+ */
+export async function wakeChargeResolution(client: Client, transactionId: string): Promise<void> {
+  try {
+    await client.workflow.getHandle(chargeResolutionWorkflowId(transactionId)).signal(attemptVerdictKeptSignal);
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
   }
 }
 

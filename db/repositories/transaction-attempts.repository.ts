@@ -368,15 +368,16 @@ export async function settleUnresolvedAttempt(
  * A provider's payment verdict (from its webhook) kept on the transaction's attempt at this connector that never got
  * its answer: unresolved under `unresolvedCode`, or still waiting (started, no outcome yet). Never on an attempt whose
  * transaction is decided otherwise, nor for a payment reference another attempt of the transaction answered with; an
- * approved verdict replaces a declined one, never the reverse. Returns whether an attempt took it.
+ * approved verdict replaces a declined one, never the reverse. Returns null when no attempt took it, else whether the
+ * attempt that took it is unresolved while its transaction is pending (its charge's resolution waits on it).
  */
 export async function keepWebhookVerdict(
   em: EntityManager,
   scope: { transactionId: string; merchantId: string; connectorId: string },
   verdict: { verdict: 'approved' | 'declined'; providerReference: string },
   unresolvedCode: string,
-): Promise<boolean> {
-  const updated = await em.execute<Array<{ attempt_number: number }>>(
+): Promise<{ awaitsResolution: boolean } | null> {
+  const updated = await em.execute<Array<{ awaits_resolution: boolean }>>(
     `update transaction_attempts a set webhook_verdict = ?, webhook_verdict_reference = ?
        from transactions t
       where t.id = a.transaction_id and t.id = ? and t.merchant_id = ? and t.status in ('pending', 'failed')
@@ -385,7 +386,7 @@ export async function keepWebhookVerdict(
         and (a.webhook_verdict is null or ? = 'approved')
         and not exists (select 1 from transaction_attempts o
                          where o.transaction_id = t.id and o.id <> a.id and o.provider_reference = ?)
-      returning a.attempt_number`,
+      returning (t.status = 'pending' and a.error_code is not distinct from ?) as awaits_resolution`,
     [
       verdict.verdict,
       verdict.providerReference,
@@ -395,9 +396,10 @@ export async function keepWebhookVerdict(
       unresolvedCode,
       verdict.verdict,
       verdict.providerReference,
+      unresolvedCode,
     ],
   );
-  return updated.length > 0;
+  return updated.length > 0 ? { awaitsResolution: updated[0].awaits_resolution } : null;
 }
 
 /** The statuses a charge ends in without holding the buyer's money: a payment the provider took there is given back. */

@@ -1,7 +1,8 @@
 /**
  * The hosted checkout never tells the buyer "nothing was charged" when nobody knows: a payment whose provider call
- * got no answer the provider's lookup could settle (provider_outcome_unknown, left to the reconciler) is shown as in
- * doubt — we are checking with the bank, do not pay again yet — on the confirm answer and on the page's read.
+ * got no answer the provider's lookup could settle (provider_outcome_unknown) is pending while the charge's own
+ * resolution asks again, and once that gives up at its horizon (failed, left to the reconciler) it is shown as in
+ * doubt — we are checking with the bank, do not pay again yet — on the page's read.
  */
 import { expect } from 'chai';
 import { api } from '../helpers/http';
@@ -9,6 +10,7 @@ import { createTenant, type Tenant } from '../helpers/factories';
 import { createSession } from '../helpers/checkout';
 import { createOffer } from '../helpers/catalog';
 import { control } from '../helpers/sandbox';
+import { pastResolutionHorizon } from '../helpers/charge-resolution';
 import { cascade, override, type CascadeConnector } from '../helpers/transactions';
 import { CARDS, mintToken, openSession, publicHeaders } from '../helpers/vault';
 
@@ -21,7 +23,7 @@ describe('The hosted checkout when a payment is in doubt', function () {
     [connector] = await cascade(tenant, ['provider_a']);
   });
 
-  it('a payment the provider may have taken without answering is "in doubt", never "nothing was charged", on the confirm answer and the page read', async () => {
+  it('a payment the provider may have taken without answering is pending while its charge asks again, then "in doubt" past the horizon, never "nothing was charged"', async () => {
     const { offer } = await createOffer(tenant.merchant_id, { billingCycle: 'none' });
     const checkout = await createSession(tenant, { offer_id: offer.id, selected_currency: 'USD' });
     const browser = await openSession(tenant, { checkoutSessionId: checkout.id });
@@ -42,14 +44,24 @@ describe('The hosted checkout when a payment is in doubt', function () {
       body: {},
     });
     expect(res.status, res.text).to.equal(200);
-    expect(res.body).to.include({ outcome: 'in_doubt', declineType: null });
-    expect(res.body.message).to.match(/checking/i);
-    expect(res.body.message).to.not.match(/nothing was charged/i);
+    expect(res.body).to.include({ outcome: 'pending', declineType: null, message: null });
+    const pending = await api.get('/sessions/checkout', {
+      headers: publicHeaders(tenant.merchant_public_key, browser.sessionId),
+    });
+    expect(pending.body.payment).to.include({ transactionId: res.body.transactionId, outcome: 'pending' });
 
+    // The resolution found no answer by its horizon: the transaction failed with its attempt still unresolved.
+    await pastResolutionHorizon(res.body.transactionId);
     const page = await api.get('/sessions/checkout', {
       headers: publicHeaders(tenant.merchant_public_key, browser.sessionId),
     });
     expect(page.status, page.text).to.equal(200);
-    expect(page.body.payment).to.include({ transactionId: res.body.transactionId, outcome: 'in_doubt' });
+    expect(page.body.payment).to.include({
+      transactionId: res.body.transactionId,
+      outcome: 'in_doubt',
+      declineType: null,
+    });
+    expect(page.body.payment.message).to.match(/checking/i);
+    expect(page.body.payment.message).to.not.match(/nothing was charged/i);
   });
 });

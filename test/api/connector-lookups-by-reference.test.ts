@@ -24,6 +24,7 @@ import {
 } from '../helpers/sandbox';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
 import { stack } from '../helpers/stack';
+import { resolutionOf } from '../helpers/charge-resolution';
 
 /** Asks again (no sleep: the sandbox decides asynchronous refunds on its next timer tick) until decided. */
 async function decided(read: () => Promise<LookupResult>): Promise<LookupResult> {
@@ -166,7 +167,7 @@ describe('provider_b (Adyen): an unknown charge is answered by a technical cance
       await override(connectors[1], 'approve');
     });
 
-    it('a 5xx after provider_b charged: technical cancel issued, the attempt stays unknown, no second provider', async () => {
+    it('a 5xx after provider_b charged: technical cancel issued, the attempt stays unknown (pending, its resolution waiting), no second provider', async () => {
       await override(connectors[0], 'approved_server_error', 1);
       const res = await charge(
         tenant,
@@ -180,7 +181,7 @@ describe('provider_b (Adyen): an unknown charge is answered by a technical cance
       expect(charged.map((entry) => entry.provider)).to.deep.equal(['provider_b']);
       const cancels = (await ledger({ reference: tx.id })).filter((entry) => entry.operation === 'void');
       expect(cancels.map((entry) => entry.provider)).to.include('provider_b');
-      expect(tx.status).to.equal('failed');
+      expect(tx.status).to.equal('pending');
       expect(tx.timeline.map((a: any) => a.connector_id)).to.deep.equal([connectors[0].id]);
       const attempts = await stack()
         .orm.em.fork()
@@ -189,6 +190,7 @@ describe('provider_b (Adyen): an unknown charge is answered by a technical cance
           [tx.id],
         );
       expect(attempts.map((row) => row.error_code)).to.deep.equal(['provider_outcome_unknown']);
+      expect((await resolutionOf(tx.id).describe()).status.name).to.equal('RUNNING');
     });
   });
 });

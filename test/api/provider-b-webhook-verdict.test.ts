@@ -1,10 +1,12 @@
 /**
  * provider_b (Adyen) has no read: an auto-captured charge whose answer was lost stays unknown after its lookup (the
- * technical cancel cannot undo a capture), so the transaction answers `failed` with its attempt
- * provider_outcome_unknown. Adyen's AUTHORISATION notification is the only record of what it did: its verdict is
- * kept on the attempt and the reconciler acts on it — gives the money back (refund by pspReference; the attempt is
- * settled once the refund's REFUND notification says it succeeded) or settles the attempt as not charged — while the
- * transaction stays `failed` and emits nothing.
+ * technical cancel cannot undo a capture), so the transaction answers `pending` with its attempt
+ * provider_outcome_unknown while the charge's own resolution waits. Adyen's AUTHORISATION notification is the only
+ * record of what it did: its verdict is kept on the attempt and wakes the resolution, which takes it as the answer —
+ * authorized (the buyer keeps what they paid for) or failed with nothing taken — without asking the provider again.
+ * Once the resolution's horizon has passed (the transaction failed), a verdict is the reconciler's: it gives the
+ * money back (refund by pspReference; the attempt is settled once the refund's REFUND notification says it succeeded)
+ * or settles the attempt as not charged, while the transaction stays `failed`.
  */
 import { expect } from 'chai';
 import { createTenant, type Tenant } from '../helpers/factories';
@@ -12,7 +14,7 @@ import { api } from '../helpers/http';
 import { rows } from '../helpers/db';
 import { control, ledger } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
-import { waitUntil } from '../helpers/webhooks';
+import { pastResolutionHorizon, resolutionOf, resolutionWakes } from '../helpers/charge-resolution';
 import { CARDS, type CardInput } from '../helpers/vault';
 import { connectorsPath } from '../helpers/connectors';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
@@ -110,10 +112,33 @@ async function deliver(connector: CascadeConnector & { secret: Record<string, st
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-async function failedCharge(tenant: Tenant, card: CardInput & { brand?: string } = CARDS.visa) {
+/** A charge on this card, answered 201 (pending when its attempt's outcome stayed unknown). */
+async function chargeCard(tenant: Tenant, card: CardInput & { brand?: string } = CARDS.visa) {
   const res = await charge(tenant, cardCharge(await cardToken(tenant, card), { currency: 'BRL', country: 'BR' }));
   expect(res.status, res.text).to.equal(201);
   return res.body.data;
+}
+
+/** A charge whose attempt's outcome stayed unknown: pending, its resolution running. */
+async function unknownCharge(tenant: Tenant, connector: CascadeConnector, card?: CardInput & { brand?: string }) {
+  const tx = await chargeCard(tenant, card);
+  expect(tx.status).to.equal('pending');
+  expect(tx.timeline.map((a: any) => [a.connector_id, a.error_code])).to.deep.equal([
+    [connector.id, 'provider_outcome_unknown'],
+  ]);
+  expect((await resolutionOf(tx.id).describe()).status.name).to.equal('RUNNING');
+  return tx;
+}
+
+const read = async (tenant: Tenant, transactionId: string) =>
+  (await api.get(`/transactions/${transactionId}`, { key: tenant.merchant_secret_key })).body.data;
+
+/** Everything the sandbox recorded for this connector's account (calls, lookups, cancels, refunds). */
+async function accountLedger(connector: CascadeConnector) {
+  const account = (
+    await control('POST', '/accounts/resolve', { provider: 'provider_b', credentials: connector.credentials })
+  ).body.account;
+  return ledger({ provider: 'provider_b', account });
 }
 
 async function attemptOf(transactionId: string) {
@@ -124,10 +149,6 @@ async function attemptOf(transactionId: string) {
   );
   return attempt;
 }
-
-const giveBackOf = async (transactionId: string): Promise<string | null> =>
-  (await rows(`select give_back_status from transaction_attempts where transaction_id = ?`, [transactionId]))[0]
-    .give_back_status;
 
 const eventTypes = async (tenant: Tenant, transactionId: string): Promise<string[]> =>
   (
@@ -150,17 +171,100 @@ const refundsOf = async (transactionId: string) =>
   (await ledger({ reference: transactionId, operation: 'refund' })).filter((entry) => !entry.replayed);
 
 describe('provider_b (Adyen): the AUTHORISATION notification decides an attempt whose answer was lost', () => {
-  it('an auto-captured charge found by its notification is refunded by the reconciler; the transaction stays failed, a duplicate changes nothing', async function () {
+  it('a charge the provider took is resolved by its notification: the resolution wakes at once, authorized with the provider’s payment, nothing given back, asked nothing more; a duplicate changes nothing', async function () {
     this.timeout(60_000);
     const tenant = await createTenant();
     const connector = await adyenConnector(tenant);
     await override(connector, 'approved_server_error', 1);
-    const tx = await failedCharge(tenant);
-    expect(tx.status).to.equal('failed');
-    expect(tx.timeline.map((a: any) => [a.connector_id, a.error_code])).to.deep.equal([
-      [connector.id, 'provider_outcome_unknown'],
-    ]);
+    const tx = await unknownCharge(tenant, connector);
     const psp = await chargedAtSandbox(tx.id);
+    const asked = (await accountLedger(connector)).length;
+
+    const body = authorisation(connector, { pspReference: psp, merchantReference: tx.id, success: true });
+    const first = await deliver(connector, body);
+    expect(first).to.deep.equal({ status: 200, body: { received: true, duplicate: false } });
+    expect(await resolutionOf(tx.id).result()).to.deep.equal({ transactionId: tx.id, status: 'authorized' });
+    // Woken by the notification, not by its 30-second timer.
+    expect(await resolutionWakes(tx.id)).to.deep.equal(['woken']);
+
+    const after = await read(tenant, tx.id);
+    expect(after).to.include({ status: 'authorized', amount_authorized: AMOUNT, amount_captured: AMOUNT });
+    expect(await attemptOf(tx.id)).to.include({ error_code: null, outcome: 'approved', provider_reference: psp });
+    // One charge, kept: no second call, no lookup, no refund.
+    expect(await accountLedger(connector)).to.have.length(asked);
+    expect(await refundsOf(tx.id)).to.deep.equal([]);
+    const events = await eventTypes(tenant, tx.id);
+    expect(events).to.deep.equal(['transaction.created', 'transaction.pending', 'transaction.authorized']);
+
+    // The same notification again (Adyen retries until it gets [accepted]): recorded once, nothing changes.
+    const again = await deliver(connector, body);
+    expect(again).to.deep.equal({ status: 200, body: { received: true, duplicate: true } });
+    await runReconciler(tx.id);
+    expect(await refundsOf(tx.id)).to.deep.equal([]);
+    expect(await read(tenant, tx.id)).to.include({ status: 'authorized', amount_captured: AMOUNT });
+    expect(await eventTypes(tenant, tx.id)).to.deep.equal(events);
+    const received = await rows(
+      `select event_type, transaction_id from provider_webhook_events where connector_id = ? and provider_event_id = ?`,
+      [connector.id, `${psp}:AUTHORISATION:true`],
+    );
+    expect(received).to.deep.equal([{ event_type: 'payment.succeeded', transaction_id: tx.id }]);
+  });
+
+  it('a declined notification ends the pending charge failed with nothing taken, without asking the provider anything', async function () {
+    this.timeout(60_000);
+    const tenant = await createTenant();
+    const connector = await adyenConnector(tenant);
+    // Answered 5xx, nothing processed: the technical cancel is `received`, which cannot tell for a captured charge.
+    const tx = await unknownCharge(tenant, connector, SERVER_ERROR_CARD);
+    const before = (await accountLedger(connector)).length;
+
+    const delivered = await deliver(
+      connector,
+      authorisation(connector, { pspReference: 'DECLINED0000TEST', merchantReference: tx.id, success: false }),
+    );
+    expect(delivered).to.deep.equal({ status: 200, body: { received: true, duplicate: false } });
+    expect(await resolutionOf(tx.id).result()).to.deep.equal({ transactionId: tx.id, status: 'failed' });
+    expect(await resolutionWakes(tx.id)).to.deep.equal(['woken']);
+    expect(await attemptOf(tx.id)).to.include({
+      error_code: 'provider_declined',
+      provider_reference: 'DECLINED0000TEST',
+    });
+    expect(await accountLedger(connector)).to.have.length(before);
+    expect(await read(tenant, tx.id)).to.include({ status: 'failed', amount_captured: 0 });
+    expect(await eventTypes(tenant, tx.id)).to.deep.equal([
+      'transaction.created',
+      'transaction.pending',
+      'transaction.failed',
+    ]);
+  });
+
+  it('the notification the sandbox sends itself for the lost charge is the resolution’s answer: authorized, nothing given back', async function () {
+    this.timeout(60_000);
+    const tenant = await createTenant();
+    // The sandbox delivers this connector's notifications, as Adyen would (during the charge, or once it is pending).
+    const [connector] = await cascade(tenant, ['provider_b']);
+    await override(connector, 'approved_server_error', 1);
+    const tx = await unknownCharge(tenant, connector);
+    const psp = await chargedAtSandbox(tx.id);
+    expect(await resolutionOf(tx.id).result()).to.deep.equal({ transactionId: tx.id, status: 'authorized' });
+    expect(await attemptOf(tx.id)).to.include({
+      error_code: null,
+      provider_reference: psp,
+      webhook_verdict: 'approved',
+    });
+    expect(await refundsOf(tx.id)).to.deep.equal([]);
+    expect(await eventTypes(tenant, tx.id)).to.include('transaction.authorized');
+  });
+
+  it('past the resolution’s horizon, a charge found by its notification is refunded by the reconciler; the transaction stays failed, a duplicate changes nothing', async function () {
+    this.timeout(60_000);
+    const tenant = await createTenant();
+    const connector = await adyenConnector(tenant);
+    await override(connector, 'approved_server_error', 1);
+    const tx = await unknownCharge(tenant, connector);
+    const psp = await chargedAtSandbox(tx.id);
+    await pastResolutionHorizon(tx.id);
+    const events = await eventTypes(tenant, tx.id);
 
     const body = authorisation(connector, { pspReference: psp, merchantReference: tx.id, success: true });
     const first = await deliver(connector, body);
@@ -197,84 +301,44 @@ describe('provider_b (Adyen): the AUTHORISATION notification decides an attempt 
       outcome: 'approved',
       provider_reference: psp,
     });
-    const after = (await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data;
-    expect(after).to.include({ status: 'failed', amount_captured: 0 });
-    const events = await eventTypes(tenant, tx.id);
-    expect(events).to.not.include('transaction.authorized');
+    expect(await read(tenant, tx.id)).to.include({ status: 'failed', amount_captured: 0 });
+    expect(await eventTypes(tenant, tx.id)).to.deep.equal(events);
 
-    // The same notification again (Adyen retries until it gets [accepted]): recorded once, nothing changes.
     const again = await deliver(connector, body);
     expect(again).to.deep.equal({ status: 200, body: { received: true, duplicate: true } });
     await runReconciler(`${tx.id}-again`);
     expect(await refundsOf(tx.id)).to.have.length(1);
     expect(await attemptOf(tx.id)).to.include({ error_code: 'reconciled_charge_reversed' });
     expect(await eventTypes(tenant, tx.id)).to.deep.equal(events);
-    const received = await rows(
-      `select event_type, transaction_id from provider_webhook_events where connector_id = ? and provider_event_id = ?`,
-      [connector.id, `${psp}:AUTHORISATION:true`],
-    );
-    expect(received).to.deep.equal([{ event_type: 'payment.succeeded', transaction_id: tx.id }]);
   });
 
-  it('a declined notification settles the attempt as not charged without asking the provider anything', async function () {
+  it('past the resolution’s horizon, a declined notification settles the attempt as not charged without asking the provider anything', async function () {
     this.timeout(60_000);
     const tenant = await createTenant();
     const connector = await adyenConnector(tenant);
-    // Answered 5xx, nothing processed: the technical cancel is `received`, which cannot tell for a captured charge.
-    const tx = await failedCharge(tenant, SERVER_ERROR_CARD);
-    expect(tx.timeline.map((a: any) => a.error_code)).to.deep.equal(['provider_outcome_unknown']);
-    const account = (
-      await control('POST', '/accounts/resolve', { provider: 'provider_b', credentials: connector.credentials })
-    ).body.account;
-    const before = await ledger({ provider: 'provider_b', account });
+    const tx = await unknownCharge(tenant, connector, SERVER_ERROR_CARD);
+    await pastResolutionHorizon(tx.id);
+    const before = (await accountLedger(connector)).length;
 
     const delivered = await deliver(
       connector,
-      authorisation(connector, { pspReference: 'DECLINED0000TEST', merchantReference: tx.id, success: false }),
+      authorisation(connector, { pspReference: 'DECLINED0001TEST', merchantReference: tx.id, success: false }),
     );
     expect(delivered.status).to.equal(200);
     await runReconciler(tx.id);
     expect(await attemptOf(tx.id)).to.include({
       error_code: 'reconciled_not_charged',
-      provider_reference: 'DECLINED0000TEST',
+      provider_reference: 'DECLINED0001TEST',
     });
-    expect(await ledger({ provider: 'provider_b', account })).to.have.length(before.length);
-    const after = (await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data;
-    expect(after.status).to.equal('failed');
-  });
-
-  it('the sandbox notifies the lost charge itself (during the charge): the reconciler refunds it', async function () {
-    this.timeout(60_000);
-    const tenant = await createTenant();
-    // The sandbox delivers this connector's notifications, as Adyen would.
-    const [connector] = await cascade(tenant, ['provider_b']);
-    await override(connector, 'approved_server_error', 1);
-    const tx = await failedCharge(tenant);
-    expect(tx.status).to.equal('failed');
-    const psp = await chargedAtSandbox(tx.id);
-    await waitUntil(
-      async () => (await attemptOf(tx.id)).webhook_verdict === 'approved',
-      15_000,
-      'the AUTHORISATION verdict kept on the attempt',
-    );
-    await runReconciler(tx.id);
-    expect((await refundsOf(tx.id)).map((entry) => entry.amount)).to.deep.equal([AMOUNT]);
-    // The sandbox decides the refund and notifies it (REFUND): the next run settles the attempt.
-    await waitUntil(
-      async () => (await giveBackOf(tx.id)) === 'succeeded',
-      15_000,
-      'the REFUND verdict kept on the attempt',
-    );
-    await runReconciler(`${tx.id}-refunded`);
-    expect(await attemptOf(tx.id)).to.include({ error_code: 'reconciled_charge_reversed', provider_reference: psp });
-    expect(await eventTypes(tenant, tx.id)).to.not.include('transaction.authorized');
+    expect(await accountLedger(connector)).to.have.length(before);
+    expect((await read(tenant, tx.id)).status).to.equal('failed');
   });
 
   it('a notification for a failed transaction without an unresolved attempt changes nothing', async function () {
     this.timeout(60_000);
     const tenant = await createTenant();
     const connector = await adyenConnector(tenant);
-    const tx = await failedCharge(tenant, CARDS.doNotHonor);
+    const tx = await chargeCard(tenant, CARDS.doNotHonor);
     expect(tx.status).to.equal('failed');
     const declined = await attemptOf(tx.id);
     expect(declined.error_code).to.not.equal('provider_outcome_unknown');

@@ -1,10 +1,12 @@
 /**
  * The reconciler takes a bounded batch per run. Attempts that stay unknown forever (an Adyen charge whose
  * notification never came: its lookup can never tell) must not fill every batch: each run takes the attempts no run
- * has taken up for longest, so a newer attempt that could be resolved gets its turn.
+ * has taken up for longest, so a newer attempt that could be resolved gets its turn. The reconciler takes the
+ * charges whose own resolution gave up at its horizon (failed, the attempt still unresolved).
  */
 import { expect } from 'chai';
 import { createTenant, type Tenant } from '../helpers/factories';
+import { pastResolutionHorizon } from '../helpers/charge-resolution';
 import { rows } from '../helpers/db';
 import { control, ledger } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
@@ -23,10 +25,13 @@ const runReconciler = (tag: string, batch?: number): Promise<Record<string, numb
     args: batch === undefined ? [] : [batch],
   });
 
+/** A charge whose attempt stayed unknown, left as its resolution's horizon leaves it: failed, for the reconciler. */
 async function unresolvedCharge(tenant: Tenant, currency: string, country: string): Promise<string> {
   const res = await charge(tenant, cardCharge(await cardToken(tenant), { currency, country }));
   expect(res.status, res.text).to.equal(201);
+  expect(res.body.data.status).to.equal('pending');
   expect(res.body.data.timeline.map((a: any) => a.error_code)).to.deep.equal(['provider_outcome_unknown']);
+  await pastResolutionHorizon(res.body.data.id);
   return res.body.data.id;
 }
 

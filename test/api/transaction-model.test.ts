@@ -24,6 +24,7 @@ import type { TransactionStatus } from '../../db/entities';
 import { ruleFor } from '../../domain/transactions/transactions.state-table';
 import { ORDER_STATUS_OF } from '../../domain/transactions/transactions.transitions';
 import { createTenant, type Tenant } from '../helpers/factories';
+import { pastResolutionHorizon } from '../helpers/charge-resolution';
 import { startApi, type RunningApi } from '../../api/server';
 import { api, type ApiResponse } from '../helpers/http';
 import { stack } from '../helpers/stack';
@@ -282,6 +283,15 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
       const model = newTx('pending', step.amount);
       move(model, 'charge_approved_uncaptured');
       seq.txs.push({ id, model, live: false });
+      return;
+    }
+    if (step.outcome === 'error' && res.body.data.status === 'pending') {
+      // provider_b has no read: after a 5xx the outcome stays unknown, so the charge waits pending on its resolution,
+      // which cannot find an answer either; the model goes on from the state its horizon leaves (failed).
+      await pastResolutionHorizon(id);
+      await quiesce(tenant, seq.slug, seq.account);
+      const events = ['transaction.created', 'transaction.pending', 'transaction.failed'];
+      seq.txs.push({ id, model: { ...newTx('failed', step.amount), events }, live: false });
       return;
     }
     await quiesce(tenant, seq.slug, seq.account);

@@ -5,8 +5,9 @@
  * The connector is found by id + token (constant-time), the signature checked with its webhook secret by its
  * adapter, and the provider event recorded in provider_webhook_events (unique per connector and provider event
  * id) in the same database transaction as its effect: a duplicate delivery finds the row and changes nothing.
- * pix/boleto verdicts are signalled to the transaction's settlement workflow; refund results and disputes move
- * the transaction here through domain/transactions/transactions.transitions.ts (the same code the workflows use). Unhandled event types → 200.
+ * pix/boleto verdicts are signalled to the transaction's settlement workflow; a card payment's verdict kept on an
+ * attempt whose outcome stayed unknown wakes the charge's resolution (after the commit); refund results and disputes
+ * move the transaction here through domain/transactions/transactions.transitions.ts (the same code the workflows use). Unhandled event types → 200.
  *
  * A connector's webhook acts only on that connector's own payments and refunds (a leaked token or secret of one
  * connector must not settle another's), an inactive connector's webhooks are refused (the provider retries them
@@ -21,7 +22,7 @@ import { adapterFor } from '../../../domain/connectors/registry';
 import { InvalidWebhookError, type InboundWebhook } from '../../../domain/connectors/connector';
 import { UnhandledWebhookEventError } from '../../../domain/connectors/errors';
 import { announceRefundsSettledDuringDispute, settleRefund } from '../../../domain/transactions/transactions.refunds';
-import { signalProviderEvent } from '../../temporal';
+import { signalProviderEvent, wakeChargeResolution } from '../../temporal';
 import { ApiError } from '../../../domain/platform/errors';
 import { findConnectorByWebhookToken, loadConnectorSecrets } from '../../../domain/connectors/connectors.secrets';
 import { recordEvent } from '../../../domain/events/events.outbox';
@@ -160,8 +161,6 @@ async function apply(
       );
     return null;
   }
-  // A verdict on a charge attempt whose own answer was lost: kept for the reconciler, the transaction does not move.
-  await recordWebhookVerdictOnUnansweredAttempt(em, { connectorId, merchantId }, event);
   const tx = await findTransaction(em, connectorId, merchantId, event);
   if (!tx) return null;
   if (event.type.startsWith('payment.')) {
@@ -379,6 +378,7 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
       providerReference: event.providerReference,
     };
     let outcome: { duplicate: boolean; refused?: Refusal };
+    let resolutionToWake: string | null = null;
     try {
       outcome = await em.transactional(async (tx) => {
         const inserted = await tx.execute<Array<{ id: string }>>(
@@ -390,7 +390,17 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
           await recordReceipt(tx, { ...received, status: 'duplicate' });
           return { duplicate: true };
         }
-        const refused = await apply(tx, deps, connector.id, connector.merchantId, event);
+        // A verdict on a charge attempt whose own answer was lost is kept on the attempt: the answer the charge's
+        // resolution waits for (woken below, once committed), or for the reconciler once the charge has failed.
+        const verdict = await recordWebhookVerdictOnUnansweredAttempt(
+          tx,
+          { connectorId: connector.id, merchantId: connector.merchantId },
+          event,
+        );
+        if (verdict?.awaitsResolution) resolutionToWake = event.reference;
+        const refused = verdict?.awaitsResolution
+          ? null
+          : await apply(tx, deps, connector.id, connector.merchantId, event);
         // In the same transaction as the effect: a receipt says processed only if the effect committed.
         await recordReceipt(
           tx,
@@ -405,6 +415,12 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
         reason: error instanceof ApiError ? error.code : 'INTERNAL_ERROR',
       });
       throw error;
+    }
+    if (resolutionToWake) {
+      // Only sooner: the verdict is committed, and the resolution reads it at its next lookup anyway.
+      await wakeChargeResolution(deps.temporal.client, resolutionToWake).catch((error: unknown) =>
+        deps.logger.warn({ err: error, transactionId: resolutionToWake }, 'could not wake a charge resolution'),
+      );
     }
     ctx.status = 200;
     // A refused event is still acknowledged: the provider's retries would carry the same amount again.
