@@ -57,7 +57,9 @@ export async function startApi(
     (request, response) => void handle(request, response),
   );
   server.maxConnections = limits.maxConnections;
-  server.listen(port);
+  // A reserved server's handle already has its address; a port number listens on HOST (loopback outside production).
+  if (typeof port === 'number') server.listen(port, config.host);
+  else server.listen(port);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const url = `http://localhost:${typeof address === 'object' && address ? address.port : config.port}`;

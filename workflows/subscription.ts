@@ -109,7 +109,10 @@ export interface SubscriptionWorkflowView {
   nextWakeReason: Wake['reason'] | null;
 }
 export const viewQuery = defineQuery<SubscriptionWorkflowView>('view');
-/** A connector was activated or an offer restored: a held subscription looks again (after the change commits). */
+/**
+ * A connector was activated, an offer restored or the merchant made active again: a held subscription looks again
+ * (after the change commits).
+ */
 export const billingResumedSignal = defineSignal('billingResumed');
 /** How long after billingResumed the workflow looks: the API signals before its own transaction has committed. */
 const RESUMED_RECHECK_MS = 60_000;

@@ -116,8 +116,9 @@ export async function updateSubscription(
 }
 
 /**
- * Tells held subscriptions that billing may be possible again (a connector activated, an offer restored): each
- * looks again shortly after (the change commits first). A subscription whose workflow has ended is skipped.
+ * Tells held subscriptions that billing may be possible again (a connector activated, an offer restored, the
+ * merchant made active again): each looks again shortly after (the change commits first). A subscription whose
+ * workflow has ended is skipped.
  */
 export async function signalBillingResumed(client: Client, subscriptionIds: string[]): Promise<void> {
   for (const id of subscriptionIds) {

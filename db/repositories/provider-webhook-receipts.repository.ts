@@ -54,9 +54,9 @@ export interface ReceiptRow {
 
 export interface ReceiptFilter {
   connectorId: string;
-  /** inbound: the authentic deliveries (optionally one status); invalid: the refused ones. */
+  /** inbound: the authentic deliveries (optionally those in any of `statuses`); invalid: the refused ones. */
   kind: 'inbound' | 'invalid';
-  status?: Exclude<ReceiptStatus, 'invalid'>;
+  statuses?: ReadonlyArray<Exclude<ReceiptStatus, 'invalid'>>;
   from?: Date;
   to?: Date;
 }
@@ -68,9 +68,9 @@ export async function listReceipts(
 ): Promise<{ items: ReceiptRow[]; total: number }> {
   const conditions = ['connector_id = ?', filter.kind === 'invalid' ? "status = 'invalid'" : "status <> 'invalid'"];
   const values: unknown[] = [filter.connectorId];
-  if (filter.status) {
-    conditions.push('status = ?');
-    values.push(filter.status);
+  if (filter.statuses?.length) {
+    conditions.push('status in (?)');
+    values.push(filter.statuses);
   }
   if (filter.from) {
     conditions.push('received_at >= ?');

@@ -5,6 +5,7 @@
 import { decodeMasterKey, keyring, type Keyring } from './crypto';
 import { loadVaultKeys, type VaultKeys } from './vault-keys';
 import { loadDashboardKeys, type DashboardKeys } from './dashboard-keys';
+import { isIP } from 'node:net';
 import { parseCidr } from './cidr';
 import { DEFAULT_DUNNING_SCHEDULE_DAYS } from '../../workflows/lib/subscription-rules';
 
@@ -13,6 +14,8 @@ export type AppEnv = 'local' | 'test' | 'production';
 export interface Config {
   /** local and test relax a few production-only checks (e.g. plain-http webhook URLs to loopback). */
   readonly env: AppEnv;
+  /** The address the API listens on (HOST): loopback outside production, every interface in production. */
+  readonly host: string;
   readonly port: number;
   readonly databaseUrl: string;
   /** The API's PostgreSQL pool: size, and per-session limits so no request can hold a connection for long. */
@@ -256,6 +259,16 @@ function vaultKeys(env: NodeJS.ProcessEnv, masterKey: Buffer): VaultKeys {
   }
 }
 
+/**
+ * HOST, the address the API listens on. A local or test API (SSRF guard off, plain-http webhooks allowed) stays on
+ * loopback unless HOST opens it; production listens on every interface, as a container must for its published port.
+ */
+export function listenHost(env: NodeJS.ProcessEnv, appEnv: AppEnv): string {
+  const host = env.HOST || (appEnv === 'production' ? '0.0.0.0' : '127.0.0.1');
+  if (host !== 'localhost' && !isIP(host)) throw new ConfigError('HOST must be an IP address or localhost');
+  return host;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const encryptionKeys = loadKeyring(env);
   // No default: an unset APP_ENV used to mean local, which quietly turned off the production-only checks (SSRF
@@ -280,6 +293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (appEnv === 'production') requireHttps(env);
   return Object.freeze({
     env: appEnv,
+    host: listenHost(env, appEnv),
     port: int(env, 'PORT', 3000, 0),
     databaseUrl: required(env, 'DATABASE_URL'),
     databasePool: Object.freeze({

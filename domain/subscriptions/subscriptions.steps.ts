@@ -20,6 +20,7 @@ import {
   type SubscriptionState,
   type SubscriptionStep,
 } from '../../workflows/lib/subscription-state';
+import { presentInstrument } from '../payment-instruments/payment-instruments.presenter';
 import { presentOne } from './subscriptions.presenter';
 
 const date = (value: string | null) => (value === null ? null : new Date(value));
@@ -99,15 +100,16 @@ export async function applySubscriptionStep(em: EntityManager, step: Subscriptio
       await recordEvent(em, { organizationId: sub.organizationId, merchantId: sub.merchantId, type, object });
     }
   }
-  if (step.actionRequired) await recordActionRequired(em, sub, step.actionRequired);
+  if (step.actionRequired) await recordActionRequired(em, sub, step.actionRequired, at);
   return true;
 }
 
 /**
  * payment_method.action_required (Document 1: a stored card reported no longer valid, no replacement available —
- * there is no account updater, so never one): the instrument's public fields, why, and the subscription it bills.
+ * there is no account updater, so never one): data.object is the payment instrument as the API presents it (at the
+ * step's time), followed by action_required, why and the subscription it bills (docs/events.md).
  */
-async function recordActionRequired(em: EntityManager, sub: Subscription, action: InstrumentActionRequired) {
+async function recordActionRequired(em: EntityManager, sub: Subscription, action: InstrumentActionRequired, at: Date) {
   const card = await em.findOne(PaymentInstrumentSchema, {
     id: action.paymentInstrumentId,
     merchantId: sub.merchantId,
@@ -118,15 +120,7 @@ async function recordActionRequired(em: EntityManager, sub: Subscription, action
     merchantId: sub.merchantId,
     type: 'payment_method.action_required',
     object: {
-      id: card.id,
-      merchant_id: card.merchantId,
-      customer_id: card.customerId,
-      instrument_type: card.instrumentType,
-      card_brand: card.cardBrand,
-      last4: card.last4,
-      exp_month: card.expMonth,
-      exp_year: card.expYear,
-      status: card.status,
+      ...presentInstrument(card, at),
       action_required: {
         reason: action.reason,
         subscription_id: sub.id,

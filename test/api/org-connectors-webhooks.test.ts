@@ -8,7 +8,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { rows } from '../helpers/db';
-import { bearer, createOrganizationUser, signIn } from '../helpers/dashboard';
+import { bearer, createMerchantUser, createOrganizationUser, signIn } from '../helpers/dashboard';
 import { cascade, charge, providerReferenceOf, type CascadeConnector } from '../helpers/transactions';
 import { control } from '../helpers/sandbox';
 import { waitUntil } from '../helpers/webhooks';
@@ -105,6 +105,35 @@ describe('Organization Dashboard connector webhook logs', () => {
       `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
     );
     expect((await inbounds()).body.meta.total).to.equal(3);
+  });
+
+  it('status filters accept several values, repeated or comma-separated, on both Dashboards', async () => {
+    const mine = await createTenant();
+    const orgHeaders = await organizationSession(mine);
+    const merchantUser = await createMerchantUser(mine.organization_id, [mine.merchant_id]);
+    const merchantHeaders = bearer((await signIn('merchant', merchantUser)).access_token as string, {
+      'x-merchant-id': mine.merchant_id,
+    });
+    const [own] = await cascade(mine, ['provider_a'], { webhooks: false });
+    const eventId = `evt_${randomUUID()}`;
+    await sendProviderA(own, succeeded(eventId, 'pi_nothing_of_ours'));
+    await sendProviderA(own, succeeded(eventId, 'pi_nothing_of_ours'));
+    await sendProviderA(own, { id: `evt_${randomUUID()}`, type: 'customer.created', data: { object: { id: 'c' } } });
+
+    const lists = [
+      { path: `/org/connectors/${own.id}/webhooks/inbounds`, headers: orgHeaders },
+      { path: `/merchant/connectors/${own.id}/webhooks/inbounds`, headers: merchantHeaders },
+    ];
+    for (const { path, headers: sessionHeaders } of lists) {
+      for (const status of ['processed,ignored', ['processed', 'ignored']]) {
+        const res = await api.get(path, { headers: sessionHeaders, query: { status } });
+        expect(res.status, `${path} ${res.text}`).to.equal(200);
+        expect(res.body.data.map((r: any) => r.status)).to.deep.equal(['ignored', 'processed']);
+        expect(res.body.meta.total).to.equal(2);
+      }
+      const unknown = await api.get(path, { headers: sessionHeaders, query: { status: 'processed,invalid' } });
+      expect(unknown.status, unknown.text).to.equal(400);
+    }
   });
 
   it('lists refused deliveries with their reason: bad signature, malformed body, wrong token, inactive connector', async () => {

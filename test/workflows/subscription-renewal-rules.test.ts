@@ -18,6 +18,7 @@ import { createOffer } from '../helpers/catalog';
 import { sleepPast } from '../helpers/time-skipping';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';
+import { api } from '../helpers/http';
 import { accountOf, ledger } from '../helpers/sandbox';
 import { override } from '../helpers/transactions';
 import { storedSubscription, subscribed, type Subscribed } from '../helpers/subscriptions';
@@ -58,7 +59,7 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
       .find(EventSchema, { merchantId: sub.tenant.merchant_id, type: 'payment_method.action_required' })
       .then((rows) => rows.map((row) => row.data));
 
-  it('a renewal declined as card gone (stolen) emits payment_method.action_required once, naming the card and subscription', async function () {
+  it('a renewal declined as card gone (stolen) emits payment_method.action_required once: data.object is the payment instrument as GET presents it, plus the reason and the subscription', async function () {
     this.timeout(60_000);
     const sub = await subscribed(await serverNow());
     await override(sub.connector, 'stolen_card', 1);
@@ -67,8 +68,14 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
     const [renewal] = await renewals(sub);
     const events = await actionRequired(sub);
     expect(events).to.have.length(1);
-    expect(events[0]).to.deep.include({ id: sub.instrumentId, customer_id: sub.customerId, last4: '4242' });
-    expect(events[0].action_required).to.deep.equal({
+    const { action_required: action, ...instrument } = events[0];
+    const read = await api.get(`/merchants/${sub.tenant.merchant_id}/payment-instruments/${sub.instrumentId}`, {
+      key: sub.tenant.merchant_secret_key,
+    });
+    expect(read.status, read.text).to.equal(200);
+    expect(instrument).to.deep.equal(read.body.data);
+    expect(Object.keys(events[0])).to.deep.equal([...Object.keys(read.body.data), 'action_required']);
+    expect(action).to.deep.equal({
       reason: 'stolen_card',
       subscription_id: sub.state.subscriptionId,
       order_id: renewal.orderId,

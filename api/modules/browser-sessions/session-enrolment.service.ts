@@ -17,7 +17,7 @@ import { noticeVerificationsPaused } from './verification-breaker.service';
 import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
 import { errors } from '../../../domain/platform/errors';
-import { effectiveInstrumentStatus } from '../payment-instruments/instrument-status.rules';
+import { effectiveInstrumentStatus } from '../../../domain/payment-instruments/payment-instruments.presenter';
 import { enrolToken, findSameCard, requireMerchantCustomer } from '../payment-instruments/payment-instruments.service';
 import { consumeToken, lockUsableToken, sweepExpiredTokens } from '../tokens/tokens.service';
 import { planVerification } from './card-verification.service';

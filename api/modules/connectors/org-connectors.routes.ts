@@ -86,6 +86,7 @@ export const orgConnectorRoutes = [
     body: CreateOrgConnectorBody,
     responses: { 201: ConnectorObject },
     envelope: 'bare',
+    idempotency: 'optional',
     async handler({ em, organizationId, session, body, deps }) {
       const { merchant_id: merchantId, ...input } = body;
       await organizationMerchant(em, organizationId, merchantId);

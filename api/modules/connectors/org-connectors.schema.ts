@@ -1,6 +1,6 @@
 /** The organization Dashboard's connector endpoints: the merchant-level shapes, plus how a merchant is named. */
 import { Type } from '@sinclair/typebox';
-import { Id, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
+import { Id, MultiEnum, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
 import { CreateConnectorBody } from './connectors.schema';
 
 const MerchantId = Id('mrc');
@@ -36,7 +36,7 @@ export const INBOUND_STATUSES = ['processed', 'duplicate', 'ignored', 'failed'] 
 
 export const ListInboundWebhooksQuery = StrictObject({
   ...PaginationQuery,
-  status: Type.Optional(StringEnum(INBOUND_STATUSES)),
+  status: Type.Optional(MultiEnum(INBOUND_STATUSES)),
   from: ReceivedFrom,
   to: ReceivedTo,
 });

@@ -17,7 +17,7 @@ export async function inboundWebhooksPage(
 ) {
   const { items, total } = await listReceipts(
     em,
-    { connectorId, kind: 'inbound', status: query.status, ...receivedRange(query) },
+    { connectorId, kind: 'inbound', statuses: query.status, ...receivedRange(query) },
     { limit: query.limit, offset: offsetOf(query) },
   );
   return { status: 200, data: items.map(presentInboundWebhook), pagination: pagination(query, total) };

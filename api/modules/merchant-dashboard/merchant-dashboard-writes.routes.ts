@@ -37,6 +37,7 @@ export const merchantDashboardWriteRoutes = [
     body: CreateConnectorBody,
     responses: { 201: ConnectorObject },
     envelope: 'bare',
+    idempotency: 'optional',
     async handler({ em, merchantId, session, body, deps }) {
       const context = connectorContext(deps, await organizationOfMerchant(em, merchantId), dashboardActor(session));
       const connector = await createConnector(em, merchantId, body, context);

@@ -24,6 +24,8 @@ import {
   updateMerchant,
 } from './merchants.service';
 import { listMembers } from './members.service';
+import { signalBillingResumed } from '../../temporal';
+import { liveSubscriptionIds } from '../subscriptions/subscriptions.service';
 
 const tags = ['Merchants'];
 // Organization keys only; the merchant in the path is checked against the key's organization by the
@@ -84,8 +86,12 @@ export const merchantRoutes = [
     body: UpdateMerchantBody,
     responses: { 200: MerchantSchema },
     envelope: 'bare',
-    async handler({ em, auth, params, body }) {
-      return { status: 200, data: presentMerchant(await updateMerchant(em, auth, params.id, body)) };
+    async handler({ em, auth, params, body, deps }) {
+      const { merchant, reactivated } = await updateMerchant(em, auth, params.id, body);
+      // A merchant that is not active holds its renewals (merchant_not_active); made active again, its live
+      // subscriptions look again now rather than at their daily re-check.
+      if (reactivated) await signalBillingResumed(deps.temporal.client, await liveSubscriptionIds(em, merchant.id));
+      return { status: 200, data: presentMerchant(merchant) };
     },
   }),
   defineRoute({

@@ -219,12 +219,13 @@ export async function createMerchant(
 /** Frozen once the merchant is enrolled with the card networks (Document 3, Merchant states). */
 const LOCKED_WHEN_ENROLLED = ['name', 'website', 'mcc', 'address'] as const;
 
+/** The updated merchant, and whether this update made it active again (which ends its billing holds). */
 export async function updateMerchant(
   em: EntityManager,
   auth: ApiKeyAuth,
   id: string,
   input: UpdateInput,
-): Promise<Merchant> {
+): Promise<{ merchant: Merchant; reactivated: boolean }> {
   const merchant = await getMerchant(em, auth.organizationId, id, true);
   const fields = normalizeFields(input);
   const before = editable(merchant);
@@ -256,7 +257,7 @@ export async function updateMerchant(
       );
     }
   }
-  if (Object.keys(changes).length === 0) return merchant;
+  if (Object.keys(changes).length === 0) return { merchant, reactivated: false };
 
   merchant.name = wanted.name as string;
   merchant.status = wanted.status as MerchantStatus;
@@ -274,7 +275,7 @@ export async function updateMerchant(
     changes,
   });
   await em.flush();
-  return merchant;
+  return { merchant, reactivated: 'status' in changes && merchant.status === 'active' };
 }
 
 /**

@@ -6,12 +6,7 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import type { InstrumentStatus, PaymentInstrument } from '../../../db/entities';
 import { errors } from '../../../domain/platform/errors';
-
-export function effectiveInstrumentStatus(instrument: PaymentInstrument, now: Date): InstrumentStatus {
-  if (instrument.status === 'active' && instrument.cardExpiresAt && instrument.cardExpiresAt.getTime() <= now.getTime())
-    return 'expired';
-  return instrument.status;
-}
+import { effectiveInstrumentStatus } from '../../../domain/payment-instruments/payment-instruments.presenter';
 
 /** WHERE clause for instruments whose effective status is any of `statuses` at `now`. */
 export function effectiveInstrumentStatusWhere(
