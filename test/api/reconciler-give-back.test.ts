@@ -13,6 +13,7 @@ import { waitUntil } from '../helpers/webhooks';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
 import { TASK_QUEUES } from '../../workflows/definitions';
 import { reconcileUnknownOutcomesWorkflow } from '../../workflows/reconcile-unknown-outcomes';
+import { pastResolutionHorizon } from '../helpers/charge-resolution';
 
 const SERVER_ERROR = { number: '4000000000000119', cvc: '123', brand: 'visa' };
 const AMOUNT = 1500;
@@ -37,13 +38,17 @@ async function operationOverride(connector: CascadeConnector, operation: string,
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
 }
 
-/** A charge provider_a made (answered 5xx) whose lookup failed too: the transaction fails, the attempt unresolved. */
+/**
+ * A charge provider_a made (answered 5xx) whose lookup failed too, as its resolution's horizon leaves it: the
+ * transaction failed, the attempt unresolved for the reconciler.
+ */
 async function chargedButFailed(tenant: Tenant, connector: CascadeConnector): Promise<{ id: string; psp: string }> {
   await override(connector, 'approved_server_error', 1);
   await operationOverride(connector, 'lookup', 'processing_error');
   const res = await charge(tenant, cardCharge(await cardToken(tenant, SERVER_ERROR)));
   expect(res.status, res.text).to.equal(201);
-  expect(res.body.data.status).to.equal('failed');
+  expect(res.body.data.status).to.equal('pending');
+  await pastResolutionHorizon(res.body.data.id);
   const [charged] = (await ledger({ reference: res.body.data.id, operation: 'authorize' })).filter(
     (entry) => !entry.replayed && entry.outcome === 'approved',
   );
