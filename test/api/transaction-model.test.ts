@@ -8,7 +8,9 @@
  * PostgreSQL and sandbox provider. The features a money path meets are drawn together with them
  * (test/helpers/transaction-model-features.ts): live charges on a plan whose live connector fails before the test
  * one, a circuit breaker one failure opens, a capture:false charge held for review and settled late, one checkout
- * paid twice at once, and the reconciler running between steps. After every step the invariants are checked against a reference model built on
+ * paid twice at once, the reconciler running between steps, and on provider_c and checkout (whose reads lag; a
+ * provider_a backup behind them) charges whose answer was lost: found at once, found by the woken resolution, or
+ * past its horizon failed and given back by the reconciler — never cascaded to the backup. After every step the invariants are checked against a reference model built on
  * the pure state table (test/helpers/transaction-model.ts): status and amounts equal the model's, amount_refunded ≤
  * amount_captured ≤ amount_authorized, the provider's ledger matches the read model, the order's transitions form
  * one chain, each state change records exactly the events the table says, and nothing leaves a final state; no
