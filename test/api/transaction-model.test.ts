@@ -8,7 +8,9 @@
  * PostgreSQL and sandbox provider. The features a money path meets are drawn together with them
  * (test/helpers/transaction-model-features.ts): live charges on a plan whose live connector fails before the test
  * one, a circuit breaker one failure opens, a capture:false charge held for review and settled late, one checkout
- * paid twice at once, and the reconciler running between steps. After every step the invariants are checked against a reference model built on
+ * paid twice at once, the reconciler running between steps, and on provider_c and checkout (whose reads lag; a
+ * provider_a backup behind them) charges whose answer was lost: found at once, found by the woken resolution, or
+ * past its horizon failed and given back by the reconciler — never cascaded to the backup. After every step the invariants are checked against a reference model built on
  * the pure state table (test/helpers/transaction-model.ts): status and amounts equal the model's, amount_refunded ≤
  * amount_captured ≤ amount_authorized, the provider's ledger matches the read model, the order's transitions form
  * one chain, each state change records exactly the events the table says, and nothing leaves a final state; no
@@ -24,12 +26,12 @@ import type { TransactionStatus } from '../../db/entities';
 import { ruleFor } from '../../domain/transactions/transactions.state-table';
 import { ORDER_STATUS_OF } from '../../domain/transactions/transactions.transitions';
 import { createTenant, type Tenant } from '../helpers/factories';
-import { pastResolutionHorizon } from '../helpers/charge-resolution';
+import { pastResolutionHorizon, wakeResolution } from '../helpers/charge-resolution';
 import { startApi, type RunningApi } from '../../api/server';
 import { api, type ApiResponse } from '../helpers/http';
 import { stack } from '../helpers/stack';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
-import { accountOf, control, type Slug } from '../helpers/sandbox';
+import { accountOf, control, ledger, type Slug } from '../helpers/sandbox';
 import { seeded, pick } from '../helpers/seeded';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
 import {
@@ -50,6 +52,7 @@ import {
   circuitOf,
   closeCircuit,
   enableCircuitBreaker,
+  giveBackByReconciler,
   LIVE_METHOD,
   paidOrdersOfCheckout,
   payCheckoutTwice,
@@ -66,8 +69,22 @@ const MAX_TRANSACTIONS = 3;
 /** MODEL_VERBOSE=1 prints each step and where it left the transactions. */
 const VERBOSE = Boolean(process.env.MODEL_VERBOSE);
 
-/** error: the provider fails (processing_error), which opens a circuit breaker; review: held, then settled. */
-type ChargeOutcome = 'approve' | 'pre_auth' | 'decline' | 'unknown' | 'unknown_pre_auth' | 'error' | 'review_pre_auth';
+/**
+ * error: the provider fails (processing_error), which opens a circuit breaker; review: held, then settled. unknown:
+ * the provider charged but answered 5xx, and the charge's own lookup finds it. lost_lagging: the same while the
+ * provider's read lags (provider_c, checkout), so the charge waits pending on its resolution, which finds it once
+ * woken; lost_past_horizon: its resolution reaches the horizon unanswered, and the reconciler gives the money back.
+ */
+type ChargeOutcome =
+  | 'approve'
+  | 'pre_auth'
+  | 'decline'
+  | 'unknown'
+  | 'unknown_pre_auth'
+  | 'error'
+  | 'review_pre_auth'
+  | 'lost_lagging'
+  | 'lost_past_horizon';
 type Step =
   | { kind: 'charge'; outcome: ChargeOutcome; amount: number }
   /** A live charge (the live plan): its live connector cannot be reached, the test connector behind it is skipped. */
@@ -100,13 +117,20 @@ const CHARGED: Record<ChargeOutcome, TransactionStatus> = {
   unknown_pre_auth: 'pre_authorized',
   error: 'failed',
   review_pre_auth: 'pre_authorized',
+  lost_lagging: 'authorized',
+  lost_past_horizon: 'failed',
 };
+
+/** Providers whose read does not see a payment being created (ConnectorAdapter.reads: a grace period). */
+const LAGGING_READS: readonly Slug[] = ['provider_c', 'checkout'];
 
 interface Tracked {
   id: string;
   model: ModelTx;
   /** Charged on the live plan: it must never have an attempt on the test-mode connector. */
   live: boolean;
+  /** What the reconciler gave back at the provider (refunded there, never in our books). */
+  givenBack: number;
 }
 
 interface Sequence {
@@ -119,6 +143,11 @@ interface Sequence {
   liveConnectorId: string | null;
   /** The test connector's circuit opens on one failure (and stays open until closed). */
   breaker: boolean;
+  /**
+   * provider_a behind a connector whose read lags, approving whatever it is sent: a cascade that moved on after an
+   * unknown answer would charge the card a second time there.
+   */
+  backup: { connector: CascadeConnector; account: string } | null;
   /** A second API reaching PostgreSQL through a TCP proxy, started by the first db_outage step. */
   outage?: { app: RunningApi; proxy: TcpProxy; port: number };
 }
@@ -140,13 +169,19 @@ async function runSequence(seed: number): Promise<void> {
   const tenant = await createTenant();
   // provider_a answers refunds at once and takes forced operation faults; provider_b answers them pending and
   // decides by webhook.
-  const slug = random.one(['provider_a', 'provider_a', 'provider_b'] as const);
-  const [connector] = await cascade(tenant, [slug]);
+  // provider_c (Mercado Pago) and checkout (Checkout.com) read with a lag, and sit in front of a provider_a backup.
+  const slug = random.one(['provider_a', 'provider_a', 'provider_b', 'provider_c', 'checkout'] as const);
+  const lagging = LAGGING_READS.includes(slug);
+  const [connector, backupConnector] = await cascade(tenant, lagging ? [slug, 'provider_a'] : [slug]);
+  const backup = backupConnector
+    ? { connector: backupConnector, account: await accountOf('provider_a', backupConnector.credentials) }
+    : null;
   const liveConnectorId = random.chance(0.5) ? await addLivePlan(tenant, connector.id) : null;
-  const breaker = random.chance(0.4);
+  // A processing error there is an unknown (nothing found within the grace period), not a failure: no breaker draws.
+  const breaker = !lagging && random.chance(0.4);
   if (breaker) await enableCircuitBreaker(tenant, connector.id);
   const account = await accountOf(slug, connector.credentials);
-  const seq: Sequence = { tenant, connector, slug, account, txs: [], liveConnectorId, breaker };
+  const seq: Sequence = { tenant, connector, slug, account, txs: [], liveConnectorId, breaker, backup };
   const steps: Step[] = [];
   try {
     await runSteps(seed, random, seq, steps);
@@ -187,6 +222,8 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
     // (test/api/connector-lookups-by-reference.test.ts covers it), so the "resolved by lookup" draws are provider_a's;
     // the review hold is provider_a's scenario too.
     const providerA = seq.slug === 'provider_a' ? (['unknown', 'unknown_pre_auth', 'review_pre_auth'] as const) : [];
+    // Lost answers where the read lags: found at once (no lag), found by the woken resolution, or past its horizon.
+    const lost = seq.backup ? (['unknown', 'lost_lagging', 'lost_lagging', 'lost_past_horizon'] as const) : [];
     const errors = seq.breaker ? (['error'] as const) : [];
     const outcome = random.one([
       'approve',
@@ -195,6 +232,7 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
       'pre_auth',
       'decline',
       ...providerA,
+      ...lost,
       ...errors,
     ] as const);
     return { kind: 'charge', outcome, amount };
@@ -255,11 +293,11 @@ function randomOp(random: ReturnType<typeof pick>, model: ModelTx, faults: boole
 /** Runs a step on the stack and applies it to the model (a concurrent step: the outcome the stack shows). */
 async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
   const { tenant, connector } = seq;
-  const currency = seq.slug === 'provider_b' ? { currency: 'BRL', country: 'BR' } : {};
+  const currency = seq.slug === 'provider_b' || seq.slug === 'provider_c' ? { currency: 'BRL', country: 'BR' } : {};
   if (step.kind === 'charge') {
     // An open circuit: routing skips the connector and the charge fails before any provider call (no_route).
     const open = seq.breaker && (await circuitOf(tenant, connector.id)) === 'open';
-    if (!open) await forceOutcome(connector, step.outcome);
+    if (!open) await forceOutcome(seq, step.outcome);
     const capture = step.outcome.endsWith('pre_auth') ? { capture: false } : {};
     const res = await charge(
       tenant,
@@ -272,7 +310,23 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
         status: 'failed',
         failure_code: 'no_route',
       });
-      seq.txs.push({ id, model: newTx('failed', step.amount), live: false });
+      seq.txs.push({ id, model: newTx('failed', step.amount), live: false, givenBack: 0 });
+      return;
+    }
+    if (step.outcome === 'lost_lagging' || step.outcome === 'lost_past_horizon') {
+      // Unknown: the cascade stops (the backup is never asked) and the charge waits pending on its resolution.
+      expect(res.body.data.status, 'a charge whose answer is lost and not visible yet').to.equal('pending');
+      const model = newTx('pending', step.amount);
+      const found = step.outcome === 'lost_lagging';
+      if (found) await wakeResolution(id);
+      else {
+        await pastResolutionHorizon(id);
+        await giveBackByReconciler(id, tag);
+      }
+      await quiesce(tenant, seq.slug, seq.account);
+      move(model, found ? 'charge_approved' : 'charge_failed');
+      const amounts = found ? { captured: step.amount } : { authorized: 0 };
+      seq.txs.push({ id, model: { ...model, ...amounts }, live: false, givenBack: found ? 0 : step.amount });
       return;
     }
     if (step.outcome === 'review_pre_auth') {
@@ -282,7 +336,7 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
       await quiesce(tenant, seq.slug, seq.account);
       const model = newTx('pending', step.amount);
       move(model, 'charge_approved_uncaptured');
-      seq.txs.push({ id, model, live: false });
+      seq.txs.push({ id, model, live: false, givenBack: 0 });
       return;
     }
     if (step.outcome === 'error' && res.body.data.status === 'pending') {
@@ -291,11 +345,11 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
       await pastResolutionHorizon(id);
       await quiesce(tenant, seq.slug, seq.account);
       const events = ['transaction.created', 'transaction.pending', 'transaction.failed'];
-      seq.txs.push({ id, model: { ...newTx('failed', step.amount), events }, live: false });
+      seq.txs.push({ id, model: { ...newTx('failed', step.amount), events }, live: false, givenBack: 0 });
       return;
     }
     await quiesce(tenant, seq.slug, seq.account);
-    seq.txs.push({ id, model: newTx(CHARGED[step.outcome], step.amount), live: false });
+    seq.txs.push({ id, model: newTx(CHARGED[step.outcome], step.amount), live: false, givenBack: 0 });
     return;
   }
   if (step.kind === 'live_charge') {
@@ -305,7 +359,7 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
     );
     expect(res.status, `POST /transactions (live): ${res.text}`).to.equal(201);
     await quiesce(tenant, seq.slug, seq.account);
-    seq.txs.push({ id: res.body.data.id, model: newTx('failed', step.amount), live: true });
+    seq.txs.push({ id: res.body.data.id, model: newTx('failed', step.amount), live: true, givenBack: 0 });
     return;
   }
   if (step.kind === 'close_circuit') {
@@ -342,7 +396,7 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
     invariants(
       'a request refused by the outage changed nothing',
       await observe(tenant, seq.slug, seq.account, tracked.id),
-      tracked.model,
+      tracked,
     );
     outage.proxy = await startTcpProxy(stack().databasePort, '127.0.0.1', outage.port);
     const answer = await send(tenant, tracked.id, step.op, key, outage.app.url);
@@ -398,16 +452,31 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
   tracked.model = match!.tx;
 }
 
-/** Forces the provider's answer to the charge's next authorization (an approval needs nothing). */
-async function forceOutcome(connector: CascadeConnector, outcome: ChargeOutcome): Promise<void> {
+/**
+ * Forces the provider's answer to the charge's next authorization (an approval needs nothing), and a lagging read to
+ * its next lookup. In front of a backup the decline is a hard one: a soft decline moves on to the backup by design.
+ */
+async function forceOutcome(seq: Sequence, outcome: ChargeOutcome): Promise<void> {
   const scenario = {
-    decline: 'do_not_honor',
+    decline: seq.backup ? 'stolen_card' : 'do_not_honor',
     unknown: 'approved_server_error',
     unknown_pre_auth: 'approved_server_error',
     error: 'processing_error',
     review_pre_auth: 'review',
+    lost_lagging: 'approved_server_error',
+    lost_past_horizon: 'approved_server_error',
   }[outcome as string];
-  if (scenario) await override(connector, scenario, 1);
+  if (scenario) await override(seq.connector, scenario, 1);
+  if (outcome === 'lost_lagging' || outcome === 'lost_past_horizon') {
+    const res = await control('POST', '/overrides', {
+      provider: seq.slug,
+      credentials: seq.connector.credentials,
+      operation: 'lookup',
+      scenario: 'lag',
+      times: 1,
+    });
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  }
 }
 
 /**
@@ -434,7 +503,7 @@ async function checkoutRace(seq: Sequence): Promise<void> {
   for (const tx of txs) {
     if (tx.status !== 'authorized' && tx.status !== 'failed')
       throw new Error(`a checkout payment ended ${tx.status} (${tx.id}): the model expects authorized or failed`);
-    seq.txs.push({ id: tx.id, model: newTx(tx.status, tx.amount), live: false });
+    seq.txs.push({ id: tx.id, model: newTx(tx.status, tx.amount), live: false, givenBack: 0 });
   }
 }
 
@@ -489,13 +558,31 @@ async function proxiedApi(): Promise<NonNullable<Sequence['outage']>> {
 }
 
 async function check(step: Step, seq: Sequence, before: ModelTx[]): Promise<void> {
-  for (const [i, { id, model, live }] of seq.txs.entries()) {
+  for (const [i, tracked] of seq.txs.entries()) {
+    const { id, model, live } = tracked;
     const seen = await observe(seq.tenant, seq.slug, seq.account, id);
     const label = `transaction #${i} (${id})`;
-    invariants(label, seen, model);
+    invariants(label, seen, tracked);
     // Live and test never share a plan: a live charge never reaches the test connector, nor a test one the live.
     const otherMode = live ? seq.connector.id : seq.liveConnectorId;
     expect(seen.attemptConnectors, `${label}: no attempt on a connector of the other mode`).to.not.include(otherMode);
+    if (seq.backup) {
+      // Nothing here may move on (approvals, hard declines, unknown answers): the backup is never asked, and the
+      // transaction is charged at most once across both providers.
+      expect(seen.attemptConnectors, `${label}: no attempt at a connector the cascade left`).to.not.include(
+        seq.backup.connector.id,
+      );
+      const atBackup = await ledger({
+        provider: 'provider_a',
+        account: seq.backup.account,
+        reference: id,
+        operation: 'authorize',
+      });
+      expect(
+        seen.approvals + atBackup.filter((e) => !e.replayed && ['approved', 'authorized'].includes(e.outcome)).length,
+        `${label}: at most one provider charge across all connectors (backup: ${JSON.stringify(atBackup)})`,
+      ).to.be.at.most(1);
+    }
     const previous = before[i];
     if (!previous) continue;
     if (FINAL.includes(previous.status)) {
@@ -515,7 +602,7 @@ async function check(step: Step, seq: Sequence, before: ModelTx[]): Promise<void
   }
 }
 
-function invariants(label: string, seen: Observed, model: ModelTx): void {
+function invariants(label: string, seen: Observed, { model, givenBack }: Pick<Tracked, 'model' | 'givenBack'>): void {
   expect(
     { status: seen.status, authorized: seen.authorized, captured: seen.captured, refunded: seen.refunded },
     `${label}: read model = reference model`,
@@ -539,23 +626,27 @@ function invariants(label: string, seen: Observed, model: ModelTx): void {
 
   // The provider's ledger matches the read model.
   expect(seen.approvals, `${label}: charged at most once`).to.be.at.most(1);
-  expect(seen.approvals, `${label}: charged iff the read model says authorized`).to.equal(model.authorized > 0 ? 1 : 0);
+  expect(
+    seen.approvals,
+    `${label}: charged iff the read model says authorized, or the reconciler gave it back`,
+  ).to.equal(model.authorized > 0 || givenBack > 0 ? 1 : 0);
   if (seen.payment) {
     expect(seen.payment.state === 'voided', `${label}: voided at the provider iff voided`).to.equal(
       model.status === 'voided',
     );
-    // Money at the provider = money in our books: what it authorized, captured and refunded for this transaction.
+    // Money at the provider = money in our books: what it authorized, captured and refunded for this transaction;
+    // a charge the reconciler gave back is captured and refunded there, and nothing in our books.
     const holdsAuthorization = ['authorized', 'captured', 'voided'].includes(seen.payment.state);
     expect(
       holdsAuthorization ? seen.payment.amount : 0,
-      `${label}: authorized at the provider (${seen.payment.state}) = amount_authorized`,
-    ).to.equal(model.authorized);
+      `${label}: authorized at the provider (${seen.payment.state}) = amount_authorized + given back`,
+    ).to.equal(model.authorized + givenBack);
     expect(
       seen.payment.capturedAmount,
-      `${label}: captured at the provider (${seen.payment.state}) = amount_captured`,
-    ).to.equal(model.captured);
-    expect(seen.payment.refundedAmount, `${label}: refunded at the provider = amount_refunded`).to.equal(
-      model.refunded,
+      `${label}: captured at the provider (${seen.payment.state}) = amount_captured + given back`,
+    ).to.equal(model.captured + givenBack);
+    expect(seen.payment.refundedAmount, `${label}: refunded at the provider = amount_refunded + given back`).to.equal(
+      model.refunded + givenBack,
     );
   }
 

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import type { WorkflowHandle } from '@temporalio/client';
 import { finalizeCharge } from '../../domain/transactions/transactions.charge-writes';
-import { chargeResolutionWorkflowId } from '../../workflows/charge';
+import { attemptVerdictKeptSignal, chargeResolutionWorkflowId, chargeWorkflowId } from '../../workflows/charge';
 import { rows } from './db';
 import { stack } from './stack';
 
@@ -52,4 +52,15 @@ export async function pastResolutionHorizon(transactionId: string): Promise<void
     [transactionId],
   );
   expect(row).to.deep.equal({ status: 'failed', error_code: 'provider_outcome_unknown' });
+}
+
+/**
+ * Wakes the charge's resolution now, as a provider's kept verdict would: it looks the attempt up at once instead of
+ * at its next timer. Waits for the charge workflow first, which started the resolution before it closed.
+ */
+export async function wakeResolution(transactionId: string): Promise<void> {
+  const { client } = stack().api.deps.temporal;
+  await client.workflow.getHandle(chargeWorkflowId(transactionId)).result();
+  await resolutionOf(transactionId).signal(attemptVerdictKeptSignal);
+  await resolutionOf(transactionId).result();
 }

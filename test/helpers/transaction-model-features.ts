@@ -140,3 +140,32 @@ export async function paidOrdersOfCheckout(sessionId: string): Promise<number> {
   );
   return Number(row.paid);
 }
+
+/**
+ * A charge whose answer was lost, left by its resolution's horizon (failed, the attempt unresolved), given back by
+ * the reconciler to the provider's final word: its runs refund the charge, a give-back the provider answered pending
+ * is decided by the sandbox (as its timer would), and the next run settles the attempt as reversed.
+ */
+export async function giveBackByReconciler(transactionId: string, tag: string): Promise<void> {
+  for (let run = 0; run < 3; run++) {
+    await runReconciler(`${tag}-give-back-${run}`);
+    const [attempt] = await rows(
+      `select error_code, give_back_status, give_back_reference from transaction_attempts
+        where transaction_id = ? order by attempt_number desc limit 1`,
+      [transactionId],
+    );
+    if (attempt.error_code === 'reconciled_charge_reversed') return;
+    if (attempt.give_back_status === 'pending' && attempt.give_back_reference) {
+      const res = await control('POST', `/refunds/${attempt.give_back_reference}/succeed`, {});
+      expect(res.status, `sandbox refund succeed: ${JSON.stringify(res.body)}`).to.be.lessThan(500);
+    }
+  }
+  const [attempt] = await rows(
+    `select error_code, give_back_status from transaction_attempts where transaction_id = ?
+      order by attempt_number desc limit 1`,
+    [transactionId],
+  );
+  expect(attempt, 'the reconciler gave the lost charge back').to.deep.include({
+    error_code: 'reconciled_charge_reversed',
+  });
+}
