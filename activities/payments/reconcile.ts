@@ -15,14 +15,14 @@ import {
   UNPAID_ENDS,
   type GiveBackStatus,
 } from '../../db/repositories/transaction-attempts.repository';
-import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import { recordReconciledAttempt } from '../../domain/transactions/transactions.charge-writes';
-import type { LookupResult, ProviderCall, ProviderResult } from '../../domain/connectors/connector';
+import type { LookupResult, ProviderResult } from '../../domain/connectors/connector';
 import { result } from '../../domain/connectors/http';
 import type { VaultSettings } from '../vault';
 import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/charge-types';
 import { heartbeatWhile } from './heartbeat';
-import { isUnusableAttemptSetup, readLookup } from './unknown-outcome';
+import { readLookup } from './unknown-outcome';
+import { attemptCallOf } from './attempt-call';
 import { followGiveBack } from './reconcile-give-back';
 
 export interface UnresolvedAttempt {
@@ -108,21 +108,14 @@ async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttemp
     });
     return 'not_charged';
   }
-  let secrets: Awaited<ReturnType<typeof loadConnectorSecrets>>;
-  try {
-    secrets = await loadConnectorSecrets(em, vault.encryptionKeys, row.merchant_id, row.connector_id);
-  } catch (error) {
-    if (isUnusableAttemptSetup(error)) return 'connector_unavailable';
-    throw error;
-  }
-  const adapter = vault.adapterFor(secrets.connector.providerSlug);
-  const call: ProviderCall = {
-    baseUrl: vault.providerBaseUrl(secrets.connector),
-    credentials: secrets.credentials,
-    // The attempt's own key (charge workflow id + attempt number), as attemptCharge sent it.
-    idempotencyKey: `${row.workflow_id}:${input.attemptNumber}`,
-    timeoutMs: vault.providerTimeoutMs,
-  };
+  const asking = await attemptCallOf(em, vault, {
+    merchantId: row.merchant_id,
+    connectorId: row.connector_id,
+    workflowId: row.workflow_id,
+    attemptNumber: input.attemptNumber,
+  });
+  if (!asking) return 'connector_unavailable';
+  const { adapter, call } = asking;
   const verification = row.charge_type === 'setup_verification';
   const operation = verification ? 'verify' : 'authorize';
   const looked: LookupResult =

@@ -8,14 +8,14 @@
  * provider call) reports it as it stands.
  */
 import type { Orm } from '../../db/orm';
-import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
-import type { Outcome, ProviderCall, ProviderResult } from '../../domain/connectors/connector';
+import type { Outcome, ProviderResult } from '../../domain/connectors/connector';
 import { result } from '../../domain/connectors/http';
 import { recordAttemptFinding } from '../../domain/transactions/transactions.charge-writes';
 import { UNRESOLVED_PROVIDER_CALL, type AttemptLookup } from '../../workflows/lib/charge-types';
 import type { VaultSettings } from '../vault';
 import { heartbeatWhile } from './heartbeat';
-import { isUnusableAttemptSetup, readLookup } from './unknown-outcome';
+import { readLookup } from './unknown-outcome';
+import { attemptCallOf } from './attempt-call';
 
 /** error_code of an attempt the provider never processed (a lookup found nothing under its key). */
 export const NOT_PROCESSED = 'provider_not_processed';
@@ -81,22 +81,15 @@ async function findOut(
       rawMessage: 'The provider notified a decline',
     });
   }
-  let secrets: Awaited<ReturnType<typeof loadConnectorSecrets>>;
-  try {
-    secrets = await loadConnectorSecrets(orm.em.fork(), vault.encryptionKeys, row.merchant_id, row.connector_id);
-  } catch (error) {
-    // A deleted connector cannot be asked: the attempt stays unknown (its notification may still come).
-    if (isUnusableAttemptSetup(error)) return null;
-    throw error;
-  }
-  const adapter = vault.adapterFor(secrets.connector.providerSlug);
-  const call: ProviderCall = {
-    baseUrl: vault.providerBaseUrl(secrets.connector),
-    credentials: secrets.credentials,
-    // The attempt's own key (charge workflow id + attempt number), as attemptCharge sent it.
-    idempotencyKey: `${row.workflow_id}:${input.attemptNumber}`,
-    timeoutMs: vault.providerTimeoutMs,
-  };
+  const asking = await attemptCallOf(orm.em.fork(), vault, {
+    merchantId: row.merchant_id,
+    connectorId: row.connector_id,
+    workflowId: row.workflow_id,
+    attemptNumber: input.attemptNumber,
+  });
+  // A deleted connector cannot be asked: the attempt stays unknown (its notification may still come).
+  if (!asking) return null;
+  const { adapter, call } = asking;
   // The same reading of a lookup as the attempt's own and the reconciler's (readLookup): "nothing under the key" is
   // "not processed" only where that provider's read sees work in flight, or once its grace period has passed.
   const operation = row.charge_type === 'setup_verification' ? 'verify' : 'authorize';
