@@ -1,5 +1,5 @@
 /**
- * POST /auth/reset-password is cheap to refuse (review M1): a token that is unknown, used or expired is refused
+ * POST /auth/reset-password is cheap to refuse: a token that is unknown, used or expired is refused
  * before the new password is hashed (argon2id: tens of ms and 19 MiB each), and attempts are throttled per client
  * address and per presented token (429 RATE_LIMIT_EXCEEDED).
  */
