@@ -20,24 +20,10 @@ import {
 } from '../../workflows/charge';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
 import type { AttemptInput } from '../../workflows/lib/charge-types';
+import { readPendingCharges, type PendingCharge } from '../../db/repositories/transaction-attempts.repository';
 
 /** A charge pending for less than this is left to its own workflows (they may be about to start the next one). */
 export const ORPHANED_AFTER_MINUTES = 10;
-
-interface PendingRow {
-  id: string;
-  merchant_id: string;
-  workflow_id: string;
-  amount: string | number;
-  capture: boolean;
-  expires_at: string | null;
-  attempt_number: number | null;
-  is_fallback: boolean | null;
-  connector_id: string | null;
-  provider_slug: string | null;
-  routing_node_id: string | null;
-  attempt_outcome: string | null;
-}
 
 export function createPendingChargeSweepActivities({ orm, temporalClient }: { orm: Orm; temporalClient?: Client }) {
   return {
@@ -48,18 +34,11 @@ export function createPendingChargeSweepActivities({ orm, temporalClient }: { or
     async resumeOrphanedPendingCharges(input: { limit: number; merchantId?: string | null }): Promise<number> {
       if (!temporalClient) throw new Error('The worker was started without a Temporal client for the sweep');
       const client = temporalClient;
-      const pending = await orm.em.fork().execute<PendingRow[]>(
-        `select t.id, t.merchant_id, t.workflow_id, t.amount, t.capture, to_json(t.expires_at) #>> '{}' as expires_at,
-                a.attempt_number, a.is_fallback, a.connector_id, a.provider_slug, a.routing_node_id,
-                a.outcome as attempt_outcome
-           from transactions t
-           left join lateral (select * from transaction_attempts x where x.transaction_id = t.id
-                               order by x.attempt_number desc limit 1) a on true
-          where t.status = 'pending' and t.created_at < now() - ? * interval '1 minute'
-            and (?::text is null or t.merchant_id = ?)
-          order by t.created_at limit ?`,
-        [ORPHANED_AFTER_MINUTES, input.merchantId ?? null, input.merchantId ?? null, input.limit],
-      );
+      const pending = await readPendingCharges(orm.em.fork(), {
+        olderThanMinutes: ORPHANED_AFTER_MINUTES,
+        merchantId: input.merchantId ?? null,
+        limit: input.limit,
+      });
       const { taskQueue } = Context.current().info;
       let resumed = 0;
       for (const row of pending) {
@@ -89,7 +68,7 @@ async function anyRunning(client: Client, transactionId: string): Promise<boolea
   return false;
 }
 
-async function resume(orm: Orm, client: Client, taskQueue: string, row: PendingRow): Promise<void> {
+async function resume(orm: Orm, client: Client, taskQueue: string, row: PendingCharge): Promise<void> {
   const options = {
     taskQueue,
     // The closed run under the same id is the one that died: a new run takes over.

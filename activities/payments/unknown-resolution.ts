@@ -15,42 +15,18 @@ import { UNRESOLVED_PROVIDER_CALL, type AttemptLookup } from '../../workflows/li
 import type { VaultSettings } from '../vault';
 import { heartbeatWhile } from './heartbeat';
 import { readLookup } from './unknown-outcome';
+import { readAttemptToResolve, type AttemptToResolve } from '../../db/repositories/transaction-attempts.repository';
 import { attemptCallOf } from './attempt-call';
 
 /** error_code of an attempt the provider never processed (a lookup found nothing under its key). */
 export const NOT_PROCESSED = 'provider_not_processed';
-
-interface AttemptRow {
-  transaction_status: string;
-  merchant_id: string;
-  workflow_id: string;
-  capture: boolean;
-  charge_type: string;
-  connector_id: string;
-  status: string;
-  outcome: string | null;
-  error_code: string | null;
-  provider_reference: string | null;
-  webhook_verdict: 'approved' | 'declined' | null;
-  webhook_verdict_reference: string | null;
-  /** Since the attempt's request was sent (the database's clock, as started_at). */
-  since_sent_ms: number;
-}
 
 export function createUnknownResolutionActivities({ orm, vault }: { orm: Orm; vault?: VaultSettings }) {
   return {
     async lookUpUnknownAttempt(input: { transactionId: string; attemptNumber: number }): Promise<AttemptLookup> {
       if (!vault) throw new Error('This worker was started without vault settings');
       const em = orm.em.fork();
-      const [row] = await em.execute<AttemptRow[]>(
-        `select t.status as transaction_status, t.merchant_id, t.workflow_id, t.capture, t.charge_type,
-                a.connector_id, a.status, a.outcome, a.error_code, a.provider_reference,
-                a.webhook_verdict, a.webhook_verdict_reference,
-                (extract(epoch from now() - a.started_at) * 1000)::float8 as since_sent_ms
-           from transactions t join transaction_attempts a on a.transaction_id = t.id
-          where t.id = ? and a.attempt_number = ?`,
-        [input.transactionId, input.attemptNumber],
-      );
+      const row = await readAttemptToResolve(em, input);
       if (!row) throw new Error(`Attempt ${input.attemptNumber} of ${input.transactionId} not found`);
       if (row.transaction_status !== 'pending') return { status: 'decided', transactionStatus: row.transaction_status };
       if (row.error_code !== UNRESOLVED_PROVIDER_CALL && row.outcome && row.status !== 'pending') {
@@ -69,7 +45,7 @@ async function findOut(
   orm: Orm,
   vault: VaultSettings,
   input: { transactionId: string; attemptNumber: number },
-  row: AttemptRow,
+  row: AttemptToResolve,
 ): Promise<ProviderResult | null> {
   if (row.webhook_verdict === 'approved' && row.webhook_verdict_reference) {
     return result('approved', { providerReference: row.webhook_verdict_reference, rawCode: 'webhook_verdict' });

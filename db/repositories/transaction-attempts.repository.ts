@@ -529,3 +529,72 @@ export async function recordLateDecline(
     [decline.code, decline.message, transactionId],
   );
 }
+
+/** An attempt the charge's resolution asks about, with its transaction: what the lookup needs and what it decides. */
+export interface AttemptToResolve {
+  transaction_status: string;
+  merchant_id: string;
+  workflow_id: string;
+  capture: boolean;
+  charge_type: string;
+  connector_id: string;
+  status: string;
+  outcome: string | null;
+  error_code: string | null;
+  provider_reference: string | null;
+  webhook_verdict: 'approved' | 'declined' | null;
+  webhook_verdict_reference: string | null;
+  /** Since the attempt's request was sent (the database's clock, as started_at). */
+  since_sent_ms: number;
+}
+
+export async function readAttemptToResolve(
+  em: EntityManager,
+  attempt: { transactionId: string; attemptNumber: number },
+): Promise<AttemptToResolve | undefined> {
+  const [row] = await em.execute<AttemptToResolve[]>(
+    `select t.status as transaction_status, t.merchant_id, t.workflow_id, t.capture, t.charge_type,
+            a.connector_id, a.status, a.outcome, a.error_code, a.provider_reference,
+            a.webhook_verdict, a.webhook_verdict_reference,
+            (extract(epoch from now() - a.started_at) * 1000)::float8 as since_sent_ms
+       from transactions t join transaction_attempts a on a.transaction_id = t.id
+      where t.id = ? and a.attempt_number = ?`,
+    [attempt.transactionId, attempt.attemptNumber],
+  );
+  return row;
+}
+
+/** A transaction still `pending`, with its last attempt (none when the charge never sent one). */
+export interface PendingCharge {
+  id: string;
+  merchant_id: string;
+  workflow_id: string;
+  amount: string | number;
+  capture: boolean;
+  expires_at: string | null;
+  attempt_number: number | null;
+  is_fallback: boolean | null;
+  connector_id: string | null;
+  provider_slug: string | null;
+  routing_node_id: string | null;
+  attempt_outcome: string | null;
+}
+
+/** Pending transactions older than `olderThanMinutes`, oldest first (of one merchant when given). */
+export function readPendingCharges(
+  em: EntityManager,
+  filter: { olderThanMinutes: number; merchantId: string | null; limit: number },
+): Promise<PendingCharge[]> {
+  return em.execute<PendingCharge[]>(
+    `select t.id, t.merchant_id, t.workflow_id, t.amount, t.capture, to_json(t.expires_at) #>> '{}' as expires_at,
+            a.attempt_number, a.is_fallback, a.connector_id, a.provider_slug, a.routing_node_id,
+            a.outcome as attempt_outcome
+       from transactions t
+       left join lateral (select * from transaction_attempts x where x.transaction_id = t.id
+                           order by x.attempt_number desc limit 1) a on true
+      where t.status = 'pending' and t.created_at < now() - ? * interval '1 minute'
+        and (?::text is null or t.merchant_id = ?)
+      order by t.created_at limit ?`,
+    [filter.olderThanMinutes, filter.merchantId, filter.merchantId, filter.limit],
+  );
+}
