@@ -7,7 +7,7 @@
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { RefundSchema, TransactionSchema, type Transaction } from '../../db/entities';
+import { MerchantConnectorSchema, RefundSchema, TransactionSchema, type Transaction } from '../../db/entities';
 import type { Outcome } from '../connectors/connector';
 import { recordEvent } from '../events/events.outbox';
 import { applyTransactionMove, releaseOperationOwner } from './transactions.transitions';
@@ -28,6 +28,23 @@ function captureOrVoidProblem(tx: Transaction, kind: 'capture' | 'void'): Operat
   return rejection(
     'INVALID_STATE_TRANSITION',
     `A transaction that is ${tx.status} cannot be ${kind === 'capture' ? 'captured' : 'voided'}`,
+  );
+}
+
+/**
+ * The charge's connector was deleted: nothing can reach its provider (no credentials), so the move is refused before
+ * anything is recorded. The row is share-locked so a delete waits for this move and then finds it in motion.
+ */
+async function connectorDeleted(em: EntityManager, tx: Transaction): Promise<OperationStart | null> {
+  const connector = await em.findOne(
+    MerchantConnectorSchema,
+    { id: tx.connectorId!, merchantId: tx.merchantId },
+    { lockMode: LockMode.PESSIMISTIC_READ },
+  );
+  if (connector) return null;
+  return rejection(
+    'CONNECTOR_DELETED',
+    'The connector that made this charge was deleted, so its provider cannot be reached; do this at the provider',
   );
 }
 
@@ -71,6 +88,8 @@ export async function beginOperation(em: EntityManager, input: OperationInput): 
         'Nothing is left to refund (pending refunds count against the balance)',
       );
     if (amount > balance) return rejection('REFUND_EXCEEDS_BALANCE', `At most ${balance} can be refunded`);
+    const gone = await connectorDeleted(em, tx);
+    if (gone) return gone;
     const refund = em.create(RefundSchema, {
       id: input.refundId!,
       organizationId: tx.organizationId,
@@ -128,6 +147,8 @@ export async function beginOperation(em: EntityManager, input: OperationInput): 
   if (problem) return problem;
   if (amount > tx.amountAuthorized)
     return rejection('CAPTURE_EXCEEDS_AUTHORIZED', `At most ${tx.amountAuthorized} can be captured`);
+  const gone = await connectorDeleted(em, tx);
+  if (gone) return gone;
   tx.pendingOperationId = input.operationId;
   await em.flush();
   if (input.kind === 'capture') {

@@ -10,7 +10,8 @@
  * one, a circuit breaker one failure opens, a capture:false charge held for review and settled late, one checkout
  * paid twice at once, the reconciler running between steps, and on provider_c and checkout (whose reads lag; a
  * provider_a backup behind them) charges whose answer was lost: found at once, found by the woken resolution, or
- * past its horizon failed and given back by the reconciler — never cascaded to the backup. After every step the invariants are checked against a reference model built on
+ * past its horizon failed and given back by the reconciler — never cascaded to the backup. The merchant now and then tries to delete
+ * the connector: refused, naming every charge that still needs its provider. After every step the invariants are checked against a reference model built on
  * the pure state table (test/helpers/transaction-model.ts): status and amounts equal the model's, amount_refunded ≤
  * amount_captured ≤ amount_authorized, the provider's ledger matches the read model, the order's transitions form
  * one chain, each state change records exactly the events the table says, and nothing leaves a final state; no
@@ -32,6 +33,7 @@ import { api, type ApiResponse } from '../helpers/http';
 import { stack } from '../helpers/stack';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { accountOf, control, ledger, type Slug } from '../helpers/sandbox';
+import { rows } from '../helpers/db';
 import { seeded, pick } from '../helpers/seeded';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
 import {
@@ -95,6 +97,8 @@ type Step =
   | { kind: 'checkout_race' }
   /** The reconciler runs (the schedule's workflow). */
   | { kind: 'reconcile' }
+  /** The merchant tries to delete the connector: refused (routing names it), naming every charge still needing it. */
+  | { kind: 'delete_connector' }
   /** replay: the integrator sends the same request again under the same Idempotency-Key (it lost the answer). */
   | { kind: 'op'; tx: number; op: ApiOp; replay?: true }
   | { kind: 'concurrent'; tx: number; ops: Op[] }
@@ -269,6 +273,7 @@ function featureStep(random: ReturnType<typeof pick>, seq: Sequence, amount: num
   if (seq.slug === 'provider_a' && seq.txs.length < MAX_TRANSACTIONS && roll >= 0.14 && roll < 0.19)
     return { kind: 'checkout_race' };
   if (roll >= 0.19 && roll < 0.25) return { kind: 'reconcile' };
+  if (seq.txs.length > 0 && roll >= 0.25 && roll < 0.28) return { kind: 'delete_connector' };
   return null;
 }
 
@@ -373,6 +378,10 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
   }
   if (step.kind === 'checkout_race') {
     await checkoutRace(seq);
+    return;
+  }
+  if (step.kind === 'delete_connector') {
+    await tryDeleteConnector(seq);
     return;
   }
   const tracked = seq.txs[step.tx];
@@ -505,6 +514,44 @@ async function checkoutRace(seq: Sequence): Promise<void> {
       throw new Error(`a checkout payment ended ${tx.status} (${tx.id}): the model expects authorized or failed`);
     seq.txs.push({ id: tx.id, model: newTx(tx.status, tx.amount), live: false, givenBack: 0 });
   }
+}
+
+/** Transaction states that still need the provider of the charge's connector (a hold, or a move it has not answered). */
+const AWAITING_PROVIDER: readonly TransactionStatus[] = [
+  'pending',
+  'pre_authorized',
+  'capture_pending',
+  'refund_pending',
+];
+
+/**
+ * Deleting the connector is refused while routing names it, and the refusal names every charge of it the model says
+ * still needs its provider (deleting would destroy the credentials those moves need); nothing changes (the step's
+ * invariants). Beyond those it may name only unpaid charges whose lost answer is still unresolved there.
+ */
+async function tryDeleteConnector(seq: Sequence): Promise<void> {
+  const { tenant, connector } = seq;
+  const res = await api.delete(`/merchants/${tenant.merchant_id}/connectors/${connector.id}`, {
+    key: tenant.merchant_secret_key,
+  });
+  expect([res.status, res.body?.error?.code], res.text).to.deep.equal([400, 'CONNECTOR_IN_USE']);
+  const named: string[] = res.body.error.details.transaction_ids ?? [];
+  // The charges this connector made (a cascade may have ended on the backup instead).
+  const made = new Set(
+    (
+      await rows('select id from transactions where connector_id = ? and merchant_id = ?', [
+        connector.id,
+        tenant.merchant_id,
+      ])
+    ).map((row) => row.id as string),
+  );
+  const waiting = seq.txs
+    .filter((t) => made.has(t.id))
+    .filter((t) => AWAITING_PROVIDER.includes(t.model.status) || t.model.refunds.some((r) => r.status === 'pending'))
+    .map((t) => t.id);
+  expect(named, 'the refusal names every charge that still needs the provider').to.include.members(waiting);
+  for (const id of named.filter((named) => !waiting.includes(named)))
+    expect(seq.txs.find((t) => t.id === id)?.model.status, `${id} named by the refusal`).to.equal('failed');
 }
 
 /** The provider's dispute-opened notification (the sandbox sends its webhook); null: sent. */

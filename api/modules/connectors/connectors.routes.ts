@@ -146,7 +146,8 @@ export const connectorRoutes = [
   defineRoute({
     method: 'delete',
     path: '/merchants/:merchant_id/connectors/:connector_id',
-    summary: 'Delete a connector; 400 CONNECTOR_IN_USE while a routing profile or node uses it',
+    summary:
+      'Delete a connector; 400 CONNECTOR_IN_USE while a routing profile or node uses it or its charges still need its provider',
     tags,
     auth: write,
     params: ConnectorParams,
@@ -215,7 +216,8 @@ export const connectorRoutes = [
   defineRoute({
     method: 'delete',
     path: '/merchant/connectors/:connector_id',
-    summary: 'Delete a connector from the Dashboard; 400 CONNECTOR_IN_USE while a routing profile or node uses it',
+    summary:
+      'Delete a connector from the Dashboard; 400 CONNECTOR_IN_USE while a routing profile or node uses it or its charges still need its provider',
     tags: ['Merchant Dashboard: connectors'],
     auth: merchantDashboard,
     params: DashboardConnectorParams,

@@ -3,7 +3,7 @@
  * record for every change (naming changed secrets, never their values), and delete blocked while routing uses
  * the connector.
  */
-import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
+import { ForeignKeyConstraintViolationException, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import type { AppDeps } from '../../deps';
@@ -34,6 +34,8 @@ import type { CreateConnectorBody, UpdateConnectorBody } from './connectors.sche
 import { circuitSettings } from '../../../domain/connectors/connector-health';
 import { recordCircuitTransition } from '../../../domain/connectors/connector-health.repository';
 import { setCircuit } from '../../../db/repositories/connector-health.repository';
+import { transactionsAwaitingConnector } from '../../../db/repositories/connector-charges.repository';
+import { UNRESOLVED_PROVIDER_CALL } from '../../../workflows/lib/charge-types';
 import { signalBillingResumed } from '../../temporal';
 import { liveSubscriptionIds } from '../subscriptions/subscriptions.service';
 
@@ -259,30 +261,46 @@ async function routingReferences(em: EntityManager, connectorId: string): Promis
 function connectorInUse(references: FieldErrors) {
   return errors.validation(
     Object.keys(references).length > 0 ? references : { connector_id: ['is still referenced by other records'] },
-    'The connector is used by routing (a profile default or a routing node); change those first, or set is_active false to stop routing to it',
+    'The connector is still needed: routing names it (a profile default or a routing node), or charges it made need its provider (a hold to capture or void, a refund or an answer it has not given); change or finish those first, or set is_active false to stop routing to it',
     'CONNECTOR_IN_USE',
   );
 }
 
+/**
+ * Deletes a connector nothing needs any more: no routing names it, and none of its charges waits on its provider
+ * (deleting destroys the credentials every capture, void, refund and lookup needs). The row is locked first, so a
+ * capture, void or refund starting meanwhile (which share-locks it) is either seen here or refused after.
+ */
 export async function deleteConnector(
   em: EntityManager,
   merchantId: string,
   id: string,
   ctx: ConnectorContext,
 ): Promise<void> {
-  const connector = await getConnector(em, merchantId, id);
-  const references = await routingReferences(em, id);
-  if (Object.keys(references).length > 0) throw connectorInUse(references);
-  recordActivity(em, {
-    organizationId: ctx.organizationId,
-    merchantId,
-    action: 'connector.deleted',
-    actor: ctx.actor,
-    changes: { connector_id: connector.id, provider_slug: connector.providerSlug, name: connector.name },
-  });
-  em.remove(connector);
   try {
-    await em.transactional((inner) => inner.flush());
+    await em.transactional(async (tx) => {
+      const connector = await tx.findOne(
+        MerchantConnectorSchema,
+        { id, merchantId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      if (!connector) throw errors.notFound('No such connector');
+      // Everything that still needs it, in one answer.
+      const waiting = await transactionsAwaitingConnector(tx, merchantId, id, UNRESOLVED_PROVIDER_CALL);
+      const references = {
+        ...(await routingReferences(tx, id)),
+        ...(waiting.length > 0 ? { transaction_ids: waiting } : {}),
+      };
+      if (Object.keys(references).length > 0) throw connectorInUse(references);
+      recordActivity(tx, {
+        organizationId: ctx.organizationId,
+        merchantId,
+        action: 'connector.deleted',
+        actor: ctx.actor,
+        changes: { connector_id: connector.id, provider_slug: connector.providerSlug, name: connector.name },
+      });
+      tx.remove(connector);
+    });
   } catch (error) {
     // A reference committed after the check above (or by a table added later): the foreign key refuses the delete.
     if (!(error instanceof ForeignKeyConstraintViolationException)) throw error;

@@ -129,7 +129,8 @@ export const orgConnectorRoutes = [
   defineRoute({
     method: 'delete',
     path: '/org/connectors/:connector_id',
-    summary: 'Delete a connector; 400 CONNECTOR_IN_USE while a routing profile or node uses it',
+    summary:
+      'Delete a connector; 400 CONNECTOR_IN_USE while a routing profile or node uses it or its charges still need its provider',
     tags,
     auth,
     params: OrgConnectorParams,

@@ -79,7 +79,7 @@ export const transactionOperationRoutes = [
     path: '/transactions/:transactionId/capture',
     summary: 'Capture a pre-authorized transaction, fully (default) or partially',
     description:
-      'Takes the money a pre-authorization (capture false) holds: the whole authorized amount, or less. Answers 200 with the transaction once the provider confirmed, or 202 while the capture is still in progress (status capture_pending; read the transaction again). 422 when the transaction is not pre-authorized or the amount exceeds what was authorized.',
+      'Takes the money a pre-authorization (capture false) holds: the whole authorized amount, or less. Answers 200 with the transaction once the provider confirmed, or 202 while the capture is still in progress (status capture_pending; read the transaction again). 422 when the transaction is not pre-authorized or the amount exceeds what was authorized; 422 CONNECTOR_DELETED when the connector that made the charge was deleted.',
     example: { amount: 4990 },
     tags,
     auth: { keys, scopes: ['transactions:write'] },
@@ -147,7 +147,7 @@ export const transactionOperationRoutes = [
     summary:
       'Refund a captured transaction, fully (default: the refundable balance) or partially; several per transaction',
     description:
-      'Returns money of a captured transaction to the buyer. Several partial refunds may follow each other up to the captured amount. Answers 201 with the refund: succeeded, pending (the provider settles it later; transaction.refunded or transaction.refund_failed follows) or failed with its error_code. 422 when the transaction is not refundable or the amount exceeds its refundable balance.',
+      'Returns money of a captured transaction to the buyer. Several partial refunds may follow each other up to the captured amount. Answers 201 with the refund: succeeded, pending (the provider settles it later; transaction.refunded or transaction.refund_failed follows) or failed with its error_code. 422 when the transaction is not refundable or the amount exceeds its refundable balance; 422 CONNECTOR_DELETED when the connector that made the charge was deleted (refund at the provider).',
     example: { amount: 1990, reason: 'Item returned', metadata: { rma: 'RMA-7781' } },
     responseExample: {
       id: 'ref_5Jk8Lp2Qr7Sw',
