@@ -152,17 +152,24 @@ function startupRetrySeconds(): number {
   return value;
 }
 
-if (require.main === module) {
+/**
+ * The worker process's life: open the ORM, register the schedules and start the Workers — each step waiting for its
+ * dependency (worker/startup-retry.ts), so a worker started while PostgreSQL or Temporal restarts comes up once they
+ * are back instead of exiting — then run until SIGINT/SIGTERM. Exits only on a fatal error, logged first.
+ */
+export function runWorkerProcess(options: { workflowBundle?: WorkflowBundleWithSourceMap } = {}): void {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const fatal = exitOnFatal(logger);
   (async () => {
-    // Each step waits for its dependency (worker/startup-retry.ts): a worker started while PostgreSQL or Temporal
-    // restarts comes up once they are back instead of exiting.
     const retry = { withinMs: startupRetrySeconds() * 1000, logger };
     const orm = await retryingStartup('PostgreSQL', () => openOrm(config.databaseUrl), retry);
     await retryingStartup('Temporal (schedules)', () => registerSchedules(config), retry);
-    const worker = await retryingStartup('Temporal (task queues)', () => startWorker({ config, orm }), retry);
+    const worker = await retryingStartup(
+      'Temporal (task queues)',
+      () => startWorker({ config, orm, workflowBundle: options.workflowBundle }),
+      retry,
+    );
     logger.info('Worker started');
     const stop = () => void worker.stop();
     process.once('SIGINT', stop).once('SIGTERM', stop);
@@ -170,3 +177,5 @@ if (require.main === module) {
     await orm.close();
   })().catch((error) => fatal('Worker failed', error));
 }
+
+if (require.main === module) runWorkerProcess();
