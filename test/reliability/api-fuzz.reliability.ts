@@ -107,8 +107,10 @@ async function fuzz(run: FuzzRun): Promise<Outcome> {
     String(sizeFrom('RELIABILITY_FUZZ_SEED', 16)),
     '--workers',
     '2',
+    // Longer than the API's longest wait on a workflow (WORKFLOW_WAIT_MS, 30 s): a wait that runs out must be seen
+    // as its documented 504, not as a client-side timeout.
     '--request-timeout',
-    '30',
+    '45',
     '--suppress-health-check',
     'all',
     '--continue-on-failure',
