@@ -12,9 +12,10 @@ import type { Orm } from '../../db/orm';
 import {
   recordGiveBack,
   takeUnresolvedForReconciliation,
-  UNPAID_ENDS,
   type GiveBackStatus,
 } from '../../db/repositories/transaction-attempts.repository';
+import { UNPAID_ENDS } from '../../domain/transactions/transactions.state-table';
+import type { TransactionStatus } from '../../db/entities';
 import { recordReconciledAttempt } from '../../domain/transactions/transactions.charge-writes';
 import type { LookupResult, ProviderResult } from '../../domain/connectors/connector';
 import { result } from '../../domain/connectors/http';
@@ -56,7 +57,7 @@ interface AttemptRow {
   connector_id: string;
   merchant_id: string;
   workflow_id: string;
-  status: string;
+  status: TransactionStatus;
   capture: boolean;
   /** bigint: the driver answers a string. */
   amount: string | number;
@@ -79,7 +80,10 @@ export function createReconcileActivities({ orm, vault }: { orm: Orm; vault?: Va
      * came) go to the back of the line and cannot starve newer attempts at other providers.
      */
     async listUnresolvedAttempts(limit: number): Promise<UnresolvedAttempt[]> {
-      return takeUnresolvedForReconciliation(orm.em.fork(), limit, UNRESOLVED_PROVIDER_CALL);
+      return takeUnresolvedForReconciliation(orm.em.fork(), limit, {
+        code: UNRESOLVED_PROVIDER_CALL,
+        unpaidEnds: UNPAID_ENDS,
+      });
     },
 
     /** Looks the attempt up again; idempotent (the reversal reuses one provider key, the update is conditional). */

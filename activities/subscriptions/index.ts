@@ -25,6 +25,7 @@ import { readRenewal } from '../../domain/subscriptions/subscriptions.renewal';
 import { UNRESOLVED_PROVIDER_CALL, type ChargeInput } from '../../workflows/lib/charge-types';
 import { DEFAULT_DUNNING_SCHEDULE_DAYS, SUBSCRIPTION_ALREADY_EXISTS } from '../../workflows/lib/subscription-rules';
 import type { SubscriptionState, SubscriptionStep } from '../../workflows/lib/subscription-state';
+import { UNPAID_FINAL } from '../../domain/transactions/transactions.state-table';
 
 export interface SubscriptionDeps {
   orm: Orm;
@@ -63,8 +64,6 @@ export type RenewalOutcome =
 
 /** Why the billing engine refunds a charge in full (the refund's reason). */
 export type GivenBackReason = 'duplicate_subscription' | 'subscription_ended';
-
-const UNPAID_FINAL = new Set(['failed', 'canceled', 'voided', 'expired']);
 
 export function createSubscriptionActivities({ orm, dunningScheduleDays }: SubscriptionDeps) {
   return {
@@ -225,7 +224,7 @@ async function outcomeOf(em: EntityManager, transactionId: string): Promise<Rene
   // The cascade never opened it (its workflow failed before): nothing was charged, and no issuer saw the card.
   if (!tx) return { status: 'unprocessed' };
   if (tx.status === 'pending') return { status: 'pending' };
-  if (!UNPAID_FINAL.has(tx.status)) return { status: 'paid' };
+  if (!UNPAID_FINAL.includes(tx.status)) return { status: 'paid' };
   const attempts = await em.find(TransactionAttemptSchema, { transactionId }, { orderBy: { attemptNumber: 'desc' } });
   if (attempts.some((attempt) => attempt.errorCode === UNRESOLVED_PROVIDER_CALL)) return { status: 'pending' };
   const judged = attempts.find(issuerJudged);

@@ -5,9 +5,6 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 
-/** Transaction states that wait on the provider of the charge's connector (a hold, or a move it has not answered). */
-const AWAITING_PROVIDER = ['pending', 'pre_authorized', 'capture_pending', 'refund_pending'];
-
 /**
  * Up to `limit` ids of this merchant's transactions that still need the connector's provider: in a state that
  * waits on it, with a refund it has not decided, or with an attempt there that is in flight, unresolved (its
@@ -17,7 +14,8 @@ export async function transactionsAwaitingConnector(
   em: EntityManager,
   merchantId: string,
   connectorId: string,
-  unresolvedCode: string,
+  /** The statuses that wait on the provider (the state table's), and the unresolved attempt's error_code. */
+  awaiting: { statuses: readonly string[]; unresolvedCode: string },
   limit = 10,
 ): Promise<string[]> {
   const rows = await em.execute<Array<{ id: string }>>(
@@ -29,7 +27,7 @@ export async function transactionsAwaitingConnector(
       where t.merchant_id = ? and a.connector_id = ?
         and (t.status = 'pending' or a.error_code = ? or a.give_back_status = 'pending')
      order by id limit ?`,
-    [merchantId, connectorId, AWAITING_PROVIDER, merchantId, connectorId, unresolvedCode, limit],
+    [merchantId, connectorId, awaiting.statuses, merchantId, connectorId, awaiting.unresolvedCode, limit],
   );
   return rows.map((row) => row.id);
 }

@@ -402,9 +402,6 @@ export async function keepWebhookVerdict(
   return updated.length > 0 ? { awaitsResolution: updated[0].awaits_resolution } : null;
 }
 
-/** The statuses a charge ends in without holding the buyer's money: a payment the provider took there is given back. */
-export const UNPAID_ENDS: readonly string[] = ['failed', 'expired', 'canceled'];
-
 /**
  * A payment the provider took after its transaction ended unpaid (its payment.succeeded came late): the transaction's
  * last attempt at that connector is handed to the reconciler — unresolved under `unresolvedCode`, with the provider's
@@ -438,7 +435,8 @@ export async function handOverLatePayment(
 export async function takeUnresolvedForReconciliation(
   em: EntityManager,
   limit: number,
-  unresolvedCode: string,
+  /** The unresolved error_code, and the statuses a charge ends in without taking money (the state table's). */
+  unresolved: { code: string; unpaidEnds: readonly string[] },
 ): Promise<Array<{ transactionId: string; attemptNumber: number }>> {
   const rows = await em.execute<Array<{ transaction_id: string; attempt_number: number }>>(
     `with picked as (
@@ -450,7 +448,7 @@ export async function takeUnresolvedForReconciliation(
        update transaction_attempts s set reconcile_checked_at = now() from picked where s.id = picked.id
      )
      select transaction_id, attempt_number from picked order by reconcile_checked_at nulls first, started_at`,
-    [unresolvedCode, UNPAID_ENDS, limit],
+    [unresolved.code, unresolved.unpaidEnds, limit],
   );
   return rows.map((row) => ({ transactionId: row.transaction_id, attemptNumber: row.attempt_number }));
 }

@@ -85,6 +85,27 @@ export function ruleFor(status: TransactionStatus, event: TransactionEvent): Tra
 export const canApply = (status: TransactionStatus, event: TransactionEvent): boolean =>
   ruleFor(status, event) !== null;
 
+/** The statuses `event` applies from (the Dashboard enables its capture, void and refund buttons by these). */
+export const statusesAllowing = (event: TransactionEvent): TransactionStatus[] => [
+  ...new Set(TRANSACTION_MOVES.filter((rule) => rule.event === event).flatMap((rule) => rule.from)),
+];
+
+// Status classes: the groups other rules name, kept here so they change with the moves.
+
+/** Ended without taking money: nothing to capture or refund (only a lost answer's charge may need giving back). */
+export const UNPAID_ENDS: readonly TransactionStatus[] = ['failed', 'expired', 'canceled'];
+
+/** A charge that paid nothing in the end: never took money, or its authorization was released (a renewal unpaid). */
+export const UNPAID_FINAL: readonly TransactionStatus[] = [...UNPAID_ENDS, 'voided'];
+
+/** Waiting on the provider of the charge's connector: a payment, a hold, or a capture or refund it has not decided. */
+export const AWAITING_PROVIDER: readonly TransactionStatus[] = [
+  'pending',
+  'pre_authorized',
+  'capture_pending',
+  'refund_pending',
+];
+
 export interface RefundPosition {
   amountCaptured: number;
   amountRefunded: number;

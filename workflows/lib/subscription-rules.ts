@@ -34,7 +34,7 @@ export interface OperationRefusal {
 }
 
 /** Where the spec says "not shown", these are our choices (docs/api-decisions.md, "Subscriptions"). */
-const ALLOWED_FROM: Record<SubscriptionOperation, readonly SubscriptionStatusValue[]> = {
+export const ALLOWED_FROM: Record<SubscriptionOperation, readonly SubscriptionStatusValue[]> = {
   cancel_now: ['trialing', 'active', 'dunning', 'paused'],
   // Deferring to a period end needs a period that is running: not while paused or in dunning.
   cancel_at_period_end: ['trialing', 'active'],

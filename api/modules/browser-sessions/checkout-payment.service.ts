@@ -44,9 +44,7 @@ import { UNRESOLVED_PROVIDER_CALL, type ChargeInput } from '../../../workflows/l
 import { effectiveStatus } from '../checkout-sessions/checkout-status.rules';
 import { requireBrowserSession } from './browser-sessions.service';
 import type { CHECKOUT_PAYMENT_METHODS } from './browser-sessions.schema';
-
-/** Payments of a checkout that ended without taking the money: the checkout is payable again after them. */
-export const UNSUCCESSFUL_STATUSES = ['failed', 'expired', 'canceled'] as const;
+import { UNPAID_ENDS } from '../../../domain/transactions/transactions.state-table';
 
 /** in_doubt: failed with a provider call whose outcome is still unknown (the reconciler settles it). */
 export type CheckoutPaymentOutcome = 'succeeded' | 'pending' | 'declined' | 'failed' | 'in_doubt' | 'expired';
@@ -119,7 +117,8 @@ async function currentTransactionId(em: EntityManager, checkout: CheckoutSession
   const unsuccessful = await em.count(TransactionSchema, {
     merchantId: checkout.merchantId,
     checkoutSessionId: checkout.id,
-    status: { $in: [...UNSUCCESSFUL_STATUSES] },
+    // Payments that ended without taking the money: the checkout is payable again after them.
+    status: { $in: [...UNPAID_ENDS] },
   });
   return checkoutTransactionId(checkout.id, unsuccessful);
 }

@@ -36,6 +36,7 @@ import { recordCircuitTransition } from '../../../domain/connectors/connector-he
 import { setCircuit } from '../../../db/repositories/connector-health.repository';
 import { transactionsAwaitingConnector } from '../../../db/repositories/connector-charges.repository';
 import { UNRESOLVED_PROVIDER_CALL } from '../../../workflows/lib/charge-types';
+import { AWAITING_PROVIDER } from '../../../domain/transactions/transactions.state-table';
 import { signalBillingResumed } from '../../temporal';
 import { liveSubscriptionIds } from '../subscriptions/subscriptions.service';
 
@@ -286,7 +287,10 @@ export async function deleteConnector(
       );
       if (!connector) throw errors.notFound('No such connector');
       // Everything that still needs it, in one answer.
-      const waiting = await transactionsAwaitingConnector(tx, merchantId, id, UNRESOLVED_PROVIDER_CALL);
+      const waiting = await transactionsAwaitingConnector(tx, merchantId, id, {
+        statuses: AWAITING_PROVIDER,
+        unresolvedCode: UNRESOLVED_PROVIDER_CALL,
+      });
       const references = {
         ...(await routingReferences(tx, id)),
         ...(waiting.length > 0 ? { transaction_ids: waiting } : {}),

@@ -35,11 +35,8 @@ import { presentTransactionHeader } from '../../../domain/transactions/transacti
 import { keepOperationVerdict } from '../../../domain/transactions/transactions.operation-writes';
 import { MerchantConnectorSchema } from '../../../db/entities';
 import { recordReceipt, type ReceiptInput } from '../../../db/repositories/provider-webhook-receipts.repository';
-import {
-  handOverLatePayment,
-  keepGiveBackVerdict,
-  UNPAID_ENDS,
-} from '../../../db/repositories/transaction-attempts.repository';
+import { handOverLatePayment, keepGiveBackVerdict } from '../../../db/repositories/transaction-attempts.repository';
+import { UNPAID_ENDS } from '../../../domain/transactions/transactions.state-table';
 import { UNRESOLVED_PROVIDER_CALL } from '../../../workflows/lib/charge-types';
 import { addressBucket } from '../../http/client-address';
 import { inboundWebhookLimitsOf } from '../../http/inbound-webhook-limits';

@@ -1,7 +1,8 @@
 /**
  * Which operation each subscription state allows, to disable a button with the reason before the API would
  * answer 422. The API's own table is workflows/lib/subscription-rules.ts (the web app imports nothing from the
- * server, so this mirrors it; the API stays the judge: a refusal it answers is shown as it comes).
+ * server, so this mirrors it and test/unit/dashboard-rules-sync.test.ts fails when they drift; the API stays the
+ * judge: a refusal it answers is shown as it comes).
  */
 export type Operation =
   | 'cancel_now'
@@ -12,13 +13,14 @@ export type Operation =
   | 'change_offer'
   | 'change_payment_instrument';
 
-const ALLOWED_FROM: Record<Operation, string[]> = {
+export const ALLOWED_FROM: Record<Operation, string[]> = {
   cancel_now: ['trialing', 'active', 'dunning', 'paused'],
   cancel_at_period_end: ['trialing', 'active'],
   reactivate: ['trialing', 'active'],
   pause: ['trialing', 'active'],
   resume: ['paused'],
-  change_offer: ['trialing', 'active', 'paused'],
+  // In dunning the next retry charges the new offer.
+  change_offer: ['trialing', 'active', 'dunning', 'paused'],
   change_payment_instrument: ['trialing', 'active', 'dunning', 'paused'],
 };
 
@@ -35,7 +37,6 @@ const WHY: Partial<Record<Operation, Record<string, string>>> = {
     active: 'Only a paused subscription can be resumed.',
     trialing: 'Only a paused subscription can be resumed.',
   },
-  change_offer: { dunning: 'Settle the overdue payment first: change the payment method if the card failed.' },
 };
 
 /** null when allowed; otherwise why not, in words a merchant understands. */

@@ -6,6 +6,7 @@ import { label, money, toMinor, when } from '../format';
 import { DataTable, ListState, useFilteredList } from '../list';
 import { navigate } from '../router';
 import { Chip, ErrorNote, Facts, Field, Link, Notice, PageHeader, Table, inputValue, useLoad } from '../ui';
+import { CAPTURABLE, ORDER_STATUSES, REFUNDABLE, TRANSACTION_STATUSES, VOIDABLE } from '../payment-rules';
 
 export interface Transaction {
   id: string;
@@ -55,20 +56,6 @@ interface Refund {
   created_at: string;
 }
 
-const TRANSACTION_STATUSES = [
-  'pending',
-  'pre_authorized',
-  'authorized',
-  'failed',
-  'canceled',
-  'voided',
-  'charged_back',
-  'refund_pending',
-  'capture_pending',
-  'refunded',
-  'partially_refunded',
-  'expired',
-];
 const METHODS = ['credit_card', 'debit_card', 'pix', 'boleto', 'wallet'];
 
 const transactionFilters: FilterSpec[] = [
@@ -137,9 +124,6 @@ export function TransactionList() {
   );
 }
 
-const CAPTURABLE = ['pre_authorized'];
-const REFUNDABLE = ['authorized', 'partially_refunded'];
-
 /**
  * What a person calls the payment's state: the API keeps a captured payment `authorized` (its status model has no
  * "captured"), so an authorized payment with money captured reads "Captured".
@@ -176,6 +160,7 @@ function Operations(props: {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const canCapture = CAPTURABLE.includes(tx.status);
+  const canVoid = VOIDABLE.includes(tx.status);
   const refundable = tx.amount_captured - props.refunded;
   const canRefund = REFUNDABLE.includes(tx.status) && refundable > 0;
   const held = money(tx.amount_authorized, tx.currency);
@@ -270,7 +255,7 @@ function Operations(props: {
         <button
           type="button"
           class="secondary"
-          disabled={!canCapture || busy}
+          disabled={!canVoid || busy}
           aria-describedby="capture-why"
           onClick={() =>
             ask({
@@ -484,17 +469,6 @@ interface Order {
   status_history?: HistoryEntry[];
 }
 
-const ORDER_STATUSES = [
-  'pending',
-  'pre_authorized',
-  'authorized',
-  'failed',
-  'canceled',
-  'refund_pending',
-  'partially_refunded',
-  'refunded',
-  'charged_back',
-];
 const orderFilters: FilterSpec[] = [
   { name: 'status', label: 'Status', kind: 'select', options: ORDER_STATUSES },
   {
