@@ -34,6 +34,16 @@ function openApiRoute(document: () => unknown): AnyRoute {
   });
 }
 
+/**
+ * The routes the API mounts, its OpenAPI document's own among them, and that document as GET /api/v1/openapi.json
+ * publishes it (`npm run lint:openapi` lints the same). `serverUrl`: PUBLIC_BASE_URL.
+ */
+export function apiRoutesAndDocument(serverUrl?: string): { routes: AnyRoute[]; openApi: Record<string, unknown> } {
+  const routes = [...ROUTES, openApiRoute(() => openApi)];
+  const openApi = buildOpenApi(routes, API_PREFIX, serverUrl);
+  return { routes, openApi };
+}
+
 /** Unknown paths and methods still get the error envelope. */
 async function unmatchedRequests(ctx: Koa.Context, next: Koa.Next): Promise<void> {
   await next();
@@ -52,8 +62,7 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   app.proxy = false;
   const table = new RouteTable(API_PREFIX);
 
-  const routes = [...ROUTES, openApiRoute(() => openApi)];
-  const openApi = buildOpenApi(routes, API_PREFIX, deps.config.publicBaseUrl);
+  const { routes } = apiRoutesAndDocument(deps.config.publicBaseUrl);
   for (const route of routes) mountRoute(table, API_PREFIX, route, deps);
 
   // The liveness probe answers synchronously, before everything (no request log, nothing to drain).

@@ -18,6 +18,13 @@ import type { FieldErrors } from '../../domain/platform/errors';
 import { NOT_PLAIN_TEXT } from '../../domain/mail/mail.names';
 import { MAX_PAGE } from './pagination';
 
+/**
+ * The most bytes a JSON value (metadata, connector credentials) may take once serialized, in UTF-8. ajv enforces it;
+ * JSON Schema has no such keyword, so it carries an `x-` name: the published OpenAPI document stays valid and still
+ * states the limit (test/unit/openapi-keywords.test.ts).
+ */
+export const MAX_SERIALIZED_BYTES = 'x-max-serialized-bytes';
+
 function createAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: coerce ? 'array' : false, strict: false });
   addFormats(ajv, ['date-time', 'email', 'uri']);
@@ -25,7 +32,7 @@ function createAjv(coerce: boolean): Ajv {
   ajv.addFormat('iso-3166-alpha-2', { type: 'string', validate: isCountry });
   ajv.addFormat('single-line', { type: 'string', validate: (text: string) => !NOT_PLAIN_TEXT.test(text) });
   ajv.addKeyword({
-    keyword: 'maxSerializedBytes',
+    keyword: MAX_SERIALIZED_BYTES,
     type: 'object',
     schemaType: 'number',
     validate: (max: number, data: unknown) => Buffer.byteLength(JSON.stringify(data), 'utf8') <= max,
@@ -157,7 +164,7 @@ export const Country = Type.String({
 });
 export const Metadata = (maxBytes = 5120) =>
   Type.Record(Type.String(), Type.Unknown(), {
-    maxSerializedBytes: maxBytes,
+    [MAX_SERIALIZED_BYTES]: maxBytes,
     description: `Key/value pairs, at most ${maxBytes} bytes serialized`,
   });
 export const E164Phone = Type.String({ pattern: '^\\+[1-9][0-9]{9,14}$', description: 'E.164, at least 10 digits' });

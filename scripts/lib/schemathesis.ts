@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { CACHE_DIR, log } from './paths';
+import { refuseInUnitLane } from './test-lanes';
 
 /** Pinned: a new Schemathesis release adds checks, and a new check must be a deliberate upgrade, not a surprise. */
 export const SCHEMATHESIS_VERSION = '4.32.5';
@@ -19,6 +20,7 @@ function run(command: string, args: string[]): void {
 
 /** The path of the `schemathesis` executable, installing the pinned version into the cached venv when needed. */
 export function resolveSchemathesis(): string {
+  refuseInUnitLane('Resolving Schemathesis');
   const bin = path.join(SCHEMATHESIS_VENV, 'bin', 'schemathesis');
   if (fs.existsSync(bin)) {
     const version = spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout ?? '';

@@ -9,11 +9,13 @@ import path from 'node:path';
 import { CACHE_DIR, log } from './paths';
 import { freePort, waitForPort } from './processes';
 import { isExecutable, run, which } from './temporal-binaries';
+import { refuseInUnitLane } from './test-lanes';
 
 export const STRIPE_MOCK_VERSION = '0.203.0';
 
 /** Path to the stripe-mock binary: STRIPE_MOCK_PATH, else the cached build, else built now (needs `go`). */
 export async function resolveStripeMock(): Promise<string> {
+  refuseInUnitLane('Resolving stripe-mock');
   const fromEnv = process.env.STRIPE_MOCK_PATH;
   if (fromEnv) {
     if (!isExecutable(fromEnv)) throw new Error(`STRIPE_MOCK_PATH=${fromEnv} is not an executable file`);

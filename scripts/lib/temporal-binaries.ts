@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CACHE_DIR, log } from './paths';
 import { freePort, waitForPort } from './processes';
+import { refuseInUnitLane } from './test-lanes';
 
 const TEMPORAL_CLI_VERSION = '1.5.1';
 const TEST_SERVER_VERSION = '1.38.0';
@@ -20,6 +21,7 @@ const TEST_SERVER_DEPENDENCIES = [
 
 /** Path to a `temporal` CLI, or undefined to let @temporalio/testing download one itself. */
 export async function resolveTemporalCli(): Promise<string | undefined> {
+  refuseInUnitLane('Resolving the Temporal CLI');
   const fromEnv = process.env.TEMPORAL_CLI_PATH;
   if (fromEnv) return existingExecutable(fromEnv, 'TEMPORAL_CLI_PATH');
   const cached = path.join(CACHE_DIR, 'bin', 'temporal');
@@ -49,6 +51,7 @@ export async function resolveTemporalCli(): Promise<string | undefined> {
  * argument, which is the contract @temporalio/testing expects of an `existing-path` executable.
  */
 export async function resolveTimeSkippingTestServer(): Promise<string> {
+  refuseInUnitLane("Resolving Temporal's time-skipping test server");
   const fromEnv = process.env.TEMPORAL_TEST_SERVER_PATH;
   if (fromEnv) return existingExecutable(fromEnv, 'TEMPORAL_TEST_SERVER_PATH');
 

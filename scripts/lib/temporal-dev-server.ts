@@ -9,6 +9,7 @@ import { SEARCH_ATTRIBUTES, searchAttributeIndexType } from '../../workflows/def
 import { CACHE_DIR, log } from './paths';
 import { isOrphan, parentOf, portInUse, processesMatching, stopProcess } from './processes';
 import { resolveTemporalCli, which } from './temporal-binaries';
+import { refuseInUnitLane } from './test-lanes';
 
 type DevServerOptions = NonNullable<LocalTestWorkflowEnvironmentOptions['server']>;
 
@@ -52,6 +53,7 @@ export async function startTemporalForTests(): Promise<RunningTemporal> {
 const START_TRIES = 3;
 
 async function start(server: DevServerOptions): Promise<RunningTemporal> {
+  refuseInUnitLane('Starting a Temporal dev server');
   const options = {
     server: {
       ...server,

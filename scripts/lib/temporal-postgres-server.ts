@@ -21,6 +21,7 @@ import { startEmbeddedPostgres } from './postgres';
 import { freePort, stopProcess } from './processes';
 import { which } from './temporal-binaries';
 import type { RunningTemporal } from './temporal-dev-server';
+import { refuseInUnitLane } from './test-lanes';
 
 /** The version docker-compose.yml runs (temporalio/auto-setup:1.29.1). */
 const SERVER_VERSION = '1.29.1';
@@ -43,6 +44,7 @@ export interface TemporalOnPostgresOptions {
  * attributes after its caches refresh (up to a minute), whereas a started one loads them at once.
  */
 export async function startTemporalOnPostgres(options: TemporalOnPostgresOptions = {}): Promise<RunningTemporal> {
+  refuseInUnitLane('Starting Temporal on PostgreSQL');
   const binaries = await resolveTemporalServerBinaries();
   // As root, postgres runs as the postgres OS user, which must be able to enter the directory (not under /root).
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-temporal-pg-'));

@@ -180,6 +180,17 @@ describe('POST /api/v1/merchants/:merchant_id/connectors', () => {
     expectFieldErrors(await post({ ...connectorBody('provider_a'), credentials: undefined }), ['credentials']);
   });
 
+  it('rejects credentials over 4096 bytes serialized without echoing them, and creates nothing (400)', async () => {
+    const res = await post(
+      connectorBody('provider_a', { credentials: { secret_key: `sk_test_Sneaky${'x'.repeat(4096)}` } }),
+    );
+    expect(expectFieldErrors(res, ['credentials']).credentials).to.deep.equal([
+      'must be at most 4096 bytes when serialized',
+    ]);
+    expect(res.text).to.not.include('Sneaky');
+    expect(await count()).to.equal(0);
+  });
+
   it('requires provider_slug, name, is_test_mode, credentials and auth_method (400)', async () => {
     expectFieldErrors(await post({}), ['provider_slug', 'name', 'is_test_mode', 'credentials', 'auth_method']);
   });

@@ -1,5 +1,5 @@
 /**
- * A stand-in harness for test/unit/harness-children.test.ts, run as a process of its own: starts the two servers
+ * A stand-in harness for test/harness/child-processes.test.ts, run as a process of its own: starts the two servers
  * that used to be left behind (a Temporal dev server and Mailpit) the way test/helpers/stack.ts does, guards them,
  * prints `ready <json of its descendants>` and waits to be signalled or killed.
  */

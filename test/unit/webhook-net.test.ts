@@ -142,9 +142,15 @@ describe('postJson', () => {
     expect(await postJson(url, '{}', {}, { ...options, allowPrivateTargets: true })).to.include({
       error: 'connection_error',
     });
-    expect(
-      await postJson('http://no-such-host.invalid/', '{}', {}, { ...options, allowPrivateTargets: true }),
-    ).to.include({ error: 'dns_error' });
+    // The resolver answers "no such name" itself: the unit lane makes no lookup.
+    const nxdomain = webhookDispatcher({
+      allowPrivateTargets: false,
+      resolve: (host, _opts, callback) =>
+        callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), []),
+    });
+    expect(await postJson('http://no-such-host.invalid/', '{}', {}, options, nxdomain)).to.include({
+      error: 'dns_error',
+    });
   });
 });
 

@@ -1,6 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { PROVIDER_CREDENTIALS } from '../../../domain/connectors/credentials';
-import { Country, Id, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
+import {
+  Country,
+  Id,
+  MAX_SERIALIZED_BYTES,
+  Nullable,
+  PaginationQuery,
+  StrictObject,
+  StringEnum,
+  Timestamp,
+} from '../../http/schema';
 
 export const AUTH_METHODS = ['api_key', 'oauth2'] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
@@ -16,8 +25,9 @@ const Name = Type.String({
 /** Shape checked per provider and auth method by the service (connector-rules.ts); never echoed back. */
 const Credentials = Type.Unsafe<Record<string, unknown>>({
   type: 'object',
-  maxSerializedBytes: 4096,
-  description: 'Write-only; fields depend on provider_slug and auth_method (see GET /payment-providers/:provider_id)',
+  [MAX_SERIALIZED_BYTES]: 4096,
+  description:
+    'Write-only, at most 4096 bytes serialized; fields depend on provider_slug and auth_method (see GET /payment-providers/:provider_id)',
 });
 const WebhookSecret = Type.String({
   minLength: 1,
