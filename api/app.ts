@@ -15,6 +15,7 @@ import { browserAssets } from './modules/sdk/browser-assets.middleware';
 import { inboundWebhooks } from './modules/transactions/inbound-webhooks.middleware';
 import { dashboardWeb } from './modules/dashboard-web/dashboard-web.middleware';
 import { clientAddressMiddleware } from './http/client-address';
+import { refuseUntrustedProxies } from './http/untrusted-proxy';
 import { apiResponseHeaders } from './http/api-headers';
 import { boundedJsonDepth } from './http/json-depth';
 import { liveness } from './modules/health/liveness.middleware';
@@ -70,6 +71,7 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   if (inFlight) app.use((ctx, next) => inFlight.middleware(ctx, next));
   app.use(clientAddressMiddleware(deps.config.trustedProxies));
   app.use(requestContext(deps.logger));
+  if (deps.config.env === 'production') app.use(refuseUntrustedProxies(deps.config.trustedProxies, deps.logger));
   app.use(apiResponseHeaders(API_PREFIX));
   // The SDK, its card frame and the hosted checkout page (outside /api/v1), and CORS for the public-key endpoints.
   app.use(browserAssets(API_PREFIX));

@@ -1,10 +1,13 @@
-/** `npm run migrate`: applies pending migrations to DATABASE_URL (or the embedded local database). */
+/**
+ * `npm run migrate`: applies pending migrations as the owner role, MIGRATION_DATABASE_URL (else DATABASE_URL, else the
+ * embedded local database's superuser). The app itself connects as a role without DDL rights (db/runtime-role.ts).
+ */
 import { migrate } from '../db/orm';
 import { withLocalOrm } from './lib/local-stack';
 import { log } from './lib/paths';
 
 async function main(): Promise<void> {
-  await withLocalOrm(migrate);
+  await withLocalOrm(migrate, 'owner');
   log('migrations applied');
 }
 

@@ -83,10 +83,16 @@ async function main(): Promise<void> {
       TEMPORAL_ADDRESS: temporalAddress,
       ENCRYPTION_KEY: ensureEncryptionKey(),
     });
+    log('applying migrations');
+    const owner = await openOrm(database.migrationUrl);
+    try {
+      await migrate(owner);
+    } finally {
+      await owner.close();
+    }
+    // The app from here on: the runtime role, which reads and writes rows but changes no schema.
     const orm = await openOrm(config.databaseUrl);
     stops.push(() => orm.close());
-    log('applying migrations');
-    await migrate(orm);
     await bootstrapDemoTenant(orm.em.fork());
 
     await registerSchedules(config);

@@ -1,13 +1,14 @@
 /**
  * `npm test`: every test file once. First the unit lane (test/unit/, no server, binary or network), then the stack
- * lane: makes sure the Temporal binaries and stripe-mock are at hand (building or fetching them the first time,
- * with progress) and runs every other test file against the real stack test/helpers/hooks.ts starts.
+ * lane: makes sure the Temporal binaries, stripe-mock and caddy are at hand (building or fetching them the first
+ * time, with progress) and runs every other test file against the real stack test/helpers/hooks.ts starts.
  * Extra arguments go to mocha, e.g. `npm test -- --grep customers`; naming files runs only those, in the stack lane.
  */
 import { spawnSync } from 'node:child_process';
 import { resolveTemporalCli, resolveTimeSkippingTestServer } from './lib/temporal-binaries';
 import { REPO_ROOT, log } from './lib/paths';
 import { resolveStripeMock } from './lib/stripe-mock';
+import { resolveCaddy } from './lib/caddy';
 import { STACK_LANE, UNIT_LANE_CONFIG } from './lib/test-lanes';
 
 function mocha(args: string[], env: NodeJS.ProcessEnv = process.env): number {
@@ -37,6 +38,11 @@ async function main(): Promise<number> {
     log(`stripe-mock unavailable: ${error.message}`);
     return undefined;
   });
+  // Only test/deploy/caddyfile.test.ts needs it (to validate deploy/Caddyfile): without it that file skips, saying why.
+  const caddy = await resolveCaddy().catch((error: Error) => {
+    log(`caddy unavailable: ${error.message}`);
+    return undefined;
+  });
   log(`temporal CLI: ${cli ?? 'downloaded by @temporalio/testing'}; time-skipping server: ${testServer}`);
   const lane = namedFiles ? [] : [...STACK_LANE.spec, ...STACK_LANE.ignore.flatMap((glob) => ['--ignore', glob])];
   return mocha([...lane, ...extra], {
@@ -44,6 +50,7 @@ async function main(): Promise<number> {
     ...(cli ? { TEMPORAL_CLI_PATH: cli } : {}),
     TEMPORAL_TEST_SERVER_PATH: testServer,
     ...(stripeMock ? { STRIPE_MOCK_PATH: stripeMock } : {}),
+    ...(caddy ? { CADDY_PATH: caddy } : {}),
   });
 }
 

@@ -13,7 +13,8 @@ import { parseCidr } from '../../domain/platform/cidr';
 
 export type TrustedProxies = readonly string[];
 
-function blockList(cidrs: TrustedProxies): BlockList {
+/** TRUSTED_PROXIES as a BlockList, to check peers against. */
+export function proxyList(cidrs: TrustedProxies): BlockList {
   const list = new BlockList();
   for (const cidr of cidrs) {
     const { address, prefix, family } = parseCidr(cidr);
@@ -28,14 +29,14 @@ export function normalizeAddress(address: string): string {
   return mapped ? mapped[1] : address;
 }
 
-function isTrusted(list: BlockList, address: string): boolean {
+export function isTrusted(list: BlockList, address: string): boolean {
   const version = isIP(address);
   return version !== 0 && list.check(address, version === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** The right-most hop that is not a trusted proxy (the peer itself when it is not one). */
 export function clientAddress(peer: string, forwardedFor: string | undefined, trusted: TrustedProxies): string {
-  const list = blockList(trusted);
+  const list = proxyList(trusted);
   return resolve(list, normalizeAddress(peer), forwardedFor);
 }
 
@@ -77,7 +78,7 @@ export function addressBucket(address: string): string {
  * (route-runner, inbound webhooks, request logs) agrees. app.proxy stays off: Koa must not read the header itself.
  */
 export function clientAddressMiddleware(trusted: TrustedProxies) {
-  const list = blockList(trusted);
+  const list = proxyList(trusted);
   // No trusted proxy (the default): the peer is the client, without a BlockList check per request.
   const peerOnly = trusted.length === 0;
   return (ctx: Context, next: Next) => {

@@ -48,7 +48,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   429: 'rate_limit_error (see Retry-After and RateLimit-* headers)',
   500: 'internal_server_error',
   502: 'external_service_error: a payment provider or the workflow service was unreachable (retry with backoff)',
-  503: 'external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds)',
+  503: 'external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting',
 };
 
 function openApiPath(path: string): string {

@@ -40,7 +40,9 @@ export async function startTemporalDevServer({
     if (await portInUse(p)) throw new Error(`port ${p} is already in use; is another Temporal server running?`);
   }
   log(`starting temporal dev server on port ${port} (UI on ${uiPort}, data in ${dbFilename})`);
-  const running = await start({ ip: '127.0.0.1', port, ui: true, uiPort, namespace, dbFilename });
+  // The UI has no authentication: it binds loopback explicitly, not by inheriting --ip.
+  const ui = { ui: true, uiPort, extraArgs: ['--ui-ip', '127.0.0.1'] };
+  const running = await start({ ip: '127.0.0.1', port, ...ui, namespace, dbFilename });
   return { ...running, uiUrl: `http://127.0.0.1:${uiPort}` };
 }
 

@@ -1,9 +1,10 @@
 /**
- * docker-compose.yml starts as shipped: the API and the worker boot with exactly the environment compose gives them
- * (every `${VAR:?…}` filled with a generated value, service names pointing at the test stack) and /health/ready
- * answers 200. The app connects as its own role, created by the same SQL the postgres container runs on first start
- * (deploy/postgres/10-app-role.sh), and migrates with it. A new required variable in compose fails here until the
- * test generates it, so production can never again demand a setting compose does not pass.
+ * docker-compose.yml starts as shipped: the `migrate` service, then the API and the worker boot with exactly the
+ * environment compose gives them (every `${VAR:?…}` filled with a generated value, service names pointing at the test
+ * stack) and /health/ready answers 200. Their roles are created by the same SQL the postgres container runs on first
+ * start (deploy/postgres/10-app-role.sh): `migrate` runs as the owner, the API and the worker as the runtime role,
+ * which cannot change the schema. A new required variable in compose fails here until the test generates it, so
+ * production can never again demand a setting compose does not pass.
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
@@ -39,6 +40,7 @@ const alphanumeric = () => randomBytes(18).toString('hex');
 /** What an operator sets, following the header of docker-compose.yml. */
 const GENERATED: Record<string, () => string> = {
   POSTGRES_PASSWORD: alphanumeric,
+  MIGRATION_DB_PASSWORD: alphanumeric,
   APP_DB_PASSWORD: alphanumeric,
   TEMPORAL_DB_PASSWORD: alphanumeric,
   ENCRYPTION_KEY: () => randomBytes(32).toString('base64'),
@@ -86,36 +88,29 @@ describe('docker-compose.yml starts as shipped', () => {
     this.timeout(180_000);
     const operator = Object.fromEntries(Object.entries(GENERATED).map(([name, make]) => [name, make()]));
     const { env: stackEnv, sandboxUrl } = stack();
-    const pgPort = new URL(stackEnv.DATABASE_URL as string).port;
+    const pgPort = stack().databasePort;
     // Service names → the test stack.
-    const toStack = (environment: Record<string, string>) => {
-      const out = { ...environment };
-      out.DATABASE_URL = out.DATABASE_URL.replace('@postgres:5432/', `@127.0.0.1:${pgPort}/`);
-      out.TEMPORAL_ADDRESS = out.TEMPORAL_ADDRESS.replace('temporal:7233', stackEnv.TEMPORAL_ADDRESS as string);
-      out.SANDBOX_URL = out.SANDBOX_URL.replace('http://sandbox:4010', sandboxUrl);
-      return out;
-    };
+    const toStack = (environment: Record<string, string>) =>
+      Object.fromEntries(
+        Object.entries(environment).map(([name, value]) => [
+          name,
+          value
+            .replace('@postgres:5432/', `@127.0.0.1:${pgPort}/`)
+            .replace('temporal:7233', stackEnv.TEMPORAL_ADDRESS as string)
+            .replace('http://sandbox:4010', sandboxUrl),
+        ]),
+      );
     const apiEnv = toStack(serviceEnvironment('api', operator));
     const workerEnv = toStack(serviceEnvironment('worker', operator));
+    const migrateEnv = toStack(serviceEnvironment('migrate', operator));
     expect(apiEnv.APP_ENV).to.equal('production');
 
     // What the postgres image does on first start: POSTGRES_DB, then the init script's SQL, as the superuser.
-    const admin = stack().orm.em.fork();
-    await admin.execute('drop database if exists switchyard');
-    await admin.execute('drop role if exists switchyard');
-    await admin.execute('create database switchyard');
-    const script = fs.readFileSync(path.join(ROOT, 'deploy/postgres/10-app-role.sh'), 'utf8');
-    const sql = /<<SQL\n([\s\S]*?)\nSQL/.exec(script)?.[1];
-    expect(sql, 'the init script runs SQL from a <<SQL heredoc').to.be.a('string');
-    for (const statement of (sql as string)
-      .split(';')
-      .map((part) => part.trim())
-      .filter(Boolean)) {
-      await admin.execute(statement.replace('$APP_DB_PASSWORD', operator.APP_DB_PASSWORD));
-    }
+    await freshAppDatabase();
+    await runInitScript('10-app-role.sh', operator);
 
-    // `npm run migrate` (the api command), as the app's role.
-    const migrations = await openOrm(apiEnv.DATABASE_URL);
+    // The `migrate` service (`npm run migrate`), as the owner role.
+    const migrations = await openOrm(migrateEnv.MIGRATION_DATABASE_URL);
     try {
       await migrate(migrations);
       const [role] = await migrations.em
@@ -125,6 +120,7 @@ describe('docker-compose.yml starts as shipped', () => {
     } finally {
       await migrations.close();
     }
+    await expectNoDdl(apiEnv.DATABASE_URL);
 
     const apiConfig = loadConfig(apiEnv);
     const workerConfig = loadConfig(workerEnv);
@@ -155,17 +151,14 @@ describe('docker-compose.yml starts as shipped', () => {
       'drop database if exists temporal',
       'drop database if exists temporal_visibility',
       'drop role if exists temporal',
-      'drop database if exists switchyard',
-      'drop role if exists switchyard',
-      'create database switchyard',
     ])
       await admin.execute(statement);
-    await runInitScript('10-app-role.sh', { APP_DB_PASSWORD: alphanumeric() });
+    await freshAppDatabase();
+    await runInitScript('10-app-role.sh', { MIGRATION_DB_PASSWORD: alphanumeric(), APP_DB_PASSWORD: alphanumeric() });
     await runInitScript('20-temporal-role.sh', { TEMPORAL_DB_PASSWORD: password });
 
-    const pgUrl = new URL(stack().env.DATABASE_URL as string);
     const as = (database: string) =>
-      new PgClient({ host: pgUrl.hostname, port: Number(pgUrl.port), user: 'temporal', password, database });
+      new PgClient({ host: '127.0.0.1', port: stack().databasePort, user: 'temporal', password, database });
     const own = as('temporal');
     await own.connect();
     try {
@@ -189,16 +182,53 @@ describe('docker-compose.yml starts as shipped', () => {
   });
 });
 
-/** What the postgres image does with an init script on first start: its <<SQL heredoc, as the superuser. */
+/** The app's database as the postgres image makes it (POSTGRES_DB), without the roles the init script creates. */
+async function freshAppDatabase(): Promise<void> {
+  const admin = stack().orm.em.fork();
+  for (const statement of [
+    'drop database if exists switchyard',
+    'drop role if exists switchyard_app',
+    'drop role if exists switchyard',
+    'create database switchyard',
+  ])
+    await admin.execute(statement);
+}
+
+/** What the postgres image does with an init script on first start: each `--dbname X <<SQL` heredoc, as the superuser. */
 async function runInitScript(name: string, variables: Record<string, string>): Promise<void> {
   const script = fs.readFileSync(path.join(ROOT, 'deploy/postgres', name), 'utf8');
-  const sql = /<<SQL\n([\s\S]*?)\nSQL/.exec(script)?.[1];
-  expect(sql, `${name} runs SQL from a <<SQL heredoc`).to.be.a('string');
-  const admin = stack().orm.em.fork();
-  for (const statement of (sql as string)
-    .split(';')
-    .map((part) => part.trim())
-    .filter(Boolean)) {
-    await admin.execute(statement.replace(/\$(\w+)/g, (whole, variable: string) => variables[variable] ?? whole));
+  const heredocs = [...script.matchAll(/--dbname (\w+) <<SQL\n([\s\S]*?)\nSQL/g)];
+  expect(heredocs, `${name} runs SQL from --dbname … <<SQL heredocs`).to.have.length.greaterThan(0);
+  for (const [, database, sql] of heredocs) {
+    const admin = new PgClient({ connectionString: stack().postgres.url(database) });
+    await admin.connect();
+    try {
+      for (const statement of sql
+        .split(';')
+        .map((part) => part.trim())
+        .filter(Boolean)) {
+        await admin.query(statement.replace(/\$(\w+)/g, (whole, variable: string) => variables[variable] ?? whole));
+      }
+    } finally {
+      await admin.end();
+    }
+  }
+}
+
+/** The runtime role reads and writes rows but changes no schema. */
+async function expectNoDdl(databaseUrl: string): Promise<void> {
+  const runtime = new PgClient({ connectionString: databaseUrl });
+  await runtime.connect();
+  try {
+    await runtime.query('select count(*) from customers');
+    for (const ddl of ['create table ddl_probe (id int)', 'drop table customers', 'alter table customers add x int']) {
+      const refused = await runtime.query(ddl).then(
+        () => `${ddl} was allowed`,
+        (error: Error) => error.message,
+      );
+      expect(refused, ddl).to.match(/permission denied|must be owner/);
+    }
+  } finally {
+    await runtime.end();
   }
 }

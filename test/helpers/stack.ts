@@ -9,6 +9,7 @@ import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporali
 import { loadConfig, type Config } from '../../domain/platform/config';
 import { startApi, type RunningApi } from '../../api/server';
 import { migrate, openOrm, type Orm } from '../../db/orm';
+import { grantRuntimeRole, runtimeRoleUrl } from '../../db/runtime-role';
 import { registerSchedules, startWorker, type RunningWorker } from '../../worker/main';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../scripts/lib/postgres';
 import { startTemporalForTests, type RunningTemporal } from '../../scripts/lib/temporal-dev-server';
@@ -24,12 +25,15 @@ export interface TestStack {
   config: Config;
   /** Temporary directory holding the database files; removed when the stack stops. */
   dataDir: string;
-  /** Connection details for tests that build a second app or open their own ORM. */
+  /** Connection details for tests that build a second app or open their own ORM (DATABASE_URL: the runtime role). */
   env: NodeJS.ProcessEnv;
   postgres: RunningPostgres;
   databasePort: number;
   temporal: RunningTemporal;
+  /** As the owner role that ran the migrations: for fixtures and checks that need more than the app may do. */
   orm: Orm;
+  /** As the runtime role (DML only), like the API: the worker's. */
+  appOrm: Orm;
   workflowBundle: WorkflowBundleWithSourceMap;
   worker: RunningWorker;
   api: RunningApi;
@@ -42,6 +46,9 @@ export interface TestStack {
 }
 
 let current: TestStack | undefined;
+
+/** Not docker-compose's `switchyard_app`: test/api/docker-compose-boot.test.ts drops and recreates that one. */
+const RUNTIME_ROLE = 'switchyard_test_app';
 
 export function stack(): TestStack {
   if (!current) throw new Error('The test stack is not running (test/helpers/hooks.ts starts it)');
@@ -71,9 +78,14 @@ export async function startStack({ startTemporal = startTemporalForTests }: Stac
     startSandbox({ port: 0 }),
     startMailCatcher({ dataDir: path.join(dataDir, 'mail'), smtpPort, uiPort: mailUiPort }),
   ]);
+  // Migrations run as the owner; the API and the worker as a role without DDL rights, as in production.
+  const orm = await openOrm(postgres.url('switchyard_test'));
+  await migrate(orm);
+  const runtimePassword = randomBytes(12).toString('hex');
+  await grantRuntimeRole(orm.em.fork(), RUNTIME_ROLE, runtimePassword);
   const env = {
     APP_ENV: 'test',
-    DATABASE_URL: postgres.url('switchyard_test'),
+    DATABASE_URL: runtimeRoleUrl(postgres.url('switchyard_test'), RUNTIME_ROLE, runtimePassword),
     TEMPORAL_ADDRESS: temporal.address,
     ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
@@ -97,10 +109,9 @@ export async function startStack({ startTemporal = startTemporalForTests }: Stac
       : {}),
   };
   const config = loadConfig(env);
-  const orm = await openOrm(config.databaseUrl);
-  await migrate(orm);
+  const appOrm = await openOrm(config.databaseUrl);
   await registerSchedules(config);
-  const worker = await startWorker({ config, orm, workflowBundle });
+  const worker = await startWorker({ config, orm: appOrm, workflowBundle });
   // The API serves the merchant Dashboard web app from its build (well under a second), as npm start does.
   await buildDashboard();
   const api = await startApi(config, apiReservation);
@@ -113,6 +124,7 @@ export async function startStack({ startTemporal = startTemporalForTests }: Stac
     databasePort,
     temporal,
     orm,
+    appOrm,
     workflowBundle,
     worker,
     api,
@@ -136,7 +148,7 @@ export async function withWorkerDown<T>(whileDown: () => Promise<T>): Promise<T>
   } finally {
     current.worker = await startWorker({
       config: current.config,
-      orm: current.orm,
+      orm: current.appOrm,
       workflowBundle: current.workflowBundle,
     });
   }
@@ -144,12 +156,13 @@ export async function withWorkerDown<T>(whileDown: () => Promise<T>): Promise<T>
 
 export async function stopStack(): Promise<void> {
   if (!current) return;
-  const { api, worker, orm, temporal, postgres, dataDir, sandbox, mail } = current;
+  const { api, worker, orm, appOrm, temporal, postgres, dataDir, sandbox, mail } = current;
   current = undefined;
   await api.stop();
   await sandbox.stop();
   await worker.stop();
   await mail.stop();
+  await appOrm.close();
   await orm.close();
   await temporal.stop();
   await postgres.stop();

@@ -14,6 +14,7 @@ import { startTemporalForTests } from '../../scripts/lib/temporal-dev-server';
 import { startTemporalOnPostgres } from '../../scripts/lib/temporal-postgres-server';
 import { resolveMailpit, startMailCatcher } from '../../scripts/lib/mailpit';
 import { resolveStripeMock } from '../../scripts/lib/stripe-mock';
+import { resolveCaddy } from '../../scripts/lib/caddy';
 import { resolveSchemathesis } from '../../scripts/lib/schemathesis';
 import { startEmbeddedPostgres } from '../../scripts/lib/postgres';
 import { takeRefusals } from '../helpers/unit-lane';
@@ -25,6 +26,7 @@ const STARTERS: Record<string, () => unknown> = {
   "resolving Temporal's time-skipping test server": resolveTimeSkippingTestServer,
   'resolving Mailpit': resolveMailpit,
   'resolving stripe-mock': resolveStripeMock,
+  'resolving caddy': resolveCaddy,
   'resolving Schemathesis': resolveSchemathesis,
   'starting PostgreSQL': () => startEmbeddedPostgres({ dataDir, port: 1 }),
   'starting a Temporal dev server': startTemporalForTests,
