@@ -119,7 +119,12 @@ describe('GET /api/v1/events/:id', () => {
 describe('recordEvent', () => {
   it('refuses a type outside the catalog and a call outside a transaction', async () => {
     const tenant = await createTenant();
-    const input = { organizationId: tenant.organization_id, merchantId: tenant.merchant_id, object: {} };
+    const input = {
+      organizationId: tenant.organization_id,
+      merchantId: tenant.merchant_id,
+      livemode: true,
+      object: {},
+    };
     const em = stack().orm.em.fork();
     await em
       .transactional((tx) => recordEvent(tx, { ...input, type: 'transaction.settled' as EventType }))

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { startApi, type RunningApi } from '../../api/server';
 import { api } from '../helpers/http';
 import { rows } from '../helpers/db';
-import { createTenant, type Tenant } from '../helpers/factories';
+import { createTenant, customerInput, type Tenant } from '../helpers/factories';
 import { expectError } from '../helpers/envelope';
 import { stack } from '../helpers/stack';
 import { connectorBody, connectorsPath } from '../helpers/connectors';
@@ -29,19 +29,23 @@ describe('livemode: test and live are apart', () => {
     tenant = await createTenant();
   });
 
-  const pay = async () => {
-    const res = await charge(tenant, cardCharge(await cardToken(tenant)));
+  const pay = async (extra: Record<string, unknown> = {}) => {
+    const res = await charge(tenant, cardCharge(await cardToken(tenant), extra));
     expect(res.status, res.text).to.equal(201);
     return res.body.data;
   };
 
   it("a transaction's livemode is its plan's mode, and its events carry the same livemode", async () => {
-    await modeCascade(tenant, [{ live: false }]);
-    const test = await pay();
-    expect(test.livemode).to.equal(false);
-    await modeCascade(tenant, [{ live: true }]);
+    // The plan's first connector is live: a charge is live (and fails: the live host is unreachable from here); a
+    // customer on a test clock makes a test charge, on the test-mode connector.
+    await modeCascade(tenant, [{ live: true }, { live: false }]);
     const live = await pay();
-    expect(live.livemode).to.equal(true);
+    expect(live).to.include({ status: 'failed', livemode: true });
+    const clock = await createClock(tenant, '2027-01-10T10:00:00Z');
+    const customer = await api.post('/customers', { key: key(), body: customerInput({ test_clock_id: clock.id }) });
+    expect(customer.status, customer.text).to.equal(201);
+    const test = await pay({ customer_id: customer.body.data.id });
+    expect(test).to.include({ status: 'authorized', livemode: false });
 
     const events = await api.get('/events', { key: key(), query: { limit: 100 } });
     expect(events.status, events.text).to.equal(200);
@@ -67,7 +71,7 @@ describe('livemode: test and live are apart', () => {
     }
   });
 
-  it("a subscription of a customer on a test clock is test data: livemode false, and listed only under livemode=false", async () => {
+  it('a subscription of a customer on a test clock is test data: livemode false, and listed only under livemode=false', async () => {
     await modeCascade(tenant, [{ live: false }]);
     const { offer } = await createOffer(tenant.merchant_id, {
       prices: [{ currency: 'USD', amount: 999, isDefault: true }],
@@ -77,7 +81,8 @@ describe('livemode: test and live are apart', () => {
     expect(firstCharge.livemode).to.equal(false);
     expect(sub.livemode).to.equal(false);
     const path = `/merchants/${tenant.merchant_id}/subscriptions`;
-    const listed = async (livemode: string) => ids((await api.get(path, { key: key(), query: { livemode } })).body.data);
+    const listed = async (livemode: string) =>
+      ids((await api.get(path, { key: key(), query: { livemode } })).body.data);
     expect(await listed('false')).to.deep.equal([sub.id]);
     expect(await listed('true')).to.deep.equal([]);
   });
@@ -156,9 +161,9 @@ describe('livemode: test and live are apart', () => {
 
     it('refuses a test-mode connector with 422 TEST_CONNECTORS_DISABLED and creates nothing, while live connectors are created', async () => {
       expectError(await createTestConnector(), 422, 'business_rule_error', 'TEST_CONNECTORS_DISABLED');
-      expect(await rows('select id from merchant_connectors where merchant_id = ?', [tenant.merchant_id])).to.deep.equal(
-        [],
-      );
+      expect(
+        await rows('select id from merchant_connectors where merchant_id = ?', [tenant.merchant_id]),
+      ).to.deep.equal([]);
       const live = await api.post(connectorsPath(tenant.merchant_id), {
         key: key(),
         body: connectorBody('provider_a', { name: 'Live', is_test_mode: false }),
@@ -182,7 +187,7 @@ describe('livemode: test and live are apart', () => {
       const switched = activity.body.data.filter((entry: any) => entry.action === 'organization.settings_updated');
       expect(switched).to.have.length(1);
       expect(switched[0].changes).to.deep.equal({ test_connectors_enabled: { from: false, to: true } });
-      expect(switched[0].actor_id).to.equal(owner.userId);
+      expect(switched[0].actor).to.deep.equal({ type: 'dashboard_user', id: owner.userId });
 
       expect((await switchTestConnectors(owner.headers, false)).status).to.equal(200);
       expectError(await createTestConnector(), 422, 'business_rule_error', 'TEST_CONNECTORS_DISABLED');
