@@ -29,6 +29,7 @@ describe('GET /api/v1/events', () => {
     expect(data[1]).to.deep.equal({
       id: first.id,
       type: 'transaction.created',
+      livemode: true,
       created_at: first.createdAt.toISOString(),
       data: { object: { id: 'tx_1', amount: 100 } },
       merchant_id: tenant.merchant_id,
@@ -97,6 +98,7 @@ describe('GET /api/v1/events/:id', () => {
     expect(data).to.deep.equal({
       id: event.id,
       type: 'payment_method.action_required',
+      livemode: true,
       created_at: event.createdAt.toISOString(),
       data: { object: { id: 'pi_1', status: 'expired' } },
       merchant_id: tenant.merchant_id,

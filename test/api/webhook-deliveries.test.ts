@@ -96,6 +96,7 @@ describe('GET /api/v1/merchants/:merchant_id/webhook-deliveries', () => {
       'payment_transaction_id',
       'order_id',
       'event_type',
+      'livemode',
       'payload',
       'target_url',
       'attempt_number',
