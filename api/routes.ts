@@ -14,6 +14,7 @@ import { merchantRoutes } from './modules/merchants/merchants.routes';
 import { memberRoutes } from './modules/merchants/members.routes';
 import { connectorRoutes } from './modules/connectors/connectors.routes';
 import { orgConnectorRoutes } from './modules/connectors/org-connectors.routes';
+import { organizationSettingsRoutes } from './modules/organizations/organization-settings.routes';
 import { paymentProviderRoutes } from './modules/payment-providers/payment-providers.routes';
 import { routingRoutes } from './modules/routing/routing.routes';
 import { browserSessionRoutes } from './modules/browser-sessions/browser-sessions.routes';
@@ -50,6 +51,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...apiKeyRoutes,
   ...connectorRoutes,
   ...orgConnectorRoutes,
+  ...organizationSettingsRoutes,
   ...paymentProviderRoutes,
   ...routingRoutes,
   ...browserSessionRoutes,

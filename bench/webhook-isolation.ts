@@ -80,6 +80,7 @@ export async function measureChargesDuringHangingWebhooks(
           recordEvent(em, {
             organizationId: slow.organization_id,
             merchantId: slow.merchant_id,
+            livemode: true,
             type: 'transaction.authorized',
             object: { id: `tx_hang${n}`, status: 'authorized' },
           }),

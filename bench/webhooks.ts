@@ -96,6 +96,7 @@ export async function measureWebhookDeliveries(
           recordEvent(em, {
             organizationId: tenant.organization_id,
             merchantId: tenant.merchant_id,
+            livemode: true,
             type: 'transaction.authorized',
             object: { id: `tx_bench${n}`, amount_authorized: 1000 + n, currency: 'BRL', status: 'authorized' },
           }),

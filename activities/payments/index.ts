@@ -79,7 +79,12 @@ export function createPaymentActivities({ orm, vault, temporalClient }: PaymentD
         customerId: input.customerId,
       });
       const { tokenClaimed, storedDecision } = await inTransaction((em) =>
-        openCharge(em, input, plan.decision, chargeWorkflowId(input.transactionId)),
+        openCharge(
+          em,
+          input,
+          { decision: plan.decision, livemode: plan.livemode },
+          chargeWorkflowId(input.transactionId),
+        ),
       );
       if (!tokenClaimed) return { tokenClaimed, attempts: [] };
       const attempts = storedDecision ? attemptsOf(storedDecision) : plan.attempts;

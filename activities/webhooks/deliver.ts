@@ -68,7 +68,7 @@ export type Target = DeliveryTarget;
 
 async function loadTarget(em: EntityManager, eventId: string, configId: string): Promise<Target | undefined> {
   const [row] = await em.execute<Target[]>(
-    `select e.id as event_id, e.organization_id, e.merchant_id, e.type, e.data, to_json(e.created_at) #>> '{}' as created_at,
+    `select e.id as event_id, e.organization_id, e.merchant_id, e.type, e.livemode, e.data, to_json(e.created_at) #>> '{}' as created_at,
             c.id as config_id, c.url, c.is_active, c.secret_encrypted,
             case when c.previous_secret_expires_at > now() then c.previous_secret_encrypted end as previous_secret_encrypted
        from events e
@@ -137,6 +137,7 @@ export async function sendAndRecord(
     eventEnvelope({
       id: target.event_id,
       type: target.type,
+      livemode: target.livemode,
       createdAt: new Date(target.created_at),
       data: target.data,
     }),

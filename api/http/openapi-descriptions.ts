@@ -80,6 +80,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     "A merchant's accounts at payment providers: credentials (write-only, encrypted), test mode, card brands, installments and the circuit breaker that stops routing to a failing provider.",
   'Merchant Dashboard: connectors': 'Connectors as the merchant Dashboard manages them, for owners and admins.',
   'Organization Dashboard: connectors': "Connectors of the organization's merchants, for the organization Dashboard.",
+  'Organization Dashboard: settings':
+    "The organization's own settings: whether test-mode connectors are allowed in production.",
   'Payment providers': 'The providers Switchyard can route to, and the credential fields each one needs.',
   'Routing profiles':
     'Which connector a charge goes to: per payment method, a tree of conditions (amount, currency, brand, country, installments, …) ending in connectors, with fallbacks. Simulate a charge to see the path it takes.',

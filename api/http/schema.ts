@@ -177,6 +177,15 @@ export const DateRangeQuery = {
   date_from: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after (inclusive)' })),
   date_to: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or before (inclusive)' })),
 };
+/** The mode of a transaction, subscription, event or webhook delivery: false for test data. */
+export const Livemode = Type.Boolean({
+  description:
+    'false for test data: a charge on a test-mode connector or of a customer on a test clock, what it started and what reports it',
+});
+/** The livemode list filter: true lists live data only, false test data only; omitted, both. */
+export const LivemodeQuery = {
+  livemode: Type.Optional(Type.Boolean({ description: 'true: live data only; false: test data only; omitted: both' })),
+};
 /** merchant_id targeting for organization keys (query on list/get, body on create). */
 export const MerchantIdField = Type.Optional(Id('mrc'));
 

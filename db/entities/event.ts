@@ -11,6 +11,8 @@ export interface EventRecord {
   merchantId: string;
   /** A name from domain/events/events.catalog.ts. */
   type: string;
+  /** The object's mode: false for test data. */
+  livemode: boolean;
   /** The resource, shaped like its API resource (data.object of the Event envelope). */
   data: Record<string, unknown>;
   /** The database's clock when the event was recorded. */
@@ -32,6 +34,7 @@ export const EventSchema = new EntitySchema<EventRecord>({
     organizationId: { type: 'string' },
     merchantId: { type: 'string' },
     type: { type: 'string' },
+    livemode: { type: 'boolean' },
     data: { type: 'json', columnType: 'json' },
     createdAt,
     // Numbered by the database (identity) on insert; events are inserted only by db/repositories/events.repository.ts.

@@ -3,6 +3,8 @@ import { EntitySchema } from '@mikro-orm/core';
 export interface Organization {
   id: string;
   name: string;
+  /** In production, test-mode connectors can be created only while this is on (an owner's switch). */
+  testConnectorsEnabled: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -13,6 +15,7 @@ export const OrganizationSchema = new EntitySchema<Organization>({
   properties: {
     id: { type: 'string', primary: true },
     name: { type: 'string' },
+    testConnectorsEnabled: { type: 'boolean', default: false },
     createdAt: { type: 'Date', columnType: 'timestamptz(3)', onCreate: () => new Date() },
     updatedAt: { type: 'Date', columnType: 'timestamptz(3)', onCreate: () => new Date(), onUpdate: () => new Date() },
   },

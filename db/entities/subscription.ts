@@ -67,6 +67,8 @@ export interface Subscription {
   /** Units billed each cycle: current_amount is the unit price times this (a checkout's line quantity). */
   quantity: number;
   country: string;
+  /** Its first charge's mode: false for test data (a test clock's customer, a test-mode connector). */
+  livemode: boolean;
   originTransactionId: string;
   /** The workflow step written last: steps are sequential, so a retry of it is recognised and skipped. */
   lastStepKey: string | null;
@@ -113,6 +115,7 @@ export const SubscriptionSchema = new EntitySchema<Subscription>({
     preferredInstallments: { type: 'integer' },
     quantity: { type: 'integer', default: 1 },
     country: { type: 'string' },
+    livemode: { type: 'boolean' },
     originTransactionId: { type: 'string' },
     lastStepKey: { type: 'string', nullable: true },
     createdAt,

@@ -56,6 +56,8 @@ export interface Transaction {
   paymentMethod: TransactionPaymentMethod;
   walletType: string | null;
   chargeType: 'payment' | 'setup_verification';
+  /** The charge's mode, fixed when the row is written: false for a test charge (test-mode connectors, test clocks). */
+  livemode: boolean;
   country: string;
   status: TransactionStatus;
   capture: boolean;
@@ -102,6 +104,7 @@ export const TransactionSchema = new EntitySchema<Transaction>({
     paymentMethod: { type: 'string' },
     walletType: { type: 'string', nullable: true },
     chargeType: { type: 'string' },
+    livemode: { type: 'boolean' },
     country: { type: 'string' },
     status: { type: 'string' },
     capture: { type: 'boolean' },

@@ -52,6 +52,8 @@ export interface WebhookDelivery {
   webhookConfigId: string;
   eventId: string;
   eventType: string;
+  /** Its event's mode (written with the row, from the event). */
+  livemode: boolean;
   workflowId: string;
   trigger: DeliveryTrigger;
   attemptNumber: number;
@@ -77,6 +79,7 @@ export const WebhookDeliverySchema = new EntitySchema<WebhookDelivery>({
     webhookConfigId: { type: 'string', fieldName: 'merchant_webhook_config_id' },
     eventId: { type: 'string' },
     eventType: { type: 'string' },
+    livemode: { type: 'boolean' },
     workflowId: { type: 'string' },
     trigger: { type: 'string' },
     attemptNumber: { type: 'integer' },

@@ -13,6 +13,8 @@ export interface NewEvent {
   organizationId: string;
   merchantId: string;
   type: string;
+  /** Its object's mode: false for test data (a test-mode connector's charge, a test clock's subscription). */
+  livemode: boolean;
   data: Record<string, unknown>;
 }
 
@@ -43,8 +45,8 @@ export async function insertEvent(em: EntityManager, event: NewEvent, channel: s
                        where c.merchant_id = ? and c.is_active and c.created_at <= (select at from stamp)
                          and (c.event_filter is null or ?::text = any(c.event_filter))) as any_config
      ), inserted as (
-       insert into events (id, organization_id, merchant_id, type, data, created_at, fanned_out_at)
-       select ?, ?, ?, ?, ?::json, (select at from stamp), case when s.any_config then null else now() end
+       insert into events (id, organization_id, merchant_id, type, livemode, data, created_at, fanned_out_at)
+       select ?, ?, ?, ?, ?, ?::json, (select at from stamp), case when s.any_config then null else now() end
          from subscribed s
        returning id, created_at, seq, fanned_out_at
      )
@@ -59,6 +61,7 @@ export async function insertEvent(em: EntityManager, event: NewEvent, channel: s
       event.organizationId,
       event.merchantId,
       event.type,
+      event.livemode,
       JSON.stringify(event.data),
       channel,
     ],
@@ -156,6 +159,7 @@ export interface DeliveryTarget {
   organization_id: string;
   merchant_id: string;
   type: string;
+  livemode: boolean;
   data: Record<string, unknown>;
   /** ISO 8601 (the driver returns timestamps as text; to_json gives an unambiguous format). */
   created_at: string;
@@ -171,7 +175,7 @@ export interface DeliveryTarget {
 export async function subscribedTargets(em: EntityManager, eventIds: string[]): Promise<DeliveryTarget[]> {
   if (eventIds.length === 0) return [];
   return em.execute<DeliveryTarget[]>(
-    `select e.id as event_id, e.organization_id, e.merchant_id, e.type, e.data, to_json(e.created_at) #>> '{}' as created_at,
+    `select e.id as event_id, e.organization_id, e.merchant_id, e.type, e.livemode, e.data, to_json(e.created_at) #>> '{}' as created_at,
             c.id as config_id, c.url, c.is_active, c.secret_encrypted,
             case when c.previous_secret_expires_at > now() then c.previous_secret_encrypted end as previous_secret_encrypted
        from events e

@@ -23,9 +23,11 @@ export interface DeliveryAttemptRow {
 /** One row per (workflow, attempt number): a retried activity overwrites its own attempt's row. */
 export async function recordDeliveryAttempt(em: EntityManager, row: DeliveryAttemptRow): Promise<void> {
   await em.execute(
+    // livemode is the event's: a delivery is test data exactly when what it reports is.
     `insert into webhook_deliveries (id, merchant_id, merchant_webhook_config_id, event_id, event_type, workflow_id, trigger,
-        attempt_number, target_url, http_status_code, response_body, error, status, next_retry_at, duration_ms, sent_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        attempt_number, target_url, http_status_code, response_body, error, status, next_retry_at, duration_ms, sent_at,
+        livemode)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (select livemode from events where id = ?))
      on conflict (workflow_id, attempt_number) do update set
        target_url = excluded.target_url, http_status_code = excluded.http_status_code, response_body = excluded.response_body,
        error = excluded.error, status = excluded.status, next_retry_at = excluded.next_retry_at,
@@ -47,6 +49,7 @@ export async function recordDeliveryAttempt(em: EntityManager, row: DeliveryAtte
       row.nextRetryAt,
       row.durationMs,
       row.sentAt,
+      row.eventId,
     ],
   );
 }

@@ -112,9 +112,16 @@ export async function recordCircuitTransition(
   input: { connectorId: string; transition: CircuitTransition; actor: Actor; reason: string },
 ): Promise<void> {
   const [connector] = await em.execute<
-    Array<{ id: string; merchant_id: string; organization_id: string; name: string; provider_slug: string }>
+    Array<{
+      id: string;
+      merchant_id: string;
+      organization_id: string;
+      name: string;
+      provider_slug: string;
+      is_test_mode: boolean;
+    }>
   >(
-    `select c.id, c.merchant_id, m.organization_id, c.name, c.provider_slug
+    `select c.id, c.merchant_id, m.organization_id, c.name, c.provider_slug, c.is_test_mode
        from merchant_connectors c join merchants m on m.id = c.merchant_id where c.id = ?`,
     [input.connectorId],
   );
@@ -131,6 +138,7 @@ export async function recordCircuitTransition(
   await recordEvent(em, {
     organizationId: connector.organization_id,
     merchantId: connector.merchant_id,
+    livemode: !connector.is_test_mode,
     type: input.transition === 'opened' ? 'connector.circuit_opened' : 'connector.circuit_closed',
     object: {
       id: connector.id,

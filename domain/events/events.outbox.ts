@@ -19,6 +19,8 @@ export const EVENTS_CHANNEL = 'switchyard_events';
 export interface RecordEventInput {
   organizationId: string;
   merchantId: string;
+  /** The object's mode (a transaction's or subscription's livemode, a connector's); events inherit it. */
+  livemode: boolean;
   type: EventType;
   /** The resource as its API presents it (a presenter's output); delivered as data.object. */
   object: Record<string, unknown>;
@@ -39,6 +41,7 @@ export async function recordEvent(em: EntityManager, input: RecordEventInput): P
     organizationId: input.organizationId,
     merchantId: input.merchantId,
     type: input.type,
+    livemode: input.livemode,
     // Plain JSON (dates become ISO strings), exactly what every delivery will carry.
     data: JSON.parse(JSON.stringify(input.object)) as Record<string, unknown>,
   };

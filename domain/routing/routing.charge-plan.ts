@@ -52,6 +52,11 @@ export const attemptsOf = (decision: RoutingDecision): PlannedAttempt[] =>
 
 export interface ChargePlan {
   profileId: string | null;
+  /**
+   * The charge's mode, what its transaction's livemode records: the plan's (a customer on a test clock makes it
+   * test); live when no connector decided it (no profile, nothing eligible), as the key that asked is live.
+   */
+  livemode: boolean;
   attempts: PlannedAttempt[];
   cascade: CascadePolicy | null;
   decision: RoutingDecision;
@@ -82,6 +87,7 @@ export async function planCharge(
     if (!(error instanceof NoActiveRoutingProfileError)) throw error;
     return {
       profileId: null,
+      livemode: !customerOnTestClock,
       attempts: [],
       cascade,
       decision: {
@@ -109,6 +115,7 @@ export async function planCharge(
   }
   return {
     profileId: route.profileId,
+    livemode: plan.mode !== 'test',
     attempts: ordered.map((attempt) => ({
       connectorId: attempt.connectorId,
       nodeId: attempt.nodeId,

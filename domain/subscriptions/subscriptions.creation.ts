@@ -164,6 +164,7 @@ export async function createSubscription(em: EntityManager, input: CreationInput
     initialNetworkTransactionId: input.initialNetworkTransactionId ?? null,
     preferredInstallments: tx.installments ?? 1,
     country: tx.country,
+    livemode: tx.livemode,
     originTransactionId: tx.id,
     lastStepKey: `${id}:creation`,
     createdAt: at,
@@ -208,6 +209,7 @@ export async function createSubscription(em: EntityManager, input: CreationInput
   await recordEvent(em, {
     organizationId: sub.organizationId,
     merchantId: sub.merchantId,
+    livemode: sub.livemode,
     type: 'subscription.created',
     object: await presentOne(em, sub),
   });

@@ -112,6 +112,7 @@ export async function renewAtCycleLimit(
     initialNetworkTransactionId: old.initialNetworkTransactionId,
     preferredInstallments: old.preferredInstallments,
     country: old.country,
+    livemode: old.livemode,
     originTransactionId: old.id,
     lastStepKey: `${newId}:creation`,
     createdAt: at,
@@ -139,6 +140,7 @@ export async function renewAtCycleLimit(
   await recordEvent(em, {
     organizationId: sub.organizationId,
     merchantId: sub.merchantId,
+    livemode: sub.livemode,
     type: 'subscription.created',
     object: await presentOne(em, sub),
   });

@@ -61,6 +61,7 @@ export function presentSubscription(sub: Subscription, names: ResolvedNames) {
     product_family_id: sub.productFamilyId,
     billing_cycle: sub.billingCycle,
     currency: sub.currency,
+    livemode: sub.livemode,
     current_amount: sub.currentAmount,
     current_period_start: sub.currentPeriodStart.toISOString(),
     current_period_end: sub.currentPeriodEnd.toISOString(),

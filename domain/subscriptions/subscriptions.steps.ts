@@ -97,7 +97,13 @@ export async function applySubscriptionStep(em: EntityManager, step: Subscriptio
   if (step.events.length) {
     const object = await presentOne(em, sub);
     for (const type of step.events) {
-      await recordEvent(em, { organizationId: sub.organizationId, merchantId: sub.merchantId, type, object });
+      await recordEvent(em, {
+        organizationId: sub.organizationId,
+        merchantId: sub.merchantId,
+        livemode: sub.livemode,
+        type,
+        object,
+      });
     }
   }
   if (step.actionRequired) await recordActionRequired(em, sub, step.actionRequired, at);
@@ -118,6 +124,7 @@ async function recordActionRequired(em: EntityManager, sub: Subscription, action
   await recordEvent(em, {
     organizationId: sub.organizationId,
     merchantId: sub.merchantId,
+    livemode: sub.livemode,
     type: 'payment_method.action_required',
     object: {
       ...presentInstrument(card, at),

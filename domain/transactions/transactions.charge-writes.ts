@@ -77,7 +77,7 @@ export interface FinalizeInput {
 export async function openCharge(
   em: EntityManager,
   input: ChargeInput,
-  routingDecision: RoutingDecision,
+  plan: { decision: RoutingDecision; livemode: boolean },
   workflowId: string,
 ): Promise<{ tokenClaimed: boolean; storedDecision: RoutingDecision | null }> {
   const existing = await em.findOne(TransactionSchema, { id: input.transactionId });
@@ -132,13 +132,14 @@ export async function openCharge(
       paymentMethod: input.paymentMethod,
       walletType: input.walletType,
       chargeType: input.chargeType,
+      livemode: plan.livemode,
       country: input.country,
       status: 'pending',
       capture: input.capture,
       riskScore: input.riskScore,
       installments: input.installments,
       routingProfileId: null,
-      routingDecision,
+      routingDecision: plan.decision,
       appliedRoutingRuleId: null,
       connectorId: null,
       providerReference: null,
@@ -153,6 +154,7 @@ export async function openCharge(
     await recordEvent(em, {
       organizationId: input.organizationId,
       merchantId: input.merchantId,
+      livemode: tx.livemode,
       type: 'transaction.created',
       object: presentTransactionHeader(tx),
     });

@@ -109,6 +109,7 @@ export async function beginOperation(em: EntityManager, input: OperationInput): 
     await recordEvent(em, {
       organizationId: tx.organizationId,
       merchantId: tx.merchantId,
+      livemode: tx.livemode,
       type: 'transaction.refund_created',
       object: presentRefund(refund),
     });

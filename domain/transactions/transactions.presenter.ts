@@ -23,6 +23,7 @@ export function presentTransactionHeader(tx: Transaction) {
     payment_method: tx.paymentMethod,
     wallet_type: tx.walletType,
     charge_type: tx.chargeType,
+    livemode: tx.livemode,
     country: tx.country,
     status: tx.status,
     capture: tx.capture,

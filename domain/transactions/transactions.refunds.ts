@@ -36,6 +36,7 @@ export async function settleRefund(
     await recordEvent(em, {
       organizationId: tx.organizationId,
       merchantId: tx.merchantId,
+      livemode: tx.livemode,
       type: 'transaction.refund_failed',
       object: presentRefund(refund),
     });
@@ -63,6 +64,7 @@ export async function announceRefundsSettledDuringDispute(em: EntityManager, tx:
   await recordEvent(em, {
     organizationId: tx.organizationId,
     merchantId: tx.merchantId,
+    livemode: tx.livemode,
     type: tx.status === 'refunded' ? 'transaction.refunded' : 'transaction.partially_refunded',
     object: presentTransactionHeader(tx),
   });

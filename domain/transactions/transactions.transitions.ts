@@ -95,7 +95,13 @@ export async function applyTransactionMove(
   if (tx.orderId) await mirrorOrder(em, tx.orderId, ORDER_STATUS_OF[to], move.triggeredBy, move.key);
   const object = presentTransactionHeader(tx);
   for (const type of events)
-    await recordEvent(em, { organizationId: tx.organizationId, merchantId: tx.merchantId, type, object });
+    await recordEvent(em, {
+      organizationId: tx.organizationId,
+      merchantId: tx.merchantId,
+      livemode: tx.livemode,
+      type,
+      object,
+    });
   return tx;
 }
 

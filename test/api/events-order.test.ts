@@ -57,6 +57,7 @@ describe('Rule: events are listed in the order the changes they report happened'
     const event = (type: EventType) => ({
       organizationId: tenant.organization_id,
       merchantId: tenant.merchant_id,
+      livemode: true,
       type,
       object: { id: txId },
     });
@@ -114,6 +115,7 @@ describe('Rule: events are listed in the order the changes they report happened'
               await recordEvent(em, {
                 organizationId: tenant.organization_id,
                 merchantId: tenant.merchant_id,
+                livemode: true,
                 type,
                 object: { id: txId },
               });

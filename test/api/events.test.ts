@@ -29,6 +29,7 @@ describe('GET /api/v1/events', () => {
     expect(data[1]).to.deep.equal({
       id: first.id,
       type: 'transaction.created',
+      livemode: true,
       created_at: first.createdAt.toISOString(),
       data: { object: { id: 'tx_1', amount: 100 } },
       merchant_id: tenant.merchant_id,
@@ -97,6 +98,7 @@ describe('GET /api/v1/events/:id', () => {
     expect(data).to.deep.equal({
       id: event.id,
       type: 'payment_method.action_required',
+      livemode: true,
       created_at: event.createdAt.toISOString(),
       data: { object: { id: 'pi_1', status: 'expired' } },
       merchant_id: tenant.merchant_id,
@@ -119,7 +121,12 @@ describe('GET /api/v1/events/:id', () => {
 describe('recordEvent', () => {
   it('refuses a type outside the catalog and a call outside a transaction', async () => {
     const tenant = await createTenant();
-    const input = { organizationId: tenant.organization_id, merchantId: tenant.merchant_id, object: {} };
+    const input = {
+      organizationId: tenant.organization_id,
+      merchantId: tenant.merchant_id,
+      livemode: true,
+      object: {},
+    };
     const em = stack().orm.em.fork();
     await em
       .transactional((tx) => recordEvent(tx, { ...input, type: 'transaction.settled' as EventType }))

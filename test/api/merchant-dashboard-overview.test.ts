@@ -3,7 +3,9 @@
  * and subscriptions from the read models. One real subscription (a real first charge through POST /transactions)
  * anchors the merchant; the rest of the read-model rows are written straight to the tables, at known days, so every
  * figure is known: volume, approval rates overall, by day and by connector, active subscriptions by day, MRR,
- * dunning and recovered. Another merchant's rows, written the same way, never count.
+ * dunning and recovered. Another merchant's rows, written the same way, never count. Every row here is test data (a
+ * test-mode connector is the only kind that approves on this machine), so the Overview is read with livemode=false;
+ * that live is the default and the two never mix is test/api/livemode.test.ts's rule.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
@@ -44,8 +46,8 @@ async function seedTransaction(tenant: Tenant, tx: SeedTransaction): Promise<voi
   await rows(
     `insert into transactions (id, organization_id, merchant_id, amount, amount_authorized, amount_captured,
        amount_refunded, currency, payment_method, charge_type, country, status, capture, connector_id, workflow_id,
-       created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, 'credit_card', ?, 'BR', ?, true, ?, ?, ?, ?)`,
+       created_at, updated_at, livemode)
+     values (?, ?, ?, ?, ?, ?, ?, ?, 'credit_card', ?, 'BR', ?, true, ?, ?, ?, ?, false)`,
     [
       id,
       tenant.organization_id,
@@ -88,9 +90,9 @@ async function seedSubscription(
   await rows(
     `insert into subscriptions (id, organization_id, merchant_id, customer_id, current_offer_id, product_id, plan_key,
        billing_cycle, custom_billing_days, currency, current_amount, current_period_start, current_period_end,
-       billing_anchor_at, status, payment_instrument_id, country, origin_transaction_id)
+       billing_anchor_at, status, payment_instrument_id, country, origin_transaction_id, livemode)
      select ?, organization_id, merchant_id, customer_id, current_offer_id, product_id, ?, ?, ?, 'USD', ?,
-       current_period_start, current_period_end, billing_anchor_at, ?, payment_instrument_id, country, ?
+       current_period_start, current_period_end, billing_anchor_at, ?, payment_instrument_id, country, ?, livemode
      from subscriptions where id = ?`,
     [
       id,
@@ -285,7 +287,10 @@ describe('Merchant Dashboard overview: the last 30 days from the read models', f
       ],
     });
 
-    const res = await api.get('/merchant/overview', { headers: await sessionOf(mine.tenant, 'viewer') });
+    const res = await api.get('/merchant/overview', {
+      headers: await sessionOf(mine.tenant, 'viewer'),
+      query: { livemode: 'false' },
+    });
     expect(res.status, res.text).to.equal(200);
     overview = res.body;
   });
@@ -394,7 +399,10 @@ describe('Merchant Dashboard overview: the last 30 days from the read models', f
   });
 
   it("answers another merchant's session with that merchant's figures only", async () => {
-    const res = await api.get('/merchant/overview', { headers: await sessionOf(theirs.tenant) });
+    const res = await api.get('/merchant/overview', {
+      headers: await sessionOf(theirs.tenant),
+      query: { livemode: 'false' },
+    });
     expect(res.status, res.text).to.equal(200);
     expect(res.body.payments).to.deep.equal({
       approved: 1,

@@ -613,6 +613,9 @@ async function check(step: Step, seq: Sequence, before: ModelTx[]): Promise<void
     // Live and test never share a plan: a live charge never reaches the test connector, nor a test one the live.
     const otherMode = live ? seq.connector.id : seq.liveConnectorId;
     expect(seen.attemptConnectors, `${label}: no attempt on a connector of the other mode`).to.not.include(otherMode);
+    // A transaction's livemode is its plan's mode, and every event about it carries the same livemode.
+    expect(seen.livemode, `${label}: livemode is the plan's mode`).to.equal(live);
+    expect(seen.eventLivemodes, `${label}: its events carry its livemode`).to.deep.equal(seen.events.map(() => live));
     if (seq.backup) {
       // Nothing here may move on (approvals, hard declines, unknown answers): the backup is never asked, and the
       // transaction is charged at most once across both providers.

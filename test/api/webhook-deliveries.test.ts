@@ -89,13 +89,14 @@ describe('GET /api/v1/merchants/:merchant_id/webhook-deliveries', () => {
       order_id: 'ord_l',
       event_id: event.id,
     });
-    expect(Object.keys(res.body.data[0]).slice(0, 15)).to.deep.equal([
+    expect(Object.keys(res.body.data[0]).slice(0, 16)).to.deep.equal([
       'id',
       'merchant_id',
       'merchant_webhook_config_id',
       'payment_transaction_id',
       'order_id',
       'event_type',
+      'livemode',
       'payload',
       'target_url',
       'attempt_number',

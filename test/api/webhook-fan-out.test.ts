@@ -362,6 +362,7 @@ describe('Webhook fan-out', () => {
           await recordEvent(em, {
             organizationId: tenant.organization_id,
             merchantId: tenant.merchant_id,
+            livemode: true,
             type: 'transaction.created',
             object: { id: 'tx_x' },
           })

@@ -15,6 +15,9 @@ export interface Observed {
   captured: number;
   refunded: number;
   events: string[];
+  /** The transaction's livemode, and each of its events' (in the same order as `events`). */
+  livemode: boolean;
+  eventLivemodes: boolean[];
   /** The order's status history as [from, to] pairs, oldest first. */
   history: Array<[string | null, string]>;
   /** The connectors the charge tried, in order (its timeline). */
@@ -30,13 +33,12 @@ export async function observe(tenant: Tenant, slug: Slug, account: string, txId:
   if (read.status !== 200) throw new Error(`GET /transactions/${txId} answered ${read.status}: ${read.text}`);
   const tx = read.body.data;
   const [row] = await rows('select provider_reference, order_id from transactions where id = ?', [txId]);
-  const events = (
-    await rows(
-      `select type from events where merchant_id = ? and (data->>'id' = ? or data->>'transaction_id' = ?)
-        order by seq`,
-      [tenant.merchant_id, txId, txId],
-    )
-  ).map((e) => e.type as string);
+  const recorded = await rows(
+    `select type, livemode from events where merchant_id = ? and (data->>'id' = ? or data->>'transaction_id' = ?)
+      order by seq`,
+    [tenant.merchant_id, txId, txId],
+  );
+  const events = recorded.map((e) => e.type as string);
   const history = (
     await rows(`select from_status, to_status from order_status_history where order_id = ? order by seq`, [
       row.order_id,
@@ -57,6 +59,8 @@ export async function observe(tenant: Tenant, slug: Slug, account: string, txId:
     captured: tx.amount_captured,
     refunded: tx.amount_refunded,
     events,
+    livemode: tx.livemode,
+    eventLivemodes: recorded.map((e) => e.livemode as boolean),
     history,
     attemptConnectors: (tx.timeline as Array<{ connector_id: string }>).map((attempt) => attempt.connector_id),
     approvals,

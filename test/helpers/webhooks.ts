@@ -153,6 +153,7 @@ export async function recordTestEvent(
       const event = await recordEvent(em, {
         organizationId: tenant.organization_id,
         merchantId: tenant.merchant_id,
+        livemode: true,
         type,
         object,
       });

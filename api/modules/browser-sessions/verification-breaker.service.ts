@@ -34,6 +34,8 @@ export async function noticeVerificationsPaused(
     await tx.flush();
     await recordEvent(tx, {
       ...scope,
+      // About a public key, which is live (every key is): not test data.
+      livemode: true,
       type: 'card_verifications.paused',
       object: {
         object: 'card_verifications_pause',

@@ -68,7 +68,7 @@ export const connectorRoutes = [
     path: '/merchants/:merchant_id/connectors',
     summary: 'Create a connector (credentials are validated per provider, encrypted and never returned)',
     description:
-      "Adds the merchant's account at a payment provider. The credentials are checked against the provider's fields (GET /payment-providers/:provider_id), encrypted at rest and never returned; webhook_secret verifies the provider's webhooks, which it sends to the connector's webhook_url. Charges reach the connector only through a routing profile. The change is recorded in the merchant's activity log.",
+      "Adds the merchant's account at a payment provider. The credentials are checked against the provider's fields (GET /payment-providers/:provider_id), encrypted at rest and never returned; webhook_secret verifies the provider's webhooks, which it sends to the connector's webhook_url. Charges reach the connector only through a routing profile. The change is recorded in the merchant's activity log. In production a test-mode connector needs the organization's switch (PATCH /org/settings, test_connectors_enabled; 422 TEST_CONNECTORS_DISABLED otherwise).",
     example: {
       provider_slug: 'provider_a',
       name: 'Sandbox cards',
@@ -83,6 +83,8 @@ export const connectorRoutes = [
     params: MerchantParams,
     body: CreateConnectorBody,
     responses: { 201: ConnectorObject },
+    // 422 TEST_CONNECTORS_DISABLED: a test-mode connector in production while the organization has them off.
+    errors: [422],
     envelope: 'bare',
     links: [
       {

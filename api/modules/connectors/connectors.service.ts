@@ -9,6 +9,7 @@ import type { Static } from '@sinclair/typebox';
 import type { AppDeps } from '../../deps';
 import {
   MerchantConnectorSchema,
+  OrganizationSchema,
   RoutingNodeSchema,
   RoutingProfileSchema,
   type MerchantConnector,
@@ -41,6 +42,8 @@ import { signalBillingResumed } from '../../temporal';
 import { liveSubscriptionIds } from '../subscriptions/subscriptions.service';
 
 type CreateInput = Static<typeof CreateConnectorBody>;
+
+export const TEST_CONNECTORS_DISABLED = 'TEST_CONNECTORS_DISABLED';
 type UpdateInput = Static<typeof UpdateConnectorBody>;
 
 /** The context a connector route hands the service: who acts, in which organization, with the app's settings. */
@@ -48,6 +51,7 @@ export const connectorContext = (deps: AppDeps, organizationId: string, actor: A
   keys: deps.config.encryptionKeys,
   organizationId,
   actor,
+  testConnectorsNeedSwitch: deps.config.env === 'production',
   sandbox: {
     sandboxUrl: deps.config.sandboxUrl,
     publicBaseUrl: deps.config.publicBaseUrl,
@@ -60,6 +64,11 @@ export interface ConnectorContext {
   keys: Keyring;
   organizationId: string;
   actor: Actor;
+  /**
+   * Production: a test-mode connector approves without collecting money, so one exists only once the organization
+   * switched test connectors on (organization-settings.service.ts).
+   */
+  testConnectorsNeedSwitch: boolean;
   /** Where test-mode connectors' webhook endpoints are registered (the sandbox PSP); absent: nowhere. */
   sandbox?: SandboxRegistration;
 }
@@ -89,6 +98,16 @@ export async function releaseBillingHolds(
     await signalBillingResumed(deps.temporal.client, await liveSubscriptionIds(em, connector.merchantId));
 }
 
+async function requireTestConnectorsEnabled(em: EntityManager, organizationId: string): Promise<void> {
+  const organization = await em.findOneOrFail(OrganizationSchema, { id: organizationId });
+  if (!organization.testConnectorsEnabled)
+    throw errors.businessRule(
+      TEST_CONNECTORS_DISABLED,
+      'Test-mode connectors are off for this organization in production: an organization owner can switch them on ' +
+        '(PATCH /org/settings {"test_connectors_enabled": true})',
+    );
+}
+
 export async function createConnector(
   em: EntityManager,
   merchantId: string,
@@ -116,6 +135,7 @@ export async function createConnector(
     },
     `The connector is invalid or its credentials are incomplete for ${provider.slug}`,
   );
+  if (input.is_test_mode && ctx.testConnectorsNeedSwitch) await requireTestConnectorsEnabled(em, ctx.organizationId);
 
   const token = newWebhookToken(ctx.keys);
   const connector = em.create(MerchantConnectorSchema, {

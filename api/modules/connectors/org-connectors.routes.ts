@@ -70,7 +70,7 @@ export const orgConnectorRoutes = [
     path: '/org/connectors',
     summary: "Create a connector for one of the organization's merchants (merchant_id in the body)",
     description:
-      "Adds the merchant's account at a payment provider. The credentials are checked against the provider's fields (GET /payment-providers/:provider_id), encrypted at rest and never returned; webhook_secret verifies the provider's webhooks, which it sends to the connector's webhook_url. Charges reach the connector only through a routing profile. The change is recorded in the merchant's activity log.",
+      "Adds the merchant's account at a payment provider. The credentials are checked against the provider's fields (GET /payment-providers/:provider_id), encrypted at rest and never returned; webhook_secret verifies the provider's webhooks, which it sends to the connector's webhook_url. Charges reach the connector only through a routing profile. The change is recorded in the merchant's activity log. In production a test-mode connector needs the organization's switch (PATCH /org/settings, test_connectors_enabled; 422 TEST_CONNECTORS_DISABLED otherwise).",
     example: {
       merchant_id: 'mrc_2Wd8HnQe4Lz1',
       provider_slug: 'provider_a',
@@ -85,6 +85,8 @@ export const orgConnectorRoutes = [
     auth,
     body: CreateOrgConnectorBody,
     responses: { 201: ConnectorObject },
+    // 422 TEST_CONNECTORS_DISABLED: a test-mode connector in production while the organization has them off.
+    errors: [422],
     envelope: 'bare',
     idempotency: 'optional',
     async handler({ em, organizationId, session, body, deps }) {

@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox';
 import {
   DateRangeQuery,
   Id,
+  Livemode,
+  LivemodeQuery,
   MerchantIdField,
   MultiEnum,
   PaginationQuery,
@@ -20,6 +22,7 @@ export const ListEventsQuery = StrictObject({
   ...DateRangeQuery,
   merchant_id: MerchantIdField,
   type: Type.Optional(MultiEnum(EVENT_TYPES)),
+  ...LivemodeQuery,
 });
 
 export const GetEventQuery = StrictObject({ merchant_id: MerchantIdField });
@@ -28,6 +31,7 @@ export const EventParams = StrictObject({ id: Id('evt') });
 export const EventObject = StrictObject({
   id: Type.String(),
   type: EventTypeSchema,
+  livemode: Livemode,
   created_at: Timestamp,
   data: StrictObject({ object: Type.Record(Type.String(), Type.Unknown()) }),
   merchant_id: Type.String(),

@@ -9,6 +9,7 @@ export interface EventFilter extends PageRequest {
   type?: string[];
   date_from?: string;
   date_to?: string;
+  livemode?: boolean;
 }
 
 export async function listEvents(
@@ -22,6 +23,7 @@ export async function listEvents(
   const where = {
     merchantId,
     ...(filter.type ? { type: { $in: filter.type } } : {}),
+    ...(filter.livemode !== undefined ? { livemode: filter.livemode } : {}),
     ...(filter.date_from || filter.date_to
       ? {
           createdAt: {

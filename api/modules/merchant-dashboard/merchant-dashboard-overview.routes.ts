@@ -23,6 +23,7 @@ const Amounts = Type.Array(
 );
 
 const OverviewSchema = StrictObject({
+  livemode: Type.Boolean({ description: 'The mode shown: true for live data, false for test data' }),
   from: Day,
   to: Day,
   days: Type.Array(
@@ -70,12 +71,19 @@ export const merchantDashboardOverviewRoute = defineRoute({
     '(approved or declined, charges only, by the day they were created), the amount captured, the approval rate; ' +
     'per connector, its finished attempts (a cascade counts each try against its connector) and what it captured; ' +
     'subscriptions active at each day’s end, entering dunning and recovered from it. The subscription totals are ' +
-    'today’s: active, in dunning, and monthly recurring revenue (each cycle’s amount as a monthly equivalent).',
+    'today’s: active, in dunning, and monthly recurring revenue (each cycle’s amount as a monthly equivalent). ' +
+    'Live data only unless livemode=false asks for test data only: the two never mix.',
   tags: ['Merchant Dashboard: overview'],
   auth,
+  query: StrictObject({
+    livemode: Type.Boolean({
+      default: true,
+      description: 'true (the default): live data only; false: test data only (test-mode connectors, test clocks)',
+    }),
+  }),
   responses: { 200: OverviewSchema },
   envelope: 'bare',
-  async handler({ em, merchantId }) {
-    return { status: 200, data: await merchantOverview(em, merchantId) };
+  async handler({ em, merchantId, query }) {
+    return { status: 200, data: await merchantOverview(em, merchantId, query.livemode) };
   },
 });

@@ -1,6 +1,8 @@
 /**
  * The merchant Dashboard's Overview (docs/api-decisions.md, "Merchant Dashboard overview"): the last 30 UTC days of
  * payments and subscriptions, read straight from the read models in four statements — no rollup to keep in step.
+ * It shows one mode at a time (live by default): test charges approve without collecting money, and a test clock's
+ * renewals would inflate MRR, so test data never mixes into live figures.
  * Each statement is scoped to the merchant first and reads an index made for it
  * (Migration20261238000000_overview_indexes), so a merchant with 100,000 transactions in the window is answered
  * from index pages, not from a scan of everyone's rows.
@@ -51,6 +53,7 @@ export interface OverviewConnector {
 }
 
 export interface Overview {
+  livemode: boolean;
   from: string;
   to: string;
   days: OverviewDay[];
@@ -97,7 +100,7 @@ export const PAYMENTS_SQL = `
       count(*) filter (where status = 'failed')::int as declined,
       coalesce(sum(amount_captured), 0)::bigint as volume
     from transactions
-    where merchant_id = ? and charge_type = 'payment'
+    where merchant_id = ? and charge_type = 'payment' and livemode = ?
       and created_at >= ?::timestamptz + d.i * interval '1 day'
       and created_at < ?::timestamptz + (d.i + 1) * interval '1 day'
     group by connector_id, currency
@@ -107,7 +110,7 @@ export const PAYMENTS_SQL = `
  * Every finished attempt at each of the merchant's connectors since the window began (a cascade's declined first
  * try counts against its connector; card checks count too: the connector answered them). Read by connector and
  * start time from the covering index transaction_attempts_connector_overview_idx, without joining the transactions:
- * a connector belongs to one merchant, so its attempts are that merchant's.
+ * a connector belongs to one merchant, so its attempts are that merchant's; its mode is the mode of its charges.
  */
 export const ATTEMPTS_SQL = `
   select c.id as connector_id, c.provider_slug, c.name,
@@ -116,7 +119,7 @@ export const ATTEMPTS_SQL = `
     count(*) filter (where a.status = 'error')::int as errors
   from merchant_connectors c
   join transaction_attempts a on a.connector_id = c.id and a.started_at >= ?
-  where c.merchant_id = ? and a.status <> 'pending'
+  where c.merchant_id = ? and (not c.is_test_mode) = ? and a.status <> 'pending'
   group by 1, 2, 3`;
 
 /**
@@ -135,7 +138,7 @@ export const SUBSCRIPTIONS_SQL = `
     coalesce(round(sum(${MONTHLY}) filter (where status = 'active')), 0)::bigint as mrr,
     coalesce(round(sum(${MONTHLY}) filter (where status = 'dunning')), 0)::bigint as mrr_in_dunning
   from subscriptions
-  where merchant_id = ? and status in ('active', 'dunning')
+  where merchant_id = ? and livemode = ? and status in ('active', 'dunning')
   group by currency`;
 
 /**
@@ -150,6 +153,7 @@ export const SUBSCRIPTION_DAYS_SQL = `
       lead(created_at) over (partition by subscription_id order by created_at, seq) as until
     from subscription_transitions
     where merchant_id = ?
+      and subscription_id in (select id from subscriptions where merchant_id = ? and livemode = ?)
   ), relevant as (
     select * from spans where until is null or until >= ?::timestamptz
   ), days as (
@@ -196,15 +200,27 @@ interface SubscriptionDayRow {
   recovered: number;
 }
 
-/** The overview of the 30 UTC days that end today (`now`'s day), for one merchant. */
-export async function merchantOverview(em: EntityManager, merchantId: string, now = new Date()): Promise<Overview> {
+/** The overview of the 30 UTC days that end today (`now`'s day), for one merchant's live or test data. */
+export async function merchantOverview(
+  em: EntityManager,
+  merchantId: string,
+  livemode: boolean,
+  now = new Date(),
+): Promise<Overview> {
   const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const from = new Date(today.getTime() - (OVERVIEW_DAYS - 1) * 86_400_000);
   const [payments, attempts, subscriptions, subscriptionDays] = [
-    await em.execute<PaymentRow[]>(PAYMENTS_SQL, [merchantId, from, from]),
-    await em.execute<AttemptRow[]>(ATTEMPTS_SQL, [from, merchantId]),
-    await em.execute<SubscriptionRow[]>(SUBSCRIPTIONS_SQL, [merchantId]),
-    await em.execute<SubscriptionDayRow[]>(SUBSCRIPTION_DAYS_SQL, [merchantId, from, from, today]),
+    await em.execute<PaymentRow[]>(PAYMENTS_SQL, [merchantId, livemode, from, from]),
+    await em.execute<AttemptRow[]>(ATTEMPTS_SQL, [from, merchantId, livemode]),
+    await em.execute<SubscriptionRow[]>(SUBSCRIPTIONS_SQL, [merchantId, livemode]),
+    await em.execute<SubscriptionDayRow[]>(SUBSCRIPTION_DAYS_SQL, [
+      merchantId,
+      merchantId,
+      livemode,
+      from,
+      from,
+      today,
+    ]),
   ];
 
   const days = new Map<string, OverviewDay>();
@@ -279,6 +295,7 @@ export async function merchantOverview(em: EntityManager, merchantId: string, no
   }
 
   return {
+    livemode,
     from: isoDay(from),
     to: isoDay(today),
     days: [...days.values()],

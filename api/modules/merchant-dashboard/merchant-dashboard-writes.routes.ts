@@ -36,6 +36,8 @@ export const merchantDashboardWriteRoutes = [
     auth,
     body: CreateConnectorBody,
     responses: { 201: ConnectorObject },
+    // 422 TEST_CONNECTORS_DISABLED: a test-mode connector in production while the organization has them off.
+    errors: [422],
     envelope: 'bare',
     idempotency: 'optional',
     async handler({ em, merchantId, session, body, deps }) {

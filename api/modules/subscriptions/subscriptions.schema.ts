@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { BILLING_CYCLES, SUBSCRIPTION_STATUSES, TRANSITION_TYPES } from '../../../db/entities';
 import {
   Id,
+  Livemode,
+  LivemodeQuery,
   Money,
   MultiEnum,
   Nullable,
@@ -20,6 +22,7 @@ export const ListSubscriptionsQuery = StrictObject({
   status: Type.Optional(MultiEnum(SUBSCRIPTION_STATUSES)),
   current_offer_id: Type.Optional(Id('ofr')),
   product_family_id: Type.Optional(Id('pfa')),
+  ...LivemodeQuery,
 });
 
 /** The transitions list takes page and limit only. */
@@ -49,6 +52,7 @@ export const SubscriptionSchemaOut = StrictObject({
   product_family_id: Nullable(Type.String()),
   billing_cycle: StringEnum(BILLING_CYCLES),
   currency: Type.String(),
+  livemode: Livemode,
   current_amount: Money('What each renewal charges (the current offer price in the subscription currency)'),
   current_period_start: Timestamp,
   current_period_end: Timestamp,

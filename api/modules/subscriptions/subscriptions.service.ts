@@ -40,6 +40,7 @@ export async function listSubscriptions(
   if (query.status) where.status = { $in: query.status };
   if (query.current_offer_id) where.currentOfferId = query.current_offer_id;
   if (query.product_family_id) where.productFamilyId = query.product_family_id;
+  if (query.livemode !== undefined) where.livemode = query.livemode;
   const [items, total] = await em.findAndCount(SubscriptionSchema, where, {
     orderBy: { createdAt: 'desc', id: 'desc' },
     limit: query.limit,

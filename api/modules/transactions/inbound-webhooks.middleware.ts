@@ -198,6 +198,7 @@ async function apply(
     await recordEvent(em, {
       organizationId: tx.organizationId,
       merchantId: tx.merchantId,
+      livemode: tx.livemode,
       type: 'transaction.dispute_updated',
       object: presentTransactionHeader(tx),
     });
@@ -251,6 +252,7 @@ async function closeDispute(em: EntityManager, tx: Transaction, event: InboundWe
     recordEvent(em, {
       organizationId: current.organizationId,
       merchantId: current.merchantId,
+      livemode: current.livemode,
       type,
       object: presentTransactionHeader(current),
     });

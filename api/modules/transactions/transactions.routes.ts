@@ -60,6 +60,7 @@ export const transactionRoutes = [
       payment_method: 'credit_card',
       wallet_type: null,
       charge_type: 'payment',
+      livemode: true,
       country: 'BR',
       status: 'authorized',
       capture: true,

@@ -6,6 +6,8 @@ import {
   Currency,
   DateRangeQuery,
   Id,
+  Livemode,
+  LivemodeQuery,
   MerchantIdField,
   Metadata,
   Money,
@@ -72,6 +74,7 @@ export const ListTransactionsQuery = StrictObject({
   order_id: Type.Optional(Id('ord')),
   payment_method: Type.Optional(MultiEnum(PAYMENT_METHODS)),
   currency: Type.Optional(Currency),
+  ...LivemodeQuery,
 });
 
 const TimelineEntryFields = {
@@ -117,6 +120,7 @@ const TransactionHeaderFields = {
   payment_method: StringEnum(PAYMENT_METHODS),
   wallet_type: Nullable(Type.String()),
   charge_type: Type.String(),
+  livemode: Livemode,
   country: Type.String(),
   status: StringEnum(TRANSACTION_STATUSES),
   capture: Type.Boolean(),

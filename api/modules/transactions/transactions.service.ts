@@ -45,6 +45,7 @@ export interface TransactionFilter extends PageRequest {
   currency?: string;
   date_from?: string;
   date_to?: string;
+  livemode?: boolean;
 }
 
 export async function listTransactions(em: EntityManager, merchantId: string, filter: TransactionFilter) {
@@ -56,6 +57,7 @@ export async function listTransactions(em: EntityManager, merchantId: string, fi
   if (filter.payment_method) Object.assign(where, { paymentMethod: { $in: filter.payment_method } });
   if (filter.order_id) Object.assign(where, { orderId: filter.order_id });
   if (filter.currency) Object.assign(where, { currency: filter.currency.toUpperCase() });
+  if (filter.livemode !== undefined) Object.assign(where, { livemode: filter.livemode });
   if (filter.customer_reference) {
     Object.assign(where, {
       $or: [{ customerId: filter.customer_reference }, { externalOrderId: filter.customer_reference }],

@@ -20,6 +20,7 @@ export interface DeliveryFilter extends PageRequest {
   to?: string;
   webhook_id?: string;
   event_id?: string;
+  livemode?: boolean;
 }
 
 export async function listDeliveries(
@@ -35,6 +36,7 @@ export async function listDeliveries(
     ...(filter.status ? { status: { $in: storedDeliveryStatuses(filter.status) } } : {}),
     ...(filter.webhook_id ? { webhookConfigId: filter.webhook_id } : {}),
     ...(filter.event_id ? { eventId: filter.event_id } : {}),
+    ...(filter.livemode !== undefined ? { livemode: filter.livemode } : {}),
     ...(filter.from || filter.to
       ? {
           createdAt: {

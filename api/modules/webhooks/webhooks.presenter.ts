@@ -43,6 +43,7 @@ export function presentDelivery(delivery: WebhookDelivery, event: EventRecord) {
     payment_transaction_id: transactionIdOf(event.data),
     order_id: stringField(event.data, 'order_id'),
     event_type: delivery.eventType,
+    livemode: delivery.livemode,
     payload: eventEnvelope(event),
     target_url: delivery.targetUrl,
     attempt_number: delivery.attemptNumber,

@@ -1,5 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { Id, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
+import {
+  Id,
+  Livemode,
+  LivemodeQuery,
+  Nullable,
+  PaginationQuery,
+  StrictObject,
+  StringEnum,
+  Timestamp,
+} from '../../http/schema';
 import { EVENT_TYPES } from '../../../domain/events/events.catalog';
 import { EventTypeSchema } from '../events/events.schema';
 import { MAX_URL_LENGTH } from './webhook-url.rules';
@@ -69,6 +78,7 @@ export const ListDeliveriesQuery = StrictObject({
   to: Type.Optional(Type.String({ format: 'date-time', description: 'Attempts recorded at or before (inclusive)' })),
   webhook_id: Type.Optional(Id('whc')),
   event_id: Type.Optional(Id('evt')),
+  ...LivemodeQuery,
 });
 
 export const DeliveryRecordObject = StrictObject({
@@ -78,6 +88,7 @@ export const DeliveryRecordObject = StrictObject({
   payment_transaction_id: Nullable(Type.String()),
   order_id: Nullable(Type.String()),
   event_type: Type.String(),
+  livemode: Livemode,
   payload: Type.Record(Type.String(), Type.Unknown(), { description: 'The Event envelope sent' }),
   target_url: Type.String(),
   attempt_number: Type.Integer({ minimum: 1 }),

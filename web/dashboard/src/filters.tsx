@@ -90,3 +90,35 @@ export function FilterBar(props: {
     </form>
   );
 }
+
+/** The URL flag that shows test data; without it a list or the Overview shows live data only (the two never mix). */
+const TEST_FLAG = 'test';
+
+export const showsTestData = (filters: Record<string, string>) => Boolean(filters[TEST_FLAG]);
+
+/** The livemode query parameter the URL's test-data flag asks for. */
+export const livemodeOf = (filters: Record<string, string>) => ({
+  livemode: showsTestData(filters) ? 'false' : 'true',
+});
+
+/** The visible switch between live data (the default) and test data (test-mode connectors, test clocks). */
+export function TestDataToggle(props: {
+  values: Record<string, string>;
+  apply: (next: Record<string, string>) => void;
+}) {
+  return (
+    <label class="test-toggle">
+      <input
+        type="checkbox"
+        checked={showsTestData(props.values)}
+        onChange={(event) =>
+          props.apply({ ...props.values, [TEST_FLAG]: event.currentTarget.checked ? '1' : '', page: '' })
+        }
+      />{' '}
+      Test data
+    </label>
+  );
+}
+
+/** The filter names a list keeps in the URL, the test-data flag included. */
+export const withTestFlag = (names: string[]) => [...names, TEST_FLAG];

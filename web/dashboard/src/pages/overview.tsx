@@ -4,7 +4,8 @@
  * table folded under it) so a screen reader gets the same numbers.
  */
 import type { ComponentChildren } from 'preact';
-import { call } from '../api';
+import { call, query } from '../api';
+import { TestDataToggle, livemodeOf, showsTestData, useFilters, withTestFlag } from '../filters';
 import { day, money } from '../format';
 import { ErrorNote, Link, PageHeader, useLoad } from '../ui';
 
@@ -248,10 +249,16 @@ function Connectors(props: { connectors: OverviewConnector[] }) {
 }
 
 export function Overview() {
-  const loaded = useLoad(() => call<Overview>('GET', '/merchant/overview'), []);
+  const [filters, apply] = useFilters(withTestFlag([]));
+  const loaded = useLoad(
+    () => call<Overview>('GET', `/merchant/overview${query(livemodeOf(filters))}`),
+    [JSON.stringify(filters)],
+  );
   return (
     <>
-      <PageHeader title="Overview" />
+      <PageHeader title={showsTestData(filters) ? 'Overview (test data)' : 'Overview'}>
+        <TestDataToggle values={filters} apply={apply} />
+      </PageHeader>
       {loaded.state === 'loading' && (
         <p class="loading" role="status">
           Loading the last 30 days…

@@ -1,7 +1,16 @@
 /** Payments: transactions (filters, status chips), a transaction with its attempts, refunds, capture and void; orders. */
 import { useState } from 'preact/hooks';
 import { call, type Page } from '../api';
-import { FilterBar, customerSearch, dayEnd, dayStart, type FilterSpec } from '../filters';
+import {
+  FilterBar,
+  TestDataToggle,
+  customerSearch,
+  dayEnd,
+  dayStart,
+  livemodeOf,
+  withTestFlag,
+  type FilterSpec,
+} from '../filters';
 import { label, money, toMinor, when } from '../format';
 import { DataTable, ListState, useFilteredList } from '../list';
 import { navigate } from '../router';
@@ -75,8 +84,9 @@ const transactionFilters: FilterSpec[] = [
 export function TransactionList() {
   const list = useFilteredList<Transaction>(
     '/merchant/transactions',
-    transactionFilters.map((f) => f.name),
+    withTestFlag(transactionFilters.map((f) => f.name)),
     (filters) => ({
+      ...livemodeOf(filters),
       status: filters.status,
       payment_method: filters.payment_method,
       ...customerSearch(filters.customer, 'customer_reference'),
@@ -87,7 +97,9 @@ export function TransactionList() {
   );
   return (
     <>
-      <PageHeader title="Payments" />
+      <PageHeader title="Payments">
+        <TestDataToggle values={list.filters} apply={list.apply} />
+      </PageHeader>
       <FilterBar specs={transactionFilters} values={list.filters} apply={list.apply} />
       <div class="card-rows">
         <DataTable

@@ -6,7 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { call, query, type Page } from '../api';
 import { PaymentChip, type Transaction } from './payments';
-import { FilterBar, customerSearch, type FilterSpec } from '../filters';
+import { FilterBar, TestDataToggle, customerSearch, livemodeOf, withTestFlag, type FilterSpec } from '../filters';
 import { day, label, money, when } from '../format';
 import { DataTable, ListState, useFilteredList } from '../list';
 import { BEHAVIOURS, whyNot, type Operation } from '../subscription-rules';
@@ -77,8 +77,9 @@ const customerOf = (s: Subscription) => s.customer_name ?? s.customer_email ?? s
 export function SubscriptionList() {
   const list = useFilteredList<Subscription>(
     '/merchant/subscriptions',
-    filterSpecs.map((f) => f.name),
+    withTestFlag(filterSpecs.map((f) => f.name)),
     (filters) => ({
+      ...livemodeOf(filters),
       status: filters.status,
       ...customerSearch(filters.customer, 'customer_id'),
       current_offer_id: filters.current_offer_id,
@@ -87,7 +88,9 @@ export function SubscriptionList() {
   );
   return (
     <>
-      <PageHeader title="Subscriptions" />
+      <PageHeader title="Subscriptions">
+        <TestDataToggle values={list.filters} apply={list.apply} />
+      </PageHeader>
       <FilterBar specs={filterSpecs} values={list.filters} apply={list.apply} />
       <DataTable
         loaded={list.loaded}
