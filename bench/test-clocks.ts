@@ -84,7 +84,8 @@ export async function measureTestClockAdvance(
   await inBatches(ids.length, 50, (i) =>
     client.workflow.start(subscriptionWorkflow, {
       workflowId: subscriptionWorkflowId(ids[i]),
-      taskQueue: TASK_QUEUES.payments,
+      // Where a clock's subscriptions run (as the first one's charge started it).
+      taskQueue: TASK_QUEUES.testClocks,
       args: [{ state: state(ids[i]) }],
     }),
   );
