@@ -122,7 +122,7 @@ describe('Rule: every administrative action is in the merchant activity record, 
     ]);
   });
 
-  it('GET /merchant/activity gives a signed-in member the same records, newest first, paged, and only their merchant\'s', async () => {
+  it("GET /merchant/activity gives a signed-in member the same records, newest first, paged, and only their merchant's", async () => {
     await createClock(tenant, JAN_31);
     await createClock(tenant, FEB_28);
     const other = await createTenant();

@@ -18,12 +18,12 @@ interface ActivityRecord {
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-/** A value as a person reads it: times in local time, lists joined, anything else as JSON. */
+/** A value as a person reads it: times in local time, lists joined, anything else (numbers too) as JSON. */
 function shown(value: unknown): string {
   if (value === null || value === undefined) return '—';
   if (typeof value === 'string') return ISO_TIME.test(value) ? when(value) : value;
   if (Array.isArray(value)) return value.map(shown).join(', ') || '—';
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return JSON.stringify(value);
 }
 
 function isMove(value: unknown): value is { from: unknown; to: unknown } {
