@@ -94,7 +94,7 @@ export async function measureTestClockAdvance(
   const key = tenant.merchant_secret_key;
   probe?.onClock(clock.id, sub.next_billing_at);
   probe?.recording(true);
-  const profiling = await startRenewalProfile();
+  const profiling = await startRenewalProfile(TASK_QUEUES.testClocks);
   const started = Date.now();
   const asked = await api.post(`/test-clocks/${clock.id}/advance`, { key, body: { frozen_time: sub.next_billing_at } });
   if (asked.status !== 200) throw new Error(`advance answered ${asked.status}: ${asked.text}`);
@@ -144,7 +144,7 @@ export function testClockReport(result: TestClockBenchResult): { text: string[];
   return { text: [line, ...profile.text], markdown: [`- ${line}`, ...profile.markdown] };
 }
 
-function subscriptionCount(quick: boolean): number {
+export function subscriptionCount(quick: boolean): number {
   const value = Number(process.env.BENCH_CLOCK_SUBS ?? (quick ? 100 : 1000));
   if (!Number.isInteger(value) || value < 1) throw new Error('BENCH_CLOCK_SUBS must be a positive integer');
   return value;
