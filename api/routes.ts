@@ -32,6 +32,7 @@ import { merchantDashboardWriteRoutes } from './modules/merchant-dashboard/merch
 import { merchantDashboardTeamRoutes } from './modules/merchant-dashboard/merchant-dashboard-team.routes';
 import { merchantDashboardWebhookRoutes } from './modules/merchant-dashboard/merchant-dashboard-webhooks.routes';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes';
+import { organizationApiKeyRoutes } from './modules/api-keys/org-api-keys.routes';
 import { testClockRoutes } from './modules/test-clocks/test-clocks.routes';
 import { dashboardTestClockRoutes } from './modules/test-clocks/dashboard-test-clocks.routes';
 
@@ -49,6 +50,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...merchantRoutes,
   ...memberRoutes,
   ...apiKeyRoutes,
+  ...organizationApiKeyRoutes,
   ...connectorRoutes,
   ...orgConnectorRoutes,
   ...organizationSettingsRoutes,

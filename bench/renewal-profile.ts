@@ -51,9 +51,11 @@ export interface WorkerView {
   samples: number;
 }
 
-/** Starts measuring now; `sample()` while waiting (slots), `finish(renewals)` when the window ends. */
-export async function startRenewalProfile() {
-  const queue = TASK_QUEUES.payments;
+/**
+ * Starts measuring now; `sample()` while waiting (slots), `finish(renewals)` when the window ends. `queue`: where the
+ * renewals run (a test clock's run on the test-clock queue).
+ */
+export async function startRenewalProfile(queue: string = TASK_QUEUES.payments) {
   const loadAverageAtStart = os.loadavg();
   const metricsBefore = await scrapeWorkerMetrics(queue);
   const started = performance.now();

@@ -23,6 +23,7 @@ import { summaryTable } from './summary';
 import { ceilingReport, measureTemporalCeiling } from './temporal-ceiling';
 import { measureSubscriptions, subscriptionReport } from './subscriptions';
 import { testClocksSuite } from './test-clocks';
+import { clockIsolationSuite } from './clock-isolation';
 import { overviewSuite } from './overview';
 import { installBenchRuntime } from './worker-metrics';
 
@@ -73,6 +74,7 @@ const SUITES: Suite[] = [
   webhooksSuite,
   subscriptionsSuite,
   testClocksSuite,
+  clockIsolationSuite,
   overviewSuite,
   isolationSuite,
 ];

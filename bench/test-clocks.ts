@@ -84,7 +84,8 @@ export async function measureTestClockAdvance(
   await inBatches(ids.length, 50, (i) =>
     client.workflow.start(subscriptionWorkflow, {
       workflowId: subscriptionWorkflowId(ids[i]),
-      taskQueue: TASK_QUEUES.payments,
+      // Where a clock's subscriptions run (as the first one's charge started it).
+      taskQueue: TASK_QUEUES.testClocks,
       args: [{ state: state(ids[i]) }],
     }),
   );
@@ -93,7 +94,7 @@ export async function measureTestClockAdvance(
   const key = tenant.merchant_secret_key;
   probe?.onClock(clock.id, sub.next_billing_at);
   probe?.recording(true);
-  const profiling = await startRenewalProfile();
+  const profiling = await startRenewalProfile(TASK_QUEUES.testClocks);
   const started = Date.now();
   const asked = await api.post(`/test-clocks/${clock.id}/advance`, { key, body: { frozen_time: sub.next_billing_at } });
   if (asked.status !== 200) throw new Error(`advance answered ${asked.status}: ${asked.text}`);
@@ -143,7 +144,7 @@ export function testClockReport(result: TestClockBenchResult): { text: string[];
   return { text: [line, ...profile.text], markdown: [`- ${line}`, ...profile.markdown] };
 }
 
-function subscriptionCount(quick: boolean): number {
+export function subscriptionCount(quick: boolean): number {
   const value = Number(process.env.BENCH_CLOCK_SUBS ?? (quick ? 100 : 1000));
   if (!Number.isInteger(value) || value < 1) throw new Error('BENCH_CLOCK_SUBS must be a positive integer');
   return value;

@@ -1,5 +1,5 @@
 /**
- * The worker process: one Worker per task queue (payments, webhooks), activities built from injected
+ * The worker process: one Worker per task queue (payments, webhooks, test clocks), activities built from injected
  * dependencies, graceful shutdown on SIGINT/SIGTERM (in-flight activities finish first). `npm start` calls
  * startWorker() in-process.
  */
@@ -16,6 +16,7 @@ import { startWebhookOutbox } from './outbox-listener';
 import { webhookSettingsOf } from '../activities/webhooks/settings';
 import { vaultSettingsOf } from '../activities/vault/settings';
 import { retryingStartup } from './startup-retry';
+import { workerSlotsOf } from './queues';
 
 export interface RunningWorker {
   /** The Workers' connection: an API in the same process starts charges eagerly on it (`npm start`). */
@@ -72,8 +73,9 @@ async function createWorkers(
     mail: { smtpUrl: config.mail.smtpUrl, from: config.mail.from, keys: config.encryptionKeys },
     dunningScheduleDays: config.subscriptions.dunningScheduleDays,
   });
-  // One Worker per task queue, each with its own slots, so webhook deliveries never wait for charges or the other
-  // way round. Both register everything: a workflow started on either queue before a deploy still finds a worker.
+  // One Worker per task queue, each with its own slots, so webhook deliveries and test-clock work never wait for
+  // charges or the other way round (the test-clock queue's slots are few: worker/queues.ts). Each registers
+  // everything: a workflow started on any queue before a deploy still finds a worker.
   const workers = await Promise.all(
     Object.values(TASK_QUEUES).map((taskQueue) =>
       Worker.create({
@@ -83,14 +85,15 @@ async function createWorkers(
         workflowBundle: bundle,
         activities,
         maxCachedWorkflows: config.workerMaxCachedWorkflows,
+        ...workerSlotsOf(taskQueue, config),
       }),
     ),
   );
   const stopAll = () => {
     for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
   };
-  // If one Worker fails the other stops too (the process is then visibly down rather than half up); the shared
-  // connection closes only once both have finished.
+  // If one Worker fails the others stop too (the process is then visibly down rather than half up); the shared
+  // connection closes only once all have finished.
   const done = Promise.allSettled(
     workers.map((worker) =>
       worker.run().catch((error) => {

@@ -36,7 +36,7 @@ import {
   type PlannedAttempt,
   type SettlementSignal,
 } from './lib/charge-types';
-import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
+import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from './definitions';
 import { databaseActivities, localDatabaseActivities, providerActivities } from './lib/payment-activities';
 import { subscriptionWorkflow, subscriptionWorkflowId } from './subscription';
 import { operationWorkflowId, transactionOperationWorkflow } from './transaction-operation';
@@ -52,6 +52,11 @@ export const settlementWorkflowId = (transactionId: string) => `charge-settlemen
 export const chargeResolutionWorkflowId = (transactionId: string) => `charge-resolution-${transactionId}`;
 /** Charges recorded before it failed an unknown attempt at once; with it, the attempt is resolved first. */
 const RESOLVES_UNKNOWN_ATTEMPTS = 'resolve-unknown-attempts';
+/**
+ * Charges recorded before it started a test clock's subscription on this charge's queue; with it, on the test-clock
+ * queue, where the renewals the clock's advances cause run too (never in the slots of live charges).
+ */
+const CLOCK_SUBSCRIPTIONS_ON_CLOCK_QUEUE = 'clock-subscriptions-on-clock-queue';
 /** A provider's pix/boleto verdict, from an inbound webhook (named as sent on the wire). */
 export const providerEventSignal = defineSignal<[SettlementSignal]>('providerEvent');
 /**
@@ -213,8 +218,10 @@ async function startSubscription(transactionId: string, captured: boolean): Prom
   if (!state) return;
   // The deployment's dunning schedule, read once by an activity so the child's input (and this history) holds it.
   const settings = await db.subscriptionSettings();
+  const onClockQueue = state.testClock && patched(CLOCK_SUBSCRIPTIONS_ON_CLOCK_QUEUE);
   await startChild(subscriptionWorkflow, {
     workflowId: subscriptionWorkflowId(state.subscriptionId),
+    ...(onClockQueue ? { taskQueue: TASK_QUEUES.testClocks } : {}),
     args: [{ state, dunningScheduleDays: settings.dunningScheduleDays }],
     parentClosePolicy: ParentClosePolicy.ABANDON,
     typedSearchAttributes: [

@@ -10,6 +10,12 @@ export const TASK_QUEUES = {
    * hanging endpoints can use up every delivery slot without delaying a charge.
    */
   webhooks: 'switchyard-webhooks',
+  /**
+   * Clock-driven work: a test clock's advance, the subscriptions of the clock's customers and the renewals they run,
+   * on their own queue (and Worker, with few slots): a 1,000-renewal advance waits for its own slots, never for
+   * those live charges run in.
+   */
+  testClocks: 'switchyard-test-clocks',
 } as const;
 
 /**

@@ -111,5 +111,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Merchant Dashboard: routing':
     'Routing profiles, their trees and simulation, and what the hosted checkout offers, as the merchant Dashboard edits them.',
   'Merchant Dashboard: overview': 'The last 30 days of payments and subscriptions the merchant Dashboard opens on.',
+  'Merchant Dashboard: activity':
+    "Who did what on the merchant: the activity record the Dashboard's Activity page shows.",
   Meta: 'This document.',
 };

@@ -29,11 +29,14 @@ import { withWorkflowDeadline, WorkflowWaitTimeout } from './waits';
 
 // ── Subscriptions ────────────────────────────────────────────────────────────────────────────────────────────
 
-/** Starts the subscription's workflow (a second start of the same subscription is a no-op). */
+/**
+ * Starts the subscription's workflow (a second start of the same subscription is a no-op); one on a test clock runs
+ * on the test-clock task queue, with the renewals it runs.
+ */
 export async function startSubscriptionWorkflow(
   client: Client,
   state: SubscriptionState,
-  taskQueue: string = TASK_QUEUES.payments,
+  taskQueue: string = state.testClock ? TASK_QUEUES.testClocks : TASK_QUEUES.payments,
 ): Promise<void> {
   try {
     await client.workflow.start(subscriptionWorkflow, {

@@ -5,14 +5,15 @@ import { testClockAdvanceWorkflowId } from '../../workflows/lib/test-clock-signa
 import { testClockAdvanceWorkflow } from '../../workflows/test-clock-advance';
 
 /**
- * Starts the advance of a clock to `frozenTime` (ISO). One workflow per clock and target time: a second start of the
- * same advance (a retried request) joins the first.
+ * Starts the advance of a clock to `frozenTime` (ISO), on the test-clock task queue (clock work never takes the
+ * slots of live charges). One workflow per clock and target time: a second start of the same advance (a retried
+ * request) joins the first.
  */
 export async function startTestClockAdvance(client: Client, clockId: string, frozenTime: string): Promise<void> {
   try {
     await client.workflow.start(testClockAdvanceWorkflow, {
       workflowId: testClockAdvanceWorkflowId(clockId, frozenTime),
-      taskQueue: TASK_QUEUES.payments,
+      taskQueue: TASK_QUEUES.testClocks,
       args: [{ clockId, frozenTime }],
     });
   } catch (error) {

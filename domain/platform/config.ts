@@ -76,7 +76,7 @@ export interface Config {
   /** Largest JSON body accepted, in bytes. */
   readonly bodyLimitBytes: number;
   /**
-   * Workflow runs each of the worker's two Workers keeps cached (sticky). Each costs about 0.15–0.35 MiB, and the
+   * Workflow runs each of the worker's Workers keeps cached (sticky). Each costs about 0.15–0.35 MiB, and the
    * SDK's default (sized from the heap limit: 2,311 at a 4 GiB heap) let 10,000 sleeping subscriptions take the
    * worker to 1.9 GiB; 1,000 keeps the cache under ~350 MiB per Worker (docs/benchmarks.md). An evicted run is
    * replayed from its history when it wakes.
@@ -103,6 +103,11 @@ export interface Config {
     readonly maxAdvanceMonths: number;
     readonly maxSpanMonths: number;
     readonly renewalsPerAdvance: number;
+    /**
+     * The slots of the Worker on the test-clock task queue: how many workflow tasks and activities of clock-driven
+     * work run at once, whatever the size of the advance.
+     */
+    readonly worker: { readonly maxWorkflowTasks: number; readonly maxActivities: number };
   };
 }
 
@@ -362,6 +367,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAdvanceMonths: int(env, 'TEST_CLOCK_MAX_ADVANCE_MONTHS', 12),
       maxSpanMonths: int(env, 'TEST_CLOCK_MAX_SPAN_MONTHS', 24),
       renewalsPerAdvance: int(env, 'TEST_CLOCK_RENEWALS_PER_ADVANCE', 1000),
+      worker: Object.freeze({
+        // The SDK needs two workflow-task slots on a Worker that caches (its sticky and its normal poller).
+        maxWorkflowTasks: int(env, 'TEST_CLOCK_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 2, 2),
+        maxActivities: int(env, 'TEST_CLOCK_WORKER_MAX_CONCURRENT_ACTIVITIES', 4),
+      }),
     }),
   });
 }

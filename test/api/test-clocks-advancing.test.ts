@@ -2,7 +2,8 @@
  * Test clocks (issue 25) while an advance is under way, through the HTTP API on the real stack: a renewal the
  * provider holds (its settlement checks run on the clock's time, so the advance ends while it is pending), operations
  * sent during an advance, and an advance whose workflow cannot be started (the clock goes back to where it was) or
- * whose start was refused although it happened (the next advance must not wait forever).
+ * whose start was refused although it happened (the next advance must not wait forever). A refused advance leaves
+ * no record in the merchant's activity.
  */
 import { expect } from 'chai';
 import { startApi, type RunningApi } from '../../api/server';
@@ -17,6 +18,7 @@ import { stack } from '../helpers/stack';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { cascade, override, providerReferenceOf, type CascadeConnector } from '../helpers/transactions';
 import { expectError } from '../helpers/envelope';
+import { activityOf } from '../helpers/merchants';
 import { advance, chargesOf, createClock, subscribeOnClock, subscriptionOf } from '../helpers/test-clocks';
 
 const JAN_31 = '2027-01-31T10:00:00.000Z';
@@ -38,6 +40,10 @@ async function clockOf(tenant: Tenant, id: string) {
   expect(res.status, res.text).to.equal(200);
   return res.body.data;
 }
+
+/** The test_clock.advanced records of the merchant's activity record. */
+const advancesRecorded = async (tenant: Tenant) =>
+  (await activityOf(tenant.merchant_id)).filter((record) => record.action === 'test_clock.advanced').length;
 
 /** GET …/advance until the clock is ready (the advance was asked for elsewhere). */
 const readyAgain = (tenant: Tenant, id: string) =>
@@ -295,10 +301,12 @@ describe('Test clocks while advancing', function () {
       expectError(refused, 502, 'external_service_error', 'WORKFLOW_SERVICE_UNAVAILABLE');
       expect(await clockOf(tenant, clock.id)).to.include({ status: 'ready', frozen_time: JAN_31 });
       expect(await subscriptionOf(tenant, sub.id)).to.include({ cycles_completed: 1 });
+      expect(await advancesRecorded(tenant)).to.equal(0);
 
       await advance(tenant, clock.id, '2027-02-28T12:00:00.000Z');
       expect(await subscriptionOf(tenant, sub.id)).to.include({ cycles_completed: 2 });
       expect(await chargesOf(tenant, customerId)).to.have.length(2);
+      expect(await advancesRecorded(tenant)).to.equal(1);
     } finally {
       await app?.stop();
       await proxy.close();

@@ -24,3 +24,14 @@ export function presentApiKey(key: ApiKey, now = new Date()) {
 }
 
 export const presentApiKeyWithSecret = (key: ApiKey, secret: string) => ({ ...presentApiKey(key), key: secret });
+
+/** An organization's own key: organization_id in place of merchant_id. */
+export function presentOrganizationApiKey(key: ApiKey, now = new Date()) {
+  const { id, merchant_id: _merchant, ...shared } = presentApiKey(key, now);
+  return { id, organization_id: key.organizationId, ...shared };
+}
+
+export const presentOrganizationApiKeyWithSecret = (key: ApiKey, secret: string) => ({
+  ...presentOrganizationApiKey(key),
+  key: secret,
+});

@@ -103,9 +103,8 @@ export const apiKeyRoutes: AnyRoute[] = [
     envelope: 'bare',
     revokesCredentials: true,
     async handler({ em, merchantId, auth, params, body }) {
-      const merchant = { id: merchantId, organizationId: auth.organizationId };
       const overlap = body.expires_in_hours;
-      const { record, key } = await rollMerchantApiKey(em, merchant, params.key_id, overlap, byKey(auth));
+      const { record, key } = await rollMerchantApiKey(em, merchantId, params.key_id, overlap, byKey(auth));
       return { status: 201, data: presentApiKeyWithSecret(record, key) };
     },
   }),
@@ -168,9 +167,8 @@ export const apiKeyRoutes: AnyRoute[] = [
     envelope: 'bare',
     revokesCredentials: true,
     async handler({ em, merchantId, session, params, body }) {
-      const merchant = { id: merchantId, organizationId: await organizationOfMerchant(em, merchantId) };
       const overlap = body.expires_in_hours;
-      const { record, key } = await rollMerchantApiKey(em, merchant, params.key_id, overlap, byPerson(session));
+      const { record, key } = await rollMerchantApiKey(em, merchantId, params.key_id, overlap, byPerson(session));
       return { status: 201, data: presentApiKeyWithSecret(record, key) };
     },
   }),

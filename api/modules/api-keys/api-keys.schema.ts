@@ -68,6 +68,14 @@ const keyFields = {
 
 /** Never carries the key: only its prefix and last four characters. */
 export const ApiKeyObject = StrictObject(keyFields);
+/** An organization's own key: the same fields, the organization in place of a merchant. */
+const { id, merchant_id: _merchant, ...sharedFields } = keyFields;
+const organizationKeyFields = { id, organization_id: Type.String(), ...sharedFields };
+export const OrganizationApiKeyObject = StrictObject(organizationKeyFields);
+export const OrganizationApiKeyWithSecret = StrictObject({
+  ...organizationKeyFields,
+  key: Type.String({ description: 'The API key; shown only in this response' }),
+});
 /** The one response that carries the key itself (creation and roll): shown once, never stored. */
 export const ApiKeyWithSecret = StrictObject({
   ...keyFields,

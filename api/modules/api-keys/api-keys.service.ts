@@ -79,9 +79,14 @@ async function ownKey(em: EntityManager, merchantId: string, keyId: string): Pro
   return key;
 }
 
-function revoke(em: EntityManager, key: ApiKey, actor: Actor): void {
+/** Refused from the next request: the NOTIFY trigger and the route's own cache invalidation. */
+export function markRevoked(key: ApiKey): void {
   key.status = 'revoked';
   key.revokedAt = new Date();
+}
+
+function revoke(em: EntityManager, key: ApiKey, actor: Actor): void {
+  markRevoked(key);
   recordKeyChange(em, 'api_key.revoked', key, actor);
 }
 
@@ -130,16 +135,14 @@ export async function settleKeysMintedBy(
 
 /**
  * A new key with the same name, kind, scopes and expiry (a roll replaces the secret, never the key's life or reach);
- * the old one expires after the overlap (never later than before).
+ * the old one expires after the overlap (never later than before). 409 for a key that no longer works.
  */
-export async function rollMerchantApiKey(
+export async function rollApiKey(
   em: EntityManager,
-  merchant: { id: string; organizationId: string },
-  keyId: string,
+  old: ApiKey,
   overlapHours: number,
   creator: KeyCreator,
 ): Promise<{ record: ApiKey; key: string }> {
-  const old = await ownKey(em, merchant.id, keyId);
   const now = Date.now();
   if (old.status === 'revoked' || (old.expiresAt && old.expiresAt.getTime() <= now)) {
     throw errors.conflict('API_KEY_NOT_ACTIVE', 'Only an active key can be rolled; create a new key instead');
@@ -147,15 +150,26 @@ export async function rollMerchantApiKey(
   const expiresAt = old.expiresAt;
   const overlapEnds = new Date(now + overlapHours * HOUR_MS);
   if (!expiresAt || expiresAt > overlapEnds) old.expiresAt = overlapEnds;
-  const rolled = await issueApiKey(em, {
-    organizationId: merchant.organizationId,
-    merchantId: merchant.id,
+  return issueApiKey(em, {
+    organizationId: old.organizationId,
+    merchantId: old.merchantId ?? undefined,
     kind: old.kind,
     scopes: old.scopes as Scope[],
     name: old.name,
     expiresAt,
     createdBy: creator,
   });
+}
+
+export async function rollMerchantApiKey(
+  em: EntityManager,
+  merchantId: string,
+  keyId: string,
+  overlapHours: number,
+  creator: KeyCreator,
+): Promise<{ record: ApiKey; key: string }> {
+  const old = await ownKey(em, merchantId, keyId);
+  const rolled = await rollApiKey(em, old, overlapHours, creator);
   recordKeyChange(em, 'api_key.rolled', rolled.record, creator, {
     rolled_from: old.id,
     old_key_expires_at: old.expiresAt?.toISOString() ?? null,

@@ -21,6 +21,7 @@ import { offerTransitionRoutes } from '../offer-transitions/offer-transitions.ro
 import { routeAt, withoutMerchantId } from './merchant-dashboard.service';
 import { withNames } from './merchant-dashboard-names.service';
 import { merchantDashboardOverviewRoute } from './merchant-dashboard-overview.routes';
+import { merchantDashboardActivityRoute } from './merchant-dashboard-activity.routes';
 
 export const merchantDashboard: DashboardRequirement = { dashboard: ['merchant'], tenant: 'merchant' };
 
@@ -53,6 +54,7 @@ const catalog = (routes: readonly AnyRoute[], from: string) =>
 
 export const merchantDashboardRoutes: AnyRoute[] = [
   merchantDashboardOverviewRoute,
+  merchantDashboardActivityRoute,
   withNames(payments('get', '/transactions'), { customers: true, emailFilter: 'customer_reference' }),
   withNames(payments('get', '/transactions/:transactionId'), { customers: true }),
   withNames(payments('get', '/transactions/:transactionId/attempts'), { connectors: true }),

@@ -40,8 +40,9 @@ export const dashboardTestClockRoutes = [
     errors: [422],
     // As POST /test-clocks/:id/advance: the row is committed before the workflow starts.
     waitsOnWorkflow: true,
-    async handler({ em, merchantId, params, body, deps }) {
-      const clock = await advanceTestClock(em, deps, merchantId, params.test_clock_id, body.frozen_time);
+    async handler({ em, merchantId, params, body, deps, session }) {
+      const actor = { type: 'dashboard_user' as const, id: session.userId };
+      const clock = await advanceTestClock(em, deps, merchantId, params.test_clock_id, body.frozen_time, actor);
       return { status: 200, data: presentTestClock(clock) };
     },
   }),

@@ -4,6 +4,7 @@
  * at its own instant, through the real workflows. Test mode only: see docs/api-decisions.md "Test clocks".
  */
 import { apiKeyCaller } from '../subscriptions/subscription-operations.service';
+import { actorOf } from '../../../domain/merchants/merchants.activity';
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
@@ -43,8 +44,8 @@ export const testClockRoutes = [
     errors: [422],
     idempotency: 'optional',
     links: [{ to: 'post /customers', from: { 'body.test_clock_id': 'id' } }],
-    async handler({ em, merchantId, body }) {
-      return { status: 201, data: presentTestClock(await createTestClock(em, merchantId, body)) };
+    async handler({ em, merchantId, body, auth }) {
+      return { status: 201, data: presentTestClock(await createTestClock(em, merchantId, actorOf(auth), body)) };
     },
   }),
   defineRoute({
@@ -92,8 +93,8 @@ export const testClockRoutes = [
     errors: [422],
     // The clock row must be committed as advancing before the workflow starts (and put back if it cannot start).
     waitsOnWorkflow: true,
-    async handler({ em, merchantId, params, body, deps }) {
-      const clock = await advanceTestClock(em, deps, merchantId, params.test_clock_id, body.frozen_time);
+    async handler({ em, merchantId, params, body, deps, auth }) {
+      const clock = await advanceTestClock(em, deps, merchantId, params.test_clock_id, body.frozen_time, actorOf(auth));
       return { status: 200, data: presentTestClock(clock) };
     },
   }),
@@ -109,7 +110,8 @@ export const testClockRoutes = [
     envelope: 'wrapped',
     waitsOnWorkflow: true,
     async handler({ em, merchantId, params, deps, auth }) {
-      await deleteTestClock(em, deps, merchantId, params.test_clock_id, await apiKeyCaller(em, auth.keyId));
+      const caller = await apiKeyCaller(em, auth.keyId);
+      await deleteTestClock(em, deps, merchantId, params.test_clock_id, caller, actorOf(auth));
       return { status: 204 };
     },
   }),

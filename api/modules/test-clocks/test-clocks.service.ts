@@ -5,12 +5,20 @@
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CustomerSchema, TestClockSchema, type TestClock } from '../../../db/entities';
+import {
+  CustomerSchema,
+  MerchantActivitySchema,
+  TestClockSchema,
+  type MerchantActivity,
+  type TestClock,
+} from '../../../db/entities';
+import { recordActivity, type Actor } from '../../../domain/merchants/merchants.activity';
 import { ApiError, errors } from '../../../domain/platform/errors';
 import { newId } from '../../../domain/platform/ids';
 import type { AppDeps } from '../../deps';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import { startTestClockAdvance, updateSubscription } from '../../temporal';
+import { organizationOfMerchant } from '../merchant-dashboard/merchant-dashboard.service';
 import type { Caller } from '../../../workflows/lib/subscription-moves';
 import {
   advanceHorizon,
@@ -32,9 +40,30 @@ async function lockMerchantClocks(em: EntityManager, merchantId: string): Promis
   await em.execute(`select pg_advisory_xact_lock(hashtext('test_clocks'), hashtext(?))`, [merchantId]);
 }
 
+/**
+ * Creating, advancing and deleting a clock are administrative actions: each is in the merchant's activity record
+ * with its actor, written in the transaction that makes the change (a refused request records nothing).
+ */
+async function recordClockChange(
+  em: EntityManager,
+  clock: TestClock,
+  action: 'created' | 'advanced' | 'deleted',
+  actor: Actor,
+  changes: Record<string, unknown>,
+): Promise<MerchantActivity> {
+  return recordActivity(em, {
+    organizationId: await organizationOfMerchant(em, clock.merchantId),
+    merchantId: clock.merchantId,
+    action: `test_clock.${action}`,
+    actor,
+    changes: { test_clock_id: clock.id, ...changes },
+  });
+}
+
 export async function createTestClock(
   em: EntityManager,
   merchantId: string,
+  actor: Actor,
   input: { frozen_time: string; name?: string | null },
 ): Promise<TestClock> {
   await lockMerchantClocks(em, merchantId);
@@ -56,6 +85,10 @@ export async function createTestClock(
     status: 'ready',
     deletedAt: null,
   } as TestClock);
+  await recordClockChange(em, clock, 'created', actor, {
+    name: clock.name,
+    frozen_time: frozenTime.toISOString(),
+  });
   await em.flush();
   return clock;
 }
@@ -114,6 +147,7 @@ export async function advanceTestClock(
   merchantId: string,
   id: string,
   frozenTime: string,
+  actor: Actor,
 ): Promise<TestClock> {
   const target = new Date(frozenTime);
   const before = await em.transactional(async (tx) => {
@@ -138,16 +172,23 @@ export async function advanceTestClock(
     const previous = clock.frozenTime;
     clock.frozenTime = target;
     clock.status = 'advancing';
-    return { previous, clock: { ...clock } };
+    const record = await recordClockChange(tx, clock, 'advanced', actor, {
+      frozen_time: { from: previous.toISOString(), to: target.toISOString() },
+    });
+    return { previous, clock: { ...clock }, recordId: record.id };
   });
   try {
     await startTestClockAdvance(deps.temporal.client, id, target.toISOString());
   } catch (error) {
-    // Not started: the clock goes back to where it was, so the advance can be asked for again.
-    await em.execute(
-      `update test_clocks set frozen_time = ?, status = 'ready' where id = ? and frozen_time = ? and status = 'advancing'`,
-      [before.previous, id, target],
-    );
+    // Not started: the clock goes back to where it was, so the advance can be asked for again, and the advance is
+    // not in the activity record.
+    await em.transactional(async (tx) => {
+      await tx.execute(
+        `update test_clocks set frozen_time = ?, status = 'ready' where id = ? and frozen_time = ? and status = 'advancing'`,
+        [before.previous, id, target],
+      );
+      await tx.nativeDelete(MerchantActivitySchema, { id: before.recordId });
+    });
     throw error;
   }
   // As committed: the advance may already be over by now (a clock without subscriptions is ready at once).
@@ -223,8 +264,9 @@ export async function deleteTestClock(
   merchantId: string,
   id: string,
   caller: Caller,
+  actor: Actor,
 ) {
-  await getTestClock(em, merchantId, id);
+  const clock = await getTestClock(em, merchantId, id);
   const subscriptions = await em.execute<Array<{ id: string }>>(
     `select s.id from subscriptions s join customers c on c.id = s.customer_id
       where c.test_clock_id = ? and s.merchant_id = ? and s.status not in ('cancelled', 'expired') order by s.id`,
@@ -242,10 +284,16 @@ export async function deleteTestClock(
       if (!(error instanceof ApiError && error.status === 422)) throw error;
     });
   }
-  await em.execute(`update test_clocks set deleted_at = now(), updated_at = now() where id = ? and merchant_id = ?`, [
-    id,
-    merchantId,
-  ]);
+  await em.transactional(async (tx) => {
+    await tx.execute(`update test_clocks set deleted_at = now(), updated_at = now() where id = ? and merchant_id = ?`, [
+      id,
+      merchantId,
+    ]);
+    await recordClockChange(tx, clock, 'deleted', actor, {
+      frozen_time: clock.frozenTime.toISOString(),
+      subscriptions_cancelled: subscriptions.length,
+    });
+  });
 }
 
 /** The live clock of the subscription's customer (null: real time); 404 for another merchant's subscription. */

@@ -21,6 +21,7 @@ import { Team } from './pages/team';
 import { ConnectorDetail, ConnectorList, NewConnector } from './pages/connectors';
 import { RoutingProfileDetail, RoutingProfiles } from './pages/routing';
 import { Overview } from './pages/overview';
+import { Activity } from './pages/activity';
 
 const PUBLIC_PAGES = ['/sign-in', '/forgot-password', '/reset-password', '/accept-invitation'];
 
@@ -33,6 +34,7 @@ const NAV: [string, string][] = [
   ['/connectors', 'Connectors'],
   ['/routing', 'Routing'],
   ['/team', 'Team'],
+  ['/activity', 'Activity'],
 ];
 
 function MerchantSwitcher(props: { session: Session }) {
@@ -124,6 +126,7 @@ function Page(props: { path: string }): JSX.Element {
   if ((params = match('/routing/:id', path))) return <RoutingProfileDetail id={params.id} />;
   if (match('/routing', path)) return <RoutingProfiles />;
   if (match('/team', path)) return <Team />;
+  if (match('/activity', path)) return <Activity />;
   if (match('/account', path)) return <ChangePassword />;
   return (
     <>

@@ -1,0 +1,63 @@
+/**
+ * The merchant Dashboard's Activity page in headless Chromium (playwright-core): who did what on the merchant, read
+ * from GET /merchant/activity, newest first: the action, the actor (an API key or a person, "you" for the signed-in
+ * one) and what changed. Screenshot under test-output/dashboard/, axe-core with no serious violation.
+ */
+import type { Page } from 'playwright-core';
+import { createMerchantUser } from '../helpers/dashboard';
+import {
+  checkPage as checkWith,
+  openDashboardBrowser,
+  requireChromium,
+  signInThroughPage,
+  type DashboardBrowser,
+} from '../helpers/dashboard-browser';
+import { createTenant } from '../helpers/factories';
+import { api } from '../helpers/http';
+import { keyId } from '../helpers/merchants';
+import { createClock } from '../helpers/test-clocks';
+
+describe('Merchant Dashboard Activity page in headless Chromium (e2e)', function () {
+  this.timeout(120_000);
+  let browser: DashboardBrowser;
+  let page: Page;
+
+  before(async function () {
+    requireChromium(this);
+    browser = await openDashboardBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    browser.problems.length = 0;
+    page = await browser.newPage();
+  });
+  afterEach(async () => {
+    await page?.close();
+  });
+
+  it('a viewer reads who did what: a test clock created and advanced by an API key, newest first, with what changed', async () => {
+    const tenant = await createTenant();
+    const viewer = await createMerchantUser(tenant.organization_id, [tenant.merchant_id], { role: 'viewer' });
+    const clock = await createClock(tenant, '2027-01-31T10:00:00.000Z');
+    const advanced = await api.post(`/test-clocks/${clock.id}/advance`, {
+      key: tenant.merchant_secret_key,
+      body: { frozen_time: '2027-02-28T10:00:00.000Z' },
+    });
+    if (advanced.status !== 200) throw new Error(advanced.text);
+
+    await page.goto(`${browser.base}/sign-in`);
+    await signInThroughPage(page, viewer.email, viewer.password);
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await page.getByRole('heading', { name: 'Activity', exact: true }).waitFor();
+    const rows = page.locator('tr[data-activity]');
+    await rows.first().waitFor();
+    const first = rows.nth(0);
+    await first.getByText('Test clock advanced').waitFor();
+    await first.getByText(`API key ${await keyId(tenant.merchant_secret_key)}`).waitFor();
+    await first.getByText(/Frozen time: .*2027.* → .*2027/).waitFor();
+    await rows.nth(1).getByText('Test clock created').waitFor();
+    await checkWith(page, 'activity', browser.problems);
+  });
+});
