@@ -15,7 +15,6 @@ import {
   ParentClosePolicy,
   WorkflowIdReusePolicy,
   condition,
-  defineSignal,
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
@@ -33,13 +32,26 @@ import {
   type ChargeInput,
   type ChargeResult,
   type OperationInput,
-  type PlannedAttempt,
   type SettlementSignal,
 } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { databaseActivities, localDatabaseActivities, providerActivities } from './lib/payment-activities';
-import { subscriptionWorkflow, subscriptionWorkflowId } from './subscription';
-import { operationWorkflowId, transactionOperationWorkflow } from './transaction-operation';
+import {
+  chargeResolutionWorkflowId,
+  providerEventSignal,
+  attemptVerdictKeptSignal,
+  settlementWorkflowId,
+  type ResolutionInput,
+  type SettlementInput,
+} from './charge.shared';
+import {
+  renewalSettledSignal,
+  subscriptionWorkflowId,
+  SUBSCRIPTION_WORKFLOW,
+  type SubscriptionWorkflow,
+} from './subscription.shared';
+import { transactionOperationWorkflow } from './transaction-operation';
+import { operationWorkflowId } from './transaction-operation.shared';
 import { SUBSCRIPTION_ALREADY_EXISTS } from './lib/subscription-rules';
 
 const db = databaseActivities();
@@ -47,18 +59,8 @@ const db = databaseActivities();
 const local = localDatabaseActivities();
 const provider = providerActivities();
 
-export const chargeWorkflowId = (transactionId: string) => `charge-${transactionId}`;
-export const settlementWorkflowId = (transactionId: string) => `charge-settlement-${transactionId}`;
-export const chargeResolutionWorkflowId = (transactionId: string) => `charge-resolution-${transactionId}`;
 /** Charges recorded before it failed an unknown attempt at once; with it, the attempt is resolved first. */
 const RESOLVES_UNKNOWN_ATTEMPTS = 'resolve-unknown-attempts';
-/** A provider's pix/boleto verdict, from an inbound webhook (named as sent on the wire). */
-export const providerEventSignal = defineSignal<[SettlementSignal]>('providerEvent');
-/**
- * A provider's payment notification was kept on the attempt a resolution waits on (inbound webhook): the verdict is
- * in the database, so the resolution looks at once instead of at its next timer.
- */
-export const attemptVerdictKeptSignal = defineSignal('attemptVerdictKept');
 
 const setStatus = (status: string) =>
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: status }]);
@@ -213,7 +215,8 @@ async function startSubscription(transactionId: string, captured: boolean): Prom
   if (!state) return;
   // The deployment's dunning schedule, read once by an activity so the child's input (and this history) holds it.
   const settings = await db.subscriptionSettings();
-  await startChild(subscriptionWorkflow, {
+  // By name: workflows/subscription.ts runs charges, so this module does not import it.
+  await startChild<SubscriptionWorkflow>(SUBSCRIPTION_WORKFLOW, {
     workflowId: subscriptionWorkflowId(state.subscriptionId),
     args: [{ state, dunningScheduleDays: settings.dunningScheduleDays }],
     parentClosePolicy: ParentClosePolicy.ABANDON,
@@ -275,18 +278,6 @@ async function startSettlement(
     // (The class lives in @temporalio/common, which workflow code does not import.)
     if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
   }
-}
-
-export interface SettlementInput {
-  transactionId: string;
-  amount: number;
-  /**
-   * The charge's capture mode: false settles paid as an authorization (pre_authorized, nothing captured) for the
-   * merchant to capture or void. Settlements started before it was carried have none and capture, as they did.
-   */
-  capture?: boolean;
-  /** The payment instructions' expiry; without one the charge waits up to seven days. */
-  expiresAt: string | null;
 }
 
 /** What the provider's answer to a read means for the pending payment (as its webhook would have said it). */
@@ -406,22 +397,12 @@ async function followSettledCharge(transactionId: string, captured: boolean): Pr
 /** Tells a renewal's subscription workflow that its charge was decided, so it reads the transaction now. */
 async function tellRenewal(subscriptionId: string, transactionId: string): Promise<void> {
   try {
-    await getExternalWorkflowHandle(subscriptionWorkflowId(subscriptionId)).signal('renewalSettled', {
+    await getExternalWorkflowHandle(subscriptionWorkflowId(subscriptionId)).signal(renewalSettledSignal, {
       transactionId,
     });
   } catch {
     // No such workflow (ended, or never started): nothing waits for this renewal; it reads the transaction later.
   }
-}
-
-export interface ResolutionInput {
-  transactionId: string;
-  attemptNumber: number;
-  /** The attempt's connector and routing node: the transaction's, should the attempt turn out approved. */
-  attempt: PlannedAttempt;
-  amount: number;
-  /** The charge's capture mode: an approved attempt is authorized (captured) or pre_authorized (held). */
-  capture: boolean;
 }
 
 /** Waits between lookups of an unknown attempt (the last repeats): within a minute, then backing off. */

@@ -15,9 +15,6 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
@@ -30,9 +27,25 @@ import {
   upsertSearchAttributes,
   WorkflowIdReusePolicy,
   workflowInfo,
+  type defineUpdate,
 } from '@temporalio/workflow';
-import { chargeWorkflow, chargeWorkflowId } from './charge';
-import { operationWorkflowId, transactionOperationWorkflow } from './transaction-operation';
+import { chargeWorkflow } from './charge';
+import { chargeWorkflowId } from './charge.shared';
+import { transactionOperationWorkflow } from './transaction-operation';
+import { operationWorkflowId } from './transaction-operation.shared';
+import {
+  billingResumedSignal,
+  cancelUpdate,
+  changeOfferUpdate,
+  changePaymentInstrumentUpdate,
+  pauseUpdate,
+  reactivateUpdate,
+  renewalSettledSignal,
+  resumeUpdate,
+  subscriptionWorkflowId,
+  viewQuery,
+  type SubscriptionWorkflowInput,
+} from './subscription.shared';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { fifoLock } from './lib/fifo-lock';
 import { advanceClockSignal, clockIdleSignal } from './lib/test-clock-signals';
@@ -67,57 +80,8 @@ const db = subscriptionActivities();
  */
 const FOLDED_RENEWAL = 'subscription-folded-renewal';
 
-export const subscriptionWorkflowId = (subscriptionId: string) => `subscription-${subscriptionId}`;
-
-export interface SubscriptionWorkflowInput {
-  state: SubscriptionState;
-  /** Days after dunning_started_at of each retry; the deployment's setting (default 1, 3, 5, 7). */
-  dunningScheduleDays?: number[];
-  /** Steps written so far (carried across continue-as-new: step keys stay unique). */
-  stepCount?: number;
-  /** Continue-as-new after this many steps in one run at the latest (default 500). */
-  stepsPerRun?: number;
-}
-
-export interface CancelRequest extends moves.Caller {
-  atPeriodEnd: boolean;
-  reason: string | null;
-}
-export interface PauseRequest extends moves.Caller {
-  reason: string | null;
-}
-export interface ChangeOfferRequest extends moves.Caller {
-  target: moves.TargetOffer;
-}
-export interface ChangeInstrumentRequest extends moves.Caller {
-  paymentInstrumentId: string;
-}
-
-// Named as sent on the wire. Each answers with the state after the move (already in the read model).
-export const cancelUpdate = defineUpdate<SubscriptionState, [CancelRequest]>('cancel');
-export const reactivateUpdate = defineUpdate<SubscriptionState, [moves.Caller]>('reactivate');
-export const pauseUpdate = defineUpdate<SubscriptionState, [PauseRequest]>('pause');
-export const resumeUpdate = defineUpdate<SubscriptionState, [moves.Caller]>('resume');
-export const changeOfferUpdate = defineUpdate<SubscriptionState, [ChangeOfferRequest]>('changeOffer');
-export const changePaymentInstrumentUpdate = defineUpdate<SubscriptionState, [ChangeInstrumentRequest]>(
-  'changePaymentInstrument',
-);
-
-export interface SubscriptionWorkflowView {
-  state: SubscriptionState;
-  nextWakeAt: string | null;
-  nextWakeReason: Wake['reason'] | null;
-}
-export const viewQuery = defineQuery<SubscriptionWorkflowView>('view');
-/**
- * A connector was activated, an offer restored or the merchant made active again: a held subscription looks again
- * (after the change commits).
- */
-export const billingResumedSignal = defineSignal('billingResumed');
 /** How long after billingResumed the workflow looks: the API signals before its own transaction has committed. */
 const RESUMED_RECHECK_MS = 60_000;
-/** A renewal charge that was pending reached a final state (the settlement path): read it now. */
-export const renewalSettledSignal = defineSignal<[{ transactionId: string }]>('renewalSettled');
 
 /** Continue-as-new after this many steps at the latest, even if the server has not suggested it. */
 const STEPS_PER_RUN = 500;

@@ -18,6 +18,7 @@ import {
   SubscriptionTransitionSchema,
   TransactionSchema,
 } from '../../db/entities';
+import { type subscriptionWorkflow } from '../../workflows/subscription';
 import {
   billingResumedSignal,
   cancelUpdate,
@@ -27,8 +28,7 @@ import {
   resumeUpdate,
   subscriptionWorkflowId,
   viewQuery,
-  type subscriptionWorkflow,
-} from '../../workflows/subscription';
+} from '../../workflows/subscription.shared';
 import { sleepPast } from '../helpers/time-skipping';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';
