@@ -18,7 +18,6 @@ import {
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
-  patched,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -58,9 +57,6 @@ const db = databaseActivities();
 /** Database-only steps of the cascade (open + plan, unresolved attempts, finalize): no Temporal round trip each. */
 const local = localDatabaseActivities();
 const provider = providerActivities();
-
-/** Charges recorded before it failed an unknown attempt at once; with it, the attempt is resolved first. */
-const RESOLVES_UNKNOWN_ATTEMPTS = 'resolve-unknown-attempts';
 
 const setStatus = (status: string) =>
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: status }]);
@@ -112,17 +108,14 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       if (!(error instanceof ActivityFailure)) throw error;
       // Every try failed around the provider call (worker or database). Unless its outcome was written first,
       // whether the provider charged is unknown, and another connector could charge the customer a second time:
-      // the cascade stops and the charge fails, the attempt left for reconciliation under its idempotency key.
+      // the cascade stops and the charge waits pending while its resolution looks the attempt up under its key.
       const recorded = await local.recordUnresolvedAttempt(attemptInput);
-      if (!recorded) {
-        if (patched(RESOLVES_UNKNOWN_ATTEMPTS)) return awaitResolution(input, attemptInput);
-        break;
-      }
+      if (!recorded) return awaitResolution(input, attemptInput);
       result = recorded;
     }
     // The provider may have charged and its lookup could not tell: the charge waits pending while its resolution
     // asks again. No other connector is tried meanwhile (it could charge the customer a second time).
-    if (result.outcome === 'unknown' && patched(RESOLVES_UNKNOWN_ATTEMPTS)) return awaitResolution(input, attemptInput);
+    if (result.outcome === 'unknown') return awaitResolution(input, attemptInput);
     if (result.outcome === 'approved') {
       const amount = input.amount;
       const charged = await finish(input.capture ? 'authorized' : 'pre_authorized', {
@@ -148,8 +141,7 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       await startSettlement(id, input.amount, input.capture, result.paymentInstructions?.expires_at);
       return { transactionId: id, status: 'pending' };
     }
-    // A hard decline stops (unless the merchant's decline table says otherwise); so does `unknown`, always (the
-    // provider may have charged and its lookup could not tell; charges recorded before its resolution end here).
+    // A hard decline stops (unless the merchant's decline table says otherwise).
     if (!shouldTryNextConnector(result, cascade)) break;
   }
   return finish('failed');

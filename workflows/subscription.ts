@@ -20,7 +20,6 @@ import {
   isCancellation,
   log,
   ParentClosePolicy,
-  patched,
   setHandler,
   sleep,
   startChild,
@@ -73,12 +72,6 @@ import {
 import * as moves from './lib/subscription-moves';
 
 const db = subscriptionActivities();
-/**
- * Patch id (in histories, issue 28): a due renewal reads its holds and its charge's inputs in one activity
- * (prepareRenewal), and reads its charge's verdict and writes the paid step in one (settleRenewal): two activities
- * and their workflow tasks fewer per renewal. Runs started before replay the activities they recorded.
- */
-const FOLDED_RENEWAL = 'subscription-folded-renewal';
 
 /** How long after billingResumed the workflow looks: the API signals before its own transaction has committed. */
 const RESUMED_RECHECK_MS = 60_000;
@@ -103,8 +96,6 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   const firstStep = steps;
   const lock = fifoLock();
   let changed = false;
-  // Decided once per run, at its start: a run either recorded the patch marker first or never does.
-  const folded = patched(FOLDED_RENEWAL);
   /**
    * What time it is for this subscription: workflow (real) time, or on a test clock the clock's time as the
    * workflow has reached it. Everything below that needs "now" asks this; the billing logic is the same either way.
@@ -257,7 +248,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     const ended = !isLive(state.status);
     // Paid is the usual verdict: its step is prepared before the read and written with it, in one activity (the
     // lock is held, so nothing else moves the state meanwhile). Declined and pending are read alone, as before.
-    const paid = folded && !ended ? chargeSucceeded({ ...state, settling: null }, billed, new Date(now())) : null;
+    const paid = !ended ? chargeSucceeded({ ...state, settling: null }, billed, new Date(now())) : null;
     const paidStep = paid ? stepOf(paid) : null;
     const outcome = paidStep
       ? await db.settleRenewal({ transactionId, ifPaid: paidStep })
@@ -319,15 +310,11 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       ...(state.billingRetry ? { retry: state.billingRetry.tries } : {}),
       amount: charged,
     };
-    // One activity reads the holds and the charge's inputs; before the patch, two (three when not held).
-    const read = folded
-      ? await db.prepareRenewal(request)
-      : { held: await db.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId }) };
-    if ('held' in read && read.held.length)
-      return write({ state: holdBilling(state, new Date(now())), transition: null, events: [] });
+    // One activity reads the holds and the charge's inputs.
+    const prepared = await db.prepareRenewal(request);
+    if ('held' in prepared) return write({ state: holdBilling(state, new Date(now())), transition: null, events: [] });
     if (charged === 0)
       return write(chargeSucceeded(state, { orderId: null, amount, proration, charged }, new Date(now())));
-    const prepared = 'held' in read ? await db.prepareRenewalCharge(request) : read;
     if ('refused' in prepared) return declined(null, prepared.refused);
     const charge = prepared.charge;
     try {
