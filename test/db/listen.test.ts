@@ -34,13 +34,13 @@ describe('Rule: one LISTEN connection per process carries every channel, and rec
     await orm.close();
   });
 
-  /** Backends opened since the test began whose last statement was a LISTEN: this test's listen connections. */
+  /** Backends opened since the test began whose last statement was a (UN)LISTEN: this test's listen connections. */
   const listeningBackends = async () =>
     (
       await stack()
         .orm.em.fork()
         .execute<Array<{ pid: number }>>(
-          `select pid from pg_stat_activity where backend_start >= ? and query ilike 'listen %'`,
+          `select pid from pg_stat_activity where backend_start >= ? and (query ilike 'listen %' or query ilike 'unlisten %')`,
           [since],
         )
     ).map((row) => row.pid);
