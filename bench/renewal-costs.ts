@@ -13,7 +13,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { stack, startStack, stopStack } from '../test/helpers/stack';
 import { testClockAdvanceWorkflowId } from '../workflows/lib/test-clock-signals';
-import { subscriptionWorkflowId } from '../workflows/subscription';
+import { subscriptionWorkflowId } from '../workflows/subscription.shared';
 import { measureTestClockAdvance } from './test-clocks';
 import { tapStatements } from './statement-tap';
 

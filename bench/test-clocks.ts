@@ -11,7 +11,8 @@
 import { SubscriptionSchema } from '../db/entities';
 import { idFromSeed } from '../domain/platform/ids';
 import { TASK_QUEUES } from '../workflows/definitions';
-import { subscriptionWorkflow, subscriptionWorkflowId, viewQuery } from '../workflows/subscription';
+import { subscriptionWorkflow } from '../workflows/subscription';
+import { subscriptionWorkflowId, viewQuery } from '../workflows/subscription.shared';
 import type { SubscriptionState } from '../workflows/lib/subscription-state';
 import { api } from '../test/helpers/http';
 import { sellableOffer } from '../test/helpers/checkout';

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../domain/platform/config';
 import { createLogger } from '../domain/platform/logger';
 import type { Orm } from '../db/orm';
+import { listen } from '../db/listen';
 import { EVENTS_CHANNEL } from '../domain/events/events.outbox';
 import { MAIL_CHANNEL } from '../domain/mail/mail.outbox';
 import { startMailDelivery } from '../activities/mail';
@@ -23,7 +24,6 @@ import { webhookOutboxSweepWorkflow } from '../workflows/webhook-fan-out';
 import { boundedQueue } from './bounded-queue';
 
 export const CATCH_UP_SWEEP_WORKFLOW_ID = 'switchyard-webhook-sweep-catch-up';
-const RECONNECT_DELAY_MS = 2_000;
 /** Fan-outs in flight at once (each holds a pooled connection while it starts its workflows). */
 const MAX_CONCURRENT_FAN_OUTS = 4;
 /** Notified events one fan-out takes at most. */
@@ -33,24 +33,6 @@ export const MAX_WAITING_FAN_OUTS = 1000;
 
 export interface OutboxListener {
   stop(): Promise<void>;
-}
-
-interface RawPgConnection {
-  query(sql: string): Promise<unknown>;
-  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): void;
-  on(event: 'error' | 'end', listener: (error?: Error) => void): void;
-  removeAllListeners(): void;
-  end(): Promise<void>;
-}
-
-interface KnexPgClient {
-  acquireRawConnection(): Promise<RawPgConnection>;
-}
-
-/** Stops reacting to a connection; a late 'error' from it must still have a listener, or it would crash the process. */
-function detach(raw: RawPgConnection): void {
-  raw.removeAllListeners();
-  raw.on('error', () => undefined);
 }
 
 export async function kickSweep(client: Client, taskQueue: string): Promise<void> {
@@ -96,82 +78,50 @@ export async function startOutboxListener(options: {
   // waiting (up to FAN_OUT_BATCH): alone when idle, in batches under a burst (one lease, one read, one mark each).
   const notified: string[] = [];
   const takeBatch = () => notified.splice(0, FAN_OUT_BATCH);
-  // A dedicated connection outside the pool (LISTEN holds it for good), opened with the ORM's own settings.
-  const knexClient = orm.em.getConnection().getKnex().client as unknown as KnexPgClient;
   const fanOuts = boundedQueue(MAX_CONCURRENT_FAN_OUTS, options.maxWaiting ?? MAX_WAITING_FAN_OUTS);
   // One warning per overflow, not one per dropped event (an overflow is exactly when the log is under pressure).
   let overflowing = false;
-  let connection: RawPgConnection | undefined;
   let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
 
-  const connect = async (): Promise<void> => {
-    if (stopped) return;
-    try {
-      const raw = await knexClient.acquireRawConnection();
-      raw.on('notification', ({ channel, payload }) => {
-        if (channel === MAIL_CHANNEL && payload && !stopped) {
-          // One workflow start; the mail sweep catches any that fails here.
-          startMailDelivery(client, taskQueue, payload).catch((error) =>
-            logger.warn({ err: error, mailId: payload }, 'Could not start a mail delivery; the mail sweep will'),
-          );
-          return;
-        }
-        if (channel !== EVENTS_CHANNEL || !payload || stopped) return;
-        // The id goes in first: push() may start the task at once, and the task takes what is waiting.
-        notified.push(payload);
-        const queued = fanOuts.push(async () => {
-          const batch = takeBatch();
-          if (batch.length === 0) return; // an earlier task took this notification's id
-          await fanOut(batch).catch((error) =>
-            logger.warn({ err: error, eventIds: batch }, 'Webhook fan-out failed; the outbox sweep will retry it'),
-          );
-        });
-        if (!queued) notified.pop(); // refused: left to the sweep
-        if (!queued && !overflowing)
-          logger.warn({ eventId: payload }, 'Webhook fan-out queue full; the outbox sweep will fan these events out');
-        overflowing = !queued;
-      });
-      const lost = (error?: Error) => {
-        if (connection !== raw) return;
-        connection = undefined;
-        detach(raw);
-        if (!stopped) {
-          logger.warn({ err: error }, 'Outbox listener connection lost; reconnecting');
-          retry = setTimeout(() => void connect(), RECONNECT_DELAY_MS);
-        }
-      };
-      raw.on('error', lost);
-      raw.on('end', lost);
-      await raw.query(`listen ${EVENTS_CHANNEL}`);
-      await raw.query(`listen ${MAIL_CHANNEL}`);
-      if (stopped) {
-        detach(raw);
-        await raw.end().catch(() => undefined);
-        return;
-      }
-      connection = raw;
-      // Whatever was notified while nobody listened is still in the outbox.
-      await kickSweep(client, taskQueue).catch((error) =>
-        logger.warn({ err: error }, 'Could not start the catch-up sweep; the schedule will run it'),
+  const onEvent = (payload: string) => {
+    if (!payload || stopped) return;
+    // The id goes in first: push() may start the task at once, and the task takes what is waiting.
+    notified.push(payload);
+    const queued = fanOuts.push(async () => {
+      const batch = takeBatch();
+      if (batch.length === 0) return; // an earlier task took this notification's id
+      await fanOut(batch).catch((error) =>
+        logger.warn({ err: error, eventIds: batch }, 'Webhook fan-out failed; the outbox sweep will retry it'),
       );
-    } catch (error) {
-      logger.warn({ err: error }, 'Outbox listener could not connect; retrying');
-      if (!stopped) retry = setTimeout(() => void connect(), RECONNECT_DELAY_MS);
-    }
+    });
+    if (!queued) notified.pop(); // refused: left to the sweep
+    if (!queued && !overflowing)
+      logger.warn({ eventId: payload }, 'Webhook fan-out queue full; the outbox sweep will fan these events out');
+    overflowing = !queued;
   };
-
-  await connect();
+  const onMail = (mailId: string) => {
+    if (!mailId || stopped) return;
+    // One workflow start; the mail sweep catches any that fails here.
+    startMailDelivery(client, taskQueue, mailId).catch((error) =>
+      logger.warn({ err: error, mailId }, 'Could not start a mail delivery; the mail sweep will'),
+    );
+  };
+  const onState = (listening: boolean, error?: Error) => {
+    if (stopped) return;
+    if (!listening) {
+      if (error) logger.warn({ err: error }, 'Outbox listener connection lost; reconnecting');
+      return;
+    }
+    // Whatever was notified while nobody listened is still in the outbox.
+    kickSweep(client, taskQueue).catch((failure) =>
+      logger.warn({ err: failure }, 'Could not start the catch-up sweep; the schedule will run it'),
+    );
+  };
+  const listeners = [await listen(orm, EVENTS_CHANNEL, onEvent, onState), await listen(orm, MAIL_CHANNEL, onMail)];
   return {
     async stop() {
       stopped = true;
-      clearTimeout(retry);
-      const current = connection;
-      connection = undefined;
-      if (current) {
-        detach(current);
-        await current.end().catch(() => undefined);
-      }
+      await Promise.all(listeners.map((listener) => listener.stop()));
       // Fan-outs already running finish (or roll back); queued ones are left to the sweep.
       await fanOuts.drain();
       notified.length = 0;

@@ -5,7 +5,8 @@
  */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { isSafeToTryNextConnector, type Outcome } from './lib/charge-types';
+import { isSafeToTryNextConnector } from './lib/charge-types';
+import type { CardVerificationInput, CardVerificationResult } from './card-verification.shared';
 
 // One provider call per activity; an activity that crashes (database, worker restart) is retried with the same
 // provider idempotency key, so the provider sees one verification.
@@ -13,26 +14,6 @@ const { verifyCardOnConnector } = proxyActivities<Activities>({
   startToCloseTimeout: '45 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 });
-
-export const cardVerificationWorkflowId = (tokenId: string) => `card-verification-${tokenId}`;
-
-export interface CardVerificationInput {
-  merchantId: string;
-  tokenId: string;
-  /** In routing order; at least one. */
-  connectorIds: string[];
-  currency: string;
-}
-
-export interface CardVerificationResult {
-  outcome: Outcome;
-  /** The connector that gave the final outcome. */
-  connectorId: string;
-  providerReference: string | null;
-  rawCode: string | null;
-  networkTransactionId: string | null;
-  attempts: number;
-}
 
 export async function cardVerificationWorkflow(input: CardVerificationInput): Promise<CardVerificationResult> {
   let last: CardVerificationResult | undefined;

@@ -15,11 +15,9 @@ import {
   ParentClosePolicy,
   WorkflowIdReusePolicy,
   condition,
-  defineSignal,
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
-  patched,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -33,37 +31,32 @@ import {
   type ChargeInput,
   type ChargeResult,
   type OperationInput,
-  type PlannedAttempt,
   type SettlementSignal,
 } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from './definitions';
 import { databaseActivities, localDatabaseActivities, providerActivities } from './lib/payment-activities';
-import { subscriptionWorkflow, subscriptionWorkflowId } from './subscription';
-import { operationWorkflowId, transactionOperationWorkflow } from './transaction-operation';
+import {
+  chargeResolutionWorkflowId,
+  providerEventSignal,
+  attemptVerdictKeptSignal,
+  settlementWorkflowId,
+  type ResolutionInput,
+  type SettlementInput,
+} from './charge.shared';
+import {
+  renewalSettledSignal,
+  subscriptionWorkflowId,
+  SUBSCRIPTION_WORKFLOW,
+  type SubscriptionWorkflow,
+} from './subscription.shared';
+import { transactionOperationWorkflow } from './transaction-operation';
+import { operationWorkflowId } from './transaction-operation.shared';
 import { SUBSCRIPTION_ALREADY_EXISTS } from './lib/subscription-rules';
 
 const db = databaseActivities();
 /** Database-only steps of the cascade (open + plan, unresolved attempts, finalize): no Temporal round trip each. */
 const local = localDatabaseActivities();
 const provider = providerActivities();
-
-export const chargeWorkflowId = (transactionId: string) => `charge-${transactionId}`;
-export const settlementWorkflowId = (transactionId: string) => `charge-settlement-${transactionId}`;
-export const chargeResolutionWorkflowId = (transactionId: string) => `charge-resolution-${transactionId}`;
-/** Charges recorded before it failed an unknown attempt at once; with it, the attempt is resolved first. */
-const RESOLVES_UNKNOWN_ATTEMPTS = 'resolve-unknown-attempts';
-/**
- * Charges recorded before it started a test clock's subscription on this charge's queue; with it, on the test-clock
- * queue, where the renewals the clock's advances cause run too (never in the slots of live charges).
- */
-const CLOCK_SUBSCRIPTIONS_ON_CLOCK_QUEUE = 'clock-subscriptions-on-clock-queue';
-/** A provider's pix/boleto verdict, from an inbound webhook (named as sent on the wire). */
-export const providerEventSignal = defineSignal<[SettlementSignal]>('providerEvent');
-/**
- * A provider's payment notification was kept on the attempt a resolution waits on (inbound webhook): the verdict is
- * in the database, so the resolution looks at once instead of at its next timer.
- */
-export const attemptVerdictKeptSignal = defineSignal('attemptVerdictKept');
 
 const setStatus = (status: string) =>
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: status }]);
@@ -115,17 +108,14 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       if (!(error instanceof ActivityFailure)) throw error;
       // Every try failed around the provider call (worker or database). Unless its outcome was written first,
       // whether the provider charged is unknown, and another connector could charge the customer a second time:
-      // the cascade stops and the charge fails, the attempt left for reconciliation under its idempotency key.
+      // the cascade stops and the charge waits pending while its resolution looks the attempt up under its key.
       const recorded = await local.recordUnresolvedAttempt(attemptInput);
-      if (!recorded) {
-        if (patched(RESOLVES_UNKNOWN_ATTEMPTS)) return awaitResolution(input, attemptInput);
-        break;
-      }
+      if (!recorded) return awaitResolution(input, attemptInput);
       result = recorded;
     }
     // The provider may have charged and its lookup could not tell: the charge waits pending while its resolution
     // asks again. No other connector is tried meanwhile (it could charge the customer a second time).
-    if (result.outcome === 'unknown' && patched(RESOLVES_UNKNOWN_ATTEMPTS)) return awaitResolution(input, attemptInput);
+    if (result.outcome === 'unknown') return awaitResolution(input, attemptInput);
     if (result.outcome === 'approved') {
       const amount = input.amount;
       const charged = await finish(input.capture ? 'authorized' : 'pre_authorized', {
@@ -151,8 +141,7 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       await startSettlement(id, input.amount, input.capture, result.paymentInstructions?.expires_at);
       return { transactionId: id, status: 'pending' };
     }
-    // A hard decline stops (unless the merchant's decline table says otherwise); so does `unknown`, always (the
-    // provider may have charged and its lookup could not tell; charges recorded before its resolution end here).
+    // A hard decline stops (unless the merchant's decline table says otherwise).
     if (!shouldTryNextConnector(result, cascade)) break;
   }
   return finish('failed');
@@ -218,10 +207,11 @@ async function startSubscription(transactionId: string, captured: boolean): Prom
   if (!state) return;
   // The deployment's dunning schedule, read once by an activity so the child's input (and this history) holds it.
   const settings = await db.subscriptionSettings();
-  const onClockQueue = state.testClock && patched(CLOCK_SUBSCRIPTIONS_ON_CLOCK_QUEUE);
-  await startChild(subscriptionWorkflow, {
+  // By name: workflows/subscription.ts runs charges, so this module does not import it. A test clock's subscription
+  // runs on the test-clock queue, where the renewals its advances cause run too (never in live charges' slots).
+  await startChild<SubscriptionWorkflow>(SUBSCRIPTION_WORKFLOW, {
     workflowId: subscriptionWorkflowId(state.subscriptionId),
-    ...(onClockQueue ? { taskQueue: TASK_QUEUES.testClocks } : {}),
+    ...(state.testClock ? { taskQueue: TASK_QUEUES.testClocks } : {}),
     args: [{ state, dunningScheduleDays: settings.dunningScheduleDays }],
     parentClosePolicy: ParentClosePolicy.ABANDON,
     typedSearchAttributes: [
@@ -282,18 +272,6 @@ async function startSettlement(
     // (The class lives in @temporalio/common, which workflow code does not import.)
     if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
   }
-}
-
-export interface SettlementInput {
-  transactionId: string;
-  amount: number;
-  /**
-   * The charge's capture mode: false settles paid as an authorization (pre_authorized, nothing captured) for the
-   * merchant to capture or void. Settlements started before it was carried have none and capture, as they did.
-   */
-  capture?: boolean;
-  /** The payment instructions' expiry; without one the charge waits up to seven days. */
-  expiresAt: string | null;
 }
 
 /** What the provider's answer to a read means for the pending payment (as its webhook would have said it). */
@@ -413,22 +391,12 @@ async function followSettledCharge(transactionId: string, captured: boolean): Pr
 /** Tells a renewal's subscription workflow that its charge was decided, so it reads the transaction now. */
 async function tellRenewal(subscriptionId: string, transactionId: string): Promise<void> {
   try {
-    await getExternalWorkflowHandle(subscriptionWorkflowId(subscriptionId)).signal('renewalSettled', {
+    await getExternalWorkflowHandle(subscriptionWorkflowId(subscriptionId)).signal(renewalSettledSignal, {
       transactionId,
     });
   } catch {
     // No such workflow (ended, or never started): nothing waits for this renewal; it reads the transaction later.
   }
-}
-
-export interface ResolutionInput {
-  transactionId: string;
-  attemptNumber: number;
-  /** The attempt's connector and routing node: the transaction's, should the attempt turn out approved. */
-  attempt: PlannedAttempt;
-  amount: number;
-  /** The charge's capture mode: an approved attempt is authorized (captured) or pre_authorized (held). */
-  capture: boolean;
 }
 
 /** Waits between lookups of an unknown attempt (the last repeats): within a minute, then backing off. */

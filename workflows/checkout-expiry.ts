@@ -4,34 +4,15 @@
  * expires_at signals expiresAtChanged and the sleep starts over; the activity re-reads the row anyway, so a
  * lost or late signal can only delay the write, never expire a session early.
  */
-import {
-  condition,
-  continueAsNew,
-  defineSignal,
-  proxyActivities,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { expiresAtChangedSignal, type CheckoutExpiryInput, type CheckoutExpiryOutcome } from './checkout-expiry.shared';
 
 // One indexed UPDATE: retries are safe (the activity is idempotent) and a minute is ample.
 const { expireCheckoutSession } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
-
-/** New expires_at (ISO 8601) of the session this workflow watches. */
-export const expiresAtChangedSignal = defineSignal<[string]>('expiresAtChanged');
-
-export const checkoutExpiryWorkflowId = (sessionId: string) => `checkout-expiry-${sessionId}`;
-
-export interface CheckoutExpiryInput {
-  sessionId: string;
-  /** ISO 8601. Ids and times only: no personal data in workflow history. */
-  expiresAt: string;
-}
-
-export type CheckoutExpiryOutcome = 'expired' | 'unchanged' | 'missing';
 
 export async function checkoutExpiryWorkflow(input: CheckoutExpiryInput): Promise<CheckoutExpiryOutcome> {
   let expiresAt = Date.parse(input.expiresAt);

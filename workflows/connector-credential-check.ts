@@ -5,27 +5,13 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { CredentialCheckInput, CredentialCheckResult } from './connector-credential-check.shared';
 
 // A check has no side effect at the provider, so a crashed attempt is simply run again; the API waits ~1 minute.
 const { checkConnectorCredentials } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 2 },
 });
-
-export const connectorCredentialCheckWorkflowId = (connectorId: string, nonce: string) =>
-  `connector-credential-check-${connectorId}-${nonce}`;
-
-export interface CredentialCheckInput {
-  merchantId: string;
-  connectorId: string;
-}
-
-export interface CredentialCheckResult {
-  ok: boolean;
-  /** The adapter's fixed-text verdict (never quotes a credential or the provider's raw body). */
-  message: string;
-  checkedAt: string;
-}
 
 export async function connectorCredentialCheckWorkflow(input: CredentialCheckInput): Promise<CredentialCheckResult> {
   return checkConnectorCredentials(input);

@@ -19,16 +19,6 @@ const { startPendingMailDeliveries } = proxyActivities<Activities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });
 
-export const mailDeliveryWorkflowId = (mailId: string) => `mail-${mailId}`;
-
-export const mailDeliveryStartOptions = (mailId: string, taskQueue: string) => ({
-  workflowId: mailDeliveryWorkflowId(mailId),
-  taskQueue,
-  args: [mailId] as [string],
-  workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
-  workflowIdConflictPolicy: 'FAIL' as const,
-});
-
 export async function mailDeliveryWorkflow(mailId: string): Promise<string> {
   return deliverMail(mailId);
 }

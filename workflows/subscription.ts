@@ -15,24 +15,36 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
   log,
   ParentClosePolicy,
-  patched,
   setHandler,
   sleep,
   startChild,
   upsertSearchAttributes,
   WorkflowIdReusePolicy,
   workflowInfo,
+  type defineUpdate,
 } from '@temporalio/workflow';
-import { chargeWorkflow, chargeWorkflowId } from './charge';
-import { operationWorkflowId, transactionOperationWorkflow } from './transaction-operation';
+import { chargeWorkflow } from './charge';
+import { chargeWorkflowId } from './charge.shared';
+import { transactionOperationWorkflow } from './transaction-operation';
+import { operationWorkflowId } from './transaction-operation.shared';
+import {
+  billingResumedSignal,
+  cancelUpdate,
+  changeOfferUpdate,
+  changePaymentInstrumentUpdate,
+  pauseUpdate,
+  reactivateUpdate,
+  renewalSettledSignal,
+  resumeUpdate,
+  subscriptionWorkflowId,
+  viewQuery,
+  type SubscriptionWorkflowInput,
+} from './subscription.shared';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { fifoLock } from './lib/fifo-lock';
 import { advanceClockSignal, clockIdleSignal } from './lib/test-clock-signals';
@@ -60,64 +72,9 @@ import {
 import * as moves from './lib/subscription-moves';
 
 const db = subscriptionActivities();
-/**
- * Patch id (in histories, issue 28): a due renewal reads its holds and its charge's inputs in one activity
- * (prepareRenewal), and reads its charge's verdict and writes the paid step in one (settleRenewal): two activities
- * and their workflow tasks fewer per renewal. Runs started before replay the activities they recorded.
- */
-const FOLDED_RENEWAL = 'subscription-folded-renewal';
 
-export const subscriptionWorkflowId = (subscriptionId: string) => `subscription-${subscriptionId}`;
-
-export interface SubscriptionWorkflowInput {
-  state: SubscriptionState;
-  /** Days after dunning_started_at of each retry; the deployment's setting (default 1, 3, 5, 7). */
-  dunningScheduleDays?: number[];
-  /** Steps written so far (carried across continue-as-new: step keys stay unique). */
-  stepCount?: number;
-  /** Continue-as-new after this many steps in one run at the latest (default 500). */
-  stepsPerRun?: number;
-}
-
-export interface CancelRequest extends moves.Caller {
-  atPeriodEnd: boolean;
-  reason: string | null;
-}
-export interface PauseRequest extends moves.Caller {
-  reason: string | null;
-}
-export interface ChangeOfferRequest extends moves.Caller {
-  target: moves.TargetOffer;
-}
-export interface ChangeInstrumentRequest extends moves.Caller {
-  paymentInstrumentId: string;
-}
-
-// Named as sent on the wire. Each answers with the state after the move (already in the read model).
-export const cancelUpdate = defineUpdate<SubscriptionState, [CancelRequest]>('cancel');
-export const reactivateUpdate = defineUpdate<SubscriptionState, [moves.Caller]>('reactivate');
-export const pauseUpdate = defineUpdate<SubscriptionState, [PauseRequest]>('pause');
-export const resumeUpdate = defineUpdate<SubscriptionState, [moves.Caller]>('resume');
-export const changeOfferUpdate = defineUpdate<SubscriptionState, [ChangeOfferRequest]>('changeOffer');
-export const changePaymentInstrumentUpdate = defineUpdate<SubscriptionState, [ChangeInstrumentRequest]>(
-  'changePaymentInstrument',
-);
-
-export interface SubscriptionWorkflowView {
-  state: SubscriptionState;
-  nextWakeAt: string | null;
-  nextWakeReason: Wake['reason'] | null;
-}
-export const viewQuery = defineQuery<SubscriptionWorkflowView>('view');
-/**
- * A connector was activated, an offer restored or the merchant made active again: a held subscription looks again
- * (after the change commits).
- */
-export const billingResumedSignal = defineSignal('billingResumed');
 /** How long after billingResumed the workflow looks: the API signals before its own transaction has committed. */
 const RESUMED_RECHECK_MS = 60_000;
-/** A renewal charge that was pending reached a final state (the settlement path): read it now. */
-export const renewalSettledSignal = defineSignal<[{ transactionId: string }]>('renewalSettled');
 
 /** Continue-as-new after this many steps at the latest, even if the server has not suggested it. */
 const STEPS_PER_RUN = 500;
@@ -139,8 +96,6 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   const firstStep = steps;
   const lock = fifoLock();
   let changed = false;
-  // Decided once per run, at its start: a run either recorded the patch marker first or never does.
-  const folded = patched(FOLDED_RENEWAL);
   /**
    * What time it is for this subscription: workflow (real) time, or on a test clock the clock's time as the
    * workflow has reached it. Everything below that needs "now" asks this; the billing logic is the same either way.
@@ -293,7 +248,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     const ended = !isLive(state.status);
     // Paid is the usual verdict: its step is prepared before the read and written with it, in one activity (the
     // lock is held, so nothing else moves the state meanwhile). Declined and pending are read alone, as before.
-    const paid = folded && !ended ? chargeSucceeded({ ...state, settling: null }, billed, new Date(now())) : null;
+    const paid = !ended ? chargeSucceeded({ ...state, settling: null }, billed, new Date(now())) : null;
     const paidStep = paid ? stepOf(paid) : null;
     const outcome = paidStep
       ? await db.settleRenewal({ transactionId, ifPaid: paidStep })
@@ -355,15 +310,11 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       ...(state.billingRetry ? { retry: state.billingRetry.tries } : {}),
       amount: charged,
     };
-    // One activity reads the holds and the charge's inputs; before the patch, two (three when not held).
-    const read = folded
-      ? await db.prepareRenewal(request)
-      : { held: await db.billingHoldOf({ merchantId: state.merchantId, offerId: state.offerId }) };
-    if ('held' in read && read.held.length)
-      return write({ state: holdBilling(state, new Date(now())), transition: null, events: [] });
+    // One activity reads the holds and the charge's inputs.
+    const prepared = await db.prepareRenewal(request);
+    if ('held' in prepared) return write({ state: holdBilling(state, new Date(now())), transition: null, events: [] });
     if (charged === 0)
       return write(chargeSucceeded(state, { orderId: null, amount, proration, charged }, new Date(now())));
-    const prepared = 'held' in read ? await db.prepareRenewalCharge(request) : read;
     if ('refused' in prepared) return declined(null, prepared.refused);
     const charge = prepared.charge;
     try {

@@ -16,7 +16,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { subscriptionWorkflowId } from './subscription';
+import { subscriptionWorkflowId } from './subscription.shared';
 import { advanceClockSignal, clockIdleSignal } from './lib/test-clock-signals';
 
 const db = proxyActivities<Activities>({

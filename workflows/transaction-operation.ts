@@ -20,6 +20,7 @@ import {
 } from '@temporalio/workflow';
 import { UNRESOLVED_PROVIDER_CALL, type OperationInput } from './lib/charge-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
+import { pendingRefundWorkflowId, type OperationResult } from './transaction-operation.shared';
 import { databaseActivities, providerActivities } from './lib/payment-activities';
 
 const db = databaseActivities();
@@ -46,14 +47,6 @@ export const REFUND_POLL_DELAYS = [
 ] as const;
 /** Asks per run before continuing as new: a refund pending for weeks keeps a short history. */
 const POLLS_PER_RUN = 50;
-
-export const pendingRefundWorkflowId = (refundId: string) => `refund-poll-${refundId}`;
-
-/** `<kind>-<transaction id>-<operation id>`: an operator reads the charge an operation belongs to off its id. */
-export const operationWorkflowId = (input: Pick<OperationInput, 'kind' | 'operationId' | 'transactionId'>) =>
-  `${input.kind}-${input.transactionId}-${input.operationId}`;
-
-export type OperationResult = { ok: true; outcome: string } | { ok: false; code: string; message: string };
 
 type Answer = Awaited<ReturnType<typeof provider.providerOperation>>;
 

@@ -12,7 +12,6 @@
  */
 import {
   ActivityFailure,
-  defineQuery,
   proxyActivities,
   setHandler,
   sleep,
@@ -20,9 +19,16 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { DeliverResult, DeliveryEnd } from '../activities/webhooks/deliver';
+import type { DeliverResult } from '../activities/webhooks/deliver';
 import { SEARCH_ATTRIBUTE_KEYS as SA } from './definitions';
 import { nextAttempt, planRetries } from './lib/webhook-schedule';
+import {
+  deliveryStatusQuery,
+  initialStatus,
+  type DeliveryStatusValue,
+  type WebhookDeliveryInput,
+  type WebhookDeliveryResult,
+} from './webhook-delivery.shared';
 
 // One attempt: a 15 s HTTP deadline plus DNS and two short writes. Temporal retries only infrastructure errors
 // (the activity reports HTTP outcomes as results); after those retries the attempt counts as failed.
@@ -30,58 +36,6 @@ const { deliverWebhook } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4 },
 });
-
-export type DeliveryStatusValue = 'pending' | 'retrying' | 'succeeded' | 'failed';
-
-export interface WebhookDeliveryInput {
-  eventId: string;
-  configId: string;
-  merchantId: string;
-  eventType: string;
-  /** automatic: the full schedule; manual (redeliver, recover): one attempt. */
-  trigger: 'automatic' | 'manual';
-  /** Attempt 1 was made (and recorded as retrying) outside the workflow: continue with attempt 2. */
-  firstAttempt?: FirstAttemptMade;
-}
-
-export interface FirstAttemptMade {
-  /** Epoch ms of attempt 1: the retry window starts there. */
-  at: number;
-  /** Epoch ms attempt 2 is due (its recorded next_retry_at). */
-  nextAt: number;
-}
-
-export interface WebhookDeliveryResult {
-  status: 'succeeded' | 'failed';
-  attempts: number;
-  end: DeliveryEnd | 'error';
-  lastHttpStatus: number | null;
-}
-
-export const deliveryWorkflowId = (eventId: string, configId: string, suffix?: string) =>
-  `webhook-${eventId}-${configId}${suffix ? `-${suffix}` : ''}`;
-
-/**
- * How a delivery workflow is started, by the fan-out activity and by the API's redeliveries alike: a finished
- * delivery (succeeded or failed) is never re-run under its id; manual sends use new ids (a suffix).
- */
-export const deliveryStartOptions = (input: WebhookDeliveryInput, taskQueue: string, suffix?: string) => ({
-  workflowId: deliveryWorkflowId(input.eventId, input.configId, suffix),
-  taskQueue,
-  args: [input] as [WebhookDeliveryInput],
-  workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
-  workflowIdConflictPolicy: 'FAIL' as const,
-  typedSearchAttributes: [
-    { key: SA.MerchantId, value: input.merchantId },
-    { key: SA.EventType, value: input.eventType },
-    { key: SA.DeliveryStatus, value: initialStatus(input) },
-  ],
-});
-
-const initialStatus = (input: WebhookDeliveryInput): DeliveryStatusValue =>
-  input.firstAttempt ? 'retrying' : 'pending';
-
-export const deliveryStatusQuery = defineQuery<DeliveryStatusValue>('deliveryStatus');
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   let status: DeliveryStatusValue = initialStatus(input);

@@ -2,7 +2,7 @@
 import type { Orm } from '../../db/orm';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import type { VaultSettings } from '../vault';
-import type { CredentialCheckInput, CredentialCheckResult } from '../../workflows/connector-credential-check';
+import type { CredentialCheckInput, CredentialCheckResult } from '../../workflows/connector-credential-check.shared';
 
 export interface ConnectorActivityDeps {
   orm: Orm;

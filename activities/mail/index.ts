@@ -17,7 +17,11 @@ import type { Orm } from '../../db/orm';
 import { MailMessageSchema } from '../../db/entities';
 import type { KeyMaterial } from '../../domain/platform/crypto';
 import { openMailContent, pendingMailIds } from '../../domain/mail/mail.outbox';
-import { mailDeliveryStartOptions, mailDeliveryWorkflow } from '../../workflows/mail-delivery';
+import {
+  MAIL_DELIVERY_WORKFLOW,
+  mailDeliveryStartOptions,
+  type MailDeliveryWorkflow,
+} from '../../workflows/mail-delivery.shared';
 
 export interface MailSettings {
   smtpUrl: string;
@@ -54,7 +58,10 @@ function transportFor(smtpUrl: string): { send(message: SendMailOptions): Promis
 
 export async function startMailDelivery(client: Client, taskQueue: string, mailId: string): Promise<boolean> {
   try {
-    await client.workflow.start(mailDeliveryWorkflow, mailDeliveryStartOptions(mailId, taskQueue));
+    await client.workflow.start<MailDeliveryWorkflow>(
+      MAIL_DELIVERY_WORKFLOW,
+      mailDeliveryStartOptions(mailId, taskQueue),
+    );
     return true;
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return false;

@@ -29,7 +29,7 @@ import { instrumentCardOf, tokenCardOf } from '../vault/card-source';
 import type { VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, ProviderResult } from '../../domain/connectors/connector';
 import { testClockRefusal } from '../../domain/test-clocks/test-clocks.charges';
-import { chargeWorkflowId } from '../../workflows/charge';
+import { chargeWorkflowId } from '../../workflows/charge.shared';
 import {
   isCardMethod,
   type CascadePolicy,

@@ -12,12 +12,14 @@ import { WorkflowIdReusePolicy, WorkflowNotFoundError, type Client } from '@temp
 import type { Orm } from '../../db/orm';
 import { finalizeCharge, settleAttemptWithoutAnswer } from '../../domain/transactions/transactions.charge-writes';
 import {
-  asyncSettlementWorkflow,
-  chargeResolutionWorkflow,
+  ASYNC_SETTLEMENT_WORKFLOW,
+  CHARGE_RESOLUTION_WORKFLOW,
   chargeResolutionWorkflowId,
   chargeWorkflowId,
   settlementWorkflowId,
-} from '../../workflows/charge';
+  type AsyncSettlementWorkflow,
+  type ChargeResolutionWorkflow,
+} from '../../workflows/charge.shared';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
 import type { AttemptInput } from '../../workflows/lib/charge-types';
 import { readPendingCharges, type PendingCharge } from '../../db/repositories/transaction-attempts.repository';
@@ -81,7 +83,7 @@ async function resume(orm: Orm, client: Client, taskQueue: string, row: PendingC
   };
   const amount = Number(row.amount);
   if (row.attempt_outcome === 'pending') {
-    await client.workflow.start(asyncSettlementWorkflow, {
+    await client.workflow.start<AsyncSettlementWorkflow>(ASYNC_SETTLEMENT_WORKFLOW, {
       ...options,
       workflowId: settlementWorkflowId(row.id),
       args: [{ transactionId: row.id, amount, capture: row.capture, expiresAt: row.expires_at }],
@@ -110,7 +112,7 @@ async function resume(orm: Orm, client: Client, taskQueue: string, row: PendingC
   };
   // An attempt that died mid-call (started, no outcome) is what a call failing on every try is: unresolved.
   await settleAttemptWithoutAnswer(orm.em.fork(), attempt);
-  await client.workflow.start(chargeResolutionWorkflow, {
+  await client.workflow.start<ChargeResolutionWorkflow>(CHARGE_RESOLUTION_WORKFLOW, {
     ...options,
     workflowId: chargeResolutionWorkflowId(row.id),
     args: [

@@ -11,9 +11,6 @@ import {
   MerchantConnectorSchema,
   MerchantSchema,
   OfferSchema,
-  PaymentInstrumentSchema,
-  ProductSchema,
-  SubscriptionSchema,
   TransactionAttemptSchema,
   TransactionSchema,
 } from '../../db/entities';
@@ -141,26 +138,9 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
     },
 
     /**
-     * The charge-cascade input of a renewal: order renewal/subsequent, the saved instrument, derived ids; or a
-     * refusal when the instrument is revoked or expired: it is never charged.
-     */
-    async prepareRenewalCharge(request: RenewalChargeRequest): Promise<PreparedRenewal> {
-      const { state } = request;
-      const em = orm.em.fork();
-      const sub = await em.findOneOrFail(SubscriptionSchema, { id: state.subscriptionId });
-      const [offer, product, instrument] = await Promise.all([
-        em.findOneOrFail(OfferSchema, { id: state.offerId }),
-        em.findOneOrFail(ProductSchema, { id: state.productId }),
-        em.findOne(PaymentInstrumentSchema, { id: state.paymentInstrumentId, merchantId: state.merchantId }),
-      ]);
-      const refused = instrumentRefusal(instrument);
-      if (refused) return { refused };
-      return { charge: renewalCharge(request, sub, offer, product, instrument) };
-    },
-
-    /**
-     * A due renewal's reads in one statement (issue 28): the billing holds of billingHoldOf, then what
-     * prepareRenewalCharge prepares. Held: nothing is charged.
+     * A due renewal's reads in one statement: the billing holds of billingHoldOf, then the charge-cascade input of
+     * the renewal (order renewal/subsequent, the saved instrument, derived ids), or a refusal when the instrument is
+     * revoked or expired: it is never charged. Held: nothing is charged.
      */
     async prepareRenewal(request: RenewalChargeRequest): Promise<PreparedRenewal | { held: string[] }> {
       const { state } = request;

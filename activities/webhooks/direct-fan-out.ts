@@ -14,7 +14,7 @@
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import * as outbox from '../../db/repositories/events.repository';
-import { deliveryWorkflowId, type WebhookDeliveryInput } from '../../workflows/webhook-delivery';
+import { deliveryWorkflowId, type WebhookDeliveryInput } from '../../workflows/webhook-delivery.shared';
 import { nextAttempt, planRetries } from '../../workflows/lib/webhook-schedule';
 import { sendAndRecord, type Target } from './deliver';
 import { startDelivery } from './fan-out';

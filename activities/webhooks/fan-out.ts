@@ -17,9 +17,10 @@ import type { Orm } from '../../db/orm';
 import {
   deliveryStartOptions,
   deliveryWorkflowId,
-  webhookDeliveryWorkflow,
+  WEBHOOK_DELIVERY_WORKFLOW,
   type WebhookDeliveryInput,
-} from '../../workflows/webhook-delivery';
+  type WebhookDeliveryWorkflow,
+} from '../../workflows/webhook-delivery.shared';
 import { RECOVERABLE_DELIVERIES, recordedFirstAttempts } from '../../db/repositories/webhook-deliveries.repository';
 
 export interface FanOutDeps {
@@ -38,7 +39,10 @@ export interface FanOutResult {
 /** Starts one delivery workflow; false when a workflow with that id exists (running or finished). */
 export async function startDelivery(client: Client, taskQueue: string, input: WebhookDeliveryInput, suffix?: string) {
   try {
-    await client.workflow.start(webhookDeliveryWorkflow, deliveryStartOptions(input, taskQueue, suffix));
+    await client.workflow.start<WebhookDeliveryWorkflow>(
+      WEBHOOK_DELIVERY_WORKFLOW,
+      deliveryStartOptions(input, taskQueue, suffix),
+    );
     return true;
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return false;

@@ -1,10 +1,7 @@
 /** The checkout session's durable expiry. */
 import { type Client } from '@temporalio/client';
-import {
-  checkoutExpiryWorkflow,
-  checkoutExpiryWorkflowId,
-  expiresAtChangedSignal,
-} from '../../workflows/checkout-expiry';
+import { checkoutExpiryWorkflow } from '../../workflows/checkout-expiry';
+import { checkoutExpiryWorkflowId, expiresAtChangedSignal } from '../../workflows/checkout-expiry.shared';
 import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../workflows/definitions';
 
 // ── Checkout expiry ──────────────────────────────────────────────────────────────────────────────────────────

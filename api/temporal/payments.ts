@@ -2,33 +2,30 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { ApiError } from '../../domain/platform/errors';
 import { randomBase62 } from '../../domain/platform/ids';
+import { cardVerificationWorkflow } from '../../workflows/card-verification';
 import {
-  cardVerificationWorkflow,
   cardVerificationWorkflowId,
   type CardVerificationInput,
   type CardVerificationResult,
-} from '../../workflows/card-verification';
+} from '../../workflows/card-verification.shared';
+import { chargeWorkflow } from '../../workflows/charge';
 import {
   attemptVerdictKeptSignal,
   chargeResolutionWorkflowId,
-  chargeWorkflow,
   chargeWorkflowId,
   providerEventSignal,
   settlementWorkflowId,
-} from '../../workflows/charge';
+} from '../../workflows/charge.shared';
+import { connectorCredentialCheckWorkflow } from '../../workflows/connector-credential-check';
 import {
-  connectorCredentialCheckWorkflow,
   connectorCredentialCheckWorkflowId,
   type CredentialCheckInput,
   type CredentialCheckResult,
-} from '../../workflows/connector-credential-check';
+} from '../../workflows/connector-credential-check.shared';
 import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../workflows/definitions';
 import type { ChargeInput, OperationInput, SettlementSignal } from '../../workflows/lib/charge-types';
-import {
-  operationWorkflowId,
-  transactionOperationWorkflow,
-  type OperationResult,
-} from '../../workflows/transaction-operation';
+import { transactionOperationWorkflow } from '../../workflows/transaction-operation';
+import { operationWorkflowId, type OperationResult } from '../../workflows/transaction-operation.shared';
 import { startOrJoin, withWorkflowDeadline, WorkflowWaitTimeout } from './waits';
 
 // ── Charges ──────────────────────────────────────────────────────────────────────────────────────────────────

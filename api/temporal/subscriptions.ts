@@ -7,6 +7,7 @@ import {
 } from '@temporalio/client';
 import { ApiError } from '../../domain/platform/errors';
 import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../workflows/definitions';
+import { subscriptionWorkflow } from '../../workflows/subscription';
 import {
   billingResumedSignal,
   cancelUpdate,
@@ -15,13 +16,12 @@ import {
   pauseUpdate,
   reactivateUpdate,
   resumeUpdate,
-  subscriptionWorkflow,
   subscriptionWorkflowId,
   type CancelRequest,
   type ChangeInstrumentRequest,
   type ChangeOfferRequest,
   type PauseRequest,
-} from '../../workflows/subscription';
+} from '../../workflows/subscription.shared';
 import type { Caller } from '../../workflows/lib/subscription-moves';
 import type { SubscriptionState } from '../../workflows/lib/subscription-state';
 import { ApplicationFailure } from '@temporalio/common';

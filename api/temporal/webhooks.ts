@@ -2,7 +2,8 @@
 import { type Client } from '@temporalio/client';
 import { randomBase62 } from '../../domain/platform/ids';
 import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../workflows/definitions';
-import { deliveryStartOptions, deliveryWorkflowId, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { deliveryStartOptions, deliveryWorkflowId } from '../../workflows/webhook-delivery.shared';
 import { webhookRecoverWorkflow } from '../../workflows/webhook-fan-out';
 
 // ── Webhook redeliveries and recoveries (ids never collide with automatic deliveries) ───────────────────────

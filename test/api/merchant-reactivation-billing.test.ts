@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { startSubscriptionWorkflow } from '../../api/temporal';
-import { subscriptionWorkflowId, viewQuery, type SubscriptionWorkflowView } from '../../workflows/subscription';
+import { subscriptionWorkflowId, viewQuery, type SubscriptionWorkflowView } from '../../workflows/subscription.shared';
 import { api } from '../helpers/http';
 import { stack } from '../helpers/stack';
 import { subscribed } from '../helpers/subscriptions';

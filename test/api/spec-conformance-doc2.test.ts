@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { startSubscriptionWorkflow } from '../../api/temporal';
-import { subscriptionWorkflowId } from '../../workflows/subscription';
+import { subscriptionWorkflowId } from '../../workflows/subscription.shared';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { expectError, expectFieldErrors, expectWrapped } from '../helpers/envelope';

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { startSubscriptionWorkflow } from '../../api/temporal';
-import { subscriptionWorkflowId, viewQuery } from '../../workflows/subscription';
+import { subscriptionWorkflowId, viewQuery } from '../../workflows/subscription.shared';
 import { createOffer } from '../helpers/catalog';
 import { api } from '../helpers/http';
 import { expectError, expectWrapped } from '../helpers/envelope';

@@ -10,7 +10,7 @@ import { stack } from '../helpers/stack';
 import { cascade, charge, override, waitForTransaction } from '../helpers/transactions';
 import { CARDS, createCustomer, mintToken, openSession } from '../helpers/vault';
 import { subscriptionEvents } from '../helpers/subscriptions';
-import { subscriptionWorkflowId } from '../../workflows/subscription';
+import { subscriptionWorkflowId } from '../../workflows/subscription.shared';
 import { OfferPriceSchema, PaymentInstrumentSchema, SubscriptionSchema, TransactionSchema } from '../../db/entities';
 import { accountOf, ledger } from '../helpers/sandbox';
 

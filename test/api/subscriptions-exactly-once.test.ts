@@ -44,8 +44,8 @@ describe('Subscription activities are idempotent', () => {
     const sub = await subscribed(new Date());
     const input = { state: sub.state, cycleNumber: 2, attempt: 0, amount: 999 };
     const prepare = async (request: typeof input) => {
-      const prepared = await activities().prepareRenewalCharge(request);
-      if (!('charge' in prepared)) throw new Error(`the saved card was refused: ${prepared.refused}`);
+      const prepared = await activities().prepareRenewal(request);
+      if (!('charge' in prepared)) throw new Error(`no charge prepared: ${JSON.stringify(prepared)}`);
       return prepared.charge;
     };
     const first = await prepare(input);

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { startSubscriptionWorkflow } from '../../api/temporal';
-import { subscriptionWorkflowId, viewQuery } from '../../workflows/subscription';
+import { subscriptionWorkflowId, viewQuery } from '../../workflows/subscription.shared';
 import { api } from '../helpers/http';
 import { stack } from '../helpers/stack';
 import { control } from '../helpers/sandbox';

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { startSubscriptionWorkflow } from '../../api/temporal';
 import { EventSchema, TransactionSchema } from '../../db/entities';
-import { subscriptionWorkflowId } from '../../workflows/subscription';
+import { subscriptionWorkflowId } from '../../workflows/subscription.shared';
 import { rows } from '../helpers/db';
 import { accountOf, ledger } from '../helpers/sandbox';
 import { stack, withWorkerDown } from '../helpers/stack';

@@ -13,7 +13,7 @@ import { stack } from '../helpers/stack';
 import { createCustomer } from '../helpers/vault';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
 import { SEARCH_ATTRIBUTE_KEYS as SA } from '../../workflows/definitions';
-import { chargeWorkflowId } from '../../workflows/charge';
+import { chargeWorkflowId } from '../../workflows/charge.shared';
 
 const client = () => stack().api.deps.temporal.client;
 

@@ -12,7 +12,7 @@ import { cascade, charge, override, providerReferenceOf, waitForTransaction } fr
 import { control } from '../helpers/sandbox';
 import { CARDS, mintToken, openSession } from '../helpers/vault';
 import { subscriptionEvents } from '../helpers/subscriptions';
-import { subscriptionWorkflowId } from '../../workflows/subscription';
+import { subscriptionWorkflowId } from '../../workflows/subscription.shared';
 
 describe('A recurring first charge that settles after going pending', () => {
   it('keeps the card when it goes pending and starts the subscription when it settles authorized', async () => {

@@ -21,7 +21,7 @@ import {
   waitForTransaction,
 } from '../helpers/transactions';
 import { SEARCH_ATTRIBUTE_KEYS as SA } from '../../workflows/definitions';
-import { chargeWorkflowId, settlementWorkflowId } from '../../workflows/charge';
+import { chargeWorkflowId, settlementWorkflowId } from '../../workflows/charge.shared';
 
 const client = () => stack().api.deps.temporal.client;
 const describeWorkflow = (workflowId: string) => client().workflow.getHandle(workflowId).describe();

@@ -10,7 +10,7 @@ import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { ISO_UTC_MS } from '../helpers/envelope';
 import { stack } from '../helpers/stack';
-import { deliveryWorkflowId } from '../../workflows/webhook-delivery';
+import { deliveryWorkflowId } from '../../workflows/webhook-delivery.shared';
 import {
   configsPath,
   createConfig,

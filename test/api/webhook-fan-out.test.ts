@@ -17,7 +17,8 @@ import {
 } from '../helpers/webhooks';
 import { EVENTS_CHANNEL, recordEvent } from '../../domain/events/events.outbox';
 import { TASK_QUEUES } from '../../workflows/definitions';
-import { deliveryWorkflowId, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { deliveryWorkflowId } from '../../workflows/webhook-delivery.shared';
 import { webhookOutboxSweepWorkflow } from '../../workflows/webhook-fan-out';
 import { fanOutEvent, fanOutEvents } from '../../activities/webhooks/fan-out';
 import { directSlots, fanOutDirect } from '../../activities/webhooks/direct-fan-out';

@@ -14,7 +14,7 @@ import {
   verifyStandardWebhook,
   waitUntil,
 } from '../helpers/webhooks';
-import { deliveryWorkflowId } from '../../workflows/webhook-delivery';
+import { deliveryWorkflowId } from '../../workflows/webhook-delivery.shared';
 
 /** Every row of every table, as text, that contains `needle`. */
 async function rowsContaining(needle: string): Promise<string[]> {

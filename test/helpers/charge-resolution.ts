@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import type { WorkflowHandle } from '@temporalio/client';
 import { finalizeCharge } from '../../domain/transactions/transactions.charge-writes';
-import { attemptVerdictKeptSignal, chargeResolutionWorkflowId, chargeWorkflowId } from '../../workflows/charge';
+import { attemptVerdictKeptSignal, chargeResolutionWorkflowId, chargeWorkflowId } from '../../workflows/charge.shared';
 import { rows } from './db';
 import { stack } from './stack';
 

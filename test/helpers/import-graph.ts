@@ -22,13 +22,17 @@ export interface Violation {
   rule: string;
 }
 
+/** Stands for every `workflows/<name>.shared.ts`: a workflow's ids, start options, messages and registered name. */
+const WORKFLOW_SHARED = 'workflows/*.shared';
+
 /** Runtime imports each layer may make (type-only imports are free downward and sideways, never upward into api). */
 const RUNTIME_ALLOWED: Record<Layer, readonly string[]> = {
   api: ['api', 'domain', 'db', 'workflows/lib', 'workflows/definitions'],
   domain: ['domain', 'db', 'workflows/lib', 'workflows/definitions'],
   db: ['db'],
-  // Activities start the workflows they fan out to (webhook deliveries), so they may name workflow definitions.
-  activities: ['activities', 'domain', 'db', 'workflows'],
+  // Activities start workflows (deliveries, settlements) by the ids, options and names in workflows/<name>.shared.ts;
+  // a workflow module itself would close a circle (workflows import the activities' types).
+  activities: ['activities', 'domain', 'db', 'workflows/lib', 'workflows/definitions', WORKFLOW_SHARED],
   workflows: ['workflows'],
   worker: ['worker', 'activities', 'workflows', 'domain', 'db'],
 };
@@ -36,7 +40,10 @@ const RUNTIME_ALLOWED: Record<Layer, readonly string[]> = {
 /** Only the gateway's files may import workflow definitions or the Temporal client at runtime. */
 const TEMPORAL_GATEWAY = 'api/temporal';
 
-const under = (file: string, prefix: string) => file === `${prefix}.ts` || file.startsWith(`${prefix}/`);
+const under = (file: string, prefix: string) =>
+  prefix === WORKFLOW_SHARED
+    ? /^workflows\/[a-z-]+\.shared\.ts$/.test(file)
+    : file === `${prefix}.ts` || file.startsWith(`${prefix}/`);
 const layerOf = (file: string): Layer | undefined => LAYERS.find((layer) => under(file, layer));
 
 export function violationsOf(file: string, imports: readonly SourceImport[]): Violation[] {
@@ -103,6 +110,57 @@ export function layerViolations(root: string): Violation[] {
   return LAYERS.flatMap((layer) => sourceFiles(root, layer)).flatMap((file) =>
     violationsOf(file, importsOf(root, file, fs.readFileSync(path.join(root, file), 'utf8'))),
   );
+}
+
+/** The server's folders, whose files form one import graph (web/ is checked on its own: it imports nothing here). */
+export const SERVER_DIRS = [...LAYERS, 'scripts', 'bench', 'sandbox'] as const;
+
+/** file → the server files it imports; type-only imports count too unless `runtimeOnly`. */
+export function importGraph(root: string, runtimeOnly = false): Map<string, string[]> {
+  const files = SERVER_DIRS.flatMap((dir) => sourceFiles(root, dir));
+  const known = new Set(files);
+  return new Map(
+    files.map((file) => [
+      file,
+      importsOf(root, file, fs.readFileSync(path.join(root, file), 'utf8'))
+        .filter(({ target, typeOnly }) => known.has(target) && !(runtimeOnly && typeOnly))
+        .map(({ target }) => target),
+    ]),
+  );
+}
+
+/** The same graph between top-level folders (a file at the root counts as its own folder). */
+export function folderGraph(files: Map<string, string[]>): Map<string, string[]> {
+  const folder = (file: string) => file.split('/')[0];
+  const folders = new Map<string, Set<string>>();
+  for (const [file, targets] of files) {
+    const edges = folders.get(folder(file)) ?? new Set<string>();
+    for (const target of targets) if (folder(target) !== folder(file)) edges.add(folder(target));
+    folders.set(folder(file), edges);
+  }
+  return new Map([...folders].map(([name, edges]) => [name, [...edges]]));
+}
+
+/**
+ * The import cycles a depth-first walk meets, each as the path that closes it (`a → b → a`): none when the graph
+ * has no cycle, at least one for every group of files that import each other round.
+ */
+export function importCycles(graph: Map<string, string[]>): string[] {
+  const done = new Set<string>();
+  const onPath: string[] = [];
+  const cycles: string[] = [];
+  const visit = (node: string) => {
+    onPath.push(node);
+    for (const next of graph.get(node) ?? []) {
+      const at = onPath.indexOf(next);
+      if (at >= 0) cycles.push([...onPath.slice(at), next].join(' → '));
+      else if (!done.has(next)) visit(next);
+    }
+    onPath.pop();
+    done.add(node);
+  };
+  for (const node of graph.keys()) if (!done.has(node)) visit(node);
+  return cycles;
 }
 
 /** insert/delete, and an update whose table may carry an alias (`update checkout_sessions cs set`, `… as cs set`). */

@@ -8,11 +8,8 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { createActivities } from '../../activities';
 import type { Orm } from '../../db/orm';
 import { vaultSettingsOf } from '../../activities/vault/settings';
-import {
-  subscriptionWorkflow,
-  subscriptionWorkflowId,
-  type SubscriptionWorkflowInput,
-} from '../../workflows/subscription';
+import { subscriptionWorkflow } from '../../workflows/subscription';
+import { subscriptionWorkflowId, type SubscriptionWorkflowInput } from '../../workflows/subscription.shared';
 import { useTimeSkipping } from './time-skipping';
 import { stack } from './stack';
 import type { Subscribed } from './subscriptions';

@@ -26,12 +26,12 @@ import { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { webhookSettingsOf } from '../../activities/webhooks/settings';
+import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import {
   deliveryStartOptions,
-  webhookDeliveryWorkflow,
   type WebhookDeliveryInput,
   type WebhookDeliveryResult,
-} from '../../workflows/webhook-delivery';
+} from '../../workflows/webhook-delivery.shared';
 import { useTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';

@@ -2,6 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import {
+  folderGraph,
+  importCycles,
+  importGraph,
   importsOf,
   layerViolations,
   rawWritesOutsideOwners,
@@ -9,6 +12,7 @@ import {
   sourceFiles,
   violationsOf,
 } from '../helpers/import-graph';
+import * as registeredWorkflows from '../../workflows';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -21,6 +25,14 @@ describe('architecture: the import rule (docs/architecture.md)', () => {
   it('reports an activity that imports from api/', () => {
     const imports = importsOf(ROOT, 'activities/payments/x.ts', "import { recordEvent } from '../../api/modules/x';");
     expect(violationsOf('activities/payments/x.ts', imports)).to.have.length(1);
+  });
+
+  it('reports an activity that imports a workflow module, and allows its workflows/<name>.shared.ts', () => {
+    const file = 'activities/payments/x.ts';
+    const workflow = importsOf(ROOT, file, "import { chargeWorkflowId } from '../../workflows/charge';");
+    const shared = importsOf(ROOT, file, "import { chargeWorkflowId } from '../../workflows/charge.shared';");
+    expect(violationsOf(file, workflow)).to.have.length(1);
+    expect(violationsOf(file, shared)).to.deep.equal([]);
   });
 
   it('reports a db/ file that imports from api/, even a type', () => {
@@ -57,6 +69,47 @@ describe('architecture: the import rule (docs/architecture.md)', () => {
         importsOf(ROOT, 'api/temporal/payments.ts', "import { chargeWorkflow } from '../../workflows/charge';"),
       ),
     ).to.deep.equal([]);
+  });
+});
+
+describe('architecture: no import circle (docs/architecture.md)', () => {
+  it('has no cycle between files of the server, type-only imports included', () => {
+    expect(importCycles(importGraph(ROOT))).to.deep.equal([]);
+  });
+
+  it('has no cycle between top-level folders at run time', () => {
+    expect(importCycles(folderGraph(importGraph(ROOT, true)))).to.deep.equal([]);
+  });
+
+  it('finds a cycle closed by a type-only import, and none in a graph that only fans in', () => {
+    const circle = new Map([
+      ['activities/x.ts', ['workflows/y.ts']],
+      ['workflows/y.ts', ['workflows/lib/z.ts', 'activities/index.ts']],
+      ['activities/index.ts', ['activities/x.ts']],
+    ]);
+    expect(importCycles(circle)).to.deep.equal([
+      'activities/x.ts → workflows/y.ts → activities/index.ts → activities/x.ts',
+    ]);
+    const fanIn = new Map([
+      ['a.ts', ['c.ts']],
+      ['b.ts', ['c.ts', 'a.ts']],
+    ]);
+    expect(importCycles(fanIn)).to.deep.equal([]);
+  });
+
+  it('names in every workflows/*.shared.ts only workflows registered in workflows/index.ts', () => {
+    const registered: Record<string, unknown> = registeredWorkflows;
+    const names = fs
+      .readdirSync(path.join(ROOT, 'workflows'))
+      .filter((file) => file.endsWith('.shared.ts'))
+      .flatMap((file) => {
+        // The file's exports as the worker loads them (a name, not a type, is what must match).
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const exports = require(path.join(ROOT, 'workflows', file)) as Record<string, unknown>;
+        return Object.entries(exports).filter(([key]) => key.endsWith('_WORKFLOW'));
+      });
+    expect(names).to.not.be.empty;
+    expect(names.filter(([, name]) => typeof registered[name as string] !== 'function')).to.deep.equal([]);
   });
 });
 

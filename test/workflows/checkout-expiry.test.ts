@@ -2,11 +2,8 @@ import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { scheduleCheckoutExpiry } from '../../api/temporal';
-import {
-  type checkoutExpiryWorkflow,
-  checkoutExpiryWorkflowId,
-  expiresAtChangedSignal,
-} from '../../workflows/checkout-expiry';
+import { type checkoutExpiryWorkflow } from '../../workflows/checkout-expiry';
+import { checkoutExpiryWorkflowId, expiresAtChangedSignal } from '../../workflows/checkout-expiry.shared';
 import { useTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';

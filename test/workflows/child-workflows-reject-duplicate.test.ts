@@ -7,8 +7,8 @@
 import { expect } from 'chai';
 import { temporal } from '@temporalio/proto';
 import type { WorkflowHandle } from '@temporalio/client';
-import { viewQuery } from '../../workflows/subscription';
-import { chargeWorkflowId } from '../../workflows/charge';
+import { viewQuery } from '../../workflows/subscription.shared';
+import { chargeWorkflowId } from '../../workflows/charge.shared';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { subscribed } from '../helpers/subscriptions';
 import { stack } from '../helpers/stack';

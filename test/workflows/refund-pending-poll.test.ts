@@ -10,11 +10,8 @@ import { Worker } from '@temporalio/worker';
 import { newId } from '../../domain/platform/ids';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
 import type { OperationInput } from '../../workflows/lib/charge-types';
-import {
-  operationWorkflowId,
-  pendingRefundWorkflowId,
-  transactionOperationWorkflow,
-} from '../../workflows/transaction-operation';
+import { transactionOperationWorkflow } from '../../workflows/transaction-operation';
+import { operationWorkflowId, pendingRefundWorkflowId } from '../../workflows/transaction-operation.shared';
 import { useTimeSkipping, stackWorker } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';

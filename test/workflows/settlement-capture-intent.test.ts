@@ -6,7 +6,8 @@
  */
 import { expect } from 'chai';
 import { buildChargeInput } from '../../api/modules/transactions/charge-request.service';
-import { chargeWorkflow, chargeWorkflowId, settlementWorkflowId } from '../../workflows/charge';
+import { chargeWorkflow } from '../../workflows/charge';
+import { chargeWorkflowId, settlementWorkflowId } from '../../workflows/charge.shared';
 import { useTimeSkipping, stackWorker } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';

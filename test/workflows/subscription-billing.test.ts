@@ -4,7 +4,7 @@
  * clock is the product's clock: every date the read model shows comes from it.
  */
 import { expect } from 'chai';
-import { billingResumedSignal, subscriptionWorkflowId, viewQuery } from '../../workflows/subscription';
+import { billingResumedSignal, subscriptionWorkflowId, viewQuery } from '../../workflows/subscription.shared';
 import {
   MerchantConnectorSchema,
   OfferSchema,

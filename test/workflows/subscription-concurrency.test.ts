@@ -14,7 +14,7 @@ import {
   changePaymentInstrumentUpdate,
   pauseUpdate,
   viewQuery,
-} from '../../workflows/subscription';
+} from '../../workflows/subscription.shared';
 import { sleepPast } from '../helpers/time-skipping';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';

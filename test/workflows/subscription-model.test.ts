@@ -23,6 +23,7 @@ import {
   TransactionSchema,
 } from '../../db/entities';
 import { openOrm, type Orm } from '../../db/orm';
+import { type subscriptionWorkflow } from '../../workflows/subscription';
 import {
   cancelUpdate,
   changeOfferUpdate,
@@ -30,10 +31,9 @@ import {
   pauseUpdate,
   reactivateUpdate,
   resumeUpdate,
-  type subscriptionWorkflow,
   viewQuery,
   type SubscriptionWorkflowView,
-} from '../../workflows/subscription';
+} from '../../workflows/subscription.shared';
 import type { TargetOffer } from '../../workflows/lib/subscription-moves';
 import {
   isLive,

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { MerchantConnectorSchema, MerchantSchema, PaymentInstrumentSchema } from '../../db/entities';
-import { billingResumedSignal, cancelUpdate, changeOfferUpdate, viewQuery } from '../../workflows/subscription';
+import { billingResumedSignal, cancelUpdate, changeOfferUpdate, viewQuery } from '../../workflows/subscription.shared';
 import { sleepPast } from '../helpers/time-skipping';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';

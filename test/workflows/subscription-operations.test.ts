@@ -16,7 +16,7 @@ import {
   resumeUpdate,
   subscriptionWorkflowId,
   viewQuery,
-} from '../../workflows/subscription';
+} from '../../workflows/subscription.shared';
 import type { TargetOffer } from '../../workflows/lib/subscription-moves';
 import { sleepPast } from '../helpers/time-skipping';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';

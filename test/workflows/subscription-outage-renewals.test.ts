@@ -5,7 +5,7 @@
  * it was, nothing counts against its retries, no subscription.dunning is sent, and the renewal is tried again soon.
  */
 import { expect } from 'chai';
-import { viewQuery } from '../../workflows/subscription';
+import { viewQuery } from '../../workflows/subscription.shared';
 import { createSubscriptionActivities } from '../../activities/subscriptions';
 import { api } from '../helpers/http';
 import { connectorsPath } from '../helpers/connectors';

@@ -7,8 +7,9 @@
 import { expect } from 'chai';
 import { Client } from '@temporalio/client';
 import { EventSchema, TransactionSchema } from '../../db/entities';
-import { subscriptionWorkflowId, viewQuery } from '../../workflows/subscription';
-import { chargeWorkflow, chargeWorkflowId } from '../../workflows/charge';
+import { subscriptionWorkflowId, viewQuery } from '../../workflows/subscription.shared';
+import { chargeWorkflow } from '../../workflows/charge';
+import { chargeWorkflowId } from '../../workflows/charge.shared';
 import type { ChargeInput } from '../../workflows/lib/charge-types';
 import { idFromSeed, newId } from '../../domain/platform/ids';
 import { createTenant } from '../helpers/factories';

@@ -18,6 +18,7 @@ import {
   SubscriptionTransitionSchema,
   TransactionSchema,
 } from '../../db/entities';
+import { type subscriptionWorkflow } from '../../workflows/subscription';
 import {
   billingResumedSignal,
   cancelUpdate,
@@ -27,8 +28,7 @@ import {
   resumeUpdate,
   subscriptionWorkflowId,
   viewQuery,
-  type subscriptionWorkflow,
-} from '../../workflows/subscription';
+} from '../../workflows/subscription.shared';
 import { sleepPast } from '../helpers/time-skipping';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';
@@ -184,11 +184,7 @@ describe('The subscription workflow replays deterministically (one recorded hist
   const env = useSubscriptionWorkflows('test-subscription-replay');
 
   for (const [name, scenario] of Object.entries(PATHS)) {
-    // Two histories per path: before issue 28's patch (kept, never re-recorded: subscriptions running that code
-    // replay them) and after it (subscription-folded-renewal: the folded renewal activities). RECORD_HISTORIES
-    // writes only the current code's.
-    const before = path.join(FIXTURES, `subscription-${name}.pb`);
-    const file = path.join(FIXTURES, `subscription-${name}-folded.pb`);
+    const file = path.join(FIXTURES, `subscription-${name}.pb`);
     it(`replays the recorded ${name} path`, async function () {
       this.timeout(120_000);
       if (RECORD) {
@@ -200,15 +196,13 @@ describe('The subscription workflow replays deterministically (one recorded hist
         const history = await first.fetchHistory();
         fs.writeFileSync(file, temporal.api.history.v1.History.encode(history).finish());
       }
-      for (const recorded of [before, file]) {
-        expect(fs.existsSync(recorded), `${recorded} is recorded (RECORD_HISTORIES=1)`).to.equal(true);
-        const history = temporal.api.history.v1.History.decode(fs.readFileSync(recorded));
-        await Worker.runReplayHistory(
-          { workflowBundle: stack().workflowBundle, replayName: path.basename(recorded, '.pb') },
-          history,
-          subscriptionWorkflowId(`replay-${name}`),
-        );
-      }
+      expect(fs.existsSync(file), `${file} is recorded (RECORD_HISTORIES=1)`).to.equal(true);
+      const history = temporal.api.history.v1.History.decode(fs.readFileSync(file));
+      await Worker.runReplayHistory(
+        { workflowBundle: stack().workflowBundle, replayName: path.basename(file, '.pb') },
+        history,
+        subscriptionWorkflowId(`replay-${name}`),
+      );
     });
   }
 });

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { TransactionAttemptSchema } from '../../db/entities';
-import { cancelUpdate, pauseUpdate, viewQuery } from '../../workflows/subscription';
+import { cancelUpdate, pauseUpdate, viewQuery } from '../../workflows/subscription.shared';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { sleepPast } from '../helpers/time-skipping';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';

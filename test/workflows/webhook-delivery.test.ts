@@ -8,11 +8,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { webhookSettingsOf } from '../../activities/webhooks/settings';
-import {
-  deliveryWorkflowId,
-  webhookDeliveryWorkflow,
-  type WebhookDeliveryInput,
-} from '../../workflows/webhook-delivery';
+import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { deliveryWorkflowId, type WebhookDeliveryInput } from '../../workflows/webhook-delivery.shared';
 import { RETRY_DELAYS_MS, RETRY_WINDOW_MS } from '../../workflows/lib/webhook-schedule';
 import { useTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
