@@ -14,7 +14,7 @@ import { api } from '../helpers/http';
 import { rows } from '../helpers/db';
 import { accountOf, ledger } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
-import { pastResolutionHorizon } from '../helpers/charge-resolution';
+import { pastInDoubtDeadline, pastResolutionHorizon } from '../helpers/charge-resolution';
 import { sellableOffer } from '../helpers/checkout';
 import { advance, chargesOf, createClock, subscribeOnClock, subscriptionOf } from '../helpers/test-clocks';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
@@ -29,12 +29,6 @@ const runReconciler = (tag: string): Promise<Record<string, number>> =>
     workflowId: `test-reconcile-in-doubt-${tag}-${Date.now()}`,
     taskQueue: TASK_QUEUES.payments,
   });
-
-/** The attempt was sent a week and a day ago: past the default seven-day deadline. */
-const sentEightDaysAgo = (transactionId: string) =>
-  rows(`update transaction_attempts set started_at = started_at - interval '8 days' where transaction_id = ?`, [
-    transactionId,
-  ]);
 
 const attemptCodes = async (transactionId: string): Promise<string[]> =>
   (
@@ -82,7 +76,7 @@ describe('A provider outcome no one can tell is escalated as in doubt after its 
     expect((await sentFor(connector)).length).to.be.greaterThan(before);
     expect(await attemptCodes(txId)).to.deep.equal(['provider_outcome_unknown']);
 
-    await sentEightDaysAgo(txId);
+    await pastInDoubtDeadline([txId]);
     expect(await runReconciler('past')).to.deep.equal({ in_doubt: 1 });
     const tx = (await api.get(`/transactions/${txId}`, { key: tenant.merchant_secret_key })).body.data;
     expect(tx).to.include({ status: 'failed', failure_code: 'provider_outcome_in_doubt' });
@@ -124,7 +118,7 @@ describe('A provider outcome no one can tell is escalated as in doubt after its 
     // The attempt is unresolved: the subscription waits for it (charging again could charge twice).
     expect(await subscriptionOf(tenant, sub.id)).to.include({ status: 'active', cycles_completed: 1 });
 
-    await sentEightDaysAgo(renewal.id);
+    await pastInDoubtDeadline([renewal.id]);
     expect(await runReconciler('renewal')).to.deep.equal({ in_doubt: 1 });
     expect(await eventTypes(tenant, renewal.id)).to.include('transaction.in_doubt');
 
