@@ -91,6 +91,7 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
     amount: event.amount,
     currency: event.currency,
     created_at: event.createdAt,
+    endpoints: event.endpoints,
     deliveries: event.deliveries,
   });
 

@@ -22,7 +22,7 @@ export interface SandboxContext {
   webhookDelayMs: number;
   /** The sandbox's own base URL (for qr-code and boleto links). */
   baseUrl(): string;
-  emit(event: Omit<SandboxEvent, 'id' | 'createdAt' | 'deliveries'>): SandboxEvent;
+  emit(event: Omit<SandboxEvent, 'id' | 'createdAt' | 'deliveries' | 'endpoints'>): SandboxEvent;
   /** setTimeout tracked so stop() cancels it. */
   later(ms: number, fn: () => void): void;
   sleep(ms: number): Promise<void>;

@@ -58,7 +58,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     webhookDelayMs: options.webhookDelayMs ?? 0,
     baseUrl: () => url,
     emit(partial) {
-      const event = { ...partial, id: `evt_${randomChars(24)}`, createdAt: new Date().toISOString(), deliveries: [] };
+      const event = {
+        ...partial,
+        id: `evt_${randomChars(24)}`,
+        createdAt: new Date().toISOString(),
+        endpoints: 0,
+        deliveries: [],
+      };
       store.events.push(event);
       dispatcher?.dispatch(event);
       return event;

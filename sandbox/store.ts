@@ -135,6 +135,8 @@ export interface SandboxEvent {
   amount: number;
   currency: string;
   createdAt: string;
+  /** The endpoints registered for its account when it was emitted (0: it is delivered to no one, ever). */
+  endpoints: number;
   deliveries: Delivery[];
 }
 

@@ -21,6 +21,7 @@ export class WebhookDispatcher {
   dispatch(event: SandboxEvent): void {
     for (const endpoint of this.store.endpoints) {
       if (endpoint.provider !== event.provider || endpoint.account !== event.account) continue;
+      event.endpoints += 1;
       this.later(this.delayMs, () => void this.deliver(event, endpoint, 1));
     }
   }

@@ -60,6 +60,7 @@ import type { OperationRefusal, SubscriptionOperation } from './lib/subscription
 import type { BilledCharge, SubscriptionState, SubscriptionStep } from './lib/subscription-state';
 import {
   chargeFailed,
+  chargeInDoubt,
   chargeSucceeded,
   expire,
   holdBilling,
@@ -270,6 +271,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if (outcome.status === 'paid')
       return ended ? refundEndedRenewal(transactionId) : write(chargeSucceeded(state, billed, new Date(now())));
     if (ended) return keep(state);
+    if (outcome.status === 'in_doubt') return write(chargeInDoubt(state, billed, new Date(now())));
     if (outcome.status === 'unprocessed') return retryAfterOutage(transactionId);
     return declined(billed.orderId, outcome.declineCode, billed.paymentInstrumentId);
   };

@@ -14,6 +14,7 @@ import {
   operationVerdictOf,
   type FinishOperationInput,
 } from '../../domain/transactions/transactions.operation-writes';
+import { escalateOperationInDoubt } from '../../domain/transactions/transactions.in-doubt';
 import type { VaultSettings } from '../vault';
 import { heartbeatWhile } from './heartbeat';
 import type { Outcome } from '../../domain/connectors/connector';
@@ -82,7 +83,13 @@ export function createOperationActivities({ orm, vault }: { orm: Orm; vault?: Va
     );
     // Nothing found is "not processed" only where the provider's read would already show it.
     const looked = readLookup(adapter, input.kind, found, input.sinceSentMs);
-    if (looked.status === 'unknown') return null;
+    if (looked.status === 'unknown') {
+      // A capture or void no one could tell by its deadline is the merchant's to check (nothing moves; the lookups
+      // go on, so the provider's notification still finishes it).
+      if (input.kind !== 'refund' && input.sinceSentMs >= vault!.inDoubtAfterMs)
+        await inTransaction((em) => escalateOperationInDoubt(em, input));
+      return null;
+    }
     if (looked.status === 'not_found')
       return { outcome: 'network_error', providerReference: null, rawCode: NOT_PROCESSED };
     const { outcome, providerReference, rawCode } = looked.result;

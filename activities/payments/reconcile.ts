@@ -6,7 +6,9 @@
  * and nothing is asked (Adyen has no read; its AUTHORISATION notification is the only way to learn it). The
  * transaction already answered `failed`, so a charge found there is given back (voided, or refunded when it was
  * captured) rather than turned into a late success; docs/api-decisions.md says why. The attempt is settled as given
- * back only once the provider says the give-back succeeded (./reconcile-give-back.ts follows it across runs).
+ * back only once the provider says the give-back succeeded (./reconcile-give-back.ts follows it across runs). An
+ * attempt no lookup could tell by its deadline (PROVIDER_OUTCOME_IN_DOUBT_DAYS after it was sent) is escalated as in
+ * doubt and no longer taken (domain/transactions/transactions.in-doubt.ts).
  */
 import type { Orm } from '../../db/orm';
 import {
@@ -17,6 +19,7 @@ import {
 import { UNPAID_ENDS } from '../../domain/transactions/transactions.state-table';
 import type { TransactionStatus } from '../../db/entities';
 import { recordReconciledAttempt } from '../../domain/transactions/transactions.charge-writes';
+import { escalateChargeInDoubt } from '../../domain/transactions/transactions.in-doubt';
 import type { LookupResult, ProviderResult } from '../../domain/connectors/connector';
 import { result } from '../../domain/connectors/http';
 import type { VaultSettings } from '../vault';
@@ -32,14 +35,16 @@ export interface UnresolvedAttempt {
 }
 
 /**
- * What one reconciliation did. The first three settle the attempt; the others leave it for the next run —
- * give_back_pending: the charge's give-back has no final word yet; give_back_refused: the provider refused it (the
- * next run sends another, up to MAX_GIVE_BACKS; past that it waits for an operator).
+ * What one reconciliation did. The first four settle the attempt (in_doubt: still unknown past its deadline,
+ * escalated to the merchant); the others leave it for the next run — give_back_pending: the charge's give-back has
+ * no final word yet; give_back_refused: the provider refused it (the next run sends another, up to MAX_GIVE_BACKS;
+ * past that it waits for an operator).
  */
 export type Reconciliation =
   | 'not_charged'
   | 'charge_reversed'
   | 'nothing_to_reverse'
+  | 'in_doubt'
   | 'still_unknown'
   | 'give_back_pending'
   | 'give_back_refused'
@@ -140,7 +145,11 @@ async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttemp
           }),
           row.since_sent_ms,
         );
-  if (looked.status === 'unknown') return 'still_unknown';
+  if (looked.status === 'unknown') {
+    if (row.since_sent_ms < vault.inDoubtAfterMs) return 'still_unknown';
+    const escalated = await orm.em.fork().transactional((em) => escalateChargeInDoubt(em, input));
+    return escalated ? 'in_doubt' : 'not_applicable';
+  }
   const found: ProviderResult | null = looked.status === 'found' ? looked.result : null;
   const charged = found !== null && (found.outcome === 'approved' || found.outcome === 'pending');
   if (!charged) {

@@ -19,6 +19,7 @@ import { applySubscriptionStep } from '../../domain/subscriptions/subscriptions.
 import { createSubscriptionForCharge } from '../../domain/subscriptions/subscriptions.first-charge';
 import { renewAtCycleLimit } from '../../domain/subscriptions/subscriptions.cycle-limit';
 import { readRenewal } from '../../domain/subscriptions/subscriptions.renewal';
+import { CHARGE_IN_DOUBT } from '../../domain/transactions/transactions.in-doubt';
 import { UNRESOLVED_PROVIDER_CALL, type ChargeInput } from '../../workflows/lib/charge-types';
 import { DEFAULT_DUNNING_SCHEDULE_DAYS, SUBSCRIPTION_ALREADY_EXISTS } from '../../workflows/lib/subscription-rules';
 import type { SubscriptionState, SubscriptionStep } from '../../workflows/lib/subscription-state';
@@ -53,6 +54,8 @@ export type RenewalOutcome =
   | { status: 'declined'; declineCode: string | null }
   /** Not final yet: held at the provider, or an unknown provider outcome the reconciler has not settled. */
   | { status: 'pending' }
+  /** Still unknown past its deadline, escalated to the merchant: the provider may have taken it, so not charged again. */
+  | { status: 'in_doubt' }
   /**
    * Failed without any issuer judging the card, so it is no decline: no route (every connector's circuit open), a
    * processing or network error at the provider or ours, a charge whose workflow never opened it.
@@ -158,7 +161,8 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
     /**
      * What became of a renewal charge, read from the transaction itself: paid, declined (with the last attempt's
      * decline code), or pending — still at the provider, or failed with an attempt whose outcome is unknown until
-     * the reconciler settles it (the provider may have charged: nothing is retried before that is known).
+     * the reconciler settles it (the provider may have charged: nothing is retried before that is known) — or in
+     * doubt, when no one could tell by the deadline.
      */
     async renewalOutcome(transactionId: string): Promise<RenewalOutcome> {
       return outcomeOf(orm.em.fork(), transactionId);
@@ -207,6 +211,7 @@ async function outcomeOf(em: EntityManager, transactionId: string): Promise<Rene
   if (!UNPAID_FINAL.includes(tx.status)) return { status: 'paid' };
   const attempts = await em.find(TransactionAttemptSchema, { transactionId }, { orderBy: { attemptNumber: 'desc' } });
   if (attempts.some((attempt) => attempt.errorCode === UNRESOLVED_PROVIDER_CALL)) return { status: 'pending' };
+  if (attempts.some((attempt) => attempt.errorCode === CHARGE_IN_DOUBT)) return { status: 'in_doubt' };
   const judged = attempts.find(issuerJudged);
   if (!judged) return { status: 'unprocessed' };
   return { status: 'declined', declineCode: judged.errorCode ?? null };

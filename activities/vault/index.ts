@@ -14,6 +14,8 @@ export interface VaultSettings {
   /** Where a connector's provider API is: the sandbox PSP for test-mode connectors. */
   providerBaseUrl(connector: { providerSlug: string; isTestMode: boolean }): string;
   providerTimeoutMs: number;
+  /** How long after its request a provider outcome nobody could tell is escalated as in doubt. */
+  inDoubtAfterMs: number;
 }
 
 export interface VaultDeps {

@@ -9,5 +9,6 @@ export function vaultSettingsOf(config: Config): VaultSettings {
     adapterFor,
     providerBaseUrl: (connector) => providerBaseUrl(connector.providerSlug, connector.isTestMode, config),
     providerTimeoutMs: 15_000,
+    inDoubtAfterMs: config.providerOutcomeInDoubtDays * 86_400_000,
   };
 }

@@ -341,17 +341,21 @@ export async function recordUnresolvedAttempt(em: EntityManager, key: AttemptKey
   );
 }
 
-/** The reconciler's verdict on an unresolved attempt (only while it is still unresolved under `unresolvedCode`). */
+/**
+ * The reconciler's verdict on an unresolved attempt (only while it is still unresolved under `unresolvedCode`).
+ * Returns whether it was written.
+ */
 export async function settleUnresolvedAttempt(
   em: EntityManager,
   key: Pick<AttemptKey, 'transactionId' | 'attemptNumber'>,
   verdict: { outcome: string | null; code: string; message: string; providerReference: string | null },
   unresolvedCode: string,
-): Promise<void> {
-  await em.execute(
+): Promise<boolean> {
+  const updated = await em.execute<Array<{ id: string }>>(
     `update transaction_attempts set outcome = coalesce(?, outcome), error_code = ?, error_message = ?,
        provider_reference = coalesce(?, provider_reference), finished_at = coalesce(finished_at, now())
-     where transaction_id = ? and attempt_number = ? and error_code = ?`,
+     where transaction_id = ? and attempt_number = ? and error_code = ?
+     returning id`,
     [
       verdict.outcome,
       verdict.code,
@@ -362,6 +366,7 @@ export async function settleUnresolvedAttempt(
       unresolvedCode,
     ],
   );
+  return updated.length > 0;
 }
 
 /**

@@ -15,6 +15,7 @@ export const EVENT_CATALOG = {
   'transaction.voided': 'An authorization was voided before capture',
   'transaction.charged_back': 'A chargeback was opened',
   'transaction.expired': 'A pending charge expired unpaid',
+  'transaction.in_doubt': 'A provider never told what became of a charge, capture or void within the deadline',
   // Refund events
   'transaction.refund_created': 'A refund was created',
   'transaction.refund_pending': 'The provider is processing a refund',

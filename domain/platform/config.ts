@@ -96,6 +96,11 @@ export interface Config {
     readonly dunningScheduleDays: readonly number[];
   };
   /**
+   * Days after a provider call was sent (a charge attempt, a capture or void) before an outcome nobody could tell is
+   * escalated as in doubt: the merchant is told (transaction.in_doubt) and the charge's reconciler stops asking.
+   */
+  readonly providerOutcomeInDoubtDays: number;
+  /**
    * How much work one test-clock advance may ask of the shared worker: how far one advance moves the clock, how far
    * past its start the clock may ever go (calendar months), and the renewals due on its subscriptions in one advance.
    */
@@ -363,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       from: env.MAIL_FROM || 'Switchyard <no-reply@switchyard.local>',
     }),
     subscriptions: Object.freeze({ dunningScheduleDays: dunningSchedule(env) }),
+    providerOutcomeInDoubtDays: int(env, 'PROVIDER_OUTCOME_IN_DOUBT_DAYS', 7),
     testClocks: Object.freeze({
       maxAdvanceMonths: int(env, 'TEST_CLOCK_MAX_ADVANCE_MONTHS', 12),
       maxSpanMonths: int(env, 'TEST_CLOCK_MAX_SPAN_MONTHS', 24),

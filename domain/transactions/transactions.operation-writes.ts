@@ -10,6 +10,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { MerchantConnectorSchema, RefundSchema, TransactionSchema, type Transaction } from '../../db/entities';
 import type { Outcome } from '../connectors/connector';
 import { recordEvent } from '../events/events.outbox';
+import { clearOperationInDoubt } from './transactions.in-doubt';
 import { applyTransactionMove, releaseOperationOwner } from './transactions.transitions';
 import { canApply } from './transactions.state-table';
 import { recordRefundReference, settleRefund } from './transactions.refunds';
@@ -182,6 +183,7 @@ export async function finishOperation(em: EntityManager, input: FinishOperationI
   // Released in the same database transaction as the move it guarded (before loading the row, so the
   // entity the move flushes already holds the cleared owner).
   await releaseOperationOwner(em, input.transactionId, input.operationId);
+  if (input.kind !== 'refund') await clearOperationInDoubt(em, input.transactionId);
   const approved = input.outcome === 'approved';
   if (input.kind === 'capture') {
     await applyTransactionMove(

@@ -520,7 +520,7 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
     accountOf: (credentials) =>
       typeof credentials.secret_key === 'string' ? accountFromSecret('acct_', credentials.secret_key) : null,
     webhook(event, payment, refundRecord, endpoint) {
-      const type = {
+      let type = {
         'payment.succeeded': 'payment_intent.succeeded',
         'payment.failed': 'payment_intent.payment_failed',
         'payment.expired': 'payment_intent.canceled',
@@ -530,6 +530,10 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
         'dispute.updated': 'charge.dispute.updated',
         'dispute.closed': 'charge.dispute.closed',
       }[event.type];
+      // Stripe announces a manual-capture intent that became capturable (requires_capture) with this event, not
+      // payment_intent.succeeded, which it sends only once the money is captured.
+      const capturable = event.type === 'payment.succeeded' && payment?.state === 'authorized';
+      if (capturable) type = 'payment_intent.amount_capturable_updated';
       let object: Record<string, unknown>;
       if (refundRecord) object = refundObject(refundRecord);
       else if (event.type.startsWith('dispute.')) {

@@ -10,7 +10,10 @@
  * one, a circuit breaker one failure opens, a capture:false charge held for review and settled late, one checkout
  * paid twice at once, the reconciler running between steps, and on provider_c and checkout (whose reads lag; a
  * provider_a backup behind them) charges whose answer was lost: found at once, found by the woken resolution, or
- * past its horizon failed and given back by the reconciler — never cascaded to the backup. The merchant now and then tries to delete
+ * past its horizon failed and given back by the reconciler — never cascaded to the backup. On provider_b (no read) a
+ * charge taken whose answer was lost stays unresolved past its resolution's horizon (the money at the provider, not in
+ * our books), until its in-doubt deadline passes and the reconciler escalates it (transaction.in_doubt, asked no more)
+ * — with the reconcile steps of other features in between. The merchant now and then tries to delete
  * the connector: refused, naming every charge that still needs its provider. After every step the invariants are checked against a reference model built on
  * the pure state table (test/helpers/transaction-model.ts): status and amounts equal the model's, amount_refunded ≤
  * amount_captured ≤ amount_authorized, the provider's ledger matches the read model, the order's transitions form
@@ -27,7 +30,7 @@ import type { TransactionStatus } from '../../db/entities';
 import { ruleFor } from '../../domain/transactions/transactions.state-table';
 import { ORDER_STATUS_OF } from '../../domain/transactions/transactions.transitions';
 import { createTenant, type Tenant } from '../helpers/factories';
-import { pastResolutionHorizon, wakeResolution } from '../helpers/charge-resolution';
+import { pastInDoubtDeadline, pastResolutionHorizon, wakeResolution } from '../helpers/charge-resolution';
 import { startApi, type RunningApi } from '../../api/server';
 import { api, type ApiResponse } from '../helpers/http';
 import { stack } from '../helpers/stack';
@@ -59,6 +62,7 @@ import {
   paidOrdersOfCheckout,
   payCheckoutTwice,
   runReconciler,
+  withoutProviderWebhooks,
   savedCardCheckout,
   settleAtProvider,
   transactionsOfCheckout,
@@ -76,6 +80,7 @@ const VERBOSE = Boolean(process.env.MODEL_VERBOSE);
  * the provider charged but answered 5xx, and the charge's own lookup finds it. lost_lagging: the same while the
  * provider's read lags (provider_c, checkout), so the charge waits pending on its resolution, which finds it once
  * woken; lost_past_horizon: its resolution reaches the horizon unanswered, and the reconciler gives the money back.
+ * lost_no_read: provider_b (Adyen, no read) took it and the answer was lost: unresolved past the horizon for good.
  */
 type ChargeOutcome =
   | 'approve'
@@ -86,7 +91,8 @@ type ChargeOutcome =
   | 'error'
   | 'review_pre_auth'
   | 'lost_lagging'
-  | 'lost_past_horizon';
+  | 'lost_past_horizon'
+  | 'lost_no_read';
 type Step =
   | { kind: 'charge'; outcome: ChargeOutcome; amount: number }
   /** A live charge (the live plan): its live connector cannot be reached, the test connector behind it is skipped. */
@@ -97,6 +103,8 @@ type Step =
   | { kind: 'checkout_race' }
   /** The reconciler runs (the schedule's workflow). */
   | { kind: 'reconcile' }
+  /** The in-doubt deadline passes for the charges still unresolved (their attempts sent 8 days ago); the reconciler runs. */
+  | { kind: 'deadline' }
   /** The merchant tries to delete the connector: refused (routing names it), naming every charge still needing it. */
   | { kind: 'delete_connector' }
   /** replay: the integrator sends the same request again under the same Idempotency-Key (it lost the answer). */
@@ -123,6 +131,7 @@ const CHARGED: Record<ChargeOutcome, TransactionStatus> = {
   review_pre_auth: 'pre_authorized',
   lost_lagging: 'authorized',
   lost_past_horizon: 'failed',
+  lost_no_read: 'failed',
 };
 
 /** Providers whose read does not see a payment being created (ConnectorAdapter.reads: a grace period). */
@@ -135,6 +144,10 @@ interface Tracked {
   live: boolean;
   /** What the reconciler gave back at the provider (refunded there, never in our books). */
   givenBack: number;
+  /** What the provider took that no one could tell of (captured there, not in our books): the merchant's to settle. */
+  unaccounted: number;
+  /** A charge whose attempt no one could tell (provider_b, no read): unresolved until its in-doubt deadline. */
+  doubt?: 'unresolved' | 'escalated';
 }
 
 interface Sequence {
@@ -228,6 +241,7 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
     const providerA = seq.slug === 'provider_a' ? (['unknown', 'unknown_pre_auth', 'review_pre_auth'] as const) : [];
     // Lost answers where the read lags: found at once (no lag), found by the woken resolution, or past its horizon.
     const lost = seq.backup ? (['unknown', 'lost_lagging', 'lost_lagging', 'lost_past_horizon'] as const) : [];
+    const noRead = seq.slug === 'provider_b' ? (['lost_no_read'] as const) : [];
     const errors = seq.breaker ? (['error'] as const) : [];
     const outcome = random.one([
       'approve',
@@ -237,6 +251,7 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
       'decline',
       ...providerA,
       ...lost,
+      ...noRead,
       ...errors,
     ] as const);
     return { kind: 'charge', outcome, amount };
@@ -273,9 +288,13 @@ function featureStep(random: ReturnType<typeof pick>, seq: Sequence, amount: num
   if (seq.slug === 'provider_a' && seq.txs.length < MAX_TRANSACTIONS && roll >= 0.14 && roll < 0.19)
     return { kind: 'checkout_race' };
   if (roll >= 0.19 && roll < 0.25) return { kind: 'reconcile' };
+  if (seq.txs.some(stillUnresolved) && roll >= 0.28 && roll < 0.5) return { kind: 'deadline' };
   if (seq.txs.length > 0 && roll >= 0.25 && roll < 0.28) return { kind: 'delete_connector' };
   return null;
 }
+
+/** A charge whose answer no one could tell, not yet escalated. */
+const stillUnresolved = (tracked: Tracked) => tracked.doubt === 'unresolved';
 
 /** An operation, mostly one the state allows (so sequences go somewhere), sometimes one it refuses. */
 function randomOp(random: ReturnType<typeof pick>, model: ModelTx, faults: boolean): ApiOp {
@@ -304,10 +323,11 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
     const open = seq.breaker && (await circuitOf(tenant, connector.id)) === 'open';
     if (!open) await forceOutcome(seq, step.outcome);
     const capture = step.outcome.endsWith('pre_auth') ? { capture: false } : {};
-    const res = await charge(
-      tenant,
-      cardCharge(await cardToken(tenant), { amount: step.amount, ...currency, ...capture }),
-    );
+    const token = await cardToken(tenant);
+    const send = () => charge(tenant, cardCharge(token, { amount: step.amount, ...currency, ...capture }));
+    // lost_no_read: Adyen's AUTHORISATION notification never arrives either (the sandbox sends it while no endpoint
+    // is registered, so it is lost, not queued).
+    const res = step.outcome === 'lost_no_read' ? await withoutProviderWebhooks(connector, send) : await send();
     expect(res.status, `POST /transactions: ${res.text}`).to.equal(201);
     const id = res.body.data.id;
     if (open) {
@@ -315,7 +335,7 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
         status: 'failed',
         failure_code: 'no_route',
       });
-      seq.txs.push({ id, model: newTx('failed', step.amount), live: false, givenBack: 0 });
+      seq.txs.push({ id, model: newTx('failed', step.amount), live: false, givenBack: 0, unaccounted: 0 });
       return;
     }
     if (step.outcome === 'lost_lagging' || step.outcome === 'lost_past_horizon') {
@@ -331,7 +351,13 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
       await quiesce(tenant, seq.slug, seq.account);
       move(model, found ? 'charge_approved' : 'charge_failed');
       const amounts = found ? { captured: step.amount } : { authorized: 0 };
-      seq.txs.push({ id, model: { ...model, ...amounts }, live: false, givenBack: found ? 0 : step.amount });
+      seq.txs.push({
+        id,
+        model: { ...model, ...amounts },
+        live: false,
+        givenBack: found ? 0 : step.amount,
+        unaccounted: 0,
+      });
       return;
     }
     if (step.outcome === 'review_pre_auth') {
@@ -341,20 +367,23 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
       await quiesce(tenant, seq.slug, seq.account);
       const model = newTx('pending', step.amount);
       move(model, 'charge_approved_uncaptured');
-      seq.txs.push({ id, model, live: false, givenBack: 0 });
+      seq.txs.push({ id, model, live: false, givenBack: 0, unaccounted: 0 });
       return;
     }
-    if (step.outcome === 'error' && res.body.data.status === 'pending') {
+    if ((step.outcome === 'error' || step.outcome === 'lost_no_read') && res.body.data.status === 'pending') {
       // provider_b has no read: after a 5xx the outcome stays unknown, so the charge waits pending on its resolution,
-      // which cannot find an answer either; the model goes on from the state its horizon leaves (failed).
+      // which cannot find an answer either; the model goes on from the state its horizon leaves (failed). Taken
+      // (lost_no_read): the money stays at the provider, out of our books.
       await pastResolutionHorizon(id);
       await quiesce(tenant, seq.slug, seq.account);
       const events = ['transaction.created', 'transaction.pending', 'transaction.failed'];
-      seq.txs.push({ id, model: { ...newTx('failed', step.amount), events }, live: false, givenBack: 0 });
+      const unaccounted = step.outcome === 'lost_no_read' ? step.amount : 0;
+      const model = { ...newTx('failed', step.amount), events };
+      seq.txs.push({ id, model, live: false, givenBack: 0, unaccounted, doubt: 'unresolved' });
       return;
     }
     await quiesce(tenant, seq.slug, seq.account);
-    seq.txs.push({ id, model: newTx(CHARGED[step.outcome], step.amount), live: false, givenBack: 0 });
+    seq.txs.push({ id, model: newTx(CHARGED[step.outcome], step.amount), live: false, givenBack: 0, unaccounted: 0 });
     return;
   }
   if (step.kind === 'live_charge') {
@@ -364,7 +393,13 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
     );
     expect(res.status, `POST /transactions (live): ${res.text}`).to.equal(201);
     await quiesce(tenant, seq.slug, seq.account);
-    seq.txs.push({ id: res.body.data.id, model: newTx('failed', step.amount), live: true, givenBack: 0 });
+    seq.txs.push({
+      id: res.body.data.id,
+      model: newTx('failed', step.amount),
+      live: true,
+      givenBack: 0,
+      unaccounted: 0,
+    });
     return;
   }
   if (step.kind === 'close_circuit') {
@@ -374,6 +409,10 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
   if (step.kind === 'reconcile') {
     await runReconciler(tag);
     await quiesce(tenant, seq.slug, seq.account);
+    return;
+  }
+  if (step.kind === 'deadline') {
+    await passInDoubtDeadline(seq, tag);
     return;
   }
   if (step.kind === 'checkout_race') {
@@ -474,6 +513,7 @@ async function forceOutcome(seq: Sequence, outcome: ChargeOutcome): Promise<void
     review_pre_auth: 'review',
     lost_lagging: 'approved_server_error',
     lost_past_horizon: 'approved_server_error',
+    lost_no_read: 'approved_server_error',
   }[outcome as string];
   if (scenario) await override(seq.connector, scenario, 1);
   if (outcome === 'lost_lagging' || outcome === 'lost_past_horizon') {
@@ -486,6 +526,36 @@ async function forceOutcome(seq: Sequence, outcome: ChargeOutcome): Promise<void
     });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
   }
+}
+
+/**
+ * The in-doubt deadline passes for the charges still unresolved: the reconciler escalates each once
+ * (transaction.in_doubt, the attempt and the failed transaction provider_outcome_in_doubt) and never asks again.
+ */
+async function passInDoubtDeadline(seq: Sequence, tag: string): Promise<void> {
+  const due = seq.txs.filter(stillUnresolved);
+  await pastInDoubtDeadline(due.map((tracked) => tracked.id));
+  await runReconciler(tag);
+  await quiesce(seq.tenant, seq.slug, seq.account);
+  for (const tracked of due) {
+    tracked.model.events.push('transaction.in_doubt');
+    tracked.doubt = 'escalated';
+    const [row] = await rows(
+      `select t.failure_code, a.error_code from transactions t join transaction_attempts a on a.transaction_id = t.id
+        where t.id = ? order by a.attempt_number desc limit 1`,
+      [tracked.id],
+    );
+    expect(row, `${tracked.id}: escalated as in doubt`).to.deep.equal({
+      failure_code: 'provider_outcome_in_doubt',
+      error_code: 'provider_outcome_in_doubt',
+    });
+  }
+  // Escalated once: a later run sends the provider nothing more for them.
+  const sent = (await ledger({ provider: seq.slug, account: seq.account })).length;
+  await runReconciler(`${tag}-again`);
+  expect(await ledger({ provider: seq.slug, account: seq.account }), 'nothing asked once in doubt').to.have.length(
+    sent,
+  );
 }
 
 /**
@@ -512,7 +582,7 @@ async function checkoutRace(seq: Sequence): Promise<void> {
   for (const tx of txs) {
     if (tx.status !== 'authorized' && tx.status !== 'failed')
       throw new Error(`a checkout payment ended ${tx.status} (${tx.id}): the model expects authorized or failed`);
-    seq.txs.push({ id: tx.id, model: newTx(tx.status, tx.amount), live: false, givenBack: 0 });
+    seq.txs.push({ id: tx.id, model: newTx(tx.status, tx.amount), live: false, givenBack: 0, unaccounted: 0 });
   }
 }
 
@@ -637,7 +707,11 @@ async function check(step: Step, seq: Sequence, before: ModelTx[]): Promise<void
     if (!previous) continue;
     if (FINAL.includes(previous.status)) {
       expect(seen.status, `${label}: no move out of final ${previous.status}`).to.equal(previous.status);
-      expect(seen.events, `${label}: nothing recorded once ${previous.status}`).to.have.length(previous.events.length);
+      // transaction.in_doubt tells of the provider's silence, not of a move (invariants count it against the model).
+      const moves = (events: readonly string[]) => events.filter((type) => type !== 'transaction.in_doubt');
+      expect(moves(seen.events), `${label}: nothing recorded once ${previous.status}`).to.have.length(
+        moves(previous.events).length,
+      );
     }
     if (step.kind === 'dispute' && step.tx === i && step.stage === 'won')
       expect(seen.status, `${label}: a won dispute returns to the status before it`).to.equal(model.beforeDispute);
@@ -652,7 +726,11 @@ async function check(step: Step, seq: Sequence, before: ModelTx[]): Promise<void
   }
 }
 
-function invariants(label: string, seen: Observed, { model, givenBack }: Pick<Tracked, 'model' | 'givenBack'>): void {
+function invariants(
+  label: string,
+  seen: Observed,
+  { model, givenBack, unaccounted }: Pick<Tracked, 'model' | 'givenBack' | 'unaccounted'>,
+): void {
   expect(
     { status: seen.status, authorized: seen.authorized, captured: seen.captured, refunded: seen.refunded },
     `${label}: read model = reference model`,
@@ -678,23 +756,26 @@ function invariants(label: string, seen: Observed, { model, givenBack }: Pick<Tr
   expect(seen.approvals, `${label}: charged at most once`).to.be.at.most(1);
   expect(
     seen.approvals,
-    `${label}: charged iff the read model says authorized, or the reconciler gave it back`,
-  ).to.equal(model.authorized > 0 || givenBack > 0 ? 1 : 0);
+    `${label}: charged iff the read model says authorized, the reconciler gave it back, or no one could tell`,
+  ).to.equal(model.authorized > 0 || givenBack > 0 || unaccounted > 0 ? 1 : 0);
+  // What the provider holds beyond our books: given back, or taken with no one able to tell (in doubt).
+  const outside = givenBack + unaccounted;
   if (seen.payment) {
     expect(seen.payment.state === 'voided', `${label}: voided at the provider iff voided`).to.equal(
       model.status === 'voided',
     );
     // Money at the provider = money in our books: what it authorized, captured and refunded for this transaction;
-    // a charge the reconciler gave back is captured and refunded there, and nothing in our books.
+    // a charge the reconciler gave back is captured and refunded there, and nothing in our books; one no one could
+    // tell of is captured there, and nothing in our books (the merchant's to settle once in doubt).
     const holdsAuthorization = ['authorized', 'captured', 'voided'].includes(seen.payment.state);
     expect(
       holdsAuthorization ? seen.payment.amount : 0,
-      `${label}: authorized at the provider (${seen.payment.state}) = amount_authorized + given back`,
-    ).to.equal(model.authorized + givenBack);
+      `${label}: authorized at the provider (${seen.payment.state}) = amount_authorized + given back + in doubt`,
+    ).to.equal(model.authorized + outside);
     expect(
       seen.payment.capturedAmount,
-      `${label}: captured at the provider (${seen.payment.state}) = amount_captured + given back`,
-    ).to.equal(model.captured + givenBack);
+      `${label}: captured at the provider (${seen.payment.state}) = amount_captured + given back + in doubt`,
+    ).to.equal(model.captured + outside);
     expect(seen.payment.refundedAmount, `${label}: refunded at the provider = amount_refunded + given back`).to.equal(
       model.refunded + givenBack,
     );

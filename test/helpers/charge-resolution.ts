@@ -64,3 +64,15 @@ export async function wakeResolution(transactionId: string): Promise<void> {
   await resolutionOf(transactionId).signal(attemptVerdictKeptSignal);
   await resolutionOf(transactionId).result();
 }
+
+/**
+ * The charges' attempts as if sent eight days ago: past the default in-doubt deadline (PROVIDER_OUTCOME_IN_DOUBT_DAYS,
+ * 7), so the reconciler's next run escalates those it still cannot tell. A week of wall time, simulated.
+ */
+export async function pastInDoubtDeadline(transactionIds: string[]): Promise<void> {
+  if (transactionIds.length === 0) return;
+  await rows(
+    `update transaction_attempts set started_at = started_at - interval '8 days' where transaction_id in (?)`,
+    [transactionIds],
+  );
+}

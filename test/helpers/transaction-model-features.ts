@@ -8,11 +8,11 @@ import { expect } from 'chai';
 import { api } from './http';
 import { rows } from './db';
 import { stack } from './stack';
-import { control } from './sandbox';
+import { accountOf, control, type Slug } from './sandbox';
 import { connectorBody, connectorsPath } from './connectors';
 import { createOffer } from './catalog';
 import { createSession } from './checkout';
-import { charge } from './transactions';
+import { charge, type CascadeConnector } from './transactions';
 import { CARDS, createCustomer, saveCard } from './vault';
 import type { Tenant } from './factories';
 import { reconcileUnknownOutcomesWorkflow } from '../../workflows/reconcile-unknown-outcomes';
@@ -168,4 +168,26 @@ export async function giveBackByReconciler(transactionId: string, tag: string): 
   expect(attempt, 'the reconciler gave the lost charge back').to.deep.include({
     error_code: 'reconciled_charge_reversed',
   });
+}
+
+/**
+ * Runs `work` while the sandbox has no webhook endpoint for the connector's account (what it emits meanwhile is lost,
+ * not queued), then registers the connector's endpoint again.
+ */
+export async function withoutProviderWebhooks<T>(connector: CascadeConnector, work: () => Promise<T>): Promise<T> {
+  const account = await accountOf(connector.slug as Slug, connector.credentials);
+  const query = new URLSearchParams({ provider: connector.slug, account }).toString();
+  for (const endpoint of (await control('GET', `/webhook-endpoints?${query}`)).body.data)
+    expect((await control('DELETE', `/webhook-endpoints/${endpoint.id}`)).status).to.equal(204);
+  try {
+    return await work();
+  } finally {
+    const registered = await control('POST', '/webhook-endpoints', {
+      provider: connector.slug,
+      credentials: connector.credentials,
+      url: connector.webhookUrl,
+      secret: connector.webhookSecret,
+    });
+    expect(registered.status, JSON.stringify(registered.body)).to.equal(201);
+  }
 }

@@ -88,8 +88,11 @@ export async function quiesce(tenant: Tenant, slug: Slug, account: string): Prom
       [tenant.merchant_id, tenant.merchant_id],
     );
     const events = (await control('GET', `/events?${new URLSearchParams({ provider: slug, account }).toString()}`)).body
-      .data as Array<{ type: string; deliveries: Array<{ status: number | null }> }>;
-    const unanswered = events.filter((e) => !e.deliveries.some((d) => d.status !== null && d.status < 500));
+      .data as Array<{ type: string; endpoints: number; deliveries: Array<{ status: number | null }> }>;
+    // An event emitted while no endpoint was registered is never delivered: nothing is in flight.
+    const unanswered = events.filter(
+      (e) => e.endpoints > 0 && !e.deliveries.some((d) => d.status !== null && d.status < 500),
+    );
     if (Number(busy.refunds) === 0 && Number(busy.transactions) === 0 && unanswered.length === 0) return;
     if (Date.now() > deadline)
       throw new Error(

@@ -194,6 +194,14 @@ describe('provider_a webhooks', () => {
     expect(webhookType('refund.updated', { status: 'pending' })).to.equal(null);
   });
 
+  it('payment_intent.amount_capturable_updated is the approval of an uncaptured payment while the intent requires_capture', () => {
+    const event = 'payment_intent.amount_capturable_updated';
+    expect(webhookType(event, { status: 'requires_capture', amount_capturable: 900 })).to.equal('payment.succeeded');
+    // Nothing capturable left (captured or cancelled since): that intent's own event says what happened.
+    expect(webhookType(event, { status: 'succeeded', amount_capturable: 0 })).to.equal(null);
+    expect(webhookType(event, { status: 'canceled', amount_capturable: 0 })).to.equal(null);
+  });
+
   const secret = `whsec_${Buffer.from('a-secret-of-at-least-24-bytes!!').toString('base64')}`;
   const body = JSON.stringify({
     id: 'evt_1',

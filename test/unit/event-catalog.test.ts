@@ -5,9 +5,10 @@ import path from 'node:path';
 import { EVENT_CATALOG, EVENT_TYPES, isEventType } from '../../domain/events/events.catalog';
 
 describe('event catalog', () => {
-  it('holds the 33 event names of Document 1 (transaction, refund, dispute, payment method, subscription), the 2 connector health events and the card-testing pause', () => {
-    expect(EVENT_TYPES).to.have.length(36);
+  it('holds the 33 event names of Document 1 (transaction, refund, dispute, payment method, subscription), the 2 connector health events, the card-testing pause and transaction.in_doubt', () => {
+    expect(EVENT_TYPES).to.have.length(37);
     expect(isEventType('card_verifications.paused')).to.equal(true);
+    expect(isEventType('transaction.in_doubt')).to.equal(true);
     expect(EVENT_TYPES.filter((t) => t.startsWith('connector.'))).to.have.length(2);
     expect(EVENT_TYPES.filter((t) => t.startsWith('subscription.'))).to.have.length(11);
     expect(EVENT_TYPES.filter((t) => /^transaction\.(refund|refunded|partially_refunded)/.test(t))).to.have.length(6);

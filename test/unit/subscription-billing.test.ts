@@ -1,10 +1,10 @@
 /**
  * The subscription workflow's pure billing moves (workflows/lib/subscription-billing.ts): what a declined renewal
  * does to a retry a new instrument brought forward, and how a renewal refused for a reason that is not the card's
- * waits without counting against dunning.
+ * waits without counting against dunning, and how a renewal in doubt past its deadline moves the calendar on.
  */
 import { expect } from 'chai';
-import { chargeFailed, nextWake, outageRetry } from '../../workflows/lib/subscription-billing';
+import { chargeFailed, chargeInDoubt, nextWake, outageRetry } from '../../workflows/lib/subscription-billing';
 import { changePaymentInstrument } from '../../workflows/lib/subscription-moves';
 import { DEFAULT_DUNNING_SCHEDULE_DAYS, refuseOfferChange } from '../../workflows/lib/subscription-rules';
 import type { SubscriptionState } from '../../workflows/lib/subscription-state';
@@ -140,5 +140,34 @@ describe('Subscription billing moves (pure)', () => {
       message: 'The subscription is already on this offer',
     });
     expect(refuseOfferChange(active, 'off_2')).to.equal(null);
+  });
+
+  describe('a renewal whose charge is in doubt past its deadline', () => {
+    const billed = { orderId: 'ord_1', amount: 999, proration: 0, charged: 999 };
+
+    it('counts the cycle as billed in doubt: the period advances, no retry, no dunning, no subscription.renewed', () => {
+      const move = chargeInDoubt(active, billed, at(DAY));
+      expect(move.events).to.deep.equal([]);
+      expect(move.transition).to.equal(null);
+      expect(move.state).to.include({
+        status: 'active',
+        cyclesCompleted: 2,
+        periodStart: MAR_1.toISOString(),
+        periodEnd: '2027-04-01T10:00:00.000Z',
+        dunningAttempts: 0,
+      });
+      expect(nextWake(move.state, SCHEDULE)).to.deep.equal({
+        at: new Date('2027-04-01T10:00:00.000Z'),
+        reason: 'renewal',
+      });
+    });
+
+    it('a dunning retry in doubt ends dunning (subscription.reactivated), its transition marked in_doubt', () => {
+      const move = chargeInDoubt(dunning, billed, at(DAY));
+      expect(move.state.status).to.equal('active');
+      expect(move.events).to.deep.equal(['subscription.reactivated']);
+      expect(move.transition).to.include({ type: 'dunning_retry' });
+      expect(move.transition?.metadata).to.deep.equal({ outcome: 'in_doubt' });
+    });
   });
 });

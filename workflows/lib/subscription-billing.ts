@@ -108,6 +108,26 @@ export function chargeSucceeded(state: SubscriptionState, billed: BilledCharge, 
 }
 
 /**
+ * A renewal (or trial conversion, or dunning retry) whose charge stayed unknown past its deadline, escalated to the
+ * merchant as in doubt (transaction.in_doubt): the provider may have taken it, so it is not charged again (that could
+ * charge the customer twice), and no issuer declined it, so it is no dunning step. The cycle counts as billed in doubt:
+ * the calendar advances as for a paid one (cycles_completed and the cycle limit count it, so a customer who did pay is
+ * never billed an extra cycle), without subscription.renewed; a trial conversion or dunning retry keeps its transition,
+ * marked outcome in_doubt (and a dunning that ends here its subscription.reactivated).
+ */
+export function chargeInDoubt(state: SubscriptionState, billed: BilledCharge, now: Date): Move {
+  const paid = chargeSucceeded(state, billed, now);
+  return {
+    state: paid.state,
+    transition: paid.transition && {
+      ...paid.transition,
+      metadata: { ...paid.transition.metadata, outcome: 'in_doubt' },
+    },
+    events: paid.events.filter((event) => event !== 'subscription.renewed'),
+  };
+}
+
+/**
  * A renewal or retry was declined: into dunning, on to the next retry, or cancelled when none is left. A new
  * instrument given while the declined charge (on `chargedInstrumentId`) awaited its verdict is tried at once.
  */

@@ -41,6 +41,7 @@ import type { ApiKeyAuth } from '../../http/auth';
 import { awaitCharge } from '../../temporal';
 import { buildChargeInput, claimCheckout, runClaimedCharge } from '../transactions/charge-request.service';
 import { UNRESOLVED_PROVIDER_CALL, type ChargeInput } from '../../../workflows/lib/charge-types';
+import { CHARGE_IN_DOUBT } from '../../../domain/transactions/transactions.in-doubt';
 import { effectiveStatus } from '../checkout-sessions/checkout-status.rules';
 import { requireBrowserSession } from './browser-sessions.service';
 import type { CHECKOUT_PAYMENT_METHODS } from './browser-sessions.schema';
@@ -137,7 +138,7 @@ export async function presentCheckoutPayment(
   else if (tx.status === 'failed') {
     const attempts = await em.find(TransactionAttemptSchema, { transactionId: tx.id }, { refresh: true });
     // A call the provider may have charged without answering outweighs any decline before it: nobody knows yet.
-    const inDoubt = attempts.some((a) => a.errorCode === UNRESOLVED_PROVIDER_CALL);
+    const inDoubt = attempts.some((a) => a.errorCode === UNRESOLVED_PROVIDER_CALL || a.errorCode === CHARGE_IN_DOUBT);
     const declined = attempts.map((a) => a.outcome).find((o) => o === 'hard_decline' || o === 'soft_decline');
     declineType = inDoubt ? null : (declined ?? null);
     outcome = inDoubt ? 'in_doubt' : declineType ? 'declined' : 'failed';

@@ -143,6 +143,13 @@ export function fromRefund(response: ProviderResponse): ProviderResult {
 export function webhookType(eventType: string, object: Record<string, unknown>): InboundWebhook['type'] | null {
   if (eventType === 'refund.updated' || eventType === 'charge.refund.updated')
     return REFUND_EVENT_STATUSES[field.str(object.status) ?? ''] ?? null;
+  // A manual-capture intent the provider approved (after a review hold): Stripe's only word that an uncaptured
+  // payment is authorized (payment_intent.succeeded comes once it is captured). The charge's own capture mode makes
+  // it pre_authorized. An intent with nothing capturable left was captured or cancelled: its own event says so.
+  if (eventType === 'payment_intent.amount_capturable_updated')
+    return field.str(object.status) === 'requires_capture' && (field.num(object.amount_capturable) ?? 0) > 0
+      ? 'payment.succeeded'
+      : null;
   return EVENT_TYPES[eventType] ?? null;
 }
 

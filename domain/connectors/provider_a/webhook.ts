@@ -55,7 +55,10 @@ export function parseWebhook(request: WebhookRequest): InboundWebhook {
     type,
     providerReference,
     reference: field.str(field.obj(object.metadata).reference),
-    amount: field.num(object.amount),
+    // What was approved: for a capturable intent, the amount it may capture.
+    amount: field.num(
+      eventType === 'payment_intent.amount_capturable_updated' ? object.amount_capturable : object.amount,
+    ),
     occurredAt: new Date(created !== null ? created * 1000 : Date.now()).toISOString(),
     raw: body,
     // A closed dispute object's status is won or lost (warning_closed: an inquiry, no outcome).
