@@ -11,6 +11,7 @@ import { createTenant, type Tenant } from '../helpers/factories';
 import { expectError } from '../helpers/envelope';
 import { bearer, createOrganizationUser, signIn } from '../helpers/dashboard';
 import { keyId } from '../helpers/merchants';
+import { rows } from '../helpers/db';
 
 async function orgSession(tenant: Tenant, role: 'owner' | 'admin' | 'viewer') {
   const user = await createOrganizationUser([tenant.organization_id], { role });
@@ -97,5 +98,27 @@ describe('Rule: organization keys are listed, rolled and revoked in the organiza
     for (const key of [tenant.organization_secret_key, tenant.merchant_secret_key, other.organization_secret_key]) {
       expect((await api.get(key.includes('_org_') ? '/merchants' : '/customers', { key })).status).to.equal(200);
     }
+  });
+
+  it("a roll and a revoke of an organization key are in the activity record of each of the organization's merchants, naming who did it", async () => {
+    const owner = await orgSession(tenant, 'owner');
+    const oldId = await keyId(tenant.organization_secret_key);
+    const rolled = await api.post(`/org/api-keys/${oldId}/roll`, {
+      headers: owner.headers,
+      body: { expires_in_hours: 1 },
+    });
+    expect(rolled.status, rolled.text).to.equal(201);
+    expect((await api.post(`/org/api-keys/${rolled.body.id}/revoke`, { headers: owner.headers })).status).to.equal(200);
+    const records = await rows(
+      `select action, actor_type, actor_id, changes from merchant_activities
+        where merchant_id = ? and action like 'api_key.%' order by created_at, id`,
+      [tenant.merchant_id],
+    );
+    expect(records.map((record) => [record.action, record.actor_type, record.actor_id])).to.deep.equal([
+      ['api_key.rolled', 'dashboard_user', owner.userId],
+      ['api_key.revoked', 'dashboard_user', owner.userId],
+    ]);
+    expect(records[0].changes).to.include({ rolled_from: oldId });
+    expect(JSON.stringify(records)).not.to.include(rolled.body.key);
   });
 });

@@ -7,7 +7,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
-import { ApiKeySchema, type ApiKey } from '../../../db/entities';
+import { ApiKeySchema, MerchantSchema, type ApiKey } from '../../../db/entities';
 import { issueApiKey, type KeyCreator } from '../../../domain/api-keys/api-keys.service';
 import type { Scope } from '../../../domain/api-keys/api-keys.scopes';
 import { recordActivity, type Actor } from '../../../domain/merchants/merchants.activity';
@@ -26,14 +26,28 @@ const described = (key: ApiKey) => ({
   expires_at: key.expiresAt?.toISOString() ?? null,
 });
 
-function recordKeyChange(em: EntityManager, action: string, key: ApiKey, actor: Actor, extra = {}): void {
-  recordActivity(em, {
-    organizationId: key.organizationId,
-    merchantId: key.merchantId as string,
-    action,
-    actor,
-    changes: { ...described(key), ...extra },
-  });
+/**
+ * A key change in the activity record: a merchant key's on its merchant; an organization key's on every merchant of
+ * the organization, since such a key acts on each of them (the record is kept per merchant).
+ */
+export async function recordKeyChange(
+  em: EntityManager,
+  action: string,
+  key: ApiKey,
+  actor: Actor,
+  extra = {},
+): Promise<void> {
+  const merchantIds = key.merchantId
+    ? [key.merchantId]
+    : (await em.find(MerchantSchema, { organizationId: key.organizationId }, { fields: ['id'] })).map((m) => m.id);
+  for (const merchantId of merchantIds)
+    recordActivity(em, {
+      organizationId: key.organizationId,
+      merchantId,
+      action,
+      actor,
+      changes: { ...described(key), ...extra },
+    });
 }
 
 export async function createMerchantApiKey(
@@ -55,7 +69,7 @@ export async function createMerchantApiKey(
     expiresAt: body.expires_in_hours ? new Date(Date.now() + body.expires_in_hours * HOUR_MS) : null,
     createdBy: creator,
   });
-  recordKeyChange(em, 'api_key.created', issued.record, creator);
+  await recordKeyChange(em, 'api_key.created', issued.record, creator);
   await em.flush();
   return issued;
 }
@@ -80,14 +94,14 @@ async function ownKey(em: EntityManager, merchantId: string, keyId: string): Pro
 }
 
 /** Refused from the next request: the NOTIFY trigger and the route's own cache invalidation. */
-export function markRevoked(key: ApiKey): void {
+function markRevoked(key: ApiKey): void {
   key.status = 'revoked';
   key.revokedAt = new Date();
 }
 
-function revoke(em: EntityManager, key: ApiKey, actor: Actor): void {
+export async function revoke(em: EntityManager, key: ApiKey, actor: Actor): Promise<void> {
   markRevoked(key);
-  recordKeyChange(em, 'api_key.revoked', key, actor);
+  await recordKeyChange(em, 'api_key.revoked', key, actor);
 }
 
 /** Idempotent: revoking a revoked key answers it as it is (and records nothing more). */
@@ -99,7 +113,7 @@ export async function revokeMerchantApiKey(
 ): Promise<ApiKey> {
   const key = await ownKey(em, merchantId, keyId);
   if (key.status !== 'revoked') {
-    revoke(em, key, actor);
+    await revoke(em, key, actor);
     await em.flush();
   }
   return key;
@@ -128,7 +142,7 @@ export async function settleKeysMintedBy(
     { orderBy: { createdAt: 'asc', id: 'asc' } },
   );
   if (!revokeThem) return { revoked: [], kept: keys.map((key) => key.id) };
-  for (const key of keys) revoke(em, key, actor);
+  for (const key of keys) await revoke(em, key, actor);
   await em.flush();
   return { revoked: keys.map((key) => key.id), kept: [] };
 }
@@ -170,7 +184,7 @@ export async function rollMerchantApiKey(
 ): Promise<{ record: ApiKey; key: string }> {
   const old = await ownKey(em, merchantId, keyId);
   const rolled = await rollApiKey(em, old, overlapHours, creator);
-  recordKeyChange(em, 'api_key.rolled', rolled.record, creator, {
+  await recordKeyChange(em, 'api_key.rolled', rolled.record, creator, {
     rolled_from: old.id,
     old_key_expires_at: old.expiresAt?.toISOString() ?? null,
   });

@@ -50,10 +50,11 @@ export const organizationApiKeyRoutes: AnyRoute[] = [
     responses: { 200: OrganizationApiKeyObject },
     envelope: 'bare',
     revokesCredentials: true,
-    async handler({ em, organizationId, params }) {
+    async handler({ em, organizationId, session, params }) {
+      const actor = { type: 'dashboard_user' as const, id: session.userId };
       return {
         status: 200,
-        data: presentOrganizationApiKey(await revokeOrganizationApiKey(em, organizationId, params.key_id)),
+        data: presentOrganizationApiKey(await revokeOrganizationApiKey(em, organizationId, params.key_id, actor)),
       };
     },
   }),

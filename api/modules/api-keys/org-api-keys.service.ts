@@ -8,7 +8,8 @@ import { ApiKeySchema, type ApiKey } from '../../../db/entities';
 import type { KeyCreator } from '../../../domain/api-keys/api-keys.service';
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
-import { markRevoked, rollApiKey } from './api-keys.service';
+import type { Actor } from '../../../domain/merchants/merchants.activity';
+import { recordKeyChange, revoke, rollApiKey } from './api-keys.service';
 
 export async function listOrganizationApiKeys(
   em: EntityManager,
@@ -29,11 +30,11 @@ async function ownKey(em: EntityManager, organizationId: string, keyId: string):
   return key;
 }
 
-/** Idempotent: revoking a revoked key answers it as it is. */
-export async function revokeOrganizationApiKey(em: EntityManager, organizationId: string, keyId: string) {
+/** Idempotent: revoking a revoked key answers it as it is (and records nothing more). */
+export async function revokeOrganizationApiKey(em: EntityManager, organizationId: string, keyId: string, actor: Actor) {
   const key = await ownKey(em, organizationId, keyId);
   if (key.status !== 'revoked') {
-    markRevoked(key);
+    await revoke(em, key, actor);
     await em.flush();
   }
   return key;
@@ -46,7 +47,12 @@ export async function rollOrganizationApiKey(
   overlapHours: number,
   creator: KeyCreator,
 ): Promise<{ record: ApiKey; key: string }> {
-  const rolled = await rollApiKey(em, await ownKey(em, organizationId, keyId), overlapHours, creator);
+  const old = await ownKey(em, organizationId, keyId);
+  const rolled = await rollApiKey(em, old, overlapHours, creator);
+  await recordKeyChange(em, 'api_key.rolled', rolled.record, creator, {
+    rolled_from: old.id,
+    old_key_expires_at: old.expiresAt?.toISOString() ?? null,
+  });
   await em.flush();
   return rolled;
 }
