@@ -9,7 +9,7 @@ import { call, type Page } from './api';
 import { navigate, routePath } from './router';
 import { onSessionChange } from './session';
 
-export type Mode = 'live' | 'test';
+type Mode = 'live' | 'test';
 
 export interface ModeState {
   merchantId: string;
@@ -19,7 +19,7 @@ export interface ModeState {
 }
 
 const KEY = 'switchyard.dashboard.mode';
-export const TEST_FLAG = 'test';
+const TEST_FLAG = 'test';
 /** The pages whose URL says the mode: the ones a person shares a link to. */
 const LIST_PAGES = ['/overview', '/payments', '/subscriptions', '/webhooks'];
 
@@ -129,7 +129,7 @@ function switchMode(merchantId: string, mode: Mode): void {
   if (search.has(TEST_FLAG)) navigate(urlOf(routePath(), withModeFlag(search)), true);
 }
 
-/** The header's switch between live data (the usual default) and test data. */
+/** The navigation's switch between live data (the usual default) and test data. */
 export function ModeSwitch(props: { state: ModeState }) {
   const { state } = props;
   return (
