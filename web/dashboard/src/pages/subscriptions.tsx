@@ -6,7 +6,8 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { call, query, type Page } from '../api';
 import { PaymentChip, type Transaction } from './payments';
-import { FilterBar, TestDataToggle, customerSearch, livemodeOf, withTestFlag, type FilterSpec } from '../filters';
+import { FilterBar, customerSearch, type FilterSpec } from '../filters';
+import { livemodeParam } from '../mode';
 import { day, label, money, when } from '../format';
 import { DataTable, ListState, useFilteredList } from '../list';
 import { BEHAVIOURS, whyNot, type Operation } from '../subscription-rules';
@@ -77,9 +78,9 @@ const customerOf = (s: Subscription) => s.customer_name ?? s.customer_email ?? s
 export function SubscriptionList() {
   const list = useFilteredList<Subscription>(
     '/merchant/subscriptions',
-    withTestFlag(filterSpecs.map((f) => f.name)),
+    filterSpecs.map((f) => f.name),
     (filters) => ({
-      ...livemodeOf(filters),
+      ...livemodeParam(),
       status: filters.status,
       ...customerSearch(filters.customer, 'customer_id'),
       current_offer_id: filters.current_offer_id,
@@ -88,9 +89,7 @@ export function SubscriptionList() {
   );
   return (
     <>
-      <PageHeader title="Subscriptions">
-        <TestDataToggle values={list.filters} apply={list.apply} />
-      </PageHeader>
+      <PageHeader title="Subscriptions" />
       <FilterBar specs={filterSpecs} values={list.filters} apply={list.apply} />
       <DataTable
         loaded={list.loaded}
