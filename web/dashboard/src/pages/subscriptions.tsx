@@ -372,7 +372,7 @@ const DAY_MS = 86_400_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * A subscription whose customer is on a test clock (issue 25): the clock's time, and advancing it by a day, to the
+ * A subscription whose customer is on a test clock: the clock's time, and advancing it by a day, to the
  * next renewal or to a date. After an advance it waits until the clock is ready, then shows the subscription again.
  */
 function TestClockPanel(props: { sub: Subscription; advanced: () => void }) {
