@@ -1,5 +1,5 @@
 /**
- * Charges in the two deployment shapes, with the CPU each charge costs per process (issue 28):
+ * Charges in the two deployment shapes, with the CPU each charge costs per process:
  * - in-process: the API in the worker's process, as `npm start` and the rest of the bench run it (charges start
  *   eagerly on the worker's connection);
  * - own process: the API in a process of its own, as docker-compose runs it (`npm run api`): every charge's

@@ -1,6 +1,6 @@
 /**
  * The shapes every `npm run bench` suite shares. A suite is one entry in SUITES (bench/run.ts): it gets the
- * context of the run and returns rows for the request table, named figures for the issue-15 summary, and any
+ * context of the run and returns rows for the request table, named figures for the goals summary, and any
  * report lines of its own.
  */
 import autocannon from 'autocannon';
@@ -48,7 +48,7 @@ export interface HttpScenario {
 
 export interface SuiteResult {
   rows?: Row[];
-  /** Named numbers the issue-15 summary reads (bench/summary.ts). */
+  /** Named numbers the goals summary reads (bench/summary.ts). */
   figures?: Record<string, number>;
   text?: string[];
   markdown?: string[];

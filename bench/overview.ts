@@ -1,5 +1,5 @@
 /**
- * The merchant Dashboard's Overview on a big merchant (issue 29, item 4): one merchant with BENCH_OVERVIEW_TRANSACTIONS
+ * The merchant Dashboard's Overview on a big merchant: one merchant with BENCH_OVERVIEW_TRANSACTIONS
  * (default 100,000) payments spread over the last 30 days — 1 attempt each, 2 (a cascade) for the declines — across
  * two connectors, and BENCH_OVERVIEW_SUBSCRIPTIONS (default 2,000) subscriptions with their transition log, some in
  * dunning and some recovered. Then GET /merchant/overview one request at a time as a signed-in member: latency

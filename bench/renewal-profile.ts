@@ -1,5 +1,5 @@
 /**
- * What limits renewals (issue 28), measured around a renewal window by bench/subscriptions.ts and
+ * What limits renewals, measured around a renewal window by bench/subscriptions.ts and
  * bench/test-clocks.ts rather than estimated from counts:
  * - CPU per renewal and utilisation (CPU seconds / wall seconds) of each process (bench/process-cpu.ts): a process
  *   near 1.0 is using a whole core; all of them near the machine's cores means CPU is what runs out;

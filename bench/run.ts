@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every row of issue 15 in one run, on a real stack (embedded PostgreSQL, Temporal dev server,
+ * `npm run bench`: every goal's row in one run, on a real stack (embedded PostgreSQL, Temporal dev server,
  * worker) started in-process the way the tests start it, with request rates as ratios against a bare Koa
  * hello-world measured at the start of the same run. `npm run bench -- --quick` runs the same scenarios shorter
  * (under 3 minutes); `--only <text>` runs the suites whose name contains the text.
@@ -32,7 +32,7 @@ const subscriptionsSuite: Suite = {
   async run(ctx) {
     const result = await measureSubscriptions(ctx.log);
     const report = subscriptionReport(result);
-    // For issue 28's row: RSS at the sample nearest the worker's cache size, and at the last sample.
+    // For the summary's memory row: RSS at the sample nearest the worker's cache size, and at the last sample.
     const cache = stack().config.workerMaxCachedWorkflows;
     const atCache = result.memory.reduce((best, m) =>
       Math.abs(m.started - cache) < Math.abs(best.started - cache) ? m : best,
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
   try {
     // The production path: no response validation; a rate limit high enough never to answer 429.
     // It logs every request at info, as in production (batched, asynchronous), to /dev/null
-    // (BENCH_LOG_SYNC=true: one synchronous write per line, as before issue 15).
+    // (BENCH_LOG_SYNC=true: one synchronous write per line, as the logger once did).
     const logger = createLogger(
       'info',
       process.env.BENCH_LOG_SYNC === 'true'

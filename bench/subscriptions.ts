@@ -1,5 +1,5 @@
 /**
- * Subscription billing for `npm run bench` (issue 13), on the same in-process stack (worker included):
+ * Subscription billing for `npm run bench`, on the same in-process stack (worker included):
  * - renewals per second: BENCH_SUB_DUE subscriptions (default 1000) whose renewal falls due at the same instant,
  *   each a real renewal (charge-cascade child, sandbox PSP, read-model step); measured from that instant until the
  *   last one has advanced its period;
@@ -146,7 +146,7 @@ export async function measureSubscriptions(
     memory.push({ started, rssMiB: usage.rss / 2 ** 20, heapMiB: usage.heapUsed / 2 ** 20 });
   };
   sample(0);
-  // Every 1,000 (issue 28: memory per cached workflow, and where the sticky cache caps it); small runs by quarters.
+  // Every 1,000 (memory per cached workflow, and where the sticky cache caps it); small runs by quarters.
   const step = sleeping >= 4000 ? 1000 : Math.ceil(sleeping / 4);
   const sleeper = (i: number): SubscriptionState => ({
     ...sub.state,

@@ -1,5 +1,5 @@
 /**
- * The table of issue 28 (the current performance goals; issue 15's, met or superseded, are in docs/benchmarks.md),
+ * The table of the current performance goals (earlier goals, met or superseded, are in docs/benchmarks.md),
  * filled from one run's figures (each suite reports named figures, bench/harness.ts). A row whose figures no suite
  * measured says so instead of a number.
  */
@@ -109,7 +109,7 @@ export function summaryTable(figures: Figures, connections: number): string[] {
     ];
   });
   return [
-    `Issue 28 (${connections} connections unless stated; ratios against rows of this run)`,
+    `Performance goals (${connections} connections unless stated; ratios against rows of this run)`,
     '',
     '| figure | this run | target | |',
     '|---|---|---|---|',

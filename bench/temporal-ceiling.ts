@@ -27,7 +27,7 @@ export interface CeilingRow extends CeilingShape {
 /** The charge as it was (open, plan, attempt, finalize: four activities) and as it is now (see docs/benchmarks.md). */
 export const CEILING_SHAPES: CeilingShape[] = [
   { name: '1 activity', shape: 'a' },
-  { name: '4 activities (the charge before issue 15)', shape: 'aaaa' },
+  { name: '4 activities (the charge as it was)', shape: 'aaaa' },
   { name: 'local + activity + local (a 1-attempt charge)', shape: 'lal' },
   { name: 'local + 3 activities + local (a 3-attempt charge)', shape: 'laaal' },
 ];

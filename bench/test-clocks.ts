@@ -1,5 +1,5 @@
 /**
- * Test clocks for `npm run bench` (issue 25): one advance of a clock with BENCH_CLOCK_SUBS subscriptions (default
+ * Test clocks for `npm run bench`: one advance of a clock with BENCH_CLOCK_SUBS subscriptions (default
  * 1000, --quick 100) whose renewal falls due at the same clock instant — renewals per second (goal ≥ 100/s at
  * 1000), measured from POST /test-clocks/:id/advance until GET says the clock is ready again. Each renewal is real:
  * the advance workflow signals every subscription workflow, each charges through a charge-cascade child at the

@@ -1,5 +1,5 @@
 /**
- * The Temporal worker's own view of a measurement (issue 28: do renewals wait on the server or on our worker?):
+ * The Temporal worker's own view of a measurement (do renewals wait on the server or on our worker?):
  * the SDK's Prometheus metrics, exported on a free local port when the bench installs the Temporal runtime with
  * `installBenchRuntime()` (once per process, before any worker starts). Without it every reading is null and the
  * bench reports no worker rows; nothing else changes.

@@ -1,5 +1,5 @@
 /**
- * `npm run test:reliability`: the reliability suite (issue 16) in one mocha run against the same real stack as
+ * `npm run test:reliability`: the reliability suite in one mocha run against the same real stack as
  * `npm test` — every test/reliability/*.reliability.ts, the leak grep last because it scans what the others left.
  * The stack's structured logs are captured into the artefacts directory (the leak grep reads them) instead of
  * the console; every `[reliability] <part>: …` summary line is repeated together at the end.

@@ -61,7 +61,7 @@ export const SEARCH_ATTRIBUTE_KEYS = {
    * (a renewal charge awaits the provider's verdict). Absent otherwise.
    */
   SubscriptionAttention: { name: 'SubscriptionAttention', type: 'KEYWORD' } as const,
-  /** The test clock a subscription runs on (issue 25): absent for the subscriptions on real time. */
+  /** The test clock a subscription runs on: absent for the subscriptions on real time. */
   TestClockId: { name: 'TestClockId', type: 'KEYWORD' } as const,
   EventType: { name: 'EventType', type: 'KEYWORD' } as const,
   DeliveryStatus: { name: 'DeliveryStatus', type: 'KEYWORD' } as const,

@@ -77,7 +77,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         trigger: input.trigger,
         attempt,
         next,
-        // An attempt may be deferred while the merchant's attempts in flight are at their cap (review M7).
+        // An attempt may be deferred while the merchant's attempts in flight are at their cap: one merchant's flood
+        // must not delay another merchant's deliveries.
         deferFor: input.merchantId,
       });
     } catch (error) {

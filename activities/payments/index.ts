@@ -112,7 +112,7 @@ export function createPaymentActivities({ orm, vault, temporalClient }: PaymentD
         const connector = setup.connector;
         // A deleted connector: the same 404 loadConnectorSecrets answers (an unusable attempt setup).
         if (!connector) throw errors.notFound('No such connector');
-        // Issue 25: a test clock's customer never reaches a live connector (see domain/test-clocks).
+        // A test clock's customer never reaches a live connector (see domain/test-clocks).
         const refusal = testClockRefusal(connector, tx.customerOnTestClock);
         if (refusal) throw new RefusedBeforeCall(refusal);
         const credentials = openCredentials(vault.encryptionKeys, connector.credentialsEncrypted);

@@ -89,7 +89,7 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
         });
       } catch (error) {
         // Another first charge of the same plan won the race after both passed the check before charging: not
-        // retryable; the charge workflow gives this charge back (docs/api-decisions.md, issue 22).
+        // retryable; the charge workflow gives this charge back (docs/api-decisions.md).
         if (error instanceof ApiError && error.code === SUBSCRIPTION_ALREADY_EXISTS) {
           throw ApplicationFailure.create({
             type: SUBSCRIPTION_ALREADY_EXISTS,
@@ -170,7 +170,7 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
 
     /**
      * renewalOutcome and, when paid, the workflow's step for it (prepared before the read) in the same database
-     * transaction (issue 28: one activity where there were two). A repeat of the step changes nothing.
+     * transaction: one activity, not two. A repeat of the step changes nothing.
      */
     async settleRenewal(input: { transactionId: string; ifPaid: SubscriptionStep }): Promise<RenewalOutcome> {
       return orm.em.fork().transactional(async (em) => {

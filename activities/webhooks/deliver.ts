@@ -36,7 +36,7 @@ export interface DeliverInput {
   /** The slot after this attempt; null when this attempt is the last one. */
   next: NextAttempt | null;
   /**
-   * The merchant whose cap this attempt counts against, set by workflows that handle `deferred` (review M7): past
+   * The merchant whose cap this attempt counts against, set by workflows that handle `deferred`: past
    * the cap the attempt is not made. Workflows started before that change do not set it and are never deferred.
    */
   deferFor?: string;

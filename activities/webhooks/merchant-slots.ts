@@ -1,5 +1,5 @@
 /**
- * Per-merchant caps on webhook attempts in flight in one worker process (review M7). Every merchant shares the
+ * Per-merchant caps on webhook attempts in flight in one worker process. Every merchant shares the
  * `webhooks` task queue and the direct fan-out's slots; without a cap, one merchant's flood (many events to many
  * endpoints, or endpoints that never answer) fills them and another merchant's deliveries wait behind it.
  *

@@ -1,4 +1,4 @@
-/** Test clocks: the workflow that moves a clock's subscriptions to its new time (issue 25). */
+/** Test clocks: the workflow that moves a clock's subscriptions to its new time. */
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { TASK_QUEUES } from '../../workflows/definitions';
 import { testClockAdvanceWorkflowId } from '../../workflows/lib/test-clock-signals';

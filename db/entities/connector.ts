@@ -5,7 +5,7 @@ export interface ConnectorConfig {
   /** Narrows the brands surfaced to the browser SDK; absent = the provider's defaults. */
   card_brands?: string[];
   installments_enabled?: boolean;
-  /** Circuit breaker settings (issue 26); absent = the defaults (5 failures, 60 s cool-down). */
+  /** Circuit breaker settings; absent = the defaults (5 failures, 60 s cool-down). */
   circuit_breaker?: { failure_threshold?: number; cooldown_seconds?: number };
 }
 

@@ -25,7 +25,7 @@ export interface Customer {
   /** Accepted on write, never returned. */
   billingAddress: BillingAddress | null;
   metadata: Record<string, unknown> | null;
-  /** The test clock its subscriptions run on (issue 25); null: real time. */
+  /** The test clock its subscriptions run on; null: real time. */
   testClockId?: string | null;
   createdAt: Date;
   updatedAt: Date;

@@ -7,7 +7,7 @@ export interface MerchantUser {
   organizationId: string;
   email: string;
   name: string | null;
-  /** Set when the invitation is accepted (Dashboard issue). */
+  /** Set when the invitation is accepted; null until then. */
   passwordHash: string | null;
   lastLoginAt: Date | null;
   createdAt: Date;

@@ -5,7 +5,7 @@ import type { ActorSnapshot } from './subscription';
 /**
  * Who asked for a capture, void or refund: an API key or a Dashboard user, as they were then. The operation's
  * order history entries carry its id as the prefix of their transition key (`<operation id>:begin`, `:finish`,
- * `:settled`), so the order's history names the person behind each move (issue 29: not just "by api").
+ * `:settled`), so the order's history names the person behind each move, not just "by api".
  */
 export interface PaymentOperationActor {
   /** The operation's id: the capture or void operation id, or the refund id. */

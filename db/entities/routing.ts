@@ -15,7 +15,7 @@ export interface RoutingProfile {
   paymentMethod: RoutingPaymentMethod;
   /** Never null: used when no node matches, and last in every fallback chain. */
   defaultMerchantConnectorId: string;
-  /** 'approval_rate': reorder the plan by recent approval rate (issue 26); 'none': the rules' order. */
+  /** 'approval_rate': reorder the plan by recent approval rate; 'none': the rules' order. */
   optimize: 'none' | 'approval_rate';
   createdAt: Date;
   updatedAt: Date;

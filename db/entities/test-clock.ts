@@ -2,7 +2,7 @@ import { EntitySchema } from '@mikro-orm/core';
 
 export type TestClockStatus = 'ready' | 'advancing';
 
-/** A merchant's simulated time (issue 25): its customers' subscriptions run on frozen_time, not real time. */
+/** A merchant's simulated time: its customers' subscriptions run on frozen_time, not real time. */
 export interface TestClock {
   id: string;
   merchantId: string;

@@ -76,7 +76,7 @@ export interface Transaction {
   /** Why it failed, expired or was canceled (null otherwise). */
   failureCode: string | null;
   failureMessage: string | null;
-  /** How routing planned the charge (issue 26: skipped connectors and why, approval-rate order); null before. */
+  /** How routing planned the charge (skipped connectors and why, approval-rate order); null before. */
   routingDecision?: Record<string, unknown> | null;
   createdAt: Date;
   updatedAt: Date;

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Dashboard identities (issue 14): three independent user tables (platform admins, organization users, merchant
+ * Dashboard identities: three independent user tables (platform admins, organization users, merchant
  * users — the same e-mail may exist in each), organization memberships, refresh-token families, password-reset
  * tokens. Every token is stored as its SHA-256 only; passwords as argon2id hashes.
  */

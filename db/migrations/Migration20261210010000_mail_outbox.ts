@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The mail outbox (issue 14): every message (invitation, password reset) is a row written in the transaction that
+ * The mail outbox: every message (invitation, password reset) is a row written in the transaction that
  * decides to send it, delivered by a Temporal workflow (one per row, id mail-<id>). The content holds one-time
  * tokens, so it is sealed like any secret at rest. sent_at is set once the SMTP server accepted the message.
  */

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * API keys get a lifecycle (issue 24): a name for people, an expiry (a rolled key keeps working until then) and when
+ * API keys get a lifecycle: a name for people, an expiry (a rolled key keeps working until then) and when
  * it was last used. The auth-change trigger now fires only when a column authentication reads changes: recording
  * last_used_at (at most once a minute per key) must not empty every process's auth cache.
  */

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * How a checkout's customer was bound (review M6): `id` when the merchant's server named the customer (customer_id:
+ * How a checkout's customer was bound: `id` when the merchant's server named the customer (customer_id:
  * a buyer it authenticated), `email` when an inline customer or an e-mail matched one. The browser sees the
  * customer's saved cards only for `id`: anyone can type someone else's e-mail into a guest checkout. Existing rows
  * stay null (treated like `email`).

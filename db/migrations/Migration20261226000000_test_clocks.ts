@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Test clocks (issue 25): a merchant's simulated time. A customer attached to one (customers.test_clock_id) has
+ * Test clocks: a merchant's simulated time. A customer attached to one (customers.test_clock_id) has
  * every subscription run on the clock's frozen_time instead of real time. A deleted clock keeps its row
  * (deleted_at) so its customers still say which clock they were on.
  */

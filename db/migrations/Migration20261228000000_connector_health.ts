@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Connector health (issue 26): the circuit breaker's state per connector, the decline table per merchant, the
+ * Connector health: the circuit breaker's state per connector, the decline table per merchant, the
  * routing profile's opt-in approval-rate ordering and the routing decision recorded on each transaction.
  *
  * connector_health has a row only once a connector has failed (or its circuit was set by hand): the attempt's own

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Enrolment tokens (issue 24, review H2): a browser session without a checkout enrols a card only with a short-lived,
+ * Enrolment tokens: a browser session without a checkout enrols a card only with a short-lived,
  * single-use token the merchant's server minted for one of its customers (POST /merchants/:merchant_id/enrolment-
  * tokens). Stored by the SHA-256 of the token; `used_by` names the card verification that spent it, so a retry of
  * that same verification (no answer the first time) is let through and any other use is refused.

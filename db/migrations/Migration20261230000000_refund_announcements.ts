@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 23: a refund that succeeds while another refund of the transaction is still pending moves nothing (the
+ * A refund that succeeds while another refund of the transaction is still pending moves nothing (the
  * transaction stays refund_pending), so its success is announced when the last pending refund settles — also when
  * that last one fails. `announced_at` records that a succeeded refund's transaction.refunded/partially_refunded was
  * recorded. Refunds that succeeded before this change were announced, except those of a transaction still

@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Who asked for each capture, void and refund (issue 29: the order history said "by api" for a Dashboard user's
- * refund). Keyed by the operation id, which prefixes the transition keys of the order history entries it causes.
+ * Who asked for each capture, void and refund (so the order history does not say "by api" for a Dashboard
+ * user's refund). Keyed by the operation id, which prefixes the transition keys of the order history entries it causes.
  */
 export class Migration20261232000000_payment_operation_actors extends Migration {
   override async up(): Promise<void> {

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * An order's status history in the order its moves happened (issue 23; the transaction model, seed 5286): created_at
+ * An order's status history in the order its moves happened (found by the transaction model, seed 5286): created_at
  * defaulted to now(), the start of the writing database transaction, so a move that waited on the order's row lock
  * behind another was stamped before it. `seq` is taken when the row is inserted, after the lock, so it orders the
  * chain; created_at is the insert's own clock from now on.

@@ -2,8 +2,8 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Why the provider declined a payment it had first left pending (pix, boleto, a card held for review), as the
- * settlement's read or the provider's payment.failed webhook said it (issue 23: "a failed transaction always says
- * why"). Kept on the attempt that went pending, apart from error_code/error_message (which describe the attempt's
+ * settlement's read or the provider's payment.failed webhook said it (a failed transaction always says
+ * why). Kept on the attempt that went pending, apart from error_code/error_message (which describe the attempt's
  * own call, and stay empty for a call answered pending). Null: the provider gave no reason, or it was not declined.
  */
 export class Migration20261242000000_attempt_late_declines extends Migration {

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Events in the order they were recorded (issue 23, as Migration20261240000000 did for an order's history). An
+ * Events in the order they were recorded (as Migration20261240000000 did for an order's history). An
  * event's created_at was the recording process's own clock: the API's and the workers' clocks differ, and two events
  * of one millisecond (one database transaction records several) were ordered by their random ids. `seq` is taken
  * when the row is inserted — for one object's events, after its row lock, so in the order the changes happened —

@@ -1,5 +1,5 @@
 /**
- * connector_health writes (issue 26) besides the attempt's own statement: claiming an open circuit's half-open
+ * connector_health writes besides the attempt's own statement: claiming an open circuit's half-open
  * probe and setting a circuit by hand. Each is one atomic statement on the connector's row, so several workers or
  * requests never lose or double an update (no read-modify-write in JS).
  */

@@ -31,7 +31,7 @@ export interface AttemptSetup {
     /** When it is no longer pending, no attempt was started: the charge is decided and nothing may call a provider. */
     status: TransactionStatus;
     providerReference: string | null;
-    /** Its customer is on a test clock (issue 25: such a charge never reaches a live connector). */
+    /** Its customer is on a test clock (such a charge never reaches a live connector). */
     customerOnTestClock: boolean;
   };
   /** The merchant's connector; null when it is gone. */
@@ -200,7 +200,7 @@ export interface AttemptHealth {
 }
 
 /**
- * The circuit's part of the attempt's statement (issue 26), applied only when this statement finishes the attempt
+ * The circuit's part of the attempt's statement, applied only when this statement finishes the attempt
  * (it was unfinished before: a retried activity never counts twice). A failure upserts the connector's row: one more
  * consecutive failure; reaching the threshold opens a closed circuit and any failure reopens a half-open one. A
  * success touches the row only while it holds failures or a probe: a healthy connector costs no write at all.

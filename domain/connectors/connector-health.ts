@@ -1,5 +1,5 @@
 /**
- * Connector health (issue 26), the pure part: which attempt outcomes count against a connector's circuit, the
+ * Connector health, the pure part: which attempt outcomes count against a connector's circuit, the
  * circuit breaker's settings, the sliding window's figures and the health object the API presents. The SQL that
  * keeps the counters lives in connector-health.repository.ts and in the attempt's own statement.
  */

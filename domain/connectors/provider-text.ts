@@ -1,5 +1,5 @@
 /**
- * Provider texts are kept bounded and without card data (review L16). A provider's error or decline message goes
+ * Provider texts are kept bounded and without card data. A provider's error or decline message goes
  * into transaction_attempts.error_message, activity results (Temporal history) and the API; some providers echo
  * request fields, so a card number or CVC could otherwise be stored in clear text (PCI DSS 3.4). Every adapter's
  * answer passes through here (registry.ts), whatever the provider.

@@ -12,7 +12,7 @@ import { providerCAdapter } from './provider_c/adapter';
 import { providerDAdapter } from './provider_d/adapter';
 
 /**
- * The adapter with every provider text it returns scrubbed and bounded (provider-text.ts, review L16): whatever a
+ * The adapter with every provider text it returns scrubbed and bounded (provider-text.ts): whatever a
  * provider echoes, no card number or CVC reaches an attempt row, a workflow history or a response.
  */
 function scrubbed(adapter: ConnectorAdapter): ConnectorAdapter {

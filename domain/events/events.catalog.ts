@@ -44,7 +44,7 @@ export const EVENT_CATALOG = {
   'subscription.resumed': 'A paused subscription was resumed',
   'subscription.cancelled': 'Cancelled',
   'subscription.expired': 'Reached the end of its term',
-  // Connector health events (issue 26)
+  // Connector health events
   'connector.circuit_opened': "A connector's circuit opened: routing skips it until a probe succeeds",
   'connector.circuit_closed': "A connector's circuit closed: routing uses it again",
   // Card-testing event

@@ -1,5 +1,5 @@
 /**
- * The charge's routing decision (issue 26), made inside the planning activity so the workflow history records it
+ * The charge's routing decision, made inside the planning activity so the workflow history records it
  * (replay-safe: workflow code never reads health, windows or settings). It is the engine's plan, with
  * - open circuits skipped (circuit_open) and a due half-open probe claimed by exactly one charge (claimProbes),
  * - the profile's opt-in approval-rate ordering (routing.optimize.ts) over the sliding window,

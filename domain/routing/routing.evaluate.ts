@@ -59,7 +59,7 @@ export interface ConnectorState {
   /** ISO 4217, uppercase. */
   currencies: readonly string[];
   /**
-   * The circuit breaker's gate (issue 26): open → skipped (circuit_open); probe_due → planned as the circuit's
+   * The circuit breaker's gate: open → skipped (circuit_open); probe_due → planned as the circuit's
    * one half-open probe (the planner must claim it); closed or absent → usable.
    */
   circuit?: 'closed' | 'open' | 'probe_due';

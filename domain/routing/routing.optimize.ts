@@ -1,5 +1,5 @@
 /**
- * Approval-rate ordering (issue 26, opt-in per routing profile: optimize "approval_rate"). Pure: the windows and the
+ * Approval-rate ordering (opt-in per routing profile: optimize "approval_rate"). Pure: the windows and the
  * draws are inputs, so the planning activity's decision (recorded in the workflow history) is reproducible in tests.
  *
  * Each eligible connector scores (approved + 1) / (attempts + 2) over the sliding window — Laplace smoothing, so a

@@ -1,5 +1,5 @@
 /**
- * A merchant's routing settings (issue 26): the decline table — which decline categories (and, optionally, raw
+ * A merchant's routing settings: the decline table — which decline categories (and, optionally, raw
  * provider codes) move the charge on to the next connector and which stop it. Absent rows and unmapped entries
  * keep today's behaviour (RETRYABLE_OUTCOMES: soft declines, processing and network errors move on; hard declines
  * stop; an unknown outcome always stops).

@@ -25,7 +25,7 @@ export interface RenewalReads {
 }
 
 /**
- * The one read of a due renewal (issue 28): the holds that activities' billingHoldOf applies and the rows
+ * The one read of a due renewal: the holds that activities' billingHoldOf applies and the rows
  * prepareRenewalCharge reads, in one statement instead of seven. Scoped to the subscription's merchant.
  */
 export async function readRenewal(

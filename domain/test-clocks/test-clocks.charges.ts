@@ -1,5 +1,5 @@
 /**
- * Issue 25's safety rule: a customer on a test clock is charged only on test-mode connectors. A live connector the
+ * Test clocks' safety rule: a customer on a test clock is charged only on test-mode connectors. A live connector the
  * routing plan names for such a customer is never called: the attempt ends before any provider call with
  * error_code `test_clock_live_connector` (safe to try the next connector, which may be a test one), and when no
  * test connector is left the charge fails with that failure_code.

@@ -82,7 +82,7 @@ async function start(server: DevServerOptions): Promise<RunningTemporal> {
 }
 
 /**
- * Measured in bench/temporal-ceiling.ts (docs/benchmarks.md, issue 15). Eager activity execution (off by default in
+ * Measured in bench/temporal-ceiling.ts (docs/benchmarks.md). Eager activity execution (off by default in
  * the server) hands an activity scheduled by a workflow task straight back to the worker that completed it, skipping
  * the matching service: ~60 ms less per activity on this machine. WAL with synchronous=normal doubles the file-backed
  * SQLite's throughput (a dev server may lose its last transactions on power loss; docker-compose uses PostgreSQL).

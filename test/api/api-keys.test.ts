@@ -1,5 +1,5 @@
 /**
- * API-key lifecycle (issue 24; designed in docs/api-decisions.md): the organization key and merchant owners/admins
+ * API-key lifecycle (designed in docs/api-decisions.md): the organization key and merchant owners/admins
  * issue keys (the key shown once, `ak_` id), narrowed by scopes; lists never carry a key; a revoked key is refused
  * from the next request; a rolled key keeps working for the overlap it was given. Merchant keys manage no keys.
  */

@@ -1,5 +1,5 @@
 /**
- * Authentication without a query (issue 15): each API process caches keys and merchant ownership, and a change
+ * Authentication without a query: each API process caches keys and merchant ownership, and a change
  * in the database empties the cache of every process at once (a trigger NOTIFYs switchyard_auth). The TTL
  * (AUTH_CACHE_TTL_MS) is far longer than these tests wait, so only the notification can make them pass.
  */

@@ -12,7 +12,7 @@ describe('GET /api/v1/sessions/checkout', () => {
   before(async () => {
     tenant = await createTenant();
     const connector = await cardConnector(tenant, 'provider_b', { config: { card_brands: ['visa', 'mastercard'] } });
-    // The checkout offers what routing can charge (issue 23 item 6): the connector is routed for every method.
+    // The checkout offers what routing can charge: the connector is routed for every method.
     const profile = await api.post(`/merchants/${tenant.merchant_id}/routing-profiles`, {
       key: tenant.merchant_secret_key,
       body: { name: 'All', is_active: true, payment_method: '*', default_merchant_connector_id: connector.id },
@@ -118,7 +118,7 @@ describe('GET /api/v1/sessions/checkout', () => {
   });
 });
 
-describe('A checkout link is not a lasting read capability (review M6)', () => {
+describe('A checkout link is not a lasting read capability', () => {
   let tenant: Tenant;
   beforeEach(async () => {
     tenant = await createTenant();

@@ -1,5 +1,5 @@
 /**
- * Card-testing defences of browser card enrolment (review H2): a decline is counted before the provider sees the
+ * Card-testing defences of browser card enrolment: a decline is counted before the provider sees the
  * card, atomically, so enrolments started in parallel in one browser session cannot pass the per-session decline
  * cap; and a browser-named connectorId must be one the merchant's card routing uses (and, in production, live).
  */
@@ -95,7 +95,7 @@ describe('Card testing: browser enrolment', () => {
   });
 });
 
-describe('Card enrolment errors do not map the merchant’s routing (review L7)', () => {
+describe('Card enrolment errors do not map the merchant’s routing', () => {
   it('422 NO_ELIGIBLE_CONNECTOR carries no skipped connectors or reasons', async function () {
     this.timeout(60_000);
     const tenant = await createTenant();

@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 6 (second half): the hosted checkout offers only the payment methods and card brands the merchant's
+ * The hosted checkout offers only the payment methods and card brands the merchant's
  * routing can serve — a connector that is active but not in the routing plan (or that cannot take the method or the
  * checkout's currency) adds nothing; GET …/checkout-methods tells staff the same, naming the connectors.
  */

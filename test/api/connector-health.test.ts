@@ -1,9 +1,9 @@
 /**
- * Issue 26, black-box through HTTP against the real stack and the sandbox PSP: a connector whose provider answers
- * 5xx opens its circuit after config.circuit_breaker.failure_threshold consecutive failures and routing skips it
- * (circuit_open on the transaction's routing explanation and on simulate) while charges keep succeeding on the next
- * connector; after the cool-down exactly one charge probes it; a failed probe reopens it, a successful one closes
- * it. Every opening and closing is in the activity log and the events. Owners open and close circuits by hand.
+ * Connector health, black-box through HTTP against the real stack and the sandbox PSP: a connector whose provider
+ * answers 5xx opens its circuit after config.circuit_breaker.failure_threshold consecutive failures and routing skips
+ * it (circuit_open on the transaction's routing explanation and on simulate) while charges keep succeeding on the next
+ * connector; after the cool-down exactly one charge probes it; a failed probe reopens it, a successful one closes it.
+ * Every opening and closing is in the activity log and the events. Owners open and close circuits by hand.
  */
 import { expect } from 'chai';
 import { api, request } from '../helpers/http';

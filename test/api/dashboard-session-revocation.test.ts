@@ -1,7 +1,7 @@
 /**
  * Sessions end when they should: logout, a password change or reset, an organization switch and a refresh-token
  * reuse revoke the access tokens of the session too (not only its refresh tokens), at once rather than at the access
- * token's expiry (RFC 9700 §4.14; review L1). Access tokens of other sessions live on where the event is per session.
+ * token's expiry (RFC 9700 §4.14). Access tokens of other sessions live on where the event is per session.
  */
 import { expect } from 'chai';
 import { api } from '../helpers/http';

@@ -1,5 +1,5 @@
 /**
- * Rule (issue 23, as test/api/order-history-order.test.ts for an order's history): events are listed in the order
+ * Rule (as test/api/order-history-order.test.ts for an order's history): events are listed in the order
  * the changes they report happened. For one object that is the order of its row lock: a change that waited for the
  * lock happened after the change holding it, so its event comes after — however early its database transaction
  * began, and whatever the clock of the process recording it says (the API and the workers run on different hosts;

@@ -1,5 +1,5 @@
 /**
- * Issue 29 (first hour, review #17 and #19): the merchant Dashboard's payment routes answer names next to ids
+ * The merchant Dashboard's payment routes answer names next to ids
  * (customer name and e-mail, connector name on attempts) and search by the customer's e-mail; an order's status
  * history names who asked for each capture, void and refund — the Dashboard user or the API key — instead of "api".
  */

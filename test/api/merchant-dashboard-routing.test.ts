@@ -1,5 +1,5 @@
 /**
- * The merchant Dashboard manages connectors and routing (issue 29 item 3): an admin edits, deactivates and deletes a
+ * The merchant Dashboard manages connectors and routing: an admin edits, deactivates and deletes a
  * connector and edits a routing tree (add, reorder, remove, default connector) and simulates a charge at
  * /merchant/…; a viewer reads but is refused every change (403); every change names the person in the activity
  * log; another merchant's profile does not exist (404).

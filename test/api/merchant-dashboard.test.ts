@@ -213,7 +213,7 @@ describe('Bootstrap: the first merchant Dashboard owner', () => {
   });
 });
 
-describe('Merchant Dashboard credential checks are throttled like the organization route (review L8)', () => {
+describe('Merchant Dashboard credential checks are throttled like the organization route', () => {
   it('answers 429 past the per-connector budget', async function () {
     this.timeout(60_000);
     const tenant = await createTenant();

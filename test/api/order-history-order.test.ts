@@ -1,5 +1,5 @@
 /**
- * Rule (issue 23, found by the transaction model, seed 5286): an order's status history reads as one chain in the
+ * Rule (found by the transaction model, seed 5286): an order's status history reads as one chain in the
  * order the moves happened. A move that waited on the order's row lock behind another move is recorded after it,
  * however early its database transaction began (now() is the transaction's start, not the move's time).
  */

@@ -260,7 +260,7 @@ describe('assertChargeable (payment instrument service check)', () => {
 });
 
 describe('DELETE /api/v1/customers/:customerId with saved cards', () => {
-  // Saved cards are payment history: the customer is kept (409) and so are its instruments (issue 6).
+  // Saved cards are payment history: the customer is kept (409) and so are its instruments.
   it('answers 409 RESOURCE_IN_USE and keeps the customer and its saved instruments', async () => {
     const tenant = await createTenant();
     await cardConnector(tenant, 'provider_a');

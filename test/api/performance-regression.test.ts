@@ -1,5 +1,5 @@
 /**
- * The CI-safe performance check of issue 15: not a timed test. Each hot path is measured side by side with a bare
+ * The CI-safe performance check: not a timed test. Each hot path is measured side by side with a bare
  * Koa hello-world in this same process (short autocannon bursts), and only the ratio between the two is checked,
  * against the ratio recorded in bench/recorded-ratios.json with a generous margin: the test fails when a hot path
  * falls below half of its recorded ratio. A burst that misses is measured once more before the test fails, so a

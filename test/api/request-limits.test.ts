@@ -1,5 +1,5 @@
 /**
- * Expensive requests are cheap to refuse (review L4, L5, L11): JSON nesting is bounded as soon as the body is parsed
+ * Expensive requests are cheap to refuse: JSON nesting is bounded as soon as the body is parsed
  * (400 JSON_TOO_DEEP, never a 500), the HTTP server times out slow headers and caps open connections, and a client
  * sending well-formed API keys that match nothing gets 429 for the next ones.
  */

@@ -1,5 +1,5 @@
 /**
- * Checkout confirm is bound to the confirming browser session's card (issue 24, review L6): anyone holding the same
+ * Checkout confirm is bound to the confirming browser session's card: anyone holding the same
  * checkout link can open a browser session of their own and mint tokens, but cannot slip a card into (or burn the
  * failure budget of) another buyer's payment.
  */
@@ -12,7 +12,7 @@ import { rows } from '../helpers/connectors';
 import { cascade } from '../helpers/transactions';
 import { CARDS, mintToken, openSession, publicHeaders } from '../helpers/vault';
 
-describe('Checkout confirm charges the confirming browser session’s own card (review L6)', () => {
+describe('Checkout confirm charges the confirming browser session’s own card', () => {
   it('pays with the card this session tokenized, not a newer one another session of the same checkout minted', async function () {
     this.timeout(60_000);
     const tenant = await createTenant();

@@ -1,6 +1,6 @@
 /**
- * Browser card enrolment outside a checkout needs an enrolment token minted by the merchant's server (issue 24,
- * review H2): the public key, a browser session and a customer id are public or attacker-made, so they alone must
+ * Browser card enrolment outside a checkout needs an enrolment token minted by the merchant's server: the
+ * public key, a browser session and a customer id are public or attacker-made, so they alone must
  * not buy a zero-amount verification. A checkout-bound session needs none (test/api/session-enrolment.test.ts).
  */
 import { expect } from 'chai';
@@ -19,7 +19,7 @@ import {
   type SessionData,
 } from '../helpers/vault';
 
-describe('Enrolment tokens: browser card enrolment outside a checkout (review H2)', () => {
+describe("Enrolment tokens: browser card enrolment outside a checkout needs a token from the merchant's server", () => {
   let tenant: Tenant;
   let customerId: string;
   const enrol = (session: SessionData, body: Record<string, unknown>) =>

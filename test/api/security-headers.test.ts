@@ -1,5 +1,5 @@
 /**
- * Every /api/v1 answer carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff` (review L10): token
+ * Every /api/v1 answer carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`: token
  * pairs, secrets shown once and customer data must not be cached by a browser or a proxy, errors included.
  */
 import { expect } from 'chai';

@@ -1,5 +1,5 @@
 /**
- * The inbound provider webhook endpoint is throttled (issue 24, review L15): refused deliveries are counted per
+ * The inbound provider webhook endpoint is throttled: refused deliveries are counted per
  * client address (past the budget: 429 after the one lookup by connector id) and wrong-token deliveries per connector (past the budget:
  * 429 and no more receipt rows), while a delivery with the connector's real token is never held back by the latter.
  */
@@ -13,7 +13,7 @@ import { rows } from '../helpers/connectors';
 import { stack } from '../helpers/stack';
 import { cascade, type CascadeConnector } from '../helpers/transactions';
 
-describe('Inbound provider webhooks are throttled (review L15)', () => {
+describe('Inbound provider webhooks are throttled', () => {
   let limited: RunningApi;
   before(async () => {
     // Behind a trusted loopback proxy, so each delivery can come from the address the test names.

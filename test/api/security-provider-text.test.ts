@@ -1,5 +1,5 @@
 /**
- * Provider texts are stored without card data and bounded (issue 24, review L16): a provider that echoes the
+ * Provider texts are stored without card data and bounded: a provider that echoes the
  * request in its error message (some do) must not put a card number or CVC into an attempt row, a workflow history
  * or an API answer. Every adapter from the registry scrubs what it returns.
  */
@@ -36,7 +36,7 @@ async function echoingProvider() {
   };
 }
 
-describe('Provider messages keep no card data (review L16)', () => {
+describe('Provider messages keep no card data', () => {
   it('a decline message echoing the card number and CVC is stored masked and bounded', async () => {
     const provider = await echoingProvider();
     try {

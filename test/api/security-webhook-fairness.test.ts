@@ -1,5 +1,5 @@
 /**
- * Webhook fan-out is fair between merchants (issue 24, review M7): one worker process makes at most
+ * Webhook fan-out is fair between merchants: one worker process makes at most
  * MAX_DIRECT_PER_MERCHANT direct first attempts plus MAX_ATTEMPTS_IN_FLIGHT_PER_MERCHANT workflow attempts of one
  * merchant at once; the rest of its deliveries wait their turn (deferred, not lost), and another merchant's
  * delivery goes out while the first one's endpoints hold every request they got.
@@ -52,7 +52,7 @@ async function tarpit() {
   };
 }
 
-describe('Webhook fan-out: a per-merchant cap and fairness (review M7)', () => {
+describe('Webhook fan-out: a per-merchant cap and fairness', () => {
   it("caps one merchant's attempts in flight, defers the rest, and another merchant's delivery goes out meanwhile", async function () {
     this.timeout(180_000);
     const flooder = await createTenant();

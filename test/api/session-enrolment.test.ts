@@ -38,7 +38,7 @@ describe('POST /api/v1/sessions/:sessionId/payment-instruments', () => {
   let customerId: string;
   const enrol = (session: SessionData, body: Record<string, unknown>, key = tenant.merchant_public_key) =>
     api.post(`/sessions/${session.sessionId}/payment-instruments`, { headers: publicHeaders(key), body });
-  /** Outside a checkout, with the enrolment token the merchant's server mints for the customer (review H2). */
+  /** Outside a checkout, with the enrolment token the merchant's server mints for the customer. */
   const enrolFor = async (session: SessionData, body: Record<string, unknown> & { customerId: string }) =>
     enrol(session, await withEnrolmentToken(tenant, body));
 

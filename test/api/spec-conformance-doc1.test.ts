@@ -1,6 +1,6 @@
 /**
- * Document 1 (platform), to the letter: each rule the spec-conformance audit found broken
- * (../shared/reviews/spec-audit.md, issue 27), checked through HTTP against the real stack: real deliveries to a
+ * Document 1 (platform), to the letter: each rule the spec-conformance audit found broken,
+ * checked through HTTP against the real stack: real deliveries to a
  * real receiver, verified with an independent Standard Webhooks verifier. Every assertion quotes the sentence of
  * Document 1 it checks.
  */
@@ -49,7 +49,7 @@ describe('Document 1 conformance — webhook endpoints', () => {
     expect(bySuccess.body.data.map((d: { id: string }) => d.id)).to.deep.equal([record.id]);
     // "GET /merchants/:merchant_id/webhook-deliveries | query … status (delivery status)": failed is the other.
     expect((await deliveries({ status: 'failed' })).body.data).to.deep.equal([]);
-    // Decided (docs/api-decisions.md, "Delivery statuses"): the word before issue 27 still filters, deprecated.
+    // Decided (docs/api-decisions.md, "Delivery statuses"): the API's earlier word still filters, deprecated.
     const bySucceeded = await deliveries({ status: 'succeeded' });
     expect(bySucceeded.status, bySucceeded.text).to.equal(200);
     expect(bySucceeded.body.data.map((d: { id: string; status: string }) => [d.id, d.status])).to.deep.equal([

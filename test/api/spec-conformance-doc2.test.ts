@@ -1,6 +1,6 @@
 /**
- * Document 2 (catalog and checkout), to the letter: each rule the spec-conformance audit found broken
- * (../shared/reviews/spec-audit.md, issue 27), checked through HTTP against the real stack. Every assertion
+ * Document 2 (catalog and checkout), to the letter: each rule the spec-conformance audit found broken,
+ * checked through HTTP against the real stack. Every assertion
  * quotes the sentence of Document 2 it checks.
  */
 import { expect } from 'chai';

@@ -1,6 +1,6 @@
 /**
- * Document 3 (payments and subscriptions), to the letter: each rule the spec-conformance audit found broken
- * (../shared/reviews/spec-audit.md, issue 27), checked through HTTP against the real stack (the subscription's
+ * Document 3 (payments and subscriptions), to the letter: each rule the spec-conformance audit found broken,
+ * checked through HTTP against the real stack (the subscription's
  * own workflow on the dev server applies each operation). Every assertion quotes the sentence of Document 3 it
  * checks.
  */

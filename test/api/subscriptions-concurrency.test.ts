@@ -1,5 +1,5 @@
 /**
- * Issue 22's verified failures, black-box: operations sent at once through the Dashboard API on one subscription
+ * Operations sent at once through the Dashboard API on one subscription
  * (a double click, two tabs, two colleagues). The workflow applies one move at a time (FIFO lock), each against the
  * state the previous one left: a repeated operation is one move and the others are 422; transitions form one chain.
  */

@@ -1,5 +1,5 @@
 /**
- * A renewal the provider holds for review and approves later (issue 22 item 2; money-paths finding 2), on the real
+ * A renewal the provider holds for review and approves later, on the real
  * stack in real time: a daily subscription due seconds from now, the sandbox's `review` verdict on its connector.
  * The renewal is pending: the subscription stays active (no dunning, nothing else billed); when the provider
  * settles it, the settlement path signals the subscription, which completes the cycle with that one charge.

@@ -1,5 +1,5 @@
 /**
- * Test clocks (issue 25) while an advance is under way, through the HTTP API on the real stack: a renewal the
+ * Test clocks while an advance is under way, through the HTTP API on the real stack: a renewal the
  * provider holds (its settlement checks run on the clock's time, so the advance ends while it is pending), operations
  * sent during an advance, and an advance whose workflow cannot be started (the clock goes back to where it was) or
  * whose start was refused although it happened (the next advance must not wait forever). A refused advance leaves

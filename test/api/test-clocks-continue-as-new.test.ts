@@ -1,7 +1,7 @@
 /**
  * Rule: a test clock's advance moves any number of subscriptions. Its history grows by about three events per
- * subscription, so past signalsPerRun in one run it continues as new (issue 28: it never did, and a clock of ~15,000
- * subscriptions would have hit the server's history limit); the next run carries the ones already idle, signals
+ * subscription, so past signalsPerRun in one run it continues as new (otherwise a clock of ~15,000
+ * subscriptions would hit the server's history limit); the next run carries the ones already idle, signals
  * the rest, and marks the clock ready only once every subscription has renewed, none charged twice.
  */
 import { expect } from 'chai';

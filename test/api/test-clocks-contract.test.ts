@@ -1,5 +1,5 @@
 /**
- * Test clocks (issue 25), the contract lines the other clock suites leave out, through the HTTP API on the real
+ * Test clocks, the contract lines the other clock suites leave out, through the HTTP API on the real
  * stack: organization keys name the merchant as elsewhere; the Temporal UI finds a clock's workflows by the
  * TestClockId search attribute; and the longest advance allowed: a year of a daily plan in one advance.
  */

@@ -1,5 +1,5 @@
 /**
- * Test clocks (issue 25), the unhappy paths through the HTTP API: a declined renewal's dunning run to its end on
+ * Test clocks, the unhappy paths through the HTTP API: a declined renewal's dunning run to its end on
  * the clock, a revoked card never charged, DELETE ending the clock's subscriptions, and the safety rule that a
  * customer on a clock is never charged on a live connector.
  */

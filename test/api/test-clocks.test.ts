@@ -1,5 +1,5 @@
 /**
- * Test clocks (issue 25) through the HTTP API only: a clock, a customer on it, a checkout paid on the real stack
+ * Test clocks through the HTTP API only: a clock, a customer on it, a checkout paid on the real stack
  * (charge workflow, sandbox PSP, subscription workflow), then advances that make the subscription workflow do the
  * work due — each renewal an ordinary charge at the sandbox, each step at its own instant on the clock.
  */

@@ -1,5 +1,5 @@
 /**
- * The transaction state machine's model-based test (issue 23; ARCHITECTURE.md, "Money state machines"): seeded
+ * The transaction state machine's model-based test (ARCHITECTURE.md, "Money state machines"): seeded
  * random sequences of charges (approved, declined, an unknown outcome resolved by lookup, pre-authorized with
  * capture false), captures (full, partial, too large, refused by the provider), voids, refunds (partial, the rest,
  * too large, refused by the provider, answered 5xx after refunding, pending then settled by webhook on the

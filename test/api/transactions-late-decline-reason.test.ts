@@ -1,5 +1,5 @@
 /**
- * Rule (issue 23, "a failed transaction always says why"): a pending payment (pix, a card held for review) that the
+ * Rule (a failed transaction always says why): a pending payment (pix, a card held for review) that the
  * provider declines later fails with the provider's own decline code and message — on the transaction (GET) and in
  * its transaction.failed event — not the generic payment_failed. This file: the verdict by the provider's
  * payment.failed webhook (real stack, sandbox webhooks). The settlement's own read of the payment:

@@ -1,5 +1,5 @@
 /**
- * Operators in the Temporal UI (issue 29 item 7): a capture, void or refund workflow names its transaction in its
+ * Operators in the Temporal UI: a capture, void or refund workflow names its transaction in its
  * id (`<kind>-<tx id>-<operation id>`) and carries the charge's OrganizationId, MerchantId, CustomerId and the
  * TransactionId search attribute, so `TransactionId = "<tx id>"` lists the charge with everything done to it, and
  * the newest of those workflows carries the transaction's current TransactionStatus.

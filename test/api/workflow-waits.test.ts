@@ -28,7 +28,8 @@ describe('Waiting on workflows', () => {
 
   before(async () => {
     const { config } = stack();
-    // The pool the issue describes (10), a short deadline to keep the test quick, and a rate limit that lets one
+    // A pool of 10 connections, fewer than the charges waiting at once (so a wait that held one would starve the
+    // rest), a short deadline to keep the test quick, and a rate limit that lets one
     // key send 30 charges and their 30 retries.
     app = await startApi(
       {

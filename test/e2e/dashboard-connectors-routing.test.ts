@@ -1,8 +1,8 @@
 /**
- * The merchant Dashboard's Connectors and Routing pages in headless Chromium (issue 29 item 3, issue 23 items 4
- * and 6): a connector without a webhook secret is flagged; a refused credential test is an error; a connector is
- * edited, deactivated and deleted, each asking first. On the Routing page a staff member adds a pix-capable
- * connector to the tree, reorders, adds a condition (a bad JSON value is caught inline) and simulates charges.
+ * The merchant Dashboard's Connectors and Routing pages in headless Chromium: a connector without a webhook secret is
+ * flagged; a refused credential test is an error; a connector is edited, deactivated and deleted, each asking first. On
+ * the Routing page a staff member adds a pix-capable connector to the tree, reorders, adds a condition (a bad JSON
+ * value is caught inline) and simulates charges.
  * The hosted checkout follows routing: no Pix (and no Elo card) while routing has only a card connector, Pix once the
  * pix-capable connector is in the tree — and "Live at checkout" on the Connectors page says the same.
  * Screenshots at desktop and 360 px under test-output/dashboard/.

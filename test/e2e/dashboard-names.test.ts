@@ -1,5 +1,5 @@
 /**
- * Issue 29 in headless Chromium (review #11, #17, #19): payments and orders show customers and connectors by name
+ * Names instead of ids, in headless Chromium: payments and orders show customers and connectors by name
  * and are searched by the customer's e-mail; the order history names the Dashboard user who refunded; "Change offer"
  * on a standalone product lists only that product's recurring offers (not another family's) and previews the new
  * price per cycle against the current one before it runs. Screenshots at desktop and 360 px under
@@ -180,7 +180,7 @@ describe('Merchant Dashboard names, search by e-mail, history actors and Change 
 
   it("Change offer on a standalone product lists only that product's recurring offers and previews the change", async () => {
     const { subscriptionId, yearly } = await standaloneSubscription(tenant);
-    // Another family's offer (the review's "Ebook"): never a choice.
+    // Another family's offer: never a choice.
     await createOffer(tenant.merchant_id, { prices: [{ currency: 'USD', amount: 1999, isDefault: true }] });
     const { page } = await signedIn(tenant);
 

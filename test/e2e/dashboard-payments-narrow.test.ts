@@ -1,7 +1,7 @@
 /**
  * The payments and orders lists at 360 px (headless Chromium): each row becomes a card with every field labelled —
- * amount, status, method, customer, date — so nothing is cut off and the page never scrolls sideways (the review
- * found the Customer and Date columns cut off at 390 px). Screenshots under test-output/dashboard/.
+ * amount, status, method, customer, date — so nothing is cut off and the page never scrolls sideways (the
+ * Customer and Date columns must not be cut off at 390 px). Screenshots under test-output/dashboard/.
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';

@@ -1,5 +1,5 @@
 /**
- * The test clock control of the merchant Dashboard (issue 25) in headless Chromium: a subscription whose customer is
+ * The test clock control of the merchant Dashboard in headless Chromium: a subscription whose customer is
  * on a clock shows the clock on its page; advancing it by a day, to the next renewal and to a date moves the clock,
  * and the page then shows what the workflows did meanwhile — the new period, the cycle count and the renewal
  * charge. Everything runs on the real stack (subscription workflow, charge cascade, sandbox PSP).

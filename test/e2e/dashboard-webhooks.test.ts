@@ -14,6 +14,7 @@ import {
   signInThroughPage,
   type DashboardBrowser,
 } from '../helpers/dashboard-browser';
+import { postConnector } from '../helpers/connectors';
 import { createTenant } from '../helpers/factories';
 import { api } from '../helpers/http';
 import { configsPath, recordTestEvent, startReceiver, type Receiver } from '../helpers/webhooks';
@@ -39,6 +40,8 @@ describe('Merchant Dashboard Webhooks page in headless Chromium (e2e)', function
 
   it('adds an endpoint, sees a delivery arrive with payload and response, redelivers, edits events, rotates and disables', async () => {
     const tenant = await createTenant();
+    // A merchant with a live connector: the Dashboard opens on live data, the mode of the live event recorded below.
+    await postConnector(tenant, 'provider_a', { name: 'Live card', is_test_mode: false });
     const owner = await createMerchantUser(tenant.organization_id, [tenant.merchant_id], { role: 'owner' });
     receiver.respond('/hook', () => ({ status: 200, body: 'thanks from the receiver' }));
     const url = receiver.url('/hook');

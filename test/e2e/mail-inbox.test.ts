@@ -1,5 +1,5 @@
 /**
- * The local inbox renders (issue 29, item 2): the Mailpit the stack runs (built with its web inbox by
+ * The local inbox renders: the Mailpit the stack runs (built with its web inbox by
  * scripts/lib/mailpit.ts, the same build `npm start` uses) shows a sent invitation in Chromium — listed with its
  * subject and recipient, and opened with its link. A `go install` build served a blank page here (no UI assets).
  * Screenshots under test-output/dashboard/.

@@ -119,7 +119,7 @@ export async function createCustomer(tenant: Tenant, key = tenant.merchant_secre
 
 /**
  * What the merchant's server hands the browser so it can enrol a card for this customer in a session without a
- * checkout (POST /merchants/:merchant_id/enrolment-tokens; review H2): single use, short-lived.
+ * checkout (POST /merchants/:merchant_id/enrolment-tokens): single use, short-lived.
  */
 export async function enrolmentToken(tenant: Tenant, customerId: string, extra: Record<string, unknown> = {}) {
   const res = await api.post(`/merchants/${tenant.merchant_id}/enrolment-tokens`, {

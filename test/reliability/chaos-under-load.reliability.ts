@@ -1,5 +1,5 @@
 /**
- * Reliability part 4 — chaos under load (issue 16). While a load of card charges runs (approvals, soft declines
+ * Reliability part 4 — chaos under load. While a load of card charges runs (approvals, soft declines
  * that cascade to the next connector, hard declines, provider 5xx, provider timeouts with an unknown outcome,
  * slow approvals; some authorize-only then captured, captured ones partly refunded):
  *   (a) one of the two worker processes is SIGKILLed at each activity boundary of the charge workflow and of the
@@ -11,7 +11,7 @@
  *   (c) the Temporal server is stopped and started again on the same port and SQLite file. The harness's own
  *       Temporal server is in-memory (a restart would lose every workflow), so this part runs a persistent dev
  *       server of its own, with its own API and worker processes.
- * Scaled out as users outgrow one machine (issue 28): two worker processes (each with its outbox listener; both
+ * Scaled out as users outgrow one machine: two worker processes (each with its outbox listener; both
  * register the schedules) and two API instances — one in this process, one a process of its own (`npm run api`'s
  * entry) — behind a round-robin proxy, swapped in as stack().url for the part.
  * Then: every transaction reaches a final state; the sandbox provider's ledger and payments agree with the read

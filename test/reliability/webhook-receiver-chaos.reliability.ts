@@ -1,5 +1,5 @@
 /**
- * Reliability part 5 — webhook receiver chaos (issue 16). Real delivery workflows and activities on Temporal's
+ * Reliability part 5 — webhook receiver chaos. Real delivery workflows and activities on Temporal's
  * time-skipping test server, against a real HTTP receiver on 127.0.0.1 that is
  *   1. down for the first 3 simulated hours (connection resets and 503s),
  *   2. then chaotic until hour 8: 500s, timeouts (it answers after the attempt's deadline), resets, some

@@ -1,6 +1,6 @@
 /**
- * `npm run bench` ends with issue 28's table, each row met or not from the run's named figures. A row must say
- * "not measured" rather than a number when its figures are missing, and judge met/not met by its own goal.
+ * `npm run bench` ends with the performance goals' table, each row met or not from the run's named figures. A row must
+ * say "not measured" rather than a number when its figures are missing, and judge met/not met by its own goal.
  */
 import { expect } from 'chai';
 import { summaryTable } from '../../bench/summary';
@@ -36,7 +36,7 @@ const rowOf = (table: string[], figure: string) => {
   return row.split('|').map((cell) => cell.trim());
 };
 
-describe("Rule: the bench's summary judges each of issue 28's rows by its own goal", () => {
+describe("Rule: the bench's summary judges each row by its own goal", () => {
   const table = summaryTable(RUN, 10);
 
   it('the charge share of the no-op ceiling is computed from the same run and not met at 30 %', () => {

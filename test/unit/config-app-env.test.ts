@@ -43,7 +43,7 @@ describe('APP_ENV is required (no implicit local)', () => {
   }
 });
 
-describe('Production sends secret-bearing links over https only (security review L17)', () => {
+describe('Production sends secret-bearing links over https only', () => {
   // Present (checked for presence before the https rule; their formats are checked after it).
   const production = {
     ...base,

@@ -1,4 +1,4 @@
-/** Issue 26, pure parts: the health window, the health signal of an outcome, the circuit gate and the approval-rate ordering. */
+/** Connector health: the health window, an outcome's health signal, the circuit gate and approval-rate ordering. */
 import { expect } from 'chai';
 import {
   circuitGate,

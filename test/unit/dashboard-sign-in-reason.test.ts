@@ -1,4 +1,4 @@
-/** The sign-in page shows fixed texts for known `?reason=` codes only (review L13: no attacker-chosen text). */
+/** The sign-in page shows fixed texts for known `?reason=` codes only: never attacker-chosen text. */
 import { expect } from 'chai';
 import { signInReason } from '../../web/dashboard/src/sign-in-reason';
 

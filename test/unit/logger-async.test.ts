@@ -1,5 +1,5 @@
 /**
- * Request logs never make a request wait on a write(2), and do not cost one write per line (issue 15): the default
+ * Request logs never make a request wait on a write(2), and do not cost one write per line: the default
  * destination is asynchronous and batched, and a quiet process still gets its lines out within LOG_BATCH_MS.
  */
 import { expect } from 'chai';

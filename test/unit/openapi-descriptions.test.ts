@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document explains itself (issue 29, item 6): every operation has a description, every money field says
+ * The OpenAPI document explains itself: every operation has a description, every money field says
  * it is in minor units, the main create endpoints carry a request example that their own schema accepts, and
  * `servers` names the deployment. Built from ROUTES, no stack.
  */

@@ -1,5 +1,5 @@
 /**
- * What the checkout offers is what routing can charge (issue 23 item 6; api/modules/routing/routing-reach.rules.ts):
+ * What the checkout offers is what routing can charge (api/modules/routing/routing-reach.rules.ts):
  * for any program, connector states and charge of a checkout method, the connectors the checkout counts on are
  * exactly the connectors the engine's plan would try — so a method is offered iff some charge of it has a route.
  */

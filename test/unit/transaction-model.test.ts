@@ -1,6 +1,7 @@
 /**
  * The transaction model-based test's reference model (test/helpers/transaction-model.ts) says what the state table
- * says: checked on the cases issue 23 names, so the integration model cannot pass because its oracle is wrong.
+ * says: checked on hand-picked cases (refused refunds, disputes, concurrent operations), so the integration model
+ * cannot pass because its oracle is wrong.
  */
 import { expect } from 'chai';
 import { begin, disputeNotice, finish, interleavings, newTx, type Op } from '../helpers/transaction-model';

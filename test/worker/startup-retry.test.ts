@@ -1,5 +1,5 @@
 /**
- * Rule: a worker started while PostgreSQL is restarting waits for it (bounded) instead of exiting (issue 28). Runs
+ * Rule: a worker started while PostgreSQL is restarting waits for it (bounded) instead of exiting. Runs
  * the real worker process (`worker/main.ts`) against the stack's PostgreSQL through a TCP proxy that is down when the
  * worker starts and comes up at the same address once the worker has said it is retrying; and, when it never comes
  * back, the worker still exits as failed once its bound has passed.

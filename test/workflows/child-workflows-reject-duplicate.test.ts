@@ -1,5 +1,5 @@
 /**
- * Nothing re-charges a final transaction (issue 23 item 5): a charge workflow started as a child — a
+ * Nothing re-charges a final transaction: a charge workflow started as a child — a
  * subscription's renewal — and the children a charge starts itself (its settlement, a duplicate first charge's
  * refund) are started with WorkflowIdReusePolicy REJECT_DUPLICATE, so a reset or replayed parent finds the child it
  * started, running or closed, and never runs it a second time. Read from the histories Temporal recorded.

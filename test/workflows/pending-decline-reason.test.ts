@@ -1,5 +1,5 @@
 /**
- * Rule (issue 23, "a failed transaction always says why"): a pending payment the provider declines later fails with
+ * Rule (a failed transaction always says why): a pending payment the provider declines later fails with
  * the provider's own decline code and message when the settlement workflow learns it by reading the payment (no
  * webhook) — on the transaction (GET) and in its transaction.failed event. Time-skipping test server; the
  * transaction is a real pending charge created through the API with no webhook endpoint at the sandbox, and the

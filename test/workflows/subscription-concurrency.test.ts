@@ -1,8 +1,7 @@
 /**
- * The subscription workflow under concurrency and faults (issue 22; ../shared/reviews/money-paths.md findings 1
- * and 3), on the time-skipping server with the real activities, database and sandbox: one move at a time for real
- * (a FIFO lock hands it to exactly one waiter), a renewal's outcome applied to the state as it is when the charge
- * returns, and a workflow that outlives a database outage.
+ * The subscription workflow under concurrency and faults, on the time-skipping server with the real activities,
+ * database and sandbox: one move at a time for real (a FIFO lock hands it to exactly one waiter), a renewal's outcome
+ * applied to the state as it is when the charge returns, and a workflow that outlives a database outage.
  */
 import { expect } from 'chai';
 import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';

@@ -1,5 +1,5 @@
 /**
- * The subscription engine's model-based test (issue 22; ARCHITECTURE.md, "Money state machines"): seeded random
+ * The subscription engine's model-based test (ARCHITECTURE.md, "Money state machines"): seeded random
  * sequences of operations (pause, resume, cancel now / at period end, reactivate, change offer, change or revoke
  * the instrument), renewal outcomes (approve, decline, card gone, 5xx resolved by lookup, an approval whose answer
  * was lost, a slow provider), operations sent at once, time jumps, a database outage, the connector's circuit opened

@@ -1,7 +1,6 @@
 /**
- * The subscription contract's money rules (Document 3, issue 22; ../shared/reviews/money-paths.md findings 8, 9, 10
- * and the rules of issue 22 item 5), on the time-skipping server with the real activities, database and sandbox:
- * revoked instruments are never charged, change-offer works in dunning, a hold does not burst the dunning
+ * The subscription contract's money rules (Document 3), on the time-skipping server with the real activities, database
+ * and sandbox: revoked instruments are never charged, change-offer works in dunning, a hold does not burst the dunning
  * retries, missed cycles are not caught up, and a prorated change across billing cycles is priced in time.
  */
 import { expect } from 'chai';

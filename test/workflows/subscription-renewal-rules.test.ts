@@ -1,5 +1,5 @@
 /**
- * Renewal rules of issue 13 on the time-skipping server, each test named after its rule: a renewal is a
+ * Renewal rules on the time-skipping server, each test named after its rule: a renewal is a
  * merchant-initiated charge referencing the first charge's network transaction id; a card reported gone emits
  * payment_method.action_required once; a next_renew offer change bills the new price only from the next renewal;
  * the deployment's dunning schedule is the workflow's input.

@@ -1,5 +1,5 @@
 /**
- * A renewal the provider holds for review (issue 22 item 2; money-paths finding 2), on the time-skipping server
+ * A renewal the provider holds for review, on the time-skipping server
  * with the real charge and settlement workflows and the sandbox's `review` card: the subscription waits for the
  * verdict instead of entering dunning, applies it to its state as it is then, and refunds a payment that lands
  * after the subscription was cancelled.

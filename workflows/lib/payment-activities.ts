@@ -24,7 +24,7 @@ export const databaseActivities = () =>
 
 /**
  * The same database-only steps as local activities: they run inside the workflow task that schedules them, so a
- * step costs its database work and no Temporal round trip (issue 15: each regular activity cost ~35-100 ms on the
+ * step costs its database work and no Temporal round trip (measured: each regular activity cost ~35-100 ms on the
  * dev server). They are idempotent and retried the same way; a worker that dies mid-step leaves the workflow task
  * to time out, and the next worker runs the step again. Provider calls never run as local activities: they stay
  * named, retried activities an operator sees in the Temporal UI.

@@ -59,7 +59,7 @@ export interface SubscriptionState {
    * counts those retries, so each gets a charge of its own. Cleared once a charge is paid or declined by the issuer.
    */
   billingRetry?: { at: string; tries: number } | null;
-  /** The test clock the subscription runs on (issue 25); absent or null: real time (durable timers). */
+  /** The test clock the subscription runs on; absent or null: real time (durable timers). */
   testClock?: TestClockTime | null;
 }
 

@@ -1,5 +1,5 @@
 /**
- * What a test clock's advance and the subscription workflows on that clock say to each other (issue 25). Kept apart
+ * What a test clock's advance and the subscription workflows on that clock say to each other. Kept apart
  * from both workflows so neither imports the other.
  */
 import { defineSignal } from '@temporalio/workflow';

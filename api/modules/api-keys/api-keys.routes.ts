@@ -1,5 +1,5 @@
 /**
- * API-key management (issue 24; "not shown" in the spec, designed in docs/api-decisions.md). The organization key
+ * API-key management ("not shown" in the spec, designed in docs/api-decisions.md). The organization key
  * manages its merchants' keys under /merchants/:merchant_id/api-keys; merchant owners and admins manage their
  * merchant's under /merchant/api-keys in the Dashboard (viewers read). Merchant keys cannot manage keys: a leaked
  * key must not be able to mint or keep others. The key itself appears only in the create and roll responses. The

@@ -1,5 +1,5 @@
 /**
- * API-key management of one merchant (issue 24; the spec leaves it "not shown", docs/api-decisions.md): issue with
+ * API-key management of one merchant (the spec leaves it "not shown", docs/api-decisions.md): issue with
  * a name and narrowed scopes, list without secrets, revoke (refused from the next request: the NOTIFY trigger and
  * the route's own cache invalidation), roll (a new key now; the old one keeps working for an overlap, then expires).
  * Every query is scoped to the merchant the caller resolved to; another merchant's key is a 404. Each key names who

@@ -50,7 +50,7 @@ export async function browserCheckout(
     checkout,
     status,
     items,
-    // Only what the merchant's routing can charge, in the checkout's currency (issue 23 item 6).
+    // Only what the merchant's routing can charge, in the checkout's currency.
     settings: await checkoutPaymentSettings(em, session.merchantId, items[0]?.currency ?? checkout.selectedCurrency),
     // Saved cards only while the checkout can still be paid (an ended checkout's link shows no card data), and only
     // of a customer the merchant named by id: anyone can type someone else's e-mail into a guest checkout.

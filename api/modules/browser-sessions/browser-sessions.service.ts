@@ -55,7 +55,7 @@ async function visibleCheckout(
 }
 
 /**
- * A checkout link is not a lasting read capability for its customer's data (review M6): an hour after the checkout
+ * A checkout link is not a lasting read capability for its customer's data: an hour after the checkout
  * ended (completed, expired, abandoned), no new browser session opens on it. Within the hour the hosted page can still
  * show its receipt.
  */

@@ -57,7 +57,7 @@ export async function planVerification(
   try {
     const { plan } = await planRouteFor(em, merchantId, charge);
     if (plan.attempts.length === 0) {
-      // The routing plan's skipped connectors and reasons stay out of a public-key answer (review L7): they map the
+      // The routing plan's skipped connectors and reasons stay out of a public-key answer: they map the
       // merchant's routing for whoever holds the page. The merchant sees its routing through its own API.
       throw errors.businessRule('NO_ELIGIBLE_CONNECTOR', 'No active connector of this merchant can verify this card');
     }

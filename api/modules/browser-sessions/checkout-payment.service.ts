@@ -3,7 +3,8 @@
  * It is the server-side charge (`POST /transactions` with `checkout_session_id`) — the same buildChargeInput and
  * the same charge-cascade workflow (runCharge) — with everything that decides the charge taken from the session:
  * amount, currency, items, customer and installments from the checkout, the card from the newest token this
- * browser session minted for it (not another session's: review L6), the country from the customer or the merchant. The browser only picks the payment method.
+ * browser session minted for it (never another session's card), the country from the customer or the merchant.
+ * The browser only picks the payment method.
  *
  * Idempotent per checkout session: the transaction id derives from the checkout and the number of its payments
  * that already ended unsuccessfully, so a double click or a retry after a lost answer names the same transaction

@@ -91,7 +91,7 @@ export async function enrolInSession(
     : null;
 
   const claimedBy = cardVerificationWorkflowId(input.tokenId);
-  // Without a checkout, the customer is the one the merchant's server minted the enrolment token for (review H2).
+  // Without a checkout, the customer is the one the merchant's server minted the enrolment token for.
   const enrolmentToken = checkout ? undefined : input.enrolmentToken;
   if (!checkout && enrolmentToken === undefined) throw enrolmentTokenRequired();
   const customerId =

@@ -36,7 +36,7 @@ const WebhookSecret = Type.String({
 });
 const CardBrand = Type.String({ minLength: 1, maxLength: 32 });
 
-/** config.circuit_breaker (issue 26): absent fields take the defaults (5 failures, 60 s). */
+/** config.circuit_breaker: absent fields take the defaults (5 failures, 60 s). */
 const CircuitBreakerConfig = StrictObject(
   {
     failure_threshold: Type.Optional(
@@ -100,7 +100,7 @@ export const CircuitBody = StrictObject({
   }),
 });
 
-/** The connector's health (issue 26): its circuit breaker and the sliding window of its recent attempts. */
+/** The connector's health: its circuit breaker and the sliding window of its recent attempts. */
 export const HealthObject = StrictObject({
   state: StringEnum(['closed', 'open', 'half_open'] as const),
   consecutive_failures: Type.Integer({ minimum: 0 }),

@@ -1,5 +1,5 @@
 /**
- * Names instead of ids on the merchant Dashboard's payment pages, and search by the customer's e-mail (issue 29).
+ * Names instead of ids on the merchant Dashboard's payment pages, and search by the customer's e-mail.
  * A Dashboard route served from an API-key route (merchant-dashboard.routes.ts) is wrapped: a customer_email filter
  * becomes the customer's id before the API handler runs, and what that handler answers gains customer_name and
  * customer_email (connector_name on attempts), read in one query per page. The API-key routes stay as they are.

@@ -60,7 +60,8 @@ export const merchantDashboardWriteRoutes = [
     waitsOnWorkflow: true,
     async handler({ em, merchantId, params, deps }) {
       await getConnector(em, merchantId, params.connector_id);
-      // Each check is an authenticated provider call: the same budgets as the organization's route (review L8).
+      // Each check is an authenticated provider call: the same budgets as the organization's route, so the
+      // Dashboard is no cheaper way to test stolen credentials against a provider.
       const organizationId = await organizationOfMerchant(em, merchantId);
       await spendCredentialCheck(em, deps.config.dashboard, organizationId, params.connector_id);
       const verdict = await runCredentialCheck(

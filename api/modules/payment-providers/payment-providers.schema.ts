@@ -19,7 +19,7 @@ const JsonSchema = Type.Unsafe<Record<string, unknown>>({
   description: 'JSON Schema of the `credentials` object',
 });
 
-/** What Document 3 lists for list items, plus what a connector form needs (issue 14, additive). */
+/** What Document 3 lists for list items, plus what a connector form needs (additive fields only). */
 export const PaymentProviderSummaryObject = StrictObject({
   id: Type.String(),
   slug: Type.String(),

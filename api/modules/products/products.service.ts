@@ -174,7 +174,7 @@ export async function updateProduct(
 
 /**
  * The product's offers and their prices that carry exactly this deleted_at: the ones an earlier product delete
- * cascaded to (product deletes did until issue 27), which a restore still brings back.
+ * cascaded to (earlier versions cascaded a product delete to them), which a restore still brings back.
  */
 async function offersStampedWith(em: EntityManager, productId: string, deletedAt: Date) {
   const offers = await em.find(OfferSchema, { productId, deletedAt });
@@ -210,8 +210,8 @@ export async function restoreProduct(em: EntityManager, merchantId: string, id: 
   }
   const placement: Placement = { familyId: product.productFamilyId, tierOrder: product.tierOrder };
   await assertTierFree(em, placement, product.id);
-  // Offers and prices a pre-issue-27 product delete took with it come back; ones deleted on their own stay
-  // deleted. No slot can clash: a deleted product accepts no new offers, a deleted offer no new prices.
+  // Offers and prices that an earlier version's cascading product delete took with it come back; ones deleted on
+  // their own stay deleted. No slot can clash: a deleted product accepts no new offers, a deleted offer no new prices.
   const { offers, prices } = await offersStampedWith(em, product.id, product.deletedAt);
   for (const record of [product, ...offers, ...prices]) record.deletedAt = null;
   await flushProduct(em, placement);

@@ -1,5 +1,5 @@
 /**
- * The merchant Dashboard's routing page (issue 29 item 3): the same profile, node and simulate handlers as the
+ * The merchant Dashboard's routing page: the same profile, node and simulate handlers as the
  * API-key routes, served at /merchant/… to a signed-in person (x-merchant-id; a change needs an owner or admin and
  * is recorded with that person as the actor, routing-profiles.service.ts routingContext). Also what the hosted
  * checkout offers, read from routing (routing-reach.service.ts), for the API and the Dashboard's connectors page.

@@ -1,5 +1,5 @@
 /**
- * Which connectors routing can send a checkout payment method to (issue 23 item 6: the checkout offers only the
+ * Which connectors routing can send a checkout payment method to (the checkout offers only the
  * methods and brands routing can serve). Pure: the same reading of a profile as the engine's (routing.evaluate.ts),
  * whose plan for any charge is the first matching action, then every other active action, then the default — so
  * the connectors a method can ever reach are the profile's active actions plus its default, less those that can't

@@ -1,5 +1,5 @@
 /**
- * What the hosted checkout offers, read from routing (issue 23 item 6): per checkout method, the connectors the
+ * What the hosted checkout offers, read from routing: per checkout method, the connectors the
  * merchant's active routing profiles can send it to; card brands and installments from those card connectors
  * only. The checkout view (GET /sessions/checkout) and the Dashboard's "live at checkout" panel both read it here,
  * so what staff see is what buyers get.

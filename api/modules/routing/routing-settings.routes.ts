@@ -1,5 +1,5 @@
 /**
- * Issue 26: the merchant's routing settings (its decline table) and a transaction's routing explanation — how
+ * The merchant's routing settings (its decline table) and a transaction's routing explanation — how
  * routing planned that charge: the order tried, the connectors skipped and why (inactive, circuit_open,
  * unsupported_*), the half-open probe, the approval-rate scores and the exploration pick.
  */

@@ -1,5 +1,5 @@
 /**
- * Test clocks (issue 25): create a merchant's simulated time, attach customers to it (POST /customers
+ * Test clocks: create a merchant's simulated time, attach customers to it (POST /customers
  * test_clock_id), and advance it; their subscriptions do every renewal, retry, trial end and cancellation due, each
  * at its own instant, through the real workflows. Test mode only: see docs/api-decisions.md "Test clocks".
  */

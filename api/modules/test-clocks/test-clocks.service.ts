@@ -1,5 +1,5 @@
 /**
- * Test clocks (issue 25; docs/api-decisions.md "Test clocks"). A clock is a merchant's simulated time: its
+ * Test clocks (docs/api-decisions.md "Test clocks"). A clock is a merchant's simulated time: its
  * customers' subscriptions run on it. An advance is recorded here (status `advancing`, the new frozen_time) and
  * carried out by the test-clock advance workflow, which sets the clock `ready` when every subscription is there.
  */

@@ -1,5 +1,5 @@
 /**
- * Enrolment tokens (issue 24, review H2). A browser session opened for a checkout enrols cards for that checkout's
+ * Enrolment tokens. A browser session opened for a checkout enrols cards for that checkout's
  * customer; one opened without a checkout enrols a card only with a token the merchant's server minted for one of
  * its customers. Everything else the browser holds (the public key, a session, a customer id) is public or
  * attacker-made, so without this the public key alone was a card-testing oracle. Short-lived and single use: the

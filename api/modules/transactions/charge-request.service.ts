@@ -143,7 +143,7 @@ export async function buildChargeInput(
   merchantId: string,
   body: Body,
   transactionId: string = newId('tx'),
-  /** A hosted-checkout confirm: the card is the newest token this browser session minted (review L6). */
+  /** A hosted-checkout confirm: the card is the newest token this browser session minted, never another session's. */
   browserSessionId?: string,
 ): Promise<ChargeInput> {
   checkShape(body);

@@ -1,6 +1,6 @@
 /**
- * Who asked for a capture, void or refund, and the order history entries that name them (issue 29: a Dashboard
- * user's refund read "by api"). The operation workflow writes the history (triggered_by api or system); this
+ * Who asked for a capture, void or refund, and the order history entries that name them (a Dashboard
+ * user's refund must not read "by api"). The operation workflow writes the history (triggered_by api or system); this
  * records the caller beside it, keyed by the operation id that prefixes those entries' transition keys.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -2,7 +2,7 @@
  * The delivery status words of the API. Document 1 names them "success and failed" ("Delivery status values
  * beyond success and failed … not shown"); the store and the delivery workflow say `succeeded` (their histories
  * and rows keep it), so the API translates at its edge: responses say `success`, and the `status` filter takes
- * `success` and, for a deprecation period, the old `succeeded` (docs/api-decisions.md, issue 27).
+ * `success` and, for a deprecation period, the old `succeeded` (docs/api-decisions.md, "Delivery statuses").
  */
 import type { DeliveryStatus } from '../../../db/entities';
 
@@ -10,7 +10,7 @@ import type { DeliveryStatus } from '../../../db/entities';
 export const API_DELIVERY_STATUSES = ['success', 'retrying', 'failed'] as const;
 export type ApiDeliveryStatus = (typeof API_DELIVERY_STATUSES)[number];
 
-/** Values the list filter accepts: the API's words plus `succeeded`, deprecated (the word before issue 27). */
+/** Values the list filter accepts: the API's words plus `succeeded`, deprecated (the API's earlier word). */
 export const DELIVERY_STATUS_FILTER_VALUES = [...API_DELIVERY_STATUSES, 'succeeded'] as const;
 
 export const apiDeliveryStatus = (stored: DeliveryStatus): ApiDeliveryStatus =>

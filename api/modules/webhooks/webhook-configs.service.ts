@@ -161,7 +161,7 @@ export async function rotateWebhookSecret(
 ): Promise<{ config: WebhookConfig; secret: string }> {
   const config = await getWebhookConfig(em, merchantId, id);
   const secret = generateSigningSecret();
-  // Also ends the overlap a rotation made before issue 27 granted (the delivery still honours such a row).
+  // Also ends the overlap that rotations granted in earlier versions (the delivery still honours such a row).
   config.previousSecretEncrypted = null;
   config.previousSecretExpiresAt = null;
   config.secretEncrypted = encryptSecret(ctx.keys, secret);

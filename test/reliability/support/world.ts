@@ -104,14 +104,14 @@ export async function populateMerchant(tenant: Tenant, label: string): Promise<M
   const profileId = profiles.body.data[0].id as string;
   const nodes = await api.get(`/merchants/${tenant.merchant_id}/routing-profiles/${profileId}/nodes`, { key });
   const nodeList = (nodes.body.data ?? nodes.body) as Array<{ id: string }>;
-  // An API key of the merchant's own (issue 24's lifecycle: revoke and roll name it by id).
+  // An API key of the merchant's own (revoke and roll name a key by its id).
   const apiKey = await api.post(`/merchants/${tenant.merchant_id}/api-keys`, {
     key: tenant.organization_secret_key,
     body: { name: `reliability ${label}`, kind: 'secret' },
   });
   expect(apiKey.status, apiKey.text).to.equal(201);
   registerSecret('api_key', apiKey.body.data?.key ?? apiKey.body.key, `${label} merchant API key`);
-  // A colleague invited to the team (issue 29: members are named by id) and a test clock (issue 25).
+  // A colleague invited to the team (members are named by id) and a test clock.
   const member = await api.post(`/merchants/${tenant.merchant_id}/members`, {
     key: tenant.organization_secret_key,
     body: { email: `colleague-${label}-${Date.now()}@example.com`, role: 'viewer' },

@@ -1,6 +1,10 @@
-/** List filters kept in the URL (shareable, survive reload), and the list's page number with them. */
+/**
+ * List filters kept in the URL (shareable, survive reload), and the list's page number with them; applying them
+ * keeps the data mode's flag (mode.tsx).
+ */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
+import { withModeFlag } from './mode';
 import { navigate, routePath } from './router';
 import { Field, inputValue } from './ui';
 
@@ -8,7 +12,7 @@ export function useFilters(names: string[]): [Record<string, string>, (next: Rec
   const search = new URLSearchParams(location.search);
   const values = Object.fromEntries(['page', ...names].map((name) => [name, search.get(name) ?? '']));
   const apply = (next: Record<string, string>) => {
-    const query = new URLSearchParams(Object.entries(next).filter(([, value]) => value !== ''));
+    const query = withModeFlag(new URLSearchParams(Object.entries(next).filter(([, value]) => value !== '')));
     const text = query.toString();
     navigate(`${routePath()}${text ? `?${text}` : ''}`, true);
   };
@@ -90,35 +94,3 @@ export function FilterBar(props: {
     </form>
   );
 }
-
-/** The URL flag that shows test data; without it a list or the Overview shows live data only (the two never mix). */
-const TEST_FLAG = 'test';
-
-export const showsTestData = (filters: Record<string, string>) => Boolean(filters[TEST_FLAG]);
-
-/** The livemode query parameter the URL's test-data flag asks for. */
-export const livemodeOf = (filters: Record<string, string>) => ({
-  livemode: showsTestData(filters) ? 'false' : 'true',
-});
-
-/** The visible switch between live data (the default) and test data (test-mode connectors, test clocks). */
-export function TestDataToggle(props: {
-  values: Record<string, string>;
-  apply: (next: Record<string, string>) => void;
-}) {
-  return (
-    <label class="test-toggle">
-      <input
-        type="checkbox"
-        checked={showsTestData(props.values)}
-        onChange={(event) =>
-          props.apply({ ...props.values, [TEST_FLAG]: event.currentTarget.checked ? '1' : '', page: '' })
-        }
-      />{' '}
-      Test data
-    </label>
-  );
-}
-
-/** The filter names a list keeps in the URL, the test-data flag included. */
-export const withTestFlag = (names: string[]) => [...names, TEST_FLAG];

@@ -1,7 +1,11 @@
-/** The merchant Dashboard: the signed-in shell (navigation, merchant switcher, sign out) and the page routes. */
+/**
+ * The merchant Dashboard: the signed-in shell (navigation, merchant switcher, the live/test data switch and its
+ * banner, sign out) and the page routes.
+ */
 import { render, type ComponentChildren, type JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call, scheduleRefresh } from './api';
+import { ModeBanner, ModeSwitch, useMode, type ModeState } from './mode';
 import { match, navigate, useRoute } from './router';
 import { signInReason } from './sign-in-reason';
 import {
@@ -61,7 +65,7 @@ function MerchantSwitcher(props: { session: Session }) {
   );
 }
 
-function Shell(props: { session: Session; path: string; children: ComponentChildren }) {
+function Shell(props: { session: Session; mode: ModeState | null; path: string; children: ComponentChildren }) {
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [props.path]);
   return (
@@ -83,6 +87,7 @@ function Shell(props: { session: Session; path: string; children: ComponentChild
       </header>
       <aside id="sidebar" class={menuOpen ? 'open' : ''}>
         <MerchantSwitcher session={props.session} />
+        {props.mode && <ModeSwitch state={props.mode} />}
         <nav aria-label="Dashboard">
           <ul>
             {NAV.map(([to, text]) => (
@@ -103,6 +108,7 @@ function Shell(props: { session: Session; path: string; children: ComponentChild
         </div>
       </aside>
       <main id="main" tabIndex={-1}>
+        {props.mode && <ModeBanner state={props.mode} />}
         {props.children}
       </main>
     </div>
@@ -141,6 +147,7 @@ function Page(props: { path: string }): JSX.Element {
 function App() {
   const { path, search } = useRoute();
   const [session, setCurrent] = useState<Session | null>(currentSession());
+  const mode = useMode(session?.merchantId, path, search);
   const [reason, setReason] = useState<string | undefined>(signInReason(search.get('reason')));
 
   useEffect(
@@ -180,7 +187,9 @@ function App() {
   if (match('/reset-password', path)) return <ResetPassword token={search.get('token')} />;
   if (match('/accept-invitation', path)) return <AcceptInvitation token={search.get('token')} />;
   if (!session) {
-    queueMicrotask(() => navigate(`/sign-in${path === '/' ? '' : `?next=${encodeURIComponent(path)}`}`, true));
+    // Back to the page asked for after sign-in, its query (filters, the test-data flag) with it.
+    const next = `${path}${location.search}`;
+    queueMicrotask(() => navigate(`/sign-in${path === '/' ? '' : `?next=${encodeURIComponent(next)}`}`, true));
     return null;
   }
   if (path === '/') {
@@ -188,8 +197,14 @@ function App() {
     return null;
   }
   return (
-    <Shell session={session} path={path}>
-      <Page key={`${session.merchantId}${path}`} path={path} />
+    <Shell session={session} mode={mode} path={path}>
+      {mode ? (
+        <Page key={`${session.merchantId}${mode.mode}${path}`} path={path} />
+      ) : (
+        <p class="loading" role="status">
+          Loading…
+        </p>
+      )}
     </Shell>
   );
 }

@@ -1,10 +1,10 @@
 /**
  * Connectors: list, add (a form built from the provider catalog's credential JSON Schema), edit, deactivate,
- * delete, test (a refused test is an error), webhook logs, and health (issue 26): the circuit breaker's state, the
+ * delete, test (a refused test is an error), webhook logs, and health: the circuit breaker's state, the
  * recent approval rate and last failure, and opening or closing the circuit by hand (owners and admins; the API
- * refuses a viewer). A connector without a webhook secret is flagged: its settlement relies on polling only
- * (issue 23 item 4). The list shows what the hosted checkout offers, from routing (issue 23 item 6), so adding a
- * connector never changes what buyers see without staff seeing it here.
+ * refuses a viewer). A connector without a webhook secret is flagged: its settlement relies on polling only.
+ * The list shows what the hosted checkout offers, from routing, so adding a connector never changes what buyers
+ * see without staff seeing it here.
  */
 import type { TargetedEvent } from 'preact';
 import { useState } from 'preact/hooks';

@@ -5,7 +5,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { call, query } from '../api';
-import { TestDataToggle, livemodeOf, showsTestData, useFilters, withTestFlag } from '../filters';
+import { livemodeParam } from '../mode';
 import { day, money } from '../format';
 import { ErrorNote, Link, PageHeader, useLoad } from '../ui';
 
@@ -249,16 +249,10 @@ function Connectors(props: { connectors: OverviewConnector[] }) {
 }
 
 export function Overview() {
-  const [filters, apply] = useFilters(withTestFlag([]));
-  const loaded = useLoad(
-    () => call<Overview>('GET', `/merchant/overview${query(livemodeOf(filters))}`),
-    [JSON.stringify(filters)],
-  );
+  const loaded = useLoad(() => call<Overview>('GET', `/merchant/overview${query(livemodeParam())}`), []);
   return (
     <>
-      <PageHeader title={showsTestData(filters) ? 'Overview (test data)' : 'Overview'}>
-        <TestDataToggle values={filters} apply={apply} />
-      </PageHeader>
+      <PageHeader title="Overview" />
       {loaded.state === 'loading' && (
         <p class="loading" role="status">
           Loading the last 30 days…

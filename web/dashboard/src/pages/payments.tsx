@@ -1,16 +1,8 @@
 /** Payments: transactions (filters, status chips), a transaction with its attempts, refunds, capture and void; orders. */
 import { useState } from 'preact/hooks';
 import { call, type Page } from '../api';
-import {
-  FilterBar,
-  TestDataToggle,
-  customerSearch,
-  dayEnd,
-  dayStart,
-  livemodeOf,
-  withTestFlag,
-  type FilterSpec,
-} from '../filters';
+import { FilterBar, customerSearch, dayEnd, dayStart, type FilterSpec } from '../filters';
+import { livemodeParam } from '../mode';
 import { label, money, toMinor, when } from '../format';
 import { DataTable, ListState, useFilteredList } from '../list';
 import { navigate } from '../router';
@@ -84,9 +76,9 @@ const transactionFilters: FilterSpec[] = [
 export function TransactionList() {
   const list = useFilteredList<Transaction>(
     '/merchant/transactions',
-    withTestFlag(transactionFilters.map((f) => f.name)),
+    transactionFilters.map((f) => f.name),
     (filters) => ({
-      ...livemodeOf(filters),
+      ...livemodeParam(),
       status: filters.status,
       payment_method: filters.payment_method,
       ...customerSearch(filters.customer, 'customer_reference'),
@@ -97,9 +89,7 @@ export function TransactionList() {
   );
   return (
     <>
-      <PageHeader title="Payments">
-        <TestDataToggle values={list.filters} apply={list.apply} />
-      </PageHeader>
+      <PageHeader title="Payments" />
       <FilterBar specs={transactionFilters} values={list.filters} apply={list.apply} />
       <div class="card-rows">
         <DataTable

@@ -1,5 +1,5 @@
 /**
- * Routing (issue 29 item 3): the merchant's routing profiles, and for one profile its tree — the connectors a charge
+ * Routing: the merchant's routing profiles, and for one profile its tree — the connectors a charge
  * tries and in which order — edited without knowing the JSON: add, remove and reorder connectors and conditions of
  * any branch, switch a node off, set the default connector that ends every plan. A condition's value is typed as
  * JSON with its error shown inline. "Simulate a charge" asks the API (…/simulate) which connectors a charge with a

@@ -6,7 +6,8 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { call, query, type Page } from '../api';
 import { PaymentChip, type Transaction } from './payments';
-import { FilterBar, TestDataToggle, customerSearch, livemodeOf, withTestFlag, type FilterSpec } from '../filters';
+import { FilterBar, customerSearch, type FilterSpec } from '../filters';
+import { livemodeParam } from '../mode';
 import { day, label, money, when } from '../format';
 import { DataTable, ListState, useFilteredList } from '../list';
 import { BEHAVIOURS, whyNot, type Operation } from '../subscription-rules';
@@ -77,9 +78,9 @@ const customerOf = (s: Subscription) => s.customer_name ?? s.customer_email ?? s
 export function SubscriptionList() {
   const list = useFilteredList<Subscription>(
     '/merchant/subscriptions',
-    withTestFlag(filterSpecs.map((f) => f.name)),
+    filterSpecs.map((f) => f.name),
     (filters) => ({
-      ...livemodeOf(filters),
+      ...livemodeParam(),
       status: filters.status,
       ...customerSearch(filters.customer, 'customer_id'),
       current_offer_id: filters.current_offer_id,
@@ -88,9 +89,7 @@ export function SubscriptionList() {
   );
   return (
     <>
-      <PageHeader title="Subscriptions">
-        <TestDataToggle values={list.filters} apply={list.apply} />
-      </PageHeader>
+      <PageHeader title="Subscriptions" />
       <FilterBar specs={filterSpecs} values={list.filters} apply={list.apply} />
       <DataTable
         loaded={list.loaded}
@@ -373,7 +372,7 @@ const DAY_MS = 86_400_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * A subscription whose customer is on a test clock (issue 25): the clock's time, and advancing it by a day, to the
+ * A subscription whose customer is on a test clock: the clock's time, and advancing it by a day, to the
  * next renewal or to a date. After an advance it waits until the clock is ready, then shows the subscription again.
  */
 function TestClockPanel(props: { sub: Subscription; advanced: () => void }) {

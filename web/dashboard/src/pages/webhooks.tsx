@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, query, type Page } from '../api';
 import { FilterBar, dayEnd, dayStart, type FilterSpec } from '../filters';
 import { label, when } from '../format';
+import { livemodeParam } from '../mode';
 import { DataTable, useFilteredList } from '../list';
 import { currentSession } from '../session';
 import { Chip, ErrorNote, Field, Notice, PageHeader, inputValue, useLoad, useSubmit, type Loaded } from '../ui';
@@ -363,6 +364,7 @@ export function Webhooks() {
   const configs = useLoad(() => call<Page<WebhookConfig>>('GET', '/merchant/webhook-configs?limit=100'), []);
   const types = useLoad(() => call<EventType[]>('GET', '/merchant/webhook-event-types'), []);
   const toParams = (filters: Record<string, string>) => ({
+    ...livemodeParam(),
     status: filters.status,
     from: dayStart(filters.from),
     to: dayEnd(filters.to),
