@@ -27,7 +27,7 @@ describe('GET /api/v1/sessions/checkout', () => {
     const session = await openSession(tenant, { checkoutSessionId: checkout.id });
     const res = await read(session.sessionId);
     expect(res.status, res.text).to.equal(200);
-    // summary and payment are additive (docs/api-decisions.md: the hosted checkout pays).
+    // summary and payment are additive (docs/api-decisions.md, "The hosted page and the SDK").
     expect(res.body).to.have.all.keys(['checkout', 'paymentMethods', 'savedInstruments', 'summary', 'payment']);
     expect(res.body.checkout).to.have.all.keys([
       'id',
