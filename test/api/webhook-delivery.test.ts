@@ -51,7 +51,7 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
     await receiver.close();
   });
 
-  it('POSTs {id, type, created_at, data: {object}} as JSON, signed per Standard Webhooks, verifiable independently', async () => {
+  it('POSTs {id, type, livemode, created_at, data: {object}} as JSON, signed per Standard Webhooks, verifiable independently', async () => {
     const config = await createConfig(tenant, { url: receiver.url('/hook') });
     const event = await recordTestEvent(tenant, 'transaction.authorized', TRANSACTION);
     const [request] = await receiver.waitFor((requests) => requests.length >= 1);
@@ -61,6 +61,7 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
       JSON.stringify({
         id: event.id,
         type: 'transaction.authorized',
+        livemode: true,
         created_at: event.createdAt.toISOString(),
         data: { object: TRANSACTION },
       }),
@@ -116,6 +117,7 @@ describe('Webhook delivery (signed HTTP POST of the Event envelope)', () => {
     expect(record.payload).to.deep.equal({
       id: event.id,
       type: 'transaction.authorized',
+      livemode: true,
       created_at: event.createdAt.toISOString(),
       data: { object: TRANSACTION },
     });
