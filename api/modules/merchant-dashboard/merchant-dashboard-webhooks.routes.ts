@@ -95,7 +95,7 @@ export const merchantDashboardWebhookRoutes = [
   defineRoute({
     method: 'post',
     path: '/merchant/webhook-configs/:webhook_id/rotate-secret',
-    summary: 'Replace the signing secret (shown only in this answer); the previous one signs alongside for one hour',
+    summary: 'Replace the signing secret (shown only in this answer); the previous one stops signing at once',
     tags,
     auth,
     params: Params,
