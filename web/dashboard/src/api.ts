@@ -3,6 +3,7 @@
  * refresh (POST /auth/refresh) shortly before the token expires or when a call answers 401, and sign-in again
  * when the refresh is refused (signed out elsewhere, password changed, session revoked).
  */
+import type { operations } from './api-types.generated';
 import { currentSession, setSession, type Session } from './session';
 
 const BASE = '/api/v1';
@@ -18,6 +19,16 @@ export class ApiError extends Error {
     super(message);
   }
 }
+
+type Json<R> = R extends { content: { 'application/json': infer T } } ? T : never;
+type Success<R> = R extends Record<200, infer A> ? A : R extends Record<201, infer C> ? C : never;
+
+/** What an operation answers on success, as the API's OpenAPI document declares it (api-types.generated.ts). */
+export type Answer<Op extends keyof operations> = Json<Success<operations[Op]['responses']>>;
+
+/** One item of an operation's list answer: a page's data or a plain array. */
+export type Item<Op extends keyof operations> =
+  Answer<Op> extends { data: (infer T)[] } ? T : Answer<Op> extends (infer T)[] ? T : never;
 
 export interface Page<T> {
   data: T[];

@@ -8,7 +8,7 @@
  */
 import type { TargetedEvent } from 'preact';
 import { useState } from 'preact/hooks';
-import { call, type Page } from '../api';
+import { call, type Answer, type Item, type Page } from '../api';
 import { label, when } from '../format';
 import { DataTable, usePagedList } from '../list';
 import { navigate } from '../router';
@@ -27,29 +27,9 @@ import {
   useSubmit,
 } from '../ui';
 
-interface Connector {
-  id: string;
-  provider_slug: string;
-  name: string;
-  country_code: string | null;
-  auth_method: string;
-  is_test_mode: boolean;
-  is_active: boolean;
-  created_at: string;
-  webhook_url: string | null;
-  has_webhook_secret: boolean;
-  health: Health;
-}
+type Connector = Item<'getMerchantConnectors'>;
 
-interface Health {
-  state: 'closed' | 'open' | 'half_open';
-  consecutive_failures: number;
-  opened_at: string | null;
-  next_probe_at: string | null;
-  last_failure_at: string | null;
-  last_failure_code: string | null;
-  window: { attempts: number; approved: number; declined: number; errors: number; approval_rate: number | null };
-}
+type Health = Connector['health'];
 
 const CIRCUIT_TEXT: Record<Health['state'], string> = {
   closed: 'Healthy',
@@ -78,26 +58,13 @@ interface JsonSchema {
   anyOf?: JsonSchema[];
 }
 
-interface Provider {
-  id: string;
-  slug: string;
-  display_name: string;
-  is_active: boolean;
-  supported_auth_methods: string[] | null;
-  credential_schemas: Record<string, JsonSchema | undefined>;
-  webhook_secret_format: string | null;
-}
+/** A catalog entry; the document declares each credential schema as an object, the page reads it as JSON Schema. */
+type Provider = Omit<Item<'getMerchantPaymentProviders'>, 'credential_schemas'> & {
+  credential_schemas: Partial<Record<string, JsonSchema>>;
+};
 
 /** GET /merchant/checkout-methods: per checkout method, the connectors routing can send it to. */
-interface CheckoutMethods {
-  currency: string | null;
-  methods: {
-    payment_method: 'credit_card' | 'pix' | 'boleto' | 'wallet';
-    offered: boolean;
-    connectors: { id: string; name: string; provider_slug: string }[];
-    card_brands: string[];
-  }[];
-}
+type CheckoutMethods = Answer<'getMerchantCheckoutMethods'>;
 
 const METHOD_NAMES: Record<CheckoutMethods['methods'][number]['payment_method'], string> = {
   credit_card: 'Card',
@@ -333,25 +300,9 @@ export function NewConnector() {
   );
 }
 
-interface CredentialCheck {
-  ok: boolean;
-  provider_message: string;
-  checked_at: string;
-}
-interface Inbound {
-  id: string;
-  status: string;
-  event_type: string | null;
-  provider_event_id: string | null;
-  reason: string | null;
-  received_at: string;
-}
-interface Invalid {
-  id: string;
-  reason: string;
-  detail: string | null;
-  received_at: string;
-}
+type CredentialCheck = Answer<'postMerchantConnectorsConnectorIdTest'>;
+type Inbound = Item<'getMerchantConnectorsConnectorIdWebhooksInbounds'>;
+type Invalid = Item<'getMerchantConnectorsConnectorIdWebhooksInvalid'>;
 
 /** Name, credentials (replaced only when typed) and the webhook secret (set, replaced or removed). */
 function EditConnector(props: { connector: Connector; saved: (c: Connector) => void; cancel: () => void }) {

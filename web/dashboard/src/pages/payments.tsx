@@ -1,6 +1,6 @@
 /** Payments: transactions (filters, status chips), a transaction with its attempts, refunds, capture and void; orders. */
 import { useState } from 'preact/hooks';
-import { call, type Page } from '../api';
+import { call, type Answer, type Item, type Page } from '../api';
 import { FilterBar, customerSearch, dayEnd, dayStart, type FilterSpec } from '../filters';
 import { livemodeParam } from '../mode';
 import { label, money, toMinor, when } from '../format';
@@ -9,53 +9,11 @@ import { navigate } from '../router';
 import { Chip, ErrorNote, Facts, Field, Link, Notice, PageHeader, Table, inputValue, useLoad } from '../ui';
 import { CAPTURABLE, ORDER_STATUSES, REFUNDABLE, TRANSACTION_STATUSES, VOIDABLE } from '../payment-rules';
 
-export interface Transaction {
-  id: string;
-  order_id: string | null;
-  subscription_id: string | null;
-  customer_id: string | null;
-  /** The Dashboard answers the customer's name and e-mail next to the id (null without a customer). */
-  customer_name: string | null;
-  customer_email: string | null;
-  payment_instrument_id: string | null;
-  /** Asked for; amount_authorized stays 0 on a failed or pending payment. */
-  amount: number;
-  amount_authorized: number;
-  amount_captured: number;
-  currency: string;
-  payment_method: string;
-  charge_type: string;
-  country: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-}
+export type Transaction = Item<'getMerchantTransactions'>;
 
-interface Attempt {
-  attempt_number: number;
-  is_fallback: boolean;
-  connector_id: string;
-  connector_name: string | null;
-  provider_slug: string;
-  status: string;
-  started_at: string;
-  finished_at: string | null;
-  error_category: string | null;
-  error_code: string | null;
-  outcome: string | null;
-  error_message: string | null;
-  three_ds_status: string | null;
-}
+type Attempt = Item<'getMerchantTransactionsTransactionIdAttempts'>;
 
-interface Refund {
-  id: string;
-  amount: number;
-  currency: string;
-  status: string;
-  reason: string | null;
-  error_code: string | null;
-  created_at: string;
-}
+type Refund = Item<'getMerchantTransactionsTransactionIdRefunds'>;
 
 const METHODS = ['credit_card', 'debit_card', 'pix', 'boleto', 'wallet'];
 
@@ -422,14 +380,7 @@ export function TransactionDetail(props: { id: string }) {
   );
 }
 
-interface HistoryEntry {
-  from_status: string | null;
-  to_status: string;
-  triggered_by: string;
-  /** Who asked for the capture, void or refund behind the move (null: nobody asked, e.g. the charge itself). */
-  actor: { id: string; type: string; name: string | null; email: string | null } | null;
-  created_at: string;
-}
+type HistoryEntry = Answer<'getMerchantOrdersOrderId'>['status_history'][number];
 
 const TRIGGERS: Record<string, string> = {
   api: 'the API',
@@ -446,30 +397,8 @@ function historyBy(entry: HistoryEntry): string {
   return `by ${who}`;
 }
 
-interface Order {
-  id: string;
-  customer_id: string | null;
-  customer_name: string | null;
-  customer_email: string | null;
-  external_order_id: string | null;
-  order_type: string;
-  recurrence: string;
-  total_amount: number;
-  currency: string;
-  status: string;
-  created_at: string;
-  items?: {
-    id: string;
-    product_name: string;
-    offer_name: string;
-    quantity: number;
-    unit_amount: number;
-    total_amount: number;
-    currency: string;
-    billing_cycle: string | null;
-  }[];
-  status_history?: HistoryEntry[];
-}
+/** A listed order; the order's own page also has its items and status history. */
+type Order = Item<'getMerchantOrders'> & Partial<Pick<Answer<'getMerchantOrdersOrderId'>, 'items' | 'status_history'>>;
 
 const orderFilters: FilterSpec[] = [
   { name: 'status', label: 'Status', kind: 'select', options: ORDER_STATUSES },

@@ -4,7 +4,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { call, query, type Page } from '../api';
+import { call, query, type Answer, type Item, type Page } from '../api';
 import { PaymentChip, type Transaction } from './payments';
 import { FilterBar, customerSearch, type FilterSpec } from '../filters';
 import { livemodeParam } from '../mode';
@@ -13,53 +13,9 @@ import { DataTable, ListState, useFilteredList } from '../list';
 import { BEHAVIOURS, whyNot, type Operation } from '../subscription-rules';
 import { Chip, ErrorNote, Facts, Field, Link, Notice, PageHeader, inputValue, useLoad, useSubmit } from '../ui';
 
-export interface Subscription {
-  id: string;
-  customer_id: string;
-  customer_name: string | null;
-  customer_email: string | null;
-  current_offer_id: string;
-  offer_name: string;
-  product_id: string;
-  product_name: string;
-  /** null: a standalone product, whose subscription only moves between that product's offers. */
-  product_family_id: string | null;
-  billing_cycle: string;
-  currency: string;
-  current_amount: number;
-  current_period_start: string;
-  current_period_end: string;
-  next_billing_at: string | null;
-  trial_start: string | null;
-  trial_end: string | null;
-  dunning_started_at: string | null;
-  dunning_attempt_count: number;
-  dunning_next_retry_at: string | null;
-  cycles_completed: number;
-  cycle_limit: number | null;
-  status: string;
-  cancel_at_period_end: boolean;
-  cancelled_at: string | null;
-  cancellation_reason: string | null;
-  payment_instrument_id: string;
-  preferred_connector_name?: string | null;
-  created_at: string;
-}
+export type Subscription = Item<'getMerchantSubscriptions'>;
 
-interface Transition {
-  id: string;
-  transition_type: string;
-  from_offer_id: string | null;
-  to_offer_id: string | null;
-  from_status: string | null;
-  to_status: string;
-  triggered_by: string;
-  actor: { id: string; type: string; name: string | null; email: string | null } | null;
-  order_id: string | null;
-  reason: string | null;
-  metadata: Record<string, unknown> | null;
-  created_at: string;
-}
+type Transition = Item<'getMerchantSubscriptionsIdTransitions'>;
 
 const filterSpecs: FilterSpec[] = [
   {
@@ -184,25 +140,10 @@ function ReasonField(props: { value: string; set: (value: string) => void; label
   );
 }
 
-interface Offer {
-  id: string;
-  name: string;
-  status: string;
-  billing_cycle: string;
-  prices?: { currency: string; amount: number }[];
-}
-interface Product {
-  id: string;
-  name: string;
-}
-interface Instrument {
-  id: string;
-  card_brand: string | null;
-  last4: string | null;
-  exp_month: number | null;
-  exp_year: number | null;
-  status: string;
-}
+/** A listed offer; the offer's own answer also has its prices. */
+type Offer = Item<'getMerchantOffers'> & Partial<Pick<Answer<'getMerchantOffersId'>, 'prices'>>;
+type Product = Pick<Item<'getMerchantProducts'>, 'id' | 'name'>;
+type Instrument = Item<'getMerchantPaymentInstruments'>;
 
 /**
  * The products whose offers a subscription may move to (the API refuses the others, OFFER_NOT_IN_FAMILY): its
@@ -361,12 +302,7 @@ function actorText(t: Transition): string {
       : 'Switchyard (automatic)';
 }
 
-interface TestClock {
-  id: string;
-  frozen_time: string;
-  status: 'ready' | 'advancing';
-  name: string | null;
-}
+type TestClock = NonNullable<Answer<'getMerchantSubscriptionsIdTestClock'>['test_clock']>;
 
 const DAY_MS = 86_400_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
