@@ -22,7 +22,7 @@ const HEADER = `/**
 export async function renderDashboardTypes(): Promise<string> {
   const { openApi } = apiRoutesAndDocument();
   // An object schema without properties (a JSON Schema, metadata) allows any properties: unknown values, not none.
-  const ast = await openapiTS(openApi as Parameters<typeof openapiTS>[0], { emptyObjectsUnknown: true });
+  const ast = await openapiTS(JSON.stringify(openApi), { emptyObjectsUnknown: true });
   const options = await prettier.resolveConfig(DASHBOARD_TYPES_FILE);
   return prettier.format(HEADER + astToString(ast), { ...options, filepath: DASHBOARD_TYPES_FILE });
 }

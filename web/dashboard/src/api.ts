@@ -3,7 +3,7 @@
  * refresh (POST /auth/refresh) shortly before the token expires or when a call answers 401, and sign-in again
  * when the refresh is refused (signed out elsewhere, password changed, session revoked).
  */
-import type { operations } from './api-types.generated';
+import type { components, operations } from './api-types.generated';
 import { currentSession, setSession, type Session } from './session';
 
 const BASE = '/api/v1';
@@ -21,7 +21,13 @@ export class ApiError extends Error {
 }
 
 type Json<R> = R extends { content: { 'application/json': infer T } } ? T : never;
-type Success<R> = R extends Record<200, infer A> ? A : R extends Record<201, infer C> ? C : never;
+type Success<R> = R extends { 200: infer A }
+  ? A
+  : R extends { 201: infer A }
+    ? A
+    : R extends { 202: infer A }
+      ? A
+      : never;
 
 /** What an operation answers on success, as the API's OpenAPI document declares it (api-types.generated.ts). */
 export type Answer<Op extends keyof operations> = Json<Success<operations[Op]['responses']>>;
@@ -32,7 +38,7 @@ export type Item<Op extends keyof operations> =
 
 export interface Page<T> {
   data: T[];
-  meta: { page: number; limit: number; total: number; total_pages: number; has_next: boolean; has_prev: boolean };
+  meta: components['schemas']['Pagination'];
 }
 
 interface ErrorEnvelope {
@@ -71,11 +77,7 @@ export async function publicCall<T>(method: string, path: string, body?: unknown
   return parse<T>(await send(method, path, body, {}));
 }
 
-interface TokenPair {
-  access_token: string;
-  refresh_token: string;
-  expires_in: number;
-}
+type TokenPair = Answer<'postAuthRefresh'>;
 
 let refreshing: Promise<Session | null> | undefined;
 let timer: ReturnType<typeof setTimeout> | undefined;

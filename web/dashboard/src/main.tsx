@@ -4,18 +4,11 @@
  */
 import { render, type ComponentChildren, type JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { call, scheduleRefresh } from './api';
+import { call, scheduleRefresh, type Answer } from './api';
 import { ModeBanner, ModeSwitch, useMode, type ModeState } from './mode';
 import { match, navigate, useRoute } from './router';
 import { signInReason } from './sign-in-reason';
-import {
-  activeMemberships,
-  currentSession,
-  onSessionChange,
-  setSession,
-  type Membership,
-  type Session,
-} from './session';
+import { activeMemberships, currentSession, onSessionChange, setSession, type Session } from './session';
 import { Link } from './ui';
 import { AcceptInvitation, ChangePassword, ForgotPassword, ResetPassword, SignIn, signOut } from './pages/auth';
 import { SubscriptionDetail, SubscriptionList } from './pages/subscriptions';
@@ -167,7 +160,7 @@ function App() {
   useEffect(() => {
     if (!session) return;
     scheduleRefresh();
-    void call<{ memberships: Membership[] }>('GET', '/auth/merchant/memberships').then(
+    void call<Answer<'getAuthMerchantMemberships'>>('GET', '/auth/merchant/memberships').then(
       ({ memberships }) => {
         const still = currentSession();
         if (!still) return;

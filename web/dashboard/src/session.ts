@@ -2,15 +2,9 @@
  * The signed-in person: tokens from POST /auth/merchant/login, kept in sessionStorage (they die with the tab and
  * are never readable by another site), the merchant memberships and the merchant being worked on.
  */
-export interface Membership {
-  membership_id: string;
-  merchant_id: string;
-  merchant_name: string;
-  status: string;
-  role: string;
-  organization_id: string;
-  organization_name: string;
-}
+import type { Answer } from './api';
+
+export type Membership = Answer<'getAuthMerchantMemberships'>['memberships'][number];
 
 export interface Session {
   accessToken: string;

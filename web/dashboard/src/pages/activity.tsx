@@ -3,18 +3,13 @@
  * members invited, changed and removed, connectors, routing, webhook endpoints and test clocks changed — with the
  * actor and what changed. Every member reads it.
  */
+import type { Item } from '../api';
 import { when, label } from '../format';
 import { DataTable, usePagedList } from '../list';
 import { currentSession } from '../session';
 import { PageHeader } from '../ui';
 
-interface ActivityRecord {
-  id: string;
-  action: string;
-  actor: { type: 'api_key' | 'dashboard_user' | 'system'; id: string | null };
-  changes: Record<string, unknown> | null;
-  created_at: string;
-}
+type ActivityRecord = Item<'getMerchantActivity'>;
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

@@ -1,19 +1,14 @@
 /** Signing in and the password pages: merchant login, invitation, forgot/reset, change password. */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiError, call, publicCall, scheduleRefresh, withTokens } from '../api';
+import { ApiError, call, publicCall, scheduleRefresh, withTokens, type Answer } from '../api';
 import { navigate } from '../router';
-import { currentSession, setSession, type Membership } from '../session';
+import { currentSession, setSession } from '../session';
 import { ErrorNote, Field, Link, Notice, PageHeader, inputValue, useLoad, useSubmit } from '../ui';
 
 const PASSWORD_RULE = '12 to 128 characters, with a lowercase letter, an uppercase letter and a number.';
 
-interface MerchantLogin {
-  user: { id: string; email: string; name: string | null; merchants: Membership[] };
-  access_token: string;
-  refresh_token: string;
-  expires_in: number;
-}
+type MerchantLogin = Answer<'postAuthMerchantLogin'>;
 
 function AuthCard(props: { title: string; children: ComponentChildren }) {
   return (
@@ -88,7 +83,11 @@ export function ForgotPassword() {
   const [email, setEmail] = useState('');
   const [sent, setSent] = useState<string | null>(null);
   const { busy, error, submit } = useSubmit(async () => {
-    const answer = await publicCall<{ message: string }>('POST', '/auth/merchant/forgot-password', { email });
+    const answer = await publicCall<Answer<'postAuthMerchantForgotPassword'>>(
+      'POST',
+      '/auth/merchant/forgot-password',
+      { email },
+    );
     setSent(answer.message);
   });
   return (
@@ -196,14 +195,7 @@ export function ResetPassword(props: { token: string | null }) {
   );
 }
 
-interface InvitationCheck {
-  valid: boolean;
-  email: string | null;
-  organization_name: string | null;
-  role: string | null;
-  inviter_name: string | null;
-  is_new_user: boolean;
-}
+type InvitationCheck = Answer<'getInvitationsVerify'>;
 
 /**
  * The invitation link: checked first (GET /invitations/verify), so a used or expired link says so before anything
@@ -266,11 +258,15 @@ function InvitationForm(props: {
   const [confirm, setConfirm] = useState('');
   const accept = useSubmit(async () => {
     if (invitation.is_new_user && password !== confirm) throw mismatch();
-    const answer = await publicCall<{ message: string; email: string }>('POST', '/auth/merchant/accept-invitation', {
-      token: props.token,
-      password,
-      ...(name.trim() ? { name: name.trim() } : {}),
-    });
+    const answer = await publicCall<Answer<'postAuthMerchantAcceptInvitation'>>(
+      'POST',
+      '/auth/merchant/accept-invitation',
+      {
+        token: props.token,
+        password,
+        ...(name.trim() ? { name: name.trim() } : {}),
+      },
+    );
     props.done({ accepted: answer.email });
   });
   const decline = useSubmit(async () => {

@@ -4,51 +4,14 @@
  * table folded under it) so a screen reader gets the same numbers.
  */
 import type { ComponentChildren } from 'preact';
-import { call, query } from '../api';
+import { call, query, type Answer } from '../api';
 import { livemodeParam } from '../mode';
 import { day, money } from '../format';
 import { ErrorNote, Link, PageHeader, useLoad } from '../ui';
 
-interface Amount {
-  currency: string;
-  amount: number;
-}
-interface OverviewDay {
-  date: string;
-  approved: number;
-  declined: number;
-  approval_rate: number | null;
-  volume: Amount[];
-  active_subscriptions: number;
-  entered_dunning: number;
-  recovered: number;
-}
-interface OverviewConnector {
-  connector_id: string;
-  name: string | null;
-  provider_slug: string;
-  attempts: number;
-  approved: number;
-  declined: number;
-  errors: number;
-  approval_rate: number | null;
-  volume: Amount[];
-}
-interface Overview {
-  from: string;
-  to: string;
-  days: OverviewDay[];
-  payments: { approved: number; declined: number; approval_rate: number | null; volume: Amount[] };
-  connectors: OverviewConnector[];
-  subscriptions: {
-    active: number;
-    in_dunning: number;
-    mrr: Amount[];
-    mrr_in_dunning: Amount[];
-    entered_dunning: number;
-    recovered: number;
-  };
-}
+type Overview = Answer<'getMerchantOverview'>;
+type OverviewConnector = Overview['connectors'][number];
+type Amount = Overview['payments']['volume'][number];
 
 const W = 600;
 const H = 160;

@@ -6,7 +6,7 @@
  * given method, brand, currency, amount and country would try, in order, and which it skips and why.
  */
 import { useState } from 'preact/hooks';
-import { call, type Page } from '../api';
+import { call, type Answer, type Item, type Page } from '../api';
 import { label, money, toMinor } from '../format';
 import { DataTable, usePagedList } from '../list';
 import { navigate } from '../router';
@@ -24,38 +24,11 @@ import {
   useSubmit,
 } from '../ui';
 
-interface Profile {
-  id: string;
-  name: string;
-  is_active: boolean;
-  version: number;
-  payment_method: string;
-  default_merchant_connector_id: string;
-  optimize: 'none' | 'approval_rate';
-  updated_at: string;
-}
+type Profile = Item<'getMerchantRoutingProfiles'>;
 
-interface RoutingNode {
-  id: string;
-  parent_node_id: string | null;
-  branch: 'then' | 'else' | null;
-  position: number;
-  node_type: 'condition' | 'action';
-  condition_field: string | null;
-  condition_operator: string | null;
-  condition_value: unknown;
-  merchant_connector_id: string | null;
-  connector_name: string | null;
-  require_3ds: 'never' | 'if_supported' | 'always' | null;
-  is_active: boolean;
-}
+type RoutingNode = Item<'getMerchantRoutingProfilesProfileIdNodes'>;
 
-interface ConnectorOption {
-  id: string;
-  name: string;
-  provider_slug: string;
-  is_active: boolean;
-}
+type ConnectorOption = Item<'getMerchantConnectors'>;
 
 const METHODS = ['*', 'credit_card', 'debit_card', 'pix', 'boleto', 'wallet'];
 const methodName = (method: string) => (method === '*' ? 'Every method (*)' : label(method));
@@ -539,8 +512,8 @@ function ConditionForm(props: {
   submitText: string;
   save: (condition: Condition) => Promise<void>;
 }) {
-  const [field, setField] = useState(props.initial?.condition_field ?? 'amount');
-  const [operator, setOperator] = useState(props.initial?.condition_operator ?? 'gte');
+  const [field, setField] = useState<string>(props.initial?.condition_field ?? 'amount');
+  const [operator, setOperator] = useState<string>(props.initial?.condition_operator ?? 'gte');
   const [text, setText] = useState(props.initial ? showValue(props.initial.condition_value) : '10000');
   let parsed: { ok: true; value: unknown } | { ok: false; message: string };
   try {
@@ -657,16 +630,7 @@ function AddNode(props: {
   );
 }
 
-interface Simulation {
-  payment_method: string;
-  plan: {
-    merchant_connector_id: string;
-    connector_name: string | null;
-    provider_slug: string | null;
-    reason: string;
-  }[];
-  skipped: { merchant_connector_id: string; reason: string }[];
-}
+type Simulation = Answer<'postMerchantRoutingProfilesProfileIdSimulate'>;
 
 const REASONS: Record<string, string> = {
   matched: 'the rules chose it',
@@ -694,7 +658,7 @@ const BRANDS = ['visa', 'mastercard', 'amex', 'elo', 'hipercard', 'discover', 'd
 /** The charge's plan from …/simulate; connectors are named from the page's connector list. */
 function Simulate(props: { base: string; profile: Profile; connectors: ConnectorOption[] }) {
   const fixed = props.profile.payment_method !== '*';
-  const [method, setMethod] = useState(fixed ? props.profile.payment_method : 'credit_card');
+  const [method, setMethod] = useState<string>(fixed ? props.profile.payment_method : 'credit_card');
   const [brand, setBrand] = useState('visa');
   const [currency, setCurrency] = useState('BRL');
   const [amount, setAmount] = useState('100.00');

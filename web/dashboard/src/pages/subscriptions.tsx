@@ -161,7 +161,7 @@ async function eligibleProducts(sub: Subscription): Promise<Product[]> {
 /** A family's offer pair charges as its transition says; a standalone product's change waits for the renewal. */
 async function changeBehaviour(sub: Subscription, toOfferId: string): Promise<{ change_charge_behavior: string }> {
   if (!sub.product_family_id) return { change_charge_behavior: 'next_renew' };
-  return call<{ change_charge_behavior: string; source: string }>(
+  return call<Answer<'getMerchantOfferTransitionsEffectiveBehavior'>>(
     'GET',
     `/merchant/offer-transitions/effective-behavior${query({ from_offer_id: sub.current_offer_id, to_offer_id: toOfferId })}`,
   );

@@ -4,23 +4,13 @@
  * Every change is confirmed inline before it runs; the API has the last word (403, 409 LAST_OWNER are shown).
  */
 import { useState } from 'preact/hooks';
-import { call, type Page } from '../api';
+import { call, type Item, type Page } from '../api';
 import { label, when } from '../format';
 import { currentSession } from '../session';
 import { Chip, ErrorNote, Field, Notice, PageHeader, Table, inputValue, useLoad, useSubmit } from '../ui';
 
-type Role = 'owner' | 'admin' | 'viewer';
-
-interface Member {
-  membership_id: string;
-  user_id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  status: 'pending' | 'active';
-  joined_at: string | null;
-  invitation_expires_at: string | null;
-}
+type Member = Item<'getMerchantMembers'>;
+type Role = Member['role'];
 
 const ROLE_HINTS: Record<Role, string> = {
   owner: 'Everything, including the team and its owners',

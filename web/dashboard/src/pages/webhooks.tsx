@@ -4,7 +4,7 @@
  * endpoints; the delivery list refreshes itself while the page is open so retries and redeliveries show up.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { call, query, type Page } from '../api';
+import { call, query, type Answer, type Item, type Page } from '../api';
 import { FilterBar, dayEnd, dayStart, type FilterSpec } from '../filters';
 import { label, when } from '../format';
 import { livemodeParam } from '../mode';
@@ -12,37 +12,11 @@ import { DataTable, useFilteredList } from '../list';
 import { currentSession } from '../session';
 import { Chip, ErrorNote, Field, Notice, PageHeader, inputValue, useLoad, useSubmit, type Loaded } from '../ui';
 
-interface WebhookConfig {
-  id: string;
-  url: string;
-  description: string | null;
-  event_filter: string[] | null;
-  is_active: boolean;
-  last_triggered_at: string | null;
-}
+type WebhookConfig = Item<'getMerchantWebhookConfigs'>;
 
-interface Delivery {
-  id: string;
-  merchant_webhook_config_id: string;
-  event_id: string;
-  event_type: string;
-  target_url: string;
-  attempt_number: number;
-  http_status_code: number | null;
-  response_body: string | null;
-  payload: Record<string, unknown>;
-  status: string;
-  trigger: string;
-  error: string | null;
-  created_at: string;
-  next_retry_at: string | null;
-  duration_ms: number | null;
-}
+type Delivery = Item<'getMerchantWebhookDeliveries'>;
 
-interface EventType {
-  type: string;
-  description: string;
-}
+type EventType = Item<'getMerchantWebhookEventTypes'>;
 
 /** How often the delivery list is read again while the page is open (retries and redeliveries land by themselves). */
 const REFRESH_MS = 5000;
@@ -184,7 +158,10 @@ function Endpoints(props: { configs: Loaded<Page<WebhookConfig>>; types: EventTy
         ? call('PATCH', `/merchant/webhook-configs/${config.id}`, { is_active: !config.is_active }).then(() =>
             done(config.is_active ? `${config.url} is disabled.` : `${config.url} is enabled again.`),
           )
-        : call<{ secret: string }>('POST', `/merchant/webhook-configs/${config.id}/rotate-secret`).then((rotated) => {
+        : call<Answer<'postMerchantWebhookConfigsWebhookIdRotateSecret'>>(
+            'POST',
+            `/merchant/webhook-configs/${config.id}/rotate-secret`,
+          ).then((rotated) => {
             setSecret({ url: config.url, secret: rotated.secret });
             done('The secret is rotated; the previous one keeps signing alongside for one hour.');
           });
@@ -282,7 +259,11 @@ function Endpoints(props: { configs: Loaded<Page<WebhookConfig>>; types: EventTy
             types={props.types}
             cancel={() => setAdding(false)}
             save={async (body) => {
-              const created = await call<WebhookConfig & { secret: string }>('POST', '/merchant/webhook-configs', body);
+              const created = await call<Answer<'postMerchantWebhookConfigs'>>(
+                'POST',
+                '/merchant/webhook-configs',
+                body,
+              );
               setAdding(false);
               setSecret({ url: created.url, secret: created.secret });
               done(null);
