@@ -30,7 +30,7 @@ const described = (key: ApiKey) => ({
  * A key change in the activity record: a merchant key's on its merchant; an organization key's on every merchant of
  * the organization, since such a key acts on each of them (the record is kept per merchant).
  */
-export async function recordKeyChange(
+async function recordKeyChange(
   em: EntityManager,
   action: string,
   key: ApiKey,
@@ -99,24 +99,27 @@ function markRevoked(key: ApiKey): void {
   key.revokedAt = new Date();
 }
 
-export async function revoke(em: EntityManager, key: ApiKey, actor: Actor): Promise<void> {
+async function revoke(em: EntityManager, key: ApiKey, actor: Actor): Promise<void> {
   markRevoked(key);
   await recordKeyChange(em, 'api_key.revoked', key, actor);
 }
 
-/** Idempotent: revoking a revoked key answers it as it is (and records nothing more). */
+/** Idempotent: revoking a revoked key answers it as it is (and records nothing more). A merchant's or an organization's. */
+export async function revokeKey(em: EntityManager, key: ApiKey, actor: Actor): Promise<ApiKey> {
+  if (key.status !== 'revoked') {
+    await revoke(em, key, actor);
+    await em.flush();
+  }
+  return key;
+}
+
 export async function revokeMerchantApiKey(
   em: EntityManager,
   merchantId: string,
   keyId: string,
   actor: KeyCreator,
 ): Promise<ApiKey> {
-  const key = await ownKey(em, merchantId, keyId);
-  if (key.status !== 'revoked') {
-    await revoke(em, key, actor);
-    await em.flush();
-  }
-  return key;
+  return revokeKey(em, await ownKey(em, merchantId, keyId), actor);
 }
 
 /**
@@ -151,7 +154,7 @@ export async function settleKeysMintedBy(
  * A new key with the same name, kind, scopes and expiry (a roll replaces the secret, never the key's life or reach);
  * the old one expires after the overlap (never later than before). 409 for a key that no longer works.
  */
-export async function rollApiKey(
+async function rollApiKey(
   em: EntityManager,
   old: ApiKey,
   overlapHours: number,
@@ -182,7 +185,16 @@ export async function rollMerchantApiKey(
   overlapHours: number,
   creator: KeyCreator,
 ): Promise<{ record: ApiKey; key: string }> {
-  const old = await ownKey(em, merchantId, keyId);
+  return rollKey(em, await ownKey(em, merchantId, keyId), overlapHours, creator);
+}
+
+/** Rolls a merchant's or an organization's key, recording the roll (see rollApiKey). */
+export async function rollKey(
+  em: EntityManager,
+  old: ApiKey,
+  overlapHours: number,
+  creator: KeyCreator,
+): Promise<{ record: ApiKey; key: string }> {
   const rolled = await rollApiKey(em, old, overlapHours, creator);
   await recordKeyChange(em, 'api_key.rolled', rolled.record, creator, {
     rolled_from: old.id,

@@ -9,7 +9,7 @@ import type { KeyCreator } from '../../../domain/api-keys/api-keys.service';
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import type { Actor } from '../../../domain/merchants/merchants.activity';
-import { recordKeyChange, revoke, rollApiKey } from './api-keys.service';
+import { revokeKey, rollKey } from './api-keys.service';
 
 export async function listOrganizationApiKeys(
   em: EntityManager,
@@ -32,12 +32,7 @@ async function ownKey(em: EntityManager, organizationId: string, keyId: string):
 
 /** Idempotent: revoking a revoked key answers it as it is (and records nothing more). */
 export async function revokeOrganizationApiKey(em: EntityManager, organizationId: string, keyId: string, actor: Actor) {
-  const key = await ownKey(em, organizationId, keyId);
-  if (key.status !== 'revoked') {
-    await revoke(em, key, actor);
-    await em.flush();
-  }
-  return key;
+  return revokeKey(em, await ownKey(em, organizationId, keyId), actor);
 }
 
 export async function rollOrganizationApiKey(
@@ -47,12 +42,5 @@ export async function rollOrganizationApiKey(
   overlapHours: number,
   creator: KeyCreator,
 ): Promise<{ record: ApiKey; key: string }> {
-  const old = await ownKey(em, organizationId, keyId);
-  const rolled = await rollApiKey(em, old, overlapHours, creator);
-  await recordKeyChange(em, 'api_key.rolled', rolled.record, creator, {
-    rolled_from: old.id,
-    old_key_expires_at: old.expiresAt?.toISOString() ?? null,
-  });
-  await em.flush();
-  return rolled;
+  return rollKey(em, await ownKey(em, organizationId, keyId), overlapHours, creator);
 }
