@@ -3,10 +3,10 @@ import { createHousekeepingActivities, type HousekeepingDeps } from './housekeep
 import { createCheckoutActivities, type CheckoutDeps } from './checkout';
 import { createWebhookActivities, type WebhookDeps } from './webhooks';
 import { createVaultActivities, type VaultDeps } from './vault';
-import { createPaymentActivities } from './payments';
-import { createOperationActivities } from './payments/operations';
-import { createReconcileActivities } from './payments/reconcile';
-import { createSettlementActivities } from './payments/settlement';
+import { createTransactionActivities } from './transactions';
+import { createOperationActivities } from './transactions/operations';
+import { createReconcileActivities } from './transactions/reconcile';
+import { createSettlementActivities } from './transactions/settlement';
 import { createMailActivities, type MailDeps } from './mail';
 import { createConnectorActivities } from './connectors';
 import { createSubscriptionActivities, type SubscriptionDeps } from './subscriptions';
@@ -19,7 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCheckoutActivities(deps),
     ...createWebhookActivities(deps),
     ...createVaultActivities(deps),
-    ...createPaymentActivities(deps),
+    ...createTransactionActivities(deps),
     ...createOperationActivities(deps),
     ...createReconcileActivities(deps),
     ...createSettlementActivities(deps),

@@ -9,7 +9,7 @@ export const WEBHOOK_SWEEP_SCHEDULE_ID = 'switchyard-webhook-outbox-sweep';
 export const RECONCILE_SCHEDULE_ID = 'switchyard-reconcile-unknown-outcomes';
 
 /** Hands pending charges whose workflows all closed back to a settlement or resolution (workflows/housekeeping.ts). */
-export const PENDING_CHARGE_SWEEP_SCHEDULE_ID = 'switchyard-pending-charge-sweep';
+export const PENDING_CHARGE_SWEEP_SCHEDULE_ID = 'switchyard-pending-transaction-sweep';
 
 /** Starts delivery of any e-mail whose post-commit kick was lost (workflows/mail-delivery.ts). */
 export const MAIL_SWEEP_SCHEDULE_ID = 'switchyard-mail-outbox-sweep';
@@ -69,9 +69,9 @@ export async function ensureSchedules(client: Client): Promise<void> {
       spec: { intervals: [{ every: '15 minutes' }] },
       action: {
         type: 'startWorkflow',
-        workflowType: 'pendingChargeSweepWorkflow',
+        workflowType: 'pendingTransactionSweepWorkflow',
         taskQueue: TASK_QUEUES.payments,
-        workflowId: 'switchyard-pending-charge-sweep-run',
+        workflowId: 'switchyard-pending-transaction-sweep-run',
       },
       // Each run takes up whatever is still orphaned: a missed run needs no catching up.
       policies: { overlap: 'SKIP', catchupWindow: '15 minutes' },

@@ -2,7 +2,7 @@
  * What the card verification workflow shares with the API that starts it: its id, input and result. Pure, like
  * Temporal's samples' shared.ts.
  */
-import type { Outcome } from './lib/charge-types';
+import type { Outcome } from './lib/transaction-types';
 
 export const cardVerificationWorkflowId = (tokenId: string) => `card-verification-${tokenId}`;
 

@@ -5,7 +5,7 @@
  */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { isSafeToTryNextConnector } from './lib/charge-types';
+import { isSafeToTryNextConnector } from './lib/transaction-types';
 import type { CardVerificationInput, CardVerificationResult } from './card-verification.shared';
 
 // One provider call per activity; an activity that crashes (database, worker restart) is retried with the same

@@ -55,7 +55,7 @@ export async function housekeepingWorkflow(): Promise<HousekeepingResult> {
 }
 
 // The sweep looks at workflows and starts them: one activity per batch, retried like the purges.
-const { resumeOrphanedPendingCharges } = proxyActivities<Activities>({
+const { resumeOrphanedPendingTransactions } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', maximumAttempts: 5 },
@@ -66,13 +66,13 @@ export const PENDING_CHARGE_SWEEP_BATCH = 100;
 /**
  * Run by a Temporal schedule (worker/schedules.ts): a transaction still pending with no workflow left to finish it
  * (its charge, settlement and resolution all closed — terminated, failed, timed out) is handed back to a settlement or
- * to its resolution (activities/payments/pending-charge-sweep.ts). `merchantId` limits a manual run (or a test) to
+ * to its resolution (activities/transactions/pending-transaction-sweep.ts). `merchantId` limits a manual run (or a test) to
  * one merchant; the schedule starts it without arguments.
  */
-export async function pendingChargeSweepWorkflow(
+export async function pendingTransactionSweepWorkflow(
   input: { merchantId?: string | null } = {},
 ): Promise<{ resumed: number }> {
-  const resumed = await resumeOrphanedPendingCharges({
+  const resumed = await resumeOrphanedPendingTransactions({
     limit: PENDING_CHARGE_SWEEP_BATCH,
     merchantId: input.merchantId,
   });

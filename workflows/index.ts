@@ -1,10 +1,10 @@
 /** Bundle entry: every workflow the worker runs. */
-export { housekeepingWorkflow, pendingChargeSweepWorkflow } from './housekeeping';
+export { housekeepingWorkflow, pendingTransactionSweepWorkflow } from './housekeeping';
 export { checkoutExpiryWorkflow } from './checkout-expiry';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { webhookOutboxSweepWorkflow, webhookRecoverWorkflow } from './webhook-fan-out';
 export { cardVerificationWorkflow } from './card-verification';
-export { chargeWorkflow, asyncSettlementWorkflow, chargeResolutionWorkflow } from './charge';
+export { transactionWorkflow, asyncSettlementWorkflow, transactionResolutionWorkflow } from './transaction';
 export { transactionOperationWorkflow, pendingRefundWorkflow } from './transaction-operation';
 export { reconcileUnknownOutcomesWorkflow } from './reconcile-unknown-outcomes';
 export { mailDeliveryWorkflow, mailOutboxSweepWorkflow } from './mail-delivery';

@@ -7,7 +7,7 @@
  */
 import { ActivityFailure } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { databaseActivities, providerActivities } from './lib/payment-activities';
+import { databaseActivities, providerActivities } from './lib/transaction-activities';
 
 const { listUnresolvedAttempts } = databaseActivities();
 const { reconcileAttempt } = providerActivities();

@@ -28,8 +28,8 @@ import {
   workflowInfo,
   type defineUpdate,
 } from '@temporalio/workflow';
-import { chargeWorkflow } from './charge';
-import { chargeWorkflowId } from './charge.shared';
+import { transactionWorkflow } from './transaction';
+import { transactionWorkflowId } from './transaction.shared';
 import { transactionOperationWorkflow } from './transaction-operation';
 import { operationWorkflowId } from './transaction-operation.shared';
 import {
@@ -320,8 +320,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if ('refused' in prepared) return declined(null, prepared.refused);
     const charge = prepared.charge;
     try {
-      await executeChild(chargeWorkflow, {
-        workflowId: chargeWorkflowId(charge.transactionId),
+      await executeChild(transactionWorkflow, {
+        workflowId: transactionWorkflowId(charge.transactionId),
         args: [charge],
         // Started at most once: a reset or replayed subscription finds the charge it started and reads its result.
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,

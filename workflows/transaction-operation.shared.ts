@@ -2,7 +2,7 @@
  * What the capture/void/refund workflows share with their starters (the API, the charge and subscription
  * workflows): ids and the operation's result. Pure, like Temporal's samples' shared.ts.
  */
-import type { OperationInput } from './lib/charge-types';
+import type { OperationInput } from './lib/transaction-types';
 
 export const pendingRefundWorkflowId = (refundId: string) => `refund-poll-${refundId}`;
 

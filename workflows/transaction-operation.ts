@@ -18,10 +18,10 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { UNRESOLVED_PROVIDER_CALL, type OperationInput } from './lib/charge-types';
+import { UNRESOLVED_PROVIDER_CALL, type OperationInput } from './lib/transaction-types';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { pendingRefundWorkflowId, type OperationResult } from './transaction-operation.shared';
-import { databaseActivities, providerActivities } from './lib/payment-activities';
+import { databaseActivities, providerActivities } from './lib/transaction-activities';
 
 const db = databaseActivities();
 const provider = providerActivities();

@@ -16,11 +16,11 @@ import {
 } from '../../db/entities';
 import { idFromSeed } from '../../domain/platform/ids';
 import { applySubscriptionStep } from '../../domain/subscriptions/subscriptions.steps';
-import { createSubscriptionForCharge } from '../../domain/subscriptions/subscriptions.first-charge';
+import { createSubscriptionForTransaction } from '../../domain/subscriptions/subscriptions.first-transaction';
 import { renewAtCycleLimit } from '../../domain/subscriptions/subscriptions.cycle-limit';
 import { readRenewal } from '../../domain/subscriptions/subscriptions.renewal';
 import { CHARGE_IN_DOUBT } from '../../domain/transactions/transactions.in-doubt';
-import { UNRESOLVED_PROVIDER_CALL, type ChargeInput } from '../../workflows/lib/charge-types';
+import { UNRESOLVED_PROVIDER_CALL, type TransactionInput } from '../../workflows/lib/transaction-types';
 import { DEFAULT_DUNNING_SCHEDULE_DAYS, SUBSCRIPTION_ALREADY_EXISTS } from '../../workflows/lib/subscription-rules';
 import type { SubscriptionState, SubscriptionStep } from '../../workflows/lib/subscription-state';
 import { UNPAID_FINAL } from '../../domain/transactions/transactions.state-table';
@@ -43,7 +43,7 @@ export interface RenewalChargeRequest {
 }
 
 /** A renewal the workflow can send to the charge cascade, or why the saved instrument cannot be charged. */
-export type PreparedRenewal = { charge: ChargeInput } | { refused: InstrumentRefusal };
+export type PreparedRenewal = { charge: TransactionInput } | { refused: InstrumentRefusal };
 
 /** Document 3: "Expired and revoked instruments cannot be charged." Said as the decline code dunning works with. */
 export type InstrumentRefusal = 'payment_instrument_revoked' | 'expired_card';
@@ -76,13 +76,16 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
      * The subscription of a paid recurring first charge (row, creation/trial_start transitions, subscription.created,
      * the transaction's subscription_id), once: its id derives from the transaction id. null when there is none.
      */
-    async createSubscriptionForCharge(input: { transactionId: string; at: string }): Promise<SubscriptionState | null> {
+    async createSubscriptionForTransaction(input: {
+      transactionId: string;
+      at: string;
+    }): Promise<SubscriptionState | null> {
       try {
         return await orm.em.fork().transactional(async (em) => {
           // A customer on a test clock: the subscription starts at the clock's time and runs on the clock.
           const clock = await testClockOfCharge(em, input.transactionId);
           const at = clock ? clock.frozenTime : new Date(input.at);
-          const state = await createSubscriptionForCharge(em, input.transactionId, at);
+          const state = await createSubscriptionForTransaction(em, input.transactionId, at);
           if (!state || !clock) return state;
           const time = clock.frozenTime.toISOString();
           return { ...state, testClock: { id: clock.id, now: time, frozenTime: time, reportTo: null } };
@@ -235,7 +238,7 @@ function renewalCharge(
   offer: { id: string; name: string },
   product: { id: string; name: string },
   instrument: { cardBrand: string | null; issuerCountry: string | null } | null,
-): ChargeInput {
+): TransactionInput {
   const seed = `${state.subscriptionId}:cycle:${cycleNumber}:try:${attempt}${retry ? `:retry:${retry}` : ''}`;
   return {
     transactionId: idFromSeed('tx', seed),

@@ -3,7 +3,7 @@ import type { Orm } from '../../db/orm';
 import type { KeyMaterial } from '../../domain/platform/crypto';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import type { ConnectorAdapter, Outcome } from '../../domain/connectors/connector';
-import { resolveOutcome } from '../payments/unknown-outcome';
+import { resolveOutcome } from '../transactions/unknown-outcome';
 import { readTokenCard } from './card-source';
 
 export interface VaultSettings {

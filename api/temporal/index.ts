@@ -5,7 +5,7 @@
  * services never touch `client.workflow` themselves (test/unit/architecture.test.ts).
  */
 export * from './connection';
-export * from './payments';
+export * from './transactions';
 export * from './checkout';
 export * from './webhooks';
 export * from './subscriptions';

@@ -1,7 +1,7 @@
 /** Transactions, their attempt timeline, orders (items, status history), refunds and inbound provider events. */
 import { BigIntType, EntitySchema } from '@mikro-orm/core';
 import { createdAt, updatedAt } from './timestamps';
-import type { OrderItemSnapshot } from '../../workflows/lib/charge-types';
+import type { OrderItemSnapshot } from '../../workflows/lib/transaction-types';
 
 export const TRANSACTION_STATUSES = [
   'pending',

@@ -1,5 +1,5 @@
 /**
- * orders, order_items and order_status_history: written when a charge opens (activities/payments), when a browser
+ * orders, order_items and order_status_history: written when a charge opens (activities/transactions), when a browser
  * enrolment verifies a card (a card_setup order, recordCardSetupOrder) and when a transaction moves
  * (domain/transactions/transactions.transitions.ts mirrors it onto its order).
  */

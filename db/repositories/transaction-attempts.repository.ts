@@ -568,7 +568,7 @@ export async function readAttemptToResolve(
 }
 
 /** A transaction still `pending`, with its last attempt (none when the charge never sent one). */
-export interface PendingCharge {
+export interface PendingTransaction {
   id: string;
   merchant_id: string;
   workflow_id: string;
@@ -584,11 +584,11 @@ export interface PendingCharge {
 }
 
 /** Pending transactions older than `olderThanMinutes`, oldest first (of one merchant when given). */
-export function readPendingCharges(
+export function readPendingTransactions(
   em: EntityManager,
   filter: { olderThanMinutes: number; merchantId: string | null; limit: number },
-): Promise<PendingCharge[]> {
-  return em.execute<PendingCharge[]>(
+): Promise<PendingTransaction[]> {
+  return em.execute<PendingTransaction[]>(
     `select t.id, t.merchant_id, t.workflow_id, t.amount, t.capture, to_json(t.expires_at) #>> '{}' as expires_at,
             a.attempt_number, a.is_fallback, a.connector_id, a.provider_slug, a.routing_node_id,
             a.outcome as attempt_outcome

@@ -3,7 +3,7 @@
  * circuit breaker's settings, the sliding window's figures and the health object the API presents. The SQL that
  * keeps the counters lives in connector-health.repository.ts and in the attempt's own statement.
  */
-import type { Outcome } from '../../workflows/lib/charge-types';
+import type { Outcome } from '../../workflows/lib/transaction-types';
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
 

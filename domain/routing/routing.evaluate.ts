@@ -18,7 +18,7 @@ export type ConditionField =
 export type ConditionOperator = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'not_in' | 'regex';
 export type Require3ds = 'never' | 'if_supported' | 'always';
 /** A concrete charge method (a profile's `*` is not a charge method). */
-export type ChargePaymentMethod = 'credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet';
+export type TransactionPaymentMethod = 'credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet';
 
 export interface ConditionNode {
   kind: 'condition';
@@ -66,7 +66,7 @@ export interface ConnectorState {
 }
 
 export interface ChargeAttributes {
-  paymentMethod: ChargePaymentMethod;
+  paymentMethod: TransactionPaymentMethod;
   currency: string;
   amount: number;
   cardBrand?: string | null;
@@ -123,7 +123,7 @@ export interface RoutingPlan {
 }
 
 /** The provider-side method a charge method needs. */
-export function providerMethodOf(method: ChargePaymentMethod): string {
+export function providerMethodOf(method: TransactionPaymentMethod): string {
   return method === 'credit_card' || method === 'debit_card' ? 'card' : method;
 }
 

@@ -8,7 +8,7 @@ import type { RoutingProfile } from '../../db/entities';
 import {
   evaluate,
   type ChargeAttributes,
-  type ChargePaymentMethod,
+  type TransactionPaymentMethod,
   type ConnectorState,
   type RoutingPlan,
   type RoutingProgram,
@@ -31,14 +31,14 @@ export interface RoutingPlanInput {
   providerSlugs: Map<string, string>;
 }
 
-export type ProfileSelector = { profileId: string } | { paymentMethod: ChargePaymentMethod };
+export type ProfileSelector = { profileId: string } | { paymentMethod: TransactionPaymentMethod };
 
 /** No active profile routes this payment method (neither the exact method nor the `*` catch-all). */
 export class NoActiveRoutingProfileError extends Error {
   readonly code = 'NO_ACTIVE_ROUTING_PROFILE';
   constructor(
     readonly merchantId: string,
-    readonly paymentMethod: ChargePaymentMethod,
+    readonly paymentMethod: TransactionPaymentMethod,
   ) {
     super(
       `Merchant ${merchantId} has no active routing profile for ${paymentMethod} and no active catch-all (*) profile`,

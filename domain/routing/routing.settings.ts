@@ -11,7 +11,7 @@ import {
   type CascadePolicy,
   type DeclineAction,
   type DeclineCategory,
-} from '../../workflows/lib/charge-types';
+} from '../../workflows/lib/transaction-types';
 
 export const defaultDeclineActions = (): Record<DeclineCategory, DeclineAction> =>
   Object.fromEntries(

@@ -18,7 +18,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InboundWebhook } from '../connectors/connector';
 import { keepWebhookVerdict } from '../../db/repositories/transaction-attempts.repository';
-import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/charge-types';
+import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/transaction-types';
 
 /** Longest provider reference kept (the column's check); a longer one cannot be ours to reverse. */
 const REFERENCE_MAX = 200;

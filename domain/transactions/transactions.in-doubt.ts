@@ -13,7 +13,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TransactionSchema, type Transaction } from '../../db/entities';
 import { settleUnresolvedAttempt } from '../../db/repositories/transaction-attempts.repository';
-import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/charge-types';
+import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/transaction-types';
 import { recordEvent } from '../events/events.outbox';
 import { presentTransactionHeader } from './transactions.presenter';
 
@@ -31,7 +31,7 @@ const OPERATION_MESSAGE =
  * Escalates an unresolved charge attempt (inside the caller's database transaction); false when it is no longer
  * unresolved (settled, or escalated already).
  */
-export async function escalateChargeInDoubt(
+export async function escalateTransactionInDoubt(
   em: EntityManager,
   attempt: { transactionId: string; attemptNumber: number },
 ): Promise<boolean> {

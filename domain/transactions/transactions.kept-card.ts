@@ -1,6 +1,6 @@
 /**
  * The card a recurring first charge kept as the customer's instrument while the charge was pending (held for
- * review: keepChargedCard, domain/subscriptions/subscriptions.first-charge.ts) must not outlive a charge that then
+ * review: keepTransactionCard, domain/subscriptions/subscriptions.first-transaction.ts) must not outlive a charge that then
  * takes no money: a failed, expired or canceled charge revokes it, as DELETE /payment-instruments would. The row and
  * the transaction's payment_instrument_id stay (what was charged); the card can be enrolled again.
  */

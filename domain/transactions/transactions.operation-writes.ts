@@ -1,6 +1,6 @@
 /**
  * The writes of capture, void and refund, each run by one step of the operation workflow inside its own database
- * transaction (activities/payments/operations.ts opens it and calls the provider): begin checks the move under the
+ * transaction (activities/transactions/operations.ts opens it and calls the provider): begin checks the move under the
  * transaction's row lock and reserves it (capture_pending and the owning operation, or a pending refund row), or
  * answers the 422 code; finish applies the provider's definitive answer. The 422 codes are decided here, in the
  * same place as the state moves.
@@ -15,7 +15,7 @@ import { applyTransactionMove, releaseOperationOwner } from './transactions.tran
 import { canApply } from './transactions.state-table';
 import { recordRefundReference, settleRefund } from './transactions.refunds';
 import { presentRefund } from './transactions.presenter';
-import { OPERATION_IN_PROGRESS, type OperationInput, type OperationStart } from '../../workflows/lib/charge-types';
+import { OPERATION_IN_PROGRESS, type OperationInput, type OperationStart } from '../../workflows/lib/transaction-types';
 
 const rejection = (code: string, message: string): OperationStart => ({ ok: false, code, message });
 

@@ -60,7 +60,7 @@ async function seedTransaction(tenant: Tenant, tx: SeedTransaction): Promise<voi
       tx.chargeType ?? 'payment',
       tx.status,
       tx.connectorId ?? null,
-      `charge-${id}`,
+      `transaction-${id}`,
       at,
       at,
     ],

@@ -13,7 +13,7 @@ import { cascade, charge, providerReferenceOf, type CascadeConnector } from '../
 import { control } from '../helpers/sandbox';
 import { waitUntil } from '../helpers/webhooks';
 import { stack } from '../helpers/stack';
-import { settlementWorkflowId } from '../../workflows/charge.shared';
+import { settlementWorkflowId } from '../../workflows/transaction.shared';
 import { createHousekeepingActivities } from '../../activities/housekeeping';
 
 async function organizationSession(tenant: Tenant): Promise<Record<string, string>> {

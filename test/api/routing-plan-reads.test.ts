@@ -4,7 +4,7 @@
  * (docs/benchmarks.md, statements per charge). The plan it makes is the one the engine makes from those rows.
  */
 import { expect } from 'chai';
-import { planCharge } from '../../domain/routing/routing.charge-plan';
+import { planAttempts } from '../../domain/routing/routing.attempt-plan';
 import { request } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
@@ -38,7 +38,7 @@ describe('Routing: a charge plan reads in one statement', () => {
     const count = (query: { sql: string }) => void statements.push(query.sql);
     knex.on('query', count);
     try {
-      return { plan: await planCharge(em, tenant.merchant_id, CARD_CHARGE), statements };
+      return { plan: await planAttempts(em, tenant.merchant_id, CARD_CHARGE), statements };
     } finally {
       knex.off('query', count);
     }
@@ -81,7 +81,7 @@ describe('Routing: a charge plan reads in one statement', () => {
   it('a merchant with no active profile gets no attempts (and no decline table until it saves one)', async () => {
     const bare = await createTenant();
     const em = stack().orm.em.fork();
-    const made = await planCharge(em, bare.merchant_id, CARD_CHARGE);
+    const made = await planAttempts(em, bare.merchant_id, CARD_CHARGE);
     expect(made.attempts).to.deep.equal([]);
     expect(made.profileId).to.equal(null);
     expect(made.cascade).to.equal(null);

@@ -34,9 +34,9 @@ describe('Rule: clock-driven work runs on the test-clock task queue, live charge
     expect(charges.map((tx) => tx.status)).to.deep.equal(['authorized', 'authorized']);
     const renewal = charges[1];
 
-    expect(await taskQueueOf(`charge-${firstCharge.id}`)).to.equal(TASK_QUEUES.payments);
+    expect(await taskQueueOf(`transaction-${firstCharge.id}`)).to.equal(TASK_QUEUES.payments);
     expect(await taskQueueOf(testClockAdvanceWorkflowId(clock.id, FEB_28))).to.equal(TASK_QUEUES.testClocks);
     expect(await taskQueueOf(`subscription-${sub.id}`)).to.equal(TASK_QUEUES.testClocks);
-    expect(await taskQueueOf(`charge-${renewal.id}`)).to.equal(TASK_QUEUES.testClocks);
+    expect(await taskQueueOf(`transaction-${renewal.id}`)).to.equal(TASK_QUEUES.testClocks);
   });
 });

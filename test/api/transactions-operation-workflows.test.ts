@@ -13,7 +13,7 @@ import { stack } from '../helpers/stack';
 import { createCustomer } from '../helpers/vault';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
 import { SEARCH_ATTRIBUTE_KEYS as SA } from '../../workflows/definitions';
-import { chargeWorkflowId } from '../../workflows/charge.shared';
+import { transactionWorkflowId } from '../../workflows/transaction.shared';
 
 const client = () => stack().api.deps.temporal.client;
 
@@ -43,7 +43,7 @@ describe('Operation workflows are found by their transaction in the Temporal UI'
     );
 
     const [newest, oldest] = await workflowsOf(tx.id, 2);
-    expect(oldest.workflowId).to.equal(chargeWorkflowId(tx.id));
+    expect(oldest.workflowId).to.equal(transactionWorkflowId(tx.id));
     expect(newest.type).to.equal('transactionOperationWorkflow');
     expect(newest.workflowId).to.match(new RegExp(`^capture-${tx.id}-.+`));
     const attributes = (await client().workflow.getHandle(newest.workflowId).describe()).typedSearchAttributes;
@@ -65,6 +65,6 @@ describe('Operation workflows are found by their transaction in the Temporal UI'
       201,
     );
     const ids = (await workflowsOf(tx.id, 2)).map((wf) => wf.workflowId);
-    expect(ids).to.include.members([chargeWorkflowId(tx.id), `refund-${tx.id}-${refund.id}`]);
+    expect(ids).to.include.members([transactionWorkflowId(tx.id), `refund-${tx.id}-${refund.id}`]);
   });
 });

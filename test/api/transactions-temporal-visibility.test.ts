@@ -1,5 +1,5 @@
 /**
- * Each charge is a Temporal workflow an operator can find and read: id charge-<tx id>, a one-line summary, and
+ * Each charge is a Temporal workflow an operator can find and read: id transaction-<tx id>, a one-line summary, and
  * the OrganizationId / MerchantId / CustomerId / PaymentMethod / TransactionStatus search attributes, the status
  * kept current as the transaction moves (also on the pix settlement workflow). Capture, void and refund workflows
  * carry the charge's OrganizationId, MerchantId and CustomerId and name the transaction in their summary.
@@ -21,7 +21,7 @@ import {
   waitForTransaction,
 } from '../helpers/transactions';
 import { SEARCH_ATTRIBUTE_KEYS as SA } from '../../workflows/definitions';
-import { chargeWorkflowId, settlementWorkflowId } from '../../workflows/charge.shared';
+import { transactionWorkflowId, settlementWorkflowId } from '../../workflows/transaction.shared';
 
 const client = () => stack().api.deps.temporal.client;
 const describeWorkflow = (workflowId: string) => client().workflow.getHandle(workflowId).describe();
@@ -43,7 +43,7 @@ describe('Charge workflows in the Temporal UI', () => {
     tenant = await createTenant();
   });
 
-  it('a charge runs as charge-<tx id> with a summary and its search attributes, TransactionStatus authorized at the end', async () => {
+  it('a charge runs as transaction-<tx id> with a summary and its search attributes, TransactionStatus authorized at the end', async () => {
     await cascade(tenant, ['provider_a']);
     const customerId = await createCustomer(tenant);
     const instrument = await saveCard(tenant, customerId, CARDS.visa);
@@ -56,8 +56,8 @@ describe('Charge workflows in the Temporal UI', () => {
       201,
     );
 
-    const description = await describeWorkflow(chargeWorkflowId(tx.id));
-    expect(description.type).to.equal('chargeWorkflow');
+    const description = await describeWorkflow(transactionWorkflowId(tx.id));
+    expect(description.type).to.equal('transactionWorkflow');
     expect(await description.staticSummary()).to.equal(`Charge ${tx.id}: 1500 USD (minor units) by credit_card`);
     const attributes = description.typedSearchAttributes;
     expect(attributes.get(SA.OrganizationId)).to.equal(tenant.organization_id);
@@ -70,7 +70,7 @@ describe('Charge workflows in the Temporal UI', () => {
       await listed(
         `MerchantId = '${tenant.merchant_id}' AND TransactionStatus = 'authorized' AND CustomerId = '${customerId}'`,
       ),
-    ).to.deep.equal([chargeWorkflowId(tx.id)]);
+    ).to.deep.equal([transactionWorkflowId(tx.id)]);
   });
 
   it("capture, void and refund workflows carry the charge's organization, merchant and customer, and name the transaction in their summary", async () => {
@@ -124,7 +124,7 @@ describe('Charge workflows in the Temporal UI', () => {
     await override(connector, 'do_not_honor');
     const tx = expectWrapped(await charge(other, cardCharge(await cardToken(other), { capture: false })), 201);
     expect(tx.status).to.equal('failed');
-    const description = await describeWorkflow(chargeWorkflowId(tx.id));
+    const description = await describeWorkflow(transactionWorkflowId(tx.id));
     expect(description.typedSearchAttributes.get(SA.TransactionStatus)).to.equal('failed');
     expect(await description.staticSummary()).to.equal(
       `Charge ${tx.id}: 1500 USD (minor units) by credit_card, authorize only`,
@@ -144,9 +144,9 @@ describe('Charge workflows in the Temporal UI', () => {
       }),
       201,
     );
-    expect((await describeWorkflow(chargeWorkflowId(tx.id))).typedSearchAttributes.get(SA.TransactionStatus)).to.equal(
-      'pending',
-    );
+    expect(
+      (await describeWorkflow(transactionWorkflowId(tx.id))).typedSearchAttributes.get(SA.TransactionStatus),
+    ).to.equal('pending');
 
     expect(
       (await control('POST', `/payments/${await providerReferenceOf(pixTenant, tx.id)}/settle`)).status,

@@ -109,7 +109,7 @@ describe('POST /api/v1/transactions — an unknown outcome never cascades to ano
     // One charge, at the first provider: the second is never called while the first is in doubt.
     expect((await charges(tx.id)).map((entry) => entry.provider)).to.deep.equal(['provider_a']);
     // The resolution waits on its durable timer (its findings and the reconciler's safety net: the workflow tests).
-    const resolution = await client().workflow.getHandle(`charge-resolution-${tx.id}`).describe();
+    const resolution = await client().workflow.getHandle(`transaction-resolution-${tx.id}`).describe();
     expect(resolution.status.name).to.equal('RUNNING');
   });
 });

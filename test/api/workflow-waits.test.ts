@@ -61,7 +61,7 @@ describe('Waiting on workflows', () => {
     const { answers, reads, probes } = await withWorkerDown(async () => {
       const pending = tries.map(send);
       // Every charge has started its workflow and is waiting on it (nothing can run it).
-      const query = `WorkflowType = 'chargeWorkflow' AND MerchantId = '${tenant.merchant_id}'`;
+      const query = `WorkflowType = 'transactionWorkflow' AND MerchantId = '${tenant.merchant_id}'`;
       for (let i = 0; i < 200 && (await app.deps.temporal.client.workflow.count(query)).count < CHARGES; i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }

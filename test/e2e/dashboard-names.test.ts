@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { startSubscriptionWorkflow } from '../../api/temporal';
 import { createSubscription } from '../../domain/subscriptions/subscriptions.creation';
-import { networkTransactionIdOf } from '../../domain/subscriptions/subscriptions.first-charge';
+import { networkTransactionIdOf } from '../../domain/subscriptions/subscriptions.first-transaction';
 import { createMerchantUser } from '../helpers/dashboard';
 import {
   checkPage as checkWith,

@@ -1,5 +1,5 @@
 /**
- * A card charge whose attempt stayed unknown answers `pending` while its resolution (charge-resolution-<tx id>) looks
+ * A card charge whose attempt stayed unknown answers `pending` while its resolution (transaction-resolution-<tx id>) looks
  * the attempt up on a backing-off timer for two hours. These helpers read that resolution on the test stack's
  * Temporal, and leave a charge as the resolution's horizon leaves it (failed, the attempt still unresolved: the
  * reconciler's work) without waiting two hours of wall time — the horizon itself runs in
@@ -7,13 +7,17 @@
  */
 import { expect } from 'chai';
 import type { WorkflowHandle } from '@temporalio/client';
-import { finalizeCharge } from '../../domain/transactions/transactions.charge-writes';
-import { attemptVerdictKeptSignal, chargeResolutionWorkflowId, chargeWorkflowId } from '../../workflows/charge.shared';
+import { finalizeTransaction } from '../../domain/transactions/transactions.attempt-writes';
+import {
+  attemptVerdictKeptSignal,
+  transactionResolutionWorkflowId,
+  transactionWorkflowId,
+} from '../../workflows/transaction.shared';
 import { rows } from './db';
 import { stack } from './stack';
 
 export const resolutionOf = (transactionId: string): WorkflowHandle =>
-  stack().api.deps.temporal.client.workflow.getHandle(chargeResolutionWorkflowId(transactionId));
+  stack().api.deps.temporal.client.workflow.getHandle(transactionResolutionWorkflowId(transactionId));
 
 /**
  * What woke the resolution's waits, in order: 'fired' (its timer) or 'woken' (a kept verdict's signal cut it short).
@@ -39,7 +43,7 @@ export async function pastResolutionHorizon(transactionId: string): Promise<void
   await stack()
     .orm.em.fork()
     .transactional((em) =>
-      finalizeCharge(em, {
+      finalizeTransaction(em, {
         transactionId,
         to: 'failed',
         triggeredBy: 'system',
@@ -60,7 +64,7 @@ export async function pastResolutionHorizon(transactionId: string): Promise<void
  */
 export async function wakeResolution(transactionId: string): Promise<void> {
   const { client } = stack().api.deps.temporal;
-  await client.workflow.getHandle(chargeWorkflowId(transactionId)).result();
+  await client.workflow.getHandle(transactionWorkflowId(transactionId)).result();
   await resolutionOf(transactionId).signal(attemptVerdictKeptSignal);
   await resolutionOf(transactionId).result();
 }

@@ -11,7 +11,7 @@ import {
   TransactionSchema,
 } from '../../db/entities';
 import { createSubscription } from '../../domain/subscriptions/subscriptions.creation';
-import { networkTransactionIdOf } from '../../domain/subscriptions/subscriptions.first-charge';
+import { networkTransactionIdOf } from '../../domain/subscriptions/subscriptions.first-transaction';
 import type { SubscriptionState } from '../../workflows/lib/subscription-state';
 import type { TargetOffer } from '../../workflows/lib/subscription-moves';
 import { createOffer, type OfferFixture } from './catalog';

@@ -113,7 +113,7 @@ const phases = (workflow: Boundary['workflow'], activity: string, local?: Bounda
 const BOUNDARIES: Boundary[] = [
   ...phases('charge', 'openAndPlanCharge', {}),
   ...phases('charge', 'attemptCharge'),
-  ...phases('charge', 'finalizeCharge', { after: 'attemptCharge' }),
+  ...phases('charge', 'finalizeTransaction', { after: 'attemptCharge' }),
   ...(['capture', 'refund'] as const).flatMap((workflow) =>
     ['beginOperation', 'providerOperation', 'finishOperation'].flatMap((activity) =>
       (['scheduled', 'completed'] as const).map((phase) => ({ workflow, activity, phase })),
@@ -543,7 +543,7 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
         let started: Promise<ApiResponse>;
         let type = 'transactionOperationWorkflow';
         if (boundary.workflow === 'charge') {
-          type = 'chargeWorkflow';
+          type = 'transactionWorkflow';
           const token = await cardTokenWithRetries(probe, SLOW, figures);
           started = charge(probe, cardCharge(token, { capture: false }));
         } else {
@@ -557,7 +557,7 @@ describe('reliability: chaos under load (worker SIGKILLs, PostgreSQL and Tempora
           const id = transactionIdOf(res)!;
           await transactionIn(probe, id, [boundary.workflow === 'refund' ? 'authorized' : 'pre_authorized']);
           // The charge's own workflow is not the one watched.
-          seen.add(`charge-${id}`);
+          seen.add(`transaction-${id}`);
           started =
             boundary.workflow === 'capture'
               ? api.post(`/transactions/${id}/capture`, {

@@ -23,14 +23,18 @@ describe('architecture: the import rule (docs/architecture.md)', () => {
   });
 
   it('reports an activity that imports from api/', () => {
-    const imports = importsOf(ROOT, 'activities/payments/x.ts', "import { recordEvent } from '../../api/modules/x';");
-    expect(violationsOf('activities/payments/x.ts', imports)).to.have.length(1);
+    const imports = importsOf(
+      ROOT,
+      'activities/transactions/x.ts',
+      "import { recordEvent } from '../../api/modules/x';",
+    );
+    expect(violationsOf('activities/transactions/x.ts', imports)).to.have.length(1);
   });
 
   it('reports an activity that imports a workflow module, and allows its workflows/<name>.shared.ts', () => {
-    const file = 'activities/payments/x.ts';
-    const workflow = importsOf(ROOT, file, "import { chargeWorkflowId } from '../../workflows/charge';");
-    const shared = importsOf(ROOT, file, "import { chargeWorkflowId } from '../../workflows/charge.shared';");
+    const file = 'activities/transactions/x.ts';
+    const workflow = importsOf(ROOT, file, "import { transactionWorkflowId } from '../../workflows/transaction';");
+    const shared = importsOf(ROOT, file, "import { transactionWorkflowId } from '../../workflows/transaction.shared';");
     expect(violationsOf(file, workflow)).to.have.length(1);
     expect(violationsOf(file, shared)).to.deep.equal([]);
   });
@@ -59,14 +63,18 @@ describe('architecture: the import rule (docs/architecture.md)', () => {
     const workflow = importsOf(
       ROOT,
       'api/modules/x/x.service.ts',
-      "import { chargeWorkflow } from '../../../workflows/charge';",
+      "import { transactionWorkflow } from '../../../workflows/transaction';",
     );
     expect(violationsOf('api/modules/x/x.service.ts', client)).to.have.length(1);
     expect(violationsOf('api/modules/x/x.service.ts', workflow)).to.have.length(1);
     expect(
       violationsOf(
-        'api/temporal/payments.ts',
-        importsOf(ROOT, 'api/temporal/payments.ts', "import { chargeWorkflow } from '../../workflows/charge';"),
+        'api/temporal/transactions.ts',
+        importsOf(
+          ROOT,
+          'api/temporal/transactions.ts',
+          "import { transactionWorkflow } from '../../workflows/transaction';",
+        ),
       ),
     ).to.deep.equal([]);
   });

@@ -8,7 +8,7 @@ import {
   windowStart,
 } from '../../domain/connectors/connector-health';
 import { orderByApprovalRate, smoothedApprovalRate } from '../../domain/routing/routing.optimize';
-import { shouldTryNextConnector } from '../../workflows/lib/charge-types';
+import { shouldTryNextConnector } from '../../workflows/lib/transaction-types';
 
 const counts = (attempts: number, approved: number) => ({
   attempts,

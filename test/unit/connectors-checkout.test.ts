@@ -119,7 +119,7 @@ describe('checkout: a payment read after it was pending (settlement without a we
   const read = (status: string, code: string | undefined, summary: string | undefined) =>
     fromPayment(answer(200, { id: 'pay_1', status, response_code: code, response_summary: summary }));
 
-  // Settlement calls a read lapsed when rawCode or rawMessage is the provider's word for it (activities/payments/
+  // Settlement calls a read lapsed when rawCode or rawMessage is the provider's word for it (activities/transactions/
   // settlement.ts): Checkout.com's Expired/Canceled must reach it even when the payment carries a response code.
   it('a payment that lapsed (Expired, Canceled) says so in rawMessage and keeps its response code as rawCode', () => {
     expect(read('Expired', '10000', 'Approved')).to.include({

@@ -9,7 +9,7 @@ import * as providerB from '../../domain/connectors/provider_b/transformers';
 import * as providerC from '../../domain/connectors/provider_c/transformers';
 import * as providerD from '../../domain/connectors/provider_d/transformers';
 import * as checkout from '../../domain/connectors/checkout/transformers';
-import { isSafeToTryNextConnector } from '../../workflows/lib/charge-types';
+import { isSafeToTryNextConnector } from '../../workflows/lib/transaction-types';
 import { answer } from '../helpers/rows';
 
 const expectUnknown = (result: { outcome: string }) => {

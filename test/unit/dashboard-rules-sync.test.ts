@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { ORDER_STATUSES, TRANSACTION_STATUSES } from '../../db/entities';
 import { statusesAllowing } from '../../domain/transactions/transactions.state-table';
 import { ALLOWED_FROM } from '../../workflows/lib/subscription-rules';
-import * as dashboardPayments from '../../web/dashboard/src/payment-rules';
+import * as dashboardPayments from '../../web/dashboard/src/transaction-rules';
 import { ALLOWED_FROM as DASHBOARD_ALLOWED_FROM } from '../../web/dashboard/src/subscription-rules';
 
 const sorted = (values: readonly string[]) => [...values].sort();

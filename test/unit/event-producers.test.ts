@@ -165,7 +165,7 @@ describe('event catalog against the code (static scan of the producers)', () => 
 
   it('the scan sees the producers it claims to (it finds known ones, so an empty scan cannot pass)', () => {
     expect(produced.get('transaction.created')?.[0]).to.match(
-      /^domain\/transactions\/transactions\.charge-writes\.ts:/,
+      /^domain\/transactions\/transactions\.attempt-writes\.ts:/,
     );
     expect(produced.get('transaction.dispute_lost')?.[0]).to.match(/inbound-webhooks\.middleware\.ts:/);
     expect(produced.get('subscription.paused')?.[0]).to.match(/^workflows\/lib\/subscription-moves\.ts:/);

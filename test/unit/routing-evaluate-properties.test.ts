@@ -10,7 +10,7 @@ import {
   walk,
   type ActionNode,
   type ChargeAttributes,
-  type ChargePaymentMethod,
+  type TransactionPaymentMethod,
   type ConnectorState,
   type ProgramNode,
   type RoutingProgram,
@@ -19,7 +19,7 @@ import { pick, seeded } from '../helpers/seeded';
 import { act, cond } from '../helpers/routing-program';
 
 const CASES = 3000;
-const METHODS: ChargePaymentMethod[] = ['credit_card', 'debit_card', 'pix', 'boleto', 'wallet'];
+const METHODS: TransactionPaymentMethod[] = ['credit_card', 'debit_card', 'pix', 'boleto', 'wallet'];
 const BRANDS = ['visa', 'mastercard', 'amex', 'elo'];
 const CURRENCIES = ['BRL', 'USD', 'EUR'];
 const COUNTRIES = ['BR', 'US', 'DE'];

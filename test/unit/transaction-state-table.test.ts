@@ -65,7 +65,7 @@ describe('transaction state table', () => {
   });
 
   it('no other transaction code lists allowed from-states (moves go through the table)', () => {
-    const dirs = ['activities/payments', 'api/modules/transactions', 'domain/transactions', 'db/repositories'];
+    const dirs = ['activities/transactions', 'api/modules/transactions', 'domain/transactions', 'db/repositories'];
     for (const dir of dirs) {
       for (const file of fs.readdirSync(path.join(root, dir))) {
         if (!file.endsWith('.ts') || file === 'transactions.state-table.ts') continue;

@@ -9,9 +9,9 @@ import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { vaultSettingsOf } from '../../activities/vault/settings';
-import { buildChargeInput } from '../../api/modules/transactions/charge-request.service';
-import { chargeWorkflow } from '../../workflows/charge';
-import { chargeWorkflowId } from '../../workflows/charge.shared';
+import { buildTransactionInput } from '../../api/modules/transactions/transaction-request.service';
+import { transactionWorkflow } from '../../workflows/transaction';
+import { transactionWorkflowId } from '../../workflows/transaction.shared';
 import { useTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
@@ -21,7 +21,7 @@ import { cardCharge, cardToken, cascade } from '../helpers/transactions';
 /** Tries of the final write that fail before the database answers again. */
 const FAILED_WRITES = 40;
 
-describe('chargeWorkflow — the database is unavailable when an approved charge is written', () => {
+describe('transactionWorkflow — the database is unavailable when an approved charge is written', () => {
   const taskQueue = 'test-charge-database-outage';
   const server = useTimeSkipping();
 
@@ -30,7 +30,7 @@ describe('chargeWorkflow — the database is unavailable when an approved charge
     this.timeout(5 * 60 * 1000);
     const tenant = await createTenant();
     await cascade(tenant, ['provider_a']);
-    const input = await buildChargeInput(
+    const input = await buildTransactionInput(
       stack().orm.em.fork(),
       tenant.organization_id,
       tenant.merchant_id,
@@ -48,15 +48,15 @@ describe('chargeWorkflow — the database is unavailable when an approved charge
       workflowBundle: stack().workflowBundle,
       activities: {
         ...activities,
-        finalizeCharge: async (...args: Parameters<typeof activities.finalizeCharge>) => {
+        finalizeTransaction: async (...args: Parameters<typeof activities.finalizeTransaction>) => {
           tries += 1;
           if (tries <= FAILED_WRITES) throw new Error('connect ECONNREFUSED (database unavailable)');
-          return activities.finalizeCharge(...args);
+          return activities.finalizeTransaction(...args);
         },
       },
     });
-    const handle = await server.env.client.workflow.start(chargeWorkflow, {
-      workflowId: chargeWorkflowId(input.transactionId),
+    const handle = await server.env.client.workflow.start(transactionWorkflow, {
+      workflowId: transactionWorkflowId(input.transactionId),
       taskQueue,
       args: [input],
     });

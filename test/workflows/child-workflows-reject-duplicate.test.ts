@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { temporal } from '@temporalio/proto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { viewQuery } from '../../workflows/subscription.shared';
-import { chargeWorkflowId } from '../../workflows/charge.shared';
+import { transactionWorkflowId } from '../../workflows/transaction.shared';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { subscribed } from '../helpers/subscriptions';
 import { stack } from '../helpers/stack';
@@ -41,7 +41,7 @@ describe('Child workflows of a charge are started at most once (REJECT_DUPLICATE
         await server.env.sleep(15 * DAY);
         expect((await handle.query(viewQuery)).state.status).to.equal('active');
       });
-      const charges = (await childStarts(handle)).filter((child) => child.workflowId?.startsWith('charge-'));
+      const charges = (await childStarts(handle)).filter((child) => child.workflowId?.startsWith('transaction-'));
       expect(charges).to.have.length.greaterThan(0);
       for (const child of charges)
         expect(child.policy, child.workflowId!).to.equal(
@@ -63,11 +63,11 @@ describe('Child workflows of a charge are started at most once (REJECT_DUPLICATE
       })
     ).body.data;
     expect(pix.status).to.equal('pending');
-    const handle = stack().api.deps.temporal.client.workflow.getHandle(chargeWorkflowId(pix.id));
+    const handle = stack().api.deps.temporal.client.workflow.getHandle(transactionWorkflowId(pix.id));
     await handle.result();
     expect(await childStarts(handle)).to.deep.equal([
       {
-        workflowId: `charge-settlement-${pix.id}`,
+        workflowId: `transaction-settlement-${pix.id}`,
         policy: WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
       },
     ]);

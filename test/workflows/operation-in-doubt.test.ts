@@ -10,7 +10,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
-import type { OperationInput } from '../../workflows/lib/charge-types';
+import type { OperationInput } from '../../workflows/lib/transaction-types';
 import { transactionOperationWorkflow } from '../../workflows/transaction-operation';
 import { operationWorkflowId } from '../../workflows/transaction-operation.shared';
 import { useTimeSkipping, stackWorker } from '../helpers/time-skipping';

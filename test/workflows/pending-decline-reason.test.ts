@@ -6,7 +6,7 @@
  * activities write the stack's database. The webhook path: test/api/transactions-late-decline-reason.test.ts.
  */
 import { expect } from 'chai';
-import { asyncSettlementWorkflow } from '../../workflows/charge';
+import { asyncSettlementWorkflow } from '../../workflows/transaction';
 import { useTimeSkipping, stackWorker } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';

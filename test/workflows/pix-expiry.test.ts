@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { asyncSettlementWorkflow } from '../../workflows/charge';
+import { asyncSettlementWorkflow } from '../../workflows/transaction';
 import { useTimeSkipping, stackWorker } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';

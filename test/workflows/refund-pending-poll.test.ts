@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
 import { newId } from '../../domain/platform/ids';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
-import type { OperationInput } from '../../workflows/lib/charge-types';
+import type { OperationInput } from '../../workflows/lib/transaction-types';
 import { transactionOperationWorkflow } from '../../workflows/transaction-operation';
 import { operationWorkflowId, pendingRefundWorkflowId } from '../../workflows/transaction-operation.shared';
 import { useTimeSkipping, stackWorker } from '../helpers/time-skipping';

@@ -5,9 +5,9 @@
  * real charge workflow (which starts the settlement child) and activities; the connector has no webhook endpoint.
  */
 import { expect } from 'chai';
-import { buildChargeInput } from '../../api/modules/transactions/charge-request.service';
-import { chargeWorkflow } from '../../workflows/charge';
-import { chargeWorkflowId, settlementWorkflowId } from '../../workflows/charge.shared';
+import { buildTransactionInput } from '../../api/modules/transactions/transaction-request.service';
+import { transactionWorkflow } from '../../workflows/transaction';
+import { transactionWorkflowId, settlementWorkflowId } from '../../workflows/transaction.shared';
 import { useTimeSkipping, stackWorker } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
@@ -26,15 +26,15 @@ describe('asyncSettlementWorkflow — a capture:false charge approved after revi
     const [connector] = await cascade(tenant, ['provider_a'], { webhooks: false });
     await override(connector, 'review', 1);
     const body = cardCharge(await cardToken(tenant), { capture: false });
-    const input = await buildChargeInput(
+    const input = await buildTransactionInput(
       stack().orm.em.fork(),
       tenant.organization_id,
       tenant.merchant_id,
       body as never,
     );
     const worker = await stackWorker(server.env, taskQueue);
-    const charged = await server.env.client.workflow.start(chargeWorkflow, {
-      workflowId: chargeWorkflowId(input.transactionId),
+    const charged = await server.env.client.workflow.start(transactionWorkflow, {
+      workflowId: transactionWorkflowId(input.transactionId),
       taskQueue,
       args: [input],
     });

@@ -5,7 +5,7 @@
  * transaction is a real card charge held for review at the sandbox through the API, with no webhook endpoint.
  */
 import { expect } from 'chai';
-import { asyncSettlementWorkflow } from '../../workflows/charge';
+import { asyncSettlementWorkflow } from '../../workflows/transaction';
 import { useTimeSkipping, stackWorker } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';

@@ -8,9 +8,9 @@ import { expect } from 'chai';
 import { Client } from '@temporalio/client';
 import { EventSchema, TransactionSchema } from '../../db/entities';
 import { subscriptionWorkflowId, viewQuery } from '../../workflows/subscription.shared';
-import { chargeWorkflow } from '../../workflows/charge';
-import { chargeWorkflowId } from '../../workflows/charge.shared';
-import type { ChargeInput } from '../../workflows/lib/charge-types';
+import { transactionWorkflow } from '../../workflows/transaction';
+import { transactionWorkflowId } from '../../workflows/transaction.shared';
+import type { TransactionInput } from '../../workflows/lib/transaction-types';
 import { idFromSeed, newId } from '../../domain/platform/ids';
 import { createTenant } from '../helpers/factories';
 import { cascade } from '../helpers/transactions';
@@ -104,7 +104,7 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
       prices: [{ currency: 'USD', amount: 999, isDefault: true }],
     });
     const transactionId = newId('tx');
-    const input: ChargeInput = {
+    const input: TransactionInput = {
       transactionId,
       orderId: newId('ord'),
       organizationId: tenant.organization_id,
@@ -155,8 +155,8 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
       // A plain client: the environment's own would let the server skip time while it waits for the result, and the
       // new subscription's renewals could then run before the decline below is armed.
       const plain = new Client({ connection: server.env.connection, namespace: server.env.namespace });
-      const charged = await plain.workflow.execute(chargeWorkflow, {
-        workflowId: chargeWorkflowId(transactionId),
+      const charged = await plain.workflow.execute(transactionWorkflow, {
+        workflowId: transactionWorkflowId(transactionId),
         taskQueue: taskQueue(),
         args: [input],
       });

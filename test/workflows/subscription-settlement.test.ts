@@ -38,7 +38,7 @@ describe('A renewal held for review (time-skipping test server)', () => {
     ).runUntil(async () => {
       await sleepPast(server.env, sub.state.periodEnd);
       const [renewal] = await renewalCharges(sub);
-      track(`charge-settlement-${renewal.id}`);
+      track(`transaction-settlement-${renewal.id}`);
       // Pending at the provider: no dunning, a settlement check next, and only cancel now (or a new instrument).
       const view = await handle.query(viewQuery);
       expect([view.state.status, view.state.settling?.transactionId, view.nextWakeReason]).to.deep.equal([

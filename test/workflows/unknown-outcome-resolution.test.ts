@@ -1,7 +1,7 @@
 /**
  * An attempt left unknown (the provider answered 5xx after charging, and the attempt's own lookup could not tell)
  * is resolved by its own charge before the transaction is declared failed: the charge answers `pending`, and its
- * resolution (charge-resolution-<tx id>) looks the attempt up again under its idempotency key on a backing-off
+ * resolution (transaction-resolution-<tx id>) looks the attempt up again under its idempotency key on a backing-off
  * durable timer. The 5-minute reconciler stays the safety net once the resolution's horizon passes. A transaction
  * whose process died (here: its resolution was terminated by an operator) is found by the pending-charge sweep and
  * resolved. The time-skipping server skips the waits; the activities call the sandbox and write the stack's database.
@@ -11,9 +11,9 @@ import { randomUUID } from 'node:crypto';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { vaultSettingsOf } from '../../activities/vault/settings';
-import { buildChargeInput } from '../../api/modules/transactions/charge-request.service';
-import { chargeWorkflow } from '../../workflows/charge';
-import { chargeWorkflowId } from '../../workflows/charge.shared';
+import { buildTransactionInput } from '../../api/modules/transactions/transaction-request.service';
+import { transactionWorkflow } from '../../workflows/transaction';
+import { transactionWorkflowId } from '../../workflows/transaction.shared';
 import { reconcileUnknownOutcomesWorkflow } from '../../workflows/reconcile-unknown-outcomes';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { api } from '../helpers/http';
@@ -87,14 +87,14 @@ describe('An attempt left unknown is resolved by its own charge (time-skipping t
   };
 
   const startCharge = async () => {
-    const input = await buildChargeInput(
+    const input = await buildTransactionInput(
       stack().orm.em.fork(),
       tenant.organization_id,
       tenant.merchant_id,
       cardCharge(await cardToken(tenant, SERVER_ERROR)) as never,
     );
-    const handle = await server.env.client.workflow.start(chargeWorkflow, {
-      workflowId: chargeWorkflowId(input.transactionId),
+    const handle = await server.env.client.workflow.start(transactionWorkflow, {
+      workflowId: transactionWorkflowId(input.transactionId),
       taskQueue,
       args: [input],
     });
@@ -108,7 +108,7 @@ describe('An attempt left unknown is resolved by its own charge (time-skipping t
   };
   const attemptsOf = (tx: any) => tx.timeline.map((a: any) => [a.connector_id, a.status, a.error_code]);
   const resolution = (transactionId: string) =>
-    server.env.client.workflow.getHandle(`charge-resolution-${transactionId}`);
+    server.env.client.workflow.getHandle(`transaction-resolution-${transactionId}`);
   const resolved = (transactionId: string) => resolution(transactionId).result();
 
   beforeEach(async () => {
@@ -249,7 +249,7 @@ describe('An attempt left unknown is resolved by its own charge (time-skipping t
       const { swept, resolved: outcome } = await (
         await worker()
       ).runUntil(async () => {
-        const swept = await server.env.client.workflow.execute('pendingChargeSweepWorkflow', {
+        const swept = await server.env.client.workflow.execute('pendingTransactionSweepWorkflow', {
           workflowId: `test-pending-sweep-${transactionId}`,
           taskQueue,
           args: [{ merchantId: tenant.merchant_id }],

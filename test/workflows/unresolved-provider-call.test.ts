@@ -9,10 +9,10 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/charge-types';
-import { buildChargeInput } from '../../api/modules/transactions/charge-request.service';
-import { chargeWorkflow } from '../../workflows/charge';
-import { chargeWorkflowId } from '../../workflows/charge.shared';
+import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/transaction-types';
+import { buildTransactionInput } from '../../api/modules/transactions/transaction-request.service';
+import { transactionWorkflow } from '../../workflows/transaction';
+import { transactionWorkflowId } from '../../workflows/transaction.shared';
 import { transactionOperationWorkflow } from '../../workflows/transaction-operation';
 import { useTimeSkipping, stackWorker } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
@@ -106,14 +106,14 @@ describe('A charge attempt that fails on every try (a time-skipping test server 
     const tenant = await createTenant();
     const connectors = await cascade(tenant, ['provider_a', 'provider_a']);
     const token = await cardToken(tenant);
-    const input = await buildChargeInput(
+    const input = await buildTransactionInput(
       stack().orm.em.fork(),
       tenant.organization_id,
       tenant.merchant_id,
       cardCharge(token) as never,
     );
-    const handle = await server.env.client.workflow.start(chargeWorkflow, {
-      workflowId: chargeWorkflowId(input.transactionId),
+    const handle = await server.env.client.workflow.start(transactionWorkflow, {
+      workflowId: transactionWorkflowId(input.transactionId),
       taskQueue,
       args: [input],
     });
@@ -123,7 +123,7 @@ describe('A charge attempt that fails on every try (a time-skipping test server 
     ).runUntil(async () => ({
       answered: await handle.result(),
       // Without the vault its lookups cannot tell either: failed once the horizon passes, for the reconciler.
-      resolved: await server.env.client.workflow.getHandle(`charge-resolution-${input.transactionId}`).result(),
+      resolved: await server.env.client.workflow.getHandle(`transaction-resolution-${input.transactionId}`).result(),
     }));
     expect(answered).to.deep.equal({ transactionId: input.transactionId, status: 'pending' });
     expect(resolved).to.deep.equal({ transactionId: input.transactionId, status: 'failed' });

@@ -1,7 +1,7 @@
 /**
  * POST /sessions/:sessionId/checkout/confirm: the buyer pays the checkout the browser session was opened for.
- * It is the server-side charge (`POST /transactions` with `checkout_session_id`) — the same buildChargeInput and
- * the same charge-cascade workflow (runCharge) — with everything that decides the charge taken from the session:
+ * It is the server-side charge (`POST /transactions` with `checkout_session_id`) — the same buildTransactionInput and
+ * the same charge-cascade workflow (runTransaction) — with everything that decides the charge taken from the session:
  * amount, currency, items, customer and installments from the checkout, the card from the newest token this
  * browser session minted for it (never another session's card), the country from the customer or the merchant.
  * The browser only picks the payment method.
@@ -39,9 +39,13 @@ import {
 import { noticeVerificationsPaused } from './verification-breaker.service';
 import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
-import { awaitCharge } from '../../temporal';
-import { buildChargeInput, claimCheckout, runClaimedCharge } from '../transactions/charge-request.service';
-import { UNRESOLVED_PROVIDER_CALL, type ChargeInput } from '../../../workflows/lib/charge-types';
+import { awaitTransaction } from '../../temporal';
+import {
+  buildTransactionInput,
+  claimCheckout,
+  runClaimedTransaction,
+} from '../transactions/transaction-request.service';
+import { UNRESOLVED_PROVIDER_CALL, type TransactionInput } from '../../../workflows/lib/transaction-types';
 import { CHARGE_IN_DOUBT } from '../../../domain/transactions/transactions.in-doubt';
 import { effectiveStatus } from '../checkout-sessions/checkout-status.rules';
 import { requireBrowserSession } from './browser-sessions.service';
@@ -231,7 +235,7 @@ export async function confirmCheckout(
   const started = () => em.findOne(TransactionSchema, { id: transactionId, merchantId }, { refresh: true });
   if (await started()) {
     // A double click or a retry after a lost answer: the same payment, never a second charge.
-    await awaitCharge(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
+    await awaitTransaction(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
   } else {
     const client = { keyId: auth.keyId, ip: clientIp, sessionId: session.id };
     await refuseAfterRepeatedDeclines(em, client, now.getTime());
@@ -239,9 +243,9 @@ export async function confirmCheckout(
     const items = await em.find(CheckoutItemSchema, { checkoutSessionId: checkout.id });
     const installments = Math.max(1, ...items.map((item) => item.installments));
     const country = await chargeCountry(em, checkout);
-    let input: ChargeInput;
+    let input: TransactionInput;
     try {
-      input = await buildChargeInput(
+      input = await buildTransactionInput(
         em,
         session.organizationId,
         merchantId,
@@ -260,7 +264,7 @@ export async function confirmCheckout(
       // A concurrent confirm (a double click) opened this very charge since the read above, so the checkout is no
       // longer open: join that charge instead of refusing. Any other refusal stands.
       if (!(await started())) throw error;
-      await awaitCharge(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
+      await awaitTransaction(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
       return readPayment(em, transactionId, checkout.id, now);
     }
     // Counted as a decline before the provider sees the card; given back unless it is declined. Only a new card
@@ -278,7 +282,7 @@ export async function confirmCheckout(
       await reservation.cancel();
       throw error;
     }
-    await runClaimedCharge(em, deps.temporal, input, deps.config.workflowWaitMs);
+    await runClaimedTransaction(em, deps.temporal, input, deps.config.workflowWaitMs);
     const payment = await readPayment(em, transactionId, checkout.id, now);
     if (payment.outcome !== 'declined') await reservation.release();
     return payment;

@@ -35,8 +35,8 @@ import type { CreateConnectorBody, UpdateConnectorBody } from './connectors.sche
 import { circuitSettings } from '../../../domain/connectors/connector-health';
 import { recordCircuitTransition } from '../../../domain/connectors/connector-health.repository';
 import { setCircuit } from '../../../db/repositories/connector-health.repository';
-import { transactionsAwaitingConnector } from '../../../db/repositories/connector-charges.repository';
-import { UNRESOLVED_PROVIDER_CALL } from '../../../workflows/lib/charge-types';
+import { transactionsAwaitingConnector } from '../../../db/repositories/connector-usage.repository';
+import { UNRESOLVED_PROVIDER_CALL } from '../../../workflows/lib/transaction-types';
 import { AWAITING_PROVIDER } from '../../../domain/transactions/transactions.state-table';
 import { signalBillingResumed } from '../../temporal';
 import { liveSubscriptionIds } from '../subscriptions/subscriptions.service';

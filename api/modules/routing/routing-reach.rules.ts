@@ -8,7 +8,7 @@
  */
 import {
   providerMethodOf,
-  type ChargePaymentMethod,
+  type TransactionPaymentMethod,
   type ConnectorState,
   type ProgramNode,
   type RoutingProgram,
@@ -20,7 +20,7 @@ export const CHECKOUT_METHODS = [
   'pix',
   'boleto',
   'wallet',
-] as const satisfies readonly ChargePaymentMethod[];
+] as const satisfies readonly TransactionPaymentMethod[];
 export type CheckoutMethod = (typeof CHECKOUT_METHODS)[number];
 
 export interface ActiveProfile {

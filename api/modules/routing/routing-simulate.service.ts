@@ -7,7 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { errors } from '../../../domain/platform/errors';
 import { Country, Currency, Money, Nullable, StrictObject, StringEnum } from '../../http/schema';
-import { evaluate, type ChargePaymentMethod } from '../../../domain/routing/routing.evaluate';
+import { evaluate, type TransactionPaymentMethod } from '../../../domain/routing/routing.evaluate';
 import { loadRoutingPlanInput } from '../../../domain/routing/routing.load';
 
 const CHARGE_METHODS = ['credit_card', 'debit_card', 'pix', 'boleto', 'wallet'] as const;
@@ -78,7 +78,7 @@ export async function simulate(
   const loaded = await loadRoutingPlanInput(em, merchantId, { profileId });
   if (!loaded) throw errors.notFound('No such routing profile');
   const { profile, program, connectors, connectorNames } = loaded;
-  let paymentMethod: ChargePaymentMethod;
+  let paymentMethod: TransactionPaymentMethod;
   if (profile.paymentMethod === '*') {
     if (!input.payment_method)
       throw errors.validation({ payment_method: ['is required to simulate a catch-all (*) profile'] });

@@ -22,7 +22,7 @@ import { adapterFor } from '../../../domain/connectors/registry';
 import { InvalidWebhookError, type InboundWebhook } from '../../../domain/connectors/connector';
 import { UnhandledWebhookEventError } from '../../../domain/connectors/errors';
 import { announceRefundsSettledDuringDispute, settleRefund } from '../../../domain/transactions/transactions.refunds';
-import { signalProviderEvent, wakeChargeResolution } from '../../temporal';
+import { signalProviderEvent, wakeTransactionResolution } from '../../temporal';
 import { ApiError } from '../../../domain/platform/errors';
 import { findConnectorByWebhookToken, loadConnectorSecrets } from '../../../domain/connectors/connectors.secrets';
 import { recordEvent } from '../../../domain/events/events.outbox';
@@ -37,7 +37,7 @@ import { MerchantConnectorSchema } from '../../../db/entities';
 import { recordReceipt, type ReceiptInput } from '../../../db/repositories/provider-webhook-receipts.repository';
 import { handOverLatePayment, keepGiveBackVerdict } from '../../../db/repositories/transaction-attempts.repository';
 import { UNPAID_ENDS } from '../../../domain/transactions/transactions.state-table';
-import { UNRESOLVED_PROVIDER_CALL } from '../../../workflows/lib/charge-types';
+import { UNRESOLVED_PROVIDER_CALL } from '../../../workflows/lib/transaction-types';
 import { addressBucket } from '../../http/client-address';
 import { inboundWebhookLimitsOf } from '../../http/inbound-webhook-limits';
 
@@ -417,7 +417,7 @@ export function inboundWebhooks(deps: AppDeps): Koa.Middleware {
     }
     if (resolutionToWake) {
       // Only sooner: the verdict is committed, and the resolution reads it at its next lookup anyway.
-      await wakeChargeResolution(deps.temporal.client, resolutionToWake).catch((error: unknown) =>
+      await wakeTransactionResolution(deps.temporal.client, resolutionToWake).catch((error: unknown) =>
         deps.logger.warn({ err: error, transactionId: resolutionToWake }, 'could not wake a charge resolution'),
       );
     }

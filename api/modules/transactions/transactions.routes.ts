@@ -12,9 +12,9 @@ import {
   TransactionSchemaOut,
 } from './transactions.schema';
 import { presentAttempt } from '../../../domain/transactions/transactions.presenter';
-import { buildChargeInput, claimCheckout, runClaimedCharge } from './charge-request.service';
+import { buildTransactionInput, claimCheckout, runClaimedTransaction } from './transaction-request.service';
 import { getTransaction, listAttempts, listTransactions, transactionView } from './transactions.service';
-import { awaitCharge } from '../../temporal';
+import { awaitTransaction } from '../../temporal';
 import { transactionOperationRoutes } from './operations.routes';
 import { isStillProcessing } from './still-processing.rules';
 import { findOneRow } from '../../../db/reads';
@@ -113,11 +113,11 @@ export const transactionRoutes = [
       try {
         if (await em.findOne(TransactionSchema, { id: transactionId, merchantId })) {
           // An earlier try of this request started the charge and lost its answer (502): wait for that charge.
-          await awaitCharge(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
+          await awaitTransaction(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
         } else {
-          const input = await buildChargeInput(em, auth.organizationId, merchantId, body, transactionId);
+          const input = await buildTransactionInput(em, auth.organizationId, merchantId, body, transactionId);
           await claimCheckout(em, input);
-          await runClaimedCharge(em, deps.temporal, input, deps.config.workflowWaitMs);
+          await runClaimedTransaction(em, deps.temporal, input, deps.config.workflowWaitMs);
         }
       } catch (error) {
         // Document 3: creation always answers 201 and clients branch on status. Once the workflow has opened the

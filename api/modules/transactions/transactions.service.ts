@@ -1,5 +1,5 @@
 /**
- * Transactions: the read side (get, list, attempts). A charge is run by chargeWorkflow (started through
+ * Transactions: the read side (get, list, attempts). A charge is run by transactionWorkflow (started through
  * api/temporal/); the handler then reads the read model the workflow's activities committed.
  *
  * Why the workflow writes the rows, not this request: the request runs inside one database transaction (with

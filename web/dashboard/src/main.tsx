@@ -12,7 +12,7 @@ import { activeMemberships, currentSession, onSessionChange, setSession, type Se
 import { Link } from './ui';
 import { AcceptInvitation, ChangePassword, ForgotPassword, ResetPassword, SignIn, signOut } from './pages/auth';
 import { SubscriptionDetail, SubscriptionList } from './pages/subscriptions';
-import { OrderDetail, OrderList, TransactionDetail, TransactionList } from './pages/payments';
+import { OrderDetail, OrderList, TransactionDetail, TransactionList } from './pages/transactions';
 import { Webhooks } from './pages/webhooks';
 import { Team } from './pages/team';
 import { ConnectorDetail, ConnectorList, NewConnector } from './pages/connectors';

@@ -5,7 +5,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { call, query, type Answer, type Item, type Page } from '../api';
-import { PaymentChip, type Transaction } from './payments';
+import { PaymentChip, type Transaction } from './transactions';
 import { FilterBar, customerSearch, type FilterSpec } from '../filters';
 import { livemodeParam } from '../mode';
 import { day, label, money, when } from '../format';

@@ -1,22 +1,22 @@
 /**
  * What the charge workflows (charge, settlement, resolution) share with those who start, signal or name them: ids,
  * signals, inputs and registered names. Pure, like Temporal's samples' shared.ts: the API, activities and other
- * workflows import this file, never workflows/charge.ts, so no import runs from activities back to workflows.
+ * workflows import this file, never workflows/transaction.ts, so no import runs from activities back to workflows.
  */
 import { defineSignal } from '@temporalio/workflow';
-import type { ChargeInput, ChargeResult, PlannedAttempt, SettlementSignal } from './lib/charge-types';
+import type { TransactionInput, TransactionResult, PlannedAttempt, SettlementSignal } from './lib/transaction-types';
 
-export const chargeWorkflowId = (transactionId: string) => `charge-${transactionId}`;
-export const settlementWorkflowId = (transactionId: string) => `charge-settlement-${transactionId}`;
-export const chargeResolutionWorkflowId = (transactionId: string) => `charge-resolution-${transactionId}`;
+export const transactionWorkflowId = (transactionId: string) => `transaction-${transactionId}`;
+export const settlementWorkflowId = (transactionId: string) => `transaction-settlement-${transactionId}`;
+export const transactionResolutionWorkflowId = (transactionId: string) => `transaction-resolution-${transactionId}`;
 
-/** Registered names (workflows/index.ts): a starter that must not import workflows/charge.ts starts by name. */
-export const CHARGE_WORKFLOW = 'chargeWorkflow';
+/** Registered names (workflows/index.ts): a starter that must not import workflows/transaction.ts starts by name. */
+export const TRANSACTION_WORKFLOW = 'transactionWorkflow';
 export const ASYNC_SETTLEMENT_WORKFLOW = 'asyncSettlementWorkflow';
-export const CHARGE_RESOLUTION_WORKFLOW = 'chargeResolutionWorkflow';
-export type ChargeWorkflow = (input: ChargeInput) => Promise<ChargeResult>;
-export type AsyncSettlementWorkflow = (input: SettlementInput) => Promise<ChargeResult>;
-export type ChargeResolutionWorkflow = (input: ResolutionInput) => Promise<ChargeResult>;
+export const TRANSACTION_RESOLUTION_WORKFLOW = 'transactionResolutionWorkflow';
+export type TransactionWorkflow = (input: TransactionInput) => Promise<TransactionResult>;
+export type AsyncSettlementWorkflow = (input: SettlementInput) => Promise<TransactionResult>;
+export type TransactionResolutionWorkflow = (input: ResolutionInput) => Promise<TransactionResult>;
 
 /** A provider's pix/boleto verdict, from an inbound webhook (named as sent on the wire). */
 export const providerEventSignal = defineSignal<[SettlementSignal]>('providerEvent');

@@ -16,9 +16,9 @@ import {
   ProductSchema,
 } from '../../../db/entities';
 import { firstCycleCharge } from '../../../workflows/lib/pricing';
-import { isCardMethod, type ChargeInput, type OrderItemSnapshot } from '../../../workflows/lib/charge-types';
+import { isCardMethod, type TransactionInput, type OrderItemSnapshot } from '../../../workflows/lib/transaction-types';
 import { errors } from '../../../domain/platform/errors';
-import { checkLivePlan } from '../../../domain/subscriptions/subscriptions.first-charge';
+import { checkLivePlan } from '../../../domain/subscriptions/subscriptions.first-transaction';
 import { newId } from '../../../domain/platform/ids';
 import {
   claimForPayment,
@@ -26,7 +26,7 @@ import {
   releaseUnopenedClaim,
 } from '../../../db/repositories/checkout-sessions.repository';
 import { effectiveStatus, OPEN_STATUSES } from '../checkout-sessions/checkout-status.rules';
-import { runCharge } from '../../temporal';
+import { runTransaction } from '../../temporal';
 import type { AppDeps } from '../../deps';
 import { isStillProcessing } from './still-processing.rules';
 import { assertChargeable } from '../payment-instruments/instrument-status.rules';
@@ -137,7 +137,7 @@ const notPayable = (status: string) =>
   errors.businessRule('INVALID_STATE_TRANSITION', `A checkout session that is ${status} cannot be paid`, { status });
 
 /** The workflow input for a valid request; 400/409/422 for anything the rules refuse. */
-export async function buildChargeInput(
+export async function buildTransactionInput(
   em: EntityManager,
   organizationId: string,
   merchantId: string,
@@ -145,7 +145,7 @@ export async function buildChargeInput(
   transactionId: string = newId('tx'),
   /** A hosted-checkout confirm: the card is the newest token this browser session minted, never another session's. */
   browserSessionId?: string,
-): Promise<ChargeInput> {
+): Promise<TransactionInput> {
   checkShape(body);
   const now = new Date();
   let customerId = body.customer_id ?? null;
@@ -302,10 +302,10 @@ export async function buildChargeInput(
 /**
  * A checkout session takes one payment: the charge of one claims it (payment_pending, naming the transaction)
  * before its workflow starts, so no second payment reaches a provider. 409 CHECKOUT_SESSION_PAYMENT_IN_PROGRESS when
- * another payment holds it, 422 when it stopped being payable since buildChargeInput read it. The same transaction
+ * another payment holds it, 422 when it stopped being payable since buildTransactionInput read it. The same transaction
  * retried finds its own claim.
  */
-export async function claimCheckout(em: EntityManager, input: ChargeInput): Promise<void> {
+export async function claimCheckout(em: EntityManager, input: TransactionInput): Promise<void> {
   const sessionId = input.checkoutSessionId;
   if (!sessionId || (await claimForPayment(em, sessionId, input.transactionId))) return;
   const session = await em.findOneOrFail(CheckoutSessionSchema, { id: sessionId }, { refresh: true });
@@ -318,14 +318,14 @@ export async function claimCheckout(em: EntityManager, input: ChargeInput): Prom
  * checkout back (unless its transaction was opened after all); one that outlived the wait keeps it, since it runs
  * when a worker takes it, and gives it back itself if it takes no money.
  */
-export async function runClaimedCharge(
+export async function runClaimedTransaction(
   em: EntityManager,
   temporal: AppDeps['temporal'],
-  input: ChargeInput,
+  input: TransactionInput,
   waitMs: number,
 ): Promise<void> {
   try {
-    await runCharge(temporal, input, waitMs);
+    await runTransaction(temporal, input, waitMs);
   } catch (error) {
     if (input.checkoutSessionId && !isStillProcessing(error, 'CHARGE_STILL_PROCESSING'))
       await releaseUnopenedClaim(em, input.checkoutSessionId, input.transactionId);

@@ -1,6 +1,6 @@
 /**
  * The charge's writes to the read model, each run by one charge-workflow step inside its own database transaction
- * (the activities in activities/payments/ open the transaction, call the provider and hand the results here):
+ * (the activities in activities/transactions/ open the transaction, call the provider and hand the results here):
  * opening the order and the pending transaction, recording an attempt's outcome, and the charge's final (or
  * pending) state with what follows from it (the kept or revoked card, the spent token, the checkout).
  */
@@ -18,8 +18,8 @@ import type { Outcome, ProviderResult } from '../connectors/connector';
 import { healthSignal } from '../connectors/connector-health';
 import { recordCircuitTransition } from '../connectors/connector-health.repository';
 import { recordEvent } from '../events/events.outbox';
-import { keepChargedCard } from '../subscriptions/subscriptions.first-charge';
-import type { RoutingDecision } from '../routing/routing.charge-plan';
+import { keepTransactionCard } from '../subscriptions/subscriptions.first-transaction';
+import type { RoutingDecision } from '../routing/routing.attempt-plan';
 import { applyTransactionMove, type TriggeredBy } from './transactions.transitions';
 import { CHARGE_EVENT_OF } from './transactions.state-table';
 import { failureReasonOf } from './transactions.failure';
@@ -29,9 +29,9 @@ import {
   UNRESOLVED_PROVIDER_CALL,
   type AttemptInput,
   type AttemptResult,
-  type ChargeInput,
+  type TransactionInput,
   type PlannedAttempt,
-} from '../../workflows/lib/charge-types';
+} from '../../workflows/lib/transaction-types';
 
 const ATTEMPT_STATUS: Record<Outcome, 'success' | 'pending' | 'failed' | 'error'> = {
   approved: 'success',
@@ -74,9 +74,9 @@ export interface FinalizeInput {
  * nothing may be charged then. storedDecision is the routing decision an earlier try stored (null on the first).
  * `workflowId` is the charge workflow's id, kept on the transaction.
  */
-export async function openCharge(
+export async function openTransaction(
   em: EntityManager,
-  input: ChargeInput,
+  input: TransactionInput,
   plan: { decision: RoutingDecision; livemode: boolean },
   workflowId: string,
 ): Promise<{ tokenClaimed: boolean; storedDecision: RoutingDecision | null }> {
@@ -233,7 +233,7 @@ export async function settleAttemptWithoutAnswer(
  * The charge's final (or pending) state after the cascade or the settlement, with what follows from it; run in one
  * database transaction. Idempotent through the state table and the move's key.
  */
-export async function finalizeCharge(em: EntityManager, input: FinalizeInput): Promise<void> {
+export async function finalizeTransaction(em: EntityManager, input: FinalizeInput): Promise<void> {
   const expiresAt = input.successful?.paymentInstructions?.expires_at;
   const event = CHARGE_EVENT_OF[input.to];
   if (!event) throw new Error(`A charge cannot end ${input.to}`);
@@ -263,7 +263,7 @@ export async function finalizeCharge(em: EntityManager, input: FinalizeInput): P
   // A recurring first charge keeps its card for the renewals before the token's card data goes: also when it
   // goes pending (held for review), since the token's card data is wiped long before a late approval.
   if (input.to === 'authorized' || input.to === 'pre_authorized' || input.to === 'pending')
-    await keepChargedCard(em, tx);
+    await keepTransactionCard(em, tx);
   // A charge that took no money leaves no saved card behind (one it kept while pending is revoked).
   if (input.to === 'failed' || input.to === 'expired' || input.to === 'canceled') await revokeCardKeptByCharge(em, tx);
   if (tx.cardTokenId && input.to !== 'pending') {

@@ -1,10 +1,10 @@
 /**
- * The charge-cascade workflow (id charge-<tx id>): open the transaction, plan the connectors with the routing
+ * The charge-cascade workflow (id transaction-<tx id>): open the transaction, plan the connectors with the routing
  * engine, try them in order — an outcome safe to retry elsewhere moves on to the next connector (is_fallback),
  * anything else stops (a hard decline; an unknown outcome the attempt's lookup could not resolve) — and write the
  * final state. pix/boleto end here as pending; a child settlement workflow
- * (charge-settlement-<tx id>, abandoned by this one) waits durably for the provider's webhook or the expiry.
- * An attempt left unknown ends here as pending too; a child resolution workflow (charge-resolution-<tx id>,
+ * (transaction-settlement-<tx id>, abandoned by this one) waits durably for the provider's webhook or the expiry.
+ * An attempt left unknown ends here as pending too; a child resolution workflow (transaction-resolution-<tx id>,
  * abandoned) looks it up again, backing off, before the charge is declared failed.
  * History holds ids, amounts and outcomes only: card data and credentials are read inside attemptCharge.
  */
@@ -28,21 +28,21 @@ import {
   type AttemptInput,
   type AttemptLookup,
   type AttemptResult,
-  type ChargeInput,
-  type ChargeResult,
+  type TransactionInput,
+  type TransactionResult,
   type OperationInput,
   type SettlementSignal,
-} from './lib/charge-types';
+} from './lib/transaction-types';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from './definitions';
-import { databaseActivities, localDatabaseActivities, providerActivities } from './lib/payment-activities';
+import { databaseActivities, localDatabaseActivities, providerActivities } from './lib/transaction-activities';
 import {
-  chargeResolutionWorkflowId,
+  transactionResolutionWorkflowId,
   providerEventSignal,
   attemptVerdictKeptSignal,
   settlementWorkflowId,
   type ResolutionInput,
   type SettlementInput,
-} from './charge.shared';
+} from './transaction.shared';
 import {
   renewalSettledSignal,
   subscriptionWorkflowId,
@@ -61,7 +61,7 @@ const provider = providerActivities();
 const setStatus = (status: string) =>
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: status }]);
 
-export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> {
+export async function transactionWorkflow(input: TransactionInput): Promise<TransactionResult> {
   const id = input.transactionId;
   const { workflowId, typedSearchAttributes } = workflowInfo();
   // The API's start sets TransactionId; a start without it (a subscription's renewal) gets it here, in the same
@@ -74,9 +74,9 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
   ]);
   const finish = async (
     to: 'authorized' | 'pre_authorized' | 'failed',
-    extra: Partial<Parameters<typeof db.finalizeCharge>[0]> = {},
+    extra: Partial<Parameters<typeof db.finalizeTransaction>[0]> = {},
   ) => {
-    await local.finalizeCharge({
+    await local.finalizeTransaction({
       transactionId: id,
       to,
       triggeredBy: 'system',
@@ -127,7 +127,7 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
       return charged;
     }
     if (result.outcome === 'pending') {
-      await local.finalizeCharge({
+      await local.finalizeTransaction({
         transactionId: id,
         to: 'pending',
         triggeredBy: 'system',
@@ -151,9 +151,9 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeResult> 
  * Leaves the charge pending with its attempt unresolved and starts the attempt's resolution (abandoned: the charge
  * answers `pending` now). Once per transaction (REJECT_DUPLICATE): a re-run charge finds the resolution it started.
  */
-async function awaitResolution(input: ChargeInput, attempt: AttemptInput): Promise<ChargeResult> {
+async function awaitResolution(input: TransactionInput, attempt: AttemptInput): Promise<TransactionResult> {
   const id = input.transactionId;
-  await local.finalizeCharge({
+  await local.finalizeTransaction({
     transactionId: id,
     to: 'pending',
     triggeredBy: 'system',
@@ -167,8 +167,8 @@ async function awaitResolution(input: ChargeInput, attempt: AttemptInput): Promi
     capture: input.capture,
   };
   try {
-    await startChild(chargeResolutionWorkflow, {
-      workflowId: chargeResolutionWorkflowId(id),
+    await startChild(transactionResolutionWorkflow, {
+      workflowId: transactionResolutionWorkflowId(id),
       args: [args],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
@@ -194,9 +194,9 @@ const lostThePlanRace = (error: unknown) =>
  * money (false: it holds an authorization, capture: false).
  */
 async function startSubscription(transactionId: string, captured: boolean): Promise<void> {
-  let state: Awaited<ReturnType<typeof db.createSubscriptionForCharge>>;
+  let state: Awaited<ReturnType<typeof db.createSubscriptionForTransaction>>;
   try {
-    state = await db.createSubscriptionForCharge({ transactionId, at: new Date().toISOString() });
+    state = await db.createSubscriptionForTransaction({ transactionId, at: new Date().toISOString() });
   } catch (error) {
     if (!lostThePlanRace(error)) throw error;
     // Another first charge of the same plan and customer got its subscription first (both passed the check before
@@ -322,7 +322,7 @@ async function waitAskingProvider(
 }
 
 /** Waits for the provider's verdict on a pending pix/boleto (signalled by the inbound-webhook endpoint) or its expiry. */
-export async function asyncSettlementWorkflow(input: SettlementInput): Promise<ChargeResult> {
+export async function asyncSettlementWorkflow(input: SettlementInput): Promise<TransactionResult> {
   const { workflowId } = workflowInfo();
   let verdict: SettlementSignal | undefined;
   setHandler(providerEventSignal, (signal) => {
@@ -342,7 +342,7 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
     // An operator cancelled the wait (Temporal UI/CLI): the unpaid charge is canceled — the one producer of
     // transaction.canceled. The write must still happen, so it runs outside the cancelled scope.
     await CancellationScope.nonCancellable(() =>
-      db.finalizeCharge({
+      db.finalizeTransaction({
         transactionId: input.transactionId,
         to: 'canceled',
         triggeredBy: 'system',
@@ -357,7 +357,7 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
   const paidAs = captured ? 'authorized' : 'pre_authorized';
   const paid = verdict?.type === 'payment.succeeded';
   const to = paid ? paidAs : verdict?.type === 'payment.failed' ? 'failed' : 'expired';
-  await db.finalizeCharge({
+  await db.finalizeTransaction({
     transactionId: input.transactionId,
     to,
     triggeredBy: verdict && !polled ? 'psp_webhook' : 'system',
@@ -370,7 +370,7 @@ export async function asyncSettlementWorkflow(input: SettlementInput): Promise<C
 }
 
 /**
- * A pending charge that settles paid gets what the synchronous approval gets in chargeWorkflow: a recurring first
+ * A pending charge that settles paid gets what the synchronous approval gets in transactionWorkflow: a recurring first
  * charge starts its subscription; a renewal's charge tells its subscription workflow (best effort: the workflow
  * may be gone, and the subscription's own reading of the transaction stays the fallback).
  */
@@ -409,7 +409,7 @@ export const RESOLUTION_LOOKUP_DELAYS_MS = [30, 60, 120, 300, 900, 1800].map((s)
 export const RESOLUTION_HORIZON_MS = 2 * 3600 * 1000;
 
 /**
- * Resolves an attempt its charge left unknown (id charge-resolution-<tx id>): looks it up under its idempotency key on
+ * Resolves an attempt its charge left unknown (id transaction-resolution-<tx id>): looks it up under its idempotency key on
  * a backing-off durable timer (a payment notification kept on the attempt counts as the answer, and its arrival wakes
  * the wait: attemptVerdictKeptSignal) until the provider says or the horizon passes. Approved → authorized /
  * pre_authorized by the capture mode, followed as a settled charge; declined or never processed → failed with the
@@ -417,7 +417,7 @@ export const RESOLUTION_HORIZON_MS = 2 * 3600 * 1000;
  * may have paid again another way, and a late second provider call would be a charge nobody is waiting for. No answer
  * by the horizon → failed provider_outcome_unknown, left to the reconciler (which gives back a charge it finds).
  */
-export async function chargeResolutionWorkflow(input: ResolutionInput): Promise<ChargeResult> {
+export async function transactionResolutionWorkflow(input: ResolutionInput): Promise<TransactionResult> {
   const { workflowId } = workflowInfo();
   const { transactionId, amount, capture } = input;
   const deadline = Date.now() + RESOLUTION_HORIZON_MS;
@@ -443,7 +443,7 @@ export async function chargeResolutionWorkflow(input: ResolutionInput): Promise<
   if (finding.status === 'decided') return { transactionId, status: finding.transactionStatus };
   const approved = finding.status === 'answered' && finding.outcome === 'approved' ? finding : null;
   const to = approved ? (capture ? 'authorized' : 'pre_authorized') : 'failed';
-  await db.finalizeCharge({
+  await db.finalizeTransaction({
     transactionId,
     to,
     triggeredBy: 'system',

@@ -10,8 +10,8 @@
 import type { Orm } from '../../db/orm';
 import type { Outcome, ProviderResult } from '../../domain/connectors/connector';
 import { result } from '../../domain/connectors/http';
-import { recordAttemptFinding } from '../../domain/transactions/transactions.charge-writes';
-import { UNRESOLVED_PROVIDER_CALL, type AttemptLookup } from '../../workflows/lib/charge-types';
+import { recordAttemptFinding } from '../../domain/transactions/transactions.attempt-writes';
+import { UNRESOLVED_PROVIDER_CALL, type AttemptLookup } from '../../workflows/lib/transaction-types';
 import type { VaultSettings } from '../vault';
 import { heartbeatWhile } from './heartbeat';
 import { readLookup } from './unknown-outcome';

@@ -19,7 +19,7 @@ import type { VaultSettings } from '../vault';
 import { heartbeatWhile } from './heartbeat';
 import type { Outcome } from '../../domain/connectors/connector';
 import { readLookup } from './unknown-outcome';
-import type { OperationInput, OperationStart } from '../../workflows/lib/charge-types';
+import type { OperationInput, OperationStart } from '../../workflows/lib/transaction-types';
 
 type ProviderOperationInput = OperationInput & { start: Extract<OperationStart, { ok: true }>; idempotencyKey: string };
 /** An operation looked up `sinceSentMs` after its request was sent (the workflow's clock: replay-safe). */

@@ -1,6 +1,6 @@
 /**
  * Charge-cascade activities: thin steps that open a database transaction on their own connection and hand it to
- * the write paths of domain/transactions/transactions.charge-writes.ts, call the provider and heartbeat. Each is
+ * the write paths of domain/transactions/transactions.attempt-writes.ts, call the provider and heartbeat. Each is
  * idempotent (a retried activity finds its rows and changes nothing twice). attemptCharge is the only one that
  * sees card data or credentials, and only between reading them and the adapter call.
  */
@@ -11,37 +11,37 @@ import { openCredentials } from '../../domain/connectors/connectors.secrets';
 import { errors } from '../../domain/platform/errors';
 import {
   decidedOutcome,
-  finalizeCharge,
-  openCharge,
+  finalizeTransaction,
+  openTransaction,
   recordAttemptOutcome,
   settleAttemptWithoutAnswer,
   type FinalizeInput,
-} from '../../domain/transactions/transactions.charge-writes';
+} from '../../domain/transactions/transactions.attempt-writes';
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
 import type { Client } from '@temporalio/client';
 import { heartbeatWhile } from './heartbeat';
 import { createUnknownResolutionActivities } from './unknown-resolution';
-import { createPendingChargeSweepActivities } from './pending-charge-sweep';
+import { createPendingTransactionSweepActivities } from './pending-transaction-sweep';
 import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
-import { attemptsOf, planCharge } from '../../domain/routing/routing.charge-plan';
+import { attemptsOf, planAttempts } from '../../domain/routing/routing.attempt-plan';
 import type { ChargeAttributes } from '../../domain/routing/routing.evaluate';
 import { instrumentCardOf, tokenCardOf } from '../vault/card-source';
 import type { VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, ProviderResult } from '../../domain/connectors/connector';
-import { testClockRefusal } from '../../domain/test-clocks/test-clocks.charges';
-import { chargeWorkflowId } from '../../workflows/charge.shared';
+import { testClockRefusal } from '../../domain/test-clocks/test-clocks.transactions';
+import { transactionWorkflowId } from '../../workflows/transaction.shared';
 import {
   isCardMethod,
   type CascadePolicy,
   type AttemptInput,
   type AttemptResult,
-  type ChargeInput,
+  type TransactionInput,
   type PlannedAttempt,
-} from '../../workflows/lib/charge-types';
+} from '../../workflows/lib/transaction-types';
 
 export type { FinalizeInput };
 
-export interface PaymentDeps {
+export interface TransactionDeps {
   orm: Orm;
   vault?: VaultSettings;
   /** For the pending-charge sweep, which looks at and starts workflows. */
@@ -49,7 +49,7 @@ export interface PaymentDeps {
 }
 
 /** What routing reads of a charge. */
-const routingAttributesOf = (input: ChargeInput & { randomDraw: number }): ChargeAttributes => ({
+const routingAttributesOf = (input: TransactionInput & { randomDraw: number }): ChargeAttributes => ({
   paymentMethod: input.paymentMethod,
   currency: input.currency,
   amount: input.amount,
@@ -62,28 +62,28 @@ const routingAttributesOf = (input: ChargeInput & { randomDraw: number }): Charg
   randomDraw: input.randomDraw,
 });
 
-export function createPaymentActivities({ orm, vault, temporalClient }: PaymentDeps) {
+export function createTransactionActivities({ orm, vault, temporalClient }: TransactionDeps) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => orm.em.fork().transactional(work);
 
   const activities = {
     /**
-     * Opens the transaction (openCharge) and plans its connectors with the routing engine in one step (run as a
+     * Opens the transaction (openTransaction) and plans its connectors with the routing engine in one step (run as a
      * local activity by the charge workflow): no Temporal round trip before the first provider call. The plan is made first so its explanation is
      * written with the transaction's own insert (no extra write); a retried step finds the transaction and re-uses
      * the plan stored with it. Nothing is planned when the token was taken.
      */
     async openAndPlanCharge(
-      input: ChargeInput & { randomDraw: number },
+      input: TransactionInput & { randomDraw: number },
     ): Promise<{ tokenClaimed: boolean; attempts: PlannedAttempt[]; cascade?: CascadePolicy | null }> {
-      const plan = await planCharge(orm.em.fork(), input.merchantId, routingAttributesOf(input), {
+      const plan = await planAttempts(orm.em.fork(), input.merchantId, routingAttributesOf(input), {
         customerId: input.customerId,
       });
       const { tokenClaimed, storedDecision } = await inTransaction((em) =>
-        openCharge(
+        openTransaction(
           em,
           input,
           { decision: plan.decision, livemode: plan.livemode },
-          chargeWorkflowId(input.transactionId),
+          transactionWorkflowId(input.transactionId),
         ),
       );
       if (!tokenClaimed) return { tokenClaimed, attempts: [] };
@@ -191,11 +191,11 @@ export function createPaymentActivities({ orm, vault, temporalClient }: PaymentD
     /**
      * The final (or pending) state after the cascade; idempotent through the state table and the move's key.
      */
-    async finalizeCharge(input: FinalizeInput): Promise<void> {
-      await inTransaction((em) => finalizeCharge(em, input));
+    async finalizeTransaction(input: FinalizeInput): Promise<void> {
+      await inTransaction((em) => finalizeTransaction(em, input));
     },
     ...createUnknownResolutionActivities({ orm, vault }),
-    ...createPendingChargeSweepActivities({ orm, temporalClient }),
+    ...createPendingTransactionSweepActivities({ orm, temporalClient }),
   };
   return activities;
 }

@@ -8,14 +8,14 @@ import {
   type CardVerificationInput,
   type CardVerificationResult,
 } from '../../workflows/card-verification.shared';
-import { chargeWorkflow } from '../../workflows/charge';
+import { transactionWorkflow } from '../../workflows/transaction';
 import {
   attemptVerdictKeptSignal,
-  chargeResolutionWorkflowId,
-  chargeWorkflowId,
+  transactionResolutionWorkflowId,
+  transactionWorkflowId,
   providerEventSignal,
   settlementWorkflowId,
-} from '../../workflows/charge.shared';
+} from '../../workflows/transaction.shared';
 import { connectorCredentialCheckWorkflow } from '../../workflows/connector-credential-check';
 import {
   connectorCredentialCheckWorkflowId,
@@ -23,7 +23,7 @@ import {
   type CredentialCheckResult,
 } from '../../workflows/connector-credential-check.shared';
 import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../workflows/definitions';
-import type { ChargeInput, OperationInput, SettlementSignal } from '../../workflows/lib/charge-types';
+import type { TransactionInput, OperationInput, SettlementSignal } from '../../workflows/lib/transaction-types';
 import { transactionOperationWorkflow } from '../../workflows/transaction-operation';
 import { operationWorkflowId, type OperationResult } from '../../workflows/transaction-operation.shared';
 import { startOrJoin, withWorkflowDeadline, WorkflowWaitTimeout } from './waits';
@@ -31,7 +31,7 @@ import { startOrJoin, withWorkflowDeadline, WorkflowWaitTimeout } from './waits'
 // ── Charges ──────────────────────────────────────────────────────────────────────────────────────────────────
 
 /** The one line the Temporal UI shows for the charge (amounts in minor units; never card or customer data). */
-export const chargeSummary = (input: ChargeInput) =>
+export const transactionSummary = (input: TransactionInput) =>
   `${input.chargeType === 'setup_verification' ? 'Card verification' : 'Charge'} ${input.transactionId}: ` +
   `${input.amount} ${input.currency} (minor units) by ${input.paymentMethod}${input.capture ? '' : ', authorize only'}`;
 
@@ -53,20 +53,20 @@ const chargeNotAnswered = (error: unknown, transactionId: string) =>
  * Starts (or joins) the charge workflow and waits for its first outcome: authorized, pre_authorized, failed or pending.
  * With a client on the in-process worker's connection (TemporalDeps.eager) the start is eager.
  */
-export async function runCharge(
+export async function runTransaction(
   { client, eager }: { client: Client; eager?: Client },
-  input: ChargeInput,
+  input: TransactionInput,
   waitMs: number,
 ): Promise<void> {
   const starter = eager ?? client;
   try {
     await withWorkflowDeadline(starter, waitMs, () =>
-      startOrJoin(starter, chargeWorkflow, {
+      startOrJoin(starter, transactionWorkflow, {
         requestEagerStart: eager !== undefined,
-        workflowId: chargeWorkflowId(input.transactionId),
+        workflowId: transactionWorkflowId(input.transactionId),
         taskQueue: TASK_QUEUES.payments,
         args: [input],
-        staticSummary: chargeSummary(input),
+        staticSummary: transactionSummary(input),
         typedSearchAttributes: [
           { key: SA.OrganizationId, value: input.organizationId },
           { key: SA.MerchantId, value: input.merchantId },
@@ -83,10 +83,10 @@ export async function runCharge(
 }
 
 /** A retried charge whose transaction already exists: waits for its workflow rather than charging again. */
-export async function awaitCharge(client: Client, transactionId: string, waitMs: number): Promise<void> {
+export async function awaitTransaction(client: Client, transactionId: string, waitMs: number): Promise<void> {
   try {
     await withWorkflowDeadline(client, waitMs, () =>
-      client.workflow.getHandle(chargeWorkflowId(transactionId)).result(),
+      client.workflow.getHandle(transactionWorkflowId(transactionId)).result(),
     );
   } catch (error) {
     throw chargeNotAnswered(error, transactionId);
@@ -116,9 +116,9 @@ export async function signalProviderEvent(
  * it reads it now rather than at its next timer. A resolution that is gone (already decided, or not started yet)
  * reads the attempt on its own: nothing to wake.
  */
-export async function wakeChargeResolution(client: Client, transactionId: string): Promise<void> {
+export async function wakeTransactionResolution(client: Client, transactionId: string): Promise<void> {
   try {
-    await client.workflow.getHandle(chargeResolutionWorkflowId(transactionId)).signal(attemptVerdictKeptSignal);
+    await client.workflow.getHandle(transactionResolutionWorkflowId(transactionId)).signal(attemptVerdictKeptSignal);
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
   }

@@ -18,12 +18,12 @@ import {
 } from '../../db/repositories/transaction-attempts.repository';
 import { UNPAID_ENDS } from '../../domain/transactions/transactions.state-table';
 import type { TransactionStatus } from '../../db/entities';
-import { recordReconciledAttempt } from '../../domain/transactions/transactions.charge-writes';
-import { escalateChargeInDoubt } from '../../domain/transactions/transactions.in-doubt';
+import { recordReconciledAttempt } from '../../domain/transactions/transactions.attempt-writes';
+import { escalateTransactionInDoubt } from '../../domain/transactions/transactions.in-doubt';
 import type { LookupResult, ProviderResult } from '../../domain/connectors/connector';
 import { result } from '../../domain/connectors/http';
 import type { VaultSettings } from '../vault';
-import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/charge-types';
+import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/transaction-types';
 import { heartbeatWhile } from './heartbeat';
 import { readLookup } from './unknown-outcome';
 import { attemptCallOf } from './attempt-call';
@@ -147,7 +147,7 @@ async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttemp
         );
   if (looked.status === 'unknown') {
     if (row.since_sent_ms < vault.inDoubtAfterMs) return 'still_unknown';
-    const escalated = await orm.em.fork().transactional((em) => escalateChargeInDoubt(em, input));
+    const escalated = await orm.em.fork().transactional((em) => escalateTransactionInDoubt(em, input));
     return escalated ? 'in_doubt' : 'not_applicable';
   }
   const found: ProviderResult | null = looked.status === 'found' ? looked.result : null;

@@ -45,7 +45,7 @@ export async function networkTransactionIdOf(em: EntityManager, transactionId: s
  * Inside the finalizing transaction of a successful charge, before its token is spent: a recurring first charge
  * paid with a new card keeps that card as the customer's instrument, and the transaction names it.
  */
-export async function keepChargedCard(em: EntityManager, tx: Transaction): Promise<void> {
+export async function keepTransactionCard(em: EntityManager, tx: Transaction): Promise<void> {
   if (!tx.cardTokenId || !tx.customerId || tx.paymentInstrumentId) return;
   if (!(await recurringItemOf(em, tx.orderId))) return;
   const instrumentId = await saveCardFromToken(em, {
@@ -64,7 +64,7 @@ export async function keepChargedCard(em: EntityManager, tx: Transaction): Promi
 }
 
 /** The subscription of a paid recurring first charge (null when the charge has no recurring item, customer or card). */
-export async function createSubscriptionForCharge(
+export async function createSubscriptionForTransaction(
   em: EntityManager,
   transactionId: string,
   at: Date,

@@ -2,7 +2,7 @@
  * What the charge-cascade workflow and its activities exchange: ids, amounts and outcomes only — never a card
  * number, CVC or credential (those are read inside attemptCharge, just before the provider call).
  */
-export type ChargePaymentMethod = 'credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet';
+export type TransactionPaymentMethod = 'credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet';
 
 export const isCardMethod = (method: string) => method === 'credit_card' || method === 'debit_card';
 
@@ -21,12 +21,12 @@ export interface OrderItemSnapshot {
   installments: number | null;
 }
 
-export interface ChargeInput {
+export interface TransactionInput {
   transactionId: string;
   orderId: string;
   organizationId: string;
   merchantId: string;
-  paymentMethod: ChargePaymentMethod;
+  paymentMethod: TransactionPaymentMethod;
   chargeType: 'payment' | 'setup_verification';
   country: string;
   amount: number;
@@ -141,7 +141,7 @@ export type AttemptLookup =
   | { status: 'unknown' }
   | { status: 'decided'; transactionStatus: string };
 
-export interface ChargeResult {
+export interface TransactionResult {
   transactionId: string;
   status: string;
 }

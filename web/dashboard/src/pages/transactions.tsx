@@ -7,7 +7,7 @@ import { label, money, toMinor, when } from '../format';
 import { DataTable, ListState, useFilteredList } from '../list';
 import { navigate } from '../router';
 import { Chip, ErrorNote, Facts, Field, Link, Notice, PageHeader, Table, inputValue, useLoad } from '../ui';
-import { CAPTURABLE, ORDER_STATUSES, REFUNDABLE, TRANSACTION_STATUSES, VOIDABLE } from '../payment-rules';
+import { CAPTURABLE, ORDER_STATUSES, REFUNDABLE, TRANSACTION_STATUSES, VOIDABLE } from '../transaction-rules';
 
 export type Transaction = Item<'getMerchantTransactions'>;
 

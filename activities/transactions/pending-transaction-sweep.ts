@@ -10,33 +10,42 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowIdReusePolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
-import { finalizeCharge, settleAttemptWithoutAnswer } from '../../domain/transactions/transactions.charge-writes';
+import { finalizeTransaction, settleAttemptWithoutAnswer } from '../../domain/transactions/transactions.attempt-writes';
 import {
   ASYNC_SETTLEMENT_WORKFLOW,
-  CHARGE_RESOLUTION_WORKFLOW,
-  chargeResolutionWorkflowId,
-  chargeWorkflowId,
+  TRANSACTION_RESOLUTION_WORKFLOW,
+  transactionResolutionWorkflowId,
+  transactionWorkflowId,
   settlementWorkflowId,
   type AsyncSettlementWorkflow,
-  type ChargeResolutionWorkflow,
-} from '../../workflows/charge.shared';
+  type TransactionResolutionWorkflow,
+} from '../../workflows/transaction.shared';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
-import type { AttemptInput } from '../../workflows/lib/charge-types';
-import { readPendingCharges, type PendingCharge } from '../../db/repositories/transaction-attempts.repository';
+import type { AttemptInput } from '../../workflows/lib/transaction-types';
+import {
+  readPendingTransactions,
+  type PendingTransaction,
+} from '../../db/repositories/transaction-attempts.repository';
 
 /** A charge pending for less than this is left to its own workflows (they may be about to start the next one). */
 export const ORPHANED_AFTER_MINUTES = 10;
 
-export function createPendingChargeSweepActivities({ orm, temporalClient }: { orm: Orm; temporalClient?: Client }) {
+export function createPendingTransactionSweepActivities({
+  orm,
+  temporalClient,
+}: {
+  orm: Orm;
+  temporalClient?: Client;
+}) {
   return {
     /**
      * Hands at most `limit` orphaned pending charges (oldest first; of one merchant when `merchantId` is given, for
      * manual runs) back to a workflow; returns how many it resumed.
      */
-    async resumeOrphanedPendingCharges(input: { limit: number; merchantId?: string | null }): Promise<number> {
+    async resumeOrphanedPendingTransactions(input: { limit: number; merchantId?: string | null }): Promise<number> {
       if (!temporalClient) throw new Error('The worker was started without a Temporal client for the sweep');
       const client = temporalClient;
-      const pending = await readPendingCharges(orm.em.fork(), {
+      const pending = await readPendingTransactions(orm.em.fork(), {
         olderThanMinutes: ORPHANED_AFTER_MINUTES,
         merchantId: input.merchantId ?? null,
         limit: input.limit,
@@ -57,9 +66,9 @@ export function createPendingChargeSweepActivities({ orm, temporalClient }: { or
 /** Whether a workflow that finishes this charge is still running (its charge, settlement or resolution). */
 async function anyRunning(client: Client, transactionId: string): Promise<boolean> {
   for (const workflowId of [
-    chargeWorkflowId(transactionId),
+    transactionWorkflowId(transactionId),
     settlementWorkflowId(transactionId),
-    chargeResolutionWorkflowId(transactionId),
+    transactionResolutionWorkflowId(transactionId),
   ]) {
     try {
       if ((await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING') return true;
@@ -70,7 +79,7 @@ async function anyRunning(client: Client, transactionId: string): Promise<boolea
   return false;
 }
 
-async function resume(orm: Orm, client: Client, taskQueue: string, row: PendingCharge): Promise<void> {
+async function resume(orm: Orm, client: Client, taskQueue: string, row: PendingTransaction): Promise<void> {
   const options = {
     taskQueue,
     // The closed run under the same id is the one that died: a new run takes over.
@@ -93,7 +102,7 @@ async function resume(orm: Orm, client: Client, taskQueue: string, row: PendingC
   if (row.attempt_number === null) {
     // Died before its first provider call: nothing was sent, so nothing was charged.
     await orm.em.fork().transactional((em) =>
-      finalizeCharge(em, {
+      finalizeTransaction(em, {
         transactionId: row.id,
         to: 'failed',
         triggeredBy: 'system',
@@ -112,9 +121,9 @@ async function resume(orm: Orm, client: Client, taskQueue: string, row: PendingC
   };
   // An attempt that died mid-call (started, no outcome) is what a call failing on every try is: unresolved.
   await settleAttemptWithoutAnswer(orm.em.fork(), attempt);
-  await client.workflow.start<ChargeResolutionWorkflow>(CHARGE_RESOLUTION_WORKFLOW, {
+  await client.workflow.start<TransactionResolutionWorkflow>(TRANSACTION_RESOLUTION_WORKFLOW, {
     ...options,
-    workflowId: chargeResolutionWorkflowId(row.id),
+    workflowId: transactionResolutionWorkflowId(row.id),
     args: [
       {
         transactionId: row.id,

@@ -10,7 +10,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CascadePolicy, PlannedAttempt } from '../../workflows/lib/charge-types';
+import type { CascadePolicy, PlannedAttempt } from '../../workflows/lib/transaction-types';
 import type { ChargeAttributes } from './routing.evaluate';
 import { NoActiveRoutingProfileError, claimProbes, readRouting, routeOf } from './routing.load';
 import { orderByApprovalRate, type OptimizeDraws } from './routing.optimize';
@@ -50,7 +50,7 @@ export const attemptsOf = (decision: RoutingDecision): PlannedAttempt[] =>
     providerSlug: attempt.provider_slug,
   }));
 
-export interface ChargePlan {
+export interface AttemptPlan {
   profileId: string | null;
   /**
    * The charge's mode, what its transaction's livemode records: the plan's (a customer on a test clock makes it
@@ -64,7 +64,7 @@ export interface ChargePlan {
 
 const uniform = () => randomInt(0, 1_000_000) / 1_000_000;
 
-export async function planCharge(
+export async function planAttempts(
   em: EntityManager,
   merchantId: string,
   charge: ChargeAttributes,
@@ -72,7 +72,7 @@ export async function planCharge(
     customerId = null,
     draws = { explore: uniform(), pick: uniform() },
   }: { customerId?: string | null; draws?: OptimizeDraws } = {},
-): Promise<ChargePlan> {
+): Promise<AttemptPlan> {
   const { input, settings, customerOnTestClock } = await readRouting(
     em,
     merchantId,

@@ -1,9 +1,10 @@
 /**
  * Determinism guard: workflow histories replayed against the current workflow code (Worker.runReplayHistories).
  * Two sources: histories recorded in this run (a cascade, its capture, a pix charge and its settlement), and the
- * recorded fixtures in test/workflows/histories/ (written with RECORD_HISTORIES=1) — so a change to charge.ts or
+ * recorded fixtures in test/workflows/histories/ (written with RECORD_HISTORIES=1) — so a change to transaction.ts or
  * transaction-operation.ts that would break running workflows fails CI. The fixtures were re-recorded when the
- * development-only patched() branches were retired (nothing had been deployed); from then on a change to a
+ * development-only patched() branches were retired and when the charge workflow took the name transactionWorkflow
+ * (nothing had been deployed either time); from the first deploy on a change to a
  * running workflow keeps the old path behind patched()/deprecatePatch (docs/architecture.md) and these fixtures
  * stay as they are.
  */
@@ -54,10 +55,10 @@ describe('Charge workflows replay deterministically', () => {
     await control('POST', `/payments/${await providerReferenceOf(brl, pix.id)}/settle`);
     await waitForTransaction(brl, pix.id, (t) => t.status === 'authorized');
     const ids = {
-      'charge-cascade': `charge-${cascaded.id}`,
+      'transaction-cascade': `transaction-${cascaded.id}`,
       'operation-capture': await captureWorkflowIdOf(cascaded.id),
-      'charge-pix': `charge-${pix.id}`,
-      'settlement-pix': `charge-settlement-${pix.id}`,
+      'transaction-pix': `transaction-${pix.id}`,
+      'settlement-pix': `transaction-settlement-${pix.id}`,
     };
     for (const [name, workflowId] of Object.entries(ids)) {
       const handle = client.workflow.getHandle(workflowId);
@@ -86,7 +87,7 @@ describe('Charge workflows replay deterministically', () => {
 
   async function replay(histories: Array<{ workflowId: string; history: any }>): Promise<void> {
     const results = Worker.runReplayHistories(
-      { workflowBundle: stack().workflowBundle, replayName: 'charge-replay' },
+      { workflowBundle: stack().workflowBundle, replayName: 'transaction-replay' },
       histories,
     );
     let count = 0;
