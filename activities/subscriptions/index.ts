@@ -19,6 +19,11 @@ import { applySubscriptionStep } from '../../domain/subscriptions/subscriptions.
 import { createSubscriptionForTransaction } from '../../domain/subscriptions/subscriptions.first-transaction';
 import { renewAtCycleLimit } from '../../domain/subscriptions/subscriptions.cycle-limit';
 import { readRenewal } from '../../domain/subscriptions/subscriptions.renewal';
+import {
+  markTestClockReady,
+  testClockOfTransaction,
+  testClockSubscriptionIds,
+} from '../../db/repositories/test-clocks.repository';
 import { CHARGE_IN_DOUBT } from '../../domain/transactions/transactions.in-doubt';
 import { UNRESOLVED_PROVIDER_CALL, type TransactionInput } from '../../workflows/lib/transaction-types';
 import { DEFAULT_DUNNING_SCHEDULE_DAYS, SUBSCRIPTION_ALREADY_EXISTS } from '../../workflows/lib/subscription-rules';
@@ -83,7 +88,7 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
       try {
         return await orm.em.fork().transactional(async (em) => {
           // A customer on a test clock: the subscription starts at the clock's time and runs on the clock.
-          const clock = await testClockOfCharge(em, input.transactionId);
+          const clock = await testClockOfTransaction(em, input.transactionId);
           const at = clock ? clock.frozenTime : new Date(input.at);
           const state = await createSubscriptionForTransaction(em, input.transactionId, at);
           if (!state || !clock) return state;
@@ -121,21 +126,12 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
 
     /** The subscriptions a test clock's advance moves: every live one of the clock's customers. */
     async testClockSubscriptionIds(input: { clockId: string }): Promise<string[]> {
-      const rows = await orm.em.fork().execute<Array<{ id: string }>>(
-        `select s.id from subscriptions s join customers c on c.id = s.customer_id
-          where c.test_clock_id = ? and s.status not in ('cancelled', 'expired') order by s.id`,
-        [input.clockId],
-      );
-      return rows.map((row) => row.id);
+      return testClockSubscriptionIds(orm.em.fork(), input.clockId);
     },
 
     /** Every subscription of the clock reached frozenTime: the clock is ready (unless it moved or ended since). */
     async markTestClockReady(input: { clockId: string; frozenTime: string }): Promise<void> {
-      await orm.em.fork().execute(
-        `update test_clocks set status = 'ready', updated_at = now()
-          where id = ? and frozen_time = ? and status = 'advancing'`,
-        [input.clockId, input.frozenTime],
-      );
+      await markTestClockReady(orm.em.fork(), input.clockId, input.frozenTime);
     },
 
     /** One workflow step onto the read model, transitions and events; a repeat of the last step changes nothing. */
@@ -284,16 +280,6 @@ function renewalCharge(
       ],
     },
   };
-}
-
-/** The live test clock of the charge's customer, if it has one. */
-async function testClockOfCharge(em: EntityManager, transactionId: string) {
-  const [row] = await em.execute<Array<{ id: string; frozen_time: Date }>>(
-    `select k.id, k.frozen_time from transactions t join customers c on c.id = t.customer_id
-       join test_clocks k on k.id = c.test_clock_id where t.id = ? and k.deleted_at is null`,
-    [transactionId],
-  );
-  return row ? { id: row.id, frozenTime: new Date(row.frozen_time) } : null;
 }
 
 /**

@@ -17,6 +17,16 @@ import { ApiError, errors } from '../../../domain/platform/errors';
 import { newId } from '../../../domain/platform/ids';
 import type { AppDeps } from '../../deps';
 import { offsetOf, type PageRequest } from '../../http/pagination';
+import {
+  lockMerchantTestClocks,
+  markTestClockDeleted,
+  otherAdvancingTestClock,
+  revertTestClockAdvance,
+  testClockIdOfSubscription,
+  testClockSubscriptionCalendars,
+  testClockSubscriptionIds,
+  type ClockSubscriptionCalendarRow,
+} from '../../../db/repositories/test-clocks.repository';
 import { startTestClockAdvance, updateSubscription } from '../../temporal';
 import { organizationOfMerchant } from '../merchant-dashboard/merchant-dashboard.service';
 import type { Caller } from '../../../workflows/lib/subscription-moves';
@@ -30,15 +40,6 @@ import {
 } from './test-clocks.rules';
 
 const notFound = () => errors.notFound('No such test clock');
-
-/**
- * Serialises the merchant's clock bookkeeping (creating a clock, starting an advance) until the transaction ends, so
- * two concurrent requests count one after the other. An advisory lock rather than the merchant row's: a row lock
- * would also hold every insert that references the merchant.
- */
-async function lockMerchantClocks(em: EntityManager, merchantId: string): Promise<void> {
-  await em.execute(`select pg_advisory_xact_lock(hashtext('test_clocks'), hashtext(?))`, [merchantId]);
-}
 
 /**
  * Creating, advancing and deleting a clock are administrative actions: each is in the merchant's activity record
@@ -66,7 +67,7 @@ export async function createTestClock(
   actor: Actor,
   input: { frozen_time: string; name?: string | null },
 ): Promise<TestClock> {
-  await lockMerchantClocks(em, merchantId);
+  await lockMerchantTestClocks(em, merchantId);
   const live = await em.count(TestClockSchema, { merchantId, deletedAt: null });
   if (live >= MAX_TEST_CLOCKS_PER_MERCHANT) {
     throw errors.businessRule(
@@ -151,7 +152,7 @@ export async function advanceTestClock(
 ): Promise<TestClock> {
   const target = new Date(frozenTime);
   const before = await em.transactional(async (tx) => {
-    await lockMerchantClocks(tx, merchantId);
+    await lockMerchantTestClocks(tx, merchantId);
     const clock = await getTestClock(tx, merchantId, id, true);
     if (clock.status === 'advancing') {
       throw errors.businessRule('TEST_CLOCK_ADVANCING', 'The clock is still advancing; wait until it is ready', {
@@ -183,10 +184,7 @@ export async function advanceTestClock(
     // Not started: the clock goes back to where it was, so the advance can be asked for again, and the advance is
     // not in the activity record.
     await em.transactional(async (tx) => {
-      await tx.execute(
-        `update test_clocks set frozen_time = ?, status = 'ready' where id = ? and frozen_time = ? and status = 'advancing'`,
-        [before.previous, id, target],
-      );
+      await revertTestClockAdvance(tx, merchantId, id, { from: before.previous, to: target });
       await tx.nativeDelete(MerchantActivitySchema, { id: before.recordId });
     });
     throw error;
@@ -214,24 +212,15 @@ async function assertAdvanceBounded(em: EntityManager, clock: TestClock, target:
       latest_frozen_time: horizon.latest.toISOString(),
     });
   }
-  const [running] = await em.execute<Array<{ id: string }>>(
-    `select id from test_clocks where merchant_id = ? and status = 'advancing' and deleted_at is null and id <> ?
-      limit 1`,
-    [clock.merchantId, clock.id],
-  );
+  const running = await otherAdvancingTestClock(em, clock.merchantId, clock.id);
   if (running) {
     throw errors.businessRule(
       'TEST_CLOCK_MERCHANT_ADVANCING',
       'A merchant advances one test clock at a time; wait until the other clock is ready',
-      { test_clock_id: clock.id, advancing_test_clock_id: running.id, limit: 1 },
+      { test_clock_id: clock.id, advancing_test_clock_id: running, limit: 1 },
     );
   }
-  const calendars = await em.execute<Array<Record<string, unknown>>>(
-    `select s.billing_anchor_at, s.billing_cycle, s.custom_billing_days, s.next_due_index
-       from subscriptions s join customers c on c.id = s.customer_id
-      where c.test_clock_id = ? and s.merchant_id = ? and s.status not in ('cancelled', 'expired')`,
-    [clock.id, clock.merchantId],
-  );
+  const calendars = await testClockSubscriptionCalendars(em, clock.merchantId, clock.id);
   const renewals = renewalsDueBy(calendars.map(calendarOf), target);
   if (renewals > limits.renewalsPerAdvance) {
     throw errors.businessRule(
@@ -247,8 +236,8 @@ async function assertAdvanceBounded(em: EntityManager, clock: TestClock, target:
   }
 }
 
-const calendarOf = (row: Record<string, unknown>): RenewalCalendar => ({
-  billingAnchorAt: new Date(row.billing_anchor_at as string),
+const calendarOf = (row: ClockSubscriptionCalendarRow): RenewalCalendar => ({
+  billingAnchorAt: new Date(row.billing_anchor_at),
   billingCycle: row.billing_cycle as RenewalCalendar['billingCycle'],
   customBillingDays: row.custom_billing_days === null ? null : Number(row.custom_billing_days),
   nextDueIndex: Number(row.next_due_index),
@@ -267,17 +256,13 @@ export async function deleteTestClock(
   actor: Actor,
 ) {
   const clock = await getTestClock(em, merchantId, id);
-  const subscriptions = await em.execute<Array<{ id: string }>>(
-    `select s.id from subscriptions s join customers c on c.id = s.customer_id
-      where c.test_clock_id = ? and s.merchant_id = ? and s.status not in ('cancelled', 'expired') order by s.id`,
-    [id, merchantId],
-  );
-  for (const sub of subscriptions) {
+  const subscriptions = await testClockSubscriptionIds(em, id, merchantId);
+  for (const subscriptionId of subscriptions) {
     await updateSubscription(
       deps.temporal.client,
-      sub.id,
+      subscriptionId,
       { kind: 'cancel', args: { ...caller, atPeriodEnd: false, reason: 'test_clock_deleted' } },
-      `test-clock-deleted:${id}:${sub.id}`,
+      `test-clock-deleted:${id}:${subscriptionId}`,
       deps.config.workflowWaitMs,
     ).catch((error) => {
       // Already ended meanwhile (422 from the workflow): nothing left to cancel.
@@ -285,10 +270,7 @@ export async function deleteTestClock(
     });
   }
   await em.transactional(async (tx) => {
-    await tx.execute(`update test_clocks set deleted_at = now(), updated_at = now() where id = ? and merchant_id = ?`, [
-      id,
-      merchantId,
-    ]);
+    await markTestClockDeleted(tx, merchantId, id);
     await recordClockChange(tx, clock, 'deleted', actor, {
       frozen_time: clock.frozenTime.toISOString(),
       subscriptions_cancelled: subscriptions.length,
@@ -298,12 +280,8 @@ export async function deleteTestClock(
 
 /** The live clock of the subscription's customer (null: real time); 404 for another merchant's subscription. */
 export async function testClockOfSubscription(em: EntityManager, merchantId: string, subscriptionId: string) {
-  const [row] = await em.execute<Array<{ test_clock_id: string | null }>>(
-    `select c.test_clock_id from subscriptions s join customers c on c.id = s.customer_id
-      where s.id = ? and s.merchant_id = ?`,
-    [subscriptionId, merchantId],
-  );
-  if (!row) throw errors.notFound('No such subscription');
-  if (!row.test_clock_id) return null;
-  return em.findOne(TestClockSchema, { id: row.test_clock_id, merchantId, deletedAt: null });
+  const clockId = await testClockIdOfSubscription(em, merchantId, subscriptionId);
+  if (clockId === undefined) throw errors.notFound('No such subscription');
+  if (!clockId) return null;
+  return em.findOne(TestClockSchema, { id: clockId, merchantId, deletedAt: null });
 }
