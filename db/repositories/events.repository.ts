@@ -7,6 +7,8 @@
  * process died) row-locked in a transaction and starts delivery workflows.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { EventSchema, type EventRecord } from '../entities';
+import { findOneRow } from '../reads';
 
 export interface NewEvent {
   id: string;
@@ -186,4 +188,13 @@ export async function subscribedTargets(em: EntityManager, eventIds: string[]): 
       order by e.seq, c.created_at, c.id`,
     [eventIds],
   );
+}
+
+/** The merchant's event to present (a plain row, not managed: never flush it), or null. */
+export async function eventToPresent(
+  em: EntityManager,
+  merchantId: string,
+  eventId: string,
+): Promise<EventRecord | null> {
+  return findOneRow(em, EventSchema, { id: eventId, merchantId });
 }

@@ -3,7 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import { CustomerSchema, type Customer } from '../../../db/entities';
-import { findOneRow } from '../../../db/reads';
+import { customerHasHistory, customerToPresent } from '../../../db/repositories/customers.repository';
 import { encryptSecret } from '../../../domain/platform/crypto';
 import { newId } from '../../../domain/platform/ids';
 import { errors } from '../../../domain/platform/errors';
@@ -59,7 +59,7 @@ export async function createCustomer(
 
 /** The customer to present (a plain row, not managed). */
 export async function readCustomer(em: EntityManager, merchantId: string, id: string): Promise<Customer> {
-  const customer = await findOneRow(em, CustomerSchema, { id, merchantId });
+  const customer = await customerToPresent(em, merchantId, id);
   if (!customer) throw errors.notFound('No such customer');
   return customer;
 }
@@ -129,17 +129,8 @@ export async function updateCustomer(
  */
 export async function deleteCustomer(em: EntityManager, merchantId: string, id: string): Promise<void> {
   const customer = await getCustomer(em, merchantId, id);
-  // A customer with history (charges, orders, saved cards, subscriptions, checkout sessions that name it) is kept:
-  // those rows reference it (FK restrict), so deleting it would fail in the database.
-  const [row] = await em.execute<Array<{ used: boolean }>>(
-    `select exists (select 1 from transactions where customer_id = ?)
-         or exists (select 1 from orders where customer_id = ?)
-         or exists (select 1 from payment_instruments where customer_id = ?)
-         or exists (select 1 from subscriptions where customer_id = ?)
-         or exists (select 1 from checkout_sessions where customer_id = ?) as used`,
-    [id, id, id, id, id],
-  );
-  if (row.used) {
+  // A customer with history is kept: deleting it would fail in the database.
+  if (await customerHasHistory(em, customer.id)) {
     throw errors.conflict(
       'RESOURCE_IN_USE',
       'The customer has transactions, orders, saved payment instruments, subscriptions or checkout sessions and cannot be deleted',

@@ -1,7 +1,7 @@
 /** Events (Document 1, "Events"): the read side of GET /events. Events are written by domain/events/events.outbox.ts. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { EventSchema, type EventRecord } from '../../../db/entities';
-import { findOneRow } from '../../../db/reads';
+import { eventToPresent } from '../../../db/repositories/events.repository';
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 
@@ -44,7 +44,7 @@ export async function listEvents(
 }
 
 export async function getEvent(em: EntityManager, merchantId: string, id: string): Promise<EventRecord> {
-  const event = await findOneRow(em, EventSchema, { id, merchantId });
+  const event = await eventToPresent(em, merchantId, id);
   if (!event) throw errors.notFound('No such event');
   return event;
 }

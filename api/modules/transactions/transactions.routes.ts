@@ -17,7 +17,7 @@ import { getTransaction, listAttempts, listTransactions, transactionView } from 
 import { awaitTransaction } from '../../temporal';
 import { transactionOperationRoutes } from './operations.routes';
 import { isStillProcessing } from './still-processing.rules';
-import { findOneRow } from '../../../db/reads';
+import { transactionToPresent } from '../../../db/repositories/transactions.repository';
 
 const tags = ['Transactions'];
 const keys = ['merchant', 'organization'] as const;
@@ -124,7 +124,7 @@ export const transactionRoutes = [
         // transaction, a passed deadline answers it as it stands (pending); its outcome follows by webhook or GET.
         // Only a charge no worker has opened yet keeps the 504 (nothing exists to answer with; retry the key).
         if (!isStillProcessing(error, 'CHARGE_STILL_PROCESSING')) throw error;
-        if (!(await findOneRow(em, TransactionSchema, { id: transactionId, merchantId }))) throw error;
+        if (!(await transactionToPresent(em, merchantId, transactionId))) throw error;
       }
       return { status: 201, data: await transactionView(em, await getTransaction(em, merchantId, transactionId)) };
     },

@@ -13,7 +13,7 @@ import type { FilterQuery } from '@mikro-orm/core';
 import { TransactionAttemptSchema, TransactionSchema, type Transaction } from '../../../db/entities';
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
-import { findOneRow, findRows } from '../../../db/reads';
+import { attemptsToPresent, transactionToPresent } from '../../../db/repositories/transactions.repository';
 import { presentTransaction } from '../../../domain/transactions/transactions.presenter';
 
 /**
@@ -21,13 +21,12 @@ import { presentTransaction } from '../../../domain/transactions/transactions.pr
  * by integrators, so without the ORM — db/reads.ts).
  */
 export async function getTransaction(em: EntityManager, merchantId: string, id: string): Promise<Transaction> {
-  const tx = await findOneRow(em, TransactionSchema, { id, merchantId });
+  const tx = await transactionToPresent(em, merchantId, id);
   if (!tx) throw errors.notFound('No such transaction', 'TRANSACTION_NOT_FOUND');
   return tx;
 }
 
-const attemptsOf = (em: EntityManager, tx: Transaction) =>
-  findRows(em, TransactionAttemptSchema, { transactionId: tx.id }, 'attemptNumber');
+const attemptsOf = (em: EntityManager, tx: Transaction) => attemptsToPresent(em, tx.id);
 
 export async function transactionView(em: EntityManager, tx: Transaction) {
   return presentTransaction(tx, await attemptsOf(em, tx));
