@@ -1,6 +1,6 @@
 /** Checkout activities: the write half of the durable expiry in workflows/checkout-expiry.ts. */
 import type { Orm } from '../db/orm';
-import { expireIfDue } from '../db/repositories/checkout-sessions.repository';
+import { expireIfDue, expiryOf } from '../db/repositories/checkout-sessions.repository';
 
 export interface CheckoutDeps {
   orm: Orm;
@@ -24,13 +24,10 @@ export function createCheckoutActivities({ orm }: CheckoutDeps) {
     async expireCheckoutSession(sessionId: string, asOf: string = new Date().toISOString()): Promise<ExpireResult> {
       const em = orm.em.fork();
       if (await expireIfDue(em, sessionId, asOf)) return { outcome: 'expired' };
-      const [row] = await em.execute<{ status: string; expires_at: Date | null }[]>(
-        'select status, expires_at from checkout_sessions where id = ?',
-        [sessionId],
-      );
+      const row = await expiryOf(em, sessionId);
       if (!row) return { outcome: 'missing' };
       const open = row.status === 'initiated' || row.status === 'customer_identified';
-      if (open && row.expires_at) return { outcome: 'not_due', expiresAt: new Date(row.expires_at).toISOString() };
+      if (open && row.expiresAt) return { outcome: 'not_due', expiresAt: row.expiresAt.toISOString() };
       return { outcome: 'unchanged' };
     },
   };

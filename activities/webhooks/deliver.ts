@@ -11,7 +11,7 @@
 import { recordDeliveryAttempt } from '../../db/repositories/webhook-deliveries.repository';
 import { deactivateConfig, touchLastTriggered } from '../../db/repositories/merchant-webhook-configs.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { DeliveryTarget } from '../../db/repositories/events.repository';
+import { deliveryTarget, type DeliveryTarget } from '../../db/repositories/events.repository';
 import type { DeliveryStatus, DeliveryTrigger } from '../../db/entities';
 import type { Orm } from '../../db/orm';
 import { decryptSecret } from '../../domain/platform/crypto';
@@ -65,19 +65,6 @@ export interface Attempted extends Omit<DeliverResult, 'outcome'> {
 
 /** The event and its endpoint (db/repositories/events.repository.ts loads them in batches for the fan-out). */
 export type Target = DeliveryTarget;
-
-async function loadTarget(em: EntityManager, eventId: string, configId: string): Promise<Target | undefined> {
-  const [row] = await em.execute<Target[]>(
-    `select e.id as event_id, e.organization_id, e.merchant_id, e.type, e.livemode, e.data, to_json(e.created_at) #>> '{}' as created_at,
-            c.id as config_id, c.url, c.is_active, c.secret_encrypted,
-            case when c.previous_secret_expires_at > now() then c.previous_secret_encrypted end as previous_secret_encrypted
-       from events e
-       left join merchant_webhook_configs c on c.id = ? and c.merchant_id = e.merchant_id
-      where e.id = ?`,
-    [configId, eventId],
-  );
-  return row;
-}
 
 /** The current secret, plus the one a rotation replaced while its overlap lasts. */
 function signingSecrets(target: Target, settings: WebhookSettings): string[] {
@@ -237,7 +224,7 @@ export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?
 
   async function attempt(settings: WebhookSettings, input: DeliverInput): Promise<DeliverResult> {
     const em = orm.em.fork();
-    const target = await loadTarget(em, input.eventId, input.configId);
+    const target = await deliveryTarget(em, input.eventId, input.configId);
     // A deleted endpoint (or an event that does not exist) leaves nothing to attempt or to record.
     if (!target?.config_id) return { outcome: 'failed', waitMs: null, end: 'endpoint_deleted', httpStatus: null };
 

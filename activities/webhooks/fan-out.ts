@@ -21,7 +21,7 @@ import {
   type WebhookDeliveryInput,
   type WebhookDeliveryWorkflow,
 } from '../../workflows/webhook-delivery.shared';
-import { RECOVERABLE_DELIVERIES, recordedFirstAttempts } from '../../db/repositories/webhook-deliveries.repository';
+import { recordedFirstAttempts, recoverableEvents } from '../../db/repositories/webhook-deliveries.repository';
 
 export interface FanOutDeps {
   orm: Orm;
@@ -159,12 +159,11 @@ export function createFanOutActivities({ orm, temporalClient }: { orm: Orm; temp
     async startRecoveryBatch(input: RecoverBatchInput): Promise<{ queued: number; cursor: string | null }> {
       const client = clientOf(temporalClient);
       const taskQueue = Context.current().info.taskQueue;
-      const rows = await orm.em
-        .fork()
-        .execute<{ event_id: string; event_type: string }[]>(
-          `select distinct d.event_id, d.event_type ${RECOVERABLE_DELIVERIES} and d.event_id > ? order by d.event_id limit ?`,
-          [input.configId, input.since, input.until, input.after ?? '', input.limit],
-        );
+      const rows = await recoverableEvents(
+        orm.em.fork(),
+        { configId: input.configId, since: input.since, until: input.until },
+        { after: input.after ?? '', limit: input.limit },
+      );
       await Promise.all(
         rows.map((row) =>
           startDelivery(

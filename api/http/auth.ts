@@ -6,7 +6,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyKind } from '../../db/entities';
-import { readActiveKey, readOrganizationMerchantStatus } from './auth-reads';
+import { activeKeyByHash } from '../../db/repositories/api-keys.repository';
+import { organizationMerchantStatus } from '../../db/repositories/merchants.repository';
 import { constantTimeEqual, hashSecret } from '../../domain/platform/crypto';
 import { KEY_PATTERN, type KeyLevel } from '../../domain/api-keys/api-keys.service';
 import { ApiError, errors } from '../../domain/platform/errors';
@@ -88,9 +89,9 @@ export async function authenticatePublicKey(
 
 /**
  * Active keys are cached by the SHA-256 of the whole key, and so are hashes that matched no active key (unknown and
- * revoked keys), apart (auth-cache.ts). A miss is one statement (auth-reads.ts): the key, its merchant's status,
- * cached with it, and last_used_at for the key management API (at most once a minute per key; the auth-change
- * trigger ignores that column).
+ * revoked keys), apart (auth-cache.ts). A miss is one statement (db/repositories/api-keys.repository.ts): the key,
+ * its merchant's status, cached with it, and last_used_at for the key management API (at most once a minute per
+ * key; the auth-change trigger ignores that column).
  */
 async function lookupKey(em: EntityManager, token: string, cache?: AuthCache): Promise<ApiKeyAuth> {
   if (!KEY_PATTERN.test(token)) throw errors.unauthenticated('The API key is malformed');
@@ -100,7 +101,7 @@ async function lookupKey(em: EntityManager, token: string, cache?: AuthCache): P
   if (cached && (cached.expiresAt === null || cached.expiresAt > Date.now())) return cached;
   if (cache?.isUnknownKey(hash)) throw new UnknownApiKeyError();
   const ticket = cache?.ticket() ?? 0;
-  const key = await readActiveKey(em, hash, new Date());
+  const key = await activeKeyByHash(em, hash, new Date());
   if (!key || !constantTimeEqual(key.secretHash, hash)) {
     cache?.rememberUnknownKey(hash, ticket);
     throw new UnknownApiKeyError();
@@ -161,7 +162,7 @@ export async function resolveMerchant(
   if (cache?.get<true>(cacheKey)) return requested;
   const ticket = cache?.ticket() ?? 0;
   // Ownership and status in one read: a write goes on to check the status, which is then cached.
-  const status = await readOrganizationMerchantStatus(em, auth.organizationId, requested);
+  const status = await organizationMerchantStatus(em, auth.organizationId, requested);
   if (status === null) throw errors.forbidden('The API key does not have access to this merchant');
   if (cache) {
     cache.set(cacheKey, true, ticket);

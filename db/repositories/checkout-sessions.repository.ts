@@ -102,3 +102,15 @@ export async function expireIfDue(em: EntityManager, sessionId: string, asOf: st
   );
   return updated.length > 0;
 }
+
+/** The session's status and stored expiry (null: no such session, e.g. its creating transaction rolled back). */
+export async function expiryOf(
+  em: EntityManager,
+  sessionId: string,
+): Promise<{ status: string; expiresAt: Date | null } | null> {
+  const [row] = await em.execute<{ status: string; expires_at: Date | null }[]>(
+    'select status, expires_at from checkout_sessions where id = ?',
+    [sessionId],
+  );
+  return row ? { status: row.status, expiresAt: row.expires_at === null ? null : new Date(row.expires_at) } : null;
+}

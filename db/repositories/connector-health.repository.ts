@@ -62,3 +62,74 @@ export async function setCircuit(
   if (to === 'open') return before === 'open' ? null : 'opened';
   return before === 'closed' ? null : 'closed';
 }
+
+/** A connector_health row as stored (timestamps as Date or text). */
+export interface CircuitRow {
+  connector_id: string;
+  state: CircuitState;
+  consecutive_failures: number;
+  opened_at: Date | string | null;
+  next_probe_at: Date | string | null;
+  last_failure_at: Date | string | null;
+  last_failure_code: string | null;
+}
+
+/** The circuits of these connectors that have a row (a connector without one has never failed: closed). */
+export async function circuitRows(em: EntityManager, connectorIds: readonly string[]): Promise<CircuitRow[]> {
+  if (connectorIds.length === 0) return [];
+  return em.execute<CircuitRow[]>(
+    `select connector_id, state, consecutive_failures, opened_at, next_probe_at, last_failure_at, last_failure_code
+       from connector_health where connector_id in (?)`,
+    [connectorIds],
+  );
+}
+
+/** Finished attempts per connector since `since`, by kind (counts as text: bigint). */
+export interface WindowCountRow {
+  connector_id: string;
+  attempts: string;
+  approved: string;
+  declined: string;
+  errors: string;
+}
+
+/** The sliding window's figures of these connectors (served by transaction_attempts_connector_window_idx). */
+export async function windowCountRows(
+  em: EntityManager,
+  connectorIds: readonly string[],
+  since: Date,
+): Promise<WindowCountRow[]> {
+  if (connectorIds.length === 0) return [];
+  return em.execute<WindowCountRow[]>(
+    `select connector_id, count(*) as attempts,
+            count(*) filter (where outcome in ('approved', 'pending')) as approved,
+            count(*) filter (where outcome in ('soft_decline', 'hard_decline')) as declined,
+            count(*) filter (where status = 'error') as errors
+       from transaction_attempts
+      where connector_id in (?) and started_at >= ?::timestamptz and outcome is not null
+      group by connector_id`,
+    [connectorIds, since],
+  );
+}
+
+/** What a circuit's opening or closing is recorded with: the connector, its merchant and organization. */
+export interface CircuitConnectorRow {
+  id: string;
+  merchant_id: string;
+  organization_id: string;
+  name: string;
+  provider_slug: string;
+  is_test_mode: boolean;
+}
+
+export async function circuitConnector(
+  em: EntityManager,
+  connectorId: string,
+): Promise<CircuitConnectorRow | undefined> {
+  const [connector] = await em.execute<CircuitConnectorRow[]>(
+    `select c.id, c.merchant_id, m.organization_id, c.name, c.provider_slug, c.is_test_mode
+       from merchant_connectors c join merchants m on m.id = c.merchant_id where c.id = ?`,
+    [connectorId],
+  );
+  return connector;
+}

@@ -190,6 +190,27 @@ export async function subscribedTargets(em: EntityManager, eventIds: string[]): 
   );
 }
 
+/**
+ * One event with one configuration of the event's own merchant (config_* null when it is gone, or is another
+ * merchant's): what one delivery attempt sends. Undefined when the event does not exist.
+ */
+export async function deliveryTarget(
+  em: EntityManager,
+  eventId: string,
+  configId: string,
+): Promise<DeliveryTarget | undefined> {
+  const [row] = await em.execute<DeliveryTarget[]>(
+    `select e.id as event_id, e.organization_id, e.merchant_id, e.type, e.livemode, e.data, to_json(e.created_at) #>> '{}' as created_at,
+            c.id as config_id, c.url, c.is_active, c.secret_encrypted,
+            case when c.previous_secret_expires_at > now() then c.previous_secret_encrypted end as previous_secret_encrypted
+       from events e
+       left join merchant_webhook_configs c on c.id = ? and c.merchant_id = e.merchant_id
+      where e.id = ?`,
+    [configId, eventId],
+  );
+  return row;
+}
+
 /** The merchant's event to present (a plain row, not managed: never flush it), or null. */
 export async function eventToPresent(
   em: EntityManager,

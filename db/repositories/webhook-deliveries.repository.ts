@@ -56,13 +56,40 @@ export async function recordDeliveryAttempt(em: EntityManager, row: DeliveryAtte
 
 /**
  * Failed attempts (config id, since, until as parameters) of events never delivered successfully to that
- * configuration: what "recover" resends. Shared by the recovery activity and the API, which reports how many events it queues.
+ * configuration: what "recover" resends. The configuration is one the caller read within its merchant.
  */
-export const RECOVERABLE_DELIVERIES = `from webhook_deliveries d
+const RECOVERABLE_DELIVERIES = `from webhook_deliveries d
   where d.merchant_webhook_config_id = ? and d.status = 'failed' and d.created_at >= ? and d.created_at <= ?
     and not exists (select 1 from webhook_deliveries s
                      where s.merchant_webhook_config_id = d.merchant_webhook_config_id and s.event_id = d.event_id
                        and s.status = 'succeeded')`;
+
+export interface RecoveryRange {
+  configId: string;
+  since: Date | string;
+  until: Date | string;
+}
+
+/** How many events a recovery of this range would resend (what the API reports it queues). */
+export async function recoverableEventCount(em: EntityManager, range: RecoveryRange): Promise<number> {
+  const [{ count }] = await em.execute<{ count: string }[]>(
+    `select count(distinct d.event_id) as count ${RECOVERABLE_DELIVERIES}`,
+    [range.configId, range.since, range.until],
+  );
+  return Number(count);
+}
+
+/** The next `limit` events a recovery of this range resends, after the event id `after`, in event id order. */
+export async function recoverableEvents(
+  em: EntityManager,
+  range: RecoveryRange,
+  page: { after: string; limit: number },
+): Promise<Array<{ event_id: string; event_type: string }>> {
+  return em.execute<{ event_id: string; event_type: string }[]>(
+    `select distinct d.event_id, d.event_type ${RECOVERABLE_DELIVERIES} and d.event_id > ? order by d.event_id limit ?`,
+    [range.configId, range.since, range.until, page.after, page.limit],
+  );
+}
 
 /** Attempt 1 of a delivery as recorded: what a fan-out redone after a crash continues from. */
 export interface RecordedFirstAttempt {

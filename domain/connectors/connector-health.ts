@@ -1,7 +1,7 @@
 /**
  * Connector health, the pure part: which attempt outcomes count against a connector's circuit, the
  * circuit breaker's settings, the sliding window's figures and the health object the API presents. The SQL that
- * keeps the counters lives in connector-health.repository.ts and in the attempt's own statement.
+ * keeps the counters lives in db/repositories/connector-health.repository.ts and in the attempt's own statement.
  */
 import type { Outcome } from '../../workflows/lib/transaction-types';
 

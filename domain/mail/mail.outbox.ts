@@ -6,6 +6,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MailMessageSchema, type MailMessage } from '../../db/entities';
+import { notifyMailQueued } from '../../db/repositories/mail.repository';
 import { decryptSecret, encryptSecret, type KeyMaterial } from '../platform/crypto';
 import { newId } from '../platform/ids';
 
@@ -34,7 +35,7 @@ export async function enqueueMail(
     sentAt: null,
     createdAt: new Date(),
   });
-  await em.execute('select pg_notify(?, ?)', [MAIL_CHANNEL, id]);
+  await notifyMailQueued(em, MAIL_CHANNEL, id);
   return id;
 }
 

@@ -5,14 +5,13 @@
  * key are skipped, so the run is idempotent and may be interrupted and re-run at any time.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  encryptedColumnCatalog,
+  lockValuesNotUnderKey,
+  writeEncryptedValue,
+  type EncryptedColumn,
+} from '../../db/repositories/encrypted-columns.repository';
 import { masterKeyId, rewrapSecret, type Keyring } from './crypto';
-
-export interface EncryptedColumn {
-  table: string;
-  column: string;
-  /** The table's single-column primary key (batches walk it in order). */
-  key: string;
-}
 
 /**
  * Every column holding envelope-encrypted text, found by the naming convention: a text column whose name ends
@@ -20,17 +19,7 @@ export interface EncryptedColumn {
  * credentials_encrypted / webhook_token_encrypted / webhook_secret_encrypted, and any added later).
  */
 export async function encryptedColumns(em: EntityManager): Promise<EncryptedColumn[]> {
-  const found = await em.execute<{ table: string; column: string; key: string; keys: number }[]>(
-    `select c.table_name as table, c.column_name as column, min(k.column_name) as key, count(k.column_name)::int as keys
-       from information_schema.columns c
-       join information_schema.table_constraints t
-         on t.table_schema = c.table_schema and t.table_name = c.table_name and t.constraint_type = 'PRIMARY KEY'
-       join information_schema.key_column_usage k
-         on k.constraint_schema = t.constraint_schema and k.constraint_name = t.constraint_name
-      where c.table_schema = current_schema() and c.data_type = 'text' and c.column_name like '%\\_encrypted'
-      group by c.table_name, c.column_name
-      order by c.table_name, c.column_name`,
-  );
+  const found = await encryptedColumnCatalog(em);
   for (const column of found) {
     if (column.keys !== 1) throw new Error(`${column.table} needs a single-column primary key for key rotation`);
   }
@@ -65,19 +54,14 @@ export async function rotateEncryptionKeys(
   const currentId = masterKeyId(keys.current);
   const columns: RotationResult[] = [];
   const failures: RotationFailure[] = [];
-  for (const { table, column, key } of await encryptedColumns(em)) {
+  for (const encrypted of await encryptedColumns(em)) {
+    const { table, column } = encrypted;
     const result = { table, column, rewrapped: 0 };
     // Keyset pagination on the primary key: every batch makes progress, failed rows included.
     let after = '';
     for (;;) {
       const batch = await em.transactional(async (tx) => {
-        // Identifiers come from the database catalog, never from input.
-        const rows = await tx.execute<{ id: string; value: string }[]>(
-          `select "${key}" as id, "${column}" as value from "${table}"
-            where "${column}" is not null and split_part("${column}", '.', 2) <> ? and "${key}" > ?
-            order by "${key}" limit ? for update`,
-          [currentId, after, batchSize],
-        );
+        const rows = await lockValuesNotUnderKey(tx, encrypted, currentId, { after, limit: batchSize });
         let rewrapped = 0;
         for (const row of rows) {
           let value: string;
@@ -87,7 +71,7 @@ export async function rotateEncryptionKeys(
             failures.push({ table, column, id: row.id, reason: (error as Error).message });
             continue;
           }
-          await tx.execute(`update "${table}" set "${column}" = ? where "${key}" = ?`, [value, row.id]);
+          await writeEncryptedValue(tx, encrypted, row.id, value);
           rewrapped += 1;
         }
         return { size: rows.length, last: rows.at(-1)?.id, rewrapped };

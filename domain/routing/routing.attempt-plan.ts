@@ -15,7 +15,7 @@ import type { ChargeAttributes } from './routing.evaluate';
 import { NoActiveRoutingProfileError, claimProbes, readRouting, routeOf } from './routing.load';
 import { orderByApprovalRate, type OptimizeDraws } from './routing.optimize';
 import { cascadePolicyOf } from './routing.settings';
-import { readWindows } from '../connectors/connector-health.repository';
+import { readWindows } from '../connectors/connector-circuits';
 
 export interface RoutingDecision {
   profile_id: string | null;

@@ -15,10 +15,11 @@ import {
 } from './routing.evaluate';
 import { buildProgram, connectorState } from './routing.program';
 import { circuitGate } from '../connectors/connector-health';
-import { healthRowOf } from '../connectors/connector-health.repository';
+import { healthRowOf } from '../connectors/connector-circuits';
 import { claimProbe } from '../../db/repositories/connector-health.repository';
 import { readRoutingRows } from '../../db/repositories/routing-plan.repository';
-import { routingSettingsOf, type RoutingSettings, type StoredRoutingSettings } from './routing.settings';
+import { routingSettingsOf, type RoutingSettings } from './routing.settings';
+import type { StoredRoutingSettings } from '../../db/repositories/routing.repository';
 
 export interface RoutingPlanInput {
   profile: RoutingProfile;

@@ -12,6 +12,11 @@ import {
   type DeclineAction,
   type DeclineCategory,
 } from '../../workflows/lib/transaction-types';
+import {
+  saveRoutingSettings,
+  storedRoutingSettings,
+  type StoredRoutingSettings,
+} from '../../db/repositories/routing.repository';
 
 export const defaultDeclineActions = (): Record<DeclineCategory, DeclineAction> =>
   Object.fromEntries(
@@ -31,18 +36,7 @@ export interface RoutingSettings {
 }
 
 export async function readRoutingSettings(em: EntityManager, merchantId: string): Promise<RoutingSettings> {
-  const [row] = await em.execute<StoredRoutingSettings[]>(
-    'select decline_actions, code_actions, updated_at from merchant_routing_settings where merchant_id = ?',
-    [merchantId],
-  );
-  return routingSettingsOf(row ?? null);
-}
-
-/** The merchant_routing_settings row (timestamps as Date or, read as JSON, text). */
-export interface StoredRoutingSettings {
-  decline_actions: Record<string, DeclineAction>;
-  code_actions: Record<string, DeclineAction>;
-  updated_at: Date | string;
+  return routingSettingsOf(await storedRoutingSettings(em, merchantId));
 }
 
 /** A merchant's settings from its stored row (none: the defaults). */
@@ -57,13 +51,7 @@ export async function writeRoutingSettings(
   merchantId: string,
   settings: Pick<RoutingSettings, 'declineActions' | 'codeActions'>,
 ): Promise<void> {
-  await em.execute(
-    `insert into merchant_routing_settings (merchant_id, decline_actions, code_actions, updated_at)
-     values (?, ?::jsonb, ?::jsonb, now())
-     on conflict (merchant_id) do update set decline_actions = excluded.decline_actions,
-       code_actions = excluded.code_actions, updated_at = now()`,
-    [merchantId, JSON.stringify(settings.declineActions), JSON.stringify(settings.codeActions)],
-  );
+  await saveRoutingSettings(em, merchantId, settings);
 }
 
 /** The policy the charge carries in its history: null when the merchant never changed the defaults. */

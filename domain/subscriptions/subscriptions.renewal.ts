@@ -1,6 +1,7 @@
 /** What a renewal charge tells the provider: it is merchant-initiated on a stored card, referencing the first one. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { PaymentInstrumentSchema, SubscriptionSchema } from '../../db/entities';
+import { renewalRow, type RenewalIds } from '../../db/repositories/subscriptions.repository';
 
 /**
  * The network transaction id a merchant-initiated renewal references: the subscription's initial one, else the
@@ -28,51 +29,8 @@ export interface RenewalReads {
  * The one read of a due renewal: the holds that activities' billingHoldOf applies and the rows
  * prepareRenewalCharge reads, in one statement instead of seven. Scoped to the subscription's merchant.
  */
-export async function readRenewal(
-  em: EntityManager,
-  ids: { subscriptionId: string; merchantId: string; offerId: string; productId: string; paymentInstrumentId: string },
-): Promise<RenewalReads> {
-  const [row] = await em.execute<
-    Array<{
-      merchant_status: string | null;
-      active_connectors: boolean;
-      offer_id: string | null;
-      offer_name: string | null;
-      offer_deleted_at: Date | null;
-      product_id: string | null;
-      product_name: string | null;
-      country: string | null;
-      preferred_installments: number | null;
-      instrument_status: string | null;
-      card_brand: string | null;
-      issuer_country: string | null;
-    }>
-  >(
-    `select m.status as merchant_status,
-            exists (select 1 from merchant_connectors mc where mc.merchant_id = ? and mc.is_active) as active_connectors,
-            o.id as offer_id, o.name as offer_name, o.deleted_at as offer_deleted_at,
-            p.id as product_id, p.name as product_name,
-            s.country, s.preferred_installments,
-            pi.status as instrument_status, pi.card_brand, pi.issuer_country
-       from (select 1) as one
-       left join merchants m on m.id = ?
-       left join offers o on o.id = ? and o.merchant_id = ?
-       left join products p on p.id = ? and p.merchant_id = ?
-       left join subscriptions s on s.id = ? and s.merchant_id = ?
-       left join payment_instruments pi on pi.id = ? and pi.merchant_id = ?`,
-    [
-      ids.merchantId,
-      ids.merchantId,
-      ids.offerId,
-      ids.merchantId,
-      ids.productId,
-      ids.merchantId,
-      ids.subscriptionId,
-      ids.merchantId,
-      ids.paymentInstrumentId,
-      ids.merchantId,
-    ],
-  );
+export async function readRenewal(em: EntityManager, ids: RenewalIds): Promise<RenewalReads> {
+  const row = await renewalRow(em, ids);
   const held: string[] = [];
   // A suspended or inactive merchant is not billed (Document 3: "temporarily blocked"); reactivation releases it.
   if (row.merchant_status !== null && row.merchant_status !== 'active') held.push('merchant_not_active');

@@ -16,7 +16,7 @@ import { claimToken, spendToken } from '../../db/repositories/card-tokens.reposi
 import { TransactionSchema, type TransactionStatus } from '../../db/entities';
 import type { Outcome, ProviderResult } from '../connectors/connector';
 import { healthSignal } from '../connectors/connector-health';
-import { recordCircuitTransition } from '../connectors/connector-health.repository';
+import { recordCircuitTransition } from '../connectors/connector-circuits';
 import { recordEvent } from '../events/events.outbox';
 import { keepTransactionCard } from '../subscriptions/subscriptions.first-transaction';
 import type { RoutingDecision } from '../routing/routing.attempt-plan';

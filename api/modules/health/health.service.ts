@@ -3,6 +3,7 @@
  * Every check has a deadline so a hung dependency turns into "down", not a hung probe.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { pingDatabase } from '../../../db/repositories/health.repository';
 import type { AppDeps } from '../../deps';
 import { pingTemporal, workflowPollers, type Poller } from '../../temporal';
 
@@ -51,7 +52,7 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
 export function healthChecks(deps: AppDeps, em: EntityManager) {
   const namespace = deps.config.temporal.namespace;
   const database: Check = async () => {
-    await withTimeout(em.execute('select 1'), 'PostgreSQL');
+    await withTimeout(pingDatabase(em), 'PostgreSQL');
   };
   const temporal: Check = async () => {
     await pingTemporal(deps.temporal, Date.now() + CHECK_TIMEOUT_MS);

@@ -7,7 +7,8 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
 import type { DashboardRequirement } from '../../http/dashboard-auth';
 import { Money, Nullable, StrictObject } from '../../http/schema';
-import { merchantOverview, OVERVIEW_DAYS } from './merchant-dashboard-overview.service';
+import { OVERVIEW_DAYS } from '../../../db/repositories/merchant-overview.repository';
+import { merchantOverview } from './merchant-dashboard-overview.service';
 
 // As merchantDashboard in merchant-dashboard.routes.ts (which lists this route; importing it back would be a cycle).
 const auth: DashboardRequirement = { dashboard: ['merchant'], tenant: 'merchant' };

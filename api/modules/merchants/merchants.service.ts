@@ -33,6 +33,13 @@ import {
   type FieldResult,
 } from './merchant-fields.rules';
 import { addPendingOwner } from './members.service';
+import { deleteRevokedMerchantKeys } from '../../../db/repositories/api-keys.repository';
+import {
+  deleteMerchantRow,
+  deleteUsersWithoutMembership,
+  merchantHasRows,
+  type MerchantRowsCheck,
+} from '../../../db/repositories/merchants.repository';
 import type { CreateMerchantBody, UpdateMerchantBody } from './merchants.schema';
 
 type CreateInput = Static<typeof CreateMerchantBody>;
@@ -283,7 +290,7 @@ export async function updateMerchant(
  * merchant-owned tables (transactions, orders, instruments …) append theirs here. Soft-deleted catalog rows
  * count: they are history, and still reference the merchant.
  */
-export const MERCHANT_ACTIVITY_CHECKS: Array<{ table: string; label: string; where?: string }> = [
+export const MERCHANT_ACTIVITY_CHECKS: Array<MerchantRowsCheck & { label: string }> = [
   { table: 'customers', label: 'customers' },
   { table: 'product_families', label: 'catalog' },
   { table: 'products', label: 'catalog' },
@@ -302,11 +309,7 @@ async function blockingActivity(em: EntityManager, merchant: Merchant): Promise<
   const found = new Set<string>();
   for (const check of MERCHANT_ACTIVITY_CHECKS) {
     if (found.has(check.label)) continue;
-    const [row] = await em.execute<Array<{ used: boolean }>>(
-      `select exists (select 1 from ${check.table} where merchant_id = ?${check.where ? ` and ${check.where}` : ''}) as used`,
-      [merchant.id],
-    );
-    if (row.used) found.add(check.label);
+    if (await merchantHasRows(em, merchant.id, check)) found.add(check.label);
   }
   if (merchant.networkEnrolled) found.add('network_enrollment');
   return [...found];
@@ -335,15 +338,12 @@ export async function deleteMerchant(em: EntityManager, auth: ApiKeyAuth, id: st
     await em.transactional(async (inner) => {
       const members = await inner.find(MerchantMemberSchema, { merchantId: merchant.id });
       await inner.nativeDelete(MerchantMemberSchema, { merchantId: merchant.id });
-      if (members.length > 0) {
-        await inner.execute(
-          `delete from merchant_users u where u.id in (${members.map(() => '?').join(', ')})
-             and not exists (select 1 from merchant_members m where m.user_id = u.id)`,
-          members.map((member) => member.userId),
-        );
-      }
-      await inner.execute(`delete from api_keys where merchant_id = ? and status <> 'active'`, [merchant.id]);
-      await inner.execute('delete from merchants where id = ?', [merchant.id]);
+      await deleteUsersWithoutMembership(
+        inner,
+        members.map((member) => member.userId),
+      );
+      await deleteRevokedMerchantKeys(inner, merchant.id);
+      await deleteMerchantRow(inner, auth.organizationId, merchant.id);
     });
   } catch (error) {
     // A table missing from MERCHANT_ACTIVITY_CHECKS still ends in the documented 409, never a 500.

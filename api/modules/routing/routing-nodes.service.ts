@@ -16,6 +16,7 @@ import { errors, type FieldErrors } from '../../../domain/platform/errors';
 import { newId } from '../../../domain/platform/ids';
 import { diff } from '../../../domain/merchants/merchants.activity';
 import { evaluationOrder } from '../../../domain/routing/routing.program';
+import { catalogCardBrands } from '../../../db/repositories/payment-providers.repository';
 import { checkCondition } from './routing-nodes.rules';
 import type { CreateNodeBody, ReorderBody, UpdateNodeBody } from './routing-nodes.schema';
 import { bumpVersion, getProfile, record, requireConnector, type RoutingContext } from './routing-profiles.service';
@@ -81,14 +82,6 @@ export async function connectorNamesOf(em: EntityManager, nodes: RoutingNode[]):
   return new Map(connectors.map((connector) => [connector.id, connector.name]));
 }
 
-/** Brands some provider in the catalog supports: the only card_brand values a condition can usefully name. */
-async function knownCardBrands(em: EntityManager): Promise<Set<string>> {
-  const rows = await em.execute<{ brand: string }[]>(
-    'select distinct lower(unnest(supported_card_brands)) as brand from payment_providers',
-  );
-  return new Set(rows.map((row) => row.brand));
-}
-
 /** Where a node may go: a condition node of this profile as parent (with a branch), or the root (without). */
 function checkPlacement(tree: Tree, parentNodeId: string | null, branch: string | null, problems: Problems): void {
   if (parentNodeId === null) {
@@ -146,7 +139,7 @@ export async function createNode(ctx: RoutingContext, profileId: string, input: 
     if (!input.condition_field) problems.add('condition_field', 'is required for condition nodes');
     if (!input.condition_operator) problems.add('condition_operator', 'is required for condition nodes');
     if (input.condition_field && input.condition_operator) {
-      const brands = input.condition_field === 'card_brand' ? await knownCardBrands(ctx.em) : new Set<string>();
+      const brands = input.condition_field === 'card_brand' ? await catalogCardBrands(ctx.em) : new Set<string>();
       const checked = checkCondition(
         { field: input.condition_field, operator: input.condition_operator, value: input.condition_value },
         brands,
@@ -237,7 +230,7 @@ export async function updateNode(
       input.condition_value !== undefined;
     if (touched) {
       const field = input.condition_field ?? node.conditionField;
-      const brands = field === 'card_brand' ? await knownCardBrands(ctx.em) : new Set<string>();
+      const brands = field === 'card_brand' ? await catalogCardBrands(ctx.em) : new Set<string>();
       const merged = {
         field: field as NonNullable<RoutingNode['conditionField']>,
         operator: (input.condition_operator ?? node.conditionOperator) as NonNullable<RoutingNode['conditionOperator']>,

@@ -22,6 +22,7 @@ import { actorOf, diff, recordActivity, type Actor } from '../../../domain/merch
 import type { DashboardSession } from '../../http/dashboard-auth';
 import { dashboardActor, organizationOfMerchant } from '../merchant-dashboard/merchant-dashboard.service';
 import type { CreateProfileBody, UpdateProfileBody } from './routing-profiles.schema';
+import { activeRoutingProfileFor, deactivateRoutingProfile } from '../../../db/repositories/routing.repository';
 
 type CreateInput = Static<typeof CreateProfileBody>;
 type UpdateInput = Static<typeof UpdateProfileBody>;
@@ -138,24 +139,15 @@ interface Slot {
   paymentMethod: string;
 }
 
-/** The active profile for the slot's method other than the slot's own profile (plain SQL: never a stale identity-map copy). */
-async function activeHolder(em: EntityManager, slot: Slot): Promise<string | null> {
-  const rows = await em.execute<{ id: string }[]>(
-    'select id from routing_profiles where merchant_id = ? and payment_method = ? and is_active and id <> ?',
-    [slot.merchantId, slot.paymentMethod, slot.id],
-  );
-  return rows[0]?.id ?? null;
-}
+/** The active profile for the slot's method other than the slot's own profile. */
+const activeHolder = (em: EntityManager, slot: Slot) =>
+  activeRoutingProfileFor(em, slot.merchantId, slot.paymentMethod, slot.id);
 
 /** Deactivates another profile in this transaction (atomic version bump; the row lock is taken by the update). */
 async function deactivate(ctx: RoutingContext, otherId: string, replacedBy: string): Promise<void> {
-  let rows: { version: number }[];
+  let version: number | null;
   try {
-    rows = await ctx.em.execute<{ version: number }[]>(
-      `update routing_profiles set is_active = false, version = version + 1, updated_at = now()
-        where id = ? and merchant_id = ? and is_active returning version`,
-      [otherId, ctx.merchantId],
-    );
+    version = await deactivateRoutingProfile(ctx.em, ctx.merchantId, otherId);
   } catch (error) {
     // Two requests swapping two active profiles at once can each hold the row the other needs.
     if (!(error instanceof DeadlockException)) throw error;
@@ -163,12 +155,12 @@ async function deactivate(ctx: RoutingContext, otherId: string, replacedBy: stri
       routing_profile_id: otherId,
     });
   }
-  if (rows.length === 0) return;
+  if (version === null) return;
   record(ctx, 'routing_profile.updated', {
     routing_profile_id: otherId,
     is_active: { from: true, to: false },
     deactivated_in_favour_of: replacedBy,
-    version: rows[0].version,
+    version,
   });
 }
 

@@ -10,6 +10,12 @@ import type { Static } from '@sinclair/typebox';
 import { hashSecret } from '../../../domain/platform/crypto';
 import { randomBase62 } from '../../../domain/platform/ids';
 import { ApiError, errors } from '../../../domain/platform/errors';
+import {
+  insertEnrolmentToken,
+  markEnrolmentTokenUsed,
+  purgeExpiredEnrolmentTokens,
+  usableEnrolmentTokenCustomer,
+} from '../../../db/repositories/enrolment-tokens.repository';
 import { requireMerchantCustomer } from '../payment-instruments/payment-instruments.service';
 import { ENROLMENT_TOKEN_DEFAULT_MINUTES, type CreateEnrolmentTokenBody } from './enrolment-tokens.schema';
 
@@ -32,11 +38,14 @@ export async function mintEnrolmentToken(
   await requireMerchantCustomer(em, merchantId, input.customer_id, 'customer_id');
   const token = `enr_${randomBase62(32)}`;
   const expiresAt = new Date(now.getTime() + (input.expires_in_minutes ?? ENROLMENT_TOKEN_DEFAULT_MINUTES) * 60_000);
-  await em.execute('delete from enrolment_tokens where expires_at < ?', [new Date(now.getTime() - KEEP_EXPIRED_MS)]);
-  await em.execute(
-    'insert into enrolment_tokens (token_hash, merchant_id, customer_id, expires_at, created_at) values (?, ?, ?, ?, ?)',
-    [hashSecret(token), merchantId, input.customer_id, expiresAt, now],
-  );
+  await purgeExpiredEnrolmentTokens(em, new Date(now.getTime() - KEEP_EXPIRED_MS));
+  await insertEnrolmentToken(em, {
+    tokenHash: hashSecret(token),
+    merchantId,
+    customerId: input.customer_id,
+    expiresAt,
+    createdAt: now,
+  });
   return { token, merchantId, customerId: input.customer_id, expiresAt };
 }
 
@@ -56,13 +65,9 @@ export async function enrolmentTokenCustomer(
   usedBy: string,
   now: Date,
 ): Promise<string> {
-  const [row] = await em.execute<Array<{ customer_id: string }>>(
-    `select customer_id from enrolment_tokens
-      where token_hash = ? and merchant_id = ? and expires_at > ? and (used_by is null or used_by = ?)`,
-    [hashSecret(token), merchantId, now, usedBy],
-  );
-  if (!row) throw invalid();
-  return row.customer_id;
+  const customerId = await usableEnrolmentTokenCustomer(em, merchantId, hashSecret(token), usedBy, now);
+  if (!customerId) throw invalid();
+  return customerId;
 }
 
 /**
@@ -76,13 +81,7 @@ export async function spendEnrolmentToken(
   usedBy: string,
   now: Date,
 ): Promise<void> {
-  const spent = await em.execute<Array<{ token_hash: string }>>(
-    `update enrolment_tokens set used_by = ?
-      where token_hash = ? and merchant_id = ? and expires_at > ? and (used_by is null or used_by = ?)
-      returning token_hash`,
-    [usedBy, hashSecret(token), merchantId, now, usedBy],
-  );
-  if (spent.length === 0) throw invalid();
+  if (!(await markEnrolmentTokenUsed(em, merchantId, hashSecret(token), usedBy, now))) throw invalid();
 }
 
 export const enrolmentTokenRequired = () =>

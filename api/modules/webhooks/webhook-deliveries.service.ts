@@ -9,7 +9,7 @@ import { EventSchema, WebhookDeliverySchema, type EventRecord, type WebhookDeliv
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import { recordActivity, type Actor } from '../../../domain/merchants/merchants.activity';
-import { RECOVERABLE_DELIVERIES } from '../../../db/repositories/webhook-deliveries.repository';
+import { recoverableEventCount } from '../../../db/repositories/webhook-deliveries.repository';
 import { getWebhookConfig } from './webhook-configs.service';
 import { storedDeliveryStatuses } from './delivery-status.rules';
 import { startRecovery, startRedelivery } from '../../temporal';
@@ -123,23 +123,20 @@ export async function recoverFailedDeliveries(
   const until = range.until ? new Date(range.until) : now;
   if (since > until)
     throw errors.invalidValue('since', range.until ? 'must not be after until' : 'must not be in the future');
-  const [{ count }] = await em.execute<{ count: string }[]>(
-    `select count(distinct d.event_id) as count ${RECOVERABLE_DELIVERIES}`,
-    [config.id, since, until],
-  );
+  const count = await recoverableEventCount(em, { configId: config.id, since, until });
   recordActivity(em, {
     organizationId: ctx.organizationId,
     merchantId,
     action: 'webhook_config.recovery_requested',
     actor: ctx.actor,
-    changes: { webhook_id: config.id, since: since.toISOString(), until: until.toISOString(), events: Number(count) },
+    changes: { webhook_id: config.id, since: since.toISOString(), until: until.toISOString(), events: count },
   });
   await em.flush();
-  if (Number(count) > 0) await startRecovery(ctx.client, { merchantId, configId: config.id, since, until });
+  if (count > 0) await startRecovery(ctx.client, { merchantId, configId: config.id, since, until });
   return {
     merchant_webhook_config_id: config.id,
     since: since.toISOString(),
     until: until.toISOString(),
-    events_queued: Number(count),
+    events_queued: count,
   };
 }

@@ -1,11 +1,11 @@
 /**
- * The reads authentication makes when its cache (auth-cache.ts) has nothing: each is one statement, so a request
- * right after the cache was emptied (every change to api_keys or merchants, in any process, empties every process's
- * cache) costs one round trip more, not three. (Not in db/repositories: a repository writing api_keys would own the
- * table, and last_used_at is authentication's own bookkeeping.)
+ * api_keys: the raw SQL on the table (keys are issued, rolled and revoked through the entity). Authentication's
+ * read when its cache (api/http/auth-cache.ts) has nothing is one statement, so a request right after the cache was
+ * emptied (every change to api_keys or merchants, in any process, empties every process's cache) costs one round
+ * trip more, not three; it also keeps last_used_at, authentication's own bookkeeping.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ApiKeyKind, MerchantStatus } from '../../db/entities';
+import type { ApiKeyKind, MerchantStatus } from '../entities';
 
 export interface ActiveKey {
   id: string;
@@ -33,9 +33,10 @@ interface KeyRow {
 /**
  * The active, unexpired key with this hash, with its merchant's status, and last_used_at recorded (at most once a
  * minute per key; the auth-change trigger ignores that column) — one statement. A data-modifying WITH runs whether
- * or not the select reads it, and sees the same snapshot, so the update touches exactly the key returned.
+ * or not the select reads it, and sees the same snapshot, so the update touches exactly the key returned. (The
+ * hash is what finds the caller's scope: no organization or merchant is known before it.)
  */
-export async function readActiveKey(em: EntityManager, secretHash: string, now: Date): Promise<ActiveKey | null> {
+export async function activeKeyByHash(em: EntityManager, secretHash: string, now: Date): Promise<ActiveKey | null> {
   const [row] = await em.execute<KeyRow[]>(
     `with key as (
        select k.id, k.organization_id, k.merchant_id, k.kind, k.secret_hash, k.scopes, k.expires_at,
@@ -62,16 +63,7 @@ export async function readActiveKey(em: EntityManager, secretHash: string, now: 
   };
 }
 
-/** A merchant of this organization's status, or null when the organization has no such merchant: one read for
- * both what an organization key may reach and whether that merchant may write. */
-export async function readOrganizationMerchantStatus(
-  em: EntityManager,
-  organizationId: string,
-  merchantId: string,
-): Promise<MerchantStatus | null> {
-  const [row] = await em.execute<{ status: MerchantStatus }[]>(
-    'select status from merchants where id = ? and organization_id = ?',
-    [merchantId, organizationId],
-  );
-  return row?.status ?? null;
+/** A merchant being deleted takes its revoked keys with it (an active key keeps it from deletion). */
+export async function deleteRevokedMerchantKeys(em: EntityManager, merchantId: string): Promise<void> {
+  await em.execute(`delete from api_keys where merchant_id = ? and status <> 'active'`, [merchantId]);
 }

@@ -1,35 +1,23 @@
 /**
- * Connector health in PostgreSQL: reading circuits and windows, claiming the half-open probe, setting a circuit by
- * hand, and recording a circuit's opening or closing (activity log + event). The writes (claim, set) are in
- * db/repositories/connector-health.repository.ts; the attempt's own statement keeps the failure counter
- * (db/repositories/transaction-attempts.repository.ts).
+ * Connector health over its repository (db/repositories/connector-health.repository.ts, which holds the SQL): the
+ * circuits and sliding windows of connectors as the API presents them and routing orders them, and a circuit's
+ * opening or closing recorded (activity log + event). The attempt's own statement keeps the failure counter.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CircuitTransition } from '../../db/repositories/connector-health.repository';
+import {
+  circuitConnector,
+  circuitRows,
+  windowCountRows,
+  type CircuitRow,
+  type CircuitTransition,
+} from '../../db/repositories/connector-health.repository';
 import { recordActivity, type Actor } from '../merchants/merchants.activity';
 import { recordEvent } from '../events/events.outbox';
-import {
-  healthWindow,
-  presentHealth,
-  windowStart,
-  type CircuitState,
-  type HealthRow,
-  type WindowCounts,
-} from './connector-health';
-
-interface HealthDbRow {
-  connector_id: string;
-  state: CircuitState;
-  consecutive_failures: number;
-  opened_at: Date | string | null;
-  next_probe_at: Date | string | null;
-  last_failure_at: Date | string | null;
-  last_failure_code: string | null;
-}
+import { healthWindow, presentHealth, windowStart, type HealthRow, type WindowCounts } from './connector-health';
 
 const date = (value: Date | string | null) => (value === null ? null : new Date(value));
 
-export const healthRowOf = (row: HealthDbRow): HealthRow => ({
+export const healthRowOf = (row: CircuitRow): HealthRow => ({
   state: row.state,
   consecutiveFailures: row.consecutive_failures,
   openedAt: date(row.opened_at),
@@ -38,19 +26,12 @@ export const healthRowOf = (row: HealthDbRow): HealthRow => ({
   lastFailureCode: row.last_failure_code,
 });
 
-export const HEALTH_COLUMNS =
-  'connector_id, state, consecutive_failures, opened_at, next_probe_at, last_failure_at, last_failure_code';
-
 /** The circuits of these connectors (a connector without a row has never failed: closed). */
 export async function readCircuits(
   em: EntityManager,
   connectorIds: readonly string[],
 ): Promise<Map<string, HealthRow>> {
-  if (connectorIds.length === 0) return new Map();
-  const rows = await em.execute<HealthDbRow[]>(
-    `select ${HEALTH_COLUMNS} from connector_health where connector_id in (?)`,
-    [connectorIds],
-  );
+  const rows = await circuitRows(em, connectorIds);
   return new Map(rows.map((row) => [row.connector_id, healthRowOf(row)]));
 }
 
@@ -60,19 +41,7 @@ export async function readWindows(
   connectorIds: readonly string[],
   now = new Date(),
 ): Promise<Map<string, WindowCounts>> {
-  if (connectorIds.length === 0) return new Map();
-  const rows = await em.execute<
-    Array<{ connector_id: string; attempts: string; approved: string; declined: string; errors: string }>
-  >(
-    `select connector_id, count(*) as attempts,
-            count(*) filter (where outcome in ('approved', 'pending')) as approved,
-            count(*) filter (where outcome in ('soft_decline', 'hard_decline')) as declined,
-            count(*) filter (where status = 'error') as errors
-       from transaction_attempts
-      where connector_id in (?) and started_at >= ?::timestamptz and outcome is not null
-      group by connector_id`,
-    [connectorIds, windowStart(now)],
-  );
+  const rows = await windowCountRows(em, connectorIds, windowStart(now));
   return new Map(
     rows.map((row) => [
       row.connector_id,
@@ -111,20 +80,7 @@ export async function recordCircuitTransition(
   em: EntityManager,
   input: { connectorId: string; transition: CircuitTransition; actor: Actor; reason: string },
 ): Promise<void> {
-  const [connector] = await em.execute<
-    Array<{
-      id: string;
-      merchant_id: string;
-      organization_id: string;
-      name: string;
-      provider_slug: string;
-      is_test_mode: boolean;
-    }>
-  >(
-    `select c.id, c.merchant_id, m.organization_id, c.name, c.provider_slug, c.is_test_mode
-       from merchant_connectors c join merchants m on m.id = c.merchant_id where c.id = ?`,
-    [input.connectorId],
-  );
+  const connector = await circuitConnector(em, input.connectorId);
   if (!connector) return;
   const health = (await healthOf(em, [connector.id])).get(connector.id)!;
   recordActivity(em, {
