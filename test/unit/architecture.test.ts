@@ -147,6 +147,13 @@ describe('architecture: one way to write (docs/architecture.md)', () => {
     expect(rawWritesOutsideOwners(ROOT)).to.deep.equal([]);
   });
 
+  it('reads through db/reads.ts only inside db/repositories (its named statements are a repository internal)', () => {
+    const importers = [...importGraph(ROOT)]
+      .filter(([file, targets]) => targets.includes('db/reads.ts') && !file.startsWith('db/repositories/'))
+      .map(([file]) => file);
+    expect(importers).to.deep.equal([]);
+  });
+
   it('finds the tables a raw statement writes (and not the SET of an upsert)', () => {
     const sql = `insert into orders (id) values (?) on conflict (id) do update set id = excluded.id;
       update card_tokens set used_by = ?; delete from "rate_limit_counters" where true`;
