@@ -71,7 +71,7 @@ describe('provider webhooks: mapping the provider event onto our effect', () => 
     it('changes nothing on a charge that no longer awaits a verdict otherwise', () => {
       for (const status of UNPAID_ENDS)
         expect(paymentVerdictEffect(tx(status), { type: 'payment.failed', amount: null })).to.equal('ignore');
-      for (const status of ['succeeded', 'authorized', 'refunded'] as const) {
+      for (const status of ['authorized', 'charged_back', 'refunded'] as const) {
         expect(canApply(status, 'charge_approved')).to.equal(false);
         expect(paymentVerdictEffect(tx(status), { type: 'payment.succeeded', amount: 1000 })).to.equal('ignore');
       }
