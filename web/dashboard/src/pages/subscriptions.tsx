@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { call, query, type Item, type Page } from '../api';
-import { PaymentChip, type Transaction } from './transactions';
+import { PaymentChip, type Transaction } from './transactions/common';
 import { FilterBar, customerSearch, type FilterSpec } from '../filters';
 import { livemodeParam } from '../mode';
 import { day, label, money, when } from '../format';
