@@ -1,4 +1,4 @@
-/** The connector pages' shapes from the API, the credential form's fields from the provider catalog, the webhook flag. */
+/** The connector pages' shapes from the API, the credential form's fields from the catalog, the webhook flag. */
 import type { Item } from '../../api';
 
 export type Connector = Item<'getMerchantConnectors'>;
