@@ -9,9 +9,7 @@ import {
   type CardVerificationResult,
 } from '../../workflows/card-verification.shared';
 import { transactionWorkflow } from '../../workflows/transaction';
-import {
-  transactionWorkflowId,
-} from '../../workflows/transaction.shared';
+import { transactionWorkflowId } from '../../workflows/transaction.shared';
 import { connectorCredentialCheckWorkflow } from '../../workflows/connector-credential-check';
 import {
   connectorCredentialCheckWorkflowId,
