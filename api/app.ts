@@ -12,7 +12,7 @@ import { Type } from '@sinclair/typebox';
 import { buildOpenApi } from './http/openapi';
 import { ROUTES } from './routes';
 import { browserAssets } from './modules/sdk/browser-assets.middleware';
-import { inboundWebhooks } from './modules/transactions/inbound-webhooks.middleware';
+import { providerWebhookRoutes } from './modules/provider-webhooks/provider-webhooks.routes';
 import { dashboardWeb } from './modules/dashboard-web/dashboard-web.middleware';
 import { clientAddressMiddleware } from './http/client-address';
 import { refuseUntrustedProxies } from './http/untrusted-proxy';
@@ -78,7 +78,7 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   // The merchant Dashboard web app at /dashboard/ (its API calls go to /api/v1 like any client's).
   app.use(dashboardWeb());
   // Provider webhooks need their raw bytes for the signature: served before the JSON body parser.
-  app.use(inboundWebhooks(deps));
+  app.use(providerWebhookRoutes(deps));
   app.use(
     koaBody({
       json: true,

@@ -2,8 +2,8 @@
  * The reconciler's activities: charge attempts left `provider_outcome_unknown` (the provider may have charged, and
  * neither the attempt's own lookup nor its retries could tell) are looked up again at the same provider under the
  * attempt's idempotency key — unless the provider's payment notification already said what it did (kept on the
- * attempt by the inbound webhook: domain/transactions/transactions.attempt-verdicts.ts), which is then the answer
- * and nothing is asked (Adyen has no read; its AUTHORISATION notification is the only way to learn it). The
+ * attempt by the inbound webhook: domain/provider-webhooks/provider-webhooks.attempt-verdicts.ts), which is then the
+ * answer and nothing is asked (Adyen has no read; its AUTHORISATION notification is the only way to learn it). The
  * transaction already answered `failed`, so a charge found there is given back (voided, or refunded when it was
  * captured) rather than turned into a late success; docs/api-decisions.md says why. The attempt is settled as given
  * back only once the provider says the give-back succeeded (./reconcile-give-back.ts follows it across runs). An

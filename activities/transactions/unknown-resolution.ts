@@ -2,8 +2,8 @@
  * The charge's own resolution of an attempt it left unknown (the provider may have charged, and neither the call
  * nor its immediate lookup could tell): while the transaction waits `pending`, the resolution workflow asks again
  * here, under the attempt's idempotency key, until the provider says. A verdict the provider's payment notification
- * left on the attempt (transactions.attempt-verdicts.ts; Adyen has no read) is the answer and nothing is asked. The
- * finding is written on the attempt, so the transaction's final state and the attempt agree. An attempt that
+ * left on the attempt (provider-webhooks.attempt-verdicts.ts; Adyen has no read) is the answer and nothing is asked.
+ * The finding is written on the attempt, so the transaction's final state and the attempt agree. An attempt that
  * already has an answer (written by an earlier try, or the attempt of a charge whose workflow died after its
  * provider call) reports it as it stands.
  */

@@ -8,5 +8,6 @@ export * from './connection';
 export * from './transactions';
 export * from './checkout';
 export * from './webhooks';
+export * from './provider-webhooks';
 export * from './subscriptions';
 export * from './test-clocks';

@@ -1,5 +1,5 @@
 /** Charges, capture/void/refund, card verification and connector credential checks, as the API starts and waits for them. */
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { ApiError } from '../../domain/platform/errors';
 import { randomBase62 } from '../../domain/platform/ids';
 import { cardVerificationWorkflow } from '../../workflows/card-verification';
@@ -9,13 +9,7 @@ import {
   type CardVerificationResult,
 } from '../../workflows/card-verification.shared';
 import { transactionWorkflow } from '../../workflows/transaction';
-import {
-  attemptVerdictKeptSignal,
-  transactionResolutionWorkflowId,
-  transactionWorkflowId,
-  providerEventSignal,
-  settlementWorkflowId,
-} from '../../workflows/transaction.shared';
+import { transactionWorkflowId } from '../../workflows/transaction.shared';
 import { connectorCredentialCheckWorkflow } from '../../workflows/connector-credential-check';
 import {
   connectorCredentialCheckWorkflowId,
@@ -23,7 +17,7 @@ import {
   type CredentialCheckResult,
 } from '../../workflows/connector-credential-check.shared';
 import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../workflows/definitions';
-import type { TransactionInput, OperationInput, SettlementSignal } from '../../workflows/lib/transaction-types';
+import type { TransactionInput, OperationInput } from '../../workflows/lib/transaction-types';
 import { transactionOperationWorkflow } from '../../workflows/transaction-operation';
 import { operationWorkflowId, type OperationResult } from '../../workflows/transaction-operation.shared';
 import { startOrJoin, withWorkflowDeadline, WorkflowWaitTimeout } from './waits';
@@ -90,37 +84,6 @@ export async function awaitTransaction(client: Client, transactionId: string, wa
     );
   } catch (error) {
     throw chargeNotAnswered(error, transactionId);
-  }
-}
-
-/**
- * Hands a provider's pix/boleto verdict to the transaction's settlement workflow. False when that workflow does
- * not exist (yet): the webhook raced the charge's last step.
- */
-export async function signalProviderEvent(
-  client: Client,
-  transactionId: string,
-  event: SettlementSignal,
-): Promise<boolean> {
-  try {
-    await client.workflow.getHandle(settlementWorkflowId(transactionId)).signal(providerEventSignal, event);
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
-}
-
-/**
- * Wakes the resolution of a charge whose unresolved attempt just got the provider's verdict (kept on the attempt), so
- * it reads it now rather than at its next timer. A resolution that is gone (already decided, or not started yet)
- * reads the attempt on its own: nothing to wake.
- */
-export async function wakeTransactionResolution(client: Client, transactionId: string): Promise<void> {
-  try {
-    await client.workflow.getHandle(transactionResolutionWorkflowId(transactionId)).signal(attemptVerdictKeptSignal);
-  } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
   }
 }
 

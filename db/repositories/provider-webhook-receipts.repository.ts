@@ -1,6 +1,8 @@
 /**
- * provider_webhook_receipts: the one owner of the table's SQL. The inbound-webhook middleware records each
- * delivery that names an existing connector, the organization Dashboard reads them, housekeeping purges old ones.
+ * provider_webhook_receipts: the one owner of the table's SQL. Inbound provider webhooks (domain/provider-webhooks/)
+ * record each delivery that names an existing connector, the organization Dashboard reads them, housekeeping purges
+ * old ones. The dedup record of the events themselves is provider_webhook_events (its own repository): receipts are
+ * a log, purged after their retention; event rows are kept for as long as a duplicate may arrive.
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -60,7 +60,10 @@ export function newWebhookToken(keys: KeyMaterial): { token: string; encrypted: 
   return { token, encrypted: encryptSecret(keys, token), hash: hashSecret(token) };
 }
 
-/** `${PUBLIC_BASE_URL}/api/v1/webhooks/inbound/<connector id>?token=<token>` (served by the transactions area). */
+/**
+ * `${PUBLIC_BASE_URL}/api/v1/webhooks/inbound/<connector id>?token=<token>` (served by
+ * api/modules/provider-webhooks/).
+ */
 export function webhookUrlOf(connector: MerchantConnector, keys: KeyMaterial, publicBaseUrl: string): string {
   const token = decryptSecret(keys, connector.webhookTokenEncrypted);
   return `${publicBaseUrl}/api/v1/webhooks/inbound/${connector.id}?token=${encodeURIComponent(token)}`;

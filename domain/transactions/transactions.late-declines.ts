@@ -2,7 +2,7 @@
  * A pending payment (pix, boleto, a card held for review) that the provider declines later says why, as every
  * failed transaction does. The two paths that learn the verdict — the settlement workflow's read
  * of the payment (activities/transactions/settlement.ts) and the provider's payment.failed webhook
- * (api/modules/transactions/inbound-webhooks.middleware.ts) — keep the provider's own decline code and message on
+ * (domain/provider-webhooks/provider-webhooks.effects.ts) — keep the provider's own decline code and message on
  * the attempt that went pending, before the verdict reaches the settlement workflow; failureReasonOf
  * (transactions.failure.ts) then writes them on the failed transaction, its transaction.failed event included.
  */

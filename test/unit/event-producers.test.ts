@@ -167,7 +167,9 @@ describe('event catalog against the code (static scan of the producers)', () => 
     expect(produced.get('transaction.created')?.[0]).to.match(
       /^domain\/transactions\/transactions\.attempt-writes\.ts:/,
     );
-    expect(produced.get('transaction.dispute_lost')?.[0]).to.match(/inbound-webhooks\.middleware\.ts:/);
+    expect(produced.get('transaction.dispute_lost')?.[0]).to.match(
+      /^domain\/provider-webhooks\/provider-webhooks\.disputes\.ts:/,
+    );
     expect(produced.get('subscription.paused')?.[0]).to.match(/^workflows\/lib\/subscription-moves\.ts:/);
     expect(produced.get('transaction.voided')?.[0]).to.include('state table: void_succeeded');
   });

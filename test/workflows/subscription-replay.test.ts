@@ -1,6 +1,6 @@
 /**
  * Deploy safety of the subscription workflow: one recorded history per behaviour path, replayed against the
- * current code. A change to workflows/subscription.ts or workflows/lib/subscription-* that would reorder the
+ * current code. A change to workflows/subscription*.ts or workflows/lib/subscription-* that would reorder the
  * commands of a running subscription fails here (and in transaction-replay.test.ts, which replays every fixture);
  * such a change goes behind `patched()`. With RECORD_HISTORIES=1 each path is run live on the time-skipping server
  * and its history written to test/workflows/histories/subscription-<path>.pb — only for a path that is new, or

@@ -17,8 +17,8 @@
  * - no answer, a 5xx, a refusal → unknown.
  * Such an attempt is decided by Adyen's AUTHORISATION notification, which it sends for every payment it decided
  * (pspReference, our merchant reference, success): the inbound webhook keeps its verdict on the attempt
- * (domain/transactions/transactions.attempt-verdicts.ts) and the reconciler acts on it instead of this lookup —
- * refunds the charge by its pspReference (voids it when not captured), or settles it as not charged.
+ * (domain/provider-webhooks/provider-webhooks.attempt-verdicts.ts) and the reconciler acts on it instead of this
+ * lookup — refunds the charge by its pspReference (voids it when not captured), or settles it as not charged.
  * Captures, voids and refunds cannot be read either: unknown (their CAPTURE / CANCELLATION / REFUND notifications
  * settle them).
  */

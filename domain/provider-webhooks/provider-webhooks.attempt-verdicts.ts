@@ -18,6 +18,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InboundWebhook } from '../connectors/connector';
 import { keepWebhookVerdict } from '../../db/repositories/transaction-attempts.repository';
+import { linkProviderEventToTransaction } from '../../db/repositories/provider-webhook-events.repository';
 import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/transaction-types';
 
 /** Longest provider reference kept (the column's check); a longer one cannot be ours to reverse. */
@@ -47,9 +48,10 @@ export async function recordWebhookVerdictOnUnansweredAttempt(
   );
   if (!kept) return null;
   // The delivery's row names the transaction it was kept for (the Dashboard's and support's trail).
-  await em.execute(
-    `update provider_webhook_events set transaction_id = ? where connector_id = ? and provider_event_id = ?`,
-    [event.reference, scope.connectorId, event.eventId],
+  await linkProviderEventToTransaction(
+    em,
+    { connectorId: scope.connectorId, providerEventId: event.eventId },
+    event.reference,
   );
   return kept;
 }
