@@ -4529,6 +4529,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/openapi/integration.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The integration API (no Dashboard endpoints) as OpenAPI 3.1
+     * @description The integration API (no Dashboard endpoints) as OpenAPI 3.1.
+     *
+     *     **Authentication:** none.
+     */
+    get: operations['getOpenapiIntegration.json'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4577,6 +4599,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ok",
+           *       "info": {},
+           *       "error": {},
+           *       "details": {}
+           *     }
+           */
           'application/json': {
             status: 'ok' | 'error';
             info: {
@@ -4664,6 +4694,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ok",
+           *       "info": {},
+           *       "error": {},
+           *       "details": {}
+           *     }
+           */
           'application/json': {
             status: 'ok' | 'error';
             info: {
@@ -4751,6 +4789,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ok",
+           *       "info": {},
+           *       "error": {},
+           *       "details": {}
+           *     }
+           */
           'application/json': {
             status: 'ok' | 'error';
             info: {
@@ -4832,6 +4878,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "maria.silva@example.com",
+         *       "password": "password"
+         *     }
+         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -4846,6 +4898,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "user": {
+           *         "id": "usr_8Kq2mVxT3nR5",
+           *         "email": "maria.silva@example.com",
+           *         "name": "Maria Silva",
+           *         "role": "role",
+           *         "last_login_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "must_change_password": true,
+           *       "access_token": "access token",
+           *       "refresh_token": "refresh token",
+           *       "token_type": "Bearer",
+           *       "expires_in": 1
+           *     }
+           */
           'application/json': {
             user: {
               id: string;
@@ -4924,6 +4992,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "maria.silva@example.com",
+         *       "password": "password"
+         *     }
+         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -4938,6 +5012,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "user": {
+           *         "id": "usr_8Kq2mVxT3nR5",
+           *         "email": "maria.silva@example.com",
+           *         "name": "Maria Silva",
+           *         "last_login_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "organization_id": "org_8Kq2mVxT3nR5",
+           *       "memberships": [
+           *         {
+           *           "membership_id": "membership id",
+           *           "organization_id": "org_8Kq2mVxT3nR5",
+           *           "organization_name": "organization name",
+           *           "role": "role"
+           *         }
+           *       ],
+           *       "access_token": "access token",
+           *       "refresh_token": "refresh token",
+           *       "token_type": "Bearer",
+           *       "expires_in": 1
+           *     }
+           */
           'application/json': {
             user: {
               id: string;
@@ -5021,6 +5118,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "maria.silva@example.com",
+         *       "password": "password"
+         *     }
+         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -5035,6 +5138,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "user": {
+           *         "id": "usr_8Kq2mVxT3nR5",
+           *         "email": "maria.silva@example.com",
+           *         "name": "Maria Silva",
+           *         "merchants": [
+           *           {
+           *             "membership_id": "membership id",
+           *             "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *             "merchant_name": "merchant name",
+           *             "status": "status",
+           *             "role": "role",
+           *             "organization_id": "org_8Kq2mVxT3nR5",
+           *             "organization_name": "organization name"
+           *           }
+           *         ],
+           *         "last_login_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "access_token": "access token",
+           *       "refresh_token": "refresh token",
+           *       "token_type": "Bearer",
+           *       "expires_in": 1
+           *     }
+           */
           'application/json': {
             user: {
               id: string;
@@ -5120,6 +5248,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "refresh_token": "refresh token"
+         *     }
+         */
         'application/json': {
           refresh_token: string;
         };
@@ -5132,6 +5265,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "access_token": "access token",
+           *       "refresh_token": "refresh token",
+           *       "token_type": "Bearer",
+           *       "expires_in": 1
+           *     }
+           */
           'application/json': {
             access_token: string;
             refresh_token: string;
@@ -5195,6 +5336,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example {} */
           'application/json': Record<string, unknown>;
         };
       };
@@ -5296,6 +5438,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example {} */
           'application/json': Record<string, unknown>;
         };
       };
@@ -5397,6 +5540,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "memberships": [
+           *         {
+           *           "membership_id": "membership id",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "merchant_name": "merchant name",
+           *           "status": "status",
+           *           "role": "role",
+           *           "organization_id": "org_8Kq2mVxT3nR5",
+           *           "organization_name": "organization name"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             memberships: {
               membership_id: string;
@@ -5508,6 +5666,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "memberships": [
+           *         {
+           *           "membership_id": "membership id",
+           *           "organization_id": "org_8Kq2mVxT3nR5",
+           *           "organization_name": "organization name",
+           *           "role": "role"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             memberships: {
               membership_id: string;
@@ -5610,6 +5780,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "organization_id": "org_8Kq2mVxT3nR5"
+         *     }
+         */
         'application/json': {
           /** @description org_ identifier */
           organization_id: string;
@@ -5623,6 +5798,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "access_token": "access token",
+           *       "refresh_token": "refresh token",
+           *       "token_type": "Bearer",
+           *       "expires_in": 1,
+           *       "organization_id": "org_8Kq2mVxT3nR5"
+           *     }
+           */
           'application/json': {
             access_token: string;
             refresh_token: string;
@@ -5726,6 +5910,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "maria.silva@example.com",
+         *       "current_password": "current password",
+         *       "new_password": "new password"
+         *     }
+         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -5742,6 +5933,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example {} */
           'application/json': Record<string, unknown>;
         };
       };
@@ -5801,6 +5993,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "maria.silva@example.com",
+         *       "current_password": "current password",
+         *       "new_password": "new password"
+         *     }
+         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -5817,6 +6016,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "message",
+           *       "email": "maria.silva@example.com",
+           *       "can_login": true
+           *     }
+           */
           'application/json': {
             message: string;
             email: string;
@@ -5880,6 +6086,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "maria.silva@example.com",
+         *       "current_password": "current password",
+         *       "new_password": "new password"
+         *     }
+         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -5896,6 +6109,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example {} */
           'application/json': Record<string, unknown>;
         };
       };
@@ -5955,6 +6169,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "maria.silva@example.com"
+         *     }
+         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -5968,6 +6187,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "message"
+           *     }
+           */
           'application/json': {
             message: string;
           };
@@ -6020,6 +6244,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "maria.silva@example.com"
+         *     }
+         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -6033,6 +6262,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "message"
+           *     }
+           */
           'application/json': {
             message: string;
           };
@@ -6085,6 +6319,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "maria.silva@example.com"
+         *     }
+         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -6098,6 +6337,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "message"
+           *     }
+           */
           'application/json': {
             message: string;
           };
@@ -6150,6 +6394,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "token": "token",
+         *       "new_password": "new password"
+         *     }
+         */
         'application/json': {
           /** @description From the reset link */
           token: string;
@@ -6165,6 +6415,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "message"
+           *     }
+           */
           'application/json': {
             message: string;
           };
@@ -6234,6 +6489,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "valid": true,
+           *       "email": "maria.silva@example.com",
+           *       "organization_name": "organization name",
+           *       "role": "role",
+           *       "inviter_name": "inviter name",
+           *       "expires_at": "2026-11-25T14:03:12.345Z",
+           *       "is_new_user": true
+           *     }
+           */
           'application/json': {
             valid: boolean;
             email: string | null;
@@ -6287,6 +6553,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "token": "token"
+         *     }
+         */
         'application/json': {
           /** @description From the invitation e-mail */
           token: string;
@@ -6361,6 +6632,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "token": "token"
+         *     }
+         */
         'application/json': {
           /** @description From the invitation e-mail */
           token: string;
@@ -6422,6 +6698,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "token": "token",
+         *       "password": "password"
+         *     }
+         */
         'application/json': {
           /** @description From the invitation e-mail */
           token: string;
@@ -6438,6 +6720,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "message",
+           *       "email": "maria.silva@example.com"
+           *     }
+           */
           'application/json': {
             message: string;
             email: string;
@@ -6510,6 +6798,39 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "cust_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "email": "maria.silva@example.com",
+           *           "name": "Maria Silva",
+           *           "phone": "+5511987654321",
+           *           "document_type": "cpf",
+           *           "metadata": {
+           *             "order_ref": "A-1042"
+           *           },
+           *           "test_clock_id": "clk_8Kq2mVxT3nR5",
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -6872,6 +7193,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "cust_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "email": "maria.silva@example.com",
+           *         "name": "Maria Silva",
+           *         "phone": "+5511987654321",
+           *         "document_type": "cpf",
+           *         "metadata": {
+           *           "order_ref": "A-1042"
+           *         },
+           *         "test_clock_id": "clk_8Kq2mVxT3nR5",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -7102,6 +7444,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** Format: email */
           email?: string;
@@ -7137,6 +7480,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "cust_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "email": "maria.silva@example.com",
+           *         "name": "Maria Silva",
+           *         "phone": "+5511987654321",
+           *         "document_type": "cpf",
+           *         "metadata": {
+           *           "order_ref": "A-1042"
+           *         },
+           *         "test_clock_id": "clk_8Kq2mVxT3nR5",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -7276,6 +7640,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "pfa_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "name": "Books",
+           *           "slug": "ebook",
+           *           "description": "Ebook: the complete guide",
+           *           "custom_plan_id": "custom plan id",
+           *           "change_charge_behavior": "next_renew",
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z",
+           *           "deleted_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -7408,6 +7803,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Books",
+         *       "slug": "ebook"
+         *     }
+         */
         'application/json': {
           name: string;
           /** @description Lowercase letters, digits and dashes */
@@ -7470,6 +7871,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "pfa_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "name": "Books",
+           *         "slug": "ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "custom_plan_id": "custom plan id",
+           *         "change_charge_behavior": "next_renew",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "deleted_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -7606,6 +8026,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "pfa_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "name": "Books",
+           *         "slug": "ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "custom_plan_id": "custom plan id",
+           *         "change_charge_behavior": "next_renew",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "deleted_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -7839,6 +8278,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           name?: string;
           /** @description Lowercase letters, digits and dashes */
@@ -7858,6 +8298,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "pfa_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "name": "Books",
+           *         "slug": "ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "custom_plan_id": "custom plan id",
+           *         "change_charge_behavior": "next_renew",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "deleted_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -7994,6 +8453,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "pfa_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "name": "Books",
+           *         "slug": "ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "custom_plan_id": "custom plan id",
+           *         "change_charge_behavior": "next_renew",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "deleted_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -8138,6 +8616,40 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "prd_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *           "name": "Ebook",
+           *           "description": "Ebook: the complete guide",
+           *           "type": "one_time",
+           *           "tier_order": 1,
+           *           "status": "active",
+           *           "metadata": {
+           *             "order_ref": "A-1042"
+           *           },
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -8270,6 +8782,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Ebook",
+         *       "type": "one_time",
+         *       "status": "active"
+         *     }
+         */
         'application/json': {
           name: string;
           /** @enum {string} */
@@ -8338,6 +8857,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "prd_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *         "name": "Ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "type": "one_time",
+           *         "tier_order": 1,
+           *         "status": "active",
+           *         "metadata": {
+           *           "order_ref": "A-1042"
+           *         },
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -8474,6 +9015,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "prd_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *         "name": "Ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "type": "one_time",
+           *         "tier_order": 1,
+           *         "status": "active",
+           *         "metadata": {
+           *           "order_ref": "A-1042"
+           *         },
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -8707,6 +9270,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           name?: string;
           /** @enum {string} */
@@ -8732,6 +9296,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "prd_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *         "name": "Ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "type": "one_time",
+           *         "tier_order": 1,
+           *         "status": "active",
+           *         "metadata": {
+           *           "order_ref": "A-1042"
+           *         },
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -8868,6 +9454,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "prd_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *         "name": "Ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "type": "one_time",
+           *         "tier_order": 1,
+           *         "status": "active",
+           *         "metadata": {
+           *           "order_ref": "A-1042"
+           *         },
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -9004,6 +9612,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "prd_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *         "name": "Ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "type": "one_time",
+           *         "tier_order": 1,
+           *         "status": "active",
+           *         "metadata": {
+           *           "order_ref": "A-1042"
+           *         },
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -9140,6 +9770,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "prd_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *         "name": "Ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "type": "one_time",
+           *         "tier_order": 1,
+           *         "status": "active",
+           *         "metadata": {
+           *           "order_ref": "A-1042"
+           *         },
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -9276,6 +9928,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "prd_8Kq2mVxT3nR5",
+           *         "product_id": "prd_8Kq2mVxT3nR5",
+           *         "name": "Ebook",
+           *         "slug": "ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "billing_cycle": "daily",
+           *         "custom_billing_days": 1,
+           *         "cycle_limit": 1,
+           *         "free_trial": true,
+           *         "trial_days": 1,
+           *         "setup_charge": true,
+           *         "renew_after_cycle_limit": true,
+           *         "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "is_default": true,
+           *         "status": "active",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "prices": [
+           *           {
+           *             "id": "opr_8Kq2mVxT3nR5",
+           *             "offer_id": "ofr_8Kq2mVxT3nR5",
+           *             "currency": "BRL",
+           *             "amount": 4990,
+           *             "first_charge_amount": 4990,
+           *             "is_default": true,
+           *             "created_at": "2026-11-25T14:03:12.345Z",
+           *             "updated_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ]
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -9446,6 +10136,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "ofr_8Kq2mVxT3nR5",
+           *           "product_id": "prd_8Kq2mVxT3nR5",
+           *           "name": "Ebook",
+           *           "slug": "ebook",
+           *           "description": "Ebook: the complete guide",
+           *           "billing_cycle": "daily",
+           *           "custom_billing_days": 1,
+           *           "cycle_limit": 1,
+           *           "free_trial": true,
+           *           "trial_days": 1,
+           *           "setup_charge": true,
+           *           "renew_after_cycle_limit": true,
+           *           "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
+           *           "is_default": true,
+           *           "status": "active",
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -9583,6 +10311,21 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "product_id": "prd_8Kq2mVxT3nR5",
+         *       "name": "Ebook",
+         *       "slug": "ebook",
+         *       "billing_cycle": "daily",
+         *       "status": "active",
+         *       "prices": [
+         *         {
+         *           "currency": "BRL",
+         *           "amount": 4990
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           /** @description prd_ identifier */
           product_id: string;
@@ -9700,6 +10443,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "ofr_8Kq2mVxT3nR5",
+           *         "product_id": "prd_8Kq2mVxT3nR5",
+           *         "name": "Ebook",
+           *         "slug": "ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "billing_cycle": "daily",
+           *         "custom_billing_days": 1,
+           *         "cycle_limit": 1,
+           *         "free_trial": true,
+           *         "trial_days": 1,
+           *         "setup_charge": true,
+           *         "renew_after_cycle_limit": true,
+           *         "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "is_default": true,
+           *         "status": "active",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "prices": [
+           *           {
+           *             "id": "opr_8Kq2mVxT3nR5",
+           *             "offer_id": "ofr_8Kq2mVxT3nR5",
+           *             "currency": "BRL",
+           *             "amount": 4990,
+           *             "first_charge_amount": 4990,
+           *             "is_default": true,
+           *             "created_at": "2026-11-25T14:03:12.345Z",
+           *             "updated_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ]
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -9861,6 +10642,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "ofr_8Kq2mVxT3nR5",
+           *         "product_id": "prd_8Kq2mVxT3nR5",
+           *         "name": "Ebook",
+           *         "slug": "ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "billing_cycle": "daily",
+           *         "custom_billing_days": 1,
+           *         "cycle_limit": 1,
+           *         "free_trial": true,
+           *         "trial_days": 1,
+           *         "setup_charge": true,
+           *         "renew_after_cycle_limit": true,
+           *         "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "is_default": true,
+           *         "status": "active",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "prices": [
+           *           {
+           *             "id": "opr_8Kq2mVxT3nR5",
+           *             "offer_id": "ofr_8Kq2mVxT3nR5",
+           *             "currency": "BRL",
+           *             "amount": 4990,
+           *             "first_charge_amount": 4990,
+           *             "is_default": true,
+           *             "created_at": "2026-11-25T14:03:12.345Z",
+           *             "updated_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ]
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -10119,6 +10938,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           name?: string;
           /** @description Lowercase letters, digits and dashes; unique per product among live offers */
@@ -10150,6 +10970,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "ofr_8Kq2mVxT3nR5",
+           *         "product_id": "prd_8Kq2mVxT3nR5",
+           *         "name": "Ebook",
+           *         "slug": "ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "billing_cycle": "daily",
+           *         "custom_billing_days": 1,
+           *         "cycle_limit": 1,
+           *         "free_trial": true,
+           *         "trial_days": 1,
+           *         "setup_charge": true,
+           *         "renew_after_cycle_limit": true,
+           *         "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "is_default": true,
+           *         "status": "active",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "prices": [
+           *           {
+           *             "id": "opr_8Kq2mVxT3nR5",
+           *             "offer_id": "ofr_8Kq2mVxT3nR5",
+           *             "currency": "BRL",
+           *             "amount": 4990,
+           *             "first_charge_amount": 4990,
+           *             "is_default": true,
+           *             "created_at": "2026-11-25T14:03:12.345Z",
+           *             "updated_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ]
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -10311,6 +11169,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "ofr_8Kq2mVxT3nR5",
+           *         "product_id": "prd_8Kq2mVxT3nR5",
+           *         "name": "Ebook",
+           *         "slug": "ebook",
+           *         "description": "Ebook: the complete guide",
+           *         "billing_cycle": "daily",
+           *         "custom_billing_days": 1,
+           *         "cycle_limit": 1,
+           *         "free_trial": true,
+           *         "trial_days": 1,
+           *         "setup_charge": true,
+           *         "renew_after_cycle_limit": true,
+           *         "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "is_default": true,
+           *         "status": "active",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "prices": [
+           *           {
+           *             "id": "opr_8Kq2mVxT3nR5",
+           *             "offer_id": "ofr_8Kq2mVxT3nR5",
+           *             "currency": "BRL",
+           *             "amount": 4990,
+           *             "first_charge_amount": 4990,
+           *             "is_default": true,
+           *             "created_at": "2026-11-25T14:03:12.345Z",
+           *             "updated_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ]
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -10472,6 +11368,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "ofr_8Kq2mVxT3nR5",
+           *         "offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "currency": "BRL",
+           *         "amount": 4990,
+           *         "first_charge_amount": 4990,
+           *         "is_default": true,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -10607,6 +11520,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "opr_8Kq2mVxT3nR5",
+           *           "offer_id": "ofr_8Kq2mVxT3nR5",
+           *           "currency": "BRL",
+           *           "amount": 4990,
+           *           "first_charge_amount": 4990,
+           *           "is_default": true,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -10738,6 +11680,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "currency": "BRL",
+         *       "amount": 4990
+         *     }
+         */
         'application/json': {
           /**
            * Format: iso-4217
@@ -10797,6 +11745,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "opr_8Kq2mVxT3nR5",
+           *         "offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "currency": "BRL",
+           *         "amount": 4990,
+           *         "first_charge_amount": 4990,
+           *         "is_default": true,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -10928,6 +11893,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "opr_8Kq2mVxT3nR5",
+           *         "offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "currency": "BRL",
+           *         "amount": 4990,
+           *         "first_charge_amount": 4990,
+           *         "is_default": true,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -11156,6 +12138,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /**
            * Format: iso-4217
@@ -11177,6 +12160,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "opr_8Kq2mVxT3nR5",
+           *         "offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "currency": "BRL",
+           *         "amount": 4990,
+           *         "first_charge_amount": 4990,
+           *         "is_default": true,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -11308,6 +12308,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "opr_8Kq2mVxT3nR5",
+           *         "offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "currency": "BRL",
+           *         "amount": 4990,
+           *         "first_charge_amount": 4990,
+           *         "is_default": true,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -11439,6 +12456,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "from_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "to_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "change_charge_behavior": "next_renew",
+           *         "source": "transition",
+           *         "offer_transition_id": "offer transition id",
+           *         "product_family_id": "pfa_8Kq2mVxT3nR5"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -11569,6 +12601,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "oft_8Kq2mVxT3nR5",
+           *           "from_offer_id": "ofr_8Kq2mVxT3nR5",
+           *           "to_offer_id": "ofr_8Kq2mVxT3nR5",
+           *           "change_charge_behavior": "next_renew",
+           *           "is_active": true,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -11694,6 +12754,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "from_offer_id": "ofr_8Kq2mVxT3nR5",
+         *       "to_offer_id": "ofr_8Kq2mVxT3nR5"
+         *     }
+         */
         'application/json': {
           /** @description ofr_ identifier */
           from_offer_id: string;
@@ -11749,6 +12815,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "oft_8Kq2mVxT3nR5",
+           *         "from_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "to_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "change_charge_behavior": "next_renew",
+           *         "is_active": true,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -11878,6 +12960,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "oft_8Kq2mVxT3nR5",
+           *         "from_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "to_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "change_charge_behavior": "next_renew",
+           *         "is_active": true,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -12104,6 +13202,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @enum {string|null} */
           change_charge_behavior?: 'next_renew' | 'prorated' | 'override' | null;
@@ -12118,6 +13217,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "oft_8Kq2mVxT3nR5",
+           *         "from_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "to_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "change_charge_behavior": "next_renew",
+           *         "is_active": true,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -12253,6 +13368,70 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "cks_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "offer_id": "ofr_8Kq2mVxT3nR5",
+           *           "customer_id": "cust_8Kq2mVxT3nR5",
+           *           "customer_email": "maria.silva@example.com",
+           *           "customer_name": "Maria Silva",
+           *           "selected_currency": "BRL",
+           *           "status": "initiated",
+           *           "external_session_id": "bs_8Kq2mVxT3nR5",
+           *           "expires_at": "2026-11-25T14:03:12.345Z",
+           *           "completed_at": "2026-11-25T14:03:12.345Z",
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z",
+           *           "items": [
+           *             {
+           *               "id": "cki_8Kq2mVxT3nR5",
+           *               "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *               "offer_id": "ofr_8Kq2mVxT3nR5",
+           *               "currency": "BRL",
+           *               "amount": 4990,
+           *               "first_charge_amount": 4990,
+           *               "quantity": 1,
+           *               "installments": 1,
+           *               "created_at": "2026-11-25T14:03:12.345Z"
+           *             }
+           *           ],
+           *           "events": [
+           *             {
+           *               "id": "evt_8Kq2mVxT3nR5",
+           *               "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *               "event_type": "event type",
+           *               "source_url": "source url",
+           *               "utm_source": "utm source",
+           *               "utm_medium": "utm medium",
+           *               "utm_campaign": "utm campaign",
+           *               "ip_address": "ip address",
+           *               "user_agent": "user agent",
+           *               "metadata": {
+           *                 "order_ref": "A-1042"
+           *               },
+           *               "created_at": "2026-11-25T14:03:12.345Z"
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -12592,6 +13771,58 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "cks_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "customer_email": "maria.silva@example.com",
+           *         "customer_name": "Maria Silva",
+           *         "selected_currency": "BRL",
+           *         "status": "initiated",
+           *         "external_session_id": "bs_8Kq2mVxT3nR5",
+           *         "expires_at": "2026-11-25T14:03:12.345Z",
+           *         "completed_at": "2026-11-25T14:03:12.345Z",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "items": [
+           *           {
+           *             "id": "cki_8Kq2mVxT3nR5",
+           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *             "offer_id": "ofr_8Kq2mVxT3nR5",
+           *             "currency": "BRL",
+           *             "amount": 4990,
+           *             "first_charge_amount": 4990,
+           *             "quantity": 1,
+           *             "installments": 1,
+           *             "created_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ],
+           *         "events": [
+           *           {
+           *             "id": "evt_8Kq2mVxT3nR5",
+           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *             "event_type": "event type",
+           *             "source_url": "source url",
+           *             "utm_source": "utm source",
+           *             "utm_medium": "utm medium",
+           *             "utm_campaign": "utm campaign",
+           *             "ip_address": "ip address",
+           *             "user_agent": "user agent",
+           *             "metadata": {
+           *               "order_ref": "A-1042"
+           *             },
+           *             "created_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ]
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -12782,6 +14013,58 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "cks_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "customer_email": "maria.silva@example.com",
+           *         "customer_name": "Maria Silva",
+           *         "selected_currency": "BRL",
+           *         "status": "initiated",
+           *         "external_session_id": "bs_8Kq2mVxT3nR5",
+           *         "expires_at": "2026-11-25T14:03:12.345Z",
+           *         "completed_at": "2026-11-25T14:03:12.345Z",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "items": [
+           *           {
+           *             "id": "cki_8Kq2mVxT3nR5",
+           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *             "offer_id": "ofr_8Kq2mVxT3nR5",
+           *             "currency": "BRL",
+           *             "amount": 4990,
+           *             "first_charge_amount": 4990,
+           *             "quantity": 1,
+           *             "installments": 1,
+           *             "created_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ],
+           *         "events": [
+           *           {
+           *             "id": "evt_8Kq2mVxT3nR5",
+           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *             "event_type": "event type",
+           *             "source_url": "source url",
+           *             "utm_source": "utm source",
+           *             "utm_medium": "utm medium",
+           *             "utm_campaign": "utm campaign",
+           *             "ip_address": "ip address",
+           *             "user_agent": "user agent",
+           *             "metadata": {
+           *               "order_ref": "A-1042"
+           *             },
+           *             "created_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ]
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -12955,6 +14238,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description cust_ identifier */
           customer_id?: string;
@@ -13012,6 +14296,58 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "cks_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "customer_email": "maria.silva@example.com",
+           *         "customer_name": "Maria Silva",
+           *         "selected_currency": "BRL",
+           *         "status": "initiated",
+           *         "external_session_id": "bs_8Kq2mVxT3nR5",
+           *         "expires_at": "2026-11-25T14:03:12.345Z",
+           *         "completed_at": "2026-11-25T14:03:12.345Z",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "items": [
+           *           {
+           *             "id": "cki_8Kq2mVxT3nR5",
+           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *             "offer_id": "ofr_8Kq2mVxT3nR5",
+           *             "currency": "BRL",
+           *             "amount": 4990,
+           *             "first_charge_amount": 4990,
+           *             "quantity": 1,
+           *             "installments": 1,
+           *             "created_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ],
+           *         "events": [
+           *           {
+           *             "id": "evt_8Kq2mVxT3nR5",
+           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *             "event_type": "event type",
+           *             "source_url": "source url",
+           *             "utm_source": "utm source",
+           *             "utm_medium": "utm medium",
+           *             "utm_campaign": "utm campaign",
+           *             "ip_address": "ip address",
+           *             "user_agent": "user agent",
+           *             "metadata": {
+           *               "order_ref": "A-1042"
+           *             },
+           *             "created_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ]
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -13194,6 +14530,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description cust_ identifier */
           customer_id?: string;
@@ -13212,6 +14549,58 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "cks_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "customer_email": "maria.silva@example.com",
+           *         "customer_name": "Maria Silva",
+           *         "selected_currency": "BRL",
+           *         "status": "initiated",
+           *         "external_session_id": "bs_8Kq2mVxT3nR5",
+           *         "expires_at": "2026-11-25T14:03:12.345Z",
+           *         "completed_at": "2026-11-25T14:03:12.345Z",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "items": [
+           *           {
+           *             "id": "cki_8Kq2mVxT3nR5",
+           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *             "offer_id": "ofr_8Kq2mVxT3nR5",
+           *             "currency": "BRL",
+           *             "amount": 4990,
+           *             "first_charge_amount": 4990,
+           *             "quantity": 1,
+           *             "installments": 1,
+           *             "created_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ],
+           *         "events": [
+           *           {
+           *             "id": "evt_8Kq2mVxT3nR5",
+           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *             "event_type": "event type",
+           *             "source_url": "source url",
+           *             "utm_source": "utm source",
+           *             "utm_medium": "utm medium",
+           *             "utm_campaign": "utm campaign",
+           *             "ip_address": "ip address",
+           *             "user_agent": "user agent",
+           *             "metadata": {
+           *               "order_ref": "A-1042"
+           *             },
+           *             "created_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ]
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -13400,6 +14789,58 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "cks_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "customer_email": "maria.silva@example.com",
+           *         "customer_name": "Maria Silva",
+           *         "selected_currency": "BRL",
+           *         "status": "initiated",
+           *         "external_session_id": "bs_8Kq2mVxT3nR5",
+           *         "expires_at": "2026-11-25T14:03:12.345Z",
+           *         "completed_at": "2026-11-25T14:03:12.345Z",
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "items": [
+           *           {
+           *             "id": "cki_8Kq2mVxT3nR5",
+           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *             "offer_id": "ofr_8Kq2mVxT3nR5",
+           *             "currency": "BRL",
+           *             "amount": 4990,
+           *             "first_charge_amount": 4990,
+           *             "quantity": 1,
+           *             "installments": 1,
+           *             "created_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ],
+           *         "events": [
+           *           {
+           *             "id": "evt_8Kq2mVxT3nR5",
+           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *             "event_type": "event type",
+           *             "source_url": "source url",
+           *             "utm_source": "utm source",
+           *             "utm_medium": "utm medium",
+           *             "utm_campaign": "utm campaign",
+           *             "ip_address": "ip address",
+           *             "user_agent": "user agent",
+           *             "metadata": {
+           *               "order_ref": "A-1042"
+           *             },
+           *             "created_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ]
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -13583,6 +15024,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "offer_id": "ofr_8Kq2mVxT3nR5"
+         *     }
+         */
         'application/json': {
           /** @description ofr_ identifier */
           offer_id: string;
@@ -13635,6 +15081,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "cki_8Kq2mVxT3nR5",
+           *         "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *         "offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "currency": "BRL",
+           *         "amount": 4990,
+           *         "first_charge_amount": 4990,
+           *         "quantity": 1,
+           *         "installments": 1,
+           *         "created_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -13880,6 +15344,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @default 1 */
           quantity?: number;
@@ -13895,6 +15360,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "cki_8Kq2mVxT3nR5",
+           *         "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *         "offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "currency": "BRL",
+           *         "amount": 4990,
+           *         "first_charge_amount": 4990,
+           *         "quantity": 1,
+           *         "installments": 1,
+           *         "created_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -14046,6 +15529,40 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "evt_8Kq2mVxT3nR5",
+           *           "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *           "event_type": "event type",
+           *           "source_url": "source url",
+           *           "utm_source": "utm source",
+           *           "utm_medium": "utm medium",
+           *           "utm_campaign": "utm campaign",
+           *           "ip_address": "ip address",
+           *           "user_agent": "user agent",
+           *           "metadata": {
+           *             "order_ref": "A-1042"
+           *           },
+           *           "created_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -14174,6 +15691,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event_type": "page_view"
+         *     }
+         */
         'application/json': {
           /** @enum {string} */
           event_type:
@@ -14244,6 +15766,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "evt_8Kq2mVxT3nR5",
+           *         "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *         "event_type": "event type",
+           *         "source_url": "source url",
+           *         "utm_source": "utm source",
+           *         "utm_medium": "utm medium",
+           *         "utm_campaign": "utm campaign",
+           *         "ip_address": "ip address",
+           *         "user_agent": "user agent",
+           *         "metadata": {
+           *           "order_ref": "A-1042"
+           *         },
+           *         "created_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -14375,6 +15919,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "mrc_8Kq2mVxT3nR5",
+           *           "organization_id": "org_8Kq2mVxT3nR5",
+           *           "name": "Acme Store",
+           *           "slug": "ebook",
+           *           "external_reference": "external reference",
+           *           "business_registration_number": "business registration number",
+           *           "mcc": "mcc",
+           *           "phone_number": "phone number",
+           *           "address": {
+           *             "line_1": "Rua Augusta, 1500",
+           *             "line_2": "line 2",
+           *             "zip_code": "01304-001",
+           *             "city": "São Paulo",
+           *             "state": "SP",
+           *             "country": "BR"
+           *           },
+           *           "website": "website",
+           *           "status": "active",
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -14508,6 +16090,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Acme Store",
+         *       "primary_email": "maria.silva@example.com"
+         *     }
+         */
         'application/json': {
           /**
            * Format: single-line
@@ -14577,6 +16165,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "mrc_8Kq2mVxT3nR5",
+           *       "organization_id": "org_8Kq2mVxT3nR5",
+           *       "name": "Acme Store",
+           *       "slug": "ebook",
+           *       "external_reference": "external reference",
+           *       "status": "active",
+           *       "created_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -14693,6 +16292,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "mrc_8Kq2mVxT3nR5",
+           *       "organization_id": "org_8Kq2mVxT3nR5",
+           *       "name": "Acme Store",
+           *       "slug": "ebook",
+           *       "external_reference": "external reference",
+           *       "business_registration_number": "business registration number",
+           *       "mcc": "mcc",
+           *       "phone_number": "phone number",
+           *       "address": {
+           *         "line_1": "Rua Augusta, 1500",
+           *         "line_2": "line 2",
+           *         "zip_code": "01304-001",
+           *         "city": "São Paulo",
+           *         "state": "SP",
+           *         "country": "BR"
+           *       },
+           *       "website": "website",
+           *       "status": "active",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -14921,6 +16544,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /**
            * Format: single-line
@@ -14960,6 +16584,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "mrc_8Kq2mVxT3nR5",
+           *       "organization_id": "org_8Kq2mVxT3nR5",
+           *       "name": "Acme Store",
+           *       "slug": "ebook",
+           *       "external_reference": "external reference",
+           *       "business_registration_number": "business registration number",
+           *       "mcc": "mcc",
+           *       "phone_number": "phone number",
+           *       "address": {
+           *         "line_1": "Rua Augusta, 1500",
+           *         "line_2": "line 2",
+           *         "zip_code": "01304-001",
+           *         "city": "São Paulo",
+           *         "state": "SP",
+           *         "country": "BR"
+           *       },
+           *       "website": "website",
+           *       "status": "active",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -15096,6 +16744,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "mrc_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "action": "action",
+           *           "actor": {
+           *             "type": "api_key",
+           *             "id": "mrc_8Kq2mVxT3nR5"
+           *           },
+           *           "changes": {},
+           *           "created_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -15227,6 +16902,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "membership_id": "membership id",
+           *           "user_id": "usr_8Kq2mVxT3nR5",
+           *           "email": "maria.silva@example.com",
+           *           "name": "Maria Silva",
+           *           "role": "owner",
+           *           "joined_at": "2026-11-25T14:03:12.345Z",
+           *           "status": "pending",
+           *           "invitation_expires_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               membership_id: string;
@@ -15351,6 +17052,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "maria.silva@example.com",
+         *       "role": "owner"
+         *     }
+         */
         'application/json': {
           /**
            * Format: email
@@ -15403,6 +17110,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "membership_id": "membership id",
+           *       "user_id": "usr_8Kq2mVxT3nR5",
+           *       "email": "maria.silva@example.com",
+           *       "name": "Maria Silva",
+           *       "role": "owner",
+           *       "joined_at": "2026-11-25T14:03:12.345Z",
+           *       "status": "pending",
+           *       "invitation_expires_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             membership_id: string;
             user_id: string;
@@ -15624,6 +17343,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "role": "owner"
+         *     }
+         */
         'application/json': {
           /**
            * @description owner: everything, including the team and its owners; admin: everything but owners; viewer: reads only
@@ -15640,6 +17364,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "membership_id": "membership id",
+           *       "user_id": "usr_8Kq2mVxT3nR5",
+           *       "email": "maria.silva@example.com",
+           *       "name": "Maria Silva",
+           *       "role": "owner",
+           *       "joined_at": "2026-11-25T14:03:12.345Z",
+           *       "status": "pending",
+           *       "invitation_expires_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             membership_id: string;
             user_id: string;
@@ -15763,6 +17499,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "membership_id": "membership id",
+           *       "user_id": "usr_8Kq2mVxT3nR5",
+           *       "email": "maria.silva@example.com",
+           *       "name": "Maria Silva",
+           *       "role": "owner",
+           *       "joined_at": "2026-11-25T14:03:12.345Z",
+           *       "status": "pending",
+           *       "invitation_expires_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             membership_id: string;
             user_id: string;
@@ -15889,6 +17637,40 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "ak_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "name": "Maria Silva",
+           *           "kind": "secret",
+           *           "prefix": "prefix",
+           *           "last_four": "last four",
+           *           "scopes": [
+           *             "scopes"
+           *           ],
+           *           "status": "active",
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "last_used_at": "2026-11-25T14:03:12.345Z",
+           *           "expires_at": "2026-11-25T14:03:12.345Z",
+           *           "revoked_at": "2026-11-25T14:03:12.345Z",
+           *           "created_by": {
+           *             "type": "dashboard_user",
+           *             "id": "ak_8Kq2mVxT3nR5"
+           *           }
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -16028,6 +17810,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Maria Silva",
+         *       "kind": "secret"
+         *     }
+         */
         'application/json': {
           name: string;
           /** @enum {string} */
@@ -16070,6 +17858,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ak_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "Maria Silva",
+           *       "kind": "secret",
+           *       "prefix": "prefix",
+           *       "last_four": "last four",
+           *       "scopes": [
+           *         "scopes"
+           *       ],
+           *       "status": "active",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "last_used_at": "2026-11-25T14:03:12.345Z",
+           *       "expires_at": "2026-11-25T14:03:12.345Z",
+           *       "revoked_at": "2026-11-25T14:03:12.345Z",
+           *       "created_by": {
+           *         "type": "dashboard_user",
+           *         "id": "ak_8Kq2mVxT3nR5"
+           *       },
+           *       "key": "key"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -16215,6 +18026,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ak_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "Maria Silva",
+           *       "kind": "secret",
+           *       "prefix": "prefix",
+           *       "last_four": "last four",
+           *       "scopes": [
+           *         "scopes"
+           *       ],
+           *       "status": "active",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "last_used_at": "2026-11-25T14:03:12.345Z",
+           *       "expires_at": "2026-11-25T14:03:12.345Z",
+           *       "revoked_at": "2026-11-25T14:03:12.345Z",
+           *       "created_by": {
+           *         "type": "dashboard_user",
+           *         "id": "ak_8Kq2mVxT3nR5"
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -16352,6 +18185,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "expires_in_hours": 1
+         *     }
+         */
         'application/json': {
           /** @description How long the old key keeps working (0: refused at once); the new key starts now */
           expires_in_hours: number;
@@ -16365,6 +18203,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ak_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "Maria Silva",
+           *       "kind": "secret",
+           *       "prefix": "prefix",
+           *       "last_four": "last four",
+           *       "scopes": [
+           *         "scopes"
+           *       ],
+           *       "status": "active",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "last_used_at": "2026-11-25T14:03:12.345Z",
+           *       "expires_at": "2026-11-25T14:03:12.345Z",
+           *       "revoked_at": "2026-11-25T14:03:12.345Z",
+           *       "created_by": {
+           *         "type": "dashboard_user",
+           *         "id": "ak_8Kq2mVxT3nR5"
+           *       },
+           *       "key": "key"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -16511,6 +18372,40 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "ak_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "name": "Maria Silva",
+           *           "kind": "secret",
+           *           "prefix": "prefix",
+           *           "last_four": "last four",
+           *           "scopes": [
+           *             "scopes"
+           *           ],
+           *           "status": "active",
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "last_used_at": "2026-11-25T14:03:12.345Z",
+           *           "expires_at": "2026-11-25T14:03:12.345Z",
+           *           "revoked_at": "2026-11-25T14:03:12.345Z",
+           *           "created_by": {
+           *             "type": "dashboard_user",
+           *             "id": "ak_8Kq2mVxT3nR5"
+           *           }
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -16648,6 +18543,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Maria Silva",
+         *       "kind": "secret"
+         *     }
+         */
         'application/json': {
           name: string;
           /** @enum {string} */
@@ -16690,6 +18591,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ak_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "Maria Silva",
+           *       "kind": "secret",
+           *       "prefix": "prefix",
+           *       "last_four": "last four",
+           *       "scopes": [
+           *         "scopes"
+           *       ],
+           *       "status": "active",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "last_used_at": "2026-11-25T14:03:12.345Z",
+           *       "expires_at": "2026-11-25T14:03:12.345Z",
+           *       "revoked_at": "2026-11-25T14:03:12.345Z",
+           *       "created_by": {
+           *         "type": "dashboard_user",
+           *         "id": "ak_8Kq2mVxT3nR5"
+           *       },
+           *       "key": "key"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -16834,6 +18758,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ak_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "Maria Silva",
+           *       "kind": "secret",
+           *       "prefix": "prefix",
+           *       "last_four": "last four",
+           *       "scopes": [
+           *         "scopes"
+           *       ],
+           *       "status": "active",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "last_used_at": "2026-11-25T14:03:12.345Z",
+           *       "expires_at": "2026-11-25T14:03:12.345Z",
+           *       "revoked_at": "2026-11-25T14:03:12.345Z",
+           *       "created_by": {
+           *         "type": "dashboard_user",
+           *         "id": "ak_8Kq2mVxT3nR5"
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -16970,6 +18916,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "expires_in_hours": 1
+         *     }
+         */
         'application/json': {
           /** @description How long the old key keeps working (0: refused at once); the new key starts now */
           expires_in_hours: number;
@@ -16983,6 +18934,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ak_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "Maria Silva",
+           *       "kind": "secret",
+           *       "prefix": "prefix",
+           *       "last_four": "last four",
+           *       "scopes": [
+           *         "scopes"
+           *       ],
+           *       "status": "active",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "last_used_at": "2026-11-25T14:03:12.345Z",
+           *       "expires_at": "2026-11-25T14:03:12.345Z",
+           *       "revoked_at": "2026-11-25T14:03:12.345Z",
+           *       "created_by": {
+           *         "type": "dashboard_user",
+           *         "id": "ak_8Kq2mVxT3nR5"
+           *       },
+           *       "key": "key"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -17129,6 +19103,40 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "ak_8Kq2mVxT3nR5",
+           *           "organization_id": "org_8Kq2mVxT3nR5",
+           *           "name": "Maria Silva",
+           *           "kind": "secret",
+           *           "prefix": "prefix",
+           *           "last_four": "last four",
+           *           "scopes": [
+           *             "scopes"
+           *           ],
+           *           "status": "active",
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "last_used_at": "2026-11-25T14:03:12.345Z",
+           *           "expires_at": "2026-11-25T14:03:12.345Z",
+           *           "revoked_at": "2026-11-25T14:03:12.345Z",
+           *           "created_by": {
+           *             "type": "dashboard_user",
+           *             "id": "ak_8Kq2mVxT3nR5"
+           *           }
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -17274,6 +19282,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ak_8Kq2mVxT3nR5",
+           *       "organization_id": "org_8Kq2mVxT3nR5",
+           *       "name": "Maria Silva",
+           *       "kind": "secret",
+           *       "prefix": "prefix",
+           *       "last_four": "last four",
+           *       "scopes": [
+           *         "scopes"
+           *       ],
+           *       "status": "active",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "last_used_at": "2026-11-25T14:03:12.345Z",
+           *       "expires_at": "2026-11-25T14:03:12.345Z",
+           *       "revoked_at": "2026-11-25T14:03:12.345Z",
+           *       "created_by": {
+           *         "type": "dashboard_user",
+           *         "id": "ak_8Kq2mVxT3nR5"
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -17410,6 +19440,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "expires_in_hours": 1
+         *     }
+         */
         'application/json': {
           /** @description How long the old key keeps working (0: refused at once); the new key starts now */
           expires_in_hours: number;
@@ -17423,6 +19458,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ak_8Kq2mVxT3nR5",
+           *       "organization_id": "org_8Kq2mVxT3nR5",
+           *       "name": "Maria Silva",
+           *       "kind": "secret",
+           *       "prefix": "prefix",
+           *       "last_four": "last four",
+           *       "scopes": [
+           *         "scopes"
+           *       ],
+           *       "status": "active",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "last_used_at": "2026-11-25T14:03:12.345Z",
+           *       "expires_at": "2026-11-25T14:03:12.345Z",
+           *       "revoked_at": "2026-11-25T14:03:12.345Z",
+           *       "created_by": {
+           *         "type": "dashboard_user",
+           *         "id": "ak_8Kq2mVxT3nR5"
+           *       },
+           *       "key": "key"
+           *     }
+           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -17570,6 +19628,60 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "conn_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "provider_slug": "provider_a",
+           *           "name": "Sandbox",
+           *           "country_code": "country code",
+           *           "auth_method": "api_key",
+           *           "is_test_mode": true,
+           *           "is_active": true,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z",
+           *           "webhook_url": "webhook url",
+           *           "has_webhook_secret": true,
+           *           "config": {
+           *             "card_brands": [
+           *               "card brands"
+           *             ],
+           *             "installments_enabled": true,
+           *             "circuit_breaker": {
+           *               "failure_threshold": 1,
+           *               "cooldown_seconds": 1
+           *             }
+           *           },
+           *           "health": {
+           *             "state": "closed",
+           *             "consecutive_failures": 1,
+           *             "opened_at": "2026-11-25T14:03:12.345Z",
+           *             "next_probe_at": "2026-11-25T14:03:12.345Z",
+           *             "last_failure_at": "2026-11-25T14:03:12.345Z",
+           *             "last_failure_code": "last failure code",
+           *             "window": {
+           *               "attempts": 1,
+           *               "approved": 1,
+           *               "declined": 1,
+           *               "errors": 1,
+           *               "approval_rate": 1,
+           *               "since": "2026-11-25T14:03:12.345Z"
+           *             }
+           *           }
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -17871,6 +19983,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "conn_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "provider_slug": "provider_a",
+           *       "name": "Sandbox",
+           *       "country_code": "country code",
+           *       "auth_method": "api_key",
+           *       "is_test_mode": true,
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "webhook_url": "webhook url",
+           *       "has_webhook_secret": true,
+           *       "config": {
+           *         "card_brands": [
+           *           "card brands"
+           *         ],
+           *         "installments_enabled": true,
+           *         "circuit_breaker": {
+           *           "failure_threshold": 1,
+           *           "cooldown_seconds": 1
+           *         }
+           *       },
+           *       "health": {
+           *         "state": "closed",
+           *         "consecutive_failures": 1,
+           *         "opened_at": "2026-11-25T14:03:12.345Z",
+           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_code": "last failure code",
+           *         "window": {
+           *           "attempts": 1,
+           *           "approved": 1,
+           *           "declined": 1,
+           *           "errors": 1,
+           *           "approval_rate": 1,
+           *           "since": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -18048,6 +20202,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "conn_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "provider_slug": "provider_a",
+           *       "name": "Sandbox",
+           *       "country_code": "country code",
+           *       "auth_method": "api_key",
+           *       "is_test_mode": true,
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "webhook_url": "webhook url",
+           *       "has_webhook_secret": true,
+           *       "config": {
+           *         "card_brands": [
+           *           "card brands"
+           *         ],
+           *         "installments_enabled": true,
+           *         "circuit_breaker": {
+           *           "failure_threshold": 1,
+           *           "cooldown_seconds": 1
+           *         }
+           *       },
+           *       "health": {
+           *         "state": "closed",
+           *         "consecutive_failures": 1,
+           *         "opened_at": "2026-11-25T14:03:12.345Z",
+           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_code": "last failure code",
+           *         "window": {
+           *           "attempts": 1,
+           *           "approved": 1,
+           *           "declined": 1,
+           *           "errors": 1,
+           *           "approval_rate": 1,
+           *           "since": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -18312,6 +20508,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description Label, at most 100 characters */
           name?: string;
@@ -18342,6 +20539,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "conn_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "provider_slug": "provider_a",
+           *       "name": "Sandbox",
+           *       "country_code": "country code",
+           *       "auth_method": "api_key",
+           *       "is_test_mode": true,
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "webhook_url": "webhook url",
+           *       "has_webhook_secret": true,
+           *       "config": {
+           *         "card_brands": [
+           *           "card brands"
+           *         ],
+           *         "installments_enabled": true,
+           *         "circuit_breaker": {
+           *           "failure_threshold": 1,
+           *           "cooldown_seconds": 1
+           *         }
+           *       },
+           *       "health": {
+           *         "state": "closed",
+           *         "consecutive_failures": 1,
+           *         "opened_at": "2026-11-25T14:03:12.345Z",
+           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_code": "last failure code",
+           *         "window": {
+           *           "attempts": 1,
+           *           "approved": 1,
+           *           "declined": 1,
+           *           "errors": 1,
+           *           "approval_rate": 1,
+           *           "since": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -18504,6 +20743,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "state": "open"
+         *     }
+         */
         'application/json': {
           /**
            * @description open: routing skips the connector for a cool-down, then probes it; closed: routing uses it again
@@ -18520,6 +20764,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "conn_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "provider_slug": "provider_a",
+           *       "name": "Sandbox",
+           *       "country_code": "country code",
+           *       "auth_method": "api_key",
+           *       "is_test_mode": true,
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "webhook_url": "webhook url",
+           *       "has_webhook_secret": true,
+           *       "config": {
+           *         "card_brands": [
+           *           "card brands"
+           *         ],
+           *         "installments_enabled": true,
+           *         "circuit_breaker": {
+           *           "failure_threshold": 1,
+           *           "cooldown_seconds": 1
+           *         }
+           *       },
+           *       "health": {
+           *         "state": "closed",
+           *         "consecutive_failures": 1,
+           *         "opened_at": "2026-11-25T14:03:12.345Z",
+           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_code": "last failure code",
+           *         "window": {
+           *           "attempts": 1,
+           *           "approved": 1,
+           *           "declined": 1,
+           *           "errors": 1,
+           *           "approval_rate": 1,
+           *           "since": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -18681,6 +20967,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "state": "open"
+         *     }
+         */
         'application/json': {
           /**
            * @description open: routing skips the connector for a cool-down, then probes it; closed: routing uses it again
@@ -18697,6 +20988,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "conn_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "provider_slug": "provider_a",
+           *       "name": "Sandbox",
+           *       "country_code": "country code",
+           *       "auth_method": "api_key",
+           *       "is_test_mode": true,
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "webhook_url": "webhook url",
+           *       "has_webhook_secret": true,
+           *       "config": {
+           *         "card_brands": [
+           *           "card brands"
+           *         ],
+           *         "installments_enabled": true,
+           *         "circuit_breaker": {
+           *           "failure_threshold": 1,
+           *           "cooldown_seconds": 1
+           *         }
+           *       },
+           *       "health": {
+           *         "state": "closed",
+           *         "consecutive_failures": 1,
+           *         "opened_at": "2026-11-25T14:03:12.345Z",
+           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_code": "last failure code",
+           *         "window": {
+           *           "attempts": 1,
+           *           "approved": 1,
+           *           "declined": 1,
+           *           "errors": 1,
+           *           "approval_rate": 1,
+           *           "since": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -18864,6 +21197,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "conn_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "provider_slug": "provider_a",
+           *       "name": "Sandbox",
+           *       "country_code": "country code",
+           *       "auth_method": "api_key",
+           *       "is_test_mode": true,
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "webhook_url": "webhook url",
+           *       "has_webhook_secret": true,
+           *       "config": {
+           *         "card_brands": [
+           *           "card brands"
+           *         ],
+           *         "installments_enabled": true,
+           *         "circuit_breaker": {
+           *           "failure_threshold": 1,
+           *           "cooldown_seconds": 1
+           *         }
+           *       },
+           *       "health": {
+           *         "state": "closed",
+           *         "consecutive_failures": 1,
+           *         "opened_at": "2026-11-25T14:03:12.345Z",
+           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_code": "last failure code",
+           *         "window": {
+           *           "attempts": 1,
+           *           "approved": 1,
+           *           "declined": 1,
+           *           "errors": 1,
+           *           "approval_rate": 1,
+           *           "since": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -19126,6 +21501,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description Label, at most 100 characters */
           name?: string;
@@ -19156,6 +21532,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "conn_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "provider_slug": "provider_a",
+           *       "name": "Sandbox",
+           *       "country_code": "country code",
+           *       "auth_method": "api_key",
+           *       "is_test_mode": true,
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "webhook_url": "webhook url",
+           *       "has_webhook_secret": true,
+           *       "config": {
+           *         "card_brands": [
+           *           "card brands"
+           *         ],
+           *         "installments_enabled": true,
+           *         "circuit_breaker": {
+           *           "failure_threshold": 1,
+           *           "cooldown_seconds": 1
+           *         }
+           *       },
+           *       "health": {
+           *         "state": "closed",
+           *         "consecutive_failures": 1,
+           *         "opened_at": "2026-11-25T14:03:12.345Z",
+           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_code": "last failure code",
+           *         "window": {
+           *           "attempts": 1,
+           *           "approved": 1,
+           *           "declined": 1,
+           *           "errors": 1,
+           *           "approval_rate": 1,
+           *           "since": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -19325,6 +21743,60 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "conn_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "provider_slug": "provider_a",
+           *           "name": "Sandbox",
+           *           "country_code": "country code",
+           *           "auth_method": "api_key",
+           *           "is_test_mode": true,
+           *           "is_active": true,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z",
+           *           "webhook_url": "webhook url",
+           *           "has_webhook_secret": true,
+           *           "config": {
+           *             "card_brands": [
+           *               "card brands"
+           *             ],
+           *             "installments_enabled": true,
+           *             "circuit_breaker": {
+           *               "failure_threshold": 1,
+           *               "cooldown_seconds": 1
+           *             }
+           *           },
+           *           "health": {
+           *             "state": "closed",
+           *             "consecutive_failures": 1,
+           *             "opened_at": "2026-11-25T14:03:12.345Z",
+           *             "next_probe_at": "2026-11-25T14:03:12.345Z",
+           *             "last_failure_at": "2026-11-25T14:03:12.345Z",
+           *             "last_failure_code": "last failure code",
+           *             "window": {
+           *               "attempts": 1,
+           *               "approved": 1,
+           *               "declined": 1,
+           *               "errors": 1,
+           *               "approval_rate": 1,
+           *               "since": "2026-11-25T14:03:12.345Z"
+           *             }
+           *           }
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -19627,6 +22099,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "conn_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "provider_slug": "provider_a",
+           *       "name": "Sandbox",
+           *       "country_code": "country code",
+           *       "auth_method": "api_key",
+           *       "is_test_mode": true,
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "webhook_url": "webhook url",
+           *       "has_webhook_secret": true,
+           *       "config": {
+           *         "card_brands": [
+           *           "card brands"
+           *         ],
+           *         "installments_enabled": true,
+           *         "circuit_breaker": {
+           *           "failure_threshold": 1,
+           *           "cooldown_seconds": 1
+           *         }
+           *       },
+           *       "health": {
+           *         "state": "closed",
+           *         "consecutive_failures": 1,
+           *         "opened_at": "2026-11-25T14:03:12.345Z",
+           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_code": "last failure code",
+           *         "window": {
+           *           "attempts": 1,
+           *           "approved": 1,
+           *           "declined": 1,
+           *           "errors": 1,
+           *           "approval_rate": 1,
+           *           "since": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -19803,6 +22317,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "conn_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "provider_slug": "provider_a",
+           *       "name": "Sandbox",
+           *       "country_code": "country code",
+           *       "auth_method": "api_key",
+           *       "is_test_mode": true,
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "webhook_url": "webhook url",
+           *       "has_webhook_secret": true,
+           *       "config": {
+           *         "card_brands": [
+           *           "card brands"
+           *         ],
+           *         "installments_enabled": true,
+           *         "circuit_breaker": {
+           *           "failure_threshold": 1,
+           *           "cooldown_seconds": 1
+           *         }
+           *       },
+           *       "health": {
+           *         "state": "closed",
+           *         "consecutive_failures": 1,
+           *         "opened_at": "2026-11-25T14:03:12.345Z",
+           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_code": "last failure code",
+           *         "window": {
+           *           "attempts": 1,
+           *           "approved": 1,
+           *           "declined": 1,
+           *           "errors": 1,
+           *           "approval_rate": 1,
+           *           "since": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -20065,6 +22621,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description Label, at most 100 characters */
           name?: string;
@@ -20095,6 +22652,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "conn_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "provider_slug": "provider_a",
+           *       "name": "Sandbox",
+           *       "country_code": "country code",
+           *       "auth_method": "api_key",
+           *       "is_test_mode": true,
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "webhook_url": "webhook url",
+           *       "has_webhook_secret": true,
+           *       "config": {
+           *         "card_brands": [
+           *           "card brands"
+           *         ],
+           *         "installments_enabled": true,
+           *         "circuit_breaker": {
+           *           "failure_threshold": 1,
+           *           "cooldown_seconds": 1
+           *         }
+           *       },
+           *       "health": {
+           *         "state": "closed",
+           *         "consecutive_failures": 1,
+           *         "opened_at": "2026-11-25T14:03:12.345Z",
+           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_code": "last failure code",
+           *         "window": {
+           *           "attempts": 1,
+           *           "approved": 1,
+           *           "declined": 1,
+           *           "errors": 1,
+           *           "approval_rate": 1,
+           *           "since": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -20262,6 +22861,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "ok": true,
+           *       "provider_message": "provider message",
+           *       "checked_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @description Whether the provider accepted the stored credentials */
             ok: boolean;
@@ -20382,6 +22988,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "conn_8Kq2mVxT3nR5",
+           *           "status": "processed",
+           *           "event_type": "event type",
+           *           "provider_event_id": "evt_8Kq2mVxT3nR5",
+           *           "provider_reference": "provider reference",
+           *           "reason": "reason",
+           *           "received_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -20512,6 +23141,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "conn_8Kq2mVxT3nR5",
+           *           "reason": "bad_signature",
+           *           "detail": "detail",
+           *           "received_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -20630,6 +23279,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "test_connectors_enabled": true
+           *     }
+           */
           'application/json': {
             /** @description In production, whether test-mode connectors (sandbox: they approve without collecting money) can be created for the organization's merchants; off until an owner switches it on. Outside production they always can. */
             test_connectors_enabled: boolean;
@@ -20746,6 +23400,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "test_connectors_enabled": true
+           *     }
+           */
           'application/json': {
             /** @description In production, whether test-mode connectors (sandbox: they approve without collecting money) can be created for the organization's merchants; off until an owner switches it on. Outside production they always can. */
             test_connectors_enabled: boolean;
@@ -20853,6 +23512,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "id",
+           *           "slug": "ebook",
+           *           "display_name": "display name",
+           *           "logo": "logo",
+           *           "is_active": true,
+           *           "supported_auth_methods": [
+           *             "api_key"
+           *           ],
+           *           "credential_schemas": {
+           *             "api_key": {},
+           *             "oauth2": {}
+           *           },
+           *           "webhook_secret_format": "webhook secret format"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -20975,6 +23663,40 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "slug": "ebook",
+           *       "display_name": "display name",
+           *       "logo": "logo",
+           *       "is_active": true,
+           *       "supported_auth_methods": [
+           *         "api_key"
+           *       ],
+           *       "credential_schemas": {
+           *         "api_key": {},
+           *         "oauth2": {}
+           *       },
+           *       "webhook_secret_format": "webhook secret format",
+           *       "oauth_authorization_url": "oauth authorization url",
+           *       "oauth_token_url": "oauth token url",
+           *       "oauth_scopes": "oauth scopes",
+           *       "oauth_pkce_required": true,
+           *       "supported_card_brands": [
+           *         "supported card brands"
+           *       ],
+           *       "supported_payment_methods": [
+           *         "card"
+           *       ],
+           *       "supported_currencies": [
+           *         "supported currencies"
+           *       ],
+           *       "supported_countries": [
+           *         "supported countries"
+           *       ],
+           *       "supports_installments": true
+           *     }
+           */
           'application/json': {
             id: string;
             slug: string;
@@ -21105,6 +23827,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "id",
+           *           "slug": "ebook",
+           *           "display_name": "display name",
+           *           "logo": "logo",
+           *           "is_active": true,
+           *           "supported_auth_methods": [
+           *             "api_key"
+           *           ],
+           *           "credential_schemas": {
+           *             "api_key": {},
+           *             "oauth2": {}
+           *           },
+           *           "webhook_secret_format": "webhook secret format"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -21229,6 +23980,40 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "slug": "ebook",
+           *       "display_name": "display name",
+           *       "logo": "logo",
+           *       "is_active": true,
+           *       "supported_auth_methods": [
+           *         "api_key"
+           *       ],
+           *       "credential_schemas": {
+           *         "api_key": {},
+           *         "oauth2": {}
+           *       },
+           *       "webhook_secret_format": "webhook secret format",
+           *       "oauth_authorization_url": "oauth authorization url",
+           *       "oauth_token_url": "oauth token url",
+           *       "oauth_scopes": "oauth scopes",
+           *       "oauth_pkce_required": true,
+           *       "supported_card_brands": [
+           *         "supported card brands"
+           *       ],
+           *       "supported_payment_methods": [
+           *         "card"
+           *       ],
+           *       "supported_currencies": [
+           *         "supported currencies"
+           *       ],
+           *       "supported_countries": [
+           *         "supported countries"
+           *       ],
+           *       "supports_installments": true
+           *     }
+           */
           'application/json': {
             id: string;
             slug: string;
@@ -21360,6 +24145,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "rp_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "name": "Everything",
+           *           "is_active": true,
+           *           "version": 1,
+           *           "payment_method": "credit_card",
+           *           "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *           "optimize": "none",
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -21490,6 +24301,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Everything",
+         *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5"
+         *     }
+         */
         'application/json': {
           /** @description Label, at most 100 characters, not blank */
           name: string;
@@ -21559,6 +24376,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "rp_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "Everything",
+           *       "is_active": true,
+           *       "version": 1,
+           *       "payment_method": "credit_card",
+           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "optimize": "none",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -21690,6 +24521,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "rp_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "Everything",
+           *       "is_active": true,
+           *       "version": 1,
+           *       "payment_method": "credit_card",
+           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "optimize": "none",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -21917,6 +24762,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description Label, at most 100 characters, not blank */
           name?: string;
@@ -21945,6 +24791,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "rp_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "Everything",
+           *       "is_active": true,
+           *       "version": 1,
+           *       "payment_method": "credit_card",
+           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "optimize": "none",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -22070,6 +24930,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "merchant_connector_id": "conn_8Kq2mVxT3nR5"
+         *     }
+         */
         'application/json': {
           /** @description conn_ identifier */
           merchant_connector_id: string;
@@ -22083,6 +24948,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "rp_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "Everything",
+           *       "is_active": true,
+           *       "version": 1,
+           *       "payment_method": "credit_card",
+           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "optimize": "none",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -22223,6 +25102,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "rn_8Kq2mVxT3nR5",
+           *           "routing_profile_id": "rp_8Kq2mVxT3nR5",
+           *           "parent_node_id": "rn_8Kq2mVxT3nR5",
+           *           "branch": "then",
+           *           "position": 1,
+           *           "node_type": "condition",
+           *           "condition_field": "currency",
+           *           "condition_operator": "eq",
+           *           "condition_value": null,
+           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *           "connector_name": "connector name",
+           *           "require_3ds": "never",
+           *           "is_active": true,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -22364,6 +25274,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "node_type": "condition",
+         *       "position": 1
+         *     }
+         */
         'application/json': {
           /** @enum {string} */
           node_type: 'condition' | 'action';
@@ -22449,6 +25365,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "rn_8Kq2mVxT3nR5",
+           *       "routing_profile_id": "rp_8Kq2mVxT3nR5",
+           *       "parent_node_id": "rn_8Kq2mVxT3nR5",
+           *       "branch": "then",
+           *       "position": 1,
+           *       "node_type": "condition",
+           *       "condition_field": "currency",
+           *       "condition_operator": "eq",
+           *       "condition_value": null,
+           *       "merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "connector_name": "connector name",
+           *       "require_3ds": "never",
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             routing_profile_id: string;
@@ -22584,6 +25519,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "ordered_node_ids": [
+         *         "rn_8Kq2mVxT3nR5"
+         *       ]
+         *     }
+         */
         'application/json': {
           /** @description rn_ identifier */
           parent_node_id?: string | null;
@@ -22601,6 +25543,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "rn_8Kq2mVxT3nR5",
+           *           "routing_profile_id": "rp_8Kq2mVxT3nR5",
+           *           "parent_node_id": "rn_8Kq2mVxT3nR5",
+           *           "branch": "then",
+           *           "position": 1,
+           *           "node_type": "condition",
+           *           "condition_field": "currency",
+           *           "condition_operator": "eq",
+           *           "condition_value": null,
+           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *           "connector_name": "connector name",
+           *           "require_3ds": "never",
+           *           "is_active": true,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -22843,6 +25816,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @enum {string|null} */
           condition_field?:
@@ -22873,6 +25847,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "rn_8Kq2mVxT3nR5",
+           *       "routing_profile_id": "rp_8Kq2mVxT3nR5",
+           *       "parent_node_id": "rn_8Kq2mVxT3nR5",
+           *       "branch": "then",
+           *       "position": 1,
+           *       "node_type": "condition",
+           *       "condition_field": "currency",
+           *       "condition_operator": "eq",
+           *       "condition_value": null,
+           *       "merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "connector_name": "connector name",
+           *       "require_3ds": "never",
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             routing_profile_id: string;
@@ -23008,6 +26001,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "currency": "BRL",
+         *       "amount": 4990
+         *     }
+         */
         'application/json': {
           /**
            * @description Defaults to the profile's method; required for a * profile
@@ -23043,6 +26042,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "profile_id": "rp_8Kq2mVxT3nR5",
+           *       "profile_version": 1,
+           *       "payment_method": "credit_card",
+           *       "random_draw": 1,
+           *       "matched_node_id": "rn_8Kq2mVxT3nR5",
+           *       "plan": [
+           *         {
+           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *           "connector_name": "connector name",
+           *           "provider_slug": "provider_a",
+           *           "node_id": "rn_8Kq2mVxT3nR5",
+           *           "require_3ds": "never",
+           *           "reason": "matched"
+           *         }
+           *       ],
+           *       "skipped": [
+           *         {
+           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *           "node_id": "rn_8Kq2mVxT3nR5",
+           *           "reason": "unknown_connector"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             profile_id: string;
             profile_version: number;
@@ -23178,6 +26203,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "currency": "BRL",
+           *       "methods": [
+           *         {
+           *           "payment_method": "credit_card",
+           *           "offered": true,
+           *           "connectors": [
+           *             {
+           *               "id": "conn_8Kq2mVxT3nR5",
+           *               "name": "Sandbox",
+           *               "provider_slug": "provider_a"
+           *             }
+           *           ],
+           *           "card_brands": [
+           *             "card brands"
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @description The currency asked about; null: any currency */
             currency: string | null;
@@ -23298,6 +26344,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "decline_actions": {
+           *         "soft_decline": "retry_next_connector",
+           *         "hard_decline": "retry_next_connector",
+           *         "processing_error": "retry_next_connector",
+           *         "network_error": "retry_next_connector"
+           *       },
+           *       "code_actions": {},
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             merchant_id: string;
             decline_actions: {
@@ -23415,6 +26474,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "decline_actions": {}
+         *     }
+         */
         'application/json': {
           /** @description Per decline category, whether the charge moves on to the next connector. An unknown outcome always stops (the provider may have charged) */
           decline_actions: {
@@ -23441,6 +26505,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "decline_actions": {
+           *         "soft_decline": "retry_next_connector",
+           *         "hard_decline": "retry_next_connector",
+           *         "processing_error": "retry_next_connector",
+           *         "network_error": "retry_next_connector"
+           *       },
+           *       "code_actions": {},
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             merchant_id: string;
             decline_actions: {
@@ -23566,6 +26643,39 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "transaction_id": "tx_8Kq2mVxT3nR5",
+           *         "recorded": true,
+           *         "profile_id": "rp_8Kq2mVxT3nR5",
+           *         "profile_version": 1,
+           *         "optimize": "none",
+           *         "attempts": [
+           *           {
+           *             "connector_id": "conn_8Kq2mVxT3nR5",
+           *             "provider_slug": "provider_a",
+           *             "node_id": "rn_8Kq2mVxT3nR5",
+           *             "reason": "matched",
+           *             "probe": true,
+           *             "approval_score": 1
+           *           }
+           *         ],
+           *         "skipped": [
+           *           {
+           *             "connector_id": "conn_8Kq2mVxT3nR5",
+           *             "node_id": "rn_8Kq2mVxT3nR5",
+           *             "reason": "unknown_connector"
+           *           }
+           *         ],
+           *         "explored_connector_id": "conn_8Kq2mVxT3nR5",
+           *         "decided_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -23714,6 +26824,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "rp_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "name": "Everything",
+           *           "is_active": true,
+           *           "version": 1,
+           *           "payment_method": "credit_card",
+           *           "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *           "optimize": "none",
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -23842,6 +26978,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Everything",
+         *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5"
+         *     }
+         */
         'application/json': {
           /** @description Label, at most 100 characters, not blank */
           name: string;
@@ -23911,6 +27053,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "rp_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "Everything",
+           *       "is_active": true,
+           *       "version": 1,
+           *       "payment_method": "credit_card",
+           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "optimize": "none",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -24041,6 +27197,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "rp_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "Everything",
+           *       "is_active": true,
+           *       "version": 1,
+           *       "payment_method": "credit_card",
+           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "optimize": "none",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -24266,6 +27436,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description Label, at most 100 characters, not blank */
           name?: string;
@@ -24294,6 +27465,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "rp_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "Everything",
+           *       "is_active": true,
+           *       "version": 1,
+           *       "payment_method": "credit_card",
+           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "optimize": "none",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -24418,6 +27603,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "merchant_connector_id": "conn_8Kq2mVxT3nR5"
+         *     }
+         */
         'application/json': {
           /** @description conn_ identifier */
           merchant_connector_id: string;
@@ -24431,6 +27621,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "rp_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "Everything",
+           *       "is_active": true,
+           *       "version": 1,
+           *       "payment_method": "credit_card",
+           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "optimize": "none",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -24570,6 +27774,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "rn_8Kq2mVxT3nR5",
+           *           "routing_profile_id": "rp_8Kq2mVxT3nR5",
+           *           "parent_node_id": "rn_8Kq2mVxT3nR5",
+           *           "branch": "then",
+           *           "position": 1,
+           *           "node_type": "condition",
+           *           "condition_field": "currency",
+           *           "condition_operator": "eq",
+           *           "condition_value": null,
+           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *           "connector_name": "connector name",
+           *           "require_3ds": "never",
+           *           "is_active": true,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -24710,6 +27945,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "node_type": "condition",
+         *       "position": 1
+         *     }
+         */
         'application/json': {
           /** @enum {string} */
           node_type: 'condition' | 'action';
@@ -24795,6 +28036,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "rn_8Kq2mVxT3nR5",
+           *       "routing_profile_id": "rp_8Kq2mVxT3nR5",
+           *       "parent_node_id": "rn_8Kq2mVxT3nR5",
+           *       "branch": "then",
+           *       "position": 1,
+           *       "node_type": "condition",
+           *       "condition_field": "currency",
+           *       "condition_operator": "eq",
+           *       "condition_value": null,
+           *       "merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "connector_name": "connector name",
+           *       "require_3ds": "never",
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             routing_profile_id: string;
@@ -24929,6 +28189,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "ordered_node_ids": [
+         *         "rn_8Kq2mVxT3nR5"
+         *       ]
+         *     }
+         */
         'application/json': {
           /** @description rn_ identifier */
           parent_node_id?: string | null;
@@ -24946,6 +28213,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "rn_8Kq2mVxT3nR5",
+           *           "routing_profile_id": "rp_8Kq2mVxT3nR5",
+           *           "parent_node_id": "rn_8Kq2mVxT3nR5",
+           *           "branch": "then",
+           *           "position": 1,
+           *           "node_type": "condition",
+           *           "condition_field": "currency",
+           *           "condition_operator": "eq",
+           *           "condition_value": null,
+           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *           "connector_name": "connector name",
+           *           "require_3ds": "never",
+           *           "is_active": true,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -25186,6 +28484,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @enum {string|null} */
           condition_field?:
@@ -25216,6 +28515,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "rn_8Kq2mVxT3nR5",
+           *       "routing_profile_id": "rp_8Kq2mVxT3nR5",
+           *       "parent_node_id": "rn_8Kq2mVxT3nR5",
+           *       "branch": "then",
+           *       "position": 1,
+           *       "node_type": "condition",
+           *       "condition_field": "currency",
+           *       "condition_operator": "eq",
+           *       "condition_value": null,
+           *       "merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "connector_name": "connector name",
+           *       "require_3ds": "never",
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             routing_profile_id: string;
@@ -25350,6 +28668,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "currency": "BRL",
+         *       "amount": 4990
+         *     }
+         */
         'application/json': {
           /**
            * @description Defaults to the profile's method; required for a * profile
@@ -25385,6 +28709,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "profile_id": "rp_8Kq2mVxT3nR5",
+           *       "profile_version": 1,
+           *       "payment_method": "credit_card",
+           *       "random_draw": 1,
+           *       "matched_node_id": "rn_8Kq2mVxT3nR5",
+           *       "plan": [
+           *         {
+           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *           "connector_name": "connector name",
+           *           "provider_slug": "provider_a",
+           *           "node_id": "rn_8Kq2mVxT3nR5",
+           *           "require_3ds": "never",
+           *           "reason": "matched"
+           *         }
+           *       ],
+           *       "skipped": [
+           *         {
+           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
+           *           "node_id": "rn_8Kq2mVxT3nR5",
+           *           "reason": "unknown_connector"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             profile_id: string;
             profile_version: number;
@@ -25518,6 +28868,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "currency": "BRL",
+           *       "methods": [
+           *         {
+           *           "payment_method": "credit_card",
+           *           "offered": true,
+           *           "connectors": [
+           *             {
+           *               "id": "conn_8Kq2mVxT3nR5",
+           *               "name": "Sandbox",
+           *               "provider_slug": "provider_a"
+           *             }
+           *           ],
+           *           "card_brands": [
+           *             "card brands"
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @description The currency asked about; null: any currency */
             currency: string | null;
@@ -25630,6 +29001,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           sdkVersion?: string;
           /** @description cks_ identifier */
@@ -25648,6 +29020,69 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "sessionId": "bs_8Kq2mVxT3nR5",
+           *       "expiresAt": "2026-11-25T14:03:12.345Z",
+           *       "merchant": {
+           *         "id": "mrc_8Kq2mVxT3nR5",
+           *         "name": "Acme Store",
+           *         "organizationId": "org_8Kq2mVxT3nR5"
+           *       },
+           *       "capabilities": {
+           *         "cards": true,
+           *         "pix": true,
+           *         "applePay": true,
+           *         "googlePay": true
+           *       },
+           *       "settings": {
+           *         "allowedCardBrands": [
+           *           "visa"
+           *         ],
+           *         "requireCvc": true,
+           *         "requireCardholderName": true,
+           *         "collectBillingAddress": true
+           *       },
+           *       "sdk": {
+           *         "sriHash": "sriHash",
+           *         "sriExpiresAt": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "installmentsSupported": true,
+           *       "installmentOptions": {
+           *         "credit_card": {
+           *           "min": 1,
+           *           "max": 1
+           *         },
+           *         "debit_card": {
+           *           "min": 1,
+           *           "max": 1
+           *         },
+           *         "pix": {
+           *           "min": 1,
+           *           "max": 1
+           *         },
+           *         "boleto": {
+           *           "min": 1,
+           *           "max": 1
+           *         },
+           *         "wallet": {
+           *           "min": 1,
+           *           "max": 1
+           *         }
+           *       },
+           *       "encryption": {
+           *         "alg": "ECDH-ES",
+           *         "enc": "A256GCM",
+           *         "kid": "kid",
+           *         "jwk": {
+           *           "kty": "EC",
+           *           "crv": "P-256",
+           *           "x": "x",
+           *           "y": "y"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             sessionId: string;
             /**
@@ -25828,6 +29263,124 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "checkout": {
+           *         "id": "bs_8Kq2mVxT3nR5",
+           *         "merchantId": "mrc_8Kq2mVxT3nR5",
+           *         "offerId": "ofr_8Kq2mVxT3nR5",
+           *         "customerId": "cust_8Kq2mVxT3nR5",
+           *         "customerEmail": "customerEmail",
+           *         "customerName": "customerName",
+           *         "selectedCurrency": "selectedCurrency",
+           *         "status": "status",
+           *         "externalSessionId": "bs_8Kq2mVxT3nR5",
+           *         "expiresAt": "2026-11-25T14:03:12.345Z",
+           *         "completedAt": "2026-11-25T14:03:12.345Z",
+           *         "createdAt": "2026-11-25T14:03:12.345Z",
+           *         "updatedAt": "2026-11-25T14:03:12.345Z",
+           *         "items": [
+           *           {
+           *             "id": "cki_8Kq2mVxT3nR5",
+           *             "checkoutSessionId": "cks_8Kq2mVxT3nR5",
+           *             "offerId": "ofr_8Kq2mVxT3nR5",
+           *             "currency": "BRL",
+           *             "amount": 4990,
+           *             "firstChargeAmount": 1,
+           *             "quantity": 1,
+           *             "installments": 1,
+           *             "createdAt": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ]
+           *       },
+           *       "summary": {
+           *         "currency": "BRL",
+           *         "dueToday": 1,
+           *         "lines": [
+           *           {
+           *             "itemId": "cki_8Kq2mVxT3nR5",
+           *             "offerId": "ofr_8Kq2mVxT3nR5",
+           *             "productName": "productName",
+           *             "offerName": "offerName",
+           *             "quantity": 1,
+           *             "currency": "BRL",
+           *             "unitAmount": 1,
+           *             "dueToday": 1,
+           *             "firstCharge": "standard",
+           *             "trialDays": 1,
+           *             "installments": 1,
+           *             "recurring": {
+           *               "amount": 4990,
+           *               "billingCycle": "billingCycle",
+           *               "customBillingDays": 1,
+           *               "firstBillingAt": "2026-11-25T14:03:12.345Z"
+           *             }
+           *           }
+           *         ]
+           *       },
+           *       "payment": {
+           *         "transactionId": "tx_8Kq2mVxT3nR5",
+           *         "orderId": "ord_8Kq2mVxT3nR5",
+           *         "outcome": "succeeded",
+           *         "declineType": "soft_decline",
+           *         "message": "message",
+           *         "paymentMethod": "paymentMethod",
+           *         "amount": 4990,
+           *         "currency": "BRL",
+           *         "paymentInstructions": {},
+           *         "qrCodeImage": "qrCodeImage",
+           *         "checkoutStatus": "checkoutStatus",
+           *         "subscription": {
+           *           "id": "sub_8Kq2mVxT3nR5",
+           *           "status": "status",
+           *           "trialEnd": "2026-11-25T14:03:12.345Z",
+           *           "nextBillingAt": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       },
+           *       "paymentMethods": {
+           *         "cards": true,
+           *         "pix": true,
+           *         "boleto": true,
+           *         "wallet": true,
+           *         "cardBrands": [
+           *           "cardBrands"
+           *         ],
+           *         "installmentsSupported": true,
+           *         "installmentOptions": {
+           *           "credit_card": {
+           *             "min": 1,
+           *             "max": 1
+           *           },
+           *           "debit_card": {
+           *             "min": 1,
+           *             "max": 1
+           *           },
+           *           "pix": {
+           *             "min": 1,
+           *             "max": 1
+           *           },
+           *           "boleto": {
+           *             "min": 1,
+           *             "max": 1
+           *           },
+           *           "wallet": {
+           *             "min": 1,
+           *             "max": 1
+           *           }
+           *         }
+           *       },
+           *       "savedInstruments": [
+           *         {
+           *           "id": "bs_8Kq2mVxT3nR5",
+           *           "instrumentType": "instrumentType",
+           *           "brand": "visa",
+           *           "last4": "4242",
+           *           "expMonth": 1,
+           *           "expYear": 1
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             checkout: {
               id: string;
@@ -26095,6 +29648,69 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "sessionId": "bs_8Kq2mVxT3nR5",
+           *       "expiresAt": "2026-11-25T14:03:12.345Z",
+           *       "merchant": {
+           *         "id": "mrc_8Kq2mVxT3nR5",
+           *         "name": "Acme Store",
+           *         "organizationId": "org_8Kq2mVxT3nR5"
+           *       },
+           *       "capabilities": {
+           *         "cards": true,
+           *         "pix": true,
+           *         "applePay": true,
+           *         "googlePay": true
+           *       },
+           *       "settings": {
+           *         "allowedCardBrands": [
+           *           "visa"
+           *         ],
+           *         "requireCvc": true,
+           *         "requireCardholderName": true,
+           *         "collectBillingAddress": true
+           *       },
+           *       "sdk": {
+           *         "sriHash": "sriHash",
+           *         "sriExpiresAt": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "installmentsSupported": true,
+           *       "installmentOptions": {
+           *         "credit_card": {
+           *           "min": 1,
+           *           "max": 1
+           *         },
+           *         "debit_card": {
+           *           "min": 1,
+           *           "max": 1
+           *         },
+           *         "pix": {
+           *           "min": 1,
+           *           "max": 1
+           *         },
+           *         "boleto": {
+           *           "min": 1,
+           *           "max": 1
+           *         },
+           *         "wallet": {
+           *           "min": 1,
+           *           "max": 1
+           *         }
+           *       },
+           *       "encryption": {
+           *         "alg": "ECDH-ES",
+           *         "enc": "A256GCM",
+           *         "kid": "kid",
+           *         "jwk": {
+           *           "kty": "EC",
+           *           "crv": "P-256",
+           *           "x": "x",
+           *           "y": "y"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             sessionId: string;
             /**
@@ -26271,6 +29887,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "tokenId": "tok_8Kq2mVxT3nR5"
+         *     }
+         */
         'application/json': {
           /** @description tok_ identifier */
           tokenId: string;
@@ -26299,6 +29920,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "verified": true,
+           *       "paymentInstrumentId": "pi_8Kq2mVxT3nR5",
+           *       "status": "status",
+           *       "brand": "visa",
+           *       "last4": "4242",
+           *       "expMonth": 1,
+           *       "expYear": 1,
+           *       "reason": "reason"
+           *     }
+           */
           'application/json': {
             verified: boolean;
             paymentInstrumentId: string | null;
@@ -26414,6 +30047,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /**
            * @default credit_card
@@ -26432,6 +30066,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "transactionId": "tx_8Kq2mVxT3nR5",
+           *       "orderId": "ord_8Kq2mVxT3nR5",
+           *       "outcome": "succeeded",
+           *       "declineType": "soft_decline",
+           *       "message": "message",
+           *       "paymentMethod": "paymentMethod",
+           *       "amount": 4990,
+           *       "currency": "BRL",
+           *       "paymentInstructions": {},
+           *       "qrCodeImage": "qrCodeImage",
+           *       "checkoutStatus": "checkoutStatus",
+           *       "subscription": {
+           *         "id": "sub_8Kq2mVxT3nR5",
+           *         "status": "status",
+           *         "trialEnd": "2026-11-25T14:03:12.345Z",
+           *         "nextBillingAt": "2026-11-25T14:03:12.345Z"
+           *       }
+           *     }
+           */
           'application/json': {
             transactionId: string;
             orderId: string | null;
@@ -26567,6 +30222,23 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "encryptedCard": {
+         *         "number": "number",
+         *         "cvc": "cvc",
+         *         "expiryMonth": "expiryMonth",
+         *         "expiryYear": "expiryYear"
+         *       },
+         *       "metadata": {
+         *         "brand": "visa",
+         *         "last4": "4242",
+         *         "expiryMonth": 1,
+         *         "expiryYear": 2000,
+         *         "bin": "424242"
+         *       }
+         *     }
+         */
         'application/json': {
           encryptedCard: {
             /** @description Compact JWE, ECDH-ES + A256GCM, to the session key */
@@ -26605,6 +30277,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "tokenId": "tok_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "purpose": "one_time",
+           *       "last4": "4242",
+           *       "card_brand": "visa",
+           *       "exp_month": "exp month",
+           *       "exp_year": "exp year",
+           *       "status": "active",
+           *       "expires_at": "2026-11-25T14:03:12.345Z",
+           *       "created_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             tokenId: string;
             merchant_id: string;
@@ -26740,6 +30426,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "tokenId": "tok_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "purpose": "one_time",
+           *       "last4": "4242",
+           *       "card_brand": "visa",
+           *       "exp_month": "exp month",
+           *       "exp_year": "exp year",
+           *       "status": "active",
+           *       "expires_at": "2026-11-25T14:03:12.345Z",
+           *       "created_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             tokenId: string;
             merchant_id: string;
@@ -26858,6 +30558,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "customer_id": "cust_8Kq2mVxT3nR5"
+         *     }
+         */
         'application/json': {
           /** @description cust_ identifier */
           customer_id: string;
@@ -26873,6 +30578,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "enrolment_token": "enrolment token",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "customer_id": "cust_8Kq2mVxT3nR5",
+           *       "expires_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @description Shown only here; single use; pass it as enrolmentToken */
             enrolment_token: string;
@@ -26997,6 +30710,40 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "pi_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "customer_id": "cust_8Kq2mVxT3nR5",
+           *           "instrument_type": "card",
+           *           "card_brand": "visa",
+           *           "card_type": "credit",
+           *           "last4": "4242",
+           *           "bin": "424242",
+           *           "issuer_country": "BR",
+           *           "exp_month": 12,
+           *           "exp_year": 2030,
+           *           "status": "active",
+           *           "created_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -27128,6 +30875,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "customer_id": "cust_8Kq2mVxT3nR5",
+         *       "card_ciphertext_id": "tok_8Kq2mVxT3nR5"
+         *     }
+         */
         'application/json': {
           /** @description cust_ identifier */
           customer_id: string;
@@ -27148,6 +30901,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "pi_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "customer_id": "cust_8Kq2mVxT3nR5",
+           *       "instrument_type": "card",
+           *       "card_brand": "visa",
+           *       "card_type": "credit",
+           *       "last4": "4242",
+           *       "bin": "424242",
+           *       "issuer_country": "BR",
+           *       "exp_month": 12,
+           *       "exp_year": 2030,
+           *       "status": "active",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "deduplicated": true
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -27283,6 +31054,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "pi_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "instrument_type": "card",
+           *         "card_brand": "visa",
+           *         "card_type": "credit",
+           *         "last4": "4242",
+           *         "bin": "424242",
+           *         "issuer_country": "BR",
+           *         "exp_month": 12,
+           *         "exp_year": 2030,
+           *         "status": "active",
+           *         "created_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -27511,6 +31304,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "status": "active"
+         *     }
+         */
         'application/json': {
           /** @enum {string} */
           status: 'active' | 'expired' | 'revoked';
@@ -27524,6 +31322,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "pi_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "instrument_type": "card",
+           *         "card_brand": "visa",
+           *         "card_type": "credit",
+           *         "last4": "4242",
+           *         "bin": "424242",
+           *         "issuer_country": "BR",
+           *         "exp_month": 12,
+           *         "exp_year": 2030,
+           *         "status": "active",
+           *         "created_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -27667,6 +31487,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "whc_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "url": "https://shop.example.com/webhooks/switchyard",
+           *           "description": "Ebook: the complete guide",
+           *           "event_filter": [
+           *             "event filter"
+           *           ],
+           *           "is_active": true,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z",
+           *           "last_triggered_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -27894,6 +31741,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whc_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "url": "https://shop.example.com/webhooks/switchyard",
+           *       "description": "Ebook: the complete guide",
+           *       "event_filter": [
+           *         "event filter"
+           *       ],
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "last_triggered_at": "2026-11-25T14:03:12.345Z",
+           *       "secret": "whsec_8Kq2mVxT3nR5"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -28031,6 +31894,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whc_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "url": "https://shop.example.com/webhooks/switchyard",
+           *       "description": "Ebook: the complete guide",
+           *       "event_filter": [
+           *         "event filter"
+           *       ],
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "last_triggered_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -28253,6 +32131,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description https URL (http to loopback only in local/test mode) */
           url?: string;
@@ -28310,6 +32189,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whc_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "url": "https://shop.example.com/webhooks/switchyard",
+           *       "description": "Ebook: the complete guide",
+           *       "event_filter": [
+           *         "event filter"
+           *       ],
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "last_triggered_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -28436,6 +32330,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "mrc_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "url": "https://shop.example.com/webhooks/switchyard",
+           *       "description": "Ebook: the complete guide",
+           *       "event_filter": [
+           *         "event filter"
+           *       ],
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "last_triggered_at": "2026-11-25T14:03:12.345Z",
+           *       "secret": "whsec_8Kq2mVxT3nR5"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -28573,6 +32483,42 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "whd_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "merchant_webhook_config_id": "whc_8Kq2mVxT3nR5",
+           *           "payment_transaction_id": "tx_8Kq2mVxT3nR5",
+           *           "order_id": "ord_8Kq2mVxT3nR5",
+           *           "event_type": "event type",
+           *           "livemode": true,
+           *           "payload": {},
+           *           "target_url": "target url",
+           *           "attempt_number": 1,
+           *           "http_status_code": 1,
+           *           "response_body": "response body",
+           *           "status": "success",
+           *           "next_retry_at": "2026-11-25T14:03:12.345Z",
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "sent_at": "2026-11-25T14:03:12.345Z",
+           *           "event_id": "evt_8Kq2mVxT3nR5",
+           *           "trigger": "automatic",
+           *           "error": "error",
+           *           "duration_ms": 1
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -28713,6 +32659,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event_id": "evt_8Kq2mVxT3nR5"
+         *     }
+         */
         'application/json': {
           /** @description evt_ identifier */
           event_id: string;
@@ -28726,6 +32677,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "merchant_webhook_config_id": "whc_8Kq2mVxT3nR5",
+           *       "event_id": "evt_8Kq2mVxT3nR5",
+           *       "status": "queued"
+           *     }
+           */
           'application/json': {
             merchant_webhook_config_id: string;
             event_id: string;
@@ -28838,6 +32796,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "since": "2026-11-25T14:03:12.345Z"
+         *     }
+         */
         'application/json': {
           /**
            * Format: date-time
@@ -28859,6 +32822,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "merchant_webhook_config_id": "whc_8Kq2mVxT3nR5",
+           *       "since": "2026-11-25T14:03:12.345Z",
+           *       "until": "2026-11-25T14:03:12.345Z",
+           *       "events_queued": 1
+           *     }
+           */
           'application/json': {
             merchant_webhook_config_id: string;
             /**
@@ -29029,6 +33000,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "evt_8Kq2mVxT3nR5",
+           *           "type": "transaction.created",
+           *           "livemode": true,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "data": {
+           *             "object": {}
+           *           },
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -29201,6 +33201,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "evt_8Kq2mVxT3nR5",
+           *         "type": "transaction.created",
+           *         "livemode": true,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "data": {
+           *           "object": {}
+           *         },
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -29393,6 +33410,71 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "tx_8Kq2mVxT3nR5",
+           *           "organization_id": "org_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "order_id": "ord_8Kq2mVxT3nR5",
+           *           "subscription_id": "sub_8Kq2mVxT3nR5",
+           *           "external_order_id": "ord_8Kq2mVxT3nR5",
+           *           "customer_id": "cust_8Kq2mVxT3nR5",
+           *           "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *           "amount": 4990,
+           *           "amount_authorized": 4990,
+           *           "amount_captured": 4990,
+           *           "amount_refunded": 4990,
+           *           "currency": "BRL",
+           *           "payment_method": "credit_card",
+           *           "wallet_type": "wallet type",
+           *           "charge_type": "charge type",
+           *           "livemode": true,
+           *           "country": "BR",
+           *           "status": "pending",
+           *           "capture": true,
+           *           "risk_score": 1,
+           *           "installments": 1,
+           *           "applied_routing_rule_id": "applied routing rule id",
+           *           "payment_instructions": {},
+           *           "failure_code": "failure code",
+           *           "failure_message": "failure message",
+           *           "metadata": {
+           *             "order_ref": "A-1042"
+           *           },
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z",
+           *           "timeline": [
+           *             {
+           *               "attempt_number": 1,
+           *               "is_fallback": true,
+           *               "connector_id": "conn_8Kq2mVxT3nR5",
+           *               "provider_slug": "provider_a",
+           *               "status": "pending",
+           *               "started_at": "2026-11-25T14:03:12.345Z",
+           *               "finished_at": "2026-11-25T14:03:12.345Z",
+           *               "error_category": "error category",
+           *               "error_code": "error code"
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -30009,6 +34091,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "tx_8Kq2mVxT3nR5",
+           *         "organization_id": "org_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "order_id": "ord_8Kq2mVxT3nR5",
+           *         "subscription_id": "sub_8Kq2mVxT3nR5",
+           *         "external_order_id": "ord_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *         "amount": 4990,
+           *         "amount_authorized": 4990,
+           *         "amount_captured": 4990,
+           *         "amount_refunded": 4990,
+           *         "currency": "BRL",
+           *         "payment_method": "credit_card",
+           *         "wallet_type": "wallet type",
+           *         "charge_type": "charge type",
+           *         "livemode": true,
+           *         "country": "BR",
+           *         "status": "pending",
+           *         "capture": true,
+           *         "risk_score": 1,
+           *         "installments": 1,
+           *         "applied_routing_rule_id": "applied routing rule id",
+           *         "payment_instructions": {},
+           *         "failure_code": "failure code",
+           *         "failure_message": "failure message",
+           *         "metadata": {
+           *           "order_ref": "A-1042"
+           *         },
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "timeline": [
+           *           {
+           *             "attempt_number": 1,
+           *             "is_fallback": true,
+           *             "connector_id": "conn_8Kq2mVxT3nR5",
+           *             "provider_slug": "provider_a",
+           *             "status": "pending",
+           *             "started_at": "2026-11-25T14:03:12.345Z",
+           *             "finished_at": "2026-11-25T14:03:12.345Z",
+           *             "error_category": "error category",
+           *             "error_code": "error code"
+           *           }
+           *         ]
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -30203,6 +34338,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "attempt_number": 1,
+           *           "is_fallback": true,
+           *           "connector_id": "conn_8Kq2mVxT3nR5",
+           *           "provider_slug": "provider_a",
+           *           "status": "pending",
+           *           "started_at": "2026-11-25T14:03:12.345Z",
+           *           "finished_at": "2026-11-25T14:03:12.345Z",
+           *           "error_category": "error category",
+           *           "error_code": "error code",
+           *           "routing_node_id": "rn_8Kq2mVxT3nR5",
+           *           "outcome": "outcome",
+           *           "provider_reference": "provider reference",
+           *           "error_message": "error message",
+           *           "three_ds_status": "three ds status",
+           *           "gateway_fee": 1
+           *         }
+           *       ],
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -30357,6 +34518,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "tx_8Kq2mVxT3nR5",
+           *         "organization_id": "org_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "order_id": "ord_8Kq2mVxT3nR5",
+           *         "subscription_id": "sub_8Kq2mVxT3nR5",
+           *         "external_order_id": "ord_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *         "amount": 4990,
+           *         "amount_authorized": 4990,
+           *         "amount_captured": 4990,
+           *         "amount_refunded": 4990,
+           *         "currency": "BRL",
+           *         "payment_method": "credit_card",
+           *         "wallet_type": "wallet type",
+           *         "charge_type": "charge type",
+           *         "livemode": true,
+           *         "country": "BR",
+           *         "status": "pending",
+           *         "capture": true,
+           *         "risk_score": 1,
+           *         "installments": 1,
+           *         "applied_routing_rule_id": "applied routing rule id",
+           *         "payment_instructions": {},
+           *         "failure_code": "failure code",
+           *         "failure_message": "failure message",
+           *         "metadata": {
+           *           "order_ref": "A-1042"
+           *         },
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "timeline": [
+           *           {
+           *             "attempt_number": 1,
+           *             "is_fallback": true,
+           *             "connector_id": "conn_8Kq2mVxT3nR5",
+           *             "provider_slug": "provider_a",
+           *             "status": "pending",
+           *             "started_at": "2026-11-25T14:03:12.345Z",
+           *             "finished_at": "2026-11-25T14:03:12.345Z",
+           *             "error_category": "error category",
+           *             "error_code": "error code"
+           *           }
+           *         ]
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -30653,6 +34867,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description mrc_ identifier */
           merchant_id?: string;
@@ -30667,6 +34882,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "tx_8Kq2mVxT3nR5",
+           *         "organization_id": "org_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "order_id": "ord_8Kq2mVxT3nR5",
+           *         "subscription_id": "sub_8Kq2mVxT3nR5",
+           *         "external_order_id": "ord_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *         "amount": 4990,
+           *         "amount_authorized": 4990,
+           *         "amount_captured": 4990,
+           *         "amount_refunded": 4990,
+           *         "currency": "BRL",
+           *         "payment_method": "credit_card",
+           *         "wallet_type": "wallet type",
+           *         "charge_type": "charge type",
+           *         "livemode": true,
+           *         "country": "BR",
+           *         "status": "pending",
+           *         "capture": true,
+           *         "risk_score": 1,
+           *         "installments": 1,
+           *         "applied_routing_rule_id": "applied routing rule id",
+           *         "payment_instructions": {},
+           *         "failure_code": "failure code",
+           *         "failure_message": "failure message",
+           *         "metadata": {
+           *           "order_ref": "A-1042"
+           *         },
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "timeline": [
+           *           {
+           *             "attempt_number": 1,
+           *             "is_fallback": true,
+           *             "connector_id": "conn_8Kq2mVxT3nR5",
+           *             "provider_slug": "provider_a",
+           *             "status": "pending",
+           *             "started_at": "2026-11-25T14:03:12.345Z",
+           *             "finished_at": "2026-11-25T14:03:12.345Z",
+           *             "error_category": "error category",
+           *             "error_code": "error code"
+           *           }
+           *         ]
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -30970,6 +35238,40 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "ref_8Kq2mVxT3nR5",
+           *           "transaction_id": "tx_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "amount": 4990,
+           *           "currency": "BRL",
+           *           "status": "pending",
+           *           "reason": "reason",
+           *           "error_code": "error code",
+           *           "metadata": {
+           *             "order_ref": "A-1042"
+           *           },
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -31342,6 +35644,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "ref_8Kq2mVxT3nR5",
+           *         "transaction_id": "tx_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "amount": 4990,
+           *         "currency": "BRL",
+           *         "status": "pending",
+           *         "reason": "reason",
+           *         "error_code": "error code",
+           *         "metadata": {
+           *           "order_ref": "A-1042"
+           *         },
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -31497,6 +35821,43 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "ord_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "organization_id": "org_8Kq2mVxT3nR5",
+           *           "customer_id": "cust_8Kq2mVxT3nR5",
+           *           "external_order_id": "ord_8Kq2mVxT3nR5",
+           *           "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *           "order_type": "api",
+           *           "recurrence": "none",
+           *           "total_amount": 4990,
+           *           "currency": "BRL",
+           *           "status": "pending",
+           *           "metadata": {
+           *             "order_ref": "A-1042"
+           *           },
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -31650,6 +36011,63 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "ord_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "organization_id": "org_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "external_order_id": "ord_8Kq2mVxT3nR5",
+           *         "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *         "order_type": "api",
+           *         "recurrence": "none",
+           *         "total_amount": 4990,
+           *         "currency": "BRL",
+           *         "status": "pending",
+           *         "metadata": {
+           *           "order_ref": "A-1042"
+           *         },
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z",
+           *         "items": [
+           *           {
+           *             "id": "cki_8Kq2mVxT3nR5",
+           *             "product_id": "prd_8Kq2mVxT3nR5",
+           *             "offer_id": "ofr_8Kq2mVxT3nR5",
+           *             "product_name": "Ebook",
+           *             "offer_name": "Ebook",
+           *             "billing_cycle": "monthly",
+           *             "cycle_limit": 1,
+           *             "is_first_charge": true,
+           *             "quantity": 1,
+           *             "unit_amount": 4990,
+           *             "total_amount": 4990,
+           *             "currency": "BRL",
+           *             "installments": 1,
+           *             "created_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ],
+           *         "status_history": [
+           *           {
+           *             "from_status": "from status",
+           *             "to_status": "to status",
+           *             "triggered_by": "triggered by",
+           *             "actor": {
+           *               "id": "ord_8Kq2mVxT3nR5",
+           *               "type": "type",
+           *               "name": "Maria Silva",
+           *               "email": "maria.silva@example.com"
+           *             },
+           *             "created_at": "2026-11-25T14:03:12.345Z"
+           *           }
+           *         ]
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -31847,6 +36265,61 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "sub_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "customer_id": "cust_8Kq2mVxT3nR5",
+           *           "customer_name": "Maria Silva",
+           *           "customer_email": "maria.silva@example.com",
+           *           "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *           "offer_name": "Ebook",
+           *           "product_id": "prd_8Kq2mVxT3nR5",
+           *           "product_name": "Ebook",
+           *           "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *           "billing_cycle": "daily",
+           *           "currency": "BRL",
+           *           "livemode": true,
+           *           "current_amount": 4990,
+           *           "current_period_start": "2026-11-25T14:03:12.345Z",
+           *           "current_period_end": "2026-11-25T14:03:12.345Z",
+           *           "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *           "billing_anchor_day": 1,
+           *           "trial_start": "2026-11-25T14:03:12.345Z",
+           *           "trial_end": "2026-11-25T14:03:12.345Z",
+           *           "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *           "dunning_attempt_count": 1,
+           *           "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *           "cycles_completed": 1,
+           *           "cycle_limit": 1,
+           *           "status": "trialing",
+           *           "cancel_at_period_end": true,
+           *           "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *           "cancellation_reason": "cancellation reason",
+           *           "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *           "preferred_connector_name": "preferred connector name",
+           *           "preferred_installments": 1,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -32041,6 +36514,49 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "sub_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "customer_name": "Maria Silva",
+           *         "customer_email": "maria.silva@example.com",
+           *         "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "offer_name": "Ebook",
+           *         "product_id": "prd_8Kq2mVxT3nR5",
+           *         "product_name": "Ebook",
+           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *         "billing_cycle": "daily",
+           *         "currency": "BRL",
+           *         "livemode": true,
+           *         "current_amount": 4990,
+           *         "current_period_start": "2026-11-25T14:03:12.345Z",
+           *         "current_period_end": "2026-11-25T14:03:12.345Z",
+           *         "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *         "billing_anchor_day": 1,
+           *         "trial_start": "2026-11-25T14:03:12.345Z",
+           *         "trial_end": "2026-11-25T14:03:12.345Z",
+           *         "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *         "dunning_attempt_count": 1,
+           *         "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *         "cycles_completed": 1,
+           *         "cycle_limit": 1,
+           *         "status": "trialing",
+           *         "cancel_at_period_end": true,
+           *         "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *         "cancellation_reason": "cancellation reason",
+           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *         "preferred_connector_name": "preferred connector name",
+           *         "preferred_installments": 1,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -32235,6 +36751,47 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "sub_8Kq2mVxT3nR5",
+           *           "subscription_id": "sub_8Kq2mVxT3nR5",
+           *           "transition_type": "creation",
+           *           "from_offer_id": "ofr_8Kq2mVxT3nR5",
+           *           "to_offer_id": "ofr_8Kq2mVxT3nR5",
+           *           "from_status": "trialing",
+           *           "to_status": "trialing",
+           *           "triggered_by": "customer",
+           *           "actor": {
+           *             "id": "sub_8Kq2mVxT3nR5",
+           *             "type": "type",
+           *             "name": "Maria Silva",
+           *             "email": "maria.silva@example.com"
+           *           },
+           *           "order_id": "ord_8Kq2mVxT3nR5",
+           *           "reason": "reason",
+           *           "metadata": {
+           *             "order_ref": "A-1042"
+           *           },
+           *           "created_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -32411,6 +36968,49 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "sub_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "customer_name": "Maria Silva",
+           *         "customer_email": "maria.silva@example.com",
+           *         "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "offer_name": "Ebook",
+           *         "product_id": "prd_8Kq2mVxT3nR5",
+           *         "product_name": "Ebook",
+           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *         "billing_cycle": "daily",
+           *         "currency": "BRL",
+           *         "livemode": true,
+           *         "current_amount": 4990,
+           *         "current_period_start": "2026-11-25T14:03:12.345Z",
+           *         "current_period_end": "2026-11-25T14:03:12.345Z",
+           *         "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *         "billing_anchor_day": 1,
+           *         "trial_start": "2026-11-25T14:03:12.345Z",
+           *         "trial_end": "2026-11-25T14:03:12.345Z",
+           *         "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *         "dunning_attempt_count": 1,
+           *         "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *         "cycles_completed": 1,
+           *         "cycle_limit": 1,
+           *         "status": "trialing",
+           *         "cancel_at_period_end": true,
+           *         "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *         "cancellation_reason": "cancellation reason",
+           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *         "preferred_connector_name": "preferred connector name",
+           *         "preferred_installments": 1,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -32621,6 +37221,49 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "sub_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "customer_name": "Maria Silva",
+           *         "customer_email": "maria.silva@example.com",
+           *         "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "offer_name": "Ebook",
+           *         "product_id": "prd_8Kq2mVxT3nR5",
+           *         "product_name": "Ebook",
+           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *         "billing_cycle": "daily",
+           *         "currency": "BRL",
+           *         "livemode": true,
+           *         "current_amount": 4990,
+           *         "current_period_start": "2026-11-25T14:03:12.345Z",
+           *         "current_period_end": "2026-11-25T14:03:12.345Z",
+           *         "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *         "billing_anchor_day": 1,
+           *         "trial_start": "2026-11-25T14:03:12.345Z",
+           *         "trial_end": "2026-11-25T14:03:12.345Z",
+           *         "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *         "dunning_attempt_count": 1,
+           *         "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *         "cycles_completed": 1,
+           *         "cycle_limit": 1,
+           *         "status": "trialing",
+           *         "cancel_at_period_end": true,
+           *         "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *         "cancellation_reason": "cancellation reason",
+           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *         "preferred_connector_name": "preferred connector name",
+           *         "preferred_installments": 1,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -32836,6 +37479,49 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "sub_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "customer_name": "Maria Silva",
+           *         "customer_email": "maria.silva@example.com",
+           *         "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "offer_name": "Ebook",
+           *         "product_id": "prd_8Kq2mVxT3nR5",
+           *         "product_name": "Ebook",
+           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *         "billing_cycle": "daily",
+           *         "currency": "BRL",
+           *         "livemode": true,
+           *         "current_amount": 4990,
+           *         "current_period_start": "2026-11-25T14:03:12.345Z",
+           *         "current_period_end": "2026-11-25T14:03:12.345Z",
+           *         "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *         "billing_anchor_day": 1,
+           *         "trial_start": "2026-11-25T14:03:12.345Z",
+           *         "trial_end": "2026-11-25T14:03:12.345Z",
+           *         "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *         "dunning_attempt_count": 1,
+           *         "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *         "cycles_completed": 1,
+           *         "cycle_limit": 1,
+           *         "status": "trialing",
+           *         "cancel_at_period_end": true,
+           *         "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *         "cancellation_reason": "cancellation reason",
+           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *         "preferred_connector_name": "preferred connector name",
+           *         "preferred_installments": 1,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -33046,6 +37732,49 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "sub_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "customer_name": "Maria Silva",
+           *         "customer_email": "maria.silva@example.com",
+           *         "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "offer_name": "Ebook",
+           *         "product_id": "prd_8Kq2mVxT3nR5",
+           *         "product_name": "Ebook",
+           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *         "billing_cycle": "daily",
+           *         "currency": "BRL",
+           *         "livemode": true,
+           *         "current_amount": 4990,
+           *         "current_period_start": "2026-11-25T14:03:12.345Z",
+           *         "current_period_end": "2026-11-25T14:03:12.345Z",
+           *         "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *         "billing_anchor_day": 1,
+           *         "trial_start": "2026-11-25T14:03:12.345Z",
+           *         "trial_end": "2026-11-25T14:03:12.345Z",
+           *         "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *         "dunning_attempt_count": 1,
+           *         "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *         "cycles_completed": 1,
+           *         "cycle_limit": 1,
+           *         "status": "trialing",
+           *         "cancel_at_period_end": true,
+           *         "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *         "cancellation_reason": "cancellation reason",
+           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *         "preferred_connector_name": "preferred connector name",
+           *         "preferred_installments": 1,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -33262,6 +37991,49 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "sub_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "customer_name": "Maria Silva",
+           *         "customer_email": "maria.silva@example.com",
+           *         "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "offer_name": "Ebook",
+           *         "product_id": "prd_8Kq2mVxT3nR5",
+           *         "product_name": "Ebook",
+           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *         "billing_cycle": "daily",
+           *         "currency": "BRL",
+           *         "livemode": true,
+           *         "current_amount": 4990,
+           *         "current_period_start": "2026-11-25T14:03:12.345Z",
+           *         "current_period_end": "2026-11-25T14:03:12.345Z",
+           *         "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *         "billing_anchor_day": 1,
+           *         "trial_start": "2026-11-25T14:03:12.345Z",
+           *         "trial_end": "2026-11-25T14:03:12.345Z",
+           *         "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *         "dunning_attempt_count": 1,
+           *         "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *         "cycles_completed": 1,
+           *         "cycle_limit": 1,
+           *         "status": "trialing",
+           *         "cancel_at_period_end": true,
+           *         "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *         "cancellation_reason": "cancellation reason",
+           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *         "preferred_connector_name": "preferred connector name",
+           *         "preferred_installments": 1,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -33478,6 +38250,49 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "sub_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "customer_id": "cust_8Kq2mVxT3nR5",
+           *         "customer_name": "Maria Silva",
+           *         "customer_email": "maria.silva@example.com",
+           *         "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *         "offer_name": "Ebook",
+           *         "product_id": "prd_8Kq2mVxT3nR5",
+           *         "product_name": "Ebook",
+           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *         "billing_cycle": "daily",
+           *         "currency": "BRL",
+           *         "livemode": true,
+           *         "current_amount": 4990,
+           *         "current_period_start": "2026-11-25T14:03:12.345Z",
+           *         "current_period_end": "2026-11-25T14:03:12.345Z",
+           *         "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *         "billing_anchor_day": 1,
+           *         "trial_start": "2026-11-25T14:03:12.345Z",
+           *         "trial_end": "2026-11-25T14:03:12.345Z",
+           *         "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *         "dunning_attempt_count": 1,
+           *         "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *         "cycles_completed": 1,
+           *         "cycle_limit": 1,
+           *         "status": "trialing",
+           *         "cancel_at_period_end": true,
+           *         "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *         "cancellation_reason": "cancellation reason",
+           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *         "preferred_connector_name": "preferred connector name",
+           *         "preferred_installments": 1,
+           *         "created_at": "2026-11-25T14:03:12.345Z",
+           *         "updated_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -33685,6 +38500,58 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "sub_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "customer_id": "cust_8Kq2mVxT3nR5",
+           *           "customer_name": "Maria Silva",
+           *           "customer_email": "maria.silva@example.com",
+           *           "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *           "offer_name": "Ebook",
+           *           "product_id": "prd_8Kq2mVxT3nR5",
+           *           "product_name": "Ebook",
+           *           "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *           "billing_cycle": "daily",
+           *           "currency": "BRL",
+           *           "livemode": true,
+           *           "current_amount": 4990,
+           *           "current_period_start": "2026-11-25T14:03:12.345Z",
+           *           "current_period_end": "2026-11-25T14:03:12.345Z",
+           *           "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *           "billing_anchor_day": 1,
+           *           "trial_start": "2026-11-25T14:03:12.345Z",
+           *           "trial_end": "2026-11-25T14:03:12.345Z",
+           *           "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *           "dunning_attempt_count": 1,
+           *           "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *           "cycles_completed": 1,
+           *           "cycle_limit": 1,
+           *           "status": "trialing",
+           *           "cancel_at_period_end": true,
+           *           "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *           "cancellation_reason": "cancellation reason",
+           *           "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *           "preferred_connector_name": "preferred connector name",
+           *           "preferred_installments": 1,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z",
+           *           "preferred_connector_id": "conn_8Kq2mVxT3nR5",
+           *           "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -33873,6 +38740,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "customer_id": "cust_8Kq2mVxT3nR5",
+           *       "customer_name": "Maria Silva",
+           *       "customer_email": "maria.silva@example.com",
+           *       "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *       "offer_name": "Ebook",
+           *       "product_id": "prd_8Kq2mVxT3nR5",
+           *       "product_name": "Ebook",
+           *       "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *       "billing_cycle": "daily",
+           *       "currency": "BRL",
+           *       "livemode": true,
+           *       "current_amount": 4990,
+           *       "current_period_start": "2026-11-25T14:03:12.345Z",
+           *       "current_period_end": "2026-11-25T14:03:12.345Z",
+           *       "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *       "billing_anchor_day": 1,
+           *       "trial_start": "2026-11-25T14:03:12.345Z",
+           *       "trial_end": "2026-11-25T14:03:12.345Z",
+           *       "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *       "dunning_attempt_count": 1,
+           *       "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *       "cycles_completed": 1,
+           *       "cycle_limit": 1,
+           *       "status": "trialing",
+           *       "cancel_at_period_end": true,
+           *       "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *       "cancellation_reason": "cancellation reason",
+           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *       "preferred_connector_name": "preferred connector name",
+           *       "preferred_installments": 1,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "preferred_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -34061,6 +38968,42 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "sub_8Kq2mVxT3nR5",
+           *           "subscription_id": "sub_8Kq2mVxT3nR5",
+           *           "transition_type": "creation",
+           *           "from_offer_id": "ofr_8Kq2mVxT3nR5",
+           *           "to_offer_id": "ofr_8Kq2mVxT3nR5",
+           *           "from_status": "trialing",
+           *           "to_status": "trialing",
+           *           "triggered_by": "customer",
+           *           "actor": {
+           *             "id": "sub_8Kq2mVxT3nR5",
+           *             "type": "type",
+           *             "name": "Maria Silva",
+           *             "email": "maria.silva@example.com"
+           *           },
+           *           "order_id": "ord_8Kq2mVxT3nR5",
+           *           "reason": "reason",
+           *           "metadata": {
+           *             "order_ref": "A-1042"
+           *           },
+           *           "created_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -34225,6 +39168,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "customer_id": "cust_8Kq2mVxT3nR5",
+           *       "customer_name": "Maria Silva",
+           *       "customer_email": "maria.silva@example.com",
+           *       "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *       "offer_name": "Ebook",
+           *       "product_id": "prd_8Kq2mVxT3nR5",
+           *       "product_name": "Ebook",
+           *       "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *       "billing_cycle": "daily",
+           *       "currency": "BRL",
+           *       "livemode": true,
+           *       "current_amount": 4990,
+           *       "current_period_start": "2026-11-25T14:03:12.345Z",
+           *       "current_period_end": "2026-11-25T14:03:12.345Z",
+           *       "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *       "billing_anchor_day": 1,
+           *       "trial_start": "2026-11-25T14:03:12.345Z",
+           *       "trial_end": "2026-11-25T14:03:12.345Z",
+           *       "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *       "dunning_attempt_count": 1,
+           *       "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *       "cycles_completed": 1,
+           *       "cycle_limit": 1,
+           *       "status": "trialing",
+           *       "cancel_at_period_end": true,
+           *       "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *       "cancellation_reason": "cancellation reason",
+           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *       "preferred_connector_name": "preferred connector name",
+           *       "preferred_installments": 1,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "preferred_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -34424,6 +39407,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "customer_id": "cust_8Kq2mVxT3nR5",
+           *       "customer_name": "Maria Silva",
+           *       "customer_email": "maria.silva@example.com",
+           *       "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *       "offer_name": "Ebook",
+           *       "product_id": "prd_8Kq2mVxT3nR5",
+           *       "product_name": "Ebook",
+           *       "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *       "billing_cycle": "daily",
+           *       "currency": "BRL",
+           *       "livemode": true,
+           *       "current_amount": 4990,
+           *       "current_period_start": "2026-11-25T14:03:12.345Z",
+           *       "current_period_end": "2026-11-25T14:03:12.345Z",
+           *       "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *       "billing_anchor_day": 1,
+           *       "trial_start": "2026-11-25T14:03:12.345Z",
+           *       "trial_end": "2026-11-25T14:03:12.345Z",
+           *       "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *       "dunning_attempt_count": 1,
+           *       "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *       "cycles_completed": 1,
+           *       "cycle_limit": 1,
+           *       "status": "trialing",
+           *       "cancel_at_period_end": true,
+           *       "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *       "cancellation_reason": "cancellation reason",
+           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *       "preferred_connector_name": "preferred connector name",
+           *       "preferred_installments": 1,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "preferred_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -34629,6 +39652,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "customer_id": "cust_8Kq2mVxT3nR5",
+           *       "customer_name": "Maria Silva",
+           *       "customer_email": "maria.silva@example.com",
+           *       "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *       "offer_name": "Ebook",
+           *       "product_id": "prd_8Kq2mVxT3nR5",
+           *       "product_name": "Ebook",
+           *       "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *       "billing_cycle": "daily",
+           *       "currency": "BRL",
+           *       "livemode": true,
+           *       "current_amount": 4990,
+           *       "current_period_start": "2026-11-25T14:03:12.345Z",
+           *       "current_period_end": "2026-11-25T14:03:12.345Z",
+           *       "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *       "billing_anchor_day": 1,
+           *       "trial_start": "2026-11-25T14:03:12.345Z",
+           *       "trial_end": "2026-11-25T14:03:12.345Z",
+           *       "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *       "dunning_attempt_count": 1,
+           *       "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *       "cycles_completed": 1,
+           *       "cycle_limit": 1,
+           *       "status": "trialing",
+           *       "cancel_at_period_end": true,
+           *       "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *       "cancellation_reason": "cancellation reason",
+           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *       "preferred_connector_name": "preferred connector name",
+           *       "preferred_installments": 1,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "preferred_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -34828,6 +39891,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "customer_id": "cust_8Kq2mVxT3nR5",
+           *       "customer_name": "Maria Silva",
+           *       "customer_email": "maria.silva@example.com",
+           *       "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *       "offer_name": "Ebook",
+           *       "product_id": "prd_8Kq2mVxT3nR5",
+           *       "product_name": "Ebook",
+           *       "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *       "billing_cycle": "daily",
+           *       "currency": "BRL",
+           *       "livemode": true,
+           *       "current_amount": 4990,
+           *       "current_period_start": "2026-11-25T14:03:12.345Z",
+           *       "current_period_end": "2026-11-25T14:03:12.345Z",
+           *       "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *       "billing_anchor_day": 1,
+           *       "trial_start": "2026-11-25T14:03:12.345Z",
+           *       "trial_end": "2026-11-25T14:03:12.345Z",
+           *       "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *       "dunning_attempt_count": 1,
+           *       "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *       "cycles_completed": 1,
+           *       "cycle_limit": 1,
+           *       "status": "trialing",
+           *       "cancel_at_period_end": true,
+           *       "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *       "cancellation_reason": "cancellation reason",
+           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *       "preferred_connector_name": "preferred connector name",
+           *       "preferred_installments": 1,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "preferred_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -35034,6 +40137,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "customer_id": "cust_8Kq2mVxT3nR5",
+           *       "customer_name": "Maria Silva",
+           *       "customer_email": "maria.silva@example.com",
+           *       "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *       "offer_name": "Ebook",
+           *       "product_id": "prd_8Kq2mVxT3nR5",
+           *       "product_name": "Ebook",
+           *       "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *       "billing_cycle": "daily",
+           *       "currency": "BRL",
+           *       "livemode": true,
+           *       "current_amount": 4990,
+           *       "current_period_start": "2026-11-25T14:03:12.345Z",
+           *       "current_period_end": "2026-11-25T14:03:12.345Z",
+           *       "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *       "billing_anchor_day": 1,
+           *       "trial_start": "2026-11-25T14:03:12.345Z",
+           *       "trial_end": "2026-11-25T14:03:12.345Z",
+           *       "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *       "dunning_attempt_count": 1,
+           *       "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *       "cycles_completed": 1,
+           *       "cycle_limit": 1,
+           *       "status": "trialing",
+           *       "cancel_at_period_end": true,
+           *       "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *       "cancellation_reason": "cancellation reason",
+           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *       "preferred_connector_name": "preferred connector name",
+           *       "preferred_installments": 1,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "preferred_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -35240,6 +40383,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "customer_id": "cust_8Kq2mVxT3nR5",
+           *       "customer_name": "Maria Silva",
+           *       "customer_email": "maria.silva@example.com",
+           *       "current_offer_id": "ofr_8Kq2mVxT3nR5",
+           *       "offer_name": "Ebook",
+           *       "product_id": "prd_8Kq2mVxT3nR5",
+           *       "product_name": "Ebook",
+           *       "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *       "billing_cycle": "daily",
+           *       "currency": "BRL",
+           *       "livemode": true,
+           *       "current_amount": 4990,
+           *       "current_period_start": "2026-11-25T14:03:12.345Z",
+           *       "current_period_end": "2026-11-25T14:03:12.345Z",
+           *       "next_billing_at": "2026-11-25T14:03:12.345Z",
+           *       "billing_anchor_day": 1,
+           *       "trial_start": "2026-11-25T14:03:12.345Z",
+           *       "trial_end": "2026-11-25T14:03:12.345Z",
+           *       "dunning_started_at": "2026-11-25T14:03:12.345Z",
+           *       "dunning_attempt_count": 1,
+           *       "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
+           *       "cycles_completed": 1,
+           *       "cycle_limit": 1,
+           *       "status": "trialing",
+           *       "cancel_at_period_end": true,
+           *       "cancelled_at": "2026-11-25T14:03:12.345Z",
+           *       "cancellation_reason": "cancellation reason",
+           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *       "preferred_connector_name": "preferred connector name",
+           *       "preferred_installments": 1,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "preferred_connector_id": "conn_8Kq2mVxT3nR5",
+           *       "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -35436,6 +40619,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "clk_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "name": "yearly run",
+           *           "frozen_time": "2026-11-25T14:03:12.345Z",
+           *           "status": "ready",
+           *           "created_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "pagination": {
+           *           "page": 1,
+           *           "limit": 20,
+           *           "total": 1,
+           *           "total_pages": 1,
+           *           "has_next": false,
+           *           "has_prev": false
+           *         }
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -35563,6 +40773,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "frozen_time": "2026-11-25T14:03:12.345Z"
+         *     }
+         */
         'application/json': {
           /** @description mrc_ identifier */
           merchant_id?: string;
@@ -35618,6 +40833,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "clk_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "name": "yearly run",
+           *         "frozen_time": "2026-11-25T14:03:12.345Z",
+           *         "status": "ready",
+           *         "created_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -35758,6 +40988,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "clk_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "name": "yearly run",
+           *         "frozen_time": "2026-11-25T14:03:12.345Z",
+           *         "status": "ready",
+           *         "created_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -35984,6 +41229,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "frozen_time": "2026-11-25T14:03:12.345Z"
+         *     }
+         */
         'application/json': {
           /** @description mrc_ identifier */
           merchant_id?: string;
@@ -36002,6 +41252,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "clk_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "name": "yearly run",
+           *         "frozen_time": "2026-11-25T14:03:12.345Z",
+           *         "status": "ready",
+           *         "created_at": "2026-11-25T14:03:12.345Z"
+           *       },
+           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
+           *       "timestamp": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @constant */
             success: true;
@@ -36140,6 +41405,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "test_clock": {
+           *         "id": "clk_8Kq2mVxT3nR5",
+           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *         "name": "Maria Silva",
+           *         "frozen_time": "2026-11-25T14:03:12.345Z",
+           *         "status": "ready",
+           *         "created_at": "2026-11-25T14:03:12.345Z"
+           *       }
+           *     }
+           */
           'application/json': {
             test_clock: {
               id: string;
@@ -36258,6 +41535,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "frozen_time": "2026-11-25T14:03:12.345Z"
+         *     }
+         */
         'application/json': {
           /**
            * Format: date-time
@@ -36274,6 +41556,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "clk_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "name": "yearly run",
+           *       "frozen_time": "2026-11-25T14:03:12.345Z",
+           *       "status": "ready",
+           *       "created_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -36405,6 +41697,77 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "livemode": true,
+           *       "from": "2026-11-25",
+           *       "to": "2026-11-25",
+           *       "days": [
+           *         {
+           *           "date": "2026-11-25",
+           *           "approved": 1,
+           *           "declined": 1,
+           *           "approval_rate": 1,
+           *           "volume": [
+           *             {
+           *               "currency": "BRL",
+           *               "amount": 4990
+           *             }
+           *           ],
+           *           "active_subscriptions": 1,
+           *           "entered_dunning": 1,
+           *           "recovered": 1
+           *         }
+           *       ],
+           *       "payments": {
+           *         "approved": 1,
+           *         "declined": 1,
+           *         "approval_rate": 1,
+           *         "volume": [
+           *           {
+           *             "currency": "BRL",
+           *             "amount": 4990
+           *           }
+           *         ]
+           *       },
+           *       "connectors": [
+           *         {
+           *           "connector_id": "conn_8Kq2mVxT3nR5",
+           *           "name": "Sandbox",
+           *           "provider_slug": "provider_a",
+           *           "attempts": 1,
+           *           "approved": 1,
+           *           "declined": 1,
+           *           "errors": 1,
+           *           "approval_rate": 1,
+           *           "volume": [
+           *             {
+           *               "currency": "BRL",
+           *               "amount": 4990
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "subscriptions": {
+           *         "active": 1,
+           *         "in_dunning": 1,
+           *         "mrr": [
+           *           {
+           *             "currency": "BRL",
+           *             "amount": 4990
+           *           }
+           *         ],
+           *         "mrr_in_dunning": [
+           *           {
+           *             "currency": "BRL",
+           *             "amount": 4990
+           *           }
+           *         ],
+           *         "entered_dunning": 1,
+           *         "recovered": 1
+           *       }
+           *     }
+           */
           'application/json': {
             /** @description The mode shown: true for live data, false for test data */
             livemode: boolean;
@@ -36580,6 +41943,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "mrc_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "action": "action",
+           *           "actor": {
+           *             "type": "api_key",
+           *             "id": "mrc_8Kq2mVxT3nR5"
+           *           },
+           *           "changes": {},
+           *           "created_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -36731,6 +42119,68 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "tx_8Kq2mVxT3nR5",
+           *           "organization_id": "org_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "order_id": "ord_8Kq2mVxT3nR5",
+           *           "subscription_id": "sub_8Kq2mVxT3nR5",
+           *           "external_order_id": "ord_8Kq2mVxT3nR5",
+           *           "customer_id": "cust_8Kq2mVxT3nR5",
+           *           "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *           "amount": 4990,
+           *           "amount_authorized": 4990,
+           *           "amount_captured": 4990,
+           *           "amount_refunded": 4990,
+           *           "currency": "BRL",
+           *           "payment_method": "credit_card",
+           *           "wallet_type": "wallet type",
+           *           "charge_type": "charge type",
+           *           "livemode": true,
+           *           "country": "BR",
+           *           "status": "pending",
+           *           "capture": true,
+           *           "risk_score": 1,
+           *           "installments": 1,
+           *           "applied_routing_rule_id": "applied routing rule id",
+           *           "payment_instructions": {},
+           *           "failure_code": "failure code",
+           *           "failure_message": "failure message",
+           *           "metadata": {
+           *             "order_ref": "A-1042"
+           *           },
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z",
+           *           "timeline": [
+           *             {
+           *               "attempt_number": 1,
+           *               "is_fallback": true,
+           *               "connector_id": "conn_8Kq2mVxT3nR5",
+           *               "provider_slug": "provider_a",
+           *               "status": "pending",
+           *               "started_at": "2026-11-25T14:03:12.345Z",
+           *               "finished_at": "2026-11-25T14:03:12.345Z",
+           *               "error_category": "error category",
+           *               "error_code": "error code"
+           *             }
+           *           ],
+           *           "customer_name": "Maria Silva",
+           *           "customer_email": "maria.silva@example.com"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -36923,6 +42373,56 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "tx_8Kq2mVxT3nR5",
+           *       "organization_id": "org_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "order_id": "ord_8Kq2mVxT3nR5",
+           *       "subscription_id": "sub_8Kq2mVxT3nR5",
+           *       "external_order_id": "ord_8Kq2mVxT3nR5",
+           *       "customer_id": "cust_8Kq2mVxT3nR5",
+           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *       "amount": 4990,
+           *       "amount_authorized": 4990,
+           *       "amount_captured": 4990,
+           *       "amount_refunded": 4990,
+           *       "currency": "BRL",
+           *       "payment_method": "credit_card",
+           *       "wallet_type": "wallet type",
+           *       "charge_type": "charge type",
+           *       "livemode": true,
+           *       "country": "BR",
+           *       "status": "pending",
+           *       "capture": true,
+           *       "risk_score": 1,
+           *       "installments": 1,
+           *       "applied_routing_rule_id": "applied routing rule id",
+           *       "payment_instructions": {},
+           *       "failure_code": "failure code",
+           *       "failure_message": "failure message",
+           *       "metadata": {
+           *         "order_ref": "A-1042"
+           *       },
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "timeline": [
+           *         {
+           *           "attempt_number": 1,
+           *           "is_fallback": true,
+           *           "connector_id": "conn_8Kq2mVxT3nR5",
+           *           "provider_slug": "provider_a",
+           *           "status": "pending",
+           *           "started_at": "2026-11-25T14:03:12.345Z",
+           *           "finished_at": "2026-11-25T14:03:12.345Z",
+           *           "error_category": "error category",
+           *           "error_code": "error code"
+           *         }
+           *       ],
+           *       "customer_name": "Maria Silva",
+           *       "customer_email": "maria.silva@example.com"
+           *     }
+           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -37112,6 +42612,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "attempt_number": 1,
+           *         "is_fallback": true,
+           *         "connector_id": "conn_8Kq2mVxT3nR5",
+           *         "provider_slug": "provider_a",
+           *         "status": "pending",
+           *         "started_at": "2026-11-25T14:03:12.345Z",
+           *         "finished_at": "2026-11-25T14:03:12.345Z",
+           *         "error_category": "error category",
+           *         "error_code": "error code",
+           *         "routing_node_id": "rn_8Kq2mVxT3nR5",
+           *         "outcome": "outcome",
+           *         "provider_reference": "provider reference",
+           *         "error_message": "error message",
+           *         "three_ds_status": "three ds status",
+           *         "gateway_fee": 1,
+           *         "connector_name": "connector name"
+           *       }
+           *     ]
+           */
           'application/json': {
             attempt_number: number;
             is_fallback: boolean;
@@ -37259,6 +42781,54 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "tx_8Kq2mVxT3nR5",
+           *       "organization_id": "org_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "order_id": "ord_8Kq2mVxT3nR5",
+           *       "subscription_id": "sub_8Kq2mVxT3nR5",
+           *       "external_order_id": "ord_8Kq2mVxT3nR5",
+           *       "customer_id": "cust_8Kq2mVxT3nR5",
+           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *       "amount": 4990,
+           *       "amount_authorized": 4990,
+           *       "amount_captured": 4990,
+           *       "amount_refunded": 4990,
+           *       "currency": "BRL",
+           *       "payment_method": "credit_card",
+           *       "wallet_type": "wallet type",
+           *       "charge_type": "charge type",
+           *       "livemode": true,
+           *       "country": "BR",
+           *       "status": "pending",
+           *       "capture": true,
+           *       "risk_score": 1,
+           *       "installments": 1,
+           *       "applied_routing_rule_id": "applied routing rule id",
+           *       "payment_instructions": {},
+           *       "failure_code": "failure code",
+           *       "failure_message": "failure message",
+           *       "metadata": {
+           *         "order_ref": "A-1042"
+           *       },
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "timeline": [
+           *         {
+           *           "attempt_number": 1,
+           *           "is_fallback": true,
+           *           "connector_id": "conn_8Kq2mVxT3nR5",
+           *           "provider_slug": "provider_a",
+           *           "status": "pending",
+           *           "started_at": "2026-11-25T14:03:12.345Z",
+           *           "finished_at": "2026-11-25T14:03:12.345Z",
+           *           "error_category": "error category",
+           *           "error_code": "error code"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -37541,6 +43111,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           idempotency_key?: string;
         };
@@ -37553,6 +43124,54 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "tx_8Kq2mVxT3nR5",
+           *       "organization_id": "org_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "order_id": "ord_8Kq2mVxT3nR5",
+           *       "subscription_id": "sub_8Kq2mVxT3nR5",
+           *       "external_order_id": "ord_8Kq2mVxT3nR5",
+           *       "customer_id": "cust_8Kq2mVxT3nR5",
+           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
+           *       "amount": 4990,
+           *       "amount_authorized": 4990,
+           *       "amount_captured": 4990,
+           *       "amount_refunded": 4990,
+           *       "currency": "BRL",
+           *       "payment_method": "credit_card",
+           *       "wallet_type": "wallet type",
+           *       "charge_type": "charge type",
+           *       "livemode": true,
+           *       "country": "BR",
+           *       "status": "pending",
+           *       "capture": true,
+           *       "risk_score": 1,
+           *       "installments": 1,
+           *       "applied_routing_rule_id": "applied routing rule id",
+           *       "payment_instructions": {},
+           *       "failure_code": "failure code",
+           *       "failure_message": "failure message",
+           *       "metadata": {
+           *         "order_ref": "A-1042"
+           *       },
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "timeline": [
+           *         {
+           *           "attempt_number": 1,
+           *           "is_fallback": true,
+           *           "connector_id": "conn_8Kq2mVxT3nR5",
+           *           "provider_slug": "provider_a",
+           *           "status": "pending",
+           *           "started_at": "2026-11-25T14:03:12.345Z",
+           *           "finished_at": "2026-11-25T14:03:12.345Z",
+           *           "error_category": "error category",
+           *           "error_code": "error code"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -37841,6 +43460,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "ref_8Kq2mVxT3nR5",
+           *           "transaction_id": "tx_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "amount": 4990,
+           *           "currency": "BRL",
+           *           "status": "pending",
+           *           "reason": "reason",
+           *           "error_code": "error code",
+           *           "metadata": {
+           *             "order_ref": "A-1042"
+           *           },
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -38203,6 +43851,40 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "ord_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "organization_id": "org_8Kq2mVxT3nR5",
+           *           "customer_id": "cust_8Kq2mVxT3nR5",
+           *           "external_order_id": "ord_8Kq2mVxT3nR5",
+           *           "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *           "order_type": "api",
+           *           "recurrence": "none",
+           *           "total_amount": 4990,
+           *           "currency": "BRL",
+           *           "status": "pending",
+           *           "metadata": {
+           *             "order_ref": "A-1042"
+           *           },
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z",
+           *           "customer_name": "Maria Silva",
+           *           "customer_email": "maria.silva@example.com"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -38351,6 +44033,60 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ord_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "organization_id": "org_8Kq2mVxT3nR5",
+           *       "customer_id": "cust_8Kq2mVxT3nR5",
+           *       "external_order_id": "ord_8Kq2mVxT3nR5",
+           *       "checkout_session_id": "cks_8Kq2mVxT3nR5",
+           *       "order_type": "api",
+           *       "recurrence": "none",
+           *       "total_amount": 4990,
+           *       "currency": "BRL",
+           *       "status": "pending",
+           *       "metadata": {
+           *         "order_ref": "A-1042"
+           *       },
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "items": [
+           *         {
+           *           "id": "cki_8Kq2mVxT3nR5",
+           *           "product_id": "prd_8Kq2mVxT3nR5",
+           *           "offer_id": "ofr_8Kq2mVxT3nR5",
+           *           "product_name": "Ebook",
+           *           "offer_name": "Ebook",
+           *           "billing_cycle": "monthly",
+           *           "cycle_limit": 1,
+           *           "is_first_charge": true,
+           *           "quantity": 1,
+           *           "unit_amount": 4990,
+           *           "total_amount": 4990,
+           *           "currency": "BRL",
+           *           "installments": 1,
+           *           "created_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "status_history": [
+           *         {
+           *           "from_status": "from status",
+           *           "to_status": "to status",
+           *           "triggered_by": "triggered by",
+           *           "actor": {
+           *             "id": "ord_8Kq2mVxT3nR5",
+           *             "type": "type",
+           *             "name": "Maria Silva",
+           *             "email": "maria.silva@example.com"
+           *           },
+           *           "created_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "customer_name": "Maria Silva",
+           *       "customer_email": "maria.silva@example.com"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -38537,6 +44273,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "whc_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "url": "https://shop.example.com/webhooks/switchyard",
+           *           "description": "Ebook: the complete guide",
+           *           "event_filter": [
+           *             "event filter"
+           *           ],
+           *           "is_active": true,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z",
+           *           "last_triggered_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -38660,6 +44423,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "https://shop.example.com/webhooks/switchyard"
+         *     }
+         */
         'application/json': {
           /** @description https URL (http to loopback only in local/test mode) */
           url: string;
@@ -38750,6 +44518,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whc_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "url": "https://shop.example.com/webhooks/switchyard",
+           *       "description": "Ebook: the complete guide",
+           *       "event_filter": [
+           *         "event filter"
+           *       ],
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "last_triggered_at": "2026-11-25T14:03:12.345Z",
+           *       "secret": "whsec_8Kq2mVxT3nR5"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -38886,6 +44670,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whc_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "url": "https://shop.example.com/webhooks/switchyard",
+           *       "description": "Ebook: the complete guide",
+           *       "event_filter": [
+           *         "event filter"
+           *       ],
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "last_triggered_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -39005,6 +44804,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description https URL (http to loopback only in local/test mode) */
           url?: string;
@@ -39062,6 +44862,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whc_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "url": "https://shop.example.com/webhooks/switchyard",
+           *       "description": "Ebook: the complete guide",
+           *       "event_filter": [
+           *         "event filter"
+           *       ],
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "last_triggered_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -39195,6 +45010,42 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "whd_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "merchant_webhook_config_id": "whc_8Kq2mVxT3nR5",
+           *           "payment_transaction_id": "tx_8Kq2mVxT3nR5",
+           *           "order_id": "ord_8Kq2mVxT3nR5",
+           *           "event_type": "event type",
+           *           "livemode": true,
+           *           "payload": {},
+           *           "target_url": "target url",
+           *           "attempt_number": 1,
+           *           "http_status_code": 1,
+           *           "response_body": "response body",
+           *           "status": "success",
+           *           "next_retry_at": "2026-11-25T14:03:12.345Z",
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "sent_at": "2026-11-25T14:03:12.345Z",
+           *           "event_id": "evt_8Kq2mVxT3nR5",
+           *           "trigger": "automatic",
+           *           "error": "error",
+           *           "duration_ms": 1
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -39341,6 +45192,60 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "conn_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "provider_slug": "provider_a",
+           *           "name": "Sandbox",
+           *           "country_code": "country code",
+           *           "auth_method": "api_key",
+           *           "is_test_mode": true,
+           *           "is_active": true,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z",
+           *           "webhook_url": "webhook url",
+           *           "has_webhook_secret": true,
+           *           "config": {
+           *             "card_brands": [
+           *               "card brands"
+           *             ],
+           *             "installments_enabled": true,
+           *             "circuit_breaker": {
+           *               "failure_threshold": 1,
+           *               "cooldown_seconds": 1
+           *             }
+           *           },
+           *           "health": {
+           *             "state": "closed",
+           *             "consecutive_failures": 1,
+           *             "opened_at": "2026-11-25T14:03:12.345Z",
+           *             "next_probe_at": "2026-11-25T14:03:12.345Z",
+           *             "last_failure_at": "2026-11-25T14:03:12.345Z",
+           *             "last_failure_code": "last failure code",
+           *             "window": {
+           *               "attempts": 1,
+           *               "approved": 1,
+           *               "declined": 1,
+           *               "errors": 1,
+           *               "approval_rate": 1,
+           *               "since": "2026-11-25T14:03:12.345Z"
+           *             }
+           *           }
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -39506,6 +45411,15 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "provider_slug": "provider_a",
+         *       "name": "Sandbox",
+         *       "is_test_mode": true,
+         *       "credentials": {},
+         *       "auth_method": "api_key"
+         *     }
+         */
         'application/json': {
           /** @enum {string} */
           provider_slug: 'provider_a' | 'provider_b' | 'provider_c' | 'provider_d' | 'provider_e' | 'checkout';
@@ -39621,6 +45535,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "conn_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "provider_slug": "provider_a",
+           *       "name": "Sandbox",
+           *       "country_code": "country code",
+           *       "auth_method": "api_key",
+           *       "is_test_mode": true,
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "webhook_url": "webhook url",
+           *       "has_webhook_secret": true,
+           *       "config": {
+           *         "card_brands": [
+           *           "card brands"
+           *         ],
+           *         "installments_enabled": true,
+           *         "circuit_breaker": {
+           *           "failure_threshold": 1,
+           *           "cooldown_seconds": 1
+           *         }
+           *       },
+           *       "health": {
+           *         "state": "closed",
+           *         "consecutive_failures": 1,
+           *         "opened_at": "2026-11-25T14:03:12.345Z",
+           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
+           *         "last_failure_code": "last failure code",
+           *         "window": {
+           *           "attempts": 1,
+           *           "approved": 1,
+           *           "declined": 1,
+           *           "errors": 1,
+           *           "approval_rate": 1,
+           *           "since": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -39798,6 +45754,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "mrc_8Kq2mVxT3nR5",
+           *           "slug": "ebook",
+           *           "display_name": "display name",
+           *           "logo": "logo",
+           *           "is_active": true,
+           *           "supported_auth_methods": [
+           *             "api_key"
+           *           ],
+           *           "credential_schemas": {
+           *             "api_key": {},
+           *             "oauth2": {}
+           *           },
+           *           "webhook_secret_format": "webhook secret format"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -39920,6 +45905,40 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "mrc_8Kq2mVxT3nR5",
+           *       "slug": "ebook",
+           *       "display_name": "display name",
+           *       "logo": "logo",
+           *       "is_active": true,
+           *       "supported_auth_methods": [
+           *         "api_key"
+           *       ],
+           *       "credential_schemas": {
+           *         "api_key": {},
+           *         "oauth2": {}
+           *       },
+           *       "webhook_secret_format": "webhook secret format",
+           *       "oauth_authorization_url": "oauth authorization url",
+           *       "oauth_token_url": "oauth token url",
+           *       "oauth_scopes": "oauth scopes",
+           *       "oauth_pkce_required": true,
+           *       "supported_card_brands": [
+           *         "supported card brands"
+           *       ],
+           *       "supported_payment_methods": [
+           *         "card"
+           *       ],
+           *       "supported_currencies": [
+           *         "supported currencies"
+           *       ],
+           *       "supported_countries": [
+           *         "supported countries"
+           *       ],
+           *       "supports_installments": true
+           *     }
+           */
           'application/json': {
             id: string;
             slug: string;
@@ -40057,6 +46076,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "pi_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "customer_id": "cust_8Kq2mVxT3nR5",
+           *           "instrument_type": "card",
+           *           "card_brand": "visa",
+           *           "card_type": "credit",
+           *           "last4": "4242",
+           *           "bin": "424242",
+           *           "issuer_country": "BR",
+           *           "exp_month": 12,
+           *           "exp_year": 2030,
+           *           "status": "active",
+           *           "created_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -40193,6 +46241,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "prd_8Kq2mVxT3nR5",
+           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *           "product_family_id": "pfa_8Kq2mVxT3nR5",
+           *           "name": "Ebook",
+           *           "description": "Ebook: the complete guide",
+           *           "type": "one_time",
+           *           "tier_order": 1,
+           *           "status": "active",
+           *           "metadata": {
+           *             "order_ref": "A-1042"
+           *           },
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -40333,6 +46410,39 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "ofr_8Kq2mVxT3nR5",
+           *           "product_id": "prd_8Kq2mVxT3nR5",
+           *           "name": "Ebook",
+           *           "slug": "ebook",
+           *           "description": "Ebook: the complete guide",
+           *           "billing_cycle": "daily",
+           *           "custom_billing_days": 1,
+           *           "cycle_limit": 1,
+           *           "free_trial": true,
+           *           "trial_days": 1,
+           *           "setup_charge": true,
+           *           "renew_after_cycle_limit": true,
+           *           "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
+           *           "is_default": true,
+           *           "status": "active",
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -40468,6 +46578,39 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ofr_8Kq2mVxT3nR5",
+           *       "product_id": "prd_8Kq2mVxT3nR5",
+           *       "name": "Ebook",
+           *       "slug": "ebook",
+           *       "description": "Ebook: the complete guide",
+           *       "billing_cycle": "daily",
+           *       "custom_billing_days": 1,
+           *       "cycle_limit": 1,
+           *       "free_trial": true,
+           *       "trial_days": 1,
+           *       "setup_charge": true,
+           *       "renew_after_cycle_limit": true,
+           *       "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
+           *       "is_default": true,
+           *       "status": "active",
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "prices": [
+           *         {
+           *           "id": "opr_8Kq2mVxT3nR5",
+           *           "offer_id": "ofr_8Kq2mVxT3nR5",
+           *           "currency": "BRL",
+           *           "amount": 4990,
+           *           "first_charge_amount": 4990,
+           *           "is_default": true,
+           *           "created_at": "2026-11-25T14:03:12.345Z",
+           *           "updated_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             id: string;
             product_id: string;
@@ -40621,6 +46764,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "from_offer_id": "ofr_8Kq2mVxT3nR5",
+           *       "to_offer_id": "ofr_8Kq2mVxT3nR5",
+           *       "change_charge_behavior": "next_renew",
+           *       "source": "transition",
+           *       "offer_transition_id": "offer transition id",
+           *       "product_family_id": "pfa_8Kq2mVxT3nR5"
+           *     }
+           */
           'application/json': {
             from_offer_id: string;
             to_offer_id: string;
@@ -40737,6 +46890,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "ok": true,
+           *       "provider_message": "provider message",
+           *       "checked_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             /** @description Whether the provider accepted the stored credentials */
             ok: boolean;
@@ -40857,6 +47017,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "conn_8Kq2mVxT3nR5",
+           *           "status": "processed",
+           *           "event_type": "event type",
+           *           "provider_event_id": "evt_8Kq2mVxT3nR5",
+           *           "provider_reference": "provider reference",
+           *           "reason": "reason",
+           *           "received_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -40987,6 +47170,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "conn_8Kq2mVxT3nR5",
+           *           "reason": "bad_signature",
+           *           "detail": "detail",
+           *           "received_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -41101,6 +47304,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event_id": "evt_8Kq2mVxT3nR5"
+         *     }
+         */
         'application/json': {
           /** @description evt_ identifier */
           event_id: string;
@@ -41114,6 +47322,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "merchant_webhook_config_id": "whc_8Kq2mVxT3nR5",
+           *       "event_id": "evt_8Kq2mVxT3nR5",
+           *       "status": "queued"
+           *     }
+           */
           'application/json': {
             merchant_webhook_config_id: string;
             event_id: string;
@@ -41232,6 +47447,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "membership_id": "membership id",
+           *           "user_id": "usr_8Kq2mVxT3nR5",
+           *           "email": "maria.silva@example.com",
+           *           "name": "Maria Silva",
+           *           "role": "owner",
+           *           "joined_at": "2026-11-25T14:03:12.345Z",
+           *           "status": "pending",
+           *           "invitation_expires_at": "2026-11-25T14:03:12.345Z"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               membership_id: string;
@@ -41352,6 +47591,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "maria.silva@example.com",
+         *       "role": "owner"
+         *     }
+         */
         'application/json': {
           /**
            * Format: email
@@ -41404,6 +47649,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "membership_id": "membership id",
+           *       "user_id": "usr_8Kq2mVxT3nR5",
+           *       "email": "maria.silva@example.com",
+           *       "name": "Maria Silva",
+           *       "role": "owner",
+           *       "joined_at": "2026-11-25T14:03:12.345Z",
+           *       "status": "pending",
+           *       "invitation_expires_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             membership_id: string;
             user_id: string;
@@ -41623,6 +47880,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "role": "owner"
+         *     }
+         */
         'application/json': {
           /**
            * @description owner: everything, including the team and its owners; admin: everything but owners; viewer: reads only
@@ -41639,6 +47901,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "membership_id": "membership id",
+           *       "user_id": "usr_8Kq2mVxT3nR5",
+           *       "email": "maria.silva@example.com",
+           *       "name": "Maria Silva",
+           *       "role": "owner",
+           *       "joined_at": "2026-11-25T14:03:12.345Z",
+           *       "status": "pending",
+           *       "invitation_expires_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             membership_id: string;
             user_id: string;
@@ -41761,6 +48035,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "membership_id": "membership id",
+           *       "user_id": "usr_8Kq2mVxT3nR5",
+           *       "email": "maria.silva@example.com",
+           *       "name": "Maria Silva",
+           *       "role": "owner",
+           *       "joined_at": "2026-11-25T14:03:12.345Z",
+           *       "status": "pending",
+           *       "invitation_expires_at": "2026-11-25T14:03:12.345Z"
+           *     }
+           */
           'application/json': {
             membership_id: string;
             user_id: string;
@@ -41881,6 +48167,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "type": "type",
+           *         "description": "Ebook: the complete guide"
+           *       }
+           *     ]
+           */
           'application/json': {
             type: string;
             description: string;
@@ -41987,6 +48281,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whc_8Kq2mVxT3nR5",
+           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
+           *       "url": "https://shop.example.com/webhooks/switchyard",
+           *       "description": "Ebook: the complete guide",
+           *       "event_filter": [
+           *         "event filter"
+           *       ],
+           *       "is_active": true,
+           *       "created_at": "2026-11-25T14:03:12.345Z",
+           *       "updated_at": "2026-11-25T14:03:12.345Z",
+           *       "last_triggered_at": "2026-11-25T14:03:12.345Z",
+           *       "secret": "whsec_8Kq2mVxT3nR5"
+           *     }
+           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -42112,6 +48422,65 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "openapi": "openapi"
+           *     }
+           */
+          'application/json': {
+            openapi: string;
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'getOpenapiIntegration.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "openapi": "openapi"
+           *     }
+           */
           'application/json': {
             openapi: string;
           };
