@@ -1,0 +1,63 @@
+/**
+ * The guides of docs/guides/ whose steps include a browser (the hosted checkout, the copy-paste SDK page), run as
+ * written: their shell steps in one bash process against the test stack, the browser steps in headless Chromium,
+ * as a newcomer with nothing but the README and the guides would do them.
+ */
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { createTenant, type Tenant } from '../helpers/factories';
+import { stack } from '../helpers/stack';
+import { NEXT_YEAR } from '../helpers/vault';
+import { openDashboardBrowser, requireChromium, type DashboardBrowser } from '../helpers/dashboard-browser';
+import { fill, guideBlocks, GuideShell } from '../helpers/guides';
+
+/** The shell of a guide: the guides' setup block run, with this tenant's keys in its placeholders. */
+export async function guideShell(tenant: Tenant): Promise<GuideShell> {
+  const shell = new GuideShell({ API: stack().url, SANDBOX: stack().sandboxUrl });
+  const placeholders = {
+    MERCHANT_SECRET_KEY: tenant.merchant_secret_key,
+    MERCHANT_PUBLIC_KEY: tenant.merchant_public_key,
+    MERCHANT_ID: tenant.merchant_id,
+  };
+  for (const block of guideBlocks('README.md', 'sh')) await shell.run(fill(block, placeholders));
+  return shell;
+}
+
+/** Types a test card into the card frame of the page and submits it. */
+export async function payWithCard(page: Page, number: string): Promise<void> {
+  const frame = page.frameLocator('iframe');
+  await frame.locator('#number').pressSequentially(number, { delay: 10 });
+  await frame.locator('#expiry').pressSequentially(`12${String(NEXT_YEAR).slice(2)}`, { delay: 10 });
+  await frame.locator('#cvc').pressSequentially('123', { delay: 10 });
+  await page.locator('#submit:not([disabled])').click();
+}
+
+describe('Guides with browser steps, run as written (e2e)', function () {
+  this.timeout(300_000);
+  let browser: DashboardBrowser | undefined;
+  let shell: GuideShell | undefined;
+
+  before(function () {
+    requireChromium(this);
+  });
+  afterEach(() => shell?.close());
+  after(async () => browser?.close());
+
+  it('accept-a-payment.md: the hosted checkout takes 4242 and the checkout completes with an authorized transaction', async () => {
+    shell = await guideShell(await createTenant());
+    const steps = guideBlocks('accept-a-payment.md', 'sh');
+    expect(steps).to.have.length(4);
+    expect((await shell.run(steps[0])).trim()).to.equal('true');
+    expect(await shell.run(steps[1])).to.match(/^ofr_/);
+    const address = (await shell.run(steps[2])).trim();
+    expect(address).to.match(/\/checkout\/cks_\w+#key=pk_/);
+
+    browser = await openDashboardBrowser();
+    const page = await browser.newPage();
+    await page.goto(address);
+    await payWithCard(page, '4242424242424242');
+    await page.locator('#success-view[data-order-id]:not([hidden])').waitFor({ timeout: 60_000 });
+
+    expect((await shell.run(steps[3])).trim().split('\n')).to.deep.equal(['completed', 'authorized']);
+  });
+});
