@@ -9,7 +9,7 @@ import { createTenant, type Tenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
 import { NEXT_YEAR } from '../helpers/vault';
 import { openDashboardBrowser, requireChromium, type DashboardBrowser } from '../helpers/dashboard-browser';
-import { fill, guideBlocks, GuideShell } from '../helpers/guides';
+import { fill, guideBlocks, GuideShell, servePage } from '../helpers/guides';
 
 /** The shell of a guide: the guides' setup block run, with this tenant's keys in its placeholders. */
 export async function guideShell(tenant: Tenant): Promise<GuideShell> {
@@ -23,13 +23,43 @@ export async function guideShell(tenant: Tenant): Promise<GuideShell> {
   return shell;
 }
 
-/** Types a test card into the card frame of the page and submits it. */
-export async function payWithCard(page: Page, number: string): Promise<void> {
+/** Types a test card into the card frame of the page (any future expiry, any CVC). */
+async function typeCard(page: Page, number: string): Promise<void> {
   const frame = page.frameLocator('iframe');
   await frame.locator('#number').pressSequentially(number, { delay: 10 });
   await frame.locator('#expiry').pressSequentially(`12${String(NEXT_YEAR).slice(2)}`, { delay: 10 });
   await frame.locator('#cvc').pressSequentially('123', { delay: 10 });
+}
+
+/** Pays the hosted checkout page the browser is on with a test card. */
+export async function payWithCard(page: Page, number: string): Promise<void> {
+  await typeCard(page, number);
   await page.locator('#submit:not([disabled])').click();
+}
+
+/**
+ * save-a-card.md's page, served as the guide says to save it, with the key and a fresh enrolment token (the guide's
+ * step 2) filled in: a card typed and saved there, what the page then shows.
+ */
+async function saveCardOnGuidePage(page: Page, shell: GuideShell, tenant: Tenant, number: string): Promise<string> {
+  const enrolmentToken = (await shell.run(guideBlocks('save-a-card.md', 'sh')[1])).trim();
+  const [html] = guideBlocks('save-a-card.md', 'html');
+  const served = await servePage(
+    fill(html.replaceAll('http://localhost:3000', stack().url), {
+      MERCHANT_PUBLIC_KEY: tenant.merchant_public_key,
+      ENROLMENT_TOKEN: enrolmentToken,
+    }),
+  );
+  try {
+    await page.goto(served.url);
+    await typeCard(page, number);
+    await page.getByRole('button', { name: 'Save card' }).click();
+    const result = page.getByRole('status');
+    await result.filter({ hasText: /\w/ }).waitFor({ timeout: 60_000 });
+    return (await result.textContent()) ?? '';
+  } finally {
+    await served.close();
+  }
 }
 
 describe('Guides with browser steps, run as written (e2e)', function () {
@@ -59,5 +89,26 @@ describe('Guides with browser steps, run as written (e2e)', function () {
     await page.locator('#success-view[data-order-id]:not([hidden])').waitFor({ timeout: 60_000 });
 
     expect((await shell.run(steps[3])).trim().split('\n')).to.deep.equal(['completed', 'authorized']);
+  });
+
+  it('save-a-card.md: the copy-paste page saves 4242, the server charges it; 0341 saves too and its charge fails', async () => {
+    const tenant = await createTenant();
+    shell = await guideShell(tenant);
+    const steps = guideBlocks('save-a-card.md', 'sh');
+    expect(steps).to.have.length(3);
+    expect(await shell.run(steps[0])).to.match(/^cust_/);
+    browser ??= await openDashboardBrowser();
+
+    for (const [number, outcome] of [
+      ['4242424242424242', 'authorized'],
+      ['4000000000000341', 'failed'],
+    ]) {
+      const page = await browser.newPage();
+      const shown = await saveCardOnGuidePage(page, shell, tenant, number);
+      expect(shown, number).to.match(/^Saved: pi_\w+$/);
+      const charged = await shell.run(fill(steps[2], { PAYMENT_INSTRUMENT_ID: shown.replace('Saved: ', '') }));
+      expect(charged.trim(), number).to.equal(outcome);
+      await page.close();
+    }
   });
 });
