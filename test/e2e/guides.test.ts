@@ -9,19 +9,7 @@ import { createTenant, type Tenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
 import { NEXT_YEAR } from '../helpers/vault';
 import { openDashboardBrowser, requireChromium, type DashboardBrowser } from '../helpers/dashboard-browser';
-import { fill, guideBlocks, GuideShell, servePage } from '../helpers/guides';
-
-/** The shell of a guide: the guides' setup block run, with this tenant's keys in its placeholders. */
-export async function guideShell(tenant: Tenant): Promise<GuideShell> {
-  const shell = new GuideShell({ API: stack().url, SANDBOX: stack().sandboxUrl });
-  const placeholders = {
-    MERCHANT_SECRET_KEY: tenant.merchant_secret_key,
-    MERCHANT_PUBLIC_KEY: tenant.merchant_public_key,
-    MERCHANT_ID: tenant.merchant_id,
-  };
-  for (const block of guideBlocks('README.md', 'sh')) await shell.run(fill(block, placeholders));
-  return shell;
-}
+import { fill, guideBlocks, guideShell, type GuideShell, servePage } from '../helpers/guides';
 
 /** Types a test card into the card frame of the page (any future expiry, any CVC). */
 async function typeCard(page: Page, number: string): Promise<void> {

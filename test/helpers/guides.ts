@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { Tenant } from './factories';
+import { stack } from './stack';
 
 export const GUIDES_DIR = path.join(__dirname, '..', '..', 'docs', 'guides');
 
@@ -73,4 +75,16 @@ export async function servePage(html: string): Promise<{ url: string; close: () 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** The shell of a guide: the guides' setup block (docs/guides/README.md) run, with this tenant's keys filled in. */
+export async function guideShell(tenant: Tenant): Promise<GuideShell> {
+  const shell = new GuideShell({ API: stack().url, SANDBOX: stack().sandboxUrl });
+  const placeholders = {
+    MERCHANT_SECRET_KEY: tenant.merchant_secret_key,
+    MERCHANT_PUBLIC_KEY: tenant.merchant_public_key,
+    MERCHANT_ID: tenant.merchant_id,
+  };
+  for (const block of guideBlocks('README.md', 'sh')) await shell.run(fill(block, placeholders));
+  return shell;
 }
