@@ -14,7 +14,7 @@ import { stack } from './stack';
 
 export const GUIDES_DIR = path.join(__dirname, '..', '..', 'docs', 'guides');
 
-export function guideBlocks(name: string, language: 'sh' | 'html'): string[] {
+export function guideBlocks(name: string, language: 'sh' | 'html' | 'js'): string[] {
   const text = fs.readFileSync(path.join(GUIDES_DIR, name), 'utf8');
   return [...text.matchAll(new RegExp('^```' + language + '\\n([\\s\\S]*?)^```$', 'gm'))].map((match) => match[1]);
 }
@@ -35,8 +35,9 @@ export class GuideShell {
   private errors = '';
   private waiting: (() => void) | null = null;
 
-  constructor(env: Record<string, string>) {
-    this.bash = spawn('bash', ['--norc', '--noprofile'], { env: { ...process.env, ...env } });
+  /** `cwd`: the reader's folder, where the files a guide says to save are. */
+  constructor(env: Record<string, string>, cwd?: string) {
+    this.bash = spawn('bash', ['--norc', '--noprofile'], { env: { ...process.env, ...env }, cwd });
     this.bash.stdout.on('data', (chunk: Buffer) => {
       this.output += chunk.toString();
       if (this.output.includes(DONE)) this.waiting?.();
@@ -78,8 +79,8 @@ export async function servePage(html: string): Promise<{ url: string; close: () 
 }
 
 /** The shell of a guide: the guides' setup block (docs/guides/README.md) run, with this tenant's keys filled in. */
-export async function guideShell(tenant: Tenant): Promise<GuideShell> {
-  const shell = new GuideShell({ API: stack().url, SANDBOX: stack().sandboxUrl });
+export async function guideShell(tenant: Tenant, env: Record<string, string> = {}, cwd?: string): Promise<GuideShell> {
+  const shell = new GuideShell({ API: stack().url, SANDBOX: stack().sandboxUrl, ...env }, cwd);
   const placeholders = {
     MERCHANT_SECRET_KEY: tenant.merchant_secret_key,
     MERCHANT_PUBLIC_KEY: tenant.merchant_public_key,
