@@ -4599,14 +4599,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "status": "ok",
-           *       "info": {},
-           *       "error": {},
-           *       "details": {}
-           *     }
-           */
           'application/json': {
             status: 'ok' | 'error';
             info: {
@@ -4694,14 +4686,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "status": "ok",
-           *       "info": {},
-           *       "error": {},
-           *       "details": {}
-           *     }
-           */
           'application/json': {
             status: 'ok' | 'error';
             info: {
@@ -4789,14 +4773,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "status": "ok",
-           *       "info": {},
-           *       "error": {},
-           *       "details": {}
-           *     }
-           */
           'application/json': {
             status: 'ok' | 'error';
             info: {
@@ -4878,12 +4854,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "email": "maria.silva@example.com",
-         *       "password": "password"
-         *     }
-         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -4898,22 +4868,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "user": {
-           *         "id": "usr_8Kq2mVxT3nR5",
-           *         "email": "maria.silva@example.com",
-           *         "name": "Maria Silva",
-           *         "role": "role",
-           *         "last_login_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "must_change_password": true,
-           *       "access_token": "access token",
-           *       "refresh_token": "refresh token",
-           *       "token_type": "Bearer",
-           *       "expires_in": 1
-           *     }
-           */
           'application/json': {
             user: {
               id: string;
@@ -4992,12 +4946,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "email": "maria.silva@example.com",
-         *       "password": "password"
-         *     }
-         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -5012,29 +4960,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "user": {
-           *         "id": "usr_8Kq2mVxT3nR5",
-           *         "email": "maria.silva@example.com",
-           *         "name": "Maria Silva",
-           *         "last_login_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "organization_id": "org_8Kq2mVxT3nR5",
-           *       "memberships": [
-           *         {
-           *           "membership_id": "membership id",
-           *           "organization_id": "org_8Kq2mVxT3nR5",
-           *           "organization_name": "organization name",
-           *           "role": "role"
-           *         }
-           *       ],
-           *       "access_token": "access token",
-           *       "refresh_token": "refresh token",
-           *       "token_type": "Bearer",
-           *       "expires_in": 1
-           *     }
-           */
           'application/json': {
             user: {
               id: string;
@@ -5118,12 +5043,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "email": "maria.silva@example.com",
-         *       "password": "password"
-         *     }
-         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -5138,31 +5057,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "user": {
-           *         "id": "usr_8Kq2mVxT3nR5",
-           *         "email": "maria.silva@example.com",
-           *         "name": "Maria Silva",
-           *         "merchants": [
-           *           {
-           *             "membership_id": "membership id",
-           *             "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *             "merchant_name": "merchant name",
-           *             "status": "status",
-           *             "role": "role",
-           *             "organization_id": "org_8Kq2mVxT3nR5",
-           *             "organization_name": "organization name"
-           *           }
-           *         ],
-           *         "last_login_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "access_token": "access token",
-           *       "refresh_token": "refresh token",
-           *       "token_type": "Bearer",
-           *       "expires_in": 1
-           *     }
-           */
           'application/json': {
             user: {
               id: string;
@@ -5248,11 +5142,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "refresh_token": "refresh token"
-         *     }
-         */
         'application/json': {
           refresh_token: string;
         };
@@ -5265,14 +5154,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "access_token": "access token",
-           *       "refresh_token": "refresh token",
-           *       "token_type": "Bearer",
-           *       "expires_in": 1
-           *     }
-           */
           'application/json': {
             access_token: string;
             refresh_token: string;
@@ -5336,7 +5217,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /** @example {} */
           'application/json': Record<string, unknown>;
         };
       };
@@ -5438,7 +5318,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /** @example {} */
           'application/json': Record<string, unknown>;
         };
       };
@@ -5540,21 +5419,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "memberships": [
-           *         {
-           *           "membership_id": "membership id",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "merchant_name": "merchant name",
-           *           "status": "status",
-           *           "role": "role",
-           *           "organization_id": "org_8Kq2mVxT3nR5",
-           *           "organization_name": "organization name"
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': {
             memberships: {
               membership_id: string;
@@ -5666,18 +5530,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "memberships": [
-           *         {
-           *           "membership_id": "membership id",
-           *           "organization_id": "org_8Kq2mVxT3nR5",
-           *           "organization_name": "organization name",
-           *           "role": "role"
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': {
             memberships: {
               membership_id: string;
@@ -5780,11 +5632,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "organization_id": "org_8Kq2mVxT3nR5"
-         *     }
-         */
         'application/json': {
           /** @description org_ identifier */
           organization_id: string;
@@ -5798,15 +5645,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "access_token": "access token",
-           *       "refresh_token": "refresh token",
-           *       "token_type": "Bearer",
-           *       "expires_in": 1,
-           *       "organization_id": "org_8Kq2mVxT3nR5"
-           *     }
-           */
           'application/json': {
             access_token: string;
             refresh_token: string;
@@ -5910,13 +5748,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "email": "maria.silva@example.com",
-         *       "current_password": "current password",
-         *       "new_password": "new password"
-         *     }
-         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -5933,7 +5764,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /** @example {} */
           'application/json': Record<string, unknown>;
         };
       };
@@ -5993,13 +5823,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "email": "maria.silva@example.com",
-         *       "current_password": "current password",
-         *       "new_password": "new password"
-         *     }
-         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -6016,13 +5839,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "message": "message",
-           *       "email": "maria.silva@example.com",
-           *       "can_login": true
-           *     }
-           */
           'application/json': {
             message: string;
             email: string;
@@ -6086,13 +5902,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "email": "maria.silva@example.com",
-         *       "current_password": "current password",
-         *       "new_password": "new password"
-         *     }
-         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -6109,7 +5918,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /** @example {} */
           'application/json': Record<string, unknown>;
         };
       };
@@ -6169,11 +5977,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "email": "maria.silva@example.com"
-         *     }
-         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -6187,11 +5990,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "message": "message"
-           *     }
-           */
           'application/json': {
             message: string;
           };
@@ -6244,11 +6042,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "email": "maria.silva@example.com"
-         *     }
-         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -6262,11 +6055,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "message": "message"
-           *     }
-           */
           'application/json': {
             message: string;
           };
@@ -6319,11 +6107,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "email": "maria.silva@example.com"
-         *     }
-         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -6337,11 +6120,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "message": "message"
-           *     }
-           */
           'application/json': {
             message: string;
           };
@@ -6394,12 +6172,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "token": "token",
-         *       "new_password": "new password"
-         *     }
-         */
         'application/json': {
           /** @description From the reset link */
           token: string;
@@ -6415,11 +6187,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "message": "message"
-           *     }
-           */
           'application/json': {
             message: string;
           };
@@ -6489,17 +6256,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "valid": true,
-           *       "email": "maria.silva@example.com",
-           *       "organization_name": "organization name",
-           *       "role": "role",
-           *       "inviter_name": "inviter name",
-           *       "expires_at": "2026-11-25T14:03:12.345Z",
-           *       "is_new_user": true
-           *     }
-           */
           'application/json': {
             valid: boolean;
             email: string | null;
@@ -6553,11 +6309,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "token": "token"
-         *     }
-         */
         'application/json': {
           /** @description From the invitation e-mail */
           token: string;
@@ -6632,11 +6383,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "token": "token"
-         *     }
-         */
         'application/json': {
           /** @description From the invitation e-mail */
           token: string;
@@ -6698,12 +6444,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "token": "token",
-         *       "password": "password"
-         *     }
-         */
         'application/json': {
           /** @description From the invitation e-mail */
           token: string;
@@ -6720,12 +6460,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "message": "message",
-           *       "email": "maria.silva@example.com"
-           *     }
-           */
           'application/json': {
             message: string;
             email: string;
@@ -6798,39 +6532,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "cust_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "email": "maria.silva@example.com",
-           *           "name": "Maria Silva",
-           *           "phone": "+5511987654321",
-           *           "document_type": "cpf",
-           *           "metadata": {
-           *             "order_ref": "A-1042"
-           *           },
-           *           "test_clock_id": "clk_8Kq2mVxT3nR5",
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -6962,26 +6663,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "email": "maria.silva@example.com",
-         *       "name": "Maria Silva",
-         *       "phone": "+5511987654321",
-         *       "document_type": "cpf",
-         *       "document_number": "52998224725",
-         *       "billing_address": {
-         *         "line_1": "Avenida Paulista, 1000",
-         *         "line_2": "Apto 12",
-         *         "zip_code": "01310-100",
-         *         "city": "São Paulo",
-         *         "state": "SP",
-         *         "country": "BR"
-         *       },
-         *       "metadata": {
-         *         "crm_id": "C-1042"
-         *       }
-         *     }
-         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -7048,20 +6729,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "cust_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_2Wd8HnQe4Lz1",
-           *         "email": "maria.silva@example.com",
-           *         "name": "Maria Silva",
-           *         "created_at": "2026-11-25T14:02:58.120Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -7193,27 +6860,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "cust_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "email": "maria.silva@example.com",
-           *         "name": "Maria Silva",
-           *         "phone": "+5511987654321",
-           *         "document_type": "cpf",
-           *         "metadata": {
-           *           "order_ref": "A-1042"
-           *         },
-           *         "test_clock_id": "clk_8Kq2mVxT3nR5",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -7444,7 +7090,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** Format: email */
           email?: string;
@@ -7480,27 +7125,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "cust_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "email": "maria.silva@example.com",
-           *         "name": "Maria Silva",
-           *         "phone": "+5511987654321",
-           *         "document_type": "cpf",
-           *         "metadata": {
-           *           "order_ref": "A-1042"
-           *         },
-           *         "test_clock_id": "clk_8Kq2mVxT3nR5",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -7640,37 +7264,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "pfa_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "name": "Books",
-           *           "slug": "ebook",
-           *           "description": "Ebook: the complete guide",
-           *           "custom_plan_id": "custom plan id",
-           *           "change_charge_behavior": "next_renew",
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z",
-           *           "deleted_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -7803,12 +7396,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "name": "Books",
-         *       "slug": "ebook"
-         *     }
-         */
         'application/json': {
           name: string;
           /** @description Lowercase letters, digits and dashes */
@@ -7871,25 +7458,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "pfa_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "name": "Books",
-           *         "slug": "ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "custom_plan_id": "custom plan id",
-           *         "change_charge_behavior": "next_renew",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "deleted_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -8026,25 +7594,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "pfa_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "name": "Books",
-           *         "slug": "ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "custom_plan_id": "custom plan id",
-           *         "change_charge_behavior": "next_renew",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "deleted_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -8278,7 +7827,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           name?: string;
           /** @description Lowercase letters, digits and dashes */
@@ -8298,25 +7846,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "pfa_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "name": "Books",
-           *         "slug": "ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "custom_plan_id": "custom plan id",
-           *         "change_charge_behavior": "next_renew",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "deleted_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -8453,25 +7982,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "pfa_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "name": "Books",
-           *         "slug": "ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "custom_plan_id": "custom plan id",
-           *         "change_charge_behavior": "next_renew",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "deleted_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -8616,40 +8126,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "prd_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *           "name": "Ebook",
-           *           "description": "Ebook: the complete guide",
-           *           "type": "one_time",
-           *           "tier_order": 1,
-           *           "status": "active",
-           *           "metadata": {
-           *             "order_ref": "A-1042"
-           *           },
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -8782,13 +8258,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "name": "Ebook",
-         *       "type": "one_time",
-         *       "status": "active"
-         *     }
-         */
         'application/json': {
           name: string;
           /** @enum {string} */
@@ -8857,28 +8326,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "prd_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *         "name": "Ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "type": "one_time",
-           *         "tier_order": 1,
-           *         "status": "active",
-           *         "metadata": {
-           *           "order_ref": "A-1042"
-           *         },
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -9015,28 +8462,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "prd_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *         "name": "Ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "type": "one_time",
-           *         "tier_order": 1,
-           *         "status": "active",
-           *         "metadata": {
-           *           "order_ref": "A-1042"
-           *         },
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -9270,7 +8695,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           name?: string;
           /** @enum {string} */
@@ -9296,28 +8720,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "prd_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *         "name": "Ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "type": "one_time",
-           *         "tier_order": 1,
-           *         "status": "active",
-           *         "metadata": {
-           *           "order_ref": "A-1042"
-           *         },
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -9454,28 +8856,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "prd_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *         "name": "Ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "type": "one_time",
-           *         "tier_order": 1,
-           *         "status": "active",
-           *         "metadata": {
-           *           "order_ref": "A-1042"
-           *         },
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -9612,28 +8992,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "prd_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *         "name": "Ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "type": "one_time",
-           *         "tier_order": 1,
-           *         "status": "active",
-           *         "metadata": {
-           *           "order_ref": "A-1042"
-           *         },
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -9770,28 +9128,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "prd_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *         "name": "Ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "type": "one_time",
-           *         "tier_order": 1,
-           *         "status": "active",
-           *         "metadata": {
-           *           "order_ref": "A-1042"
-           *         },
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -9928,44 +9264,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "prd_8Kq2mVxT3nR5",
-           *         "product_id": "prd_8Kq2mVxT3nR5",
-           *         "name": "Ebook",
-           *         "slug": "ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "billing_cycle": "daily",
-           *         "custom_billing_days": 1,
-           *         "cycle_limit": 1,
-           *         "free_trial": true,
-           *         "trial_days": 1,
-           *         "setup_charge": true,
-           *         "renew_after_cycle_limit": true,
-           *         "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "is_default": true,
-           *         "status": "active",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "prices": [
-           *           {
-           *             "id": "opr_8Kq2mVxT3nR5",
-           *             "offer_id": "ofr_8Kq2mVxT3nR5",
-           *             "currency": "BRL",
-           *             "amount": 4990,
-           *             "first_charge_amount": 4990,
-           *             "is_default": true,
-           *             "created_at": "2026-11-25T14:03:12.345Z",
-           *             "updated_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -10136,44 +9434,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "ofr_8Kq2mVxT3nR5",
-           *           "product_id": "prd_8Kq2mVxT3nR5",
-           *           "name": "Ebook",
-           *           "slug": "ebook",
-           *           "description": "Ebook: the complete guide",
-           *           "billing_cycle": "daily",
-           *           "custom_billing_days": 1,
-           *           "cycle_limit": 1,
-           *           "free_trial": true,
-           *           "trial_days": 1,
-           *           "setup_charge": true,
-           *           "renew_after_cycle_limit": true,
-           *           "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
-           *           "is_default": true,
-           *           "status": "active",
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -10311,21 +9571,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "product_id": "prd_8Kq2mVxT3nR5",
-         *       "name": "Ebook",
-         *       "slug": "ebook",
-         *       "billing_cycle": "daily",
-         *       "status": "active",
-         *       "prices": [
-         *         {
-         *           "currency": "BRL",
-         *           "amount": 4990
-         *         }
-         *       ]
-         *     }
-         */
         'application/json': {
           /** @description prd_ identifier */
           product_id: string;
@@ -10443,44 +9688,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "ofr_8Kq2mVxT3nR5",
-           *         "product_id": "prd_8Kq2mVxT3nR5",
-           *         "name": "Ebook",
-           *         "slug": "ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "billing_cycle": "daily",
-           *         "custom_billing_days": 1,
-           *         "cycle_limit": 1,
-           *         "free_trial": true,
-           *         "trial_days": 1,
-           *         "setup_charge": true,
-           *         "renew_after_cycle_limit": true,
-           *         "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "is_default": true,
-           *         "status": "active",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "prices": [
-           *           {
-           *             "id": "opr_8Kq2mVxT3nR5",
-           *             "offer_id": "ofr_8Kq2mVxT3nR5",
-           *             "currency": "BRL",
-           *             "amount": 4990,
-           *             "first_charge_amount": 4990,
-           *             "is_default": true,
-           *             "created_at": "2026-11-25T14:03:12.345Z",
-           *             "updated_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -10642,44 +9849,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "ofr_8Kq2mVxT3nR5",
-           *         "product_id": "prd_8Kq2mVxT3nR5",
-           *         "name": "Ebook",
-           *         "slug": "ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "billing_cycle": "daily",
-           *         "custom_billing_days": 1,
-           *         "cycle_limit": 1,
-           *         "free_trial": true,
-           *         "trial_days": 1,
-           *         "setup_charge": true,
-           *         "renew_after_cycle_limit": true,
-           *         "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "is_default": true,
-           *         "status": "active",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "prices": [
-           *           {
-           *             "id": "opr_8Kq2mVxT3nR5",
-           *             "offer_id": "ofr_8Kq2mVxT3nR5",
-           *             "currency": "BRL",
-           *             "amount": 4990,
-           *             "first_charge_amount": 4990,
-           *             "is_default": true,
-           *             "created_at": "2026-11-25T14:03:12.345Z",
-           *             "updated_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -10938,7 +10107,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           name?: string;
           /** @description Lowercase letters, digits and dashes; unique per product among live offers */
@@ -10970,44 +10138,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "ofr_8Kq2mVxT3nR5",
-           *         "product_id": "prd_8Kq2mVxT3nR5",
-           *         "name": "Ebook",
-           *         "slug": "ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "billing_cycle": "daily",
-           *         "custom_billing_days": 1,
-           *         "cycle_limit": 1,
-           *         "free_trial": true,
-           *         "trial_days": 1,
-           *         "setup_charge": true,
-           *         "renew_after_cycle_limit": true,
-           *         "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "is_default": true,
-           *         "status": "active",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "prices": [
-           *           {
-           *             "id": "opr_8Kq2mVxT3nR5",
-           *             "offer_id": "ofr_8Kq2mVxT3nR5",
-           *             "currency": "BRL",
-           *             "amount": 4990,
-           *             "first_charge_amount": 4990,
-           *             "is_default": true,
-           *             "created_at": "2026-11-25T14:03:12.345Z",
-           *             "updated_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -11169,44 +10299,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "ofr_8Kq2mVxT3nR5",
-           *         "product_id": "prd_8Kq2mVxT3nR5",
-           *         "name": "Ebook",
-           *         "slug": "ebook",
-           *         "description": "Ebook: the complete guide",
-           *         "billing_cycle": "daily",
-           *         "custom_billing_days": 1,
-           *         "cycle_limit": 1,
-           *         "free_trial": true,
-           *         "trial_days": 1,
-           *         "setup_charge": true,
-           *         "renew_after_cycle_limit": true,
-           *         "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "is_default": true,
-           *         "status": "active",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "prices": [
-           *           {
-           *             "id": "opr_8Kq2mVxT3nR5",
-           *             "offer_id": "ofr_8Kq2mVxT3nR5",
-           *             "currency": "BRL",
-           *             "amount": 4990,
-           *             "first_charge_amount": 4990,
-           *             "is_default": true,
-           *             "created_at": "2026-11-25T14:03:12.345Z",
-           *             "updated_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -11368,23 +10460,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "ofr_8Kq2mVxT3nR5",
-           *         "offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "currency": "BRL",
-           *         "amount": 4990,
-           *         "first_charge_amount": 4990,
-           *         "is_default": true,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -11520,35 +10595,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "opr_8Kq2mVxT3nR5",
-           *           "offer_id": "ofr_8Kq2mVxT3nR5",
-           *           "currency": "BRL",
-           *           "amount": 4990,
-           *           "first_charge_amount": 4990,
-           *           "is_default": true,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -11680,12 +10726,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "currency": "BRL",
-         *       "amount": 4990
-         *     }
-         */
         'application/json': {
           /**
            * Format: iso-4217
@@ -11745,23 +10785,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "opr_8Kq2mVxT3nR5",
-           *         "offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "currency": "BRL",
-           *         "amount": 4990,
-           *         "first_charge_amount": 4990,
-           *         "is_default": true,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -11893,23 +10916,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "opr_8Kq2mVxT3nR5",
-           *         "offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "currency": "BRL",
-           *         "amount": 4990,
-           *         "first_charge_amount": 4990,
-           *         "is_default": true,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -12138,7 +11144,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /**
            * Format: iso-4217
@@ -12160,23 +11165,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "opr_8Kq2mVxT3nR5",
-           *         "offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "currency": "BRL",
-           *         "amount": 4990,
-           *         "first_charge_amount": 4990,
-           *         "is_default": true,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -12308,23 +11296,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "opr_8Kq2mVxT3nR5",
-           *         "offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "currency": "BRL",
-           *         "amount": 4990,
-           *         "first_charge_amount": 4990,
-           *         "is_default": true,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -12456,21 +11427,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "from_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "to_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "change_charge_behavior": "next_renew",
-           *         "source": "transition",
-           *         "offer_transition_id": "offer transition id",
-           *         "product_family_id": "pfa_8Kq2mVxT3nR5"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -12601,34 +11557,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "oft_8Kq2mVxT3nR5",
-           *           "from_offer_id": "ofr_8Kq2mVxT3nR5",
-           *           "to_offer_id": "ofr_8Kq2mVxT3nR5",
-           *           "change_charge_behavior": "next_renew",
-           *           "is_active": true,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -12754,12 +11682,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "from_offer_id": "ofr_8Kq2mVxT3nR5",
-         *       "to_offer_id": "ofr_8Kq2mVxT3nR5"
-         *     }
-         */
         'application/json': {
           /** @description ofr_ identifier */
           from_offer_id: string;
@@ -12815,22 +11737,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "oft_8Kq2mVxT3nR5",
-           *         "from_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "to_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "change_charge_behavior": "next_renew",
-           *         "is_active": true,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -12960,22 +11866,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "oft_8Kq2mVxT3nR5",
-           *         "from_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "to_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "change_charge_behavior": "next_renew",
-           *         "is_active": true,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -13202,7 +12092,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** @enum {string|null} */
           change_charge_behavior?: 'next_renew' | 'prorated' | 'override' | null;
@@ -13217,22 +12106,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "oft_8Kq2mVxT3nR5",
-           *         "from_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "to_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "change_charge_behavior": "next_renew",
-           *         "is_active": true,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -13368,70 +12241,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "cks_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "offer_id": "ofr_8Kq2mVxT3nR5",
-           *           "customer_id": "cust_8Kq2mVxT3nR5",
-           *           "customer_email": "maria.silva@example.com",
-           *           "customer_name": "Maria Silva",
-           *           "selected_currency": "BRL",
-           *           "status": "initiated",
-           *           "external_session_id": "bs_8Kq2mVxT3nR5",
-           *           "expires_at": "2026-11-25T14:03:12.345Z",
-           *           "completed_at": "2026-11-25T14:03:12.345Z",
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z",
-           *           "items": [
-           *             {
-           *               "id": "cki_8Kq2mVxT3nR5",
-           *               "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *               "offer_id": "ofr_8Kq2mVxT3nR5",
-           *               "currency": "BRL",
-           *               "amount": 4990,
-           *               "first_charge_amount": 4990,
-           *               "quantity": 1,
-           *               "installments": 1,
-           *               "created_at": "2026-11-25T14:03:12.345Z"
-           *             }
-           *           ],
-           *           "events": [
-           *             {
-           *               "id": "evt_8Kq2mVxT3nR5",
-           *               "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *               "event_type": "event type",
-           *               "source_url": "source url",
-           *               "utm_source": "utm source",
-           *               "utm_medium": "utm medium",
-           *               "utm_campaign": "utm campaign",
-           *               "ip_address": "ip address",
-           *               "user_agent": "user agent",
-           *               "metadata": {
-           *                 "order_ref": "A-1042"
-           *               },
-           *               "created_at": "2026-11-25T14:03:12.345Z"
-           *             }
-           *           ]
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -13607,21 +12416,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "offer_id": "ofr_5tYh2KdQ8pLm",
-         *       "customer_id": "cust_8Kq2mVxT3nR5",
-         *       "selected_currency": "BRL",
-         *       "external_session_id": "cart-981",
-         *       "items": [
-         *         {
-         *           "offer_id": "ofr_5tYh2KdQ8pLm",
-         *           "quantity": 1,
-         *           "installments": 1
-         *         }
-         *       ]
-         *     }
-         */
         'application/json': {
           /** @description ofr_ identifier */
           offer_id: string;
@@ -13771,58 +12565,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "cks_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "customer_email": "maria.silva@example.com",
-           *         "customer_name": "Maria Silva",
-           *         "selected_currency": "BRL",
-           *         "status": "initiated",
-           *         "external_session_id": "bs_8Kq2mVxT3nR5",
-           *         "expires_at": "2026-11-25T14:03:12.345Z",
-           *         "completed_at": "2026-11-25T14:03:12.345Z",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "items": [
-           *           {
-           *             "id": "cki_8Kq2mVxT3nR5",
-           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *             "offer_id": "ofr_8Kq2mVxT3nR5",
-           *             "currency": "BRL",
-           *             "amount": 4990,
-           *             "first_charge_amount": 4990,
-           *             "quantity": 1,
-           *             "installments": 1,
-           *             "created_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ],
-           *         "events": [
-           *           {
-           *             "id": "evt_8Kq2mVxT3nR5",
-           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *             "event_type": "event type",
-           *             "source_url": "source url",
-           *             "utm_source": "utm source",
-           *             "utm_medium": "utm medium",
-           *             "utm_campaign": "utm campaign",
-           *             "ip_address": "ip address",
-           *             "user_agent": "user agent",
-           *             "metadata": {
-           *               "order_ref": "A-1042"
-           *             },
-           *             "created_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -14013,58 +12755,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "cks_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "customer_email": "maria.silva@example.com",
-           *         "customer_name": "Maria Silva",
-           *         "selected_currency": "BRL",
-           *         "status": "initiated",
-           *         "external_session_id": "bs_8Kq2mVxT3nR5",
-           *         "expires_at": "2026-11-25T14:03:12.345Z",
-           *         "completed_at": "2026-11-25T14:03:12.345Z",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "items": [
-           *           {
-           *             "id": "cki_8Kq2mVxT3nR5",
-           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *             "offer_id": "ofr_8Kq2mVxT3nR5",
-           *             "currency": "BRL",
-           *             "amount": 4990,
-           *             "first_charge_amount": 4990,
-           *             "quantity": 1,
-           *             "installments": 1,
-           *             "created_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ],
-           *         "events": [
-           *           {
-           *             "id": "evt_8Kq2mVxT3nR5",
-           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *             "event_type": "event type",
-           *             "source_url": "source url",
-           *             "utm_source": "utm source",
-           *             "utm_medium": "utm medium",
-           *             "utm_campaign": "utm campaign",
-           *             "ip_address": "ip address",
-           *             "user_agent": "user agent",
-           *             "metadata": {
-           *               "order_ref": "A-1042"
-           *             },
-           *             "created_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -14238,7 +12928,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** @description cust_ identifier */
           customer_id?: string;
@@ -14296,58 +12985,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "cks_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "customer_email": "maria.silva@example.com",
-           *         "customer_name": "Maria Silva",
-           *         "selected_currency": "BRL",
-           *         "status": "initiated",
-           *         "external_session_id": "bs_8Kq2mVxT3nR5",
-           *         "expires_at": "2026-11-25T14:03:12.345Z",
-           *         "completed_at": "2026-11-25T14:03:12.345Z",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "items": [
-           *           {
-           *             "id": "cki_8Kq2mVxT3nR5",
-           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *             "offer_id": "ofr_8Kq2mVxT3nR5",
-           *             "currency": "BRL",
-           *             "amount": 4990,
-           *             "first_charge_amount": 4990,
-           *             "quantity": 1,
-           *             "installments": 1,
-           *             "created_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ],
-           *         "events": [
-           *           {
-           *             "id": "evt_8Kq2mVxT3nR5",
-           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *             "event_type": "event type",
-           *             "source_url": "source url",
-           *             "utm_source": "utm source",
-           *             "utm_medium": "utm medium",
-           *             "utm_campaign": "utm campaign",
-           *             "ip_address": "ip address",
-           *             "user_agent": "user agent",
-           *             "metadata": {
-           *               "order_ref": "A-1042"
-           *             },
-           *             "created_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -14530,7 +13167,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** @description cust_ identifier */
           customer_id?: string;
@@ -14549,58 +13185,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "cks_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "customer_email": "maria.silva@example.com",
-           *         "customer_name": "Maria Silva",
-           *         "selected_currency": "BRL",
-           *         "status": "initiated",
-           *         "external_session_id": "bs_8Kq2mVxT3nR5",
-           *         "expires_at": "2026-11-25T14:03:12.345Z",
-           *         "completed_at": "2026-11-25T14:03:12.345Z",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "items": [
-           *           {
-           *             "id": "cki_8Kq2mVxT3nR5",
-           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *             "offer_id": "ofr_8Kq2mVxT3nR5",
-           *             "currency": "BRL",
-           *             "amount": 4990,
-           *             "first_charge_amount": 4990,
-           *             "quantity": 1,
-           *             "installments": 1,
-           *             "created_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ],
-           *         "events": [
-           *           {
-           *             "id": "evt_8Kq2mVxT3nR5",
-           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *             "event_type": "event type",
-           *             "source_url": "source url",
-           *             "utm_source": "utm source",
-           *             "utm_medium": "utm medium",
-           *             "utm_campaign": "utm campaign",
-           *             "ip_address": "ip address",
-           *             "user_agent": "user agent",
-           *             "metadata": {
-           *               "order_ref": "A-1042"
-           *             },
-           *             "created_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -14789,58 +13373,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "cks_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "customer_email": "maria.silva@example.com",
-           *         "customer_name": "Maria Silva",
-           *         "selected_currency": "BRL",
-           *         "status": "initiated",
-           *         "external_session_id": "bs_8Kq2mVxT3nR5",
-           *         "expires_at": "2026-11-25T14:03:12.345Z",
-           *         "completed_at": "2026-11-25T14:03:12.345Z",
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "items": [
-           *           {
-           *             "id": "cki_8Kq2mVxT3nR5",
-           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *             "offer_id": "ofr_8Kq2mVxT3nR5",
-           *             "currency": "BRL",
-           *             "amount": 4990,
-           *             "first_charge_amount": 4990,
-           *             "quantity": 1,
-           *             "installments": 1,
-           *             "created_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ],
-           *         "events": [
-           *           {
-           *             "id": "evt_8Kq2mVxT3nR5",
-           *             "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *             "event_type": "event type",
-           *             "source_url": "source url",
-           *             "utm_source": "utm source",
-           *             "utm_medium": "utm medium",
-           *             "utm_campaign": "utm campaign",
-           *             "ip_address": "ip address",
-           *             "user_agent": "user agent",
-           *             "metadata": {
-           *               "order_ref": "A-1042"
-           *             },
-           *             "created_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -15024,11 +13556,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "offer_id": "ofr_8Kq2mVxT3nR5"
-         *     }
-         */
         'application/json': {
           /** @description ofr_ identifier */
           offer_id: string;
@@ -15081,24 +13608,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "cki_8Kq2mVxT3nR5",
-           *         "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *         "offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "currency": "BRL",
-           *         "amount": 4990,
-           *         "first_charge_amount": 4990,
-           *         "quantity": 1,
-           *         "installments": 1,
-           *         "created_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -15344,7 +13853,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** @default 1 */
           quantity?: number;
@@ -15360,24 +13868,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "cki_8Kq2mVxT3nR5",
-           *         "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *         "offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "currency": "BRL",
-           *         "amount": 4990,
-           *         "first_charge_amount": 4990,
-           *         "quantity": 1,
-           *         "installments": 1,
-           *         "created_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -15529,40 +14019,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "evt_8Kq2mVxT3nR5",
-           *           "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *           "event_type": "event type",
-           *           "source_url": "source url",
-           *           "utm_source": "utm source",
-           *           "utm_medium": "utm medium",
-           *           "utm_campaign": "utm campaign",
-           *           "ip_address": "ip address",
-           *           "user_agent": "user agent",
-           *           "metadata": {
-           *             "order_ref": "A-1042"
-           *           },
-           *           "created_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -15691,11 +14147,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "event_type": "page_view"
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           event_type:
@@ -15766,28 +14217,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "evt_8Kq2mVxT3nR5",
-           *         "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *         "event_type": "event type",
-           *         "source_url": "source url",
-           *         "utm_source": "utm source",
-           *         "utm_medium": "utm medium",
-           *         "utm_campaign": "utm campaign",
-           *         "ip_address": "ip address",
-           *         "user_agent": "user agent",
-           *         "metadata": {
-           *           "order_ref": "A-1042"
-           *         },
-           *         "created_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -15919,44 +14348,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "mrc_8Kq2mVxT3nR5",
-           *           "organization_id": "org_8Kq2mVxT3nR5",
-           *           "name": "Acme Store",
-           *           "slug": "ebook",
-           *           "external_reference": "external reference",
-           *           "business_registration_number": "business registration number",
-           *           "mcc": "mcc",
-           *           "phone_number": "phone number",
-           *           "address": {
-           *             "line_1": "Rua Augusta, 1500",
-           *             "line_2": "line 2",
-           *             "zip_code": "01304-001",
-           *             "city": "São Paulo",
-           *             "state": "SP",
-           *             "country": "BR"
-           *           },
-           *           "website": "website",
-           *           "status": "active",
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -16090,12 +14481,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "name": "Acme Store",
-         *       "primary_email": "maria.silva@example.com"
-         *     }
-         */
         'application/json': {
           /**
            * Format: single-line
@@ -16165,17 +14550,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "mrc_8Kq2mVxT3nR5",
-           *       "organization_id": "org_8Kq2mVxT3nR5",
-           *       "name": "Acme Store",
-           *       "slug": "ebook",
-           *       "external_reference": "external reference",
-           *       "status": "active",
-           *       "created_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -16292,30 +14666,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "mrc_8Kq2mVxT3nR5",
-           *       "organization_id": "org_8Kq2mVxT3nR5",
-           *       "name": "Acme Store",
-           *       "slug": "ebook",
-           *       "external_reference": "external reference",
-           *       "business_registration_number": "business registration number",
-           *       "mcc": "mcc",
-           *       "phone_number": "phone number",
-           *       "address": {
-           *         "line_1": "Rua Augusta, 1500",
-           *         "line_2": "line 2",
-           *         "zip_code": "01304-001",
-           *         "city": "São Paulo",
-           *         "state": "SP",
-           *         "country": "BR"
-           *       },
-           *       "website": "website",
-           *       "status": "active",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -16544,7 +14894,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /**
            * Format: single-line
@@ -16584,30 +14933,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "mrc_8Kq2mVxT3nR5",
-           *       "organization_id": "org_8Kq2mVxT3nR5",
-           *       "name": "Acme Store",
-           *       "slug": "ebook",
-           *       "external_reference": "external reference",
-           *       "business_registration_number": "business registration number",
-           *       "mcc": "mcc",
-           *       "phone_number": "phone number",
-           *       "address": {
-           *         "line_1": "Rua Augusta, 1500",
-           *         "line_2": "line 2",
-           *         "zip_code": "01304-001",
-           *         "city": "São Paulo",
-           *         "state": "SP",
-           *         "country": "BR"
-           *       },
-           *       "website": "website",
-           *       "status": "active",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -16744,33 +15069,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "mrc_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "action": "action",
-           *           "actor": {
-           *             "type": "api_key",
-           *             "id": "mrc_8Kq2mVxT3nR5"
-           *           },
-           *           "changes": {},
-           *           "created_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -16902,32 +15200,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "membership_id": "membership id",
-           *           "user_id": "usr_8Kq2mVxT3nR5",
-           *           "email": "maria.silva@example.com",
-           *           "name": "Maria Silva",
-           *           "role": "owner",
-           *           "joined_at": "2026-11-25T14:03:12.345Z",
-           *           "status": "pending",
-           *           "invitation_expires_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               membership_id: string;
@@ -17052,12 +15324,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "email": "maria.silva@example.com",
-         *       "role": "owner"
-         *     }
-         */
         'application/json': {
           /**
            * Format: email
@@ -17110,18 +15376,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "membership_id": "membership id",
-           *       "user_id": "usr_8Kq2mVxT3nR5",
-           *       "email": "maria.silva@example.com",
-           *       "name": "Maria Silva",
-           *       "role": "owner",
-           *       "joined_at": "2026-11-25T14:03:12.345Z",
-           *       "status": "pending",
-           *       "invitation_expires_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             membership_id: string;
             user_id: string;
@@ -17343,11 +15597,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "role": "owner"
-         *     }
-         */
         'application/json': {
           /**
            * @description owner: everything, including the team and its owners; admin: everything but owners; viewer: reads only
@@ -17364,18 +15613,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "membership_id": "membership id",
-           *       "user_id": "usr_8Kq2mVxT3nR5",
-           *       "email": "maria.silva@example.com",
-           *       "name": "Maria Silva",
-           *       "role": "owner",
-           *       "joined_at": "2026-11-25T14:03:12.345Z",
-           *       "status": "pending",
-           *       "invitation_expires_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             membership_id: string;
             user_id: string;
@@ -17499,18 +15736,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "membership_id": "membership id",
-           *       "user_id": "usr_8Kq2mVxT3nR5",
-           *       "email": "maria.silva@example.com",
-           *       "name": "Maria Silva",
-           *       "role": "owner",
-           *       "joined_at": "2026-11-25T14:03:12.345Z",
-           *       "status": "pending",
-           *       "invitation_expires_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             membership_id: string;
             user_id: string;
@@ -17637,40 +15862,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "ak_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "name": "Maria Silva",
-           *           "kind": "secret",
-           *           "prefix": "prefix",
-           *           "last_four": "last four",
-           *           "scopes": [
-           *             "scopes"
-           *           ],
-           *           "status": "active",
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "last_used_at": "2026-11-25T14:03:12.345Z",
-           *           "expires_at": "2026-11-25T14:03:12.345Z",
-           *           "revoked_at": "2026-11-25T14:03:12.345Z",
-           *           "created_by": {
-           *             "type": "dashboard_user",
-           *             "id": "ak_8Kq2mVxT3nR5"
-           *           }
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -17810,12 +16001,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "name": "Maria Silva",
-         *       "kind": "secret"
-         *     }
-         */
         'application/json': {
           name: string;
           /** @enum {string} */
@@ -17858,29 +16043,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "ak_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "Maria Silva",
-           *       "kind": "secret",
-           *       "prefix": "prefix",
-           *       "last_four": "last four",
-           *       "scopes": [
-           *         "scopes"
-           *       ],
-           *       "status": "active",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "last_used_at": "2026-11-25T14:03:12.345Z",
-           *       "expires_at": "2026-11-25T14:03:12.345Z",
-           *       "revoked_at": "2026-11-25T14:03:12.345Z",
-           *       "created_by": {
-           *         "type": "dashboard_user",
-           *         "id": "ak_8Kq2mVxT3nR5"
-           *       },
-           *       "key": "key"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -18026,28 +16188,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "ak_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "Maria Silva",
-           *       "kind": "secret",
-           *       "prefix": "prefix",
-           *       "last_four": "last four",
-           *       "scopes": [
-           *         "scopes"
-           *       ],
-           *       "status": "active",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "last_used_at": "2026-11-25T14:03:12.345Z",
-           *       "expires_at": "2026-11-25T14:03:12.345Z",
-           *       "revoked_at": "2026-11-25T14:03:12.345Z",
-           *       "created_by": {
-           *         "type": "dashboard_user",
-           *         "id": "ak_8Kq2mVxT3nR5"
-           *       }
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -18185,11 +16325,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "expires_in_hours": 1
-         *     }
-         */
         'application/json': {
           /** @description How long the old key keeps working (0: refused at once); the new key starts now */
           expires_in_hours: number;
@@ -18203,29 +16338,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "ak_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "Maria Silva",
-           *       "kind": "secret",
-           *       "prefix": "prefix",
-           *       "last_four": "last four",
-           *       "scopes": [
-           *         "scopes"
-           *       ],
-           *       "status": "active",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "last_used_at": "2026-11-25T14:03:12.345Z",
-           *       "expires_at": "2026-11-25T14:03:12.345Z",
-           *       "revoked_at": "2026-11-25T14:03:12.345Z",
-           *       "created_by": {
-           *         "type": "dashboard_user",
-           *         "id": "ak_8Kq2mVxT3nR5"
-           *       },
-           *       "key": "key"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -18372,40 +16484,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "ak_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "name": "Maria Silva",
-           *           "kind": "secret",
-           *           "prefix": "prefix",
-           *           "last_four": "last four",
-           *           "scopes": [
-           *             "scopes"
-           *           ],
-           *           "status": "active",
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "last_used_at": "2026-11-25T14:03:12.345Z",
-           *           "expires_at": "2026-11-25T14:03:12.345Z",
-           *           "revoked_at": "2026-11-25T14:03:12.345Z",
-           *           "created_by": {
-           *             "type": "dashboard_user",
-           *             "id": "ak_8Kq2mVxT3nR5"
-           *           }
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -18543,12 +16621,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "name": "Maria Silva",
-         *       "kind": "secret"
-         *     }
-         */
         'application/json': {
           name: string;
           /** @enum {string} */
@@ -18591,29 +16663,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "ak_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "Maria Silva",
-           *       "kind": "secret",
-           *       "prefix": "prefix",
-           *       "last_four": "last four",
-           *       "scopes": [
-           *         "scopes"
-           *       ],
-           *       "status": "active",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "last_used_at": "2026-11-25T14:03:12.345Z",
-           *       "expires_at": "2026-11-25T14:03:12.345Z",
-           *       "revoked_at": "2026-11-25T14:03:12.345Z",
-           *       "created_by": {
-           *         "type": "dashboard_user",
-           *         "id": "ak_8Kq2mVxT3nR5"
-           *       },
-           *       "key": "key"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -18758,28 +16807,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "ak_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "Maria Silva",
-           *       "kind": "secret",
-           *       "prefix": "prefix",
-           *       "last_four": "last four",
-           *       "scopes": [
-           *         "scopes"
-           *       ],
-           *       "status": "active",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "last_used_at": "2026-11-25T14:03:12.345Z",
-           *       "expires_at": "2026-11-25T14:03:12.345Z",
-           *       "revoked_at": "2026-11-25T14:03:12.345Z",
-           *       "created_by": {
-           *         "type": "dashboard_user",
-           *         "id": "ak_8Kq2mVxT3nR5"
-           *       }
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -18916,11 +16943,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "expires_in_hours": 1
-         *     }
-         */
         'application/json': {
           /** @description How long the old key keeps working (0: refused at once); the new key starts now */
           expires_in_hours: number;
@@ -18934,29 +16956,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "ak_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "Maria Silva",
-           *       "kind": "secret",
-           *       "prefix": "prefix",
-           *       "last_four": "last four",
-           *       "scopes": [
-           *         "scopes"
-           *       ],
-           *       "status": "active",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "last_used_at": "2026-11-25T14:03:12.345Z",
-           *       "expires_at": "2026-11-25T14:03:12.345Z",
-           *       "revoked_at": "2026-11-25T14:03:12.345Z",
-           *       "created_by": {
-           *         "type": "dashboard_user",
-           *         "id": "ak_8Kq2mVxT3nR5"
-           *       },
-           *       "key": "key"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -19103,40 +17102,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "ak_8Kq2mVxT3nR5",
-           *           "organization_id": "org_8Kq2mVxT3nR5",
-           *           "name": "Maria Silva",
-           *           "kind": "secret",
-           *           "prefix": "prefix",
-           *           "last_four": "last four",
-           *           "scopes": [
-           *             "scopes"
-           *           ],
-           *           "status": "active",
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "last_used_at": "2026-11-25T14:03:12.345Z",
-           *           "expires_at": "2026-11-25T14:03:12.345Z",
-           *           "revoked_at": "2026-11-25T14:03:12.345Z",
-           *           "created_by": {
-           *             "type": "dashboard_user",
-           *             "id": "ak_8Kq2mVxT3nR5"
-           *           }
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -19282,28 +17247,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "ak_8Kq2mVxT3nR5",
-           *       "organization_id": "org_8Kq2mVxT3nR5",
-           *       "name": "Maria Silva",
-           *       "kind": "secret",
-           *       "prefix": "prefix",
-           *       "last_four": "last four",
-           *       "scopes": [
-           *         "scopes"
-           *       ],
-           *       "status": "active",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "last_used_at": "2026-11-25T14:03:12.345Z",
-           *       "expires_at": "2026-11-25T14:03:12.345Z",
-           *       "revoked_at": "2026-11-25T14:03:12.345Z",
-           *       "created_by": {
-           *         "type": "dashboard_user",
-           *         "id": "ak_8Kq2mVxT3nR5"
-           *       }
-           *     }
-           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -19440,11 +17383,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "expires_in_hours": 1
-         *     }
-         */
         'application/json': {
           /** @description How long the old key keeps working (0: refused at once); the new key starts now */
           expires_in_hours: number;
@@ -19458,29 +17396,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "ak_8Kq2mVxT3nR5",
-           *       "organization_id": "org_8Kq2mVxT3nR5",
-           *       "name": "Maria Silva",
-           *       "kind": "secret",
-           *       "prefix": "prefix",
-           *       "last_four": "last four",
-           *       "scopes": [
-           *         "scopes"
-           *       ],
-           *       "status": "active",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "last_used_at": "2026-11-25T14:03:12.345Z",
-           *       "expires_at": "2026-11-25T14:03:12.345Z",
-           *       "revoked_at": "2026-11-25T14:03:12.345Z",
-           *       "created_by": {
-           *         "type": "dashboard_user",
-           *         "id": "ak_8Kq2mVxT3nR5"
-           *       },
-           *       "key": "key"
-           *     }
-           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -19628,60 +17543,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "conn_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "provider_slug": "provider_a",
-           *           "name": "Sandbox",
-           *           "country_code": "country code",
-           *           "auth_method": "api_key",
-           *           "is_test_mode": true,
-           *           "is_active": true,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z",
-           *           "webhook_url": "webhook url",
-           *           "has_webhook_secret": true,
-           *           "config": {
-           *             "card_brands": [
-           *               "card brands"
-           *             ],
-           *             "installments_enabled": true,
-           *             "circuit_breaker": {
-           *               "failure_threshold": 1,
-           *               "cooldown_seconds": 1
-           *             }
-           *           },
-           *           "health": {
-           *             "state": "closed",
-           *             "consecutive_failures": 1,
-           *             "opened_at": "2026-11-25T14:03:12.345Z",
-           *             "next_probe_at": "2026-11-25T14:03:12.345Z",
-           *             "last_failure_at": "2026-11-25T14:03:12.345Z",
-           *             "last_failure_code": "last failure code",
-           *             "window": {
-           *               "attempts": 1,
-           *               "approved": 1,
-           *               "declined": 1,
-           *               "errors": 1,
-           *               "approval_rate": 1,
-           *               "since": "2026-11-25T14:03:12.345Z"
-           *             }
-           *           }
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -19849,25 +17710,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "provider_slug": "provider_a",
-         *       "name": "Sandbox cards",
-         *       "is_test_mode": true,
-         *       "auth_method": "api_key",
-         *       "credentials": {
-         *         "secret_key": "sk_test_walkthrough"
-         *       },
-         *       "country_code": "BR",
-         *       "config": {
-         *         "card_brands": [
-         *           "visa",
-         *           "mastercard"
-         *         ],
-         *         "installments_enabled": true
-         *       }
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           provider_slug: 'provider_a' | 'provider_b' | 'provider_c' | 'provider_d' | 'provider_e' | 'checkout';
@@ -19983,48 +17825,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "conn_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "provider_slug": "provider_a",
-           *       "name": "Sandbox",
-           *       "country_code": "country code",
-           *       "auth_method": "api_key",
-           *       "is_test_mode": true,
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "webhook_url": "webhook url",
-           *       "has_webhook_secret": true,
-           *       "config": {
-           *         "card_brands": [
-           *           "card brands"
-           *         ],
-           *         "installments_enabled": true,
-           *         "circuit_breaker": {
-           *           "failure_threshold": 1,
-           *           "cooldown_seconds": 1
-           *         }
-           *       },
-           *       "health": {
-           *         "state": "closed",
-           *         "consecutive_failures": 1,
-           *         "opened_at": "2026-11-25T14:03:12.345Z",
-           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_code": "last failure code",
-           *         "window": {
-           *           "attempts": 1,
-           *           "approved": 1,
-           *           "declined": 1,
-           *           "errors": 1,
-           *           "approval_rate": 1,
-           *           "since": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -20202,48 +18002,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "conn_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "provider_slug": "provider_a",
-           *       "name": "Sandbox",
-           *       "country_code": "country code",
-           *       "auth_method": "api_key",
-           *       "is_test_mode": true,
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "webhook_url": "webhook url",
-           *       "has_webhook_secret": true,
-           *       "config": {
-           *         "card_brands": [
-           *           "card brands"
-           *         ],
-           *         "installments_enabled": true,
-           *         "circuit_breaker": {
-           *           "failure_threshold": 1,
-           *           "cooldown_seconds": 1
-           *         }
-           *       },
-           *       "health": {
-           *         "state": "closed",
-           *         "consecutive_failures": 1,
-           *         "opened_at": "2026-11-25T14:03:12.345Z",
-           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_code": "last failure code",
-           *         "window": {
-           *           "attempts": 1,
-           *           "approved": 1,
-           *           "declined": 1,
-           *           "errors": 1,
-           *           "approval_rate": 1,
-           *           "since": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -20508,7 +18266,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** @description Label, at most 100 characters */
           name?: string;
@@ -20539,48 +18296,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "conn_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "provider_slug": "provider_a",
-           *       "name": "Sandbox",
-           *       "country_code": "country code",
-           *       "auth_method": "api_key",
-           *       "is_test_mode": true,
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "webhook_url": "webhook url",
-           *       "has_webhook_secret": true,
-           *       "config": {
-           *         "card_brands": [
-           *           "card brands"
-           *         ],
-           *         "installments_enabled": true,
-           *         "circuit_breaker": {
-           *           "failure_threshold": 1,
-           *           "cooldown_seconds": 1
-           *         }
-           *       },
-           *       "health": {
-           *         "state": "closed",
-           *         "consecutive_failures": 1,
-           *         "opened_at": "2026-11-25T14:03:12.345Z",
-           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_code": "last failure code",
-           *         "window": {
-           *           "attempts": 1,
-           *           "approved": 1,
-           *           "declined": 1,
-           *           "errors": 1,
-           *           "approval_rate": 1,
-           *           "since": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -20743,11 +18458,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "state": "open"
-         *     }
-         */
         'application/json': {
           /**
            * @description open: routing skips the connector for a cool-down, then probes it; closed: routing uses it again
@@ -20764,48 +18474,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "conn_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "provider_slug": "provider_a",
-           *       "name": "Sandbox",
-           *       "country_code": "country code",
-           *       "auth_method": "api_key",
-           *       "is_test_mode": true,
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "webhook_url": "webhook url",
-           *       "has_webhook_secret": true,
-           *       "config": {
-           *         "card_brands": [
-           *           "card brands"
-           *         ],
-           *         "installments_enabled": true,
-           *         "circuit_breaker": {
-           *           "failure_threshold": 1,
-           *           "cooldown_seconds": 1
-           *         }
-           *       },
-           *       "health": {
-           *         "state": "closed",
-           *         "consecutive_failures": 1,
-           *         "opened_at": "2026-11-25T14:03:12.345Z",
-           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_code": "last failure code",
-           *         "window": {
-           *           "attempts": 1,
-           *           "approved": 1,
-           *           "declined": 1,
-           *           "errors": 1,
-           *           "approval_rate": 1,
-           *           "since": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -20967,11 +18635,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "state": "open"
-         *     }
-         */
         'application/json': {
           /**
            * @description open: routing skips the connector for a cool-down, then probes it; closed: routing uses it again
@@ -20988,48 +18651,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "conn_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "provider_slug": "provider_a",
-           *       "name": "Sandbox",
-           *       "country_code": "country code",
-           *       "auth_method": "api_key",
-           *       "is_test_mode": true,
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "webhook_url": "webhook url",
-           *       "has_webhook_secret": true,
-           *       "config": {
-           *         "card_brands": [
-           *           "card brands"
-           *         ],
-           *         "installments_enabled": true,
-           *         "circuit_breaker": {
-           *           "failure_threshold": 1,
-           *           "cooldown_seconds": 1
-           *         }
-           *       },
-           *       "health": {
-           *         "state": "closed",
-           *         "consecutive_failures": 1,
-           *         "opened_at": "2026-11-25T14:03:12.345Z",
-           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_code": "last failure code",
-           *         "window": {
-           *           "attempts": 1,
-           *           "approved": 1,
-           *           "declined": 1,
-           *           "errors": 1,
-           *           "approval_rate": 1,
-           *           "since": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -21197,48 +18818,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "conn_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "provider_slug": "provider_a",
-           *       "name": "Sandbox",
-           *       "country_code": "country code",
-           *       "auth_method": "api_key",
-           *       "is_test_mode": true,
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "webhook_url": "webhook url",
-           *       "has_webhook_secret": true,
-           *       "config": {
-           *         "card_brands": [
-           *           "card brands"
-           *         ],
-           *         "installments_enabled": true,
-           *         "circuit_breaker": {
-           *           "failure_threshold": 1,
-           *           "cooldown_seconds": 1
-           *         }
-           *       },
-           *       "health": {
-           *         "state": "closed",
-           *         "consecutive_failures": 1,
-           *         "opened_at": "2026-11-25T14:03:12.345Z",
-           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_code": "last failure code",
-           *         "window": {
-           *           "attempts": 1,
-           *           "approved": 1,
-           *           "declined": 1,
-           *           "errors": 1,
-           *           "approval_rate": 1,
-           *           "since": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -21501,7 +19080,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** @description Label, at most 100 characters */
           name?: string;
@@ -21532,48 +19110,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "conn_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "provider_slug": "provider_a",
-           *       "name": "Sandbox",
-           *       "country_code": "country code",
-           *       "auth_method": "api_key",
-           *       "is_test_mode": true,
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "webhook_url": "webhook url",
-           *       "has_webhook_secret": true,
-           *       "config": {
-           *         "card_brands": [
-           *           "card brands"
-           *         ],
-           *         "installments_enabled": true,
-           *         "circuit_breaker": {
-           *           "failure_threshold": 1,
-           *           "cooldown_seconds": 1
-           *         }
-           *       },
-           *       "health": {
-           *         "state": "closed",
-           *         "consecutive_failures": 1,
-           *         "opened_at": "2026-11-25T14:03:12.345Z",
-           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_code": "last failure code",
-           *         "window": {
-           *           "attempts": 1,
-           *           "approved": 1,
-           *           "declined": 1,
-           *           "errors": 1,
-           *           "approval_rate": 1,
-           *           "since": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -21743,60 +19279,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "conn_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "provider_slug": "provider_a",
-           *           "name": "Sandbox",
-           *           "country_code": "country code",
-           *           "auth_method": "api_key",
-           *           "is_test_mode": true,
-           *           "is_active": true,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z",
-           *           "webhook_url": "webhook url",
-           *           "has_webhook_secret": true,
-           *           "config": {
-           *             "card_brands": [
-           *               "card brands"
-           *             ],
-           *             "installments_enabled": true,
-           *             "circuit_breaker": {
-           *               "failure_threshold": 1,
-           *               "cooldown_seconds": 1
-           *             }
-           *           },
-           *           "health": {
-           *             "state": "closed",
-           *             "consecutive_failures": 1,
-           *             "opened_at": "2026-11-25T14:03:12.345Z",
-           *             "next_probe_at": "2026-11-25T14:03:12.345Z",
-           *             "last_failure_at": "2026-11-25T14:03:12.345Z",
-           *             "last_failure_code": "last failure code",
-           *             "window": {
-           *               "attempts": 1,
-           *               "approved": 1,
-           *               "declined": 1,
-           *               "errors": 1,
-           *               "approval_rate": 1,
-           *               "since": "2026-11-25T14:03:12.345Z"
-           *             }
-           *           }
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -21962,26 +19444,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "merchant_id": "mrc_2Wd8HnQe4Lz1",
-         *       "provider_slug": "provider_a",
-         *       "name": "Sandbox cards",
-         *       "is_test_mode": true,
-         *       "auth_method": "api_key",
-         *       "credentials": {
-         *         "secret_key": "sk_test_walkthrough"
-         *       },
-         *       "country_code": "BR",
-         *       "config": {
-         *         "card_brands": [
-         *           "visa",
-         *           "mastercard"
-         *         ],
-         *         "installments_enabled": true
-         *       }
-         *     }
-         */
         'application/json': {
           /** @description The organization's merchant the connector is created for */
           merchant_id: string;
@@ -22099,48 +19561,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "conn_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "provider_slug": "provider_a",
-           *       "name": "Sandbox",
-           *       "country_code": "country code",
-           *       "auth_method": "api_key",
-           *       "is_test_mode": true,
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "webhook_url": "webhook url",
-           *       "has_webhook_secret": true,
-           *       "config": {
-           *         "card_brands": [
-           *           "card brands"
-           *         ],
-           *         "installments_enabled": true,
-           *         "circuit_breaker": {
-           *           "failure_threshold": 1,
-           *           "cooldown_seconds": 1
-           *         }
-           *       },
-           *       "health": {
-           *         "state": "closed",
-           *         "consecutive_failures": 1,
-           *         "opened_at": "2026-11-25T14:03:12.345Z",
-           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_code": "last failure code",
-           *         "window": {
-           *           "attempts": 1,
-           *           "approved": 1,
-           *           "declined": 1,
-           *           "errors": 1,
-           *           "approval_rate": 1,
-           *           "since": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -22317,48 +19737,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "conn_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "provider_slug": "provider_a",
-           *       "name": "Sandbox",
-           *       "country_code": "country code",
-           *       "auth_method": "api_key",
-           *       "is_test_mode": true,
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "webhook_url": "webhook url",
-           *       "has_webhook_secret": true,
-           *       "config": {
-           *         "card_brands": [
-           *           "card brands"
-           *         ],
-           *         "installments_enabled": true,
-           *         "circuit_breaker": {
-           *           "failure_threshold": 1,
-           *           "cooldown_seconds": 1
-           *         }
-           *       },
-           *       "health": {
-           *         "state": "closed",
-           *         "consecutive_failures": 1,
-           *         "opened_at": "2026-11-25T14:03:12.345Z",
-           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_code": "last failure code",
-           *         "window": {
-           *           "attempts": 1,
-           *           "approved": 1,
-           *           "declined": 1,
-           *           "errors": 1,
-           *           "approval_rate": 1,
-           *           "since": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -22621,7 +19999,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** @description Label, at most 100 characters */
           name?: string;
@@ -22652,48 +20029,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "conn_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "provider_slug": "provider_a",
-           *       "name": "Sandbox",
-           *       "country_code": "country code",
-           *       "auth_method": "api_key",
-           *       "is_test_mode": true,
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "webhook_url": "webhook url",
-           *       "has_webhook_secret": true,
-           *       "config": {
-           *         "card_brands": [
-           *           "card brands"
-           *         ],
-           *         "installments_enabled": true,
-           *         "circuit_breaker": {
-           *           "failure_threshold": 1,
-           *           "cooldown_seconds": 1
-           *         }
-           *       },
-           *       "health": {
-           *         "state": "closed",
-           *         "consecutive_failures": 1,
-           *         "opened_at": "2026-11-25T14:03:12.345Z",
-           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_code": "last failure code",
-           *         "window": {
-           *           "attempts": 1,
-           *           "approved": 1,
-           *           "declined": 1,
-           *           "errors": 1,
-           *           "approval_rate": 1,
-           *           "since": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -22861,13 +20196,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "ok": true,
-           *       "provider_message": "provider message",
-           *       "checked_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @description Whether the provider accepted the stored credentials */
             ok: boolean;
@@ -22988,29 +20316,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "conn_8Kq2mVxT3nR5",
-           *           "status": "processed",
-           *           "event_type": "event type",
-           *           "provider_event_id": "evt_8Kq2mVxT3nR5",
-           *           "provider_reference": "provider reference",
-           *           "reason": "reason",
-           *           "received_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -23141,26 +20446,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "conn_8Kq2mVxT3nR5",
-           *           "reason": "bad_signature",
-           *           "detail": "detail",
-           *           "received_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -23279,11 +20564,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "test_connectors_enabled": true
-           *     }
-           */
           'application/json': {
             /** @description In production, whether test-mode connectors (sandbox: they approve without collecting money) can be created for the organization's merchants; off until an owner switches it on. Outside production they always can. */
             test_connectors_enabled: boolean;
@@ -23382,11 +20662,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "test_connectors_enabled": true
-         *     }
-         */
         'application/json': {
           /** @description In production, whether test-mode connectors (sandbox: they approve without collecting money) can be created for the organization's merchants; off until an owner switches it on. Outside production they always can. */
           test_connectors_enabled?: boolean;
@@ -23400,11 +20675,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "test_connectors_enabled": true
-           *     }
-           */
           'application/json': {
             /** @description In production, whether test-mode connectors (sandbox: they approve without collecting money) can be created for the organization's merchants; off until an owner switches it on. Outside production they always can. */
             test_connectors_enabled: boolean;
@@ -23512,35 +20782,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "id",
-           *           "slug": "ebook",
-           *           "display_name": "display name",
-           *           "logo": "logo",
-           *           "is_active": true,
-           *           "supported_auth_methods": [
-           *             "api_key"
-           *           ],
-           *           "credential_schemas": {
-           *             "api_key": {},
-           *             "oauth2": {}
-           *           },
-           *           "webhook_secret_format": "webhook secret format"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -23663,40 +20904,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "id",
-           *       "slug": "ebook",
-           *       "display_name": "display name",
-           *       "logo": "logo",
-           *       "is_active": true,
-           *       "supported_auth_methods": [
-           *         "api_key"
-           *       ],
-           *       "credential_schemas": {
-           *         "api_key": {},
-           *         "oauth2": {}
-           *       },
-           *       "webhook_secret_format": "webhook secret format",
-           *       "oauth_authorization_url": "oauth authorization url",
-           *       "oauth_token_url": "oauth token url",
-           *       "oauth_scopes": "oauth scopes",
-           *       "oauth_pkce_required": true,
-           *       "supported_card_brands": [
-           *         "supported card brands"
-           *       ],
-           *       "supported_payment_methods": [
-           *         "card"
-           *       ],
-           *       "supported_currencies": [
-           *         "supported currencies"
-           *       ],
-           *       "supported_countries": [
-           *         "supported countries"
-           *       ],
-           *       "supports_installments": true
-           *     }
-           */
           'application/json': {
             id: string;
             slug: string;
@@ -23827,35 +21034,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "id",
-           *           "slug": "ebook",
-           *           "display_name": "display name",
-           *           "logo": "logo",
-           *           "is_active": true,
-           *           "supported_auth_methods": [
-           *             "api_key"
-           *           ],
-           *           "credential_schemas": {
-           *             "api_key": {},
-           *             "oauth2": {}
-           *           },
-           *           "webhook_secret_format": "webhook secret format"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -23980,40 +21158,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "id",
-           *       "slug": "ebook",
-           *       "display_name": "display name",
-           *       "logo": "logo",
-           *       "is_active": true,
-           *       "supported_auth_methods": [
-           *         "api_key"
-           *       ],
-           *       "credential_schemas": {
-           *         "api_key": {},
-           *         "oauth2": {}
-           *       },
-           *       "webhook_secret_format": "webhook secret format",
-           *       "oauth_authorization_url": "oauth authorization url",
-           *       "oauth_token_url": "oauth token url",
-           *       "oauth_scopes": "oauth scopes",
-           *       "oauth_pkce_required": true,
-           *       "supported_card_brands": [
-           *         "supported card brands"
-           *       ],
-           *       "supported_payment_methods": [
-           *         "card"
-           *       ],
-           *       "supported_currencies": [
-           *         "supported currencies"
-           *       ],
-           *       "supported_countries": [
-           *         "supported countries"
-           *       ],
-           *       "supports_installments": true
-           *     }
-           */
           'application/json': {
             id: string;
             slug: string;
@@ -24145,32 +21289,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "rp_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "name": "Everything",
-           *           "is_active": true,
-           *           "version": 1,
-           *           "payment_method": "credit_card",
-           *           "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *           "optimize": "none",
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -24301,12 +21419,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "name": "Everything",
-         *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5"
-         *     }
-         */
         'application/json': {
           /** @description Label, at most 100 characters, not blank */
           name: string;
@@ -24376,20 +21488,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "rp_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "Everything",
-           *       "is_active": true,
-           *       "version": 1,
-           *       "payment_method": "credit_card",
-           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "optimize": "none",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -24521,20 +21619,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "rp_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "Everything",
-           *       "is_active": true,
-           *       "version": 1,
-           *       "payment_method": "credit_card",
-           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "optimize": "none",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -24762,7 +21846,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** @description Label, at most 100 characters, not blank */
           name?: string;
@@ -24791,20 +21874,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "rp_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "Everything",
-           *       "is_active": true,
-           *       "version": 1,
-           *       "payment_method": "credit_card",
-           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "optimize": "none",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -24930,11 +21999,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "merchant_connector_id": "conn_8Kq2mVxT3nR5"
-         *     }
-         */
         'application/json': {
           /** @description conn_ identifier */
           merchant_connector_id: string;
@@ -24948,20 +22012,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "rp_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "Everything",
-           *       "is_active": true,
-           *       "version": 1,
-           *       "payment_method": "credit_card",
-           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "optimize": "none",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -25102,37 +22152,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "rn_8Kq2mVxT3nR5",
-           *           "routing_profile_id": "rp_8Kq2mVxT3nR5",
-           *           "parent_node_id": "rn_8Kq2mVxT3nR5",
-           *           "branch": "then",
-           *           "position": 1,
-           *           "node_type": "condition",
-           *           "condition_field": "currency",
-           *           "condition_operator": "eq",
-           *           "condition_value": null,
-           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *           "connector_name": "connector name",
-           *           "require_3ds": "never",
-           *           "is_active": true,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -25274,12 +22293,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "node_type": "condition",
-         *       "position": 1
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           node_type: 'condition' | 'action';
@@ -25365,25 +22378,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "rn_8Kq2mVxT3nR5",
-           *       "routing_profile_id": "rp_8Kq2mVxT3nR5",
-           *       "parent_node_id": "rn_8Kq2mVxT3nR5",
-           *       "branch": "then",
-           *       "position": 1,
-           *       "node_type": "condition",
-           *       "condition_field": "currency",
-           *       "condition_operator": "eq",
-           *       "condition_value": null,
-           *       "merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "connector_name": "connector name",
-           *       "require_3ds": "never",
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             routing_profile_id: string;
@@ -25519,13 +22513,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "ordered_node_ids": [
-         *         "rn_8Kq2mVxT3nR5"
-         *       ]
-         *     }
-         */
         'application/json': {
           /** @description rn_ identifier */
           parent_node_id?: string | null;
@@ -25543,37 +22530,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "rn_8Kq2mVxT3nR5",
-           *           "routing_profile_id": "rp_8Kq2mVxT3nR5",
-           *           "parent_node_id": "rn_8Kq2mVxT3nR5",
-           *           "branch": "then",
-           *           "position": 1,
-           *           "node_type": "condition",
-           *           "condition_field": "currency",
-           *           "condition_operator": "eq",
-           *           "condition_value": null,
-           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *           "connector_name": "connector name",
-           *           "require_3ds": "never",
-           *           "is_active": true,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -25816,7 +22772,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** @enum {string|null} */
           condition_field?:
@@ -25847,25 +22802,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "rn_8Kq2mVxT3nR5",
-           *       "routing_profile_id": "rp_8Kq2mVxT3nR5",
-           *       "parent_node_id": "rn_8Kq2mVxT3nR5",
-           *       "branch": "then",
-           *       "position": 1,
-           *       "node_type": "condition",
-           *       "condition_field": "currency",
-           *       "condition_operator": "eq",
-           *       "condition_value": null,
-           *       "merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "connector_name": "connector name",
-           *       "require_3ds": "never",
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             routing_profile_id: string;
@@ -26001,12 +22937,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "currency": "BRL",
-         *       "amount": 4990
-         *     }
-         */
         'application/json': {
           /**
            * @description Defaults to the profile's method; required for a * profile
@@ -26042,32 +22972,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "profile_id": "rp_8Kq2mVxT3nR5",
-           *       "profile_version": 1,
-           *       "payment_method": "credit_card",
-           *       "random_draw": 1,
-           *       "matched_node_id": "rn_8Kq2mVxT3nR5",
-           *       "plan": [
-           *         {
-           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *           "connector_name": "connector name",
-           *           "provider_slug": "provider_a",
-           *           "node_id": "rn_8Kq2mVxT3nR5",
-           *           "require_3ds": "never",
-           *           "reason": "matched"
-           *         }
-           *       ],
-           *       "skipped": [
-           *         {
-           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *           "node_id": "rn_8Kq2mVxT3nR5",
-           *           "reason": "unknown_connector"
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': {
             profile_id: string;
             profile_version: number;
@@ -26203,27 +23107,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "currency": "BRL",
-           *       "methods": [
-           *         {
-           *           "payment_method": "credit_card",
-           *           "offered": true,
-           *           "connectors": [
-           *             {
-           *               "id": "conn_8Kq2mVxT3nR5",
-           *               "name": "Sandbox",
-           *               "provider_slug": "provider_a"
-           *             }
-           *           ],
-           *           "card_brands": [
-           *             "card brands"
-           *           ]
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': {
             /** @description The currency asked about; null: any currency */
             currency: string | null;
@@ -26344,19 +23227,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "decline_actions": {
-           *         "soft_decline": "retry_next_connector",
-           *         "hard_decline": "retry_next_connector",
-           *         "processing_error": "retry_next_connector",
-           *         "network_error": "retry_next_connector"
-           *       },
-           *       "code_actions": {},
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             merchant_id: string;
             decline_actions: {
@@ -26474,11 +23344,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "decline_actions": {}
-         *     }
-         */
         'application/json': {
           /** @description Per decline category, whether the charge moves on to the next connector. An unknown outcome always stops (the provider may have charged) */
           decline_actions: {
@@ -26505,19 +23370,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "decline_actions": {
-           *         "soft_decline": "retry_next_connector",
-           *         "hard_decline": "retry_next_connector",
-           *         "processing_error": "retry_next_connector",
-           *         "network_error": "retry_next_connector"
-           *       },
-           *       "code_actions": {},
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             merchant_id: string;
             decline_actions: {
@@ -26643,39 +23495,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "transaction_id": "tx_8Kq2mVxT3nR5",
-           *         "recorded": true,
-           *         "profile_id": "rp_8Kq2mVxT3nR5",
-           *         "profile_version": 1,
-           *         "optimize": "none",
-           *         "attempts": [
-           *           {
-           *             "connector_id": "conn_8Kq2mVxT3nR5",
-           *             "provider_slug": "provider_a",
-           *             "node_id": "rn_8Kq2mVxT3nR5",
-           *             "reason": "matched",
-           *             "probe": true,
-           *             "approval_score": 1
-           *           }
-           *         ],
-           *         "skipped": [
-           *           {
-           *             "connector_id": "conn_8Kq2mVxT3nR5",
-           *             "node_id": "rn_8Kq2mVxT3nR5",
-           *             "reason": "unknown_connector"
-           *           }
-           *         ],
-           *         "explored_connector_id": "conn_8Kq2mVxT3nR5",
-           *         "decided_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -26824,32 +23643,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "rp_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "name": "Everything",
-           *           "is_active": true,
-           *           "version": 1,
-           *           "payment_method": "credit_card",
-           *           "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *           "optimize": "none",
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -26978,12 +23771,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "name": "Everything",
-         *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5"
-         *     }
-         */
         'application/json': {
           /** @description Label, at most 100 characters, not blank */
           name: string;
@@ -27053,20 +23840,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "rp_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "Everything",
-           *       "is_active": true,
-           *       "version": 1,
-           *       "payment_method": "credit_card",
-           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "optimize": "none",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -27197,20 +23970,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "rp_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "Everything",
-           *       "is_active": true,
-           *       "version": 1,
-           *       "payment_method": "credit_card",
-           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "optimize": "none",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -27436,7 +24195,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** @description Label, at most 100 characters, not blank */
           name?: string;
@@ -27465,20 +24223,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "rp_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "Everything",
-           *       "is_active": true,
-           *       "version": 1,
-           *       "payment_method": "credit_card",
-           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "optimize": "none",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -27603,11 +24347,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "merchant_connector_id": "conn_8Kq2mVxT3nR5"
-         *     }
-         */
         'application/json': {
           /** @description conn_ identifier */
           merchant_connector_id: string;
@@ -27621,20 +24360,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "rp_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "Everything",
-           *       "is_active": true,
-           *       "version": 1,
-           *       "payment_method": "credit_card",
-           *       "default_merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "optimize": "none",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -27774,37 +24499,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "rn_8Kq2mVxT3nR5",
-           *           "routing_profile_id": "rp_8Kq2mVxT3nR5",
-           *           "parent_node_id": "rn_8Kq2mVxT3nR5",
-           *           "branch": "then",
-           *           "position": 1,
-           *           "node_type": "condition",
-           *           "condition_field": "currency",
-           *           "condition_operator": "eq",
-           *           "condition_value": null,
-           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *           "connector_name": "connector name",
-           *           "require_3ds": "never",
-           *           "is_active": true,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -27945,12 +24639,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "node_type": "condition",
-         *       "position": 1
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           node_type: 'condition' | 'action';
@@ -28036,25 +24724,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "rn_8Kq2mVxT3nR5",
-           *       "routing_profile_id": "rp_8Kq2mVxT3nR5",
-           *       "parent_node_id": "rn_8Kq2mVxT3nR5",
-           *       "branch": "then",
-           *       "position": 1,
-           *       "node_type": "condition",
-           *       "condition_field": "currency",
-           *       "condition_operator": "eq",
-           *       "condition_value": null,
-           *       "merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "connector_name": "connector name",
-           *       "require_3ds": "never",
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             routing_profile_id: string;
@@ -28189,13 +24858,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "ordered_node_ids": [
-         *         "rn_8Kq2mVxT3nR5"
-         *       ]
-         *     }
-         */
         'application/json': {
           /** @description rn_ identifier */
           parent_node_id?: string | null;
@@ -28213,37 +24875,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "rn_8Kq2mVxT3nR5",
-           *           "routing_profile_id": "rp_8Kq2mVxT3nR5",
-           *           "parent_node_id": "rn_8Kq2mVxT3nR5",
-           *           "branch": "then",
-           *           "position": 1,
-           *           "node_type": "condition",
-           *           "condition_field": "currency",
-           *           "condition_operator": "eq",
-           *           "condition_value": null,
-           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *           "connector_name": "connector name",
-           *           "require_3ds": "never",
-           *           "is_active": true,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -28484,7 +25115,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** @enum {string|null} */
           condition_field?:
@@ -28515,25 +25145,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "rn_8Kq2mVxT3nR5",
-           *       "routing_profile_id": "rp_8Kq2mVxT3nR5",
-           *       "parent_node_id": "rn_8Kq2mVxT3nR5",
-           *       "branch": "then",
-           *       "position": 1,
-           *       "node_type": "condition",
-           *       "condition_field": "currency",
-           *       "condition_operator": "eq",
-           *       "condition_value": null,
-           *       "merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "connector_name": "connector name",
-           *       "require_3ds": "never",
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             routing_profile_id: string;
@@ -28668,12 +25279,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "currency": "BRL",
-         *       "amount": 4990
-         *     }
-         */
         'application/json': {
           /**
            * @description Defaults to the profile's method; required for a * profile
@@ -28709,32 +25314,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "profile_id": "rp_8Kq2mVxT3nR5",
-           *       "profile_version": 1,
-           *       "payment_method": "credit_card",
-           *       "random_draw": 1,
-           *       "matched_node_id": "rn_8Kq2mVxT3nR5",
-           *       "plan": [
-           *         {
-           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *           "connector_name": "connector name",
-           *           "provider_slug": "provider_a",
-           *           "node_id": "rn_8Kq2mVxT3nR5",
-           *           "require_3ds": "never",
-           *           "reason": "matched"
-           *         }
-           *       ],
-           *       "skipped": [
-           *         {
-           *           "merchant_connector_id": "conn_8Kq2mVxT3nR5",
-           *           "node_id": "rn_8Kq2mVxT3nR5",
-           *           "reason": "unknown_connector"
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': {
             profile_id: string;
             profile_version: number;
@@ -28868,27 +25447,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "currency": "BRL",
-           *       "methods": [
-           *         {
-           *           "payment_method": "credit_card",
-           *           "offered": true,
-           *           "connectors": [
-           *             {
-           *               "id": "conn_8Kq2mVxT3nR5",
-           *               "name": "Sandbox",
-           *               "provider_slug": "provider_a"
-           *             }
-           *           ],
-           *           "card_brands": [
-           *             "card brands"
-           *           ]
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': {
             /** @description The currency asked about; null: any currency */
             currency: string | null;
@@ -29001,7 +25559,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           sdkVersion?: string;
           /** @description cks_ identifier */
@@ -29020,69 +25577,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "sessionId": "bs_8Kq2mVxT3nR5",
-           *       "expiresAt": "2026-11-25T14:03:12.345Z",
-           *       "merchant": {
-           *         "id": "mrc_8Kq2mVxT3nR5",
-           *         "name": "Acme Store",
-           *         "organizationId": "org_8Kq2mVxT3nR5"
-           *       },
-           *       "capabilities": {
-           *         "cards": true,
-           *         "pix": true,
-           *         "applePay": true,
-           *         "googlePay": true
-           *       },
-           *       "settings": {
-           *         "allowedCardBrands": [
-           *           "visa"
-           *         ],
-           *         "requireCvc": true,
-           *         "requireCardholderName": true,
-           *         "collectBillingAddress": true
-           *       },
-           *       "sdk": {
-           *         "sriHash": "sriHash",
-           *         "sriExpiresAt": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "installmentsSupported": true,
-           *       "installmentOptions": {
-           *         "credit_card": {
-           *           "min": 1,
-           *           "max": 1
-           *         },
-           *         "debit_card": {
-           *           "min": 1,
-           *           "max": 1
-           *         },
-           *         "pix": {
-           *           "min": 1,
-           *           "max": 1
-           *         },
-           *         "boleto": {
-           *           "min": 1,
-           *           "max": 1
-           *         },
-           *         "wallet": {
-           *           "min": 1,
-           *           "max": 1
-           *         }
-           *       },
-           *       "encryption": {
-           *         "alg": "ECDH-ES",
-           *         "enc": "A256GCM",
-           *         "kid": "kid",
-           *         "jwk": {
-           *           "kty": "EC",
-           *           "crv": "P-256",
-           *           "x": "x",
-           *           "y": "y"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             sessionId: string;
             /**
@@ -29263,124 +25757,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "checkout": {
-           *         "id": "bs_8Kq2mVxT3nR5",
-           *         "merchantId": "mrc_8Kq2mVxT3nR5",
-           *         "offerId": "ofr_8Kq2mVxT3nR5",
-           *         "customerId": "cust_8Kq2mVxT3nR5",
-           *         "customerEmail": "customerEmail",
-           *         "customerName": "customerName",
-           *         "selectedCurrency": "selectedCurrency",
-           *         "status": "status",
-           *         "externalSessionId": "bs_8Kq2mVxT3nR5",
-           *         "expiresAt": "2026-11-25T14:03:12.345Z",
-           *         "completedAt": "2026-11-25T14:03:12.345Z",
-           *         "createdAt": "2026-11-25T14:03:12.345Z",
-           *         "updatedAt": "2026-11-25T14:03:12.345Z",
-           *         "items": [
-           *           {
-           *             "id": "cki_8Kq2mVxT3nR5",
-           *             "checkoutSessionId": "cks_8Kq2mVxT3nR5",
-           *             "offerId": "ofr_8Kq2mVxT3nR5",
-           *             "currency": "BRL",
-           *             "amount": 4990,
-           *             "firstChargeAmount": 1,
-           *             "quantity": 1,
-           *             "installments": 1,
-           *             "createdAt": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ]
-           *       },
-           *       "summary": {
-           *         "currency": "BRL",
-           *         "dueToday": 1,
-           *         "lines": [
-           *           {
-           *             "itemId": "cki_8Kq2mVxT3nR5",
-           *             "offerId": "ofr_8Kq2mVxT3nR5",
-           *             "productName": "productName",
-           *             "offerName": "offerName",
-           *             "quantity": 1,
-           *             "currency": "BRL",
-           *             "unitAmount": 1,
-           *             "dueToday": 1,
-           *             "firstCharge": "standard",
-           *             "trialDays": 1,
-           *             "installments": 1,
-           *             "recurring": {
-           *               "amount": 4990,
-           *               "billingCycle": "billingCycle",
-           *               "customBillingDays": 1,
-           *               "firstBillingAt": "2026-11-25T14:03:12.345Z"
-           *             }
-           *           }
-           *         ]
-           *       },
-           *       "payment": {
-           *         "transactionId": "tx_8Kq2mVxT3nR5",
-           *         "orderId": "ord_8Kq2mVxT3nR5",
-           *         "outcome": "succeeded",
-           *         "declineType": "soft_decline",
-           *         "message": "message",
-           *         "paymentMethod": "paymentMethod",
-           *         "amount": 4990,
-           *         "currency": "BRL",
-           *         "paymentInstructions": {},
-           *         "qrCodeImage": "qrCodeImage",
-           *         "checkoutStatus": "checkoutStatus",
-           *         "subscription": {
-           *           "id": "sub_8Kq2mVxT3nR5",
-           *           "status": "status",
-           *           "trialEnd": "2026-11-25T14:03:12.345Z",
-           *           "nextBillingAt": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       },
-           *       "paymentMethods": {
-           *         "cards": true,
-           *         "pix": true,
-           *         "boleto": true,
-           *         "wallet": true,
-           *         "cardBrands": [
-           *           "cardBrands"
-           *         ],
-           *         "installmentsSupported": true,
-           *         "installmentOptions": {
-           *           "credit_card": {
-           *             "min": 1,
-           *             "max": 1
-           *           },
-           *           "debit_card": {
-           *             "min": 1,
-           *             "max": 1
-           *           },
-           *           "pix": {
-           *             "min": 1,
-           *             "max": 1
-           *           },
-           *           "boleto": {
-           *             "min": 1,
-           *             "max": 1
-           *           },
-           *           "wallet": {
-           *             "min": 1,
-           *             "max": 1
-           *           }
-           *         }
-           *       },
-           *       "savedInstruments": [
-           *         {
-           *           "id": "bs_8Kq2mVxT3nR5",
-           *           "instrumentType": "instrumentType",
-           *           "brand": "visa",
-           *           "last4": "4242",
-           *           "expMonth": 1,
-           *           "expYear": 1
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': {
             checkout: {
               id: string;
@@ -29648,69 +26024,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "sessionId": "bs_8Kq2mVxT3nR5",
-           *       "expiresAt": "2026-11-25T14:03:12.345Z",
-           *       "merchant": {
-           *         "id": "mrc_8Kq2mVxT3nR5",
-           *         "name": "Acme Store",
-           *         "organizationId": "org_8Kq2mVxT3nR5"
-           *       },
-           *       "capabilities": {
-           *         "cards": true,
-           *         "pix": true,
-           *         "applePay": true,
-           *         "googlePay": true
-           *       },
-           *       "settings": {
-           *         "allowedCardBrands": [
-           *           "visa"
-           *         ],
-           *         "requireCvc": true,
-           *         "requireCardholderName": true,
-           *         "collectBillingAddress": true
-           *       },
-           *       "sdk": {
-           *         "sriHash": "sriHash",
-           *         "sriExpiresAt": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "installmentsSupported": true,
-           *       "installmentOptions": {
-           *         "credit_card": {
-           *           "min": 1,
-           *           "max": 1
-           *         },
-           *         "debit_card": {
-           *           "min": 1,
-           *           "max": 1
-           *         },
-           *         "pix": {
-           *           "min": 1,
-           *           "max": 1
-           *         },
-           *         "boleto": {
-           *           "min": 1,
-           *           "max": 1
-           *         },
-           *         "wallet": {
-           *           "min": 1,
-           *           "max": 1
-           *         }
-           *       },
-           *       "encryption": {
-           *         "alg": "ECDH-ES",
-           *         "enc": "A256GCM",
-           *         "kid": "kid",
-           *         "jwk": {
-           *           "kty": "EC",
-           *           "crv": "P-256",
-           *           "x": "x",
-           *           "y": "y"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             sessionId: string;
             /**
@@ -29887,11 +26200,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "tokenId": "tok_8Kq2mVxT3nR5"
-         *     }
-         */
         'application/json': {
           /** @description tok_ identifier */
           tokenId: string;
@@ -29920,18 +26228,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "verified": true,
-           *       "paymentInstrumentId": "pi_8Kq2mVxT3nR5",
-           *       "status": "status",
-           *       "brand": "visa",
-           *       "last4": "4242",
-           *       "expMonth": 1,
-           *       "expYear": 1,
-           *       "reason": "reason"
-           *     }
-           */
           'application/json': {
             verified: boolean;
             paymentInstrumentId: string | null;
@@ -30047,7 +26343,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /**
            * @default credit_card
@@ -30066,27 +26361,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "transactionId": "tx_8Kq2mVxT3nR5",
-           *       "orderId": "ord_8Kq2mVxT3nR5",
-           *       "outcome": "succeeded",
-           *       "declineType": "soft_decline",
-           *       "message": "message",
-           *       "paymentMethod": "paymentMethod",
-           *       "amount": 4990,
-           *       "currency": "BRL",
-           *       "paymentInstructions": {},
-           *       "qrCodeImage": "qrCodeImage",
-           *       "checkoutStatus": "checkoutStatus",
-           *       "subscription": {
-           *         "id": "sub_8Kq2mVxT3nR5",
-           *         "status": "status",
-           *         "trialEnd": "2026-11-25T14:03:12.345Z",
-           *         "nextBillingAt": "2026-11-25T14:03:12.345Z"
-           *       }
-           *     }
-           */
           'application/json': {
             transactionId: string;
             orderId: string | null;
@@ -30222,23 +26496,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "encryptedCard": {
-         *         "number": "number",
-         *         "cvc": "cvc",
-         *         "expiryMonth": "expiryMonth",
-         *         "expiryYear": "expiryYear"
-         *       },
-         *       "metadata": {
-         *         "brand": "visa",
-         *         "last4": "4242",
-         *         "expiryMonth": 1,
-         *         "expiryYear": 2000,
-         *         "bin": "424242"
-         *       }
-         *     }
-         */
         'application/json': {
           encryptedCard: {
             /** @description Compact JWE, ECDH-ES + A256GCM, to the session key */
@@ -30277,20 +26534,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "tokenId": "tok_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "purpose": "one_time",
-           *       "last4": "4242",
-           *       "card_brand": "visa",
-           *       "exp_month": "exp month",
-           *       "exp_year": "exp year",
-           *       "status": "active",
-           *       "expires_at": "2026-11-25T14:03:12.345Z",
-           *       "created_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             tokenId: string;
             merchant_id: string;
@@ -30426,20 +26669,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "tokenId": "tok_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "purpose": "one_time",
-           *       "last4": "4242",
-           *       "card_brand": "visa",
-           *       "exp_month": "exp month",
-           *       "exp_year": "exp year",
-           *       "status": "active",
-           *       "expires_at": "2026-11-25T14:03:12.345Z",
-           *       "created_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             tokenId: string;
             merchant_id: string;
@@ -30558,11 +26787,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "customer_id": "cust_8Kq2mVxT3nR5"
-         *     }
-         */
         'application/json': {
           /** @description cust_ identifier */
           customer_id: string;
@@ -30578,14 +26802,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "enrolment_token": "enrolment token",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "customer_id": "cust_8Kq2mVxT3nR5",
-           *       "expires_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @description Shown only here; single use; pass it as enrolmentToken */
             enrolment_token: string;
@@ -30710,40 +26926,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "pi_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "customer_id": "cust_8Kq2mVxT3nR5",
-           *           "instrument_type": "card",
-           *           "card_brand": "visa",
-           *           "card_type": "credit",
-           *           "last4": "4242",
-           *           "bin": "424242",
-           *           "issuer_country": "BR",
-           *           "exp_month": 12,
-           *           "exp_year": 2030,
-           *           "status": "active",
-           *           "created_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -30875,12 +27057,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "customer_id": "cust_8Kq2mVxT3nR5",
-         *       "card_ciphertext_id": "tok_8Kq2mVxT3nR5"
-         *     }
-         */
         'application/json': {
           /** @description cust_ identifier */
           customer_id: string;
@@ -30901,24 +27077,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "pi_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "customer_id": "cust_8Kq2mVxT3nR5",
-           *       "instrument_type": "card",
-           *       "card_brand": "visa",
-           *       "card_type": "credit",
-           *       "last4": "4242",
-           *       "bin": "424242",
-           *       "issuer_country": "BR",
-           *       "exp_month": 12,
-           *       "exp_year": 2030,
-           *       "status": "active",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "deduplicated": true
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -31054,28 +27212,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "pi_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "instrument_type": "card",
-           *         "card_brand": "visa",
-           *         "card_type": "credit",
-           *         "last4": "4242",
-           *         "bin": "424242",
-           *         "issuer_country": "BR",
-           *         "exp_month": 12,
-           *         "exp_year": 2030,
-           *         "status": "active",
-           *         "created_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -31304,11 +27440,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "status": "active"
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           status: 'active' | 'expired' | 'revoked';
@@ -31322,28 +27453,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "pi_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "instrument_type": "card",
-           *         "card_brand": "visa",
-           *         "card_type": "credit",
-           *         "last4": "4242",
-           *         "bin": "424242",
-           *         "issuer_country": "BR",
-           *         "exp_month": 12,
-           *         "exp_year": 2030,
-           *         "status": "active",
-           *         "created_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -31487,33 +27596,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "whc_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "url": "https://shop.example.com/webhooks/switchyard",
-           *           "description": "Ebook: the complete guide",
-           *           "event_filter": [
-           *             "event filter"
-           *           ],
-           *           "is_active": true,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z",
-           *           "last_triggered_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -31639,18 +27721,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "url": "https://shop.example.com/hooks/switchyard",
-         *       "description": "Order system",
-         *       "event_filter": [
-         *         "transaction.authorized",
-         *         "transaction.failed",
-         *         "transaction.refunded",
-         *         "subscription.renewed"
-         *       ]
-         *     }
-         */
         'application/json': {
           /** @description https URL (http to loopback only in local/test mode) */
           url: string;
@@ -31741,22 +27811,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "whc_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "url": "https://shop.example.com/webhooks/switchyard",
-           *       "description": "Ebook: the complete guide",
-           *       "event_filter": [
-           *         "event filter"
-           *       ],
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "last_triggered_at": "2026-11-25T14:03:12.345Z",
-           *       "secret": "whsec_8Kq2mVxT3nR5"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -31894,21 +27948,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "whc_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "url": "https://shop.example.com/webhooks/switchyard",
-           *       "description": "Ebook: the complete guide",
-           *       "event_filter": [
-           *         "event filter"
-           *       ],
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "last_triggered_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -32131,7 +28170,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** @description https URL (http to loopback only in local/test mode) */
           url?: string;
@@ -32189,21 +28227,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "whc_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "url": "https://shop.example.com/webhooks/switchyard",
-           *       "description": "Ebook: the complete guide",
-           *       "event_filter": [
-           *         "event filter"
-           *       ],
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "last_triggered_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -32330,22 +28353,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "mrc_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "url": "https://shop.example.com/webhooks/switchyard",
-           *       "description": "Ebook: the complete guide",
-           *       "event_filter": [
-           *         "event filter"
-           *       ],
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "last_triggered_at": "2026-11-25T14:03:12.345Z",
-           *       "secret": "whsec_8Kq2mVxT3nR5"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -32483,42 +28490,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "whd_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "merchant_webhook_config_id": "whc_8Kq2mVxT3nR5",
-           *           "payment_transaction_id": "tx_8Kq2mVxT3nR5",
-           *           "order_id": "ord_8Kq2mVxT3nR5",
-           *           "event_type": "event type",
-           *           "livemode": true,
-           *           "payload": {},
-           *           "target_url": "target url",
-           *           "attempt_number": 1,
-           *           "http_status_code": 1,
-           *           "response_body": "response body",
-           *           "status": "success",
-           *           "next_retry_at": "2026-11-25T14:03:12.345Z",
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "sent_at": "2026-11-25T14:03:12.345Z",
-           *           "event_id": "evt_8Kq2mVxT3nR5",
-           *           "trigger": "automatic",
-           *           "error": "error",
-           *           "duration_ms": 1
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -32659,11 +28630,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "event_id": "evt_8Kq2mVxT3nR5"
-         *     }
-         */
         'application/json': {
           /** @description evt_ identifier */
           event_id: string;
@@ -32677,13 +28643,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "merchant_webhook_config_id": "whc_8Kq2mVxT3nR5",
-           *       "event_id": "evt_8Kq2mVxT3nR5",
-           *       "status": "queued"
-           *     }
-           */
           'application/json': {
             merchant_webhook_config_id: string;
             event_id: string;
@@ -32796,11 +28755,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "since": "2026-11-25T14:03:12.345Z"
-         *     }
-         */
         'application/json': {
           /**
            * Format: date-time
@@ -32822,14 +28776,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "merchant_webhook_config_id": "whc_8Kq2mVxT3nR5",
-           *       "since": "2026-11-25T14:03:12.345Z",
-           *       "until": "2026-11-25T14:03:12.345Z",
-           *       "events_queued": 1
-           *     }
-           */
           'application/json': {
             merchant_webhook_config_id: string;
             /**
@@ -33000,35 +28946,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "evt_8Kq2mVxT3nR5",
-           *           "type": "transaction.created",
-           *           "livemode": true,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "data": {
-           *             "object": {}
-           *           },
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -33201,23 +29118,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "evt_8Kq2mVxT3nR5",
-           *         "type": "transaction.created",
-           *         "livemode": true,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "data": {
-           *           "object": {}
-           *         },
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -33410,71 +29310,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "tx_8Kq2mVxT3nR5",
-           *           "organization_id": "org_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "order_id": "ord_8Kq2mVxT3nR5",
-           *           "subscription_id": "sub_8Kq2mVxT3nR5",
-           *           "external_order_id": "ord_8Kq2mVxT3nR5",
-           *           "customer_id": "cust_8Kq2mVxT3nR5",
-           *           "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *           "amount": 4990,
-           *           "amount_authorized": 4990,
-           *           "amount_captured": 4990,
-           *           "amount_refunded": 4990,
-           *           "currency": "BRL",
-           *           "payment_method": "credit_card",
-           *           "wallet_type": "wallet type",
-           *           "charge_type": "charge type",
-           *           "livemode": true,
-           *           "country": "BR",
-           *           "status": "pending",
-           *           "capture": true,
-           *           "risk_score": 1,
-           *           "installments": 1,
-           *           "applied_routing_rule_id": "applied routing rule id",
-           *           "payment_instructions": {},
-           *           "failure_code": "failure code",
-           *           "failure_message": "failure message",
-           *           "metadata": {
-           *             "order_ref": "A-1042"
-           *           },
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z",
-           *           "timeline": [
-           *             {
-           *               "attempt_number": 1,
-           *               "is_fallback": true,
-           *               "connector_id": "conn_8Kq2mVxT3nR5",
-           *               "provider_slug": "provider_a",
-           *               "status": "pending",
-           *               "started_at": "2026-11-25T14:03:12.345Z",
-           *               "finished_at": "2026-11-25T14:03:12.345Z",
-           *               "error_category": "error category",
-           *               "error_code": "error code"
-           *             }
-           *           ]
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -33665,25 +29500,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "payment_method": "credit_card",
-         *       "charge_type": "payment",
-         *       "country": "BR",
-         *       "amount": 4990,
-         *       "currency": "BRL",
-         *       "customer_id": "cust_8Kq2mVxT3nR5",
-         *       "card_ciphertext_id": "tok_3fJ9sLq1WcZ7",
-         *       "external_order_id": "order-2026-0042",
-         *       "capture": true,
-         *       "installments": {
-         *         "count": 1
-         *       },
-         *       "metadata": {
-         *         "cart_id": "c-981"
-         *       }
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           payment_method: 'credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet';
@@ -33835,59 +29651,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "tx_7Hq2Lm9Xc4Vb1Nz8",
-           *         "organization_id": "org_3Kd8Wq1Lm5Tz",
-           *         "merchant_id": "mrc_2Wd8HnQe4Lz1",
-           *         "order_id": "ord_9Pz4Rt2Yh6Kq",
-           *         "subscription_id": null,
-           *         "external_order_id": "order-2026-0042",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "payment_instrument_id": null,
-           *         "amount": 4990,
-           *         "amount_authorized": 4990,
-           *         "amount_captured": 4990,
-           *         "amount_refunded": 0,
-           *         "currency": "BRL",
-           *         "payment_method": "credit_card",
-           *         "wallet_type": null,
-           *         "charge_type": "payment",
-           *         "livemode": true,
-           *         "country": "BR",
-           *         "status": "authorized",
-           *         "capture": true,
-           *         "risk_score": null,
-           *         "installments": 1,
-           *         "applied_routing_rule_id": "rn_4Tg7Yu1Ws3Ex",
-           *         "payment_instructions": null,
-           *         "failure_code": null,
-           *         "failure_message": null,
-           *         "metadata": {
-           *           "cart_id": "c-981"
-           *         },
-           *         "created_at": "2026-11-25T14:03:11.902Z",
-           *         "updated_at": "2026-11-25T14:03:12.311Z",
-           *         "timeline": [
-           *           {
-           *             "attempt_number": 1,
-           *             "is_fallback": false,
-           *             "connector_id": "conn_6Bv3Nm8Qw2Zs",
-           *             "provider_slug": "provider_a",
-           *             "status": "success",
-           *             "started_at": "2026-11-25T14:03:11.950Z",
-           *             "finished_at": "2026-11-25T14:03:12.280Z",
-           *             "error_category": null,
-           *             "error_code": null
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -34091,59 +29854,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "tx_8Kq2mVxT3nR5",
-           *         "organization_id": "org_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "order_id": "ord_8Kq2mVxT3nR5",
-           *         "subscription_id": "sub_8Kq2mVxT3nR5",
-           *         "external_order_id": "ord_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *         "amount": 4990,
-           *         "amount_authorized": 4990,
-           *         "amount_captured": 4990,
-           *         "amount_refunded": 4990,
-           *         "currency": "BRL",
-           *         "payment_method": "credit_card",
-           *         "wallet_type": "wallet type",
-           *         "charge_type": "charge type",
-           *         "livemode": true,
-           *         "country": "BR",
-           *         "status": "pending",
-           *         "capture": true,
-           *         "risk_score": 1,
-           *         "installments": 1,
-           *         "applied_routing_rule_id": "applied routing rule id",
-           *         "payment_instructions": {},
-           *         "failure_code": "failure code",
-           *         "failure_message": "failure message",
-           *         "metadata": {
-           *           "order_ref": "A-1042"
-           *         },
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "timeline": [
-           *           {
-           *             "attempt_number": 1,
-           *             "is_fallback": true,
-           *             "connector_id": "conn_8Kq2mVxT3nR5",
-           *             "provider_slug": "provider_a",
-           *             "status": "pending",
-           *             "started_at": "2026-11-25T14:03:12.345Z",
-           *             "finished_at": "2026-11-25T14:03:12.345Z",
-           *             "error_category": "error category",
-           *             "error_code": "error code"
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -34338,32 +30048,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "attempt_number": 1,
-           *           "is_fallback": true,
-           *           "connector_id": "conn_8Kq2mVxT3nR5",
-           *           "provider_slug": "provider_a",
-           *           "status": "pending",
-           *           "started_at": "2026-11-25T14:03:12.345Z",
-           *           "finished_at": "2026-11-25T14:03:12.345Z",
-           *           "error_category": "error category",
-           *           "error_code": "error code",
-           *           "routing_node_id": "rn_8Kq2mVxT3nR5",
-           *           "outcome": "outcome",
-           *           "provider_reference": "provider reference",
-           *           "error_message": "error message",
-           *           "three_ds_status": "three ds status",
-           *           "gateway_fee": 1
-           *         }
-           *       ],
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -34497,11 +30181,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "amount": 4990
-         *     }
-         */
         'application/json': {
           /** @description mrc_ identifier */
           merchant_id?: string;
@@ -34518,59 +30197,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "tx_8Kq2mVxT3nR5",
-           *         "organization_id": "org_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "order_id": "ord_8Kq2mVxT3nR5",
-           *         "subscription_id": "sub_8Kq2mVxT3nR5",
-           *         "external_order_id": "ord_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *         "amount": 4990,
-           *         "amount_authorized": 4990,
-           *         "amount_captured": 4990,
-           *         "amount_refunded": 4990,
-           *         "currency": "BRL",
-           *         "payment_method": "credit_card",
-           *         "wallet_type": "wallet type",
-           *         "charge_type": "charge type",
-           *         "livemode": true,
-           *         "country": "BR",
-           *         "status": "pending",
-           *         "capture": true,
-           *         "risk_score": 1,
-           *         "installments": 1,
-           *         "applied_routing_rule_id": "applied routing rule id",
-           *         "payment_instructions": {},
-           *         "failure_code": "failure code",
-           *         "failure_message": "failure message",
-           *         "metadata": {
-           *           "order_ref": "A-1042"
-           *         },
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "timeline": [
-           *           {
-           *             "attempt_number": 1,
-           *             "is_fallback": true,
-           *             "connector_id": "conn_8Kq2mVxT3nR5",
-           *             "provider_slug": "provider_a",
-           *             "status": "pending",
-           *             "started_at": "2026-11-25T14:03:12.345Z",
-           *             "finished_at": "2026-11-25T14:03:12.345Z",
-           *             "error_category": "error category",
-           *             "error_code": "error code"
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -34867,7 +30493,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** @description mrc_ identifier */
           merchant_id?: string;
@@ -34882,59 +30507,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "tx_8Kq2mVxT3nR5",
-           *         "organization_id": "org_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "order_id": "ord_8Kq2mVxT3nR5",
-           *         "subscription_id": "sub_8Kq2mVxT3nR5",
-           *         "external_order_id": "ord_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *         "amount": 4990,
-           *         "amount_authorized": 4990,
-           *         "amount_captured": 4990,
-           *         "amount_refunded": 4990,
-           *         "currency": "BRL",
-           *         "payment_method": "credit_card",
-           *         "wallet_type": "wallet type",
-           *         "charge_type": "charge type",
-           *         "livemode": true,
-           *         "country": "BR",
-           *         "status": "pending",
-           *         "capture": true,
-           *         "risk_score": 1,
-           *         "installments": 1,
-           *         "applied_routing_rule_id": "applied routing rule id",
-           *         "payment_instructions": {},
-           *         "failure_code": "failure code",
-           *         "failure_message": "failure message",
-           *         "metadata": {
-           *           "order_ref": "A-1042"
-           *         },
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "timeline": [
-           *           {
-           *             "attempt_number": 1,
-           *             "is_fallback": true,
-           *             "connector_id": "conn_8Kq2mVxT3nR5",
-           *             "provider_slug": "provider_a",
-           *             "status": "pending",
-           *             "started_at": "2026-11-25T14:03:12.345Z",
-           *             "finished_at": "2026-11-25T14:03:12.345Z",
-           *             "error_category": "error category",
-           *             "error_code": "error code"
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -35238,40 +30810,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "ref_8Kq2mVxT3nR5",
-           *           "transaction_id": "tx_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "amount": 4990,
-           *           "currency": "BRL",
-           *           "status": "pending",
-           *           "reason": "reason",
-           *           "error_code": "error code",
-           *           "metadata": {
-           *             "order_ref": "A-1042"
-           *           },
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -35406,15 +30944,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "amount": 1990,
-         *       "reason": "Item returned",
-         *       "metadata": {
-         *         "rma": "RMA-7781"
-         *       }
-         *     }
-         */
         'application/json': {
           /** @description mrc_ identifier */
           merchant_id?: string;
@@ -35476,28 +31005,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "ref_5Jk8Lp2Qr7Sw",
-           *         "transaction_id": "tx_7Hq2Lm9Xc4Vb1Nz8",
-           *         "merchant_id": "mrc_2Wd8HnQe4Lz1",
-           *         "amount": 1990,
-           *         "currency": "BRL",
-           *         "status": "succeeded",
-           *         "reason": "Item returned",
-           *         "error_code": null,
-           *         "metadata": {
-           *           "rma": "RMA-7781"
-           *         },
-           *         "created_at": "2026-11-26T09:41:03.004Z",
-           *         "updated_at": "2026-11-26T09:41:03.512Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -35644,28 +31151,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "ref_8Kq2mVxT3nR5",
-           *         "transaction_id": "tx_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "amount": 4990,
-           *         "currency": "BRL",
-           *         "status": "pending",
-           *         "reason": "reason",
-           *         "error_code": "error code",
-           *         "metadata": {
-           *           "order_ref": "A-1042"
-           *         },
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -35821,43 +31306,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "ord_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "organization_id": "org_8Kq2mVxT3nR5",
-           *           "customer_id": "cust_8Kq2mVxT3nR5",
-           *           "external_order_id": "ord_8Kq2mVxT3nR5",
-           *           "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *           "order_type": "api",
-           *           "recurrence": "none",
-           *           "total_amount": 4990,
-           *           "currency": "BRL",
-           *           "status": "pending",
-           *           "metadata": {
-           *             "order_ref": "A-1042"
-           *           },
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -36011,63 +31459,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "ord_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "organization_id": "org_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "external_order_id": "ord_8Kq2mVxT3nR5",
-           *         "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *         "order_type": "api",
-           *         "recurrence": "none",
-           *         "total_amount": 4990,
-           *         "currency": "BRL",
-           *         "status": "pending",
-           *         "metadata": {
-           *           "order_ref": "A-1042"
-           *         },
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z",
-           *         "items": [
-           *           {
-           *             "id": "cki_8Kq2mVxT3nR5",
-           *             "product_id": "prd_8Kq2mVxT3nR5",
-           *             "offer_id": "ofr_8Kq2mVxT3nR5",
-           *             "product_name": "Ebook",
-           *             "offer_name": "Ebook",
-           *             "billing_cycle": "monthly",
-           *             "cycle_limit": 1,
-           *             "is_first_charge": true,
-           *             "quantity": 1,
-           *             "unit_amount": 4990,
-           *             "total_amount": 4990,
-           *             "currency": "BRL",
-           *             "installments": 1,
-           *             "created_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ],
-           *         "status_history": [
-           *           {
-           *             "from_status": "from status",
-           *             "to_status": "to status",
-           *             "triggered_by": "triggered by",
-           *             "actor": {
-           *               "id": "ord_8Kq2mVxT3nR5",
-           *               "type": "type",
-           *               "name": "Maria Silva",
-           *               "email": "maria.silva@example.com"
-           *             },
-           *             "created_at": "2026-11-25T14:03:12.345Z"
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -36265,61 +31656,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "sub_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "customer_id": "cust_8Kq2mVxT3nR5",
-           *           "customer_name": "Maria Silva",
-           *           "customer_email": "maria.silva@example.com",
-           *           "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *           "offer_name": "Ebook",
-           *           "product_id": "prd_8Kq2mVxT3nR5",
-           *           "product_name": "Ebook",
-           *           "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *           "billing_cycle": "daily",
-           *           "currency": "BRL",
-           *           "livemode": true,
-           *           "current_amount": 4990,
-           *           "current_period_start": "2026-11-25T14:03:12.345Z",
-           *           "current_period_end": "2026-11-25T14:03:12.345Z",
-           *           "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *           "billing_anchor_day": 1,
-           *           "trial_start": "2026-11-25T14:03:12.345Z",
-           *           "trial_end": "2026-11-25T14:03:12.345Z",
-           *           "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *           "dunning_attempt_count": 1,
-           *           "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *           "cycles_completed": 1,
-           *           "cycle_limit": 1,
-           *           "status": "trialing",
-           *           "cancel_at_period_end": true,
-           *           "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *           "cancellation_reason": "cancellation reason",
-           *           "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *           "preferred_connector_name": "preferred connector name",
-           *           "preferred_installments": 1,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -36514,49 +31850,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "sub_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "customer_name": "Maria Silva",
-           *         "customer_email": "maria.silva@example.com",
-           *         "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "offer_name": "Ebook",
-           *         "product_id": "prd_8Kq2mVxT3nR5",
-           *         "product_name": "Ebook",
-           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *         "billing_cycle": "daily",
-           *         "currency": "BRL",
-           *         "livemode": true,
-           *         "current_amount": 4990,
-           *         "current_period_start": "2026-11-25T14:03:12.345Z",
-           *         "current_period_end": "2026-11-25T14:03:12.345Z",
-           *         "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *         "billing_anchor_day": 1,
-           *         "trial_start": "2026-11-25T14:03:12.345Z",
-           *         "trial_end": "2026-11-25T14:03:12.345Z",
-           *         "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *         "dunning_attempt_count": 1,
-           *         "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *         "cycles_completed": 1,
-           *         "cycle_limit": 1,
-           *         "status": "trialing",
-           *         "cancel_at_period_end": true,
-           *         "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *         "cancellation_reason": "cancellation reason",
-           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *         "preferred_connector_name": "preferred connector name",
-           *         "preferred_installments": 1,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -36751,47 +32044,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "sub_8Kq2mVxT3nR5",
-           *           "subscription_id": "sub_8Kq2mVxT3nR5",
-           *           "transition_type": "creation",
-           *           "from_offer_id": "ofr_8Kq2mVxT3nR5",
-           *           "to_offer_id": "ofr_8Kq2mVxT3nR5",
-           *           "from_status": "trialing",
-           *           "to_status": "trialing",
-           *           "triggered_by": "customer",
-           *           "actor": {
-           *             "id": "sub_8Kq2mVxT3nR5",
-           *             "type": "type",
-           *             "name": "Maria Silva",
-           *             "email": "maria.silva@example.com"
-           *           },
-           *           "order_id": "ord_8Kq2mVxT3nR5",
-           *           "reason": "reason",
-           *           "metadata": {
-           *             "order_ref": "A-1042"
-           *           },
-           *           "created_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -36947,12 +32199,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "at_period_end": true,
-         *       "reason": "Customer asked to stop at the end of the month"
-         *     }
-         */
         'application/json': {
           /** @description true defers to the end of the current period; false cancels now */
           at_period_end: boolean;
@@ -36968,49 +32214,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "sub_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "customer_name": "Maria Silva",
-           *         "customer_email": "maria.silva@example.com",
-           *         "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "offer_name": "Ebook",
-           *         "product_id": "prd_8Kq2mVxT3nR5",
-           *         "product_name": "Ebook",
-           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *         "billing_cycle": "daily",
-           *         "currency": "BRL",
-           *         "livemode": true,
-           *         "current_amount": 4990,
-           *         "current_period_start": "2026-11-25T14:03:12.345Z",
-           *         "current_period_end": "2026-11-25T14:03:12.345Z",
-           *         "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *         "billing_anchor_day": 1,
-           *         "trial_start": "2026-11-25T14:03:12.345Z",
-           *         "trial_end": "2026-11-25T14:03:12.345Z",
-           *         "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *         "dunning_attempt_count": 1,
-           *         "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *         "cycles_completed": 1,
-           *         "cycle_limit": 1,
-           *         "status": "trialing",
-           *         "cancel_at_period_end": true,
-           *         "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *         "cancellation_reason": "cancellation reason",
-           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *         "preferred_connector_name": "preferred connector name",
-           *         "preferred_installments": 1,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -37208,7 +32411,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           idempotency_key?: string;
         };
@@ -37221,49 +32423,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "sub_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "customer_name": "Maria Silva",
-           *         "customer_email": "maria.silva@example.com",
-           *         "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "offer_name": "Ebook",
-           *         "product_id": "prd_8Kq2mVxT3nR5",
-           *         "product_name": "Ebook",
-           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *         "billing_cycle": "daily",
-           *         "currency": "BRL",
-           *         "livemode": true,
-           *         "current_amount": 4990,
-           *         "current_period_start": "2026-11-25T14:03:12.345Z",
-           *         "current_period_end": "2026-11-25T14:03:12.345Z",
-           *         "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *         "billing_anchor_day": 1,
-           *         "trial_start": "2026-11-25T14:03:12.345Z",
-           *         "trial_end": "2026-11-25T14:03:12.345Z",
-           *         "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *         "dunning_attempt_count": 1,
-           *         "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *         "cycles_completed": 1,
-           *         "cycle_limit": 1,
-           *         "status": "trialing",
-           *         "cancel_at_period_end": true,
-           *         "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *         "cancellation_reason": "cancellation reason",
-           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *         "preferred_connector_name": "preferred connector name",
-           *         "preferred_installments": 1,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -37461,11 +32620,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "reason": "Customer travelling for two months"
-         *     }
-         */
         'application/json': {
           reason?: string;
           idempotency_key?: string;
@@ -37479,49 +32633,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "sub_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "customer_name": "Maria Silva",
-           *         "customer_email": "maria.silva@example.com",
-           *         "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "offer_name": "Ebook",
-           *         "product_id": "prd_8Kq2mVxT3nR5",
-           *         "product_name": "Ebook",
-           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *         "billing_cycle": "daily",
-           *         "currency": "BRL",
-           *         "livemode": true,
-           *         "current_amount": 4990,
-           *         "current_period_start": "2026-11-25T14:03:12.345Z",
-           *         "current_period_end": "2026-11-25T14:03:12.345Z",
-           *         "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *         "billing_anchor_day": 1,
-           *         "trial_start": "2026-11-25T14:03:12.345Z",
-           *         "trial_end": "2026-11-25T14:03:12.345Z",
-           *         "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *         "dunning_attempt_count": 1,
-           *         "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *         "cycles_completed": 1,
-           *         "cycle_limit": 1,
-           *         "status": "trialing",
-           *         "cancel_at_period_end": true,
-           *         "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *         "cancellation_reason": "cancellation reason",
-           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *         "preferred_connector_name": "preferred connector name",
-           *         "preferred_installments": 1,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -37719,7 +32830,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           idempotency_key?: string;
         };
@@ -37732,49 +32842,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "sub_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "customer_name": "Maria Silva",
-           *         "customer_email": "maria.silva@example.com",
-           *         "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "offer_name": "Ebook",
-           *         "product_id": "prd_8Kq2mVxT3nR5",
-           *         "product_name": "Ebook",
-           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *         "billing_cycle": "daily",
-           *         "currency": "BRL",
-           *         "livemode": true,
-           *         "current_amount": 4990,
-           *         "current_period_start": "2026-11-25T14:03:12.345Z",
-           *         "current_period_end": "2026-11-25T14:03:12.345Z",
-           *         "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *         "billing_anchor_day": 1,
-           *         "trial_start": "2026-11-25T14:03:12.345Z",
-           *         "trial_end": "2026-11-25T14:03:12.345Z",
-           *         "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *         "dunning_attempt_count": 1,
-           *         "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *         "cycles_completed": 1,
-           *         "cycle_limit": 1,
-           *         "status": "trialing",
-           *         "cancel_at_period_end": true,
-           *         "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *         "cancellation_reason": "cancellation reason",
-           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *         "preferred_connector_name": "preferred connector name",
-           *         "preferred_installments": 1,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -37972,11 +33039,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "to_offer_id": "ofr_7Rk4pWz2YbQn"
-         *     }
-         */
         'application/json': {
           /** @description ofr_ identifier */
           to_offer_id: string;
@@ -37991,49 +33053,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "sub_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "customer_name": "Maria Silva",
-           *         "customer_email": "maria.silva@example.com",
-           *         "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "offer_name": "Ebook",
-           *         "product_id": "prd_8Kq2mVxT3nR5",
-           *         "product_name": "Ebook",
-           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *         "billing_cycle": "daily",
-           *         "currency": "BRL",
-           *         "livemode": true,
-           *         "current_amount": 4990,
-           *         "current_period_start": "2026-11-25T14:03:12.345Z",
-           *         "current_period_end": "2026-11-25T14:03:12.345Z",
-           *         "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *         "billing_anchor_day": 1,
-           *         "trial_start": "2026-11-25T14:03:12.345Z",
-           *         "trial_end": "2026-11-25T14:03:12.345Z",
-           *         "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *         "dunning_attempt_count": 1,
-           *         "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *         "cycles_completed": 1,
-           *         "cycle_limit": 1,
-           *         "status": "trialing",
-           *         "cancel_at_period_end": true,
-           *         "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *         "cancellation_reason": "cancellation reason",
-           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *         "preferred_connector_name": "preferred connector name",
-           *         "preferred_installments": 1,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -38231,11 +33250,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "payment_instrument_id": "pi_4Hs9KdLe2Qw8"
-         *     }
-         */
         'application/json': {
           /** @description pi_ identifier */
           payment_instrument_id: string;
@@ -38250,49 +33264,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "sub_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "customer_name": "Maria Silva",
-           *         "customer_email": "maria.silva@example.com",
-           *         "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *         "offer_name": "Ebook",
-           *         "product_id": "prd_8Kq2mVxT3nR5",
-           *         "product_name": "Ebook",
-           *         "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *         "billing_cycle": "daily",
-           *         "currency": "BRL",
-           *         "livemode": true,
-           *         "current_amount": 4990,
-           *         "current_period_start": "2026-11-25T14:03:12.345Z",
-           *         "current_period_end": "2026-11-25T14:03:12.345Z",
-           *         "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *         "billing_anchor_day": 1,
-           *         "trial_start": "2026-11-25T14:03:12.345Z",
-           *         "trial_end": "2026-11-25T14:03:12.345Z",
-           *         "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *         "dunning_attempt_count": 1,
-           *         "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *         "cycles_completed": 1,
-           *         "cycle_limit": 1,
-           *         "status": "trialing",
-           *         "cancel_at_period_end": true,
-           *         "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *         "cancellation_reason": "cancellation reason",
-           *         "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *         "preferred_connector_name": "preferred connector name",
-           *         "preferred_installments": 1,
-           *         "created_at": "2026-11-25T14:03:12.345Z",
-           *         "updated_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -38500,58 +33471,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "sub_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "customer_id": "cust_8Kq2mVxT3nR5",
-           *           "customer_name": "Maria Silva",
-           *           "customer_email": "maria.silva@example.com",
-           *           "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *           "offer_name": "Ebook",
-           *           "product_id": "prd_8Kq2mVxT3nR5",
-           *           "product_name": "Ebook",
-           *           "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *           "billing_cycle": "daily",
-           *           "currency": "BRL",
-           *           "livemode": true,
-           *           "current_amount": 4990,
-           *           "current_period_start": "2026-11-25T14:03:12.345Z",
-           *           "current_period_end": "2026-11-25T14:03:12.345Z",
-           *           "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *           "billing_anchor_day": 1,
-           *           "trial_start": "2026-11-25T14:03:12.345Z",
-           *           "trial_end": "2026-11-25T14:03:12.345Z",
-           *           "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *           "dunning_attempt_count": 1,
-           *           "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *           "cycles_completed": 1,
-           *           "cycle_limit": 1,
-           *           "status": "trialing",
-           *           "cancel_at_period_end": true,
-           *           "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *           "cancellation_reason": "cancellation reason",
-           *           "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *           "preferred_connector_name": "preferred connector name",
-           *           "preferred_installments": 1,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z",
-           *           "preferred_connector_id": "conn_8Kq2mVxT3nR5",
-           *           "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -38740,46 +33659,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "sub_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "customer_id": "cust_8Kq2mVxT3nR5",
-           *       "customer_name": "Maria Silva",
-           *       "customer_email": "maria.silva@example.com",
-           *       "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *       "offer_name": "Ebook",
-           *       "product_id": "prd_8Kq2mVxT3nR5",
-           *       "product_name": "Ebook",
-           *       "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *       "billing_cycle": "daily",
-           *       "currency": "BRL",
-           *       "livemode": true,
-           *       "current_amount": 4990,
-           *       "current_period_start": "2026-11-25T14:03:12.345Z",
-           *       "current_period_end": "2026-11-25T14:03:12.345Z",
-           *       "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *       "billing_anchor_day": 1,
-           *       "trial_start": "2026-11-25T14:03:12.345Z",
-           *       "trial_end": "2026-11-25T14:03:12.345Z",
-           *       "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *       "dunning_attempt_count": 1,
-           *       "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *       "cycles_completed": 1,
-           *       "cycle_limit": 1,
-           *       "status": "trialing",
-           *       "cancel_at_period_end": true,
-           *       "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *       "cancellation_reason": "cancellation reason",
-           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *       "preferred_connector_name": "preferred connector name",
-           *       "preferred_installments": 1,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "preferred_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -38968,42 +33847,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "sub_8Kq2mVxT3nR5",
-           *           "subscription_id": "sub_8Kq2mVxT3nR5",
-           *           "transition_type": "creation",
-           *           "from_offer_id": "ofr_8Kq2mVxT3nR5",
-           *           "to_offer_id": "ofr_8Kq2mVxT3nR5",
-           *           "from_status": "trialing",
-           *           "to_status": "trialing",
-           *           "triggered_by": "customer",
-           *           "actor": {
-           *             "id": "sub_8Kq2mVxT3nR5",
-           *             "type": "type",
-           *             "name": "Maria Silva",
-           *             "email": "maria.silva@example.com"
-           *           },
-           *           "order_id": "ord_8Kq2mVxT3nR5",
-           *           "reason": "reason",
-           *           "metadata": {
-           *             "order_ref": "A-1042"
-           *           },
-           *           "created_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -39148,12 +33991,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "at_period_end": true,
-         *       "reason": "Customer asked to stop at the end of the month"
-         *     }
-         */
         'application/json': {
           /** @description true defers to the end of the current period; false cancels now */
           at_period_end: boolean;
@@ -39168,46 +34005,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "sub_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "customer_id": "cust_8Kq2mVxT3nR5",
-           *       "customer_name": "Maria Silva",
-           *       "customer_email": "maria.silva@example.com",
-           *       "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *       "offer_name": "Ebook",
-           *       "product_id": "prd_8Kq2mVxT3nR5",
-           *       "product_name": "Ebook",
-           *       "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *       "billing_cycle": "daily",
-           *       "currency": "BRL",
-           *       "livemode": true,
-           *       "current_amount": 4990,
-           *       "current_period_start": "2026-11-25T14:03:12.345Z",
-           *       "current_period_end": "2026-11-25T14:03:12.345Z",
-           *       "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *       "billing_anchor_day": 1,
-           *       "trial_start": "2026-11-25T14:03:12.345Z",
-           *       "trial_end": "2026-11-25T14:03:12.345Z",
-           *       "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *       "dunning_attempt_count": 1,
-           *       "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *       "cycles_completed": 1,
-           *       "cycle_limit": 1,
-           *       "status": "trialing",
-           *       "cancel_at_period_end": true,
-           *       "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *       "cancellation_reason": "cancellation reason",
-           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *       "preferred_connector_name": "preferred connector name",
-           *       "preferred_installments": 1,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "preferred_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -39396,7 +34193,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': Record<string, unknown>;
       };
     };
@@ -39407,46 +34203,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "sub_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "customer_id": "cust_8Kq2mVxT3nR5",
-           *       "customer_name": "Maria Silva",
-           *       "customer_email": "maria.silva@example.com",
-           *       "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *       "offer_name": "Ebook",
-           *       "product_id": "prd_8Kq2mVxT3nR5",
-           *       "product_name": "Ebook",
-           *       "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *       "billing_cycle": "daily",
-           *       "currency": "BRL",
-           *       "livemode": true,
-           *       "current_amount": 4990,
-           *       "current_period_start": "2026-11-25T14:03:12.345Z",
-           *       "current_period_end": "2026-11-25T14:03:12.345Z",
-           *       "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *       "billing_anchor_day": 1,
-           *       "trial_start": "2026-11-25T14:03:12.345Z",
-           *       "trial_end": "2026-11-25T14:03:12.345Z",
-           *       "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *       "dunning_attempt_count": 1,
-           *       "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *       "cycles_completed": 1,
-           *       "cycle_limit": 1,
-           *       "status": "trialing",
-           *       "cancel_at_period_end": true,
-           *       "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *       "cancellation_reason": "cancellation reason",
-           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *       "preferred_connector_name": "preferred connector name",
-           *       "preferred_installments": 1,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "preferred_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -39635,11 +34391,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "reason": "Customer travelling for two months"
-         *     }
-         */
         'application/json': {
           reason?: string;
         };
@@ -39652,46 +34403,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "sub_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "customer_id": "cust_8Kq2mVxT3nR5",
-           *       "customer_name": "Maria Silva",
-           *       "customer_email": "maria.silva@example.com",
-           *       "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *       "offer_name": "Ebook",
-           *       "product_id": "prd_8Kq2mVxT3nR5",
-           *       "product_name": "Ebook",
-           *       "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *       "billing_cycle": "daily",
-           *       "currency": "BRL",
-           *       "livemode": true,
-           *       "current_amount": 4990,
-           *       "current_period_start": "2026-11-25T14:03:12.345Z",
-           *       "current_period_end": "2026-11-25T14:03:12.345Z",
-           *       "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *       "billing_anchor_day": 1,
-           *       "trial_start": "2026-11-25T14:03:12.345Z",
-           *       "trial_end": "2026-11-25T14:03:12.345Z",
-           *       "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *       "dunning_attempt_count": 1,
-           *       "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *       "cycles_completed": 1,
-           *       "cycle_limit": 1,
-           *       "status": "trialing",
-           *       "cancel_at_period_end": true,
-           *       "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *       "cancellation_reason": "cancellation reason",
-           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *       "preferred_connector_name": "preferred connector name",
-           *       "preferred_installments": 1,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "preferred_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -39880,7 +34591,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': Record<string, unknown>;
       };
     };
@@ -39891,46 +34601,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "sub_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "customer_id": "cust_8Kq2mVxT3nR5",
-           *       "customer_name": "Maria Silva",
-           *       "customer_email": "maria.silva@example.com",
-           *       "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *       "offer_name": "Ebook",
-           *       "product_id": "prd_8Kq2mVxT3nR5",
-           *       "product_name": "Ebook",
-           *       "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *       "billing_cycle": "daily",
-           *       "currency": "BRL",
-           *       "livemode": true,
-           *       "current_amount": 4990,
-           *       "current_period_start": "2026-11-25T14:03:12.345Z",
-           *       "current_period_end": "2026-11-25T14:03:12.345Z",
-           *       "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *       "billing_anchor_day": 1,
-           *       "trial_start": "2026-11-25T14:03:12.345Z",
-           *       "trial_end": "2026-11-25T14:03:12.345Z",
-           *       "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *       "dunning_attempt_count": 1,
-           *       "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *       "cycles_completed": 1,
-           *       "cycle_limit": 1,
-           *       "status": "trialing",
-           *       "cancel_at_period_end": true,
-           *       "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *       "cancellation_reason": "cancellation reason",
-           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *       "preferred_connector_name": "preferred connector name",
-           *       "preferred_installments": 1,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "preferred_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -40119,11 +34789,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "to_offer_id": "ofr_7Rk4pWz2YbQn"
-         *     }
-         */
         'application/json': {
           /** @description ofr_ identifier */
           to_offer_id: string;
@@ -40137,46 +34802,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "sub_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "customer_id": "cust_8Kq2mVxT3nR5",
-           *       "customer_name": "Maria Silva",
-           *       "customer_email": "maria.silva@example.com",
-           *       "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *       "offer_name": "Ebook",
-           *       "product_id": "prd_8Kq2mVxT3nR5",
-           *       "product_name": "Ebook",
-           *       "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *       "billing_cycle": "daily",
-           *       "currency": "BRL",
-           *       "livemode": true,
-           *       "current_amount": 4990,
-           *       "current_period_start": "2026-11-25T14:03:12.345Z",
-           *       "current_period_end": "2026-11-25T14:03:12.345Z",
-           *       "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *       "billing_anchor_day": 1,
-           *       "trial_start": "2026-11-25T14:03:12.345Z",
-           *       "trial_end": "2026-11-25T14:03:12.345Z",
-           *       "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *       "dunning_attempt_count": 1,
-           *       "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *       "cycles_completed": 1,
-           *       "cycle_limit": 1,
-           *       "status": "trialing",
-           *       "cancel_at_period_end": true,
-           *       "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *       "cancellation_reason": "cancellation reason",
-           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *       "preferred_connector_name": "preferred connector name",
-           *       "preferred_installments": 1,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "preferred_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -40365,11 +34990,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "payment_instrument_id": "pi_4Hs9KdLe2Qw8"
-         *     }
-         */
         'application/json': {
           /** @description pi_ identifier */
           payment_instrument_id: string;
@@ -40383,46 +35003,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "sub_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "customer_id": "cust_8Kq2mVxT3nR5",
-           *       "customer_name": "Maria Silva",
-           *       "customer_email": "maria.silva@example.com",
-           *       "current_offer_id": "ofr_8Kq2mVxT3nR5",
-           *       "offer_name": "Ebook",
-           *       "product_id": "prd_8Kq2mVxT3nR5",
-           *       "product_name": "Ebook",
-           *       "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *       "billing_cycle": "daily",
-           *       "currency": "BRL",
-           *       "livemode": true,
-           *       "current_amount": 4990,
-           *       "current_period_start": "2026-11-25T14:03:12.345Z",
-           *       "current_period_end": "2026-11-25T14:03:12.345Z",
-           *       "next_billing_at": "2026-11-25T14:03:12.345Z",
-           *       "billing_anchor_day": 1,
-           *       "trial_start": "2026-11-25T14:03:12.345Z",
-           *       "trial_end": "2026-11-25T14:03:12.345Z",
-           *       "dunning_started_at": "2026-11-25T14:03:12.345Z",
-           *       "dunning_attempt_count": 1,
-           *       "dunning_next_retry_at": "2026-11-25T14:03:12.345Z",
-           *       "cycles_completed": 1,
-           *       "cycle_limit": 1,
-           *       "status": "trialing",
-           *       "cancel_at_period_end": true,
-           *       "cancelled_at": "2026-11-25T14:03:12.345Z",
-           *       "cancellation_reason": "cancellation reason",
-           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *       "preferred_connector_name": "preferred connector name",
-           *       "preferred_installments": 1,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "preferred_connector_id": "conn_8Kq2mVxT3nR5",
-           *       "initial_network_transaction_id": "tx_8Kq2mVxT3nR5"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -40619,33 +35199,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": [
-           *         {
-           *           "id": "clk_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "name": "yearly run",
-           *           "frozen_time": "2026-11-25T14:03:12.345Z",
-           *           "status": "ready",
-           *           "created_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "pagination": {
-           *           "page": 1,
-           *           "limit": 20,
-           *           "total": 1,
-           *           "total_pages": 1,
-           *           "has_next": false,
-           *           "has_prev": false
-           *         }
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -40773,11 +35326,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "frozen_time": "2026-11-25T14:03:12.345Z"
-         *     }
-         */
         'application/json': {
           /** @description mrc_ identifier */
           merchant_id?: string;
@@ -40833,21 +35381,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "clk_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "name": "yearly run",
-           *         "frozen_time": "2026-11-25T14:03:12.345Z",
-           *         "status": "ready",
-           *         "created_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -40988,21 +35521,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "clk_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "name": "yearly run",
-           *         "frozen_time": "2026-11-25T14:03:12.345Z",
-           *         "status": "ready",
-           *         "created_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -41229,11 +35747,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "frozen_time": "2026-11-25T14:03:12.345Z"
-         *     }
-         */
         'application/json': {
           /** @description mrc_ identifier */
           merchant_id?: string;
@@ -41252,21 +35765,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "clk_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "name": "yearly run",
-           *         "frozen_time": "2026-11-25T14:03:12.345Z",
-           *         "status": "ready",
-           *         "created_at": "2026-11-25T14:03:12.345Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -41405,18 +35903,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "test_clock": {
-           *         "id": "clk_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *         "name": "Maria Silva",
-           *         "frozen_time": "2026-11-25T14:03:12.345Z",
-           *         "status": "ready",
-           *         "created_at": "2026-11-25T14:03:12.345Z"
-           *       }
-           *     }
-           */
           'application/json': {
             test_clock: {
               id: string;
@@ -41535,11 +36021,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "frozen_time": "2026-11-25T14:03:12.345Z"
-         *     }
-         */
         'application/json': {
           /**
            * Format: date-time
@@ -41556,16 +36037,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "clk_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "name": "yearly run",
-           *       "frozen_time": "2026-11-25T14:03:12.345Z",
-           *       "status": "ready",
-           *       "created_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -41697,77 +36168,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "livemode": true,
-           *       "from": "2026-11-25",
-           *       "to": "2026-11-25",
-           *       "days": [
-           *         {
-           *           "date": "2026-11-25",
-           *           "approved": 1,
-           *           "declined": 1,
-           *           "approval_rate": 1,
-           *           "volume": [
-           *             {
-           *               "currency": "BRL",
-           *               "amount": 4990
-           *             }
-           *           ],
-           *           "active_subscriptions": 1,
-           *           "entered_dunning": 1,
-           *           "recovered": 1
-           *         }
-           *       ],
-           *       "payments": {
-           *         "approved": 1,
-           *         "declined": 1,
-           *         "approval_rate": 1,
-           *         "volume": [
-           *           {
-           *             "currency": "BRL",
-           *             "amount": 4990
-           *           }
-           *         ]
-           *       },
-           *       "connectors": [
-           *         {
-           *           "connector_id": "conn_8Kq2mVxT3nR5",
-           *           "name": "Sandbox",
-           *           "provider_slug": "provider_a",
-           *           "attempts": 1,
-           *           "approved": 1,
-           *           "declined": 1,
-           *           "errors": 1,
-           *           "approval_rate": 1,
-           *           "volume": [
-           *             {
-           *               "currency": "BRL",
-           *               "amount": 4990
-           *             }
-           *           ]
-           *         }
-           *       ],
-           *       "subscriptions": {
-           *         "active": 1,
-           *         "in_dunning": 1,
-           *         "mrr": [
-           *           {
-           *             "currency": "BRL",
-           *             "amount": 4990
-           *           }
-           *         ],
-           *         "mrr_in_dunning": [
-           *           {
-           *             "currency": "BRL",
-           *             "amount": 4990
-           *           }
-           *         ],
-           *         "entered_dunning": 1,
-           *         "recovered": 1
-           *       }
-           *     }
-           */
           'application/json': {
             /** @description The mode shown: true for live data, false for test data */
             livemode: boolean;
@@ -41943,31 +36343,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "mrc_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "action": "action",
-           *           "actor": {
-           *             "type": "api_key",
-           *             "id": "mrc_8Kq2mVxT3nR5"
-           *           },
-           *           "changes": {},
-           *           "created_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -42119,68 +36494,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "tx_8Kq2mVxT3nR5",
-           *           "organization_id": "org_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "order_id": "ord_8Kq2mVxT3nR5",
-           *           "subscription_id": "sub_8Kq2mVxT3nR5",
-           *           "external_order_id": "ord_8Kq2mVxT3nR5",
-           *           "customer_id": "cust_8Kq2mVxT3nR5",
-           *           "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *           "amount": 4990,
-           *           "amount_authorized": 4990,
-           *           "amount_captured": 4990,
-           *           "amount_refunded": 4990,
-           *           "currency": "BRL",
-           *           "payment_method": "credit_card",
-           *           "wallet_type": "wallet type",
-           *           "charge_type": "charge type",
-           *           "livemode": true,
-           *           "country": "BR",
-           *           "status": "pending",
-           *           "capture": true,
-           *           "risk_score": 1,
-           *           "installments": 1,
-           *           "applied_routing_rule_id": "applied routing rule id",
-           *           "payment_instructions": {},
-           *           "failure_code": "failure code",
-           *           "failure_message": "failure message",
-           *           "metadata": {
-           *             "order_ref": "A-1042"
-           *           },
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z",
-           *           "timeline": [
-           *             {
-           *               "attempt_number": 1,
-           *               "is_fallback": true,
-           *               "connector_id": "conn_8Kq2mVxT3nR5",
-           *               "provider_slug": "provider_a",
-           *               "status": "pending",
-           *               "started_at": "2026-11-25T14:03:12.345Z",
-           *               "finished_at": "2026-11-25T14:03:12.345Z",
-           *               "error_category": "error category",
-           *               "error_code": "error code"
-           *             }
-           *           ],
-           *           "customer_name": "Maria Silva",
-           *           "customer_email": "maria.silva@example.com"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -42373,56 +36686,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "tx_8Kq2mVxT3nR5",
-           *       "organization_id": "org_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "order_id": "ord_8Kq2mVxT3nR5",
-           *       "subscription_id": "sub_8Kq2mVxT3nR5",
-           *       "external_order_id": "ord_8Kq2mVxT3nR5",
-           *       "customer_id": "cust_8Kq2mVxT3nR5",
-           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *       "amount": 4990,
-           *       "amount_authorized": 4990,
-           *       "amount_captured": 4990,
-           *       "amount_refunded": 4990,
-           *       "currency": "BRL",
-           *       "payment_method": "credit_card",
-           *       "wallet_type": "wallet type",
-           *       "charge_type": "charge type",
-           *       "livemode": true,
-           *       "country": "BR",
-           *       "status": "pending",
-           *       "capture": true,
-           *       "risk_score": 1,
-           *       "installments": 1,
-           *       "applied_routing_rule_id": "applied routing rule id",
-           *       "payment_instructions": {},
-           *       "failure_code": "failure code",
-           *       "failure_message": "failure message",
-           *       "metadata": {
-           *         "order_ref": "A-1042"
-           *       },
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "timeline": [
-           *         {
-           *           "attempt_number": 1,
-           *           "is_fallback": true,
-           *           "connector_id": "conn_8Kq2mVxT3nR5",
-           *           "provider_slug": "provider_a",
-           *           "status": "pending",
-           *           "started_at": "2026-11-25T14:03:12.345Z",
-           *           "finished_at": "2026-11-25T14:03:12.345Z",
-           *           "error_category": "error category",
-           *           "error_code": "error code"
-           *         }
-           *       ],
-           *       "customer_name": "Maria Silva",
-           *       "customer_email": "maria.silva@example.com"
-           *     }
-           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -42612,28 +36875,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example [
-           *       {
-           *         "attempt_number": 1,
-           *         "is_fallback": true,
-           *         "connector_id": "conn_8Kq2mVxT3nR5",
-           *         "provider_slug": "provider_a",
-           *         "status": "pending",
-           *         "started_at": "2026-11-25T14:03:12.345Z",
-           *         "finished_at": "2026-11-25T14:03:12.345Z",
-           *         "error_category": "error category",
-           *         "error_code": "error code",
-           *         "routing_node_id": "rn_8Kq2mVxT3nR5",
-           *         "outcome": "outcome",
-           *         "provider_reference": "provider reference",
-           *         "error_message": "error message",
-           *         "three_ds_status": "three ds status",
-           *         "gateway_fee": 1,
-           *         "connector_name": "connector name"
-           *       }
-           *     ]
-           */
           'application/json': {
             attempt_number: number;
             is_fallback: boolean;
@@ -42762,11 +37003,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "amount": 4990
-         *     }
-         */
         'application/json': {
           /** @description What to capture; defaults to the whole authorized amount. In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
           amount?: number;
@@ -42781,54 +37017,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "tx_8Kq2mVxT3nR5",
-           *       "organization_id": "org_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "order_id": "ord_8Kq2mVxT3nR5",
-           *       "subscription_id": "sub_8Kq2mVxT3nR5",
-           *       "external_order_id": "ord_8Kq2mVxT3nR5",
-           *       "customer_id": "cust_8Kq2mVxT3nR5",
-           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *       "amount": 4990,
-           *       "amount_authorized": 4990,
-           *       "amount_captured": 4990,
-           *       "amount_refunded": 4990,
-           *       "currency": "BRL",
-           *       "payment_method": "credit_card",
-           *       "wallet_type": "wallet type",
-           *       "charge_type": "charge type",
-           *       "livemode": true,
-           *       "country": "BR",
-           *       "status": "pending",
-           *       "capture": true,
-           *       "risk_score": 1,
-           *       "installments": 1,
-           *       "applied_routing_rule_id": "applied routing rule id",
-           *       "payment_instructions": {},
-           *       "failure_code": "failure code",
-           *       "failure_message": "failure message",
-           *       "metadata": {
-           *         "order_ref": "A-1042"
-           *       },
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "timeline": [
-           *         {
-           *           "attempt_number": 1,
-           *           "is_fallback": true,
-           *           "connector_id": "conn_8Kq2mVxT3nR5",
-           *           "provider_slug": "provider_a",
-           *           "status": "pending",
-           *           "started_at": "2026-11-25T14:03:12.345Z",
-           *           "finished_at": "2026-11-25T14:03:12.345Z",
-           *           "error_category": "error category",
-           *           "error_code": "error code"
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -43111,7 +37299,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           idempotency_key?: string;
         };
@@ -43124,54 +37311,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "tx_8Kq2mVxT3nR5",
-           *       "organization_id": "org_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "order_id": "ord_8Kq2mVxT3nR5",
-           *       "subscription_id": "sub_8Kq2mVxT3nR5",
-           *       "external_order_id": "ord_8Kq2mVxT3nR5",
-           *       "customer_id": "cust_8Kq2mVxT3nR5",
-           *       "payment_instrument_id": "pi_8Kq2mVxT3nR5",
-           *       "amount": 4990,
-           *       "amount_authorized": 4990,
-           *       "amount_captured": 4990,
-           *       "amount_refunded": 4990,
-           *       "currency": "BRL",
-           *       "payment_method": "credit_card",
-           *       "wallet_type": "wallet type",
-           *       "charge_type": "charge type",
-           *       "livemode": true,
-           *       "country": "BR",
-           *       "status": "pending",
-           *       "capture": true,
-           *       "risk_score": 1,
-           *       "installments": 1,
-           *       "applied_routing_rule_id": "applied routing rule id",
-           *       "payment_instructions": {},
-           *       "failure_code": "failure code",
-           *       "failure_message": "failure message",
-           *       "metadata": {
-           *         "order_ref": "A-1042"
-           *       },
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "timeline": [
-           *         {
-           *           "attempt_number": 1,
-           *           "is_fallback": true,
-           *           "connector_id": "conn_8Kq2mVxT3nR5",
-           *           "provider_slug": "provider_a",
-           *           "status": "pending",
-           *           "started_at": "2026-11-25T14:03:12.345Z",
-           *           "finished_at": "2026-11-25T14:03:12.345Z",
-           *           "error_category": "error category",
-           *           "error_code": "error code"
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': {
             id: string;
             organization_id: string;
@@ -43460,35 +37599,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "ref_8Kq2mVxT3nR5",
-           *           "transaction_id": "tx_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "amount": 4990,
-           *           "currency": "BRL",
-           *           "status": "pending",
-           *           "reason": "reason",
-           *           "error_code": "error code",
-           *           "metadata": {
-           *             "order_ref": "A-1042"
-           *           },
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -43616,15 +37726,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "amount": 1990,
-         *       "reason": "Item returned",
-         *       "metadata": {
-         *         "rma": "RMA-7781"
-         *       }
-         *     }
-         */
         'application/json': {
           /** @description What to refund; defaults to the whole refundable balance. In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
           amount?: number;
@@ -43677,23 +37778,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "ref_5Jk8Lp2Qr7Sw",
-           *       "transaction_id": "tx_7Hq2Lm9Xc4Vb1Nz8",
-           *       "merchant_id": "mrc_2Wd8HnQe4Lz1",
-           *       "amount": 1990,
-           *       "currency": "BRL",
-           *       "status": "succeeded",
-           *       "reason": "Item returned",
-           *       "error_code": null,
-           *       "metadata": {
-           *         "rma": "RMA-7781"
-           *       },
-           *       "created_at": "2026-11-26T09:41:03.004Z",
-           *       "updated_at": "2026-11-26T09:41:03.512Z"
-           *     }
-           */
           'application/json': {
             id: string;
             transaction_id: string;
@@ -43851,40 +37935,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "ord_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "organization_id": "org_8Kq2mVxT3nR5",
-           *           "customer_id": "cust_8Kq2mVxT3nR5",
-           *           "external_order_id": "ord_8Kq2mVxT3nR5",
-           *           "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *           "order_type": "api",
-           *           "recurrence": "none",
-           *           "total_amount": 4990,
-           *           "currency": "BRL",
-           *           "status": "pending",
-           *           "metadata": {
-           *             "order_ref": "A-1042"
-           *           },
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z",
-           *           "customer_name": "Maria Silva",
-           *           "customer_email": "maria.silva@example.com"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -44033,60 +38083,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "ord_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "organization_id": "org_8Kq2mVxT3nR5",
-           *       "customer_id": "cust_8Kq2mVxT3nR5",
-           *       "external_order_id": "ord_8Kq2mVxT3nR5",
-           *       "checkout_session_id": "cks_8Kq2mVxT3nR5",
-           *       "order_type": "api",
-           *       "recurrence": "none",
-           *       "total_amount": 4990,
-           *       "currency": "BRL",
-           *       "status": "pending",
-           *       "metadata": {
-           *         "order_ref": "A-1042"
-           *       },
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "items": [
-           *         {
-           *           "id": "cki_8Kq2mVxT3nR5",
-           *           "product_id": "prd_8Kq2mVxT3nR5",
-           *           "offer_id": "ofr_8Kq2mVxT3nR5",
-           *           "product_name": "Ebook",
-           *           "offer_name": "Ebook",
-           *           "billing_cycle": "monthly",
-           *           "cycle_limit": 1,
-           *           "is_first_charge": true,
-           *           "quantity": 1,
-           *           "unit_amount": 4990,
-           *           "total_amount": 4990,
-           *           "currency": "BRL",
-           *           "installments": 1,
-           *           "created_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "status_history": [
-           *         {
-           *           "from_status": "from status",
-           *           "to_status": "to status",
-           *           "triggered_by": "triggered by",
-           *           "actor": {
-           *             "id": "ord_8Kq2mVxT3nR5",
-           *             "type": "type",
-           *             "name": "Maria Silva",
-           *             "email": "maria.silva@example.com"
-           *           },
-           *           "created_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "customer_name": "Maria Silva",
-           *       "customer_email": "maria.silva@example.com"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -44273,33 +38269,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "whc_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "url": "https://shop.example.com/webhooks/switchyard",
-           *           "description": "Ebook: the complete guide",
-           *           "event_filter": [
-           *             "event filter"
-           *           ],
-           *           "is_active": true,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z",
-           *           "last_triggered_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -44423,11 +38392,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "url": "https://shop.example.com/webhooks/switchyard"
-         *     }
-         */
         'application/json': {
           /** @description https URL (http to loopback only in local/test mode) */
           url: string;
@@ -44518,22 +38482,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "whc_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "url": "https://shop.example.com/webhooks/switchyard",
-           *       "description": "Ebook: the complete guide",
-           *       "event_filter": [
-           *         "event filter"
-           *       ],
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "last_triggered_at": "2026-11-25T14:03:12.345Z",
-           *       "secret": "whsec_8Kq2mVxT3nR5"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -44670,21 +38618,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "whc_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "url": "https://shop.example.com/webhooks/switchyard",
-           *       "description": "Ebook: the complete guide",
-           *       "event_filter": [
-           *         "event filter"
-           *       ],
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "last_triggered_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -44804,7 +38737,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           /** @description https URL (http to loopback only in local/test mode) */
           url?: string;
@@ -44862,21 +38794,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "whc_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "url": "https://shop.example.com/webhooks/switchyard",
-           *       "description": "Ebook: the complete guide",
-           *       "event_filter": [
-           *         "event filter"
-           *       ],
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "last_triggered_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -45010,42 +38927,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "whd_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "merchant_webhook_config_id": "whc_8Kq2mVxT3nR5",
-           *           "payment_transaction_id": "tx_8Kq2mVxT3nR5",
-           *           "order_id": "ord_8Kq2mVxT3nR5",
-           *           "event_type": "event type",
-           *           "livemode": true,
-           *           "payload": {},
-           *           "target_url": "target url",
-           *           "attempt_number": 1,
-           *           "http_status_code": 1,
-           *           "response_body": "response body",
-           *           "status": "success",
-           *           "next_retry_at": "2026-11-25T14:03:12.345Z",
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "sent_at": "2026-11-25T14:03:12.345Z",
-           *           "event_id": "evt_8Kq2mVxT3nR5",
-           *           "trigger": "automatic",
-           *           "error": "error",
-           *           "duration_ms": 1
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -45192,60 +39073,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "conn_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "provider_slug": "provider_a",
-           *           "name": "Sandbox",
-           *           "country_code": "country code",
-           *           "auth_method": "api_key",
-           *           "is_test_mode": true,
-           *           "is_active": true,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z",
-           *           "webhook_url": "webhook url",
-           *           "has_webhook_secret": true,
-           *           "config": {
-           *             "card_brands": [
-           *               "card brands"
-           *             ],
-           *             "installments_enabled": true,
-           *             "circuit_breaker": {
-           *               "failure_threshold": 1,
-           *               "cooldown_seconds": 1
-           *             }
-           *           },
-           *           "health": {
-           *             "state": "closed",
-           *             "consecutive_failures": 1,
-           *             "opened_at": "2026-11-25T14:03:12.345Z",
-           *             "next_probe_at": "2026-11-25T14:03:12.345Z",
-           *             "last_failure_at": "2026-11-25T14:03:12.345Z",
-           *             "last_failure_code": "last failure code",
-           *             "window": {
-           *               "attempts": 1,
-           *               "approved": 1,
-           *               "declined": 1,
-           *               "errors": 1,
-           *               "approval_rate": 1,
-           *               "since": "2026-11-25T14:03:12.345Z"
-           *             }
-           *           }
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -45411,15 +39238,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "provider_slug": "provider_a",
-         *       "name": "Sandbox",
-         *       "is_test_mode": true,
-         *       "credentials": {},
-         *       "auth_method": "api_key"
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           provider_slug: 'provider_a' | 'provider_b' | 'provider_c' | 'provider_d' | 'provider_e' | 'checkout';
@@ -45535,48 +39353,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "conn_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "provider_slug": "provider_a",
-           *       "name": "Sandbox",
-           *       "country_code": "country code",
-           *       "auth_method": "api_key",
-           *       "is_test_mode": true,
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "webhook_url": "webhook url",
-           *       "has_webhook_secret": true,
-           *       "config": {
-           *         "card_brands": [
-           *           "card brands"
-           *         ],
-           *         "installments_enabled": true,
-           *         "circuit_breaker": {
-           *           "failure_threshold": 1,
-           *           "cooldown_seconds": 1
-           *         }
-           *       },
-           *       "health": {
-           *         "state": "closed",
-           *         "consecutive_failures": 1,
-           *         "opened_at": "2026-11-25T14:03:12.345Z",
-           *         "next_probe_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_at": "2026-11-25T14:03:12.345Z",
-           *         "last_failure_code": "last failure code",
-           *         "window": {
-           *           "attempts": 1,
-           *           "approved": 1,
-           *           "declined": 1,
-           *           "errors": 1,
-           *           "approval_rate": 1,
-           *           "since": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -45754,35 +39530,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "mrc_8Kq2mVxT3nR5",
-           *           "slug": "ebook",
-           *           "display_name": "display name",
-           *           "logo": "logo",
-           *           "is_active": true,
-           *           "supported_auth_methods": [
-           *             "api_key"
-           *           ],
-           *           "credential_schemas": {
-           *             "api_key": {},
-           *             "oauth2": {}
-           *           },
-           *           "webhook_secret_format": "webhook secret format"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -45905,40 +39652,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "mrc_8Kq2mVxT3nR5",
-           *       "slug": "ebook",
-           *       "display_name": "display name",
-           *       "logo": "logo",
-           *       "is_active": true,
-           *       "supported_auth_methods": [
-           *         "api_key"
-           *       ],
-           *       "credential_schemas": {
-           *         "api_key": {},
-           *         "oauth2": {}
-           *       },
-           *       "webhook_secret_format": "webhook secret format",
-           *       "oauth_authorization_url": "oauth authorization url",
-           *       "oauth_token_url": "oauth token url",
-           *       "oauth_scopes": "oauth scopes",
-           *       "oauth_pkce_required": true,
-           *       "supported_card_brands": [
-           *         "supported card brands"
-           *       ],
-           *       "supported_payment_methods": [
-           *         "card"
-           *       ],
-           *       "supported_currencies": [
-           *         "supported currencies"
-           *       ],
-           *       "supported_countries": [
-           *         "supported countries"
-           *       ],
-           *       "supports_installments": true
-           *     }
-           */
           'application/json': {
             id: string;
             slug: string;
@@ -46076,35 +39789,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "pi_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "customer_id": "cust_8Kq2mVxT3nR5",
-           *           "instrument_type": "card",
-           *           "card_brand": "visa",
-           *           "card_type": "credit",
-           *           "last4": "4242",
-           *           "bin": "424242",
-           *           "issuer_country": "BR",
-           *           "exp_month": 12,
-           *           "exp_year": 2030,
-           *           "status": "active",
-           *           "created_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -46241,35 +39925,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "prd_8Kq2mVxT3nR5",
-           *           "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *           "product_family_id": "pfa_8Kq2mVxT3nR5",
-           *           "name": "Ebook",
-           *           "description": "Ebook: the complete guide",
-           *           "type": "one_time",
-           *           "tier_order": 1,
-           *           "status": "active",
-           *           "metadata": {
-           *             "order_ref": "A-1042"
-           *           },
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -46410,39 +40065,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "ofr_8Kq2mVxT3nR5",
-           *           "product_id": "prd_8Kq2mVxT3nR5",
-           *           "name": "Ebook",
-           *           "slug": "ebook",
-           *           "description": "Ebook: the complete guide",
-           *           "billing_cycle": "daily",
-           *           "custom_billing_days": 1,
-           *           "cycle_limit": 1,
-           *           "free_trial": true,
-           *           "trial_days": 1,
-           *           "setup_charge": true,
-           *           "renew_after_cycle_limit": true,
-           *           "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
-           *           "is_default": true,
-           *           "status": "active",
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -46578,39 +40200,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "ofr_8Kq2mVxT3nR5",
-           *       "product_id": "prd_8Kq2mVxT3nR5",
-           *       "name": "Ebook",
-           *       "slug": "ebook",
-           *       "description": "Ebook: the complete guide",
-           *       "billing_cycle": "daily",
-           *       "custom_billing_days": 1,
-           *       "cycle_limit": 1,
-           *       "free_trial": true,
-           *       "trial_days": 1,
-           *       "setup_charge": true,
-           *       "renew_after_cycle_limit": true,
-           *       "renewal_offer_id": "ofr_8Kq2mVxT3nR5",
-           *       "is_default": true,
-           *       "status": "active",
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "prices": [
-           *         {
-           *           "id": "opr_8Kq2mVxT3nR5",
-           *           "offer_id": "ofr_8Kq2mVxT3nR5",
-           *           "currency": "BRL",
-           *           "amount": 4990,
-           *           "first_charge_amount": 4990,
-           *           "is_default": true,
-           *           "created_at": "2026-11-25T14:03:12.345Z",
-           *           "updated_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': {
             id: string;
             product_id: string;
@@ -46764,16 +40353,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "from_offer_id": "ofr_8Kq2mVxT3nR5",
-           *       "to_offer_id": "ofr_8Kq2mVxT3nR5",
-           *       "change_charge_behavior": "next_renew",
-           *       "source": "transition",
-           *       "offer_transition_id": "offer transition id",
-           *       "product_family_id": "pfa_8Kq2mVxT3nR5"
-           *     }
-           */
           'application/json': {
             from_offer_id: string;
             to_offer_id: string;
@@ -46890,13 +40469,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "ok": true,
-           *       "provider_message": "provider message",
-           *       "checked_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @description Whether the provider accepted the stored credentials */
             ok: boolean;
@@ -47017,29 +40589,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "conn_8Kq2mVxT3nR5",
-           *           "status": "processed",
-           *           "event_type": "event type",
-           *           "provider_event_id": "evt_8Kq2mVxT3nR5",
-           *           "provider_reference": "provider reference",
-           *           "reason": "reason",
-           *           "received_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -47170,26 +40719,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "conn_8Kq2mVxT3nR5",
-           *           "reason": "bad_signature",
-           *           "detail": "detail",
-           *           "received_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               id: string;
@@ -47304,11 +40833,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "event_id": "evt_8Kq2mVxT3nR5"
-         *     }
-         */
         'application/json': {
           /** @description evt_ identifier */
           event_id: string;
@@ -47322,13 +40846,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "merchant_webhook_config_id": "whc_8Kq2mVxT3nR5",
-           *       "event_id": "evt_8Kq2mVxT3nR5",
-           *       "status": "queued"
-           *     }
-           */
           'application/json': {
             merchant_webhook_config_id: string;
             event_id: string;
@@ -47447,30 +40964,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "membership_id": "membership id",
-           *           "user_id": "usr_8Kq2mVxT3nR5",
-           *           "email": "maria.silva@example.com",
-           *           "name": "Maria Silva",
-           *           "role": "owner",
-           *           "joined_at": "2026-11-25T14:03:12.345Z",
-           *           "status": "pending",
-           *           "invitation_expires_at": "2026-11-25T14:03:12.345Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "page": 1,
-           *         "limit": 20,
-           *         "total": 1,
-           *         "total_pages": 1,
-           *         "has_next": false,
-           *         "has_prev": false
-           *       }
-           *     }
-           */
           'application/json': {
             data: {
               membership_id: string;
@@ -47591,12 +41084,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "email": "maria.silva@example.com",
-         *       "role": "owner"
-         *     }
-         */
         'application/json': {
           /**
            * Format: email
@@ -47649,18 +41136,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "membership_id": "membership id",
-           *       "user_id": "usr_8Kq2mVxT3nR5",
-           *       "email": "maria.silva@example.com",
-           *       "name": "Maria Silva",
-           *       "role": "owner",
-           *       "joined_at": "2026-11-25T14:03:12.345Z",
-           *       "status": "pending",
-           *       "invitation_expires_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             membership_id: string;
             user_id: string;
@@ -47880,11 +41355,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "role": "owner"
-         *     }
-         */
         'application/json': {
           /**
            * @description owner: everything, including the team and its owners; admin: everything but owners; viewer: reads only
@@ -47901,18 +41371,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "membership_id": "membership id",
-           *       "user_id": "usr_8Kq2mVxT3nR5",
-           *       "email": "maria.silva@example.com",
-           *       "name": "Maria Silva",
-           *       "role": "owner",
-           *       "joined_at": "2026-11-25T14:03:12.345Z",
-           *       "status": "pending",
-           *       "invitation_expires_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             membership_id: string;
             user_id: string;
@@ -48035,18 +41493,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "membership_id": "membership id",
-           *       "user_id": "usr_8Kq2mVxT3nR5",
-           *       "email": "maria.silva@example.com",
-           *       "name": "Maria Silva",
-           *       "role": "owner",
-           *       "joined_at": "2026-11-25T14:03:12.345Z",
-           *       "status": "pending",
-           *       "invitation_expires_at": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             membership_id: string;
             user_id: string;
@@ -48167,14 +41613,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example [
-           *       {
-           *         "type": "type",
-           *         "description": "Ebook: the complete guide"
-           *       }
-           *     ]
-           */
           'application/json': {
             type: string;
             description: string;
@@ -48281,22 +41719,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "whc_8Kq2mVxT3nR5",
-           *       "merchant_id": "mrc_8Kq2mVxT3nR5",
-           *       "url": "https://shop.example.com/webhooks/switchyard",
-           *       "description": "Ebook: the complete guide",
-           *       "event_filter": [
-           *         "event filter"
-           *       ],
-           *       "is_active": true,
-           *       "created_at": "2026-11-25T14:03:12.345Z",
-           *       "updated_at": "2026-11-25T14:03:12.345Z",
-           *       "last_triggered_at": "2026-11-25T14:03:12.345Z",
-           *       "secret": "whsec_8Kq2mVxT3nR5"
-           *     }
-           */
           'application/json': {
             id: string;
             merchant_id: string;
@@ -48422,11 +41844,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "openapi": "openapi"
-           *     }
-           */
           'application/json': {
             openapi: string;
           };
@@ -48476,11 +41893,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "openapi": "openapi"
-           *     }
-           */
           'application/json': {
             openapi: string;
           };
