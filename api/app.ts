@@ -10,10 +10,12 @@ import { RouteTable } from './http/route-table';
 import { defineRoute, type AnyRoute } from './http/define-route';
 import { Type } from '@sinclair/typebox';
 import { buildOpenApi } from './http/openapi';
+import { buildIntegrationOpenApi } from './http/openapi-integration';
 import { ROUTES } from './routes';
 import { browserAssets } from './modules/sdk/browser-assets.middleware';
 import { providerWebhookRoutes } from './modules/provider-webhooks/provider-webhooks.routes';
 import { dashboardWeb } from './modules/dashboard-web/dashboard-web.middleware';
+import { apiDocs } from './modules/api-docs/api-docs.middleware';
 import { clientAddressMiddleware } from './http/client-address';
 import { refuseUntrustedProxies } from './http/untrusted-proxy';
 import { apiResponseHeaders } from './http/api-headers';
@@ -22,11 +24,11 @@ import { liveness } from './modules/health/liveness.middleware';
 
 export const API_PREFIX = '/api/v1';
 
-function openApiRoute(document: () => unknown): AnyRoute {
+function openApiRoute(path: string, summary: string, document: () => unknown): AnyRoute {
   return defineRoute({
     method: 'get',
-    path: '/openapi.json',
-    summary: 'This OpenAPI 3.1 document',
+    path,
+    summary,
     tags: ['Meta'],
     auth: 'none',
     envelope: 'bare',
@@ -36,13 +38,27 @@ function openApiRoute(document: () => unknown): AnyRoute {
 }
 
 /**
- * The routes the API mounts, its OpenAPI document's own among them, and that document as GET /api/v1/openapi.json
- * publishes it (`npm run lint:openapi` lints the same). `serverUrl`: PUBLIC_BASE_URL.
+ * The routes the API mounts, the OpenAPI documents' own among them, and the documents as they are published (`npm
+ * run lint:openapi` lints the same): the whole API at GET /api/v1/openapi.json, and the integration document (no
+ * Dashboard endpoints; what /docs renders) at GET /api/v1/openapi/integration.json. `serverUrl`: PUBLIC_BASE_URL.
  */
-export function apiRoutesAndDocument(serverUrl?: string): { routes: AnyRoute[]; openApi: Record<string, unknown> } {
-  const routes = [...ROUTES, openApiRoute(() => openApi)];
+export function apiRoutesAndDocument(serverUrl?: string): {
+  routes: AnyRoute[];
+  openApi: Record<string, unknown>;
+  integration: Record<string, unknown>;
+} {
+  const routes = [
+    ...ROUTES,
+    openApiRoute('/openapi.json', 'This OpenAPI 3.1 document', () => openApi),
+    openApiRoute(
+      '/openapi/integration.json',
+      'The integration API (no Dashboard endpoints) as OpenAPI 3.1',
+      () => integration,
+    ),
+  ];
   const openApi = buildOpenApi(routes, API_PREFIX, serverUrl);
-  return { routes, openApi };
+  const integration = buildIntegrationOpenApi(routes, API_PREFIX, serverUrl);
+  return { routes, openApi, integration };
 }
 
 /** Unknown paths and methods still get the error envelope. */
@@ -77,6 +93,8 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   app.use(browserAssets(API_PREFIX));
   // The merchant Dashboard web app at /dashboard/ (its API calls go to /api/v1 like any client's).
   app.use(dashboardWeb());
+  // The rendered API reference at /docs (Redoc over the integration document).
+  app.use(apiDocs());
   // Provider webhooks need their raw bytes for the signature: served before the JSON body parser.
   app.use(providerWebhookRoutes(deps));
   app.use(

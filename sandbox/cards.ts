@@ -44,8 +44,14 @@ export type DeclineReason = Exclude<
 export interface TestCard {
   number: string;
   brand: string;
+  /** What a charge of the card plays out. */
   scenario: Scenario;
   description: string;
+  /**
+   * Its zero-amount verification approves whatever `scenario` says, so the card can be saved and decline later
+   * (Stripe's 4000 0000 0000 0341): how a failed renewal is produced with nothing but a saved card.
+   */
+  verifies?: true;
 }
 
 export const TEST_CARDS: readonly TestCard[] = [
@@ -70,6 +76,13 @@ export const TEST_CARDS: readonly TestCard[] = [
     description: 'Hard decline: invalid card number',
   },
   { number: '4100000000000019', brand: 'visa', scenario: 'fraud', description: 'Hard decline: suspected fraud' },
+  {
+    number: '4000000000000341',
+    brand: 'visa',
+    scenario: 'do_not_honor',
+    description: 'Saves (the zero-amount verification approves), then every charge declines: do not honour',
+    verifies: true,
+  },
   { number: '4000000000000119', brand: 'visa', scenario: 'processing_error', description: 'The provider answers 5xx' },
   {
     number: '4000000000000408',
@@ -119,6 +132,8 @@ export interface CardFacts {
   scenario: Scenario;
   brand: string;
   last4: string;
+  /** Present on a card whose zero-amount verification approves whatever its scenario (TestCard.verifies). */
+  verifies?: true;
 }
 
 /**
@@ -137,7 +152,7 @@ export function cardFacts(
   if (card.expMonth !== null && card.expYear !== null && isExpired(card.expMonth, card.expYear, now)) {
     return { scenario: 'expired_card', brand, last4 };
   }
-  return { scenario: listed?.scenario ?? 'approve', brand, last4 };
+  return { scenario: listed?.scenario ?? 'approve', brand, last4, ...(listed?.verifies ? { verifies: true } : {}) };
 }
 
 function isExpired(month: number, year: number, now: Date): boolean {

@@ -40,13 +40,17 @@ export interface PaymentInput {
   capture: boolean;
 }
 
-/** A forced override wins; then the card number; then, for other methods, the amount's last two digits. */
+/**
+ * A forced override wins; then the card number (a card that verifies approves its zero-amount verification); then,
+ * for other methods, the amount's last two digits.
+ */
 export function decide(
   ctx: SandboxContext,
   input: Pick<PaymentInput, 'provider' | 'account' | 'reference' | 'amount' | 'card'>,
 ): Scenario {
   const forced = ctx.store.takeOverride(input.provider, input.account, input.reference, 'authorize');
   if (forced) return forced;
+  if (input.card?.verifies && input.amount === 0) return 'approve';
   return input.card ? input.card.scenario : amountScenario(input.amount);
 }
 

@@ -9,6 +9,7 @@ import { bodySchemaOf } from './route-runner';
 import { linksOf } from './openapi-links';
 import { operationDescription, TAG_DESCRIPTIONS } from './openapi-descriptions';
 import { PaginationSchema } from './schema';
+import { exampleOf, resourceOfPath } from './openapi-examples';
 
 type Json = Record<string, unknown>;
 
@@ -122,10 +123,16 @@ function successSchema(route: AnyRoute, data: Json): Json {
   };
 }
 
-/** A response example as the client receives it: in the success envelope of wrapped routes. */
+const PAGINATION_EXAMPLE = { page: 1, limit: 20, total: 1, total_pages: 1, has_next: false, has_prev: false };
+
+/** A response example as the client receives it: in the success envelope of wrapped routes, with a list's paging. */
 function enveloped(route: AnyRoute, data: unknown): unknown {
-  if (route.envelope !== 'wrapped') return data;
-  return { success: true, data, request_id: 'req_5yQ2kLm8Wd3Hs1', timestamp: '2026-11-25T14:03:12.345Z' };
+  const nested = route.pagination ? { meta: { pagination: PAGINATION_EXAMPLE } } : {};
+  if (route.envelope === 'wrapped') {
+    return { success: true, data, ...nested, request_id: 'req_5yQ2kLm8Wd3Hs1', timestamp: '2026-11-25T14:03:12.345Z' };
+  }
+  if (!route.pagination) return data;
+  return { data, meta: route.pagination === 'flat' ? PAGINATION_EXAMPLE : nested.meta };
 }
 
 function responses(route: AnyRoute, routes: readonly AnyRoute[]): Json {
@@ -136,7 +143,10 @@ function responses(route: AnyRoute, routes: readonly AnyRoute[]): Json {
   const exampleStatus = withBody.includes('201') ? '201' : withBody[0];
   for (const [status, schema] of Object.entries(route.responses)) {
     const statusLinks = links.get(Number(status));
-    const example: unknown = status === exampleStatus ? route.responseExample : undefined;
+    const example: unknown =
+      status === exampleStatus && schema
+        ? (route.responseExample ?? exampleOf(plain(schema), { required: false, resource: resourceOfPath(route.path) }))
+        : undefined;
     out[status] = schema
       ? {
           description: STATUS_CODES[status] ?? 'Response',
@@ -171,9 +181,9 @@ function responses(route: AnyRoute, routes: readonly AnyRoute[]): Json {
 }
 
 function requestBody(route: AnyRoute, body: TSchema): Json {
-  const example: unknown = route.example;
-  const shown = example === undefined ? {} : { example };
-  return { required: true, content: { 'application/json': { schema: plain(body), ...shown } } };
+  const example: unknown =
+    route.example ?? exampleOf(plain(body), { required: true, resource: resourceOfPath(route.path) });
+  return { required: true, content: { 'application/json': { schema: plain(body), example } } };
 }
 
 /** `serverUrl`: where this deployment is reached (PUBLIC_BASE_URL); paths carry the /api/v1 prefix. */

@@ -18,11 +18,21 @@ const HEADER = `/**
  */
 `;
 
+/**
+ * The document as types see it: without the media types' examples, which openapi-typescript would copy into the file
+ * as comments (every operation has examples) and which say nothing about a type.
+ */
+function withoutExamples(document: unknown): unknown {
+  return JSON.parse(JSON.stringify(document), function (this: Record<string, unknown>, key: string, value: unknown) {
+    return key === 'example' && 'schema' in this ? undefined : value;
+  }) as unknown;
+}
+
 /** The file's expected content, byte for byte. */
 export async function renderDashboardTypes(): Promise<string> {
   const { openApi } = apiRoutesAndDocument();
   // An object schema without properties (a JSON Schema, metadata) allows any properties: unknown values, not none.
-  const ast = await openapiTS(JSON.stringify(openApi), { emptyObjectsUnknown: true });
+  const ast = await openapiTS(JSON.stringify(withoutExamples(openApi)), { emptyObjectsUnknown: true });
   const options = await prettier.resolveConfig(DASHBOARD_TYPES_FILE);
   return prettier.format(HEADER + astToString(ast), { ...options, filepath: DASHBOARD_TYPES_FILE });
 }

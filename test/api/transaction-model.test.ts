@@ -38,6 +38,7 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { accountOf, control, ledger, type Slug } from '../helpers/sandbox';
 import { rows } from '../helpers/db';
 import { seeded, pick } from '../helpers/seeded';
+import { CARDS } from '../helpers/vault';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
 import {
   begin,
@@ -81,11 +82,14 @@ const VERBOSE = Boolean(process.env.MODEL_VERBOSE);
  * provider's read lags (provider_c, checkout), so the charge waits pending on its resolution, which finds it once
  * woken; lost_past_horizon: its resolution reaches the horizon unanswered, and the reconciler gives the money back.
  * lost_no_read: provider_b (Adyen, no read) took it and the answer was lost: unresolved past the horizon for good.
+ * declining_card: the test card 4000 0000 0000 0341, which every provider declines on a charge (no override), so a
+ * backup behind the connector declines it too.
  */
 type ChargeOutcome =
   | 'approve'
   | 'pre_auth'
   | 'decline'
+  | 'declining_card'
   | 'unknown'
   | 'unknown_pre_auth'
   | 'error'
@@ -125,6 +129,7 @@ const CHARGED: Record<ChargeOutcome, TransactionStatus> = {
   approve: 'authorized',
   pre_auth: 'pre_authorized',
   decline: 'failed',
+  declining_card: 'failed',
   unknown: 'authorized',
   unknown_pre_auth: 'pre_authorized',
   error: 'failed',
@@ -249,6 +254,7 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
       'pre_auth',
       'pre_auth',
       'decline',
+      'declining_card',
       ...providerA,
       ...lost,
       ...noRead,
@@ -323,7 +329,7 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
     const open = seq.breaker && (await circuitOf(tenant, connector.id)) === 'open';
     if (!open) await forceOutcome(seq, step.outcome);
     const capture = step.outcome.endsWith('pre_auth') ? { capture: false } : {};
-    const token = await cardToken(tenant);
+    const token = await cardToken(tenant, step.outcome === 'declining_card' ? CARDS.declinesCharges : CARDS.visa);
     const send = () => charge(tenant, cardCharge(token, { amount: step.amount, ...currency, ...capture }));
     // lost_no_read: Adyen's AUTHORISATION notification never arrives either (the sandbox sends it while no endpoint
     // is registered, so it is lost, not queued).

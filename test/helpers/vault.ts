@@ -13,6 +13,8 @@ export const CARDS = {
   elo: { number: '6362970000457013', cvc: '456', brand: 'elo' },
   stolen: { number: '4000000000009979', cvc: '123', brand: 'visa' },
   doNotHonor: { number: '4000000000000002', cvc: '123', brand: 'visa' },
+  /** Saves (its zero-amount verification approves), then every charge of it declines. */
+  declinesCharges: { number: '4000000000000341', cvc: '123', brand: 'visa' },
 } as const;
 
 export interface CardInput {

@@ -23,6 +23,16 @@ describe('sandbox test cards', () => {
     });
   });
 
+  it('the card that declines charges (0341) still verifies: its facts say so, and no other card does', () => {
+    expect(cardFacts({ number: '4000000000000341', expMonth: 1, expYear: 2099 })).to.deep.equal({
+      scenario: 'do_not_honor',
+      brand: 'visa',
+      last4: '0341',
+      verifies: true,
+    });
+    expect(TEST_CARDS.filter((test) => test.verifies).map((test) => test.number)).to.deep.equal(['4000000000000341']);
+  });
+
   it('any other Luhn-valid number approves; a Luhn failure is an invalid number', () => {
     expect(cardFacts({ number: '4111111111111111', expMonth: 1, expYear: 2099 }).scenario).to.equal('approve');
     expect(cardFacts({ number: '4111111111111112', expMonth: 1, expYear: 2099 }).scenario).to.equal('invalid_number');

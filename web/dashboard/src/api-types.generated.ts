@@ -4529,6 +4529,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/openapi/integration.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The integration API (no Dashboard endpoints) as OpenAPI 3.1
+     * @description The integration API (no Dashboard endpoints) as OpenAPI 3.1.
+     *
+     *     **Authentication:** none.
+     */
+    get: operations['getOpenapiIntegration.json'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -6641,26 +6663,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "email": "maria.silva@example.com",
-         *       "name": "Maria Silva",
-         *       "phone": "+5511987654321",
-         *       "document_type": "cpf",
-         *       "document_number": "52998224725",
-         *       "billing_address": {
-         *         "line_1": "Avenida Paulista, 1000",
-         *         "line_2": "Apto 12",
-         *         "zip_code": "01310-100",
-         *         "city": "São Paulo",
-         *         "state": "SP",
-         *         "country": "BR"
-         *       },
-         *       "metadata": {
-         *         "crm_id": "C-1042"
-         *       }
-         *     }
-         */
         'application/json': {
           /** Format: email */
           email: string;
@@ -6727,20 +6729,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "cust_8Kq2mVxT3nR5",
-           *         "merchant_id": "mrc_2Wd8HnQe4Lz1",
-           *         "email": "maria.silva@example.com",
-           *         "name": "Maria Silva",
-           *         "created_at": "2026-11-25T14:02:58.120Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -12428,21 +12416,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "offer_id": "ofr_5tYh2KdQ8pLm",
-         *       "customer_id": "cust_8Kq2mVxT3nR5",
-         *       "selected_currency": "BRL",
-         *       "external_session_id": "cart-981",
-         *       "items": [
-         *         {
-         *           "offer_id": "ofr_5tYh2KdQ8pLm",
-         *           "quantity": 1,
-         *           "installments": 1
-         *         }
-         *       ]
-         *     }
-         */
         'application/json': {
           /** @description ofr_ identifier */
           offer_id: string;
@@ -17737,25 +17710,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "provider_slug": "provider_a",
-         *       "name": "Sandbox cards",
-         *       "is_test_mode": true,
-         *       "auth_method": "api_key",
-         *       "credentials": {
-         *         "secret_key": "sk_test_walkthrough"
-         *       },
-         *       "country_code": "BR",
-         *       "config": {
-         *         "card_brands": [
-         *           "visa",
-         *           "mastercard"
-         *         ],
-         *         "installments_enabled": true
-         *       }
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           provider_slug: 'provider_a' | 'provider_b' | 'provider_c' | 'provider_d' | 'provider_e' | 'checkout';
@@ -19490,26 +19444,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "merchant_id": "mrc_2Wd8HnQe4Lz1",
-         *       "provider_slug": "provider_a",
-         *       "name": "Sandbox cards",
-         *       "is_test_mode": true,
-         *       "auth_method": "api_key",
-         *       "credentials": {
-         *         "secret_key": "sk_test_walkthrough"
-         *       },
-         *       "country_code": "BR",
-         *       "config": {
-         *         "card_brands": [
-         *           "visa",
-         *           "mastercard"
-         *         ],
-         *         "installments_enabled": true
-         *       }
-         *     }
-         */
         'application/json': {
           /** @description The organization's merchant the connector is created for */
           merchant_id: string;
@@ -20728,11 +20662,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "test_connectors_enabled": true
-         *     }
-         */
         'application/json': {
           /** @description In production, whether test-mode connectors (sandbox: they approve without collecting money) can be created for the organization's merchants; off until an owner switches it on. Outside production they always can. */
           test_connectors_enabled?: boolean;
@@ -27792,18 +27721,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "url": "https://shop.example.com/hooks/switchyard",
-         *       "description": "Order system",
-         *       "event_filter": [
-         *         "transaction.authorized",
-         *         "transaction.failed",
-         *         "transaction.refunded",
-         *         "subscription.renewed"
-         *       ]
-         *     }
-         */
         'application/json': {
           /** @description https URL (http to loopback only in local/test mode) */
           url: string;
@@ -29583,25 +29500,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "payment_method": "credit_card",
-         *       "charge_type": "payment",
-         *       "country": "BR",
-         *       "amount": 4990,
-         *       "currency": "BRL",
-         *       "customer_id": "cust_8Kq2mVxT3nR5",
-         *       "card_ciphertext_id": "tok_3fJ9sLq1WcZ7",
-         *       "external_order_id": "order-2026-0042",
-         *       "capture": true,
-         *       "installments": {
-         *         "count": 1
-         *       },
-         *       "metadata": {
-         *         "cart_id": "c-981"
-         *       }
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           payment_method: 'credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet';
@@ -29753,59 +29651,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "tx_7Hq2Lm9Xc4Vb1Nz8",
-           *         "organization_id": "org_3Kd8Wq1Lm5Tz",
-           *         "merchant_id": "mrc_2Wd8HnQe4Lz1",
-           *         "order_id": "ord_9Pz4Rt2Yh6Kq",
-           *         "subscription_id": null,
-           *         "external_order_id": "order-2026-0042",
-           *         "customer_id": "cust_8Kq2mVxT3nR5",
-           *         "payment_instrument_id": null,
-           *         "amount": 4990,
-           *         "amount_authorized": 4990,
-           *         "amount_captured": 4990,
-           *         "amount_refunded": 0,
-           *         "currency": "BRL",
-           *         "payment_method": "credit_card",
-           *         "wallet_type": null,
-           *         "charge_type": "payment",
-           *         "livemode": true,
-           *         "country": "BR",
-           *         "status": "authorized",
-           *         "capture": true,
-           *         "risk_score": null,
-           *         "installments": 1,
-           *         "applied_routing_rule_id": "rn_4Tg7Yu1Ws3Ex",
-           *         "payment_instructions": null,
-           *         "failure_code": null,
-           *         "failure_message": null,
-           *         "metadata": {
-           *           "cart_id": "c-981"
-           *         },
-           *         "created_at": "2026-11-25T14:03:11.902Z",
-           *         "updated_at": "2026-11-25T14:03:12.311Z",
-           *         "timeline": [
-           *           {
-           *             "attempt_number": 1,
-           *             "is_fallback": false,
-           *             "connector_id": "conn_6Bv3Nm8Qw2Zs",
-           *             "provider_slug": "provider_a",
-           *             "status": "success",
-           *             "started_at": "2026-11-25T14:03:11.950Z",
-           *             "finished_at": "2026-11-25T14:03:12.280Z",
-           *             "error_category": null,
-           *             "error_code": null
-           *           }
-           *         ]
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -30336,11 +30181,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "amount": 4990
-         *     }
-         */
         'application/json': {
           /** @description mrc_ identifier */
           merchant_id?: string;
@@ -31104,15 +30944,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "amount": 1990,
-         *       "reason": "Item returned",
-         *       "metadata": {
-         *         "rma": "RMA-7781"
-         *       }
-         *     }
-         */
         'application/json': {
           /** @description mrc_ identifier */
           merchant_id?: string;
@@ -31174,28 +31005,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "ref_5Jk8Lp2Qr7Sw",
-           *         "transaction_id": "tx_7Hq2Lm9Xc4Vb1Nz8",
-           *         "merchant_id": "mrc_2Wd8HnQe4Lz1",
-           *         "amount": 1990,
-           *         "currency": "BRL",
-           *         "status": "succeeded",
-           *         "reason": "Item returned",
-           *         "error_code": null,
-           *         "metadata": {
-           *           "rma": "RMA-7781"
-           *         },
-           *         "created_at": "2026-11-26T09:41:03.004Z",
-           *         "updated_at": "2026-11-26T09:41:03.512Z"
-           *       },
-           *       "request_id": "req_5yQ2kLm8Wd3Hs1",
-           *       "timestamp": "2026-11-25T14:03:12.345Z"
-           *     }
-           */
           'application/json': {
             /** @constant */
             success: true;
@@ -32390,12 +32199,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "at_period_end": true,
-         *       "reason": "Customer asked to stop at the end of the month"
-         *     }
-         */
         'application/json': {
           /** @description true defers to the end of the current period; false cancels now */
           at_period_end: boolean;
@@ -32608,7 +32411,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           idempotency_key?: string;
         };
@@ -32818,11 +32620,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "reason": "Customer travelling for two months"
-         *     }
-         */
         'application/json': {
           reason?: string;
           idempotency_key?: string;
@@ -33033,7 +32830,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': {
           idempotency_key?: string;
         };
@@ -33243,11 +33039,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "to_offer_id": "ofr_7Rk4pWz2YbQn"
-         *     }
-         */
         'application/json': {
           /** @description ofr_ identifier */
           to_offer_id: string;
@@ -33459,11 +33250,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "payment_instrument_id": "pi_4Hs9KdLe2Qw8"
-         *     }
-         */
         'application/json': {
           /** @description pi_ identifier */
           payment_instrument_id: string;
@@ -34205,12 +33991,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "at_period_end": true,
-         *       "reason": "Customer asked to stop at the end of the month"
-         *     }
-         */
         'application/json': {
           /** @description true defers to the end of the current period; false cancels now */
           at_period_end: boolean;
@@ -34413,7 +34193,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': Record<string, unknown>;
       };
     };
@@ -34612,11 +34391,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "reason": "Customer travelling for two months"
-         *     }
-         */
         'application/json': {
           reason?: string;
         };
@@ -34817,7 +34591,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': Record<string, unknown>;
       };
     };
@@ -35016,11 +34789,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "to_offer_id": "ofr_7Rk4pWz2YbQn"
-         *     }
-         */
         'application/json': {
           /** @description ofr_ identifier */
           to_offer_id: string;
@@ -35222,11 +34990,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "payment_instrument_id": "pi_4Hs9KdLe2Qw8"
-         *     }
-         */
         'application/json': {
           /** @description pi_ identifier */
           payment_instrument_id: string;
@@ -37240,11 +37003,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "amount": 4990
-         *     }
-         */
         'application/json': {
           /** @description What to capture; defaults to the whole authorized amount. In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
           amount?: number;
@@ -37968,15 +37726,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "amount": 1990,
-         *       "reason": "Item returned",
-         *       "metadata": {
-         *         "rma": "RMA-7781"
-         *       }
-         *     }
-         */
         'application/json': {
           /** @description What to refund; defaults to the whole refundable balance. In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
           amount?: number;
@@ -38029,23 +37778,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "id": "ref_5Jk8Lp2Qr7Sw",
-           *       "transaction_id": "tx_7Hq2Lm9Xc4Vb1Nz8",
-           *       "merchant_id": "mrc_2Wd8HnQe4Lz1",
-           *       "amount": 1990,
-           *       "currency": "BRL",
-           *       "status": "succeeded",
-           *       "reason": "Item returned",
-           *       "error_code": null,
-           *       "metadata": {
-           *         "rma": "RMA-7781"
-           *       },
-           *       "created_at": "2026-11-26T09:41:03.004Z",
-           *       "updated_at": "2026-11-26T09:41:03.512Z"
-           *     }
-           */
           'application/json': {
             id: string;
             transaction_id: string;
@@ -42098,6 +41830,55 @@ export interface operations {
     };
   };
   'getOpenapi.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            openapi: string;
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'getOpenapiIntegration.json': {
     parameters: {
       query?: never;
       header?: never;
