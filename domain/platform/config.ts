@@ -384,8 +384,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         maxActivities: int(env, 'TEST_CLOCK_WORKER_MAX_CONCURRENT_ACTIVITIES', 4),
       }),
       advance: Object.freeze({
-        pageSize: int(env, 'TEST_CLOCK_ADVANCE_PAGE_SIZE', 10),
-        pauseMs: int(env, 'TEST_CLOCK_ADVANCE_PAUSE_MS', 1000, 0),
+        pageSize: int(env, 'TEST_CLOCK_ADVANCE_PAGE_SIZE', 5),
+        pauseMs: int(env, 'TEST_CLOCK_ADVANCE_PAUSE_MS', 2000, 0),
       }),
     }),
   });
