@@ -113,6 +113,11 @@ export interface Config {
      * work run at once, whatever the size of the advance.
      */
     readonly worker: { readonly maxWorkflowTasks: number; readonly maxActivities: number };
+    /**
+     * The pace of an advance: at most pageSize subscriptions of the clock have work in flight, and the advance rests
+     * pauseMs between two pages, so the machine's cores go to live charges in between.
+     */
+    readonly advance: { readonly pageSize: number; readonly pauseMs: number };
   };
 }
 
@@ -377,6 +382,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         // The SDK needs two workflow-task slots on a Worker that caches (its sticky and its normal poller).
         maxWorkflowTasks: int(env, 'TEST_CLOCK_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 2, 2),
         maxActivities: int(env, 'TEST_CLOCK_WORKER_MAX_CONCURRENT_ACTIVITIES', 4),
+      }),
+      advance: Object.freeze({
+        pageSize: int(env, 'TEST_CLOCK_ADVANCE_PAGE_SIZE', 5),
+        pauseMs: int(env, 'TEST_CLOCK_ADVANCE_PAUSE_MS', 2000, 0),
       }),
     }),
   });

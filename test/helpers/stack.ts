@@ -107,6 +107,8 @@ export async function startStack({ startTemporal = startTemporalForTests }: Stac
     ...(process.env.WORKER_MAX_CACHED_WORKFLOWS
       ? { WORKER_MAX_CACHED_WORKFLOWS: process.env.WORKER_MAX_CACHED_WORKFLOWS }
       : {}),
+    // The bench measures a test clock's advance at other slots and paces (TEST_CLOCK_WORKER_*, TEST_CLOCK_ADVANCE_*).
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('TEST_CLOCK_'))),
   };
   const config = loadConfig(env);
   const appOrm = await openOrm(config.databaseUrl);

@@ -2,7 +2,7 @@
  * What a test clock's advance and the subscription workflows on that clock say to each other. Kept apart
  * from both workflows so neither imports the other.
  */
-import { defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 export interface AdvanceClock {
   /** The clock's new time (ISO): the subscription runs every wake due up to it, each at its own instant. */
@@ -19,3 +19,20 @@ export const clockIdleSignal = defineSignal<[{ subscriptionId: string; frozenTim
 
 export const testClockAdvanceWorkflowId = (clockId: string, frozenTime: string) =>
   `test-clock-${clockId}-advance-${Date.parse(frozenTime)}`;
+
+/**
+ * How fast an advance moves its subscriptions (the deployment's TEST_CLOCK_ADVANCE_*): at most pageSize of them
+ * have work in flight at once, and the advance rests pauseMs between two pages.
+ */
+export interface AdvancePace {
+  pageSize: number;
+  pauseMs: number;
+}
+
+/** Where an advance stands: subscriptions idle at the new time, signalled and not idle yet, not signalled yet. */
+export interface AdvanceProgress {
+  idle: number;
+  waiting: number;
+  pending: number;
+}
+export const advanceProgressQuery = defineQuery<AdvanceProgress>('advanceProgress');

@@ -179,7 +179,7 @@ export async function advanceTestClock(
     return { previous, clock: { ...clock }, recordId: record.id };
   });
   try {
-    await startTestClockAdvance(deps.temporal.client, id, target.toISOString());
+    await startTestClockAdvance(deps.temporal.client, id, target.toISOString(), deps.config.testClocks.advance);
   } catch (error) {
     // Not started: the clock goes back to where it was, so the advance can be asked for again, and the advance is
     // not in the activity record.
