@@ -4,7 +4,7 @@
  * idempotent (a retried activity finds its rows and changes nothing twice). attemptCharge is the only one that
  * sees card data or credentials, and only between reading them and the adapter call.
  */
-import * as attempts from '../../db/repositories/transaction-attempts.repository';
+import { startAttemptWithSetup } from '../../db/repositories/transaction-attempt-reads.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm';
 import { openCredentials } from '../../domain/connectors/connectors.secrets';
@@ -101,7 +101,7 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
       if (!vault) throw new Error('This worker was started without vault settings');
       const em = orm.em.fork();
       // One round trip: the attempt row, the transaction, the connector and the card (sealed until opened here).
-      const setup = await attempts.startAttemptWithSetup(em, input);
+      const setup = await startAttemptWithSetup(em, input);
       if (!setup) throw new Error(`Transaction ${input.transactionId} of merchant ${input.merchantId} not found`);
       const tx = setup.transaction;
       // A decided charge (a re-run workflow, a reset, a retry after the fact) never reaches a provider again: under

@@ -8,10 +8,10 @@ import type { Orm } from '../../db/orm';
 import { RefundSchema, TransactionSchema } from '../../db/entities';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import { settleRefund } from '../../domain/transactions/transactions.refunds';
+import { operationVerdictOf } from '../../db/repositories/transactions.repository';
 import {
   beginOperation,
   finishOperation,
-  operationVerdictOf,
   type FinishOperationInput,
 } from '../../domain/transactions/transactions.operation-writes';
 import { escalateOperationInDoubt } from '../../domain/transactions/transactions.in-doubt';

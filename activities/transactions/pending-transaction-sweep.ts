@@ -25,7 +25,7 @@ import type { AttemptInput } from '../../workflows/lib/transaction-types';
 import {
   readPendingTransactions,
   type PendingTransaction,
-} from '../../db/repositories/transaction-attempts.repository';
+} from '../../db/repositories/transaction-attempt-reads.repository';
 
 /** A charge pending for less than this is left to its own workflows (they may be about to start the next one). */
 export const ORPHANED_AFTER_MINUTES = 10;

@@ -11,13 +11,9 @@
  * doubt and no longer taken (domain/transactions/transactions.in-doubt.ts).
  */
 import type { Orm } from '../../db/orm';
-import {
-  recordGiveBack,
-  takeUnresolvedForReconciliation,
-  type GiveBackStatus,
-} from '../../db/repositories/transaction-attempts.repository';
+import { recordGiveBack, takeUnresolvedForReconciliation } from '../../db/repositories/transaction-attempts.repository';
+import { readAttemptToReconcile } from '../../db/repositories/transaction-attempt-reads.repository';
 import { UNPAID_ENDS } from '../../domain/transactions/transactions.state-table';
-import type { TransactionStatus } from '../../db/entities';
 import { recordReconciledAttempt } from '../../domain/transactions/transactions.attempt-writes';
 import { escalateTransactionInDoubt } from '../../domain/transactions/transactions.in-doubt';
 import type { LookupResult, ProviderResult } from '../../domain/connectors/connector';
@@ -58,24 +54,6 @@ export const RECONCILED_CODES = {
   nothing_to_reverse: 'reconciled_nothing_to_reverse',
 } as const;
 
-interface AttemptRow {
-  connector_id: string;
-  merchant_id: string;
-  workflow_id: string;
-  status: TransactionStatus;
-  capture: boolean;
-  /** bigint: the driver answers a string. */
-  amount: string | number;
-  currency: string;
-  charge_type: string;
-  webhook_verdict: 'approved' | 'declined' | null;
-  webhook_verdict_reference: string | null;
-  give_back_tries: number;
-  give_back_status: GiveBackStatus | null;
-  /** Since the attempt's request was sent (the database's clock, as started_at). */
-  since_sent_ms: number;
-}
-
 export function createReconcileActivities({ orm, vault }: { orm: Orm; vault?: VaultSettings }) {
   return {
     /**
@@ -101,14 +79,7 @@ export function createReconcileActivities({ orm, vault }: { orm: Orm; vault?: Va
 
 async function reconcile(orm: Orm, vault: VaultSettings, input: UnresolvedAttempt): Promise<Reconciliation> {
   const em = orm.em.fork();
-  const [row] = await em.execute<AttemptRow[]>(
-    `select a.connector_id, t.merchant_id, t.workflow_id, t.status, t.capture, t.amount, t.currency, t.charge_type,
-            a.webhook_verdict, a.webhook_verdict_reference, a.give_back_tries, a.give_back_status,
-            (extract(epoch from now() - a.started_at) * 1000)::float8 as since_sent_ms
-         from transaction_attempts a join transactions t on t.id = a.transaction_id
-         where a.transaction_id = ? and a.attempt_number = ? and a.error_code = ?`,
-    [input.transactionId, input.attemptNumber, UNRESOLVED_PROVIDER_CALL],
-  );
+  const row = await readAttemptToReconcile(em, input, UNRESOLVED_PROVIDER_CALL);
   if (!row || !UNPAID_ENDS.includes(row.status)) return 'not_applicable';
   // The provider's own notification said it declined: nothing was taken and nothing needs asking.
   if (row.webhook_verdict === 'declined') {

@@ -5,6 +5,7 @@
  */
 import type { Orm } from '../../db/orm';
 import { TransactionSchema } from '../../db/entities';
+import { readRecurrence } from '../../db/repositories/transactions.repository';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import type { ProviderResult } from '../../domain/connectors/connector';
 import { recordLateDecline } from '../../domain/transactions/transactions.late-declines';
@@ -36,11 +37,7 @@ export function createSettlementActivities({ orm, vault }: { orm: Orm; vault?: V
     async settledChargeFollowUp(input: {
       transactionId: string;
     }): Promise<{ firstRecurringCharge: boolean; renewalOf: string | null }> {
-      const [row] = await orm.em.fork().execute<Array<{ subscription_id: string | null; recurrence: string | null }>>(
-        `select t.subscription_id, o.recurrence from transactions t left join orders o on o.id = t.order_id
-            where t.id = ?`,
-        [input.transactionId],
-      );
+      const row = await readRecurrence(orm.em.fork(), input.transactionId);
       if (!row) return { firstRecurringCharge: false, renewalOf: null };
       const first = row.recurrence === 'initial';
       return { firstRecurringCharge: first, renewalOf: !first ? row.subscription_id : null };

@@ -15,7 +15,10 @@ import { UNRESOLVED_PROVIDER_CALL, type AttemptLookup } from '../../workflows/li
 import type { VaultSettings } from '../vault';
 import { heartbeatWhile } from './heartbeat';
 import { readLookup } from './unknown-outcome';
-import { readAttemptToResolve, type AttemptToResolve } from '../../db/repositories/transaction-attempts.repository';
+import {
+  readAttemptToResolve,
+  type AttemptToResolve,
+} from '../../db/repositories/transaction-attempt-reads.repository';
 import { attemptCallOf } from './attempt-call';
 
 /** error_code of an attempt the provider never processed (a lookup found nothing under its key). */

@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { CardTokenCvcSchema, CardTokenSchema, PaymentInstrumentSchema } from '../../db/entities';
 import { decryptSecret, type KeyMaterial } from '../../domain/platform/crypto';
 import type { CardData } from '../../domain/connectors/connector';
-import type { SealedCard } from '../../db/repositories/transaction-attempts.repository';
+import type { SealedCard } from '../../db/repositories/transaction-attempt-reads.repository';
 
 /** The sealed card cannot be read for a business reason (not an outage): the charge attempt fails, not retried. */
 export class CardUnavailableError extends Error {

@@ -1,11 +1,74 @@
 /**
- * connector_health writes besides the attempt's own statement: claiming an open circuit's half-open
- * probe and setting a circuit by hand. Each is one atomic statement on the connector's row, so several workers or
- * requests never lose or double an update (no read-modify-write in JS).
+ * connector_health writes: a charge attempt's answer counted on its connector's circuit (a part of the attempt's own
+ * statement), claiming an open circuit's half-open probe and setting a circuit by hand. Each is one atomic statement
+ * on the connector's row, so several workers or requests never lose or double an update (no read-modify-write in JS).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 type CircuitState = 'closed' | 'open' | 'half_open';
+
+/**
+ * The circuit's part of a charge attempt's statement (transaction-attempts.repository.ts recordAttemptResult), as
+ * the body of a CTE returning (state, moved, reopened), applied only when `onlyIf` holds (the attempt's statement
+ * finished it). A failure upserts the connector's row: one more consecutive failure; reaching the threshold opens a
+ * closed circuit and any failure reopens a half-open one. Atomic on the row under PostgreSQL's row lock, so workers
+ * running attempts at once all count.
+ */
+export function failureOnCircuit(
+  connectorId: string,
+  failureCode: string | null,
+  onlyIf: string,
+): { sql: string; params: unknown[] } {
+  return {
+    sql: `
+       insert into connector_health as h (connector_id, merchant_id, state, consecutive_failures, failure_threshold,
+         cooldown_seconds, opened_at, next_probe_at, last_failure_at, last_failure_code, changed_at, updated_at)
+       select c.id, c.merchant_id, case when s.threshold <= 1 then 'open' else 'closed' end, 1, s.threshold, s.cooldown,
+              case when s.threshold <= 1 then now() end,
+              case when s.threshold <= 1 then now() + s.cooldown * interval '1 second' end,
+              now(), ?, case when s.threshold <= 1 then now() end, now()
+         from merchant_connectors c
+         cross join lateral (select coalesce((c.config->'circuit_breaker'->>'failure_threshold')::int, 5) as threshold,
+                                    coalesce((c.config->'circuit_breaker'->>'cooldown_seconds')::int, 60) as cooldown) s
+        where c.id = ? and ${onlyIf}
+       on conflict (connector_id) do update set
+         consecutive_failures = h.consecutive_failures + 1,
+         failure_threshold = excluded.failure_threshold, cooldown_seconds = excluded.cooldown_seconds,
+         state = case when h.state = 'half_open' or (h.state = 'closed' and h.consecutive_failures + 1 >= excluded.failure_threshold)
+                      then 'open' else h.state end,
+         opened_at = case when h.state = 'half_open' or (h.state = 'closed' and h.consecutive_failures + 1 >= excluded.failure_threshold)
+                          then now() else h.opened_at end,
+         next_probe_at = case when h.state = 'half_open' or (h.state = 'closed' and h.consecutive_failures + 1 >= excluded.failure_threshold)
+                              then now() + excluded.cooldown_seconds * interval '1 second' else h.next_probe_at end,
+         changed_at = case when h.state = 'half_open' or (h.state = 'closed' and h.consecutive_failures + 1 >= excluded.failure_threshold)
+                           then now() else h.changed_at end,
+         last_failure_at = now(), last_failure_code = excluded.last_failure_code, updated_at = now()
+       returning h.state, h.changed_at = now() as moved, h.consecutive_failures > h.failure_threshold as reopened
+     `,
+    params: [failureCode, connectorId],
+  };
+}
+
+/**
+ * A success's part of the attempt's statement, as failureOnCircuit: it touches the row only while it holds failures
+ * or a probe (a half-open circuit closes), so a healthy connector costs no write at all.
+ */
+export function successOnCircuit(connectorId: string, onlyIf: string): { sql: string; params: unknown[] } {
+  return {
+    sql: `
+       update connector_health h set consecutive_failures = 0,
+              state = case when h.state = 'half_open' then 'closed' else h.state end,
+              opened_at = case when h.state = 'half_open' then null else h.opened_at end,
+              next_probe_at = case when h.state = 'half_open' then null else h.next_probe_at end,
+              changed_at = case when h.state = 'half_open' then now() else h.changed_at end,
+              updated_at = now()
+        where h.connector_id = ? and (h.consecutive_failures > 0 or h.state = 'half_open')
+          and ${onlyIf}
+       returning h.state, h.changed_at = now() as moved, h.consecutive_failures > h.failure_threshold as reopened
+     `,
+    params: [connectorId],
+  };
+}
 
 /**
  * Claims the one probe of an open circuit whose cool-down has passed: it becomes half-open and its next probe time

@@ -1,11 +1,13 @@
 /**
  * transaction_attempts: one row per provider call of a charge, keyed by (transaction, attempt number) so a retried
- * activity writes the same row. Written by the charge activities, the unknown-outcome reconciler and (a provider's
- * payment verdict for an attempt that never got its answer) the inbound webhook.
+ * activity writes the same row. Every write of the attempt's lifecycle is here: started, answered (with its
+ * connector's circuit, in the same statement), unresolved, reconciled and given back, and the verdicts a provider's
+ * webhook keeps on it. Written by the charge activities, the unknown-outcome reconciler and the inbound webhook;
+ * what they read about an attempt is in transaction-attempt-reads.repository.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { TransactionStatus } from '../entities';
+import { failureOnCircuit, successOnCircuit } from './connector-health.repository';
 
 export interface AttemptKey {
   transactionId: string;
@@ -14,109 +16,19 @@ export interface AttemptKey {
   attempt: { connectorId: string; providerSlug: string; nodeId: string | null };
 }
 
-/** A charge attempt's setup, read in the statement that starts it. Sealed values stay sealed (the vault opens them). */
-export interface AttemptSetup {
-  transaction: {
-    id: string;
-    merchantId: string;
-    amount: number;
-    currency: string;
-    paymentMethod: string;
-    chargeType: string;
-    capture: boolean;
-    installments: number | null;
-    subscriptionId: string | null;
-    cardTokenId: string | null;
-    paymentInstrumentId: string | null;
-    /** When it is no longer pending, no attempt was started: the charge is decided and nothing may call a provider. */
-    status: TransactionStatus;
-    providerReference: string | null;
-    /** Its customer is on a test clock (such a charge never reaches a live connector). */
-    customerOnTestClock: boolean;
-  };
-  /** The merchant's connector; null when it is gone. */
-  connector: { id: string; providerSlug: string; isTestMode: boolean; credentialsEncrypted: string } | null;
-  /** The saved card the transaction charges (null: none, or gone). */
-  instrument: SealedCard | null;
-  /** The card token the transaction charges (null: none, or gone), with its CVC while it is kept. */
-  token: (SealedCard & { status: string; expiresAt: Date; cvcEncrypted: string | null }) | null;
-}
-
-export interface SealedCard {
-  panEncrypted: string | null;
-  holderNameEncrypted: string | null;
-  expMonth: number | null;
-  expYear: number | null;
-}
-
-interface AttemptSetupRow {
-  id: string;
-  customer_on_test_clock: boolean;
-  merchant_id: string;
-  status: TransactionStatus;
-  provider_reference: string | null;
-  amount: string;
-  currency: string;
-  payment_method: string;
-  charge_type: string;
-  capture: boolean;
-  installments: number | null;
-  subscription_id: string | null;
-  card_token_id: string | null;
-  payment_instrument_id: string | null;
-  connector_id: string | null;
-  provider_slug: string;
-  is_test_mode: boolean;
-  credentials_encrypted: string;
-  instrument_id: string | null;
-  instrument_pan: string | null;
-  instrument_holder: string | null;
-  instrument_exp_month: number | null;
-  instrument_exp_year: number | null;
-  token_id: string | null;
-  token_status: string;
-  token_expires_at: string;
-  token_pan: string | null;
-  token_holder: string | null;
-  token_exp_month: number;
-  token_exp_year: number;
-  cvc_encrypted: string | null;
-}
-
 /**
- * Starts the attempt (as startAttempt) and, in the same statement, reads what the provider call needs: the
- * transaction (of this merchant), the connector and the card — one round trip instead of five ORM reads and writes.
- * Undefined when the transaction does not exist for the merchant.
+ * Starts the attempt as pending, only while its transaction is pending (a decided charge calls no provider) and only
+ * once (a retried activity inserts nothing): the body of a CTE, so the statement that reads the attempt's setup
+ * (transaction-attempt-reads.repository.ts) starts it in the same round trip.
  */
-export async function startAttemptWithSetup(
-  em: EntityManager,
-  key: AttemptKey & { merchantId: string },
-): Promise<AttemptSetup | undefined> {
-  const [row] = await em.execute<AttemptSetupRow[]>(
-    `with started as (
-       insert into transaction_attempts (id, transaction_id, attempt_number, is_fallback, connector_id, provider_slug,
+export function startAttemptPart(key: AttemptKey): { sql: string; params: unknown[] } {
+  return {
+    sql: `insert into transaction_attempts (id, transaction_id, attempt_number, is_fallback, connector_id, provider_slug,
          routing_node_id, status, started_at)
        select ?, ?, ?, ?, ?, ?, ?, 'pending', now()
         where exists (select 1 from transactions p where p.id = ? and p.status = 'pending')
-       on conflict (transaction_id, attempt_number) do nothing
-     )
-     select t.id, t.merchant_id, t.status, t.provider_reference, t.amount, t.currency, t.payment_method, t.charge_type, t.capture, t.installments,
-            t.subscription_id, t.card_token_id, t.payment_instrument_id,
-            exists (select 1 from customers cu where cu.id = t.customer_id and cu.test_clock_id is not null)
-              as customer_on_test_clock,
-            c.id as connector_id, c.provider_slug, c.is_test_mode, c.credentials_encrypted,
-            i.id as instrument_id, i.pan_encrypted as instrument_pan, i.holder_name_encrypted as instrument_holder,
-            i.exp_month as instrument_exp_month, i.exp_year as instrument_exp_year,
-            k.id as token_id, k.status as token_status, to_json(k.expires_at) #>> '{}' as token_expires_at,
-            k.pan_encrypted as token_pan, k.holder_name_encrypted as token_holder,
-            k.exp_month as token_exp_month, k.exp_year as token_exp_year, v.cvc_encrypted
-       from transactions t
-       left join merchant_connectors c on c.id = ? and c.merchant_id = t.merchant_id
-       left join payment_instruments i on i.id = t.payment_instrument_id and i.merchant_id = t.merchant_id
-       left join card_tokens k on k.id = t.card_token_id and k.merchant_id = t.merchant_id
-       left join card_token_cvcs v on v.card_token_id = k.id
-      where t.id = ? and t.merchant_id = ?`,
-    [
+       on conflict (transaction_id, attempt_number) do nothing`,
+    params: [
       randomUUID(),
       key.transactionId,
       key.attemptNumber,
@@ -125,56 +37,7 @@ export async function startAttemptWithSetup(
       key.attempt.providerSlug,
       key.attempt.nodeId,
       key.transactionId,
-      key.attempt.connectorId,
-      key.transactionId,
-      key.merchantId,
     ],
-  );
-  if (!row) return undefined;
-  return {
-    transaction: {
-      id: row.id,
-      merchantId: row.merchant_id,
-      amount: Number(row.amount),
-      currency: row.currency,
-      paymentMethod: row.payment_method,
-      chargeType: row.charge_type,
-      capture: row.capture,
-      installments: row.installments,
-      subscriptionId: row.subscription_id,
-      cardTokenId: row.card_token_id,
-      paymentInstrumentId: row.payment_instrument_id,
-      status: row.status,
-      providerReference: row.provider_reference,
-      customerOnTestClock: row.customer_on_test_clock,
-    },
-    connector: row.connector_id
-      ? {
-          id: row.connector_id,
-          providerSlug: row.provider_slug,
-          isTestMode: row.is_test_mode,
-          credentialsEncrypted: row.credentials_encrypted,
-        }
-      : null,
-    instrument: row.instrument_id
-      ? {
-          panEncrypted: row.instrument_pan,
-          holderNameEncrypted: row.instrument_holder,
-          expMonth: row.instrument_exp_month,
-          expYear: row.instrument_exp_year,
-        }
-      : null,
-    token: row.token_id
-      ? {
-          status: row.token_status,
-          expiresAt: new Date(row.token_expires_at),
-          panEncrypted: row.token_pan,
-          holderNameEncrypted: row.token_holder,
-          expMonth: row.token_exp_month,
-          expYear: row.token_exp_year,
-          cvcEncrypted: row.cvc_encrypted,
-        }
-      : null,
   };
 }
 
@@ -200,49 +63,10 @@ export interface AttemptHealth {
 }
 
 /**
- * The circuit's part of the attempt's statement, applied only when this statement finishes the attempt
- * (it was unfinished before: a retried activity never counts twice). A failure upserts the connector's row: one more
- * consecutive failure; reaching the threshold opens a closed circuit and any failure reopens a half-open one. A
- * success touches the row only while it holds failures or a probe: a healthy connector costs no write at all.
- * Atomic on the row under PostgreSQL's row lock, so workers running attempts at once all count.
+ * The circuit counts the attempt only when this statement finishes it (it was unfinished before: a retried activity
+ * never counts twice); `before` is the statement's first CTE.
  */
-const FAILURE_HEALTH = `health as (
-       insert into connector_health as h (connector_id, merchant_id, state, consecutive_failures, failure_threshold,
-         cooldown_seconds, opened_at, next_probe_at, last_failure_at, last_failure_code, changed_at, updated_at)
-       select c.id, c.merchant_id, case when s.threshold <= 1 then 'open' else 'closed' end, 1, s.threshold, s.cooldown,
-              case when s.threshold <= 1 then now() end,
-              case when s.threshold <= 1 then now() + s.cooldown * interval '1 second' end,
-              now(), ?, case when s.threshold <= 1 then now() end, now()
-         from merchant_connectors c
-         cross join lateral (select coalesce((c.config->'circuit_breaker'->>'failure_threshold')::int, 5) as threshold,
-                                    coalesce((c.config->'circuit_breaker'->>'cooldown_seconds')::int, 60) as cooldown) s
-        where c.id = ? and exists (select 1 from before where before.unfinished)
-       on conflict (connector_id) do update set
-         consecutive_failures = h.consecutive_failures + 1,
-         failure_threshold = excluded.failure_threshold, cooldown_seconds = excluded.cooldown_seconds,
-         state = case when h.state = 'half_open' or (h.state = 'closed' and h.consecutive_failures + 1 >= excluded.failure_threshold)
-                      then 'open' else h.state end,
-         opened_at = case when h.state = 'half_open' or (h.state = 'closed' and h.consecutive_failures + 1 >= excluded.failure_threshold)
-                          then now() else h.opened_at end,
-         next_probe_at = case when h.state = 'half_open' or (h.state = 'closed' and h.consecutive_failures + 1 >= excluded.failure_threshold)
-                              then now() + excluded.cooldown_seconds * interval '1 second' else h.next_probe_at end,
-         changed_at = case when h.state = 'half_open' or (h.state = 'closed' and h.consecutive_failures + 1 >= excluded.failure_threshold)
-                           then now() else h.changed_at end,
-         last_failure_at = now(), last_failure_code = excluded.last_failure_code, updated_at = now()
-       returning h.state, h.changed_at = now() as moved, h.consecutive_failures > h.failure_threshold as reopened
-     )`;
-
-const SUCCESS_HEALTH = `health as (
-       update connector_health h set consecutive_failures = 0,
-              state = case when h.state = 'half_open' then 'closed' else h.state end,
-              opened_at = case when h.state = 'half_open' then null else h.opened_at end,
-              next_probe_at = case when h.state = 'half_open' then null else h.next_probe_at end,
-              changed_at = case when h.state = 'half_open' then now() else h.changed_at end,
-              updated_at = now()
-        where h.connector_id = ? and (h.consecutive_failures > 0 or h.state = 'half_open')
-          and exists (select 1 from before where before.unfinished)
-       returning h.state, h.changed_at = now() as moved, h.consecutive_failures > h.failure_threshold as reopened
-     )`;
+const FINISHED_BY_THIS_STATEMENT = 'exists (select 1 from before where before.unfinished)';
 
 /** What the attempt's statement did to the connector's circuit: null when it did not move. */
 export type CircuitMove = {
@@ -261,14 +85,12 @@ export async function recordAttemptResult(
   health?: AttemptHealth,
 ): Promise<CircuitMove> {
   const failed = result.status !== 'success' && result.status !== 'pending';
-  const signal = health?.signal ?? 'none';
-  const healthCte = signal === 'failure' ? `, ${FAILURE_HEALTH}` : signal === 'success' ? `, ${SUCCESS_HEALTH}` : '';
-  const healthParams =
-    signal === 'failure'
-      ? [health!.failureCode, health!.connectorId]
-      : signal === 'success'
-        ? [health!.connectorId]
-        : [];
+  const circuit =
+    health?.signal === 'failure'
+      ? failureOnCircuit(health.connectorId, health.failureCode, FINISHED_BY_THIS_STATEMENT)
+      : health?.signal === 'success'
+        ? successOnCircuit(health.connectorId, FINISHED_BY_THIS_STATEMENT)
+        : null;
   const rows = await em.execute<Array<{ state: string | null; moved: boolean | null; reopened: boolean | null }>>(
     `with before as (
        select finished_at is null as unfinished from transaction_attempts where transaction_id = ? and attempt_number = ?
@@ -280,8 +102,8 @@ export async function recordAttemptResult(
          network_transaction_id = coalesce(?, network_transaction_id)
        where transaction_id = ? and attempt_number = ?
        returning 1
-     )${healthCte}
-     ${signal === 'none' ? 'select null as state, null as moved, null as reopened' : 'select state, moved, reopened from health'}`,
+     )${circuit ? `, health as (${circuit.sql})` : ''}
+     ${circuit ? 'select state, moved, reopened from health' : 'select null as state, null as moved, null as reopened'}`,
     [
       key.transactionId,
       key.attemptNumber,
@@ -297,7 +119,7 @@ export async function recordAttemptResult(
         : null,
       key.transactionId,
       key.attemptNumber,
-      ...healthParams,
+      ...(circuit?.params ?? []),
     ],
   );
   const [moved] = rows;
@@ -530,74 +352,5 @@ export async function recordLateDecline(
       where id = (select id from transaction_attempts where transaction_id = ? order by attempt_number desc limit 1)
         and status in ('success', 'pending')`,
     [decline.code, decline.message, transactionId],
-  );
-}
-
-/** An attempt the charge's resolution asks about, with its transaction: what the lookup needs and what it decides. */
-export interface AttemptToResolve {
-  transaction_status: string;
-  merchant_id: string;
-  workflow_id: string;
-  capture: boolean;
-  charge_type: string;
-  connector_id: string;
-  status: string;
-  outcome: string | null;
-  error_code: string | null;
-  provider_reference: string | null;
-  webhook_verdict: 'approved' | 'declined' | null;
-  webhook_verdict_reference: string | null;
-  /** Since the attempt's request was sent (the database's clock, as started_at). */
-  since_sent_ms: number;
-}
-
-export async function readAttemptToResolve(
-  em: EntityManager,
-  attempt: { transactionId: string; attemptNumber: number },
-): Promise<AttemptToResolve | undefined> {
-  const [row] = await em.execute<AttemptToResolve[]>(
-    `select t.status as transaction_status, t.merchant_id, t.workflow_id, t.capture, t.charge_type,
-            a.connector_id, a.status, a.outcome, a.error_code, a.provider_reference,
-            a.webhook_verdict, a.webhook_verdict_reference,
-            (extract(epoch from now() - a.started_at) * 1000)::float8 as since_sent_ms
-       from transactions t join transaction_attempts a on a.transaction_id = t.id
-      where t.id = ? and a.attempt_number = ?`,
-    [attempt.transactionId, attempt.attemptNumber],
-  );
-  return row;
-}
-
-/** A transaction still `pending`, with its last attempt (none when the charge never sent one). */
-export interface PendingTransaction {
-  id: string;
-  merchant_id: string;
-  workflow_id: string;
-  amount: string | number;
-  capture: boolean;
-  expires_at: string | null;
-  attempt_number: number | null;
-  is_fallback: boolean | null;
-  connector_id: string | null;
-  provider_slug: string | null;
-  routing_node_id: string | null;
-  attempt_outcome: string | null;
-}
-
-/** Pending transactions older than `olderThanMinutes`, oldest first (of one merchant when given). */
-export function readPendingTransactions(
-  em: EntityManager,
-  filter: { olderThanMinutes: number; merchantId: string | null; limit: number },
-): Promise<PendingTransaction[]> {
-  return em.execute<PendingTransaction[]>(
-    `select t.id, t.merchant_id, t.workflow_id, t.amount, t.capture, to_json(t.expires_at) #>> '{}' as expires_at,
-            a.attempt_number, a.is_fallback, a.connector_id, a.provider_slug, a.routing_node_id,
-            a.outcome as attempt_outcome
-       from transactions t
-       left join lateral (select * from transaction_attempts x where x.transaction_id = t.id
-                           order by x.attempt_number desc limit 1) a on true
-      where t.status = 'pending' and t.created_at < now() - ? * interval '1 minute'
-        and (?::text is null or t.merchant_id = ?)
-      order by t.created_at limit ?`,
-    [filter.olderThanMinutes, filter.merchantId, filter.merchantId, filter.limit],
   );
 }

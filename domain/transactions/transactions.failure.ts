@@ -5,6 +5,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TransactionStatus } from '../../db/entities';
+import { lastAttemptOutcome } from '../../db/repositories/transaction-attempt-reads.repository';
+import { refusalBeforeProvider } from '../../db/repositories/transactions.repository';
 
 export interface FailureReason {
   failureCode: string;
@@ -35,22 +37,8 @@ export async function failureReasonOf(
   if (to === 'expired') return reason('payment_expired');
   if (to === 'canceled') return reason('canceled');
   if (to !== 'failed') return null;
-  // Locking read: a payment.failed webhook records the provider's reason on the attempt before it signals the
-  // verdict, in its own transaction; this waits for that to commit rather than read the attempt without it.
-  const [last] = await em.execute<
-    Array<{
-      status: string;
-      outcome: string | null;
-      error_code: string | null;
-      message: string | null;
-      late_decline_code: string | null;
-      late_decline_message: string | null;
-    }>
-  >(
-    `select status, outcome, error_code, error_message as message, late_decline_code, late_decline_message
-       from transaction_attempts where transaction_id = ? order by attempt_number desc limit 1 for share`,
-    [transactionId],
-  );
+  // A locking read: it waits for a payment.failed webhook that is recording the provider's reason on the attempt.
+  const last = await lastAttemptOutcome(em, transactionId);
   if (last) {
     // A pending payment the provider then failed (its attempt had succeeded in going pending): the provider's own
     // reason when its read or webhook gave one (transactions.late-declines.ts), the generic one otherwise.
@@ -67,15 +55,7 @@ export async function failureReasonOf(
     };
   }
   // Refused before any provider: its single-use token, or its checkout (which takes one payment), was another's.
-  const [refused] = await em.execute<Array<{ token: boolean | null; checkout: boolean | null }>>(
-    `select k.used_by is not null and k.used_by <> t.id as token,
-            c.paying_transaction_id <> t.id or c.status <> 'payment_pending' as checkout
-       from transactions t
-       left join card_tokens k on k.id = t.card_token_id
-       left join checkout_sessions c on c.id = t.checkout_session_id
-      where t.id = ?`,
-    [transactionId],
-  );
+  const refused = await refusalBeforeProvider(em, transactionId);
   if (refused?.token) return reason('card_token_already_used');
   return refused?.checkout ? reason('checkout_session_unavailable') : reason('no_route');
 }

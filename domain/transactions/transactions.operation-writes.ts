@@ -8,12 +8,14 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MerchantConnectorSchema, RefundSchema, TransactionSchema, type Transaction } from '../../db/entities';
+import { pendingRefundTotal, recordRefundReference } from '../../db/repositories/refunds.repository';
+import { recordOperationVerdict, releaseOperationOwner } from '../../db/repositories/transactions.repository';
 import type { Outcome } from '../connectors/connector';
 import { recordEvent } from '../events/events.outbox';
 import { clearOperationInDoubt } from './transactions.in-doubt';
-import { applyTransactionMove, releaseOperationOwner } from './transactions.transitions';
+import { applyTransactionMove } from './transactions.transitions';
 import { canApply } from './transactions.state-table';
-import { recordRefundReference, settleRefund } from './transactions.refunds';
+import { settleRefund } from './transactions.refunds';
 import { presentRefund } from './transactions.presenter';
 import { OPERATION_IN_PROGRESS, type OperationInput, type OperationStart } from '../../workflows/lib/transaction-types';
 
@@ -51,11 +53,7 @@ async function connectorDeleted(em: EntityManager, tx: Transaction): Promise<Ope
 
 /** Captured minus refunded minus refunds still pending: what a new refund may take. */
 async function refundableBalance(em: EntityManager, tx: Transaction): Promise<number> {
-  const [row] = await em.execute<Array<{ pending: string }>>(
-    `select coalesce(sum(amount), 0) as pending from refunds where transaction_id = ? and status = 'pending'`,
-    [tx.id],
-  );
-  return tx.amountCaptured - tx.amountRefunded - Number(row.pending);
+  return tx.amountCaptured - tx.amountRefunded - (await pendingRefundTotal(em, tx.id));
 }
 
 /**
@@ -219,7 +217,7 @@ export async function finishOperation(em: EntityManager, input: FinishOperationI
 /**
  * The provider's notification that it decided a capture or void (where it cannot be read: Adyen), kept with the
  * operation it answers — the transaction's pending one, if the state table still lets that operation finish — for
- * the operation workflow's next lookup (operationVerdictOf). Returns whether it was kept.
+ * the operation workflow's next lookup (operationVerdictOf in db/repositories/transactions.repository.ts). Returns whether it was kept.
  */
 export async function keepOperationVerdict(
   em: EntityManager,
@@ -230,23 +228,6 @@ export async function keepOperationVerdict(
   const tx = await em.findOne(TransactionSchema, { id: transactionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!tx?.pendingOperationId) return false;
   if (!canApply(tx.status, kind === 'capture' ? 'capture_succeeded' : 'void_succeeded')) return false;
-  await em.execute(`update transactions set operation_verdict = ?, operation_verdict_for = ? where id = ?`, [
-    verdict,
-    tx.pendingOperationId,
-    tx.id,
-  ]);
+  await recordOperationVerdict(em, tx.id, tx.pendingOperationId, verdict);
   return true;
-}
-
-/** The provider's notified verdict on this operation (keepOperationVerdict), or null when none arrived. */
-export async function operationVerdictOf(
-  em: EntityManager,
-  transactionId: string,
-  operationId: string,
-): Promise<'succeeded' | 'failed' | null> {
-  const [row] = await em.execute<Array<{ operation_verdict: 'succeeded' | 'failed' }>>(
-    `select operation_verdict from transactions where id = ? and operation_verdict_for = ?`,
-    [transactionId, operationId],
-  );
-  return row?.operation_verdict ?? null;
 }

@@ -2,6 +2,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { RefundSchema, TransactionSchema, type Transaction } from '../../db/entities';
+import { hasUnannouncedSuccess, markSuccessesAnnounced } from '../../db/repositories/refunds.repository';
 import { recordEvent } from '../events/events.outbox';
 import { presentRefund, presentTransactionHeader } from './transactions.presenter';
 import { applyTransactionMove } from './transactions.transitions';
@@ -69,32 +70,4 @@ export async function announceRefundsSettledDuringDispute(em: EntityManager, tx:
     object: presentTransactionHeader(tx),
   });
   await markSuccessesAnnounced(em, tx.id);
-}
-
-/** A succeeded refund of the transaction whose success no transaction event has told yet (refunds.announced_at). */
-async function hasUnannouncedSuccess(em: EntityManager, transactionId: string): Promise<boolean> {
-  const [row] = await em.execute<Array<{ n: string }>>(
-    `select count(*) as n from refunds where transaction_id = ? and status = 'succeeded' and announced_at is null`,
-    [transactionId],
-  );
-  return Number(row.n) > 0;
-}
-
-async function markSuccessesAnnounced(em: EntityManager, transactionId: string): Promise<void> {
-  await em.execute(
-    `update refunds set announced_at = now() where transaction_id = ? and status = 'succeeded' and announced_at is null`,
-    [transactionId],
-  );
-}
-
-/** A pending refund's provider reference, once the provider has one (its verdict comes later, by webhook). */
-export async function recordRefundReference(
-  em: EntityManager,
-  refundId: string,
-  providerReference: string | null,
-): Promise<void> {
-  await em.execute('update refunds set provider_reference = ?, updated_at = now() where id = ?', [
-    providerReference,
-    refundId,
-  ]);
 }

@@ -6,6 +6,7 @@
  * transaction.
  */
 import { moveOrderStatus } from '../../db/repositories/orders.repository';
+import { countPendingRefunds } from '../../db/repositories/refunds.repository';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TransactionSchema, type OrderStatus, type Transaction, type TransactionStatus } from '../../db/entities';
@@ -82,7 +83,7 @@ export async function applyTransactionMove(
   const { to, events } = resolveMove(rule, {
     amountCaptured: tx.amountCaptured,
     amountRefunded: tx.amountRefunded,
-    pendingRefunds: rule.to === 'by_refunds' ? await pendingRefunds(em, tx.id) : 0,
+    pendingRefunds: rule.to === 'by_refunds' ? await countPendingRefunds(em, tx.id) : 0,
   });
   // A state the refunds say that is the current one (another refund still pending) is no move at all.
   if (rule.to === 'by_refunds' && to === tx.status) {
@@ -103,27 +104,4 @@ export async function applyTransactionMove(
       object,
     });
   return tx;
-}
-
-async function pendingRefunds(em: EntityManager, transactionId: string): Promise<number> {
-  const [row] = await em.execute<Array<{ n: string }>>(
-    `select count(*) as n from refunds where transaction_id = ? and status = 'pending'`,
-    [transactionId],
-  );
-  return Number(row.n);
-}
-
-/**
- * Clears the operation that owned a pending capture/void (transactions.pending_operation_id), in the same database
- * transaction as the move it guarded, and before that move loads the row (so the flushed entity holds no owner).
- */
-export async function releaseOperationOwner(
-  em: EntityManager,
-  transactionId: string,
-  operationId: string,
-): Promise<void> {
-  await em.execute('update transactions set pending_operation_id = null where id = ? and pending_operation_id = ?', [
-    transactionId,
-    operationId,
-  ]);
 }

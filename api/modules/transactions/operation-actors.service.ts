@@ -1,10 +1,11 @@
 /**
  * Who asked for a capture, void or refund, and the order history entries that name them (a Dashboard
- * user's refund must not read "by api"). The operation workflow writes the history (triggered_by api or system); this
- * records the caller beside it, keyed by the operation id that prefixes those entries' transition keys.
+ * user's refund must not read "by api"). The operation workflow writes the history (triggered_by api or system); the
+ * route records the caller beside it (db/repositories/payment-operation-actors.repository.ts), keyed by the operation
+ * id that prefixes those entries' transition keys.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { PaymentOperationActorSchema, type ActorSnapshot, type PaymentOperationActor } from '../../../db/entities';
+import { PaymentOperationActorSchema, type ActorSnapshot } from '../../../db/entities';
 import type { ApiKeyAuth } from '../../http/auth';
 import type { DashboardSession } from '../../http/dashboard-auth';
 import { apiKeyCaller, dashboardCaller } from '../subscriptions/subscription-operations.service';
@@ -16,18 +17,6 @@ export async function callerSnapshot(
 ): Promise<ActorSnapshot> {
   const caller = input.auth ? await apiKeyCaller(em, input.auth.keyId) : await dashboardCaller(em, input.session);
   return caller.actor!;
-}
-
-/** Recorded once the operation was accepted (a refused one changes nothing); a replay keeps the first. */
-export async function recordOperationActor(
-  em: EntityManager,
-  entry: Omit<PaymentOperationActor, 'createdAt'>,
-): Promise<void> {
-  await em.getConnection().execute(
-    `insert into payment_operation_actors (operation_id, merchant_id, transaction_id, kind, actor)
-       values (?, ?, ?, ?, ?) on conflict (operation_id) do nothing`,
-    [entry.operationId, entry.merchantId, entry.transactionId, entry.kind, JSON.stringify(entry.actor)],
-  );
 }
 
 /** `<operation id>:begin` → the operation id (keys of other moves match no operation and get no actor). */

@@ -27,7 +27,8 @@ import {
 import { presentRefund } from '../../../domain/transactions/transactions.presenter';
 import { getTransaction, transactionView } from './transactions.service';
 import { isStillProcessing } from './still-processing.rules';
-import { callerSnapshot, recordOperationActor } from './operation-actors.service';
+import { recordOperationActor } from '../../../db/repositories/payment-operation-actors.repository';
+import { callerSnapshot } from './operation-actors.service';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
