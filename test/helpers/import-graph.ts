@@ -162,31 +162,3 @@ export function importCycles(graph: Map<string, string[]>): string[] {
   for (const node of graph.keys()) if (!done.has(node)) visit(node);
   return cycles;
 }
-
-/** insert/delete, and an update whose table may carry an alias (`update checkout_sessions cs set`, `… as cs set`). */
-const RAW_WRITE =
-  /\b(?:insert\s+into|delete\s+from)\s+"?([a-z_]+)"?|\bupdate\s+"?([a-z_]+)"?(?:\s+(?:as\s+)?(?!set\b)[a-z_]+)?\s+set\b/gi;
-
-/** Tables a piece of source writes with raw SQL. */
-export function rawWriteTables(source: string): string[] {
-  return [...source.matchAll(RAW_WRITE)].map((match) => (match[1] ?? match[2]).toLowerCase());
-}
-
-/**
- * "One way to write": a table whose raw-SQL writes live in a db/repositories module is written with raw SQL only
- * there. Returns `file → table` for every raw write elsewhere (migrations excepted).
- */
-export function rawWritesOutsideOwners(root: string): string[] {
-  const repositories = sourceFiles(root, 'db/repositories');
-  const owned = new Map<string, string>();
-  for (const file of repositories) {
-    for (const table of rawWriteTables(fs.readFileSync(path.join(root, file), 'utf8'))) owned.set(table, file);
-  }
-  return LAYERS.flatMap((layer) => sourceFiles(root, layer))
-    .filter((file) => !file.startsWith('db/repositories/') && !file.startsWith('db/migrations/'))
-    .flatMap((file) =>
-      rawWriteTables(fs.readFileSync(path.join(root, file), 'utf8'))
-        .filter((table) => owned.has(table))
-        .map((table) => `${file} → ${table} (owner: ${owned.get(table)})`),
-    );
-}

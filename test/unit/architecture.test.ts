@@ -7,12 +7,19 @@ import {
   importGraph,
   importsOf,
   layerViolations,
-  rawWritesOutsideOwners,
-  rawWriteTables,
   sourceFiles,
   violationsOf,
 } from '../helpers/import-graph';
+import {
+  migrationTables,
+  ownerMapProblems,
+  rawSqlCalls,
+  rawSqlOutsideDb,
+  rawWritesByOthers,
+  rawWriteTables,
+} from '../helpers/raw-sql';
 import * as registeredWorkflows from '../../workflows';
+import { TABLE_OWNERS } from '../../db/table-owners';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -143,8 +150,58 @@ describe('architecture: file names (docs/architecture.md)', () => {
 });
 
 describe('architecture: one way to write (docs/architecture.md)', () => {
-  it('writes a table that has a db/repositories owner with raw SQL only in that owner', () => {
-    expect(rawWritesOutsideOwners(ROOT)).to.deep.equal([]);
+  it('runs raw SQL only under db/ (api/, domain/, activities/, worker/ and workflows/ call repository functions)', () => {
+    expect(rawSqlOutsideDb(ROOT)).to.deep.equal([]);
+  });
+
+  it('finds a raw SQL call however it is reached, and not a Temporal client starting a workflow', () => {
+    const source = [
+      "const [row] = await em.execute<Array<{ id: string }>>('select id from refunds where id = ?', [id]);",
+      'await orm.em',
+      '  .fork()',
+      "  .execute('select 1');",
+      "await tx.getConnection().execute('update refunds set status = ?', [status]);",
+      'const knex = em.getConnection().getKnex();',
+      "await knex.raw('select 1');",
+      'const result = await client.workflow.execute(transactionWorkflow, { workflowId, taskQueue });',
+      'await client.workflow',
+      '  .execute(connectorCredentialCheckWorkflow, options);',
+      '// em.execute in a comment runs nothing',
+      '/** nor in a doc comment: em.execute(sql) */',
+      'const tag = String.raw`a\\b`;',
+    ].join('\n');
+    expect(rawSqlCalls(source)).to.deep.equal([
+      "1: const [row] = await em.execute<Array<{ id: string }>>('select id from refunds where id = ?', [id]);",
+      "4: .execute('select 1');",
+      "5: await tx.getConnection().execute('update refunds set status = ?', [status]);",
+      '6: const knex = em.getConnection().getKnex();',
+      "7: await knex.raw('select 1');",
+    ]);
+  });
+
+  it('names an owner in db/table-owners.ts for every table the migrations create, and only for those', () => {
+    expect(migrationTables(ROOT)).to.include.members(['transactions', 'rate_limit_counters', 'card_token_cvcs']);
+    expect(ownerMapProblems(ROOT)).to.deep.equal([]);
+  });
+
+  it('reports a table a migration creates that the owner map does not name, and an owner that does not exist', () => {
+    const { transactions: _transactions, ...withoutTransactions } = TABLE_OWNERS;
+    expect(
+      ownerMapProblems(ROOT, { ...withoutTransactions, refunds: 'db/repositories/nowhere.repository.ts' }),
+    ).to.deep.equal([
+      'transactions: created by a migration, has no owner',
+      'refunds: its owner db/repositories/nowhere.repository.ts does not exist',
+    ]);
+  });
+
+  it('writes a table with raw SQL only in its owner', () => {
+    expect(rawWritesByOthers(ROOT)).to.deep.equal([]);
+  });
+
+  it('reports a raw write from a repository that is not the table’s owner', () => {
+    expect(
+      rawWritesByOthers(ROOT, { ...TABLE_OWNERS, refunds: 'db/repositories/transactions.repository.ts' }),
+    ).to.include('db/repositories/refunds.repository.ts → refunds (owner: db/repositories/transactions.repository.ts)');
   });
 
   it('reads through db/reads.ts only inside db/repositories (its named statements are a repository internal)', () => {
