@@ -2,8 +2,8 @@
  * The writes of capture, void and refund, each run by one step of the operation workflow inside its own database
  * transaction (activities/transactions/operations.ts opens it and calls the provider): begin checks the move under the
  * transaction's row lock and reserves it (capture_pending and the owning operation, or a pending refund row), or
- * answers the 422 code; finish applies the provider's definitive answer. The 422 codes are decided here, in the
- * same place as the state moves.
+ * answers the 422 code; finish applies the provider's definitive answer. Which state allows the operation, and the
+ * 422 it answers otherwise, is the state table's (OPERATION_MOVES); the amount and connector checks are here.
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -14,25 +14,12 @@ import type { Outcome } from '../connectors/connector';
 import { recordEvent } from '../events/events.outbox';
 import { clearOperationInDoubt } from './transactions.in-doubt';
 import { applyTransactionMove } from './transactions.transitions';
-import { canApply } from './transactions.state-table';
+import { canApply, operationRefusal } from './transactions.state-table';
 import { settleRefund } from './transactions.refunds';
 import { presentRefund } from './transactions.presenter';
 import { OPERATION_IN_PROGRESS, type OperationInput, type OperationStart } from '../../workflows/lib/transaction-types';
 
 const rejection = (code: string, message: string): OperationStart => ({ ok: false, code, message });
-
-/** Which 422 a capture or void gets from each state (null: allowed). */
-function captureOrVoidProblem(tx: Transaction, kind: 'capture' | 'void'): OperationStart | null {
-  if (canApply(tx.status, kind === 'capture' ? 'capture_requested' : 'void_succeeded')) return null;
-  if (tx.status === 'voided') return rejection('TRANSACTION_ALREADY_VOIDED', 'The transaction was voided');
-  if (tx.amountCaptured > 0) {
-    return rejection('TRANSACTION_ALREADY_CAPTURED', 'The transaction was already captured');
-  }
-  return rejection(
-    'INVALID_STATE_TRANSITION',
-    `A transaction that is ${tx.status} cannot be ${kind === 'capture' ? 'captured' : 'voided'}`,
-  );
-}
 
 /**
  * The charge's connector was deleted: nothing can reach its provider (no credentials), so the move is refused before
@@ -74,11 +61,8 @@ export async function beginOperation(em: EntityManager, input: OperationInput): 
         connectorId: tx.connectorId!,
         providerReference: tx.providerReference!,
       };
-    if (tx.status === 'refunded')
-      return rejection('TRANSACTION_ALREADY_REFUNDED', 'The transaction was already fully refunded');
-    if (!canApply(tx.status, 'refund_requested')) {
-      return rejection('INVALID_STATE_TRANSITION', `A transaction that is ${tx.status} cannot be refunded`);
-    }
+    const refused = operationRefusal('refund', tx);
+    if (refused) return rejection(refused.code, refused.message);
     const balance = await refundableBalance(em, tx);
     const amount = input.amount ?? balance;
     if (balance <= 0)
@@ -143,8 +127,8 @@ export async function beginOperation(em: EntityManager, input: OperationInput): 
       'Another capture or void of this transaction is in progress; read the transaction once it finishes',
     );
   }
-  const problem = captureOrVoidProblem(tx, input.kind);
-  if (problem) return problem;
+  const refused = operationRefusal(input.kind, tx);
+  if (refused) return rejection(refused.code, refused.message);
   if (amount > tx.amountAuthorized)
     return rejection('CAPTURE_EXCEEDS_AUTHORIZED', `At most ${tx.amountAuthorized} can be captured`);
   const gone = await connectorDeleted(em, tx);

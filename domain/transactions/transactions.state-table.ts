@@ -90,6 +90,86 @@ export const statusesAllowing = (event: TransactionEvent): TransactionStatus[] =
   ...new Set(TRANSACTION_MOVES.filter((rule) => rule.event === event).flatMap((rule) => rule.from)),
 ];
 
+/** The API's operations on a transaction (POST /transactions/:id/capture, /void, /refunds). */
+export type TransactionOperation = 'capture' | 'void' | 'refund';
+
+/** A 422 an operation answers from these statuses (`captured`: only once money was captured, amount_captured > 0). */
+export interface OperationRefusal {
+  from: readonly TransactionStatus[];
+  captured?: true;
+  code: string;
+  message: string;
+}
+
+export interface OperationMove {
+  /** The move the operation starts: it is allowed from the statuses that move applies from (TRANSACTION_MOVES). */
+  event: TransactionEvent;
+  /** Refused from any other status with the first refusal that matches, else INVALID_STATE_TRANSITION. */
+  refusals: readonly OperationRefusal[];
+  /** The operation as a past participle, for INVALID_STATE_TRANSITION's message. */
+  done: string;
+}
+
+/** After a capture: the statuses a transaction can have once money was captured. */
+const CAPTURED_STATUSES: readonly TransactionStatus[] = [
+  'authorized',
+  'refund_pending',
+  'partially_refunded',
+  'refunded',
+  'charged_back',
+];
+const ALREADY_VOIDED: OperationRefusal = {
+  from: ['voided'],
+  code: 'TRANSACTION_ALREADY_VOIDED',
+  message: 'The transaction was voided',
+};
+const ALREADY_CAPTURED: OperationRefusal = {
+  from: CAPTURED_STATUSES,
+  captured: true,
+  code: 'TRANSACTION_ALREADY_CAPTURED',
+  message: 'The transaction was already captured',
+};
+
+/**
+ * Which capture, void or refund the state allows, and the 422 it answers otherwise: beginOperation
+ * (transactions.operation-writes.ts) asks operationRefusal under the row lock. docs/api-decisions.md writes it out.
+ */
+export const OPERATION_MOVES: Readonly<Record<TransactionOperation, OperationMove>> = {
+  capture: { event: 'capture_requested', refusals: [ALREADY_VOIDED, ALREADY_CAPTURED], done: 'captured' },
+  void: { event: 'void_succeeded', refusals: [ALREADY_VOIDED, ALREADY_CAPTURED], done: 'voided' },
+  refund: {
+    event: 'refund_requested',
+    refusals: [
+      {
+        from: ['refunded'],
+        code: 'TRANSACTION_ALREADY_REFUNDED',
+        message: 'The transaction was already fully refunded',
+      },
+    ],
+    done: 'refunded',
+  },
+};
+
+/** The 422 `operation` answers for a transaction in this state; null when the state allows it. */
+export function operationRefusal(
+  operation: TransactionOperation,
+  tx: { status: TransactionStatus; amountCaptured: number },
+): { code: string; message: string } | null {
+  const move = OPERATION_MOVES[operation];
+  if (canApply(tx.status, move.event)) return null;
+  const refusal = move.refusals.find(
+    (candidate) => candidate.from.includes(tx.status) && (!candidate.captured || tx.amountCaptured > 0),
+  );
+  if (refusal) return { code: refusal.code, message: refusal.message };
+  return { code: 'INVALID_STATE_TRANSITION', message: `A transaction that is ${tx.status} cannot be ${move.done}` };
+}
+
+/** Every code `operation` may answer from a state that does not allow it. */
+export const refusalCodes = (operation: TransactionOperation): string[] => [
+  ...OPERATION_MOVES[operation].refusals.map((refusal) => refusal.code),
+  'INVALID_STATE_TRANSITION',
+];
+
 // Status classes: the groups other rules name, kept here so they change with the moves.
 
 /** Ended without taking money: nothing to capture or refund (only a lost answer's charge may need giving back). */

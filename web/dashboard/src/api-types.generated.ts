@@ -3092,7 +3092,7 @@ export interface paths {
     put?: never;
     /**
      * Capture a pre-authorized transaction, fully (default) or partially
-     * @description Takes the money a pre-authorization (capture false) holds: the whole authorized amount, or less. Answers 200 with the transaction once the provider confirmed, or 202 while the capture is still in progress (status capture_pending; read the transaction again). 422 when the transaction is not pre-authorized or the amount exceeds what was authorized; 422 CONNECTOR_DELETED when the connector that made the charge was deleted.
+     * @description Takes the money a pre-authorization (capture false) holds: the whole authorized amount, or less. Answers 200 with the transaction once the provider confirmed, or 202 while the capture is still in progress (status capture_pending; read the transaction again). A transaction that is not pre_authorized gets 422 TRANSACTION_ALREADY_VOIDED (voided), TRANSACTION_ALREADY_CAPTURED (its money was captured) or INVALID_STATE_TRANSITION (any other status); 422 CAPTURE_EXCEEDS_AUTHORIZED when the amount exceeds what was authorized; 409 OPERATION_IN_PROGRESS while another capture or void of it runs; 422 CONNECTOR_DELETED when the connector that made the charge was deleted.
      *
      *     **Authentication:** a secret merchant key or organization key (Bearer) with the scope transactions:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
      *
@@ -3116,7 +3116,7 @@ export interface paths {
     put?: never;
     /**
      * Void a pre-authorized transaction (release the hold)
-     * @description Void a pre-authorized transaction (release the hold)
+     * @description Releases the money a pre-authorization (capture false) holds. Answers 200 with the transaction once the provider confirmed, or 202 while the void is still in progress (the transaction stays pre_authorized; read it again). A transaction that is not pre_authorized gets 422 TRANSACTION_ALREADY_VOIDED (voided), TRANSACTION_ALREADY_CAPTURED (its money was captured) or INVALID_STATE_TRANSITION (any other status); 409 OPERATION_IN_PROGRESS while another capture or void of it runs; 422 CONNECTOR_DELETED when the connector that made the charge was deleted.
      *
      *     **Authentication:** a secret merchant key or organization key (Bearer) with the scope transactions:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
      *
@@ -3148,7 +3148,7 @@ export interface paths {
     put?: never;
     /**
      * Refund a captured transaction, fully (default: the refundable balance) or partially; several per transaction
-     * @description Returns money of a captured transaction to the buyer. Several partial refunds may follow each other up to the captured amount. Answers 201 with the refund: succeeded, pending (the provider settles it later; transaction.refunded or transaction.refund_failed follows) or failed with its error_code. 422 when the transaction is not refundable or the amount exceeds its refundable balance; 422 CONNECTOR_DELETED when the connector that made the charge was deleted (refund at the provider).
+     * @description Returns money of a captured transaction to the buyer. Several partial refunds may follow each other up to the captured amount. Answers 201 with the refund: succeeded, pending (the provider settles it later; transaction.refunded or transaction.refund_failed follows) or failed with its error_code. A transaction that is not authorized, partially_refunded or refund_pending gets 422 TRANSACTION_ALREADY_REFUNDED (refunded) or INVALID_STATE_TRANSITION (any other status); 422 TRANSACTION_ALREADY_REFUNDED also when nothing is left to refund (pending refunds count) and REFUND_EXCEEDS_BALANCE when the amount exceeds the refundable balance; 422 CONNECTOR_DELETED when the connector that made the charge was deleted (refund at the provider).
      *
      *     **Authentication:** a secret merchant key or organization key (Bearer) with the scope transactions:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
      *
@@ -3896,7 +3896,7 @@ export interface paths {
     put?: never;
     /**
      * Capture a pre-authorized transaction, fully (default) or partially
-     * @description Takes the money a pre-authorization (capture false) holds: the whole authorized amount, or less. Answers 200 with the transaction once the provider confirmed, or 202 while the capture is still in progress (status capture_pending; read the transaction again). 422 when the transaction is not pre-authorized or the amount exceeds what was authorized; 422 CONNECTOR_DELETED when the connector that made the charge was deleted.
+     * @description Takes the money a pre-authorization (capture false) holds: the whole authorized amount, or less. Answers 200 with the transaction once the provider confirmed, or 202 while the capture is still in progress (status capture_pending; read the transaction again). A transaction that is not pre_authorized gets 422 TRANSACTION_ALREADY_VOIDED (voided), TRANSACTION_ALREADY_CAPTURED (its money was captured) or INVALID_STATE_TRANSITION (any other status); 422 CAPTURE_EXCEEDS_AUTHORIZED when the amount exceeds what was authorized; 409 OPERATION_IN_PROGRESS while another capture or void of it runs; 422 CONNECTOR_DELETED when the connector that made the charge was deleted.
      *
      *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
      *
@@ -3920,7 +3920,7 @@ export interface paths {
     put?: never;
     /**
      * Void a pre-authorized transaction (release the hold)
-     * @description Void a pre-authorized transaction (release the hold)
+     * @description Releases the money a pre-authorization (capture false) holds. Answers 200 with the transaction once the provider confirmed, or 202 while the void is still in progress (the transaction stays pre_authorized; read it again). A transaction that is not pre_authorized gets 422 TRANSACTION_ALREADY_VOIDED (voided), TRANSACTION_ALREADY_CAPTURED (its money was captured) or INVALID_STATE_TRANSITION (any other status); 409 OPERATION_IN_PROGRESS while another capture or void of it runs; 422 CONNECTOR_DELETED when the connector that made the charge was deleted.
      *
      *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
      *
@@ -3952,7 +3952,7 @@ export interface paths {
     put?: never;
     /**
      * Refund a captured transaction, fully (default: the refundable balance) or partially; several per transaction
-     * @description Returns money of a captured transaction to the buyer. Several partial refunds may follow each other up to the captured amount. Answers 201 with the refund: succeeded, pending (the provider settles it later; transaction.refunded or transaction.refund_failed follows) or failed with its error_code. 422 when the transaction is not refundable or the amount exceeds its refundable balance; 422 CONNECTOR_DELETED when the connector that made the charge was deleted (refund at the provider).
+     * @description Returns money of a captured transaction to the buyer. Several partial refunds may follow each other up to the captured amount. Answers 201 with the refund: succeeded, pending (the provider settles it later; transaction.refunded or transaction.refund_failed follows) or failed with its error_code. A transaction that is not authorized, partially_refunded or refund_pending gets 422 TRANSACTION_ALREADY_REFUNDED (refunded) or INVALID_STATE_TRANSITION (any other status); 422 TRANSACTION_ALREADY_REFUNDED also when nothing is left to refund (pending refunds count) and REFUND_EXCEEDS_BALANCE when the amount exceeds the refundable balance; 422 CONNECTOR_DELETED when the connector that made the charge was deleted (refund at the provider).
      *
      *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
      *
