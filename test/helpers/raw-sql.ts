@@ -76,17 +76,26 @@ export function ownerMapProblems(root: string, owners: Readonly<Record<string, s
 }
 
 /**
- * A raw write to a table from a db/ file that is not the table's owner (migrations excepted: they create and seed
- * every table), as `file → table (owner: …)`.
+ * The raw writes of `file` to tables it does not own, as `file → table (owner: …)`: from a db/ file, any table it
+ * does not own; from anywhere else in the server, a table whose owner is a repository. (Raw SQL outside db/ on a
+ * table no repository owns yet is rawSqlOutsideDb's to report.)
  */
-export function rawWritesByOthers(root: string, owners: Readonly<Record<string, string>> = TABLE_OWNERS): string[] {
-  return sourceFiles(root, 'db')
+export function rawWritesNotOwned(
+  file: string,
+  source: string,
+  owners: Readonly<Record<string, string>> = TABLE_OWNERS,
+): string[] {
+  return rawWriteTables(source)
+    .filter((table) => owners[table] !== file)
+    .filter((table) => file.startsWith('db/') || owners[table]?.startsWith('db/repositories/'))
+    .map((table) => `${file} → ${table} (owner: ${owners[table] ?? 'none'})`);
+}
+
+/** rawWritesNotOwned over every server file (migrations excepted: they create and seed every table). */
+export function rawWritesByOthers(root: string): string[] {
+  return LAYERS.flatMap((layer) => sourceFiles(root, layer))
     .filter((file) => !file.startsWith('db/migrations/'))
-    .flatMap((file) =>
-      rawWriteTables(read(root, file))
-        .filter((table) => owners[table] !== file)
-        .map((table) => `${file} → ${table} (owner: ${owners[table] ?? 'none'})`),
-    );
+    .flatMap((file) => rawWritesNotOwned(file, read(root, file)));
 }
 
 const read = (root: string, file: string) => fs.readFileSync(path.join(root, file), 'utf8');
