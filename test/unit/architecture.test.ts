@@ -201,14 +201,14 @@ describe('architecture: one way to write (docs/architecture.md)', () => {
 
   it('reports a raw write from a repository that is not the table’s owner, and one outside db/ to a repository’s table', () => {
     const refund = "await em.execute('update refunds set announced_at = now() where transaction_id = ?', [id]);";
-    const clock = "await em.execute('update test_clocks set status = ? where id = ?', [status, id]);";
+    const product = "await em.execute('update products set status = ? where id = ?', [status, id]);";
     expect(rawWritesNotOwned('db/repositories/transactions.repository.ts', refund)).to.deep.equal([
       'db/repositories/transactions.repository.ts → refunds (owner: db/repositories/refunds.repository.ts)',
     ]);
     expect(rawWritesNotOwned('db/repositories/refunds.repository.ts', refund)).to.deep.equal([]);
     expect(rawWritesNotOwned('domain/transactions/transactions.refunds.ts', refund)).to.have.length(1);
-    expect(rawWritesNotOwned('db/repositories/refunds.repository.ts', clock)).to.deep.equal([
-      'db/repositories/refunds.repository.ts → test_clocks (owner: api/modules/test-clocks)',
+    expect(rawWritesNotOwned('db/repositories/refunds.repository.ts', product)).to.deep.equal([
+      'db/repositories/refunds.repository.ts → products (owner: api/modules/products)',
     ]);
   });
 
