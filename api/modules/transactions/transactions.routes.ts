@@ -92,7 +92,8 @@ export const transactionRoutes = [
     body: CreateTransactionBody,
     responses: { 201: TransactionSchemaOut, 200: TransactionSchemaOut },
     envelope: 'wrapped',
-    // 422 business_rule_error: an expired token, a checkout session that cannot be paid.
+    // 422 business_rule_error: an expired token, a checkout session that cannot be paid, no active routing profile
+    // for the payment method (ROUTING_NOT_CONFIGURED).
     errors: [422],
     links: [
       // The order a charge opened, and the same transaction on the merchant Dashboard.

@@ -36476,6 +36476,15 @@ export interface operations {
               entered_dunning: number;
               recovered: number;
             };
+            /** @description The setup checklist: what the merchant configured, whatever the mode; the Overview shows it until all three hold */
+            setup: {
+              /** @description An active connector exists */
+              connector: boolean;
+              /** @description An active routing profile exists (without one a charge answers 422) */
+              routing: boolean;
+              /** @description An active webhook endpoint exists */
+              webhook: boolean;
+            };
           };
         };
       };
