@@ -51,6 +51,7 @@ export interface Move {
       | 'routingProfileId'
       | 'failureCode'
       | 'failureMessage'
+      | 'providerCode'
     >
   >;
 }

@@ -23427,7 +23427,7 @@ export interface operations {
             /** @enum {string} */
             network_error?: 'retry_next_connector' | 'stop';
           };
-          /** @description Raw provider codes (the attempt's error_code) with their own action; a code's action wins over its category's */
+          /** @description Raw provider codes (the attempt's provider_code) with their own action; a code's action wins over its category's */
           code_actions?: {
             [key: string]: 'retry_next_connector' | 'stop';
           };
@@ -29442,9 +29442,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -29476,7 +29478,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             }[];
             meta?: {
@@ -29704,9 +29709,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -29738,7 +29745,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             };
             request_id: string;
@@ -29783,6 +29793,7 @@ export interface operations {
            *         "payment_instructions": null,
            *         "failure_code": null,
            *         "failure_message": null,
+           *         "provider_code": null,
            *         "metadata": {
            *           "cart_id": "c-981"
            *         },
@@ -29798,7 +29809,8 @@ export interface operations {
            *             "started_at": "2026-11-25T14:03:11.950Z",
            *             "finished_at": "2026-11-25T14:03:12.280Z",
            *             "error_category": null,
-           *             "error_code": null
+           *             "error_code": null,
+           *             "provider_code": null
            *           }
            *         ]
            *       },
@@ -29855,9 +29867,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -29889,7 +29903,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             };
             request_id: string;
@@ -30058,9 +30075,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -30092,7 +30111,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             };
             request_id: string;
@@ -30224,7 +30246,10 @@ export interface operations {
                */
               finished_at: string | null;
               error_category: string | null;
+              /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
               error_code: string | null;
+              /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+              provider_code: string | null;
               routing_node_id: string | null;
               outcome: string | null;
               provider_reference: string | null;
@@ -30406,9 +30431,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -30440,7 +30467,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             };
             request_id: string;
@@ -30504,9 +30534,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -30538,7 +30570,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             };
             request_id: string;
@@ -30716,9 +30751,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -30750,7 +30787,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             };
             request_id: string;
@@ -30814,9 +30854,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -30848,7 +30890,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             };
             request_id: string;
@@ -36787,9 +36832,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -36821,7 +36868,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
               /** @description The customer's name (null: no customer or deleted) */
               customer_name: string | null;
@@ -36978,9 +37028,11 @@ export interface operations {
             payment_instructions: {
               [key: string]: unknown;
             } | null;
-            /** @description Why the transaction failed, expired or was canceled */
+            /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
             failure_code: string | null;
             failure_message: string | null;
+            /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+            provider_code: string | null;
             metadata: {
               [key: string]: unknown;
             } | null;
@@ -37012,7 +37064,10 @@ export interface operations {
                */
               finished_at: string | null;
               error_category: string | null;
+              /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
               error_code: string | null;
+              /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+              provider_code: string | null;
             }[];
             /** @description The customer's name (null: no customer or deleted) */
             customer_name: string | null;
@@ -37139,7 +37194,10 @@ export interface operations {
              */
             finished_at: string | null;
             error_category: string | null;
+            /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
             error_code: string | null;
+            /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+            provider_code: string | null;
             routing_node_id: string | null;
             outcome: string | null;
             provider_reference: string | null;
@@ -37314,9 +37372,11 @@ export interface operations {
             payment_instructions: {
               [key: string]: unknown;
             } | null;
-            /** @description Why the transaction failed, expired or was canceled */
+            /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
             failure_code: string | null;
             failure_message: string | null;
+            /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+            provider_code: string | null;
             metadata: {
               [key: string]: unknown;
             } | null;
@@ -37348,7 +37408,10 @@ export interface operations {
                */
               finished_at: string | null;
               error_category: string | null;
+              /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
               error_code: string | null;
+              /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+              provider_code: string | null;
             }[];
           };
         };
@@ -37405,9 +37468,11 @@ export interface operations {
             payment_instructions: {
               [key: string]: unknown;
             } | null;
-            /** @description Why the transaction failed, expired or was canceled */
+            /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
             failure_code: string | null;
             failure_message: string | null;
+            /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+            provider_code: string | null;
             metadata: {
               [key: string]: unknown;
             } | null;
@@ -37439,7 +37504,10 @@ export interface operations {
                */
               finished_at: string | null;
               error_category: string | null;
+              /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
               error_code: string | null;
+              /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+              provider_code: string | null;
             }[];
           };
         };
@@ -37608,9 +37676,11 @@ export interface operations {
             payment_instructions: {
               [key: string]: unknown;
             } | null;
-            /** @description Why the transaction failed, expired or was canceled */
+            /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
             failure_code: string | null;
             failure_message: string | null;
+            /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+            provider_code: string | null;
             metadata: {
               [key: string]: unknown;
             } | null;
@@ -37642,7 +37712,10 @@ export interface operations {
                */
               finished_at: string | null;
               error_category: string | null;
+              /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
               error_code: string | null;
+              /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+              provider_code: string | null;
             }[];
           };
         };
@@ -37699,9 +37772,11 @@ export interface operations {
             payment_instructions: {
               [key: string]: unknown;
             } | null;
-            /** @description Why the transaction failed, expired or was canceled */
+            /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
             failure_code: string | null;
             failure_message: string | null;
+            /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+            provider_code: string | null;
             metadata: {
               [key: string]: unknown;
             } | null;
@@ -37733,7 +37808,10 @@ export interface operations {
                */
               finished_at: string | null;
               error_category: string | null;
+              /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
               error_code: string | null;
+              /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+              provider_code: string | null;
             }[];
           };
         };

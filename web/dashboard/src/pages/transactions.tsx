@@ -7,6 +7,7 @@ import { label, money, toMinor, when } from '../format';
 import { DataTable, ListState, useFilteredList } from '../list';
 import { navigate } from '../router';
 import { Chip, ErrorNote, Facts, Field, Link, Notice, PageHeader, Table, inputValue, useLoad } from '../ui';
+import { FailureHeadline } from '../failure-reason';
 import { CAPTURABLE, ORDER_STATUSES, REFUNDABLE, TRANSACTION_STATUSES, VOIDABLE } from '../transaction-rules';
 
 export type Transaction = Item<'getMerchantTransactions'>;
@@ -314,6 +315,7 @@ export function TransactionDetail(props: { id: string }) {
       <PageHeader title={`${money(tx.amount, tx.currency)} payment`} back={back}>
         <PaymentChip tx={tx} />
       </PageHeader>
+      <FailureHeadline tx={tx} />
       <Facts
         items={[
           ['Payment id', <code>{tx.id}</code>],
@@ -347,6 +349,7 @@ export function TransactionDetail(props: { id: string }) {
                   <p class="meta">
                     Connector {a.connector_name ?? a.connector_id} · {when(a.started_at)}
                     {a.error_code && ` · ${a.error_category ?? 'error'}: ${a.error_code}`}
+                    {a.provider_code && ` (provider code ${a.provider_code})`}
                     {a.error_message && ` · ${a.error_message}`}
                     {a.three_ds_status && ` · 3DS ${a.three_ds_status}`}
                   </p>
