@@ -6686,7 +6686,7 @@ export interface operations {
           metadata?: {
             [key: string]: unknown;
           } | null;
-          /** @description A test clock of the merchant: the customer's subscriptions run on it */
+          /** @description A test clock of the merchant: the customer's subscriptions run on it. Set at creation only: with the e-mail of an existing customer that is not on this clock, 400 */
           test_clock_id?: string | null;
           idempotency_key?: string;
         };
@@ -12473,7 +12473,7 @@ export interface operations {
             metadata?: {
               [key: string]: unknown;
             } | null;
-            /** @description A test clock of the merchant: the customer's subscriptions run on it */
+            /** @description A test clock of the merchant: the customer's subscriptions run on it. Set at creation only: with the e-mail of an existing customer that is not on this clock, 400 */
             test_clock_id?: string | null;
           };
           /**
@@ -12983,7 +12983,7 @@ export interface operations {
             metadata?: {
               [key: string]: unknown;
             } | null;
-            /** @description A test clock of the merchant: the customer's subscriptions run on it */
+            /** @description A test clock of the merchant: the customer's subscriptions run on it. Set at creation only: with the e-mail of an existing customer that is not on this clock, 400 */
             test_clock_id?: string | null;
           };
           /**
