@@ -71,6 +71,7 @@ export const ListTransactionsQuery = StrictObject({
       description: "The customer's id (cust_) or the caller's external_order_id",
     }),
   ),
+  customer_id: Type.Optional({ ...Id('cust'), description: "Only this customer's transactions" }),
   order_id: Type.Optional(Id('ord')),
   payment_method: Type.Optional(MultiEnum(PAYMENT_METHODS)),
   currency: Type.Optional(Currency),

@@ -29375,6 +29375,7 @@ export interface operations {
           | 'expired'
         )[];
         customer_reference?: string;
+        customer_id?: string;
         order_id?: string;
         /** @description Repeat the parameter or separate values with commas */
         payment_method?: ('credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet')[];
@@ -36766,6 +36767,7 @@ export interface operations {
           | 'expired'
         )[];
         customer_reference?: string;
+        customer_id?: string;
         order_id?: string;
         /** @description Repeat the parameter or separate values with commas */
         payment_method?: ('credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet')[];
