@@ -76,7 +76,7 @@ export async function transactionWorkflow(input: TransactionInput): Promise<Tran
     to: 'authorized' | 'pre_authorized' | 'failed',
     extra: Partial<Parameters<typeof db.finalizeTransaction>[0]> = {},
   ) => {
-    await local.finalizeTransaction({
+    const failureCode = await local.finalizeTransaction({
       transactionId: id,
       to,
       triggeredBy: 'system',
@@ -84,7 +84,7 @@ export async function transactionWorkflow(input: TransactionInput): Promise<Tran
       ...extra,
     });
     setStatus(to);
-    return { transactionId: id, status: to };
+    return { transactionId: id, status: to, ...(failureCode ? { failureCode } : {}) };
   };
   // Workflow Math.random is seeded per run: a fair draw for math/random rules that replays identically.
   const opened = await local.openAndPlanCharge({ ...input, randomDraw: Math.random() });

@@ -4,6 +4,7 @@
  * id, the cycle number and the try, so a retried activity or a replayed workflow never bills a cycle twice.
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import { attemptFailureCode } from '../../domain/connectors/failure-codes';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm';
 import { ApiError } from '../../domain/platform/errors';
@@ -213,7 +214,11 @@ async function outcomeOf(em: EntityManager, transactionId: string): Promise<Rene
   if (attempts.some((attempt) => attempt.errorCode === CHARGE_IN_DOUBT)) return { status: 'in_doubt' };
   const judged = attempts.find(issuerJudged);
   if (!judged) return { status: 'unprocessed' };
-  return { status: 'declined', declineCode: judged.errorCode ?? null };
+  // The dunning history speaks the one failure_code vocabulary, whatever the provider.
+  return {
+    status: 'declined',
+    declineCode: attemptFailureCode(judged.providerSlug, judged.errorCode ?? null, judged.outcome ?? null),
+  };
 }
 
 /**

@@ -191,8 +191,8 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
     /**
      * The final (or pending) state after the cascade; idempotent through the state table and the move's key.
      */
-    async finalizeTransaction(input: FinalizeInput): Promise<void> {
-      await inTransaction((em) => finalizeTransaction(em, input));
+    async finalizeTransaction(input: FinalizeInput): Promise<string | null> {
+      return inTransaction((em) => finalizeTransaction(em, input));
     },
     ...createUnknownResolutionActivities({ orm, vault }),
     ...createPendingTransactionSweepActivities({ orm, temporalClient }),

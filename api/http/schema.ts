@@ -26,7 +26,14 @@ import { MAX_PAGE } from './pagination';
 export const MAX_SERIALIZED_BYTES = 'x-max-serialized-bytes';
 
 function createAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: coerce ? 'array' : false, strict: false });
+  // verbose: an error carries its data and schema, so messages can hint at the fix (toFieldErrors).
+  const ajv = new Ajv({
+    allErrors: true,
+    verbose: true,
+    useDefaults: true,
+    coerceTypes: coerce ? 'array' : false,
+    strict: false,
+  });
   addFormats(ajv, ['date-time', 'email', 'uri']);
   ajv.addFormat('iso-4217', { type: 'string', validate: isCurrency });
   ajv.addFormat('iso-3166-alpha-2', { type: 'string', validate: isCountry });
@@ -54,6 +61,45 @@ const FORMAT_MESSAGES: Record<string, string> = {
   'single-line': 'must be one line of plain text: no line breaks, tabs, control characters or bidi overrides',
 };
 
+/** The known property nearest to an unknown one (a prefix of it, or one or two letters apart), if any. */
+function nearestName(unknown: string, known: string[]): string | undefined {
+  const distance = (a: string, b: string) => {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i += 1) {
+      const next = [i];
+      for (let j = 1; j <= b.length; j += 1)
+        next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row = next;
+    }
+    return row[b.length];
+  };
+  const scored = known
+    .map((name) => ({
+      name,
+      score: name.startsWith(unknown) || unknown.startsWith(name) ? 0 : distance(unknown, name),
+    }))
+    .filter((candidate) => candidate.score <= 2)
+    .sort((a, b) => a.score - b.score);
+  return scored[0]?.name;
+}
+
+/** A message that says how to fix what a keyword refused, where the value or the schema tells. */
+function hinted(error: ErrorObject, path: string): string | undefined {
+  const data: unknown = error.data;
+  if (error.keyword === 'format' && (error.params as { format: string }).format === 'iso-4217') {
+    if (typeof data === 'string' && /^[a-z]{3}$/i.test(data) && data !== data.toUpperCase())
+      return `must be upper-case: ${data.toUpperCase()}`;
+  }
+  if (error.keyword === 'type' && (error.params as { type: string }).type === 'integer' && /amount$/.test(path))
+    return 'must be an integer in minor units (1990 for 19.90)';
+  if (error.keyword === 'additionalProperties') {
+    const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+    const nearest = nearestName((error.params as { additionalProperty: string }).additionalProperty, known);
+    return nearest ? `is not allowed; did you mean ${nearest}?` : undefined;
+  }
+  return undefined;
+}
+
 /** ajv errors → Document 1's validation details: field path → messages. */
 export function toFieldErrors(ajvErrors: ErrorObject[] | null | undefined, root?: string): FieldErrors {
   const details: FieldErrors = {};
@@ -74,8 +120,10 @@ export function toFieldErrors(ajvErrors: ErrorObject[] | null | undefined, root?
       format: string;
       allowedValues: unknown[];
     };
+    const hint = hinted(error, path);
     if (error.keyword === 'required') add(join(params.missingProperty), 'is required');
-    else if (error.keyword === 'additionalProperties') add(join(params.additionalProperty), 'is not allowed');
+    else if (error.keyword === 'additionalProperties') add(join(params.additionalProperty), hint ?? 'is not allowed');
+    else if (hint) add(path, hint);
     else if (error.keyword === 'format') add(path, FORMAT_MESSAGES[params.format] ?? error.message ?? 'is invalid');
     else if (error.keyword === 'enum') add(path, `must be one of: ${params.allowedValues.join(', ')}`);
     else add(path, error.message ?? 'is invalid');

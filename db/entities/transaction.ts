@@ -76,6 +76,8 @@ export interface Transaction {
   /** Why it failed, expired or was canceled (null otherwise). */
   failureCode: string | null;
   failureMessage: string | null;
+  /** The provider's own code for failureCode (the one vocabulary); null when no provider decided. */
+  providerCode: string | null;
   /** How routing planned the charge (skipped connectors and why, approval-rate order); null before. */
   routingDecision?: Record<string, unknown> | null;
   createdAt: Date;
@@ -121,6 +123,7 @@ export const TransactionSchema = new EntitySchema<Transaction>({
     expiresAt: { ...at, nullable: true },
     failureCode: { type: 'string', nullable: true },
     failureMessage: { type: 'string', nullable: true },
+    providerCode: { type: 'string', nullable: true },
     routingDecision: { type: 'json', nullable: true },
     createdAt,
     updatedAt,

@@ -119,3 +119,12 @@ export async function readRoutingRows(
     customerOnTestClock: row.customer_on_test_clock,
   };
 }
+
+/** The merchant has an active routing profile for this payment method (exact or the `*` catch-all). */
+export async function hasActiveProfile(em: EntityManager, merchantId: string, paymentMethod: string): Promise<boolean> {
+  const [row] = await em.execute<Array<{ found: boolean }>>(
+    `select exists(select 1 from routing_profiles where ${ACTIVE_PROFILE_OF_METHOD}) as found`,
+    [merchantId, paymentMethod],
+  );
+  return row.found;
+}

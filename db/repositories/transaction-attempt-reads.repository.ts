@@ -226,6 +226,7 @@ export function readPendingTransactions(
 
 /** The transaction's last attempt as far as its failure reason goes (the provider's code and message, or a late decline). */
 export interface LastAttemptOutcome {
+  provider_slug: string;
   status: string;
   outcome: string | null;
   error_code: string | null;
@@ -244,7 +245,8 @@ export async function lastAttemptOutcome(
   transactionId: string,
 ): Promise<LastAttemptOutcome | undefined> {
   const [last] = await em.execute<LastAttemptOutcome[]>(
-    `select status, outcome, error_code, error_message as message, late_decline_code, late_decline_message
+    `select provider_slug, status, outcome, error_code, error_message as message, late_decline_code,
+            late_decline_message
        from transaction_attempts where transaction_id = ? order by attempt_number desc limit 1 for share`,
     [transactionId],
   );

@@ -233,7 +233,8 @@ export async function settleAttemptWithoutAnswer(
  * The charge's final (or pending) state after the cascade or the settlement, with what follows from it; run in one
  * database transaction. Idempotent through the state table and the move's key.
  */
-export async function finalizeTransaction(em: EntityManager, input: FinalizeInput): Promise<void> {
+/** Returns the failure_code written (null when the charge took money or the move was already made). */
+export async function finalizeTransaction(em: EntityManager, input: FinalizeInput): Promise<string | null> {
   const expiresAt = input.successful?.paymentInstructions?.expires_at;
   const event = CHARGE_EVENT_OF[input.to];
   if (!event) throw new Error(`A charge cannot end ${input.to}`);
@@ -259,7 +260,7 @@ export async function finalizeTransaction(em: EntityManager, input: FinalizeInpu
         : {}),
     },
   });
-  if (!tx) return;
+  if (!tx) return null;
   // A recurring first charge keeps its card for the renewals before the token's card data goes: also when it
   // goes pending (held for review), since the token's card data is wiped long before a late approval.
   if (input.to === 'authorized' || input.to === 'pre_authorized' || input.to === 'pending')
@@ -277,6 +278,7 @@ export async function finalizeTransaction(em: EntityManager, input: FinalizeInpu
     // A payment that took no money leaves its checkout payable again (the buyer may try another card).
     await reopenAfterUnpaidCharge(em, tx.checkoutSessionId, tx.id);
   }
+  return failure?.failureCode ?? null;
 }
 
 /**

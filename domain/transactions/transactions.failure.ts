@@ -7,10 +7,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TransactionStatus } from '../../db/entities';
 import { lastAttemptOutcome } from '../../db/repositories/transaction-attempt-reads.repository';
 import { refusalBeforeProvider } from '../../db/repositories/transactions.repository';
+import { providerCodeOf } from '../../workflows/lib/failure-codes';
+import { attemptFailureCode } from '../connectors/failure-codes';
 
+/** failureCode: the one vocabulary (workflows/lib/failure-codes.ts); providerCode: the provider's own, when one decided. */
 export interface FailureReason {
   failureCode: string;
   failureMessage: string;
+  providerCode: string | null;
 }
 
 export const FAILURE_REASONS = {
@@ -26,6 +30,7 @@ export const FAILURE_REASONS = {
 const reason = (code: keyof typeof FAILURE_REASONS): FailureReason => ({
   failureCode: code,
   failureMessage: FAILURE_REASONS[code],
+  providerCode: null,
 });
 
 /** The reason for a charge ending `to`; null when `to` took money (nothing to explain). */
@@ -44,14 +49,17 @@ export async function failureReasonOf(
     // reason when its read or webhook gave one (transactions.late-declines.ts), the generic one otherwise.
     if (last.status === 'success' || last.status === 'pending') {
       if (last.late_decline_code === null && last.late_decline_message === null) return reason('payment_failed');
+      const code = last.late_decline_code;
       return {
-        failureCode: last.late_decline_code ?? 'payment_failed',
+        failureCode: code === null ? 'payment_failed' : attemptFailureCode(last.provider_slug, code, 'soft_decline')!,
         failureMessage: last.late_decline_message ?? FAILURE_REASONS.payment_failed,
+        providerCode: code,
       };
     }
     return {
-      failureCode: last.error_code ?? last.outcome ?? 'declined',
+      failureCode: attemptFailureCode(last.provider_slug, last.error_code, last.outcome) ?? 'declined',
       failureMessage: last.message ?? FAILURE_REASONS.declined,
+      providerCode: providerCodeOf(last.error_code),
     };
   }
   // Refused before any provider: its single-use token, or its checkout (which takes one payment), was another's.

@@ -1,5 +1,7 @@
 /** Document 3's transaction (with its timeline), attempt and refund shapes: snake_case, ISO timestamps, explicit nulls. */
 import type { Refund, Transaction, TransactionAttempt } from '../../db/entities';
+import { providerCodeOf } from '../../workflows/lib/failure-codes';
+import { attemptFailureCode } from '../connectors/failure-codes';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -33,6 +35,7 @@ export function presentTransactionHeader(tx: Transaction) {
     payment_instructions: tx.paymentInstructions,
     failure_code: tx.failureCode ?? null,
     failure_message: tx.failureMessage ?? null,
+    provider_code: tx.providerCode ?? null,
     metadata: tx.metadata,
     created_at: tx.createdAt.toISOString(),
     updated_at: tx.updatedAt.toISOString(),
@@ -49,7 +52,9 @@ export function presentTimelineEntry(attempt: TransactionAttempt) {
     started_at: attempt.startedAt.toISOString(),
     finished_at: iso(attempt.finishedAt),
     error_category: attempt.errorCategory,
-    error_code: attempt.errorCode,
+    // The one vocabulary (as the transaction's failure_code), and the provider's own code beside it.
+    error_code: attemptFailureCode(attempt.providerSlug, attempt.errorCode, attempt.outcome),
+    provider_code: providerCodeOf(attempt.errorCode),
   };
 }
 

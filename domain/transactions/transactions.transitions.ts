@@ -52,6 +52,7 @@ export interface Move {
       | 'routingProfileId'
       | 'failureCode'
       | 'failureMessage'
+      | 'providerCode'
     >
   >;
 }

@@ -2,7 +2,6 @@
 import { expect } from 'chai';
 import { createTenant } from '../helpers/factories';
 import { rows } from '../helpers/db';
-import { api } from '../helpers/http';
 import { expectWrapped } from '../helpers/envelope';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
 import { CARDS } from '../helpers/vault';
@@ -11,15 +10,8 @@ describe('POST /api/v1/transactions — why a charge failed', () => {
   it('no connector of the routing plan can take it: failed with failure_code no_route, an empty timeline, and the same in transaction.failed', async () => {
     const tenant = await createTenant();
     await cascade(tenant, ['provider_a']);
-    // The merchant's only routing profile switched off: nothing routes the charge, no provider is tried.
-    const base = `/merchants/${tenant.merchant_id}/routing-profiles`;
-    const [profile] = (await api.get(base, { key: tenant.merchant_secret_key })).body.data;
-    const off = await api.patch(`${base}/${profile.id}`, {
-      key: tenant.merchant_secret_key,
-      body: { is_active: false },
-    });
-    expect(off.status, off.text).to.equal(200);
-    const tx = expectWrapped(await charge(tenant, cardCharge(await cardToken(tenant))), 201);
+    // The active profile's only connector does not take JPY: the profile routes the charge, no connector can take it.
+    const tx = expectWrapped(await charge(tenant, cardCharge(await cardToken(tenant), { currency: 'JPY' })), 201);
     expect(tx).to.include({ status: 'failed', failure_code: 'no_route' });
     expect(tx.failure_message).to.match(/No connector of the routing plan can take this charge/);
     expect(tx.timeline).to.deep.equal([]);

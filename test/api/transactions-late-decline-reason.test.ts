@@ -1,7 +1,8 @@
 /**
  * Rule (a failed transaction always says why): a pending payment (pix, a card held for review) that the
- * provider declines later fails with the provider's own decline code and message — on the transaction (GET) and in
- * its transaction.failed event — not the generic payment_failed. This file: the verdict by the provider's
+ * provider declines later fails with the provider's decline, as failure_code in the one vocabulary with the
+ * provider's own code as provider_code, and its message — on the transaction (GET) and in its transaction.failed
+ * event — not the generic payment_failed. This file: the verdict by the provider's
  * payment.failed webhook (real stack, sandbox webhooks). The settlement's own read of the payment:
  * test/workflows/pending-decline-reason.test.ts.
  */
@@ -22,7 +23,7 @@ import {
 
 const pix = { payment_method: 'pix', charge_type: 'payment', country: 'BR', amount: 4990, currency: 'BRL' };
 
-/** What each provider's webhook says of the sandbox's late decline (do_not_honor), as its adapter maps declines. */
+/** What each provider's webhook says of the sandbox's late decline (do_not_honor): its own code, ours do_not_honor. */
 const CASES = [
   { slug: 'provider_a', how: 'a card held for review', code: 'do_not_honor', message: 'Your card was declined.' },
   { slug: 'provider_b', how: 'a pix', code: 'Refused', message: 'Refused' },
@@ -32,7 +33,7 @@ const CASES = [
 
 describe('Rule: a pending payment the provider declines later says why (payment.failed webhook)', () => {
   for (const { slug, how, code, message } of CASES) {
-    it(`${slug}: ${how} failed by the provider's webhook carries its decline code ${code} on the transaction and in transaction.failed`, async () => {
+    it(`${slug}: ${how} failed by the provider's webhook is failure_code do_not_honor with provider_code ${code} on the transaction and in transaction.failed`, async () => {
       const tenant = await createTenant();
       const [connector] = await cascade(tenant, [slug]);
       let body: Record<string, unknown> = pix;
@@ -48,7 +49,12 @@ describe('Rule: a pending payment the provider declines later says why (payment.
       const failed = await control('POST', `/payments/${await providerReferenceOf(tenant, txId)}/fail`, {});
       expect(failed.status, JSON.stringify(failed.body)).to.be.lessThan(300);
       const done = await waitForTransaction(tenant, txId, (t) => t.status !== 'pending', 20_000);
-      expect(done).to.include({ status: 'failed', failure_code: code, failure_message: message });
+      expect(done).to.include({
+        status: 'failed',
+        failure_code: 'do_not_honor',
+        provider_code: code,
+        failure_message: message,
+      });
 
       // The webhook decided it (not the settlement's read, a minute later).
       const order = (await api.get(`/orders/${done.order_id}`, { key: tenant.merchant_secret_key })).body.data;
@@ -57,7 +63,11 @@ describe('Rule: a pending payment the provider declines later says why (payment.
         txId,
       ]);
       expect(events).to.have.length(1);
-      expect(events[0].data).to.include({ failure_code: code, failure_message: message });
+      expect(events[0].data).to.include({
+        failure_code: 'do_not_honor',
+        provider_code: code,
+        failure_message: message,
+      });
     });
   }
 });

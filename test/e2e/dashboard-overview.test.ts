@@ -84,4 +84,13 @@ describe('Merchant Dashboard overview in headless Chromium (e2e)', function () {
       await page.setViewportSize({ width: 1200, height: 800 });
     }
   });
+
+  it('shows the setup checklist until a webhook endpoint exists: connector and routing ticked, the webhook step links to Webhooks', async () => {
+    await page.goto(`${browser.base}/overview`);
+    const checklist = page.locator('.setup-checklist');
+    await checklist.getByRole('heading', { name: 'Set up payments (2 of 3 done)' }).waitFor();
+    expect(await checklist.locator('li.done').count()).to.equal(2);
+    await checklist.getByRole('link', { name: 'Add a webhook endpoint' }).click();
+    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+  });
 });

@@ -119,4 +119,16 @@ describe('Merchant Dashboard money actions in headless Chromium (e2e)', function
     await checkPage('360px-payment');
     await page.setViewportSize({ width: 1200, height: 800 });
   });
+
+  it("a declined payment's reason is its headline: the failure_code in words, with the code and the provider's code", async () => {
+    const declined = await charge(tenant, cardCharge(await cardToken(tenant, CARDS.stolen), { amount: 2990 }));
+    expect(declined.body.data.status, declined.text).to.equal('failed');
+    await page.goto(`${browser.base}/payments/${declined.body.data.id}`);
+    const headline = page.locator('.failure-headline');
+    await headline.getByText('The card was reported lost or stolen.').waitFor();
+    const notice = page.locator('.notice', { has: headline });
+    expect(await notice.textContent())
+      .to.include('failure_code lost_or_stolen')
+      .and.include('provider code stolen_card');
+  });
 });

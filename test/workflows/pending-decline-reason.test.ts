@@ -25,7 +25,7 @@ describe('Rule: a pending payment the provider declines later says why (the sett
   const server = useTimeSkipping();
 
   for (const { slug, how, code, message } of CASES) {
-    it(`${slug}: ${how} found declined by the settlement's read fails with the provider's code ${code}, also in transaction.failed`, async () => {
+    it(`${slug}: ${how} found declined by the settlement's read fails with failure_code do_not_honor and provider_code ${code}, also in transaction.failed`, async () => {
       const tenant = await createTenant();
       const [connector] = await cascade(tenant, [slug], { webhooks: false });
       let body: Record<string, unknown> = {
@@ -56,12 +56,21 @@ describe('Rule: a pending payment the provider declines later says why (the sett
       expect(await worker.runUntil(handle.result())).to.deep.equal({ transactionId: tx.id, status: 'failed' });
 
       const read = (await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data;
-      expect(read).to.include({ status: 'failed', failure_code: code, failure_message: message });
+      expect(read).to.include({
+        status: 'failed',
+        failure_code: 'do_not_honor',
+        provider_code: code,
+        failure_message: message,
+      });
       const events = await rows(`select data from events where type = 'transaction.failed' and data->>'id' = ?`, [
         tx.id,
       ]);
       expect(events).to.have.length(1);
-      expect(events[0].data).to.include({ failure_code: code, failure_message: message });
+      expect(events[0].data).to.include({
+        failure_code: 'do_not_honor',
+        provider_code: code,
+        failure_message: message,
+      });
     });
   }
 });

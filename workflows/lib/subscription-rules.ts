@@ -105,9 +105,11 @@ export function dunningRetryAt(startedAt: Date, retriesDone: number, scheduleDay
 export const CARD_GONE_CODES: ReadonlySet<string> = new Set([
   // Refused before any provider call: the saved instrument was revoked (Document 3: it cannot be charged).
   'payment_instrument_revoked',
+  'lost_or_stolen',
+  'expired_card',
+  // Provider codes as histories recorded before the one vocabulary carry them (replayed as they ran).
   'stolen_card',
   'lost_card',
-  'expired_card',
   'pickup_card',
 ]);
 

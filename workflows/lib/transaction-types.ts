@@ -144,6 +144,8 @@ export type AttemptLookup =
 export interface TransactionResult {
   transactionId: string;
   status: string;
+  /** A failed charge's failure_code (the one vocabulary), so the workflow's result in the Temporal UI says why. */
+  failureCode?: string;
 }
 
 /** What a provider webhook tells the async-settlement workflow. */

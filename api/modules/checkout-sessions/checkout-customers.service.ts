@@ -31,7 +31,7 @@ export async function resolveInlineCustomer(
   input: InlineCustomerInput,
   encryptionKey: Buffer,
 ): Promise<Customer> {
-  return (await createCustomer(em, merchantId, input, encryptionKey)).customer;
+  return (await createCustomer(em, merchantId, input, encryptionKey, 'customer.test_clock_id')).customer;
 }
 
 const findByEmail = (em: EntityManager, merchantId: string, email: string) =>

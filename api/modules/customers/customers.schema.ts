@@ -38,7 +38,11 @@ export const CreateCustomerBody = StrictObject({
   billing_address: BillingAddressInput,
   metadata: Type.Optional(Nullable(Metadata(CUSTOMER_METADATA_MAX_BYTES))),
   test_clock_id: Type.Optional(
-    Nullable({ ...Id('clk'), description: "A test clock of the merchant: the customer's subscriptions run on it" }),
+    Nullable({
+      ...Id('clk'),
+      description:
+        "A test clock of the merchant: the customer's subscriptions run on it. Set at creation only: with the e-mail of an existing customer that is not on this clock, 400",
+    }),
   ),
 });
 

@@ -20,15 +20,29 @@ async function findByEmail(em: EntityManager, merchantId: string, email: string)
   return em.findOne(CustomerSchema, { merchantId, email: normalizeEmail(email) });
 }
 
+/**
+ * A known e-mail answers with the existing customer, so a test_clock_id sent with it applies only when that customer
+ * is on that clock already: otherwise 400 on `clockField`, never a clock silently dropped (its subscriptions would
+ * run in real time).
+ */
+function existingOnClock(existing: Customer, testClockId: string | null | undefined, clockField: string): Customer {
+  if (!testClockId || existing.testClockId === testClockId) return existing;
+  throw errors.invalidValue(
+    clockField,
+    `cannot apply: customer ${existing.id} already has this e-mail and is ${existing.testClockId ? 'on another test clock' : 'not on a test clock'} (a customer's clock is set only when it is created); use a new e-mail for a customer on this clock`,
+  );
+}
+
 /** Returns the existing customer (created: false) when the merchant already has one with this email. */
 export async function createCustomer(
   em: EntityManager,
   merchantId: string,
   input: CreateInput,
   encryptionKey: Buffer,
+  clockField = 'test_clock_id',
 ): Promise<{ customer: Customer; created: boolean }> {
   const existing = await findByEmail(em, merchantId, input.email);
-  if (existing) return { customer: existing, created: false };
+  if (existing) return { customer: existingOnClock(existing, input.test_clock_id, clockField), created: false };
   if (input.test_clock_id) await requireTestClockWithRoom(em, merchantId, input.test_clock_id);
   try {
     // A savepoint: if a concurrent request inserted the same email first, only this insert rolls back.
@@ -53,7 +67,7 @@ export async function createCustomer(
     if (!(error instanceof UniqueConstraintViolationException)) throw error;
     const winner = await findByEmail(em, merchantId, input.email);
     if (!winner) throw error;
-    return { customer: winner, created: false };
+    return { customer: existingOnClock(winner, input.test_clock_id, clockField), created: false };
   }
 }
 

@@ -8,6 +8,7 @@ import { defineRoute } from '../../http/define-route';
 import type { DashboardRequirement } from '../../http/dashboard-auth';
 import { Money, Nullable, StrictObject } from '../../http/schema';
 import { OVERVIEW_DAYS } from '../../../db/repositories/merchant-overview.repository';
+import { readMerchantSetup } from '../../../db/repositories/merchant-setup.repository';
 import { merchantOverview } from './merchant-dashboard-overview.service';
 
 // As merchantDashboard in merchant-dashboard.routes.ts (which lists this route; importing it back would be a cycle).
@@ -61,6 +62,17 @@ const OverviewSchema = StrictObject({
     entered_dunning: Count,
     recovered: Count,
   }),
+  setup: StrictObject(
+    {
+      connector: Type.Boolean({ description: 'An active connector exists' }),
+      routing: Type.Boolean({ description: 'An active routing profile exists (without one a charge answers 422)' }),
+      webhook: Type.Boolean({ description: 'An active webhook endpoint exists' }),
+    },
+    {
+      description:
+        'The setup checklist: what the merchant configured, whatever the mode; the Overview shows it until all three hold',
+    },
+  ),
 });
 
 export const merchantDashboardOverviewRoute = defineRoute({
@@ -85,6 +97,7 @@ export const merchantDashboardOverviewRoute = defineRoute({
   responses: { 200: OverviewSchema },
   envelope: 'bare',
   async handler({ em, merchantId, query }) {
-    return { status: 200, data: await merchantOverview(em, merchantId, query.livemode) };
+    const overview = await merchantOverview(em, merchantId, query.livemode);
+    return { status: 200, data: { ...overview, setup: await readMerchantSetup(em, merchantId) } };
   },
 });

@@ -38,7 +38,7 @@ const Codes = Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.:-]{1,64}$' }), A
   additionalProperties: false,
   maxProperties: 200,
   description:
-    "Raw provider codes (the attempt's error_code) with their own action; a code's action wins over its category's",
+    "Raw provider codes (the attempt's provider_code) with their own action; a code's action wins over its category's",
 });
 
 export const RoutingSettingsBody = StrictObject({

@@ -25,6 +25,7 @@ import {
   payingTransactionOf,
   releaseUnopenedClaim,
 } from '../../../db/repositories/checkout-sessions.repository';
+import { hasActiveProfile } from '../../../db/repositories/routing-plan.repository';
 import { effectiveStatus, OPEN_STATUSES } from '../checkout-sessions/checkout-status.rules';
 import { runTransaction } from '../../temporal';
 import type { AppDeps } from '../../deps';
@@ -257,6 +258,7 @@ export async function buildTransactionInput(
       cardBrand = token.cardBrand;
     }
   }
+  await assertRoutingConfigured(em, merchantId, body.payment_method);
   // Nothing charged up front for a card (a free trial, a 0 first cycle): the card is validated at zero amount.
   const chargeType =
     amount === 0 && body.checkout_session_id && isCardMethod(body.payment_method)
@@ -297,6 +299,22 @@ export async function buildTransactionInput(
       items,
     },
   };
+}
+
+/**
+ * A charge no active routing profile serves is the merchant's configuration, not a decline: 422 before anything is
+ * written, so no transaction or order exists and no approval rate counts it. (A profile whose connectors cannot take
+ * this charge, or whose circuits are open, still fails the charge as no_route: that depends on the charge.)
+ */
+async function assertRoutingConfigured(em: EntityManager, merchantId: string, paymentMethod: string): Promise<void> {
+  if (await hasActiveProfile(em, merchantId, paymentMethod)) return;
+  throw errors.businessRule(
+    'ROUTING_NOT_CONFIGURED',
+    `No active routing profile routes ${paymentMethod} payments, so no connector can take this charge. Create one ` +
+      `for ${paymentMethod} (or "*") with POST /merchants/${merchantId}/routing-profiles and activate it ` +
+      '(PATCH is_active: true), or turn one on under Routing in the Dashboard',
+    { payment_method: paymentMethod },
+  );
 }
 
 /**

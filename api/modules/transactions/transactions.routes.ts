@@ -70,6 +70,7 @@ export const transactionRoutes = [
       payment_instructions: null,
       failure_code: null,
       failure_message: null,
+      provider_code: null,
       metadata: { cart_id: 'c-981' },
       created_at: '2026-11-25T14:03:11.902Z',
       updated_at: '2026-11-25T14:03:12.311Z',
@@ -84,6 +85,7 @@ export const transactionRoutes = [
           finished_at: '2026-11-25T14:03:12.280Z',
           error_category: null,
           error_code: null,
+          provider_code: null,
         },
       ],
     },
@@ -92,7 +94,8 @@ export const transactionRoutes = [
     body: CreateTransactionBody,
     responses: { 201: TransactionSchemaOut, 200: TransactionSchemaOut },
     envelope: 'wrapped',
-    // 422 business_rule_error: an expired token, a checkout session that cannot be paid.
+    // 422 business_rule_error: an expired token, a checkout session that cannot be paid, no active routing profile
+    // for the payment method (ROUTING_NOT_CONFIGURED).
     errors: [422],
     links: [
       // The order a charge opened, and the same transaction on the merchant Dashboard.

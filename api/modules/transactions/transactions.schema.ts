@@ -71,6 +71,7 @@ export const ListTransactionsQuery = StrictObject({
       description: "The customer's id (cust_) or the caller's external_order_id",
     }),
   ),
+  customer_id: Type.Optional({ ...Id('cust'), description: "Only this customer's transactions" }),
   order_id: Type.Optional(Id('ord')),
   payment_method: Type.Optional(MultiEnum(PAYMENT_METHODS)),
   currency: Type.Optional(Currency),
@@ -86,7 +87,15 @@ const TimelineEntryFields = {
   started_at: Timestamp,
   finished_at: Nullable(Timestamp),
   error_category: Nullable(Type.String()),
-  error_code: Nullable(Type.String()),
+  error_code: Nullable(
+    Type.String({
+      description:
+        "Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary')",
+    }),
+  ),
+  provider_code: Nullable(
+    Type.String({ description: "The provider's own code for this attempt's failure; null when no provider gave one" }),
+  ),
 };
 
 export const TimelineEntrySchema = StrictObject(TimelineEntryFields);
@@ -128,8 +137,19 @@ const TransactionHeaderFields = {
   installments: Nullable(Type.Integer()),
   applied_routing_rule_id: Nullable(Type.String()),
   payment_instructions: Nullable(Type.Record(Type.String(), Type.Unknown())),
-  failure_code: Nullable(Type.String({ description: 'Why the transaction failed, expired or was canceled' })),
+  failure_code: Nullable(
+    Type.String({
+      description:
+        "Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary')",
+    }),
+  ),
   failure_message: Nullable(Type.String()),
+  provider_code: Nullable(
+    Type.String({
+      description:
+        "The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided",
+    }),
+  ),
   metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
   created_at: Timestamp,
   updated_at: Timestamp,

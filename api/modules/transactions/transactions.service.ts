@@ -40,6 +40,7 @@ export interface TransactionFilter extends PageRequest {
   status?: string[];
   customer_reference?: string;
   order_id?: string;
+  customer_id?: string;
   payment_method?: string[];
   currency?: string;
   date_from?: string;
@@ -55,6 +56,7 @@ export async function listTransactions(em: EntityManager, merchantId: string, fi
   if (filter.status) Object.assign(where, { status: { $in: filter.status } });
   if (filter.payment_method) Object.assign(where, { paymentMethod: { $in: filter.payment_method } });
   if (filter.order_id) Object.assign(where, { orderId: filter.order_id });
+  if (filter.customer_id) Object.assign(where, { customerId: filter.customer_id });
   if (filter.currency) Object.assign(where, { currency: filter.currency.toUpperCase() });
   if (filter.livemode !== undefined) Object.assign(where, { livemode: filter.livemode });
   if (filter.customer_reference) {

@@ -3,6 +3,7 @@
  * its response_code: the table first, then the provider's own classes (2xxxx soft, 3xxxx hard, 4xxxx risk → hard).
  * Tables unit-tested row by row (test/unit/connectors-checkout.test.ts).
  */
+import type { FailureCodeTable } from '../../../workflows/lib/failure-codes';
 import type { InboundWebhook, Outcome, ProviderResult } from '../connector';
 import { field, keyStillInUse, result, serverFailure, type ProviderResponse } from '../http';
 
@@ -136,3 +137,29 @@ export function webhookProviderReference(type: InboundWebhook['type'], data: Rec
   if (type.startsWith('dispute.')) return field.str(data.payment_id);
   return field.str(data.id);
 }
+
+/** Checkout.com's response_code → failure_code, after its response codes list. Codes not listed read by their outcome (workflows/lib/failure-codes.ts). */
+export const FAILURE_CODES: FailureCodeTable = {
+  '20001': 'do_not_honor',
+  '20005': 'do_not_honor',
+  '20012': 'generic_decline',
+  '20014': 'invalid_number',
+  '20046': 'do_not_honor',
+  '20051': 'insufficient_funds',
+  '20054': 'expired_card',
+  '20055': 'do_not_honor',
+  '20057': 'restricted_card',
+  '20059': 'fraudulent',
+  '20061': 'card_velocity_exceeded',
+  '20062': 'restricted_card',
+  '20065': 'card_velocity_exceeded',
+  '20091': 'try_again_later',
+  '20096': 'processing_error',
+  '20150': 'authentication_required',
+  '30004': 'lost_or_stolen',
+  '30007': 'lost_or_stolen',
+  '30041': 'lost_or_stolen',
+  '30043': 'lost_or_stolen',
+  '40101': 'fraudulent',
+  '40201': 'fraudulent',
+};

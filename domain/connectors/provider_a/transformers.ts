@@ -2,6 +2,7 @@
  * provider_a (Stripe-like) responses → ProviderResult, and its webhook event types → ours. Every provider code is
  * mapped here and nowhere else; the tables are unit-tested row by row (test/unit/connectors-provider-a.test.ts).
  */
+import type { FailureCodeTable } from '../../../workflows/lib/failure-codes';
 import type { InboundWebhook, Outcome, ProviderResult } from '../connector';
 import { field, keyStillInUse, result, safeMessage, serverFailure, type ProviderResponse } from '../http';
 
@@ -159,3 +160,22 @@ export function webhookProviderReference(type: InboundWebhook['type'], object: R
   if (type.startsWith('dispute.')) return field.str(object.payment_intent);
   return field.str(object.id);
 }
+
+/** Stripe's decline_code (or error code) → failure_code: Stripe's own words, so most codes stay; the lost, stolen and pick-up codes are one, and a PaymentIntent left requiring action asks for 3-D Secure. Codes not listed read by their outcome (workflows/lib/failure-codes.ts). */
+export const FAILURE_CODES: FailureCodeTable = {
+  card_declined: 'generic_decline',
+  issuer_not_available: 'try_again_later',
+  approve_with_id: 'try_again_later',
+  call_issuer: 'do_not_honor',
+  stolen_card: 'lost_or_stolen',
+  lost_card: 'lost_or_stolen',
+  pickup_card: 'lost_or_stolen',
+  incorrect_number: 'invalid_number',
+  invalid_account: 'invalid_number',
+  invalid_expiry_month: 'incorrect_expiry',
+  invalid_expiry_year: 'incorrect_expiry',
+  merchant_blacklist: 'fraudulent',
+  security_violation: 'do_not_honor',
+  requires_action: 'authentication_required',
+  requires_payment_method: 'generic_decline',
+};

@@ -2,6 +2,7 @@
  * provider_b (Adyen-like) responses → ProviderResult, notifications → ours. resultCode decides first; a Refused
  * payment is classified by its refusalReasonCode. Tables unit-tested row by row (test/unit/connectors-provider-b.test.ts).
  */
+import type { FailureCodeTable } from '../../../workflows/lib/failure-codes';
 import type { InboundWebhook, Outcome, ProviderResult } from '../connector';
 import { field, keyStillInUse, result, safeMessage, serverFailure, type ProviderResponse } from '../http';
 
@@ -163,3 +164,46 @@ export function fromModification(response: ProviderResponse, operation: 'capture
 export function webhookType(eventCode: string, success: string): InboundWebhook['type'] | null {
   return EVENT_CODES[`${eventCode}:${success}`] ?? EVENT_CODES[`${eventCode}:*`] ?? null;
 }
+
+/** Adyen's refusalReasonCode (or resultCode when there is none) → failure_code, after Adyen's refusal reasons list. Codes not listed read by their outcome (workflows/lib/failure-codes.ts). */
+export const FAILURE_CODES: FailureCodeTable = {
+  Refused: 'do_not_honor',
+  RedirectShopper: 'authentication_required',
+  IdentifyShopper: 'authentication_required',
+  ChallengeShopper: 'authentication_required',
+  Error: 'processing_error',
+  '2': 'do_not_honor',
+  '3': 'do_not_honor',
+  '4': 'processing_error',
+  '5': 'lost_or_stolen',
+  '6': 'expired_card',
+  '7': 'invalid_amount',
+  '8': 'invalid_number',
+  '9': 'try_again_later',
+  '10': 'card_not_supported',
+  '11': 'authentication_required',
+  '12': 'insufficient_funds',
+  '14': 'fraudulent',
+  '15': 'generic_decline',
+  '16': 'generic_decline',
+  '17': 'do_not_honor',
+  '18': 'do_not_honor',
+  '20': 'fraudulent',
+  '21': 'processing_error',
+  '22': 'fraudulent',
+  '23': 'restricted_card',
+  '24': 'incorrect_cvc',
+  '25': 'restricted_card',
+  '26': 'do_not_honor',
+  '27': 'do_not_honor',
+  '28': 'card_velocity_exceeded',
+  '29': 'card_velocity_exceeded',
+  '31': 'fraudulent',
+  '32': 'do_not_honor',
+  '33': 'do_not_honor',
+  '34': 'restricted_card',
+  '35': 'restricted_card',
+  '36': 'do_not_honor',
+  '38': 'authentication_required',
+  '42': 'authentication_required',
+};

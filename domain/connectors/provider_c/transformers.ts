@@ -3,6 +3,7 @@
  * first; a rejected one is classified by status_detail; card-token errors by their cause code. Tables unit-tested
  * row by row (test/unit/connectors-provider-c.test.ts).
  */
+import type { FailureCodeTable } from '../../../workflows/lib/failure-codes';
 import type { InboundWebhook, Outcome, ProviderResult } from '../connector';
 import { field, keyStillInUse, result, safeMessage, serverFailure, type ProviderResponse } from '../http';
 
@@ -188,3 +189,34 @@ export function paymentMethodIdOf(number: string): string | null {
   if (/^(5[1-5]|2[2-7])/.test(number)) return 'master';
   return null;
 }
+
+/** Mercado Pago's status_detail (and card-token cause codes) → failure_code, after its payment status_detail list. Codes not listed read by their outcome (workflows/lib/failure-codes.ts). */
+export const FAILURE_CODES: FailureCodeTable = {
+  cc_rejected_other_reason: 'do_not_honor',
+  cc_rejected_call_for_authorize: 'do_not_honor',
+  cc_rejected_insufficient_amount: 'insufficient_funds',
+  cc_rejected_bad_filled_other: 'generic_decline',
+  cc_rejected_bad_filled_security_code: 'incorrect_cvc',
+  cc_rejected_card_disabled: 'restricted_card',
+  cc_rejected_invalid_installments: 'card_not_supported',
+  cc_rejected_max_attempts: 'card_velocity_exceeded',
+  cc_rejected_card_error: 'processing_error',
+  cc_rejected_bad_filled_card_number: 'invalid_number',
+  // The date given is not the card's valid one: what an expired card is reported as.
+  cc_rejected_bad_filled_date: 'expired_card',
+  cc_rejected_blacklist: 'lost_or_stolen',
+  cc_rejected_high_risk: 'fraudulent',
+  cc_rejected_duplicated_payment: 'generic_decline',
+  rejected_high_risk: 'fraudulent',
+  rejected_by_regulations: 'restricted_card',
+  rejected_by_bank: 'do_not_honor',
+  rejected_insufficient_data: 'generic_decline',
+  E301: 'invalid_number',
+  '205': 'invalid_number',
+  '208': 'incorrect_expiry',
+  '209': 'incorrect_expiry',
+  '325': 'incorrect_expiry',
+  '326': 'incorrect_expiry',
+  E302: 'incorrect_cvc',
+  '224': 'incorrect_cvc',
+};

@@ -3,6 +3,7 @@
  * (1 approved, 2 declined, 3 error, 4 held for review) decides first; declines and errors are classified by the
  * response reason code. Tables unit-tested row by row (test/unit/connectors-provider-d.test.ts).
  */
+import type { FailureCodeTable } from '../../../workflows/lib/failure-codes';
 import type { InboundWebhook, Outcome, ProviderResult } from '../connector';
 import { field, result, serverFailure, type ProviderResponse } from '../http';
 
@@ -119,3 +120,29 @@ export function webhookType(eventType: string, payload: Record<string, unknown>)
     return String(payload.responseCode) === '1' ? 'refund.succeeded' : 'refund.failed';
   return EVENT_TYPES[eventType] ?? null;
 }
+
+/** Authorize.net's response reason code → failure_code, after its response reason codes list. Codes not listed read by their outcome (workflows/lib/failure-codes.ts). */
+export const FAILURE_CODES: FailureCodeTable = {
+  '2': 'do_not_honor',
+  // Reason codes 2–4 are all "This transaction has been declined"; 3 is the one reported for a lack of funds.
+  '3': 'insufficient_funds',
+  '4': 'lost_or_stolen',
+  '5': 'invalid_amount',
+  '6': 'invalid_number',
+  '7': 'incorrect_expiry',
+  '8': 'expired_card',
+  '17': 'card_not_supported',
+  '27': 'do_not_honor',
+  '28': 'card_not_supported',
+  '37': 'invalid_number',
+  '44': 'incorrect_cvc',
+  '45': 'incorrect_cvc',
+  '65': 'incorrect_cvc',
+  '127': 'do_not_honor',
+  '141': 'fraudulent',
+  '145': 'fraudulent',
+  '165': 'fraudulent',
+  '250': 'fraudulent',
+  '251': 'fraudulent',
+  '254': 'fraudulent',
+};

@@ -6688,7 +6688,7 @@ export interface operations {
           metadata?: {
             [key: string]: unknown;
           } | null;
-          /** @description A test clock of the merchant: the customer's subscriptions run on it */
+          /** @description A test clock of the merchant: the customer's subscriptions run on it. Set at creation only: with the e-mail of an existing customer that is not on this clock, 400 */
           test_clock_id?: string | null;
           idempotency_key?: string;
         };
@@ -12446,7 +12446,7 @@ export interface operations {
             metadata?: {
               [key: string]: unknown;
             } | null;
-            /** @description A test clock of the merchant: the customer's subscriptions run on it */
+            /** @description A test clock of the merchant: the customer's subscriptions run on it. Set at creation only: with the e-mail of an existing customer that is not on this clock, 400 */
             test_clock_id?: string | null;
           };
           /**
@@ -12956,7 +12956,7 @@ export interface operations {
             metadata?: {
               [key: string]: unknown;
             } | null;
-            /** @description A test clock of the merchant: the customer's subscriptions run on it */
+            /** @description A test clock of the merchant: the customer's subscriptions run on it. Set at creation only: with the e-mail of an existing customer that is not on this clock, 400 */
             test_clock_id?: string | null;
           };
           /**
@@ -23356,7 +23356,7 @@ export interface operations {
             /** @enum {string} */
             network_error?: 'retry_next_connector' | 'stop';
           };
-          /** @description Raw provider codes (the attempt's error_code) with their own action; a code's action wins over its category's */
+          /** @description Raw provider codes (the attempt's provider_code) with their own action; a code's action wins over its category's */
           code_actions?: {
             [key: string]: 'retry_next_connector' | 'stop';
           };
@@ -29292,6 +29292,7 @@ export interface operations {
           | 'expired'
         )[];
         customer_reference?: string;
+        customer_id?: string;
         order_id?: string;
         /** @description Repeat the parameter or separate values with commas */
         payment_method?: ('credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet')[];
@@ -29359,9 +29360,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -29393,7 +29396,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             }[];
             meta?: {
@@ -29602,9 +29608,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -29636,7 +29644,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             };
             request_id: string;
@@ -29700,9 +29711,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -29734,7 +29747,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             };
             request_id: string;
@@ -29903,9 +29919,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -29937,7 +29955,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             };
             request_id: string;
@@ -30069,7 +30090,10 @@ export interface operations {
                */
               finished_at: string | null;
               error_category: string | null;
+              /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
               error_code: string | null;
+              /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+              provider_code: string | null;
               routing_node_id: string | null;
               outcome: string | null;
               provider_reference: string | null;
@@ -30246,9 +30270,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -30280,7 +30306,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             };
             request_id: string;
@@ -30344,9 +30373,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -30378,7 +30409,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             };
             request_id: string;
@@ -30556,9 +30590,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -30590,7 +30626,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             };
             request_id: string;
@@ -30654,9 +30693,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -30688,7 +30729,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
             };
             request_id: string;
@@ -36239,6 +36283,15 @@ export interface operations {
               entered_dunning: number;
               recovered: number;
             };
+            /** @description The setup checklist: what the merchant configured, whatever the mode; the Overview shows it until all three hold */
+            setup: {
+              /** @description An active connector exists */
+              connector: boolean;
+              /** @description An active routing profile exists (without one a charge answers 422) */
+              routing: boolean;
+              /** @description An active webhook endpoint exists */
+              webhook: boolean;
+            };
           };
         };
       };
@@ -36475,6 +36528,7 @@ export interface operations {
           | 'expired'
         )[];
         customer_reference?: string;
+        customer_id?: string;
         order_id?: string;
         /** @description Repeat the parameter or separate values with commas */
         payment_method?: ('credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet')[];
@@ -36541,9 +36595,11 @@ export interface operations {
               payment_instructions: {
                 [key: string]: unknown;
               } | null;
-              /** @description Why the transaction failed, expired or was canceled */
+              /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
               failure_code: string | null;
               failure_message: string | null;
+              /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+              provider_code: string | null;
               metadata: {
                 [key: string]: unknown;
               } | null;
@@ -36575,7 +36631,10 @@ export interface operations {
                  */
                 finished_at: string | null;
                 error_category: string | null;
+                /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
                 error_code: string | null;
+                /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+                provider_code: string | null;
               }[];
               /** @description The customer's name (null: no customer or deleted) */
               customer_name: string | null;
@@ -36732,9 +36791,11 @@ export interface operations {
             payment_instructions: {
               [key: string]: unknown;
             } | null;
-            /** @description Why the transaction failed, expired or was canceled */
+            /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
             failure_code: string | null;
             failure_message: string | null;
+            /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+            provider_code: string | null;
             metadata: {
               [key: string]: unknown;
             } | null;
@@ -36766,7 +36827,10 @@ export interface operations {
                */
               finished_at: string | null;
               error_category: string | null;
+              /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
               error_code: string | null;
+              /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+              provider_code: string | null;
             }[];
             /** @description The customer's name (null: no customer or deleted) */
             customer_name: string | null;
@@ -36893,7 +36957,10 @@ export interface operations {
              */
             finished_at: string | null;
             error_category: string | null;
+            /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
             error_code: string | null;
+            /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+            provider_code: string | null;
             routing_node_id: string | null;
             outcome: string | null;
             provider_reference: string | null;
@@ -37063,9 +37130,11 @@ export interface operations {
             payment_instructions: {
               [key: string]: unknown;
             } | null;
-            /** @description Why the transaction failed, expired or was canceled */
+            /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
             failure_code: string | null;
             failure_message: string | null;
+            /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+            provider_code: string | null;
             metadata: {
               [key: string]: unknown;
             } | null;
@@ -37097,7 +37166,10 @@ export interface operations {
                */
               finished_at: string | null;
               error_category: string | null;
+              /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
               error_code: string | null;
+              /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+              provider_code: string | null;
             }[];
           };
         };
@@ -37154,9 +37226,11 @@ export interface operations {
             payment_instructions: {
               [key: string]: unknown;
             } | null;
-            /** @description Why the transaction failed, expired or was canceled */
+            /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
             failure_code: string | null;
             failure_message: string | null;
+            /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+            provider_code: string | null;
             metadata: {
               [key: string]: unknown;
             } | null;
@@ -37188,7 +37262,10 @@ export interface operations {
                */
               finished_at: string | null;
               error_category: string | null;
+              /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
               error_code: string | null;
+              /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+              provider_code: string | null;
             }[];
           };
         };
@@ -37357,9 +37434,11 @@ export interface operations {
             payment_instructions: {
               [key: string]: unknown;
             } | null;
-            /** @description Why the transaction failed, expired or was canceled */
+            /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
             failure_code: string | null;
             failure_message: string | null;
+            /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+            provider_code: string | null;
             metadata: {
               [key: string]: unknown;
             } | null;
@@ -37391,7 +37470,10 @@ export interface operations {
                */
               finished_at: string | null;
               error_category: string | null;
+              /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
               error_code: string | null;
+              /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+              provider_code: string | null;
             }[];
           };
         };
@@ -37448,9 +37530,11 @@ export interface operations {
             payment_instructions: {
               [key: string]: unknown;
             } | null;
-            /** @description Why the transaction failed, expired or was canceled */
+            /** @description Why the transaction failed, expired or was canceled: one provider-independent vocabulary (insufficient_funds, do_not_honor, expired_card, incorrect_cvc, lost_or_stolen, fraudulent, authentication_required, invalid_number, processing_error, …, and Switchyard's own reasons such as no_route; docs/api-decisions.md, 'One decline vocabulary') */
             failure_code: string | null;
             failure_message: string | null;
+            /** @description The deciding provider's own code behind failure_code (e.g. Adyen's 12, Mercado Pago's cc_rejected_insufficient_amount); null when no provider decided */
+            provider_code: string | null;
             metadata: {
               [key: string]: unknown;
             } | null;
@@ -37482,7 +37566,10 @@ export interface operations {
                */
               finished_at: string | null;
               error_category: string | null;
+              /** @description Why the attempt failed, in the provider-independent failure_code vocabulary (insufficient_funds, do_not_honor, expired_card, …; docs/api-decisions.md, 'One decline vocabulary') */
               error_code: string | null;
+              /** @description The provider's own code for this attempt's failure; null when no provider gave one */
+              provider_code: string | null;
             }[];
           };
         };

@@ -8,6 +8,7 @@ import { call, query, type Answer } from '../api';
 import { livemodeParam } from '../mode';
 import { day, money } from '../format';
 import { ErrorNote, Link, PageHeader, useLoad } from '../ui';
+import { SetupChecklist } from './setup-checklist';
 
 type Overview = Answer<'getMerchantOverview'>;
 type OverviewConnector = Overview['connectors'][number];
@@ -234,6 +235,7 @@ function OverviewCharts({ overview }: { overview: Overview }) {
   const { subscriptions: subs, payments } = overview;
   return (
     <>
+      <SetupChecklist setup={overview.setup} />
       <p class="meta">
         {dayLabel(overview.from)} – {dayLabel(overview.to)} (UTC days)
       </p>

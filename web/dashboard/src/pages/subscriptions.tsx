@@ -308,6 +308,7 @@ export function SubscriptionDetail(props: { id: string }) {
                     {t.reason && ` · “${t.reason}”`}
                     {typeof t.metadata?.change_charge_behavior === 'string' &&
                       ` · ${label(t.metadata.change_charge_behavior)}`}
+                    {typeof t.metadata?.decline_code === 'string' && ` · declined: ${t.metadata.decline_code}`}
                     {t.order_id && ' · '}
                     {t.order_id && <Link to={`/orders/${t.order_id}`}>order</Link>}
                   </p>

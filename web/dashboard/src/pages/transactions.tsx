@@ -9,6 +9,7 @@ import { Chip, ErrorNote, Facts, Link, PageHeader, useLoad } from '../ui';
 import { TRANSACTION_STATUSES } from '../transaction-rules';
 import { type Transaction, filtered, PaymentChip, CustomerName, type Refund } from './transactions/common';
 import { Operations } from './transactions/operations';
+import { FailureHeadline } from '../failure-reason';
 
 export { OrderDetail, OrderList } from './transactions/orders';
 
@@ -109,6 +110,7 @@ export function TransactionDetail(props: { id: string }) {
       <PageHeader title={`${money(tx.amount, tx.currency)} payment`} back={back}>
         <PaymentChip tx={tx} />
       </PageHeader>
+      <FailureHeadline tx={tx} />
       <Facts
         items={[
           ['Payment id', <code>{tx.id}</code>],
@@ -142,7 +144,7 @@ export function TransactionDetail(props: { id: string }) {
                   <p class="meta">
                     Connector {a.connector_name ?? a.connector_id} · {when(a.started_at)}
                     {a.error_code && ` · ${a.error_category ?? 'error'}: ${a.error_code}`}
-                    {a.error_message && ` · ${a.error_message}`}
+                    {a.provider_code && ` (provider code ${a.provider_code})`}
                     {a.three_ds_status && ` · 3DS ${a.three_ds_status}`}
                   </p>
                 </li>
