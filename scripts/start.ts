@@ -19,6 +19,7 @@ import { merchantOwnerSignInHelp, ownerSignInHelp } from './lib/owner-help';
 import { buildDashboard } from './lib/dashboard-build';
 import { OrganizationSchema } from '../db/entities';
 import { registerSchedules, startWorker } from '../worker/main';
+import { installTemporalRuntime } from '../worker/metrics';
 import { CREDENTIALS_FILE, ensureEncryptionKey, localDatabase } from './lib/local-stack';
 import { DATA_DIR, log } from './lib/paths';
 import { startTemporalDevServer } from './lib/temporal-dev-server';
@@ -39,6 +40,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown(0)).on('SIGTERM', () => void shutdown(0));
 
   try {
+    // Before the dev server touches Temporal's native side: the worker's endpoint then has the SDK's metrics.
+    installTemporalRuntime();
     fs.mkdirSync(DATA_DIR, { recursive: true });
     const database = await localDatabase();
     stops.push(database.stop);
