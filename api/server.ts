@@ -16,6 +16,7 @@ import { RateLimiter } from './http/rate-limit';
 import { inFlightRequests } from './http/in-flight';
 import { startMetricsServer } from '../domain/platform/metrics-server';
 import { apiMetrics } from '../domain/platform/metrics';
+import { startTracing } from '../domain/platform/tracing';
 
 /** Beyond the longest wait of a handler on a workflow (WORKFLOW_WAIT_MS), what stop() gives running requests. */
 const DRAIN_MARGIN_MS = 5_000;
@@ -99,6 +100,7 @@ export async function startApi(
 
 if (require.main === module) {
   const config = loadConfig();
+  startTracing(config.telemetry.traces, 'api');
   startApi(config)
     .then((api) => {
       api.deps.logger.info({ url: api.url }, 'API listening');

@@ -19,6 +19,8 @@ import { retryingStartup } from './startup-retry';
 import { workerSlotsOf } from './queues';
 import { activityMetricsInterceptor, installTemporalRuntime, startWorkerMetrics } from './metrics';
 import type { RunningMetricsServer } from '../domain/platform/metrics-server';
+import { activityTracingInterceptor, WORKFLOW_INTERCEPTOR_MODULES, workflowSpanSinks } from './tracing';
+import { startTracing } from '../domain/platform/tracing';
 
 export interface RunningWorker {
   /** The Workers' connection: an API in the same process starts charges eagerly on it (`npm start`). */
@@ -71,7 +73,12 @@ async function createWorkers(
   outbox: Awaited<ReturnType<typeof startWebhookOutbox>>,
   metrics: RunningMetricsServer | null,
 ): Promise<RunningWorker> {
-  const bundle = workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows') }));
+  const bundle =
+    workflowBundle ??
+    (await bundleWorkflowCode({
+      workflowsPath: require.resolve('../workflows'),
+      workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    }));
   const activities = createActivities({
     orm,
     rateLimitWindowSeconds: config.rateLimit.windowSeconds,
@@ -93,7 +100,8 @@ async function createWorkers(
         workflowBundle: bundle,
         activities,
         maxCachedWorkflows: config.workerMaxCachedWorkflows,
-        interceptors: { activity: [activityMetricsInterceptor] },
+        interceptors: { activity: [activityTracingInterceptor, activityMetricsInterceptor] },
+        sinks: workflowSpanSinks(),
         ...workerSlotsOf(taskQueue, config),
       }),
     ),
@@ -174,6 +182,7 @@ export function runWorkerProcess(options: { workflowBundle?: WorkflowBundleWithS
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const fatal = exitOnFatal(logger);
+  startTracing(config.telemetry.traces, 'worker');
   (async () => {
     const retry = { withinMs: startupRetrySeconds() * 1000, logger };
     const orm = await retryingStartup('PostgreSQL', () => openOrm(config.databaseUrl), retry);

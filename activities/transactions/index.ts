@@ -30,7 +30,7 @@ import type { VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, ProviderResult } from '../../domain/connectors/connector';
 import { testClockRefusal } from '../../domain/test-clocks/test-clocks.transactions';
 import { transactionWorkflowId } from '../../workflows/transaction.shared';
-import { countChargeAttempt } from '../../domain/platform/metrics';
+import { observeChargeAttempt } from './attempt-telemetry';
 import {
   isCardMethod,
   type CascadePolicy,
@@ -172,12 +172,7 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
           };
       }
       await recordAttemptOutcome(em, inTransaction, input, result);
-      countChargeAttempt({
-        provider: input.attempt.providerSlug,
-        connector: input.attempt.connectorId,
-        paymentMethod: tx.paymentMethod,
-        outcome: result.outcome,
-      });
+      observeChargeAttempt(input, tx.paymentMethod, result.outcome);
       return {
         outcome: result.outcome,
         providerReference: result.providerReference,
