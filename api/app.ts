@@ -21,6 +21,8 @@ import { refuseUntrustedProxies } from './http/untrusted-proxy';
 import { apiResponseHeaders } from './http/api-headers';
 import { boundedJsonDepth } from './http/json-depth';
 import { liveness } from './modules/health/liveness.middleware';
+import { httpMetrics } from './http/http-metrics';
+import { requestTracing } from './http/tracing';
 
 export const API_PREFIX = '/api/v1';
 
@@ -86,6 +88,8 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   app.use(liveness(API_PREFIX));
   if (inFlight) app.use((ctx, next) => inFlight.middleware(ctx, next));
   app.use(clientAddressMiddleware(deps.config.trustedProxies));
+  app.use(httpMetrics);
+  app.use(requestTracing);
   app.use(requestContext(deps.logger));
   if (deps.config.env === 'production') app.use(refuseUntrustedProxies(deps.config.trustedProxies, deps.logger));
   app.use(apiResponseHeaders(API_PREFIX));

@@ -14,6 +14,9 @@ import { openOrm } from '../db/orm';
 import { startAuthCache } from './http/auth-cache';
 import { RateLimiter } from './http/rate-limit';
 import { inFlightRequests } from './http/in-flight';
+import { startMetricsServer } from '../domain/platform/metrics-server';
+import { apiMetrics } from '../domain/platform/metrics';
+import { startTracing } from '../domain/platform/tracing';
 
 /** Beyond the longest wait of a handler on a workflow (WORKFLOW_WAIT_MS), what stop() gives running requests. */
 const DRAIN_MARGIN_MS = 5_000;
@@ -21,6 +24,8 @@ const DRAIN_MARGIN_MS = 5_000;
 export interface RunningApi {
   server: Server;
   url: string;
+  /** The API's Prometheus endpoint (null when API_METRICS_PORT is off). */
+  metricsUrl: string | null;
   deps: AppDeps;
   stop(): Promise<void>;
 }
@@ -63,9 +68,15 @@ export async function startApi(
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const url = `http://localhost:${typeof address === 'object' && address ? address.port : config.port}`;
+  const { host: metricsHost, apiPort: metricsPort } = config.telemetry.metrics;
+  const metrics =
+    metricsPort === null
+      ? null
+      : await startMetricsServer({ registry: apiMetrics, host: metricsHost, port: metricsPort });
   return {
     server,
     url,
+    metricsUrl: metrics?.url ?? null,
     deps,
     async stop() {
       // Stop accepting; idle kept-alive sockets go now, busy ones once their answer is sent (Connection: close).
@@ -78,6 +89,7 @@ export async function startApi(
       }
       server.closeAllConnections();
       await closed;
+      await metrics?.stop();
       await authCache.stop();
       await temporal.connection.close();
       await orm.close();
@@ -88,6 +100,7 @@ export async function startApi(
 
 if (require.main === module) {
   const config = loadConfig();
+  startTracing(config.telemetry.traces, 'api');
   startApi(config)
     .then((api) => {
       api.deps.logger.info({ url: api.url }, 'API listening');

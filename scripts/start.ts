@@ -19,10 +19,13 @@ import { merchantOwnerSignInHelp, ownerSignInHelp } from './lib/owner-help';
 import { buildDashboard } from './lib/dashboard-build';
 import { OrganizationSchema } from '../db/entities';
 import { registerSchedules, startWorker } from '../worker/main';
+import { installTemporalRuntime } from '../worker/metrics';
 import { CREDENTIALS_FILE, ensureEncryptionKey, localDatabase } from './lib/local-stack';
 import { DATA_DIR, log } from './lib/paths';
 import { startTemporalDevServer } from './lib/temporal-dev-server';
 import { startMailCatcher } from './lib/mailpit';
+import { startJaeger } from './lib/jaeger';
+import { startTracing } from '../domain/platform/tracing';
 
 type Stop = () => Promise<unknown>;
 
@@ -39,6 +42,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown(0)).on('SIGTERM', () => void shutdown(0));
 
   try {
+    // Before the dev server touches Temporal's native side: the worker's endpoint then has the SDK's metrics.
+    installTemporalRuntime();
     fs.mkdirSync(DATA_DIR, { recursive: true });
     const database = await localDatabase();
     stops.push(database.stop);
@@ -74,8 +79,21 @@ async function main(): Promise<void> {
       mailUi = mail.apiUrl ? mail.uiUrl : `.eml files in ${mail.uiUrl} (no Mailpit binary)`;
     }
 
+    // Jaeger, the trace UI, unless OTEL_EXPORTER_OTLP_ENDPOINT names a collector already.
+    let otlpEndpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    let tracesUi = otlpEndpoint ? `(your collector at ${otlpEndpoint})` : 'off (no Go to build Jaeger)';
+    if (!otlpEndpoint) {
+      const jaeger = await startJaeger();
+      if (jaeger) {
+        stops.push(jaeger.stop);
+        otlpEndpoint = jaeger.otlpEndpoint;
+        tracesUi = `${jaeger.uiUrl}   (service switchyard; API: ${jaeger.uiUrl}/api/traces?service=switchyard)`;
+      }
+    }
+
     const config = loadConfig({
       ...process.env,
+      ...(otlpEndpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint } : {}),
       SANDBOX_URL: sandboxUrl,
       SMTP_URL: smtpUrl,
       APP_ENV: process.env.APP_ENV ?? 'local',
@@ -95,6 +113,8 @@ async function main(): Promise<void> {
     stops.push(() => orm.close());
     await bootstrapDemoTenant(orm.em.fork());
 
+    const tracing = startTracing(config.telemetry.traces, 'switchyard');
+    if (tracing) stops.push(() => tracing.stop());
     await registerSchedules(config);
     log('building the Dashboard web app');
     await buildDashboard();
@@ -110,6 +130,8 @@ async function main(): Promise<void> {
     API:              ${api.url}/api/v1   (OpenAPI: ${api.url}/api/v1/openapi.json)
     Temporal UI:      ${temporalUi}
     Mail (Mailpit):   ${mailUi}   (invitations, password resets)
+    Traces (Jaeger):  ${tracesUi}
+    Metrics:          API ${api.metricsUrl ?? 'off'}, worker ${worker.metricsUrl ?? 'off'}   (Prometheus text)
     Dashboard:        ${api.url}/dashboard/   (merchant sign-in; first start: the one-time link printed above sets the password)
     Dashboard API:    ${api.url}/api/v1/auth/merchant/login, /auth/organization/login   (see README, Dashboard sign-in)
     Sandbox PSP:      ${sandboxUrl}   (test cards: README, ${sandboxUrl}/_sandbox/test-cards)

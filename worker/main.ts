@@ -17,10 +17,16 @@ import { webhookSettingsOf } from '../activities/webhooks/settings';
 import { vaultSettingsOf } from '../activities/vault/settings';
 import { retryingStartup } from './startup-retry';
 import { workerSlotsOf } from './queues';
+import { activityMetricsInterceptor, installTemporalRuntime, startWorkerMetrics } from './metrics';
+import type { RunningMetricsServer } from '../domain/platform/metrics-server';
+import { activityTracingInterceptor, WORKFLOW_INTERCEPTOR_MODULES, workflowSpanSinks } from './tracing';
+import { startTracing } from '../domain/platform/tracing';
 
 export interface RunningWorker {
   /** The Workers' connection: an API in the same process starts charges eagerly on it (`npm start`). */
   connection: NativeConnection;
+  /** The worker's Prometheus endpoint (null when WORKER_METRICS_PORT is off). */
+  metricsUrl: string | null;
   /** Resolves when the worker has shut down. */
   done: Promise<void>;
   stop(): Promise<void>;
@@ -34,6 +40,7 @@ export interface WorkerOptions {
 }
 
 export async function startWorker({ config, orm, workflowBundle }: WorkerOptions): Promise<RunningWorker> {
+  installTemporalRuntime();
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   try {
     return await runWorkers({ config, orm, workflowBundle }, connection);
@@ -50,10 +57,12 @@ async function runWorkers(
 ): Promise<RunningWorker> {
   // Fans each event out to its webhook endpoints right after its commit (worker/outbox-listener.ts).
   const outbox = await startWebhookOutbox(config, orm);
+  let metrics: RunningMetricsServer | null = null;
   try {
-    return await createWorkers({ config, orm, workflowBundle }, connection, outbox);
+    metrics = await startWorkerMetrics(config, orm);
+    return await createWorkers({ config, orm, workflowBundle }, connection, outbox, metrics);
   } catch (error) {
-    await outbox.stop().catch(() => undefined);
+    await Promise.all([outbox.stop(), metrics?.stop()]).catch(() => undefined);
     throw error;
   }
 }
@@ -62,8 +71,14 @@ async function createWorkers(
   { config, orm, workflowBundle }: WorkerOptions,
   connection: NativeConnection,
   outbox: Awaited<ReturnType<typeof startWebhookOutbox>>,
+  metrics: RunningMetricsServer | null,
 ): Promise<RunningWorker> {
-  const bundle = workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows') }));
+  const bundle =
+    workflowBundle ??
+    (await bundleWorkflowCode({
+      workflowsPath: require.resolve('../workflows'),
+      workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    }));
   const activities = createActivities({
     orm,
     rateLimitWindowSeconds: config.rateLimit.windowSeconds,
@@ -85,6 +100,8 @@ async function createWorkers(
         workflowBundle: bundle,
         activities,
         maxCachedWorkflows: config.workerMaxCachedWorkflows,
+        interceptors: { activity: [activityTracingInterceptor, activityMetricsInterceptor] },
+        sinks: workflowSpanSinks(),
         ...workerSlotsOf(taskQueue, config),
       }),
     ),
@@ -102,12 +119,13 @@ async function createWorkers(
       }),
     ),
   ).then(async (results) => {
-    await Promise.all([connection.close(), outbox.stop()]);
+    await Promise.all([connection.close(), outbox.stop(), metrics?.stop()]);
     const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failure) throw failure.reason;
   });
   return {
     connection,
+    metricsUrl: metrics?.url ?? null,
     done,
     async stop() {
       stopAll();
@@ -164,6 +182,7 @@ export function runWorkerProcess(options: { workflowBundle?: WorkflowBundleWithS
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const fatal = exitOnFatal(logger);
+  startTracing(config.telemetry.traces, 'worker');
   (async () => {
     const retry = { withinMs: startupRetrySeconds() * 1000, logger };
     const orm = await retryingStartup('PostgreSQL', () => openOrm(config.databaseUrl), retry);

@@ -22,6 +22,7 @@ import { webhookSettingsOf, type WebhookSettings } from '../activities/webhooks/
 import { TASK_QUEUES } from '../workflows/definitions';
 import { webhookOutboxSweepWorkflow } from '../workflows/webhook-fan-out';
 import { boundedQueue } from './bounded-queue';
+import { tracingClientInterceptors } from './tracing';
 
 export const CATCH_UP_SWEEP_WORKFLOW_ID = 'switchyard-webhook-sweep-catch-up';
 /** Fan-outs in flight at once (each holds a pooled connection while it starts its workflows). */
@@ -144,7 +145,11 @@ export async function startWebhookOutbox(
   taskQueue: string = TASK_QUEUES.webhooks,
 ): Promise<WebhookOutbox> {
   const connection = await Connection.connect({ address: config.temporal.address });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    interceptors: tracingClientInterceptors(),
+  });
   const listener = await startOutboxListener({
     orm,
     client,

@@ -30,6 +30,7 @@ import type { VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, ProviderResult } from '../../domain/connectors/connector';
 import { testClockRefusal } from '../../domain/test-clocks/test-clocks.transactions';
 import { transactionWorkflowId } from '../../workflows/transaction.shared';
+import { observeChargeAttempt } from './attempt-telemetry';
 import {
   isCardMethod,
   type CascadePolicy,
@@ -171,6 +172,7 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
           };
       }
       await recordAttemptOutcome(em, inTransaction, input, result);
+      observeChargeAttempt(input, tx.paymentMethod, result.outcome);
       return {
         outcome: result.outcome,
         providerReference: result.providerReference,

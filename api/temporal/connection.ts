@@ -3,6 +3,7 @@ import { Client, Connection, isGrpcServiceError, ServiceError, type ConnectionLi
 import { ApiError } from '../../domain/platform/errors';
 import { TASK_QUEUES } from '../../workflows/definitions';
 import { temporal as proto } from '@temporalio/proto';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 
 /** The in-process worker's connection (a NativeConnection), handed to the API by `npm start`. */
 export type WorkerConnection = ConnectionLike;
@@ -24,10 +25,12 @@ export async function connectTemporal(
   workerConnection?: WorkerConnection,
 ): Promise<TemporalDeps> {
   const connection = await Connection.connect({ address });
+  // Workflow starts and signals carry the request's trace in their headers (the worker continues it).
+  const interceptors = { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
   return {
     connection,
-    client: new Client({ connection, namespace }),
-    ...(workerConnection ? { eager: new Client({ connection: workerConnection, namespace }) } : {}),
+    client: new Client({ connection, namespace, interceptors }),
+    ...(workerConnection ? { eager: new Client({ connection: workerConnection, namespace, interceptors }) } : {}),
   };
 }
 

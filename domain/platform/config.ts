@@ -7,6 +7,7 @@ import { loadVaultKeys, type VaultKeys } from './vault-keys';
 import { loadDashboardKeys, type DashboardKeys } from './dashboard-keys';
 import { isIP } from 'node:net';
 import { parseCidr } from './cidr';
+import { telemetryConfig, type TelemetryConfig } from './telemetry-config';
 import { DEFAULT_DUNNING_SCHEDULE_DAYS } from '../../workflows/lib/subscription-rules';
 
 export type AppEnv = 'local' | 'test' | 'production';
@@ -83,6 +84,8 @@ export interface Config {
    */
   readonly workerMaxCachedWorkflows: number;
   readonly logLevel: string;
+  /** Metrics endpoints and trace export (telemetry-config.ts). */
+  readonly telemetry: TelemetryConfig;
   /** Validate every response against its declared schema (on in tests, so schema drift fails loudly). */
   readonly validateResponses: boolean;
   readonly dashboard: DashboardConfig;
@@ -344,6 +347,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 256 * 1024),
     workerMaxCachedWorkflows: int(env, 'WORKER_MAX_CACHED_WORKFLOWS', 1000, 0),
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),
+    telemetry: telemetryConfig(env, appEnv),
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : appEnv !== 'production',
     dashboard: Object.freeze({
       keys: dashboardKeys(env, encryptionKeys.current),

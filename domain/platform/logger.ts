@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { trace } from '@opentelemetry/api';
 
 /**
  * PostgreSQL error fields that quote row values ("Key (email)=(ana@example.com) already exists", "Failing row
@@ -24,6 +25,11 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     level,
     base: { service: 'switchyard' },
     serializers: { err: serializeError },
+    // A line written during a traced request or activity names its trace (domain/platform/tracing.ts).
+    mixin: () => {
+      const span = trace.getActiveSpan();
+      return span ? { trace_id: span.spanContext().traceId } : {};
+    },
     redact: {
       paths: [
         'req.headers.authorization',

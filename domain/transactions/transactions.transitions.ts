@@ -13,6 +13,7 @@ import { TransactionSchema, type OrderStatus, type Transaction, type Transaction
 import { recordEvent } from '../events/events.outbox';
 import { resolveMove, ruleFor, type TransactionEvent } from './transactions.state-table';
 import { presentTransactionHeader } from './transactions.presenter';
+import { countTransactionMove } from '../platform/metrics';
 
 /** The order mirrors its transaction; states orders don't have map to their nearest order state. */
 export const ORDER_STATUS_OF: Record<TransactionStatus, OrderStatus> = {
@@ -94,6 +95,7 @@ export async function applyTransactionMove(
   tx.status = to;
   tx.updatedAt = new Date();
   await em.flush();
+  countTransactionMove(to, tx.paymentMethod);
   if (tx.orderId) await mirrorOrder(em, tx.orderId, ORDER_STATUS_OF[to], move.triggeredBy, move.key);
   const object = presentTransactionHeader(tx);
   for (const type of events)

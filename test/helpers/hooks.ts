@@ -1,10 +1,12 @@
 /** Mocha root hooks: one real stack for the whole run. */
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { DefaultLogger } from '@temporalio/worker';
+import { installTemporalRuntime } from '../../worker/metrics';
 import { startStack, stopStack } from './stack';
 import { recordChildren } from './child-processes';
 
-// Worker state changes are noise in test output; warnings and errors still show.
-Runtime.install({ logger: new DefaultLogger('WARN') });
+// Worker state changes are noise in test output; warnings and errors still show. The worker's metrics endpoint
+// serves the SDK's metrics as in production.
+installTemporalRuntime({ logger: new DefaultLogger('WARN') });
 
 /**
  * Two queries sent at once on one connection (e.g. Promise.all over a transaction's EntityManager): pg queues

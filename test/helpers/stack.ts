@@ -11,6 +11,7 @@ import { startApi, type RunningApi } from '../../api/server';
 import { migrate, openOrm, type Orm } from '../../db/orm';
 import { grantRuntimeRole, runtimeRoleUrl } from '../../db/runtime-role';
 import { registerSchedules, startWorker, type RunningWorker } from '../../worker/main';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/tracing';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../scripts/lib/postgres';
 import { startTemporalForTests, type RunningTemporal } from '../../scripts/lib/temporal-dev-server';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
@@ -74,7 +75,11 @@ export async function startStack({ startTemporal = startTemporalForTests }: Stac
   const [postgres, temporal, workflowBundle, sandbox, mail] = await Promise.all([
     startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: databasePort, databases: ['switchyard_test'] }),
     startTemporal(),
-    bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundlerLogger }),
+    bundleWorkflowCode({
+      workflowsPath: require.resolve('../../workflows'),
+      workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+      logger: quietBundlerLogger,
+    }),
     startSandbox({ port: 0 }),
     startMailCatcher({ dataDir: path.join(dataDir, 'mail'), smtpPort, uiPort: mailUiPort }),
   ]);

@@ -1,0 +1,93 @@
+/**
+ * Traces (OpenTelemetry): one per request, from the API's server span through the Temporal client, the workflow and
+ * its activities (@temporalio/interceptors-opentelemetry) to the provider's HTTP call (undici's diagnostics
+ * channels). Off unless an OTLP endpoint is configured (telemetry-config.ts): then nothing records a span and the
+ * API's calls are the no-op tracer's. Span attributes carry ids, codes and outcomes only; HTTP client spans keep the
+ * destination's origin and never its path or query (a merchant's webhook URL may embed a secret).
+ */
+import { context, propagation, trace, type Attributes } from '@opentelemetry/api';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { Resource } from '@opentelemetry/resources';
+import {
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+  type ReadableSpan,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type { TelemetryConfig } from './telemetry-config';
+
+export interface RunningTracing {
+  /** Exports every finished span now. */
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+let current: { provider: NodeTracerProvider; processor: SpanProcessor; resource: Resource } | undefined;
+
+/**
+ * Starts tracing for the process (once: `npm start` runs the API and the worker in one). `exporter`: a test's
+ * in-memory exporter, exported span by span; otherwise OTLP/HTTP in batches. Null when tracing is off.
+ */
+export function startTracing(
+  settings: TelemetryConfig['traces'],
+  role: 'api' | 'worker' | 'switchyard',
+  exporter?: SpanExporter,
+): RunningTracing | null {
+  if (current) return { flush: () => current!.provider.forceFlush(), stop: async () => undefined };
+  if (!exporter && !settings.otlpTracesUrl) return null;
+  const serviceName = settings.serviceName ?? (role === 'switchyard' ? role : `switchyard-${role}`);
+  const resource = new Resource({ 'service.name': serviceName });
+  const processor = exporter
+    ? new SimpleSpanProcessor(exporter)
+    : new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.otlpTracesUrl! }));
+  const provider = new NodeTracerProvider({
+    resource,
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.sampleRatio) }),
+    spanProcessors: [processor],
+  });
+  provider.register();
+  const unregister = registerInstrumentations({
+    instrumentations: [
+      new UndiciInstrumentation({
+        startSpanHook: (request) => ({ 'url.full': request.origin, 'url.path': '', 'url.query': '' }),
+      }),
+    ],
+  });
+  current = { provider, processor, resource };
+  return {
+    flush: () => provider.forceFlush(),
+    async stop() {
+      unregister();
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+      current = undefined;
+    },
+  };
+}
+
+/**
+ * Where the worker's workflow spans go (they are made inside the workflow sandbox and leave it through a sink): to
+ * the running tracing's processor, or nowhere while tracing is off.
+ */
+export const workflowSpanProcessor: SpanProcessor = {
+  onStart: () => undefined,
+  onEnd: (span: ReadableSpan) => current?.processor.onEnd(span),
+  forceFlush: async () => current?.processor.forceFlush(),
+  shutdown: async () => undefined,
+};
+
+/** The resource workflow spans are exported with (the running tracing's). */
+export const workflowSpanResource = (): Resource => current?.resource ?? Resource.empty();
+
+/** Adds attributes to the active span (no-op while tracing is off). */
+export function annotateActiveSpan(attributes: Attributes): void {
+  trace.getActiveSpan()?.setAttributes(attributes);
+}
