@@ -13,6 +13,7 @@ import { buildOpenApi } from './http/openapi';
 import { ROUTES } from './routes';
 import { browserAssets } from './modules/sdk/browser-assets.middleware';
 import { inboundWebhooks } from './modules/transactions/inbound-webhooks.middleware';
+import { threeDsReturn } from './modules/transactions/three-ds-return.middleware';
 import { dashboardWeb } from './modules/dashboard-web/dashboard-web.middleware';
 import { clientAddressMiddleware } from './http/client-address';
 import { refuseUntrustedProxies } from './http/untrusted-proxy';
@@ -79,6 +80,8 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   app.use(dashboardWeb());
   // Provider webhooks need their raw bytes for the signature: served before the JSON body parser.
   app.use(inboundWebhooks(deps));
+  // The buyer's browser back from a 3-D Secure challenge (a redirect, not a JSON call).
+  app.use(threeDsReturn(deps));
   app.use(
     koaBody({
       json: true,

@@ -20,7 +20,9 @@ import {
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
 import type { Client } from '@temporalio/client';
 import { heartbeatWhile } from './heartbeat';
+import { authenticationOf, threeDsRequestOf, websiteRefusal } from './three-ds';
 import { createUnknownResolutionActivities } from './unknown-resolution';
+import { createAuthenticationActivities } from './authentication';
 import { createPendingTransactionSweepActivities } from './pending-transaction-sweep';
 import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
 import { attemptsOf, planAttempts } from '../../domain/routing/routing.attempt-plan';
@@ -108,6 +110,10 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
       // a new plan it could be another connector, which has never seen this key. Its stored outcome stands.
       if (tx.status !== 'pending') return decidedOutcome(tx.status, tx.providerReference);
       let result: ProviderResult;
+      // A customer-initiated card payment can be authenticated (3-D Secure); a renewal on the stored card cannot.
+      const merchantInitiated = tx.subscriptionId !== null && !tx.cardTokenId;
+      const cardPayment = isCardMethod(tx.paymentMethod) && tx.chargeType === 'payment' && !merchantInitiated;
+      const threeDsRequested = cardPayment && input.attempt.threeDs === true;
       try {
         const connector = setup.connector;
         // A deleted connector: the same 404 loadConnectorSecrets answers (an unusable attempt setup).
@@ -115,6 +121,8 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
         // A test clock's customer never reaches a live connector (see domain/test-clocks).
         const refusal = testClockRefusal(connector, tx.customerOnTestClock);
         if (refusal) throw new RefusedBeforeCall(refusal);
+        const noWebsite = threeDsRequested ? await websiteRefusal(em, tx.merchantId) : null;
+        if (noWebsite) throw new RefusedBeforeCall(noWebsite);
         const credentials = openCredentials(vault.encryptionKeys, connector.credentialsEncrypted);
         let card: CardData | undefined;
         if (isCardMethod(tx.paymentMethod)) {
@@ -137,6 +145,7 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
           ...(tx.subscriptionId && !tx.cardTokenId
             ? { recurring: { networkTransactionId: await recurringReferenceOf(em, tx.subscriptionId) } }
             : {}),
+          ...(cardPayment ? { threeDs: threeDsRequestOf(vault, tx.id, threeDsRequested) } : {}),
         };
         const call = {
           baseUrl: vault.providerBaseUrl(connector),
@@ -170,12 +179,23 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
             rawMessage: (error as Error).name,
           };
       }
+      const authentication =
+        cardPayment && result.providerReference
+          ? authenticationOf(result, {
+              requested: threeDsRequested,
+              providerSlug: input.attempt.providerSlug,
+              challengeMs: vault.threeDsChallengeMs,
+            })
+          : null;
+      if (authentication) result = authentication.answer;
       await recordAttemptOutcome(em, inTransaction, input, result);
+      if (authentication) await attempts.recordAttemptThreeDs(em, input, authentication.stored);
       return {
         outcome: result.outcome,
         providerReference: result.providerReference,
         paymentInstructions: result.paymentInstructions ?? null,
         rawCode: result.rawCode,
+        ...(authentication?.nextAction ? { nextAction: authentication.nextAction } : {}),
       };
     },
 
@@ -195,6 +215,7 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
       await inTransaction((em) => finalizeTransaction(em, input));
     },
     ...createUnknownResolutionActivities({ orm, vault }),
+    ...createAuthenticationActivities({ orm, vault }),
     ...createPendingTransactionSweepActivities({ orm, temporalClient }),
   };
   return activities;

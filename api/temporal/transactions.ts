@@ -11,6 +11,8 @@ import {
 import { transactionWorkflow } from '../../workflows/transaction';
 import {
   attemptVerdictKeptSignal,
+  authenticationReturnedSignal,
+  authenticationWorkflowId,
   transactionResolutionWorkflowId,
   transactionWorkflowId,
   providerEventSignal,
@@ -106,8 +108,36 @@ export async function signalProviderEvent(
     await client.workflow.getHandle(settlementWorkflowId(transactionId)).signal(providerEventSignal, event);
     return true;
   } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
+  // No settlement: a card charge waiting for its 3-D Secure challenge asks its provider now (the read decides).
+  try {
+    await client.workflow.getHandle(authenticationWorkflowId(transactionId)).signal(authenticationReturnedSignal);
+    return true;
+  } catch (error) {
     if (error instanceof WorkflowNotFoundError) return false;
     throw error;
+  }
+}
+
+/**
+ * The buyer's browser is back from the 3-D Secure challenge: tells the charge's wait to ask the provider now, and
+ * waits (up to waitMs) for it to decide, so the page the buyer lands on reads the outcome. A wait that is over (the
+ * deadline passed, or it was decided) is not there to tell: a late return changes nothing.
+ */
+export async function returnFromAuthentication(client: Client, transactionId: string, waitMs: number): Promise<void> {
+  const handle = client.workflow.getHandle(authenticationWorkflowId(transactionId));
+  try {
+    await handle.signal(authenticationReturnedSignal);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return;
+    throw error;
+  }
+  try {
+    await withWorkflowDeadline(client, waitMs, () => handle.result());
+  } catch (error) {
+    // Still deciding: the buyer lands on the return_url with the charge pending, and reads it again later.
+    if (!(error instanceof WorkflowWaitTimeout)) throw error;
   }
 }
 

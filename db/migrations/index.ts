@@ -33,6 +33,7 @@ import { Migration20261243500000_transaction_operation_verdict } from './Migrati
 import { Migration20261244500000_test_clock_start_time } from './Migration20261244500000_test_clock_start_time';
 import { Migration20261245000000_api_key_creator } from './Migration20261245000000_api_key_creator';
 import { Migration20261246700000_livemode } from './Migration20261246700000_livemode';
+import { Migration20261247300000_three_ds } from './Migration20261247300000_three_ds';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -119,4 +120,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261244500000_test_clock_start_time', class: Migration20261244500000_test_clock_start_time },
   { name: 'Migration20261245000000_api_key_creator', class: Migration20261245000000_api_key_creator },
   { name: 'Migration20261246700000_livemode', class: Migration20261246700000_livemode },
+  { name: 'Migration20261247300000_three_ds', class: Migration20261247300000_three_ds },
 ];

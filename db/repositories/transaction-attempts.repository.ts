@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TransactionStatus } from '../entities';
+import type { StoredThreeDs } from '../../workflows/lib/three-ds';
 
 export interface AttemptKey {
   transactionId: string;
@@ -600,4 +601,58 @@ export function readPendingTransactions(
       order by t.created_at limit ?`,
     [filter.olderThanMinutes, filter.merchantId, filter.merchantId, filter.limit],
   );
+}
+
+/** An attempt's 3-D Secure (the API's three_ds object; while a challenge is open, its URL and deadline too). */
+export async function recordAttemptThreeDs(
+  em: EntityManager,
+  key: Pick<AttemptKey, 'transactionId' | 'attemptNumber'>,
+  threeDs: StoredThreeDs,
+): Promise<void> {
+  await em.execute(
+    'update transaction_attempts set three_ds = ?::jsonb where transaction_id = ? and attempt_number = ?',
+    [JSON.stringify(threeDs), key.transactionId, key.attemptNumber],
+  );
+}
+
+/**
+ * Marks the attempt's open challenge as announced (transaction.action_required); true the first time only, so a
+ * retried step records the event once.
+ */
+export async function markChallengeAnnounced(
+  em: EntityManager,
+  key: Pick<AttemptKey, 'transactionId' | 'attemptNumber'>,
+): Promise<StoredThreeDs | null> {
+  const [row] = await em.execute<Array<{ three_ds: StoredThreeDs }>>(
+    `update transaction_attempts set three_ds = three_ds || '{"announced": true}'::jsonb
+      where transaction_id = ? and attempt_number = ? and three_ds->>'status' = 'challenged'
+        and three_ds->'announced' is null
+      returning three_ds`,
+    [key.transactionId, key.attemptNumber],
+  );
+  return row?.three_ds ?? null;
+}
+
+/** What a charge waiting on the buyer's 3-D Secure challenge needs to ask the provider how it went. */
+export interface ChallengedAttempt {
+  transaction_status: TransactionStatus;
+  merchant_id: string;
+  workflow_id: string;
+  connector_id: string;
+  provider_reference: string | null;
+  three_ds: StoredThreeDs | null;
+}
+
+export async function readChallengedAttempt(
+  em: EntityManager,
+  key: Pick<AttemptKey, 'transactionId' | 'attemptNumber'>,
+): Promise<ChallengedAttempt | undefined> {
+  const [row] = await em.execute<ChallengedAttempt[]>(
+    `select t.status as transaction_status, t.merchant_id, t.workflow_id, a.connector_id, a.provider_reference,
+            a.three_ds
+       from transactions t join transaction_attempts a on a.transaction_id = t.id
+      where t.id = ? and a.attempt_number = ?`,
+    [key.transactionId, key.attemptNumber],
+  );
+  return row;
 }

@@ -3024,7 +3024,7 @@ export interface paths {
     put?: never;
     /**
      * Charge: routes across connectors with fallback, auto-creates an order; a decline is 201 with status failed
-     * @description Charges a customer and answers once the outcome is known. Pay with a card token from the browser SDK (card_ciphertext_id), a saved card (payment_instrument_id, merchant-initiated), pix or boleto (the answer carries payment_instructions and the transaction stays pending until paid), or a wallet. With checkout_session_id the amount, currency, customer and items come from the checkout session. The merchant's routing profile picks the connector; a technical failure or a retryable decline moves on to the next connector of the route. A decline is not an error: 201 with status failed, failure_code and the amount asked for. capture false only pre-authorizes (capture or void it later). Emits transaction.created and the transaction.* event of each state it reaches.
+     * @description Charges a customer and answers once the outcome is known. Pay with a card token from the browser SDK (card_ciphertext_id), a saved card (payment_instrument_id, merchant-initiated), pix or boleto (the answer carries payment_instructions and the transaction stays pending until paid), or a wallet. With checkout_session_id the amount, currency, customer and items come from the checkout session. The merchant's routing profile picks the connector; a technical failure or a retryable decline moves on to the next connector of the route. A decline is not an error: 201 with status failed, failure_code and the amount asked for. A card the issuer challenges (3-D Secure: require_3ds on the routing node, or the issuer's own demand) answers 201 pending with next_action {type redirect_to_url, url, expires_at}: send the buyer's browser to url; after the challenge it comes back through Switchyard to return_url?transaction_id=…, and the charge is authorized or fails authentication_failed / authentication_abandoned (transaction.action_required is emitted meanwhile). capture false only pre-authorizes (capture or void it later). Emits transaction.created and the transaction.* event of each state it reaches.
      *
      *     **Authentication:** a secret merchant key or organization key (Bearer) with the scope transactions:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
      *
@@ -23057,6 +23057,8 @@ export interface operations {
               node_id: string | null;
               /** @enum {string} */
               require_3ds: 'never' | 'if_supported' | 'always';
+              /** @description The charge would ask this provider to authenticate the card (3-D Secure): a customer-initiated card charge on a node with require_3ds always or if_supported, at a provider that runs 3-D Secure */
+              three_ds_requested: boolean;
               /** @enum {string} */
               reason: 'matched' | 'fallback' | 'default';
             }[];
@@ -23071,7 +23073,8 @@ export interface operations {
                 | 'test_mode_mismatch'
                 | 'unsupported_payment_method'
                 | 'unsupported_currency'
-                | 'unsupported_card_brand';
+                | 'unsupported_card_brand'
+                | 'three_ds_unsupported';
             }[];
           };
         };
@@ -23586,6 +23589,8 @@ export interface operations {
                 /** @description This charge was the connector's half-open probe */
                 probe: boolean;
                 approval_score: number | null;
+                /** @description The charge asked this provider to authenticate the card (3-D Secure); absent on older charges */
+                three_ds_requested?: boolean;
               }[];
               skipped: {
                 connector_id: string;
@@ -23598,7 +23603,8 @@ export interface operations {
                   | 'test_mode_mismatch'
                   | 'unsupported_payment_method'
                   | 'unsupported_currency'
-                  | 'unsupported_card_brand';
+                  | 'unsupported_card_brand'
+                  | 'three_ds_unsupported';
               }[];
               explored_connector_id: string | null;
               /**
@@ -25399,6 +25405,8 @@ export interface operations {
               node_id: string | null;
               /** @enum {string} */
               require_3ds: 'never' | 'if_supported' | 'always';
+              /** @description The charge would ask this provider to authenticate the card (3-D Secure): a customer-initiated card charge on a node with require_3ds always or if_supported, at a provider that runs 3-D Secure */
+              three_ds_requested: boolean;
               /** @enum {string} */
               reason: 'matched' | 'fallback' | 'default';
             }[];
@@ -25413,7 +25421,8 @@ export interface operations {
                 | 'test_mode_mismatch'
                 | 'unsupported_payment_method'
                 | 'unsupported_currency'
-                | 'unsupported_card_brand';
+                | 'unsupported_card_brand'
+                | 'three_ds_unsupported';
             }[];
           };
         };
@@ -27813,6 +27822,7 @@ export interface operations {
             | (
                 | 'transaction.created'
                 | 'transaction.pending'
+                | 'transaction.action_required'
                 | 'transaction.pre_authorized'
                 | 'transaction.authorized'
                 | 'transaction.capture_pending'
@@ -28262,6 +28272,7 @@ export interface operations {
             | (
                 | 'transaction.created'
                 | 'transaction.pending'
+                | 'transaction.action_required'
                 | 'transaction.pre_authorized'
                 | 'transaction.authorized'
                 | 'transaction.capture_pending'
@@ -28979,6 +28990,7 @@ export interface operations {
         type?: (
           | 'transaction.created'
           | 'transaction.pending'
+          | 'transaction.action_required'
           | 'transaction.pre_authorized'
           | 'transaction.authorized'
           | 'transaction.capture_pending'
@@ -29041,6 +29053,7 @@ export interface operations {
               type:
                 | 'transaction.created'
                 | 'transaction.pending'
+                | 'transaction.action_required'
                 | 'transaction.pre_authorized'
                 | 'transaction.authorized'
                 | 'transaction.capture_pending'
@@ -29213,6 +29226,7 @@ export interface operations {
               type:
                 | 'transaction.created'
                 | 'transaction.pending'
+                | 'transaction.action_required'
                 | 'transaction.pre_authorized'
                 | 'transaction.authorized'
                 | 'transaction.capture_pending'
@@ -29458,6 +29472,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -29477,6 +29503,25 @@ export interface operations {
                 finished_at: string | null;
                 error_category: string | null;
                 error_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             }[];
             meta?: {
@@ -29644,6 +29689,8 @@ export interface operations {
           metadata?: {
             [key: string]: unknown;
           };
+          /** @description Card charges: where the buyer's browser lands after a 3-D Secure challenge, with ?transaction_id=tx_… (https; http on localhost outside production) */
+          return_url?: string;
           idempotency_key?: string;
         };
       };
@@ -29720,6 +29767,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -29739,6 +29798,25 @@ export interface operations {
                 finished_at: string | null;
                 error_category: string | null;
                 error_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             };
             request_id: string;
@@ -29783,6 +29861,7 @@ export interface operations {
            *         "payment_instructions": null,
            *         "failure_code": null,
            *         "failure_message": null,
+           *         "next_action": null,
            *         "metadata": {
            *           "cart_id": "c-981"
            *         },
@@ -29798,7 +29877,14 @@ export interface operations {
            *             "started_at": "2026-11-25T14:03:11.950Z",
            *             "finished_at": "2026-11-25T14:03:12.280Z",
            *             "error_category": null,
-           *             "error_code": null
+           *             "error_code": null,
+           *             "three_ds": {
+           *               "requested": false,
+           *               "status": "not_requested",
+           *               "version": null,
+           *               "eci": null,
+           *               "liability_shift": false
+           *             }
            *           }
            *         ]
            *       },
@@ -29871,6 +29957,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -29890,6 +29988,25 @@ export interface operations {
                 finished_at: string | null;
                 error_category: string | null;
                 error_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             };
             request_id: string;
@@ -30074,6 +30191,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -30093,6 +30222,25 @@ export interface operations {
                 finished_at: string | null;
                 error_category: string | null;
                 error_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             };
             request_id: string;
@@ -30225,6 +30373,25 @@ export interface operations {
               finished_at: string | null;
               error_category: string | null;
               error_code: string | null;
+              /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+              three_ds: {
+                /** @description We asked the provider to authenticate the card */
+                requested: boolean;
+                /** @enum {string} */
+                status:
+                  | 'not_requested'
+                  | 'frictionless'
+                  | 'challenged'
+                  | 'authenticated'
+                  | 'failed'
+                  | 'abandoned'
+                  | 'unsupported';
+                version: string | null;
+                /** @description Electronic Commerce Indicator */
+                eci: string | null;
+                /** @description Fraud chargebacks move to the issuer */
+                liability_shift: boolean;
+              } | null;
               routing_node_id: string | null;
               outcome: string | null;
               provider_reference: string | null;
@@ -30422,6 +30589,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -30441,6 +30620,25 @@ export interface operations {
                 finished_at: string | null;
                 error_category: string | null;
                 error_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             };
             request_id: string;
@@ -30520,6 +30718,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -30539,6 +30749,25 @@ export interface operations {
                 finished_at: string | null;
                 error_category: string | null;
                 error_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             };
             request_id: string;
@@ -30732,6 +30961,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -30751,6 +30992,25 @@ export interface operations {
                 finished_at: string | null;
                 error_category: string | null;
                 error_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             };
             request_id: string;
@@ -30830,6 +31090,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -30849,6 +31121,25 @@ export interface operations {
                 finished_at: string | null;
                 error_category: string | null;
                 error_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             };
             request_id: string;
@@ -36794,6 +37085,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -36813,6 +37116,25 @@ export interface operations {
                 finished_at: string | null;
                 error_category: string | null;
                 error_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
               /** @description The customer's name (null: no customer or deleted) */
               customer_name: string | null;
@@ -36985,6 +37307,18 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             updated_at: string;
+            /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+            next_action: {
+              /** @enum {string} */
+              type: 'redirect_to_url';
+              /** @description The issuer's challenge page: send the buyer's browser there */
+              url: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              expires_at: string;
+            } | null;
             timeline: {
               attempt_number: number;
               is_fallback: boolean;
@@ -37004,6 +37338,25 @@ export interface operations {
               finished_at: string | null;
               error_category: string | null;
               error_code: string | null;
+              /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+              three_ds: {
+                /** @description We asked the provider to authenticate the card */
+                requested: boolean;
+                /** @enum {string} */
+                status:
+                  | 'not_requested'
+                  | 'frictionless'
+                  | 'challenged'
+                  | 'authenticated'
+                  | 'failed'
+                  | 'abandoned'
+                  | 'unsupported';
+                version: string | null;
+                /** @description Electronic Commerce Indicator */
+                eci: string | null;
+                /** @description Fraud chargebacks move to the issuer */
+                liability_shift: boolean;
+              } | null;
             }[];
             /** @description The customer's name (null: no customer or deleted) */
             customer_name: string | null;
@@ -37131,6 +37484,25 @@ export interface operations {
             finished_at: string | null;
             error_category: string | null;
             error_code: string | null;
+            /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+            three_ds: {
+              /** @description We asked the provider to authenticate the card */
+              requested: boolean;
+              /** @enum {string} */
+              status:
+                | 'not_requested'
+                | 'frictionless'
+                | 'challenged'
+                | 'authenticated'
+                | 'failed'
+                | 'abandoned'
+                | 'unsupported';
+              version: string | null;
+              /** @description Electronic Commerce Indicator */
+              eci: string | null;
+              /** @description Fraud chargebacks move to the issuer */
+              liability_shift: boolean;
+            } | null;
             routing_node_id: string | null;
             outcome: string | null;
             provider_reference: string | null;
@@ -37321,6 +37693,18 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             updated_at: string;
+            /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+            next_action: {
+              /** @enum {string} */
+              type: 'redirect_to_url';
+              /** @description The issuer's challenge page: send the buyer's browser there */
+              url: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              expires_at: string;
+            } | null;
             timeline: {
               attempt_number: number;
               is_fallback: boolean;
@@ -37340,6 +37724,25 @@ export interface operations {
               finished_at: string | null;
               error_category: string | null;
               error_code: string | null;
+              /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+              three_ds: {
+                /** @description We asked the provider to authenticate the card */
+                requested: boolean;
+                /** @enum {string} */
+                status:
+                  | 'not_requested'
+                  | 'frictionless'
+                  | 'challenged'
+                  | 'authenticated'
+                  | 'failed'
+                  | 'abandoned'
+                  | 'unsupported';
+                version: string | null;
+                /** @description Electronic Commerce Indicator */
+                eci: string | null;
+                /** @description Fraud chargebacks move to the issuer */
+                liability_shift: boolean;
+              } | null;
             }[];
           };
         };
@@ -37412,6 +37815,18 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             updated_at: string;
+            /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+            next_action: {
+              /** @enum {string} */
+              type: 'redirect_to_url';
+              /** @description The issuer's challenge page: send the buyer's browser there */
+              url: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              expires_at: string;
+            } | null;
             timeline: {
               attempt_number: number;
               is_fallback: boolean;
@@ -37431,6 +37846,25 @@ export interface operations {
               finished_at: string | null;
               error_category: string | null;
               error_code: string | null;
+              /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+              three_ds: {
+                /** @description We asked the provider to authenticate the card */
+                requested: boolean;
+                /** @enum {string} */
+                status:
+                  | 'not_requested'
+                  | 'frictionless'
+                  | 'challenged'
+                  | 'authenticated'
+                  | 'failed'
+                  | 'abandoned'
+                  | 'unsupported';
+                version: string | null;
+                /** @description Electronic Commerce Indicator */
+                eci: string | null;
+                /** @description Fraud chargebacks move to the issuer */
+                liability_shift: boolean;
+              } | null;
             }[];
           };
         };
@@ -37615,6 +38049,18 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             updated_at: string;
+            /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+            next_action: {
+              /** @enum {string} */
+              type: 'redirect_to_url';
+              /** @description The issuer's challenge page: send the buyer's browser there */
+              url: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              expires_at: string;
+            } | null;
             timeline: {
               attempt_number: number;
               is_fallback: boolean;
@@ -37634,6 +38080,25 @@ export interface operations {
               finished_at: string | null;
               error_category: string | null;
               error_code: string | null;
+              /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+              three_ds: {
+                /** @description We asked the provider to authenticate the card */
+                requested: boolean;
+                /** @enum {string} */
+                status:
+                  | 'not_requested'
+                  | 'frictionless'
+                  | 'challenged'
+                  | 'authenticated'
+                  | 'failed'
+                  | 'abandoned'
+                  | 'unsupported';
+                version: string | null;
+                /** @description Electronic Commerce Indicator */
+                eci: string | null;
+                /** @description Fraud chargebacks move to the issuer */
+                liability_shift: boolean;
+              } | null;
             }[];
           };
         };
@@ -37706,6 +38171,18 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             updated_at: string;
+            /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+            next_action: {
+              /** @enum {string} */
+              type: 'redirect_to_url';
+              /** @description The issuer's challenge page: send the buyer's browser there */
+              url: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              expires_at: string;
+            } | null;
             timeline: {
               attempt_number: number;
               is_fallback: boolean;
@@ -37725,6 +38202,25 @@ export interface operations {
               finished_at: string | null;
               error_category: string | null;
               error_code: string | null;
+              /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+              three_ds: {
+                /** @description We asked the provider to authenticate the card */
+                requested: boolean;
+                /** @enum {string} */
+                status:
+                  | 'not_requested'
+                  | 'frictionless'
+                  | 'challenged'
+                  | 'authenticated'
+                  | 'failed'
+                  | 'abandoned'
+                  | 'unsupported';
+                version: string | null;
+                /** @description Electronic Commerce Indicator */
+                eci: string | null;
+                /** @description Fraud chargebacks move to the issuer */
+                liability_shift: boolean;
+              } | null;
             }[];
           };
         };
@@ -38669,6 +39165,7 @@ export interface operations {
             | (
                 | 'transaction.created'
                 | 'transaction.pending'
+                | 'transaction.action_required'
                 | 'transaction.pre_authorized'
                 | 'transaction.authorized'
                 | 'transaction.capture_pending'
@@ -39014,6 +39511,7 @@ export interface operations {
             | (
                 | 'transaction.created'
                 | 'transaction.pending'
+                | 'transaction.action_required'
                 | 'transaction.pre_authorized'
                 | 'transaction.authorized'
                 | 'transaction.capture_pending'
