@@ -14,6 +14,7 @@ import { buildIntegrationOpenApi } from './http/openapi-integration';
 import { ROUTES } from './routes';
 import { browserAssets } from './modules/sdk/browser-assets.middleware';
 import { providerWebhookRoutes } from './modules/provider-webhooks/provider-webhooks.routes';
+import { threeDsReturn } from './modules/transactions/three-ds-return.middleware';
 import { dashboardWeb } from './modules/dashboard-web/dashboard-web.middleware';
 import { apiDocs } from './modules/api-docs/api-docs.middleware';
 import { clientAddressMiddleware } from './http/client-address';
@@ -101,6 +102,8 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   app.use(apiDocs());
   // Provider webhooks need their raw bytes for the signature: served before the JSON body parser.
   app.use(providerWebhookRoutes(deps));
+  // The buyer's browser back from a 3-D Secure challenge (a redirect, not a JSON call).
+  app.use(threeDsReturn(deps));
   app.use(
     koaBody({
       json: true,

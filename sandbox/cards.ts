@@ -14,6 +14,16 @@ export type Scenario =
   | 'expired_card'
   | 'invalid_number'
   | 'fraud'
+  /** The issuer demands 3-D Secure and the provider cannot run it (or the charge is merchant-initiated). */
+  | 'authentication_required'
+  /** The buyer failed the 3-D Secure challenge. */
+  | 'authentication_failed'
+  /** 3-D Secure: the issuer always challenges; passed, it approves. */
+  | 'three_ds_challenge'
+  /** 3-D Secure: the issuer always challenges; passed, it declines (do_not_honor). */
+  | 'three_ds_challenge_decline'
+  /** 3-D Secure: supported, not required; authenticated without a challenge when the provider asks. */
+  | 'three_ds_frictionless'
   | 'processing_error'
   | 'timeout'
   | 'slow'
@@ -39,6 +49,9 @@ export type DeclineReason = Exclude<
   | 'approved_server_error'
   | 'review'
   | 'lag'
+  | 'three_ds_challenge'
+  | 'three_ds_challenge_decline'
+  | 'three_ds_frictionless'
 >;
 
 export interface TestCard {
@@ -91,6 +104,25 @@ export const TEST_CARDS: readonly TestCard[] = [
     description: 'The provider never answers (caller times out)',
   },
   { number: '4000000000000507', brand: 'visa', scenario: 'slow', description: 'Approved after ~2 s' },
+  {
+    number: '4000000000003220',
+    brand: 'visa',
+    scenario: 'three_ds_challenge',
+    description:
+      '3-D Secure challenge required; approved once passed (declined authentication_required where the provider runs no 3-D Secure)',
+  },
+  {
+    number: '4000000000003055',
+    brand: 'visa',
+    scenario: 'three_ds_frictionless',
+    description: '3-D Secure supported, not required: authenticated without a challenge when asked',
+  },
+  {
+    number: '4000008400001629',
+    brand: 'visa',
+    scenario: 'three_ds_challenge_decline',
+    description: '3-D Secure challenge required; declined (card_declined) once passed',
+  },
 ];
 
 /** Last two digits of the amount (minor units) → scenario, for pix, boleto and wallet payments. */

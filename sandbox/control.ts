@@ -14,6 +14,7 @@ import {
   type SandboxContext,
 } from './engine';
 import { json, read, Router, type Reply, type SandboxRequest } from './http';
+import { challengeRoutes } from './challenge';
 import type { ProviderModule } from './providers/common';
 import {
   randomChars,
@@ -65,6 +66,7 @@ const missing = (what: string): Reply => json(404, { error: 'not_found', message
 
 export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvider, ProviderModule>): Router {
   const { store } = ctx;
+  const challenge = challengeRoutes(ctx);
 
   /** {provider, account} or {provider, credentials} → the account, or an error reply. */
   function accountOf(body: Record<string, unknown>): { provider: SandboxProvider; account: string } | Reply {
@@ -219,6 +221,8 @@ export function controlRouter(ctx: SandboxContext, modules: Record<SandboxProvid
       const found = payment(request);
       return found ? json(200, found) : missing('payment');
     })
+    .on('GET', '/challenge/:id', (request) => challenge.show(request))
+    .on('POST', '/challenge/:id', (request) => challenge.submit(request))
     .on('GET', '/instructions/:id', (request) => {
       const found = payment(request);
       if (!found?.instructions) return missing('payment instructions');

@@ -10,6 +10,7 @@ import {
   type EventType,
   type Method,
   type Payment,
+  type PaymentThreeDs,
   type Refund,
   type SandboxEvent,
   type SandboxProvider,
@@ -38,6 +39,11 @@ export interface PaymentInput {
   method: Method;
   card: CardFacts | null;
   capture: boolean;
+  /**
+   * Set by a provider that runs 3-D Secure: whether the merchant asked for it, where the buyer returns after a
+   * challenge, and whether the charge is merchant-initiated (off-session: nobody is there to be challenged).
+   */
+  threeDs?: { request: boolean; returnUrl: string | null; offSession: boolean };
 }
 
 /**
@@ -56,11 +62,21 @@ export function decide(
 
 /** Creates the payment for a scenario that reached the provider (not timeout/processing_error). */
 export function createPayment(ctx: SandboxContext, input: PaymentInput, scenario: Scenario): Payment {
-  const approves = ['approve', 'slow', 'approved_no_answer', 'approved_server_error', 'review'].includes(scenario);
-  const declined = approves ? null : (scenario as DeclineReason);
+  const approves = [
+    'approve',
+    'slow',
+    'approved_no_answer',
+    'approved_server_error',
+    'review',
+    'three_ds_frictionless',
+  ].includes(scenario);
+  const authentication = authenticationOf(input, scenario, approves);
+  const declined =
+    authentication.challenge || approves ? null : (authentication.decline ?? (scenario as DeclineReason));
   const asynchronous = input.method === 'pix' || input.method === 'boleto' || scenario === 'review';
   let state: Payment['state'];
-  if (declined) state = 'declined';
+  if (authentication.challenge) state = 'requires_action';
+  else if (declined) state = 'declined';
   else if (asynchronous) state = 'pending';
   else if (input.amount === 0) state = 'verified';
   else state = input.capture ? 'captured' : 'authorized';
@@ -85,10 +101,67 @@ export function createPayment(ctx: SandboxContext, input: PaymentInput, scenario
       !declined && (input.method === 'pix' || input.method === 'boleto')
         ? instructionsFor(input.method, input.amount, instructionsUrl)
         : null,
+    threeDs: authentication.threeDs,
     createdAt: new Date().toISOString(),
   };
   ctx.store.payments.set(payment.id, payment);
   return payment;
+}
+
+/**
+ * How the issuer treats a card payment's 3-D Secure. The challenge cards are challenged where the provider runs it
+ * and the buyer is there; elsewhere (a provider without 3-D Secure, a merchant-initiated charge) they are declined
+ * authentication_required. A card the merchant asked to authenticate that is not challenged passes frictionless.
+ */
+function authenticationOf(
+  input: PaymentInput,
+  scenario: Scenario,
+  approves: boolean,
+): { challenge: boolean; decline: DeclineReason | null; threeDs: PaymentThreeDs | null } {
+  const challengeCard = scenario === 'three_ds_challenge' || scenario === 'three_ds_challenge_decline';
+  const three = input.threeDs;
+  if (challengeCard && (!three || three.offSession))
+    return { challenge: false, decline: 'authentication_required', threeDs: null };
+  if (challengeCard) {
+    const declineAfter = scenario === 'three_ds_challenge_decline';
+    return {
+      challenge: true,
+      decline: null,
+      threeDs: { flow: 'challenge', result: null, returnUrl: three!.returnUrl, declineAfter },
+    };
+  }
+  const frictionless = approves && three?.request === true && !three.offSession;
+  return {
+    challenge: false,
+    decline: null,
+    threeDs: frictionless
+      ? { flow: 'frictionless', result: 'authenticated', returnUrl: null, declineAfter: false }
+      : null,
+  };
+}
+
+/**
+ * The buyer finished the challenge page: authenticated, the issuer decides (the decline-after card declines
+ * do_not_honor); failed, the payment is declined authentication_failed. The provider notifies the outcome. A
+ * payment no longer awaiting its challenge (completed, or canceled at its deadline) is left as it is.
+ */
+export function completeChallenge(
+  ctx: SandboxContext,
+  payment: Payment,
+  outcome: 'authenticated' | 'failed',
+): EngineResult<Payment> {
+  if (payment.state !== 'requires_action' || !payment.threeDs) return { ok: false, error: 'invalid_state' };
+  payment.threeDs.result = outcome;
+  if (outcome === 'failed' || payment.threeDs.declineAfter) {
+    payment.state = 'declined';
+    payment.declineReason = outcome === 'failed' ? 'authentication_failed' : 'do_not_honor';
+  } else {
+    payment.state = payment.capture ? 'captured' : 'authorized';
+    payment.capturedAmount = payment.state === 'captured' ? payment.amount : 0;
+    payment.networkTransactionId = numericId(15);
+  }
+  emitFor(ctx, payment, payment.state === 'declined' ? 'payment.failed' : 'payment.succeeded', null);
+  return { ok: true, value: payment };
 }
 
 export type EngineError = 'invalid_state' | 'amount_too_large' | 'unsupported';
@@ -104,7 +177,8 @@ export function capture(payment: Payment, amount: number | null): EngineResult<P
 }
 
 export function voidPayment(payment: Payment): EngineResult<Payment> {
-  if (payment.state !== 'authorized' && payment.state !== 'pending') return { ok: false, error: 'invalid_state' };
+  if (!['authorized', 'pending', 'requires_action'].includes(payment.state))
+    return { ok: false, error: 'invalid_state' };
   payment.state = 'voided';
   return { ok: true, value: payment };
 }

@@ -10,7 +10,18 @@ import type { Reply } from './http';
 export const SANDBOX_PROVIDERS = ['provider_a', 'provider_b', 'provider_c', 'provider_d', 'checkout'] as const;
 export type SandboxProvider = (typeof SANDBOX_PROVIDERS)[number];
 export type Method = 'card' | 'pix' | 'boleto' | 'wallet';
-export type PaymentState = 'authorized' | 'captured' | 'voided' | 'declined' | 'pending' | 'expired' | 'verified';
+export type PaymentState =
+  'authorized' | 'captured' | 'voided' | 'declined' | 'pending' | 'expired' | 'verified' | 'requires_action';
+
+/** A card payment's 3-D Secure: how the issuer authenticated it, and (a challenge) where the buyer returns after. */
+export interface PaymentThreeDs {
+  flow: 'challenge' | 'frictionless';
+  /** null while the challenge is open. */
+  result: 'authenticated' | 'failed' | null;
+  returnUrl: string | null;
+  /** The challenge card that declines once passed. */
+  declineAfter: boolean;
+}
 
 export interface Instructions {
   type: 'pix' | 'boleto';
@@ -38,6 +49,7 @@ export interface Payment {
   refundedAmount: number;
   networkTransactionId: string | null;
   instructions: Instructions | null;
+  threeDs?: PaymentThreeDs | null;
   createdAt: string;
 }
 

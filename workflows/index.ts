@@ -5,6 +5,7 @@ export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { webhookOutboxSweepWorkflow, webhookRecoverWorkflow } from './webhook-fan-out';
 export { cardVerificationWorkflow } from './card-verification';
 export { transactionWorkflow, asyncSettlementWorkflow, transactionResolutionWorkflow } from './transaction';
+export { transactionAuthenticationWorkflow } from './transaction-authentication';
 export { transactionOperationWorkflow, pendingRefundWorkflow } from './transaction-operation';
 export { reconcileUnknownOutcomesWorkflow } from './reconcile-unknown-outcomes';
 export { mailDeliveryWorkflow, mailOutboxSweepWorkflow } from './mail-delivery';

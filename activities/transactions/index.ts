@@ -5,6 +5,7 @@
  * sees card data or credentials, and only between reading them and the adapter call.
  */
 import { startAttemptWithSetup } from '../../db/repositories/transaction-attempt-reads.repository';
+import { recordAttemptThreeDs } from '../../db/repositories/transaction-attempts.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm';
 import { openCredentials } from '../../domain/connectors/connectors.secrets';
@@ -20,7 +21,9 @@ import {
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
 import type { Client } from '@temporalio/client';
 import { heartbeatWhile } from './heartbeat';
+import { authenticationOf, threeDsRequestOf, websiteRefusal } from './three-ds';
 import { createUnknownResolutionActivities } from './unknown-resolution';
+import { createAuthenticationActivities } from './authentication';
 import { createPendingTransactionSweepActivities } from './pending-transaction-sweep';
 import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
 import { attemptsOf, planAttempts } from '../../domain/routing/routing.attempt-plan';
@@ -109,6 +112,10 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
       // a new plan it could be another connector, which has never seen this key. Its stored outcome stands.
       if (tx.status !== 'pending') return decidedOutcome(tx.status, tx.providerReference);
       let result: ProviderResult;
+      // A customer-initiated card payment can be authenticated (3-D Secure); a renewal on the stored card cannot.
+      const merchantInitiated = tx.subscriptionId !== null && !tx.cardTokenId;
+      const cardPayment = isCardMethod(tx.paymentMethod) && tx.chargeType === 'payment' && !merchantInitiated;
+      const threeDsRequested = cardPayment && input.attempt.threeDs === true;
       try {
         const connector = setup.connector;
         // A deleted connector: the same 404 loadConnectorSecrets answers (an unusable attempt setup).
@@ -116,6 +123,8 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
         // A test clock's customer never reaches a live connector (see domain/test-clocks).
         const refusal = testClockRefusal(connector, tx.customerOnTestClock);
         if (refusal) throw new RefusedBeforeCall(refusal);
+        const noWebsite = threeDsRequested ? await websiteRefusal(em, tx.merchantId) : null;
+        if (noWebsite) throw new RefusedBeforeCall(noWebsite);
         const credentials = openCredentials(vault.encryptionKeys, connector.credentialsEncrypted);
         let card: CardData | undefined;
         if (isCardMethod(tx.paymentMethod)) {
@@ -138,6 +147,7 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
           ...(tx.subscriptionId && !tx.cardTokenId
             ? { recurring: { networkTransactionId: await recurringReferenceOf(em, tx.subscriptionId) } }
             : {}),
+          ...(cardPayment ? { threeDs: threeDsRequestOf(vault, tx.id, threeDsRequested) } : {}),
         };
         const call = {
           baseUrl: vault.providerBaseUrl(connector),
@@ -171,13 +181,24 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
             rawMessage: (error as Error).name,
           };
       }
+      const authentication =
+        cardPayment && result.providerReference
+          ? authenticationOf(result, {
+              requested: threeDsRequested,
+              providerSlug: input.attempt.providerSlug,
+              challengeMs: vault.threeDsChallengeMs,
+            })
+          : null;
+      if (authentication) result = authentication.answer;
       await recordAttemptOutcome(em, inTransaction, input, result);
       observeChargeAttempt(input, tx.paymentMethod, result.outcome);
+      if (authentication) await recordAttemptThreeDs(em, input, authentication.stored);
       return {
         outcome: result.outcome,
         providerReference: result.providerReference,
         paymentInstructions: result.paymentInstructions ?? null,
         rawCode: result.rawCode,
+        ...(authentication?.nextAction ? { nextAction: authentication.nextAction } : {}),
       };
     },
 
@@ -197,6 +218,7 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
       return inTransaction((em) => finalizeTransaction(em, input));
     },
     ...createUnknownResolutionActivities({ orm, vault }),
+    ...createAuthenticationActivities({ orm, vault }),
     ...createPendingTransactionSweepActivities({ orm, temporalClient }),
   };
   return activities;

@@ -13,6 +13,7 @@ import type { Orm } from '../../db/orm';
 import { finalizeTransaction, settleAttemptWithoutAnswer } from '../../domain/transactions/transactions.attempt-writes';
 import {
   ASYNC_SETTLEMENT_WORKFLOW,
+  authenticationWorkflowId,
   TRANSACTION_RESOLUTION_WORKFLOW,
   transactionResolutionWorkflowId,
   transactionWorkflowId,
@@ -63,12 +64,13 @@ export function createPendingTransactionSweepActivities({
   };
 }
 
-/** Whether a workflow that finishes this charge is still running (its charge, settlement or resolution). */
+/** Whether a workflow that finishes this charge is still running (its charge, settlement, resolution or 3DS wait). */
 async function anyRunning(client: Client, transactionId: string): Promise<boolean> {
   for (const workflowId of [
     transactionWorkflowId(transactionId),
     settlementWorkflowId(transactionId),
     transactionResolutionWorkflowId(transactionId),
+    authenticationWorkflowId(transactionId),
   ]) {
     try {
       if ((await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING') return true;

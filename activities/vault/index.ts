@@ -16,6 +16,10 @@ export interface VaultSettings {
   providerTimeoutMs: number;
   /** How long after its request a provider outcome nobody could tell is escalated as in doubt. */
   inDoubtAfterMs: number;
+  /** Where the provider sends the buyer after a 3-D Secure challenge: the API's return endpoint for the charge. */
+  threeDsReturnUrl(transactionId: string): string;
+  /** How long a charge waits for the buyer's challenge. */
+  threeDsChallengeMs: number;
 }
 
 export interface VaultDeps {

@@ -10,5 +10,8 @@ export function vaultSettingsOf(config: Config): VaultSettings {
     providerBaseUrl: (connector) => providerBaseUrl(connector.providerSlug, connector.isTestMode, config),
     providerTimeoutMs: 15_000,
     inDoubtAfterMs: config.providerOutcomeInDoubtDays * 86_400_000,
+    threeDsReturnUrl: (transactionId) =>
+      `${config.publicBaseUrl.replace(/\/+$/, '')}/api/v1/transactions/${transactionId}/three-ds/return`,
+    threeDsChallengeMs: config.threeDsChallengeMinutes * 60_000,
   };
 }

@@ -1,11 +1,13 @@
 /**
  * The provider-webhook route's signals (api/modules/provider-webhooks/): a pix/boleto verdict to the transaction's
- * settlement workflow, and the wake-up of a charge resolution whose unresolved attempt just got its verdict.
+ * settlement workflow (or, for a card charge waiting on its 3-D Secure challenge, the wait's wake-up), and the wake-up of a charge resolution whose unresolved attempt just got its verdict.
  */
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { SettlementSignal } from '../../workflows/lib/transaction-types';
 import {
   attemptVerdictKeptSignal,
+  authenticationReturnedSignal,
+  authenticationWorkflowId,
   providerEventSignal,
   settlementWorkflowId,
   transactionResolutionWorkflowId,
@@ -22,6 +24,13 @@ export async function signalProviderEvent(
 ): Promise<boolean> {
   try {
     await client.workflow.getHandle(settlementWorkflowId(transactionId)).signal(providerEventSignal, event);
+    return true;
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
+  // No settlement: a card charge waiting for its 3-D Secure challenge asks its provider now (the read decides).
+  try {
+    await client.workflow.getHandle(authenticationWorkflowId(transactionId)).signal(authenticationReturnedSignal);
     return true;
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return false;

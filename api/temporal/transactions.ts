@@ -1,5 +1,5 @@
 /** Charges, capture/void/refund, card verification and connector credential checks, as the API starts and waits for them. */
-import type { Client } from '@temporalio/client';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { ApiError } from '../../domain/platform/errors';
 import { randomBase62 } from '../../domain/platform/ids';
 import { cardVerificationWorkflow } from '../../workflows/card-verification';
@@ -9,7 +9,11 @@ import {
   type CardVerificationResult,
 } from '../../workflows/card-verification.shared';
 import { transactionWorkflow } from '../../workflows/transaction';
-import { transactionWorkflowId } from '../../workflows/transaction.shared';
+import {
+  authenticationReturnedSignal,
+  authenticationWorkflowId,
+  transactionWorkflowId,
+} from '../../workflows/transaction.shared';
 import { connectorCredentialCheckWorkflow } from '../../workflows/connector-credential-check';
 import {
   connectorCredentialCheckWorkflowId,
@@ -84,6 +88,27 @@ export async function awaitTransaction(client: Client, transactionId: string, wa
     );
   } catch (error) {
     throw chargeNotAnswered(error, transactionId);
+  }
+}
+
+/**
+ * The buyer's browser is back from the 3-D Secure challenge: tells the charge's wait to ask the provider now, and
+ * waits (up to waitMs) for it to decide, so the page the buyer lands on reads the outcome. A wait that is over (the
+ * deadline passed, or it was decided) is not there to tell: a late return changes nothing.
+ */
+export async function returnFromAuthentication(client: Client, transactionId: string, waitMs: number): Promise<void> {
+  const handle = client.workflow.getHandle(authenticationWorkflowId(transactionId));
+  try {
+    await handle.signal(authenticationReturnedSignal);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return;
+    throw error;
+  }
+  try {
+    await withWorkflowDeadline(client, waitMs, () => handle.result());
+  } catch (error) {
+    // Still deciding: the buyer lands on the return_url with the charge pending, and reads it again later.
+    if (!(error instanceof WorkflowWaitTimeout)) throw error;
   }
 }
 

@@ -2,6 +2,7 @@
 import { BigIntType, EntitySchema } from '@mikro-orm/core';
 import { createdAt, updatedAt } from './timestamps';
 import type { OrderItemSnapshot } from '../../workflows/lib/transaction-types';
+import type { StoredThreeDs } from '../../workflows/lib/three-ds';
 
 export const TRANSACTION_STATUSES = [
   'pending',
@@ -80,6 +81,8 @@ export interface Transaction {
   providerCode: string | null;
   /** How routing planned the charge (skipped connectors and why, approval-rate order); null before. */
   routingDecision?: Record<string, unknown> | null;
+  /** Where the buyer's browser goes once a 3-D Secure challenge is over (card charges; null: none given). */
+  returnUrl?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -125,6 +128,7 @@ export const TransactionSchema = new EntitySchema<Transaction>({
     failureMessage: { type: 'string', nullable: true },
     providerCode: { type: 'string', nullable: true },
     routingDecision: { type: 'json', nullable: true },
+    returnUrl: { type: 'text', nullable: true },
     createdAt,
     updatedAt,
   },
@@ -150,6 +154,8 @@ export interface TransactionAttempt {
   providerReference: string | null;
   /** The card network's id of an approved card attempt, when the provider returns it (merchant-initiated renewals). */
   networkTransactionId: string | null;
+  /** How the attempt was authenticated (3-D Secure); null on attempts that predate it or never reached a provider. */
+  threeDs?: StoredThreeDs | null;
 }
 
 export const TransactionAttemptSchema = new EntitySchema<TransactionAttempt>({
@@ -172,6 +178,7 @@ export const TransactionAttemptSchema = new EntitySchema<TransactionAttempt>({
     errorMessage: { type: 'text', nullable: true },
     providerReference: { type: 'string', nullable: true },
     networkTransactionId: { type: 'string', nullable: true },
+    threeDs: { type: 'json', fieldName: 'three_ds', nullable: true },
   },
 });
 

@@ -34,6 +34,7 @@ import { Migration20261244500000_test_clock_start_time } from './Migration202612
 import { Migration20261245000000_api_key_creator } from './Migration20261245000000_api_key_creator';
 import { Migration20261246700000_livemode } from './Migration20261246700000_livemode';
 import { Migration20261247100000_first_day_product_provider_code } from './Migration20261247100000_first_day_product_provider_code';
+import { Migration20261247300000_three_ds } from './Migration20261247300000_three_ds';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -124,4 +125,5 @@ export const MIGRATIONS = [
     name: 'Migration20261247100000_first_day_product_provider_code',
     class: Migration20261247100000_first_day_product_provider_code,
   },
+  { name: 'Migration20261247300000_three_ds', class: Migration20261247300000_three_ds },
 ];

@@ -7,6 +7,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TransactionStatus } from '../entities';
 import { startAttemptPart, type AttemptKey, type GiveBackStatus } from './transaction-attempts.repository';
+import type { StoredThreeDs } from '../../workflows/lib/three-ds';
 
 /** A charge attempt's setup, read in the statement that starts it. Sealed values stay sealed (the vault opens them). */
 export interface AttemptSetup {
@@ -285,6 +286,30 @@ export async function readAttemptToReconcile(
          from transaction_attempts a join transactions t on t.id = a.transaction_id
          where a.transaction_id = ? and a.attempt_number = ? and a.error_code = ?`,
     [attempt.transactionId, attempt.attemptNumber, unresolvedCode],
+  );
+  return row;
+}
+
+/** What a charge waiting on the buyer's 3-D Secure challenge needs to ask the provider how it went. */
+export interface ChallengedAttempt {
+  transaction_status: TransactionStatus;
+  merchant_id: string;
+  workflow_id: string;
+  connector_id: string;
+  provider_reference: string | null;
+  three_ds: StoredThreeDs | null;
+}
+
+export async function readChallengedAttempt(
+  em: EntityManager,
+  key: Pick<AttemptKey, 'transactionId' | 'attemptNumber'>,
+): Promise<ChallengedAttempt | undefined> {
+  const [row] = await em.execute<ChallengedAttempt[]>(
+    `select t.status as transaction_status, t.merchant_id, t.workflow_id, a.connector_id, a.provider_reference,
+            a.three_ds
+       from transactions t join transaction_attempts a on a.transaction_id = t.id
+      where t.id = ? and a.attempt_number = ?`,
+    [key.transactionId, key.attemptNumber],
   );
   return row;
 }

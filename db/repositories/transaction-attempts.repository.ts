@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { StoredThreeDs } from '../../workflows/lib/three-ds';
 import { failureOnCircuit, successOnCircuit } from './connector-health.repository';
 
 export interface AttemptKey {
@@ -353,4 +354,34 @@ export async function recordLateDecline(
         and status in ('success', 'pending')`,
     [decline.code, decline.message, transactionId],
   );
+}
+
+/** An attempt's 3-D Secure (the API's three_ds object; while a challenge is open, its URL and deadline too). */
+export async function recordAttemptThreeDs(
+  em: EntityManager,
+  key: Pick<AttemptKey, 'transactionId' | 'attemptNumber'>,
+  threeDs: StoredThreeDs,
+): Promise<void> {
+  await em.execute(
+    'update transaction_attempts set three_ds = ?::jsonb where transaction_id = ? and attempt_number = ?',
+    [JSON.stringify(threeDs), key.transactionId, key.attemptNumber],
+  );
+}
+
+/**
+ * Marks the attempt's open challenge as announced (transaction.action_required); true the first time only, so a
+ * retried step records the event once.
+ */
+export async function markChallengeAnnounced(
+  em: EntityManager,
+  key: Pick<AttemptKey, 'transactionId' | 'attemptNumber'>,
+): Promise<StoredThreeDs | null> {
+  const [row] = await em.execute<Array<{ three_ds: StoredThreeDs }>>(
+    `update transaction_attempts set three_ds = three_ds || '{"announced": true}'::jsonb
+      where transaction_id = ? and attempt_number = ? and three_ds->>'status' = 'challenged'
+        and three_ds->'announced' is null
+      returning three_ds`,
+    [key.transactionId, key.attemptNumber],
+  );
+  return row?.three_ds ?? null;
 }

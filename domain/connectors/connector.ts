@@ -4,6 +4,7 @@
  */
 
 import type { Outcome } from '../../workflows/lib/transaction-types';
+import type { ThreeDs } from '../../workflows/lib/three-ds';
 
 export type { Outcome };
 
@@ -41,6 +42,11 @@ export interface AuthorizeRequest {
   customer?: { email: string | null; name: string | null; documentNumber?: string | null };
   /** Merchant-initiated charge on a stored instrument. */
   recurring?: { networkTransactionId: string | null };
+  /**
+   * Customer-initiated card charges: `request` asks the provider to authenticate (3-D Secure); without it an issuer
+   * may still demand a challenge. `returnUrl` is where the provider sends the buyer after one (our return endpoint).
+   */
+  threeDs?: { request: boolean; returnUrl: string };
 }
 
 export interface ProviderResult {
@@ -53,6 +59,10 @@ export interface ProviderResult {
   /** Set for pix/boleto (qr code, copy-paste code, barcode, due date) — never card data. */
   paymentInstructions?: Record<string, unknown> | null;
   networkTransactionId?: string | null;
+  /** How the card was authenticated, where the provider says (card charges); `requested` is the caller's to say. */
+  threeDs?: Omit<ThreeDs, 'requested'> | null;
+  /** The issuer challenges the buyer: the provider's challenge page (outcome pending until it is done). */
+  challengeUrl?: string | null;
 }
 
 /**

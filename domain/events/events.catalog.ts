@@ -7,6 +7,8 @@ export const EVENT_CATALOG = {
   // Transaction events
   'transaction.created': 'A transaction was created and accepted for processing',
   'transaction.pending': 'The charge awaits an asynchronous outcome (for example pix, boleto)',
+  'transaction.action_required':
+    'The buyer must authenticate the card (3-D Secure challenge): send them to data.object.next_action.url before next_action.expires_at',
   'transaction.pre_authorized': 'Funds authorized but not captured (capture false)',
   'transaction.authorized': 'The charge succeeded (captured unless pre-authorization only)',
   'transaction.capture_pending': 'A capture was requested and is in progress',

@@ -103,6 +103,8 @@ export interface Config {
    * escalated as in doubt: the merchant is told (transaction.in_doubt) and the charge's reconciler stops asking.
    */
   readonly providerOutcomeInDoubtDays: number;
+  /** Minutes a card charge waits for the buyer's 3-D Secure challenge before it fails authentication_abandoned. */
+  readonly threeDsChallengeMinutes: number;
   /**
    * How much work one test-clock advance may ask of the shared worker: how far one advance moves the clock, how far
    * past its start the clock may ever go (calendar months), and the renewals due on its subscriptions in one advance.
@@ -378,6 +380,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     subscriptions: Object.freeze({ dunningScheduleDays: dunningSchedule(env) }),
     providerOutcomeInDoubtDays: int(env, 'PROVIDER_OUTCOME_IN_DOUBT_DAYS', 7),
+    threeDsChallengeMinutes: int(env, 'THREE_DS_CHALLENGE_MINUTES', 15, 1),
     testClocks: Object.freeze({
       maxAdvanceMonths: int(env, 'TEST_CLOCK_MAX_ADVANCE_MONTHS', 12),
       maxSpanMonths: int(env, 'TEST_CLOCK_MAX_SPAN_MONTHS', 24),

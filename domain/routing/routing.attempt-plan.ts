@@ -31,10 +31,12 @@ export interface RoutingDecision {
     probe: boolean;
     /** The smoothed approval rate the ordering used (optimize approval_rate only). */
     approval_score: number | null;
+    /** The charge asks this provider to authenticate the card (3-D Secure; the node's require_3ds). */
+    three_ds_requested?: boolean;
   }>;
   /**
    * Connectors of the profile left out, and why (inactive, circuit_open, test_mode_mismatch, unsupported_*,
-   * unknown_connector).
+   * three_ds_unsupported, unknown_connector).
    */
   skipped: Array<{ connector_id: string; node_id: string | null; reason: string }>;
   /** The connector exploration moved to the front (optimize approval_rate only). */
@@ -48,6 +50,7 @@ export const attemptsOf = (decision: RoutingDecision): PlannedAttempt[] =>
     connectorId: attempt.connector_id,
     nodeId: attempt.node_id,
     providerSlug: attempt.provider_slug,
+    ...(attempt.three_ds_requested ? { threeDs: true } : {}),
   }));
 
 export interface AttemptPlan {
@@ -120,6 +123,7 @@ export async function planAttempts(
       connectorId: attempt.connectorId,
       nodeId: attempt.nodeId,
       providerSlug: route.providerSlugs.get(attempt.connectorId) ?? 'unknown',
+      ...(attempt.threeDs ? { threeDs: true } : {}),
     })),
     cascade,
     decision: {
@@ -133,6 +137,7 @@ export async function planAttempts(
         reason: attempt.reason,
         probe: attempt.probe === true,
         approval_score: scores[attempt.connectorId] ?? null,
+        three_ds_requested: attempt.threeDs === true,
       })),
       skipped: plan.skipped.map((skip) => ({
         connector_id: skip.connectorId,

@@ -63,6 +63,8 @@ export interface ConnectorState {
    * one half-open probe (the planner must claim it); closed or absent → usable.
    */
   circuit?: 'closed' | 'open' | 'probe_due';
+  /** Its provider's adapter runs 3-D Secure (domain/connectors/three-ds-support.ts); absent: it does not. */
+  supportsThreeDs?: boolean;
 }
 
 export interface ChargeAttributes {
@@ -94,6 +96,8 @@ export interface Attempt {
   reason: AttemptReason;
   /** Set when the attempt would probe an open circuit whose cool-down passed (the planner claims it or drops it). */
   probe?: true;
+  /** Set when the charge asks this connector's provider to authenticate the card (3-D Secure). */
+  threeDs?: true;
 }
 
 export type SkipReason =
@@ -103,7 +107,8 @@ export type SkipReason =
   | 'test_mode_mismatch'
   | 'unsupported_payment_method'
   | 'unsupported_currency'
-  | 'unsupported_card_brand';
+  | 'unsupported_card_brand'
+  | 'three_ds_unsupported';
 
 export interface SkippedConnector {
   connectorId: string;
@@ -276,7 +281,7 @@ const modeOf = (connector: ConnectorState): ChargeMode => (connector.isTestMode 
  * test-mode connector that would approve it without collecting money.
  */
 function chargeModeOf(
-  candidates: readonly Attempt[],
+  candidates: ReadonlyArray<Pick<Attempt, 'connectorId'>>,
   connectors: ReadonlyMap<string, ConnectorState>,
   charge: NormalizedCharge,
 ): ChargeMode | null {
@@ -295,6 +300,22 @@ const attemptOf = (action: ActionNode, reason: AttemptReason): Attempt => ({
   require3ds: action.require3ds,
   reason,
 });
+
+/**
+ * Whether the charge authenticates on this connector, or why it cannot take the charge. Only a card charge the buyer
+ * makes is authenticated: a merchant-initiated one (a renewal on a saved card) is exempt, whatever the node says.
+ * `always` needs a provider that runs 3-D Secure (else three_ds_unsupported); `if_supported` asks where it can;
+ * `never` asks nothing (an issuer that demands it is still answered with a challenge).
+ */
+function threeDsOf(
+  require3ds: Require3ds,
+  connector: ConnectorState,
+  charge: NormalizedCharge,
+): boolean | 'three_ds_unsupported' {
+  if (require3ds === 'never' || providerMethodOf(charge.paymentMethod) !== 'card' || charge.isRecurring) return false;
+  if (connector.supportsThreeDs) return true;
+  return require3ds === 'always' ? 'three_ds_unsupported' : false;
+}
 
 export function evaluate(
   program: RoutingProgram,
@@ -320,12 +341,14 @@ export function evaluate(
     if (used.has(connectorId)) continue;
     const connector = connectors.get(connectorId);
     const why = ineligibility(connector, normalized) ?? (modeOf(connector!) === mode ? null : 'test_mode_mismatch');
-    if (why) {
-      skipped.push({ connectorId, nodeId, reason: why });
+    const threeDs = why ? false : threeDsOf(candidate.require3ds, connector!, normalized);
+    if (why || threeDs === 'three_ds_unsupported') {
+      skipped.push({ connectorId, nodeId, reason: why ?? 'three_ds_unsupported' });
       continue;
     }
     used.add(connectorId);
-    attempts.push(connector!.circuit === 'probe_due' ? { ...candidate, probe: true } : candidate);
+    const attempt: Attempt = threeDs ? { ...candidate, threeDs } : candidate;
+    attempts.push(connector!.circuit === 'probe_due' ? { ...attempt, probe: true } : attempt);
   }
   return { attempts, mode, matchedNodeId: matched?.id ?? null, skipped };
 }

@@ -4,6 +4,7 @@
  */
 import type { MerchantConnector, PaymentProvider, RoutingNode, RoutingProfile } from '../../db/entities';
 import type { ConnectorState, ProgramNode, RoutingProgram } from './routing.evaluate';
+import { supportsThreeDs } from '../connectors/three-ds-support';
 
 type NodeRow = Pick<RoutingNode, 'id' | 'parentNodeId' | 'branch' | 'position'>;
 
@@ -109,5 +110,6 @@ export function connectorState(
     cardBrands: override.length > 0 ? override.filter((brand) => providerBrands.includes(brand)) : providerBrands,
     paymentMethods: [...(provider?.supportedPaymentMethods ?? [])],
     currencies: (provider?.supportedCurrencies ?? []).map((currency) => currency.toUpperCase()),
+    supportsThreeDs: supportsThreeDs(connector.providerSlug),
   };
 }

@@ -145,6 +145,7 @@ export async function openTransaction(
       providerReference: null,
       paymentInstructions: null,
       metadata: input.metadata,
+      returnUrl: input.returnUrl ?? null,
       workflowId,
       expiresAt: null,
       createdAt: new Date(),

@@ -2,6 +2,7 @@
 import type { Refund, Transaction, TransactionAttempt } from '../../db/entities';
 import { providerCodeOf } from '../../workflows/lib/failure-codes';
 import { attemptFailureCode } from '../connectors/failure-codes';
+import { nextActionOf, presentThreeDs } from '../../workflows/lib/three-ds';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -55,11 +56,18 @@ export function presentTimelineEntry(attempt: TransactionAttempt) {
     // The one vocabulary (as the transaction's failure_code), and the provider's own code beside it.
     error_code: attemptFailureCode(attempt.providerSlug, attempt.errorCode, attempt.outcome),
     provider_code: providerCodeOf(attempt.errorCode),
+    three_ds: attempt.threeDs ? presentThreeDs(attempt.threeDs) : null,
   };
 }
 
 export function presentTransaction(tx: Transaction, attempts: TransactionAttempt[]) {
-  return { ...presentTransactionHeader(tx), timeline: attempts.map(presentTimelineEntry) };
+  const last = attempts.at(-1);
+  return {
+    ...presentTransactionHeader(tx),
+    // A pending charge whose last attempt awaits the buyer's challenge says where to send them.
+    next_action: tx.status === 'pending' ? nextActionOf(last?.threeDs) : null,
+    timeline: attempts.map(presentTimelineEntry),
+  };
 }
 
 /** GET /transactions/:id/attempts: the timeline entry plus routing node, provider reference and message. */
@@ -70,8 +78,8 @@ export function presentAttempt(attempt: TransactionAttempt) {
     outcome: attempt.outcome,
     provider_reference: attempt.providerReference,
     error_message: attempt.errorMessage,
-    // Not modelled by the sandbox adapters: documented as null until a provider reports them.
-    three_ds_status: null,
+    three_ds_status: attempt.threeDs?.status ?? null,
+    // Not modelled by the sandbox adapters: documented as null until a provider reports it.
     gateway_fee: null,
   };
 }

@@ -32,6 +32,8 @@ const CODES: Record<DeclineReason, [string, string]> = {
   expired_card: ['20054', 'Expired card'],
   invalid_number: ['20014', 'Invalid card number'],
   fraud: ['20059', 'Suspected fraud'],
+  authentication_required: ['20154', '3DS authentication required'],
+  authentication_failed: ['20151', 'Cardholder failed 3DS authentication'],
 };
 
 const EVENT_TYPES = {
@@ -147,6 +149,7 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
             verified: 'Card Verified',
             voided: 'Voided',
             pending: 'Pending',
+            requires_action: 'Pending',
             expired: 'Expired',
             declined: 'Declined',
           } as const

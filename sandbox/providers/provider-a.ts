@@ -36,6 +36,16 @@ const DECLINES: Record<string, { code: string; decline_code?: string; message: s
   expired_card: { code: 'expired_card', decline_code: 'expired_card', message: 'Your card has expired.' },
   invalid_number: { code: 'incorrect_number', message: 'Your card number is incorrect.' },
   fraud: { code: 'card_declined', decline_code: 'fraudulent', message: 'Your card was declined.' },
+  authentication_required: {
+    code: 'card_declined',
+    decline_code: 'authentication_required',
+    message: 'Your card was declined. This transaction requires authentication.',
+  },
+  authentication_failed: {
+    code: 'payment_intent_authentication_failure',
+    message:
+      'We are unable to authenticate your payment method. Please choose a different payment method and try again.',
+  },
 };
 
 const err = (status: number, error: Record<string, unknown>): Reply => json(status, { error });
@@ -148,14 +158,29 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
       pending: 'processing',
       expired: 'canceled',
       verified: 'succeeded',
+      requires_action: 'requires_action',
     }[payment.state];
+    const three = payment.threeDs;
     const charge = {
       id: `ch_${payment.id.slice(3)}`,
       object: 'charge',
       payment_method_details: {
         type: payment.method === 'wallet' ? 'link' : 'card',
         card: payment.cardLast4
-          ? { brand: payment.cardBrand, last4: payment.cardLast4, network_transaction_id: payment.networkTransactionId }
+          ? {
+              brand: payment.cardBrand,
+              last4: payment.cardLast4,
+              network_transaction_id: payment.networkTransactionId,
+              three_d_secure: three?.result
+                ? {
+                    authentication_flow: three.flow,
+                    result: three.result,
+                    result_reason: null,
+                    version: '2.2.0',
+                    electronic_commerce_indicator: three.result === 'authenticated' ? '05' : '07',
+                  }
+                : null,
+            }
           : null,
       },
     };
@@ -175,6 +200,17 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
       livemode: false,
       cancellation_reason: payment.state === 'expired' ? 'abandoned' : null,
       last_payment_error: decline ? { type: 'card_error', ...decline } : null,
+      // Stripe's redirect-based 3-D Secure: the buyer goes to `url`, and comes back to the intent's return_url.
+      next_action:
+        payment.state === 'requires_action'
+          ? {
+              type: 'redirect_to_url',
+              redirect_to_url: {
+                url: `${ctx.baseUrl()}/_sandbox/challenge/${payment.id}`,
+                return_url: three?.returnUrl,
+              },
+            }
+          : null,
     };
   }
 
@@ -258,6 +294,13 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
         const expand = Array.isArray(body.expand) && body.expand.includes('latest_charge');
         const card = read.obj(read.obj(body.payment_method_options).card);
         const mitReference = read.str(read.obj(card.mit_exemption).network_transaction_id);
+        // request_three_d_secure: `any` or `challenge` asks for 3-D Secure; `automatic` (the default) leaves it to
+        // the issuer, which may still demand it. A merchant-initiated (off_session) charge is never challenged.
+        const threeDs = {
+          request: ['any', 'challenge'].includes(read.str(card.request_three_d_secure) ?? 'automatic'),
+          returnUrl: read.str(body.return_url),
+          offSession: body.off_session === true || body.off_session === 'true',
+        };
         confirming.set(id, { account, amount, currency, created: Math.floor(Date.now() / 1000) });
         const processed = await authorizeFlow(ctx, {
           operation: 'authorize',
@@ -272,6 +315,7 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
             method: chosen.method,
             card: chosen.card,
             capture: body.capture_method !== 'manual',
+            threeDs,
           },
           render: (payment) => intentReply(payment, expand, 'payment_intent'),
         }).finally(() => confirming.delete(id));

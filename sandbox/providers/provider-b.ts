@@ -30,6 +30,12 @@ const REFUSALS: Record<DeclineReason, { code: string; reason: string; raw: strin
   expired_card: { code: '6', reason: 'Expired Card', raw: '54 : Expired card' },
   invalid_number: { code: '8', reason: 'Invalid Card Number', raw: '14 : Invalid card number' },
   fraud: { code: '20', reason: 'FRAUD', raw: 'FRAUD' },
+  authentication_required: {
+    code: '38',
+    reason: 'Authentication required',
+    raw: '1A : Additional customer authentication required',
+  },
+  authentication_failed: { code: '11', reason: '3D Not Authenticated', raw: '3D Not Authenticated' },
 };
 
 const EVENT_CODES = {

@@ -16,6 +16,8 @@ const DETAILS: Record<DeclineReason, string> = {
   expired_card: 'cc_rejected_bad_filled_date',
   invalid_number: 'cc_rejected_bad_filled_card_number',
   fraud: 'cc_rejected_high_risk',
+  authentication_required: 'cc_rejected_3ds_mandatory',
+  authentication_failed: 'cc_rejected_3ds_challenge',
 };
 
 const STATES: Record<Payment['state'], [string, string]> = {
@@ -24,6 +26,7 @@ const STATES: Record<Payment['state'], [string, string]> = {
   verified: ['approved', 'accredited'],
   voided: ['cancelled', 'by_collector'],
   pending: ['pending', 'pending_waiting_transfer'],
+  requires_action: ['pending', 'pending_challenge'],
   expired: ['cancelled', 'expired'],
   declined: ['rejected', 'cc_rejected_other_reason'],
 };

@@ -35,6 +35,9 @@ const DECLINES: Record<DeclineReason, [string, string, string]> = {
   expired_card: ['3', '8', 'The credit card has expired.'],
   invalid_number: ['3', '6', 'The credit card number is invalid.'],
   fraud: ['2', '250', 'This transaction has been submitted from a blocked IP address.'],
+  // Authorize.net runs no 3-D Secure: an issuer that demands it declines like any other.
+  authentication_required: ['2', '2', 'This transaction has been declined.'],
+  authentication_failed: ['2', '2', 'This transaction has been declined.'],
 };
 
 const BOM = '\uFEFF';
@@ -396,6 +399,7 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
       pending: 'FDSPendingReview',
       expired: 'expired',
       verified: 'authorizedPendingCapture',
+      requires_action: 'FDSPendingReview',
     }[payment.state];
     if (payment.declineReason) {
       const [responseCode, reasonCode] = DECLINES[payment.declineReason];

@@ -72,6 +72,7 @@ describe('POST /api/v1/merchants/:merchant_id/routing-profiles/:profile_id/simul
         provider_slug: 'provider_b',
         node_id: toB.id,
         require_3ds: 'if_supported',
+        three_ds_requested: false,
         reason: 'matched',
       },
       {
@@ -80,6 +81,7 @@ describe('POST /api/v1/merchants/:merchant_id/routing-profiles/:profile_id/simul
         provider_slug: 'provider_a',
         node_id: null,
         require_3ds: 'never',
+        three_ds_requested: false,
         reason: 'default',
       },
     ]);

@@ -76,7 +76,12 @@ describe('GET /api/v1/transactions and /transactions/:id', () => {
   it('lists the attempts with outcome, provider reference and routing node', async () => {
     const res = await api.get(`/transactions/${failed.id}/attempts`, { key: tenant.merchant_secret_key });
     const [attempt] = expectWrapped(res, 200);
-    expect(attempt).to.include({ attempt_number: 1, outcome: 'hard_decline', status: 'failed', three_ds_status: null });
+    expect(attempt).to.include({
+      attempt_number: 1,
+      outcome: 'hard_decline',
+      status: 'failed',
+      three_ds_status: 'not_requested',
+    });
     expect(attempt.error_code).to.be.a('string');
   });
 });

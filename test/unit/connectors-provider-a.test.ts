@@ -41,6 +41,7 @@ describe('provider_a transformers: decline_code → outcome', () => {
     merchant_blacklist: 'hard_decline',
     security_violation: 'hard_decline',
     processing_error: 'processing_error',
+    payment_intent_authentication_failure: 'hard_decline',
     a_code_added_next_year: 'soft_decline',
   };
   rowByRow(

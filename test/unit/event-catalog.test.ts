@@ -5,9 +5,10 @@ import path from 'node:path';
 import { EVENT_CATALOG, EVENT_TYPES, isEventType } from '../../domain/events/events.catalog';
 
 describe('event catalog', () => {
-  it('holds the 33 event names of Document 1 (transaction, refund, dispute, payment method, subscription), the 2 connector health events, the card-testing pause and transaction.in_doubt', () => {
-    expect(EVENT_TYPES).to.have.length(37);
+  it('holds the 33 event names of Document 1 (transaction, refund, dispute, payment method, subscription), the 2 connector health events, the card-testing pause, transaction.in_doubt and transaction.action_required', () => {
+    expect(EVENT_TYPES).to.have.length(38);
     expect(isEventType('card_verifications.paused')).to.equal(true);
+    expect(isEventType('transaction.action_required')).to.equal(true);
     expect(isEventType('transaction.in_doubt')).to.equal(true);
     expect(EVENT_TYPES.filter((t) => t.startsWith('connector.'))).to.have.length(2);
     expect(EVENT_TYPES.filter((t) => t.startsWith('subscription.'))).to.have.length(11);

@@ -45,6 +45,7 @@ function generate(seed: number): Case {
       cardBrands: subset(BRANDS),
       paymentMethods: subset(['card', 'pix', 'boleto', 'wallet']),
       currencies: subset(CURRENCIES),
+      supportsThreeDs: true,
     });
   }
   let counter = 0;

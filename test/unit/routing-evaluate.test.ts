@@ -18,6 +18,7 @@ const CARD_CONNECTOR: ConnectorState = {
   cardBrands: ['visa', 'mastercard', 'amex'],
   paymentMethods: ['card', 'wallet'],
   currencies: ['USD', 'BRL', 'EUR'],
+  supportsThreeDs: true,
 };
 const connector = (overrides: Partial<ConnectorState> = {}): ConnectorState => ({ ...CARD_CONNECTOR, ...overrides });
 const charge = (overrides: Partial<ChargeAttributes> = {}): ChargeAttributes => ({
@@ -148,10 +149,35 @@ describe('evaluate', () => {
       charge(),
     );
     expect(plan.attempts).to.deep.equal([
-      { connectorId: 'A', nodeId: 'n1', require3ds: 'always', reason: 'matched' },
+      { connectorId: 'A', nodeId: 'n1', require3ds: 'always', reason: 'matched', threeDs: true },
       { connectorId: 'DEF', nodeId: null, require3ds: 'never', reason: 'default' },
     ]);
     expect(plan.matchedNodeId).to.equal('n1');
+  });
+
+  it('require_3ds always skips a connector whose provider runs no 3-D Secure (three_ds_unsupported); if_supported charges it unauthenticated', () => {
+    const connectors = states(['A', { supportsThreeDs: false }], ['B', { supportsThreeDs: false }], ['DEF']);
+    const plan = evaluate(
+      {
+        nodes: [act('n1', 'A', { require3ds: 'always' }), act('n2', 'B', { require3ds: 'if_supported' })],
+        defaultConnectorId: 'DEF',
+      },
+      connectors,
+      charge(),
+    );
+    expect(plan.skipped).to.deep.equal([{ connectorId: 'A', nodeId: 'n1', reason: 'three_ds_unsupported' }]);
+    expect(plan.attempts.map((attempt) => [attempt.connectorId, attempt.threeDs ?? false])).to.deep.equal([
+      ['B', false],
+      ['DEF', false],
+    ]);
+  });
+
+  it('a merchant-initiated or non-card charge is never authenticated, whatever require_3ds says', () => {
+    const program = { nodes: [act('n1', 'A', { require3ds: 'always' })], defaultConnectorId: 'DEF' };
+    for (const attributes of [{ isRecurring: true }, { paymentMethod: 'pix' as const, cardBrand: null }]) {
+      const plan = evaluate(program, states(['A', { paymentMethods: ['card', 'pix'] }], ['DEF']), charge(attributes));
+      expect(plan.attempts[0]).to.include({ connectorId: 'A' }).and.not.have.property('threeDs');
+    }
   });
 
   it('follows the then-branch when the condition holds and the else-branch when not', () => {

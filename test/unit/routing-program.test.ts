@@ -114,6 +114,7 @@ describe('connectorState', () => {
       cardBrands: ['visa', 'mastercard', 'amex'],
       paymentMethods: ['card', 'wallet'],
       currencies: ['USD', 'BRL'],
+      supportsThreeDs: true,
     });
   });
 

@@ -2,6 +2,8 @@
  * What the charge-cascade workflow and its activities exchange: ids, amounts and outcomes only — never a card
  * number, CVC or credential (those are read inside attemptCharge, just before the provider call).
  */
+import type { NextAction } from './three-ds';
+
 export type TransactionPaymentMethod = 'credit_card' | 'debit_card' | 'pix' | 'boleto' | 'wallet';
 
 export const isCardMethod = (method: string) => method === 'credit_card' || method === 'debit_card';
@@ -51,6 +53,8 @@ export interface TransactionInput {
   };
   /** Set on a subscription's renewal charge (the transaction's subscription_id); absent otherwise. */
   subscriptionId?: string | null;
+  /** Card charges: where the buyer's browser goes after a 3-D Secure challenge (absent: none given). */
+  returnUrl?: string | null;
 }
 
 /** error_code of a provider call that failed on every try, so its outcome is unknown (charge attempt or operation). */
@@ -60,6 +64,8 @@ export interface PlannedAttempt {
   connectorId: string;
   providerSlug: string;
   nodeId: string | null;
+  /** Routing asks this provider to authenticate the card (3-D Secure); absent in plans made before it existed. */
+  threeDs?: boolean;
 }
 
 export interface AttemptInput {
@@ -129,6 +135,8 @@ export interface AttemptResult {
   paymentInstructions: Record<string, unknown> | null;
   /** The provider's raw decline/error code (for the merchant's decline table); absent in older histories. */
   rawCode?: string | null;
+  /** Set when the issuer challenges the buyer (3-D Secure): the charge waits for it until expires_at. */
+  nextAction?: NextAction | null;
 }
 
 /**

@@ -79,6 +79,11 @@ export const RoutingExplanationObject = StrictObject({
       reason: StringEnum(['matched', 'fallback', 'default'] as const),
       probe: Type.Boolean({ description: "This charge was the connector's half-open probe" }),
       approval_score: Nullable(Type.Number()),
+      three_ds_requested: Type.Optional(
+        Type.Boolean({
+          description: 'The charge asked this provider to authenticate the card (3-D Secure); absent on older charges',
+        }),
+      ),
     }),
   ),
   skipped: Type.Array(
@@ -93,6 +98,7 @@ export const RoutingExplanationObject = StrictObject({
         'unsupported_payment_method',
         'unsupported_currency',
         'unsupported_card_brand',
+        'three_ds_unsupported',
       ] as const),
     }),
   ),

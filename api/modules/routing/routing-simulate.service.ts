@@ -20,6 +20,7 @@ const SkipReason = StringEnum([
   'unsupported_payment_method',
   'unsupported_currency',
   'unsupported_card_brand',
+  'three_ds_unsupported',
 ] as const);
 
 export const SimulateBody = StrictObject({
@@ -54,6 +55,10 @@ export const SimulationObject = StrictObject({
       provider_slug: Nullable(Type.String()),
       node_id: Nullable(Type.String()),
       require_3ds: StringEnum(['never', 'if_supported', 'always'] as const),
+      three_ds_requested: Type.Boolean({
+        description:
+          'The charge would ask this provider to authenticate the card (3-D Secure): a customer-initiated card charge on a node with require_3ds always or if_supported, at a provider that runs 3-D Secure',
+      }),
       reason: Reason,
     }),
   ),
@@ -112,6 +117,7 @@ export async function simulate(
       provider_slug: connectors.get(attempt.connectorId)?.providerSlug ?? null,
       node_id: attempt.nodeId,
       require_3ds: attempt.require3ds,
+      three_ds_requested: attempt.threeDs === true,
       reason: attempt.reason,
     })),
     skipped: plan.skipped.map((skip) => ({

@@ -284,6 +284,7 @@ export async function buildTransactionInput(
     checkoutSessionId: body.checkout_session_id ?? null,
     externalOrderId: body.external_order_id ?? null,
     metadata: body.metadata ?? null,
+    ...(body.return_url ? { returnUrl: body.return_url } : {}),
     cardBrand,
     binCountry,
     // Document 3's order types: a free trial's card check is trial_setup, any other card check card_setup.

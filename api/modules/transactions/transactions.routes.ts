@@ -18,6 +18,8 @@ import { awaitTransaction } from '../../temporal';
 import { transactionOperationRoutes } from './operations.routes';
 import { isStillProcessing } from './still-processing.rules';
 import { transactionToPresent } from '../../../db/repositories/transactions.repository';
+import { errors } from '../../../domain/platform/errors';
+import { returnUrlProblem } from './return-url.rules';
 
 const tags = ['Transactions'];
 const keys = ['merchant', 'organization'] as const;
@@ -29,7 +31,7 @@ export const transactionRoutes = [
     summary:
       'Charge: routes across connectors with fallback, auto-creates an order; a decline is 201 with status failed',
     description:
-      "Charges a customer and answers once the outcome is known. Pay with a card token from the browser SDK (card_ciphertext_id), a saved card (payment_instrument_id, merchant-initiated), pix or boleto (the answer carries payment_instructions and the transaction stays pending until paid), or a wallet. With checkout_session_id the amount, currency, customer and items come from the checkout session. The merchant's routing profile picks the connector; a technical failure or a retryable decline moves on to the next connector of the route. A decline is not an error: 201 with status failed, failure_code and the amount asked for. capture false only pre-authorizes (capture or void it later). Emits transaction.created and the transaction.* event of each state it reaches.",
+      "Charges a customer and answers once the outcome is known. Pay with a card token from the browser SDK (card_ciphertext_id), a saved card (payment_instrument_id, merchant-initiated), pix or boleto (the answer carries payment_instructions and the transaction stays pending until paid), or a wallet. With checkout_session_id the amount, currency, customer and items come from the checkout session. The merchant's routing profile picks the connector; a technical failure or a retryable decline moves on to the next connector of the route. A decline is not an error: 201 with status failed, failure_code and the amount asked for. A card the issuer challenges (3-D Secure: require_3ds on the routing node, or the issuer's own demand) answers 201 pending with next_action {type redirect_to_url, url, expires_at}: send the buyer's browser to url; after the challenge it comes back through Switchyard to return_url?transaction_id=…, and the charge is authorized or fails authentication_failed / authentication_abandoned (transaction.action_required is emitted meanwhile). capture false only pre-authorizes (capture or void it later). Emits transaction.created and the transaction.* event of each state it reaches.",
     example: {
       payment_method: 'credit_card',
       charge_type: 'payment',
@@ -71,6 +73,7 @@ export const transactionRoutes = [
       failure_code: null,
       failure_message: null,
       provider_code: null,
+      next_action: null,
       metadata: { cart_id: 'c-981' },
       created_at: '2026-11-25T14:03:11.902Z',
       updated_at: '2026-11-25T14:03:12.311Z',
@@ -86,6 +89,7 @@ export const transactionRoutes = [
           error_category: null,
           error_code: null,
           provider_code: null,
+          three_ds: { requested: false, status: 'not_requested', version: null, eci: null, liability_shift: false },
         },
       ],
     },
@@ -118,6 +122,9 @@ export const transactionRoutes = [
           // An earlier try of this request started the charge and lost its answer (502): wait for that charge.
           await awaitTransaction(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
         } else {
+          const returnUrl = body.return_url;
+          const problem = returnUrl ? returnUrlProblem(returnUrl, body.payment_method, deps.config.env) : null;
+          if (problem) throw errors.invalidValue('return_url', problem);
           const input = await buildTransactionInput(em, auth.organizationId, merchantId, body, transactionId);
           await claimCheckout(em, input);
           await runClaimedTransaction(em, deps.temporal, input, deps.config.workflowWaitMs);

@@ -1,6 +1,7 @@
 /** Request and response schemas of Document 3's transactions, attempts and refunds. */
 import { Type } from '@sinclair/typebox';
 import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../../../db/entities';
+import { THREE_DS_STATUSES } from '../../../workflows/lib/three-ds';
 import {
   Country,
   Currency,
@@ -53,6 +54,14 @@ export const CreateTransactionBody = StrictObject({
   risk_score: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
   installments: Type.Optional(InstallmentsInput),
   metadata: Type.Optional(Metadata()),
+  return_url: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        "Card charges: where the buyer's browser lands after a 3-D Secure challenge, with ?transaction_id=tx_… (https; http on localhost outside production)",
+    }),
+  ),
 });
 
 export const TransactionParams = StrictObject({ transactionId: Id('tx') });
@@ -95,6 +104,18 @@ const TimelineEntryFields = {
   ),
   provider_code: Nullable(
     Type.String({ description: "The provider's own code for this attempt's failure; null when no provider gave one" }),
+  ),
+  three_ds: Nullable(
+    StrictObject(
+      {
+        requested: Type.Boolean({ description: 'We asked the provider to authenticate the card' }),
+        status: StringEnum(THREE_DS_STATUSES),
+        version: Nullable(Type.String()),
+        eci: Nullable(Type.String({ description: 'Electronic Commerce Indicator' })),
+        liability_shift: Type.Boolean({ description: 'Fraud chargebacks move to the issuer' }),
+      },
+      { description: 'How the card was authenticated (3-D Secure); null for other methods and older attempts' },
+    ),
   ),
 };
 
@@ -155,8 +176,20 @@ const TransactionHeaderFields = {
   updated_at: Timestamp,
 };
 
+export const NextActionSchema = Nullable(
+  StrictObject(
+    {
+      type: StringEnum(['redirect_to_url'] as const),
+      url: Type.String({ description: "The issuer's challenge page: send the buyer's browser there" }),
+      expires_at: Timestamp,
+    },
+    { description: 'While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise' },
+  ),
+);
+
 export const TransactionSchemaOut = StrictObject({
   ...TransactionHeaderFields,
+  next_action: NextActionSchema,
   timeline: Type.Array(TimelineEntrySchema),
 });
 

@@ -101,6 +101,11 @@ export const providerAAdapter: ConnectorAdapter = {
       const method = await paymentMethodFor(call, request);
       if ('failure' in method) return method.failure as ProviderResult;
       const mit = request.recurring;
+      const card = {
+        ...(mit?.networkTransactionId ? { mit_exemption: { network_transaction_id: mit.networkTransactionId } } : {}),
+        // `any`: authenticate whenever the card supports it; left out, Stripe's `automatic` lets the issuer decide.
+        ...(request.threeDs?.request ? { request_three_d_secure: 'any' } : {}),
+      };
       const response = await send(call, {
         method: 'POST',
         path: '/v1/payment_intents',
@@ -113,9 +118,9 @@ export const providerAAdapter: ConnectorAdapter = {
           metadata: metadata(call, request.reference),
           receipt_email: request.customer?.email ?? undefined,
           off_session: mit ? true : undefined,
-          payment_method_options: mit?.networkTransactionId
-            ? { card: { mit_exemption: { network_transaction_id: mit.networkTransactionId } } }
-            : undefined,
+          payment_method_options: Object.keys(card).length > 0 ? { card } : undefined,
+          // Where Stripe sends the buyer after a 3-D Secure challenge (our return endpoint for this transaction).
+          return_url: request.threeDs?.returnUrl,
           expand: ['latest_charge'],
         },
       });

@@ -4,6 +4,7 @@
  */
 import type { FailureCodeTable } from '../../../workflows/lib/failure-codes';
 import type { InboundWebhook, Outcome, ProviderResult } from '../connector';
+import type { ThreeDsStatus } from '../../../workflows/lib/three-ds';
 import { field, keyStillInUse, result, safeMessage, serverFailure, type ProviderResponse } from '../http';
 
 /** decline_code (or error code when there is none) → outcome. Unknown codes are soft: another connector may approve. */
@@ -32,6 +33,8 @@ export const DECLINE_CODES: Readonly<Record<string, Outcome>> = {
   merchant_blacklist: 'hard_decline',
   security_violation: 'hard_decline',
   processing_error: 'processing_error',
+  // The buyer failed 3-D Secure: another connector would only challenge them again.
+  payment_intent_authentication_failure: 'hard_decline',
 };
 
 /** PaymentIntent / SetupIntent status → outcome for authorize and verify. */
@@ -104,6 +107,15 @@ export function fromIntent(response: ProviderResponse, kind: Kind): ProviderResu
     field.str(field.obj(field.obj(charge.payment_method_details).card).network_transaction_id) ??
     field.str(field.obj(body.latest_attempt).network_transaction_id);
   const declineCode = field.str(lastError.decline_code) ?? field.str(lastError.code);
+  const threeDs = threeDsOf(field.obj(field.obj(field.obj(charge.payment_method_details).card).three_d_secure));
+  // The issuer challenges the buyer: the payment waits at the provider until they complete it.
+  const nextAction = field.obj(body.next_action);
+  const challengeUrl =
+    status === 'requires_action' && nextAction.type === 'redirect_to_url'
+      ? field.str(field.obj(nextAction.redirect_to_url).url)
+      : null;
+  if (challengeUrl)
+    return result('pending', { providerReference: field.str(body.id), rawCode: status, challengeUrl, threeDs });
   // A failed confirmation returned as 200 (not 402) still carries its decline code: that decides, not the status.
   const outcome =
     status === 'requires_payment_method' && declineCode
@@ -114,7 +126,32 @@ export function fromIntent(response: ProviderResponse, kind: Kind): ProviderResu
     rawCode: declineCode ?? status,
     rawMessage: field.str(lastError.message),
     networkTransactionId,
+    threeDs,
   });
+}
+
+/** Stripe's three_d_secure result → ours: how the issuer authenticated, with the liability shift it implies. */
+const THREE_DS_RESULTS: Readonly<Record<string, ThreeDsStatus>> = {
+  authenticated: 'authenticated',
+  attempt_acknowledged: 'frictionless',
+  failed: 'failed',
+  processing_error: 'failed',
+  not_supported: 'unsupported',
+  exempted: 'not_requested',
+};
+
+/** The charge's `payment_method_details.card.three_d_secure`; null when no authentication ran. */
+export function threeDsOf(details: Record<string, unknown>): ProviderResult['threeDs'] {
+  const outcome = field.str(details.result);
+  if (!outcome) return null;
+  const status = THREE_DS_RESULTS[outcome] ?? 'failed';
+  const frictionless = status === 'authenticated' && details.authentication_flow === 'frictionless';
+  return {
+    status: frictionless ? 'frictionless' : status,
+    version: field.str(details.version),
+    eci: field.str(details.electronic_commerce_indicator),
+    liability_shift: outcome === 'authenticated' || outcome === 'attempt_acknowledged',
+  };
 }
 
 /** capture / void: 200 with the intent in its new status. */

@@ -3024,7 +3024,7 @@ export interface paths {
     put?: never;
     /**
      * Charge: routes across connectors with fallback, auto-creates an order; a decline is 201 with status failed
-     * @description Charges a customer and answers once the outcome is known. Pay with a card token from the browser SDK (card_ciphertext_id), a saved card (payment_instrument_id, merchant-initiated), pix or boleto (the answer carries payment_instructions and the transaction stays pending until paid), or a wallet. With checkout_session_id the amount, currency, customer and items come from the checkout session. The merchant's routing profile picks the connector; a technical failure or a retryable decline moves on to the next connector of the route. A decline is not an error: 201 with status failed, failure_code and the amount asked for. capture false only pre-authorizes (capture or void it later). Emits transaction.created and the transaction.* event of each state it reaches.
+     * @description Charges a customer and answers once the outcome is known. Pay with a card token from the browser SDK (card_ciphertext_id), a saved card (payment_instrument_id, merchant-initiated), pix or boleto (the answer carries payment_instructions and the transaction stays pending until paid), or a wallet. With checkout_session_id the amount, currency, customer and items come from the checkout session. The merchant's routing profile picks the connector; a technical failure or a retryable decline moves on to the next connector of the route. A decline is not an error: 201 with status failed, failure_code and the amount asked for. A card the issuer challenges (3-D Secure: require_3ds on the routing node, or the issuer's own demand) answers 201 pending with next_action {type redirect_to_url, url, expires_at}: send the buyer's browser to url; after the challenge it comes back through Switchyard to return_url?transaction_id=…, and the charge is authorized or fails authentication_failed / authentication_abandoned (transaction.action_required is emitted meanwhile). capture false only pre-authorizes (capture or void it later). Emits transaction.created and the transaction.* event of each state it reaches.
      *
      *     **Authentication:** a secret merchant key or organization key (Bearer) with the scope transactions:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
      *
@@ -22986,6 +22986,8 @@ export interface operations {
               node_id: string | null;
               /** @enum {string} */
               require_3ds: 'never' | 'if_supported' | 'always';
+              /** @description The charge would ask this provider to authenticate the card (3-D Secure): a customer-initiated card charge on a node with require_3ds always or if_supported, at a provider that runs 3-D Secure */
+              three_ds_requested: boolean;
               /** @enum {string} */
               reason: 'matched' | 'fallback' | 'default';
             }[];
@@ -23000,7 +23002,8 @@ export interface operations {
                 | 'test_mode_mismatch'
                 | 'unsupported_payment_method'
                 | 'unsupported_currency'
-                | 'unsupported_card_brand';
+                | 'unsupported_card_brand'
+                | 'three_ds_unsupported';
             }[];
           };
         };
@@ -23515,6 +23518,8 @@ export interface operations {
                 /** @description This charge was the connector's half-open probe */
                 probe: boolean;
                 approval_score: number | null;
+                /** @description The charge asked this provider to authenticate the card (3-D Secure); absent on older charges */
+                three_ds_requested?: boolean;
               }[];
               skipped: {
                 connector_id: string;
@@ -23527,7 +23532,8 @@ export interface operations {
                   | 'test_mode_mismatch'
                   | 'unsupported_payment_method'
                   | 'unsupported_currency'
-                  | 'unsupported_card_brand';
+                  | 'unsupported_card_brand'
+                  | 'three_ds_unsupported';
               }[];
               explored_connector_id: string | null;
               /**
@@ -25328,6 +25334,8 @@ export interface operations {
               node_id: string | null;
               /** @enum {string} */
               require_3ds: 'never' | 'if_supported' | 'always';
+              /** @description The charge would ask this provider to authenticate the card (3-D Secure): a customer-initiated card charge on a node with require_3ds always or if_supported, at a provider that runs 3-D Secure */
+              three_ds_requested: boolean;
               /** @enum {string} */
               reason: 'matched' | 'fallback' | 'default';
             }[];
@@ -25342,7 +25350,8 @@ export interface operations {
                 | 'test_mode_mismatch'
                 | 'unsupported_payment_method'
                 | 'unsupported_currency'
-                | 'unsupported_card_brand';
+                | 'unsupported_card_brand'
+                | 'three_ds_unsupported';
             }[];
           };
         };
@@ -27730,6 +27739,7 @@ export interface operations {
             | (
                 | 'transaction.created'
                 | 'transaction.pending'
+                | 'transaction.action_required'
                 | 'transaction.pre_authorized'
                 | 'transaction.authorized'
                 | 'transaction.capture_pending'
@@ -28179,6 +28189,7 @@ export interface operations {
             | (
                 | 'transaction.created'
                 | 'transaction.pending'
+                | 'transaction.action_required'
                 | 'transaction.pre_authorized'
                 | 'transaction.authorized'
                 | 'transaction.capture_pending'
@@ -28896,6 +28907,7 @@ export interface operations {
         type?: (
           | 'transaction.created'
           | 'transaction.pending'
+          | 'transaction.action_required'
           | 'transaction.pre_authorized'
           | 'transaction.authorized'
           | 'transaction.capture_pending'
@@ -28958,6 +28970,7 @@ export interface operations {
               type:
                 | 'transaction.created'
                 | 'transaction.pending'
+                | 'transaction.action_required'
                 | 'transaction.pre_authorized'
                 | 'transaction.authorized'
                 | 'transaction.capture_pending'
@@ -29130,6 +29143,7 @@ export interface operations {
               type:
                 | 'transaction.created'
                 | 'transaction.pending'
+                | 'transaction.action_required'
                 | 'transaction.pre_authorized'
                 | 'transaction.authorized'
                 | 'transaction.capture_pending'
@@ -29378,6 +29392,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -29400,6 +29426,25 @@ export interface operations {
                 error_code: string | null;
                 /** @description The provider's own code for this attempt's failure; null when no provider gave one */
                 provider_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             }[];
             meta?: {
@@ -29548,6 +29593,8 @@ export interface operations {
           metadata?: {
             [key: string]: unknown;
           };
+          /** @description Card charges: where the buyer's browser lands after a 3-D Secure challenge, with ?transaction_id=tx_… (https; http on localhost outside production) */
+          return_url?: string;
           idempotency_key?: string;
         };
       };
@@ -29626,6 +29673,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -29648,6 +29707,25 @@ export interface operations {
                 error_code: string | null;
                 /** @description The provider's own code for this attempt's failure; null when no provider gave one */
                 provider_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             };
             request_id: string;
@@ -29729,6 +29807,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -29751,6 +29841,25 @@ export interface operations {
                 error_code: string | null;
                 /** @description The provider's own code for this attempt's failure; null when no provider gave one */
                 provider_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             };
             request_id: string;
@@ -29937,6 +30046,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -29959,6 +30080,25 @@ export interface operations {
                 error_code: string | null;
                 /** @description The provider's own code for this attempt's failure; null when no provider gave one */
                 provider_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             };
             request_id: string;
@@ -30094,6 +30234,25 @@ export interface operations {
               error_code: string | null;
               /** @description The provider's own code for this attempt's failure; null when no provider gave one */
               provider_code: string | null;
+              /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+              three_ds: {
+                /** @description We asked the provider to authenticate the card */
+                requested: boolean;
+                /** @enum {string} */
+                status:
+                  | 'not_requested'
+                  | 'frictionless'
+                  | 'challenged'
+                  | 'authenticated'
+                  | 'failed'
+                  | 'abandoned'
+                  | 'unsupported';
+                version: string | null;
+                /** @description Electronic Commerce Indicator */
+                eci: string | null;
+                /** @description Fraud chargebacks move to the issuer */
+                liability_shift: boolean;
+              } | null;
               routing_node_id: string | null;
               outcome: string | null;
               provider_reference: string | null;
@@ -30288,6 +30447,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -30310,6 +30481,25 @@ export interface operations {
                 error_code: string | null;
                 /** @description The provider's own code for this attempt's failure; null when no provider gave one */
                 provider_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             };
             request_id: string;
@@ -30391,6 +30581,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -30413,6 +30615,25 @@ export interface operations {
                 error_code: string | null;
                 /** @description The provider's own code for this attempt's failure; null when no provider gave one */
                 provider_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             };
             request_id: string;
@@ -30608,6 +30829,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -30630,6 +30863,25 @@ export interface operations {
                 error_code: string | null;
                 /** @description The provider's own code for this attempt's failure; null when no provider gave one */
                 provider_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             };
             request_id: string;
@@ -30711,6 +30963,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -30733,6 +30997,25 @@ export interface operations {
                 error_code: string | null;
                 /** @description The provider's own code for this attempt's failure; null when no provider gave one */
                 provider_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
             };
             request_id: string;
@@ -36613,6 +36896,18 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               updated_at: string;
+              /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+              next_action: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                /** @description The issuer's challenge page: send the buyer's browser there */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expires_at: string;
+              } | null;
               timeline: {
                 attempt_number: number;
                 is_fallback: boolean;
@@ -36635,6 +36930,25 @@ export interface operations {
                 error_code: string | null;
                 /** @description The provider's own code for this attempt's failure; null when no provider gave one */
                 provider_code: string | null;
+                /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+                three_ds: {
+                  /** @description We asked the provider to authenticate the card */
+                  requested: boolean;
+                  /** @enum {string} */
+                  status:
+                    | 'not_requested'
+                    | 'frictionless'
+                    | 'challenged'
+                    | 'authenticated'
+                    | 'failed'
+                    | 'abandoned'
+                    | 'unsupported';
+                  version: string | null;
+                  /** @description Electronic Commerce Indicator */
+                  eci: string | null;
+                  /** @description Fraud chargebacks move to the issuer */
+                  liability_shift: boolean;
+                } | null;
               }[];
               /** @description The customer's name (null: no customer or deleted) */
               customer_name: string | null;
@@ -36809,6 +37123,18 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             updated_at: string;
+            /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+            next_action: {
+              /** @enum {string} */
+              type: 'redirect_to_url';
+              /** @description The issuer's challenge page: send the buyer's browser there */
+              url: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              expires_at: string;
+            } | null;
             timeline: {
               attempt_number: number;
               is_fallback: boolean;
@@ -36831,6 +37157,25 @@ export interface operations {
               error_code: string | null;
               /** @description The provider's own code for this attempt's failure; null when no provider gave one */
               provider_code: string | null;
+              /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+              three_ds: {
+                /** @description We asked the provider to authenticate the card */
+                requested: boolean;
+                /** @enum {string} */
+                status:
+                  | 'not_requested'
+                  | 'frictionless'
+                  | 'challenged'
+                  | 'authenticated'
+                  | 'failed'
+                  | 'abandoned'
+                  | 'unsupported';
+                version: string | null;
+                /** @description Electronic Commerce Indicator */
+                eci: string | null;
+                /** @description Fraud chargebacks move to the issuer */
+                liability_shift: boolean;
+              } | null;
             }[];
             /** @description The customer's name (null: no customer or deleted) */
             customer_name: string | null;
@@ -36961,6 +37306,25 @@ export interface operations {
             error_code: string | null;
             /** @description The provider's own code for this attempt's failure; null when no provider gave one */
             provider_code: string | null;
+            /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+            three_ds: {
+              /** @description We asked the provider to authenticate the card */
+              requested: boolean;
+              /** @enum {string} */
+              status:
+                | 'not_requested'
+                | 'frictionless'
+                | 'challenged'
+                | 'authenticated'
+                | 'failed'
+                | 'abandoned'
+                | 'unsupported';
+              version: string | null;
+              /** @description Electronic Commerce Indicator */
+              eci: string | null;
+              /** @description Fraud chargebacks move to the issuer */
+              liability_shift: boolean;
+            } | null;
             routing_node_id: string | null;
             outcome: string | null;
             provider_reference: string | null;
@@ -37148,6 +37512,18 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             updated_at: string;
+            /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+            next_action: {
+              /** @enum {string} */
+              type: 'redirect_to_url';
+              /** @description The issuer's challenge page: send the buyer's browser there */
+              url: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              expires_at: string;
+            } | null;
             timeline: {
               attempt_number: number;
               is_fallback: boolean;
@@ -37170,6 +37546,25 @@ export interface operations {
               error_code: string | null;
               /** @description The provider's own code for this attempt's failure; null when no provider gave one */
               provider_code: string | null;
+              /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+              three_ds: {
+                /** @description We asked the provider to authenticate the card */
+                requested: boolean;
+                /** @enum {string} */
+                status:
+                  | 'not_requested'
+                  | 'frictionless'
+                  | 'challenged'
+                  | 'authenticated'
+                  | 'failed'
+                  | 'abandoned'
+                  | 'unsupported';
+                version: string | null;
+                /** @description Electronic Commerce Indicator */
+                eci: string | null;
+                /** @description Fraud chargebacks move to the issuer */
+                liability_shift: boolean;
+              } | null;
             }[];
           };
         };
@@ -37244,6 +37639,18 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             updated_at: string;
+            /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+            next_action: {
+              /** @enum {string} */
+              type: 'redirect_to_url';
+              /** @description The issuer's challenge page: send the buyer's browser there */
+              url: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              expires_at: string;
+            } | null;
             timeline: {
               attempt_number: number;
               is_fallback: boolean;
@@ -37266,6 +37673,25 @@ export interface operations {
               error_code: string | null;
               /** @description The provider's own code for this attempt's failure; null when no provider gave one */
               provider_code: string | null;
+              /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+              three_ds: {
+                /** @description We asked the provider to authenticate the card */
+                requested: boolean;
+                /** @enum {string} */
+                status:
+                  | 'not_requested'
+                  | 'frictionless'
+                  | 'challenged'
+                  | 'authenticated'
+                  | 'failed'
+                  | 'abandoned'
+                  | 'unsupported';
+                version: string | null;
+                /** @description Electronic Commerce Indicator */
+                eci: string | null;
+                /** @description Fraud chargebacks move to the issuer */
+                liability_shift: boolean;
+              } | null;
             }[];
           };
         };
@@ -37452,6 +37878,18 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             updated_at: string;
+            /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+            next_action: {
+              /** @enum {string} */
+              type: 'redirect_to_url';
+              /** @description The issuer's challenge page: send the buyer's browser there */
+              url: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              expires_at: string;
+            } | null;
             timeline: {
               attempt_number: number;
               is_fallback: boolean;
@@ -37474,6 +37912,25 @@ export interface operations {
               error_code: string | null;
               /** @description The provider's own code for this attempt's failure; null when no provider gave one */
               provider_code: string | null;
+              /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+              three_ds: {
+                /** @description We asked the provider to authenticate the card */
+                requested: boolean;
+                /** @enum {string} */
+                status:
+                  | 'not_requested'
+                  | 'frictionless'
+                  | 'challenged'
+                  | 'authenticated'
+                  | 'failed'
+                  | 'abandoned'
+                  | 'unsupported';
+                version: string | null;
+                /** @description Electronic Commerce Indicator */
+                eci: string | null;
+                /** @description Fraud chargebacks move to the issuer */
+                liability_shift: boolean;
+              } | null;
             }[];
           };
         };
@@ -37548,6 +38005,18 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             updated_at: string;
+            /** @description While pending for a 3-D Secure challenge: what the buyer must do, and by when; null otherwise */
+            next_action: {
+              /** @enum {string} */
+              type: 'redirect_to_url';
+              /** @description The issuer's challenge page: send the buyer's browser there */
+              url: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              expires_at: string;
+            } | null;
             timeline: {
               attempt_number: number;
               is_fallback: boolean;
@@ -37570,6 +38039,25 @@ export interface operations {
               error_code: string | null;
               /** @description The provider's own code for this attempt's failure; null when no provider gave one */
               provider_code: string | null;
+              /** @description How the card was authenticated (3-D Secure); null for other methods and older attempts */
+              three_ds: {
+                /** @description We asked the provider to authenticate the card */
+                requested: boolean;
+                /** @enum {string} */
+                status:
+                  | 'not_requested'
+                  | 'frictionless'
+                  | 'challenged'
+                  | 'authenticated'
+                  | 'failed'
+                  | 'abandoned'
+                  | 'unsupported';
+                version: string | null;
+                /** @description Electronic Commerce Indicator */
+                eci: string | null;
+                /** @description Fraud chargebacks move to the issuer */
+                liability_shift: boolean;
+              } | null;
             }[];
           };
         };
@@ -38488,6 +38976,7 @@ export interface operations {
             | (
                 | 'transaction.created'
                 | 'transaction.pending'
+                | 'transaction.action_required'
                 | 'transaction.pre_authorized'
                 | 'transaction.authorized'
                 | 'transaction.capture_pending'
@@ -38833,6 +39322,7 @@ export interface operations {
             | (
                 | 'transaction.created'
                 | 'transaction.pending'
+                | 'transaction.action_required'
                 | 'transaction.pre_authorized'
                 | 'transaction.authorized'
                 | 'transaction.capture_pending'

@@ -1,0 +1,170 @@
+/**
+ * The steps of a charge waiting for the buyer's 3-D Secure challenge (workflows/transaction-authentication.ts): tell
+ * the merchant once (transaction.action_required), ask the provider how the challenge went (its read of the payment;
+ * the return endpoint's and the provider webhook's signals only make the workflow ask sooner), and at the deadline
+ * give up — cancel the payment at the provider, so a challenge completed late cannot charge, and record the attempt
+ * abandoned. Whatever the provider says is written on the attempt, so the charge's final state and its attempt agree.
+ */
+import type { Orm } from '../../db/orm';
+import { TransactionSchema } from '../../db/entities';
+import {
+  markChallengeAnnounced,
+  readAttempt,
+  recordAttemptThreeDs,
+} from '../../db/repositories/transaction-attempts.repository';
+import {
+  readChallengedAttempt,
+  type ChallengedAttempt,
+} from '../../db/repositories/transaction-attempt-reads.repository';
+import type { Outcome, ProviderResult } from '../../domain/connectors/connector';
+import { result } from '../../domain/connectors/http';
+import { recordEvent } from '../../domain/events/events.outbox';
+import { recordAttemptFinding } from '../../domain/transactions/transactions.attempt-writes';
+import { presentTransactionHeader } from '../../domain/transactions/transactions.presenter';
+import { AUTHENTICATION_ABANDONED, nextActionOf } from '../../workflows/lib/three-ds';
+import type { VaultSettings } from '../vault';
+import { attemptCallOf } from './attempt-call';
+import { heartbeatWhile } from './heartbeat';
+import { decidedAuthentication } from './three-ds';
+
+export interface ChallengeRef {
+  transactionId: string;
+  attemptNumber: number;
+}
+
+/**
+ * waiting: the buyer has not finished (or the provider could not be asked). answered: the attempt's outcome, now
+ * recorded. decided: the transaction is no longer pending (nothing left to wait for).
+ */
+export type AuthenticationVerdict =
+  | { status: 'answered'; outcome: Outcome; providerReference: string | null }
+  | { status: 'decided'; transactionStatus: string };
+export type AuthenticationCheck = { status: 'waiting' } | AuthenticationVerdict;
+
+const WAITING = { status: 'waiting' } as const;
+/** Outcomes that are no verdict: the payment is still being authenticated, or the read did not answer. */
+const NO_VERDICT: ReadonlySet<Outcome> = new Set(['pending', 'unknown', 'network_error', 'processing_error']);
+
+export function createAuthenticationActivities({ orm, vault }: { orm: Orm; vault?: VaultSettings }) {
+  const settings = () => {
+    if (!vault) throw new Error('This worker was started without vault settings');
+    return vault;
+  };
+
+  /** The provider's answer for the attempt, recorded on it; waiting while the challenge is open. */
+  async function check(
+    ref: ChallengeRef,
+  ): Promise<AuthenticationVerdict | { status: 'waiting'; row: ChallengedAttempt }> {
+    const em = orm.em.fork();
+    const row = await readChallengedAttempt(em, ref);
+    if (!row) throw new Error(`Attempt ${ref.attemptNumber} of ${ref.transactionId} not found`);
+    if (row.transaction_status !== 'pending') return { status: 'decided', transactionStatus: row.transaction_status };
+    if (row.three_ds?.status !== 'challenged') {
+      // Recorded by an earlier try of this step: its answer stands.
+      const recorded = await readAttempt(em, ref.transactionId, ref.attemptNumber);
+      return {
+        status: 'answered',
+        outcome: recorded!.outcome as Outcome,
+        providerReference: recorded!.providerReference,
+      };
+    }
+    const asking = await attemptCallOf(em, settings(), {
+      merchantId: row.merchant_id,
+      connectorId: row.connector_id,
+      workflowId: row.workflow_id,
+      attemptNumber: ref.attemptNumber,
+    });
+    const reference = row.provider_reference;
+    if (!asking?.adapter.retrieve || !reference) return { status: 'waiting', row };
+    const { adapter, call } = asking;
+    const found = await heartbeatWhile(() => adapter.retrieve!(call, { providerReference: reference }));
+    if (NO_VERDICT.has(found.outcome)) return { status: 'waiting', row };
+    await record(ref, row, found);
+    return { status: 'answered', outcome: found.outcome, providerReference: found.providerReference };
+  }
+
+  async function record(ref: ChallengeRef, row: ChallengedAttempt, found: ProviderResult): Promise<void> {
+    const em = orm.em.fork();
+    // A provider that says nothing of the authentication itself: the buyer passed it when the payment went through.
+    const approved = found.outcome === 'approved';
+    const threeDs = found.threeDs ?? {
+      status: approved ? ('authenticated' as const) : ('failed' as const),
+      version: null,
+      eci: null,
+      liability_shift: approved,
+    };
+    const authentication = decidedAuthentication(found, threeDs, row.three_ds?.requested ?? false);
+    await recordAttemptFinding(em, ref, authentication.answer);
+    await recordAttemptThreeDs(em, ref, authentication.stored);
+  }
+
+  return {
+    /** Records transaction.action_required once per challenge, with what the buyer must do. */
+    async announceActionRequired(ref: ChallengeRef): Promise<void> {
+      await orm.em.fork().transactional(async (em) => {
+        const threeDs = await markChallengeAnnounced(em, ref);
+        if (!threeDs) return;
+        const tx = await em.findOneOrFail(TransactionSchema, { id: ref.transactionId });
+        await recordEvent(em, {
+          organizationId: tx.organizationId,
+          merchantId: tx.merchantId,
+          livemode: tx.livemode,
+          type: 'transaction.action_required',
+          object: { ...presentTransactionHeader(tx), next_action: nextActionOf(threeDs) },
+        });
+      });
+    },
+
+    async checkAuthentication(ref: ChallengeRef): Promise<AuthenticationCheck> {
+      const checked = await check(ref);
+      return checked.status === 'waiting' ? WAITING : verdictOf(checked);
+    },
+
+    /**
+     * The deadline passed: one last look, then the payment is canceled at the provider (a challenge completed from
+     * now on cannot charge) and the attempt is recorded abandoned. A cancel the provider refuses because the buyer
+     * just finished is answered by looking again.
+     */
+    async abandonAuthentication(ref: ChallengeRef): Promise<AuthenticationVerdict> {
+      const last = await check(ref);
+      if (last.status !== 'waiting') return verdictOf(last);
+      const { row } = last;
+      const asking = await attemptCallOf(orm.em.fork(), settings(), {
+        merchantId: row.merchant_id,
+        connectorId: row.connector_id,
+        workflowId: row.workflow_id,
+        attemptNumber: ref.attemptNumber,
+      });
+      if (asking && row.provider_reference) {
+        const reference = row.provider_reference;
+        const call = { ...asking.call, idempotencyKey: `${asking.call.idempotencyKey}:abandon` };
+        const canceled = await heartbeatWhile(() => asking.adapter.void(call, { providerReference: reference }));
+        if (canceled.outcome !== 'approved') {
+          const again = await check(ref);
+          if (again.status !== 'waiting') return verdictOf(again);
+        }
+      }
+      const abandoned = result('hard_decline', {
+        providerReference: row.provider_reference,
+        rawCode: AUTHENTICATION_ABANDONED,
+        rawMessage: 'The buyer did not complete 3-D Secure authentication before it expired',
+      });
+      const em = orm.em.fork();
+      await recordAttemptFinding(em, ref, abandoned);
+      await recordAttemptThreeDs(em, ref, {
+        requested: row.three_ds?.requested ?? false,
+        status: 'abandoned',
+        version: null,
+        eci: null,
+        liability_shift: false,
+      });
+      return { status: 'answered', outcome: 'hard_decline', providerReference: row.provider_reference };
+    },
+  };
+}
+
+/** The verdict alone (the attempt's row stays in the activity: a workflow's history holds ids and outcomes only). */
+const verdictOf = (checked: AuthenticationVerdict): AuthenticationVerdict =>
+  checked.status === 'decided'
+    ? { status: 'decided', transactionStatus: checked.transactionStatus }
+    : { status: 'answered', outcome: checked.outcome, providerReference: checked.providerReference };

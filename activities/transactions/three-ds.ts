@@ -1,0 +1,92 @@
+/**
+ * 3-D Secure around a charge attempt's provider call: what to ask the provider, whether the merchant may start it,
+ * and what the answer means for the attempt (its three_ds record, its error code) and for the charge (a challenge to
+ * wait for). The card and credentials never pass through here.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { MerchantSchema } from '../../db/entities';
+import type { AuthorizeRequest, ProviderResult } from '../../domain/connectors/connector';
+import { result } from '../../domain/connectors/http';
+import { supportsThreeDs } from '../../domain/connectors/three-ds-support';
+import {
+  AUTHENTICATION_FAILED,
+  MERCHANT_WEBSITE_REQUIRED,
+  notRequested,
+  type NextAction,
+  type StoredThreeDs,
+} from '../../workflows/lib/three-ds';
+import type { VaultSettings } from '../vault';
+
+/**
+ * The provider's card networks register the merchant's website with each 3-D Secure request (it is shown to the
+ * buyer on the challenge), so a merchant without one cannot start it: the attempt is refused before any call.
+ */
+export async function websiteRefusal(em: EntityManager, merchantId: string): Promise<ProviderResult | null> {
+  const merchant = await em.findOne(MerchantSchema, { id: merchantId }, { fields: ['website'] });
+  if (merchant?.website) return null;
+  return result('hard_decline', {
+    rawCode: MERCHANT_WEBSITE_REQUIRED,
+    rawMessage:
+      "3-D Secure needs the merchant's website: set website on the merchant (PATCH /merchants/:merchant_id) and charge again",
+  });
+}
+
+/** The 3-D Secure part of a customer-initiated card charge's request: asked for or not, always with a way back. */
+export const threeDsRequestOf = (
+  vault: VaultSettings,
+  transactionId: string,
+  requested: boolean,
+): AuthorizeRequest['threeDs'] => ({ request: requested, returnUrl: vault.threeDsReturnUrl(transactionId) });
+
+export interface AttemptAuthentication {
+  /** The attempt's three_ds record. */
+  stored: StoredThreeDs;
+  /** The provider's answer as the attempt records it (a failed authentication under its own code). */
+  answer: ProviderResult;
+  /** The buyer's challenge the charge now waits for; null when there is none. */
+  nextAction: NextAction | null;
+}
+
+/**
+ * What a card attempt's answer says about its authentication. A challenge (the provider's challenge URL, outcome
+ * pending) opens a wait until now + the configured window. A provider whose adapter runs no 3-D Secure is
+ * `unsupported`; one that says nothing was not asked and did not authenticate.
+ */
+export function authenticationOf(
+  answer: ProviderResult,
+  { requested, providerSlug, challengeMs }: { requested: boolean; providerSlug: string; challengeMs: number },
+): AttemptAuthentication {
+  if (answer.outcome === 'pending' && answer.challengeUrl) {
+    const expiresAt = new Date(Date.now() + challengeMs).toISOString();
+    return {
+      stored: {
+        ...notRequested(requested),
+        status: 'challenged',
+        redirect_url: answer.challengeUrl,
+        expires_at: expiresAt,
+      },
+      answer,
+      nextAction: { type: 'redirect_to_url', url: answer.challengeUrl, expires_at: expiresAt },
+    };
+  }
+  if (answer.threeDs) return { ...decidedAuthentication(answer, answer.threeDs, requested), nextAction: null };
+  const stored = {
+    ...notRequested(requested),
+    status: supportsThreeDs(providerSlug) ? 'not_requested' : 'unsupported',
+  };
+  return { stored: stored as StoredThreeDs, answer, nextAction: null };
+}
+
+/**
+ * An answer that says how the card was authenticated: the attempt's record, and the answer under
+ * authentication_failed when the buyer failed it (whatever the provider's own code), so the charge fails with it.
+ */
+export function decidedAuthentication(
+  answer: ProviderResult,
+  threeDs: NonNullable<ProviderResult['threeDs']>,
+  requested: boolean,
+): Omit<AttemptAuthentication, 'nextAction'> {
+  const stored: StoredThreeDs = { requested, ...threeDs };
+  const failed = stored.status === 'failed' && answer.outcome !== 'approved';
+  return { stored, answer: failed ? { ...answer, rawCode: AUTHENTICATION_FAILED } : answer };
+}
