@@ -3,18 +3,20 @@
  *
  * Keys look like sk_live_mer_<32 base62>; only their SHA-256 is stored. The lookup is by hash and the
  * final comparison is constant-time, so response timing says nothing about how much of a guess matched.
+ * Below them, the two checks every key request meets next: the merchant's status and the budget of unknown-key
+ * guesses per client address.
  */
+
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ApiKeyKind } from '../../db/entities';
+import { MerchantSchema, type ApiKeyKind, type MerchantStatus } from '../../db/entities';
 import { activeKeyByHash } from '../../db/repositories/api-keys.repository';
 import { organizationMerchantStatus } from '../../db/repositories/merchants.repository';
 import { constantTimeEqual, hashSecret } from '../../domain/platform/crypto';
 import { KEY_PATTERN, type KeyLevel } from '../../domain/api-keys/api-keys.service';
 import { ApiError, errors } from '../../domain/platform/errors';
-import { looksLikeJwt } from './dashboard-auth';
 import type { Scope } from '../../domain/api-keys/api-keys.scopes';
+import type { AppDeps } from '../deps';
 import type { AuthCache } from './auth-cache';
-import { cacheMerchantStatus } from './merchant-status';
 
 export type { KeyLevel };
 
@@ -40,7 +42,7 @@ export interface AuthRequirement {
   publicKey?: boolean;
 }
 
-/** A well-formed key that matches no active key (the miss that cost a lookup; key-guesses.ts counts these). */
+/** A well-formed key that matches no active key (the miss that cost a lookup; KeyGuessLimiter below counts these). */
 export class UnknownApiKeyError extends ApiError {
   constructor() {
     super(401, 'authentication_error', 'INVALID_CREDENTIALS', 'The API key is invalid or revoked');
@@ -50,6 +52,11 @@ export class UnknownApiKeyError extends ApiError {
 function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   return match?.[1];
+}
+
+/** A Dashboard token presented to an API-key endpoint: recognisable, so the 401 can say what went wrong. */
+export function looksLikeJwt(token: string): boolean {
+  return /^eyJ[\w-]*\.[\w-]+\.[\w-]+$/.test(token);
 }
 
 export async function authenticateApiKey(
@@ -169,4 +176,108 @@ export async function resolveMerchant(
     cacheMerchantStatus(cache, requested, status, ticket);
   }
   return requested;
+}
+
+/*
+ * Merchant status (Document 3: active; inactive = deactivated, records kept; suspended = temporarily blocked) is
+ * enforced where money can move: a non-active merchant's public key is refused outright (browser sessions, card
+ * tokens, hosted checkout), and its secret-key and Dashboard writes are refused, while reads stay open so the
+ * merchant can still reconcile. The organization manages the merchant (PATCH /merchants/:id reactivates it) through
+ * routes that are not merchant-scoped, so they are untouched. Webhook deliveries run in the worker and go on.
+ *
+ * The status is cached with the API keys: the merchants NOTIFY trigger empties the cache on every change, so a
+ * suspension takes effect at once in every API process.
+ */
+const REFUSALS: Record<Exclude<MerchantStatus, 'active'>, { code: string; message: string }> = {
+  suspended: {
+    code: 'MERCHANT_SUSPENDED',
+    message:
+      'This merchant is suspended: it cannot take payments or make changes until its organization reactivates it',
+  },
+  inactive: {
+    code: 'MERCHANT_INACTIVE',
+    message: 'This merchant is inactive: it cannot take payments or make changes until its organization reactivates it',
+  },
+};
+
+const statusKey = (merchantId: string) => `merchant-status:${merchantId}`;
+
+/**
+ * Caches a status read with something else (a merchant key with its merchant, an organization key's merchant with
+ * its ownership), so the request that read it sends no second statement. `ticket` is the one taken before that read.
+ */
+export function cacheMerchantStatus(cache: AuthCache, merchantId: string, status: MerchantStatus, ticket: number) {
+  cache.set(statusKey(merchantId), status, ticket);
+}
+
+export async function merchantStatus(
+  em: EntityManager,
+  merchantId: string,
+  cache?: AuthCache,
+): Promise<MerchantStatus | undefined> {
+  const cached = cache?.get<MerchantStatus>(statusKey(merchantId));
+  if (cached) return cached;
+  const ticket = cache?.ticket() ?? 0;
+  const merchant = await em.findOne(MerchantSchema, { id: merchantId }, { fields: ['status'] });
+  if (!merchant) return undefined;
+  if (cache) cacheMerchantStatus(cache, merchantId, merchant.status, ticket);
+  return merchant.status;
+}
+
+/** 403 MERCHANT_SUSPENDED or MERCHANT_INACTIVE unless the merchant is active. */
+export async function requireActiveMerchant(em: EntityManager, merchantId: string, cache?: AuthCache): Promise<void> {
+  const status = await merchantStatus(em, merchantId, cache);
+  if (status === undefined || status === 'active') return;
+  const refusal = REFUSALS[status];
+  throw new ApiError(403, 'authorization_error', refusal.code, refusal.message, { merchant_status: status });
+}
+
+/*
+ * Unknown API keys are cheap to refuse. A well-formed key that matches nothing costs an indexed SELECT and a pooled
+ * connection (once: the auth cache remembers it as unknown for a few seconds), so each client address (IPv6 per /64)
+ * gets UNKNOWN_API_KEYS_PER_IP misses per minute; past that, its keys that match nothing get 429 instead of 401 until
+ * the window ends. Only a miss spends or meets the budget: a valid key is answered from the auth cache or its lookup
+ * before the budget is ever consulted, so a guesser cannot lock out the clients that share its address (CGNAT, an
+ * office NAT, or everyone behind a proxy that is not in TRUSTED_PROXIES). Counted in process memory, not in
+ * PostgreSQL: a database write per refusal is the cost this avoids (so with N API processes the bound is N times).
+ */
+const WINDOW_MS = 60_000;
+const MAX_TRACKED = 10_000;
+
+export class KeyGuessLimiter {
+  private readonly windows = new Map<string, { start: number; misses: number }>();
+
+  constructor(
+    private readonly limit: number,
+    private readonly message = 'Too many unknown API keys from this address; try again later',
+  ) {}
+
+  /**
+   * Counts one miss for this address (or whatever the limiter counts by); 429 instead when it has already missed
+   * `limit` times in its current window. Call it only for a request already known to be refused.
+   */
+  spend(address: string, now = Date.now()): void {
+    const window = this.windows.get(address);
+    if (window && now - window.start < WINDOW_MS) {
+      if (window.misses >= this.limit) {
+        const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
+        throw errors.rateLimited(retryAfter, this.message);
+      }
+      window.misses += 1;
+      return;
+    }
+    this.windows.delete(address);
+    // Maps iterate in insertion order: the first entry is the oldest window.
+    while (this.windows.size >= MAX_TRACKED) this.windows.delete(this.windows.keys().next().value as string);
+    this.windows.set(address, { start: now, misses: 1 });
+  }
+}
+
+const limiters = new WeakMap<AppDeps, KeyGuessLimiter>();
+
+/** One limiter per app (AppDeps), made on first use, so nothing that builds AppDeps has to know about it. */
+export function keyGuessesOf(deps: AppDeps): KeyGuessLimiter {
+  let limiter = limiters.get(deps);
+  if (!limiter) limiters.set(deps, (limiter = new KeyGuessLimiter(deps.config.rateLimit.unknownKeysPerIp)));
+  return limiter;
 }

@@ -58,11 +58,6 @@ export async function consumeBrowserLimits(
   return states;
 }
 
-/** The budget closest to running out: what the RateLimit headers of a successful response report. */
-export function tightest(states: RateLimitState[]): RateLimitState {
-  return states.reduce((a, b) => (b.remaining < a.remaining ? b : a));
-}
-
 /**
  * Card-testing defence: declined card verifications per browser session, and per client IP within the key, in a
  * fixed window. Past the limit, enrolment answers 429 without calling a provider, so a stolen-card list cannot be

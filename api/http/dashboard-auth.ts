@@ -15,7 +15,7 @@ import {
 } from '../../db/entities';
 import type { DashboardConfig } from '../../domain/platform/config';
 import { errors } from '../../domain/platform/errors';
-import { requireActiveMerchant } from './merchant-status';
+import { requireActiveMerchant } from './auth';
 
 export type { DashboardIdentity };
 
@@ -101,11 +101,6 @@ export function authenticateDashboard(
   const identity = IDENTITY_OF_AUDIENCE.get(claims.aud);
   if (!identity || !claims.sub || !claims.sid) throw errors.unauthenticated('The access token is invalid');
   return { identity, userId: claims.sub, sessionId: claims.sid, organizationId: claims.org ?? null };
-}
-
-/** A Dashboard token presented to an API-key endpoint: recognisable, so the 401 can say what went wrong. */
-export function looksLikeJwt(token: string): boolean {
-  return /^eyJ[\w-]*\.[\w-]+\.[\w-]+$/.test(token);
 }
 
 /** Reads (GET) are open to every role; a change needs an owner or admin: a viewer looks, nothing more. */

@@ -124,7 +124,7 @@ export interface RouteDefinition<
    */
   revokesCredentials?: boolean;
   /**
-   * Merchant-scoped writes are refused while the merchant is suspended or inactive (merchant-status.ts); a route
+   * Merchant-scoped writes are refused while the merchant is suspended or inactive (auth.ts); a route
    * that must stay open then (revoking a key of a suspended merchant) says so here.
    */
   anyMerchantStatus?: boolean;

@@ -12,7 +12,7 @@
  * its real webhooks.
  */
 import type { AppDeps } from '../deps';
-import { KeyGuessLimiter } from './key-guesses';
+import { KeyGuessLimiter } from './auth';
 
 export const REFUSED_WEBHOOKS_PER_ADDRESS = 30;
 export const REFUSED_WEBHOOKS_PER_CONNECTOR = 20;

@@ -37,6 +37,11 @@ export function rateLimitHeaders(state: RateLimitState, windowSeconds: number): 
   };
 }
 
+/** The budget closest to running out: what the RateLimit headers of a successful response report. */
+export function tightest(states: RateLimitState[]): RateLimitState {
+  return states.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+}
+
 /** A process leases at most this share of what is left of a window's budget at once… */
 export const LEASE_SHARE = 10;
 /** …and never more than this many requests (a limit of millions would otherwise lease millions). */

@@ -1,8 +1,8 @@
 /**
  * Turns a RouteDefinition into Koa middleware: authenticate (a key that matches nothing spends its address's budget,
- * past which it gets 429, key-guesses.ts; a Dashboard token's session must be live, dashboard-sessions.ts) → rate
+ * past which it gets 429, auth.ts; a Dashboard token's session must be live, dashboard-sessions.ts) → rate
  * limit (public keys: per IP and per browser session first, browser-limits.ts) → authorize → validate → resolve the
- * merchant (a suspended or inactive one refuses writes and public keys, merchant-status.ts) → (idempotency) →
+ * merchant (a suspended or inactive one refuses writes and public keys, auth.ts) → (idempotency) →
  * handler → envelope. Validators are compiled once, at mount.
  */
 import type { Context } from 'koa';
@@ -16,10 +16,11 @@ import {
   authenticatePublicKey,
   authorize,
   resolveMerchant,
+  keyGuessesOf,
+  requireActiveMerchant,
   UnknownApiKeyError,
   type ApiKeyAuth,
 } from './auth';
-import { keyGuessesOf } from './key-guesses';
 import { addressBucket } from './client-address';
 import { isDashboardAuth, type AnyRoute, type HandlerResult } from './define-route';
 import { authenticateDashboard, resolveDashboardTenant, type DashboardSession } from './dashboard-auth';
@@ -33,9 +34,8 @@ import {
   type StoredResponse,
 } from './idempotency';
 import { decryptSecret, encryptSecret } from '../../domain/platform/crypto';
-import { consumeRateLimit, rateLimitHeaders } from './rate-limit';
-import { consumeBrowserLimits, tightest } from './browser-limits';
-import { requireActiveMerchant } from './merchant-status';
+import { consumeRateLimit, rateLimitHeaders, tightest } from './rate-limit';
+import { consumeBrowserLimits } from './browser-limits';
 import { requireLiveSession } from './dashboard-sessions';
 import { bodyAjv, textAjv, toFieldErrors, unstorableTextFields } from './schema';
 import { malformedIdError } from './malformed-id';

@@ -11,7 +11,7 @@ import { createTenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
 import type { temporal } from '@temporalio/proto';
 import { createConfig, recordTestEvent, startReceiver, waitUntil } from '../helpers/webhooks';
-import { MAX_ATTEMPTS_IN_FLIGHT_PER_MERCHANT, MAX_DIRECT_PER_MERCHANT } from '../../activities/webhooks/merchant-slots';
+import { MAX_ATTEMPTS_IN_FLIGHT_PER_MERCHANT, MAX_DIRECT_PER_MERCHANT } from '../../activities/webhooks/deliver';
 
 /** The activity results in a workflow history, as JSON text. */
 const activityResults = (history: temporal.api.history.v1.IHistory) =>

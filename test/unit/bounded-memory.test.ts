@@ -3,8 +3,7 @@
  * burst of events or number of OAuth clients can grow a worker's memory without limit.
  */
 import { expect } from 'chai';
-import { boundedQueue } from '../../worker/bounded-queue';
-import { MAX_WAITING_FAN_OUTS } from '../../worker/outbox-listener';
+import { boundedQueue, MAX_WAITING_FAN_OUTS } from '../../worker/outbox-listener';
 import { directSlots } from '../../activities/webhooks/direct-fan-out';
 import { TokenCache } from '../../domain/connectors/provider_c/token-cache';
 import { TOKEN_CACHE_MAX_ENTRIES, tokenCache } from '../../domain/connectors/provider_c/auth';

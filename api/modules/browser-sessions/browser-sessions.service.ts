@@ -16,7 +16,7 @@ import {
 } from '../../../db/entities';
 import type { ApiKeyAuth } from '../../http/auth';
 import { errors } from '../../../domain/platform/errors';
-import { requireActiveMerchant } from '../../http/merchant-status';
+import { requireActiveMerchant } from '../../http/auth';
 import { effectiveStatus } from '../checkout-sessions/checkout-status.rules';
 import { newId } from '../../../domain/platform/ids';
 import type { CreateBrowserSessionBody } from './browser-sessions.schema';
