@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createTenant, customerInput } from '../test/helpers/factories';
 import type { HttpScenario } from './harness';
+import type { LoadGenerator } from './processes/fleet';
 import { UNIQUE } from './processes/load-generator';
 
 export const helloScenario = (helloUrl: string): HttpScenario => ({
@@ -99,4 +100,12 @@ export async function createScenario(apiUrl: string): Promise<HttpScenario> {
       body: JSON.stringify({ ...customerInput(), email: `bench.${runId}.${UNIQUE}@example.com` }),
     },
   };
+}
+
+/**
+ * Unrecorded load on every path, 2 s each, before any is measured: a process just started runs its code
+ * unoptimized for seconds, which would count against whichever path comes first.
+ */
+export async function warmUp(load: LoadGenerator, scenarios: HttpScenario[]): Promise<void> {
+  for (const scenario of scenarios) await load.run({ ...scenario.options, duration: 2, connections: 10 });
 }

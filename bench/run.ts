@@ -15,7 +15,7 @@ import os from 'node:os';
 import { stack, startStack, stopStack } from '../test/helpers/stack';
 import { machine, markdownTable, textTable, type Row } from './report';
 import { httpSuite, measureHttp, type BenchContext, type Suite } from './harness';
-import { createScenario, helloScenario, hotPathScenarios } from './api';
+import { createScenario, helloScenario, hotPathScenarios, warmUp } from './api';
 import { startApiProcess, startBaselines, startLoadGenerator } from './processes/fleet';
 import { chargesSuite } from './charges';
 import { chargeShapesSuite } from './charges-shapes';
@@ -68,10 +68,11 @@ const ceilingSuite: Suite = {
 
 /** Every suite of the run, in order. To add one, append it here (before isolationSuite, which must stay last). */
 const SUITES: Suite[] = [
-  httpSuite('API requests', async (ctx) => [
-    ...(await hotPathScenarios(ctx.apiUrl, ctx.pgUrl)),
-    await createScenario(ctx.apiUrl),
-  ]),
+  httpSuite('API requests', async (ctx) => {
+    const scenarios = [...(await hotPathScenarios(ctx.apiUrl, ctx.pgUrl)), await createScenario(ctx.apiUrl)];
+    await warmUp(ctx.load, scenarios);
+    return scenarios;
+  }),
   chargesSuite,
   chargeShapesSuite,
   ceilingSuite,

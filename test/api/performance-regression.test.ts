@@ -9,7 +9,7 @@
  */
 import { expect } from 'chai';
 import { stack } from '../helpers/stack';
-import { helloScenario, hotPathScenarios } from '../../bench/api';
+import { helloScenario, hotPathScenarios, warmUp } from '../../bench/api';
 import { measureHttp, type HttpScenario } from '../../bench/harness';
 import {
   startApiProcess,
@@ -34,6 +34,7 @@ describe('Performance regression check (ratios against the floors of the same ru
       startLoadGenerator(),
     ]);
     scenarios = await hotPathScenarios(api.url, baselines.pg);
+    await warmUp(load, scenarios);
   });
   after(async () => {
     await Promise.all([load?.stop(), baselines?.stop(), api?.stop()]);
