@@ -24,7 +24,6 @@ export interface BenchContext {
   load: LoadGenerator;
   /** The pids of the processes serving requests (the API's, the baselines'): for each row's CPU per request. */
   servingPids?: number[];
-  helloUrl: string;
   /** `--quick`: shorter measurements, same scenarios. */
   quick: boolean;
   duration: number;

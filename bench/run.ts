@@ -133,7 +133,6 @@ async function main(): Promise<void> {
       apiUrl: api.url,
       apiPid: api.pid,
       pgUrl: baselines.pg,
-      helloUrl: baselines.hello,
       quick: QUICK,
       baseline: baseline.row.requestsPerSecond,
       figures,
