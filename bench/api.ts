@@ -1,31 +1,14 @@
 /**
  * The API request path for `npm run bench`: the bare Koa baseline, liveness, a read, a create and an idempotent
- * replay. Hot-path scenarios (`HOT_PATHS`) are also what the CI regression check measures
- * (test/api/performance-regression.test.ts).
+ * replay, the reads each with their floor (bare Koa + pg reading the same customer row). Hot-path scenarios are
+ * also what the CI regression check measures (test/api/performance-regression.test.ts). Every scenario is plain
+ * data, for the load generator's process (bench/processes/load-generator.ts).
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import Koa from 'koa';
 import { createTenant, customerInput } from '../test/helpers/factories';
 import type { HttpScenario } from './harness';
-
-export async function startHelloWorld(): Promise<{ server: Server; url: string; stop(): Promise<void> }> {
-  const app = new Koa();
-  app.use((ctx) => {
-    ctx.body = { hello: 'world' };
-  });
-  const server = app.listen(0);
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  return {
-    server,
-    url: `http://localhost:${(server.address() as AddressInfo).port}`,
-    async stop() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+import type { LoadGenerator } from './processes/fleet';
+import { UNIQUE } from './processes/load-generator';
 
 export const helloScenario = (helloUrl: string): HttpScenario => ({
   name: 'hello world (bare Koa)',
@@ -44,8 +27,11 @@ async function post(url: string, key: string, body: unknown, headers: Record<str
   return JSON.parse(text).data;
 }
 
-/** GET /customers/:id, the idempotent replay and GET /health/live: the paths the regression check guards. */
-export async function hotPathScenarios(apiUrl: string): Promise<HttpScenario[]> {
+/**
+ * GET /customers/:id, the idempotent replay and GET /health/live: the paths the regression check guards. `pgUrl`:
+ * the bare Koa + pg baseline (bench/processes/baselines.ts), the floor of the two reads.
+ */
+export async function hotPathScenarios(apiUrl: string, pgUrl: string): Promise<HttpScenario[]> {
   const tenant = await createTenant();
   const key = tenant.merchant_secret_key;
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -56,6 +42,11 @@ export async function hotPathScenarios(apiUrl: string): Promise<HttpScenario[]> 
   const replayKey = `bench-replay-${randomUUID()}`;
   const replayInput = customerInput();
   await post(customers, key, replayInput, { 'idempotency-key': replayKey });
+  const floor: HttpScenario = {
+    name: 'bare Koa + pg (the same customer row, pool of 10)',
+    expectedStatus: 200,
+    options: { url: `${pgUrl}/${tenant.merchant_id}/${customer.id}` },
+  };
 
   return [
     {
@@ -71,6 +62,7 @@ export async function hotPathScenarios(apiUrl: string): Promise<HttpScenario[]> 
       options: { url: `${customers}/${customer.id}`, headers },
       figure: 'customer_get',
       paired: true,
+      floor,
     },
     {
       name: 'POST /customers (idempotent replay)',
@@ -83,17 +75,19 @@ export async function hotPathScenarios(apiUrl: string): Promise<HttpScenario[]> 
       },
       figure: 'customer_replay',
       paired: true,
+      floor,
     },
   ];
 }
 
-/** A fresh email per request, so every one creates a customer (201), not a lookup of an existing one (200). */
+/**
+ * A fresh email per request (the load generator makes UNIQUE a number of each request's own), so every one creates a customer
+ * (201), not a lookup of an existing one (200).
+ */
 export async function createScenario(apiUrl: string): Promise<HttpScenario> {
   const tenant = await createTenant();
   const headers = { authorization: `Bearer ${tenant.merchant_secret_key}`, 'content-type': 'application/json' };
   const runId = randomUUID().slice(0, 8);
-  let counter = 0;
-  const template = customerInput();
   return {
     name: 'POST /customers (create)',
     expectedStatus: 201,
@@ -101,16 +95,17 @@ export async function createScenario(apiUrl: string): Promise<HttpScenario> {
     paired: true,
     options: {
       url: `${apiUrl}/api/v1/customers`,
-      requests: [
-        {
-          method: 'POST',
-          headers,
-          setupRequest: (request) => ({
-            ...request,
-            body: JSON.stringify({ ...template, email: `bench.${runId}.${++counter}@example.com` }),
-          }),
-        },
-      ],
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ ...customerInput(), email: `bench.${runId}.${UNIQUE}@example.com` }),
     },
   };
+}
+
+/**
+ * Unrecorded load on every path, 2 s each, before any is measured: a process just started runs its code
+ * unoptimized for seconds, which would count against whichever path comes first.
+ */
+export async function warmUp(load: LoadGenerator, scenarios: HttpScenario[]): Promise<void> {
+  for (const scenario of scenarios) await load.run({ ...scenario.options, duration: 2, connections: 10 });
 }

@@ -2,54 +2,18 @@
  * Charges in the two deployment shapes, with the CPU each charge costs per process:
  * - in-process: the API in the worker's process, as `npm start` and the rest of the bench run it (charges start
  *   eagerly on the worker's connection);
- * - own process: the API in a process of its own, as docker-compose runs it (`npm run api`): every charge's
- *   workflow start and result go through the Temporal server to the worker.
+ * - own process: the API in a process of its own, as docker-compose runs it (the run's API,
+ *   bench/processes/api.ts): every charge's workflow start and result go through the Temporal server to the worker.
  * 1-attempt charges at BENCH_CONNECTIONS and with one client; CPU from /proc (bench/process-cpu.ts) around each
  * measurement, divided by the charges it ran (warm-up included).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { once } from 'node:events';
-import { REPO_ROOT } from '../scripts/lib/paths';
+import { startApi } from '../api/server';
+import { createLogger, logDestination } from '../domain/platform/logger';
 import { stack } from '../test/helpers/stack';
-import { freePort } from '../test/helpers/ports';
 import { measureHttp, type BenchContext, type HttpScenario, type Suite } from './harness';
 import { cpuPer, cpuSnapshot, type Role } from './process-cpu';
 import type { Row } from './report';
 import { transactionScenarios } from './transactions';
-
-/** Starts `npm run api`'s entry on the stack's database and Temporal, and waits until it answers. */
-async function startApiProcess(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), ['api/server.ts'], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      ...stack().env,
-      PORT: String(port),
-      // As production runs it: request logs at info (to /dev/null here), responses not validated, no 429s.
-      LOG_LEVEL: 'info',
-      VALIDATE_RESPONSES: 'false',
-      RATE_LIMIT_REQUESTS: '1000000000',
-    },
-    stdio: 'ignore',
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the API process exited (${child.exitCode}) before answering`);
-    const live = await fetch(`${url}/health/live`).catch(() => null);
-    if (live?.ok) return { url, child };
-    if (Date.now() > deadline) throw new Error('the API process did not answer /health/live within 60 s');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-async function stopApiProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  child.kill('SIGTERM');
-  await once(child, 'exit');
-}
 
 const ROLES: Role[] = ['api process', 'bench process', 'temporal server', 'postgresql'];
 
@@ -97,12 +61,18 @@ export const chargeShapesSuite: Suite = {
       }
     };
 
-    await measure('API in the worker process', ctx.apiUrl);
-    const api = await startApiProcess();
+    await measure('API in its own process', ctx.apiUrl, ctx.apiPid);
+    // As `npm start`: the API in the worker's process, charges started eagerly on the worker's connection.
+    const config = stack().config;
+    const inProcess = await startApi(
+      { ...config, validateResponses: false, rateLimit: { ...config.rateLimit, limit: 1e9 } },
+      0,
+      { logger: createLogger('info', logDestination('/dev/null')), workerConnection: stack().worker.connection },
+    );
     try {
-      await measure('API in its own process', api.url, api.child.pid);
+      await measure('API in the worker process', inProcess.url);
     } finally {
-      await stopApiProcess(api.child);
+      await inProcess.stop();
     }
 
     const header = `| charges | ${ROLES.join(' | ')} | all |`;
@@ -112,12 +82,12 @@ export const chargeShapesSuite: Suite = {
       figures,
       problems,
       text: [
-        'CPU per charge, ms (bench process = worker + sandbox PSP + load generator, and the API when in-process):',
+        'CPU per charge, ms (bench process = worker + sandbox PSP, and the API when in-process; the load generator is not counted):',
         header,
         ...cpuLines,
       ],
       markdown: [
-        '**CPU per charge, ms** (bench process = worker + sandbox PSP + load generator, and the API when in-process)',
+        '**CPU per charge, ms** (bench process = worker + sandbox PSP, and the API when in-process; the load generator is not counted)',
         '',
         header,
         rule,

@@ -3,12 +3,27 @@
  * context of the run and returns rows for the request table, named figures for the goals summary, and any
  * report lines of its own.
  */
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import type { Row } from './report';
+import type { LoadGenerator } from './processes/fleet';
+import { servingCpu, servingCpuSince } from './process-cpu';
+
+const perRequestUs = (spent: { serving: number; postgresql: number }, requests: number) => ({
+  serving: (spent.serving * 1000) / requests,
+  postgresql: (spent.postgresql * 1000) / requests,
+});
 
 export interface BenchContext {
+  /** The API in its own process, configured for production (bench/processes/api.ts). */
   apiUrl: string;
-  helloUrl: string;
+  /** The API process's pid, for its CPU (bench/process-cpu.ts). */
+  apiPid: number;
+  /** bare Koa + pg in the baselines' process: GET `${pgUrl}/<merchant id>/<customer id>`. */
+  pgUrl: string;
+  /** autocannon in a process of its own. */
+  load: LoadGenerator;
+  /** The pids of the processes serving requests (the API's, the baselines'): for each row's CPU per request. */
+  servingPids?: number[];
   /** `--quick`: shorter measurements, same scenarios. */
   quick: boolean;
   duration: number;
@@ -44,6 +59,11 @@ export interface HttpScenario {
    * load changes within a run, and a ratio is only meaningful between two measurements taken side by side.
    */
   paired?: boolean;
+  /**
+   * A floor measured right before this scenario too (bare Koa + pg reading the same row, for a read): the row's
+   * figures get `<figure>.floor_ratio` and `<figure>.floor`.
+   */
+  floor?: HttpScenario;
 }
 
 export interface SuiteResult {
@@ -62,7 +82,7 @@ export interface Suite {
 }
 
 export async function measureHttp(
-  ctx: Pick<BenchContext, 'duration' | 'warmup' | 'connections' | 'log'>,
+  ctx: Pick<BenchContext, 'duration' | 'warmup' | 'connections' | 'log' | 'load' | 'servingPids'>,
   scenario: HttpScenario,
 ): Promise<{ row: Omit<Row, 'ratio'>; problems: string[] }> {
   const connections = scenario.connections ?? ctx.connections;
@@ -72,12 +92,13 @@ export async function measureHttp(
     ctx.log(
       `${scenario.name}: ${connections} warm-up requests, then ${scenario.amount} measured, ${connections} connections`,
     );
-    await autocannon({ ...scenario.options, amount: connections, connections });
+    await ctx.load.run({ ...scenario.options, amount: connections, connections });
   } else {
     ctx.log(`${scenario.name}: ${ctx.warmup}s warm-up, then ${duration}s measured, ${connections} connections`);
-    if (ctx.warmup > 0) await autocannon({ ...scenario.options, duration: ctx.warmup, connections });
+    if (ctx.warmup > 0) await ctx.load.run({ ...scenario.options, duration: ctx.warmup, connections });
   }
-  const result = await autocannon(
+  const cpuBefore = ctx.servingPids && servingCpu(ctx.servingPids);
+  const result = await ctx.load.run(
     scenario.amount
       ? { ...scenario.options, amount: scenario.amount, connections }
       : { ...scenario.options, duration, connections },
@@ -98,16 +119,22 @@ export async function measureHttp(
     row: {
       scenario: scenario.name,
       // Per-second samples average out a duration; a counted run ends mid-second, so it is total over time taken.
-      requestsPerSecond: scenario.amount ? result.requests.total / result.duration : result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
+      requestsPerSecond: scenario.amount ? result.requestsTotal / result.duration : result.requestsAverage,
+      p50: result.p50,
+      p99: result.p99,
       non2xx: result.non2xx,
+      ...(cpuBefore && ctx.servingPids && result.requestsTotal > 0
+        ? { cpuUs: perRequestUs(servingCpuSince(cpuBefore, servingCpu(ctx.servingPids)), result.requestsTotal) }
+        : {}),
     },
     problems,
   };
 }
 
-/** A suite of autocannon scenarios: one table row each, ratio against the run's bare Koa baseline. */
+/**
+ * A suite of autocannon scenarios: one table row each (and one for each scenario's floor), ratio against the run's
+ * bare Koa baseline.
+ */
 export function httpSuite(name: string, build: (ctx: BenchContext) => Promise<HttpScenario[]>): Suite {
   return {
     name,
@@ -117,6 +144,11 @@ export function httpSuite(name: string, build: (ctx: BenchContext) => Promise<Ht
       const problems: string[] = [];
       for (const scenario of await build(ctx)) {
         const baseline = scenario.paired ? await ctx.measureBaseline() : ctx.baseline;
+        const floor = scenario.floor ? await measureHttp(ctx, scenario.floor) : undefined;
+        if (floor) {
+          rows.push({ ...floor.row, ratio: floor.row.requestsPerSecond / baseline });
+          problems.push(...floor.problems);
+        }
         const { row, problems: found } = await measureHttp(ctx, scenario);
         const ratio = row.requestsPerSecond / baseline;
         rows.push({ ...row, ratio });
@@ -130,6 +162,12 @@ export function httpSuite(name: string, build: (ctx: BenchContext) => Promise<Ht
             [`${scenario.figure}.ratio`]: ratio,
             [`${scenario.figure}.baseline`]: baseline,
           });
+          if (floor) {
+            figures[`${scenario.figure}.floor`] = floor.row.requestsPerSecond;
+            figures[`${scenario.figure}.floor_ratio`] = row.requestsPerSecond / floor.row.requestsPerSecond;
+          }
+          if (row.cpuUs) figures[`${scenario.figure}.cpu_us`] = row.cpuUs.serving;
+          if (row.cpuUs && floor?.row.cpuUs) figures[`${scenario.figure}.floor_cpu_us`] = floor.row.cpuUs.serving;
         }
       }
       return { rows, figures, problems };

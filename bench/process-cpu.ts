@@ -2,8 +2,8 @@
  * CPU time by process role, from /proc (Linux): where a charge's CPU goes across the API, the worker, the Temporal
  * server and PostgreSQL. A snapshot sums utime + stime (all threads) of every live process of each role; the
  * difference of two snapshots is the CPU spent between them (a process that exited meanwhile is missed: PostgreSQL
- * backends of the pooled connections live as long as the run). The sandbox PSP and the load generator run in the
- * bench process: its figure is an upper bound of the worker's.
+ * backends of the pooled connections live as long as the run). The sandbox PSP runs in the bench process: its
+ * figure is an upper bound of the worker's. The load generator's and the baselines' processes belong to no role.
  */
 import fs from 'node:fs';
 
@@ -92,6 +92,35 @@ export function cpuSnapshot(apiPid?: number): Record<Role, number> {
     else if (info.comm === 'postgres' || info.cmdline.startsWith('postgres')) totals.postgresql += info.cpuMs;
   }
   return totals;
+}
+
+/**
+ * CPU milliseconds so far of each process serving the bench's requests: the given processes' trees (the API's,
+ * the baselines') as `serving`, and the PostgreSQL server of this run (every backend: the worker's too) as
+ * `postgresql`. Per request, it hardly depends on how loaded the machine is, unlike requests/s.
+ */
+export function servingCpu(pids: number[]): Map<number, { role: 'serving' | 'postgresql'; cpuMs: number }> {
+  const everything = allProcesses();
+  const ours = treeOf(process.pid, everything);
+  const serving = new Set(pids.flatMap((pid) => [...treeOf(pid, everything)]));
+  const snapshot = new Map<number, { role: 'serving' | 'postgresql'; cpuMs: number }>();
+  for (const info of everything) {
+    if (!ours.has(info.pid) || info.cmdline.includes('switchyard-temporal-pg-')) continue;
+    if (serving.has(info.pid)) snapshot.set(info.pid, { role: 'serving', cpuMs: info.cpuMs });
+    else if (info.comm === 'postgres' || info.cmdline.startsWith('postgres'))
+      snapshot.set(info.pid, { role: 'postgresql', cpuMs: info.cpuMs });
+  }
+  return snapshot;
+}
+
+/** CPU ms between two servingCpu snapshots by role (a process that exited meanwhile is missed, never negative). */
+export function servingCpuSince(
+  before: ReturnType<typeof servingCpu>,
+  after: ReturnType<typeof servingCpu>,
+): { serving: number; postgresql: number } {
+  const spent = { serving: 0, postgresql: 0 };
+  for (const [pid, { role, cpuMs }] of after) spent[role] += cpuMs - (before.get(pid)?.cpuMs ?? 0);
+  return spent;
 }
 
 /** CPU per unit of work between two snapshots, by role and in all. */

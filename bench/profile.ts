@@ -1,19 +1,16 @@
 /**
- * `npm run bench:profile -- "<scenario>"`: a CPU profile of the API process while autocannon (10 connections) runs
- * one of the hot-path scenarios (bench/api.ts: "GET /customers/:id", "GET /health/live", "POST /customers
- * (idempotent replay)") or a charge (bench/transactions.ts: "POST /transactions (1 attempt, approved)"), on the same
- * stack as `npm run bench`. Prints req/s and the main thread's self time by
- * package or file, and writes the .cpuprofile (open it in Chrome DevTools) to test-output/. The profiler runs only
- * while the scenario does. BENCH_DURATION (seconds, default 8).
+ * `npm run bench:profile -- "<scenario>"`: a CPU profile of the API process alone — in its own process, configured
+ * for production, as `npm run bench` runs it, with autocannon (10 connections) in another — while it serves one of
+ * the hot-path scenarios (bench/api.ts: "GET /customers/:id", "GET /health/live", "POST /customers (idempotent
+ * replay)") or a charge (bench/transactions.ts: "POST /transactions (1 attempt, approved)"). Prints req/s and the
+ * API main thread's self time by package or file and by function, and writes the .cpuprofile (open it in Chrome
+ * DevTools) to test-output/. The profiler runs only while the scenario does. BENCH_DURATION (seconds, default 8).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Session } from 'node:inspector/promises';
-import autocannon from 'autocannon';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { createLogger, logDestination } from '../domain/platform/logger';
-import { startApi } from '../api/server';
 import { stack, startStack, stopStack } from '../test/helpers/stack';
+import { startApiProcess, startBaselines, startLoadGenerator } from './processes/fleet';
 import { hotPathScenarios } from './api';
 import { transactionScenarios } from './transactions';
 import { REPO_ROOT } from '../scripts/lib/paths';
@@ -72,31 +69,26 @@ async function main(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
   Runtime.install({ logger: new DefaultLogger('WARN') });
   await startStack();
-  const api = await startApi(
-    { ...stack().config, validateResponses: false, rateLimit: { ...stack().config.rateLimit, limit: 1e9 } },
-    0,
-    { logger: createLogger('info', logDestination('/dev/null')), workerConnection: stack().worker.connection },
-  );
+  const [api, baselines, load] = await Promise.all([
+    startApiProcess(stack().env),
+    startBaselines(stack().config.databaseUrl),
+    startLoadGenerator(),
+  ]);
   try {
     const scenario = which.startsWith('POST /transactions')
       ? (await transactionScenarios(api.url)).find((candidate) => candidate.name === which)
-      : (await hotPathScenarios(api.url)).find((candidate) => candidate.name === which);
+      : (await hotPathScenarios(api.url, baselines.pg)).find((candidate) => candidate.name === which);
     if (!scenario) throw new Error(`No scenario named "${which}" (see bench/api.ts and bench/transactions.ts)`);
-    const load = (seconds: number) => autocannon({ ...scenario.options, connections: 10, duration: seconds });
-    await load(2); // warm-up: JIT, pools, prepared statements
-    const session = new Session();
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
-    const result = await load(duration);
-    const { profile } = await session.post('Profiler.stop');
+    const run = (seconds: number) => load.run({ ...scenario.options, connections: 10, duration: seconds });
+    await run(2); // warm-up: JIT, pools, prepared statements
+    const { result, profile } = await api.profile(() => run(duration));
     const file = path.join(REPO_ROOT, 'test-output', `profile-${which.replace(/\W+/g, '-')}.cpuprofile`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, JSON.stringify(profile));
     console.log(
-      `${which}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, non-2xx ${result.non2xx}`,
+      `${which}: ${Math.round(result.requestsAverage)} req/s, p50 ${result.p50} ms, non-2xx ${result.non2xx}`,
     );
-    console.log('Main thread self time (the profiler stopping itself shows as "(dispatch)"):');
+    console.log('API main thread self time (the profiler stopping itself shows as "(dispatch)"):');
     for (const [key, share] of selfTimeBy(profile as Profile).slice(0, 25)) {
       console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${key}`);
     }
@@ -106,7 +98,7 @@ async function main(): Promise<void> {
     }
     console.log(`Profile: ${file}`);
   } finally {
-    await api.stop();
+    await Promise.all([load.stop(), baselines.stop(), api.stop()]);
     await stopStack();
   }
 }

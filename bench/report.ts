@@ -9,9 +9,23 @@ export interface Row {
   non2xx: number;
   /** Requests/s relative to the hello-world baseline. */
   ratio: number;
+  /**
+   * CPU per measured request, in microseconds, of the serving process (the API's or the baselines') and of
+   * PostgreSQL: unlike requests/s, they hardly depend on how loaded the machine is.
+   */
+  cpuUs?: { serving: number; postgresql: number };
 }
 
-const HEADER = ['Scenario', 'Req/s (avg)', 'p50 (ms)', 'p99 (ms)', 'Non-2xx', 'vs. hello world'];
+const HEADER = [
+  'Scenario',
+  'Req/s (avg)',
+  'p50 (ms)',
+  'p99 (ms)',
+  'Non-2xx',
+  'vs. hello world',
+  'server CPU/req (µs)',
+  'PostgreSQL CPU/req (µs)',
+];
 
 /** autocannon's latency histogram has 1 ms resolution. */
 const ms = (value: number) => (value < 1 ? '<1' : value.toFixed(0));
@@ -24,6 +38,8 @@ function cells(row: Row): string[] {
     ms(row.p99),
     String(row.non2xx),
     `${row.ratio.toFixed(3)}×`,
+    row.cpuUs ? row.cpuUs.serving.toFixed(0) : '–',
+    row.cpuUs ? row.cpuUs.postgresql.toFixed(0) : '–',
   ];
 }
 

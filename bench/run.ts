@@ -1,7 +1,9 @@
 /**
- * `npm run bench`: every goal's row in one run, on a real stack (embedded PostgreSQL, Temporal dev server,
- * worker) started in-process the way the tests start it, with request rates as ratios against a bare Koa
- * hello-world measured at the start of the same run. `npm run bench -- --quick` runs the same scenarios shorter
+ * `npm run bench`: every goal's row in one run, on a real stack (embedded PostgreSQL, Temporal dev server, the
+ * worker in this process) started the way the tests start it, with the shape production runs: the API in a process
+ * of its own configured for production, the load generator in another, the baselines (bare Koa, bare Koa + pg
+ * reading the same customer row) in a third (bench/processes/). Request rates are ratios against those baselines,
+ * measured in the same run. `npm run bench -- --quick` runs the same scenarios shorter
  * (under 3 minutes); `--only <text>` runs the suites whose name contains the text.
  *
  * Env: BENCH_DURATION (seconds measured per scenario, default 10, quick 3), BENCH_CONNECTIONS (default 10),
@@ -9,13 +11,12 @@
  * quick 1). The webhook suites read BENCH_WEBHOOK_EVENTS, BENCH_WEBHOOK_ENDPOINTS and BENCH_HANGING_DELIVERIES.
  * Progress goes to stderr; the results (text, then markdown) go to stdout.
  */
-import pino from 'pino';
-import { createLogger, logDestination } from '../domain/platform/logger';
-import { startApi, type RunningApi } from '../api/server';
+import os from 'node:os';
 import { stack, startStack, stopStack } from '../test/helpers/stack';
 import { machine, markdownTable, textTable, type Row } from './report';
 import { httpSuite, measureHttp, type BenchContext, type Suite } from './harness';
-import { createScenario, helloScenario, hotPathScenarios, startHelloWorld } from './api';
+import { createScenario, helloScenario, hotPathScenarios, warmUp } from './api';
+import { startApiProcess, startBaselines, startLoadGenerator } from './processes/fleet';
 import { chargesSuite } from './charges';
 import { chargeShapesSuite } from './charges-shapes';
 import { isolationSuite, webhooksSuite } from './webhook-suites';
@@ -67,7 +68,11 @@ const ceilingSuite: Suite = {
 
 /** Every suite of the run, in order. To add one, append it here (before isolationSuite, which must stay last). */
 const SUITES: Suite[] = [
-  httpSuite('API requests', async (ctx) => [...(await hotPathScenarios(ctx.apiUrl)), await createScenario(ctx.apiUrl)]),
+  httpSuite('API requests', async (ctx) => {
+    const scenarios = [...(await hotPathScenarios(ctx.apiUrl, ctx.pgUrl)), await createScenario(ctx.apiUrl)];
+    await warmUp(ctx.load, scenarios);
+    return scenarios;
+  }),
   chargesSuite,
   chargeShapesSuite,
   ceilingSuite,
@@ -99,7 +104,6 @@ function envInt(name: string, fallback: number, min: number): number {
 const DURATION = envInt('BENCH_DURATION', QUICK ? 3 : 10, 1);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 10, 1);
 const WARMUP = envInt('BENCH_WARMUP', QUICK ? 1 : 2, 0);
-const RATE_LIMIT = { limit: 1_000_000_000, windowSeconds: 60 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -110,35 +114,30 @@ async function main(): Promise<void> {
 
   log(`starting the stack (embedded PostgreSQL, Temporal dev server, worker)${QUICK ? ' — quick run' : ''}…`);
   await startStack();
-  let api: RunningApi | undefined;
-  const hello = await startHelloWorld();
+  log('starting the API (production configuration), the baselines and the load generator, each in its own process…');
+  const [api, baselines, load] = await Promise.all([
+    startApiProcess(stack().env),
+    startBaselines(stack().config.databaseUrl),
+    startLoadGenerator(),
+  ]).catch(async (error: unknown) => {
+    await stopStack();
+    throw error;
+  });
   try {
-    // The production path: no response validation; a rate limit high enough never to answer 429.
-    // It logs every request at info, as in production (batched, asynchronous), to /dev/null
-    // (BENCH_LOG_SYNC=true: one synchronous write per line, as the logger once did).
-    const logger = createLogger(
-      'info',
-      process.env.BENCH_LOG_SYNC === 'true'
-        ? pino.destination({ dest: '/dev/null', sync: true })
-        : logDestination('/dev/null'),
-    );
-    api = await startApi(
-      { ...stack().config, validateResponses: false, rateLimit: { ...stack().config.rateLimit, ...RATE_LIMIT } },
-      0,
-      { logger, workerConnection: stack().worker.connection }, // as `npm start`: charges start eagerly
-    );
-    const settings = { duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, log };
-    const baseline = await measureHttp(settings, helloScenario(hello.url));
+    const servingPids = [api.pid, baselines.pid];
+    const settings = { duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, log, load, servingPids };
+    const baseline = await measureHttp(settings, helloScenario(baselines.hello));
     const figures: Record<string, number> = {};
     const ctx: BenchContext = {
       ...settings,
       apiUrl: api.url,
-      helloUrl: hello.url,
+      apiPid: api.pid,
+      pgUrl: baselines.pg,
       quick: QUICK,
       baseline: baseline.row.requestsPerSecond,
       figures,
       async measureBaseline() {
-        const again = await measureHttp(settings, { ...helloScenario(hello.url), name: 'hello world (paired)' });
+        const again = await measureHttp(settings, { ...helloScenario(baselines.hello), name: 'hello world (paired)' });
         return again.row.requestsPerSecond;
       },
     };
@@ -159,9 +158,14 @@ async function main(): Promise<void> {
 
     const about = [
       ...machine(),
-      `Load: autocannon (in the same process as the servers), ${DURATION} s measured per scenario after ${WARMUP} s warm-up, ${CONNECTIONS} connections${QUICK ? ' (--quick)' : ''}`,
-      'API: validateResponses off (the production path), request log at info to /dev/null; rate limit raised to 1e9 requests/60 s so the bench ' +
-        'measures the service, not 429s (the limiter still runs on every request)',
+      `Load: autocannon in a process of its own, ${DURATION} s measured per scenario after ${WARMUP} s warm-up, ${CONNECTIONS} connections${QUICK ? ' (--quick)' : ''}`,
+      'API: a process of its own, APP_ENV=production (no response validation, every request logged at info to stdout, sent nowhere), ' +
+        'no worker in it (no eager workflow start); rate limit raised to 1e9 requests/60 s so the bench measures the service, not 429s ' +
+        '(the limiter still runs on every request). Baselines (bare Koa, bare Koa + pg) in a process of their own.',
+      `Machine load when the run ended (uptime): ${os
+        .loadavg()
+        .map((load) => load.toFixed(1))
+        .join(', ')}`,
       `Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
     ];
     const summary = summaryTable(figures, CONNECTIONS);
@@ -192,8 +196,7 @@ async function main(): Promise<void> {
     );
   } finally {
     log('stopping…');
-    await hello.stop();
-    await api?.stop();
+    await Promise.all([load.stop(), baselines.stop(), api.stop()]);
     await stopStack();
   }
 }

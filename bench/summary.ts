@@ -28,6 +28,25 @@ function ratioRow(figure: string, name: string, target: number): SummaryRow {
   };
 }
 
+/**
+ * A read against its floor, bare Koa + pg reading the same row measured right before it: requests/s, and the
+ * serving process's CPU per request (the floor's over the read's), which the machine's load hardly moves.
+ */
+function floorRow(figure: string, name: string, target: number): SummaryRow {
+  return {
+    figure,
+    target: `≥ ${target * 100} %`,
+    measured: (f) =>
+      has(f, `${name}.floor_ratio`)
+        ? `${f[`${name}.rps`].toFixed(0)} req/s = ${pct(f[`${name}.floor_ratio`])} of ${f[`${name}.floor`].toFixed(0)}` +
+          (has(f, `${name}.cpu_us`, `${name}.floor_cpu_us`)
+            ? `; serving process CPU/request ${f[`${name}.cpu_us`].toFixed(0)} µs vs ${f[`${name}.floor_cpu_us`].toFixed(0)} µs = ${pct(f[`${name}.floor_cpu_us`] / f[`${name}.cpu_us`])}`
+            : '')
+        : undefined,
+    met: (f) => f[`${name}.floor_ratio`] >= target,
+  };
+}
+
 /** A row read from one figure, met when it is at most (or at least) the target. */
 function figureRow(figure: string, name: string, unit: string, bound: '≤' | '≥', target: number): SummaryRow {
   return {
@@ -96,6 +115,8 @@ export const SUMMARY: SummaryRow[] = [
   },
   ratioRow('`GET /customers/:id` vs bare Koa', 'customer_get', 0.25),
   ratioRow('idempotent replay `POST /customers` vs bare Koa', 'customer_replay', 0.2),
+  floorRow('`GET /customers/:id` vs bare Koa + pg (the same row)', 'customer_get', 0.7),
+  floorRow('idempotent replay `POST /customers` vs bare Koa + pg (the same row)', 'customer_replay', 0.6),
 ];
 
 export function summaryTable(figures: Figures, connections: number): string[] {

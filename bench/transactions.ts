@@ -9,6 +9,7 @@ import type autocannon from 'autocannon';
 import { createTenant, type Tenant } from '../test/helpers/factories';
 import { cascade, override } from '../test/helpers/transactions';
 import { createCustomer, saveCard } from '../test/helpers/vault';
+import { UNIQUE } from './processes/load-generator';
 
 export interface TransactionScenario {
   name: string;
@@ -34,15 +35,15 @@ async function chargeScenario(apiUrl: string, name: string, tenant: Tenant): Pro
     expectedStatus: 201,
     options: {
       url: `${apiUrl}/api/v1/transactions`,
-      requests: [
-        {
-          method: 'POST',
-          headers: { authorization: `Bearer ${tenant.merchant_secret_key}`, 'content-type': 'application/json' },
-          body,
-          // Every request is a new charge: POST /transactions requires its own Idempotency-Key.
-          setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
-        },
-      ],
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${tenant.merchant_secret_key}`,
+        'content-type': 'application/json',
+        // Every request is a new charge: POST /transactions requires its own Idempotency-Key (the load generator
+        // makes UNIQUE a number of each request's own).
+        'idempotency-key': `bench-${randomUUID().slice(0, 8)}-${UNIQUE}`,
+      },
+      body,
     },
   };
 }

@@ -26,6 +26,11 @@ const CHARGES = 10;
 
 export async function measureChargesDuringHangingWebhooks(
   apiUrl: string,
+  /**
+   * The stack's test-mode API, for the webhook configuration: a production API refuses a plain-http loopback
+   * endpoint (the SSRF guard), and the hanging endpoint is one.
+   */
+  fixturesUrl: string,
   log: (message: string) => void,
 ): Promise<IsolationResult> {
   const hangingDeliveries = Number(process.env.BENCH_HANGING_DELIVERIES ?? 150);
@@ -38,7 +43,7 @@ export async function measureChargesDuringHangingWebhooks(
   await new Promise((resolve) => hanging.once('listening', resolve));
   try {
     const slow = await createTenant();
-    const config = await fetch(`${apiUrl}/api/v1/merchants/${slow.merchant_id}/webhook-configs`, {
+    const config = await fetch(`${fixturesUrl}/api/v1/merchants/${slow.merchant_id}/webhook-configs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${slow.merchant_secret_key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ url: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hook` }),

@@ -1,4 +1,5 @@
 /** The webhook suites of `npm run bench`: delivery throughput in a burst, latency when idle, and isolation. */
+import { stack } from '../test/helpers/stack';
 import type { Suite } from './harness';
 import { measureWebhookDeliveries, webhookReport } from './webhooks';
 import { isolationReport, measureChargesDuringHangingWebhooks } from './webhook-isolation';
@@ -6,8 +7,9 @@ import { isolationReport, measureChargesDuringHangingWebhooks } from './webhook-
 export const webhooksSuite: Suite = {
   name: 'webhook deliveries',
   async run(ctx) {
-    // A burst, then one event at a time (commit → receipt when nothing queues): bench/webhooks.ts.
-    const result = await measureWebhookDeliveries(ctx.apiUrl, ctx.log);
+    // A burst, then one event at a time (commit → receipt when nothing queues): bench/webhooks.ts. Its endpoints are
+    // plain-http loopback ones, which a production API refuses (the SSRF guard): configured on the stack's test-mode API.
+    const result = await measureWebhookDeliveries(stack().url, ctx.log);
     const report = webhookReport(result);
     return {
       figures: {
@@ -26,7 +28,7 @@ export const webhooksSuite: Suite = {
 export const isolationSuite: Suite = {
   name: 'charges while webhook endpoints hang',
   async run(ctx) {
-    const report = isolationReport(await measureChargesDuringHangingWebhooks(ctx.apiUrl, ctx.log));
+    const report = isolationReport(await measureChargesDuringHangingWebhooks(ctx.apiUrl, stack().url, ctx.log));
     return { text: report.text, markdown: report.markdown };
   },
 };

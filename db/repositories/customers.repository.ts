@@ -31,3 +31,24 @@ export async function customerHasHistory(em: EntityManager, customerId: string):
   );
   return row.used;
 }
+
+/** A bare pg pool or client (the driver under MikroORM), for the bench's floor that reads without the ORM. */
+export interface PgQueryable {
+  query(sql: string, params: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+}
+
+/**
+ * The bench's floor of an API read (bench/processes/baselines.ts): the merchant's customer row in one round trip
+ * through the bare driver, scoped to the merchant as every read is.
+ */
+export async function customerRowByIdAndMerchant(
+  pool: PgQueryable,
+  merchantId: string,
+  customerId: string,
+): Promise<Record<string, unknown> | null> {
+  const { rows } = await pool.query('select * from customers where id = $1 and merchant_id = $2', [
+    customerId,
+    merchantId,
+  ]);
+  return rows[0] ?? null;
+}

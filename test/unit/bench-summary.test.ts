@@ -63,4 +63,19 @@ describe("Rule: the bench's summary judges each row by its own goal", () => {
     expect(rowOf(partial, 'renewals/s')[2]).to.equal('not measured in this run');
     expect(rowOf(partial, '`GET /customers/:id`')[4]).to.equal('met');
   });
+
+  it('a read is judged against its floor (bare Koa + pg, the same row) by requests/s, with CPU per request shown', () => {
+    const read = {
+      'customer_get.rps': 1974,
+      'customer_get.floor': 4276,
+      'customer_get.floor_ratio': 1974 / 4276,
+      'customer_get.cpu_us': 414,
+      'customer_get.floor_cpu_us': 160,
+    };
+    const [, , measured, , verdict] = rowOf(summaryTable(read, 10), '`GET /customers/:id` vs bare Koa + pg');
+    expect(measured).to.equal('1974 req/s = 46.2 % of 4276; serving process CPU/request 414 µs vs 160 µs = 38.6 %');
+    expect(verdict).to.equal('NOT met');
+    const atFloor = summaryTable({ ...read, 'customer_get.floor_ratio': 0.7 }, 10);
+    expect(rowOf(atFloor, '`GET /customers/:id` vs bare Koa + pg')[4]).to.equal('met');
+  });
 });

@@ -1,0 +1,62 @@
+/**
+ * The API in a process of its own, configured as docker-compose runs it: APP_ENV=production (no response
+ * validation, every request logged at info to stdout, which the bench sends nowhere), no worker in the process (so
+ * no eager workflow start). The parent passes the stack's environment with the production-only settings filled in
+ * (productionEnv) and a request budget that never answers 429, so the bench measures the service, not the limiter's
+ * refusals (the limiter still runs on every request).
+ */
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { Session } from 'node:inspector/promises';
+import { startApi } from '../../api/server';
+import { loadConfig } from '../../domain/platform/config';
+import { serveParent } from './child';
+
+/** The stack's environment as production: its database, Temporal and keys, with what production also requires. */
+export function productionEnv(stackEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    ...stackEnv,
+    APP_ENV: 'production',
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    RATE_LIMIT_REQUESTS: '1000000000',
+    VAULT_PRIVATE_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .privateKey.export({ type: 'pkcs8', format: 'der' })
+      .toString('base64'),
+    CARD_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
+    DASHBOARD_JWT_KEY: randomBytes(32).toString('base64'),
+    SMTP_URL: 'smtps://user:secret@smtp.example.com:465',
+    PUBLIC_BASE_URL: 'https://payments.example.com',
+  };
+}
+
+/** V8's CPU profiler on this process's main thread, started and stopped by the parent's messages. */
+async function profiler(message: unknown): Promise<unknown> {
+  if (message === 'profile-start') {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    return { started: true };
+  }
+  if (message === 'profile-stop') {
+    const { profile } = await session.post('Profiler.stop');
+    session.disconnect();
+    return { profile };
+  }
+  throw new Error(`unknown message ${JSON.stringify(message)}`);
+}
+const session = new Session();
+
+if (require.main === module)
+  startApi(loadConfig(process.env)).then(
+    (api) => {
+      serveParent(profiler, api.stop);
+      process.send?.({ url: api.url });
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
