@@ -56,6 +56,12 @@ describe('transactionAuthenticationWorkflow (time-skipping test server)', () => 
     return { tenant, tx, handle, paymentId };
   }
 
+  const failedEvents = (tenant: Tenant, id: string) =>
+    rows(`select id from events where merchant_id = ? and type = 'transaction.failed' and data->>'id' = ?`, [
+      tenant.merchant_id,
+      id,
+    ]);
+
   const read = async (tenant: Tenant, id: string) =>
     (await api.get(`/transactions/${id}`, { key: tenant.merchant_secret_key })).body.data;
 
@@ -71,11 +77,7 @@ describe('transactionAuthenticationWorkflow (time-skipping test server)', () => 
     const [attempt] = (await api.get(`/transactions/${tx.id}/attempts`, { key: tenant.merchant_secret_key })).body.data;
     expect(attempt.three_ds).to.include({ status: 'abandoned', liability_shift: false });
     expect((await control('GET', `/payments/${paymentId}`)).body.state).to.equal('voided');
-    const events = await rows(`select type from events where merchant_id = ? and data->>'id' = ?`, [
-      tenant.merchant_id,
-      tx.id,
-    ]);
-    expect(events.filter((event) => event.type === 'transaction.failed')).to.have.length(1);
+    expect(await failedEvents(tenant, tx.id)).to.have.length(1);
   });
 
   it('a return after the deadline changes nothing: the buyer is sent to return_url, the charge stays failed', async () => {
@@ -95,6 +97,7 @@ describe('transactionAuthenticationWorkflow (time-skipping test server)', () => 
     expect(back.headers.get('location')).to.equal(`${RETURN_URL}?transaction_id=${tx.id}`);
     expect((await control('GET', `/payments/${paymentId}`)).body.state).to.equal('voided');
     expect(await read(tenant, tx.id)).to.include({ status: 'failed', failure_code: 'authentication_abandoned' });
+    expect(await failedEvents(tenant, tx.id)).to.have.length(1);
   });
 
   it('a worker restart during the wait loses nothing: a new worker picks it up and the completed challenge authorizes', async () => {
