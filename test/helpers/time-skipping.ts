@@ -5,7 +5,7 @@
  */
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { vaultSettingsOf } from '../../activities/vault/settings';
 import { stack } from './stack';
@@ -61,10 +61,16 @@ export async function sleepPast(env: TestWorkflowEnvironment, at: string | Date,
 
 /**
  * A worker on the time-skipping server running the real workflows and activities against the test stack's
- * database, with the stack's vault settings (so activities can call the sandbox providers as the real worker does).
+ * database, with the stack's vault settings (so activities can call the sandbox providers as the real worker does);
+ * `options` adds worker settings (a worker without its sticky cache, say).
  */
-export function stackWorker(env: TestWorkflowEnvironment, taskQueue: string): Promise<Worker> {
+export function stackWorker(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  options: Partial<WorkerOptions> = {},
+): Promise<Worker> {
   return Worker.create({
+    ...options,
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: stack().workflowBundle,

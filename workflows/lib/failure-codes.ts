@@ -47,6 +47,9 @@ export const SWITCHYARD_CODES = {
   reconciled_not_charged: 'Reconciliation found the card was not charged',
   reconciled_charge_reversed: 'Reconciliation found a charge after the transaction ended unpaid, and gave it back',
   reconciled_nothing_to_reverse: 'Reconciliation found nothing left to give back',
+  authentication_failed: 'The buyer did not pass the 3-D Secure challenge',
+  authentication_abandoned: 'The buyer did not complete the 3-D Secure challenge before it expired',
+  merchant_website_required: '3-D Secure was required but the merchant has no website',
 } as const;
 
 /** A provider's code → ours: one table per adapter, in its transformers.ts. */

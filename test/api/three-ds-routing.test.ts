@@ -1,0 +1,104 @@
+/**
+ * 3-D Secure the merchant asks for (a routing node's require_3ds `always`) and the provider's webhook as the wait's
+ * other wake-up: the merchant's website is required before any provider call, a frictionless card is authorized at
+ * once with no challenge, and a provider_a payment webhook resolves a challenge the buyer never returned from.
+ */
+import { expect } from 'chai';
+import { api } from '../helpers/http';
+import { createTenant, type Tenant } from '../helpers/factories';
+import { rows } from '../helpers/connectors';
+import { control } from '../helpers/sandbox';
+import { cardCharge, cardToken, cascade, charge, waitForTransaction } from '../helpers/transactions';
+
+const CHALLENGE = { number: '4000000000003220', cvc: '123', brand: 'visa' };
+const FRICTIONLESS = { number: '4000000000003055', cvc: '123', brand: 'visa' };
+const RETURN_URL = 'http://localhost:5999/shop/thanks';
+
+/** provider_a behind an action node with require_3ds `always` (the profile's default is the same connector). */
+async function alwaysAuthenticate(tenant: Tenant, options: { webhooks?: boolean } = {}) {
+  const [connector] = await cascade(tenant, ['provider_a'], { webhooks: options.webhooks ?? false });
+  const base = `/merchants/${tenant.merchant_id}/routing-profiles`;
+  const profiles = (await api.get(base, { key: tenant.merchant_secret_key })).body.data;
+  const node = await api.post(`${base}/${profiles[0].id}/nodes`, {
+    key: tenant.merchant_secret_key,
+    body: { node_type: 'action', merchant_connector_id: connector.id, position: 0, require_3ds: 'always' },
+  });
+  expect(node.status, node.text).to.equal(201);
+  return connector;
+}
+
+async function setWebsite(tenant: Tenant, website: string | null) {
+  const res = await api.patch(`/merchants/${tenant.merchant_id}`, {
+    key: tenant.organization_secret_key,
+    body: { website },
+  });
+  expect(res.status, res.text).to.equal(200);
+}
+
+const eventsOf = (tenant: Tenant, id: string) =>
+  rows(`select type from events where merchant_id = ? and data->>'id' = ?`, [tenant.merchant_id, id]);
+
+const attemptsOf = async (tenant: Tenant, id: string) =>
+  (await api.get(`/transactions/${id}/attempts`, { key: tenant.merchant_secret_key })).body.data;
+
+describe('3-D Secure asked for by routing (provider_a)', () => {
+  let tenant: Tenant;
+  beforeEach(async () => {
+    tenant = await createTenant();
+  });
+
+  it('a node requiring 3-D Secure for a merchant without website fails the charge merchant_website_required, naming the field', async () => {
+    await alwaysAuthenticate(tenant);
+    await setWebsite(tenant, null);
+    const res = await charge(tenant, cardCharge(await cardToken(tenant, CHALLENGE), { return_url: RETURN_URL }));
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.data).to.include({ status: 'failed', failure_code: 'merchant_website_required' });
+    expect(res.body.data.next_action).to.equal(null);
+    expect(res.body.data.failure_message).to.match(/set website on the merchant/);
+  });
+
+  it('a node requiring 3-D Secure for a merchant with a website challenges the card', async () => {
+    await alwaysAuthenticate(tenant);
+    await setWebsite(tenant, 'https://shop.example.com');
+    const res = await charge(tenant, cardCharge(await cardToken(tenant, CHALLENGE), { return_url: RETURN_URL }));
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.data.status).to.equal('pending');
+    expect(res.body.data.next_action).to.include({ type: 'redirect_to_url' });
+    expect(res.body.data.timeline[0].three_ds).to.include({ requested: true, status: 'challenged' });
+  });
+
+  it('a frictionless card on a node requiring 3-D Secure is authorized at once, authenticated without a challenge', async () => {
+    await alwaysAuthenticate(tenant);
+    await setWebsite(tenant, 'https://shop.example.com');
+    const res = await charge(tenant, cardCharge(await cardToken(tenant, FRICTIONLESS), { return_url: RETURN_URL }));
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.data).to.include({ status: 'authorized', next_action: null, amount_authorized: 1500 });
+    const [attempt] = await attemptsOf(tenant, res.body.data.id);
+    expect(attempt).to.include({ status: 'success', three_ds_status: 'frictionless' });
+    expect(attempt.three_ds).to.include({ requested: true, status: 'frictionless', liability_shift: true });
+    const types = (await eventsOf(tenant, res.body.data.id)).map((event) => event.type);
+    expect(types).to.not.include('transaction.action_required');
+  });
+
+  it("a provider_a payment webhook resolves a challenge without the buyer's return: authorized", async () => {
+    await cascade(tenant, ['provider_a']);
+    const res = await charge(tenant, cardCharge(await cardToken(tenant, CHALLENGE), { return_url: RETURN_URL }));
+    expect(res.status, res.text).to.equal(201);
+    const tx = res.body.data;
+    expect(tx.status).to.equal('pending');
+    const paymentId = new URL(tx.next_action.url).pathname.split('/').pop();
+    // The buyer completes the challenge but never comes back: only the sandbox's payment.succeeded reaches us.
+    const completed = await fetch(tx.next_action.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'outcome=authenticated',
+      redirect: 'manual',
+    });
+    expect(completed.status).to.equal(303);
+    expect((await control('GET', `/payments/${paymentId}`)).body.state).to.equal('captured');
+    const read = await waitForTransaction(tenant, tx.id, (t) => t.status !== 'pending');
+    expect(read).to.include({ status: 'authorized', next_action: null });
+    const [attempt] = await attemptsOf(tenant, tx.id);
+    expect(attempt.three_ds).to.include({ status: 'authenticated', liability_shift: true });
+  });
+});
