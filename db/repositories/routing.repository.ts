@@ -1,6 +1,6 @@
 /**
- * The routing family's raw SQL besides the charge's one read (below): moving the one active
- * profile of a payment method, and a merchant's decline table (merchant_routing_settings). Profiles and nodes are
+ * The routing family's raw SQL: moving the one active profile of a payment method, a merchant's decline table
+ * (merchant_routing_settings), and the charge's one read of everything routing needs (below). Profiles and nodes are
  * otherwise written through their entities by api/modules/routing/.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -1,7 +1,8 @@
 /**
- * Connector health, the pure part: which attempt outcomes count against a connector's circuit, the
- * circuit breaker's settings, the sliding window's figures and the health object the API presents. The SQL that
- * keeps the counters lives in db/repositories/connector-health.repository.ts and in the attempt's own statement.
+ * Connector health: which attempt outcomes count against a connector's circuit, the circuit breaker's settings, the
+ * sliding window's figures and the health object the API presents (pure, first), then the circuits and windows read
+ * through the repository and a circuit's transitions recorded (below). The SQL that keeps the counters lives in
+ * db/repositories/connector-health.repository.ts and in the attempt's own statement.
  */
 import type { Outcome } from '../../workflows/lib/transaction-types';
 import type { EntityManager } from '@mikro-orm/postgresql';
