@@ -19,11 +19,9 @@ import { dashboardWeb } from './modules/dashboard-web/dashboard-web.middleware';
 import { apiDocs } from './modules/api-docs/api-docs.middleware';
 import { clientAddressMiddleware } from './http/client-address';
 import { refuseUntrustedProxies } from './http/untrusted-proxy';
-import { apiResponseHeaders } from './http/api-headers';
-import { boundedJsonDepth } from './http/json-depth';
+import { apiResponseHeaders, boundedJsonDepth } from './http/request-guards';
 import { liveness } from './modules/health/liveness.middleware';
-import { httpMetrics } from './http/http-metrics';
-import { requestTracing } from './http/tracing';
+import { httpMetrics, requestTracing } from './http/telemetry';
 
 export const API_PREFIX = '/api/v1';
 

@@ -2,7 +2,7 @@
  * A live charge while a test clock advances, for `npm run bench -- --only "live charge during a test clock"`: the
  * p50 of charges made one at a time through the API with nothing else running, then while an advance renews
  * BENCH_CLOCK_SUBS subscriptions (default 1000) on the test-clock task queue. The goal: the p50 during the advance
- * stays within 20 % of the idle one (clock work runs in its own Worker's few slots, worker/queues.ts, at the pace of
+ * stays within 20 % of the idle one (clock work runs in its own Worker's few slots, workerSlotsOf in worker/main.ts, at the pace of
  * TEST_CLOCK_ADVANCE_PAGE_SIZE / _PAUSE_MS). Below the figures, where the advance's CPU went (bench/renewal-profile.ts).
  */
 import { randomUUID } from 'node:crypto';

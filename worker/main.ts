@@ -3,7 +3,13 @@
  * dependencies, graceful shutdown on SIGINT/SIGTERM (in-flight activities finish first). `npm start` calls
  * startWorker() in-process.
  */
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  NativeConnection,
+  Worker,
+  type WorkerOptions as SdkWorkerOptions,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities';
 import { TASK_QUEUES } from '../workflows/definitions';
@@ -13,14 +19,28 @@ import { createLogger, flushLogger } from '../domain/platform/logger';
 import { openOrm, type Orm } from '../db/orm';
 import { ensureSchedules } from './schedules';
 import { startWebhookOutbox } from './outbox-listener';
-import { webhookSettingsOf } from '../activities/webhooks/settings';
-import { vaultSettingsOf } from '../activities/vault/settings';
+import { webhookSettingsOf } from '../activities/webhooks/deliver';
+import { vaultSettingsOf } from '../activities/vault';
 import { retryingStartup } from './startup-retry';
-import { workerSlotsOf } from './queues';
 import { activityMetricsInterceptor, installTemporalRuntime, startWorkerMetrics } from './metrics';
 import type { RunningMetricsServer } from '../domain/platform/metrics-server';
 import { activityTracingInterceptor, WORKFLOW_INTERCEPTOR_MODULES, workflowSpanSinks } from './tracing';
 import { startTracing } from '../domain/platform/tracing';
+
+/**
+ * The slots of each task queue's Worker. The test-clock queue's are few and set apart (TEST_CLOCK_WORKER_*): an
+ * advance that runs a thousand renewals holds at most that many workflow tasks and activities at once, so the process
+ * keeps its time for live charges. The payments and webhooks Workers keep the SDK's defaults.
+ */
+type Slots = Pick<SdkWorkerOptions, 'maxConcurrentWorkflowTaskExecutions' | 'maxConcurrentActivityTaskExecutions'>;
+
+export function workerSlotsOf(taskQueue: string, config: Config): Slots {
+  if (taskQueue !== TASK_QUEUES.testClocks) return {};
+  return {
+    maxConcurrentWorkflowTaskExecutions: config.testClocks.worker.maxWorkflowTasks,
+    maxConcurrentActivityTaskExecutions: config.testClocks.worker.maxActivities,
+  };
+}
 
 export interface RunningWorker {
   /** The Workers' connection: an API in the same process starts charges eagerly on it (`npm start`). */
@@ -89,7 +109,7 @@ async function createWorkers(
     dunningScheduleDays: config.subscriptions.dunningScheduleDays,
   });
   // One Worker per task queue, each with its own slots, so webhook deliveries and test-clock work never wait for
-  // charges or the other way round (the test-clock queue's slots are few: worker/queues.ts). Each registers
+  // charges or the other way round (the test-clock queue's slots are few: workerSlotsOf). Each registers
   // everything: a workflow started on any queue before a deploy still finds a worker.
   const workers = await Promise.all(
     Object.values(TASK_QUEUES).map((taskQueue) =>

@@ -18,7 +18,7 @@ import { MAIL_CHANNEL } from '../domain/mail/mail.outbox';
 import { startMailDelivery } from '../activities/mail';
 import { fanOutEvents } from '../activities/webhooks/fan-out';
 import { directSlots, fanOutDirect } from '../activities/webhooks/direct-fan-out';
-import { webhookSettingsOf, type WebhookSettings } from '../activities/webhooks/settings';
+import { webhookSettingsOf, type WebhookSettings } from '../activities/webhooks/deliver';
 import { TASK_QUEUES } from '../workflows/definitions';
 import { webhookOutboxSweepWorkflow } from '../workflows/webhook-fan-out';
 import { tracingClientInterceptors } from './tracing';

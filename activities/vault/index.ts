@@ -1,8 +1,10 @@
 /** Vault activities: provider calls that need a sealed card, opened here just before the call and nowhere else. */
 import type { Orm } from '../../db/orm';
+import type { Config } from '../../domain/platform/config';
 import type { KeyMaterial } from '../../domain/platform/crypto';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import type { ConnectorAdapter, Outcome } from '../../domain/connectors/connector';
+import { adapterFor, providerBaseUrl } from '../../domain/connectors/registry';
 import { resolveOutcome } from '../transactions/unknown-outcome';
 import { readTokenCard } from './card-source';
 
@@ -20,6 +22,20 @@ export interface VaultSettings {
   threeDsReturnUrl(transactionId: string): string;
   /** How long a charge waits for the buyer's challenge. */
   threeDsChallengeMs: number;
+}
+
+/** What the vault activities need from configuration: the keyring, the adapters and where providers live. */
+export function vaultSettingsOf(config: Config): VaultSettings {
+  return {
+    encryptionKeys: config.encryptionKeys,
+    adapterFor,
+    providerBaseUrl: (connector) => providerBaseUrl(connector.providerSlug, connector.isTestMode, config),
+    providerTimeoutMs: 15_000,
+    inDoubtAfterMs: config.providerOutcomeInDoubtDays * 86_400_000,
+    threeDsReturnUrl: (transactionId) =>
+      `${config.publicBaseUrl.replace(/\/+$/, '')}/api/v1/transactions/${transactionId}/three-ds/return`,
+    threeDsChallengeMs: config.threeDsChallengeMinutes * 60_000,
+  };
 }
 
 export interface VaultDeps {

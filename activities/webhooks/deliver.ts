@@ -14,14 +14,37 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { deliveryTarget, type DeliveryTarget } from '../../db/repositories/events.repository';
 import type { DeliveryStatus, DeliveryTrigger } from '../../db/entities';
 import type { Orm } from '../../db/orm';
-import { decryptSecret } from '../../domain/platform/crypto';
+import { decryptSecret, type KeyMaterial } from '../../domain/platform/crypto';
 import { newId } from '../../domain/platform/ids';
 import { recordActivity } from '../../domain/merchants/merchants.activity';
 import { eventEnvelope } from '../../domain/events/events.presenter';
 import { waitBeforeNext, type NextAttempt } from '../../workflows/lib/webhook-schedule';
 import { postJson, type PostResult } from './http-post';
 import { signPayload } from '../../domain/webhooks/webhooks.signature';
-import { RESPONSE_KEEP_BYTES, RESPONSE_READ_LIMIT_BYTES, type WebhookSettings } from './settings';
+import type { Config } from '../../domain/platform/config';
+
+/** What the webhook activities need from the configuration, resolved once by the worker. */
+export interface WebhookSettings {
+  /** Opens the stored signing secrets (the keyring, so a master-key rotation in progress is fine). */
+  keys: KeyMaterial;
+  /** Only in local/test mode: deliveries may reach loopback and private addresses. */
+  allowPrivateTargets: boolean;
+  /** Whole-exchange deadline of one attempt (Document 1: receivers answer within a few seconds). */
+  timeoutMs: number;
+}
+
+export const DELIVERY_TIMEOUT_MS = 15_000;
+/** The most of a response body read (the rest is dropped with the connection) and the most stored. */
+export const RESPONSE_READ_LIMIT_BYTES = 64 * 1024;
+export const RESPONSE_KEEP_BYTES = 1024;
+
+export function webhookSettingsOf(config: Config): WebhookSettings {
+  return {
+    keys: config.encryptionKeys,
+    allowPrivateTargets: config.env === 'local' || config.env === 'test',
+    timeoutMs: DELIVERY_TIMEOUT_MS,
+  };
+}
 
 /**
  * Per-merchant caps on webhook attempts in flight in one worker process. Every merchant shares the
@@ -243,8 +266,7 @@ export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?
   const merchants = new MerchantSlots(MAX_ATTEMPTS_IN_FLIGHT_PER_MERCHANT);
   return {
     async deliverWebhook(input: DeliverInput): Promise<DeliverResult> {
-      if (!webhooks)
-        throw new Error('The worker was started without webhook settings (activities/webhooks/settings.ts)');
+      if (!webhooks) throw new Error('The worker was started without webhook settings (webhookSettingsOf)');
       // Checked before anything is read: a deferral costs no query.
       const { deferFor } = input;
       if (deferFor !== undefined && !merchants.tryTake(deferFor)) {

@@ -16,9 +16,8 @@ import type { Orm } from '../../db/orm';
 import * as outbox from '../../db/repositories/events.repository';
 import { deliveryWorkflowId, type WebhookDeliveryInput } from '../../workflows/webhook-delivery.shared';
 import { nextAttempt, planRetries } from '../../workflows/lib/webhook-schedule';
-import { MAX_DIRECT_PER_MERCHANT, MerchantSlots, sendAndRecord, type Target } from './deliver';
+import { MAX_DIRECT_PER_MERCHANT, MerchantSlots, sendAndRecord, type Target, type WebhookSettings } from './deliver';
 import { startDelivery } from './fan-out';
-import type { WebhookSettings } from './settings';
 
 /**
  * How long a direct fan-out owns its events: well beyond one attempt's whole-exchange deadline plus its record

@@ -1,9 +1,8 @@
 /** The outgoing-webhook activities: outbox fan-out and delivery attempts. */
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
-import { createDeliverActivities } from './deliver';
+import { createDeliverActivities, type WebhookSettings } from './deliver';
 import { createFanOutActivities } from './fan-out';
-import type { WebhookSettings } from './settings';
 
 export interface WebhookDeps {
   orm: Orm;

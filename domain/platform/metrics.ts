@@ -3,7 +3,7 @@
  * - `processMetrics`: Node's own (CPU, heap, event-loop lag) and what shared domain code counts whichever role runs
  *   it (transaction status moves): one set per process, served by the first metrics endpoint the process opens
  *   (metrics-server.ts), so `npm start`, with the API and the worker in one process, never exposes them twice;
- * - `apiMetrics`: the HTTP requests (api/http/http-metrics.ts);
+ * - `apiMetrics`: the HTTP requests (api/http/telemetry.ts);
  * - `workerMetrics`: provider attempts, webhook deliveries, renewals, activity retries, the gauges read from the
  *   database at scrape time and the Temporal SDK's own worker metrics (worker/metrics.ts).
  * Every label is bounded: methods, route templates, statuses, providers, connectors (configuration, not traffic),

@@ -1,7 +1,7 @@
 /**
  * Loading what the engine needs from the database, shared by the simulate endpoint, card verification and the
  * charge workflow's planning activity, so all evaluate exactly the same program against exactly the same connector
- * states — read in one statement (db/repositories/routing-plan.repository.ts).
+ * states — read in one statement (db/repositories/routing.repository.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RoutingProfile } from '../../db/entities';
@@ -15,9 +15,9 @@ import {
 } from './routing.evaluate';
 import { buildProgram, connectorState } from './routing.program';
 import { circuitGate } from '../connectors/connector-health';
-import { healthRowOf } from '../connectors/connector-circuits';
+import { healthRowOf } from '../connectors/connector-health';
 import { claimProbe } from '../../db/repositories/connector-health.repository';
-import { readRoutingRows } from '../../db/repositories/routing-plan.repository';
+import { readRoutingRows } from '../../db/repositories/routing.repository';
 import { routingSettingsOf, type RoutingSettings } from './routing.settings';
 import type { StoredRoutingSettings } from '../../db/repositories/routing.repository';
 

@@ -9,7 +9,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordLateDecline as recordOnAttempt } from '../../db/repositories/transaction-attempts.repository';
 import type { InboundWebhook } from '../connectors/connector';
-import { scrubProviderText } from '../connectors/provider-text';
+import { scrubProviderText } from '../connectors/registry';
 
 /** The provider's reason, as an adapter maps a decline (rawCode / rawMessage). */
 export interface ProviderDecline {

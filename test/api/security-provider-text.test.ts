@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { adapterFor } from '../../domain/connectors/registry';
-import { PROVIDER_TEXT_MAX_CHARS, scrubProviderText } from '../../domain/connectors/provider-text';
+import { PROVIDER_TEXT_MAX_CHARS, scrubProviderText } from '../../domain/connectors/registry';
 import { card, credentialsFor } from '../helpers/sandbox';
 
 /** A provider_a look-alike that declines every card with a message quoting the whole request body. */

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { createActivities } from '../../activities';
-import { vaultSettingsOf } from '../../activities/vault/settings';
+import { vaultSettingsOf } from '../../activities/vault';
 import { createTenant } from '../helpers/factories';
 import { accountOf, ledger } from '../helpers/sandbox';
 import { rows } from '../helpers/db';

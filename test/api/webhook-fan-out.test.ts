@@ -22,7 +22,7 @@ import { deliveryWorkflowId } from '../../workflows/webhook-delivery.shared';
 import { webhookOutboxSweepWorkflow } from '../../workflows/webhook-fan-out';
 import { fanOutEvent, fanOutEvents } from '../../activities/webhooks/fan-out';
 import { directSlots, fanOutDirect } from '../../activities/webhooks/direct-fan-out';
-import { webhookSettingsOf } from '../../activities/webhooks/settings';
+import { webhookSettingsOf } from '../../activities/webhooks/deliver';
 import { recordDeliveryAttempt } from '../../db/repositories/webhook-deliveries.repository';
 
 const client = () => stack().api.deps.temporal.client;

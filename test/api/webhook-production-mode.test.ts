@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { startApi, type RunningApi } from '../../api/server';
 import { createWebhookActivities } from '../../activities/webhooks';
-import { webhookSettingsOf } from '../../activities/webhooks/settings';
+import { webhookSettingsOf } from '../../activities/webhooks/deliver';
 import { deliveryWorkflowId } from '../../workflows/webhook-delivery.shared';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';

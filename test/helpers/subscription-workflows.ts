@@ -7,7 +7,7 @@ import { Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import { createActivities } from '../../activities';
 import type { Orm } from '../../db/orm';
-import { vaultSettingsOf } from '../../activities/vault/settings';
+import { vaultSettingsOf } from '../../activities/vault';
 import { subscriptionWorkflow } from '../../workflows/subscription';
 import { subscriptionWorkflowId, type SubscriptionWorkflowInput } from '../../workflows/subscription.shared';
 import { useTimeSkipping } from './time-skipping';

@@ -7,7 +7,7 @@ import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { vaultSettingsOf } from '../../activities/vault/settings';
+import { vaultSettingsOf } from '../../activities/vault';
 import { stack } from './stack';
 import { resolveTimeSkippingTestServer } from '../../scripts/lib/temporal-binaries';
 import { SEARCH_ATTRIBUTES, searchAttributeIndexType } from '../../workflows/definitions';

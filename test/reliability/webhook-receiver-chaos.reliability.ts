@@ -25,7 +25,7 @@ import { randomInt } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { createWebhookActivities } from '../../activities/webhooks';
-import { webhookSettingsOf } from '../../activities/webhooks/settings';
+import { webhookSettingsOf } from '../../activities/webhooks/deliver';
 import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import {
   deliveryStartOptions,

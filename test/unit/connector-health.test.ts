@@ -7,7 +7,7 @@ import {
   presentHealth,
   windowStart,
 } from '../../domain/connectors/connector-health';
-import { orderByApprovalRate, smoothedApprovalRate } from '../../domain/routing/routing.optimize';
+import { orderByApprovalRate, smoothedApprovalRate } from '../../domain/routing/routing.attempt-plan';
 import { shouldTryNextConnector } from '../../workflows/lib/transaction-types';
 
 const counts = (attempts: number, approved: number) => ({

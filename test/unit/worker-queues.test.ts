@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from '../../domain/platform/config';
 import { TASK_QUEUES } from '../../workflows/definitions';
-import { workerSlotsOf } from '../../worker/queues';
+import { workerSlotsOf } from '../../worker/main';
 
 const base = {
   APP_ENV: 'local',

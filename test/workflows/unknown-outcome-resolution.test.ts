@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { vaultSettingsOf } from '../../activities/vault/settings';
+import { vaultSettingsOf } from '../../activities/vault';
 import { buildTransactionInput } from '../../api/modules/transactions/transaction-request.service';
 import { transactionWorkflow } from '../../workflows/transaction';
 import { transactionWorkflowId } from '../../workflows/transaction.shared';

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createWebhookActivities } from '../../activities/webhooks';
-import { webhookSettingsOf } from '../../activities/webhooks/settings';
+import { webhookSettingsOf } from '../../activities/webhooks/deliver';
 import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { deliveryWorkflowId, type WebhookDeliveryInput } from '../../workflows/webhook-delivery.shared';
 import { RETRY_DELAYS_MS, RETRY_WINDOW_MS } from '../../workflows/lib/webhook-schedule';

@@ -8,7 +8,7 @@ import {
   windowStart,
   type PresentedHealth,
 } from '../../../domain/connectors/connector-health';
-import { healthOf } from '../../../domain/connectors/connector-circuits';
+import { healthOf } from '../../../domain/connectors/connector-health';
 import type { AppDeps } from '../../deps';
 
 /** A connector just created: its circuit is closed and nothing has been tried yet. */

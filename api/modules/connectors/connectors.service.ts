@@ -33,7 +33,7 @@ import { newWebhookToken } from '../../../domain/connectors/connectors.secrets';
 import { registerSandboxWebhook, type SandboxRegistration } from './sandbox-webhooks.service';
 import type { CreateConnectorBody, UpdateConnectorBody } from './connectors.schema';
 import { circuitSettings } from '../../../domain/connectors/connector-health';
-import { recordCircuitTransition } from '../../../domain/connectors/connector-circuits';
+import { recordCircuitTransition } from '../../../domain/connectors/connector-health';
 import { setCircuit } from '../../../db/repositories/connector-health.repository';
 import { transactionsAwaitingConnector } from '../../../db/repositories/connector-usage.repository';
 import { UNRESOLVED_PROVIDER_CALL } from '../../../workflows/lib/transaction-types';

@@ -25,7 +25,7 @@ import {
   payingTransactionOf,
   releaseUnopenedClaim,
 } from '../../../db/repositories/checkout-sessions.repository';
-import { hasActiveProfile } from '../../../db/repositories/routing-plan.repository';
+import { hasActiveProfile } from '../../../db/repositories/routing.repository';
 import { effectiveStatus, OPEN_STATUSES } from '../checkout-sessions/checkout-status.rules';
 import { runTransaction } from '../../temporal';
 import type { AppDeps } from '../../deps';

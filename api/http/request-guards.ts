@@ -1,13 +1,33 @@
 /**
+ * Two guards every /api/v1 request passes: the answer's no-store and nosniff headers, set before the route runs, and
+ * the bound on the parsed body's JSON nesting, checked before anything walks it.
+ */
+import type { Context, Next } from 'koa';
+import { errors } from '../../domain/platform/errors';
+
+/**
+ * Every /api/v1 answer (errors included) carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`:
+ * token pairs, signing secrets, API keys shown once and customer data must never sit in a browser or proxy cache
+ * (RFC 6749 §5.1 for tokens), and JSON must never be sniffed into something a browser runs. Set before the route runs,
+ * so the error envelope keeps them.
+ */
+export function apiResponseHeaders(prefix: string) {
+  return async (ctx: Context, next: Next) => {
+    if (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`)) {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('X-Content-Type-Options', 'nosniff');
+    }
+    await next();
+  };
+}
+
+/**
  * JSON nesting is bounded right after the body is parsed, before anything walks it. JSON.parse itself copes with a
  * 120 000-deep array (it fits in the 256 KiB body limit), but every recursive walk after it (schema checks, the
  * idempotency fingerprint, JSON.stringify) throws RangeError: a 500 and an error log per request, reachable with a
  * public key through `metadata`. No documented body nests anywhere near MAX_JSON_DEPTH; metadata values are the
  * merchant's own and get the same bound. The walk here is iterative, so it cannot overflow itself.
  */
-import type { Context, Next } from 'koa';
-import { errors } from '../../domain/platform/errors';
-
 export const MAX_JSON_DEPTH = 32;
 
 /** Whether `value` has objects or arrays nested more than `max` levels deep (the top-level body is level 1). */

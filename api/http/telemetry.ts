@@ -1,0 +1,71 @@
+/**
+ * What an operator sees of each API request (the liveness probe excepted), both named by the route's template and
+ * never by the raw path: its duration in the metrics and its server span in the trace.
+ */
+import type { Context, Next } from 'koa';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { httpRequestDuration } from '../../domain/platform/metrics';
+
+/** Methods a client can invent are folded into one value. */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The template of the route that answered, set by @koa/router; undefined outside the API's routes. */
+function matchedRoute(ctx: Context): string | undefined {
+  const matched = (ctx as Context & { _matchedRoute?: string | RegExp })._matchedRoute;
+  return typeof matched === 'string' ? matched : undefined;
+}
+
+function routeOf(ctx: Context): string {
+  return matchedRoute(ctx) ?? (ctx.status < 400 ? 'static' : 'unmatched');
+}
+
+/**
+ * switchyard_http_request_duration_seconds for every request but the liveness probe: labelled with the route's
+ * template (`/api/v1/transactions/:id`), never the path itself, so an id or a scanner's invented path adds no
+ * series. Paths outside the API's routes (the Dashboard's assets, unknown paths) are one template each: `static`
+ * for what the browser middleware serve, `unmatched` for the rest.
+ */
+export async function httpMetrics(ctx: Context, next: Next): Promise<void> {
+  const started = process.hrtime.bigint();
+  try {
+    await next();
+  } finally {
+    // Measured outside the request context: the envelope of an error is already written when this sees it.
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    httpRequestDuration.observe(
+      {
+        method: KNOWN_METHODS.has(ctx.method) ? ctx.method : 'OTHER',
+        route: routeOf(ctx),
+        status: String(ctx.status),
+      },
+      seconds,
+    );
+  }
+}
+
+/**
+ * The API's server span: one per request (the liveness probe excepted), continuing a caller's W3C `traceparent`,
+ * named by method and route template — never the raw path, which may hold a token (inbound provider webhooks) — and
+ * carrying the request id the error envelope quotes, so an operator finds a merchant's failed request in the trace
+ * UI by it. Everything the request does (the Temporal start, the workflow, its activities) is a child of this span.
+ */
+const tracer = trace.getTracer('switchyard-api');
+
+export async function requestTracing(ctx: Context, next: Next): Promise<void> {
+  const parent = propagation.extract(context.active(), ctx.headers);
+  const span = tracer.startSpan(`${ctx.method} request`, { kind: SpanKind.SERVER }, parent);
+  try {
+    await context.with(trace.setSpan(parent, span), next);
+  } finally {
+    const route = matchedRoute(ctx);
+    if (route) span.updateName(`${ctx.method} ${route}`);
+    span.setAttributes({
+      'http.request.method': ctx.method,
+      'http.response.status_code': ctx.status,
+      'switchyard.request_id': String(ctx.state.requestId ?? ''),
+      ...(route ? { 'http.route': route } : {}),
+    });
+    if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  }
+}
