@@ -94,6 +94,7 @@ describe('GET /api/v1/openapi.json', () => {
     const mounted = new Set([
       ...ROUTES.map((route) => `${route.method} ${openApiPath(route.path)}`),
       `get ${PREFIX}/openapi.json`,
+      `get ${PREFIX}/openapi/integration.json`,
     ]);
     for (const [method, path] of operations(doc)) expect(mounted, `${method} ${path}`).to.include(`${method} ${path}`);
     expect(operations(doc)).to.have.length(mounted.size);
