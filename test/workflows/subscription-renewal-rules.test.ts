@@ -77,7 +77,8 @@ describe('Subscription renewal rules (time-skipping test server)', () => {
     expect(instrument).to.deep.equal(read.body.data);
     expect(Object.keys(events[0])).to.deep.equal([...Object.keys(read.body.data), 'action_required']);
     expect(action).to.deep.equal({
-      reason: 'stolen_card',
+      // The one decline vocabulary: the provider's stolen_card is lost_or_stolen.
+      reason: 'lost_or_stolen',
       subscription_id: sub.state.subscriptionId,
       order_id: renewal.orderId,
     });
