@@ -13,6 +13,7 @@ import { subscriptionWorkflowId, type SubscriptionWorkflowInput } from '../../wo
 import { useTimeSkipping } from './time-skipping';
 import { stack } from './stack';
 import type { Subscribed } from './subscriptions';
+import { workflowSpanSinks } from '../../worker/tracing';
 
 export function useSubscriptionWorkflows(name: string) {
   const server = useTimeSkipping();
@@ -38,6 +39,8 @@ export function useSubscriptionWorkflows(name: string) {
         connection: server.env.nativeConnection,
         taskQueue,
         workflowBundle: stack().workflowBundle,
+        // The bundle carries the tracing interceptors: their span sink (a no-op while tracing is off).
+        sinks: workflowSpanSinks(),
         activities: createActivities({
           orm,
           rateLimitWindowSeconds: 60,

@@ -11,6 +11,7 @@ import { vaultSettingsOf } from '../../activities/vault';
 import { stack } from './stack';
 import { resolveTimeSkippingTestServer } from '../../scripts/lib/temporal-binaries';
 import { SEARCH_ATTRIBUTES, searchAttributeIndexType } from '../../workflows/definitions';
+import { workflowSpanSinks } from '../../worker/tracing';
 
 async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
   const path = await resolveTimeSkippingTestServer();
@@ -74,6 +75,8 @@ export function stackWorker(
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: stack().workflowBundle,
+    // The bundle carries the tracing interceptors: their span sink (a no-op while tracing is off).
+    sinks: workflowSpanSinks(),
     activities: createActivities({
       orm: stack().orm,
       rateLimitWindowSeconds: 60,
