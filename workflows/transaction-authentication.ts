@@ -8,16 +8,8 @@
  * The charge does not cascade from here: the buyer authenticated (or failed) with this connector, and another one
  * would have to challenge them again.
  */
-import {
-  ActivityFailure,
-  ParentClosePolicy,
-  WorkflowIdReusePolicy,
-  condition,
-  proxyActivities,
-  setHandler,
-  startChild,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ActivityFailure, condition, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { startDetachedChild } from './detached-child';
 import type { Activities } from '../activities';
 import type { AuthenticationCheck } from '../activities/transactions/authentication';
 import type { AttemptInput, AttemptResult, TransactionInput, TransactionResult } from './lib/transaction-types';
@@ -77,19 +69,7 @@ export async function awaitAuthentication(
     capture: input.capture,
     expiresAt: result.nextAction.expires_at,
   };
-  try {
-    await startChild(transactionAuthenticationWorkflow, {
-      workflowId: authenticationWorkflowId(id),
-      args: [args],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      // The operator finds it by the same MerchantId / CustomerId / PaymentMethod / TransactionId as the charge.
-      typedSearchAttributes: workflowInfo().typedSearchAttributes,
-    });
-  } catch (error) {
-    // (The class lives in @temporalio/common, which workflow code does not import.)
-    if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
-  }
+  await startDetachedChild(transactionAuthenticationWorkflow, authenticationWorkflowId(id), args);
   return { transactionId: id, status: 'pending' };
 }
 

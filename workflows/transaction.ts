@@ -11,15 +11,13 @@
 import {
   ActivityFailure,
   CancellationScope,
-  ParentClosePolicy,
-  WorkflowIdReusePolicy,
   condition,
   isCancellation,
   setHandler,
-  startChild,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { startDetachedChild } from './detached-child';
 import {
   shouldTryNextConnector,
   type AttemptInput,
@@ -155,19 +153,7 @@ async function awaitResolution(input: TransactionInput, attempt: AttemptInput): 
     amount: input.amount,
     capture: input.capture,
   };
-  try {
-    await startChild(transactionResolutionWorkflow, {
-      workflowId: transactionResolutionWorkflowId(id),
-      args: [args],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      // The operator finds it by the same MerchantId / CustomerId / PaymentMethod / TransactionId as the charge.
-      typedSearchAttributes: workflowInfo().typedSearchAttributes,
-    });
-  } catch (error) {
-    // (The class lives in @temporalio/common, which workflow code does not import.)
-    if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
-  }
+  await startDetachedChild(transactionResolutionWorkflow, transactionResolutionWorkflowId(id), args);
   return { transactionId: id, status: 'pending' };
 }
 
@@ -182,19 +168,12 @@ async function startSettlement(
   capture: boolean,
   expiresAt: unknown,
 ): Promise<void> {
-  try {
-    await startChild(asyncSettlementWorkflow, {
-      workflowId: settlementWorkflowId(transactionId),
-      args: [{ transactionId, amount, capture, expiresAt: typeof expiresAt === 'string' ? expiresAt : null }],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      // The operator finds it by the same MerchantId / CustomerId / PaymentMethod / TransactionId as the charge.
-      typedSearchAttributes: workflowInfo().typedSearchAttributes,
-    });
-  } catch (error) {
-    // (The class lives in @temporalio/common, which workflow code does not import.)
-    if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
-  }
+  await startDetachedChild(asyncSettlementWorkflow, settlementWorkflowId(transactionId), {
+    transactionId,
+    amount,
+    capture,
+    expiresAt: typeof expiresAt === 'string' ? expiresAt : null,
+  });
 }
 
 /** What the provider's answer to a read means for the pending payment (as its webhook would have said it). */
