@@ -25868,6 +25868,18 @@ export interface operations {
               } | null;
               qrCodeImage: string | null;
               checkoutStatus: string;
+              nextAction: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expiresAt: string;
+              } | null;
+              /** @enum {string|null} */
+              failureCode: 'authentication_failed' | 'authentication_abandoned' | null;
               subscription: {
                 id: string;
                 status: string;
@@ -26360,6 +26372,7 @@ export interface operations {
           paymentMethod?: 'credit_card' | 'debit_card' | 'pix' | 'boleto';
           /** @description pi_ identifier */
           paymentInstrumentId?: string;
+          returnUrl?: string;
         };
       };
     };
@@ -26387,6 +26400,18 @@ export interface operations {
             } | null;
             qrCodeImage: string | null;
             checkoutStatus: string;
+            nextAction: {
+              /** @enum {string} */
+              type: 'redirect_to_url';
+              url: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              expiresAt: string;
+            } | null;
+            /** @enum {string|null} */
+            failureCode: 'authentication_failed' | 'authentication_abandoned' | null;
             subscription: {
               id: string;
               status: string;
