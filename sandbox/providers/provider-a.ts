@@ -206,7 +206,7 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
           ? {
               type: 'redirect_to_url',
               redirect_to_url: {
-                url: `${ctx.baseUrl()}/_sandbox/challenge/${payment.id}`,
+                url: three?.challengeUrl,
                 return_url: three?.returnUrl,
               },
             }
