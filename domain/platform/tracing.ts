@@ -5,7 +5,7 @@
  * API's calls are the no-op tracer's. Span attributes carry ids, codes and outcomes only; HTTP client spans keep the
  * destination's origin and never its path or query (a merchant's webhook URL may embed a secret).
  */
-import { context, propagation, trace, type Attributes } from '@opentelemetry/api';
+import { context, propagation, trace, type Attributes, type Context, type Link } from '@opentelemetry/api';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -90,4 +90,50 @@ export const workflowSpanResource = (): Resource => current?.resource ?? Resourc
 /** Adds attributes to the active span (no-op while tracing is off). */
 export function annotateActiveSpan(attributes: Attributes): void {
   trace.getActiveSpan()?.setAttributes(attributes);
+}
+
+/**
+ * The active span's W3C traceparent, to store with work done later (an event's webhook deliveries); null while
+ * tracing is off or no span is active. It carries ids and the sampling flag only.
+ */
+export function activeTraceparent(): string | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ?? null;
+}
+
+/**
+ * The context that continues a stored traceparent, and a link to the span active here when that span is in another
+ * trace (a sweep's, a delivery workflow's): the work then shows in the trace that caused it and is still reachable
+ * from the one that ran it. Inside the stored trace already (a workflow started in it), the active span is the parent.
+ */
+function continuing(traceparent: string | null): { parent: Context; links: Link[] } {
+  const active = trace.getSpanContext(context.active());
+  const stored = traceparent ? propagation.extract(context.active(), { traceparent }) : undefined;
+  const storedSpan = stored && trace.getSpanContext(stored);
+  if (!stored || !storedSpan || storedSpan.traceId === active?.traceId) return { parent: context.active(), links: [] };
+  return { parent: stored, links: active ? [{ context: active }] : [] };
+}
+
+/** Runs `work` in the trace a stored traceparent names (no span of its own: a workflow start makes one). */
+export function inStoredTrace<T>(traceparent: string | null, work: () => T): T {
+  return context.with(continuing(traceparent).parent, work);
+}
+
+const tracer = trace.getTracer('switchyard');
+
+/** Runs `work` in a span of its own that continues a stored traceparent (see continuing); attributes: ids only. */
+export async function spanInStoredTrace<T>(
+  traceparent: string | null,
+  name: string,
+  attributes: Attributes,
+  work: () => Promise<T>,
+): Promise<T> {
+  const { parent, links } = continuing(traceparent);
+  const span = tracer.startSpan(name, { attributes, links }, parent);
+  try {
+    return await context.with(trace.setSpan(parent, span), work);
+  } finally {
+    span.end();
+  }
 }
