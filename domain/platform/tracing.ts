@@ -5,7 +5,15 @@
  * API's calls are the no-op tracer's. Span attributes carry ids, codes and outcomes only; HTTP client spans keep the
  * destination's origin and never its path or query (a merchant's webhook URL may embed a secret).
  */
-import { context, propagation, trace, type Attributes, type Context, type Link } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+} from '@opentelemetry/api';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -120,8 +128,6 @@ export function inStoredTrace<T>(traceparent: string | null, work: () => T): T {
   return context.with(continuing(traceparent).parent, work);
 }
 
-const tracer = trace.getTracer('switchyard');
-
 /** Runs `work` in a span of its own that continues a stored traceparent (see continuing); attributes: ids only. */
 export async function spanInStoredTrace<T>(
   traceparent: string | null,
@@ -130,9 +136,13 @@ export async function spanInStoredTrace<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const { parent, links } = continuing(traceparent);
-  const span = tracer.startSpan(name, { attributes, links }, parent);
+  // Looked up per call, like the API's: a tracer kept from before tracing was (re)started would export nowhere.
+  const span = trace.getTracer('switchyard').startSpan(name, { attributes, links }, parent);
   try {
     return await context.with(trace.setSpan(parent, span), work);
+  } catch (error) {
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw error;
   } finally {
     span.end();
   }
