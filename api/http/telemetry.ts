@@ -49,10 +49,11 @@ export async function httpMetrics(ctx: Context, next: Next): Promise<void> {
  * carrying the request id the error envelope quotes, so an operator finds a merchant's failed request in the trace
  * UI by it. Everything the request does (the Temporal start, the workflow, its activities) is a child of this span.
  */
+const tracer = trace.getTracer('switchyard-api');
+
 export async function requestTracing(ctx: Context, next: Next): Promise<void> {
   const parent = propagation.extract(context.active(), ctx.headers);
-  // Looked up per request (a map read): a tracer kept from before tracing was (re)started would export nowhere.
-  const span = trace.getTracer('switchyard-api').startSpan(`${ctx.method} request`, { kind: SpanKind.SERVER }, parent);
+  const span = tracer.startSpan(`${ctx.method} request`, { kind: SpanKind.SERVER }, parent);
   try {
     await context.with(trace.setSpan(parent, span), next);
   } finally {

@@ -22,8 +22,10 @@ import {
   BatchSpanProcessor,
   ParentBasedSampler,
   SimpleSpanProcessor,
+  SamplingDecision,
   TraceIdRatioBasedSampler,
   type ReadableSpan,
+  type Sampler,
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
@@ -36,7 +38,27 @@ export interface RunningTracing {
   stop(): Promise<void>;
 }
 
-let current: { provider: NodeTracerProvider; processor: SpanProcessor; resource: Resource } | undefined;
+/** The running tracing's sampler and processor; undefined while tracing is off (or stopped). */
+let current: { processor: SpanProcessor; sampler: Sampler } | undefined;
+
+/**
+ * The process's one tracer provider, registered on the first start and never replaced: a tracer handed out before a
+ * stop and a restart (the Temporal client's interceptor keeps one) resolves to it for good, so it must stay the one
+ * that records. It samples and exports through `current`; stopped, it records nothing. Its resource (the service
+ * name) is the first start's: a process is one service.
+ */
+let provider: NodeTracerProvider | undefined;
+
+const currentSampler: Sampler = {
+  shouldSample: (...args) => current?.sampler.shouldSample(...args) ?? { decision: SamplingDecision.NOT_RECORD },
+  toString: () => "the running tracing's sampler",
+};
+const currentProcessor: SpanProcessor = {
+  onStart: (span, parent) => current?.processor.onStart(span, parent),
+  onEnd: (span) => current?.processor.onEnd(span),
+  forceFlush: async () => current?.processor.forceFlush(),
+  shutdown: async () => undefined,
+};
 
 /**
  * Starts tracing for the process (once: `npm start` runs the API and the worker in one). `exporter`: a test's
@@ -47,19 +69,20 @@ export function startTracing(
   role: 'api' | 'worker' | 'switchyard',
   exporter?: SpanExporter,
 ): RunningTracing | null {
-  if (current) return { flush: () => current!.provider.forceFlush(), stop: async () => undefined };
+  if (current) return { flush: () => current!.processor.forceFlush(), stop: async () => undefined };
   if (!exporter && !settings.otlpTracesUrl) return null;
-  const serviceName = settings.serviceName ?? (role === 'switchyard' ? role : `switchyard-${role}`);
-  const resource = new Resource({ 'service.name': serviceName });
   const processor = exporter
     ? new SimpleSpanProcessor(exporter)
     : new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.otlpTracesUrl! }));
-  const provider = new NodeTracerProvider({
-    resource,
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.sampleRatio) }),
-    spanProcessors: [processor],
-  });
-  provider.register();
+  if (!provider) {
+    const serviceName = settings.serviceName ?? (role === 'switchyard' ? role : `switchyard-${role}`);
+    provider = new NodeTracerProvider({
+      resource: new Resource({ 'service.name': serviceName }),
+      sampler: currentSampler,
+      spanProcessors: [currentProcessor],
+    });
+    provider.register();
+  }
   const unregister = registerInstrumentations({
     instrumentations: [
       new UndiciInstrumentation({
@@ -67,16 +90,17 @@ export function startTracing(
       }),
     ],
   });
-  current = { provider, processor, resource };
+  const running = {
+    processor,
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.sampleRatio) }),
+  };
+  current = running;
   return {
-    flush: () => provider.forceFlush(),
+    flush: () => processor.forceFlush(),
     async stop() {
       unregister();
-      await provider.shutdown();
-      trace.disable();
-      context.disable();
-      propagation.disable();
-      current = undefined;
+      if (current === running) current = undefined;
+      await processor.shutdown();
     },
   };
 }
@@ -93,7 +117,7 @@ export const workflowSpanProcessor: SpanProcessor = {
 };
 
 /** The resource workflow spans are exported with (the running tracing's). */
-export const workflowSpanResource = (): Resource => current?.resource ?? Resource.empty();
+export const workflowSpanResource = (): Resource => provider?.resource ?? Resource.empty();
 
 /** Adds attributes to the active span (no-op while tracing is off). */
 export function annotateActiveSpan(attributes: Attributes): void {
@@ -128,6 +152,8 @@ export function inStoredTrace<T>(traceparent: string | null, work: () => T): T {
   return context.with(continuing(traceparent).parent, work);
 }
 
+const tracer = trace.getTracer('switchyard');
+
 /** Runs `work` in a span of its own that continues a stored traceparent (see continuing); attributes: ids only. */
 export async function spanInStoredTrace<T>(
   traceparent: string | null,
@@ -136,8 +162,7 @@ export async function spanInStoredTrace<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const { parent, links } = continuing(traceparent);
-  // Looked up per call, like the API's: a tracer kept from before tracing was (re)started would export nowhere.
-  const span = trace.getTracer('switchyard').startSpan(name, { attributes, links }, parent);
+  const span = tracer.startSpan(name, { attributes, links }, parent);
   try {
     return await context.with(trace.setSpan(parent, span), work);
   } catch (error) {

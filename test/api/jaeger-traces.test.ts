@@ -5,7 +5,6 @@
  * Jaeger's query API, as its UI reads it.
  */
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
 import { startJaeger, type RunningJaeger } from '../../scripts/lib/jaeger';
 import { startTracing, type RunningTracing } from '../../domain/platform/tracing';
 import { createTenant } from '../helpers/factories';
@@ -22,7 +21,8 @@ interface JaegerSpan {
 
 describe('Jaeger: a charge is one trace, from the API to the provider call', function () {
   this.timeout(600_000);
-  const service = `switchyard-e2e-${randomUUID().slice(0, 8)}`;
+  // A process is one service: its first start names it (tracing.test.ts starts this process's tracing with it too).
+  const service = 'switchyard-test';
   let jaeger: RunningJaeger | null;
   let tracing: RunningTracing;
 
@@ -46,7 +46,7 @@ describe('Jaeger: a charge is one trace, from the API to the provider call', fun
   /** The trace holding the request's server span, as Jaeger's API returns it (undefined until it is there). */
   async function traceOfRequest(requestId: string): Promise<JaegerSpan[] | undefined> {
     const query = new URLSearchParams({ service, tags: JSON.stringify({ 'switchyard.request_id': requestId }) });
-    const res = await fetch(`${jaeger!.uiUrl}/api/traces?${query}`);
+    const res = await fetch(`${jaeger!.uiUrl}/api/traces?${query.toString()}`);
     if (!res.ok) return undefined;
     const { data } = (await res.json()) as { data: { spans: JaegerSpan[] }[] };
     return data[0]?.spans;
