@@ -42,7 +42,7 @@ export interface RunningTracing {
 let current: { processor: SpanProcessor; sampler: Sampler } | undefined;
 
 /**
- * The process's one tracer provider, registered on the first start and never replaced: a tracer handed out before a
+ * The process's one tracer provider, made on the first start and never replaced: a tracer handed out before a
  * stop and a restart (the Temporal client's interceptor keeps one) resolves to it for good, so it must stay the one
  * that records. It samples and exports through `current`; stopped, it records nothing. Its resource (the service
  * name) is the first start's: a process is one service.
@@ -81,8 +81,8 @@ export function startTracing(
       sampler: currentSampler,
       spanProcessors: [currentProcessor],
     });
-    provider.register();
   }
+  provider.register();
   const unregister = registerInstrumentations({
     instrumentations: [
       new UndiciInstrumentation({
@@ -101,6 +101,11 @@ export function startTracing(
       unregister();
       if (current === running) current = undefined;
       await processor.shutdown();
+      // No active span, context or propagated header while stopped (log lines carry no trace_id); a start registers
+      // the same provider again.
+      trace.disable();
+      context.disable();
+      propagation.disable();
     },
   };
 }
