@@ -40,6 +40,7 @@ import { requireLiveSession } from './dashboard-sessions';
 import { bodyAjv, textAjv, toFieldErrors, unstorableTextFields } from './schema';
 import { malformedIdError } from './malformed-id';
 import type { RouteTable } from './route-table';
+import { annotateActiveSpan } from '../../domain/platform/tracing';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
@@ -274,6 +275,8 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
       if (dashboard.tenant === 'merchant') merchantId = tenantId;
       else organizationId = tenantId;
     }
+    // The request's server span names the merchant it acts on, once authenticated (never a key or a secret).
+    if (merchantId) annotateActiveSpan({ 'switchyard.merchant_id': merchantId });
 
     const idempotencyKey = ctx.get('idempotency-key') || (body.idempotency_key as string | undefined);
     delete body.idempotency_key;
