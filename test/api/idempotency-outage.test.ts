@@ -50,7 +50,7 @@ describe('Idempotency: a request that fails while PostgreSQL is down', function 
       seal: (text) => text,
       open: (text) => text,
     };
-    const failure = await runIdempotent(orm.em.fork(), request, 'no-transaction', async () => {
+    const failure = await runIdempotent(orm.em, () => orm.em.fork(), request, 'no-transaction', async () => {
       await postgres.stop();
       throw new Error('the database went away');
     }).then(
@@ -61,7 +61,7 @@ describe('Idempotency: a request that fails while PostgreSQL is down', function 
 
     postgres = await startPostgres();
     let ran = 0;
-    const retried = await runIdempotent(orm.em.fork(), request, 'no-transaction', async () => {
+    const retried = await runIdempotent(orm.em, () => orm.em.fork(), request, 'no-transaction', async () => {
       ran += 1;
       return { status: 201, body: { id: 'txn_once' } };
     });
