@@ -100,7 +100,9 @@ async function main(): Promise<void> {
     // Shares of the profile's wall time, and that time per request: comparable between the API and its floor.
     const { startTime, endTime } = profile as Profile;
     const perRequest = (share: number) => ((share * (endTime - startTime)) / result.requestsTotal).toFixed(1);
-    console.log(`${floor ? 'Floor' : 'API'} main thread self time (the profiler stopping itself shows as "(dispatch)"):`);
+    console.log(
+      `${floor ? 'Floor' : 'API'} main thread self time (the profiler stopping itself shows as "(dispatch)"):`,
+    );
     for (const [key, share] of selfTimeBy(profile as Profile).slice(0, 25)) {
       console.log(`${(share * 100).toFixed(1).padStart(5)} % ${perRequest(share).padStart(7)} µs/request  ${key}`);
     }

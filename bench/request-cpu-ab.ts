@@ -70,7 +70,8 @@ async function main(): Promise<void> {
         expectedStatus: 404,
         options: { url: `${api.url}/api/v1/nothing`, headers: read.options.headers },
       };
-      if (measured.length === 0) measured.push({ name: 'floor: bare Koa + pg', pid: baselines.pid, scenario: read.floor! });
+      if (measured.length === 0)
+        measured.push({ name: 'floor: bare Koa + pg', pid: baselines.pid, scenario: read.floor! });
       for (const scenario of [read, replay, unknown]) {
         measured.push({ name: `${scenario.name} — ${label}`, pid: api.pid, scenario });
       }
@@ -94,7 +95,9 @@ async function main(): Promise<void> {
     console.log(`| scenario | serving CPU/request (µs), median of ${rounds} | req/s, median |`);
     console.log('|---|---:|---:|');
     for (const [name, { cpu, rps }] of samples) {
-      console.log(`| ${name} | ${Math.round(median(cpu))} (${cpu.map(Math.round).join(', ')}) | ${Math.round(median(rps))} |`);
+      console.log(
+        `| ${name} | ${Math.round(median(cpu))} (${cpu.map(Math.round).join(', ')}) | ${Math.round(median(rps))} |`,
+      );
     }
   } finally {
     theirs.stop();
