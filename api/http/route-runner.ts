@@ -181,7 +181,7 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
     const requestId = ctx.state.requestId as string;
     // The request's EntityManager (its identity map and unit of work), forked on first use: a read whose key and
     // budget the process already holds and whose data comes from a raw read (db/reads.ts, through the ORM's root
-    // EntityManager) needs none, and a fork cost more than the rest of the route's own work (docs/benchmarks.md).
+    // EntityManager) needs none (a fork is a unit of work, an identity map and two process.env writes in MikroORM).
     let forked: EntityManager | undefined;
     const em = () => (forked ??= orm.em.fork());
     let auth: ApiKeyAuth | undefined;
