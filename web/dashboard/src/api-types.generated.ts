@@ -123,8 +123,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Merchant users: sign in
-     * @description Merchant users: sign in.
+     * Merchant users: sign in; when the password opens accounts in several organizations, choose one (account_id)
+     * @description Merchant users: sign in; when the password opens accounts in several organizations, choose one (account_id)
      *
      *     **Authentication:** none.
      */
@@ -5047,6 +5047,8 @@ export interface operations {
           /** Format: email */
           email: string;
           password: string;
+          /** @description The account to enter when the e-mail and password open several (one of choose_account) */
+          account_id?: string;
         };
       };
     };
@@ -5057,33 +5059,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            user: {
-              id: string;
-              email: string;
-              name: string | null;
-              merchants: {
-                membership_id: string;
-                merchant_id: string;
-                merchant_name: string;
-                status: string;
-                role: string;
-                organization_id: string;
-                organization_name: string;
-              }[];
-              /**
-               * Format: date-time
-               * @description ISO 8601 UTC with milliseconds
-               */
-              last_login_at: string;
-            };
-            access_token: string;
-            refresh_token: string;
-            /** @constant */
-            token_type: 'Bearer';
-            /** @description Access token lifetime in seconds */
-            expires_in: number;
-          };
+          'application/json':
+            | {
+                user: {
+                  id: string;
+                  email: string;
+                  name: string | null;
+                  merchants: {
+                    membership_id: string;
+                    merchant_id: string;
+                    merchant_name: string;
+                    status: string;
+                    role: string;
+                    organization_id: string;
+                    organization_name: string;
+                  }[];
+                  /**
+                   * Format: date-time
+                   * @description ISO 8601 UTC with milliseconds
+                   */
+                  last_login_at: string;
+                };
+                access_token: string;
+                refresh_token: string;
+                /** @constant */
+                token_type: 'Bearer';
+                /** @description Access token lifetime in seconds */
+                expires_in: number;
+              }
+            | {
+                choose_account: {
+                  /** @description Send it back as account_id, with the e-mail and password */
+                  account_id: string;
+                  organization_id: string;
+                  organization_name: string;
+                  merchants: {
+                    merchant_id: string;
+                    merchant_name: string;
+                  }[];
+                }[];
+              };
         };
       };
       /** @description validation_error or bad_request_error */
