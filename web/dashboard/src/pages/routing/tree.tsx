@@ -3,7 +3,8 @@ import { useState } from 'preact/hooks';
 import { call } from '../../api';
 import { label } from '../../format';
 import { Chip } from '../../ui';
-import { type RoutingNode, type TreeContext, conditionValueText } from './model';
+import { type RoutingNode, type TreeContext } from './model';
+import { conditionValueText } from './amounts';
 import { AddNode, OPERATORS, ConditionForm } from './node-forms';
 
 export const listKey = (parent: string | null, branch: string | null) => (parent ? `${parent}:${branch}` : 'root');
