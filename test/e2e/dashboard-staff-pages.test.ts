@@ -78,7 +78,8 @@ describe('Merchant Dashboard pages staff look for, in headless Chromium (e2e)', 
     const roll = page.getByRole('form', { name: 'Roll Order server' });
     await roll.getByLabel('The old key keeps working for (hours)').fill('0');
     await roll.getByRole('button', { name: 'Roll key' }).click();
-    const rolledKey = (await page.getByRole('status').filter({ hasText: 'shown only now' }).locator('code').textContent()) ?? '';
+    const rolledKey =
+      (await page.getByRole('status').filter({ hasText: 'shown only now' }).locator('code').textContent()) ?? '';
     expect(rolledKey).to.match(FULL_KEY).and.not.to.equal(issued);
     const rolled = (await keysOf(tenant)).find((key) => key.name === 'Order server' && key.status === 'active');
     expect(rolled.id).not.to.equal(minted.id);
@@ -188,7 +189,10 @@ describe('Merchant Dashboard pages staff look for, in headless Chromium (e2e)', 
     });
     expect(offer.status, offer.text).to.equal(201);
     const buyer = uniqueEmail('buyer');
-    const customer = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput({ email: buyer }) });
+    const customer = await api.post('/customers', {
+      key: tenant.merchant_secret_key,
+      body: customerInput({ email: buyer }),
+    });
     expect(customer.status, customer.text).to.equal(201);
 
     await page.goto(`${browser.base}/sign-in`);

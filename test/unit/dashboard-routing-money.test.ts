@@ -28,7 +28,9 @@ describe('Dashboard routing: amount conditions in money', () => {
 
   it('without a pinned currency, says the value is minor units and what it means in BRL', () => {
     const amount = node('n1', { condition_field: 'amount', condition_operator: 'gt', condition_value: 10000 });
-    expect(conditionValueText(amount, new Map([['n1', amount]]))).to.match(/^10000 minor units \(R\$\s?100\.00 in BRL\)$/);
+    expect(conditionValueText(amount, new Map([['n1', amount]]))).to.match(
+      /^10000 minor units \(R\$\s?100\.00 in BRL\)$/,
+    );
   });
 
   it('an otherwise-branch of "currency is USD" pins nothing; other fields stay JSON', () => {
