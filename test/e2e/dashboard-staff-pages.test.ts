@@ -18,7 +18,7 @@ import {
 } from '../helpers/dashboard-browser';
 import { createTenant, customerInput, uniqueEmail, type Tenant } from '../helpers/factories';
 import { api } from '../helpers/http';
-import { charge } from '../helpers/transactions';
+import { cascade, charge } from '../helpers/transactions';
 import { saveCard } from '../helpers/vault';
 
 const FULL_KEY = /(sk|pk)_live_mer_[0-9A-Za-z]{32}/;
@@ -134,6 +134,7 @@ describe('Merchant Dashboard pages staff look for, in headless Chromium (e2e)', 
     expect(created.status, created.text).to.equal(201);
     const customerId = created.body.data.id as string;
     await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput({ name: 'Alan Turing' }) });
+    await cascade(tenant, ['provider_a']);
     const instrument = await saveCard(tenant, customerId);
     const paid = await charge(tenant, {
       payment_method: 'credit_card',

@@ -21,6 +21,7 @@ import { offerTransitionRoutes } from '../offer-transitions/offer-transitions.ro
 import { offerPriceRoutes } from '../offer-prices/offer-prices.routes';
 import { customerRoutes } from '../customers/customers.routes';
 import { checkoutSessionRoutes } from '../checkout-sessions/checkout-sessions.routes';
+import { testClockRoutes } from '../test-clocks/test-clocks.routes';
 import { routeAt, withoutMerchantId } from './merchant-dashboard.service';
 import { withNames } from './merchant-dashboard-names.service';
 import { merchantDashboardOverviewRoute } from './merchant-dashboard-overview.routes';
@@ -95,4 +96,12 @@ export const merchantDashboardRoutes: AnyRoute[] = [
   // The Customers page: search, and one customer (their payments, subscriptions and cards come from those lists).
   merchantDashboardCustomersRoute,
   servedToDashboard(customerRoutes, 'get', '/customers/:customerId', '/merchant/customers/:customerId', 'customers'),
+  // A customer's test clock: its frozen time is the time of their subscriptions (the clock badge).
+  servedToDashboard(
+    testClockRoutes,
+    'get',
+    '/test-clocks/:test_clock_id',
+    '/merchant/test-clocks/:test_clock_id',
+    'test clocks',
+  ),
 ];

@@ -4421,6 +4421,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/merchant/test-clocks/{test_clock_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a test clock (status advancing until its subscriptions reached frozen_time)
+     * @description Get a test clock (status advancing until its subscriptions reached frozen_time)
+     *
+     *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
+     */
+    get: operations['getMerchantTestClocksTestClockId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/merchant/connectors/{connector_id}/test': {
     parameters: {
       query?: never;
@@ -42354,6 +42376,128 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             updated_at: string;
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authentication_error: missing, malformed or invalid key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authorization_error: missing scope, wrong key kind or merchant outside the key */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description not_found_error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description conflict_error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate_limit_error (see Retry-After and RateLimit-* headers) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error: a payment provider or the workflow service was unreachable (retry with backoff) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getMerchantTestClocksTestClockId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        test_clock_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            merchant_id: string;
+            name: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            frozen_time: string;
+            /**
+             * @description advancing until every subscription of the clock has done all the work due up to frozen_time
+             * @enum {string}
+             */
+            status: 'ready' | 'advancing';
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
           };
         };
       };

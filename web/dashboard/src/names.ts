@@ -31,7 +31,8 @@ export function useActorNames(): (actor: Actor | null) => string {
       const name = keys?.data.find((k) => k.id === actor.id)?.name;
       return `API key ${actor.id}${name ? ` (${name})` : ''}`;
     }
-    if (actor.id === currentSession()?.user.id) return 'You';
+    const me = currentSession()?.user;
+    if (actor.id === me?.id) return `${me.name ?? me.email} (you)`;
     const member = members?.data.find((m) => m.user_id === actor.id);
     return member ? (member.name ?? member.email) : `A former member (${actor.id})`;
   };

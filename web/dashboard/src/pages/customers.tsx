@@ -8,6 +8,7 @@ import { call, type Item } from '../api';
 import { day, label, money, when } from '../format';
 import { DataTable, usePagedList, useFilteredList } from '../list';
 import { Chip, ErrorNote, Facts, Field, inputValue, Link, PageHeader, useLoad } from '../ui';
+import { ClockBadge, useTestClock } from '../clock';
 
 type Customer = Item<'getMerchantCustomers'>;
 type Transaction = Item<'getMerchantTransactions'>;
@@ -70,20 +71,33 @@ export function CustomerDetail(props: { id: string }) {
   const payments = usePagedList<Transaction>('/merchant/transactions', { customer_reference: props.id }, 10);
   const subscriptions = usePagedList<Subscription>('/merchant/subscriptions', { customer_id: props.id }, 10);
   const cards = usePagedList<Instrument>('/merchant/payment-instruments', { customer_id: props.id }, 20);
+  const clock = useTestClock(customer.state === 'ready' ? customer.data.test_clock_id : null);
   const back = { to: '/customers', text: 'Customers' };
   if (customer.state === 'loading') return <p role="status">Loading the customer…</p>;
   if (customer.state === 'error') return <ErrorNote error={customer.error} retry={customer.reload} />;
   const c = customer.data;
   return (
     <>
-      <PageHeader title={c.name ?? c.email ?? c.id} back={back} />
+      <PageHeader title={c.name ?? c.email ?? c.id} back={back}>
+        <ClockBadge clock={clock} />
+      </PageHeader>
       <Facts
         items={[
           ['E-mail', c.email ?? '—'],
           ['Phone', c.phone ?? '—'],
           ['Customer since', day(c.created_at)],
           ['Id', <code key="id">{c.id}</code>],
-          ['Test clock', c.test_clock_id ? <code key="clock">{c.test_clock_id}</code> : 'None (real time)'],
+          [
+            'Test clock',
+            c.test_clock_id ? (
+              <>
+                <code>{c.test_clock_id}</code>: their subscriptions run in the clock’s time; payments are dated in
+                real time
+              </>
+            ) : (
+              'None (real time)'
+            ),
+          ],
         ]}
       />
       <Section title="Payments">
