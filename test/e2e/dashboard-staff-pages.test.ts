@@ -219,6 +219,18 @@ describe('Merchant Dashboard pages staff look for, in headless Chromium (e2e)', 
     await checkWith(page, 'catalog-product', browser.problems);
   });
 
+  it('Connectors name each provider with the real API it speaks (Provider A — Stripe API)', async () => {
+    const tenant = await createTenant();
+    const owner = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
+    const [connector] = await cascade(tenant, ['provider_a']);
+    await page.goto(`${browser.base}/sign-in`);
+    await signInThroughPage(page, owner.email, owner.password);
+    await page.getByRole('link', { name: 'Connectors' }).click();
+    await page.getByRole('cell', { name: 'Provider A — Stripe API' }).waitFor();
+    await page.goto(`${browser.base}/connectors/${connector.id}`);
+    await page.locator('dd', { hasText: 'Provider A — Stripe API' }).waitFor();
+  });
+
   it('Sign-in: a person whose e-mail has accounts in two organizations chooses which one to enter', async () => {
     const first = await createTenant();
     const second = await createTenant();

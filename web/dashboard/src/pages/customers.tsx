@@ -91,8 +91,8 @@ export function CustomerDetail(props: { id: string }) {
             'Test clock',
             c.test_clock_id ? (
               <>
-                <code>{c.test_clock_id}</code>: their subscriptions run in the clock’s time; payments are dated in
-                real time
+                <code>{c.test_clock_id}</code>: their subscriptions run in the clock’s time; payments are dated in real
+                time
               </>
             ) : (
               'None (real time)'

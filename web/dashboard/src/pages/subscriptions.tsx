@@ -109,10 +109,7 @@ export function SubscriptionDetail(props: { id: string }) {
     [props.id],
   );
   const charges = useLoad(() => chargesOf(props.id), [props.id]);
-  const clock = useLoad(
-    () => call<ClockAnswer>('GET', `/merchant/subscriptions/${props.id}/test-clock`),
-    [props.id],
-  );
+  const clock = useLoad(() => call<ClockAnswer>('GET', `/merchant/subscriptions/${props.id}/test-clock`), [props.id]);
   const onClock = clock.state === 'ready' ? clock.data.test_clock : null;
   const [message, setMessage] = useState<string | null>(null);
   const [cancelReason, setCancelReason] = useState('');
