@@ -253,6 +253,6 @@ describe('Merchant Dashboard pages staff look for, in headless Chromium (e2e)', 
     const session = await page.evaluate(() =>
       (globalThis as any).sessionStorage.getItem('switchyard.dashboard.session'),
     );
-    expect(JSON.parse(session!).merchantId).to.equal(second.merchant_id);
+    expect(JSON.parse(session).merchantId).to.equal(second.merchant_id);
   });
 });
