@@ -49,6 +49,15 @@ export class UnknownApiKeyError extends ApiError {
   }
 }
 
+/**
+ * The malformed-key 401 names the accepted prefixes so a key from another product (sk_test_…) is recognised as such;
+ * it never repeats the key. Test or live is a connector setting, not a key prefix.
+ */
+const MALFORMED_KEY =
+  'The API key is malformed: Switchyard keys start with sk_live_mer_ (merchant secret), pk_live_mer_ (merchant ' +
+  'public) or sk_live_org_ (organization secret), then 32 letters and digits; there are no sk_test_ keys ' +
+  '(test mode is a connector setting)';
+
 function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   return match?.[1];
@@ -102,7 +111,7 @@ export async function authenticatePublicKey(
  * key; the auth-change trigger ignores that column).
  */
 async function lookupKey(em: () => EntityManager, token: string, cache?: AuthCache): Promise<ApiKeyAuth> {
-  if (!KEY_PATTERN.test(token)) throw errors.unauthenticated('The API key is malformed');
+  if (!KEY_PATTERN.test(token)) throw errors.unauthenticated(MALFORMED_KEY);
   const hash = hashSecret(token);
   const cacheKey = `key:${hash}`;
   const cached = cache?.get<ApiKeyAuth>(cacheKey);
