@@ -52,6 +52,21 @@ describe('Test clocks: the next renewal fails on demand', () => {
     ]);
   });
 
+  it('armed after a renewal was charged, the following renewal declines', async () => {
+    const clock = await createClock(tenant, JAN_31);
+    const { offer } = await sellableOffer(tenant);
+    const { sub, customerId } = await subscribeOnClock(tenant, clock.id, offer.id);
+    await advance(tenant, clock.id, '2027-03-01T10:00:00.000Z');
+    expect((await failNext(tenant, clock.id, sub.id)).status).to.equal(200);
+    await advance(tenant, clock.id, '2027-03-31T12:00:00.000Z');
+    expect(await subscriptionOf(tenant, sub.id)).to.include({ status: 'dunning' });
+    expect((await chargesOf(tenant, customerId)).map((tx) => tx.status)).to.deep.equal([
+      'authorized',
+      'authorized',
+      'failed',
+    ]);
+  });
+
   it("the failure_code is the caller's: do_not_honor declines the renewal with do_not_honor", async () => {
     const clock = await createClock(tenant, JAN_31);
     const { offer } = await sellableOffer(tenant);

@@ -83,7 +83,7 @@ describe('Guides with browser steps, run as written (e2e)', function () {
     const tenant = await createTenant();
     shell = await guideShell(tenant);
     const steps = guideBlocks('save-a-card.md', 'sh');
-    expect(steps).to.have.length(3);
+    expect(steps).to.have.length(4);
     expect(await shell.run(steps[0])).to.match(/^cust_/);
     browser ??= await openDashboardBrowser();
 

@@ -2755,8 +2755,8 @@ export interface paths {
     get: operations['getMerchantsMerchantIdPaymentInstruments'];
     put?: never;
     /**
-     * Save a card from a single-use instrument_enrollment token (200 with the existing instrument for the same card)
-     * @description Save a card from a single-use instrument_enrollment token (200 with the existing instrument for the same card)
+     * Save a card from a single-use instrument_enrollment token, or a test payment method in test mode (200 with the existing instrument for the same card)
+     * @description Save a card from a single-use instrument_enrollment token, or a test payment method in test mode (200 with the existing instrument for the same card)
      *
      *     **Authentication:** a secret merchant key or organization key (Bearer) with the scope instruments:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
      *
@@ -27115,8 +27115,19 @@ export interface operations {
         'application/json': {
           /** @description cust_ identifier */
           customer_id: string;
-          /** @description tok_ identifier */
-          card_ciphertext_id: string;
+          /** @description An instrument_enrollment card token; exactly one of card_ciphertext_id and payment_method */
+          card_ciphertext_id?: string;
+          /**
+           * @description Test mode only (400 TEST_PAYMENT_METHOD_LIVE_MODE when the merchant has a live connector): saves the sandbox test card the name stands for, as Stripe test payment methods do
+           * @enum {string}
+           */
+          payment_method?:
+            | 'pm_card_visa'
+            | 'pm_card_mastercard'
+            | 'pm_card_amex'
+            | 'pm_card_chargeDeclined'
+            | 'pm_card_chargeDeclinedInsufficientFunds'
+            | 'pm_card_threeDSecureRequired';
           /** @description Key/value pairs, at most 5120 bytes serialized */
           metadata?: {
             [key: string]: unknown;
