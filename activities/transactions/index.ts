@@ -31,7 +31,7 @@ import type { ChargeAttributes } from '../../domain/routing/routing.evaluate';
 import { instrumentCardOf, tokenCardOf } from '../vault/card-source';
 import type { VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, ProviderResult } from '../../domain/connectors/connector';
-import { testClockRefusal } from '../../domain/test-clocks/test-clocks.transactions';
+import { renewalCardOnTestClock, testClockRefusal } from '../../domain/test-clocks/test-clocks.transactions';
 import { transactionWorkflowId } from '../../workflows/transaction.shared';
 import { observeChargeAttempt } from './attempt-telemetry';
 import {
@@ -131,6 +131,11 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
           card = tx.cardTokenId
             ? tokenCardOf(vault.encryptionKeys, tx.cardTokenId, setup.token)
             : instrumentCardOf(vault.encryptionKeys, tx.paymentInstrumentId!, setup.instrument);
+          // Only past testClockRefusal: the connector is a test-mode one.
+          if (merchantInitiated && tx.customerOnTestClock) {
+            const charge = { merchantId: tx.merchantId, subscriptionId: tx.subscriptionId!, transactionId: tx.id };
+            card = await renewalCardOnTestClock(em, charge, card);
+          }
         }
         const adapter = vault.adapterFor(connector.providerSlug);
         const request: AuthorizeRequest = {

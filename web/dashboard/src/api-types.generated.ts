@@ -2755,8 +2755,8 @@ export interface paths {
     get: operations['getMerchantsMerchantIdPaymentInstruments'];
     put?: never;
     /**
-     * Save a card from a single-use instrument_enrollment token (200 with the existing instrument for the same card)
-     * @description Save a card from a single-use instrument_enrollment token (200 with the existing instrument for the same card)
+     * Save a card from a single-use instrument_enrollment token, or a test payment method in test mode (200 with the existing instrument for the same card)
+     * @description Save a card from a single-use instrument_enrollment token, or a test payment method in test mode (200 with the existing instrument for the same card)
      *
      *     **Authentication:** a secret merchant key or organization key (Bearer) with the scope instruments:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
      *
@@ -3727,6 +3727,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/test-clocks/{test_clock_id}/subscriptions/{subscription_id}/fail-next-renewal': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Make the subscription's next renewal decline once, with failure_code (insufficient_funds by default); the retry after it is charged as usual
+     * @description Make the subscription's next renewal decline once, with failure_code (insufficient_funds by default); the retry after it is charged as usual.
+     *
+     *     **Authentication:** a secret merchant key or organization key (Bearer) with the scope subscriptions:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
+     *
+     *     **Idempotency:** Recommended: send an Idempotency-Key header (or idempotency_key in the body). A retry with the same key and body answers the first response with 200 instead of acting twice; the same key with another body is a 409.
+     */
+    post: operations['postTestClocksTestClockIdSubscriptionsSubscriptionIdFailNextRenewal'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/merchant/subscriptions/{id}/test-clock': {
     parameters: {
       query?: never;
@@ -3765,6 +3789,28 @@ export interface paths {
      *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
      */
     post: operations['postMerchantTestClocksTestClockIdAdvance'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/merchant/test-clocks/{test_clock_id}/subscriptions/{subscription_id}/fail-next-renewal': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Merchant Dashboard: make the next renewal decline once (same rules as POST /test-clocks/:id/subscriptions/:sub/fail-next-renewal)
+     * @description Merchant Dashboard: make the next renewal decline once (same rules as POST /test-clocks/:id/subscriptions/:sub/fail-next-renewal)
+     *
+     *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
+     */
+    post: operations['postMerchantTestClocksTestClockIdSubscriptionsSubscriptionIdFailNextRenewal'];
     delete?: never;
     options?: never;
     head?: never;
@@ -27263,8 +27309,19 @@ export interface operations {
         'application/json': {
           /** @description cust_ identifier */
           customer_id: string;
-          /** @description tok_ identifier */
-          card_ciphertext_id: string;
+          /** @description An instrument_enrollment card token; exactly one of card_ciphertext_id and payment_method */
+          card_ciphertext_id?: string;
+          /**
+           * @description Test mode only (400 TEST_PAYMENT_METHOD_LIVE_MODE when the merchant has a live connector): saves the sandbox test card the name stands for, as Stripe test payment methods do
+           * @enum {string}
+           */
+          payment_method?:
+            | 'pm_card_visa'
+            | 'pm_card_mastercard'
+            | 'pm_card_amex'
+            | 'pm_card_chargeDeclined'
+            | 'pm_card_chargeDeclinedInsufficientFunds'
+            | 'pm_card_threeDSecureRequired';
           /** @description Key/value pairs, at most 5120 bytes serialized */
           metadata?: {
             [key: string]: unknown;
@@ -36407,6 +36464,149 @@ export interface operations {
       };
     };
   };
+  postTestClocksTestClockIdSubscriptionsSubscriptionIdFailNextRenewal: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays within the retention window return the first response with 200 */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        test_clock_id: string;
+        subscription_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description mrc_ identifier */
+          merchant_id?: string;
+          /**
+           * @description The failure_code the next renewal declines with (the sandbox declines the charge so)
+           * @default insufficient_funds
+           * @enum {string}
+           */
+          failure_code?:
+            'insufficient_funds' | 'do_not_honor' | 'expired_card' | 'lost_or_stolen' | 'fraudulent' | 'invalid_number';
+          idempotency_key?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            data: {
+              subscription_id: string;
+              test_clock_id: string;
+              /**
+               * @description The failure_code the next renewal declines with (the sandbox declines the charge so)
+               * @enum {string}
+               */
+              failure_code:
+                | 'insufficient_funds'
+                | 'do_not_honor'
+                | 'expired_card'
+                | 'lost_or_stolen'
+                | 'fraudulent'
+                | 'invalid_number';
+            };
+            request_id: string;
+            /** Format: date-time */
+            timestamp: string;
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authentication_error: missing, malformed or invalid key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authorization_error: missing scope, wrong key kind or merchant outside the key */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description not_found_error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description conflict_error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate_limit_error (see Retry-After and RateLimit-* headers) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error: a payment provider or the workflow service was unreachable (retry with backoff) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getMerchantSubscriptionsIdTestClock: {
     parameters: {
       query?: never;
@@ -36627,6 +36827,136 @@ export interface operations {
       };
       /** @description business_rule_error */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate_limit_error (see Retry-After and RateLimit-* headers) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error: a payment provider or the workflow service was unreachable (retry with backoff) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postMerchantTestClocksTestClockIdSubscriptionsSubscriptionIdFailNextRenewal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        test_clock_id: string;
+        subscription_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description The failure_code the next renewal declines with (the sandbox declines the charge so)
+           * @default insufficient_funds
+           * @enum {string}
+           */
+          failure_code?:
+            'insufficient_funds' | 'do_not_honor' | 'expired_card' | 'lost_or_stolen' | 'fraudulent' | 'invalid_number';
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            subscription_id: string;
+            test_clock_id: string;
+            /**
+             * @description The failure_code the next renewal declines with (the sandbox declines the charge so)
+             * @enum {string}
+             */
+            failure_code:
+              | 'insufficient_funds'
+              | 'do_not_honor'
+              | 'expired_card'
+              | 'lost_or_stolen'
+              | 'fraudulent'
+              | 'invalid_number';
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authentication_error: missing, malformed or invalid key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authorization_error: missing scope, wrong key kind or merchant outside the key */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description not_found_error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description conflict_error */
+      409: {
         headers: {
           [name: string]: unknown;
         };

@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  * due in the last week: a partial index keeps each scrape to those rows instead of the whole delivery log, which
  * grows with every attempt ever made.
  */
-export class Migration20261248200000_webhook_deliveries_retrying_idx extends Migration {
+export class Migration20261248300000_webhook_deliveries_retrying_idx extends Migration {
   override async up(): Promise<void> {
     this.addSql(
       `create index webhook_deliveries_retrying_idx on webhook_deliveries (next_retry_at) where status = 'retrying';`,
