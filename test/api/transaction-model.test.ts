@@ -14,7 +14,13 @@
  * charge taken whose answer was lost stays unresolved past its resolution's horizon (the money at the provider, not in
  * our books), until its in-doubt deadline passes and the reconciler escalates it (transaction.in_doubt, asked no more)
  * — with the reconcile steps of other features in between. The merchant now and then tries to delete
- * the connector: refused, naming every charge that still needs its provider. After every step the invariants are checked against a reference model built on
+ * the connector: refused, naming every charge that still needs its provider. On provider_a, 3-D Secure
+ * (test/helpers/transaction-model-three-ds.ts): a routing node that asks for it always, if supported or never (and
+ * half the time a second provider_a behind), the challenge card passed, failed, never answered (the deadline passes;
+ * the provider refuses the first cancel; the wait dies and the pending sweep finds it), or passed while the buyer
+ * and the webhook never came back, the passed-then-declined and the frictionless cards, with a charge sent twice at
+ * once under one Idempotency-Key or an operation sent while it waits: a pending charge has one open challenge with
+ * next_action, a challenged charge never cascades, an abandoned one is canceled at the provider. After every step the invariants are checked against a reference model built on
  * the pure state table (test/helpers/transaction-model.ts): status and amounts equal the model's, amount_refunded ≤
  * amount_captured ≤ amount_authorized, the provider's ledger matches the read model, the order's transitions form
  * one chain, each state change records exactly the events the table says, and nothing leaves a final state; no

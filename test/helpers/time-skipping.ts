@@ -81,8 +81,6 @@ export function stackWorker(
       orm: stack().orm,
       rateLimitWindowSeconds: 60,
       vault: vaultSettingsOf(stack().config),
-      // The pending sweep hands charges to workflows it starts on this server.
-      temporalClient: env.client,
     }),
   });
 }

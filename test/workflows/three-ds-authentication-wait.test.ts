@@ -104,54 +104,6 @@ describe('transactionAuthenticationWorkflow (time-skipping test server)', () => 
     expect(await failedEvents(tenant, tx.id)).to.have.length(1);
   });
 
-  /**
-   * The charge as the pending sweep finds it when its wait died: the stack's wait terminated, no other started, the
-   * charge pending for an hour. The sweep runs on the time-skipping worker; the wait it starts runs there too.
-   */
-  async function sweptWhileChallenged(challenge: Awaited<ReturnType<typeof challenged>>) {
-    const { tenant, tx, handle } = challenge;
-    await handle.terminate('test: the wait died');
-    await rows(`update transactions set created_at = now() - interval '1 hour' where id = ?`, [tx.id]);
-    const worker = await stackWorker(server.env, taskQueue);
-    return worker.runUntil(async () => {
-      const swept = await server.env.client.workflow.execute('pendingTransactionSweepWorkflow', {
-        workflowId: `test-pending-sweep-${tx.id}`,
-        taskQueue,
-        args: [{ merchantId: tenant.merchant_id }],
-      });
-      expect(swept).to.deep.equal({ resumed: 1 });
-      return server.env.client.workflow.getHandle(authenticationWorkflowId(tx.id)).result();
-    });
-  }
-
-  it('a charge whose wait died is resolved as a card by the pending sweep: past expires_at, abandoned and canceled at the provider', async () => {
-    const challenge = await challenged();
-    const { tenant, tx, paymentId } = challenge;
-    await rows(
-      `update transaction_attempts set three_ds = jsonb_set(three_ds, '{expires_at}', to_jsonb(?::text))
-        where transaction_id = ?`,
-      [new Date(Number(await server.env.currentTimeMs()) - 60_000).toISOString(), tx.id],
-    );
-    expect(await sweptWhileChallenged(challenge)).to.deep.equal({ transactionId: tx.id, status: 'failed' });
-    expect(await read(tenant, tx.id)).to.include({ status: 'failed', failure_code: 'authentication_abandoned' });
-    expect((await control('GET', `/payments/${paymentId}`)).body.state).to.equal('voided');
-    expect(await failedEvents(tenant, tx.id)).to.have.length(1);
-  });
-
-  it('a charge whose wait died is resolved as a card by the pending sweep: the provider says the buyer passed, authorized', async () => {
-    const challenge = await challenged();
-    const { tenant, tx } = challenge;
-    const completed = await fetch(tx.next_action.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'outcome=authenticated',
-      redirect: 'manual',
-    });
-    expect(completed.status).to.equal(303);
-    expect(await sweptWhileChallenged(challenge)).to.deep.equal({ transactionId: tx.id, status: 'authorized' });
-    expect(await read(tenant, tx.id)).to.include({ status: 'authorized', amount_authorized: 1500 });
-  });
-
   it('a return after the deadline changes nothing: the buyer is sent to return_url, the charge stays failed', async () => {
     const { tenant, tx, handle, paymentId } = await challenged();
     const worker = await stackWorker(server.env, taskQueue);
