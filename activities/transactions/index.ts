@@ -21,7 +21,7 @@ import {
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
 import type { Client } from '@temporalio/client';
 import { heartbeatWhile } from './heartbeat';
-import { authenticationOf, threeDsRequestOf, websiteRefusal } from './three-ds';
+import { authenticationOf, challengeWithoutWebsite, threeDsRequestOf, websiteRefusal } from './three-ds';
 import { createUnknownResolutionActivities } from './unknown-resolution';
 import { createAuthenticationActivities } from './authentication';
 import { createPendingTransactionSweepActivities } from './pending-transaction-sweep';
@@ -173,6 +173,12 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
                 : adapter.authorize(call, request),
           ),
         );
+        if (cardPayment && !threeDsRequested)
+          result = await challengeWithoutWebsite(em, tx.merchantId, result, (providerReference) =>
+            heartbeatWhile(() =>
+              adapter.void({ ...call, idempotencyKey: `${call.idempotencyKey}:abandon` }, { providerReference }),
+            ),
+          );
       } catch (error) {
         // Only an unusable card or connector (deleted, token gone) is this attempt's failure. Anything else (the
         // database, the key ring) is thrown: Temporal retries the activity under the same key; it is never a decline.

@@ -123,6 +123,12 @@ for (const dialect of DIALECTS)
     let tenant: Tenant;
     beforeEach(async () => {
       tenant = await createTenant();
+      // 3-D Secure needs the merchant's website, an issuer's challenge too.
+      const website = await api.patch(`/merchants/${tenant.merchant_id}`, {
+        key: tenant.organization_secret_key,
+        body: { website: 'https://shop.example.com' },
+      });
+      expect(website.status, website.text).to.equal(200);
     });
 
     it('an issuer that demands authentication answers 201 pending with next_action and records transaction.action_required', async () => {

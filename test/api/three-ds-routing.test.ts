@@ -80,8 +80,29 @@ describe('3-D Secure asked for by routing (provider_a)', () => {
     expect(types).to.not.include('transaction.action_required');
   });
 
+  it('an issuer that challenges a charge routing did not authenticate (require_3ds never) for a merchant without website fails it merchant_website_required, the payment canceled at the provider', async () => {
+    await cascade(tenant, ['provider_a', 'provider_a'], { webhooks: false });
+    await setWebsite(tenant, null);
+    const res = await charge(tenant, cardCharge(await cardToken(tenant, CHALLENGE), { return_url: RETURN_URL }));
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.data).to.include({
+      status: 'failed',
+      failure_code: 'merchant_website_required',
+      next_action: null,
+    });
+    const attempts = await attemptsOf(tenant, res.body.data.id);
+    expect(attempts, 'the challenge is not carried to the next connector').to.have.length(1);
+    const [payment] = await rows('select provider_reference from transaction_attempts where transaction_id = ?', [
+      res.body.data.id,
+    ]);
+    expect((await control('GET', `/payments/${payment.provider_reference}`)).body.state).to.equal('voided');
+    const types = (await eventsOf(tenant, res.body.data.id)).map((event) => event.type);
+    expect(types).to.not.include('transaction.action_required');
+  });
+
   it("a provider_a payment webhook resolves a challenge without the buyer's return: authorized", async () => {
     await cascade(tenant, ['provider_a']);
+    await setWebsite(tenant, 'https://shop.example.com');
     const res = await charge(tenant, cardCharge(await cardToken(tenant, CHALLENGE), { return_url: RETURN_URL }));
     expect(res.status, res.text).to.equal(201);
     const tx = res.body.data;
