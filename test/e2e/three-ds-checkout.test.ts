@@ -11,7 +11,7 @@ import path from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { Page } from 'playwright-core';
 import { api } from '../helpers/http';
-import { createTenant, type Tenant } from '../helpers/factories';
+import { createTenant, giveWebsite, type Tenant } from '../helpers/factories';
 import { createSession, storedStatus } from '../helpers/checkout';
 import { createOffer, type OfferFixture } from '../helpers/catalog';
 import { rows } from '../helpers/connectors';
@@ -35,6 +35,7 @@ describe('Hosted checkout runs the 3-D Secure challenge in headless Chromium (e2
   before(async function () {
     requireChromium(this);
     tenant = await createTenant();
+    await giveWebsite(tenant);
     await cascade(tenant, ['provider_a'], { webhooks: false });
     browser = await openDashboardBrowser();
   });

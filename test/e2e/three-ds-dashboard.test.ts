@@ -14,7 +14,7 @@ import {
   signInThroughPage,
   type DashboardBrowser,
 } from '../helpers/dashboard-browser';
-import { createTenant, type Tenant } from '../helpers/factories';
+import { createTenant, giveWebsite, type Tenant } from '../helpers/factories';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
 import { CARDS } from '../helpers/vault';
 
@@ -30,6 +30,7 @@ describe('Merchant Dashboard shows each attempt’s 3-D Secure in headless Chrom
   before(async function () {
     requireChromium(this);
     tenant = await createTenant();
+    await giveWebsite(tenant);
     await cascade(tenant, ['provider_a'], { webhooks: false });
     const owner = await createMerchantUser(tenant.organization_id, [tenant.merchant_id], { role: 'owner' });
     browser = await openDashboardBrowser();

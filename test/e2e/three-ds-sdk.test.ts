@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { api } from '../helpers/http';
-import { createTenant, type Tenant } from '../helpers/factories';
+import { createTenant, giveWebsite, type Tenant } from '../helpers/factories';
 import { createSession } from '../helpers/checkout';
 import { createOffer } from '../helpers/catalog';
 import { openDashboardBrowser, requireChromium, type DashboardBrowser } from '../helpers/dashboard-browser';
@@ -25,6 +25,7 @@ describe("The browser SDK runs the 3-D Secure challenge on the integrator's page
   before(async function () {
     requireChromium(this);
     tenant = await createTenant();
+    await giveWebsite(tenant);
     await cascade(tenant, ['provider_a'], { webhooks: false });
     browser = await openDashboardBrowser();
   });
