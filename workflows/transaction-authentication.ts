@@ -14,16 +14,15 @@ import type { Activities } from '../activities';
 import type { AuthenticationCheck } from '../activities/transactions/authentication';
 import type { AttemptInput, AttemptResult, TransactionInput, TransactionResult } from './lib/transaction-types';
 import type { NextAction } from './lib/three-ds';
-import { databaseActivities, localDatabaseActivities, providerActivities } from './lib/transaction-activities';
+import { localDatabaseActivities, providerActivities } from './lib/transaction-activities';
 import {
   authenticationReturnedSignal,
   authenticationWorkflowId,
   waitingForQuery,
   type AuthenticationInput,
 } from './transaction.shared';
-import { followSettledCharge, setStatus, tellRenewal } from './transaction-follow-up';
+import { finalizeAttemptVerdict, setStatus } from './transaction-follow-up';
 
-const db = databaseActivities();
 const local = localDatabaseActivities();
 const provider = providerActivities();
 /**
@@ -106,26 +105,13 @@ export async function transactionAuthenticationWorkflow(input: AuthenticationInp
   if (check.status === 'waiting') check = await abandoning.abandonAuthentication(ref);
   // Decided meanwhile (not by this workflow): nothing to write.
   if (check.status === 'decided') return { transactionId, status: check.transactionStatus };
-  const approved = check.outcome === 'approved';
-  const to = approved ? (capture ? 'authorized' : 'pre_authorized') : 'failed';
-  await db.finalizeTransaction({
+  return finalizeAttemptVerdict({
     transactionId,
-    to,
-    triggeredBy: 'system',
-    key: `${workflowId}:final`,
-    ...(approved
-      ? {
-          successful: { attempt: input.attempt, providerReference: check.providerReference, paymentInstructions: null },
-          amountAuthorized: amount,
-          amountCaptured: capture ? amount : 0,
-        }
-      : {}),
+    workflowId,
+    attempt: input.attempt,
+    amount,
+    capture,
+    approved: check.outcome === 'approved',
+    providerReference: check.providerReference,
   });
-  setStatus(to);
-  if (approved) await followSettledCharge(transactionId, capture);
-  else {
-    const { renewalOf } = await db.settledChargeFollowUp({ transactionId });
-    if (renewalOf) await tellRenewal(renewalOf, transactionId);
-  }
-  return { transactionId, status: to };
 }

@@ -15,7 +15,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { OperationInput } from './lib/transaction-types';
+import type { OperationInput, PlannedAttempt } from './lib/transaction-types';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from './definitions';
 import { databaseActivities } from './lib/transaction-activities';
 import {
@@ -116,6 +116,49 @@ export async function followSettledCharge(transactionId: string, captured: boole
     }
   }
   if (followUp.renewalOf) await tellRenewal(followUp.renewalOf, transactionId);
+}
+
+/**
+ * The system's verdict on one attempt, found after the cascade returned (a resolution's lookup, a 3-D Secure wait):
+ * approved → authorized or pre_authorized by the capture mode and followed as a settled charge; anything else →
+ * failed, and a renewal's subscription is told. Written once under `<workflow id>:final`.
+ */
+export async function finalizeAttemptVerdict(verdict: {
+  transactionId: string;
+  workflowId: string;
+  attempt: PlannedAttempt;
+  amount: number;
+  capture: boolean;
+  approved: boolean;
+  /** The provider's reference of the payment (kept on the transaction when approved). */
+  providerReference: string | null;
+}): Promise<{ transactionId: string; status: string }> {
+  const { transactionId, capture, amount, approved } = verdict;
+  const to = approved ? (capture ? 'authorized' : 'pre_authorized') : 'failed';
+  await db.finalizeTransaction({
+    transactionId,
+    to,
+    triggeredBy: 'system',
+    key: `${verdict.workflowId}:final`,
+    ...(approved
+      ? {
+          successful: {
+            attempt: verdict.attempt,
+            providerReference: verdict.providerReference,
+            paymentInstructions: null,
+          },
+          amountAuthorized: amount,
+          amountCaptured: capture ? amount : 0,
+        }
+      : {}),
+  });
+  setStatus(to);
+  if (approved) await followSettledCharge(transactionId, capture);
+  else {
+    const { renewalOf } = await db.settledChargeFollowUp({ transactionId });
+    if (renewalOf) await tellRenewal(renewalOf, transactionId);
+  }
+  return { transactionId, status: to };
 }
 
 /** Tells a renewal's subscription workflow that its charge was decided, so it reads the transaction now. */

@@ -37,7 +37,7 @@ import {
   type ResolutionInput,
   type SettlementInput,
 } from './transaction.shared';
-import { followSettledCharge, setStatus, startSubscription, tellRenewal } from './transaction-follow-up';
+import { finalizeAttemptVerdict, followSettledCharge, setStatus, startSubscription } from './transaction-follow-up';
 import { awaitAuthentication } from './transaction-authentication';
 
 const db = databaseActivities();
@@ -314,29 +314,13 @@ export async function transactionResolutionWorkflow(input: ResolutionInput): Pro
   // Decided meanwhile (not by this workflow): nothing to write.
   if (finding.status === 'decided') return { transactionId, status: finding.transactionStatus };
   const approved = finding.status === 'answered' && finding.outcome === 'approved' ? finding : null;
-  const to = approved ? (capture ? 'authorized' : 'pre_authorized') : 'failed';
-  await db.finalizeTransaction({
+  return finalizeAttemptVerdict({
     transactionId,
-    to,
-    triggeredBy: 'system',
-    key: `${workflowId}:final`,
-    ...(approved
-      ? {
-          successful: {
-            attempt: input.attempt,
-            providerReference: approved.providerReference,
-            paymentInstructions: null,
-          },
-          amountAuthorized: amount,
-          amountCaptured: capture ? amount : 0,
-        }
-      : {}),
+    workflowId,
+    attempt: input.attempt,
+    amount,
+    capture,
+    approved: approved !== null,
+    providerReference: approved?.providerReference ?? null,
   });
-  setStatus(to);
-  if (approved) await followSettledCharge(transactionId, capture);
-  else {
-    const { renewalOf } = await db.settledChargeFollowUp({ transactionId });
-    if (renewalOf) await tellRenewal(renewalOf, transactionId);
-  }
-  return { transactionId, status: to };
 }
