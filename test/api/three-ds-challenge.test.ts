@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { api } from '../helpers/http';
-import { createTenant, type Tenant } from '../helpers/factories';
+import { createTenant, giveWebsite, type Tenant } from '../helpers/factories';
 import { rows } from '../helpers/connectors';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
 
@@ -52,11 +52,7 @@ type Dialect = (typeof DIALECTS)[number];
  * website 3-D Secure asks for.
  */
 async function requireThreeDs(tenant: Tenant, connectors: Array<{ id: string }>) {
-  const website = await api.patch(`/merchants/${tenant.merchant_id}`, {
-    key: tenant.organization_secret_key,
-    body: { website: 'https://shop.example.com' },
-  });
-  expect(website.status, website.text).to.equal(200);
+  await giveWebsite(tenant);
   const base = `/merchants/${tenant.merchant_id}/routing-profiles`;
   const profiles = (await api.get(base, { key: tenant.merchant_secret_key })).body.data;
   const profile = profiles.find((candidate: { is_active: boolean }) => candidate.is_active) ?? profiles[0];
@@ -124,11 +120,7 @@ for (const dialect of DIALECTS)
     beforeEach(async () => {
       tenant = await createTenant();
       // 3-D Secure needs the merchant's website, an issuer's challenge too.
-      const website = await api.patch(`/merchants/${tenant.merchant_id}`, {
-        key: tenant.organization_secret_key,
-        body: { website: 'https://shop.example.com' },
-      });
-      expect(website.status, website.text).to.equal(200);
+      await giveWebsite(tenant);
     });
 
     it('an issuer that demands authentication answers 201 pending with next_action and records transaction.action_required', async () => {

@@ -9,7 +9,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { api } from './http';
 import { rows } from './db';
 import { stack } from './stack';
-import type { Tenant } from './factories';
+import { giveWebsite, type Tenant } from './factories';
 import { transactionAuthenticationWorkflow } from '../../workflows/transaction-authentication';
 import { authenticationWorkflowId, type AuthenticationInput } from '../../workflows/transaction.shared';
 import { TASK_QUEUES } from '../../workflows/definitions';
@@ -29,11 +29,7 @@ export const THREE_DS_CARDS = {
  * nothing the charge asks, so an issuer's demand is the only challenge.
  */
 export async function requireThreeDs(tenant: Tenant, connectorId: string, mode: Require3ds): Promise<void> {
-  const website = await api.patch(`/merchants/${tenant.merchant_id}`, {
-    key: tenant.organization_secret_key,
-    body: { website: 'https://shop.example.com' },
-  });
-  expect(website.status, website.text).to.equal(200);
+  await giveWebsite(tenant);
   const base = `/merchants/${tenant.merchant_id}/routing-profiles`;
   const [profile] = (await api.get(base, { key: tenant.merchant_secret_key })).body.data;
   const node = await api.post(`${base}/${profile.id}/nodes`, {

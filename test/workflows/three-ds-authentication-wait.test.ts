@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { api } from '../helpers/http';
-import { createTenant, type Tenant } from '../helpers/factories';
+import { createTenant, giveWebsite, type Tenant } from '../helpers/factories';
 import { rows } from '../helpers/connectors';
 import { control } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
@@ -32,11 +32,7 @@ describe('transactionAuthenticationWorkflow (time-skipping test server)', () => 
   async function challenged() {
     const tenant = await createTenant();
     // 3-D Secure needs the merchant's website, an issuer's challenge too.
-    const website = await api.patch(`/merchants/${tenant.merchant_id}`, {
-      key: tenant.organization_secret_key,
-      body: { website: 'https://shop.example.com' },
-    });
-    expect(website.status, website.text).to.equal(200);
+    await giveWebsite(tenant);
     const [connector] = await cascade(tenant, ['provider_a'], { webhooks: false });
     const res = await charge(tenant, cardCharge(await cardToken(tenant, CHALLENGE), { return_url: RETURN_URL }));
     expect(res.status, res.text).to.equal(201);

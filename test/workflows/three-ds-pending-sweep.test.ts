@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
 import { api } from '../helpers/http';
-import { createTenant } from '../helpers/factories';
+import { createTenant, giveWebsite } from '../helpers/factories';
 import { rows } from '../helpers/connectors';
 import { control } from '../helpers/sandbox';
 import { stack } from '../helpers/stack';
@@ -27,11 +27,7 @@ describe('The pending sweep and a challenged charge whose wait died (time-skippi
   /** A real challenged charge, its wait terminated, pending for an hour: nothing is left to finish it. */
   async function orphaned() {
     const tenant = await createTenant();
-    const website = await api.patch(`/merchants/${tenant.merchant_id}`, {
-      key: tenant.organization_secret_key,
-      body: { website: 'https://shop.example.com' },
-    });
-    expect(website.status, website.text).to.equal(200);
+    await giveWebsite(tenant);
     await cascade(tenant, ['provider_a'], { webhooks: false });
     const res = await charge(tenant, cardCharge(await cardToken(tenant, CHALLENGE)));
     expect(res.status, res.text).to.equal(201);
