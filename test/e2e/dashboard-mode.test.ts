@@ -27,6 +27,19 @@ async function withTestPayment(amount: number): Promise<Tenant> {
   return tenant;
 }
 
+/** Browser code kept as text (the project compiles without the DOM types). */
+const CLICK_TEAM_ON_FIRST_PAINT = `{
+  let sawLoading = false;
+  const observer = new MutationObserver(() => {
+    if (document.querySelector('main .loading[role="status"]')) sawLoading = true;
+    else if (sawLoading) {
+      observer.disconnect();
+      document.querySelector('nav a[href$="/team"]').click();
+    }
+  });
+  observer.observe(document.body, { childList: true, subtree: true });
+}`;
+
 describe('Merchant Dashboard data mode (live or test) in headless Chromium (e2e)', function () {
   this.timeout(240_000);
   let browser: DashboardBrowser;
@@ -101,6 +114,18 @@ describe('Merchant Dashboard data mode (live or test) in headless Chromium (e2e)
     await banner(page).waitFor();
     await page.getByRole('link', { name: '$42.00' }).waitFor();
     expect(testFlag(page)).to.equal('1');
+  });
+
+  it('a page left before its mode is written into the URL stays left: a link clicked on the first paint after the mode is known wins', async () => {
+    const owner = await createMerchantUser(testOnly.organization_id, [testOnly.merchant_id], { role: 'owner' });
+    const page = await browser.newPage();
+    await page.goto(`${browser.base}/sign-in`);
+    // Clicks Team in the same task as the commit that replaces "Loading…" with the Overview: before the effect that
+    // puts the test flag into the Overview's URL has run.
+    await page.evaluate(CLICK_TEAM_ON_FIRST_PAINT);
+    await signInThroughPage(page, owner.email, owner.password);
+    await page.getByRole('heading', { name: 'Team', exact: true }).waitFor();
+    expect(new URL(page.url()).pathname).to.equal('/dashboard/team');
   });
 
   it('a merchant without a live connector opens on test data, the banner says why, and the switch still shows live', async () => {

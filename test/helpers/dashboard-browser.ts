@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { stack } from './stack';
+import { journal } from './browser-journal';
 
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) =>
   fs.existsSync(candidate),
@@ -61,6 +62,7 @@ export async function openDashboardBrowser(): Promise<DashboardBrowser> {
       if (message.type() === 'error') problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(error.message));
+    journal(page);
     return page;
   };
   let first: Page | undefined = context.pages()[0];

@@ -3,6 +3,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { installTemporalRuntime } from '../../worker/metrics';
 import { startStack, stopStack } from './stack';
 import { recordChildren } from './child-processes';
+import { takeJournal } from './browser-journal';
 
 // Worker state changes are noise in test output; warnings and errors still show. The worker's metrics endpoint
 // serves the SDK's metrics as in production.
@@ -22,7 +23,11 @@ export const mochaHooks = {
     this.timeout(10 * 60 * 1000);
     await startStack();
   },
-  afterEach() {
+  afterEach(this: Mocha.Context) {
+    const browser = takeJournal();
+    if (this.currentTest?.state === 'failed' && browser.length > 0) {
+      console.log(`    what the browser did:\n${browser.map((line) => `      ${line}`).join('\n')}`);
+    }
     // Tests start servers of their own (the time-skipping test server, the chaos part's Temporal and workers).
     recordChildren();
     const warning = busyConnectionQuery;
