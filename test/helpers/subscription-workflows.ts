@@ -46,6 +46,7 @@ export function useSubscriptionWorkflows(name: string) {
           rateLimitWindowSeconds: 60,
           vault: vaultSettingsOf(stack().config),
           dunningScheduleDays,
+          renewalLinks: { publicBaseUrl: stack().config.publicBaseUrl, keys: stack().config.encryptionKeys },
         }),
       }),
     start: async (sub: Subscribed, extra: Partial<SubscriptionWorkflowInput> = {}) => {
