@@ -139,7 +139,7 @@ export async function authenticateRenewal(
   } catch (error) {
     const refused = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure;
     if (refused || error instanceof WorkflowNotFoundError) {
-      const message = refused ? (error.cause).message : 'The subscription has ended';
+      const message = refused ? error.cause.message : 'The subscription has ended';
       throw new ApiError(410, 'business_rule_error', AUTHENTICATION_LINK_INVALID, message);
     }
     if (error instanceof WorkflowWaitTimeout) {
