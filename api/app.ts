@@ -94,10 +94,6 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   app.use(apiResponseHeaders(API_PREFIX));
   // The SDK, its card frame and the hosted checkout page (outside /api/v1), and CORS for the public-key endpoints.
   app.use(browserAssets(API_PREFIX));
-  // The merchant Dashboard web app at /dashboard/ (its API calls go to /api/v1 like any client's).
-  app.use(dashboardWeb());
-  // The rendered API reference at /docs (Redoc over the integration document).
-  app.use(apiDocs());
   // Provider webhooks need their raw bytes for the signature: served before the JSON body parser.
   app.use(providerWebhookRoutes(deps));
   // The buyer's browser back from a 3-D Secure challenge (a redirect, not a JSON call).
@@ -118,5 +114,10 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   app.use(unmatchedRequests);
   // The routes, then 405 + Allow for a known path with another method (and answers OPTIONS).
   app.use(table.middleware());
+  // Past the routes: a request a route answers never reaches these, so the pages outside /api/v1 cost an API request
+  // nothing. The merchant Dashboard web app at /dashboard/ (its API calls go to /api/v1 like any client's).
+  app.use(dashboardWeb());
+  // The rendered API reference at /docs (Redoc over the integration document).
+  app.use(apiDocs());
   return app;
 }

@@ -3,8 +3,10 @@
  * for production, as `npm run bench` runs it, with autocannon (10 connections) in another — while it serves one of
  * the hot-path scenarios (bench/api.ts: "GET /customers/:id", "GET /health/live", "POST /customers (idempotent
  * replay)") or a charge (bench/transactions.ts: "POST /transactions (1 attempt, approved)"). Prints req/s and the
- * API main thread's self time by package or file and by function, and writes the .cpuprofile (open it in Chrome
- * DevTools) to test-output/. The profiler runs only while the scenario does. BENCH_DURATION (seconds, default 8).
+ * API main thread's self time by package or file (as a share and in µs per request) and by function, and writes the
+ * .cpuprofile (open it in Chrome DevTools) to test-output/. The profiler runs only while the scenario does.
+ * `--floor`: the scenario's floor (bare Koa + pg reading the same row) in its own process instead, the same way, so
+ * the two read side by side. BENCH_DURATION (seconds, default 8).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,6 +22,8 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 interface Profile {
+  startTime: number;
+  endTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -64,7 +68,9 @@ export function selfTimeByFunction(profile: Profile): Array<[string, number]> {
 }
 
 async function main(): Promise<void> {
-  const which = process.argv[2] ?? 'GET /customers/:id';
+  // --floor: the same scenario's floor (bare Koa + pg reading the same row) profiled instead, in its own process.
+  const floor = process.argv.includes('--floor');
+  const which = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 'GET /customers/:id';
   const duration = Number(process.env.BENCH_DURATION ?? 8);
   process.env.LOG_LEVEL = 'silent';
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -79,18 +85,26 @@ async function main(): Promise<void> {
       ? (await transactionScenarios(api.url)).find((candidate) => candidate.name === which)
       : (await hotPathScenarios(api.url, baselines.pg)).find((candidate) => candidate.name === which);
     if (!scenario) throw new Error(`No scenario named "${which}" (see bench/api.ts and bench/transactions.ts)`);
-    const run = (seconds: number) => load.run({ ...scenario.options, connections: 10, duration: seconds });
+    const measured = floor ? (scenario as { floor?: typeof scenario }).floor : scenario;
+    if (!measured) throw new Error(`"${which}" has no floor`);
+    const run = (seconds: number) => load.run({ ...measured.options, connections: 10, duration: seconds });
     await run(2); // warm-up: JIT, pools, prepared statements
-    const { result, profile } = await api.profile(() => run(duration));
-    const file = path.join(REPO_ROOT, 'test-output', `profile-${which.replace(/\W+/g, '-')}.cpuprofile`);
+    const { result, profile } = await (floor ? baselines : api).profile(() => run(duration));
+    const name = `profile-${which.replace(/\W+/g, '-')}${floor ? '-floor' : ''}.cpuprofile`;
+    const file = path.join(REPO_ROOT, 'test-output', name);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, JSON.stringify(profile));
     console.log(
-      `${which}: ${Math.round(result.requestsAverage)} req/s, p50 ${result.p50} ms, non-2xx ${result.non2xx}`,
+      `${floor ? `the floor of ${which}` : which}: ${Math.round(result.requestsAverage)} req/s, p50 ${result.p50} ms, non-2xx ${result.non2xx}`,
     );
-    console.log('API main thread self time (the profiler stopping itself shows as "(dispatch)"):');
+    // Shares of the profile's wall time, and that time per request: comparable between the API and its floor.
+    const { startTime, endTime } = profile as Profile;
+    const perRequest = (share: number) => ((share * (endTime - startTime)) / result.requestsTotal).toFixed(1);
+    console.log(
+      `${floor ? 'Floor' : 'API'} main thread self time (the profiler stopping itself shows as "(dispatch)"):`,
+    );
     for (const [key, share] of selfTimeBy(profile as Profile).slice(0, 25)) {
-      console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${key}`);
+      console.log(`${(share * 100).toFixed(1).padStart(5)} % ${perRequest(share).padStart(7)} µs/request  ${key}`);
     }
     console.log('Main thread self time by function:');
     for (const [key, share] of selfTimeByFunction(profile as Profile).slice(0, 30)) {

@@ -26,6 +26,7 @@ import { measureSubscriptions, subscriptionReport } from './subscriptions';
 import { testClocksSuite } from './test-clocks';
 import { clockIsolationSuite } from './clock-isolation';
 import { overviewSuite } from './overview';
+import { telemetrySuite } from './telemetry';
 import { installBenchRuntime } from './worker-metrics';
 
 const subscriptionsSuite: Suite = {
@@ -81,6 +82,7 @@ const SUITES: Suite[] = [
   testClocksSuite,
   clockIsolationSuite,
   overviewSuite,
+  telemetrySuite,
   isolationSuite,
 ];
 

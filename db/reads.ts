@@ -113,7 +113,8 @@ async function runNamed(
   }
 }
 
-const namedReads = new Map<string, string>();
+/** Each named read's SQL as written (`?`) and as sent (`$n`), converted once. */
+const namedReads = new Map<string, { sql: string; statement: { name: string; text: string } }>();
 
 /**
  * A hand-written hot read (SQL with `?` placeholders, none elsewhere in the text) as one named statement: no knex
@@ -127,12 +128,14 @@ export async function readNamed<R extends object>(
   values: unknown[],
 ): Promise<R[]> {
   if (em.isInTransaction()) return em.execute<R[]>(sql, values);
-  const registered = namedReads.get(name);
-  if (registered !== undefined && registered !== sql) throw new Error(`db/reads: ${name} names two statements`);
-  namedReads.set(name, sql);
-  let position = 0;
-  const text = sql.replace(/\?/g, () => `$${++position}`);
-  return (await runNamed(em, { name: `db_named_${name}`, text }, values)) as R[];
+  let registered = namedReads.get(name);
+  if (registered === undefined) {
+    let position = 0;
+    const text = sql.replace(/\?/g, () => `$${++position}`);
+    namedReads.set(name, (registered = { sql, statement: { name: `db_named_${name}`, text } }));
+  }
+  if (registered.sql !== sql) throw new Error(`db/reads: ${name} names two statements`);
+  return (await runNamed(em, registered.statement, values)) as R[];
 }
 
 /** The one row matching every condition (equality), or null. */

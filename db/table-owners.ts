@@ -31,6 +31,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   refresh_tokens: 'db/repositories/refresh-tokens.repository.ts',
   refunds: 'db/repositories/refunds.repository.ts',
   routing_profiles: 'db/repositories/routing.repository.ts',
+  test_clock_renewal_failures: 'db/repositories/test-clocks.repository.ts',
   test_clocks: 'db/repositories/test-clocks.repository.ts',
   transaction_attempts: 'db/repositories/transaction-attempts.repository.ts',
   transactions: 'db/repositories/transactions.repository.ts',

@@ -1,7 +1,10 @@
 /**
- * The issuer's 3-D Secure challenge page, as a provider's redirect shows it (next_action.url): an HTML form with
+ * The issuer's 3-D Secure challenge page, shared by every provider that runs 3-D Secure and linked from each one's
+ * own shape (Stripe's next_action.redirect_to_url, Checkout.com's _links.redirect, Mercado Pago's
+ * three_ds_info.external_resource_url): an HTML form with
  * "Complete" and "Fail" that POSTs `outcome=authenticated` or `outcome=failed` to its own URL, then sends the browser
- * (303) to the payment's return URL — so a person clicks through it and a script completes it with one form POST and
+ * (303) to the return URL the provider's request carried (a failure URL after a failed challenge, where the
+ * provider takes one) — so a person clicks through it and a script completes it with one form POST and
  * follows the redirects. A payment no longer awaiting its challenge (done, or canceled at its deadline) is not
  * changed: the page only sends the browser back.
  */
@@ -44,7 +47,8 @@ export function challengeRoutes(ctx: SandboxContext) {
       if (outcome !== 'authenticated' && outcome !== 'failed')
         return html(400, '<p>outcome must be authenticated or failed.</p>');
       completeChallenge(ctx, payment, outcome);
-      const back = payment.threeDs?.returnUrl;
+      const three = payment.threeDs;
+      const back = (outcome === 'failed' ? three?.failureUrl : null) ?? three?.returnUrl;
       return back ? { status: 303, headers: { location: back } } : html(200, '<p>Authentication finished.</p>');
     },
   };

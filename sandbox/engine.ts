@@ -43,7 +43,7 @@ export interface PaymentInput {
    * Set by a provider that runs 3-D Secure: whether the merchant asked for it, where the buyer returns after a
    * challenge, and whether the charge is merchant-initiated (off-session: nobody is there to be challenged).
    */
-  threeDs?: { request: boolean; returnUrl: string | null; offSession: boolean };
+  threeDs?: { request: boolean; returnUrl: string | null; failureUrl?: string | null; offSession: boolean };
 }
 
 /**
@@ -70,7 +70,7 @@ export function createPayment(ctx: SandboxContext, input: PaymentInput, scenario
     'review',
     'three_ds_frictionless',
   ].includes(scenario);
-  const authentication = authenticationOf(input, scenario, approves);
+  const authentication = authenticationOf(input, scenario, approves, `${ctx.baseUrl()}/_sandbox/challenge/${input.id}`);
   const declined =
     authentication.challenge || approves ? null : (authentication.decline ?? (scenario as DeclineReason));
   const asynchronous = input.method === 'pix' || input.method === 'boleto' || scenario === 'review';
@@ -117,6 +117,7 @@ function authenticationOf(
   input: PaymentInput,
   scenario: Scenario,
   approves: boolean,
+  challengeUrl: string,
 ): { challenge: boolean; decline: DeclineReason | null; threeDs: PaymentThreeDs | null } {
   const challengeCard = scenario === 'three_ds_challenge' || scenario === 'three_ds_challenge_decline';
   const three = input.threeDs;
@@ -127,7 +128,14 @@ function authenticationOf(
     return {
       challenge: true,
       decline: null,
-      threeDs: { flow: 'challenge', result: null, returnUrl: three!.returnUrl, declineAfter },
+      threeDs: {
+        flow: 'challenge',
+        result: null,
+        returnUrl: three!.returnUrl,
+        challengeUrl,
+        failureUrl: three!.failureUrl ?? null,
+        declineAfter,
+      },
     };
   }
   const frictionless = approves && three?.request === true && !three.offSession;
@@ -135,7 +143,7 @@ function authenticationOf(
     challenge: false,
     decline: null,
     threeDs: frictionless
-      ? { flow: 'frictionless', result: 'authenticated', returnUrl: null, declineAfter: false }
+      ? { flow: 'frictionless', result: 'authenticated', returnUrl: null, challengeUrl: null, declineAfter: false }
       : null,
   };
 }

@@ -19,6 +19,10 @@ export interface PaymentThreeDs {
   /** null while the challenge is open. */
   result: 'authenticated' | 'failed' | null;
   returnUrl: string | null;
+  /** The shared challenge page (sandbox/challenge.ts) each provider links in its own shape; null when frictionless. */
+  challengeUrl: string | null;
+  /** Where the buyer goes after a failed challenge, where the provider takes a separate URL (Checkout.com). */
+  failureUrl?: string | null;
   /** The challenge card that declines once passed. */
   declineAfter: boolean;
 }

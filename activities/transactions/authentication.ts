@@ -122,8 +122,10 @@ export function createAuthenticationActivities({ orm, vault }: { orm: Orm; vault
 
     /**
      * The deadline passed: one last look, then the payment is canceled at the provider (a challenge completed from
-     * now on cannot charge) and the attempt is recorded abandoned. A cancel the provider refuses because the buyer
-     * just finished is answered by looking again.
+     * now on cannot charge) and the attempt is recorded abandoned. The charge is abandoned only once the provider
+     * confirmed the cancel: a cancel it refuses (the buyer just finished, or is still in the challenge, or the
+     * provider is down) is answered by reading the payment again and recording what it says; while the read says
+     * the challenge is still open, this step fails and is retried (cancel, then read) until one of them decides.
      */
     async abandonAuthentication(ref: ChallengeRef): Promise<AuthenticationVerdict> {
       const last = await check(ref);
@@ -142,6 +144,9 @@ export function createAuthenticationActivities({ orm, vault }: { orm: Orm; vault
         if (canceled.outcome !== 'approved') {
           const again = await check(ref);
           if (again.status !== 'waiting') return verdictOf(again);
+          throw new Error(
+            `The provider did not cancel the payment of attempt ${ref.attemptNumber} of ${ref.transactionId} (${canceled.outcome}) and it still awaits its challenge`,
+          );
         }
       }
       const abandoned = result('hard_decline', {

@@ -21,7 +21,7 @@ import {
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
 import type { Client } from '@temporalio/client';
 import { heartbeatWhile } from './heartbeat';
-import { authenticationOf, threeDsRequestOf, websiteRefusal } from './three-ds';
+import { authenticationOf, challengeWithoutWebsite, threeDsRequestOf, websiteRefusal } from './three-ds';
 import { createUnknownResolutionActivities } from './unknown-resolution';
 import { createAuthenticationActivities } from './authentication';
 import { createPendingTransactionSweepActivities } from './pending-transaction-sweep';
@@ -31,7 +31,7 @@ import type { ChargeAttributes } from '../../domain/routing/routing.evaluate';
 import { instrumentCardOf, tokenCardOf } from '../vault/card-source';
 import type { VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, ProviderResult } from '../../domain/connectors/connector';
-import { testClockRefusal } from '../../domain/test-clocks/test-clocks.transactions';
+import { renewalCardOnTestClock, testClockRefusal } from '../../domain/test-clocks/test-clocks.transactions';
 import { transactionWorkflowId } from '../../workflows/transaction.shared';
 import { observeChargeAttempt } from './attempt-telemetry';
 import {
@@ -131,6 +131,11 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
           card = tx.cardTokenId
             ? tokenCardOf(vault.encryptionKeys, tx.cardTokenId, setup.token)
             : instrumentCardOf(vault.encryptionKeys, tx.paymentInstrumentId!, setup.instrument);
+          // Only past testClockRefusal: the connector is a test-mode one.
+          if (merchantInitiated && tx.customerOnTestClock) {
+            const charge = { merchantId: tx.merchantId, subscriptionId: tx.subscriptionId!, transactionId: tx.id };
+            card = await renewalCardOnTestClock(em, charge, card);
+          }
         }
         const adapter = vault.adapterFor(connector.providerSlug);
         const request: AuthorizeRequest = {
@@ -168,6 +173,12 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
                 : adapter.authorize(call, request),
           ),
         );
+        if (cardPayment && !threeDsRequested)
+          result = await challengeWithoutWebsite(em, tx.merchantId, result, (providerReference) =>
+            heartbeatWhile(() =>
+              adapter.void({ ...call, idempotencyKey: `${call.idempotencyKey}:abandon` }, { providerReference }),
+            ),
+          );
       } catch (error) {
         // Only an unusable card or connector (deleted, token gone) is this attempt's failure. Anything else (the
         // database, the key ring) is thrown: Temporal retries the activity under the same key; it is never a decline.

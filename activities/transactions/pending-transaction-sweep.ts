@@ -2,10 +2,12 @@
  * The pending-charge sweep: a transaction still `pending` with no workflow left to finish it — its charge workflow,
  * settlement and resolution all closed (terminated by an operator, failed on a bug, timed out) — would stay pending
  * forever, with the money possibly taken and a renewal's subscription stuck settling. The sweep finds each one and
- * hands it back to the workflow that finishes it: a payment awaiting its verdict (pix, boleto, a card held for
- * review) to a new settlement; anything else to the charge's resolution, which answers from its last attempt (looked
- * up under its idempotency key when its outcome is unknown). The charge itself is never run again: a restarted
- * cascade could move on to another connector and charge the customer twice.
+ * hands it back to the workflow that finishes it: a card waiting for its buyer's 3-D Secure challenge to a new wait
+ * (which asks the provider, and past the challenge's expires_at gives up at once: canceled there, abandoned); a
+ * payment awaiting its verdict (pix, boleto, a card held for review) to a new settlement; anything else to the
+ * charge's resolution, which answers from its last attempt (looked up under its idempotency key when its outcome is
+ * unknown). The charge itself is never run again: a restarted cascade could move on to another connector and charge
+ * the customer twice.
  */
 import { Context } from '@temporalio/activity';
 import { WorkflowIdReusePolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
@@ -14,11 +16,13 @@ import { finalizeTransaction, settleAttemptWithoutAnswer } from '../../domain/tr
 import {
   ASYNC_SETTLEMENT_WORKFLOW,
   authenticationWorkflowId,
+  TRANSACTION_AUTHENTICATION_WORKFLOW,
   TRANSACTION_RESOLUTION_WORKFLOW,
   transactionResolutionWorkflowId,
   transactionWorkflowId,
   settlementWorkflowId,
   type AsyncSettlementWorkflow,
+  type TransactionAuthenticationWorkflow,
   type TransactionResolutionWorkflow,
 } from '../../workflows/transaction.shared';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
@@ -93,6 +97,25 @@ async function resume(orm: Orm, client: Client, taskQueue: string, row: PendingT
     ],
   };
   const amount = Number(row.amount);
+  const planned = { connectorId: row.connector_id!, providerSlug: row.provider_slug!, nodeId: row.routing_node_id };
+  const challenge = row.three_ds?.status === 'challenged' ? row.three_ds : null;
+  if (challenge?.expires_at && row.attempt_number !== null) {
+    await client.workflow.start<TransactionAuthenticationWorkflow>(TRANSACTION_AUTHENTICATION_WORKFLOW, {
+      ...options,
+      workflowId: authenticationWorkflowId(row.id),
+      args: [
+        {
+          transactionId: row.id,
+          attemptNumber: row.attempt_number,
+          attempt: { ...planned, threeDs: challenge.requested },
+          amount,
+          capture: row.capture,
+          expiresAt: challenge.expires_at,
+        },
+      ],
+    });
+    return;
+  }
   if (row.attempt_outcome === 'pending') {
     await client.workflow.start<AsyncSettlementWorkflow>(ASYNC_SETTLEMENT_WORKFLOW, {
       ...options,
@@ -118,7 +141,7 @@ async function resume(orm: Orm, client: Client, taskQueue: string, row: PendingT
     merchantId: row.merchant_id,
     attemptNumber: row.attempt_number,
     isFallback: row.is_fallback ?? false,
-    attempt: { connectorId: row.connector_id!, providerSlug: row.provider_slug!, nodeId: row.routing_node_id },
+    attempt: planned,
     idempotencyKey: `${row.workflow_id}:${row.attempt_number}`,
   };
   // An attempt that died mid-call (started, no outcome) is what a call failing on every try is: unresolved.

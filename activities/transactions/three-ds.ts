@@ -31,6 +31,24 @@ export async function websiteRefusal(em: EntityManager, merchantId: string): Pro
   });
 }
 
+/**
+ * An issuer's own challenge, on a charge that did not ask for 3-D Secure (`require_3ds: never`), needs the website
+ * as much: without one, the payment is canceled at the provider (nobody can complete it: its challenge is never
+ * shown) and the attempt fails merchant_website_required, on the payment's reference. Any other answer is kept.
+ */
+export async function challengeWithoutWebsite(
+  em: EntityManager,
+  merchantId: string,
+  answer: ProviderResult,
+  cancel: (providerReference: string) => Promise<ProviderResult>,
+): Promise<ProviderResult> {
+  if (answer.outcome !== 'pending' || !answer.challengeUrl || !answer.providerReference) return answer;
+  const refusal = await websiteRefusal(em, merchantId);
+  if (!refusal) return answer;
+  await cancel(answer.providerReference);
+  return { ...refusal, providerReference: answer.providerReference };
+}
+
 /** The 3-D Secure part of a customer-initiated card charge's request: asked for or not, always with a way back. */
 export const threeDsRequestOf = (
   vault: VaultSettings,

@@ -22,6 +22,7 @@ import { waitBeforeNext, type NextAttempt } from '../../workflows/lib/webhook-sc
 import { postJson, type PostResult } from './http-post';
 import { signPayload } from '../../domain/webhooks/webhooks.signature';
 import type { Config } from '../../domain/platform/config';
+import { annotateActiveSpan, spanInStoredTrace } from '../../domain/platform/tracing';
 
 /** What the webhook activities need from the configuration, resolved once by the worker. */
 export interface WebhookSettings {
@@ -171,7 +172,29 @@ async function writeAttempt(
  * deactivation). Shared by the delivery activity and the fan-out's direct first attempt, so both write exactly the
  * same record.
  */
-export async function sendAndRecord(
+export function sendAndRecord(
+  em: EntityManager,
+  webhooks: WebhookSettings,
+  input: DeliverInput,
+  target: Target,
+): Promise<Attempted> {
+  // In the trace of the change that recorded the event (a transaction's, a request's): ids and outcomes only, never
+  // the endpoint's URL (it may embed a secret); its POST's span names the origin alone (domain/platform/tracing.ts).
+  return spanInStoredTrace(
+    target.traceparent,
+    'webhook delivery',
+    {
+      'switchyard.merchant_id': target.merchant_id,
+      'switchyard.event_id': target.event_id,
+      'switchyard.event_type': target.type,
+      'switchyard.webhook_config_id': input.configId,
+      'switchyard.attempt_number': input.attempt,
+    },
+    () => sendAndRecordInSpan(em, webhooks, input, target),
+  );
+}
+
+async function sendAndRecordInSpan(
   em: EntityManager,
   webhooks: WebhookSettings,
   input: DeliverInput,
@@ -251,6 +274,10 @@ export async function sendAndRecord(
   });
 
   const end: DeliveryEnd | null = delivered ? 'delivered' : gone ? 'gone' : outcome === 'failed' ? 'exhausted' : null;
+  annotateActiveSpan({
+    'switchyard.outcome': outcome,
+    ...(status === null ? {} : { 'http.response.status_code': status }),
+  });
   return {
     outcome,
     waitMs,

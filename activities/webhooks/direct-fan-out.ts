@@ -122,7 +122,7 @@ async function attemptFirst(deps: DirectFanOutDeps, target: Target, slot: Promis
   const input = inputOf(target);
   if (!(await slot)) {
     // Shutting down before its turn: nothing was sent, the workflow makes attempt 1.
-    await startDelivery(deps.client, deps.taskQueue, input);
+    await startDelivery(deps.client, deps.taskQueue, input, { traceparent: target.traceparent });
     return;
   }
   try {
@@ -141,10 +141,12 @@ async function attemptFirst(deps: DirectFanOutDeps, target: Target, slot: Promis
       target,
     );
     if (attempted.outcome === 'retrying') {
-      await startDelivery(deps.client, deps.taskQueue, {
-        ...input,
-        firstAttempt: { at: attempted.sentAt, nextAt: attempted.nextRetryAt as number },
-      });
+      await startDelivery(
+        deps.client,
+        deps.taskQueue,
+        { ...input, firstAttempt: { at: attempted.sentAt, nextAt: attempted.nextRetryAt as number } },
+        { traceparent: target.traceparent },
+      );
     }
   } finally {
     deps.slots.release(input.configId, input.merchantId);
@@ -173,7 +175,7 @@ export async function fanOutDirect(deps: DirectFanOutDeps, eventIds: string[]): 
     if (slot) {
       jobs.push(attemptFirst(deps, target, slot));
     } else {
-      const started = startDelivery(deps.client, deps.taskQueue, inputOf(target));
+      const started = startDelivery(deps.client, deps.taskQueue, inputOf(target), { traceparent: target.traceparent });
       jobs.push(started);
       fallbacks.push(started);
     }

@@ -22,6 +22,7 @@ import {
   type WebhookDeliveryWorkflow,
 } from '../../workflows/webhook-delivery.shared';
 import { recordedFirstAttempts, recoverableEvents } from '../../db/repositories/webhook-deliveries.repository';
+import { inStoredTrace } from '../../domain/platform/tracing';
 
 export interface FanOutDeps {
   orm: Orm;
@@ -36,12 +37,22 @@ export interface FanOutResult {
   configurations: number;
 }
 
-/** Starts one delivery workflow; false when a workflow with that id exists (running or finished). */
-export async function startDelivery(client: Client, taskQueue: string, input: WebhookDeliveryInput, suffix?: string) {
+/**
+ * Starts one delivery workflow; false when a workflow with that id exists (running or finished). `traceparent`: the
+ * event's stored trace context, which the workflow (its start carries the active trace) and its attempts continue.
+ */
+export async function startDelivery(
+  client: Client,
+  taskQueue: string,
+  input: WebhookDeliveryInput,
+  { suffix, traceparent = null }: { suffix?: string; traceparent?: string | null } = {},
+) {
   try {
-    await client.workflow.start<WebhookDeliveryWorkflow>(
-      WEBHOOK_DELIVERY_WORKFLOW,
-      deliveryStartOptions(input, taskQueue, suffix),
+    await inStoredTrace(traceparent, () =>
+      client.workflow.start<WebhookDeliveryWorkflow>(
+        WEBHOOK_DELIVERY_WORKFLOW,
+        deliveryStartOptions(input, taskQueue, suffix),
+      ),
     );
     return true;
   } catch (error) {
@@ -95,14 +106,19 @@ export async function fanOutEvents(
       const first = recorded.get(deliveryWorkflowId(eventId, configId));
       // Attempt 1 already settled the delivery (2xx, 410): nothing left to start.
       if (first && first.status !== 'retrying') return false;
-      return startDelivery(client, taskQueue, {
-        eventId,
-        configId,
-        merchantId: event.merchantId,
-        eventType: event.type,
-        trigger: 'automatic',
-        ...(first ? { firstAttempt: { at: first.at, nextAt: first.nextRetryAt ?? first.at } } : {}),
-      });
+      return startDelivery(
+        client,
+        taskQueue,
+        {
+          eventId,
+          configId,
+          merchantId: event.merchantId,
+          eventType: event.type,
+          trigger: 'automatic',
+          ...(first ? { firstAttempt: { at: first.at, nextAt: first.nextRetryAt ?? first.at } } : {}),
+        },
+        { traceparent: event.traceparent },
+      );
     });
     await outbox.markFannedOut(em, [...byId.keys()]);
     const results = new Map<string, FanOutResult>(events.map((event) => [event.id, { started: 0, configurations: 0 }]));
@@ -176,7 +192,7 @@ export function createFanOutActivities({ orm, temporalClient }: { orm: Orm; temp
               eventType: row.event_type,
               trigger: 'manual',
             },
-            input.suffix,
+            { suffix: input.suffix },
           ),
         ),
       );

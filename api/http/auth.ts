@@ -49,6 +49,15 @@ export class UnknownApiKeyError extends ApiError {
   }
 }
 
+/**
+ * The malformed-key 401 names the accepted prefixes so a key from another product (sk_test_…) is recognised as such;
+ * it never repeats the key. Test or live is a connector setting, not a key prefix.
+ */
+const MALFORMED_KEY =
+  'The API key is malformed: Switchyard keys start with sk_live_mer_ (merchant secret), pk_live_mer_ (merchant ' +
+  'public) or sk_live_org_ (organization secret), then 32 letters and digits; there are no sk_test_ keys ' +
+  '(test mode is a connector setting)';
+
 function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   return match?.[1];
@@ -59,8 +68,9 @@ export function looksLikeJwt(token: string): boolean {
   return /^eyJ[\w-]*\.[\w-]+\.[\w-]+$/.test(token);
 }
 
+/** `em`: the request's EntityManager, asked for only when the key is not in the cache. */
 export async function authenticateApiKey(
-  em: EntityManager,
+  em: () => EntityManager,
   authorization: string | undefined,
   cache?: AuthCache,
 ): Promise<ApiKeyAuth> {
@@ -79,7 +89,7 @@ export async function authenticateApiKey(
  * still identified so it can be refused with 403 (like any valid key used in the wrong place) rather than 401.
  */
 export async function authenticatePublicKey(
-  em: EntityManager,
+  em: () => EntityManager,
   publicKey: string | undefined,
   authorization: string | undefined,
   cache?: AuthCache,
@@ -100,15 +110,15 @@ export async function authenticatePublicKey(
  * its merchant's status, cached with it, and last_used_at for the key management API (at most once a minute per
  * key; the auth-change trigger ignores that column).
  */
-async function lookupKey(em: EntityManager, token: string, cache?: AuthCache): Promise<ApiKeyAuth> {
-  if (!KEY_PATTERN.test(token)) throw errors.unauthenticated('The API key is malformed');
+async function lookupKey(em: () => EntityManager, token: string, cache?: AuthCache): Promise<ApiKeyAuth> {
+  if (!KEY_PATTERN.test(token)) throw errors.unauthenticated(MALFORMED_KEY);
   const hash = hashSecret(token);
   const cacheKey = `key:${hash}`;
   const cached = cache?.get<ApiKeyAuth>(cacheKey);
   if (cached && (cached.expiresAt === null || cached.expiresAt > Date.now())) return cached;
   if (cache?.isUnknownKey(hash)) throw new UnknownApiKeyError();
   const ticket = cache?.ticket() ?? 0;
-  const key = await activeKeyByHash(em, hash, new Date());
+  const key = await activeKeyByHash(em(), hash, new Date());
   if (!key || !constantTimeEqual(key.secretHash, hash)) {
     cache?.rememberUnknownKey(hash, ticket);
     throw new UnknownApiKeyError();
@@ -151,7 +161,7 @@ export function authorize(auth: ApiKeyAuth, requirement: AuthRequirement): void 
  * an organization key must name one of its organization's merchants, in the path, query or body.
  */
 export async function resolveMerchant(
-  em: EntityManager,
+  em: () => EntityManager,
   auth: ApiKeyAuth,
   requested: string | undefined,
   cache?: AuthCache,
@@ -169,7 +179,7 @@ export async function resolveMerchant(
   if (cache?.get<true>(cacheKey)) return requested;
   const ticket = cache?.ticket() ?? 0;
   // Ownership and status in one read: a write goes on to check the status, which is then cached.
-  const status = await organizationMerchantStatus(em, auth.organizationId, requested);
+  const status = await organizationMerchantStatus(em(), auth.organizationId, requested);
   if (status === null) throw errors.forbidden('The API key does not have access to this merchant');
   if (cache) {
     cache.set(cacheKey, true, ticket);

@@ -192,6 +192,9 @@ async function keepForRetry(em: EntityManager, request: IdempotentRequest, claim
 }
 
 /**
+ * `reader`: the ORM's root EntityManager, for the one raw read of an answered key (db/reads.ts: a pooled connection,
+ * no identity map); `em`: the request's EntityManager, asked for once the key turns out not to be answered, so a
+ * replay never forks one.
  * `mode` is how the work runs once the key is claimed:
  * - 'transaction': the work and its stored answer commit together (a key is never answered without its work);
  * - 'no-transaction': work that waits on a workflow runs with no transaction open and stores its answer after.
@@ -199,15 +202,18 @@ async function keepForRetry(em: EntityManager, request: IdempotentRequest, claim
  *   may take over the key of a request that died between phases and run it again.
  */
 export async function runIdempotent(
-  em: EntityManager,
+  reader: EntityManager,
+  requestEm: () => EntityManager,
   request: IdempotentRequest,
   mode: 'transaction' | 'no-transaction',
   execute: (em: EntityManager) => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
   // A replay of an answered key is one read: an answer within its retention is final, so the claim (a transaction,
   // a lock timeout and an upsert that locks the row) could only end in the same replay or conflict.
-  const answered = await keys.readAnswer(em, request.scopeId, request.key);
+  const answered = await keys.readAnswer(reader, request.scopeId, request.key);
   if (answered) return { status: 200, body: storedBody(request, answered), replayed: true };
+
+  const em = requestEm();
 
   const claimId = randomUUID();
   const replay = await claimOrReplay(em, request, claimId);

@@ -16,42 +16,42 @@ export interface InFlightRequests {
 }
 
 export function inFlightRequests(): InFlightRequests {
-  const running = new Set<Promise<void>>();
+  let running = 0;
   let closing = false;
+  /** drain()s waiting for the count to reach zero. */
+  let idle: Array<() => void> = [];
   return {
+    // A counter, not a set of promises: per request this is one await, no promise or set entry of its own.
     async middleware(ctx, next) {
       if (closing) ctx.set('Connection', 'close');
-      const work = next();
-      // The settled copy is what drain() waits on; the request's own failure still propagates to Koa below.
-      const settled = work.then(
-        () => undefined,
-        () => undefined,
-      );
-      running.add(settled);
+      running += 1;
       try {
-        await work;
+        await next();
       } finally {
-        running.delete(settled);
+        running -= 1;
+        if (running === 0) {
+          const waiting = idle;
+          idle = [];
+          for (const wake of waiting) wake();
+        }
       }
     },
     closing() {
       closing = true;
     },
     async drain(timeoutMs) {
+      // Requests may still arrive on kept-alive sockets while the first ones finish: this waits until none runs.
+      if (running === 0) return true;
       let timer: NodeJS.Timeout | undefined;
       const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
       try {
-        // Requests may still arrive on kept-alive sockets while the first ones finish: wait for those too.
-        while (running.size > 0) {
-          if ((await Promise.race([Promise.all([...running]).then(() => true), expired])) === false) return false;
-        }
-        return true;
+        return await Promise.race([new Promise<true>((resolve) => idle.push(() => resolve(true))), expired]);
       } finally {
         clearTimeout(timer);
       }
     },
     get count() {
-      return running.size;
+      return running;
     },
   };
 }

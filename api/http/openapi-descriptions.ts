@@ -106,7 +106,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'Transactions and orders as the merchant Dashboard reads them, with capture, void and refund.',
   'Merchant Dashboard: webhooks': 'Webhook endpoints and deliveries as the merchant Dashboard manages them.',
   'Merchant Dashboard: catalog and instruments':
-    'Products, offers and saved cards as the merchant Dashboard reads them.',
+    'Products, offers, prices and saved cards as the merchant Dashboard reads them; new products and offers, and payment links (checkout sessions).',
+  'Merchant Dashboard: customers': 'Customers as the merchant Dashboard searches and shows them.',
   'Merchant Dashboard: team': "The merchant's team: members, roles and invitations.",
   'Merchant Dashboard: routing':
     'Routing profiles, their trees and simulation, and what the hosted checkout offers, as the merchant Dashboard edits them.',

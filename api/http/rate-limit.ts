@@ -71,8 +71,9 @@ interface Lease {
 export class RateLimiter {
   private readonly leases = new Map<string, Lease>();
 
+  /** `em`: the request's EntityManager, asked for only when a new block is leased. */
   async consume(
-    em: EntityManager,
+    em: () => EntityManager,
     bucket: string,
     limit: number,
     windowSeconds: number,
@@ -82,7 +83,7 @@ export class RateLimiter {
     const windowStart = Math.floor(now / windowMs) * windowMs;
     const lease = this.leaseFor(bucket, windowStart);
     while (lease.tokens === 0 && !lease.exhausted) {
-      lease.leasing ??= this.extend(em, bucket, lease, limit).finally(() => (lease.leasing = undefined));
+      lease.leasing ??= this.extend(em(), bucket, lease, limit).finally(() => (lease.leasing = undefined));
       await lease.leasing;
     }
     const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));

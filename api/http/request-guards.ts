@@ -12,12 +12,13 @@ import { errors } from '../../domain/platform/errors';
  * so the error envelope keeps them.
  */
 export function apiResponseHeaders(prefix: string) {
-  return async (ctx: Context, next: Next) => {
+  // Passes next()'s promise on rather than awaiting it: one promise less per request (as boundedJsonDepth below).
+  return (ctx: Context, next: Next) => {
     if (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`)) {
       ctx.set('Cache-Control', 'no-store');
       ctx.set('X-Content-Type-Options', 'nosniff');
     }
-    await next();
+    return next();
   };
 }
 
@@ -44,12 +45,12 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
-export async function boundedJsonDepth(ctx: Context, next: Next): Promise<void> {
+export function boundedJsonDepth(ctx: Context, next: Next): Promise<void> {
   if (nestsDeeperThan((ctx.request as { body?: unknown }).body, MAX_JSON_DEPTH)) {
     throw errors.badRequest(
       'JSON_TOO_DEEP',
       `The request body nests objects or arrays deeper than ${MAX_JSON_DEPTH} levels`,
     );
   }
-  await next();
+  return next() as Promise<void>;
 }

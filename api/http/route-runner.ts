@@ -40,6 +40,7 @@ import { requireLiveSession } from './dashboard-sessions';
 import { bodyAjv, textAjv, toFieldErrors, unstorableTextFields } from './schema';
 import { malformedIdError } from './malformed-id';
 import type { RouteTable } from './route-table';
+import { annotateActiveSpan } from '../../domain/platform/tracing';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
@@ -166,28 +167,33 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
   const compiled = compileRoute(route, deps);
   const { config, orm } = deps;
 
-  const middleware = async (ctx: Context) => {
+  const revoking = async (ctx: Context) => {
     try {
       await handle(ctx);
     } finally {
-      if (route.revokesCredentials) deps.authCache.invalidate();
+      deps.authCache.invalidate();
     }
   };
 
+  const dashboard = isDashboardAuth(route.auth) ? route.auth : undefined;
+  const keyAuth = route.auth === 'none' || isDashboardAuth(route.auth) ? undefined : route.auth;
+
   const handle = async (ctx: Context) => {
     const requestId = ctx.state.requestId as string;
-    const em = orm.em.fork();
+    // The request's EntityManager (its identity map and unit of work), forked on first use: a read whose key and
+    // budget the process already holds and whose data comes from a raw read (db/reads.ts, through the ORM's root
+    // EntityManager) needs none (a fork is a unit of work, an identity map and two process.env writes in MikroORM).
+    let forked: EntityManager | undefined;
+    const em = () => (forked ??= orm.em.fork());
     let auth: ApiKeyAuth | undefined;
     let session: DashboardSession | undefined;
-    const dashboard = isDashboardAuth(route.auth) ? route.auth : undefined;
-    const keyAuth = route.auth === 'none' || isDashboardAuth(route.auth) ? undefined : route.auth;
 
     if (dashboard) {
       session = authenticateDashboard(config.dashboard, ctx.get('authorization') || undefined, dashboard.dashboard);
-      await requireLiveSession(em, session, deps.authCache);
+      await requireLiveSession(em(), session, deps.authCache);
       // People get the same per-window budget as a key, counted per user.
       const limit = await consumeRateLimit(
-        em,
+        em(),
         `dashboard:${session.identity}:${session.userId}`,
         config.rateLimit.limit,
         config.rateLimit.windowSeconds,
@@ -213,7 +219,7 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
       }
       const browser = keyAuth.publicKey
         ? await consumeBrowserLimits(
-            em,
+            em(),
             {
               keyId: auth.keyId,
               ip: ctx.ip,
@@ -226,14 +232,16 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
         : [];
       // Secret keys lease their budget in blocks (no write per request); browser endpoints already write their
       // per-IP and per-session counts, and count a public key's budget exactly, one request at a time.
-      const consume = keyAuth.publicKey ? consumeRateLimit : deps.rateLimiter.consume.bind(deps.rateLimiter);
-      const limit = await consume(em, auth.keyId, config.rateLimit.limit, config.rateLimit.windowSeconds);
+      const { limit: budget, windowSeconds } = config.rateLimit;
+      const limit = keyAuth.publicKey
+        ? await consumeRateLimit(em(), auth.keyId, budget, windowSeconds)
+        : await deps.rateLimiter.consume(em, auth.keyId, budget, windowSeconds);
       ctx.set(rateLimitHeaders(limit.exceeded ? limit : tightest([limit, ...browser]), config.rateLimit.windowSeconds));
       if (limit.exceeded) throw errors.rateLimited(limit.resetSeconds);
       authorize(auth, keyAuth);
       // Browser routes are not merchant-scoped (an organization public key names its merchant through a checkout,
       // checked in browser-sessions.service.ts); a merchant public key's merchant is known now.
-      if (keyAuth.publicKey && auth.merchantId) await requireActiveMerchant(em, auth.merchantId, deps.authCache);
+      if (keyAuth.publicKey && auth.merchantId) await requireActiveMerchant(em(), auth.merchantId, deps.authCache);
     }
 
     let params: Record<string, unknown>;
@@ -259,12 +267,12 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
       merchantId = await resolveMerchant(em, auth, requested, deps.authCache);
       // A secret key may still read a non-active merchant's records; its writes are refused.
       if (route.method !== 'get' && !route.anyMerchantStatus) {
-        await requireActiveMerchant(em, merchantId, deps.authCache);
+        await requireActiveMerchant(em(), merchantId, deps.authCache);
       }
     }
     if (session && dashboard?.tenant) {
       const tenantId = await resolveDashboardTenant(
-        em,
+        em(),
         session,
         dashboard.tenant,
         (name) => ctx.get(name) || undefined,
@@ -274,6 +282,8 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
       if (dashboard.tenant === 'merchant') merchantId = tenantId;
       else organizationId = tenantId;
     }
+    // The request's server span names the merchant it acts on, once authenticated (never a key or a secret).
+    if (merchantId) annotateActiveSpan({ 'switchyard.merchant_id': merchantId });
 
     const idempotencyKey = ctx.get('idempotency-key') || (body.idempotency_key as string | undefined);
     delete body.idempotency_key;
@@ -290,12 +300,15 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
           }
         : undefined;
 
-    const run = async (txEm: EntityManager): Promise<StoredResponse> => {
+    /** `txEm`: the transaction's EntityManager when the work runs in one; otherwise the request's, on first use. */
+    const run = async (txEm?: EntityManager): Promise<StoredResponse> => {
       const result = await route.handler({
         params,
         query,
         body,
-        em: txEm,
+        get em(): EntityManager {
+          return txEm ?? em();
+        },
         deps,
         requestId,
         client: { ip: ctx.ip, userAgent: ctx.get('user-agent') || null },
@@ -323,12 +336,13 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
     if (route.idempotency && idempotencyScope) {
       if (!idempotency) {
         if (route.idempotency === 'required') throw idempotencyKeyRequired();
-        response = route.waitsOnWorkflow ? await run(em) : await em.transactional(run);
+        response = route.waitsOnWorkflow ? await run() : await em().transactional(run);
       } else {
         if (idempotency.key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
           throw errors.validation({ 'Idempotency-Key': [`must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`] });
         }
         const outcome = await runIdempotent(
+          orm.em,
           em,
           {
             ...idempotency,
@@ -346,10 +360,10 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
         response = outcome;
       }
     } else if (route.method === 'get' || route.waitsOnWorkflow || route.ownTransactions) {
-      response = await run(em);
+      response = await run();
     } else {
       // Mutations run in one transaction: a request that fails changes nothing.
-      response = await em.transactional(run);
+      response = await em().transactional(run);
     }
 
     ctx.status = response.status;
@@ -357,6 +371,6 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
   };
 
   for (const path of [`${prefix}${route.path}`, ...(route.alsoAt ?? [])]) {
-    table.add(route.method, path, middleware);
+    table.add(route.method, path, route.revokesCredentials ? revoking : handle);
   }
 }

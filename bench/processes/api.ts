@@ -6,10 +6,9 @@
  * refusals (the limiter still runs on every request).
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { Session } from 'node:inspector/promises';
 import { startApi } from '../../api/server';
 import { loadConfig } from '../../domain/platform/config';
-import { serveParent } from './child';
+import { cpuProfiler, serveParent } from './child';
 
 /** The stack's environment as production: its database, Temporal and keys, with what production also requires. */
 export function productionEnv(stackEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -32,27 +31,10 @@ export function productionEnv(stackEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   };
 }
 
-/** V8's CPU profiler on this process's main thread, started and stopped by the parent's messages. */
-async function profiler(message: unknown): Promise<unknown> {
-  if (message === 'profile-start') {
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
-    return { started: true };
-  }
-  if (message === 'profile-stop') {
-    const { profile } = await session.post('Profiler.stop');
-    session.disconnect();
-    return { profile };
-  }
-  throw new Error(`unknown message ${JSON.stringify(message)}`);
-}
-const session = new Session();
-
 if (require.main === module)
   startApi(loadConfig(process.env)).then(
     (api) => {
-      serveParent(profiler, api.stop);
+      serveParent(cpuProfiler, api.stop);
       process.send?.({ url: api.url });
     },
     (error: unknown) => {

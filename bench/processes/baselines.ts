@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { customerRowByIdAndMerchant, type PgQueryable } from '../../db/repositories/customers.repository';
-import { serveParent } from './child';
+import { cpuProfiler, serveParent } from './child';
 
 // pg is MikroORM's driver (no types of its own here): the baseline talks to it directly, without the ORM.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -44,7 +44,8 @@ async function main(): Promise<void> {
   });
   const servers = [await listen(hello), await listen(pg)];
   serveParent(
-    async () => undefined,
+    // The floor's own profile (`npm run bench:profile -- --floor`), to set the API's against.
+    cpuProfiler,
     async () => {
       for (const server of servers) server.closeAllConnections();
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));

@@ -5,6 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { Session } from 'node:inspector/promises';
 
 export interface Child<Ready> {
   process: ChildProcess;
@@ -72,4 +73,22 @@ export function serveParent(handle: (message: unknown) => Promise<unknown>, stop
   });
   const exit = () => void stop().finally(() => process.exit(0));
   process.once('SIGTERM', exit).once('disconnect', exit);
+}
+
+const session = new Session();
+
+/** In a child: V8's CPU profiler on its main thread, started and stopped by the parent's messages. */
+export async function cpuProfiler(message: unknown): Promise<unknown> {
+  if (message === 'profile-start') {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    return { started: true };
+  }
+  if (message === 'profile-stop') {
+    const { profile } = await session.post('Profiler.stop');
+    session.disconnect();
+    return { profile };
+  }
+  throw new Error(`unknown message ${JSON.stringify(message)}`);
 }

@@ -19,11 +19,22 @@ export async function startLoadGenerator(): Promise<LoadGenerator> {
   return { run: (options) => child.ask<LoadResult>(options), stop: () => child.stop() };
 }
 
+/** A CPU profile of the process alone while `during` runs. */
+type Profiler = <T>(during: () => Promise<T>) => Promise<{ result: T; profile: object }>;
+
+const profilerOf =
+  (child: Child<unknown>): Profiler =>
+  async (during) => {
+    await child.ask('profile-start');
+    const result = await during();
+    const { profile } = await child.ask<{ profile: object }>('profile-stop');
+    return { result, profile };
+  };
+
 export interface ApiProcess {
   url: string;
   pid: number;
-  /** A CPU profile of the API process alone while `during` runs. */
-  profile<T>(during: () => Promise<T>): Promise<{ result: T; profile: object }>;
+  profile: Profiler;
   stop(): Promise<void>;
 }
 
@@ -33,21 +44,16 @@ export async function startApiProcess(stackEnv: NodeJS.ProcessEnv): Promise<ApiP
   return {
     url: child.ready.url,
     pid: child.process.pid as number,
-    async profile(during) {
-      await child.ask('profile-start');
-      const result = await during();
-      const { profile } = await child.ask<{ profile: object }>('profile-stop');
-      return { result, profile };
-    },
+    profile: profilerOf(child),
     stop: () => child.stop(),
   };
 }
 
 export async function startBaselines(
   databaseUrl: string,
-): Promise<BaselineUrls & { pid: number; stop(): Promise<void> }> {
+): Promise<BaselineUrls & { pid: number; profile: Profiler; stop(): Promise<void> }> {
   const child: Child<BaselineUrls> = await startChild<BaselineUrls>('baselines', {
     env: { ...process.env, DATABASE_URL: databaseUrl },
   });
-  return { ...child.ready, pid: child.process.pid as number, stop: () => child.stop() };
+  return { ...child.ready, pid: child.process.pid as number, profile: profilerOf(child), stop: () => child.stop() };
 }

@@ -35,6 +35,9 @@ import { Migration20261245000000_api_key_creator } from './Migration202612450000
 import { Migration20261246700000_livemode } from './Migration20261246700000_livemode';
 import { Migration20261247100000_first_day_product_provider_code } from './Migration20261247100000_first_day_product_provider_code';
 import { Migration20261247300000_three_ds } from './Migration20261247300000_three_ds';
+import { Migration20261248100000_observability_event_traceparent } from './Migration20261248100000_observability_event_traceparent';
+import { Migration20261248200000_first_day_save_renewal_failures } from './Migration20261248200000_first_day_save_renewal_failures';
+import { Migration20261248300000_webhook_deliveries_retrying_idx } from './Migration20261248300000_webhook_deliveries_retrying_idx';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -126,4 +129,16 @@ export const MIGRATIONS = [
     class: Migration20261247100000_first_day_product_provider_code,
   },
   { name: 'Migration20261247300000_three_ds', class: Migration20261247300000_three_ds },
+  {
+    name: 'Migration20261248100000_observability_event_traceparent',
+    class: Migration20261248100000_observability_event_traceparent,
+  },
+  {
+    name: 'Migration20261248200000_first_day_save_renewal_failures',
+    class: Migration20261248200000_first_day_save_renewal_failures,
+  },
+  {
+    name: 'Migration20261248300000_webhook_deliveries_retrying_idx',
+    class: Migration20261248300000_webhook_deliveries_retrying_idx,
+  },
 ];

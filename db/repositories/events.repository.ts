@@ -18,6 +18,8 @@ export interface NewEvent {
   /** Its object's mode: false for test data (a test-mode connector's charge, a test clock's subscription). */
   livemode: boolean;
   data: Record<string, unknown>;
+  /** The W3C trace context of the change that recorded it (null: no trace); its deliveries continue that trace. */
+  traceparent: string | null;
 }
 
 /** What the database gave the event: when (its clock), its place in the order, and the fanned-out mark. */
@@ -47,8 +49,8 @@ export async function insertEvent(em: EntityManager, event: NewEvent, channel: s
                        where c.merchant_id = ? and c.is_active and c.created_at <= (select at from stamp)
                          and (c.event_filter is null or ?::text = any(c.event_filter))) as any_config
      ), inserted as (
-       insert into events (id, organization_id, merchant_id, type, livemode, data, created_at, fanned_out_at)
-       select ?, ?, ?, ?, ?, ?::json, (select at from stamp), case when s.any_config then null else now() end
+       insert into events (id, organization_id, merchant_id, type, livemode, data, traceparent, created_at, fanned_out_at)
+       select ?, ?, ?, ?, ?, ?::json, ?, (select at from stamp), case when s.any_config then null else now() end
          from subscribed s
        returning id, created_at, seq, fanned_out_at
      )
@@ -65,6 +67,7 @@ export async function insertEvent(em: EntityManager, event: NewEvent, channel: s
       event.type,
       event.livemode,
       JSON.stringify(event.data),
+      event.traceparent,
       channel,
     ],
   );
@@ -80,7 +83,16 @@ export interface OutboxEvent {
   id: string;
   merchantId: string;
   type: string;
+  traceparent: string | null;
 }
+
+type OutboxRow = { id: string; merchant_id: string; type: string; traceparent: string | null };
+const outboxEvent = (row: OutboxRow): OutboxEvent => ({
+  id: row.id,
+  merchantId: row.merchant_id,
+  type: row.type,
+  traceparent: row.traceparent,
+});
 
 /**
  * Locks these events where still in the outbox and not leased to a live direct fan-out (SKIP LOCKED: another
@@ -88,14 +100,14 @@ export interface OutboxEvent {
  */
 export async function claimForFanOut(em: EntityManager, eventIds: string[]): Promise<OutboxEvent[]> {
   if (eventIds.length === 0) return [];
-  const rows = await em.execute<{ id: string; merchant_id: string; type: string }[]>(
-    `select id, merchant_id, type from events
+  const rows = await em.execute<OutboxRow[]>(
+    `select id, merchant_id, type, traceparent from events
       where id in (?) and fanned_out_at is null and (fan_out_leased_until is null or fan_out_leased_until < now())
       order by seq
         for update skip locked`,
     [eventIds],
   );
-  return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id, type: row.type }));
+  return rows.map(outboxEvent);
 }
 
 /**
@@ -144,15 +156,15 @@ export async function leaseForDirectFanOut(
   leaseMs: number,
 ): Promise<OutboxEvent[]> {
   if (eventIds.length === 0) return [];
-  const rows = await em.execute<{ id: string; merchant_id: string; type: string }[]>(
+  const rows = await em.execute<OutboxRow[]>(
     `update events set fan_out_leased_until = now() + ? * interval '1 millisecond'
       where id in (select id from events
                     where id in (?) and fanned_out_at is null and fan_out_leased_until is null
                     for update skip locked)
-      returning id, merchant_id, type`,
+      returning id, merchant_id, type, traceparent`,
     [leaseMs, eventIds],
   );
-  return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id, type: row.type }));
+  return rows.map(outboxEvent);
 }
 
 /** An event with one configuration (config_* null when it is gone): what one delivery attempt sends. */
@@ -165,6 +177,7 @@ export interface DeliveryTarget {
   data: Record<string, unknown>;
   /** ISO 8601 (the driver returns timestamps as text; to_json gives an unambiguous format). */
   created_at: string;
+  traceparent: string | null;
   config_id: string | null;
   url: string | null;
   is_active: boolean | null;
@@ -177,7 +190,7 @@ export interface DeliveryTarget {
 export async function subscribedTargets(em: EntityManager, eventIds: string[]): Promise<DeliveryTarget[]> {
   if (eventIds.length === 0) return [];
   return em.execute<DeliveryTarget[]>(
-    `select e.id as event_id, e.organization_id, e.merchant_id, e.type, e.livemode, e.data, to_json(e.created_at) #>> '{}' as created_at,
+    `select e.id as event_id, e.organization_id, e.merchant_id, e.type, e.livemode, e.data, to_json(e.created_at) #>> '{}' as created_at, e.traceparent,
             c.id as config_id, c.url, c.is_active, c.secret_encrypted,
             case when c.previous_secret_expires_at > now() then c.previous_secret_encrypted end as previous_secret_encrypted
        from events e
@@ -200,7 +213,7 @@ export async function deliveryTarget(
   configId: string,
 ): Promise<DeliveryTarget | undefined> {
   const [row] = await em.execute<DeliveryTarget[]>(
-    `select e.id as event_id, e.organization_id, e.merchant_id, e.type, e.livemode, e.data, to_json(e.created_at) #>> '{}' as created_at,
+    `select e.id as event_id, e.organization_id, e.merchant_id, e.type, e.livemode, e.data, to_json(e.created_at) #>> '{}' as created_at, e.traceparent,
             c.id as config_id, c.url, c.is_active, c.secret_encrypted,
             case when c.previous_secret_expires_at > now() then c.previous_secret_encrypted end as previous_secret_encrypted
        from events e

@@ -20,11 +20,13 @@ export async function readOperationalGauges(em: EntityManager, unresolvedCode: s
       `select h.connector_id, c.provider_slug, h.state
          from connector_health h join merchant_connectors c on c.id = h.connector_id`,
     ),
-    // A delivery waits for a retry while its latest attempt is `retrying` (a later attempt has its own row).
+    // A delivery waits for a retry while its latest attempt is `retrying` (a later attempt has its own row). One whose
+    // retry was due over a week ago is dead (its workflow was ended by hand), not backlog: the bound keeps the scan on
+    // the partial index's recent rows.
     em.execute<Array<{ fan_out: string; retry: string; unknown: string }>>(
       `select (select count(*) from events where fanned_out_at is null) as fan_out,
               (select count(*) from webhook_deliveries d
-                where d.status = 'retrying'
+                where d.status = 'retrying' and d.next_retry_at > now() - interval '7 days'
                   and not exists (select 1 from webhook_deliveries n
                                    where n.workflow_id = d.workflow_id and n.attempt_number > d.attempt_number)) as retry,
               (select count(*) from transaction_attempts where error_code = ?) as unknown`,

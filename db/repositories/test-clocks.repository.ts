@@ -128,3 +128,45 @@ export async function testClockOfTransaction(
   );
   return row ? { id: row.id, frozenTime: new Date(row.frozen_time) } : null;
 }
+
+/**
+ * Arms "the next renewal fails" for a subscription on a clock: one failure waits per subscription, so arming again
+ * before the renewal only changes its failure_code.
+ */
+export async function armRenewalFailure(
+  em: EntityManager,
+  armed: { merchantId: string; testClockId: string; subscriptionId: string; failureCode: string },
+): Promise<void> {
+  await em.execute(
+    `insert into test_clock_renewal_failures (merchant_id, test_clock_id, subscription_id, failure_code)
+     values (?, ?, ?, ?)
+     on conflict (subscription_id) where transaction_id is null
+       do update set failure_code = excluded.failure_code, test_clock_id = excluded.test_clock_id, armed_at = now()`,
+    [armed.merchantId, armed.testClockId, armed.subscriptionId, armed.failureCode],
+  );
+}
+
+/**
+ * The failure_code a renewal charge must decline with, or null. The first renewal charge after the arming claims
+ * the waiting failure; the same charge asking again (a retried or cascaded attempt) gets the same answer, and any
+ * other charge of the subscription gets null.
+ */
+export async function claimRenewalFailure(
+  em: EntityManager,
+  charge: { merchantId: string; subscriptionId: string; transactionId: string },
+): Promise<string | null> {
+  const { merchantId, subscriptionId, transactionId } = charge;
+  const [row] = await em.execute<Array<{ failure_code: string }>>(
+    `with mine as (
+       select failure_code from test_clock_renewal_failures
+        where merchant_id = ? and subscription_id = ? and transaction_id = ?
+     ), claimed as (
+       update test_clock_renewal_failures set transaction_id = ?, claimed_at = now()
+        where merchant_id = ? and subscription_id = ? and transaction_id is null and not exists (select 1 from mine)
+       returning failure_code
+     )
+     select failure_code from mine union all select failure_code from claimed`,
+    [merchantId, subscriptionId, transactionId, transactionId, merchantId, subscriptionId],
+  );
+  return row?.failure_code ?? null;
+}

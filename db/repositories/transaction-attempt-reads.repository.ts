@@ -204,6 +204,8 @@ export interface PendingTransaction {
   provider_slug: string | null;
   routing_node_id: string | null;
   attempt_outcome: string | null;
+  /** The last attempt's 3-D Secure record (status challenged: the charge waits for its buyer). */
+  three_ds: StoredThreeDs | null;
 }
 
 /** Pending transactions older than `olderThanMinutes`, oldest first (of one merchant when given). */
@@ -214,7 +216,7 @@ export function readPendingTransactions(
   return em.execute<PendingTransaction[]>(
     `select t.id, t.merchant_id, t.workflow_id, t.amount, t.capture, to_json(t.expires_at) #>> '{}' as expires_at,
             a.attempt_number, a.is_fallback, a.connector_id, a.provider_slug, a.routing_node_id,
-            a.outcome as attempt_outcome
+            a.outcome as attempt_outcome, a.three_ds
        from transactions t
        left join lateral (select * from transaction_attempts x where x.transaction_id = t.id
                            order by x.attempt_number desc limit 1) a on true

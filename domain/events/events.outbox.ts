@@ -11,6 +11,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EventRecord } from '../../db/entities';
 import { insertEvent } from '../../db/repositories/events.repository';
 import { newId } from '../platform/ids';
+import { activeTraceparent } from '../platform/tracing';
 import { isEventType, type EventType } from './events.catalog';
 
 /** The PostgreSQL NOTIFY channel the worker's outbox listener (worker/outbox-listener.ts) listens on. */
@@ -45,9 +46,11 @@ export async function recordEvent(em: EntityManager, input: RecordEventInput): P
     // Plain JSON (dates become ISO strings), exactly what every delivery will carry.
     data: JSON.parse(JSON.stringify(input.object)) as Record<string, unknown>,
   };
+  // Stored beside the event, not in it: the delivered envelope stays exactly the event.
+  const traceparent = activeTraceparent();
   // One statement: the row, and either the NOTIFY (delivered to listeners only when, and if, the surrounding
   // transaction commits) or, when no configuration takes the event, the fanned-out mark — no fan-out work at all.
   // The database stamps it (its clock and its place in the order: events.repository.ts), not this process's clock.
-  const inserted = await insertEvent(em, event, EVENTS_CHANNEL);
+  const inserted = await insertEvent(em, { ...event, traceparent }, EVENTS_CHANNEL);
   return { ...event, ...inserted };
 }

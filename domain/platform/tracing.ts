@@ -5,7 +5,15 @@
  * API's calls are the no-op tracer's. Span attributes carry ids, codes and outcomes only; HTTP client spans keep the
  * destination's origin and never its path or query (a merchant's webhook URL may embed a secret).
  */
-import { context, propagation, trace, type Attributes } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+} from '@opentelemetry/api';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -14,8 +22,10 @@ import {
   BatchSpanProcessor,
   ParentBasedSampler,
   SimpleSpanProcessor,
+  SamplingDecision,
   TraceIdRatioBasedSampler,
   type ReadableSpan,
+  type Sampler,
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
@@ -28,7 +38,27 @@ export interface RunningTracing {
   stop(): Promise<void>;
 }
 
-let current: { provider: NodeTracerProvider; processor: SpanProcessor; resource: Resource } | undefined;
+/** The running tracing's sampler and processor; undefined while tracing is off (or stopped). */
+let current: { processor: SpanProcessor; sampler: Sampler } | undefined;
+
+/**
+ * The process's one tracer provider, made on the first start and never replaced: a tracer handed out before a
+ * stop and a restart (the Temporal client's interceptor keeps one) resolves to it for good, so it must stay the one
+ * that records. It samples and exports through `current`; stopped, it records nothing. Its resource (the service
+ * name) is the first start's: a process is one service.
+ */
+let provider: NodeTracerProvider | undefined;
+
+const currentSampler: Sampler = {
+  shouldSample: (...args) => current?.sampler.shouldSample(...args) ?? { decision: SamplingDecision.NOT_RECORD },
+  toString: () => "the running tracing's sampler",
+};
+const currentProcessor: SpanProcessor = {
+  onStart: (span, parent) => current?.processor.onStart(span, parent),
+  onEnd: (span) => current?.processor.onEnd(span),
+  forceFlush: async () => current?.processor.forceFlush(),
+  shutdown: async () => undefined,
+};
 
 /**
  * Starts tracing for the process (once: `npm start` runs the API and the worker in one). `exporter`: a test's
@@ -39,18 +69,19 @@ export function startTracing(
   role: 'api' | 'worker' | 'switchyard',
   exporter?: SpanExporter,
 ): RunningTracing | null {
-  if (current) return { flush: () => current!.provider.forceFlush(), stop: async () => undefined };
+  if (current) return { flush: () => current!.processor.forceFlush(), stop: async () => undefined };
   if (!exporter && !settings.otlpTracesUrl) return null;
-  const serviceName = settings.serviceName ?? (role === 'switchyard' ? role : `switchyard-${role}`);
-  const resource = new Resource({ 'service.name': serviceName });
   const processor = exporter
     ? new SimpleSpanProcessor(exporter)
     : new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.otlpTracesUrl! }));
-  const provider = new NodeTracerProvider({
-    resource,
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.sampleRatio) }),
-    spanProcessors: [processor],
-  });
+  if (!provider) {
+    const serviceName = settings.serviceName ?? (role === 'switchyard' ? role : `switchyard-${role}`);
+    provider = new NodeTracerProvider({
+      resource: new Resource({ 'service.name': serviceName }),
+      sampler: currentSampler,
+      spanProcessors: [currentProcessor],
+    });
+  }
   provider.register();
   const unregister = registerInstrumentations({
     instrumentations: [
@@ -59,16 +90,22 @@ export function startTracing(
       }),
     ],
   });
-  current = { provider, processor, resource };
+  const running = {
+    processor,
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.sampleRatio) }),
+  };
+  current = running;
   return {
-    flush: () => provider.forceFlush(),
+    flush: () => processor.forceFlush(),
     async stop() {
       unregister();
-      await provider.shutdown();
+      if (current === running) current = undefined;
+      await processor.shutdown();
+      // No active span, context or propagated header while stopped (log lines carry no trace_id); a start registers
+      // the same provider again.
       trace.disable();
       context.disable();
       propagation.disable();
-      current = undefined;
     },
   };
 }
@@ -85,9 +122,58 @@ export const workflowSpanProcessor: SpanProcessor = {
 };
 
 /** The resource workflow spans are exported with (the running tracing's). */
-export const workflowSpanResource = (): Resource => current?.resource ?? Resource.empty();
+export const workflowSpanResource = (): Resource => provider?.resource ?? Resource.empty();
 
 /** Adds attributes to the active span (no-op while tracing is off). */
 export function annotateActiveSpan(attributes: Attributes): void {
   trace.getActiveSpan()?.setAttributes(attributes);
+}
+
+/**
+ * The active span's W3C traceparent, to store with work done later (an event's webhook deliveries); null while
+ * tracing is off or no span is active. It carries ids and the sampling flag only.
+ */
+export function activeTraceparent(): string | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ?? null;
+}
+
+/**
+ * The context that continues a stored traceparent, and a link to the span active here when that span is in another
+ * trace (a sweep's, a delivery workflow's): the work then shows in the trace that caused it and is still reachable
+ * from the one that ran it. Inside the stored trace already (a workflow started in it), the active span is the parent.
+ */
+function continuing(traceparent: string | null): { parent: Context; links: Link[] } {
+  const active = trace.getSpanContext(context.active());
+  const stored = traceparent ? propagation.extract(context.active(), { traceparent }) : undefined;
+  const storedSpan = stored && trace.getSpanContext(stored);
+  if (!stored || !storedSpan || storedSpan.traceId === active?.traceId) return { parent: context.active(), links: [] };
+  return { parent: stored, links: active ? [{ context: active }] : [] };
+}
+
+/** Runs `work` in the trace a stored traceparent names (no span of its own: a workflow start makes one). */
+export function inStoredTrace<T>(traceparent: string | null, work: () => T): T {
+  return context.with(continuing(traceparent).parent, work);
+}
+
+const tracer = trace.getTracer('switchyard');
+
+/** Runs `work` in a span of its own that continues a stored traceparent (see continuing); attributes: ids only. */
+export async function spanInStoredTrace<T>(
+  traceparent: string | null,
+  name: string,
+  attributes: Attributes,
+  work: () => Promise<T>,
+): Promise<T> {
+  const { parent, links } = continuing(traceparent);
+  const span = tracer.startSpan(name, { attributes, links }, parent);
+  try {
+    return await context.with(trace.setSpan(parent, span), work);
+  } catch (error) {
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw error;
+  } finally {
+    span.end();
+  }
 }

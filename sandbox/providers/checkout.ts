@@ -6,7 +6,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { cardFacts, type DeclineReason } from '../cards';
-import { capture, refund, voidPayment, type SandboxContext } from '../engine';
+import { capture, refund, voidPayment, type PaymentInput, type SandboxContext } from '../engine';
 import { bearer, header, json, read, Router, type Reply, type SandboxRequest } from '../http';
 import { idempotent, type Processed } from '../idempotency';
 import { randomChars, randomHex, type Operation, type Payment } from '../store';
@@ -58,6 +58,50 @@ function metadataFrom(value: unknown): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const [key, item] of Object.entries(read.obj(value))) if (typeof item === 'string') kept[key] = item;
   return kept;
+}
+
+/**
+ * `3ds: {enabled: true}` asks Checkout.com to authenticate; the buyer returns to success_url or failure_url with
+ * `cko-session-id` appended. Without it no 3-D Secure runs (an issuer that demands it declines 20154).
+ */
+function threeDsRequest(body: Record<string, unknown>): PaymentInput['threeDs'] {
+  if (read.bool(read.obj(body['3ds']).enabled) !== true) return undefined;
+  const session = `sid_${randomChars(26, 'lower')}`;
+  const back = (url: string | null) => {
+    if (!url) return null;
+    const parsed = new URL(url);
+    parsed.searchParams.set('cko-session-id', session);
+    return parsed.toString();
+  };
+  return {
+    request: true,
+    returnUrl: back(read.str(body.success_url)),
+    failureUrl: back(read.str(body.failure_url)),
+    offSession: read.bool(body.merchant_initiated) === true,
+  };
+}
+
+/**
+ * The payment's `3ds` object as GET /payments/{id} shows it: enrolment while the challenge is open, then the
+ * authentication_response (Y authenticated, N failed), whether the buyer was challenged, the version and the ECI.
+ */
+function threeDsFields(payment: Payment): Record<string, unknown> {
+  const three = payment.threeDs;
+  if (!three) return {};
+  if (!three.result) return { '3ds': { downgraded: false, enrolled: 'Y' } };
+  const eci = three.result === 'authenticated' ? '05' : '07';
+  return {
+    eci,
+    '3ds': {
+      downgraded: false,
+      enrolled: 'Y',
+      signature_valid: 'Y',
+      authentication_response: three.result === 'authenticated' ? 'Y' : 'N',
+      version: '2.2.0',
+      challenged: three.flow === 'challenge',
+      eci,
+    },
+  };
 }
 
 export const checkout: ProviderFactory = (ctx: SandboxContext) => {
@@ -155,6 +199,7 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
           } as const
         )[payment.state];
     const [code, summary] = decline ?? ['10000', 'Approved'];
+    const open = payment.state === 'requires_action';
     return {
       id: payment.id,
       action_id: actionId(),
@@ -172,7 +217,12 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
         : { type: 'token' },
       processed_on: payment.createdAt,
       metadata: metadataOf.get(payment.id) ?? {},
-      _links: { self: { href: `${ctx.baseUrl()}/checkout/payments/${payment.id}` } },
+      ...threeDsFields(payment),
+      _links: {
+        self: { href: `${ctx.baseUrl()}/checkout/payments/${payment.id}` },
+        // Checkout.com's 3-D Secure: a Pending payment links the page the buyer is redirected to.
+        ...(open ? { redirect: { href: payment.threeDs?.challengeUrl } } : {}),
+      },
     };
   }
 
@@ -269,8 +319,10 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
             method: chosen.method,
             card: chosen.card,
             capture: read.bool(body.capture) !== false,
+            threeDs: threeDsRequest(body),
           },
-          render: (payment) => json(payment.state === 'pending' ? 202 : 201, paymentBody(payment)),
+          render: (payment) =>
+            json(payment.state === 'pending' || payment.state === 'requires_action' ? 202 : 201, paymentBody(payment)),
         });
       }),
     )

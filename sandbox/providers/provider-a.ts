@@ -206,7 +206,7 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
           ? {
               type: 'redirect_to_url',
               redirect_to_url: {
-                url: `${ctx.baseUrl()}/_sandbox/challenge/${payment.id}`,
+                url: three?.challengeUrl,
                 return_url: three?.returnUrl,
               },
             }
@@ -418,8 +418,10 @@ export const providerA: ProviderFactory = (ctx: SandboxContext) => {
         if (forced) return forced;
         const payment = store.payments.get(request.params.id);
         if (!payment || payment.account !== account) return rejected('lookup', 'not_found', missing(request.params.id));
+        // Like Stripe, latest_charge is the charge's id unless the request expands it (expand[]=latest_charge).
+        const expand = request.query.getAll('expand[]').includes('latest_charge');
         return {
-          reply: json(200, paymentIntent(payment, true)),
+          reply: json(200, paymentIntent(payment, expand)),
           entry: draft('lookup', { ...paymentFields(payment), outcome: 'approved' }),
         };
       }),

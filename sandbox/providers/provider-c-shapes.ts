@@ -69,9 +69,23 @@ export function paymentObject(payment: Payment): Record<string, unknown> {
         }
       : null,
     date_of_expiration: instructions?.expiresAt ?? null,
+    three_ds_info: threeDsInfo(payment),
     date_created: payment.createdAt,
     live_mode: false,
   };
+}
+
+/**
+ * Mercado Pago's 3-D Secure challenge: `three_ds_info` carries the page the buyer completes (external_resource_url)
+ * and the challenge request (creq), and stays on the payment once it is decided. A payment not challenged has none.
+ */
+function threeDsInfo(payment: Payment): Record<string, unknown> | null {
+  const url = payment.threeDs?.challengeUrl;
+  if (!url) return null;
+  const creq = Buffer.from(
+    JSON.stringify({ threeDSServerTransID: payment.id, messageType: 'CReq', messageVersion: '2.2.0' }),
+  ).toString('base64url');
+  return { external_resource_url: url, creq };
 }
 
 export function refundObject(record: Refund): Record<string, unknown> {

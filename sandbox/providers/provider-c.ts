@@ -227,6 +227,11 @@ export const providerC: ProviderFactory = (ctx: SandboxContext) => {
         method,
         card,
         capture: read.bool(body.capture) !== false,
+        // three_d_secure_mode `optional` or `mandatory` runs 3-D Secure (`not_supported`, the default, does not).
+        // The buyer returns to callback_url, where Mercado Pago sends a redirected buyer back.
+        threeDs: ['optional', 'mandatory'].includes(read.str(body.three_d_secure_mode) ?? '')
+          ? { request: true, returnUrl: read.str(body.callback_url), offSession: false }
+          : undefined,
       },
       render: (payment) => json(201, withMetadata(paymentObject(payment), payment.id)),
     });

@@ -51,8 +51,12 @@ export async function resolveJaeger(): Promise<string | undefined> {
   }
 }
 
-export async function startJaeger(options: { uiPort?: number; otlpPort?: number } = {}): Promise<RunningJaeger | null> {
+/** Ports: the UI and OTLP/HTTP ones, and their gRPC neighbours (one below each unless given: a test names free ones). */
+export async function startJaeger(
+  options: { uiPort?: number; otlpPort?: number; queryGrpcPort?: number; otlpGrpcPort?: number } = {},
+): Promise<RunningJaeger | null> {
   const { uiPort = 16686, otlpPort = 4318 } = options;
+  const { queryGrpcPort = uiPort - 1, otlpGrpcPort = otlpPort - 1 } = options;
   const binary = await resolveJaeger();
   if (!binary) return null;
   for (const port of [uiPort, otlpPort]) {
@@ -62,8 +66,8 @@ export async function startJaeger(options: { uiPort?: number; otlpPort?: number 
     ...process.env,
     JAEGER_UI_PORT: String(uiPort),
     JAEGER_OTLP_HTTP_PORT: String(otlpPort),
-    JAEGER_OTLP_GRPC_PORT: String(otlpPort - 1),
-    JAEGER_QUERY_GRPC_PORT: String(uiPort - 1),
+    JAEGER_OTLP_GRPC_PORT: String(otlpGrpcPort),
+    JAEGER_QUERY_GRPC_PORT: String(queryGrpcPort),
   };
   const child = spawn(binary, ['--config', CONFIG], { stdio: ['ignore', 'ignore', 'pipe'], env });
   let stderr = '';

@@ -1,6 +1,7 @@
 /**
- * The guides of docs/guides/ whose steps are all API calls, run as written: their shell steps in one bash process
- * against the test stack (the guides' setup block first, with this tenant's keys in its placeholders).
+ * The guides of docs/guides/ whose steps are all API calls (and save-a-card.md's API-only step), run as written:
+ * their shell steps in one bash process against the test stack (the guides' setup block first, with this tenant's
+ * keys in its placeholders).
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
@@ -42,6 +43,14 @@ describe('Guides made of API calls, run as written', function () {
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }
+  });
+
+  it('save-a-card.md: without a page, the test payment method pm_card_visa is saved by API and its charge is authorized', async () => {
+    shell = await guideShell(await createTenant());
+    const steps = guideBlocks('save-a-card.md', 'sh');
+    expect(steps).to.have.length(4);
+    expect(await shell.run(steps[0])).to.match(/^cust_/);
+    expect((await shell.run(steps[3])).trim()).to.equal('authorized');
   });
 
   it('going-live.md: the check lists each connector with its mode', async () => {

@@ -50,10 +50,16 @@ describe('Idempotency: a request that fails while PostgreSQL is down', function 
       seal: (text) => text,
       open: (text) => text,
     };
-    const failure = await runIdempotent(orm.em.fork(), request, 'no-transaction', async () => {
-      await postgres.stop();
-      throw new Error('the database went away');
-    }).then(
+    const failure = await runIdempotent(
+      orm.em,
+      () => orm.em.fork(),
+      request,
+      'no-transaction',
+      async () => {
+        await postgres.stop();
+        throw new Error('the database went away');
+      },
+    ).then(
       () => null,
       (error: Error) => error,
     );
@@ -61,10 +67,16 @@ describe('Idempotency: a request that fails while PostgreSQL is down', function 
 
     postgres = await startPostgres();
     let ran = 0;
-    const retried = await runIdempotent(orm.em.fork(), request, 'no-transaction', async () => {
-      ran += 1;
-      return { status: 201, body: { id: 'txn_once' } };
-    });
+    const retried = await runIdempotent(
+      orm.em,
+      () => orm.em.fork(),
+      request,
+      'no-transaction',
+      async () => {
+        ran += 1;
+        return { status: 201, body: { id: 'txn_once' } };
+      },
+    );
     expect(retried).to.deep.equal({ status: 201, body: { id: 'txn_once' }, replayed: false });
     expect(ran).to.equal(1);
   });

@@ -146,11 +146,10 @@ describe('POST /api/v1/merchants/:merchant_id/payment-instruments', () => {
   });
 
   it('rejects missing fields, unknown fields and malformed ids with 400', async () => {
-    expectFieldErrors(await create({ card_number: '4242424242424242' }), [
-      'customer_id',
-      'card_ciphertext_id',
-      'card_number',
-    ]);
+    // card_ciphertext_id is required unless a test payment method is named: its absence is reported once the body
+    // is otherwise valid (test/api/test-payment-methods.test.ts).
+    expectFieldErrors(await create({ card_number: '4242424242424242' }), ['customer_id', 'card_number']);
+    expectFieldErrors(await create({ customer_id: customerId }), ['card_ciphertext_id']);
     expectFieldErrors(await create({ customer_id: 'pi_x', card_ciphertext_id: 'cust_x' }), [
       'customer_id',
       'card_ciphertext_id',

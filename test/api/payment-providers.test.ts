@@ -60,12 +60,24 @@ describe('GET /api/v1/payment-providers', () => {
     expect(c).to.deep.include({
       id: 'pp_provider_c',
       slug: 'provider_c',
-      display_name: 'Provider C',
+      display_name: 'Provider C — Mercado Pago API',
       logo: null,
       is_active: true,
       supported_auth_methods: ['api_key', 'oauth2'],
     });
     expect(Object.keys(c.credential_schemas)).to.deep.equal(['api_key', 'oauth2']);
+  });
+
+  it('names each provider with the real API it speaks (Provider A — Stripe API…)', async () => {
+    const res = await api.get('/payment-providers', { key: tenant.merchant_secret_key });
+    const names = Object.fromEntries(res.body.data.map((p: any) => [p.slug, p.display_name]));
+    expect(names).to.deep.equal({
+      provider_a: 'Provider A — Stripe API',
+      provider_b: 'Provider B — Adyen API',
+      provider_c: 'Provider C — Mercado Pago API',
+      provider_d: 'Provider D — Authorize.net API',
+      checkout: 'Checkout — Checkout.com API',
+    });
   });
 
   it('pages with page and limit', async () => {

@@ -14,9 +14,9 @@ const CHALLENGE = { number: '4000000000003220', cvc: '123', brand: 'visa' };
 const FRICTIONLESS = { number: '4000000000003055', cvc: '123', brand: 'visa' };
 const RETURN_URL = 'http://localhost:5999/shop/thanks';
 
-/** provider_a behind an action node with require_3ds `always` (the profile's default is the same connector). */
-async function alwaysAuthenticate(tenant: Tenant, options: { webhooks?: boolean } = {}) {
-  const [connector] = await cascade(tenant, ['provider_a'], { webhooks: options.webhooks ?? false });
+/** A connector (provider_a unless said) behind an action node with require_3ds `always` (also the default). */
+async function alwaysAuthenticate(tenant: Tenant, options: { webhooks?: boolean; slug?: string } = {}) {
+  const [connector] = await cascade(tenant, [options.slug ?? 'provider_a'], { webhooks: options.webhooks ?? false });
   const base = `/merchants/${tenant.merchant_id}/routing-profiles`;
   const profiles = (await api.get(base, { key: tenant.merchant_secret_key })).body.data;
   const node = await api.post(`${base}/${profiles[0].id}/nodes`, {
@@ -80,8 +80,29 @@ describe('3-D Secure asked for by routing (provider_a)', () => {
     expect(types).to.not.include('transaction.action_required');
   });
 
+  it('an issuer that challenges a charge routing did not authenticate (require_3ds never) for a merchant without website fails it merchant_website_required, the payment canceled at the provider', async () => {
+    await cascade(tenant, ['provider_a', 'provider_a'], { webhooks: false });
+    await setWebsite(tenant, null);
+    const res = await charge(tenant, cardCharge(await cardToken(tenant, CHALLENGE), { return_url: RETURN_URL }));
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.data).to.include({
+      status: 'failed',
+      failure_code: 'merchant_website_required',
+      next_action: null,
+    });
+    const attempts = await attemptsOf(tenant, res.body.data.id);
+    expect(attempts, 'the challenge is not carried to the next connector').to.have.length(1);
+    const [payment] = await rows('select provider_reference from transaction_attempts where transaction_id = ?', [
+      res.body.data.id,
+    ]);
+    expect((await control('GET', `/payments/${payment.provider_reference}`)).body.state).to.equal('voided');
+    const types = (await eventsOf(tenant, res.body.data.id)).map((event) => event.type);
+    expect(types).to.not.include('transaction.action_required');
+  });
+
   it("a provider_a payment webhook resolves a challenge without the buyer's return: authorized", async () => {
     await cascade(tenant, ['provider_a']);
+    await setWebsite(tenant, 'https://shop.example.com');
     const res = await charge(tenant, cardCharge(await cardToken(tenant, CHALLENGE), { return_url: RETURN_URL }));
     expect(res.status, res.text).to.equal(201);
     const tx = res.body.data;
@@ -101,4 +122,61 @@ describe('3-D Secure asked for by routing (provider_a)', () => {
     const [attempt] = await attemptsOf(tenant, tx.id);
     expect(attempt.three_ds).to.include({ status: 'authenticated', liability_shift: true });
   });
+});
+
+/**
+ * Which provider dialects run 3-D Secure: Stripe (provider_a), Checkout.com and Mercado Pago (provider_c) are planned
+ * on a node requiring it; Authorize.net (provider_d) has none and is skipped three_ds_unsupported, as is provider_b
+ * until its adapter runs Adyen's redirect and /payments/details.
+ */
+const SUPPORTED: Record<string, boolean> = {
+  provider_a: true,
+  checkout: true,
+  provider_c: true,
+  provider_b: false,
+  provider_d: false,
+};
+
+describe('3-D Secure per provider dialect, asked for by routing', () => {
+  let tenant: Tenant;
+  beforeEach(async () => {
+    tenant = await createTenant();
+  });
+
+  for (const [slug, supported] of Object.entries(SUPPORTED)) {
+    it(`${slug} on a node requiring 3-D Secure is ${supported ? 'planned, authenticated' : 'skipped three_ds_unsupported'} (simulate)`, async () => {
+      const connector = await alwaysAuthenticate(tenant, { slug });
+      const base = `/merchants/${tenant.merchant_id}/routing-profiles`;
+      const profiles = (await api.get(base, { key: tenant.merchant_secret_key })).body.data;
+      const simulated = await api.post(`${base}/${profiles[0].id}/simulate`, {
+        key: tenant.merchant_secret_key,
+        body: { payment_method: 'credit_card', currency: slug === 'provider_c' ? 'BRL' : 'USD', amount: 1500 },
+      });
+      expect(simulated.status, simulated.text).to.equal(200);
+      const skipped = simulated.body.skipped.map((skip: any) => [skip.merchant_connector_id, skip.reason]);
+      if (supported) expect(skipped).to.deep.equal([]);
+      else expect(skipped).to.deep.include([connector.id, 'three_ds_unsupported']);
+    });
+  }
+
+  for (const slug of ['checkout', 'provider_c']) {
+    it(`a frictionless card on ${slug} requiring 3-D Secure is authorized at once, with no challenge`, async () => {
+      await alwaysAuthenticate(tenant, { slug });
+      await setWebsite(tenant, 'https://shop.example.com');
+      const currency = slug === 'provider_c' ? 'BRL' : 'USD';
+      const res = await charge(
+        tenant,
+        cardCharge(await cardToken(tenant, FRICTIONLESS), { return_url: RETURN_URL, currency }),
+      );
+      expect(res.status, res.text).to.equal(201);
+      expect(res.body.data).to.include({ status: 'authorized', next_action: null, amount_authorized: 1500 });
+      const [attempt] = await attemptsOf(tenant, res.body.data.id);
+      // Checkout.com says the issuer authenticated without a challenge; Mercado Pago does not say it authenticated.
+      expect(attempt.three_ds).to.include(
+        slug === 'checkout'
+          ? { requested: true, status: 'frictionless', liability_shift: true }
+          : { requested: true, status: 'not_requested', liability_shift: false },
+      );
+    });
+  }
 });

@@ -7,6 +7,7 @@ import { createTenant, customerInput, uniqueEmail } from '../helpers/factories';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
 import { CARDS } from '../helpers/vault';
 import { api } from '../helpers/http';
+import { createConfig, startReceiver, waitUntil } from '../helpers/webhooks';
 import { startTracing, type RunningTracing } from '../../domain/platform/tracing';
 import { createLogger } from '../../domain/platform/logger';
 import { buildApp } from '../../api/app';
@@ -63,6 +64,59 @@ describe('Traces: one per request, from the API through Temporal to the provider
     );
     expect(call, 'the provider call span').to.exist;
     expect(call!.attributes['url.full']).to.equal(new URL(stack().sandboxUrl).origin);
+  });
+
+  it("names the merchant on the API's server span once the request's key is authenticated", async () => {
+    const tenant = await createTenant();
+    await cascade(tenant, ['provider_a']);
+    const token = await cardToken(tenant);
+    const res = await charge(tenant, cardCharge(token));
+    expect(res.status, res.text).to.equal(201);
+    await tracing.flush();
+
+    const { root } = spansOfRequest(res.headers.get('x-request-id')!);
+    expect(root.attributes['switchyard.merchant_id']).to.equal(tenant.merchant_id);
+  });
+
+  it("carries the transaction's trace into its event's webhook deliveries: the direct first attempt and the workflow's retry", async function () {
+    this.timeout(60_000);
+    const receiver = await startReceiver();
+    try {
+      // The first attempt fails, so the second is made by the delivery workflow (its first retry is due in ~5 s).
+      receiver.respond('/hook', (_request, count) => ({ status: count === 1 ? 503 : 200 }));
+      const tenant = await createTenant();
+      await cascade(tenant, ['provider_a']);
+      await createConfig(tenant, { url: receiver.url('/hook'), event_filter: ['transaction.authorized'] });
+      const token = await cardToken(tenant);
+      const res = await charge(tenant, cardCharge(token));
+      expect(res.status, res.text).to.equal(201);
+      // A delivery's span ends once its attempt is recorded, after the receiver saw the POST.
+      const inTrace = () => {
+        const { spans } = spansOfRequest(res.headers.get('x-request-id')!);
+        return { spans, deliveries: spans.filter((span) => span.name === 'webhook delivery') };
+      };
+      await waitUntil(
+        async () => (await tracing.flush(), inTrace().deliveries.length >= 2),
+        30_000,
+        'two webhook delivery spans in the transaction trace',
+      );
+      const { spans, deliveries } = inTrace();
+      expect(deliveries.map((span) => span.attributes['switchyard.attempt_number'])).to.have.members([1, 2]);
+      for (const delivery of deliveries) {
+        expect(delivery.attributes).to.include({
+          'switchyard.merchant_id': tenant.merchant_id,
+          'switchyard.event_type': 'transaction.authorized',
+        });
+        // Its POST is its child and names the receiver's origin only, never the endpoint's path.
+        const post = spans.find(
+          (span) => span.parentSpanId === delivery.spanContext().spanId && span.attributes['url.full'],
+        );
+        expect(post, 'the POST span').to.exist;
+        expect(post!.attributes['url.full']).to.equal(new URL(receiver.url('/hook')).origin);
+      }
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('records no card number, CVC, e-mail, document number or credential in any span', async () => {

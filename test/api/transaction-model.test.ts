@@ -14,7 +14,13 @@
  * charge taken whose answer was lost stays unresolved past its resolution's horizon (the money at the provider, not in
  * our books), until its in-doubt deadline passes and the reconciler escalates it (transaction.in_doubt, asked no more)
  * — with the reconcile steps of other features in between. The merchant now and then tries to delete
- * the connector: refused, naming every charge that still needs its provider. After every step the invariants are checked against a reference model built on
+ * the connector: refused, naming every charge that still needs its provider. On provider_a, 3-D Secure
+ * (test/helpers/transaction-model-three-ds.ts): a routing node that asks for it always, if supported or never (and
+ * half the time a second provider_a behind), the challenge card passed, failed, never answered (the deadline passes;
+ * the provider refuses the first cancel; the wait dies and the pending sweep finds it), or passed while the buyer
+ * and the webhook never came back, the passed-then-declined and the frictionless cards, with a charge sent twice at
+ * once under one Idempotency-Key or an operation sent while it waits: a pending charge has one open challenge with
+ * next_action, a challenged charge never cascades, an abandoned one is canceled at the provider. After every step the invariants are checked against a reference model built on
  * the pure state table (test/helpers/transaction-model.ts): status and amounts equal the model's, amount_refunded ≤
  * amount_captured ≤ amount_authorized, the provider's ledger matches the read model, the order's transitions form
  * one chain, each state change records exactly the events the table says, and nothing leaves a final state; no
@@ -53,6 +59,16 @@ import {
   type Op,
 } from '../helpers/transaction-model';
 import { observe, providerReference, quiesce, type Observed } from '../helpers/transaction-model-stack';
+import {
+  challengeDeadlinePasses,
+  challengeWaitDiesPastDeadline,
+  expectOneOpenChallenge,
+  requireThreeDs,
+  submitChallenge,
+  THREE_DS_CARDS,
+  waitClosed,
+  type Require3ds,
+} from '../helpers/transaction-model-three-ds';
 import {
   addLivePlan,
   circuitOf,
@@ -96,9 +112,31 @@ type ChargeOutcome =
   | 'review_pre_auth'
   | 'lost_lagging'
   | 'lost_past_horizon'
-  | 'lost_no_read';
+  | 'lost_no_read'
+  | ThreeDsOutcome;
+/**
+ * 3-D Secure (provider_a): the challenge card 3220, whose buyer passes (capture or not), fails, never answers (the
+ * deadline passes; the provider refusing the first cancel; or the wait dies and the pending sweep finds the charge
+ * past its deadline), or passes without coming back and with the provider's webhook lost (the deadline's last look
+ * finds it); 1629, passed then declined by the issuer; 3055, frictionless where 3-D Secure is asked.
+ */
+type ThreeDsOutcome =
+  | 'challenge_passed'
+  | 'challenge_passed_pre_auth'
+  | 'challenge_failed'
+  | 'challenge_abandoned'
+  | 'challenge_abandoned_cancel_refused'
+  | 'challenge_abandoned_wait_died'
+  | 'challenge_passed_unseen'
+  | 'challenge_declined'
+  | 'frictionless';
+/**
+ * What else happens to a challenged charge: sent twice at once under one Idempotency-Key (one charge, its answer
+ * replayed), or an operation on it while it waits (refused).
+ */
+type WhileChallenged = { kind: 'replay' } | ApiOp;
 type Step =
-  | { kind: 'charge'; outcome: ChargeOutcome; amount: number }
+  | { kind: 'charge'; outcome: ChargeOutcome; amount: number; meanwhile?: WhileChallenged }
   /** A live charge (the live plan): its live connector cannot be reached, the test connector behind it is skipped. */
   | { kind: 'live_charge'; amount: number }
   /** The merchant closes the connector's open circuit. */
@@ -137,6 +175,24 @@ const CHARGED: Record<ChargeOutcome, TransactionStatus> = {
   lost_lagging: 'authorized',
   lost_past_horizon: 'failed',
   lost_no_read: 'failed',
+  challenge_passed: 'authorized',
+  challenge_passed_pre_auth: 'pre_authorized',
+  challenge_failed: 'failed',
+  challenge_abandoned: 'failed',
+  challenge_abandoned_cancel_refused: 'failed',
+  challenge_abandoned_wait_died: 'failed',
+  challenge_passed_unseen: 'authorized',
+  challenge_declined: 'failed',
+  frictionless: 'authorized',
+};
+
+/** How a 3-D Secure charge that failed fails. */
+const THREE_DS_FAILURE: Partial<Record<ChargeOutcome, string>> = {
+  challenge_failed: 'authentication_failed',
+  challenge_abandoned: 'authentication_abandoned',
+  challenge_abandoned_cancel_refused: 'authentication_abandoned',
+  challenge_abandoned_wait_died: 'authentication_abandoned',
+  challenge_declined: 'do_not_honor',
 };
 
 /** Providers whose read does not see a payment being created (ConnectorAdapter.reads: a grace period). */
@@ -155,6 +211,8 @@ interface Tracked {
   doubt?: 'unresolved' | 'escalated';
   /** A soft decline every provider gives (the 0341 card): the cascade moves on, so the backup is asked and declines. */
   cascaded?: boolean;
+  /** Went through a 3-D Secure challenge: never cascaded; abandoned, the payment canceled at the provider. */
+  challenged?: 'decided' | 'abandoned';
 }
 
 interface Sequence {
@@ -172,6 +230,8 @@ interface Sequence {
    * unknown answer would charge the card a second time there.
    */
   backup: { connector: CascadeConnector; account: string } | null;
+  /** provider_a's routing node asks for 3-D Secure (or not: never); null when the sequence draws no 3-D Secure. */
+  threeDs: Require3ds | null;
   /** A second API reaching PostgreSQL through a TCP proxy, started by the first db_outage step. */
   outage?: { app: RunningApi; proxy: TcpProxy; port: number };
 }
@@ -196,16 +256,22 @@ async function runSequence(seed: number): Promise<void> {
   // provider_c (Mercado Pago) and checkout (Checkout.com) read with a lag, and sit in front of a provider_a backup.
   const slug = random.one(['provider_a', 'provider_a', 'provider_b', 'provider_c', 'checkout'] as const);
   const lagging = LAGGING_READS.includes(slug);
-  const [connector, backupConnector] = await cascade(tenant, lagging ? [slug, 'provider_a'] : [slug]);
+  // 3-D Secure runs on provider_a; half the time a second provider_a behind it, which a challenge never reaches.
+  const threeDs =
+    slug === 'provider_a' && random.chance(0.6) ? random.one(['always', 'if_supported', 'never'] as const) : null;
+  const behind = lagging || (threeDs !== null && random.chance(0.5));
+  const [connector, backupConnector] = await cascade(tenant, behind ? [slug, 'provider_a'] : [slug]);
+  if (threeDs) await requireThreeDs(tenant, connector.id, threeDs);
   const backup = backupConnector
     ? { connector: backupConnector, account: await accountOf('provider_a', backupConnector.credentials) }
     : null;
   const liveConnectorId = random.chance(0.5) ? await addLivePlan(tenant, connector.id) : null;
-  // A processing error there is an unknown (nothing found within the grace period), not a failure: no breaker draws.
-  const breaker = !lagging && random.chance(0.4);
+  // A processing error there is an unknown (nothing found within the grace period), not a failure; in front of a
+  // backup it moves on: no breaker draws.
+  const breaker = !behind && random.chance(0.4);
   if (breaker) await enableCircuitBreaker(tenant, connector.id);
   const account = await accountOf(slug, connector.credentials);
-  const seq: Sequence = { tenant, connector, slug, account, txs: [], liveConnectorId, breaker, backup };
+  const seq: Sequence = { tenant, connector, slug, account, txs: [], liveConnectorId, breaker, backup, threeDs };
   const steps: Step[] = [];
   try {
     await runSteps(seed, random, seq, steps);
@@ -220,7 +286,7 @@ async function runSteps(seed: number, random: ReturnType<typeof pick>, seq: Sequ
   for (let index = 0; index < STEPS; index++) {
     const step = nextStep(random, seq);
     steps.push(step);
-    const where = `seed ${seed} (${slug}${seq.liveConnectorId ? ', live plan' : ''}${seq.breaker ? ', breaker' : ''}), step ${index + 1} ${JSON.stringify(step)}; steps before: ${JSON.stringify(steps.slice(0, -1))}`;
+    const where = `seed ${seed} (${slug}${seq.liveConnectorId ? ', live plan' : ''}${seq.breaker ? ', breaker' : ''}${seq.backup ? ', backup' : ''}${seq.threeDs ? `, require_3ds ${seq.threeDs}` : ''}), step ${index + 1} ${JSON.stringify(step)}; steps before: ${JSON.stringify(steps.slice(0, -1))}`;
     try {
       const before = seq.txs.map((t) => structuredClone(t.model));
       await perform(step, seq, `${seed}-${index}`);
@@ -247,9 +313,12 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
     // the review hold is provider_a's scenario too.
     const providerA = seq.slug === 'provider_a' ? (['unknown', 'unknown_pre_auth', 'review_pre_auth'] as const) : [];
     // Lost answers where the read lags: found at once (no lag), found by the woken resolution, or past its horizon.
-    const lost = seq.backup ? (['unknown', 'lost_lagging', 'lost_lagging', 'lost_past_horizon'] as const) : [];
+    const lost = LAGGING_READS.includes(seq.slug)
+      ? (['unknown', 'lost_lagging', 'lost_lagging', 'lost_past_horizon'] as const)
+      : [];
     const noRead = seq.slug === 'provider_b' ? (['lost_no_read'] as const) : [];
     const errors = seq.breaker ? (['error'] as const) : [];
+    const threeDs = seq.threeDs ? THREE_DS_OUTCOMES : [];
     const outcome = random.one([
       'approve',
       'approve',
@@ -261,8 +330,13 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
       ...lost,
       ...noRead,
       ...errors,
+      ...threeDs,
     ] as const);
-    return { kind: 'charge', outcome, amount };
+    if (!challenges(outcome) || !random.chance(0.4)) return { kind: 'charge', outcome, amount };
+    const meanwhile: WhileChallenged = random.chance(0.5)
+      ? { kind: 'replay' }
+      : { ...randomOp(random, newTx('pending', amount), false), fault: undefined };
+    return { kind: 'charge', outcome, amount, meanwhile };
   }
   // Mostly a transaction that can still move (operations on final ones are refused: checked now and then).
   const live = seq.txs.map((_, i) => i).filter((i) => !FINAL.includes(seq.txs[i].model.status));
@@ -301,6 +375,22 @@ function featureStep(random: ReturnType<typeof pick>, seq: Sequence, amount: num
   return null;
 }
 
+const THREE_DS_OUTCOMES: readonly ThreeDsOutcome[] = [
+  'challenge_passed',
+  'challenge_passed',
+  'challenge_passed_pre_auth',
+  'challenge_failed',
+  'challenge_abandoned',
+  'challenge_abandoned_cancel_refused',
+  'challenge_abandoned_wait_died',
+  'challenge_passed_unseen',
+  'challenge_declined',
+  'frictionless',
+];
+
+/** The outcomes whose card the issuer challenges (every node setting: an issuer's demand is answered too). */
+const challenges = (outcome: ChargeOutcome): boolean => outcome.startsWith('challenge_');
+
 /** A charge whose answer no one could tell, not yet escalated. */
 const stillUnresolved = (tracked: Tracked) => tracked.doubt === 'unresolved';
 
@@ -326,12 +416,22 @@ function randomOp(random: ReturnType<typeof pick>, model: ModelTx, faults: boole
 async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
   const { tenant, connector } = seq;
   const currency = seq.slug === 'provider_b' || seq.slug === 'provider_c' ? { currency: 'BRL', country: 'BR' } : {};
+  if (step.kind === 'charge' && challenges(step.outcome)) {
+    await challengedCharge(seq, step);
+    return;
+  }
   if (step.kind === 'charge') {
     // An open circuit: routing skips the connector and the charge fails before any provider call (no_route).
     const open = seq.breaker && (await circuitOf(tenant, connector.id)) === 'open';
     if (!open) await forceOutcome(seq, step.outcome);
     const capture = step.outcome.endsWith('pre_auth') ? { capture: false } : {};
-    const token = await cardToken(tenant, step.outcome === 'declining_card' ? CARDS.declinesCharges : CARDS.visa);
+    const card =
+      step.outcome === 'declining_card'
+        ? CARDS.declinesCharges
+        : step.outcome === 'frictionless'
+          ? THREE_DS_CARDS.frictionless
+          : CARDS.visa;
+    const token = await cardToken(tenant, card);
     const send = () => charge(tenant, cardCharge(token, { amount: step.amount, ...currency, ...capture }));
     // lost_no_read: Adyen's AUTHORISATION notification never arrives either (the sandbox sends it while no endpoint
     // is registered, so it is lost, not queued).
@@ -513,6 +613,93 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
     `operations at once: answers ${JSON.stringify(answers)}, transaction ${observed} is no serial order of them; possible:\n${possible.join('\n')}`,
   ).to.not.equal(undefined);
   tracked.model = match!.tx;
+}
+
+/**
+ * A charge the issuer challenges: 201 pending with one open challenge; meanwhile a replay under its Idempotency-Key
+ * answers the same charge and an operation on it is refused as the model says; then the buyer passes or fails the
+ * challenge, or its deadline passes. It never cascades; abandoned, the payment is canceled at the provider.
+ */
+async function challengedCharge(seq: Sequence, step: Extract<Step, { kind: 'charge' }>): Promise<void> {
+  const { tenant, connector, slug, account } = seq;
+  const { outcome, amount } = step;
+  const card = outcome === 'challenge_declined' ? THREE_DS_CARDS.challengeThenDecline : THREE_DS_CARDS.challenge;
+  const capture = outcome !== 'challenge_passed_pre_auth';
+  const body = cardCharge(await cardToken(tenant, card), { amount, ...(capture ? {} : { capture: false }) });
+  const idempotencyKey = randomUUID();
+  const open = seq.breaker && (await circuitOf(tenant, connector.id)) === 'open';
+  const meanwhile = step.meanwhile;
+  const sent = await Promise.all(
+    (meanwhile?.kind === 'replay' ? [1, 2] : [1]).map(() => charge(tenant, body, { idempotencyKey })),
+  );
+  const res = sent.find((answer) => answer.status === 201)!;
+  expect(res, `POST /transactions: ${sent.map((answer) => answer.text).join('\n')}`).to.not.equal(undefined);
+  const id = res.body.data.id;
+  for (const answer of sent)
+    expect(
+      [answer.status, answer.body.data?.id, answer.body.data?.next_action],
+      'sent twice at once under one Idempotency-Key: one charge, its answer replayed',
+    ).to.deep.equal([answer === res ? 201 : 200, id, res.body.data.next_action]);
+  if (open) {
+    expect(res.body.data, 'a charge while the circuit is open').to.include({
+      status: 'failed',
+      failure_code: 'no_route',
+    });
+    seq.txs.push({ id, model: newTx('failed', amount), live: false, givenBack: 0, unaccounted: 0 });
+    return;
+  }
+  const model = newTx('pending', amount);
+  model.events.push('transaction.action_required');
+  const url = await expectOneOpenChallenge(tenant, id);
+  if (meanwhile && meanwhile.kind !== 'replay') {
+    applyAnswer(model, meanwhile, await send(tenant, id, meanwhile));
+    expect(await expectOneOpenChallenge(tenant, id)).to.equal(url);
+  }
+  if (outcome === 'challenge_abandoned') await challengeDeadlinePasses(id);
+  else if (outcome === 'challenge_abandoned_cancel_refused') {
+    // The provider refuses the deadline's first cancel (5xx, nothing processed): abandoned only once it cancels.
+    const forced = await control('POST', '/overrides', {
+      provider: slug,
+      credentials: connector.credentials,
+      operation: 'void',
+      scenario: 'processing_error',
+      times: 1,
+    });
+    expect(forced.status, JSON.stringify(forced.body)).to.equal(201);
+    await challengeDeadlinePasses(id);
+  } else if (outcome === 'challenge_abandoned_wait_died') await challengeWaitDiesPastDeadline(tenant, id);
+  else if (outcome === 'challenge_passed_unseen') {
+    await withoutProviderWebhooks(connector, () => submitChallenge(url, 'authenticated', false));
+    await challengeDeadlinePasses(id);
+  } else {
+    await submitChallenge(url, outcome === 'challenge_failed' ? 'failed' : 'authenticated', true);
+    await waitClosed(id);
+  }
+  await quiesce(tenant, slug, account);
+  const approved = CHARGED[outcome] !== 'failed';
+  move(model, approved ? (capture ? 'charge_approved' : 'charge_approved_uncaptured') : 'charge_failed');
+  const amounts = approved ? { captured: capture ? amount : 0 } : { authorized: 0 };
+  const abandoned = THREE_DS_FAILURE[outcome] === 'authentication_abandoned';
+  const read = (await api.get(`/transactions/${id}`, { key: tenant.merchant_secret_key })).body.data;
+  expect(
+    { failure_code: read.failure_code, next_action: read.next_action, attempts: read.timeline.length },
+    'a challenged charge: its verdict, no next_action, one attempt (never cascaded)',
+  ).to.deep.equal({ failure_code: THREE_DS_FAILURE[outcome] ?? null, next_action: null, attempts: 1 });
+  if (abandoned) {
+    const payment = (await control('GET', `/payments/${await providerReference(id)}`)).body;
+    expect(payment, 'abandoned: canceled at the provider, nothing captured').to.include({
+      state: 'voided',
+      capturedAmount: 0,
+    });
+  }
+  seq.txs.push({
+    id,
+    model: { ...model, ...amounts },
+    live: false,
+    givenBack: 0,
+    unaccounted: 0,
+    challenged: abandoned ? 'abandoned' : 'decided',
+  });
 }
 
 /**
@@ -701,6 +888,8 @@ async function check(step: Step, seq: Sequence, before: ModelTx[]): Promise<void
     // A transaction's livemode is its plan's mode, and every event about it carries the same livemode.
     expect(seen.livemode, `${label}: livemode is the plan's mode`).to.equal(live);
     expect(seen.eventLivemodes, `${label}: its events carry its livemode`).to.deep.equal(seen.events.map(() => live));
+    if (tracked.challenged)
+      expect(seen.attemptConnectors, `${label}: a challenged charge never cascades`).to.have.length(1);
     if (seq.backup) {
       // Nothing here may move on (approvals, hard declines, unknown answers) but the 0341 card's soft decline: the
       // backup is never asked otherwise, and the transaction is charged at most once across both providers.
@@ -756,7 +945,7 @@ async function check(step: Step, seq: Sequence, before: ModelTx[]): Promise<void
 function invariants(
   label: string,
   seen: Observed,
-  { model, givenBack, unaccounted }: Pick<Tracked, 'model' | 'givenBack' | 'unaccounted'>,
+  { model, givenBack, unaccounted, challenged }: Pick<Tracked, 'model' | 'givenBack' | 'unaccounted' | 'challenged'>,
 ): void {
   expect(
     { status: seen.status, authorized: seen.authorized, captured: seen.captured, refunded: seen.refunded },
@@ -788,13 +977,17 @@ function invariants(
   // What the provider holds beyond our books: given back, or taken with no one able to tell (in doubt).
   const outside = givenBack + unaccounted;
   if (seen.payment) {
-    expect(seen.payment.state === 'voided', `${label}: voided at the provider iff voided`).to.equal(
-      model.status === 'voided',
+    // An abandoned challenge's payment is canceled at the provider while the charge fails.
+    expect(seen.payment.state === 'voided', `${label}: voided at the provider iff voided or abandoned`).to.equal(
+      model.status === 'voided' || challenged === 'abandoned',
     );
     // Money at the provider = money in our books: what it authorized, captured and refunded for this transaction;
     // a charge the reconciler gave back is captured and refunded there, and nothing in our books; one no one could
     // tell of is captured there, and nothing in our books (the merchant's to settle once in doubt).
-    const holdsAuthorization = ['authorized', 'captured', 'voided'].includes(seen.payment.state);
+    // (An abandoned challenge's voided payment was never authorized: the buyer never passed.)
+    const holdsAuthorization =
+      ['authorized', 'captured'].includes(seen.payment.state) ||
+      (seen.payment.state === 'voided' && challenged !== 'abandoned');
     expect(
       holdsAuthorization ? seen.payment.amount : 0,
       `${label}: authorized at the provider (${seen.payment.state}) = amount_authorized + given back + in doubt`,

@@ -58,6 +58,14 @@ describe('deploy/Caddyfile', () => {
     expect(routes).to.contain('"status_code":403');
   });
 
+  it("serves Jaeger's UI (the tracing profile) only to requests naming localhost or 127.0.0.1", async () => {
+    const servers = await adaptedServers();
+    const ui = Object.values(servers).find((server) => server.listen.includes(':16686'));
+    const routes = JSON.stringify(ui?.routes);
+    expect(routes).to.contain('"host":["localhost","127.0.0.1"]').and.to.contain('"dial":"jaeger:16686"');
+    expect(routes).to.contain('"status_code":403');
+  });
+
   async function adaptedServers(): Promise<Record<string, { listen: string[]; routes: unknown[] }>> {
     const { stdout } = await caddyRun('adapt');
     return (JSON.parse(stdout) as { apps: { http: { servers: Record<string, { listen: string[]; routes: [] }> } } })

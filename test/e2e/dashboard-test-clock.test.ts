@@ -127,4 +127,22 @@ describe('Merchant Dashboard test clock control in headless Chromium (e2e)', fun
     expect(await clockOf(clock.id)).to.include({ status: 'ready', frozen_time: JAN_31 });
     browser.problems.length = 0; // the 422 is logged by the browser as a failed request
   });
+
+  it('"Fail the next renewal" with a failure_code: the renewal the clock then reaches declines so, into dunning', async () => {
+    const clock = await createClock(tenant, JAN_31);
+    clockId = clock.id;
+    const { offer } = await sellableOffer(tenant);
+    const { sub, customerId } = await subscribeOnClock(tenant, clock.id, offer.id);
+    await page.goto(`${browser.base}/subscriptions/${sub.id}`);
+    await panel().getByText(clock.id).waitFor();
+    await panel().getByLabel('Failure code').selectOption('do_not_honor');
+    await panel().getByRole('button', { name: 'Fail the next renewal' }).click();
+    await panel().getByRole('status').getByText('The next renewal will decline with do_not_honor').waitFor();
+    await checkPage('subscription-test-clock-fail-next-renewal');
+
+    await advanceFromPage('Advance to the next renewal', '2027-02-28T10:00:00.000Z');
+    await page.getByTestId('subscription-status').getByText('Dunning').waitFor();
+    const [, renewal] = await chargesOf(tenant, customerId);
+    expect(renewal).to.include({ status: 'failed', failure_code: 'do_not_honor' });
+  });
 });

@@ -83,7 +83,7 @@ describe('Guides with browser steps, run as written (e2e)', function () {
     const tenant = await createTenant();
     shell = await guideShell(tenant);
     const steps = guideBlocks('save-a-card.md', 'sh');
-    expect(steps).to.have.length(3);
+    expect(steps).to.have.length(4);
     expect(await shell.run(steps[0])).to.match(/^cust_/);
     browser ??= await openDashboardBrowser();
 
@@ -100,10 +100,10 @@ describe('Guides with browser steps, run as written (e2e)', function () {
     }
   });
 
-  it('subscriptions-test-clock.md: a clock renews the 4242 subscription, and the 0341 trial fails its first renewal into dunning', async () => {
+  it('subscriptions-test-clock.md: a clock renews the 4242 subscription; the next renewal, made to fail, goes into dunning and the retry is charged', async () => {
     shell = await guideShell(await createTenant());
     const steps = guideBlocks('subscriptions-test-clock.md', 'sh');
-    expect(steps).to.have.length(5);
+    expect(steps).to.have.length(6);
     expect(await shell.run(steps[0])).to.match(/^clk_/);
     browser ??= await openDashboardBrowser();
     const page = await browser.newPage();
@@ -113,9 +113,8 @@ describe('Guides with browser steps, run as written (e2e)', function () {
     await page.locator('#success-view[data-subscription-id]:not([hidden])').waitFor({ timeout: 60_000 });
     expect((await shell.run(steps[2])).trim()).to.equal('active 2027-02-15');
 
-    await page.goto((await shell.run(steps[3])).trim());
-    await payWithCard(page, '4000000000000341');
-    await page.locator('#success-view[data-subscription-id]:not([hidden])').waitFor({ timeout: 60_000 });
-    expect((await shell.run(steps[4])).trim()).to.equal('dunning 2027-02-16');
+    expect((await shell.run(steps[3])).trim()).to.equal('insufficient_funds');
+    expect((await shell.run(steps[4])).trim()).to.equal('dunning 2027-02-15');
+    expect((await shell.run(steps[5])).trim()).to.equal('active 2027-03-15');
   });
 });

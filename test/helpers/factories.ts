@@ -6,6 +6,7 @@ import type { Scope } from '../../domain/api-keys/api-keys.scopes';
 import { MerchantSchema, type Merchant } from '../../db/entities';
 import { newId } from '../../domain/platform/ids';
 import { uniqueSlug } from '../../domain/platform/slug';
+import { api } from './http';
 import { stack } from './stack';
 
 export type Tenant = BootstrapResult;
@@ -16,6 +17,15 @@ export async function createTenant(): Promise<Tenant> {
     organizationName: `Org ${suffix}`,
     merchantName: `Merchant ${suffix}`,
   });
+}
+
+/** The merchant's website, which 3-D Secure needs before any challenge (the issuer's own included). */
+export async function giveWebsite(tenant: Tenant, website = 'https://shop.example.com'): Promise<void> {
+  const res = await api.patch(`/merchants/${tenant.merchant_id}`, {
+    key: tenant.organization_secret_key,
+    body: { website },
+  });
+  if (res.status !== 200) throw new Error(`PATCH website → ${res.status}: ${res.text}`);
 }
 
 /** A second merchant in the same organization, with its own merchant secret key. */

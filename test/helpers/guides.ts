@@ -75,7 +75,13 @@ export async function servePage(html: string): Promise<{ url: string; close: () 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // The browser keeps its keep-alive connection open; closing waits for it otherwise (minutes).
+      server.closeAllConnections();
+    });
+  return { url: `http://127.0.0.1:${port}/`, close };
 }
 
 /** The shell of a guide: the guides' setup block (docs/guides/README.md) run, with this tenant's keys filled in. */

@@ -15,10 +15,13 @@ export async function createClock(tenant: Tenant, frozenTime: string): Promise<a
   return res.body.data;
 }
 
-/** A customer on the clock (the checkout's inline customer) pays the offer's first charge: the subscription. */
+/**
+ * A customer on the clock (the checkout's inline customer) pays the offer's first charge: the subscription. A null
+ * clock makes a customer in real time.
+ */
 export async function subscribeOnClock(
   tenant: Tenant,
-  clockId: string,
+  clockId: string | null,
   offerId: string,
   options: { quantity?: number; card?: CardInput & { brand?: string } } = {},
 ): Promise<{ sub: any; customerId: string; firstCharge: any }> {
@@ -26,7 +29,7 @@ export async function subscribeOnClock(
   const checkout = await createSession(tenant, {
     selected_currency: 'USD',
     offer_id: offerId,
-    customer: customerInput({ test_clock_id: clockId }),
+    customer: customerInput(clockId ? { test_clock_id: clockId } : {}),
     ...(options.quantity ? { items: [{ offer_id: offerId, quantity: options.quantity }] } : {}),
   });
   const browser = await openSession(tenant, { checkoutSessionId: checkout.id });

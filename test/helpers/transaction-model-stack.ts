@@ -50,8 +50,15 @@ export async function observe(tenant: Tenant, slug: Slug, account: string, txId:
   // does not list: it counts as an approval once the payment left pending for a state that holds money.
   const settledFromReview = (e: { outcome: string }) =>
     e.outcome === 'pending' && ['authorized', 'captured', 'voided'].includes(payment?.state);
+  // A challenged card is logged approved when the challenge opens (the payment awaits its buyer): the issuer
+  // approved it only if the buyer passed the challenge and the issuer did not decline after.
+  const challenge = payment?.threeDs?.flow === 'challenge' ? payment.threeDs : null;
+  const approved = (e: { outcome: string }) =>
+    challenge
+      ? challenge.result === 'authenticated' && !challenge.declineAfter
+      : e.outcome === 'approved' || e.outcome === 'authorized' || settledFromReview(e);
   const approvals = (await ledger({ provider: slug, account, reference: txId, operation: 'authorize' })).filter(
-    (e) => !e.replayed && (e.outcome === 'approved' || e.outcome === 'authorized' || settledFromReview(e)),
+    (e) => !e.replayed && approved(e),
   ).length;
   return {
     status: tx.status,

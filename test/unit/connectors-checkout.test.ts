@@ -55,6 +55,8 @@ describe('checkout transformers: status and response_code → outcome', () => {
     20091: 'processing_error',
     20096: 'processing_error',
     20150: 'soft_decline',
+    20151: 'hard_decline',
+    20154: 'soft_decline',
     30004: 'hard_decline',
     30007: 'hard_decline',
     30041: 'hard_decline',

@@ -58,6 +58,8 @@ describe('provider_c transformers: status and status_detail → outcome', () => 
     rejected_by_regulations: 'hard_decline',
     rejected_by_bank: 'soft_decline',
     rejected_insufficient_data: 'soft_decline',
+    cc_rejected_3ds_challenge: 'hard_decline',
+    cc_rejected_3ds_mandatory: 'soft_decline',
     cc_rejected_brand_new_reason: 'soft_decline',
   };
   rowByRow(

@@ -76,7 +76,10 @@ describe('docker-compose.yml: the proxy is the only way in', () => {
     const ports = services.caddy.ports ?? [];
     const world = ports.filter((port) => hostIpOf(port) === '0.0.0.0').map(String);
     expect(world).to.have.members(['80:80', '443:443', '443:443/udp']);
-    expect(ports.filter((port) => hostIpOf(port) !== '0.0.0.0').map(String)).to.deep.equal(['127.0.0.1:8233:8233']);
+    expect(ports.filter((port) => hostIpOf(port) !== '0.0.0.0').map(String)).to.deep.equal([
+      '127.0.0.1:8233:8233',
+      '127.0.0.1:16686:16686',
+    ]);
     expect(services.caddy.volumes).to.include('./deploy/Caddyfile:/etc/caddy/Caddyfile:ro');
   });
 
@@ -101,7 +104,7 @@ describe('docker-compose.yml: the proxy is the only way in', () => {
     expect(services.sandbox.ports).to.equal(undefined);
     expect(services.sandbox.profiles).to.deep.equal(['test-mode']);
     const profiled = Object.entries(services).filter(([, service]) => service.profiles);
-    expect(profiled.map(([name]) => name)).to.deep.equal(['sandbox']);
+    expect(profiled.map(([name]) => name)).to.deep.equal(['sandbox', 'jaeger']);
   });
 });
 
@@ -119,5 +122,26 @@ describe('docker-compose.yml: the app runs without DDL rights', () => {
     expect(roleOf(environmentOf('migrate').MIGRATION_DATABASE_URL)).to.equal('switchyard');
     expect(services.api.depends_on?.migrate).to.deep.equal({ condition: 'service_completed_successfully' });
     expect(JSON.stringify(services.api.command)).not.to.contain('migrate');
+  });
+});
+
+describe('docker-compose.yml: the tracing profile', () => {
+  it('runs Jaeger only under the tracing profile, with the configuration npm start uses, publishing no port', () => {
+    const jaeger = services.jaeger;
+    expect(jaeger, 'a jaeger service').to.exist;
+    expect(jaeger.profiles).to.deep.equal(['tracing']);
+    expect(jaeger.ports).to.equal(undefined);
+    expect(jaeger.volumes).to.include('./deploy/jaeger/config.yaml:/etc/jaeger/config.yaml:ro');
+    expect(jaeger.command).to.deep.equal(['--config', '/etc/jaeger/config.yaml']);
+    // Its receivers and UI listen on the container's network, where the API, the worker and Caddy reach them.
+    expect(environmentOf('jaeger').JAEGER_LISTEN_HOST).to.equal('0.0.0.0');
+  });
+
+  it('points the API and the worker at an OTLP endpoint only when one is given (traces are off by default)', () => {
+    for (const name of ['api', 'worker']) {
+      expect(environmentOf(name).OTEL_EXPORTER_OTLP_ENDPOINT, name).to.equal('${OTEL_EXPORTER_OTLP_ENDPOINT:-}');
+    }
+    const header = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
+    expect(header).to.contain('COMPOSE_PROFILES=tracing OTEL_EXPORTER_OTLP_ENDPOINT=http://jaeger:4318');
   });
 });

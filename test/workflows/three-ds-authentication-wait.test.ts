@@ -31,6 +31,12 @@ describe('transactionAuthenticationWorkflow (time-skipping test server)', () => 
   /** A real challenged charge whose wait runs only on the time-skipping server, from its clock's now. */
   async function challenged() {
     const tenant = await createTenant();
+    // 3-D Secure needs the merchant's website, an issuer's challenge too.
+    const website = await api.patch(`/merchants/${tenant.merchant_id}`, {
+      key: tenant.organization_secret_key,
+      body: { website: 'https://shop.example.com' },
+    });
+    expect(website.status, website.text).to.equal(200);
     const [connector] = await cascade(tenant, ['provider_a'], { webhooks: false });
     const res = await charge(tenant, cardCharge(await cardToken(tenant, CHALLENGE), { return_url: RETURN_URL }));
     expect(res.status, res.text).to.equal(201);
@@ -53,7 +59,7 @@ describe('transactionAuthenticationWorkflow (time-skipping test server)', () => 
       ],
     });
     const paymentId = new URL(tx.next_action.url).pathname.split('/').pop()!;
-    return { tenant, tx, handle, paymentId };
+    return { tenant, tx, handle, paymentId, connector };
   }
 
   const failedEvents = (tenant: Tenant, id: string) =>
@@ -77,6 +83,24 @@ describe('transactionAuthenticationWorkflow (time-skipping test server)', () => 
     const [attempt] = (await api.get(`/transactions/${tx.id}/attempts`, { key: tenant.merchant_secret_key })).body.data;
     expect(attempt.three_ds).to.include({ status: 'abandoned', liability_shift: false });
     expect((await control('GET', `/payments/${paymentId}`)).body.state).to.equal('voided');
+    expect(await failedEvents(tenant, tx.id)).to.have.length(1);
+  });
+
+  it('at the deadline a cancel the provider refuses is not taken for one: the charge fails abandoned only once the payment is canceled there', async () => {
+    const { tenant, tx, handle, paymentId, connector } = await challenged();
+    // The provider refuses the first cancel (5xx, nothing processed): the buyer could still complete the challenge.
+    const refused = await control('POST', '/overrides', {
+      provider: 'provider_a',
+      credentials: connector.credentials,
+      operation: 'void',
+      scenario: 'processing_error',
+      times: 1,
+    });
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(201);
+    const worker = await stackWorker(server.env, taskQueue);
+    expect(await worker.runUntil(handle.result())).to.deep.equal({ transactionId: tx.id, status: 'failed' });
+    expect((await control('GET', `/payments/${paymentId}`)).body.state).to.equal('voided');
+    expect(await read(tenant, tx.id)).to.include({ status: 'failed', failure_code: 'authentication_abandoned' });
     expect(await failedEvents(tenant, tx.id)).to.have.length(1);
   });
 

@@ -4,7 +4,7 @@
  * Dashboard access token of the matching Dashboard.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Static, TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { DashboardConfig } from '../../../domain/platform/config';
 import { defineRoute } from '../../http/define-route';
 import type { DashboardRequirement } from '../../http/dashboard-auth';
@@ -14,6 +14,8 @@ import {
   EmptySchema,
   ForgotPasswordBody,
   LoginBody,
+  MerchantAccountChoiceSchema,
+  MerchantLoginBody,
   MessageSchema,
   MerchantLoginSchema,
   MerchantMembershipsSchema,
@@ -60,14 +62,13 @@ const forgotRoute = (path: string, identity: DashboardIdentity, who: string) =>
 
 const tags = ['Dashboard sign-in'];
 
-type LoginBodyWithIp = { email: string; password: string; ip: string };
-
 /** A login for one identity: credentials in the body, the identity's own login answer. */
-const loginRoute = <T extends TSchema>(
+const loginRoute = <T extends TSchema, B extends typeof LoginBody | typeof MerchantLoginBody>(
   path: string,
   summary: string,
   response: T,
-  login: (em: EntityManager, config: DashboardConfig, input: LoginBodyWithIp) => Promise<Static<T>>,
+  login: (em: EntityManager, config: DashboardConfig, input: Static<B> & { ip: string }) => Promise<Static<T>>,
+  body: B = LoginBody as B,
 ) =>
   defineRoute({
     method: 'post',
@@ -75,7 +76,7 @@ const loginRoute = <T extends TSchema>(
     summary,
     tags,
     auth: 'none',
-    body: LoginBody,
+    body,
     responses: { 200: response },
     // Wrong credentials; the per-address throttle.
     errors: [401, 429],
@@ -123,7 +124,13 @@ export const authRoutes = [
     OrganizationLoginSchema,
     loginOrganization,
   ),
-  loginRoute('/auth/merchant/login', 'Merchant users: sign in', MerchantLoginSchema, loginMerchant),
+  loginRoute(
+    '/auth/merchant/login',
+    'Merchant users: sign in; when the password opens accounts in several organizations, choose one (account_id)',
+    Type.Union([MerchantLoginSchema, MerchantAccountChoiceSchema]),
+    loginMerchant,
+    MerchantLoginBody,
+  ),
   defineRoute({
     method: 'post',
     path: '/auth/refresh',

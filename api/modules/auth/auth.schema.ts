@@ -12,6 +12,14 @@ const NewPassword = Type.String({
 });
 
 export const LoginBody = StrictObject({ email: Email, password: Password });
+export const MerchantLoginBody = StrictObject({
+  email: Email,
+  password: Password,
+  account_id: Type.Optional({
+    ...Id('usr'),
+    description: 'The account to enter when the e-mail and password open several (one of choose_account)',
+  }),
+});
 export const ChangePasswordBody = StrictObject({ email: Email, current_password: Password, new_password: NewPassword });
 export const SwitchOrganizationBody = StrictObject({ organization_id: Id('org') });
 export const RefreshBody = StrictObject({ refresh_token: Type.String({ minLength: 1, maxLength: 256 }) });
@@ -50,6 +58,19 @@ export const MerchantLoginSchema = StrictObject({
     last_login_at: Timestamp,
   }),
   ...tokenFields,
+});
+
+/** The password opens accounts in several organizations and none was named: no tokens until one is chosen. */
+export const MerchantAccountChoiceSchema = StrictObject({
+  choose_account: Type.Array(
+    StrictObject({
+      account_id: Type.String({ description: 'Send it back as account_id, with the e-mail and password' }),
+      organization_id: Type.String(),
+      organization_name: Type.String(),
+      merchants: Type.Array(StrictObject({ merchant_id: Type.String(), merchant_name: Type.String() })),
+    }),
+    { minItems: 2 },
+  ),
 });
 
 export const OrganizationLoginSchema = StrictObject({

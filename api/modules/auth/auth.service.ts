@@ -9,12 +9,14 @@ import type { DashboardConfig } from '../../../domain/platform/config';
 import { errors } from '../../../domain/platform/errors';
 import type { DashboardIdentity, DashboardSession } from '../../http/dashboard-auth';
 import {
+  merchantAccounts,
   merchantMemberships,
   normalizeEmail,
   organizationMemberships,
   signInCandidates,
   updateUser,
   type IdentityUser,
+  type MerchantAccountView,
   type MerchantMembershipView,
   type OrganizationMembershipView,
 } from './identities.service';
@@ -26,48 +28,57 @@ import { isLocked, recordFailure, spendLoginAttempt } from './throttle.service';
 const invalidCredentials = () => errors.unauthenticated('The e-mail or password is incorrect');
 
 /**
- * The account `email` + `password` name, or a 401. The IP budget is spent first, and given back when the password
- * proves right; an unknown address still costs one argon2 verification, so timing does not tell whether it exists.
+ * The accounts `email` + `password` open (several only for merchant users in several organizations), or a 401. With
+ * `accountId`, only that account is tried. The IP budget is spent first, and given back when the password proves
+ * right; every candidate is verified (a few at most) and an unknown address still costs one argon2 verification, so
+ * timing does not tell whether it exists.
  */
 async function checkCredentials(
   em: EntityManager,
   config: DashboardConfig,
   identity: DashboardIdentity,
-  credentials: { email: string; password: string; ip: string },
-): Promise<IdentityUser> {
+  credentials: { email: string; password: string; ip: string; accountId?: string },
+): Promise<[IdentityUser, ...IdentityUser[]]> {
   const attempt = await spendLoginAttempt(em, config, credentials.ip);
   const email = normalizeEmail(credentials.email);
   const locked = await isLocked(em, config, identity, email);
-  const candidates = await signInCandidates(em, identity, email);
-  let matched: IdentityUser | undefined;
-  if (candidates.length === 0) {
-    await verifyPassword(null, credentials.password);
-  } else {
-    for (const candidate of candidates) {
-      if (await verifyPassword(candidate.passwordHash, credentials.password)) {
-        matched = candidate;
-        break;
-      }
-    }
+  const candidates = (await signInCandidates(em, identity, email)).filter(
+    (candidate) => credentials.accountId === undefined || candidate.id === credentials.accountId,
+  );
+  const matched: IdentityUser[] = [];
+  if (candidates.length === 0) await verifyPassword(null, credentials.password);
+  for (const candidate of candidates) {
+    if (await verifyPassword(candidate.passwordHash, credentials.password)) matched.push(candidate);
   }
-  if (!matched || locked) {
+  if (matched.length === 0 || locked) {
     await recordFailure(em, config, identity, email);
     throw invalidCredentials();
   }
   await attempt.refund();
-  return matched;
+  return matched as [IdentityUser, ...IdentityUser[]];
 }
 
 export interface MerchantLogin extends TokenPair {
   user: { id: string; email: string; name: string | null; merchants: MerchantMembershipView[]; last_login_at: string };
 }
 
+/** Several accounts open with this e-mail and password: no session yet, the person picks one (account_id). */
+export interface MerchantAccountChoice {
+  choose_account: MerchantAccountView[];
+}
+
+/**
+ * A merchant user signs in to the one account the password opens, or to `account_id`; when it opens several and
+ * none is named, the answer lists them to choose from instead of picking one for the person.
+ */
 export async function loginMerchant(
   em: EntityManager,
   config: DashboardConfig,
-  input: { email: string; password: string; ip: string },
-): Promise<MerchantLogin> {
-  const user = await checkCredentials(em, config, 'merchant', input);
+  input: { email: string; password: string; ip: string; account_id?: string },
+): Promise<MerchantLogin | MerchantAccountChoice> {
+  const accounts = await checkCredentials(em, config, 'merchant', { ...input, accountId: input.account_id });
+  if (accounts.length > 1) return { choose_account: await merchantAccounts(em, accounts) };
+  const [user] = accounts;
   const now = new Date();
   return em.transactional(async (tx) => {
     await updateUser(tx, 'merchant', user.id, { lastLoginAt: now });
@@ -92,7 +103,7 @@ export async function loginOrganization(
   config: DashboardConfig,
   input: { email: string; password: string; ip: string },
 ): Promise<OrganizationLogin> {
-  const user = await checkCredentials(em, config, 'organization', input);
+  const [user] = await checkCredentials(em, config, 'organization', input);
   const memberships = await organizationMemberships(em, user.id);
   // Someone with no organization left has nothing to sign in to; same answer as a wrong password.
   if (memberships.length === 0) throw invalidCredentials();
@@ -122,7 +133,7 @@ export async function loginAdmin(
   config: DashboardConfig,
   input: { email: string; password: string; ip: string },
 ): Promise<AdminLogin> {
-  const user = await checkCredentials(em, config, 'admin', input);
+  const [user] = await checkCredentials(em, config, 'admin', input);
   const view = { id: user.id, email: user.email, name: user.name, role: user.role ?? 'support' };
   if (user.mustChangePassword) {
     return { user: { ...view, last_login_at: user.lastLoginAt?.toISOString() ?? null }, must_change_password: true };
@@ -150,7 +161,7 @@ export async function changePassword(
   if (input.new_password === input.current_password) {
     throw errors.validation({ new_password: ['must differ from the current password'] });
   }
-  const user = await checkCredentials(em, config, identity, {
+  const [user] = await checkCredentials(em, config, identity, {
     email: input.email,
     password: input.current_password,
     ip: input.ip,

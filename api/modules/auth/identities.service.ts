@@ -3,8 +3,8 @@
  * lives in its own table, so the same e-mail can be three independent people with three passwords.
  *
  * Merchant users are unique by e-mail within an organization, so one address may have accounts in several
- * organizations: sign-in checks the password against each (a few at most) and the session belongs to the first
- * account it matches (docs/api-decisions.md).
+ * organizations: sign-in checks the password against each (a few at most); when it opens several, the person
+ * chooses the account (docs/api-decisions.md).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
@@ -107,6 +107,32 @@ export async function merchantMemberships(em: EntityManager, userId: string): Pr
       },
     ];
   });
+}
+
+/** One merchant-user account to choose at sign-in: its organization and the merchants it is an active member of. */
+export interface MerchantAccountView {
+  account_id: string;
+  organization_id: string;
+  organization_name: string;
+  merchants: { merchant_id: string; merchant_name: string }[];
+}
+
+export async function merchantAccounts(em: EntityManager, users: IdentityUser[]): Promise<MerchantAccountView[]> {
+  const accounts = await em.find(MerchantUserSchema, { id: { $in: users.map((user) => user.id) } });
+  const organizations = await em.find(OrganizationSchema, {
+    id: { $in: [...new Set(accounts.map((account) => account.organizationId))] },
+  });
+  const orgName = new Map(organizations.map((organization) => [organization.id, organization.name]));
+  return Promise.all(
+    accounts.map(async (account) => ({
+      account_id: account.id,
+      organization_id: account.organizationId,
+      organization_name: orgName.get(account.organizationId) ?? '',
+      merchants: (await merchantMemberships(em, account.id))
+        .filter((membership) => membership.status === 'active')
+        .map(({ merchant_id, merchant_name }) => ({ merchant_id, merchant_name })),
+    })),
+  );
 }
 
 export interface OrganizationMembershipView {

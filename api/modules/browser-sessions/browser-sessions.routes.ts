@@ -140,7 +140,7 @@ export const browserSessionRoutes = [
           body.paymentMethod ?? 'credit_card',
           new Date(),
           client.ip,
-          body.paymentInstrumentId,
+          { paymentInstrumentId: body.paymentInstrumentId, returnUrl: body.returnUrl },
         ),
       };
     },

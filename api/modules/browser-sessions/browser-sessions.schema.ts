@@ -116,6 +116,15 @@ export const CheckoutPaymentSchema = StrictObject({
   /** A pending pix's code as an image (an SVG data URL drawn by the API); null otherwise. */
   qrCodeImage: Nullable(Type.String()),
   checkoutStatus: Type.String(),
+  /**
+   * A pending card payment the issuer challenges (3-D Secure): send the buyer to url before expiresAt; they come back
+   * to the confirm's returnUrl with ?transaction_id=…. null otherwise.
+   */
+  nextAction: Nullable(
+    StrictObject({ type: StringEnum(['redirect_to_url'] as const), url: Type.String(), expiresAt: Timestamp }),
+  ),
+  /** Why a failed payment failed, when it was the buyer's authentication; null otherwise (declines say declineType). */
+  failureCode: Nullable(StringEnum(['authentication_failed', 'authentication_abandoned'] as const)),
   /** The subscription a paid recurring offer started (trialing for a free trial); null otherwise. */
   subscription: Nullable(
     StrictObject({
@@ -201,4 +210,6 @@ export const ConfirmCheckoutBody = StrictObject({
   paymentMethod: Type.Optional(StringEnum(CHECKOUT_PAYMENT_METHODS, { default: 'credit_card' })),
   // One of the checkout's savedInstruments (a checkout created for a customer id): pay with that saved card.
   paymentInstrumentId: Type.Optional(Id('pi')),
+  // Card payments: where a 3-D Secure challenge sends the buyer back (the hosted checkout, or the merchant's website).
+  returnUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
 });

@@ -13,6 +13,9 @@
  * A recurring offer's payment starts its subscription inside that same charge workflow (a free trial's card is
  * validated at zero amount and the subscription starts trialing): nothing here is specific to subscriptions but
  * the view of the one that was started.
+ *
+ * A card the issuer challenges (3-D Secure) answers `pending` with nextAction; the page's returnUrl is the charge's
+ * return_url, where the challenge brings the buyer back.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
@@ -51,6 +54,13 @@ import { effectiveStatus } from '../checkout-sessions/checkout-status.rules';
 import { requireBrowserSession } from './browser-sessions.service';
 import type { CHECKOUT_PAYMENT_METHODS } from './browser-sessions.schema';
 import { UNPAID_ENDS } from '../../../domain/transactions/transactions.state-table';
+import {
+  AUTHENTICATION_ABANDONED,
+  AUTHENTICATION_FAILED,
+  nextActionOf,
+  type NextAction,
+} from '../../../workflows/lib/three-ds';
+import { browserReturnUrlProblem } from '../transactions/return-url.rules';
 
 /** in_doubt: failed with a provider call whose outcome is still unknown (the reconciler settles it). */
 export type CheckoutPaymentOutcome = 'succeeded' | 'pending' | 'declined' | 'failed' | 'in_doubt' | 'expired';
@@ -67,9 +77,16 @@ export interface CheckoutPayment {
   paymentInstructions: Record<string, unknown> | null;
   qrCodeImage: string | null;
   checkoutStatus: string;
+  /** Where the buyer authenticates a challenged card payment, until when; null otherwise. */
+  nextAction: { type: 'redirect_to_url'; url: string; expiresAt: string } | null;
+  /** authentication_failed / authentication_abandoned when the buyer's authentication failed the payment. */
+  failureCode: AuthenticationFailure | null;
   /** The subscription a paid recurring offer started (for the receipt's next billing date); null otherwise. */
   subscription: CheckoutSubscription | null;
 }
+
+const AUTHENTICATION_FAILURES = [AUTHENTICATION_FAILED, AUTHENTICATION_ABANDONED] as const;
+type AuthenticationFailure = (typeof AUTHENTICATION_FAILURES)[number];
 
 export interface CheckoutSubscription {
   id: string;
@@ -102,6 +119,10 @@ const MESSAGES = {
   in_doubt:
     'We could not get an answer from the bank about this payment and are checking it now. Please do not pay again yet: any amount taken without completing your order is given back automatically.',
   expired: 'The payment was not completed in time. You can pay again.',
+  [AUTHENTICATION_FAILED]:
+    'Your bank could not verify that it is you, so nothing was charged. Please try again, or use another card.',
+  [AUTHENTICATION_ABANDONED]:
+    'The confirmation with your bank was not completed in time, so nothing was charged. You can pay again.',
 };
 
 /** The pix code as an image, drawn here so the page needs neither a QR library nor the provider's QR page. */
@@ -138,32 +159,42 @@ export async function presentCheckoutPayment(
 ): Promise<CheckoutPayment> {
   let outcome: CheckoutPaymentOutcome;
   let declineType: CheckoutPayment['declineType'] = null;
-  if (tx.status === 'pending') outcome = 'pending';
-  else if (tx.status === 'expired' || tx.status === 'canceled') outcome = 'expired';
+  let failureCode: AuthenticationFailure | null = null;
+  const attempts = () =>
+    em.find(TransactionAttemptSchema, { transactionId: tx.id }, { refresh: true, orderBy: { attemptNumber: 'asc' } });
+  let nextAction: NextAction | null = null;
+  if (tx.status === 'pending') {
+    outcome = 'pending';
+    nextAction = nextActionOf((await attempts()).at(-1)?.threeDs);
+  } else if (tx.status === 'expired' || tx.status === 'canceled') outcome = 'expired';
   else if (tx.status === 'failed') {
-    const attempts = await em.find(TransactionAttemptSchema, { transactionId: tx.id }, { refresh: true });
+    const tried = await attempts();
     // A call the provider may have charged without answering outweighs any decline before it: nobody knows yet.
-    const inDoubt = attempts.some((a) => a.errorCode === UNRESOLVED_PROVIDER_CALL || a.errorCode === CHARGE_IN_DOUBT);
-    const declined = attempts.map((a) => a.outcome).find((o) => o === 'hard_decline' || o === 'soft_decline');
-    declineType = inDoubt ? null : (declined ?? null);
+    const inDoubt = tried.some((a) => a.errorCode === UNRESOLVED_PROVIDER_CALL || a.errorCode === CHARGE_IN_DOUBT);
+    const declined = tried.map((a) => a.outcome).find((o) => o === 'hard_decline' || o === 'soft_decline');
+    // The buyer's own authentication is theirs to hear about; a decline's reason stays with the merchant.
+    failureCode = inDoubt ? null : (AUTHENTICATION_FAILURES.find((code) => code === tx.failureCode) ?? null);
+    declineType = inDoubt || failureCode ? null : (declined ?? null);
     outcome = inDoubt ? 'in_doubt' : declineType ? 'declined' : 'failed';
   } else outcome = 'succeeded';
+  const reason =
+    failureCode ??
+    declineType ??
+    (outcome === 'failed' || outcome === 'in_doubt' || outcome === 'expired' ? outcome : null);
   return {
     transactionId: tx.id,
     orderId: tx.orderId,
     outcome,
     declineType,
-    message: declineType
-      ? MESSAGES[declineType]
-      : outcome === 'failed' || outcome === 'in_doubt' || outcome === 'expired'
-        ? MESSAGES[outcome]
-        : null,
+    message: reason ? MESSAGES[reason] : null,
     paymentMethod: tx.paymentMethod,
     amount: tx.amount,
     currency: tx.currency,
     paymentInstructions: outcome === 'pending' ? tx.paymentInstructions : null,
     qrCodeImage: outcome === 'pending' ? qrCodeImage(tx.paymentInstructions) : null,
     checkoutStatus: effectiveStatus(checkout, now),
+    nextAction: nextAction && { type: nextAction.type, url: nextAction.url, expiresAt: nextAction.expires_at },
+    failureCode,
     subscription: outcome === 'succeeded' ? await subscriptionOf(em, tx) : null,
   };
 }
@@ -217,7 +248,7 @@ export async function confirmCheckout(
   paymentMethod: (typeof CHECKOUT_PAYMENT_METHODS)[number],
   now: Date,
   clientIp: string,
-  paymentInstrumentId?: string,
+  { paymentInstrumentId, returnUrl }: { paymentInstrumentId?: string; returnUrl?: string } = {},
 ): Promise<CheckoutPayment> {
   const session = await requireBrowserSession(em, auth, sessionId, now);
   if (!session.checkoutSessionId) throw errors.notFound('This browser session was not created for a checkout session');
@@ -231,6 +262,7 @@ export async function confirmCheckout(
   if (paymentInstrumentId && !(checkout.customerId && checkout.customerBoundBy === 'id')) {
     throw errors.invalidValue('paymentInstrumentId', 'this checkout has no saved cards to pay with');
   }
+  if (returnUrl !== undefined) await assertReturnUrl(em, deps, merchantId, paymentMethod, returnUrl);
   const transactionId = await currentTransactionId(em, checkout);
   const started = () => em.findOne(TransactionSchema, { id: transactionId, merchantId }, { refresh: true });
   if (await started()) {
@@ -255,6 +287,7 @@ export async function confirmCheckout(
           country,
           checkout_session_id: checkout.id,
           ...(paymentInstrumentId ? { payment_instrument_id: paymentInstrumentId } : {}),
+          ...(returnUrl ? { return_url: returnUrl } : {}),
           ...(installments > 1 && paymentMethod === 'credit_card' ? { installments: { count: installments } } : {}),
         },
         transactionId,
@@ -288,6 +321,19 @@ export async function confirmCheckout(
     return payment;
   }
   return readPayment(em, transactionId, checkout.id, now);
+}
+
+async function assertReturnUrl(
+  em: EntityManager,
+  deps: AppDeps,
+  merchantId: string,
+  paymentMethod: string,
+  returnUrl: string,
+): Promise<void> {
+  const { website } = await em.findOneOrFail(MerchantSchema, { id: merchantId });
+  const allowed = { hostedOrigin: deps.config.publicBaseUrl, website };
+  const problem = browserReturnUrlProblem(returnUrl, paymentMethod, deps.config.env, allowed);
+  if (problem) throw errors.invalidValue('returnUrl', problem);
 }
 
 async function readPayment(em: EntityManager, transactionId: string, checkoutId: string, now: Date) {

@@ -92,8 +92,9 @@ export const customerRoutes = [
     params: CustomerParams,
     responses: { 200: CustomerSchema },
     envelope: 'wrapped',
-    async handler({ em, merchantId, params }) {
-      return { status: 200, data: presentCustomer(await readCustomer(em, merchantId, params.customerId)) };
+    // One raw read (db/reads.ts) through the ORM's root EntityManager: no request EntityManager is forked.
+    async handler({ deps, merchantId, params }) {
+      return { status: 200, data: presentCustomer(await readCustomer(deps.orm.em, merchantId, params.customerId)) };
     },
   }),
   defineRoute({

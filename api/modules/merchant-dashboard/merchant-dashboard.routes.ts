@@ -18,10 +18,15 @@ import { paymentInstrumentRoutes } from '../payment-instruments/payment-instrume
 import { productRoutes } from '../products/products.routes';
 import { offerRoutes } from '../offers/offers.routes';
 import { offerTransitionRoutes } from '../offer-transitions/offer-transitions.routes';
+import { offerPriceRoutes } from '../offer-prices/offer-prices.routes';
+import { customerRoutes } from '../customers/customers.routes';
+import { checkoutSessionRoutes } from '../checkout-sessions/checkout-sessions.routes';
+import { testClockRoutes } from '../test-clocks/test-clocks.routes';
 import { routeAt, withoutMerchantId } from './merchant-dashboard.service';
 import { withNames } from './merchant-dashboard-names.service';
 import { merchantDashboardOverviewRoute } from './merchant-dashboard-overview.routes';
 import { merchantDashboardActivityRoute } from './merchant-dashboard-activity.routes';
+import { merchantDashboardCustomersRoute } from './merchant-dashboard-customers.routes';
 
 export const merchantDashboard: DashboardRequirement = { dashboard: ['merchant'], tenant: 'merchant' };
 
@@ -49,8 +54,8 @@ const payments = (method: HttpMethod, path: string) =>
 const webhooks = (from: string, to: string) => servedToDashboard(webhookRoutes, 'get', from, to, 'webhooks');
 const connectors = (routes: readonly AnyRoute[], from: string, to: string) =>
   servedToDashboard(routes, 'get', from, to, 'connectors');
-const catalog = (routes: readonly AnyRoute[], from: string) =>
-  servedToDashboard(routes, 'get', from, `/merchant${from}`, 'catalog and instruments');
+const catalog = (routes: readonly AnyRoute[], from: string, method: HttpMethod = 'get') =>
+  servedToDashboard(routes, method, from, `/merchant${from}`, 'catalog and instruments');
 
 export const merchantDashboardRoutes: AnyRoute[] = [
   merchantDashboardOverviewRoute,
@@ -82,4 +87,21 @@ export const merchantDashboardRoutes: AnyRoute[] = [
   catalog(offerRoutes, '/offers'),
   catalog(offerRoutes, '/offers/:id'),
   catalog(offerTransitionRoutes, '/offer-transitions/effective-behavior'),
+  // The Catalog page: products → offers → prices, and a payment link (a checkout session for a price).
+  catalog(productRoutes, '/products/:productId'),
+  catalog(productRoutes, '/products', 'post'),
+  catalog(offerRoutes, '/offers', 'post'),
+  catalog(offerPriceRoutes, '/offers/:offerId/prices'),
+  catalog(checkoutSessionRoutes, '/checkout-sessions', 'post'),
+  // The Customers page: search, and one customer (their payments, subscriptions and cards come from those lists).
+  merchantDashboardCustomersRoute,
+  servedToDashboard(customerRoutes, 'get', '/customers/:customerId', '/merchant/customers/:customerId', 'customers'),
+  // A customer's test clock: its frozen time is the time of their subscriptions (the clock badge).
+  servedToDashboard(
+    testClockRoutes,
+    'get',
+    '/test-clocks/:test_clock_id',
+    '/merchant/test-clocks/:test_clock_id',
+    'test clocks',
+  ),
 ];

@@ -18,6 +18,8 @@ import {
   revokeInstrument,
   updateInstrumentStatus,
 } from './payment-instruments.service';
+import { saveTestPaymentMethod } from './test-payment-methods.service';
+import { errors } from '../../../domain/platform/errors';
 
 const tags = ['Payment instruments'];
 const keys = ['merchant', 'organization'] as const;
@@ -28,30 +30,32 @@ export const paymentInstrumentRoutes = [
     method: 'post',
     path,
     summary:
-      'Save a card from a single-use instrument_enrollment token (200 with the existing instrument for the same card)',
+      'Save a card from a single-use instrument_enrollment token, or a test payment method in test mode (200 with the existing instrument for the same card)',
     tags,
     auth: { keys, scopes: ['instruments:write'] },
     params: MerchantParams,
     body: CreateInstrumentBody,
     responses: { 200: CreatedInstrumentSchema },
     envelope: 'bare',
+    // 400 TEST_PAYMENT_METHOD_LIVE_MODE: a test payment method for a merchant with a live connector.
     // 422 business_rule_error: an expired token.
     errors: [422],
     links: [{ to: 'post /transactions', from: { 'body.payment_instrument_id': 'id' } }],
     idempotency: 'optional',
-    async handler({ em, merchantId, auth, body }) {
+    async handler({ em, merchantId, auth, body, deps }) {
       const now = new Date();
-      const { instrument, deduplicated } = await createInstrument(
-        em,
-        {
-          organizationId: auth.organizationId,
-          merchantId,
-          customerId: body.customer_id,
-          tokenId: body.card_ciphertext_id,
-          metadata: body.metadata,
-        },
-        now,
-      );
+      if ((body.card_ciphertext_id === undefined) === (body.payment_method === undefined)) {
+        throw errors.validation({ card_ciphertext_id: ['exactly one of card_ciphertext_id and payment_method'] });
+      }
+      const input = {
+        organizationId: auth.organizationId,
+        merchantId,
+        customerId: body.customer_id,
+        metadata: body.metadata,
+      };
+      const { instrument, deduplicated } = body.payment_method
+        ? await saveTestPaymentMethod(em, deps.config, body.payment_method, input, now)
+        : await createInstrument(em, { ...input, tokenId: body.card_ciphertext_id! }, now);
       return { status: 200, data: presentCreatedInstrument(instrument, deduplicated, now) };
     },
   }),

@@ -1,6 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { CARD_TYPES, INSTRUMENT_STATUSES } from '../../../db/entities';
 import {
+  TEST_PAYMENT_METHODS,
+  type TestPaymentMethod,
+} from '../../../domain/payment-instruments/payment-instruments.sandbox-cards';
+import {
   Country,
   Id,
   Metadata,
@@ -19,7 +23,16 @@ export const InstrumentParams = StrictObject({ merchant_id: Id('mrc'), payment_i
 
 export const CreateInstrumentBody = StrictObject({
   customer_id: Id('cust'),
-  card_ciphertext_id: Id('tok'),
+  card_ciphertext_id: Type.Optional({
+    ...Id('tok'),
+    description: 'An instrument_enrollment card token; exactly one of card_ciphertext_id and payment_method',
+  }),
+  payment_method: Type.Optional(
+    StringEnum(Object.keys(TEST_PAYMENT_METHODS) as TestPaymentMethod[], {
+      description:
+        'Test mode only (400 TEST_PAYMENT_METHOD_LIVE_MODE when the merchant has a live connector): saves the sandbox test card the name stands for, as Stripe test payment methods do',
+    }),
+  ),
   metadata: Type.Optional(Metadata(INSTRUMENT_METADATA_MAX_BYTES)),
 });
 

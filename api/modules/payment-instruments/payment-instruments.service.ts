@@ -1,7 +1,8 @@
 /**
  * Saved cards. An instrument is made from an instrument_enrollment token: the token's sealed PAN (and name) is
  * copied as-is (no decryption), the token is consumed, and the same card for the same customer — equal keyed
- * fingerprints — returns the existing live instrument instead (deduplicated: true).
+ * fingerprints — returns the existing live instrument instead (deduplicated: true). In test mode a test payment
+ * method (pm_card_visa …) is sealed the same way from its sandbox card (test-payment-methods.service.ts).
  */
 import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -57,16 +58,77 @@ export function findSameCard(
   return em.findOne(PaymentInstrumentSchema, { merchantId, customerId, fingerprint, status: { $ne: 'revoked' } });
 }
 
+/** What an instrument is made of: a card the vault sealed and its non-sensitive description. */
+export type SealedCardFacts = Pick<
+  CardToken,
+  'cardBrand' | 'last4' | 'bin' | 'expMonth' | 'expYear' | 'panEncrypted' | 'holderNameEncrypted' | 'fingerprint'
+>;
+
 /** A re-enrolled card may carry a later expiry (reissued with the same number): keep the later one; it is active again. */
-function refreshExpiry(instrument: PaymentInstrument, token: CardToken): void {
-  const tokenExpiry = cardExpiresAt(token.expMonth, token.expYear);
-  if (!instrument.cardExpiresAt || tokenExpiry.getTime() > instrument.cardExpiresAt.getTime()) {
-    instrument.expMonth = token.expMonth;
-    instrument.expYear = token.expYear;
-    instrument.cardExpiresAt = tokenExpiry;
+function refreshExpiry(instrument: PaymentInstrument, card: SealedCardFacts): void {
+  const cardExpiry = cardExpiresAt(card.expMonth, card.expYear);
+  if (!instrument.cardExpiresAt || cardExpiry.getTime() > instrument.cardExpiresAt.getTime()) {
+    instrument.expMonth = card.expMonth;
+    instrument.expYear = card.expYear;
+    instrument.cardExpiresAt = cardExpiry;
   }
-  // The token's card is in date (checked when it was minted), so enrolling it again makes the instrument usable.
+  // The card is in date (checked when it was sealed), so enrolling it again makes the instrument usable.
   instrument.status = 'active';
+}
+
+/**
+ * Saves a sealed card as the customer's instrument (or finds the existing one for the same card), in the caller's
+ * transaction.
+ */
+export async function saveSealedCard(
+  em: EntityManager,
+  card: SealedCardFacts,
+  input: EnrolmentInput,
+  now: Date,
+): Promise<{ instrument: PaymentInstrument; deduplicated: boolean }> {
+  const existing = await findSameCard(em, input.merchantId, input.customerId, card.fingerprint);
+  if (existing) {
+    refreshExpiry(existing, card);
+    return { instrument: existing, deduplicated: true };
+  }
+  try {
+    // A savepoint: losing a race to a concurrent enrolment of the same card only rolls this insert back.
+    const instrument = await em.transactional(async (inner) => {
+      const created = inner.create(PaymentInstrumentSchema, {
+        id: newId('pi'),
+        organizationId: input.organizationId,
+        merchantId: input.merchantId,
+        customerId: input.customerId,
+        instrumentType: 'card',
+        cardBrand: card.cardBrand,
+        cardType: null,
+        last4: card.last4,
+        bin: card.bin,
+        issuerCountry: null,
+        expMonth: card.expMonth,
+        expYear: card.expYear,
+        cardExpiresAt: cardExpiresAt(card.expMonth, card.expYear),
+        status: 'active',
+        panEncrypted: card.panEncrypted as string,
+        holderNameEncrypted: card.holderNameEncrypted,
+        fingerprint: card.fingerprint,
+        networkTransactionId: input.verification?.networkTransactionId ?? null,
+        verifiedConnectorId: input.verification?.connectorId ?? null,
+        metadata: input.metadata ?? null,
+        createdAt: now,
+        updatedAt: now,
+        revokedAt: null,
+      } as PaymentInstrument);
+      await inner.flush();
+      return created;
+    });
+    return { instrument, deduplicated: false };
+  } catch (error) {
+    if (violatedUniqueConstraint(error) !== 'payment_instruments_customer_card_key') throw error;
+    const winner = await findSameCard(em, input.merchantId, input.customerId, card.fingerprint);
+    if (!winner) throw error;
+    return { instrument: winner, deduplicated: true };
+  }
 }
 
 /**
@@ -79,65 +141,15 @@ export async function enrolToken(
   input: EnrolmentInput,
   now: Date,
 ): Promise<{ instrument: PaymentInstrument; deduplicated: boolean }> {
-  const existing = await findSameCard(em, input.merchantId, input.customerId, token.fingerprint);
-  if (existing) {
-    refreshExpiry(existing, token);
-    await consumeToken(em, token, existing.id, now);
-    return { instrument: existing, deduplicated: true };
-  }
-  let instrument: PaymentInstrument;
-  try {
-    // A savepoint: losing a race to a concurrent enrolment of the same card only rolls this insert back.
-    instrument = await em.transactional(async (inner) => {
-      const created = inner.create(PaymentInstrumentSchema, {
-        id: newId('pi'),
-        organizationId: input.organizationId,
-        merchantId: input.merchantId,
-        customerId: input.customerId,
-        instrumentType: 'card',
-        cardBrand: token.cardBrand,
-        cardType: null,
-        last4: token.last4,
-        bin: token.bin,
-        issuerCountry: null,
-        expMonth: token.expMonth,
-        expYear: token.expYear,
-        cardExpiresAt: cardExpiresAt(token.expMonth, token.expYear),
-        status: 'active',
-        panEncrypted: token.panEncrypted as string,
-        holderNameEncrypted: token.holderNameEncrypted,
-        fingerprint: token.fingerprint,
-        networkTransactionId: input.verification?.networkTransactionId ?? null,
-        verifiedConnectorId: input.verification?.connectorId ?? null,
-        metadata: input.metadata ?? null,
-        createdAt: now,
-        updatedAt: now,
-        revokedAt: null,
-      } as PaymentInstrument);
-      await inner.flush();
-      return created;
-    });
-  } catch (error) {
-    if (violatedUniqueConstraint(error) !== 'payment_instruments_customer_card_key') throw error;
-    const winner = await findSameCard(em, input.merchantId, input.customerId, token.fingerprint);
-    if (!winner) throw error;
-    await consumeToken(em, token, winner.id, now);
-    return { instrument: winner, deduplicated: true };
-  }
-  await consumeToken(em, token, instrument.id, now);
-  return { instrument, deduplicated: false };
+  const saved = await saveSealedCard(em, token, input, now);
+  await consumeToken(em, token, saved.instrument.id, now);
+  return saved;
 }
 
 /** POST /merchants/:merchant_id/payment-instruments: enrol a card from its token without contacting a provider. */
 export async function createInstrument(
   em: EntityManager,
-  input: {
-    organizationId: string;
-    merchantId: string;
-    customerId: string;
-    tokenId: string;
-    metadata?: Record<string, unknown>;
-  },
+  input: EnrolmentInput & { tokenId: string },
   now: Date,
 ): Promise<{ instrument: PaymentInstrument; deduplicated: boolean }> {
   await requireMerchantCustomer(em, input.merchantId, input.customerId, 'customer_id');

@@ -19,11 +19,26 @@ function credentialSchemas(provider: PaymentProvider): Partial<Record<AuthMethod
   );
 }
 
+/**
+ * The real API each sandbox provider speaks (docs/sandbox.md): a provider is always named with it, "Provider A —
+ * Stripe API", so staff and integrators know which provider's documentation applies.
+ */
+const REAL_API: Record<string, string> = {
+  provider_a: 'Stripe',
+  provider_b: 'Adyen',
+  provider_c: 'Mercado Pago',
+  provider_d: 'Authorize.net',
+  checkout: 'Checkout.com',
+};
+
+const displayName = (provider: PaymentProvider) =>
+  REAL_API[provider.slug] ? `${provider.displayName} — ${REAL_API[provider.slug]} API` : provider.displayName;
+
 export function presentPaymentProviderSummary(provider: PaymentProvider) {
   return {
     id: provider.id,
     slug: provider.slug,
-    display_name: provider.displayName,
+    display_name: displayName(provider),
     logo: provider.logo,
     is_active: provider.isActive,
     supported_auth_methods: provider.supportedAuthMethods as ('api_key' | 'oauth2')[] | null,

@@ -1,11 +1,20 @@
 /**
- * Merchant Dashboard: the test clock of a subscription (shown on its page) and advancing it from there (by a day,
- * to the next renewal, to a date: the page computes the time; the rules are POST /test-clocks/:id/advance's).
+ * Merchant Dashboard: the test clock of a subscription (shown on its page), advancing it from there (by a day,
+ * to the next renewal, to a date: the page computes the time; the rules are POST /test-clocks/:id/advance's) and
+ * making the subscription's next renewal fail (the rules of POST /test-clocks/:id/subscriptions/:sub/fail-next-renewal).
  */
 import type { DashboardRequirement } from '../../http/dashboard-auth';
 import { defineRoute } from '../../http/define-route';
 import { Id, Nullable, StrictObject } from '../../http/schema';
-import { AdvanceTestClockBody, TestClockParams, TestClockSchema } from './test-clocks.schema';
+import {
+  AdvanceTestClockBody,
+  ClockSubscriptionParams,
+  FailNextRenewalBody,
+  RenewalFailureSchema,
+  TestClockParams,
+  TestClockSchema,
+} from './test-clocks.schema';
+import { failNextRenewal } from './renewal-failures.service';
 import { presentTestClock } from './test-clocks.presenter';
 import { advanceTestClock, testClockOfSubscription } from './test-clocks.service';
 
@@ -44,6 +53,26 @@ export const dashboardTestClockRoutes = [
       const actor = { type: 'dashboard_user' as const, id: session.userId };
       const clock = await advanceTestClock(em, deps, merchantId, params.test_clock_id, body.frozen_time, actor);
       return { status: 200, data: presentTestClock(clock) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/merchant/test-clocks/:test_clock_id/subscriptions/:subscription_id/fail-next-renewal',
+    summary:
+      'Merchant Dashboard: make the next renewal decline once (same rules as POST /test-clocks/:id/subscriptions/:sub/fail-next-renewal)',
+    tags,
+    auth,
+    params: ClockSubscriptionParams,
+    body: StrictObject({ failure_code: FailNextRenewalBody.properties.failure_code }),
+    responses: { 200: RenewalFailureSchema },
+    envelope: 'bare',
+    errors: [409],
+    async handler({ em, merchantId, params, body }) {
+      const failureCode = body.failure_code ?? 'insufficient_funds';
+      return {
+        status: 200,
+        data: await failNextRenewal(em, merchantId, params.test_clock_id, params.subscription_id, failureCode),
+      };
     },
   }),
 ];

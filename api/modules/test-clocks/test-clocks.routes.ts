@@ -10,12 +10,16 @@ import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
 import {
   AdvanceTestClockBody,
+  ClockSubscriptionParams,
   CreateTestClockBody,
+  FailNextRenewalBody,
   ListTestClocksQuery,
   MerchantQuery,
+  RenewalFailureSchema,
   TestClockParams,
   TestClockSchema,
 } from './test-clocks.schema';
+import { failNextRenewal } from './renewal-failures.service';
 import { presentTestClock } from './test-clocks.presenter';
 import {
   advanceTestClock,
@@ -113,6 +117,26 @@ export const testClockRoutes = [
       const caller = await apiKeyCaller(em, auth.keyId);
       await deleteTestClock(em, deps, merchantId, params.test_clock_id, caller, actorOf(auth));
       return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/test-clocks/:test_clock_id/subscriptions/:subscription_id/fail-next-renewal',
+    summary:
+      "Make the subscription's next renewal decline once, with failure_code (insufficient_funds by default); the retry after it is charged as usual",
+    tags,
+    auth: write,
+    params: ClockSubscriptionParams,
+    body: FailNextRenewalBody,
+    responses: { 200: RenewalFailureSchema },
+    envelope: 'wrapped',
+    // 409 conflict_error: the subscription's customer is not on this test clock.
+    errors: [409],
+    idempotency: 'optional',
+    async handler({ em, merchantId, params, body }) {
+      const failureCode = body.failure_code ?? 'insufficient_funds';
+      const armed = await failNextRenewal(em, merchantId, params.test_clock_id, params.subscription_id, failureCode);
+      return { status: 200, data: armed };
     },
   }),
 ];

@@ -1,4 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import {
+  RENEWAL_FAILURE_CARDS,
+  type RenewalFailureCode,
+} from '../../../domain/payment-instruments/payment-instruments.sandbox-cards';
 import { Id, MerchantIdField, Nullable, PaginationQuery, StrictObject, StringEnum, Timestamp } from '../../http/schema';
 
 const FrozenTime = Type.String({
@@ -35,4 +39,21 @@ export const TestClockSchema = StrictObject({
     description: 'advancing until every subscription of the clock has done all the work due up to frozen_time',
   }),
   created_at: Timestamp,
+});
+
+export const ClockSubscriptionParams = StrictObject({ test_clock_id: Id('clk'), subscription_id: Id('sub') });
+
+const FailureCode = StringEnum(Object.keys(RENEWAL_FAILURE_CARDS) as RenewalFailureCode[], {
+  description: 'The failure_code the next renewal declines with (the sandbox declines the charge so)',
+});
+
+export const FailNextRenewalBody = StrictObject({
+  merchant_id: MerchantIdField,
+  failure_code: Type.Optional({ ...FailureCode, default: 'insufficient_funds' }),
+});
+
+export const RenewalFailureSchema = StrictObject({
+  subscription_id: Type.String(),
+  test_clock_id: Type.String(),
+  failure_code: FailureCode,
 });

@@ -2,26 +2,35 @@
  * key rides in the URL fragment, which browsers never send to a server. The buyer pays the checkout
  * (card.confirmCheckout → POST /sessions/:id/checkout/confirm): the amount shown and the amount charged both come
  * from the checkout session. A recurring offer is paid the same way and starts its subscription (a free trial
- * validates the card at zero amount); it is paid by card only, since renewals charge the saved card. */
+ * validates the card at zero amount); it is paid by card only, since renewals charge the saved card.
+ * A card the issuer challenges (3-D Secure) sends the buyer to their bank's page (the SDK follows nextAction), which
+ * brings them back to this page with ?transaction_id=…: the checkout then shows that payment's result. */
 (function () {
   'use strict';
 
   var $ = function (id) { return document.getElementById(id); };
   var checkoutId = location.pathname.split('/').pop();
-  var key = new URLSearchParams(location.hash.slice(1)).get('key');
+  /* The way back from the bank's challenge page carries no fragment: the key is kept in this tab meanwhile. */
+  var KEY_ITEM = 'switchyard-checkout-key:' + checkoutId;
+  var key = new URLSearchParams(location.hash.slice(1)).get('key') || sessionStorage.getItem(KEY_ITEM);
+  var returnedFrom = new URLSearchParams(location.search).get('transaction_id');
   var submit = $('submit');
   /* A pix is paid within minutes; a boleto clears in days, so its page asks less often. */
   var POLL_MS = { pix: 2000, boleto: 15000 };
   /* How often a payment in doubt (the bank's answer is being checked) is looked at again. */
   var IN_DOUBT_POLL_MS = 30000;
+  /* How often a challenge left open (the buyer came back without finishing it) is looked at again. */
+  var AUTH_POLL_MS = 3000;
   var METHOD_LABELS = { pix: 'Pix', boleto: 'boleto' };
   var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, trial: false, polling: null, savedCard: null, brand: null, inDoubt: false };
 
-  function show(kind, text) {
+  function show(kind, text, failureCode) {
     var box = $('result');
     box.hidden = false;
     box.className = 'result ' + kind;
     box.textContent = text;
+    if (failureCode) box.setAttribute('data-failure-code', failureCode);
+    else box.removeAttribute('data-failure-code');
   }
 
   function hideResult() { $('result').hidden = true; }
@@ -90,7 +99,7 @@
   }
 
   function only(viewId) {
-    ['pay-view', 'pending-view', 'success-view', 'closed-view'].forEach(function (id) { $(id).hidden = id !== viewId; });
+    ['pay-view', 'pending-view', 'auth-view', 'success-view', 'closed-view'].forEach(function (id) { $(id).hidden = id !== viewId; });
   }
 
   function stopPolling() {
@@ -155,6 +164,25 @@
     if (!state.polling) state.polling = setInterval(poll, POLL_MS[payment.paymentMethod] || POLL_MS.pix);
   }
 
+  /* The bank's challenge is open: the SDK is taking the buyer there, or they came back without finishing it. */
+  function authenticating(payment, leaving) {
+    $('auth-text').textContent = leaving
+      ? 'Taking you to your bank to confirm this payment (3-D Secure)…'
+      : 'Your bank asks you to confirm this payment (3-D Secure). Finish it before ' + dateTime(payment.nextAction.expiresAt) + '.';
+    var link = payment.nextAction.url;
+    if (/^https?:\/\//.test(link)) $('auth-link').href = link;
+    only('auth-view');
+    if (!leaving && !state.polling) state.polling = setInterval(poll, AUTH_POLL_MS);
+  }
+
+  /* A payment that ended without taking the money: the form again, with the reason. */
+  function failed(payment) {
+    stopPolling();
+    only('pay-view');
+    show('bad', payment.message || 'The payment was not completed.', payment.failureCode);
+    updateButton();
+  }
+
   function poll() {
     card.checkout().then(function (view) {
       state.view = view;
@@ -162,7 +190,7 @@
       if (payment && payment.outcome === 'in_doubt') return;
       state.inDoubt = false;
       if (view.checkout.status === 'completed' && payment && payment.outcome === 'succeeded') success(payment);
-      else if (payment && payment.outcome !== 'pending') { stopPolling(); only('pay-view'); show('bad', payment.message || 'The payment was not completed.'); updateButton(); }
+      else if (payment && payment.outcome !== 'pending') failed(payment);
     }, function () { /* a missed poll is retried on the next tick */ });
   }
 
@@ -231,12 +259,17 @@
       closed('This checkout has expired', 'The link is no longer valid. Ask the seller for a new one.');
     } else if (checkout.status === 'abandoned') {
       closed('This checkout is no longer available', 'Ask the seller for a new link.');
+    } else if (payment && payment.nextAction) {
+      authenticating(payment, false);
     } else if (payment && payment.outcome === 'pending') {
       pending(payment);
     } else if (payment && payment.outcome === 'in_doubt') {
       inDoubt(payment);
     } else if (methodCount() === 0) {
       closed('Payment is not available yet', 'This shop cannot take this payment right now. Please contact the seller.');
+    } else if (payment && payment.transactionId === returnedFrom) {
+      // Back from the bank's challenge, and the payment did not go through: say why.
+      failed(payment);
     }
     updateButton();
   }
@@ -303,20 +336,23 @@
   }
 
   function outcome(payment) {
+    if (payment.nextAction) return authenticating(payment, true);
     if (payment.outcome === 'succeeded') return success(payment);
     if (payment.outcome === 'pending') return pending(payment);
     if (payment.outcome === 'in_doubt') { inDoubt(payment); return updateButton(); }
     card.clear();
     state.cardComplete = false;
-    show('bad', payment.message || 'The payment was not completed. Please try again.');
+    show('bad', payment.message || 'The payment was not completed. Please try again.', payment.failureCode);
   }
 
   function pay() {
+    // A card the issuer challenges comes back here, to this checkout's own address (the key stays in this tab).
+    var returnUrl = location.origin + location.pathname;
     var attempt = state.method !== 'credit_card'
       ? card.confirmCheckout({ paymentMethod: state.method })
       : state.savedCard
-      ? card.confirmCheckout({ paymentInstrumentId: state.savedCard })
-      : card.tokenize({ purpose: 'one_time' }).then(function () { return card.confirmCheckout(); });
+      ? card.confirmCheckout({ paymentInstrumentId: state.savedCard, returnUrl: returnUrl })
+      : card.tokenize({ purpose: 'one_time' }).then(function () { return card.confirmCheckout({ returnUrl: returnUrl }); });
     return attempt.then(outcome);
   }
 
@@ -324,6 +360,9 @@
     show('bad', 'This checkout link is incomplete.');
     return;
   }
+  sessionStorage.setItem(KEY_ITEM, key);
+  // Back from the bank's page through the browser's history: a page restored as it was left would show stale state.
+  window.addEventListener('pageshow', function (event) { if (event.persisted) location.reload(); });
 
   var card = Switchyard({ publicKey: key, checkoutSessionId: checkoutId }).mountCard('#card', {
     onChange: function (change) {

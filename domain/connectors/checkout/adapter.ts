@@ -77,6 +77,14 @@ export const checkoutAdapter: ConnectorAdapter = {
             metadata: { [KEY_METADATA]: call.idempotencyKey },
             merchant_initiated: mit ? true : undefined,
             previous_payment_id: mit?.networkTransactionId ?? undefined,
+            // 3-D Secure: the buyer comes back to our return endpoint whichever way the challenge ends.
+            ...(request.threeDs?.request
+              ? {
+                  '3ds': { enabled: true },
+                  success_url: request.threeDs.returnUrl,
+                  failure_url: request.threeDs.returnUrl,
+                }
+              : {}),
           },
         }),
       );

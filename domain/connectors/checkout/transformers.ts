@@ -5,6 +5,7 @@
  */
 import type { FailureCodeTable } from '../../../workflows/lib/failure-codes';
 import type { InboundWebhook, Outcome, ProviderResult } from '../connector';
+import type { ThreeDsStatus } from '../../../workflows/lib/three-ds';
 import { field, keyStillInUse, result, serverFailure, type ProviderResponse } from '../http';
 
 export const PAYMENT_STATUSES: Readonly<Record<string, Outcome>> = {
@@ -43,6 +44,8 @@ export const RESPONSE_CODES: Readonly<Record<string, Outcome>> = {
   '20091': 'processing_error', // issuer unavailable
   '20096': 'processing_error', // system malfunction
   '20150': 'soft_decline', // card not 3-D Secure enabled
+  '20151': 'hard_decline', // cardholder failed 3-D Secure: another connector would only challenge them again
+  '20154': 'soft_decline', // 3-D Secure required: a connector that runs it may authenticate
   '30004': 'hard_decline', // pick up card (no fraud)
   '30007': 'hard_decline', // pick up card, special conditions
   '30041': 'hard_decline', // lost card, pick up
@@ -103,6 +106,9 @@ export function fromPayment(response: ProviderResponse): ProviderResult {
     return requestError(response);
   const body = response.body;
   const status = field.str(body.status) ?? '';
+  // The issuer challenges the buyer: a Pending payment links the page to redirect them to.
+  const challengeUrl = status === 'Pending' ? field.str(field.obj(field.obj(body._links).redirect).href) : null;
+  if (challengeUrl) return result('pending', { providerReference: field.str(body.id), rawCode: status, challengeUrl });
   const code = field.str(body.response_code);
   const outcome =
     status === 'Declined' && code ? responseCodeOutcome(code) : (PAYMENT_STATUSES[status] ?? 'processing_error');
@@ -113,7 +119,30 @@ export function fromPayment(response: ProviderResponse): ProviderResult {
     // response code is the last action's and says nothing about the lapse.
     rawMessage: LAPSED_STATUSES.has(status) ? status : field.str(body.response_summary),
     networkTransactionId: field.str(body.scheme_id),
+    threeDs: threeDsOf(field.obj(body['3ds']), field.str(body.eci)),
   });
+}
+
+/** The 3-D Secure authentication_response (the EMV transStatus) → ours; liability shifts on Y and A. */
+const AUTHENTICATION_RESPONSES: Readonly<Record<string, ThreeDsStatus>> = {
+  Y: 'authenticated',
+  A: 'frictionless',
+  N: 'failed',
+  R: 'failed',
+  U: 'unsupported',
+};
+
+/** The payment's `3ds` object; null when no authentication ran (or it has no answer yet). */
+export function threeDsOf(details: Record<string, unknown>, paymentEci: string | null): ProviderResult['threeDs'] {
+  const response = field.str(details.authentication_response);
+  if (!response) return null;
+  const status = AUTHENTICATION_RESPONSES[response] ?? 'failed';
+  return {
+    status: status === 'authenticated' && details.challenged === false ? 'frictionless' : status,
+    version: field.str(details.version),
+    eci: field.str(details.eci) ?? paymentEci,
+    liability_shift: response === 'Y' || response === 'A',
+  };
 }
 
 export function fromAction(
@@ -156,6 +185,7 @@ export const FAILURE_CODES: FailureCodeTable = {
   '20091': 'try_again_later',
   '20096': 'processing_error',
   '20150': 'authentication_required',
+  '20154': 'authentication_required',
   '30004': 'lost_or_stolen',
   '30007': 'lost_or_stolen',
   '30041': 'lost_or_stolen',

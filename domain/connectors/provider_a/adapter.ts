@@ -192,7 +192,12 @@ export const providerAAdapter: ConnectorAdapter = {
       fromIntent(
         await send(
           { ...call, idempotencyKey: undefined },
-          { method: 'GET', path: `/v1/payment_intents/${encodeURIComponent(request.providerReference)}` },
+          {
+            method: 'GET',
+            path: `/v1/payment_intents/${encodeURIComponent(request.providerReference)}`,
+            // Stripe returns latest_charge as an id unless expanded, and the 3-D Secure result lives on the charge.
+            query: { 'expand[]': 'latest_charge' },
+          },
         ),
         'payment_intent',
       ),

@@ -73,6 +73,10 @@ async function createPayment(
       payer: payer(request),
       // How a lookup tells this attempt's payment from others under the same external_reference (lookup.ts).
       metadata: { [KEY_METADATA]: call.idempotencyKey },
+      // 3-D Secure (`not_supported` when left out): `optional` authenticates where the issuer supports it.
+      ...(method.token && request.threeDs?.request
+        ? { three_d_secure_mode: 'optional', callback_url: request.threeDs.returnUrl }
+        : {}),
     },
   });
   return 'failure' in response ? response.failure : fromPayment(response);

@@ -37,6 +37,10 @@ export const REJECTION_DETAILS: Readonly<Record<string, Outcome>> = {
   rejected_by_regulations: 'hard_decline',
   rejected_by_bank: 'soft_decline',
   rejected_insufficient_data: 'soft_decline',
+  // The buyer failed 3-D Secure: another connector would only challenge them again.
+  cc_rejected_3ds_challenge: 'hard_decline',
+  // The issuer demands 3-D Secure this payment did not run: a connector that runs it may authenticate.
+  cc_rejected_3ds_mandatory: 'soft_decline',
 };
 
 /** Card-token (/v1/card_tokens) cause codes: the card data itself was refused. */
@@ -124,6 +128,15 @@ export function fromPayment(response: ProviderResponse): ProviderResult {
   const body = response.body;
   const status = field.str(body.status) ?? '';
   const detail = field.str(body.status_detail);
+  const challengeUrl = field.str(field.obj(body.three_ds_info).external_resource_url);
+  // The issuer challenges the buyer: the payment waits, pending_challenge, until they complete three_ds_info's page.
+  if (status === 'pending' && detail === 'pending_challenge' && challengeUrl)
+    return result('pending', {
+      providerReference: field.str(body.id),
+      rawCode: detail,
+      rawMessage: status,
+      challengeUrl,
+    });
   const outcome =
     status === 'rejected'
       ? (REJECTION_DETAILS[detail ?? ''] ?? 'soft_decline')
@@ -134,6 +147,7 @@ export function fromPayment(response: ProviderResponse): ProviderResult {
     rawCode: detail ?? status,
     rawMessage: status,
     networkTransactionId: field.str(body.network_transaction_id),
+    threeDs: challengeUrl ? challengeResult(detail) : null,
     paymentInstructions: data.qr_code
       ? {
           type: 'pix',
@@ -143,6 +157,16 @@ export function fromPayment(response: ProviderResponse): ProviderResult {
         }
       : null,
   });
+}
+
+/**
+ * A decided payment that was challenged (three_ds_info stays on it): Mercado Pago states a failed challenge in
+ * status_detail only (cc_rejected_3ds_challenge); any other answer came after the buyer authenticated. It reports no
+ * version or ECI.
+ */
+function challengeResult(detail: string | null): ProviderResult['threeDs'] {
+  const failed = detail === 'cc_rejected_3ds_challenge';
+  return { status: failed ? 'failed' : 'authenticated', version: null, eci: null, liability_shift: !failed };
 }
 
 /** capture (status approved) / void (status cancelled): anything else means the update did not take. */

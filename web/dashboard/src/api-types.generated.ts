@@ -123,8 +123,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Merchant users: sign in
-     * @description Merchant users: sign in.
+     * Merchant users: sign in; when the password opens accounts in several organizations, choose one (account_id)
+     * @description Merchant users: sign in; when the password opens accounts in several organizations, choose one (account_id)
      *
      *     **Authentication:** none.
      */
@@ -2755,8 +2755,8 @@ export interface paths {
     get: operations['getMerchantsMerchantIdPaymentInstruments'];
     put?: never;
     /**
-     * Save a card from a single-use instrument_enrollment token (200 with the existing instrument for the same card)
-     * @description Save a card from a single-use instrument_enrollment token (200 with the existing instrument for the same card)
+     * Save a card from a single-use instrument_enrollment token, or a test payment method in test mode (200 with the existing instrument for the same card)
+     * @description Save a card from a single-use instrument_enrollment token, or a test payment method in test mode (200 with the existing instrument for the same card)
      *
      *     **Authentication:** a secret merchant key or organization key (Bearer) with the scope instruments:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
      *
@@ -3727,6 +3727,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/test-clocks/{test_clock_id}/subscriptions/{subscription_id}/fail-next-renewal': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Make the subscription's next renewal decline once, with failure_code (insufficient_funds by default); the retry after it is charged as usual
+     * @description Make the subscription's next renewal decline once, with failure_code (insufficient_funds by default); the retry after it is charged as usual.
+     *
+     *     **Authentication:** a secret merchant key or organization key (Bearer) with the scope subscriptions:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
+     *
+     *     **Idempotency:** Recommended: send an Idempotency-Key header (or idempotency_key in the body). A retry with the same key and body answers the first response with 200 instead of acting twice; the same key with another body is a 409.
+     */
+    post: operations['postTestClocksTestClockIdSubscriptionsSubscriptionIdFailNextRenewal'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/merchant/subscriptions/{id}/test-clock': {
     parameters: {
       query?: never;
@@ -3765,6 +3789,28 @@ export interface paths {
      *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
      */
     post: operations['postMerchantTestClocksTestClockIdAdvance'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/merchant/test-clocks/{test_clock_id}/subscriptions/{subscription_id}/fail-next-renewal': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Merchant Dashboard: make the next renewal decline once (same rules as POST /test-clocks/:id/subscriptions/:sub/fail-next-renewal)
+     * @description Merchant Dashboard: make the next renewal decline once (same rules as POST /test-clocks/:id/subscriptions/:sub/fail-next-renewal)
+     *
+     *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
+     */
+    post: operations['postMerchantTestClocksTestClockIdSubscriptionsSubscriptionIdFailNextRenewal'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4214,7 +4260,15 @@ export interface paths {
      */
     get: operations['getMerchantProducts'];
     put?: never;
-    post?: never;
+    /**
+     * Create a product (tier_order is required inside a family and unique there)
+     * @description Create a product (tier_order is required inside a family and unique there)
+     *
+     *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
+     *
+     *     **Idempotency:** Recommended: send an Idempotency-Key header (or idempotency_key in the body). A retry with the same key and body answers the first response with 200 instead of acting twice; the same key with another body is a 409.
+     */
+    post: operations['postMerchantProducts'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4238,7 +4292,15 @@ export interface paths {
      */
     get: operations['getMerchantOffers'];
     put?: never;
-    post?: never;
+    /**
+     * Create an offer with its prices
+     * @description Create an offer with its prices.
+     *
+     *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
+     *
+     *     **Idempotency:** Recommended: send an Idempotency-Key header (or idempotency_key in the body). A retry with the same key and body answers the first response with 200 instead of acting twice; the same key with another body is a 409.
+     */
+    post: operations['postMerchantOffers'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4281,6 +4343,144 @@ export interface paths {
      *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
      */
     get: operations['getMerchantOfferTransitionsEffectiveBehavior'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/merchant/products/{productId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a product
+     * @description Get a product.
+     *
+     *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
+     */
+    get: operations['getMerchantProductsProductId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/merchant/offers/{offerId}/prices': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List an offer's prices, default first then by currency
+     * @description List an offer's prices, default first then by currency.
+     *
+     *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
+     *
+     *     **Paging:** page (from 1, default 1) and limit (1–100, default 20); the pagination object gives total and total_pages.
+     */
+    get: operations['getMerchantOffersOfferIdPrices'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/merchant/checkout-sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a checkout session for a customer; items snapshot the offer prices
+     * @description Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription.
+     *
+     *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
+     *
+     *     **Idempotency:** Recommended: send an Idempotency-Key header (or idempotency_key in the body). A retry with the same key and body answers the first response with 200 instead of acting twice; the same key with another body is a 409.
+     */
+    post: operations['postMerchantCheckoutSessions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/merchant/customers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The merchant's customers, searched by part of the e-mail or name, newest first (the Customers page)
+     * @description The merchant's customers, searched by part of the e-mail or name, newest first (the Customers page)
+     *
+     *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
+     *
+     *     **Paging:** page (from 1, default 1) and limit (1–100, default 20); the pagination object gives total and total_pages.
+     */
+    get: operations['getMerchantCustomers'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/merchant/customers/{customerId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a customer
+     * @description Get a customer.
+     *
+     *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
+     */
+    get: operations['getMerchantCustomersCustomerId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/merchant/test-clocks/{test_clock_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a test clock (status advancing until its subscriptions reached frozen_time)
+     * @description Get a test clock (status advancing until its subscriptions reached frozen_time)
+     *
+     *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
+     */
+    get: operations['getMerchantTestClocksTestClockId'];
     put?: never;
     post?: never;
     delete?: never;
@@ -5047,6 +5247,8 @@ export interface operations {
           /** Format: email */
           email: string;
           password: string;
+          /** @description The account to enter when the e-mail and password open several (one of choose_account) */
+          account_id?: string;
         };
       };
     };
@@ -5057,33 +5259,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            user: {
-              id: string;
-              email: string;
-              name: string | null;
-              merchants: {
-                membership_id: string;
-                merchant_id: string;
-                merchant_name: string;
-                status: string;
-                role: string;
-                organization_id: string;
-                organization_name: string;
-              }[];
-              /**
-               * Format: date-time
-               * @description ISO 8601 UTC with milliseconds
-               */
-              last_login_at: string;
-            };
-            access_token: string;
-            refresh_token: string;
-            /** @constant */
-            token_type: 'Bearer';
-            /** @description Access token lifetime in seconds */
-            expires_in: number;
-          };
+          'application/json':
+            | {
+                user: {
+                  id: string;
+                  email: string;
+                  name: string | null;
+                  merchants: {
+                    membership_id: string;
+                    merchant_id: string;
+                    merchant_name: string;
+                    status: string;
+                    role: string;
+                    organization_id: string;
+                    organization_name: string;
+                  }[];
+                  /**
+                   * Format: date-time
+                   * @description ISO 8601 UTC with milliseconds
+                   */
+                  last_login_at: string;
+                };
+                access_token: string;
+                refresh_token: string;
+                /** @constant */
+                token_type: 'Bearer';
+                /** @description Access token lifetime in seconds */
+                expires_in: number;
+              }
+            | {
+                choose_account: {
+                  /** @description Send it back as account_id, with the e-mail and password */
+                  account_id: string;
+                  organization_id: string;
+                  organization_name: string;
+                  merchants: {
+                    merchant_id: string;
+                    merchant_name: string;
+                  }[];
+                }[];
+              };
         };
       };
       /** @description validation_error or bad_request_error */
@@ -25868,6 +26083,18 @@ export interface operations {
               } | null;
               qrCodeImage: string | null;
               checkoutStatus: string;
+              nextAction: {
+                /** @enum {string} */
+                type: 'redirect_to_url';
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                expiresAt: string;
+              } | null;
+              /** @enum {string|null} */
+              failureCode: 'authentication_failed' | 'authentication_abandoned' | null;
               subscription: {
                 id: string;
                 status: string;
@@ -26360,6 +26587,7 @@ export interface operations {
           paymentMethod?: 'credit_card' | 'debit_card' | 'pix' | 'boleto';
           /** @description pi_ identifier */
           paymentInstrumentId?: string;
+          returnUrl?: string;
         };
       };
     };
@@ -26387,6 +26615,18 @@ export interface operations {
             } | null;
             qrCodeImage: string | null;
             checkoutStatus: string;
+            nextAction: {
+              /** @enum {string} */
+              type: 'redirect_to_url';
+              url: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              expiresAt: string;
+            } | null;
+            /** @enum {string|null} */
+            failureCode: 'authentication_failed' | 'authentication_abandoned' | null;
             subscription: {
               id: string;
               status: string;
@@ -27069,8 +27309,19 @@ export interface operations {
         'application/json': {
           /** @description cust_ identifier */
           customer_id: string;
-          /** @description tok_ identifier */
-          card_ciphertext_id: string;
+          /** @description An instrument_enrollment card token; exactly one of card_ciphertext_id and payment_method */
+          card_ciphertext_id?: string;
+          /**
+           * @description Test mode only (400 TEST_PAYMENT_METHOD_LIVE_MODE when the merchant has a live connector): saves the sandbox test card the name stands for, as Stripe test payment methods do
+           * @enum {string}
+           */
+          payment_method?:
+            | 'pm_card_visa'
+            | 'pm_card_mastercard'
+            | 'pm_card_amex'
+            | 'pm_card_chargeDeclined'
+            | 'pm_card_chargeDeclinedInsufficientFunds'
+            | 'pm_card_threeDSecureRequired';
           /** @description Key/value pairs, at most 5120 bytes serialized */
           metadata?: {
             [key: string]: unknown;
@@ -36213,6 +36464,149 @@ export interface operations {
       };
     };
   };
+  postTestClocksTestClockIdSubscriptionsSubscriptionIdFailNextRenewal: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays within the retention window return the first response with 200 */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        test_clock_id: string;
+        subscription_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description mrc_ identifier */
+          merchant_id?: string;
+          /**
+           * @description The failure_code the next renewal declines with (the sandbox declines the charge so)
+           * @default insufficient_funds
+           * @enum {string}
+           */
+          failure_code?:
+            'insufficient_funds' | 'do_not_honor' | 'expired_card' | 'lost_or_stolen' | 'fraudulent' | 'invalid_number';
+          idempotency_key?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            success: true;
+            data: {
+              subscription_id: string;
+              test_clock_id: string;
+              /**
+               * @description The failure_code the next renewal declines with (the sandbox declines the charge so)
+               * @enum {string}
+               */
+              failure_code:
+                | 'insufficient_funds'
+                | 'do_not_honor'
+                | 'expired_card'
+                | 'lost_or_stolen'
+                | 'fraudulent'
+                | 'invalid_number';
+            };
+            request_id: string;
+            /** Format: date-time */
+            timestamp: string;
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authentication_error: missing, malformed or invalid key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authorization_error: missing scope, wrong key kind or merchant outside the key */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description not_found_error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description conflict_error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate_limit_error (see Retry-After and RateLimit-* headers) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error: a payment provider or the workflow service was unreachable (retry with backoff) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getMerchantSubscriptionsIdTestClock: {
     parameters: {
       query?: never;
@@ -36433,6 +36827,136 @@ export interface operations {
       };
       /** @description business_rule_error */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate_limit_error (see Retry-After and RateLimit-* headers) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error: a payment provider or the workflow service was unreachable (retry with backoff) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postMerchantTestClocksTestClockIdSubscriptionsSubscriptionIdFailNextRenewal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        test_clock_id: string;
+        subscription_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description The failure_code the next renewal declines with (the sandbox declines the charge so)
+           * @default insufficient_funds
+           * @enum {string}
+           */
+          failure_code?:
+            'insufficient_funds' | 'do_not_honor' | 'expired_card' | 'lost_or_stolen' | 'fraudulent' | 'invalid_number';
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            subscription_id: string;
+            test_clock_id: string;
+            /**
+             * @description The failure_code the next renewal declines with (the sandbox declines the charge so)
+             * @enum {string}
+             */
+            failure_code:
+              | 'insufficient_funds'
+              | 'do_not_honor'
+              | 'expired_card'
+              | 'lost_or_stolen'
+              | 'fraudulent'
+              | 'invalid_number';
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authentication_error: missing, malformed or invalid key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authorization_error: missing scope, wrong key kind or merchant outside the key */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description not_found_error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description conflict_error */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -40615,6 +41139,187 @@ export interface operations {
       };
     };
   };
+  postMerchantProducts: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays within the retention window return the first response with 200 */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          /** @enum {string} */
+          type: 'one_time' | 'recurring';
+          /** @enum {string} */
+          status: 'active' | 'archived';
+          /** @description pfa_ identifier */
+          product_family_id?: string | null;
+          /** @description Position in the family; higher is a superior plan */
+          tier_order?: number | null;
+          description?: string | null;
+          /** @description Key/value pairs, at most 5120 bytes serialized */
+          metadata?: {
+            [key: string]: unknown;
+          } | null;
+          idempotency_key?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            merchant_id: string;
+            product_family_id: string | null;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            type: 'one_time' | 'recurring';
+            tier_order: number | null;
+            /** @enum {string} */
+            status: 'active' | 'archived';
+            metadata: {
+              [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            merchant_id: string;
+            product_family_id: string | null;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            type: 'one_time' | 'recurring';
+            tier_order: number | null;
+            /** @enum {string} */
+            status: 'active' | 'archived';
+            metadata: {
+              [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authentication_error: missing, malformed or invalid key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authorization_error: missing scope, wrong key kind or merchant outside the key */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description not_found_error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description conflict_error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate_limit_error (see Retry-After and RateLimit-* headers) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error: a payment provider or the workflow service was unreachable (retry with backoff) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getMerchantOffers: {
     parameters: {
       query?: {
@@ -40674,6 +41379,261 @@ export interface operations {
               updated_at: string;
             }[];
             meta: components['schemas']['Pagination'];
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authentication_error: missing, malformed or invalid key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authorization_error: missing scope, wrong key kind or merchant outside the key */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description not_found_error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description conflict_error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate_limit_error (see Retry-After and RateLimit-* headers) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error: a payment provider or the workflow service was unreachable (retry with backoff) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postMerchantOffers: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays within the retention window return the first response with 200 */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description prd_ identifier */
+          product_id: string;
+          name: string;
+          /** @description Lowercase letters, digits and dashes; unique per product among live offers */
+          slug: string;
+          /** @enum {string} */
+          billing_cycle: 'daily' | 'biweekly' | 'monthly' | 'quarterly' | 'half_yearly' | 'yearly' | 'custom' | 'none';
+          /** @enum {string} */
+          status: 'active' | 'archived';
+          prices: {
+            /**
+             * Format: iso-4217
+             * @description ISO 4217
+             */
+            currency: string;
+            /** @description The price per cycle (or of the one-time offer). In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
+            amount: number;
+            /** @description The first charge, when it differs from amount (null: amount). In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
+            first_charge_amount?: number | null;
+            is_default?: boolean;
+          }[];
+          description?: string | null;
+          /** @description Period in days; required when billing_cycle is custom */
+          custom_billing_days?: number | null;
+          /** @description Maximum number of charges; null = until cancelled */
+          cycle_limit?: number | null;
+          /** @default false */
+          free_trial?: boolean;
+          /** @description Required when free_trial is true */
+          trial_days?: number | null;
+          /** @default false */
+          setup_charge?: boolean;
+          /** @default false */
+          renew_after_cycle_limit?: boolean;
+          /** @description ofr_ identifier */
+          renewal_offer_id?: string | null;
+          /** @default false */
+          is_default?: boolean;
+          idempotency_key?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Replay: the first response to this Idempotency-Key */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            product_id: string;
+            name: string;
+            slug: string;
+            description: string | null;
+            /** @enum {string} */
+            billing_cycle:
+              'daily' | 'biweekly' | 'monthly' | 'quarterly' | 'half_yearly' | 'yearly' | 'custom' | 'none';
+            custom_billing_days: number | null;
+            cycle_limit: number | null;
+            free_trial: boolean;
+            trial_days: number | null;
+            setup_charge: boolean;
+            renew_after_cycle_limit: boolean;
+            renewal_offer_id: string | null;
+            is_default: boolean;
+            /** @enum {string} */
+            status: 'active' | 'archived';
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+            prices: {
+              id: string;
+              offer_id: string;
+              currency: string;
+              /** @description The price per cycle (or of the one-time offer). In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
+              amount: number;
+              /** @description The first charge, when it differs from amount (null: amount). In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
+              first_charge_amount: number | null;
+              is_default: boolean;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              updated_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            product_id: string;
+            name: string;
+            slug: string;
+            description: string | null;
+            /** @enum {string} */
+            billing_cycle:
+              'daily' | 'biweekly' | 'monthly' | 'quarterly' | 'half_yearly' | 'yearly' | 'custom' | 'none';
+            custom_billing_days: number | null;
+            cycle_limit: number | null;
+            free_trial: boolean;
+            trial_days: number | null;
+            setup_charge: boolean;
+            renew_after_cycle_limit: boolean;
+            renewal_offer_id: string | null;
+            is_default: boolean;
+            /** @enum {string} */
+            status: 'active' | 'archived';
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+            prices: {
+              id: string;
+              offer_id: string;
+              currency: string;
+              /** @description The price per cycle (or of the one-time offer). In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
+              amount: number;
+              /** @description The first charge, when it differs from amount (null: amount). In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
+              first_charge_amount: number | null;
+              is_default: boolean;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              updated_at: string;
+            }[];
           };
         };
       };
@@ -40943,6 +41903,956 @@ export interface operations {
             /** @description The pair's transition when one exists (even if it did not decide) */
             offer_transition_id: string | null;
             product_family_id: string;
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authentication_error: missing, malformed or invalid key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authorization_error: missing scope, wrong key kind or merchant outside the key */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description not_found_error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description conflict_error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate_limit_error (see Retry-After and RateLimit-* headers) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error: a payment provider or the workflow service was unreachable (retry with backoff) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getMerchantProductsProductId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        productId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            merchant_id: string;
+            product_family_id: string | null;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            type: 'one_time' | 'recurring';
+            tier_order: number | null;
+            /** @enum {string} */
+            status: 'active' | 'archived';
+            metadata: {
+              [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authentication_error: missing, malformed or invalid key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authorization_error: missing scope, wrong key kind or merchant outside the key */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description not_found_error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description conflict_error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate_limit_error (see Retry-After and RateLimit-* headers) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error: a payment provider or the workflow service was unreachable (retry with backoff) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getMerchantOffersOfferIdPrices: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        currency?: string;
+        is_default?: boolean;
+      };
+      header?: never;
+      path: {
+        offerId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              id: string;
+              offer_id: string;
+              currency: string;
+              /** @description The price per cycle (or of the one-time offer). In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
+              amount: number;
+              /** @description The first charge, when it differs from amount (null: amount). In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
+              first_charge_amount: number | null;
+              is_default: boolean;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              updated_at: string;
+            }[];
+            meta: components['schemas']['Pagination'];
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authentication_error: missing, malformed or invalid key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authorization_error: missing scope, wrong key kind or merchant outside the key */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description not_found_error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description conflict_error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate_limit_error (see Retry-After and RateLimit-* headers) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error: a payment provider or the workflow service was unreachable (retry with backoff) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postMerchantCheckoutSessions: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays within the retention window return the first response with 200 */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description ofr_ identifier */
+          offer_id: string;
+          /** @description cust_ identifier */
+          customer_id?: string;
+          customer?: {
+            /** Format: email */
+            email: string;
+            name: string;
+            /** @description E.164, at least 10 digits */
+            phone: string;
+            /** @enum {string} */
+            document_type: 'cpf' | 'cnpj' | 'passport' | 'tax_id';
+            document_number: string;
+            billing_address: {
+              line_1: string;
+              line_2?: string;
+              zip_code: string;
+              city: string;
+              state: string;
+              /**
+               * Format: iso-3166-alpha-2
+               * @description ISO 3166-1 alpha-2
+               */
+              country: string;
+            };
+            /** @description Key/value pairs, at most 5120 bytes serialized */
+            metadata?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description A test clock of the merchant: the customer's subscriptions run on it. Set at creation only: with the e-mail of an existing customer that is not on this clock, 400 */
+            test_clock_id?: string | null;
+          };
+          /**
+           * Format: iso-4217
+           * @description ISO 4217
+           */
+          selected_currency?: string;
+          /** @description Caller's reference, unique per merchant */
+          external_session_id?: string;
+          /**
+           * Format: date-time
+           * @description ISO 8601; must be in the future
+           */
+          expires_at?: string;
+          items?: {
+            /** @description ofr_ identifier */
+            offer_id: string;
+            /** @default 1 */
+            quantity?: number;
+            /** @default 1 */
+            installments?: number;
+          }[];
+          idempotency_key?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            merchant_id: string;
+            offer_id: string;
+            customer_id: string | null;
+            customer_email: string | null;
+            customer_name: string | null;
+            selected_currency: string | null;
+            /** @enum {string} */
+            status: 'initiated' | 'customer_identified' | 'payment_pending' | 'completed' | 'expired' | 'abandoned';
+            external_session_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+            items?: {
+              id: string;
+              checkout_session_id: string;
+              offer_id: string;
+              currency: string;
+              /** @description The price of one unit, snapshot from the offer price when the item was added. In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
+              amount: number;
+              /** @description The first charge, when it differs from amount. In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
+              first_charge_amount: number | null;
+              quantity: number;
+              installments: number;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              created_at: string;
+            }[];
+            events?: {
+              id: string;
+              checkout_session_id: string;
+              event_type: string;
+              source_url: string | null;
+              utm_source: string | null;
+              utm_medium: string | null;
+              utm_campaign: string | null;
+              ip_address: string | null;
+              user_agent: string | null;
+              metadata: {
+                [key: string]: unknown;
+              } | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              created_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            merchant_id: string;
+            offer_id: string;
+            customer_id: string | null;
+            customer_email: string | null;
+            customer_name: string | null;
+            selected_currency: string | null;
+            /** @enum {string} */
+            status: 'initiated' | 'customer_identified' | 'payment_pending' | 'completed' | 'expired' | 'abandoned';
+            external_session_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+            items?: {
+              id: string;
+              checkout_session_id: string;
+              offer_id: string;
+              currency: string;
+              /** @description The price of one unit, snapshot from the offer price when the item was added. In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
+              amount: number;
+              /** @description The first charge, when it differs from amount. In the currency's minor units, an integer: 1000 = 10.00 in a two-decimal currency such as BRL or USD (1000 = 1,000 in JPY, which has no minor unit). */
+              first_charge_amount: number | null;
+              quantity: number;
+              installments: number;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              created_at: string;
+            }[];
+            events?: {
+              id: string;
+              checkout_session_id: string;
+              event_type: string;
+              source_url: string | null;
+              utm_source: string | null;
+              utm_medium: string | null;
+              utm_campaign: string | null;
+              ip_address: string | null;
+              user_agent: string | null;
+              metadata: {
+                [key: string]: unknown;
+              } | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              created_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authentication_error: missing, malformed or invalid key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authorization_error: missing scope, wrong key kind or merchant outside the key */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description not_found_error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description conflict_error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description business_rule_error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate_limit_error (see Retry-After and RateLimit-* headers) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error: a payment provider or the workflow service was unreachable (retry with backoff) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getMerchantCustomers: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        q?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              id: string;
+              merchant_id: string;
+              email: string | null;
+              name: string | null;
+              phone: string | null;
+              /** @enum {string|null} */
+              document_type: 'cpf' | 'cnpj' | 'passport' | 'tax_id' | null;
+              metadata: {
+                [key: string]: unknown;
+              } | null;
+              /** @description The test clock its subscriptions run on; absent for a customer on real time */
+              test_clock_id?: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              updated_at: string;
+            }[];
+            meta: components['schemas']['Pagination'];
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authentication_error: missing, malformed or invalid key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authorization_error: missing scope, wrong key kind or merchant outside the key */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description not_found_error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description conflict_error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate_limit_error (see Retry-After and RateLimit-* headers) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error: a payment provider or the workflow service was unreachable (retry with backoff) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getMerchantCustomersCustomerId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        customerId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            merchant_id: string;
+            email: string | null;
+            name: string | null;
+            phone: string | null;
+            /** @enum {string|null} */
+            document_type: 'cpf' | 'cnpj' | 'passport' | 'tax_id' | null;
+            metadata: {
+              [key: string]: unknown;
+            } | null;
+            /** @description The test clock its subscriptions run on; absent for a customer on real time */
+            test_clock_id?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authentication_error: missing, malformed or invalid key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authorization_error: missing scope, wrong key kind or merchant outside the key */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description not_found_error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description conflict_error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate_limit_error (see Retry-After and RateLimit-* headers) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error: a payment provider or the workflow service was unreachable (retry with backoff) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getMerchantTestClocksTestClockId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        test_clock_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            merchant_id: string;
+            name: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            frozen_time: string;
+            /**
+             * @description advancing until every subscription of the clock has done all the work due up to frozen_time
+             * @enum {string}
+             */
+            status: 'ready' | 'advancing';
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
           };
         };
       };

@@ -19,6 +19,9 @@ import { ConnectorDetail, ConnectorList, NewConnector } from './pages/connectors
 import { RoutingProfileDetail, RoutingProfiles } from './pages/routing';
 import { Overview } from './pages/overview';
 import { Activity } from './pages/activity';
+import { ApiKeys } from './pages/api-keys';
+import { CustomerDetail, CustomerList } from './pages/customers';
+import { Catalog, CatalogProduct } from './pages/catalog';
 
 const PUBLIC_PAGES = ['/sign-in', '/forgot-password', '/reset-password', '/accept-invitation'];
 
@@ -27,10 +30,13 @@ const NAV: [string, string][] = [
   ['/subscriptions', 'Subscriptions'],
   ['/payments', 'Payments'],
   ['/orders', 'Orders'],
+  ['/customers', 'Customers'],
+  ['/catalog', 'Catalog'],
   ['/webhooks', 'Webhooks'],
   ['/connectors', 'Connectors'],
   ['/routing', 'Routing'],
   ['/team', 'Team'],
+  ['/api-keys', 'API keys'],
   ['/activity', 'Activity'],
 ];
 
@@ -126,6 +132,11 @@ function Page(props: { path: string }): JSX.Element {
   if (match('/routing', path)) return <RoutingProfiles />;
   if (match('/team', path)) return <Team />;
   if (match('/activity', path)) return <Activity />;
+  if (match('/api-keys', path)) return <ApiKeys />;
+  if ((params = match('/customers/:id', path))) return <CustomerDetail id={params.id} />;
+  if (match('/customers', path)) return <CustomerList />;
+  if ((params = match('/catalog/:id', path))) return <CatalogProduct id={params.id} />;
+  if (match('/catalog', path)) return <Catalog />;
   if (match('/account', path)) return <ChangePassword />;
   return (
     <>

@@ -290,6 +290,7 @@
     var body = {};
     if (options.paymentMethod) body.paymentMethod = options.paymentMethod;
     if (options.paymentInstrumentId) body.paymentInstrumentId = options.paymentInstrumentId;
+    if (options.returnUrl) body.returnUrl = options.returnUrl;
     return api('POST', '/sessions/' + encodeURIComponent(session.sessionId) + '/checkout/confirm', body);
   }
 

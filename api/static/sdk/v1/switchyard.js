@@ -16,6 +16,12 @@
  *   const pix = await card.confirmCheckout({ paymentMethod: 'pix' }); // outcome 'pending', paymentInstructions
  *   const saved = await card.confirmCheckout({ paymentInstrumentId: 'pi_…' }); // one of checkout().savedInstruments
  *
+ * 3-D Secure: pass a returnUrl (this page, or another page of the merchant's website). A card the issuer challenges
+ * answers outcome 'pending' with nextAction, and the SDK sends the browser to nextAction.url (the bank's page);
+ * afterwards the bank sends it back to returnUrl?transaction_id=…, where returnedPayment() reads how it ended.
+ *   const payment = await card.confirmCheckout({ returnUrl: location.origin + location.pathname });
+ *   const back = await card.returnedPayment();   // null unless this page is that return; else the payment
+ *
  * Card fields live in an iframe served by the API origin: this page never sees the card number or the CVC,
  * only the non-sensitive results. Messages are exchanged by postMessage and checked by origin, source window
  * and a per-frame channel id on both sides.
@@ -31,6 +37,11 @@
     var bytes = new Uint8Array(16);
     global.crypto.getRandomValues(bytes);
     return Array.prototype.map.call(bytes, function (b) { return ('0' + b.toString(16)).slice(-2); }).join('');
+  }
+
+  /** Leaves for the bank's page: only a web address, never a script URL, is followed. */
+  function redirectTo(url) {
+    if (/^https?:\/\//.test(url)) global.location.assign(url);
   }
 
   function CardElement(frame, channel) {
@@ -125,14 +136,31 @@
   /**
    * Pays the session's checkout (POST /sessions/:id/checkout/confirm) with the card tokenized last, or with
    * { paymentMethod: 'pix' | 'boleto' | 'debit_card' }. Resolves with the outcome: succeeded, pending, declined,
-   * failed or expired (message in plain words); rejects on 4xx/5xx (error.code, error.status).
+   * failed or expired (message in plain words); rejects on 4xx/5xx (error.code, error.status). With a returnUrl, a
+   * challenged card (outcome pending, nextAction) resolves and the browser is sent to the bank's challenge page.
    */
   CardElement.prototype.confirmCheckout = function (options) {
     options = options || {};
     var payload = {};
     if (options.paymentMethod) payload.paymentMethod = options.paymentMethod;
     if (options.paymentInstrumentId) payload.paymentInstrumentId = options.paymentInstrumentId;
-    return this._request('confirmCheckout', payload);
+    if (options.returnUrl) payload.returnUrl = options.returnUrl;
+    return this._request('confirmCheckout', payload).then(function (payment) {
+      if (options.returnUrl && payment.nextAction) redirectTo(payment.nextAction.url);
+      return payment;
+    });
+  };
+
+  /**
+   * On the page a 3-D Secure challenge returned to (?transaction_id=…): resolves with that payment of the session's
+   * checkout as it stands (succeeded, failed with failureCode authentication_failed, …); null on any other visit.
+   */
+  CardElement.prototype.returnedPayment = function () {
+    var transactionId = new URLSearchParams(global.location.search).get('transaction_id');
+    if (!transactionId) return Promise.resolve(null);
+    return this.checkout().then(function (view) {
+      return view.payment && view.payment.transactionId === transactionId ? view.payment : null;
+    });
   };
 
   /** GET /sessions/checkout for the session's checkout. */

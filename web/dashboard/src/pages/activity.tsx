@@ -1,12 +1,12 @@
 /**
  * Activity: who did what on the merchant (GET /merchant/activity), newest first — keys minted, rolled and revoked,
  * members invited, changed and removed, connectors, routing, webhook endpoints and test clocks changed — with the
- * actor and what changed. Every member reads it.
+ * actor by name and what changed. Every member reads it.
  */
 import type { Item } from '../api';
 import { when, label } from '../format';
 import { DataTable, usePagedList } from '../list';
-import { currentSession } from '../session';
+import { useActorNames } from '../names';
 import { PageHeader } from '../ui';
 
 type ActivityRecord = Item<'getMerchantActivity'>;
@@ -25,12 +25,6 @@ function isMove(value: unknown): value is { from: unknown; to: unknown } {
   return typeof value === 'object' && value !== null && 'from' in value && 'to' in value;
 }
 
-function actorText(actor: ActivityRecord['actor']): string {
-  if (actor.type === 'system') return 'Switchyard';
-  if (actor.type === 'api_key') return `API key ${actor.id ?? ''}`;
-  return actor.id === currentSession()?.user.id ? 'You' : `Dashboard user ${actor.id ?? ''}`;
-}
-
 function Changes(props: { changes: ActivityRecord['changes'] }) {
   const entries = Object.entries(props.changes ?? {});
   if (entries.length === 0) return <>—</>;
@@ -47,6 +41,7 @@ function Changes(props: { changes: ActivityRecord['changes'] }) {
 
 export function Activity() {
   const list = usePagedList<ActivityRecord>('/merchant/activity');
+  const actorText = useActorNames();
   return (
     <>
       <PageHeader title="Activity" />

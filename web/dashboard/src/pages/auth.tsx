@@ -1,6 +1,6 @@
 /** Signing in and the password pages: merchant login, invitation, forgot/reset, change password. */
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { ApiError, call, publicCall, scheduleRefresh, withTokens, type Answer } from '../api';
 import { navigate } from '../router';
 import { currentSession, setSession } from '../session';
@@ -24,11 +24,50 @@ function AuthCard(props: { title: string; children: ComponentChildren }) {
   );
 }
 
+type AccountChoice = Extract<MerchantLogin, { choose_account: unknown }>['choose_account'];
+
+/** The accounts an e-mail and password open in several organizations: the person picks the one to enter. */
+function ChooseAccount(props: { accounts: AccountChoice; busy: boolean; choose: (accountId: string) => void }) {
+  return (
+    <section aria-labelledby="choose-account">
+      <h2 id="choose-account">Choose an account</h2>
+      <p>This e-mail has an account in several organizations. Which one do you want to enter?</p>
+      <ul class="plain choices">
+        {props.accounts.map((account) => (
+          <li key={account.account_id}>
+            <button
+              type="button"
+              class="secondary"
+              disabled={props.busy}
+              onClick={() => props.choose(account.account_id)}
+            >
+              {account.organization_name}
+              {account.merchants.length > 0 && ` — ${account.merchants.map((m) => m.merchant_name).join(', ')}`}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 export function SignIn(props: { reason?: string }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const { busy, error, submit } = useSubmit(async () => {
-    const login = await publicCall<MerchantLogin>('POST', '/auth/merchant/login', { email, password });
+  const [accounts, setAccounts] = useState<AccountChoice | null>(null);
+  // The chosen account goes with the same e-mail and password: choosing sends the (hidden) form again.
+  const chosen = useRef<string | undefined>(undefined);
+  const form = useRef<HTMLFormElement>(null);
+  const { busy, error, submit, setError } = useSubmit(async () => {
+    const login = await publicCall<MerchantLogin>('POST', '/auth/merchant/login', {
+      email,
+      password,
+      ...(chosen.current ? { account_id: chosen.current } : {}),
+    });
+    if ('choose_account' in login) {
+      setAccounts(login.choose_account);
+      return;
+    }
     const active = login.user.merchants.filter((membership) => membership.status === 'active');
     if (active.length === 0) throw new Error('Your account has no active merchant membership yet.');
     const remembered = localStorage.getItem(`switchyard.dashboard.merchant.${login.user.id}`);
@@ -39,10 +78,19 @@ export function SignIn(props: { reason?: string }) {
     const next = new URLSearchParams(location.search).get('next');
     navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/overview', true);
   });
+  const choose = (accountId: string) => {
+    chosen.current = accountId;
+    form.current?.requestSubmit();
+  };
+  const restart = () => {
+    setAccounts(null);
+    chosen.current = undefined;
+    setError(null);
+  };
   return (
     <AuthCard title="Sign in to your merchant Dashboard">
       {props.reason && <Notice>{props.reason}</Notice>}
-      <form onSubmit={submit} noValidate={false}>
+      <form ref={form} onSubmit={submit} noValidate={false} hidden={accounts !== null}>
         <Field label="E-mail">
           {(a) => (
             <input
@@ -51,7 +99,7 @@ export function SignIn(props: { reason?: string }) {
               autoComplete="username"
               required
               value={email}
-              onInput={(e) => setEmail(inputValue(e))}
+              onInput={(e) => (setEmail(inputValue(e)), restart())}
             />
           )}
         </Field>
@@ -63,17 +111,24 @@ export function SignIn(props: { reason?: string }) {
               autoComplete="current-password"
               required
               value={password}
-              onInput={(e) => setPassword(inputValue(e))}
+              onInput={(e) => (setPassword(inputValue(e)), restart())}
             />
           )}
         </Field>
-        <ErrorNote error={error} />
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      {accounts && <ChooseAccount accounts={accounts} busy={busy} choose={choose} />}
+      <ErrorNote error={error} />
       <p class="aside">
-        <Link to="/forgot-password">Forgot your password?</Link>
+        {accounts ? (
+          <button type="button" class="secondary" onClick={restart}>
+            Use another e-mail
+          </button>
+        ) : (
+          <Link to="/forgot-password">Forgot your password?</Link>
+        )}
       </p>
     </AuthCard>
   );

@@ -6,6 +6,7 @@
  * The list shows what the hosted checkout offers, from routing, so adding a connector never changes what buyers
  * see without staff seeing it here.
  */
+import { useProviderName } from '../providers';
 import { useState } from 'preact/hooks';
 import { call, type Item } from '../api';
 import { label, when } from '../format';
@@ -19,6 +20,7 @@ import { type CredentialCheck, ManageConnector, CheckResult } from './connectors
 export { NewConnector } from './connectors/new-connector';
 
 export function ConnectorList() {
+  const providerName = useProviderName();
   const list = usePagedList<Connector>('/merchant/connectors');
   const deleted = new URLSearchParams(location.search).get('deleted');
   return (
@@ -43,7 +45,7 @@ export function ConnectorList() {
             <td>
               <Link to={`/connectors/${c.id}`}>{c.name}</Link>
             </td>
-            <td>{c.provider_slug}</td>
+            <td>{providerName(c.provider_slug)}</td>
             <td>
               <Chip status={c.is_active} text={c.is_active ? 'Active' : 'Inactive'} />
             </td>
@@ -66,6 +68,7 @@ type Inbound = Item<'getMerchantConnectorsConnectorIdWebhooksInbounds'>;
 type Invalid = Item<'getMerchantConnectorsConnectorIdWebhooksInvalid'>;
 
 export function ConnectorDetail(props: { id: string }) {
+  const providerName = useProviderName();
   const loaded = useLoad(() => call<Connector>('GET', `/merchant/connectors/${props.id}`), [props.id]);
   const inbound = usePagedList<Inbound>(`/merchant/connectors/${props.id}/webhooks/inbounds`, {}, 10);
   const invalid = usePagedList<Invalid>(`/merchant/connectors/${props.id}/webhooks/invalid`, {}, 10);
@@ -116,7 +119,7 @@ export function ConnectorDetail(props: { id: string }) {
       <Facts
         items={[
           ['Connector id', <code>{c.id}</code>],
-          ['Provider', c.provider_slug],
+          ['Provider', providerName(c.provider_slug)],
           ['Authentication', c.auth_method === 'oauth2' ? 'OAuth 2 client' : 'API key'],
           ['Mode', c.is_test_mode ? 'Test' : 'Live'],
           ['Country', c.country_code ?? 'Any'],

@@ -103,6 +103,7 @@ export function RoutingProfileDetail(props: { id: string }) {
     base,
     connectors: options,
     index,
+    byId: new Map(nodes.data.data.map((node) => [node.id, node])),
     manage: canManageMerchant(),
     changed: (text) => {
       setError(null);

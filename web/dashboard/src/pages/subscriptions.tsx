@@ -3,7 +3,7 @@
  * transition timeline (who did what) and the operations its state allows, each disabled with the reason.
  */
 import { useState } from 'preact/hooks';
-import { call, query, type Item, type Page } from '../api';
+import { call, query, type Answer, type Item, type Page } from '../api';
 import { PaymentChip, type Transaction } from './transactions/common';
 import { FilterBar, customerSearch, type FilterSpec } from '../filters';
 import { livemodeParam } from '../mode';
@@ -13,9 +13,11 @@ import { Chip, ErrorNote, Facts, Link, Notice, PageHeader, useLoad } from '../ui
 import type { Subscription } from './subscriptions/model';
 import { PaymentMethod, ChangeOfferFields, ChangeInstrumentFields } from './subscriptions/change-fields';
 import { TestClockPanel } from './subscriptions/test-clock';
+import { ClockBadge } from '../clock';
 import { Operation, ReasonField } from './subscriptions/operation';
 
 type Transition = Item<'getMerchantSubscriptionsIdTransitions'>;
+type ClockAnswer = Answer<'getMerchantSubscriptionsIdTestClock'>;
 
 const filterSpecs: FilterSpec[] = [
   {
@@ -107,6 +109,8 @@ export function SubscriptionDetail(props: { id: string }) {
     [props.id],
   );
   const charges = useLoad(() => chargesOf(props.id), [props.id]);
+  const clock = useLoad(() => call<ClockAnswer>('GET', `/merchant/subscriptions/${props.id}/test-clock`), [props.id]);
+  const onClock = clock.state === 'ready' ? clock.data.test_clock : null;
   const [message, setMessage] = useState<string | null>(null);
   const [cancelReason, setCancelReason] = useState('');
   const [pauseReason, setPauseReason] = useState('');
@@ -136,6 +140,7 @@ export function SubscriptionDetail(props: { id: string }) {
         <span data-testid="subscription-status">
           <Chip status={sub.status} />
         </span>
+        <ClockBadge clock={onClock} />
         {sub.cancel_at_period_end && (
           <span class="chip warn" data-testid="cancel-at-period-end">
             Cancels {day(sub.current_period_end)}
@@ -192,12 +197,19 @@ export function SubscriptionDetail(props: { id: string }) {
         sub={sub}
         advanced={() => {
           loaded.reload();
+          clock.reload();
           transitions.reload();
           charges.reload();
         }}
       />
       <section aria-labelledby="charges">
         <h2 id="charges">Charges</h2>
+        {onClock && (
+          <p class="hint">
+            Dates in real time: a charge is dated when it ran, while the periods and history above are in the test
+            clock’s time.
+          </p>
+        )}
         <ListState loaded={charges} what="the charges" empty={<p>No charge yet.</p>}>
           {(items) => (
             <ul class="plain">

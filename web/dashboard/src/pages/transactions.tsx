@@ -9,6 +9,7 @@ import { Chip, ErrorNote, Facts, Link, PageHeader, useLoad } from '../ui';
 import { TRANSACTION_STATUSES } from '../transaction-rules';
 import { type Transaction, filtered, PaymentChip, CustomerName, type Refund } from './transactions/common';
 import { Operations } from './transactions/operations';
+import { ThreeDsLine } from './transactions/three-ds';
 import { FailureHeadline } from '../failure-reason';
 
 export { OrderDetail, OrderList } from './transactions/orders';
@@ -145,8 +146,8 @@ export function TransactionDetail(props: { id: string }) {
                     Connector {a.connector_name ?? a.connector_id} · {when(a.started_at)}
                     {a.error_code && ` · ${a.error_category ?? 'error'}: ${a.error_code}`}
                     {a.provider_code && ` (provider code ${a.provider_code})`}
-                    {a.three_ds_status && ` · 3DS ${a.three_ds_status}`}
                   </p>
+                  <ThreeDsLine threeDs={a.three_ds} />
                 </li>
               ))}
             </ol>

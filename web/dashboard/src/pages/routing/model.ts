@@ -12,13 +12,15 @@ export const METHODS = ['*', 'credit_card', 'debit_card', 'pix', 'boleto', 'wall
 
 export const methodName = (method: string) => (method === '*' ? 'Every method (*)' : label(method));
 
-export const showValue = (value: unknown) => JSON.stringify(value);
+export { showValue } from './amounts';
 
 /** What every tree edit needs: the profile's base path, the connectors to pick from, and a reload after a change. */
 export interface TreeContext {
   base: string;
   connectors: ConnectorOption[];
   index: Map<string, RoutingNode[]>;
+  /** Every node by id (a condition's value reads the conditions above it). */
+  byId: Map<string, RoutingNode>;
   manage: boolean;
   changed: (message: string) => void;
   failed: (error: unknown) => void;

@@ -3,7 +3,8 @@ import { useState } from 'preact/hooks';
 import { call } from '../../api';
 import { label } from '../../format';
 import { Chip } from '../../ui';
-import { type RoutingNode, type TreeContext, showValue } from './model';
+import { type RoutingNode, type TreeContext } from './model';
+import { conditionValueText } from './amounts';
 import { AddNode, OPERATORS, ConditionForm } from './node-forms';
 
 export const listKey = (parent: string | null, branch: string | null) => (parent ? `${parent}:${branch}` : 'root');
@@ -23,7 +24,9 @@ export function siblingsIndex(nodes: RoutingNode[]): Map<string, RoutingNode[]> 
 export function SiblingList(props: { tree: TreeContext; parent: RoutingNode | null; branch: 'then' | 'else' | null }) {
   const { tree, parent, branch } = props;
   const siblings = tree.index.get(listKey(parent?.id ?? null, branch)) ?? [];
-  const where = parent ? `${branch === 'then' ? 'then' : 'otherwise'} of “${conditionText(parent)}”` : 'top level';
+  const where = parent
+    ? `${branch === 'then' ? 'then' : 'otherwise'} of “${conditionText(parent, tree.byId)}”`
+    : 'top level';
   return (
     <div class={parent ? 'tree-branch' : undefined}>
       {parent && <p class="meta">{branch === 'then' ? 'Then:' : 'Otherwise:'}</p>}
@@ -40,8 +43,8 @@ export function SiblingList(props: { tree: TreeContext; parent: RoutingNode | nu
   );
 }
 
-const conditionText = (node: RoutingNode) =>
-  `${label(node.condition_field)} ${OPERATORS[node.condition_operator ?? ''] ?? node.condition_operator} ${showValue(node.condition_value)}`;
+const conditionText = (node: RoutingNode, byId: Map<string, RoutingNode>) =>
+  `${label(node.condition_field)} ${OPERATORS[node.condition_operator ?? ''] ?? node.condition_operator} ${conditionValueText(node, byId)}`;
 
 function NodeView(props: { tree: TreeContext; node: RoutingNode; siblings: RoutingNode[]; at: number }) {
   const { tree, node, siblings, at } = props;
@@ -55,7 +58,9 @@ function NodeView(props: { tree: TreeContext; node: RoutingNode; siblings: Routi
     );
   };
   const title =
-    node.node_type === 'action' ? (node.connector_name ?? node.merchant_connector_id ?? '?') : conditionText(node);
+    node.node_type === 'action'
+      ? (node.connector_name ?? node.merchant_connector_id ?? '?')
+      : conditionText(node, tree.byId);
   const move = (by: number) => {
     const ids = siblings.map((s) => s.id);
     [ids[at], ids[at + by]] = [ids[at + by], ids[at]];

@@ -1,11 +1,23 @@
-/** A test-mode subscription's test clock: where it stands, and advancing it. */
+/** A test-mode subscription's test clock: where it stands, advancing it, and making the next renewal fail. */
 import { useState } from 'preact/hooks';
 import { call, type Answer } from '../../api';
 import { when } from '../../format';
-import { ErrorNote, Field, inputValue, useLoad, useSubmit } from '../../ui';
+import { ErrorNote, Field, inputValue, Notice, useLoad, useSubmit } from '../../ui';
 import type { Subscription } from './model';
 
 type TestClock = NonNullable<Answer<'getMerchantSubscriptionsIdTestClock'>['test_clock']>;
+type RenewalFailure = Answer<'postMerchantTestClocksTestClockIdSubscriptionsSubscriptionIdFailNextRenewal'>;
+type FailureCode = RenewalFailure['failure_code'];
+
+/** The failure_codes the API accepts (the first is its default). */
+const FAILURE_CODES: FailureCode[] = [
+  'insufficient_funds',
+  'do_not_honor',
+  'expired_card',
+  'lost_or_stolen',
+  'fraudulent',
+  'invalid_number',
+];
 
 const DAY_MS = 86_400_000;
 
@@ -14,6 +26,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * A subscription whose customer is on a test clock: the clock's time, and advancing it by a day, to the
  * next renewal or to a date. After an advance it waits until the clock is ready, then shows the subscription again.
+ * It can also make the next renewal decline once, with a chosen failure_code (the rules are the API's).
  */
 export function TestClockPanel(props: { sub: Subscription; advanced: () => void }) {
   const loaded = useLoad(
@@ -72,6 +85,41 @@ export function TestClockPanel(props: { sub: Subscription; advanced: () => void 
           ))}
         </div>
       </form>
+      <FailNextRenewal clockId={clock0.id} subscriptionId={props.sub.id} />
     </section>
+  );
+}
+
+function FailNextRenewal(props: { clockId: string; subscriptionId: string }) {
+  const [code, setCode] = useState<FailureCode>(FAILURE_CODES[0]);
+  const [armed, setArmed] = useState<RenewalFailure | null>(null);
+  const { busy, error, submit } = useSubmit(async () => {
+    setArmed(
+      await call<RenewalFailure>(
+        'POST',
+        `/merchant/test-clocks/${props.clockId}/subscriptions/${props.subscriptionId}/fail-next-renewal`,
+        { failure_code: code },
+      ),
+    );
+  });
+  return (
+    <form class="operation-form" onSubmit={submit} aria-label="Fail the next renewal">
+      <Field label="Failure code">
+        {(attributes) => (
+          <select {...attributes} value={code} onChange={(event) => setCode(inputValue(event) as FailureCode)}>
+            {FAILURE_CODES.map((option) => (
+              <option value={option}>{option}</option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <ErrorNote error={error} />
+      {armed && <Notice>The next renewal will decline with {armed.failure_code}, once.</Notice>}
+      <div class="button-row">
+        <button type="submit" class="secondary" disabled={busy}>
+          Fail the next renewal
+        </button>
+      </div>
+    </form>
   );
 }

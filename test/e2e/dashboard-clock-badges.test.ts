@@ -1,0 +1,64 @@
+/**
+ * Test-clock time is one time on the Dashboard, in headless Chromium: a subscription and a customer on a test clock
+ * show their dates in the clock's time, with a "Test clock" badge naming the clock's frozen time; the charges, dated
+ * in real time, say so. A customer in real time gets no badge.
+ */
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { createMerchantUser } from '../helpers/dashboard';
+import {
+  checkPage as checkWith,
+  openDashboardBrowser,
+  requireChromium,
+  signInThroughPage,
+  type DashboardBrowser,
+} from '../helpers/dashboard-browser';
+import { createTenant, customerInput } from '../helpers/factories';
+import { sellableOffer } from '../helpers/checkout';
+import { cascade } from '../helpers/transactions';
+import { api } from '../helpers/http';
+import { createClock, subscribeOnClock } from '../helpers/test-clocks';
+
+const JAN_31 = '2027-01-31T10:00:00.000Z';
+const shownDay = (iso: string) => new Intl.DateTimeFormat('en-US', { dateStyle: 'medium' }).format(new Date(iso));
+
+describe('Merchant Dashboard test-clock badges in headless Chromium (e2e)', function () {
+  this.timeout(240_000);
+  let browser: DashboardBrowser;
+  let page: Page;
+
+  before(async function () {
+    requireChromium(this);
+    browser = await openDashboardBrowser();
+    page = await browser.newPage();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('a subscription and a customer on a test clock show the clock badge with its frozen time; a real-time customer has none', async () => {
+    const tenant = await createTenant();
+    await cascade(tenant, ['provider_a']);
+    const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
+    const clock = await createClock(tenant, JAN_31);
+    const { offer } = await sellableOffer(tenant);
+    const { sub, customerId } = await subscribeOnClock(tenant, clock.id, offer.id);
+    const realTime = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput() });
+    expect(realTime.status, realTime.text).to.equal(201);
+
+    await page.goto(`${browser.base}/sign-in`);
+    await signInThroughPage(page, user.email, user.password);
+    await page.goto(`${browser.base}/subscriptions/${sub.id}`);
+    const badge = page.getByTestId('clock-badge').first();
+    await badge.getByText('Test clock').waitFor();
+    await badge.getByText(shownDay(JAN_31), { exact: false }).waitFor();
+    await page.getByText('Dates in real time', { exact: false }).waitFor();
+    await checkWith(page, 'subscription-clock-badge', browser.problems);
+
+    await page.goto(`${browser.base}/customers/${customerId}`);
+    await page.getByTestId('clock-badge').getByText(shownDay(JAN_31), { exact: false }).waitFor();
+    await page.goto(`${browser.base}/customers/${realTime.body.data.id}`);
+    await page.getByText('None (real time)').waitFor();
+    expect(await page.getByTestId('clock-badge').count()).to.equal(0);
+  });
+});
