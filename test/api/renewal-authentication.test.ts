@@ -6,7 +6,7 @@
  * renewal is paid and the subscription active again on its own calendar.
  */
 import { expect } from 'chai';
-import { createTenant, type Tenant } from '../helpers/factories';
+import { createTenant, giveWebsite, type Tenant } from '../helpers/factories';
 import { sellableOffer } from '../helpers/checkout';
 import { cascade } from '../helpers/transactions';
 import { waitForMail } from '../helpers/mail';
@@ -29,6 +29,8 @@ describe('renewal authentication link (hosted page)', () => {
   before(async function () {
     this.timeout(180_000);
     tenant = await createTenant();
+    // The customer's charge is challenged: 3-D Secure needs the merchant's website, an issuer's challenge too.
+    await giveWebsite(tenant);
     await cascade(tenant, ['provider_a'], { webhooks: false });
     const clock = await createClock(tenant, START);
     clockId = clock.id;

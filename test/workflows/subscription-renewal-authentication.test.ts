@@ -6,8 +6,9 @@
  * ignores (dunning ends as it does today). The challenge is the sandbox's real one, answered by a form POST.
  */
 import { expect } from 'chai';
-import { Client, type WorkflowHandle } from '@temporalio/client';
-import { transactionWorkflowId } from '../../workflows/transaction.shared';
+import type { WorkflowHandle } from '@temporalio/client';
+import { authenticationWorkflowId, transactionWorkflowId } from '../../workflows/transaction.shared';
+import { transactionAuthenticationWorkflow } from '../../workflows/transaction-authentication';
 import {
   CustomerSchema,
   EventSchema,
@@ -21,6 +22,9 @@ import { authenticateRenewalUpdate, viewQuery } from '../../workflows/subscripti
 import { AUTHENTICATION_LINK_INVALID, refuseAuthentication } from '../../workflows/lib/subscription-rules';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';
+import { vaultSettingsOf } from '../../activities/vault';
+import { createTenant, giveWebsite } from '../helpers/factories';
+import { cascade } from '../helpers/transactions';
 import { sleepPast } from '../helpers/time-skipping';
 import {
   renewalCharges,
@@ -32,6 +36,8 @@ import {
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
+/** The customer's challenge window (THREE_DS_CHALLENGE_MINUTES' default). */
+const CHALLENGE_MS = 15 * MINUTE;
 const AUTHENTICATE_EVERY_CHARGE = { number: '4000002760003184', cvc: '123', brand: 'visa' };
 
 const actionEvents = (sub: Subscribed) =>
@@ -63,23 +69,69 @@ async function answerChallenge(sub: Subscribed, transactionId: string, outcome: 
 }
 
 describe('subscription renewal authentication (time-skipping test server)', () => {
-  const { server, serverNow, worker, start } = useSubscriptionWorkflows('test-renewal-authentication');
+  const {
+    server,
+    serverNow,
+    taskQueue,
+    worker: subscriptionWorker,
+    start,
+  } = useSubscriptionWorkflows('test-renewal-authentication');
+  /**
+   * The charge's activity stamps its challenge's deadline on the wall clock, and its wait compares it with the
+   * workflow's clock: on this server that clock runs ahead of the wall clock by every day the suite skipped, so a
+   * 15-minute window would be over (the charge's own wait would cancel the payment at once) before the test can
+   * replace that wait. A year outlasts what the suite skips.
+   */
+  const worker = () =>
+    subscriptionWorker(undefined, stack().orm, { ...vaultSettingsOf(stack().config), threeDsChallengeMs: 365 * DAY });
 
-  /** Opens the link (the Update the hosted page sends) and waits for the customer's charge to reach its challenge. */
-  async function startCustomerCharge(handle: WorkflowHandle, linkId: string): Promise<string> {
+  /**
+   * Opens the link (the Update the hosted page sends) and waits for the customer's charge to reach its challenge;
+   * then, as the 3-D Secure wait's own suite does, replaces the charge's wait (its abandoned child) with one the test
+   * starts, whose deadline is on this server's clock: the time-skipping server stops skipping time once a child
+   * completes after its parent has closed, and every later skip here would run in real time.
+   */
+  async function startCustomerCharge(sub: Subscribed, handle: WorkflowHandle, linkId: string) {
     const { transactionId } = await handle.executeUpdate(authenticateRenewalUpdate, { args: [{ linkId }] });
-    // A client that does not skip time while it waits: the provider call runs in real time, as it would.
-    const realTime = new Client({ connection: server.env.connection, namespace: server.env.namespace });
-    await realTime.workflow.getHandle(transactionWorkflowId(transactionId)).result();
-    return transactionId;
+    // The charge answers once the provider challenged it; its wait then waits for the customer, so the server must
+    // not skip time meanwhile: an extra lock outlasts the one the test client's result() lifts.
+    const testService = server.env.connection.testService;
+    if (!testService) throw new Error('The time-skipping server has a test service');
+    await testService.lockTimeSkipping({});
+    const charged = await server.env.client.workflow
+      .getHandle(transactionWorkflowId(transactionId))
+      .result()
+      .finally(() => testService.unlockTimeSkipping({}));
+    expect(charged).to.include({ status: 'pending' });
+    await server.env.client.workflow.getHandle(authenticationWorkflowId(transactionId)).terminate('test');
+    const { amount } = await stack().orm.em.fork().findOneOrFail(TransactionSchema, { id: transactionId });
+    const wait = await server.env.client.workflow.start(transactionAuthenticationWorkflow, {
+      workflowId: `test-${authenticationWorkflowId(transactionId)}`,
+      taskQueue: taskQueue(),
+      args: [
+        {
+          transactionId,
+          attemptNumber: 1,
+          attempt: { connectorId: sub.connector.id, providerSlug: 'provider_a', nodeId: null, threeDs: true },
+          amount: Number(amount),
+          capture: true,
+          expiresAt: new Date((await serverNow()).getTime() + CHALLENGE_MS).toISOString(),
+        },
+      ],
+    });
+    return { transactionId, wait };
   }
 
   /** A 14-day trial on the card; the trial's conversion (merchant-initiated) is declined authentication_required. */
   async function awaitingCustomer() {
+    // The customer's charge is challenged: 3-D Secure needs the merchant's website, an issuer's challenge too.
+    const tenant = await createTenant();
+    await giveWebsite(tenant);
+    const [connector] = await cascade(tenant, ['provider_a']);
     const sub = await subscribed(
       await serverNow(),
       { freeTrial: true, trialDays: 14 },
-      undefined,
+      { tenant, connector },
       AUTHENTICATE_EVERY_CHARGE,
     );
     const handle = await start(sub);
@@ -124,15 +176,14 @@ describe('subscription renewal authentication (time-skipping test server)', () =
       const token = new URL(event.action_required.url).searchParams.get('token')!;
       const link = readAuthenticationToken(stack().config.encryptionKeys, token)!;
       expect(link.subscriptionId).to.equal(sub.state.subscriptionId);
-      const { transactionId } = await handle.executeUpdate(authenticateRenewalUpdate, {
-        args: [{ linkId: link.linkId }],
+      const { transactionId, wait } = await startCustomerCharge(sub, handle, link.linkId);
+      // The link is single-use: the workflow refuses a second click.
+      const { state } = await handle.query(viewQuery);
+      expect(refuseAuthentication(state, link.linkId, (await serverNow()).getTime())).to.include({
+        code: AUTHENTICATION_LINK_INVALID,
       });
-      // The link is single-use: a second click starts nothing.
-      const again = await handle
-        .executeUpdate(authenticateRenewalUpdate, { args: [{ linkId: link.linkId }] })
-        .catch((e) => e);
-      expect(again).to.be.instanceOf(Error);
       await answerChallenge(sub, transactionId, 'authenticated');
+      expect(await wait.result()).to.include({ status: 'authorized' });
       await server.env.sleep(20 * MINUTE);
       expect((await handle.query(viewQuery)).state.status).to.equal('active');
       // Past every scheduled dunning retry: none charges the paid renewal again.
@@ -168,8 +219,9 @@ describe('subscription renewal authentication (time-skipping test server)', () =
       const [event] = await actionEvents(sub);
       const token = new URL(event.action_required.url).searchParams.get('token')!;
       const { linkId } = readAuthenticationToken(stack().config.encryptionKeys, token)!;
-      const transactionId = await startCustomerCharge(handle, linkId);
+      const { transactionId, wait } = await startCustomerCharge(sub, handle, linkId);
       await answerChallenge(sub, transactionId, 'failed');
+      expect(await wait.result()).to.include({ status: 'failed' });
       await server.env.sleep(20 * MINUTE);
       const view = await handle.query(viewQuery);
       expect([view.state.status, view.state.dunningAttempts, view.nextWakeReason]).to.deep.equal([
@@ -183,21 +235,22 @@ describe('subscription renewal authentication (time-skipping test server)', () =
   it('a customer who never answers: dunning ends as it does today (cancelled, dunning_exhausted), and the link is refused after', async function () {
     this.timeout(300_000);
     const { sub, handle } = await awaitingCustomer();
-    let linkId = '';
     await (
       await worker()
     ).runUntil(async () => {
       await sleepPast(server.env, sub.state.trialEnd!);
       const [event] = await actionEvents(sub);
-      linkId = readAuthenticationToken(
+      const { linkId } = readAuthenticationToken(
         stack().config.encryptionKeys,
         new URL(event.action_required.url).searchParams.get('token')!,
-      )!.linkId;
+      )!;
       await server.env.sleep(8 * DAY);
       expect(await handle.result()).to.equal('cancelled');
-    });
-    expect(refuseAuthentication((await handle.query(viewQuery)).state, linkId, Date.now())).to.include({
-      code: AUTHENTICATION_LINK_INVALID,
+      // A query is answered by a worker, even on a closed workflow: asked while this one runs.
+      const { state } = await handle.query(viewQuery);
+      expect(refuseAuthentication(state, linkId, (await serverNow()).getTime())).to.include({
+        code: AUTHENTICATION_LINK_INVALID,
+      });
     });
     const stored = await storedSubscription(sub.state.subscriptionId);
     expect([stored.status, stored.cancellationReason]).to.deep.equal(['cancelled', 'dunning_exhausted']);
