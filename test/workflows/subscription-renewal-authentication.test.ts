@@ -88,8 +88,8 @@ describe('subscription renewal authentication (time-skipping test server)', () =
   /**
    * Opens the link (the Update the hosted page sends) and waits for the customer's charge to reach its challenge;
    * then, as the 3-D Secure wait's own suite does, replaces the charge's wait (its abandoned child) with one the test
-   * starts, whose deadline is on this server's clock: the time-skipping server stops skipping time once a child
-   * completes after its parent has closed, and every later skip here would run in real time.
+   * starts, whose deadline is on this server's clock. Left in place, that child completes after its parent closed,
+   * and from then on the time-skipping server skipped no more time here: every later skip ran in real time.
    */
   async function startCustomerCharge(sub: Subscribed, handle: WorkflowHandle, linkId: string) {
     const { transactionId } = await handle.executeUpdate(authenticateRenewalUpdate, { args: [{ linkId }] });
