@@ -112,6 +112,14 @@ export const TEST_CARDS: readonly TestCard[] = [
       '3-D Secure challenge required; approved once passed (declined authentication_required where the provider runs no 3-D Secure)',
   },
   {
+    number: '4000002760003184',
+    brand: 'visa',
+    scenario: 'three_ds_challenge',
+    description:
+      'Saves (the zero-amount verification approves); every charge then needs 3-D Secure: challenged with the customer present, declined authentication_required when merchant-initiated (a renewal)',
+    verifies: true,
+  },
+  {
     number: '4000000000003055',
     brand: 'visa',
     scenario: 'three_ds_frictionless',

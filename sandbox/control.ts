@@ -36,6 +36,9 @@ const SCENARIOS: readonly Scenario[] = [
   'expired_card',
   'invalid_number',
   'fraud',
+  // The issuer demands 3-D Secure of this charge, or the buyer failed it: a subscription's renewal can meet either.
+  'authentication_required',
+  'authentication_failed',
   'processing_error',
   'timeout',
   'slow',

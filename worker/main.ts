@@ -107,6 +107,7 @@ async function createWorkers(
     vault: vaultSettingsOf(config),
     mail: { smtpUrl: config.mail.smtpUrl, from: config.mail.from, keys: config.encryptionKeys },
     dunningScheduleDays: config.subscriptions.dunningScheduleDays,
+    renewalLinks: { publicBaseUrl: config.publicBaseUrl, keys: config.encryptionKeys },
   });
   // One Worker per task queue, each with its own slots, so webhook deliveries and test-clock work never wait for
   // charges or the other way round (the test-clock queue's slots are few: workerSlotsOf). Each registers

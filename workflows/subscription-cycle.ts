@@ -8,6 +8,7 @@
  * later.
  */
 import {
+  ApplicationFailure,
   condition,
   executeChild,
   isCancellation,
@@ -24,8 +25,9 @@ import { transactionOperationWorkflow } from './transaction-operation';
 import { operationWorkflowId } from './transaction-operation.shared';
 import { SUBSCRIPTION_WORKFLOW, subscriptionWorkflowId, type SubscriptionWorkflow } from './subscription.shared';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
-import { CARD_GONE_CODES, isLive } from './lib/subscription-rules';
+import { AUTHENTICATION_LINK_INVALID, CARD_GONE_CODES, dunningRetryAt, isLive } from './lib/subscription-rules';
 import type { BilledCharge } from './lib/subscription-state';
+import type { Move } from './lib/subscription-moves';
 import {
   chargeFailed,
   chargeInDoubt,
@@ -47,15 +49,21 @@ const RETRY_FAILED_WAKE_MS = 60 * 60_000;
 /** How long after each read a pending renewal is read again (then every six hours): webhooks usually come first. */
 const SETTLEMENT_CHECKS_MS = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000];
 const SETTLEMENT_CHECK_MAX_MS = 6 * 60 * 60_000;
+/** The decline that asks the customer to authenticate the renewal on-session (one decline vocabulary). */
+const AUTHENTICATION_REQUIRED = 'authentication_required';
 
 /** `attend`: runs what is due under the lock; flags it when it takes long, and never lets a failure end the workflow. */
-export function subscriptionCycle(run: SubscriptionRun): { attend: () => Promise<void> } {
+export function subscriptionCycle(run: SubscriptionRun): {
+  attend: () => Promise<void>;
+  authenticate: (linkId: string) => Promise<{ transactionId: string }>;
+} {
   const { schedule, write, keep } = run;
 
   /** A renewal declined (or its instrument refused before any provider call): dunning, decline-aware. */
   const declined = (orderId: string | null, declineCode: string | null, chargedInstrumentId?: string) => {
     const { state } = run;
     const move = chargeFailed(state, orderId, new Date(run.now()), schedule, declineCode, chargedInstrumentId);
+    if (declineCode === AUTHENTICATION_REQUIRED && move.state.status === 'dunning') return askCustomer(move, orderId);
     if (!declineCode || !CARD_GONE_CODES.has(declineCode)) return write(move);
     // A card reported gone (stolen, lost, expired, revoked) needs the customer, whatever becomes of the
     // subscription; the remaining retries would decline too, so only the last one is left for a new instrument.
@@ -65,11 +73,93 @@ export function subscriptionCycle(run: SubscriptionRun): { attend: () => Promise
   };
 
   /**
+   * The issuer takes this renewal only with the customer present: dunning goes on as for any decline (its retries
+   * may still pass), and the customer gets a link to pay the renewal on-session (payment_method.action_required
+   * and an e-mail, with this step). A link not used yet for the same renewal stays the one; a used one is replaced.
+   */
+  const askCustomer = (move: Move, orderId: string | null) => {
+    const cycleNumber = move.state.cyclesCompleted + 1;
+    const current = move.state.authentication;
+    const startedAt = new Date(move.state.dunningStartedAt!);
+    const expiresAt = iso(dunningRetryAt(startedAt, schedule.length - 1, schedule)!.getTime());
+    const link =
+      current && !current.used && current.cycleNumber === cycleNumber
+        ? current
+        : { linkId: `sal_${run.steps + 1}`, cycleNumber, expiresAt, used: false };
+    const state = { ...move.state, authentication: link };
+    if (link === current) return write({ ...move, state });
+    const { paymentInstrumentId, currency } = move.state;
+    const amount = Math.max(0, move.state.amount + move.state.pendingProration);
+    const actionRequired = {
+      paymentInstrumentId,
+      reason: AUTHENTICATION_REQUIRED,
+      orderId,
+      link: { linkId: link.linkId, expiresAt: link.expiresAt, amount, currency },
+    };
+    return write({ ...move, state, actionRequired });
+  };
+
+  /**
+   * The customer opened the renewal's link (checked by refuseAuthentication under the lock): their on-session
+   * charge of the renewal starts as a child that outlives this run, and is followed like a renewal that settles —
+   * nothing else is charged while it waits for the customer's challenge. Paid, it pays the renewal.
+   */
+  const authenticate = async (linkId: string): Promise<{ transactionId: string }> => {
+    const { state } = run;
+    const proration = state.pendingProration;
+    const charged = Math.max(0, state.amount + proration);
+    const prepared = await db.prepareRenewal({
+      state,
+      cycleNumber: state.cyclesCompleted + 1,
+      attempt: state.dunningAttempts + 1,
+      amount: charged,
+      onSessionLinkId: linkId,
+    });
+    if (!('charge' in prepared) || charged === 0) {
+      throw ApplicationFailure.create({
+        type: AUTHENTICATION_LINK_INVALID,
+        message: 'This renewal cannot be paid through the link now',
+        nonRetryable: true,
+      });
+    }
+    const { charge } = prepared;
+    await startChild(transactionWorkflow, {
+      workflowId: transactionWorkflowId(charge.transactionId),
+      args: [charge],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [
+        { key: SEARCH_ATTRIBUTE_KEYS.MerchantId, value: state.merchantId },
+        { key: SEARCH_ATTRIBUTE_KEYS.CustomerId, value: state.customerId },
+        { key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: 'pending' },
+      ],
+    });
+    const settling = {
+      transactionId: charge.transactionId,
+      orderId: charge.orderId,
+      amount: state.amount,
+      proration,
+      charged,
+      paymentInstrumentId: state.paymentInstrumentId,
+      checks: 0,
+      checkAt: iso(run.now() + SETTLEMENT_CHECKS_MS[0]),
+      onSession: true,
+    };
+    run.setAttention('settling');
+    keep({ ...state, authentication: { ...state.authentication!, used: true }, settling });
+    return { transactionId: charge.transactionId };
+  };
+
+  /**
    * Applies a renewal charge's stored outcome to the state as it is now (an operation may have run while the
    * charge was pending). Pending: wait for it, nothing else is billed meanwhile. Paid after the subscription
    * ended (cancelled while the charge awaited its verdict): the charge is refunded, never kept.
    */
-  const applyOutcome = async (transactionId: string, billed: BilledCharge, checks: number) => {
+  const applyOutcome = async (
+    transactionId: string,
+    billed: BilledCharge & { onSession?: boolean },
+    checks: number,
+  ) => {
     const ended = !isLive(run.state.status);
     // Paid is the usual verdict: its step is prepared before the read and written with it, in one activity (the
     // lock is held, so nothing else moves the state meanwhile). Declined and pending are read alone, as before.
@@ -96,6 +186,8 @@ export function subscriptionCycle(run: SubscriptionRun): { attend: () => Promise
       return ended ? refundEndedRenewal(transactionId) : write(chargeSucceeded(run.state, billed, new Date(run.now())));
     if (ended) return keep(run.state);
     if (outcome.status === 'in_doubt') return write(chargeInDoubt(run.state, billed, new Date(run.now())));
+    // The customer's own charge failed (authentication failed or abandoned): no dunning step, the schedule goes on.
+    if (billed.onSession) return keep(run.state);
     if (outcome.status === 'unprocessed') return retryAfterOutage(transactionId);
     return declined(billed.orderId, outcome.declineCode, billed.paymentInstrumentId);
   };
@@ -248,5 +340,5 @@ export function subscriptionCycle(run: SubscriptionRun): { attend: () => Promise
     }
   };
 
-  return { attend };
+  return { attend, authenticate };
 }

@@ -1,11 +1,12 @@
 /**
  * The subscription workflow's messages: operations arrive as Updates whose validators apply the state table before
  * they are accepted, and each move is written to the read model before the Update answers; signals (billing
- * resumed, a renewal settled, a test clock's advance) and the view query. Every Update and signal takes the run's
+ * resumed, a renewal settled, a test clock's advance), the customer's renewal authentication link and the view query. Every Update and signal takes the run's
  * FIFO lock: a write in flight would otherwise replace the state they changed.
  */
 import { ApplicationFailure, setHandler, type defineUpdate } from '@temporalio/workflow';
 import {
+  authenticateRenewalUpdate,
   billingResumedSignal,
   cancelUpdate,
   changeOfferUpdate,
@@ -17,7 +18,7 @@ import {
   viewQuery,
 } from './subscription.shared';
 import { advanceClockSignal } from './lib/test-clock-signals';
-import { isLive, refuseOfferChange, refuseOperation } from './lib/subscription-rules';
+import { isLive, refuseAuthentication, refuseOfferChange, refuseOperation } from './lib/subscription-rules';
 import type { OperationRefusal, SubscriptionOperation } from './lib/subscription-rules';
 import type { SubscriptionState } from './lib/subscription-state';
 import { nextWake } from './lib/subscription-billing';
@@ -31,7 +32,10 @@ const refuse = (refusal: OperationRefusal | null) => {
   if (refusal) throw ApplicationFailure.create({ type: refusal.code, message: refusal.message, nonRetryable: true });
 };
 
-export function registerSubscriptionHandlers(run: SubscriptionRun): void {
+export function registerSubscriptionHandlers(
+  run: SubscriptionRun,
+  authenticate: (linkId: string) => Promise<{ transactionId: string }>,
+): void {
   /**
    * Registers an Update: validated on arrival, and again once it holds the lock — a move ahead of it in the queue
    * may have changed the state (so a repeated pause, double-clicked, is one move and the second gets 422).
@@ -86,6 +90,17 @@ export function registerSubscriptionHandlers(run: SubscriptionRun): void {
     changePaymentInstrumentUpdate,
     () => 'change_payment_instrument',
     (a, now) => moves.changePaymentInstrument(run.state, a.paymentInstrumentId, a, now),
+  );
+  // The customer's renewal authentication link: checked on arrival and again under the lock (single use).
+  const validateLink = ({ linkId }: { linkId: string }) => refuse(refuseAuthentication(run.state, linkId, run.now()));
+  setHandler(
+    authenticateRenewalUpdate,
+    (request) =>
+      run.lock.run(async () => {
+        validateLink(request);
+        return authenticate(request.linkId);
+      }),
+    { validator: validateLink },
   );
   setHandler(billingResumedSignal, () =>
     run.lock.run(async () => {

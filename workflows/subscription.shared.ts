@@ -48,6 +48,17 @@ export const changePaymentInstrumentUpdate = defineUpdate<SubscriptionState, [Ch
   'changePaymentInstrument',
 );
 
+/**
+ * The customer opened a renewal's authentication link: the workflow checks the link (refuseAuthentication) and
+ * starts the customer's on-session charge of the renewal, answering with its transaction id.
+ */
+export interface AuthenticateRenewalRequest {
+  linkId: string;
+}
+export const authenticateRenewalUpdate = defineUpdate<{ transactionId: string }, [AuthenticateRenewalRequest]>(
+  'authenticateRenewal',
+);
+
 export interface SubscriptionWorkflowView {
   state: SubscriptionState;
   nextWakeAt: string | null;

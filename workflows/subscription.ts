@@ -67,8 +67,8 @@ async function stepOnClock(run: SubscriptionRun, attend: () => Promise<void>): P
 export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Promise<string> {
   const run = subscriptionRun(input);
   const firstStep = run.steps;
-  registerSubscriptionHandlers(run);
-  const { attend } = subscriptionCycle(run);
+  const { attend, authenticate } = subscriptionCycle(run);
+  registerSubscriptionHandlers(run, authenticate);
 
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: run.state.status }]);
   if (run.state.testClock)

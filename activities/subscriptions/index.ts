@@ -20,6 +20,7 @@ import { applySubscriptionStep } from '../../domain/subscriptions/subscriptions.
 import { createSubscriptionForTransaction } from '../../domain/subscriptions/subscriptions.first-transaction';
 import { renewAtCycleLimit } from '../../domain/subscriptions/subscriptions.cycle-limit';
 import { readRenewal } from '../../domain/subscriptions/subscriptions.renewal';
+import type { RenewalLinkSettings } from '../../domain/subscriptions/subscriptions.authentication';
 import {
   markTestClockReady,
   testClockOfTransaction,
@@ -35,6 +36,8 @@ export interface SubscriptionDeps {
   orm: Orm;
   /** The deployment's dunning schedule (config.subscriptions); the default 1, 3, 5, 7 days without one. */
   dunningScheduleDays?: readonly number[];
+  /** Renewal authentication links (event and e-mail): the public base URL and the keys that seal them and mail. */
+  renewalLinks?: RenewalLinkSettings;
 }
 
 export interface RenewalChargeRequest {
@@ -46,6 +49,11 @@ export interface RenewalChargeRequest {
   /** n for the n-th retry of that try after it was refused for an outage (absent: the first charge of the try). */
   retry?: number;
   amount: number;
+  /**
+   * The customer's on-session charge through this renewal authentication link: customer-initiated (no
+   * subscription_id on the transaction, which would make it merchant-initiated; metadata names the subscription).
+   */
+  onSessionLinkId?: string;
 }
 
 /** A renewal the workflow can send to the charge cascade, or why the saved instrument cannot be charged. */
@@ -71,7 +79,7 @@ export type RenewalOutcome =
 /** Why the billing engine refunds a charge in full (the refund's reason). */
 export type GivenBackReason = 'duplicate_subscription' | 'subscription_ended';
 
-export function createSubscriptionActivities({ orm, dunningScheduleDays }: SubscriptionDeps) {
+export function createSubscriptionActivities({ orm, dunningScheduleDays, renewalLinks }: SubscriptionDeps) {
   return {
     /** The deployment's settings a new subscription workflow gets as input (recorded in its history once). */
     async subscriptionSettings(): Promise<{ dunningScheduleDays: number[] }> {
@@ -137,7 +145,7 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
 
     /** One workflow step onto the read model, transitions and events; a repeat of the last step changes nothing. */
     async writeSubscriptionStep(step: SubscriptionStep): Promise<void> {
-      await orm.em.fork().transactional((em) => applySubscriptionStep(em, step));
+      await orm.em.fork().transactional((em) => applySubscriptionStep(em, step, renewalLinks));
     },
 
     /**
@@ -175,7 +183,7 @@ export function createSubscriptionActivities({ orm, dunningScheduleDays }: Subsc
     async settleRenewal(input: { transactionId: string; ifPaid: SubscriptionStep }): Promise<RenewalOutcome> {
       return orm.em.fork().transactional(async (em) => {
         const outcome = await outcomeOf(em, input.transactionId);
-        if (outcome.status === 'paid') await applySubscriptionStep(em, input.ifPaid);
+        if (outcome.status === 'paid') await applySubscriptionStep(em, input.ifPaid, renewalLinks);
         return outcome;
       });
     },
@@ -234,13 +242,15 @@ const issuerJudged = (attempt: { status: string; outcome: string | null }) =>
 
 /** The charge-cascade input of a renewal: order renewal/subsequent, the saved instrument, ids derived from the try. */
 function renewalCharge(
-  { state, cycleNumber, attempt, retry, amount }: RenewalChargeRequest,
+  { state, cycleNumber, attempt, retry, amount, onSessionLinkId }: RenewalChargeRequest,
   sub: { country: string; preferredInstallments: number },
   offer: { id: string; name: string },
   product: { id: string; name: string },
   instrument: { cardBrand: string | null; issuerCountry: string | null } | null,
 ): TransactionInput {
-  const seed = `${state.subscriptionId}:cycle:${cycleNumber}:try:${attempt}${retry ? `:retry:${retry}` : ''}`;
+  const seed = onSessionLinkId
+    ? `${state.subscriptionId}:cycle:${cycleNumber}:authentication:${onSessionLinkId}`
+    : `${state.subscriptionId}:cycle:${cycleNumber}:try:${attempt}${retry ? `:retry:${retry}` : ''}`;
   return {
     transactionId: idFromSeed('tx', seed),
     orderId: idFromSeed('ord', seed),
@@ -260,10 +270,14 @@ function renewalCharge(
     paymentInstrumentId: state.paymentInstrumentId,
     checkoutSessionId: null,
     externalOrderId: null,
-    metadata: { subscription_id: state.subscriptionId, cycle_number: cycleNumber },
+    metadata: {
+      subscription_id: state.subscriptionId,
+      cycle_number: cycleNumber,
+      ...(onSessionLinkId ? { customer_authenticated_renewal: true } : {}),
+    },
     cardBrand: instrument?.cardBrand ?? null,
     binCountry: instrument?.issuerCountry ?? null,
-    subscriptionId: state.subscriptionId,
+    subscriptionId: onSessionLinkId ? null : state.subscriptionId,
     order: {
       orderType: 'renewal',
       recurrence: 'subsequent',

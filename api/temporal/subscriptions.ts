@@ -9,6 +9,7 @@ import { ApiError } from '../../domain/platform/errors';
 import { SEARCH_ATTRIBUTE_KEYS as SA, TASK_QUEUES } from '../../workflows/definitions';
 import { subscriptionWorkflow } from '../../workflows/subscription';
 import {
+  authenticateRenewalUpdate,
   billingResumedSignal,
   cancelUpdate,
   changeOfferUpdate,
@@ -23,6 +24,7 @@ import {
   type PauseRequest,
 } from '../../workflows/subscription.shared';
 import type { Caller } from '../../workflows/lib/subscription-moves';
+import { AUTHENTICATION_LINK_INVALID } from '../../workflows/lib/subscription-rules';
 import type { SubscriptionState } from '../../workflows/lib/subscription-state';
 import { ApplicationFailure } from '@temporalio/common';
 import { withWorkflowDeadline, WorkflowWaitTimeout } from './waits';
@@ -113,6 +115,35 @@ export async function updateSubscription(
         'The operation is still being processed; retry with the same Idempotency-Key or read the subscription later',
         { subscription_id: subscriptionId },
       );
+    }
+    throw error;
+  }
+}
+
+/**
+ * The customer confirmed a renewal's authentication link: the subscription's workflow checks the link and starts
+ * their on-session charge (answering its transaction id). A link it refuses, or a subscription whose workflow has
+ * ended, is a 410 (the page says so); a workflow that does not answer in time is a 504.
+ */
+export async function authenticateRenewal(
+  client: Client,
+  subscriptionId: string,
+  linkId: string,
+  waitMs: number,
+): Promise<{ transactionId: string }> {
+  const handle = client.workflow.getHandle<typeof subscriptionWorkflow>(subscriptionWorkflowId(subscriptionId));
+  try {
+    return await withWorkflowDeadline(client, waitMs, () =>
+      handle.executeUpdate(authenticateRenewalUpdate, { args: [{ linkId }] }),
+    );
+  } catch (error) {
+    const refused = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure;
+    if (refused || error instanceof WorkflowNotFoundError) {
+      const message = refused ? error.cause.message : 'The subscription has ended';
+      throw new ApiError(410, 'business_rule_error', AUTHENTICATION_LINK_INVALID, message);
+    }
+    if (error instanceof WorkflowWaitTimeout) {
+      throw new ApiError(504, 'external_service_error', 'SUBSCRIPTION_STILL_PROCESSING', 'Try again in a minute');
     }
     throw error;
   }

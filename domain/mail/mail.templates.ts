@@ -1,10 +1,11 @@
 /**
  * The service's e-mails, as plain text (no HTML part: nothing in them is markup). Links point at the Dashboard web
- * app (DASHBOARD_URL). Every name a person chose is shown through inertName, quoted, after the platform's own
+ * app (DASHBOARD_URL), or for a customer's renewal authentication at the API (PUBLIC_BASE_URL). Every name a person chose is shown through inertName, quoted, after the platform's own
  * wording, so chosen text can neither open a message sent under our name nor pass for it.
  */
 import type { MailContent } from './mail.outbox';
 import { inertName } from './mail.names';
+import { toDecimal } from '../connectors/money';
 
 const DASHBOARD_NAMES = { admin: 'platform', organization: 'organization', merchant: 'merchant' } as const;
 
@@ -57,6 +58,32 @@ export function merchantInvitationMail(input: {
       link,
       '',
       'If you did not expect this, ignore this message or decline the invitation from the same link.',
+    ].join('\n'),
+  };
+}
+
+/**
+ * The e-mail asking the customer to authenticate: the merchant's name (quoted, inert), the amount, the link and
+ * until when. No card data: the customer knows which card they gave, and a mail is no place for its digits.
+ */
+export function renewalAuthenticationMail(input: {
+  merchantName: string;
+  amount: number;
+  currency: string;
+  url: string;
+  expiresAt: string;
+}): MailContent {
+  const merchant = `“${inertName(input.merchantName)}”`;
+  const amount = `${toDecimal(input.amount, input.currency)} ${input.currency}`;
+  return {
+    subject: 'Confirm your subscription payment',
+    text: [
+      `Your bank asks you to confirm the payment of ${amount} for your subscription with ${merchant}.`,
+      '',
+      `Confirm it here (the link works once, until ${input.expiresAt}):`,
+      input.url,
+      '',
+      'Until you confirm, the payment is retried on schedule and may be declined again.',
     ].join('\n'),
   };
 }

@@ -6,12 +6,22 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  CustomerSchema,
+  MerchantSchema,
   PaymentInstrumentSchema,
   SubscriptionSchema,
   SubscriptionTransitionSchema,
   type Subscription,
 } from '../../db/entities';
 import { recordEvent } from '../events/events.outbox';
+import { enqueueMail } from '../mail/mail.outbox';
+import { renewalAuthenticationMail } from '../mail/mail.templates';
+import {
+  authenticationToken,
+  authenticationUrl,
+  RENEWAL_AUTHENTICATION_MAIL,
+  type RenewalLinkSettings,
+} from './subscriptions.authentication';
 import { idFromSeed } from '../platform/ids';
 import {
   billingAnchorDay,
@@ -61,7 +71,11 @@ export function projectState(state: SubscriptionState, dunningNextRetryAt: strin
  * Writes the step unless its key was written before (then nothing: a retried activity, or a replayed workflow).
  * Must run inside the caller's transaction (events are recorded in it). Returns false for a repeat.
  */
-export async function applySubscriptionStep(em: EntityManager, step: SubscriptionStep): Promise<boolean> {
+export async function applySubscriptionStep(
+  em: EntityManager,
+  step: SubscriptionStep,
+  links?: RenewalLinkSettings,
+): Promise<boolean> {
   const at = new Date(step.at);
   const sub = await em.findOne(
     SubscriptionSchema,
@@ -106,21 +120,30 @@ export async function applySubscriptionStep(em: EntityManager, step: Subscriptio
       });
     }
   }
-  if (step.actionRequired) await recordActionRequired(em, sub, step.actionRequired, at);
+  if (step.actionRequired) await recordActionRequired(em, sub, step.actionRequired, at, links);
   return true;
 }
 
 /**
  * payment_method.action_required (Document 1: a stored card reported no longer valid, no replacement available —
- * there is no account updater, so never one): data.object is the payment instrument as the API presents it (at the
- * step's time), followed by action_required, why and the subscription it bills (docs/events.md).
+ * there is no account updater, so never one — or a renewal the issuer takes only with the customer present):
+ * data.object is the payment instrument as the API presents it (at the step's time), followed by action_required,
+ * why and the subscription it bills, and for authentication_required the hosted link (`url`), which the
+ * customer is also e-mailed (docs/events.md).
  */
-async function recordActionRequired(em: EntityManager, sub: Subscription, action: InstrumentActionRequired, at: Date) {
+async function recordActionRequired(
+  em: EntityManager,
+  sub: Subscription,
+  action: InstrumentActionRequired,
+  at: Date,
+  links: RenewalLinkSettings | undefined,
+) {
   const card = await em.findOne(PaymentInstrumentSchema, {
     id: action.paymentInstrumentId,
     merchantId: sub.merchantId,
   });
   if (!card) return;
+  const url = action.link ? await mailAuthenticationLink(em, sub, action.link, links) : undefined;
   await recordEvent(em, {
     organizationId: sub.organizationId,
     merchantId: sub.merchantId,
@@ -132,7 +155,28 @@ async function recordActionRequired(em: EntityManager, sub: Subscription, action
         reason: action.reason,
         subscription_id: sub.id,
         order_id: action.orderId,
+        ...(url ? { url } : {}),
       },
     },
   });
+}
+
+/** The renewal's authentication link, e-mailed to the customer (when they have an address) with this step. */
+async function mailAuthenticationLink(
+  em: EntityManager,
+  sub: Subscription,
+  link: NonNullable<InstrumentActionRequired['link']>,
+  links: RenewalLinkSettings | undefined,
+): Promise<string> {
+  if (!links) throw new Error('renewal authentication links need the worker started with renewalLinks settings');
+  const url = authenticationUrl(links.publicBaseUrl, authenticationToken(links.keys, sub.id, link.linkId));
+  const [customer, merchant] = await Promise.all([
+    em.findOne(CustomerSchema, { id: sub.customerId, merchantId: sub.merchantId }, { fields: ['email'] }),
+    em.findOne(MerchantSchema, { id: sub.merchantId }, { fields: ['name'] }),
+  ]);
+  if (customer?.email) {
+    const content = renewalAuthenticationMail({ ...link, merchantName: merchant?.name ?? '', url });
+    await enqueueMail(em, links.keys, { kind: RENEWAL_AUTHENTICATION_MAIL, to: customer.email, ...content });
+  }
+  return url;
 }

@@ -33,8 +33,11 @@ export function useSubscriptionWorkflows(name: string) {
     /** This test's task queue. */
     taskQueue: () => taskQueue,
     serverNow: async () => new Date(Number(await server.env.currentTimeMs())),
-    /** A worker with the real activities; `orm` lets a test put its database behind a proxy it can cut. */
-    worker: (dunningScheduleDays?: number[], orm: Orm = stack().orm) =>
+    /**
+     * A worker with the real activities; `orm` lets a test put its database behind a proxy it can cut, `vault` gives
+     * its charges other card settings.
+     */
+    worker: (dunningScheduleDays?: number[], orm: Orm = stack().orm, vault = vaultSettingsOf(stack().config)) =>
       Worker.create({
         connection: server.env.nativeConnection,
         taskQueue,
@@ -44,8 +47,9 @@ export function useSubscriptionWorkflows(name: string) {
         activities: createActivities({
           orm,
           rateLimitWindowSeconds: 60,
-          vault: vaultSettingsOf(stack().config),
+          vault,
           dunningScheduleDays,
+          renewalLinks: { publicBaseUrl: stack().config.publicBaseUrl, keys: stack().config.encryptionKeys },
         }),
       }),
     start: async (sub: Subscribed, extra: Partial<SubscriptionWorkflowInput> = {}) => {

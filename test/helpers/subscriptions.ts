@@ -18,7 +18,7 @@ import { createOffer, type OfferFixture } from './catalog';
 import { createTenant, type Tenant } from './factories';
 import { stack } from './stack';
 import { cascade, charge, type CascadeConnector } from './transactions';
-import { createCustomer, saveCard } from './vault';
+import { createCustomer, saveCard, type CardInput } from './vault';
 
 export interface Subscribed {
   tenant: Tenant;
@@ -30,16 +30,17 @@ export interface Subscribed {
   state: SubscriptionState;
 }
 
-/** A subscription to a USD offer (amount 999 unless the fixture says otherwise) that started at `at`. */
+/** A subscription to a USD offer (amount 999 unless the fixture says otherwise) that started at `at`, on `card` (visa). */
 export async function subscribed(
   at: Date,
   fixture: OfferFixture & { cycleLimit?: number } = {},
   existing?: { tenant: Tenant; connector: CascadeConnector },
+  card?: CardInput & { brand?: string },
 ): Promise<Subscribed> {
   const tenant = existing?.tenant ?? (await createTenant());
   const connector = existing?.connector ?? (await cascade(tenant, ['provider_a']))[0];
   const customerId = await createCustomer(tenant);
-  const instrument = await saveCard(tenant, customerId);
+  const instrument = await saveCard(tenant, customerId, card);
   const { offer, product } = await createOffer(tenant.merchant_id, {
     prices: [{ currency: 'USD', amount: 999, isDefault: true }],
     ...fixture,

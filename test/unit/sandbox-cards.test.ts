@@ -23,14 +23,26 @@ describe('sandbox test cards', () => {
     });
   });
 
-  it('the card that declines charges (0341) still verifies: its facts say so, and no other card does', () => {
+  it('the card that declines charges (0341) still verifies: its facts say so, and only it and the 3184 card do', () => {
     expect(cardFacts({ number: '4000000000000341', expMonth: 1, expYear: 2099 })).to.deep.equal({
       scenario: 'do_not_honor',
       brand: 'visa',
       last4: '0341',
       verifies: true,
     });
-    expect(TEST_CARDS.filter((test) => test.verifies).map((test) => test.number)).to.deep.equal(['4000000000000341']);
+    expect(TEST_CARDS.filter((test) => test.verifies).map((test) => test.number)).to.deep.equal([
+      '4000000000000341',
+      '4000002760003184',
+    ]);
+  });
+
+  it('the card that needs authentication on every charge (3184) verifies, then is a challenge card', () => {
+    expect(cardFacts({ number: '4000002760003184', expMonth: 1, expYear: 2099 })).to.deep.equal({
+      scenario: 'three_ds_challenge',
+      brand: 'visa',
+      last4: '3184',
+      verifies: true,
+    });
   });
 
   it('any other Luhn-valid number approves; a Luhn failure is an invalid number', () => {

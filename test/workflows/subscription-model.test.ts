@@ -7,7 +7,9 @@
  * advances), run against the real workflow, activities, database and sandbox on the time-skipping server. After
  * every step the invariants are checked against a small reference model (the state table and the expected result of
  * each accepted move), with: each cycle paid at most once, no dunning step without the issuer declining the card,
- * and no live subscription left with nothing (no timer, no clock advance) that can move it but an operation.
+ * and no live subscription left with nothing (no timer, no clock advance) that can move it but an operation. A
+ * renewal the issuer takes only with the customer present (authentication_required) asks the customer, who
+ * authenticates, fails or ignores the link: the renewal is paid once, or dunning goes on as it stood.
  *
  * CI runs MODEL_RUNS sequences (default 4); `npm run test:model -- --runs 500` runs more, `--seed N` one of them.
  * A failure names its seed and step, and replays exactly with `--seed`.
@@ -25,6 +27,7 @@ import {
 import { openOrm, type Orm } from '../../db/orm';
 import { type subscriptionWorkflow } from '../../workflows/subscription';
 import {
+  authenticateRenewalUpdate,
   cancelUpdate,
   changeOfferUpdate,
   changePaymentInstrumentUpdate,
@@ -37,6 +40,7 @@ import {
 import type { TargetOffer } from '../../workflows/lib/subscription-moves';
 import {
   isLive,
+  refuseAuthentication,
   refuseOfferChange,
   refuseOperation,
   type SubscriptionOperation,
@@ -90,7 +94,12 @@ type Step =
   | { kind: 'revoke_instrument' }
   | { kind: 'db_outage'; ms: number }
   /** The connector's circuit (the merchant's only one) opened or closed by hand: open means no route at all. */
-  | { kind: 'circuit'; state: 'open' | 'closed' };
+  | { kind: 'circuit'; state: 'open' | 'closed' }
+  /**
+   * The customer asked to authenticate a renewal (a renewal declined authentication_required) opens the link and
+   * authenticates (the on-session charge approves), fails the challenge, or ignores it.
+   */
+  | { kind: 'customer'; answer: 'authenticates' | 'fails' | 'ignores' };
 
 const OPERATION_OF: Record<Op['kind'], SubscriptionOperation> = {
   pause: 'pause',
@@ -165,7 +174,20 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
             ? { kind: 'circuit', state: circuitOpen ? 'closed' : 'open' }
             : null;
           if (flip?.kind === 'circuit') circuitOpen = flip.state === 'open';
-          for (const step of flip ? [flip, nextStep(random, view, targets)] : [nextStep(random, view, targets)]) {
+          // Now and then the issuer demands authentication of the next renewal; a customer asked answers (or not).
+          const asked = view.state.authentication && !view.state.authentication.used && view.state.status === 'dunning';
+          const issuer: Step | null = extra.chance(0.1)
+            ? { kind: 'outcome', scenario: 'authentication_required', times: 1 + Math.floor(extra.next() * 2) }
+            : null;
+          const customer: Step | null =
+            asked && extra.chance(0.6)
+              ? {
+                  kind: 'customer',
+                  answer: extra.pick(['authenticates', 'authenticates', 'fails', 'ignores'] as const),
+                }
+              : null;
+          const drawn = ([flip, issuer, customer] as Array<Step | null>).filter((x): x is Step => x !== null);
+          for (const step of [...drawn, nextStep(random, view, targets)]) {
             steps.push(step);
             const where = `seed ${seed}${clock ? ' (on a test clock)' : ''}, step ${index + 1} ${JSON.stringify(step)} (steps so far: ${JSON.stringify(steps.slice(0, -1))})`;
             const before = await snapshot(sub);
@@ -321,6 +343,23 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
         // The retried step runs at most five minutes (the backoff's cap) later.
         await server.env.sleep(6 * 60_000);
         return [];
+      }
+      case 'customer': {
+        const link = (await handle.query(viewQuery)).state.authentication;
+        if (step.answer === 'ignores' || !link) return [];
+        // The sandbox's challenge is the browser's part: here the customer's charge approves, or fails authentication.
+        if (step.answer === 'fails') await override(sub.connector, 'authentication_failed', 1);
+        let answer: string | null = null;
+        try {
+          await handle.executeUpdate(authenticateRenewalUpdate, { args: [{ linkId: link.linkId }] });
+        } catch (error) {
+          if (!(error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure)) throw error;
+          answer = error.cause.type ?? 'refused';
+        }
+        // The subscription reads the customer's charge at its next check, a minute later.
+        if (clock) await advanceTo(handle, clock, clock.frozenTime + 2 * 60_000);
+        else await server.env.sleep(2 * 60_000);
+        return [answer];
       }
       case 'circuit': {
         const key = sub.tenant.merchant_secret_key;
@@ -555,6 +594,35 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
         expect(expectedStatuses(step.op, before, at), `${operation} lands where the table says at ${where}`).to.include(
           state.status,
         );
+      }
+    }
+    // A renewal's authentication link: offered only after an issuer demanded authentication, and once per link.
+    const asks = (
+      await em.find(EventSchema, { merchantId: sub.tenant.merchant_id, type: 'payment_method.action_required' })
+    ).filter((e) => (e.data as any).action_required?.reason === 'authentication_required');
+    const demanded = transitions.filter((t) => t.metadata?.decline_code === 'authentication_required').length;
+    expect(asks.length, `a link only after an authentication_required decline at ${where}`).to.be.at.most(demanded);
+    // The customer's answer lands where the last renewal's outcome says: paid → active on the next cycle; failed →
+    // still in dunning, no retry spent; a link the workflow refuses changes nothing.
+    if (step.kind === 'customer' && step.answer !== 'ignores' && before.state.authentication) {
+      const refusal = refuseAuthentication(before.state, before.state.authentication.linkId, at);
+      const [answer] = answers;
+      expect(answer === null, `the link accepted iff usable at ${where}`).to.equal(refusal === null);
+      // The customer's charge of this step (none when the link was refused); a forced decline may still meet it.
+      const charge =
+        answer === null
+          ? now.transactions.filter((tx) => tx.metadata?.customer_authenticated_renewal).at(-1)
+          : undefined;
+      if (charge && PAID.has(charge.status)) {
+        expect([state.status, state.cyclesCompleted], `the renewal paid by the customer at ${where}`).to.deep.equal([
+          'active',
+          before.state.cyclesCompleted + 1,
+        ]);
+      } else {
+        expect(
+          [state.status, state.dunningAttempts, state.cyclesCompleted],
+          `a failed or refused authentication changes nothing at ${where}`,
+        ).to.deep.equal([before.state.status, before.state.dunningAttempts, before.state.cyclesCompleted]);
       }
     }
     if (step.kind === 'concurrent' || step.kind === 'during_renewal') {

@@ -29,7 +29,7 @@ export const INVALID_STATE_TRANSITION = 'INVALID_STATE_TRANSITION';
 export const OFFER_UNCHANGED = 'OFFER_UNCHANGED';
 
 export interface OperationRefusal {
-  code: typeof INVALID_STATE_TRANSITION | typeof OFFER_UNCHANGED;
+  code: typeof INVALID_STATE_TRANSITION | typeof OFFER_UNCHANGED | typeof AUTHENTICATION_LINK_INVALID;
   message: string;
 }
 
@@ -91,6 +91,34 @@ export function refuseOfferChange(state: { offerId: string }, toOfferId: string)
 // ---- dunning ------------------------------------------------------------------------------------------------
 
 /** Retries 1, 3, 5 and 7 days after the failed renewal (dunning_started_at); configurable per deployment. */
+/** A renewal authentication link that may not start a charge (used, superseded, expired, or its renewal is over). */
+export const AUTHENTICATION_LINK_INVALID = 'AUTHENTICATION_LINK_INVALID';
+
+/**
+ * Whether link `linkId` may start the customer's charge now: it is the subscription's current link, unused and
+ * unexpired, the subscription is still in dunning for that renewal, and no charge of it awaits a verdict (a dunning
+ * retry at the provider: the renewal is not charged twice at once).
+ */
+export function refuseAuthentication(
+  state: {
+    status: SubscriptionStatusValue;
+    cyclesCompleted: number;
+    settling?: { transactionId: string } | null;
+    authentication?: { linkId: string; cycleNumber: number; expiresAt: string; used: boolean } | null;
+  },
+  linkId: string,
+  now: number,
+): OperationRefusal | null {
+  const link = state.authentication;
+  const refusal = (message: string): OperationRefusal => ({ code: AUTHENTICATION_LINK_INVALID, message });
+  if (!link || link.linkId !== linkId || state.status !== 'dunning' || link.cycleNumber !== state.cyclesCompleted + 1)
+    return refusal('This link no longer applies: the payment was made or the subscription changed since');
+  if (link.used) return refusal('This link was used already');
+  if (now >= Date.parse(link.expiresAt)) return refusal('This link has expired');
+  if (state.settling) return refusal('A payment of this renewal is in progress; try again in a few minutes');
+  return null;
+}
+
 export const DEFAULT_DUNNING_SCHEDULE_DAYS: readonly number[] = [1, 3, 5, 7];
 
 const DAY_MS = 86_400_000;

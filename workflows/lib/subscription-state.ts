@@ -61,6 +61,22 @@ export interface SubscriptionState {
   billingRetry?: { at: string; tries: number } | null;
   /** The test clock the subscription runs on; absent or null: real time (durable timers). */
   testClock?: TestClockTime | null;
+  /**
+   * A renewal the issuer would only take with the customer present (declined authentication_required): the hosted
+   * link that lets the customer pay it on-session while dunning goes on. Valid for cycle `cycleNumber` only.
+   */
+  authentication?: RenewalAuthentication | null;
+}
+
+/** The hosted link of a renewal that needs the customer's authentication (one per link; single use). */
+export interface RenewalAuthentication {
+  linkId: string;
+  /** The cycle the link pays (cycles_completed + 1 when it was issued). */
+  cycleNumber: number;
+  /** When the link stops working: the dunning's last scheduled retry. */
+  expiresAt: string;
+  /** The link has started its charge: it starts no other. */
+  used: boolean;
 }
 
 /**
@@ -102,6 +118,11 @@ export interface SettlingRenewal extends BilledCharge {
   checkAt: string;
   /** Reads so far (the interval grows with them). */
   checks: number;
+  /**
+   * The customer's own charge through the renewal's authentication link (not a dunning step): paid, it pays the
+   * renewal; failed or abandoned, the dunning goes on as it stood.
+   */
+  onSession?: boolean;
 }
 
 export const TRIGGERS = ['customer', 'system', 'admin'] as const;
@@ -154,13 +175,18 @@ export interface TransitionInput {
   metadata?: Record<string, unknown> | null;
 }
 
-/** A stored card the provider reported gone (stolen, lost, expired, pick up): the customer must replace it. */
+/**
+ * A stored card that needs the customer: reported gone (stolen, lost, expired, pick up), to be replaced; or one the
+ * issuer takes only with the customer present (authentication_required), to be authenticated through a link.
+ */
 export interface InstrumentActionRequired {
   paymentInstrumentId: string;
   /** The provider's decline code that said so. */
   reason: string;
   /** The renewal order the decline happened on. */
   orderId: string | null;
+  /** authentication_required: the hosted link the customer authenticates through (event and e-mail carry it). */
+  link?: { linkId: string; expiresAt: string; amount: number; currency: string } | null;
 }
 
 /** One step of the workflow: the new state, at most one transition and the events it fires, written together once. */

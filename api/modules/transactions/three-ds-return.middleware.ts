@@ -9,6 +9,7 @@ import type Koa from 'koa';
 import { TransactionSchema } from '../../../db/entities';
 import type { AppDeps } from '../../deps';
 import { returnFromAuthentication } from '../../temporal';
+import { renewalAuthentication } from '../renewal-authentication/renewal-authentication.middleware';
 
 export const THREE_DS_RETURN_PATH = /^\/api\/v1\/transactions\/(tx_[A-Za-z0-9]{1,64})\/three-ds\/return$/;
 
@@ -21,6 +22,8 @@ const page = (ctx: Koa.Context, status: number, text: string) => {
 
 export function threeDsReturn(deps: AppDeps): Koa.Middleware {
   return async (ctx, next) => {
+    // A renewal's authentication link starts the customer's 3-D Secure: the same browser pages, one mount.
+    if (await renewalAuthentication(deps, ctx)) return;
     const match = ctx.method === 'GET' || ctx.method === 'POST' ? THREE_DS_RETURN_PATH.exec(ctx.path) : null;
     if (!match) return next() as Promise<void>;
     const transactionId = match[1];
