@@ -7,8 +7,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTenant } from '../helpers/factories';
-import { guideBlocks, guideShell, type GuideShell } from '../helpers/guides';
+import { guideBlocks, guideShell, guideTenant, type GuideShell } from '../helpers/guides';
 import { freePort } from '../helpers/ports';
 
 describe('Guides made of API calls, run as written', function () {
@@ -17,7 +16,7 @@ describe('Guides made of API calls, run as written', function () {
   afterEach(() => shell?.close());
 
   it('pix.md: a pix charge is pending with instructions, and settling it at the sandbox authorizes it', async () => {
-    shell = await guideShell(await createTenant());
+    shell = await guideShell(await guideTenant());
     const steps = guideBlocks('pix.md', 'sh');
     expect(steps).to.have.length(3);
     expect((await shell.run(steps[0])).trim()).to.equal('pix');
@@ -29,7 +28,7 @@ describe('Guides made of API calls, run as written', function () {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-guide-'));
     try {
       fs.writeFileSync(path.join(folder, 'receiver.js'), guideBlocks('webhooks.md', 'js')[0]);
-      shell = await guideShell(await createTenant(), { RECEIVER_PORT: String(await freePort()) }, folder);
+      shell = await guideShell(await guideTenant(), { RECEIVER_PORT: String(await freePort()) }, folder);
       const steps = guideBlocks('webhooks.md', 'sh');
       expect(steps).to.have.length(3);
       await shell.run(steps[0]);
@@ -46,7 +45,7 @@ describe('Guides made of API calls, run as written', function () {
   });
 
   it('save-a-card.md: without a page, the test payment method pm_card_visa is saved by API and its charge is authorized', async () => {
-    shell = await guideShell(await createTenant());
+    shell = await guideShell(await guideTenant());
     const steps = guideBlocks('save-a-card.md', 'sh');
     expect(steps).to.have.length(4);
     expect(await shell.run(steps[0])).to.match(/^cust_/);
@@ -54,7 +53,7 @@ describe('Guides made of API calls, run as written', function () {
   });
 
   it('going-live.md: the check lists each connector with its mode', async () => {
-    shell = await guideShell(await createTenant());
+    shell = await guideShell(await guideTenant());
     const [check] = guideBlocks('going-live.md', 'sh');
     expect((await shell.run(check)).trim()).to.equal('no connector yet');
     await shell.run(guideBlocks('pix.md', 'sh')[0]);

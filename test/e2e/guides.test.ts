@@ -5,11 +5,18 @@
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { createTenant, type Tenant } from '../helpers/factories';
-import { stack } from '../helpers/stack';
 import { NEXT_YEAR } from '../helpers/vault';
 import { openDashboardBrowser, requireChromium, type DashboardBrowser } from '../helpers/dashboard-browser';
-import { fill, guideBlocks, guideShell, type GuideShell, servePage } from '../helpers/guides';
+import {
+  fill,
+  guideBlocks,
+  guideShell,
+  guideTarget,
+  guideTenant,
+  type GuideShell,
+  type GuideTenant,
+  servePage,
+} from '../helpers/guides';
 
 /** Types a test card into the card frame of the page (any future expiry, any CVC). */
 async function typeCard(page: Page, number: string): Promise<void> {
@@ -29,11 +36,16 @@ export async function payWithCard(page: Page, number: string): Promise<void> {
  * save-a-card.md's page, served as the guide says to save it, with the key and a fresh enrolment token (the guide's
  * step 2) filled in: a card typed and saved there, what the page then shows.
  */
-async function saveCardOnGuidePage(page: Page, shell: GuideShell, tenant: Tenant, number: string): Promise<string> {
+async function saveCardOnGuidePage(
+  page: Page,
+  shell: GuideShell,
+  tenant: GuideTenant,
+  number: string,
+): Promise<string> {
   const enrolmentToken = (await shell.run(guideBlocks('save-a-card.md', 'sh')[1])).trim();
   const [html] = guideBlocks('save-a-card.md', 'html');
   const served = await servePage(
-    fill(html.replaceAll('http://localhost:3000', stack().url), {
+    fill(html.replaceAll('http://localhost:3000', guideTarget().api), {
       MERCHANT_PUBLIC_KEY: tenant.merchant_public_key,
       ENROLMENT_TOKEN: enrolmentToken,
     }),
@@ -62,7 +74,7 @@ describe('Guides with browser steps, run as written (e2e)', function () {
   after(async () => browser?.close());
 
   it('accept-a-payment.md: the hosted checkout takes 4242 and the checkout completes with an authorized transaction', async () => {
-    shell = await guideShell(await createTenant());
+    shell = await guideShell(await guideTenant());
     const steps = guideBlocks('accept-a-payment.md', 'sh');
     expect(steps).to.have.length(4);
     expect((await shell.run(steps[0])).trim()).to.equal('true');
@@ -80,7 +92,7 @@ describe('Guides with browser steps, run as written (e2e)', function () {
   });
 
   it('save-a-card.md: the copy-paste page saves 4242, the server charges it; 0341 saves too and its charge fails', async () => {
-    const tenant = await createTenant();
+    const tenant = await guideTenant();
     shell = await guideShell(tenant);
     const steps = guideBlocks('save-a-card.md', 'sh');
     expect(steps).to.have.length(4);
@@ -101,7 +113,7 @@ describe('Guides with browser steps, run as written (e2e)', function () {
   });
 
   it('subscriptions-test-clock.md: a clock renews the 4242 subscription; the next renewal, made to fail, goes into dunning and the retry is charged', async () => {
-    shell = await guideShell(await createTenant());
+    shell = await guideShell(await guideTenant());
     const steps = guideBlocks('subscriptions-test-clock.md', 'sh');
     expect(steps).to.have.length(6);
     expect(await shell.run(steps[0])).to.match(/^clk_/);

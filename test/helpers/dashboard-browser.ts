@@ -68,7 +68,10 @@ export async function openDashboardBrowser(): Promise<DashboardBrowser> {
   let first: Page | undefined = context.pages()[0];
   return {
     context,
-    base: `${stack().url}/dashboard`,
+    // Read when used: the guides' first-hour run opens a browser with no test stack.
+    get base() {
+      return `${stack().url}/dashboard`;
+    },
     problems,
     // The first call reuses the tab the context opened with; each later call gets a new tab (its own sessionStorage).
     newPage: async () => {

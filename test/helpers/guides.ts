@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { Tenant } from './factories';
+import { createTenant, type Tenant } from './factories';
 import { stack } from './stack';
 
 export const GUIDES_DIR = path.join(__dirname, '..', '..', 'docs', 'guides');
@@ -84,9 +84,52 @@ export async function servePage(html: string): Promise<{ url: string; close: () 
   return { url: `http://127.0.0.1:${port}/`, close };
 }
 
+/** The keys a guide's reader has: what `npm run bootstrap` prints. */
+export type GuideTenant = Pick<Tenant, 'merchant_secret_key' | 'merchant_public_key' | 'merchant_id'>;
+
+/**
+ * The stack the guides run against: the test stack, or — in the first-hour run (scripts/first-hour.ts) — the one
+ * `npm start` started, named by FIRST_HOUR_API and FIRST_HOUR_SANDBOX.
+ */
+export function guideTarget(): { api: string; sandbox: string } {
+  const api = process.env.FIRST_HOUR_API;
+  if (api) return { api, sandbox: process.env.FIRST_HOUR_SANDBOX ?? 'http://127.0.0.1:4010' };
+  return { api: stack().url, sandbox: stack().sandboxUrl };
+}
+
+let bootstrapped = 0;
+
+/**
+ * A new organization's keys: on the test stack from the factory; in the first-hour run from `npm run bootstrap`,
+ * as the guides' setup block tells the reader (each guide on its own organization, as if it were the first).
+ */
+export async function guideTenant(): Promise<GuideTenant> {
+  if (!process.env.FIRST_HOUR_API) return createTenant();
+  bootstrapped += 1;
+  const printed = await new Promise<string>((resolve, reject) => {
+    const args = ['run', '--silent', 'bootstrap', '--', '--org-name', `Guide reader ${bootstrapped}`];
+    args.push('--merchant-name', 'Acme Store', '--owner-email', `reader${bootstrapped}@example.com`);
+    const child = spawn('npm', args, { cwd: path.join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`bootstrap exited ${code}:\n${stderr}`)),
+    );
+  });
+  return JSON.parse(printed) as GuideTenant;
+}
+
 /** The shell of a guide: the guides' setup block (docs/guides/README.md) run, with this tenant's keys filled in. */
-export async function guideShell(tenant: Tenant, env: Record<string, string> = {}, cwd?: string): Promise<GuideShell> {
-  const shell = new GuideShell({ API: stack().url, SANDBOX: stack().sandboxUrl, ...env }, cwd);
+export async function guideShell(
+  tenant: GuideTenant,
+  env: Record<string, string> = {},
+  cwd?: string,
+): Promise<GuideShell> {
+  const { api, sandbox } = guideTarget();
+  const shell = new GuideShell({ API: api, SANDBOX: sandbox, ...env }, cwd);
   const placeholders = {
     MERCHANT_SECRET_KEY: tenant.merchant_secret_key,
     MERCHANT_PUBLIC_KEY: tenant.merchant_public_key,
