@@ -68,7 +68,7 @@ export async function openDashboardBrowser(): Promise<DashboardBrowser> {
   let first: Page | undefined = context.pages()[0];
   return {
     context,
-    // Read when used: the guides' first-hour run opens a browser with no test stack.
+    // Read when used: the guides' newcomer run opens a browser with no test stack.
     get base() {
       return `${stack().url}/dashboard`;
     },

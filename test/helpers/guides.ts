@@ -88,23 +88,23 @@ export async function servePage(html: string): Promise<{ url: string; close: () 
 export type GuideTenant = Pick<Tenant, 'merchant_secret_key' | 'merchant_public_key' | 'merchant_id'>;
 
 /**
- * The stack the guides run against: the test stack, or — in the first-hour run (scripts/first-hour.ts) — the one
- * `npm start` started, named by FIRST_HOUR_API and FIRST_HOUR_SANDBOX.
+ * The stack the guides run against: the test stack, or — in the newcomer run (scripts/newcomer.ts) — the one
+ * `npm start` started, named by NEWCOMER_API and NEWCOMER_SANDBOX.
  */
 export function guideTarget(): { api: string; sandbox: string } {
-  const api = process.env.FIRST_HOUR_API;
-  if (api) return { api, sandbox: process.env.FIRST_HOUR_SANDBOX ?? 'http://127.0.0.1:4010' };
+  const api = process.env.NEWCOMER_API;
+  if (api) return { api, sandbox: process.env.NEWCOMER_SANDBOX ?? 'http://127.0.0.1:4010' };
   return { api: stack().url, sandbox: stack().sandboxUrl };
 }
 
 let bootstrapped = 0;
 
 /**
- * A new organization's keys: on the test stack from the factory; in the first-hour run from `npm run bootstrap`,
+ * A new organization's keys: on the test stack from the factory; in the newcomer run from `npm run bootstrap`,
  * as the guides' setup block tells the reader (each guide on its own organization, as if it were the first).
  */
 export async function guideTenant(): Promise<GuideTenant> {
-  if (!process.env.FIRST_HOUR_API) return createTenant();
+  if (!process.env.NEWCOMER_API) return createTenant();
   bootstrapped += 1;
   const printed = await new Promise<string>((resolve, reject) => {
     const args = ['run', '--silent', 'bootstrap', '--', '--org-name', `Guide reader ${bootstrapped}`];

@@ -1,5 +1,5 @@
 /**
- * `npm run test:first-hour`: a newcomer's first hour, with nothing but the README and the guides. On fresh data it
+ * `npm run test:newcomer`: a newcomer's first hour, with nothing but the README and the guides. On fresh data it
  * runs `npm start` exactly as the README says, checks that every link the start banner prints answers, then runs
  * the guides as written (test/api/guides.test.ts and test/e2e/guides.test.ts, in Chromium) against that stack,
  * each guide on the keys `npm run bootstrap` prints for a new organization. Nothing of the test harness is used: a
@@ -84,7 +84,7 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 async function main(): Promise<number> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-first-hour-'));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-newcomer-'));
   // As root, the embedded PostgreSQL runs as `postgres`, which must reach its data directory inside this one.
   fs.chmodSync(dataDir, 0o755);
   // Data of its own (a fresh clone's), the reader's defaults for everything else.
@@ -116,7 +116,7 @@ async function main(): Promise<number> {
         '--exit',
         ...GUIDE_TESTS,
       ],
-      { cwd: REPO_ROOT, stdio: 'inherit', env: { ...env, FIRST_HOUR_API: api, FIRST_HOUR_SANDBOX: sandbox } },
+      { cwd: REPO_ROOT, stdio: 'inherit', env: { ...env, NEWCOMER_API: api, NEWCOMER_SANDBOX: sandbox } },
     );
     return mocha.status ?? 1;
   } finally {
