@@ -3,9 +3,9 @@
  * processing_channel_id in the body, 201 with approved/status Authorized|Captured|Declined|Card Verified and a
  * five-digit response_code (10000 approved, 2xxxx soft, 3xxxx hard, 4xxxx risk), 202 for asynchronous
  * captures/voids/refunds, a bodiless 401 for a bad key, and webhooks signed `Cko-Signature: <hex HMAC-SHA256>`.
+ * The routes and their checks are here; what they answer (payment, actions, webhook) is in checkout-shapes.ts.
  */
-import { createHmac } from 'node:crypto';
-import { cardFacts, type DeclineReason } from '../cards';
+import { cardFacts } from '../cards';
 import { capture, refund, voidPayment, type PaymentInput, type SandboxContext } from '../engine';
 import { bearer, header, json, read, Router, type Reply, type SandboxRequest } from '../http';
 import { idempotent, type Processed } from '../idempotency';
@@ -23,35 +23,13 @@ import {
   rejected,
   type ProviderFactory,
 } from './common';
-
-const CODES: Record<DeclineReason, [string, string]> = {
-  do_not_honor: ['20005', 'Declined - Do not honour'],
-  insufficient_funds: ['20051', 'Insufficient Funds'],
-  stolen_card: ['30043', 'Stolen card - Pick up'],
-  lost_card: ['30041', 'Lost card - Pick up'],
-  expired_card: ['20054', 'Expired card'],
-  invalid_number: ['20014', 'Invalid card number'],
-  fraud: ['20059', 'Suspected fraud'],
-  authentication_required: ['20154', '3DS authentication required'],
-  authentication_failed: ['20151', 'Cardholder failed 3DS authentication'],
-};
-
-const EVENT_TYPES = {
-  'payment.succeeded': 'payment_captured',
-  'payment.failed': 'payment_declined',
-  'payment.expired': 'payment_expired',
-  'refund.succeeded': 'payment_refunded',
-  'refund.failed': 'payment_refund_declined',
-  'dispute.opened': 'dispute_received',
-  'dispute.updated': 'dispute_evidence_submitted',
-} as const;
+import { actionId, actionsOf, paymentBody, renderWebhook } from './checkout-shapes';
 
 const requestId = () => randomHex(16);
 const invalid = (...codes: string[]): Reply =>
   json(422, { request_id: requestId(), error_type: 'request_invalid', error_codes: codes });
 const serverError = (): Reply => json(500, { request_id: requestId(), error_type: 'internal_error' });
 const notFound = (): Reply => ({ status: 404 });
-const actionId = () => `act_${randomChars(26, 'lower')}`;
 
 /** Checkout.com's metadata: string values kept as sent (returned on the payment). */
 function metadataFrom(value: unknown): Record<string, string> {
@@ -81,70 +59,10 @@ function threeDsRequest(body: Record<string, unknown>): PaymentInput['threeDs'] 
   };
 }
 
-/**
- * The payment's `3ds` object as GET /payments/{id} shows it: enrolment while the challenge is open, then the
- * authentication_response (Y authenticated, N failed), whether the buyer was challenged, the version and the ECI.
- */
-function threeDsFields(payment: Payment): Record<string, unknown> {
-  const three = payment.threeDs;
-  if (!three) return {};
-  if (!three.result) return { '3ds': { downgraded: false, enrolled: 'Y' } };
-  const eci = three.result === 'authenticated' ? '05' : '07';
-  return {
-    eci,
-    '3ds': {
-      downgraded: false,
-      enrolled: 'Y',
-      signature_valid: 'Y',
-      authentication_response: three.result === 'authenticated' ? 'Y' : 'N',
-      version: '2.2.0',
-      challenged: three.flow === 'challenge',
-      eci,
-    },
-  };
-}
-
 export const checkout: ProviderFactory = (ctx: SandboxContext) => {
   const { store } = ctx;
   /** Each payment's metadata as sent, by payment id. */
   const metadataOf = new Map<string, Record<string, string>>();
-
-  /**
-   * GET /payments/:id/actions: what was processed on the payment, newest first. Captures and voids apply at once
-   * here; a refund shows once the provider decided it (pending refunds are not actions yet). A lagging read (the
-   * lookup override `lag`) lists the authorization only: what followed is not listed yet.
-   */
-  function actionsOf(payment: Payment, lagging: boolean): Record<string, unknown>[] {
-    const approved = { approved: true, response_code: '10000', response_summary: 'Approved' };
-    const actions: Record<string, unknown>[] = [
-      {
-        id: `act_${payment.id.slice(4)}`,
-        type: 'Authorization',
-        amount: payment.amount,
-        processed_on: payment.createdAt,
-        reference: payment.reference,
-        ...approved,
-      },
-    ];
-    if (lagging) return actions;
-    if (payment.capturedAmount > 0)
-      actions.push({ id: actionId(), type: 'Capture', amount: payment.capturedAmount, ...approved });
-    if (payment.state === 'voided') actions.push({ id: actionId(), type: 'Void', amount: payment.amount, ...approved });
-    for (const record of store.refunds.values()) {
-      if (record.paymentId !== payment.id || record.state === 'pending') continue;
-      actions.push({
-        id: record.id,
-        type: 'Refund',
-        amount: record.amount,
-        reference: record.reference,
-        processed_on: record.createdAt,
-        ...(record.state === 'succeeded'
-          ? approved
-          : { approved: false, response_code: '20005', response_summary: 'Declined - Do not honour' }),
-      });
-    }
-    return actions.reverse();
-  }
 
   async function guarded(
     request: SandboxRequest,
@@ -182,49 +100,8 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
     );
   }
 
-  function paymentBody(payment: Payment): Record<string, unknown> {
-    const decline = payment.declineReason ? CODES[payment.declineReason] : null;
-    const status = decline
-      ? 'Declined'
-      : (
-          {
-            authorized: 'Authorized',
-            captured: 'Captured',
-            verified: 'Card Verified',
-            voided: 'Voided',
-            pending: 'Pending',
-            requires_action: 'Pending',
-            expired: 'Expired',
-            declined: 'Declined',
-          } as const
-        )[payment.state];
-    const [code, summary] = decline ?? ['10000', 'Approved'];
-    const open = payment.state === 'requires_action';
-    return {
-      id: payment.id,
-      action_id: actionId(),
-      amount: payment.amount,
-      currency: payment.currency,
-      approved: !decline,
-      status,
-      auth_code: decline ? undefined : randomChars(6, 'digits'),
-      response_code: code,
-      response_summary: summary,
-      reference: payment.reference,
-      scheme_id: payment.networkTransactionId ?? undefined,
-      source: payment.cardLast4
-        ? { type: 'card', last4: payment.cardLast4, scheme: payment.cardBrand }
-        : { type: 'token' },
-      processed_on: payment.createdAt,
-      metadata: metadataOf.get(payment.id) ?? {},
-      ...threeDsFields(payment),
-      _links: {
-        self: { href: `${ctx.baseUrl()}/checkout/payments/${payment.id}` },
-        // Checkout.com's 3-D Secure: a Pending payment links the page the buyer is redirected to.
-        ...(open ? { redirect: { href: payment.threeDs?.challengeUrl } } : {}),
-      },
-    };
-  }
+  const paymentView = (payment: Payment) =>
+    paymentBody(payment, { baseUrl: ctx.baseUrl(), metadata: metadataOf.get(payment.id) ?? {} });
 
   /**
    * A capture, void or refund, answered 202. Its forced scenario (control POST /overrides with the operation) plays
@@ -322,7 +199,7 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
             threeDs: threeDsRequest(body),
           },
           render: (payment) =>
-            json(payment.state === 'pending' || payment.state === 'requires_action' ? 202 : 201, paymentBody(payment)),
+            json(payment.state === 'pending' || payment.state === 'requires_action' ? 202 : 201, paymentView(payment)),
         });
       }),
     )
@@ -345,7 +222,7 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
             limit,
             skip,
             total_count: matching.length,
-            data: matching.slice(skip, skip + limit).map(paymentBody),
+            data: matching.slice(skip, skip + limit).map(paymentView),
           }),
           entry: draft('lookup', { outcome: 'approved', reference, reason: `found_${matching.length}` }),
         };
@@ -356,7 +233,7 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
         const payment = store.payments.get(request.params.id);
         if (!payment || payment.account !== account) return rejected('lookup', 'not_found', notFound());
         return {
-          reply: json(200, actionsOf(payment, lookupLags(ctx, { provider: 'checkout', account }))),
+          reply: json(200, actionsOf(store, payment, lookupLags(ctx, { provider: 'checkout', account }))),
           entry: draft('lookup', { ...paymentFields(payment), outcome: 'approved' }),
         };
       }),
@@ -366,7 +243,7 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
         const payment = store.payments.get(request.params.id);
         if (!payment || payment.account !== account) return rejected('lookup', 'not_found', notFound());
         return {
-          reply: json(200, paymentBody(payment)),
+          reply: json(200, paymentView(payment)),
           entry: draft('lookup', { ...paymentFields(payment), outcome: 'approved' }),
         };
       }),
@@ -401,33 +278,6 @@ export const checkout: ProviderFactory = (ctx: SandboxContext) => {
     router,
     accountOf: (credentials) =>
       typeof credentials.secret_key === 'string' ? accountFromSecret('ent_', credentials.secret_key) : null,
-    webhook(event, payment, refundRecord, endpoint) {
-      const type =
-        event.type === 'dispute.closed'
-          ? event.disputeStatus === 'won'
-            ? 'dispute_won'
-            : 'dispute_lost'
-          : EVENT_TYPES[event.type];
-      const decline = payment?.declineReason ? CODES[payment.declineReason] : null;
-      const data: Record<string, unknown> = {
-        id: event.paymentId,
-        action_id: refundRecord?.id ?? `act_${event.id.slice(4, 30).toLowerCase()}`,
-        amount: refundRecord?.amount ?? event.amount,
-        currency: event.currency,
-        reference: refundRecord?.reference ?? event.reference,
-        ...(decline ? { response_code: decline[0], response_summary: decline[1] } : {}),
-        ...(event.type.startsWith('dispute.')
-          ? { payment_id: event.paymentId, id: `dsp_${event.paymentId.slice(4, 30)}`, status: event.disputeStatus }
-          : {}),
-      };
-      const body = JSON.stringify({
-        id: `evt_${event.id.slice(4).toLowerCase()}`,
-        type,
-        version: '1.0.0',
-        created_on: event.createdAt,
-        data,
-      });
-      return { headers: { 'cko-signature': createHmac('sha256', endpoint.secret).update(body).digest('hex') }, body };
-    },
+    webhook: (event, payment, refundRecord, endpoint) => renderWebhook(event, payment, refundRecord, endpoint.secret),
   };
 };

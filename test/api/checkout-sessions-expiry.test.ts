@@ -1,6 +1,7 @@
 /** The API starts (and signals) the durable expiry workflow; the real worker then expires the session. */
 import { expect } from 'chai';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { workflowMetadataQuery } from '@temporalio/workflow';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { expectWrapped } from '../helpers/envelope';
@@ -12,7 +13,15 @@ const MERCHANT_ID = SEARCH_ATTRIBUTE_KEYS.MerchantId;
 const handleOf = (sessionId: string) =>
   stack().api.deps.temporal.client.workflow.getHandle(`checkout-expiry-${sessionId}`);
 
+/**
+ * The signals the workflow has received, every one the API sent before the call included. A signal that arrives
+ * while the worker holds a workflow task is kept aside by the server and enters the history only when that task
+ * ends, so a history read right after a PATCH can miss the PATCH's signal. A query is answered only once the worker
+ * has seen every event accepted before it (Temporal's queries are strongly consistent): after it, the history
+ * holds them all, and a signal sent in error would be there too.
+ */
 async function signalsReceived(sessionId: string): Promise<string[]> {
+  await handleOf(sessionId).query(workflowMetadataQuery);
   const history = await handleOf(sessionId).fetchHistory();
   return (history.events ?? [])
     .filter((event) => event.workflowExecutionSignaledEventAttributes)
