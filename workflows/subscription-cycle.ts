@@ -118,7 +118,10 @@ export function subscriptionCycle(run: SubscriptionRun): {
     if (!('charge' in prepared) || charged === 0) {
       throw ApplicationFailure.create({
         type: AUTHENTICATION_LINK_INVALID,
-        message: 'This renewal cannot be paid through the link now',
+        message:
+          'refused' in prepared
+            ? `The saved card can no longer be charged (${prepared.refused}): add a new payment method to pay this renewal`
+            : 'This renewal cannot be paid through the link now',
         nonRetryable: true,
       });
     }

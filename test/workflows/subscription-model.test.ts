@@ -605,7 +605,11 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
     // The customer's answer lands where the last renewal's outcome says: paid → active on the next cycle; failed →
     // still in dunning, no retry spent; a link the workflow refuses changes nothing.
     if (step.kind === 'customer' && step.answer !== 'ignores' && before.state.authentication) {
-      const refusal = refuseAuthentication(before.state, before.state.authentication.linkId, at);
+      // A usable link still cannot charge a saved card that is revoked or expired (the customer must add a card).
+      const instrument = await em.findOne(PaymentInstrumentSchema, { id: before.state.paymentInstrumentId });
+      const cardRefused = !instrument || ['revoked', 'expired'].includes(instrument.status);
+      const refusal =
+        refuseAuthentication(before.state, before.state.authentication.linkId, at) ?? (cardRefused ? 'card' : null);
       const [answer] = answers;
       expect(answer === null, `the link accepted iff usable at ${where}`).to.equal(refusal === null);
       // The customer's charge of this step (none when the link was refused); a forced decline may still meet it.

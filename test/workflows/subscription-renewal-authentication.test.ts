@@ -6,13 +6,15 @@
  * ignores (dunning ends as it does today). The challenge is the sandbox's real one, answered by a form POST.
  */
 import { expect } from 'chai';
-import type { WorkflowHandle } from '@temporalio/client';
+import { type WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { ApplicationFailure } from '@temporalio/common';
 import { authenticationWorkflowId, transactionWorkflowId } from '../../workflows/transaction.shared';
 import { transactionAuthenticationWorkflow } from '../../workflows/transaction-authentication';
 import {
   CustomerSchema,
   EventSchema,
   MailMessageSchema,
+  PaymentInstrumentSchema,
   TransactionAttemptSchema,
   TransactionSchema,
 } from '../../db/entities';
@@ -228,6 +230,39 @@ describe('subscription renewal authentication (time-skipping test server)', () =
         'dunning',
         0,
         'dunning_retry',
+      ]);
+    });
+  });
+
+  it('a link whose saved card was revoked since is refused, saying why, and changes nothing', async function () {
+    this.timeout(120_000);
+    const { sub, handle } = await awaitingCustomer();
+    await (
+      await worker()
+    ).runUntil(async () => {
+      await sleepPast(server.env, sub.state.trialEnd!);
+      const [event] = await actionEvents(sub);
+      const { linkId } = readAuthenticationToken(
+        stack().config.encryptionKeys,
+        new URL(event.action_required.url).searchParams.get('token')!,
+      )!;
+      const before = (await handle.query(viewQuery)).state;
+      await stack()
+        .orm.em.fork()
+        .nativeUpdate(PaymentInstrumentSchema, { id: before.paymentInstrumentId }, { status: 'revoked' });
+      const refused = await handle.executeUpdate(authenticateRenewalUpdate, { args: [{ linkId }] }).then(
+        () => null,
+        (error: WorkflowUpdateFailedError) => error.cause as ApplicationFailure,
+      );
+      expect([refused?.type, refused?.message]).to.deep.equal([
+        AUTHENTICATION_LINK_INVALID,
+        'The saved card can no longer be charged (payment_instrument_revoked): add a new payment method to pay this renewal',
+      ]);
+      const after = (await handle.query(viewQuery)).state;
+      expect([after.status, after.dunningAttempts, after.authentication?.used]).to.deep.equal([
+        before.status,
+        before.dunningAttempts,
+        false,
       ]);
     });
   });
