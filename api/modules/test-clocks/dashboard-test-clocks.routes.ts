@@ -67,11 +67,12 @@ export const dashboardTestClockRoutes = [
     responses: { 200: RenewalFailureSchema },
     envelope: 'bare',
     errors: [409],
-    async handler({ em, merchantId, params, body }) {
+    async handler({ em, merchantId, params, body, session }) {
       const failureCode = body.failure_code ?? 'insufficient_funds';
+      const actor = { type: 'dashboard_user' as const, id: session.userId };
       return {
         status: 200,
-        data: await failNextRenewal(em, merchantId, params.test_clock_id, params.subscription_id, failureCode),
+        data: await failNextRenewal(em, merchantId, params.test_clock_id, params.subscription_id, failureCode, actor),
       };
     },
   }),
