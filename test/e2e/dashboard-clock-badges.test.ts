@@ -1,8 +1,9 @@
 /**
  * Test-clock time is one time on the Dashboard, in headless Chromium: a subscription and a customer on a test clock
  * show their dates in the clock's time, with a badge naming the clock and its frozen time ("Test clock: Billing QA,
- * Jan 31, 2027…"); the charges, dated in real time, say so. A customer in real time gets no badge. The Overview of
- * test data names each test clock with its time, since a clock's renewals and dunning are dated by the clock.
+ * Jan 31, 2027…"); the charges, dated in real time, say so, on the subscription and on the payment's and order's
+ * pages. A customer in real time gets no badge. The Overview of test data names each test clock with its time, since
+ * a clock's renewals and dunning are dated by the clock.
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
@@ -43,7 +44,7 @@ describe('Merchant Dashboard test-clock badges in headless Chromium (e2e)', func
     const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
     const clock = await createClock(tenant, JAN_31);
     const { offer } = await sellableOffer(tenant);
-    const { sub, customerId } = await subscribeOnClock(tenant, clock.id, offer.id);
+    const { sub, customerId, firstCharge } = await subscribeOnClock(tenant, clock.id, offer.id);
     const realTime = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput() });
     expect(realTime.status, realTime.text).to.equal(201);
 
@@ -58,6 +59,13 @@ describe('Merchant Dashboard test-clock badges in headless Chromium (e2e)', func
 
     await page.goto(`${browser.base}/customers/${customerId}`);
     await page.getByTestId('clock-badge').getByText(shownDay(JAN_31), { exact: false }).waitFor();
+    // The customer's payment and order: the clock's badge, and their dates said to be real time.
+    for (const path of [`/payments/${firstCharge.id}`, `/orders/${firstCharge.order_id}`]) {
+      await page.goto(`${browser.base}${path}`);
+      await page.getByTestId('clock-badge').getByText('Test clock: Billing QA,', { exact: false }).waitFor();
+      await page.getByText('Dates in real time', { exact: false }).waitFor();
+    }
+    await checkWith(page, 'order-clock-badge', browser.problems);
     await page.goto(`${browser.base}/customers/${realTime.body.data.id}`);
     await page.getByText('None (real time)').waitFor();
     expect(await page.getByTestId('clock-badge').count()).to.equal(0);

@@ -18,6 +18,18 @@ export function useTestClock(id: string | null | undefined): TestClock | null {
   return loaded.state === 'ready' ? loaded.data : null;
 }
 
+/** The test clock of a customer (null: real time, or no customer). */
+function useCustomerClock(customerId: string | null): TestClock | null {
+  const customer = useLoad(
+    () =>
+      customerId
+        ? call<Answer<'getMerchantCustomersCustomerId'>>('GET', `/merchant/customers/${customerId}`)
+        : Promise.resolve(null),
+    [customerId],
+  );
+  return useTestClock(customer.state === 'ready' ? customer.data?.test_clock_id : null);
+}
+
 /** The badge of a clock (any answer that names the clock and its frozen time); nothing in real time. */
 export function ClockBadge(props: { clock: { id: string; name: string | null; frozen_time: string } | null }) {
   if (!props.clock) return null;
@@ -25,6 +37,24 @@ export function ClockBadge(props: { clock: { id: string; name: string | null; fr
     <span class="chip info" data-testid="clock-badge" title={`Test clock ${props.clock.id}`}>
       Test clock: {props.clock.name ?? props.clock.id}, {when(props.clock.frozen_time)}
     </span>
+  );
+}
+
+/**
+ * A payment or order of a customer on a test clock: the clock's badge, and a word that its dates are when it ran (real
+ * time), while the customer's subscriptions move in the clock's time. Nothing for a real-time or guest customer.
+ */
+export function CustomerClock(props: { customerId: string | null; what: 'payment' | 'order' }) {
+  const clock = useCustomerClock(props.customerId);
+  if (!clock) return null;
+  return (
+    <p>
+      <ClockBadge clock={clock} />{' '}
+      <span class="hint">
+        Dates in real time: this {props.what} is dated when it ran; the customer’s subscriptions move in the clock’s
+        time.
+      </span>
+    </p>
   );
 }
 
