@@ -1,11 +1,12 @@
 /**
  * API-key lifecycle (designed in docs/api-decisions.md): the organization key and merchant owners/admins
  * issue keys (the key shown once, `ak_` id), narrowed by scopes; lists never carry a key; a revoked key is refused
- * from the next request; a rolled key keeps working for the overlap it was given. Merchant keys manage no keys.
+ * from the next request; a rolled key keeps working for the overlap it was given. Merchant keys manage no keys. A
+ * key is never wider than the key that issues or rolls it; an unknown scope is a 400.
  */
 import { expect } from 'chai';
 import { api } from '../helpers/http';
-import { createTenant, customerInput, type Tenant } from '../helpers/factories';
+import { createTenant, customerInput, keyWithScopes, type Tenant } from '../helpers/factories';
 import { expectError } from '../helpers/envelope';
 import { bearer, createMerchantUser, signIn } from '../helpers/dashboard';
 import { publicHeaders } from '../helpers/vault';
@@ -168,5 +169,50 @@ describe('API keys: issue, list, revoke, roll', () => {
     const revoked = await api.post(`/merchant/api-keys/${created.body.id}/revoke`, { headers: ownerHeaders });
     expect(revoked.status, revoked.text).to.equal(200);
     expectError(await api.get('/transactions', { key: created.body.key }), 401);
+  });
+
+  it('a key is issued no wider than its issuer: a scope the issuing key lacks (or every scope, when omitted) is 403 naming it, and nothing is issued', async () => {
+    const narrow = await keyWithScopes(tenant, ['merchants:read', 'merchants:write', 'customers:read'], 'organization');
+    const before = (await api.get(keysPath(tenant), { key: tenant.organization_secret_key })).body.data.length;
+    const wider = await api.post(keysPath(tenant), {
+      key: narrow,
+      body: { name: 'Wider', kind: 'secret', scopes: ['customers:read', 'customers:write'] },
+    });
+    expectError(wider, 403, 'authorization_error', 'INSUFFICIENT_PERMISSIONS');
+    expect(wider.body.error.message).to.include('customers:write').and.not.include('customers:read,');
+    expectError(await api.post(keysPath(tenant), { key: narrow, body: { name: 'All', kind: 'secret' } }), 403);
+    const after = (await api.get(keysPath(tenant), { key: tenant.organization_secret_key })).body.data.length;
+    expect(after).to.equal(before);
+
+    const within = await api.post(keysPath(tenant), {
+      key: narrow,
+      body: { name: 'Within', kind: 'secret', scopes: ['customers:read'] },
+    });
+    expect(within.status, within.text).to.equal(201);
+    expect(within.body.scopes).to.deep.equal(['customers:read']);
+    expect((await api.post(keysPath(tenant), { key: narrow, body: { name: 'Web', kind: 'public' } })).status).to.equal(
+      201,
+    );
+  });
+
+  it('a roll by a narrower key than the rolled one is 403, and the old key keeps working as it was', async () => {
+    const wide = await issue(tenant, { name: 'Wide', kind: 'secret', scopes: ['customers:read', 'customers:write'] });
+    const narrow = await keyWithScopes(tenant, ['merchants:read', 'merchants:write', 'customers:read'], 'organization');
+    const rolled = await api.post(`${keysPath(tenant)}/${wide.id}/roll`, {
+      key: narrow,
+      body: { expires_in_hours: 0 },
+    });
+    expectError(rolled, 403, 'authorization_error', 'INSUFFICIENT_PERMISSIONS');
+    expect(rolled.body.error.message).to.include('customers:write');
+    expect((await api.get('/customers', { key: wide.key })).status).to.equal(200);
+  });
+
+  it('an unknown scope is a 400 naming the field', async () => {
+    const res = await api.post(keysPath(tenant), {
+      key: tenant.organization_secret_key,
+      body: { name: 'Typo', kind: 'secret', scopes: ['customers:delete'] },
+    });
+    expectError(res, 400, 'validation_error');
+    expect(JSON.stringify(res.body.error.details)).to.include('scopes');
   });
 });

@@ -2,7 +2,8 @@
  * "The next renewal fails": on a subscription whose customer is on a test clock, POST
  * /test-clocks/:id/subscriptions/:sub/fail-next-renewal makes the next renewal charge decline once, at the real
  * (sandbox) provider, with the chosen failure_code; the retry after it is charged as usual. Subscriptions that are
- * not on the clock are refused, and a refused request arms nothing.
+ * not on the clock are refused, and a refused request arms nothing. Arming is an administrative action: it is in the
+ * merchant's activity record with its actor, the subscription and the failure_code (a refused arm records nothing).
  */
 import { expect } from 'chai';
 import { createTenant, type Tenant } from '../helpers/factories';
@@ -11,6 +12,7 @@ import { sellableOffer } from '../helpers/checkout';
 import { expectError } from '../helpers/envelope';
 import { cascade } from '../helpers/transactions';
 import { advance, chargesOf, createClock, subscribeOnClock, subscriptionOf } from '../helpers/test-clocks';
+import { keyId } from '../helpers/merchants';
 
 const JAN_31 = '2027-01-31T10:00:00.000Z';
 const failNext = (tenant: Tenant, clockId: string, subId: string, body: Record<string, unknown> = {}) =>
@@ -104,5 +106,27 @@ describe('Test clocks: the next renewal fails on demand', () => {
     expectError(bad, 400);
     expect(bad.body.error.details).to.have.property('failure_code');
     expectError(await failNext(tenant, clock.id, 'sub_doesnotexist0000000000'), 404);
+  });
+
+  it('arming is in the activity record with its actor, the clock, the subscription and the failure_code; a refused arm records nothing', async () => {
+    const clock = await createClock(tenant, JAN_31);
+    const { offer } = await sellableOffer(tenant);
+    const { sub } = await subscribeOnClock(tenant, clock.id, offer.id);
+    const realTime = await subscribeOnClock(tenant, null, offer.id);
+    expect((await failNext(tenant, clock.id, realTime.sub.id)).status).to.equal(409);
+    expect((await failNext(tenant, clock.id, sub.id, { failure_code: 'expired_card' })).status).to.equal(200);
+
+    const activity = await api.get(`/merchants/${tenant.merchant_id}/activity`, {
+      key: tenant.organization_secret_key,
+      query: { limit: 100 },
+    });
+    expect(activity.status, activity.text).to.equal(200);
+    const armed = activity.body.data.filter((record: any) => record.action === 'test_clock.renewal_failure_armed');
+    expect(armed).to.have.length(1);
+    expect(armed[0]).to.deep.include({
+      merchant_id: tenant.merchant_id,
+      actor: { type: 'api_key', id: await keyId(tenant.merchant_secret_key) },
+      changes: { test_clock_id: clock.id, subscription_id: sub.id, failure_code: 'expired_card' },
+    });
   });
 });

@@ -1,7 +1,9 @@
 /**
  * Test-clock time is one time on the Dashboard, in headless Chromium: a subscription and a customer on a test clock
- * show their dates in the clock's time, with a "Test clock" badge naming the clock's frozen time; the charges, dated
- * in real time, say so. A customer in real time gets no badge.
+ * show their dates in the clock's time, with a badge naming the clock and its frozen time ("Test clock: Billing QA,
+ * Jan 31, 2027…"); the charges, dated in real time, say so, on the subscription and on the payment's and order's
+ * pages. A customer in real time gets no badge. The Overview of test data names each test clock with its time, since
+ * a clock's renewals and dunning are dated by the clock.
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
@@ -36,13 +38,13 @@ describe('Merchant Dashboard test-clock badges in headless Chromium (e2e)', func
     await browser?.close();
   });
 
-  it('a subscription and a customer on a test clock show the clock badge with its frozen time; a real-time customer has none', async () => {
+  it('a subscription and a customer on a test clock show the clock badge with its name and frozen time, as the Overview of test data does; a real-time customer has none', async () => {
     const tenant = await createTenant();
     await cascade(tenant, ['provider_a']);
     const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
     const clock = await createClock(tenant, JAN_31);
     const { offer } = await sellableOffer(tenant);
-    const { sub, customerId } = await subscribeOnClock(tenant, clock.id, offer.id);
+    const { sub, customerId, firstCharge } = await subscribeOnClock(tenant, clock.id, offer.id);
     const realTime = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput() });
     expect(realTime.status, realTime.text).to.equal(201);
 
@@ -50,15 +52,28 @@ describe('Merchant Dashboard test-clock badges in headless Chromium (e2e)', func
     await signInThroughPage(page, user.email, user.password);
     await page.goto(`${browser.base}/subscriptions/${sub.id}`);
     const badge = page.getByTestId('clock-badge').first();
-    await badge.getByText('Test clock').waitFor();
+    await badge.getByText('Test clock: Billing QA,', { exact: false }).waitFor();
     await badge.getByText(shownDay(JAN_31), { exact: false }).waitFor();
     await page.getByText('Dates in real time', { exact: false }).waitFor();
     await checkWith(page, 'subscription-clock-badge', browser.problems);
 
     await page.goto(`${browser.base}/customers/${customerId}`);
     await page.getByTestId('clock-badge').getByText(shownDay(JAN_31), { exact: false }).waitFor();
+    // The customer's payment and order: the clock's badge, and their dates said to be real time.
+    for (const path of [`/payments/${firstCharge.id}`, `/orders/${firstCharge.order_id}`]) {
+      await page.goto(`${browser.base}${path}`);
+      await page.getByTestId('clock-badge').getByText('Test clock: Billing QA,', { exact: false }).waitFor();
+      await page.getByText('Dates in real time', { exact: false }).waitFor();
+    }
+    await checkWith(page, 'order-clock-badge', browser.problems);
     await page.goto(`${browser.base}/customers/${realTime.body.data.id}`);
     await page.getByText('None (real time)').waitFor();
     expect(await page.getByTestId('clock-badge').count()).to.equal(0);
+
+    await page.goto(`${browser.base}/overview?test=1`);
+    await page.getByText('Subscriptions on a test clock move in the clock’s time', { exact: false }).waitFor();
+    const overviewBadge = page.getByTestId('clock-badge');
+    await overviewBadge.getByText(`Test clock: Billing QA, ${shownDay(JAN_31)}`, { exact: false }).waitFor();
+    await checkWith(page, 'overview-clock-badge', browser.problems);
   });
 });

@@ -2,7 +2,8 @@
  * The merchant Dashboard's Connectors and Routing pages in headless Chromium: a connector without a webhook secret is
  * flagged; a refused credential test is an error; a connector is edited, deactivated and deleted, each asking first. On
  * the Routing page a staff member adds a pix-capable connector to the tree, reorders, adds a condition (a bad JSON
- * value is caught inline) and simulates charges.
+ * value is caught inline) and simulates charges; the connector menus and the simulator name each provider with the real
+ * API it speaks, as the Connectors page does ("Cards (Provider A — Stripe API)").
  * The hosted checkout follows routing: no Pix (and no Elo card) while routing has only a card connector, Pix once the
  * pix-capable connector is in the tree — and "Live at checkout" on the Connectors page says the same.
  * Screenshots at desktop and 360 px under test-output/dashboard/.
@@ -98,10 +99,12 @@ describe('Merchant Dashboard Connectors and Routing pages in headless Chromium (
     await page.getByRole('link', { name: 'Everything' }).click();
     await page.getByRole('heading', { name: 'Routing tree' }).waitFor();
     const top = page.getByRole('form', { name: 'Add a connector, top level' });
-    await top.getByLabel('Connector to add, top level').selectOption({ label: 'Pix account (provider_c)' });
+    await top
+      .getByLabel('Connector to add, top level')
+      .selectOption({ label: 'Pix account (Provider C — Mercado Pago API)' });
     await top.getByRole('button', { name: 'Add connector' }).click();
     await page.getByText('Pix account added.').waitFor();
-    await top.getByLabel('Connector to add, top level').selectOption({ label: 'Cards (provider_a)' });
+    await top.getByLabel('Connector to add, top level').selectOption({ label: 'Cards (Provider A — Stripe API)' });
     await top.getByRole('button', { name: 'Add connector' }).click();
     await page.getByText('Cards added.').waitFor();
     await page.getByRole('button', { name: 'Move Cards up' }).click();
@@ -131,6 +134,11 @@ describe('Merchant Dashboard Connectors and Routing pages in headless Chromium (
     await page.getByText('Amount ≥ 10000', { exact: false }).first().waitFor();
     const order = page.getByRole('list', { name: 'Fallback order' });
     expect(await order.locator('li').allTextContents()).to.deep.equal(['Cards (also the default)', 'Pix account']);
+    const defaults = page.getByLabel('Default connector (tried last)').first().locator('option');
+    expect(await defaults.allTextContents()).to.include.members([
+      'Cards (Provider A — Stripe API)',
+      'Pix account (Provider C — Mercado Pago API)',
+    ]);
     await checkPage('routing-tree');
 
     // Simulate: a pix skips the card-only connector; so does an Elo card, which only the pix-capable one takes.
@@ -141,7 +149,9 @@ describe('Merchant Dashboard Connectors and Routing pages in headless Chromium (
     await simulate.getByRole('button', { name: 'Simulate' }).click();
     const plan = page.getByRole('list', { name: 'Simulated plan' });
     await plan.waitFor();
-    expect(await plan.locator('li').allTextContents()).to.deep.equal(['Pix account (provider_c) — fallback']);
+    expect(await plan.locator('li').allTextContents()).to.deep.equal([
+      'Pix account (Provider C — Mercado Pago API) — fallback',
+    ]);
     await page
       .getByRole('list', { name: 'Skipped connectors' })
       .getByText('Cards: it does not take this method')
@@ -155,7 +165,9 @@ describe('Merchant Dashboard Connectors and Routing pages in headless Chromium (
       .getByText('Cards: it does not take this card brand')
       .first()
       .waitFor();
-    expect(await plan.locator('li').allTextContents()).to.deep.equal(['Pix account (provider_c) — fallback']);
+    expect(await plan.locator('li').allTextContents()).to.deep.equal([
+      'Pix account (Provider C — Mercado Pago API) — fallback',
+    ]);
     await checkPage('routing-simulate');
     await at360('routing-simulate');
 

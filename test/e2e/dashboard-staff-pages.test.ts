@@ -1,7 +1,8 @@
 /**
- * The Dashboard pages staff look for, in headless Chromium (playwright-core): API keys (issue shows the key once,
- * the list only its prefix and last four with who created it by name, roll keeps scopes and expiry, revoke after a
- * confirmation, viewers only read), Activity naming people, Customers (search by e-mail or name; payments,
+ * The Dashboard pages staff look for, in headless Chromium (playwright-core): API keys (issue shows the key once, with
+ * full access or only the scopes chosen; the list only its prefix and last four, its scope and who created it by name;
+ * roll keeps scopes and expiry, revoke after a confirmation, viewers only read), Activity naming people, Customers
+ * (search by e-mail or name; payments,
  * subscriptions and saved cards), Catalog (products → offers → prices, "copy a payment link" opening a checkout
  * session for a price) and sign-in choosing among several accounts. Screenshots under test-output/dashboard/,
  * axe-core with no serious violation.
@@ -94,6 +95,35 @@ describe('Merchant Dashboard pages staff look for, in headless Chromium (e2e)', 
     await newRow.getByText('Revoked').waitFor();
     expect((await keysOf(tenant)).find((key) => key.id === rolled.id).status).to.equal('revoked');
     await checkWith(page, 'api-keys', browser.problems);
+  });
+
+  it('API keys: an owner issues a key with full access by default or only the scopes chosen, and the list shows each key’s scope', async () => {
+    const tenant = await createTenant();
+    const owner = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
+    await page.goto(`${browser.base}/sign-in`);
+    await signInThroughPage(page, owner.email, owner.password);
+    await page.getByRole('link', { name: 'API keys' }).click();
+    const issue = page.getByRole('form', { name: 'Issue a key' });
+    expect(await issue.getByLabel('Full access (every scope)').isChecked()).to.equal(true);
+    await issue.getByLabel('Name').fill('Order server');
+    await issue.getByRole('button', { name: 'Issue key' }).click();
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+
+    await issue.getByLabel('Name').fill('Reporting');
+    await issue.getByLabel('Only the scopes chosen').check();
+    await issue.getByRole('group', { name: 'Customers' }).getByLabel('Read').check();
+    await issue.getByRole('group', { name: 'Transactions' }).getByLabel('Read').check();
+    await issue.getByRole('button', { name: 'Issue key' }).click();
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+
+    const keys = await keysOf(tenant);
+    const full = keys.find((key) => key.name === 'Order server');
+    const narrow = keys.find((key) => key.name === 'Reporting');
+    expect(full.scopes).to.include.members(['customers:write', 'routing:write', 'webhooks:read']);
+    expect(narrow.scopes).to.have.members(['customers:read', 'transactions:read']);
+    await page.locator(`tr[data-key="${full.id}"]`).getByText('Full access').waitFor();
+    await page.locator(`tr[data-key="${narrow.id}"]`).getByText('customers:read, transactions:read').waitFor();
+    await checkWith(page, 'api-keys-scopes', browser.problems);
   });
 
   it('API keys and Activity for a viewer: the list reads, nothing can be issued, and Activity names the member who issued a key', async () => {

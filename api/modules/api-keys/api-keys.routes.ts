@@ -60,7 +60,7 @@ export const apiKeyRoutes: AnyRoute[] = [
     method: 'post',
     path: '/merchants/:merchant_id/api-keys',
     summary:
-      'Issue an API key for the merchant (secret or public, optionally narrowed to scopes); the key is shown once',
+      'Issue an API key for the merchant (secret or public, optionally narrowed to scopes, never wider than the calling key); the key is shown once',
     tags,
     auth: write,
     params: ApiKeyMerchantParams,
@@ -69,7 +69,7 @@ export const apiKeyRoutes: AnyRoute[] = [
     envelope: 'bare',
     async handler({ em, merchantId, auth, body }) {
       const merchant = { id: merchantId, organizationId: auth.organizationId };
-      const { record, key } = await createMerchantApiKey(em, merchant, body, byKey(auth));
+      const { record, key } = await createMerchantApiKey(em, merchant, body, byKey(auth), auth.scopes);
       return { status: 201, data: presentApiKeyWithSecret(record, key) };
     },
   }),
@@ -104,7 +104,14 @@ export const apiKeyRoutes: AnyRoute[] = [
     revokesCredentials: true,
     async handler({ em, merchantId, auth, params, body }) {
       const overlap = body.expires_in_hours;
-      const { record, key } = await rollMerchantApiKey(em, merchantId, params.key_id, overlap, byKey(auth));
+      const { record, key } = await rollMerchantApiKey(
+        em,
+        merchantId,
+        params.key_id,
+        overlap,
+        byKey(auth),
+        auth.scopes,
+      );
       return { status: 201, data: presentApiKeyWithSecret(record, key) };
     },
   }),

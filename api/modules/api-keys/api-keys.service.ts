@@ -3,19 +3,32 @@
  * a name and narrowed scopes, list without secrets, revoke (refused from the next request: the NOTIFY trigger and
  * the route's own cache invalidation), roll (a new key now; the old one keeps working for an overlap, then expires).
  * Every query is scoped to the merchant the caller resolved to; another merchant's key is a 404. Each key names who
- * minted it, and each change is in the merchant's activity log with its actor, in the request's transaction.
+ * minted it, and each change is in the merchant's activity log with its actor, in the request's transaction. A key
+ * is never wider than the API key that issues or rolls it, so a narrowed organization key cannot mint its way out.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import { ApiKeySchema, MerchantSchema, type ApiKey } from '../../../db/entities';
 import { issueApiKey, type KeyCreator } from '../../../domain/api-keys/api-keys.service';
-import type { Scope } from '../../../domain/api-keys/api-keys.scopes';
+import { SCOPES, type Scope } from '../../../domain/api-keys/api-keys.scopes';
 import { recordActivity, type Actor } from '../../../domain/merchants/merchants.activity';
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import type { CreateApiKeyBody } from './api-keys.schema';
 
 const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * The scopes of the API key minting a key; null for a Dashboard owner or admin, who may grant every scope. A key
+ * that could be given scopes its issuer lacks would let a narrowed key widen itself, so that is a 403 naming them.
+ */
+export type IssuerScopes = ReadonlySet<string> | null;
+
+function grantable(scopes: readonly string[], issuerScopes: IssuerScopes): void {
+  const missing = issuerScopes ? scopes.filter((scope) => !issuerScopes.has(scope)) : [];
+  if (missing.length > 0)
+    throw errors.forbidden(`A key cannot have a scope the key issuing it lacks: ${missing.join(', ')}`);
+}
 
 /** What the activity log keeps of a key: never the key or its hash. */
 const described = (key: ApiKey) => ({
@@ -55,16 +68,19 @@ export async function createMerchantApiKey(
   merchant: { id: string; organizationId: string },
   body: Static<typeof CreateApiKeyBody>,
   creator: KeyCreator,
+  issuerScopes: IssuerScopes = null,
 ): Promise<{ record: ApiKey; key: string }> {
   // Public keys ship in web pages: they never carry a scope (browser routes need none).
   if (body.kind === 'public' && body.scopes && body.scopes.length > 0) {
     throw errors.invalidValue('scopes', 'public keys carry no scopes; omit scopes or send []');
   }
+  const scopes = body.scopes ?? (body.kind === 'public' ? [] : SCOPES);
+  grantable(scopes, issuerScopes);
   const issued = await issueApiKey(em, {
     organizationId: merchant.organizationId,
     merchantId: merchant.id,
     kind: body.kind,
-    scopes: body.scopes,
+    scopes,
     name: body.name,
     expiresAt: body.expires_in_hours ? new Date(Date.now() + body.expires_in_hours * HOUR_MS) : null,
     createdBy: creator,
@@ -184,8 +200,9 @@ export async function rollMerchantApiKey(
   keyId: string,
   overlapHours: number,
   creator: KeyCreator,
+  issuerScopes: IssuerScopes = null,
 ): Promise<{ record: ApiKey; key: string }> {
-  return rollKey(em, await ownKey(em, merchantId, keyId), overlapHours, creator);
+  return rollKey(em, await ownKey(em, merchantId, keyId), overlapHours, creator, issuerScopes);
 }
 
 /** Rolls a merchant's or an organization's key, recording the roll (see rollApiKey). */
@@ -194,7 +211,9 @@ export async function rollKey(
   old: ApiKey,
   overlapHours: number,
   creator: KeyCreator,
+  issuerScopes: IssuerScopes = null,
 ): Promise<{ record: ApiKey; key: string }> {
+  grantable(old.scopes, issuerScopes);
   const rolled = await rollApiKey(em, old, overlapHours, creator);
   await recordKeyChange(em, 'api_key.rolled', rolled.record, creator, {
     rolled_from: old.id,

@@ -1,11 +1,13 @@
 /**
- * Merchant Dashboard: the test clock of a subscription (shown on its page), advancing it from there (by a day,
- * to the next renewal, to a date: the page computes the time; the rules are POST /test-clocks/:id/advance's) and
- * making the subscription's next renewal fail (the rules of POST /test-clocks/:id/subscriptions/:sub/fail-next-renewal).
+ * Merchant Dashboard: the merchant's test clocks (the Overview names them with their time), the test clock of a
+ * subscription (shown on its page), advancing it from there (by a day, to the next renewal, to a date: the page
+ * computes the time; the rules are POST /test-clocks/:id/advance's) and making the subscription's next renewal fail (the rules of POST /test-clocks/:id/subscriptions/:sub/fail-next-renewal).
  */
 import type { DashboardRequirement } from '../../http/dashboard-auth';
 import { defineRoute } from '../../http/define-route';
-import { Id, Nullable, StrictObject } from '../../http/schema';
+import { Type } from '@sinclair/typebox';
+import { pagination } from '../../http/pagination';
+import { Id, Nullable, PaginationQuery, StrictObject } from '../../http/schema';
 import {
   AdvanceTestClockBody,
   ClockSubscriptionParams,
@@ -16,12 +18,27 @@ import {
 } from './test-clocks.schema';
 import { failNextRenewal } from './renewal-failures.service';
 import { presentTestClock } from './test-clocks.presenter';
-import { advanceTestClock, testClockOfSubscription } from './test-clocks.service';
+import { advanceTestClock, listTestClocks, testClockOfSubscription } from './test-clocks.service';
 
 const tags = ['Merchant Dashboard: test clocks'];
 const auth: DashboardRequirement = { dashboard: ['merchant'], tenant: 'merchant' };
 
 export const dashboardTestClockRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/merchant/test-clocks',
+    summary: "Merchant Dashboard: the merchant's test clocks, newest first (the Overview names them with their time)",
+    tags,
+    auth,
+    query: StrictObject(PaginationQuery),
+    responses: { 200: Type.Array(TestClockSchema) },
+    envelope: 'bare',
+    pagination: 'flat',
+    async handler({ em, merchantId, query }) {
+      const { items, total } = await listTestClocks(em, merchantId, query);
+      return { status: 200, data: items.map(presentTestClock), pagination: pagination(query, total) };
+    },
+  }),
   defineRoute({
     method: 'get',
     path: '/merchant/subscriptions/:id/test-clock',
@@ -67,11 +84,12 @@ export const dashboardTestClockRoutes = [
     responses: { 200: RenewalFailureSchema },
     envelope: 'bare',
     errors: [409],
-    async handler({ em, merchantId, params, body }) {
+    async handler({ em, merchantId, params, body, session }) {
       const failureCode = body.failure_code ?? 'insufficient_funds';
+      const actor = { type: 'dashboard_user' as const, id: session.userId };
       return {
         status: 200,
-        data: await failNextRenewal(em, merchantId, params.test_clock_id, params.subscription_id, failureCode),
+        data: await failNextRenewal(em, merchantId, params.test_clock_id, params.subscription_id, failureCode, actor),
       };
     },
   }),

@@ -133,9 +133,10 @@ export const testClockRoutes = [
     // 409 conflict_error: the subscription's customer is not on this test clock.
     errors: [409],
     idempotency: 'optional',
-    async handler({ em, merchantId, params, body }) {
+    async handler({ em, merchantId, params, body, auth }) {
       const failureCode = body.failure_code ?? 'insufficient_funds';
-      const armed = await failNextRenewal(em, merchantId, params.test_clock_id, params.subscription_id, failureCode);
+      const { test_clock_id: clockId, subscription_id: subId } = params;
+      const armed = await failNextRenewal(em, merchantId, clockId, subId, failureCode, actorOf(auth));
       return { status: 200, data: armed };
     },
   }),

@@ -42,13 +42,14 @@ import {
 const notFound = () => errors.notFound('No such test clock');
 
 /**
- * Creating, advancing and deleting a clock are administrative actions: each is in the merchant's activity record
- * with its actor, written in the transaction that makes the change (a refused request records nothing).
+ * Creating, advancing and deleting a clock, and arming a renewal failure on it, are administrative actions: each is in
+ * the merchant's activity record with its actor, written in the transaction that makes the change (a refused request
+ * records nothing).
  */
-async function recordClockChange(
+export async function recordClockChange(
   em: EntityManager,
   clock: TestClock,
-  action: 'created' | 'advanced' | 'deleted',
+  action: 'created' | 'advanced' | 'deleted' | 'renewal_failure_armed',
   actor: Actor,
   changes: Record<string, unknown>,
 ): Promise<MerchantActivity> {

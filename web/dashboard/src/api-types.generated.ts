@@ -1481,8 +1481,8 @@ export interface paths {
     get: operations['getMerchantsMerchantIdApiKeys'];
     put?: never;
     /**
-     * Issue an API key for the merchant (secret or public, optionally narrowed to scopes); the key is shown once
-     * @description Issue an API key for the merchant (secret or public, optionally narrowed to scopes); the key is shown once.
+     * Issue an API key for the merchant (secret or public, optionally narrowed to scopes, never wider than the calling key); the key is shown once
+     * @description Issue an API key for the merchant (secret or public, optionally narrowed to scopes, never wider than the calling key); the key is shown once.
      *
      *     **Authentication:** a secret organization key (Bearer) with the scope merchants:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
      */
@@ -3745,6 +3745,30 @@ export interface paths {
      *     **Idempotency:** Recommended: send an Idempotency-Key header (or idempotency_key in the body). A retry with the same key and body answers the first response with 200 instead of acting twice; the same key with another body is a 409.
      */
     post: operations['postTestClocksTestClockIdSubscriptionsSubscriptionIdFailNextRenewal'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/merchant/test-clocks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Merchant Dashboard: the merchant's test clocks, newest first (the Overview names them with their time)
+     * @description Merchant Dashboard: the merchant's test clocks, newest first (the Overview names them with their time)
+     *
+     *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
+     *
+     *     **Paging:** page (from 1, default 1) and limit (1–100, default 20); the pagination object gives total and total_pages.
+     */
+    get: operations['getMerchantTestClocks'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -36521,6 +36545,132 @@ export interface operations {
             request_id: string;
             /** Format: date-time */
             timestamp: string;
+          };
+        };
+      };
+      /** @description validation_error or bad_request_error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authentication_error: missing, malformed or invalid key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description authorization_error: missing scope, wrong key kind or merchant outside the key */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description not_found_error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description conflict_error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate_limit_error (see Retry-After and RateLimit-* headers) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal_server_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error: a payment provider or the workflow service was unreachable (retry with backoff) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description external_service_error DATABASE_UNAVAILABLE: the database could not be reached; nothing changed (retry after Retry-After seconds). In production also internal_server_error UNTRUSTED_PROXY: the request came through a proxy not in TRUSTED_PROXIES; nothing changed, an operator must fix the setting */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getMerchantTestClocks: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              id: string;
+              merchant_id: string;
+              name: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              frozen_time: string;
+              /**
+               * @description advancing until every subscription of the clock has done all the work due up to frozen_time
+               * @enum {string}
+               */
+              status: 'ready' | 'advancing';
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               */
+              created_at: string;
+            }[];
+            meta: components['schemas']['Pagination'];
           };
         };
       };

@@ -1,6 +1,7 @@
 /**
- * API keys (GET/POST /merchant/api-keys): the list shows only a key's prefix and last four, its scopes, when it was
- * last used and who created it, by name. Owners and admins issue a key (shown once, here, and never again), roll
+ * API keys (GET/POST /merchant/api-keys): the list shows only a key's prefix and last four, its scopes ("Full access"
+ * for every scope), when it was last used and who created it, by name. Owners and admins issue a key (shown once,
+ * here, and never again; a secret key with full access or only the scopes chosen), roll
  * one (a new key with the same name, kind, scopes and expiry; the old one keeps working for the hours chosen) and
  * revoke one after confirming; viewers read. A public key issued here is remembered in this browser for payment
  * links (catalog.tsx): public keys are meant to be seen.
@@ -11,6 +12,7 @@ import { label, when } from '../format';
 import { DataTable, usePagedList } from '../list';
 import { useActorNames } from '../names';
 import { rememberPublicKey } from './catalog/payment-link';
+import { ScopeChoice, scopeText, type Scope } from './api-key-scopes';
 import { canManageMerchant, Chip, ErrorNote, Field, inputValue, Notice, PageHeader, useSubmit } from '../ui';
 
 type ApiKey = Item<'getMerchantApiKeys'>;
@@ -40,12 +42,20 @@ function IssueForm(props: { issued: (key: IssuedKey) => void }) {
   const [name, setName] = useState('');
   const [kind, setKind] = useState<'secret' | 'public'>('secret');
   const [days, setDays] = useState('');
+  const [scopes, setScopes] = useState<Scope[] | null>(null);
+  const narrowed = kind === 'secret' && scopes !== null;
   const { busy, error, submit } = useSubmit(async () => {
-    const body = { name, kind, ...(days ? { expires_in_hours: Number(days) * 24 } : {}) };
+    const body = {
+      name,
+      kind,
+      ...(narrowed ? { scopes } : {}),
+      ...(days ? { expires_in_hours: Number(days) * 24 } : {}),
+    };
     const issued = await call<IssuedKey>('POST', '/merchant/api-keys', body);
     if (issued.kind === 'public') rememberPublicKey(issued.key);
     setName('');
     setDays('');
+    setScopes(null);
     props.issued(issued);
   });
   return (
@@ -54,7 +64,7 @@ function IssueForm(props: { issued: (key: IssuedKey) => void }) {
       <Field label="Name" hint="What uses it, e.g. “Order server”.">
         {(a) => <input {...a} required maxLength={100} value={name} onInput={(e) => setName(inputValue(e))} />}
       </Field>
-      <Field label="Kind" hint="Secret keys stay on your server (every scope); public keys go in web pages (no scope).">
+      <Field label="Kind" hint="Secret keys stay on your server; public keys go in web pages (no scope).">
         {(a) => (
           <select {...a} value={kind} onChange={(e) => setKind(inputValue(e) as 'secret' | 'public')}>
             <option value="secret">Secret (sk_live_mer_…)</option>
@@ -62,11 +72,13 @@ function IssueForm(props: { issued: (key: IssuedKey) => void }) {
           </select>
         )}
       </Field>
+      {kind === 'secret' && <ScopeChoice chosen={scopes} set={setScopes} />}
       <Field label="Expires in (days)" hint="Empty: the key does not expire.">
         {(a) => <input {...a} type="number" min={1} max={366} value={days} onInput={(e) => setDays(inputValue(e))} />}
       </Field>
       <ErrorNote error={error} />
-      <button type="submit" disabled={busy}>
+      {narrowed && scopes.length === 0 && <p class="hint">Choose at least one scope, or full access.</p>}
+      <button type="submit" disabled={busy || (narrowed && scopes.length === 0)}>
         {busy ? 'Issuing…' : 'Issue key'}
       </button>
     </form>
@@ -184,7 +196,7 @@ export function ApiKeys() {
               </code>{' '}
               <span class="meta">{label(apiKey.kind)}</span>
             </td>
-            <td class="break">{apiKey.scopes.length ? apiKey.scopes.join(', ') : 'None (public key)'}</td>
+            <td class="break">{scopeText(apiKey.scopes)}</td>
             <td>
               <Chip status={apiKey.status === 'revoked' ? 'cancelled' : apiKey.status} text={label(apiKey.status)} />
               {apiKey.expires_at && <p class="meta">Expires {when(apiKey.expires_at)}</p>}

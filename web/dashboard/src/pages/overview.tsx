@@ -1,7 +1,7 @@
 /**
  * The Overview the Dashboard opens on: the last 30 days as charts (GET /merchant/overview). Plain inline SVG, no
  * chart library: bars for money and counts, a line for rates. Every chart has a text equivalent (its figures in a
- * table folded under it) so a screen reader gets the same numbers.
+ * table folded under it) so a screen reader gets the same numbers. Test data names its test clocks with their time.
  */
 import type { ComponentChildren } from 'preact';
 import { call, query, type Answer } from '../api';
@@ -9,6 +9,7 @@ import { livemodeParam } from '../mode';
 import { day, money } from '../format';
 import { ErrorNote, Link, PageHeader, useLoad } from '../ui';
 import { SetupChecklist } from './setup-checklist';
+import { ClocksNote } from '../clock';
 
 type Overview = Answer<'getMerchantOverview'>;
 type OverviewConnector = Overview['connectors'][number];
@@ -239,6 +240,7 @@ function OverviewCharts({ overview }: { overview: Overview }) {
       <p class="meta">
         {dayLabel(overview.from)} – {dayLabel(overview.to)} (UTC days)
       </p>
+      {!overview.livemode && <ClocksNote />}
       <div class="stats">
         <Card title="Captured" figure={moneyList(payments.volume)} note={`${payments.approved} payments approved`} />
         <Card title="Approval rate" figure={percent(payments.approval_rate)} note={`${payments.declined} declined`} />

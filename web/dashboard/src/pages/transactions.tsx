@@ -6,6 +6,7 @@ import { label, money, when } from '../format';
 import { DataTable, ListState, useFilteredList } from '../list';
 import { navigate } from '../router';
 import { Chip, ErrorNote, Facts, Link, PageHeader, useLoad } from '../ui';
+import { CustomerClock } from '../clock';
 import { TRANSACTION_STATUSES } from '../transaction-rules';
 import { type Transaction, filtered, PaymentChip, CustomerName, type Refund } from './transactions/common';
 import { Operations } from './transactions/operations';
@@ -112,6 +113,7 @@ export function TransactionDetail(props: { id: string }) {
         <PaymentChip tx={tx} />
       </PageHeader>
       <FailureHeadline tx={tx} />
+      <CustomerClock customerId={tx.customer_id} what="payment" />
       <Facts
         items={[
           ['Payment id', <code>{tx.id}</code>],

@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
 import { label } from '../../format';
+import { useProviderName } from '../../providers';
 import { ErrorNote, Field, inputValue, useSubmit } from '../../ui';
 import { type RoutingNode, showValue, type TreeContext } from './model';
 
@@ -112,6 +113,7 @@ export function AddNode(props: {
   where: string;
 }) {
   const { tree } = props;
+  const providerName = useProviderName();
   const [connector, setConnector] = useState(tree.connectors[0]?.id ?? '');
   const [conditionOpen, setConditionOpen] = useState(false);
   const place = { position: props.position, parent_node_id: props.parent?.id ?? null, branch: props.branch };
@@ -132,7 +134,7 @@ export function AddNode(props: {
         >
           {tree.connectors.map((c) => (
             <option key={c.id} value={c.id}>
-              {c.name} ({c.provider_slug})
+              {c.name} ({providerName(c.provider_slug)})
             </option>
           ))}
         </select>

@@ -1,6 +1,7 @@
 /** Create a routing profile, and change one's settings (active, name, default connector). */
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
+import { useProviderName } from '../../providers';
 import { navigate } from '../../router';
 import { ErrorNote, Field, Link, inputValue, useSubmit } from '../../ui';
 import { type ConnectorOption, type Profile, METHODS, methodName, type TreeContext } from './model';
@@ -74,13 +75,14 @@ function ConnectorSelect(props: {
   value: string;
   set: (id: string) => void;
 }) {
+  const providerName = useProviderName();
   return (
     <Field label={props.label}>
       {(a) => (
         <select {...a} value={props.value} onChange={(e) => props.set(inputValue(e))}>
           {props.connectors.map((c) => (
             <option key={c.id} value={c.id}>
-              {c.name} ({c.provider_slug}
+              {c.name} ({providerName(c.provider_slug)}
               {c.is_active ? '' : ', inactive'})
             </option>
           ))}

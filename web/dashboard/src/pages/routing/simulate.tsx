@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { call, type Answer } from '../../api';
 import { label, money, toMinor } from '../../format';
+import { useProviderName } from '../../providers';
 import { ErrorNote, Field, inputValue, useSubmit } from '../../ui';
 import type { Profile, ConnectorOption } from './model';
 
@@ -33,6 +34,7 @@ const BRANDS = ['visa', 'mastercard', 'amex', 'elo', 'hipercard', 'discover', 'd
 
 /** The charge's plan from …/simulate; connectors are named from the page's connector list. */
 export function Simulate(props: { base: string; profile: Profile; connectors: ConnectorOption[] }) {
+  const providerName = useProviderName();
   const fixed = props.profile.payment_method !== '*';
   const [method, setMethod] = useState<string>(fixed ? props.profile.payment_method : 'credit_card');
   const [brand, setBrand] = useState('visa');
@@ -137,8 +139,9 @@ export function Simulate(props: { base: string; profile: Profile; connectors: Co
               <ol class="plan" aria-label="Simulated plan">
                 {result.plan.map((step) => (
                   <li key={step.merchant_connector_id}>
-                    <strong>{step.connector_name ?? nameOf(step.merchant_connector_id)}</strong> ({step.provider_slug})
-                    — {REASONS[step.reason] ?? step.reason}
+                    <strong>{step.connector_name ?? nameOf(step.merchant_connector_id)}</strong>
+                    {step.provider_slug && ` (${providerName(step.provider_slug)})`} —{' '}
+                    {REASONS[step.reason] ?? step.reason}
                   </li>
                 ))}
               </ol>

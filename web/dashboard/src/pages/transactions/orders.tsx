@@ -5,6 +5,7 @@ import { label, money, when } from '../../format';
 import { DataTable, ListState, useFilteredList } from '../../list';
 import { Chip, ErrorNote, Facts, Link, PageHeader, Table, useLoad } from '../../ui';
 import { ORDER_STATUSES } from '../../transaction-rules';
+import { CustomerClock } from '../../clock';
 import { filtered, CustomerName, type Transaction, PaymentChip } from './common';
 
 type HistoryEntry = Answer<'getMerchantOrdersOrderId'>['status_history'][number];
@@ -106,6 +107,7 @@ export function OrderDetail(props: { id: string }) {
       <PageHeader title={`${money(order.total_amount, order.currency)} order`} back={back}>
         <Chip status={order.status} />
       </PageHeader>
+      <CustomerClock customerId={order.customer_id} what="order" />
       <Facts
         items={[
           ['Order id', <code>{order.id}</code>],
