@@ -108,6 +108,20 @@ describe('Checkout sessions in setup mode', () => {
   });
 
   describe('the buyer saves a card', () => {
+    it("the page's view of a setup session: mode setup, nothing due, no line, no saved card offered", async () => {
+      const checkout = expectWrapped(await create(setupBody()), 201);
+      const session = await openSession(tenant, { checkoutSessionId: checkout.id });
+      const res = await api.get('/sessions/checkout', {
+        headers: publicHeaders(tenant.merchant_public_key, session.sessionId),
+      });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.checkout).to.include({ mode: 'setup', offerId: null, paymentInstrumentId: null });
+      expect(res.body.summary).to.include({ currency: 'USD', dueToday: 0 });
+      expect(res.body.summary.lines).to.deep.equal([]);
+      expect(res.body.savedInstruments).to.deep.equal([]);
+      expect(res.body.paymentMethods.cards).to.equal(true);
+    });
+
     it('an approved zero-amount check saves the card for the customer and completes the session naming it', async () => {
       const checkout = expectWrapped(await create(setupBody()), 201);
       const saved = await saveOnPage(checkout.id);

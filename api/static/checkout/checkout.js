@@ -4,7 +4,8 @@
  * from the checkout session. A recurring offer is paid the same way and starts its subscription (a free trial
  * validates the card at zero amount); it is paid by card only, since renewals charge the saved card.
  * A card the issuer challenges (3-D Secure) sends the buyer to their bank's page (the SDK follows nextAction), which
- * brings them back to this page with ?transaction_id=…: the checkout then shows that payment's result. */
+ * brings them back to this page with ?transaction_id=…: the checkout then shows that payment's result.
+ * A checkout in setup mode sells nothing: checkout-setup.js shows its "Save a card" page and saves the card. */
 (function () {
   'use strict';
 
@@ -24,7 +25,7 @@
   /* How often a challenge left open (the buyer came back without finishing it) is looked at again. */
   var AUTH_POLL_MS = 3000;
   var METHOD_LABELS = { pix: 'Pix', boleto: 'boleto' };
-  var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, trial: false, polling: null, savedCard: null, brand: null, inDoubt: false };
+  var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, trial: false, polling: null, savedCard: null, brand: null, inDoubt: false, setup: false };
 
   function recurringLine() {
     return state.view.summary.lines.filter(function (line) { return line.recurring !== null; })[0] || null;
@@ -131,6 +132,11 @@
 
   function updateButton() {
     if (state.closed || state.inDoubt) { submit.disabled = true; return; }
+    if (state.setup) {
+      submit.textContent = 'Save card';
+      submit.disabled = state.busy || !state.cardComplete;
+      return;
+    }
     var due = state.view.summary.dueToday;
     var amount = money(due, state.view.summary.currency);
     if (METHOD_LABELS[state.method]) submit.textContent = 'Pay ' + amount + ' with ' + METHOD_LABELS[state.method];
@@ -157,6 +163,11 @@
 
   function render(view) {
     state.view = view;
+    state.setup = view.checkout.mode === 'setup';
+    if (state.setup) {
+      setupMode.render(view);
+      return updateButton();
+    }
     var checkout = view.checkout;
     var summary = view.summary;
     display.renderLines($('items'), summary.lines);
@@ -269,6 +280,7 @@
   }
 
   function pay() {
+    if (state.setup) return setupMode.save();
     // A card the issuer challenges comes back here, to this checkout's own address (the key stays in this tab).
     var returnUrl = location.origin + location.pathname;
     var attempt = state.method !== 'credit_card'
@@ -293,6 +305,11 @@
       state.brand = change.brand || null;
       if (state.view) updateButton();
     },
+  });
+  var setupMode = display.setupMode(card, {
+    closed: closed,
+    done: function () { state.closed = true; },
+    cardCleared: function () { state.cardComplete = false; },
   });
   card.on('ready', function (session) {
     $('merchant').textContent = session.merchant.name;
