@@ -92,6 +92,27 @@ describe('Checkout sessions in setup mode', () => {
       });
     }
 
+    it('a setup session takes no items afterwards either (422 CHECKOUT_SETUP_MODE)', async () => {
+      const checkout = expectWrapped(await create(setupBody()), 201);
+      const { offer } = await sellableOffer(tenant);
+      const res = await api.post(`/checkout-sessions/${checkout.id}/items`, {
+        key: tenant.merchant_secret_key,
+        body: { offer_id: offer.id },
+      });
+      expectError(res, 422, 'business_rule_error', 'CHECKOUT_SETUP_MODE');
+    });
+
+    it('a setup session cannot be paid: the hosted confirm refuses it (422 CHECKOUT_SETUP_MODE)', async () => {
+      const checkout = expectWrapped(await create(setupBody()), 201);
+      const session = await openSession(tenant, { checkoutSessionId: checkout.id });
+      await mintToken(tenant, session, CARDS.visa, { purpose: 'one_time' });
+      const res = await api.post(`/sessions/${session.sessionId}/checkout/confirm`, {
+        headers: publicHeaders(tenant.merchant_public_key),
+        body: {},
+      });
+      expectError(res, 422, 'business_rule_error', 'CHECKOUT_SETUP_MODE');
+    });
+
     it('an unknown mode is a 400 naming mode', async () => {
       expectFieldErrors(await create(setupBody({ mode: 'subscription' })), ['mode']);
     });

@@ -1122,7 +1122,7 @@ export interface paths {
     put?: never;
     /**
      * Create a checkout session for a customer; items snapshot the offer prices
-     * @description Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription.
+     * @description Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription. With mode setup the session sells nothing and saves a card instead (the hosted 'save a card' page): customer_id or customer and selected_currency (the currency of the zero-amount check) are required, offer_id and items are refused; the buyer's card is verified and saved as the customer's payment instrument, and the completed session names it in payment_instrument_id.
      *
      *     **Authentication:** a secret merchant key or organization key (Bearer) with the scope checkout:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
      *
@@ -2637,8 +2637,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Verify a card with a zero-amount check and save it for future merchant-initiated charges
-     * @description Verify a card with a zero-amount check and save it for future merchant-initiated charges.
+     * Verify a card with a zero-amount check and save it for future merchant-initiated charges; in the browser session of a checkout in setup mode this completes the checkout (one card per checkout: 409 while another is verified)
+     * @description Verify a card with a zero-amount check and save it for future merchant-initiated charges; in the browser session of a checkout in setup mode this completes the checkout (one card per checkout: 409 while another is verified)
      *
      *     **Authentication:** a public key (pk_…) in X-Public-Key; secret keys are refused here.
      */
@@ -4408,7 +4408,7 @@ export interface paths {
     put?: never;
     /**
      * Create a checkout session for a customer; items snapshot the offer prices
-     * @description Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription.
+     * @description Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription. With mode setup the session sells nothing and saves a card instead (the hosted 'save a card' page): customer_id or customer and selected_currency (the currency of the zero-amount check) are required, offer_id and items are refused; the buyer's card is verified and saved as the customer's payment instrument, and the completed session names it in payment_instrument_id.
      *
      *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
      *
@@ -12462,7 +12462,9 @@ export interface operations {
             data: {
               id: string;
               merchant_id: string;
-              offer_id: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offer_id: string | null;
               customer_id: string | null;
               customer_email: string | null;
               customer_name: string | null;
@@ -12480,6 +12482,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completed_at: string | null;
+              payment_instrument_id: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -12632,8 +12635,13 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /**
+           * @description payment (default) sells offer_id; setup saves a card for the customer with a zero-amount check (no offer_id or items; selected_currency required)
+           * @enum {string}
+           */
+          mode?: 'payment' | 'setup';
           /** @description ofr_ identifier */
-          offer_id: string;
+          offer_id?: string;
           /** @description cust_ identifier */
           customer_id?: string;
           customer?: {
@@ -12703,7 +12711,9 @@ export interface operations {
             data: {
               id: string;
               merchant_id: string;
-              offer_id: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offer_id: string | null;
               customer_id: string | null;
               customer_email: string | null;
               customer_name: string | null;
@@ -12721,6 +12731,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completed_at: string | null;
+              payment_instrument_id: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -12786,7 +12797,9 @@ export interface operations {
             data: {
               id: string;
               merchant_id: string;
-              offer_id: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offer_id: string | null;
               customer_id: string | null;
               customer_email: string | null;
               customer_name: string | null;
@@ -12804,6 +12817,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completed_at: string | null;
+              payment_instrument_id: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -12976,7 +12990,9 @@ export interface operations {
             data: {
               id: string;
               merchant_id: string;
-              offer_id: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offer_id: string | null;
               customer_id: string | null;
               customer_email: string | null;
               customer_name: string | null;
@@ -12994,6 +13010,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completed_at: string | null;
+              payment_instrument_id: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -13206,7 +13223,9 @@ export interface operations {
             data: {
               id: string;
               merchant_id: string;
-              offer_id: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offer_id: string | null;
               customer_id: string | null;
               customer_email: string | null;
               customer_name: string | null;
@@ -13224,6 +13243,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completed_at: string | null;
+              payment_instrument_id: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -13406,7 +13426,9 @@ export interface operations {
             data: {
               id: string;
               merchant_id: string;
-              offer_id: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offer_id: string | null;
               customer_id: string | null;
               customer_email: string | null;
               customer_name: string | null;
@@ -13424,6 +13446,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completed_at: string | null;
+              payment_instrument_id: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -13594,7 +13617,9 @@ export interface operations {
             data: {
               id: string;
               merchant_id: string;
-              offer_id: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offer_id: string | null;
               customer_id: string | null;
               customer_email: string | null;
               customer_name: string | null;
@@ -13612,6 +13637,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completed_at: string | null;
+              payment_instrument_id: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -25985,7 +26011,9 @@ export interface operations {
             checkout: {
               id: string;
               merchantId: string;
-              offerId: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offerId: string | null;
               customerId: string | null;
               customerEmail: string | null;
               customerName: string | null;
@@ -26002,6 +26030,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completedAt: string | null;
+              paymentInstrumentId: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -42259,8 +42288,13 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /**
+           * @description payment (default) sells offer_id; setup saves a card for the customer with a zero-amount check (no offer_id or items; selected_currency required)
+           * @enum {string}
+           */
+          mode?: 'payment' | 'setup';
           /** @description ofr_ identifier */
-          offer_id: string;
+          offer_id?: string;
           /** @description cust_ identifier */
           customer_id?: string;
           customer?: {
@@ -42325,7 +42359,9 @@ export interface operations {
           'application/json': {
             id: string;
             merchant_id: string;
-            offer_id: string;
+            /** @enum {string} */
+            mode: 'payment' | 'setup';
+            offer_id: string | null;
             customer_id: string | null;
             customer_email: string | null;
             customer_name: string | null;
@@ -42343,6 +42379,7 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             completed_at: string | null;
+            payment_instrument_id: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -42401,7 +42438,9 @@ export interface operations {
           'application/json': {
             id: string;
             merchant_id: string;
-            offer_id: string;
+            /** @enum {string} */
+            mode: 'payment' | 'setup';
+            offer_id: string | null;
             customer_id: string | null;
             customer_email: string | null;
             customer_name: string | null;
@@ -42419,6 +42458,7 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             completed_at: string | null;
+            payment_instrument_id: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
