@@ -3,6 +3,7 @@
  * each line item keeps (so later catalog edits never change a checkout in flight).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Static } from '@sinclair/typebox';
 import {
   CheckoutItemSchema,
   OfferPriceSchema,
@@ -14,6 +15,7 @@ import {
 } from '../../../db/entities';
 import { errors } from '../../../domain/platform/errors';
 import { newId } from '../../../domain/platform/ids';
+import type { CreateCheckoutSessionBody } from './checkout-sessions.schema';
 
 /** A live, active offer of the merchant whose product is live and active too; otherwise 400 naming `field`. */
 export async function requireSellableOffer(
@@ -49,12 +51,7 @@ export interface Sale {
   requests: ItemRequest[];
 }
 
-export interface SaleInput {
-  mode?: 'payment' | 'setup';
-  offer_id?: string;
-  selected_currency?: string;
-  items?: { offer_id: string; quantity?: number; installments?: number }[];
-}
+type SaleInput = Pick<Static<typeof CreateCheckoutSessionBody>, 'mode' | 'offer_id' | 'selected_currency' | 'items'>;
 
 /**
  * Setup mode sells nothing: offer_id and items are refused (400 naming them) and selected_currency, the currency of
