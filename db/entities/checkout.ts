@@ -11,10 +11,16 @@ export const CHECKOUT_STATUSES = [
 ] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 
+/** payment sells its offer; setup saves a card for its customer (no offer, no items, a zero-amount check). */
+export const CHECKOUT_MODES = ['payment', 'setup'] as const;
+export type CheckoutMode = (typeof CHECKOUT_MODES)[number];
+
 export interface CheckoutSession {
   id: string;
   merchantId: string;
-  offerId: string;
+  mode: CheckoutMode;
+  /** null in setup mode. */
+  offerId: string | null;
   customerId: string | null;
   customerEmail: string | null;
   customerName: string | null;
@@ -26,6 +32,8 @@ export interface CheckoutSession {
   externalSessionId: string | null;
   expiresAt: Date | null;
   completedAt: Date | null;
+  /** Setup mode, once complete: the card it saved. */
+  paymentInstrumentId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -36,7 +44,8 @@ export const CheckoutSessionSchema = new EntitySchema<CheckoutSession>({
   properties: {
     id: { type: 'string', primary: true },
     merchantId: { type: 'string' },
-    offerId: { type: 'string' },
+    mode: { type: 'string', default: 'payment' },
+    offerId: { type: 'string', nullable: true },
     customerId: { type: 'string', nullable: true },
     customerEmail: { type: 'string', nullable: true },
     customerName: { type: 'string', nullable: true },
@@ -46,6 +55,7 @@ export const CheckoutSessionSchema = new EntitySchema<CheckoutSession>({
     externalSessionId: { type: 'string', nullable: true },
     expiresAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
     completedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+    paymentInstrumentId: { type: 'string', nullable: true },
     createdAt,
     updatedAt,
   },

@@ -38,6 +38,7 @@ import { Migration20261247300000_three_ds } from './Migration20261247300000_thre
 import { Migration20261248100000_observability_event_traceparent } from './Migration20261248100000_observability_event_traceparent';
 import { Migration20261248200000_first_day_save_renewal_failures } from './Migration20261248200000_first_day_save_renewal_failures';
 import { Migration20261248300000_webhook_deliveries_retrying_idx } from './Migration20261248300000_webhook_deliveries_retrying_idx';
+import { Migration20261249100000_setup_checkout_mode } from './Migration20261249100000_setup_checkout_mode';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -141,4 +142,5 @@ export const MIGRATIONS = [
     name: 'Migration20261248300000_webhook_deliveries_retrying_idx',
     class: Migration20261248300000_webhook_deliveries_retrying_idx,
   },
+  { name: 'Migration20261249100000_setup_checkout_mode', class: Migration20261249100000_setup_checkout_mode },
 ];

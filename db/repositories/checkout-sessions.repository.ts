@@ -92,6 +92,35 @@ export async function reopenAfterUnpaidCharge(
   );
 }
 
+/**
+ * Setup mode: the card verification that claimed the checkout (claimForPayment with the verification's workflow id
+ * as its paying id) saved `instrumentId`: the checkout completes naming it. Only the claiming verification does.
+ */
+export async function completeSetup(
+  em: EntityManager,
+  sessionId: string,
+  verificationId: string,
+  instrumentId: string,
+): Promise<void> {
+  await em.execute(
+    `update checkout_sessions
+        set status = 'completed', completed_at = now(), payment_instrument_id = ?, updated_at = now()
+      where id = ? and status = 'payment_pending' and paying_transaction_id = ?`,
+    [instrumentId, sessionId, verificationId],
+  );
+}
+
+/** Setup mode: a verification that saved no card gives the checkout back to its buyer (another card may be tried). */
+export async function releaseSetupClaim(em: EntityManager, sessionId: string, verificationId: string): Promise<void> {
+  await em.execute(
+    `update checkout_sessions
+        set status = case when customer_id is null then 'initiated' else 'customer_identified' end,
+            paying_transaction_id = null, updated_at = now()
+      where id = ? and status = 'payment_pending' and paying_transaction_id = ?`,
+    [sessionId, verificationId],
+  );
+}
+
 /** Expires the session if it still waits for its buyer and its expires_at is at or before `asOf`; true if it did. */
 export async function expireIfDue(em: EntityManager, sessionId: string, asOf: string): Promise<boolean> {
   const updated = await em.execute<{ id: string }[]>(

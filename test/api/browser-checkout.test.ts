@@ -32,6 +32,7 @@ describe('GET /api/v1/sessions/checkout', () => {
     expect(res.body.checkout).to.have.all.keys([
       'id',
       'merchantId',
+      'mode',
       'offerId',
       'customerId',
       'customerEmail',
@@ -41,6 +42,7 @@ describe('GET /api/v1/sessions/checkout', () => {
       'externalSessionId',
       'expiresAt',
       'completedAt',
+      'paymentInstrumentId',
       'createdAt',
       'updatedAt',
       'items',

@@ -15,6 +15,7 @@ import { stack } from '../helpers/stack';
 const SESSION_FIELDS = [
   'id',
   'merchant_id',
+  'mode',
   'offer_id',
   'customer_id',
   'customer_email',
@@ -24,6 +25,7 @@ const SESSION_FIELDS = [
   'external_session_id',
   'expires_at',
   'completed_at',
+  'payment_instrument_id',
   'created_at',
   'updated_at',
 ];

@@ -47,9 +47,9 @@ describe('Guides made of API calls, run as written', function () {
   it('save-a-card.md: without a page, the test payment method pm_card_visa is saved by API and its charge is authorized', async () => {
     shell = await guideShell(await guideTenant());
     const steps = guideBlocks('save-a-card.md', 'sh');
-    expect(steps).to.have.length(4);
+    expect(steps).to.have.length(6);
     expect(await shell.run(steps[0])).to.match(/^cust_/);
-    expect((await shell.run(steps[3])).trim()).to.equal('authorized');
+    expect((await shell.run(steps[5])).trim()).to.equal('authorized');
   });
 
   it('going-live.md: the check lists each connector with its mode', async () => {

@@ -42,7 +42,7 @@ async function saveCardOnGuidePage(
   tenant: GuideTenant,
   number: string,
 ): Promise<string> {
-  const enrolmentToken = (await shell.run(guideBlocks('save-a-card.md', 'sh')[1])).trim();
+  const enrolmentToken = (await shell.run(guideBlocks('save-a-card.md', 'sh')[3])).trim();
   const [html] = guideBlocks('save-a-card.md', 'html');
   const served = await servePage(
     fill(html.replaceAll('http://localhost:3000', guideTarget().api), {
@@ -91,11 +91,27 @@ describe('Guides with browser steps, run as written (e2e)', function () {
     expect((await shell.run(steps[3])).trim().split('\n')).to.deep.equal(['completed', 'authorized']);
   });
 
+  it('save-a-card.md: the hosted page in setup mode saves 4242 ("Card saved"), the server charges it', async () => {
+    shell = await guideShell(await guideTenant());
+    const steps = guideBlocks('save-a-card.md', 'sh');
+    expect(await shell.run(steps[0])).to.match(/^cust_/);
+    const address = (await shell.run(steps[1])).trim();
+    expect(address).to.match(/\/checkout\/cks_\w+#key=pk_/);
+    browser ??= await openDashboardBrowser();
+    const page = await browser.newPage();
+    await page.goto(address);
+    await page.getByRole('heading', { name: 'Save a card' }).waitFor();
+    await payWithCard(page, '4242424242424242');
+    await page.locator('#receipt-title', { hasText: 'Card saved' }).waitFor({ timeout: 60_000 });
+    expect((await shell.run(steps[2])).trim()).to.equal('authorized');
+    await page.close();
+  });
+
   it('save-a-card.md: the copy-paste page saves 4242, the server charges it; 0341 saves too and its charge fails', async () => {
     const tenant = await guideTenant();
     shell = await guideShell(tenant);
     const steps = guideBlocks('save-a-card.md', 'sh');
-    expect(steps).to.have.length(4);
+    expect(steps).to.have.length(6);
     expect(await shell.run(steps[0])).to.match(/^cust_/);
     browser ??= await openDashboardBrowser();
 
@@ -106,7 +122,7 @@ describe('Guides with browser steps, run as written (e2e)', function () {
       const page = await browser.newPage();
       const shown = await saveCardOnGuidePage(page, shell, tenant, number);
       expect(shown, number).to.match(/^Saved: pi_\w+$/);
-      const charged = await shell.run(fill(steps[2], { PAYMENT_INSTRUMENT_ID: shown.replace('Saved: ', '') }));
+      const charged = await shell.run(fill(steps[4], { PAYMENT_INSTRUMENT_ID: shown.replace('Saved: ', '') }));
       expect(charged.trim(), number).to.equal(outcome);
       await page.close();
     }

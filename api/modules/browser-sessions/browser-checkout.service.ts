@@ -53,9 +53,13 @@ export async function browserCheckout(
     // Only what the merchant's routing can charge, in the checkout's currency.
     settings: await checkoutPaymentSettings(em, session.merchantId, items[0]?.currency ?? checkout.selectedCurrency),
     // Saved cards only while the checkout can still be paid (an ended checkout's link shows no card data), and only
-    // of a customer the merchant named by id: anyone can type someone else's e-mail into a guest checkout.
+    // of a customer the merchant named by id: anyone can type someone else's e-mail into a guest checkout. A setup
+    // checkout saves a new card, so it offers none.
     instruments:
-      checkout.customerId && checkout.customerBoundBy === 'id' && PAYABLE.includes(status)
+      checkout.mode === 'payment' &&
+      checkout.customerId &&
+      checkout.customerBoundBy === 'id' &&
+      PAYABLE.includes(status)
         ? await chargeableInstruments(em, session.merchantId, checkout.customerId, now)
         : [],
     summary: await checkoutSummary(em, items, checkout.selectedCurrency, now),

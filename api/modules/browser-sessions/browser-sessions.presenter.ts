@@ -46,6 +46,7 @@ export function presentBrowserCheckout({
     checkout: {
       id: checkout.id,
       merchantId: checkout.merchantId,
+      mode: checkout.mode,
       offerId: checkout.offerId,
       // A customer matched by a typed e-mail may be someone else's record: its id is not the browser's to know.
       customerId: checkout.customerBoundBy === 'id' ? checkout.customerId : null,
@@ -56,6 +57,7 @@ export function presentBrowserCheckout({
       externalSessionId: checkout.externalSessionId,
       expiresAt: iso(checkout.expiresAt),
       completedAt: iso(checkout.completedAt),
+      paymentInstrumentId: checkout.paymentInstrumentId,
       createdAt: checkout.createdAt.toISOString(),
       updatedAt: checkout.updatedAt.toISOString(),
       items: items.map((item) => ({

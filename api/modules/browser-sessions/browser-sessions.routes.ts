@@ -94,7 +94,9 @@ export const browserSessionRoutes = [
   defineRoute({
     method: 'post',
     path: '/sessions/:sessionId/payment-instruments',
-    summary: 'Verify a card with a zero-amount check and save it for future merchant-initiated charges',
+    summary:
+      'Verify a card with a zero-amount check and save it for future merchant-initiated charges; in the browser ' +
+      'session of a checkout in setup mode this completes the checkout (one card per checkout: 409 while another is verified)',
     tags,
     auth: publicAuth,
     params: BrowserSessionParams,

@@ -140,7 +140,9 @@ export const BrowserCheckoutSchema = StrictObject({
   checkout: StrictObject({
     id: Type.String(),
     merchantId: Type.String(),
-    offerId: Type.String(),
+    /** setup: the page saves a card (card.enroll) instead of paying; no offer, no items, nothing due. */
+    mode: StringEnum(['payment', 'setup'] as const),
+    offerId: Nullable(Type.String()),
     customerId: Nullable(Type.String()),
     customerEmail: Nullable(Type.String()),
     customerName: Nullable(Type.String()),
@@ -149,6 +151,7 @@ export const BrowserCheckoutSchema = StrictObject({
     externalSessionId: Nullable(Type.String()),
     expiresAt: Nullable(Timestamp),
     completedAt: Nullable(Timestamp),
+    paymentInstrumentId: Nullable(Type.String()),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     items: Type.Array(CheckoutItemView),

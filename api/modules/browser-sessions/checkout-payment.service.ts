@@ -257,6 +257,12 @@ export async function confirmCheckout(
     merchantId: session.merchantId,
   });
   const { merchantId } = session;
+  if (checkout.mode === 'setup')
+    throw errors.businessRule(
+      'CHECKOUT_SETUP_MODE',
+      'A checkout session in setup mode takes no payment: save the card with POST /sessions/:sessionId/payment-instruments',
+      { mode: 'setup' },
+    );
   // Saved cards are offered only on a checkout created for a customer id (browser-checkout.service.ts): anyone can
   // type someone else's e-mail into a guest checkout, so an e-mail-bound checkout never pays with a saved card.
   if (paymentInstrumentId && !(checkout.customerId && checkout.customerBoundBy === 'id')) {

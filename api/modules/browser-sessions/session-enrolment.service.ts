@@ -5,10 +5,14 @@
  * `used_by` names the verification) and commit, so a concurrent second use gets 409 TOKEN_ALREADY_USED; verify;
  * then save the card and consume the token. Any verification attempt consumes it (the CVC has been used),
  * approved or not; one that gets no answer releases the claim, and the retry finds the same verification workflow.
+ * In a checkout session's setup mode (the hosted "save a card" page) this is how the buyer completes the checkout:
+ * the claim takes the checkout too, and the saved card completes it (checkout-setup.service.ts).
  */
 import { recordCardSetupOrder } from '../../../db/repositories/orders.repository';
 import { idFromSeed } from '../../../domain/platform/ids';
 import { releaseClaim } from '../../../db/repositories/card-tokens.repository';
+import { completeSetup, releaseSetupClaim } from '../../../db/repositories/checkout-sessions.repository';
+import { claimSetupCheckout, isSetupCheckout } from '../checkout-sessions/checkout-setup.service';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '@sinclair/typebox';
 import { CheckoutSessionSchema, MerchantSchema, type CardToken, type CheckoutSession } from '../../../db/entities';
@@ -91,6 +95,7 @@ export async function enrolInSession(
     : null;
 
   const claimedBy = cardVerificationWorkflowId(input.tokenId);
+  const setup = isSetupCheckout(checkout) ? checkout : null;
   // Without a checkout, the customer is the one the merchant's server minted the enrolment token for.
   const enrolmentToken = checkout ? undefined : input.enrolmentToken;
   if (!checkout && enrolmentToken === undefined) throw enrolmentTokenRequired();
@@ -131,10 +136,13 @@ export async function enrolInSession(
       country,
       production: deps.config.env === 'production',
     });
+    // A setup checkout takes one card: claimed before any provider sees this one (409 while another is verified).
+    if (setup) await claimSetupCheckout(tx, setup.id, claimedBy);
     // The same card, already saved and usable for this customer: it was verified when it was saved.
     const existing = await findSameCard(tx, merchantId, customerId, token.fingerprint);
     if (existing && effectiveInstrumentStatus(existing, now) === 'active') {
       const { instrument } = await enrolToken(tx, token, enrolment, now);
+      if (setup) await completeSetup(tx, setup.id, claimedBy, instrument.id);
       return { done: verified(instrument.id, token) };
     }
     token.usedBy = claimedBy;
@@ -142,6 +150,12 @@ export async function enrolInSession(
     return { token, connectorIds };
   });
   if (claim.done) return claim.done;
+  const claimedToken = claim.token;
+  /** Gives back what the claim took when no verification answer came: the token, and a setup checkout. */
+  const releaseClaims = async () => {
+    await releaseClaim(em, claimedToken.id, claimedBy);
+    if (setup) await releaseSetupClaim(em, setup.id, claimedBy);
+  };
 
   // Counted as a decline before the provider sees the card; given back below unless it is declined.
   let reservation: Awaited<ReturnType<typeof reserveDecline>>;
@@ -151,7 +165,7 @@ export async function enrolInSession(
       noticeVerificationsPaused(em, session, auth.keyId, windowEndsAt),
     );
   } catch (error) {
-    await releaseClaim(em, claim.token.id, claimedBy);
+    await releaseClaims();
     throw error;
   }
   let result: Awaited<ReturnType<typeof runCardVerification>>;
@@ -162,7 +176,7 @@ export async function enrolInSession(
       deps.config.workflowWaitMs,
     );
   } catch (error) {
-    await releaseClaim(em, claim.token.id, claimedBy);
+    await releaseClaims();
     throw error;
   }
 
@@ -188,8 +202,11 @@ export async function enrolInSession(
         },
         now,
       );
+      if (setup) await completeSetup(tx, setup.id, claimedBy, instrument.id);
       return verified(instrument.id, token);
     }
+    // A card not saved leaves a setup checkout open: the buyer may try another card.
+    if (setup) await releaseSetupClaim(tx, setup.id, claimedBy);
     await consumeToken(tx, token, null, now);
     return {
       verified: false,

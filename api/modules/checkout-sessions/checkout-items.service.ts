@@ -23,6 +23,11 @@ async function openSession(
 ): Promise<CheckoutSession> {
   const session = await getCheckoutSession(em, merchantId, sessionId, true);
   assertOpen(session, now, 'change its items');
+  // A setup session saves a card and sells nothing: it never holds items.
+  if (session.mode === 'setup')
+    throw errors.businessRule('CHECKOUT_SETUP_MODE', 'A checkout session in setup mode has no items', {
+      mode: 'setup',
+    });
   return session;
 }
 

@@ -3,6 +3,7 @@
  * each line item keeps (so later catalog edits never change a checkout in flight).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Static } from '@sinclair/typebox';
 import {
   CheckoutItemSchema,
   OfferPriceSchema,
@@ -14,6 +15,7 @@ import {
 } from '../../../db/entities';
 import { errors } from '../../../domain/platform/errors';
 import { newId } from '../../../domain/platform/ids';
+import type { CreateCheckoutSessionBody } from './checkout-sessions.schema';
 
 /** A live, active offer of the merchant whose product is live and active too; otherwise 400 naming `field`. */
 export async function requireSellableOffer(
@@ -40,6 +42,43 @@ export async function defaultCurrency(em: EntityManager, offer: Offer): Promise<
   const price = await em.findOne(OfferPriceSchema, { offerId: offer.id, isDefault: true, deletedAt: null });
   if (!price) throw errors.invalidValue('selected_currency', 'is required: the offer has no default price');
   return price.currency;
+}
+
+/** What a new checkout sells: its offer, currency and items to snapshot (setup mode: no offer, no items). */
+export interface Sale {
+  offerId: string | null;
+  currency: string;
+  requests: ItemRequest[];
+}
+
+type SaleInput = Pick<Static<typeof CreateCheckoutSessionBody>, 'mode' | 'offer_id' | 'selected_currency' | 'items'>;
+
+/**
+ * Setup mode sells nothing: offer_id and items are refused (400 naming them) and selected_currency, the currency of
+ * the zero-amount check, is required. Payment mode needs offer_id, and a live price in the currency.
+ */
+export async function checkoutSale(em: EntityManager, merchantId: string, input: SaleInput): Promise<Sale> {
+  if (input.mode === 'setup') {
+    const sold = (['offer_id', 'items'] as const).filter((field) => input[field] !== undefined);
+    if (sold.length > 0)
+      throw errors.validation(Object.fromEntries(sold.map((field) => [field, ['is not allowed in setup mode']])));
+    if (input.selected_currency === undefined)
+      throw errors.validation({ selected_currency: ['is required in setup mode: the currency of the card check'] });
+    return { offerId: null, currency: input.selected_currency, requests: [] };
+  }
+  if (input.offer_id === undefined) throw errors.validation({ offer_id: ['is required'] });
+  const offer = await requireSellableOffer(em, merchantId, input.offer_id, 'offer_id');
+  const currency = input.selected_currency ?? (await defaultCurrency(em, offer));
+  if (!(await livePrice(em, offer.id, currency))) {
+    throw errors.invalidValue('selected_currency', `the offer has no live price in ${currency}`);
+  }
+  const requests = (input.items ?? [{ offer_id: offer.id }]).map((item, index) => ({
+    offerId: item.offer_id,
+    quantity: item.quantity ?? 1,
+    installments: item.installments ?? 1,
+    field: input.items ? `items.${index}.offer_id` : 'offer_id',
+  }));
+  return { offerId: offer.id, currency, requests };
 }
 
 export interface ItemRequest {

@@ -39,6 +39,7 @@ export function presentSession({ session, status, items, events }: CheckoutView)
   return {
     id: session.id,
     merchant_id: session.merchantId,
+    mode: session.mode,
     offer_id: session.offerId,
     customer_id: session.customerId,
     customer_email: session.customerEmail,
@@ -48,6 +49,7 @@ export function presentSession({ session, status, items, events }: CheckoutView)
     external_session_id: session.externalSessionId,
     expires_at: iso(session.expiresAt),
     completed_at: iso(session.completedAt),
+    payment_instrument_id: session.paymentInstrumentId,
     created_at: session.createdAt.toISOString(),
     updated_at: session.updatedAt.toISOString(),
     ...(items ? { items: items.map(presentItem) } : {}),

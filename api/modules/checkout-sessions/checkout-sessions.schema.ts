@@ -1,6 +1,6 @@
 /** Request and response schemas of Document 2's checkout sessions, their line items and tracking events. */
 import { Type } from '@sinclair/typebox';
-import { CHECKOUT_STATUSES } from '../../../db/entities';
+import { CHECKOUT_MODES, CHECKOUT_STATUSES } from '../../../db/entities';
 import {
   Currency,
   Id,
@@ -55,7 +55,14 @@ export const ItemInput = StrictObject({
 });
 
 export const CreateCheckoutSessionBody = StrictObject({
-  offer_id: Id('ofr'),
+  mode: Type.Optional(
+    StringEnum(CHECKOUT_MODES, {
+      description:
+        'payment (default) sells offer_id; setup saves a card for the customer with a zero-amount check (no offer_id or items; selected_currency required)',
+    }),
+  ),
+  /** Required in payment mode, not allowed in setup mode: the service names it in a 400 either way. */
+  offer_id: Type.Optional(Id('ofr')),
   customer_id: Type.Optional(Id('cust')),
   customer: Type.Optional(InlineCustomer),
   selected_currency: Type.Optional(Currency),
@@ -172,7 +179,9 @@ export const CheckoutEventSchema = StrictObject({
 export const CheckoutSessionSchema = StrictObject({
   id: Type.String(),
   merchant_id: Type.String(),
-  offer_id: Type.String(),
+  mode: StringEnum(CHECKOUT_MODES),
+  /** null in setup mode. */
+  offer_id: Nullable(Type.String()),
   customer_id: Nullable(Type.String()),
   customer_email: Nullable(Type.String()),
   customer_name: Nullable(Type.String()),
@@ -181,6 +190,8 @@ export const CheckoutSessionSchema = StrictObject({
   external_session_id: Nullable(Type.String()),
   expires_at: Nullable(Timestamp),
   completed_at: Nullable(Timestamp),
+  /** Setup mode, once completed: the payment instrument the buyer's card was saved as; null otherwise. */
+  payment_instrument_id: Nullable(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
   items: Type.Optional(Type.Array(CheckoutItemSchema)),

@@ -25,13 +25,7 @@ import {
   type InlineCustomerInput,
 } from './checkout-customers.service';
 import { recentEvents, recordServiceEvent } from './checkout-events.service';
-import {
-  defaultCurrency,
-  livePrice,
-  repriceItems,
-  requireSellableOffer,
-  snapshotItems,
-} from './checkout-pricing.service';
+import { checkoutSale, livePrice, repriceItems, snapshotItems } from './checkout-pricing.service';
 import type { CreateCheckoutSessionBody, IdentifyBody, UpdateCheckoutSessionBody } from './checkout-sessions.schema';
 import { MAX_EMBEDDED_EVENTS } from './checkout-sessions.schema';
 import { assertOpen, effectiveStatus, effectiveStatusWhere, invalidTransition } from './checkout-status.rules';
@@ -151,11 +145,7 @@ export async function createCheckoutSession(
   ctx: CheckoutContext,
 ): Promise<CheckoutView> {
   exactlyOneCustomer(input, true);
-  const offer = await requireSellableOffer(em, merchantId, input.offer_id, 'offer_id');
-  const currency = input.selected_currency ?? (await defaultCurrency(em, offer));
-  if (!(await livePrice(em, offer.id, currency))) {
-    throw errors.invalidValue('selected_currency', `the offer has no live price in ${currency}`);
-  }
+  const { offerId, currency, requests } = await checkoutSale(em, merchantId, input);
   const expiresAt = input.expires_at === undefined ? null : futureDate(input.expires_at, ctx.now);
   if (input.external_session_id !== undefined) await assertExternalIdFree(em, merchantId, input.external_session_id);
   const customer = (await customerFrom(em, merchantId, input, ctx)) as BoundCustomer;
@@ -163,7 +153,8 @@ export async function createCheckoutSession(
   const session = em.create(CheckoutSessionSchema, {
     id: newId('cks'),
     merchantId,
-    offerId: offer.id,
+    mode: input.mode ?? 'payment',
+    offerId,
     customerId: null,
     customerEmail: null,
     customerName: null,
@@ -173,15 +164,10 @@ export async function createCheckoutSession(
     externalSessionId: input.external_session_id ?? null,
     expiresAt,
     completedAt: null,
+    paymentInstrumentId: null,
   } as CheckoutSession);
   // Items and events reference the session row (plain FK columns), so it is inserted first.
   await flushSession(em, session);
-  const requests = (input.items ?? [{ offer_id: offer.id }]).map((item, index) => ({
-    offerId: item.offer_id,
-    quantity: item.quantity ?? 1,
-    installments: item.installments ?? 1,
-    field: input.items ? `items.${index}.offer_id` : 'offer_id',
-  }));
   const items = await snapshotItems(em, merchantId, session.id, currency, requests);
   attachCustomer(em, session, customer);
   await em.flush();
@@ -273,10 +259,13 @@ export async function updateCheckoutSession(
   const expiresAt = input.expires_at === undefined ? undefined : pushedOut(input.expires_at, session, ctx.now);
   const items = await sessionItems(em, session.id);
   if (input.selected_currency !== undefined && input.selected_currency !== session.selectedCurrency) {
-    if (!(await livePrice(em, session.offerId, input.selected_currency))) {
-      throw errors.invalidValue('selected_currency', `the offer has no live price in ${input.selected_currency}`);
+    // A setup session has no offer or items to re-price: its currency is only the card check's.
+    if (session.offerId !== null) {
+      if (!(await livePrice(em, session.offerId, input.selected_currency))) {
+        throw errors.invalidValue('selected_currency', `the offer has no live price in ${input.selected_currency}`);
+      }
+      await repriceItems(em, merchantId, input.selected_currency, items);
     }
-    await repriceItems(em, merchantId, input.selected_currency, items);
     session.selectedCurrency = input.selected_currency;
   }
   if (input.external_session_id !== undefined) {

@@ -31,6 +31,8 @@ const FILES: Record<string, string> = {
   '/sdk/v1/card-frame.html': 'sdk/v1/card-frame.html',
   '/sdk/v1/card-frame.js': 'sdk/v1/card-frame.js',
   '/sdk/v1/card-frame.css': 'sdk/v1/card-frame.css',
+  '/checkout/assets/checkout-display.js': 'checkout/checkout-display.js',
+  '/checkout/assets/checkout-setup.js': 'checkout/checkout-setup.js',
   '/checkout/assets/checkout.js': 'checkout/checkout.js',
   '/checkout/assets/checkout.css': 'checkout/checkout.css',
 };

@@ -4,11 +4,14 @@
  * from the checkout session. A recurring offer is paid the same way and starts its subscription (a free trial
  * validates the card at zero amount); it is paid by card only, since renewals charge the saved card.
  * A card the issuer challenges (3-D Secure) sends the buyer to their bank's page (the SDK follows nextAction), which
- * brings them back to this page with ?transaction_id=…: the checkout then shows that payment's result. */
+ * brings them back to this page with ?transaction_id=…: the checkout then shows that payment's result.
+ * A checkout in setup mode sells nothing: checkout-setup.js shows its "Save a card" page and saves the card. */
 (function () {
   'use strict';
 
-  var $ = function (id) { return document.getElementById(id); };
+  var display = window.SwitchyardCheckout;
+  var $ = display.$, show = display.show, hideResult = display.hideResult, money = display.money;
+  var day = display.day, dateTime = display.dateTime, per = display.per, only = display.only;
   var checkoutId = location.pathname.split('/').pop();
   /* The way back from the bank's challenge page carries no fragment: the key is kept in this tab meanwhile. */
   var KEY_ITEM = 'switchyard-checkout-key:' + checkoutId;
@@ -22,84 +25,10 @@
   /* How often a challenge left open (the buyer came back without finishing it) is looked at again. */
   var AUTH_POLL_MS = 3000;
   var METHOD_LABELS = { pix: 'Pix', boleto: 'boleto' };
-  var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, trial: false, polling: null, savedCard: null, brand: null, inDoubt: false };
-
-  function show(kind, text, failureCode) {
-    var box = $('result');
-    box.hidden = false;
-    box.className = 'result ' + kind;
-    box.textContent = text;
-    if (failureCode) box.setAttribute('data-failure-code', failureCode);
-    else box.removeAttribute('data-failure-code');
-  }
-
-  function hideResult() { $('result').hidden = true; }
-
-  function money(amount, currency) {
-    var format = new Intl.NumberFormat(undefined, { style: 'currency', currency: currency });
-    var digits = format.resolvedOptions().maximumFractionDigits;
-    return format.format(amount / Math.pow(10, digits));
-  }
-
-  function day(iso) {
-    return new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(iso));
-  }
-
-  function dateTime(iso) {
-    return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
-  }
-
-  var CYCLES = { daily: 'day', biweekly: '2 weeks', monthly: 'month', quarterly: '3 months', half_yearly: '6 months', yearly: 'year' };
-
-  function per(recurring) {
-    if (recurring.billingCycle === 'custom') return 'every ' + recurring.customBillingDays + ' days';
-    return 'per ' + (CYCLES[recurring.billingCycle] || recurring.billingCycle);
-  }
-
-  function lineDetail(line) {
-    var parts = [];
-    if (line.quantity > 1) parts.push(line.quantity + ' × ' + money(line.unitAmount, line.currency));
-    if (line.trialDays > 0) parts.push(line.trialDays + '-day free trial');
-    if (line.firstCharge === 'trial_with_joining_fee' || line.firstCharge === 'setup_price') parts.push('first charge');
-    if (line.recurring) parts.push('then ' + money(line.recurring.amount, line.currency) + ' ' + per(line.recurring) + ' from ' + day(line.recurring.firstBillingAt));
-    if (line.installments > 1) parts.push('in ' + line.installments + ' installments');
-    return parts.join(' · ');
-  }
+  var state = { view: null, method: 'credit_card', cardComplete: false, busy: false, closed: false, recurring: false, trial: false, polling: null, savedCard: null, brand: null, inDoubt: false, setup: false };
 
   function recurringLine() {
     return state.view.summary.lines.filter(function (line) { return line.recurring !== null; })[0] || null;
-  }
-
-  /* "R$0.00 today, then R$29.00 per month from 23 Dec 2026": the same first-charge rules the charge applies. */
-  function laterText(summary) {
-    var later = summary.lines.filter(function (line) { return line.recurring !== null; }).map(function (line) {
-      return money(line.recurring.amount, line.currency) + ' ' + per(line.recurring) + ' from ' + day(line.recurring.firstBillingAt);
-    });
-    return later.length ? money(summary.dueToday, summary.currency) + ' today, then ' + later.join(' and ') : '';
-  }
-
-  function renderLines(list, lines) {
-    list.textContent = '';
-    lines.forEach(function (line) {
-      var li = document.createElement('li');
-      var label = document.createElement('span');
-      label.className = 'label';
-      label.textContent = line.productName + ' — ' + line.offerName + (line.quantity > 1 ? ' × ' + line.quantity : '');
-      var detail = document.createElement('span');
-      detail.className = 'detail';
-      detail.textContent = lineDetail(line);
-      label.appendChild(detail);
-      var price = document.createElement('span');
-      price.className = 'price';
-      price.textContent = money(line.dueToday, line.currency);
-      li.appendChild(label);
-      li.appendChild(price);
-      list.appendChild(li);
-    });
-  }
-
-  function only(viewId) {
-    ['pay-view', 'pending-view', 'auth-view', 'success-view', 'closed-view'].forEach(function (id) { $(id).hidden = id !== viewId; });
   }
 
   function stopPolling() {
@@ -124,7 +53,7 @@
     var trialing = subscription && subscription.status === 'trialing';
     $('receipt-title').textContent = trialing ? 'Your free trial has started' : subscription ? 'Subscription started' : 'Payment successful';
     $('receipt-amount').textContent = money(payment.amount, payment.currency) + (payment.amount === 0 ? ' charged today' : ' paid');
-    renderLines($('receipt-items'), summary.lines);
+    display.renderLines($('receipt-items'), summary.lines);
     var line = recurringLine();
     if (subscription && subscription.nextBillingAt) {
       $('receipt-next').textContent = 'Next billing date: ' + day(subscription.nextBillingAt) +
@@ -203,6 +132,11 @@
 
   function updateButton() {
     if (state.closed || state.inDoubt) { submit.disabled = true; return; }
+    if (state.setup) {
+      submit.textContent = 'Save card';
+      submit.disabled = state.busy || !state.cardComplete;
+      return;
+    }
     var due = state.view.summary.dueToday;
     var amount = money(due, state.view.summary.currency);
     if (METHOD_LABELS[state.method]) submit.textContent = 'Pay ' + amount + ' with ' + METHOD_LABELS[state.method];
@@ -213,13 +147,8 @@
     var byCard = state.method === 'credit_card' && !state.savedCard;
     var brandRefused = byCard && state.brand !== null && state.view.paymentMethods.cardBrands.indexOf(state.brand) < 0;
     $('brand-note').hidden = !brandRefused;
-    if (brandRefused) $('brand-note').textContent = 'This shop does not take ' + brandName(state.brand) + ' cards. Use another card' + (methodCount() > 1 ? ' or another way to pay.' : '.');
+    if (brandRefused) $('brand-note').textContent = 'This shop does not take ' + display.brandName(state.brand) + ' cards. Use another card' + (methodCount() > 1 ? ' or another way to pay.' : '.');
     submit.disabled = state.busy || brandRefused || (byCard && !state.cardComplete);
-  }
-
-  function brandName(brand) {
-    var names = { amex: 'American Express', diners: 'Diners Club', jcb: 'JCB', elo: 'Elo', visa: 'Visa', mastercard: 'Mastercard', discover: 'Discover', hipercard: 'Hipercard' };
-    return names[brand] || brand;
   }
 
   function offeredMethods() {
@@ -234,14 +163,19 @@
 
   function render(view) {
     state.view = view;
+    state.setup = view.checkout.mode === 'setup';
+    if (state.setup) {
+      setupMode.render(view);
+      return updateButton();
+    }
     var checkout = view.checkout;
     var summary = view.summary;
-    renderLines($('items'), summary.lines);
+    display.renderLines($('items'), summary.lines);
     $('total').textContent = money(summary.dueToday, summary.currency);
     $('total').setAttribute('data-amount', String(summary.dueToday));
     state.recurring = summary.lines.some(function (line) { return line.recurring !== null; });
     state.trial = summary.lines.some(function (line) { return line.trialDays > 0; });
-    $('later').textContent = laterText(summary);
+    $('later').textContent = display.laterText(summary);
     $('later').hidden = !state.recurring;
     if (checkout.customerEmail) $('buyer').textContent = 'Paying as ' + (checkout.customerName ? checkout.customerName + ' · ' : '') + checkout.customerEmail;
     renderSavedCards(view.savedInstruments);
@@ -346,6 +280,7 @@
   }
 
   function pay() {
+    if (state.setup) return setupMode.save();
     // A card the issuer challenges comes back here, to this checkout's own address (the key stays in this tab).
     var returnUrl = location.origin + location.pathname;
     var attempt = state.method !== 'credit_card'
@@ -370,6 +305,11 @@
       state.brand = change.brand || null;
       if (state.view) updateButton();
     },
+  });
+  var setupMode = display.setupMode(card, {
+    closed: closed,
+    done: function () { state.closed = true; },
+    cardCleared: function () { state.cardComplete = false; },
   });
   card.on('ready', function (session) {
     $('merchant').textContent = session.merchant.name;

@@ -1122,7 +1122,7 @@ export interface paths {
     put?: never;
     /**
      * Create a checkout session for a customer; items snapshot the offer prices
-     * @description Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription.
+     * @description Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription. With mode setup the session sells nothing and saves a card instead (the hosted 'save a card' page): customer_id or customer and selected_currency (the currency of the zero-amount check) are required, offer_id and items are refused; the buyer's card is verified and saved as the customer's payment instrument, and the completed session names it in payment_instrument_id.
      *
      *     **Authentication:** a secret merchant key or organization key (Bearer) with the scope checkout:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
      *
@@ -2637,8 +2637,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Verify a card with a zero-amount check and save it for future merchant-initiated charges
-     * @description Verify a card with a zero-amount check and save it for future merchant-initiated charges.
+     * Verify a card with a zero-amount check and save it for future merchant-initiated charges; in the browser session of a checkout in setup mode this completes the checkout (one card per checkout: 409 while another is verified)
+     * @description Verify a card with a zero-amount check and save it for future merchant-initiated charges; in the browser session of a checkout in setup mode this completes the checkout (one card per checkout: 409 while another is verified)
      *
      *     **Authentication:** a public key (pk_…) in X-Public-Key; secret keys are refused here.
      */
@@ -4432,7 +4432,7 @@ export interface paths {
     put?: never;
     /**
      * Create a checkout session for a customer; items snapshot the offer prices
-     * @description Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription.
+     * @description Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription. With mode setup the session sells nothing and saves a card instead (the hosted 'save a card' page): customer_id or customer and selected_currency (the currency of the zero-amount check) are required, offer_id and items are refused; the buyer's card is verified and saved as the customer's payment instrument, and the completed session names it in payment_instrument_id.
      *
      *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
      *
@@ -12486,7 +12486,9 @@ export interface operations {
             data: {
               id: string;
               merchant_id: string;
-              offer_id: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offer_id: string | null;
               customer_id: string | null;
               customer_email: string | null;
               customer_name: string | null;
@@ -12504,6 +12506,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completed_at: string | null;
+              payment_instrument_id: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -12656,8 +12659,13 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /**
+           * @description payment (default) sells offer_id; setup saves a card for the customer with a zero-amount check (no offer_id or items; selected_currency required)
+           * @enum {string}
+           */
+          mode?: 'payment' | 'setup';
           /** @description ofr_ identifier */
-          offer_id: string;
+          offer_id?: string;
           /** @description cust_ identifier */
           customer_id?: string;
           customer?: {
@@ -12727,7 +12735,9 @@ export interface operations {
             data: {
               id: string;
               merchant_id: string;
-              offer_id: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offer_id: string | null;
               customer_id: string | null;
               customer_email: string | null;
               customer_name: string | null;
@@ -12745,6 +12755,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completed_at: string | null;
+              payment_instrument_id: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -12810,7 +12821,9 @@ export interface operations {
             data: {
               id: string;
               merchant_id: string;
-              offer_id: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offer_id: string | null;
               customer_id: string | null;
               customer_email: string | null;
               customer_name: string | null;
@@ -12828,6 +12841,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completed_at: string | null;
+              payment_instrument_id: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -13000,7 +13014,9 @@ export interface operations {
             data: {
               id: string;
               merchant_id: string;
-              offer_id: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offer_id: string | null;
               customer_id: string | null;
               customer_email: string | null;
               customer_name: string | null;
@@ -13018,6 +13034,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completed_at: string | null;
+              payment_instrument_id: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -13230,7 +13247,9 @@ export interface operations {
             data: {
               id: string;
               merchant_id: string;
-              offer_id: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offer_id: string | null;
               customer_id: string | null;
               customer_email: string | null;
               customer_name: string | null;
@@ -13248,6 +13267,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completed_at: string | null;
+              payment_instrument_id: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -13430,7 +13450,9 @@ export interface operations {
             data: {
               id: string;
               merchant_id: string;
-              offer_id: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offer_id: string | null;
               customer_id: string | null;
               customer_email: string | null;
               customer_name: string | null;
@@ -13448,6 +13470,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completed_at: string | null;
+              payment_instrument_id: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -13618,7 +13641,9 @@ export interface operations {
             data: {
               id: string;
               merchant_id: string;
-              offer_id: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offer_id: string | null;
               customer_id: string | null;
               customer_email: string | null;
               customer_name: string | null;
@@ -13636,6 +13661,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completed_at: string | null;
+              payment_instrument_id: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -26009,7 +26035,9 @@ export interface operations {
             checkout: {
               id: string;
               merchantId: string;
-              offerId: string;
+              /** @enum {string} */
+              mode: 'payment' | 'setup';
+              offerId: string | null;
               customerId: string | null;
               customerEmail: string | null;
               customerName: string | null;
@@ -26026,6 +26054,7 @@ export interface operations {
                * @description ISO 8601 UTC with milliseconds
                */
               completedAt: string | null;
+              paymentInstrumentId: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -42409,8 +42438,13 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /**
+           * @description payment (default) sells offer_id; setup saves a card for the customer with a zero-amount check (no offer_id or items; selected_currency required)
+           * @enum {string}
+           */
+          mode?: 'payment' | 'setup';
           /** @description ofr_ identifier */
-          offer_id: string;
+          offer_id?: string;
           /** @description cust_ identifier */
           customer_id?: string;
           customer?: {
@@ -42475,7 +42509,9 @@ export interface operations {
           'application/json': {
             id: string;
             merchant_id: string;
-            offer_id: string;
+            /** @enum {string} */
+            mode: 'payment' | 'setup';
+            offer_id: string | null;
             customer_id: string | null;
             customer_email: string | null;
             customer_name: string | null;
@@ -42493,6 +42529,7 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             completed_at: string | null;
+            payment_instrument_id: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -42551,7 +42588,9 @@ export interface operations {
           'application/json': {
             id: string;
             merchant_id: string;
-            offer_id: string;
+            /** @enum {string} */
+            mode: 'payment' | 'setup';
+            offer_id: string | null;
             customer_id: string | null;
             customer_email: string | null;
             customer_name: string | null;
@@ -42569,6 +42608,7 @@ export interface operations {
              * @description ISO 8601 UTC with milliseconds
              */
             completed_at: string | null;
+            payment_instrument_id: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
