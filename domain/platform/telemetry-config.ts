@@ -75,6 +75,7 @@ function otlpTracesUrl(env: NodeJS.ProcessEnv): string | null {
 export function telemetryConfig(env: NodeJS.ProcessEnv, appEnv: string): TelemetryConfig {
   // Concurrent test stacks on one machine would fight over fixed ports: tests take free ones unless told otherwise.
   const testing = appEnv === 'test';
+  const traceSampler = sampler(env);
   return Object.freeze({
     metrics: Object.freeze({
       host: env.METRICS_HOST || '127.0.0.1',
@@ -83,8 +84,8 @@ export function telemetryConfig(env: NodeJS.ProcessEnv, appEnv: string): Telemet
     }),
     traces: Object.freeze({
       otlpTracesUrl: otlpTracesUrl(env),
-      sampler: sampler(env),
-      sampleRatio: sampleRatio(env, sampler(env)),
+      sampler: traceSampler,
+      sampleRatio: sampleRatio(env, traceSampler),
       serviceName: env.OTEL_SERVICE_NAME || null,
     }),
   });
