@@ -87,7 +87,8 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   app.use(liveness(API_PREFIX));
   if (inFlight) app.use((ctx, next) => inFlight.middleware(ctx, next));
   app.use(clientAddressMiddleware(deps.config.trustedProxies));
-  app.use(httpMetrics);
+  // Request durations only where an endpoint serves them (API_METRICS_PORT not off).
+  if (deps.config.telemetry.metrics.apiPort !== null) app.use(httpMetrics);
   app.use(requestTracing);
   app.use(requestContext(deps.logger));
   if (deps.config.env === 'production') app.use(refuseUntrustedProxies(deps.config.trustedProxies, deps.logger));

@@ -12,23 +12,35 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import type { Context } from '@temporalio/activity';
 import type { ActivityInterceptors, InjectedSinks } from '@temporalio/worker';
-import { workflowSpanProcessor, workflowSpanResource } from '../domain/platform/tracing';
+import { tracingRuns, workflowSpanProcessor, workflowSpanResource } from '../domain/platform/tracing';
 
 /** Bundled with the workflows (bundleWorkflowCode's workflowInterceptorModules): the workflow-side interceptors. */
 export const WORKFLOW_INTERCEPTOR_MODULES = [
   require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
 ];
 
+/** An activity's span, continuing its workflow's trace; while this process records no span, no interceptor at all. */
 export function activityTracingInterceptor(ctx: Context): ActivityInterceptors {
+  if (!tracingRuns()) return {};
   return {
     inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
     outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
   };
 }
 
-/** The sink workflow spans leave the sandbox through (a no-op while tracing is off). */
+/**
+ * The sink workflow spans leave the sandbox through (a no-op while tracing is off). The resource — the service name
+ * — is read at each export, not when the Worker is made: a Worker started before tracing (the test stack's) still
+ * exports its spans under the running tracing's service.
+ */
 export function workflowSpanSinks(): InjectedSinks<OpenTelemetrySinks> {
-  return { exporter: makeWorkflowExporter(workflowSpanProcessor, workflowSpanResource()) };
+  return {
+    exporter: {
+      export: {
+        fn: (info, spans) => makeWorkflowExporter(workflowSpanProcessor, workflowSpanResource()).export.fn(info, spans),
+      },
+    },
+  };
 }
 
 /** A Temporal client's interceptors: its workflow starts and signals carry the active trace in their headers. */

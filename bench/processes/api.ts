@@ -8,6 +8,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { startApi } from '../../api/server';
 import { loadConfig } from '../../domain/platform/config';
+import { startTracing } from '../../domain/platform/tracing';
 import { cpuProfiler, serveParent } from './child';
 
 /** The stack's environment as production: its database, Temporal and keys, with what production also requires. */
@@ -31,8 +32,11 @@ export function productionEnv(stackEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   };
 }
 
-if (require.main === module)
-  startApi(loadConfig(process.env)).then(
+if (require.main === module) {
+  const config = loadConfig(process.env);
+  // As api/server.ts's own entry does: traces are recorded when the environment names an OTLP endpoint.
+  startTracing(config.telemetry.traces, 'api');
+  startApi(config).then(
     (api) => {
       serveParent(cpuProfiler, api.stop);
       process.send?.({ url: api.url });
@@ -42,3 +46,4 @@ if (require.main === module)
       process.exit(1);
     },
   );
+}

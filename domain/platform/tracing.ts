@@ -19,6 +19,8 @@ import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
   BatchSpanProcessor,
   ParentBasedSampler,
   SimpleSpanProcessor,
@@ -31,6 +33,8 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { TelemetryConfig } from './telemetry-config';
+
+type TraceSettings = TelemetryConfig['traces'];
 
 export interface RunningTracing {
   /** Exports every finished span now. */
@@ -61,11 +65,24 @@ const currentProcessor: SpanProcessor = {
 };
 
 /**
+ * The sampler OTEL_TRACES_SAMPLER names, as the OpenTelemetry specification defines each: the parentbased_ ones
+ * follow a caller's decision (its traceparent's sampled flag) and decide by the root sampler only for new traces.
+ */
+export function samplerOf({ sampler, sampleRatio }: Pick<TraceSettings, 'sampler' | 'sampleRatio'>): Sampler {
+  const root = sampler.endsWith('always_on')
+    ? new AlwaysOnSampler()
+    : sampler.endsWith('always_off')
+      ? new AlwaysOffSampler()
+      : new TraceIdRatioBasedSampler(sampleRatio);
+  return sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
+}
+
+/**
  * Starts tracing for the process (once: `npm start` runs the API and the worker in one). `exporter`: a test's
  * in-memory exporter, exported span by span; otherwise OTLP/HTTP in batches. Null when tracing is off.
  */
 export function startTracing(
-  settings: TelemetryConfig['traces'],
+  settings: TraceSettings,
   role: 'api' | 'worker' | 'switchyard',
   exporter?: SpanExporter,
 ): RunningTracing | null {
@@ -90,10 +107,7 @@ export function startTracing(
       }),
     ],
   });
-  const running = {
-    processor,
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.sampleRatio) }),
-  };
+  const running = { processor, sampler: samplerOf(settings) };
   current = running;
   return {
     flush: () => processor.forceFlush(),
@@ -124,9 +138,13 @@ export const workflowSpanProcessor: SpanProcessor = {
 /** The resource workflow spans are exported with (the running tracing's). */
 export const workflowSpanResource = (): Resource => provider?.resource ?? Resource.empty();
 
-/** Adds attributes to the active span (no-op while tracing is off). */
+/** Whether this process records spans now: what spares per-request and per-activity work when it does not. */
+export const tracingRuns = (): boolean => current !== undefined;
+
+/** Adds attributes to the active span when it is recorded (no-op while tracing is off or the trace unsampled). */
 export function annotateActiveSpan(attributes: Attributes): void {
-  trace.getActiveSpan()?.setAttributes(attributes);
+  const span = trace.getActiveSpan();
+  if (span?.isRecording()) span.setAttributes(attributes);
 }
 
 /**
@@ -134,6 +152,7 @@ export function annotateActiveSpan(attributes: Attributes): void {
  * tracing is off or no span is active. It carries ids and the sampling flag only.
  */
 export function activeTraceparent(): string | null {
+  if (!tracingRuns()) return null;
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   return carrier.traceparent ?? null;

@@ -34,7 +34,12 @@ describe('Jaeger: a charge is one trace, from the API to the provider call', fun
       this.skip();
     }
     tracing = startTracing(
-      { otlpTracesUrl: `${jaeger.otlpEndpoint}/v1/traces`, sampleRatio: 1, serviceName: service },
+      {
+        otlpTracesUrl: `${jaeger.otlpEndpoint}/v1/traces`,
+        sampler: 'parentbased_always_on',
+        sampleRatio: 1,
+        serviceName: service,
+      },
       'switchyard',
     )!;
   });

@@ -1,8 +1,35 @@
 import { expect } from 'chai';
+import { createServer } from 'node:http';
 import { stack } from '../helpers/stack';
 import { createTenant } from '../helpers/factories';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
 import { sampleSum, scrape } from '../helpers/prometheus';
+import { buildApp } from '../../api/app';
+import { apiMetrics } from '../../domain/platform/metrics';
+
+/** The API's request durations for GET /api/v1/transactions/:transactionId answered 404, as its registry holds them. */
+async function notFoundReads(): Promise<number> {
+  const labels = { method: 'GET', route: '/api/v1/transactions/:transactionId', status: '404' };
+  return sampleSum(await apiMetrics.metrics(), 'switchyard_http_request_duration_seconds_count', labels);
+}
+
+/** Serves one GET /api/v1/transactions/tx_doesnotexist from an app built with `metricsPort` as API_METRICS_PORT. */
+async function readMissingTransaction(metricsPort: number | null, key: string): Promise<void> {
+  const { deps } = stack().api;
+  const telemetry = { ...deps.config.telemetry, metrics: { ...deps.config.telemetry.metrics, apiPort: metricsPort } };
+  const handle = buildApp({ ...deps, config: { ...deps.config, telemetry } }).callback();
+  const server = createServer((request, response) => void handle(request, response)).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    const { port } = server.address() as { port: number };
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/transactions/tx_doesnotexist`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(res.status).to.equal(404);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
 
 describe('Prometheus metrics: the API and the worker each serve theirs', () => {
   it('moves the request, attempt and transaction counters of a charge, with bounded labels only', async () => {
@@ -51,5 +78,15 @@ describe('Prometheus metrics: the API and the worker each serve theirs', () => {
     const text = await scrape(api.metricsUrl);
     expect(text).to.include('route="/api/v1/transactions/:transactionId"');
     expect(text).not.to.include('tx_doesnotexist');
+  });
+
+  it('records no request duration when the API serves no metrics (API_METRICS_PORT=off)', async () => {
+    const tenant = await createTenant();
+    const before = await notFoundReads();
+    await readMissingTransaction(null, tenant.merchant_secret_key);
+    expect(await notFoundReads()).to.equal(before);
+    // The same request with the endpoint on is counted: the histogram above was the one to move.
+    await readMissingTransaction(0, tenant.merchant_secret_key);
+    expect(await notFoundReads()).to.equal(before + 1);
   });
 });

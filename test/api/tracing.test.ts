@@ -18,7 +18,7 @@ describe('Traces: one per request, from the API through Temporal to the provider
   let tracing: RunningTracing;
   before(() => {
     tracing = startTracing(
-      { otlpTracesUrl: null, sampleRatio: 1, serviceName: 'switchyard-test' },
+      { otlpTracesUrl: null, sampler: 'parentbased_always_on', sampleRatio: 1, serviceName: 'switchyard-test' },
       'switchyard',
       exporter,
     )!;
@@ -64,6 +64,22 @@ describe('Traces: one per request, from the API through Temporal to the provider
     );
     expect(call, 'the provider call span').to.exist;
     expect(call!.attributes['url.full']).to.equal(new URL(stack().sandboxUrl).origin);
+  });
+
+  it("names the service on the worker's workflow and activity spans, as on the API's, whenever tracing started", async () => {
+    const tenant = await createTenant();
+    await cascade(tenant, ['provider_a']);
+    const token = await cardToken(tenant);
+    const res = await charge(tenant, cardCharge(token));
+    expect(res.status, res.text).to.equal(201);
+    await tracing.flush();
+
+    // The test stack's worker started before this tracing did: the service name is still the running tracing's.
+    const { root, spans } = spansOfRequest(res.headers.get('x-request-id')!);
+    for (const name of [root.name, 'RunWorkflow:transactionWorkflow', 'RunActivity:attemptCharge']) {
+      const span = spans.find((candidate) => candidate.name === name);
+      expect(span?.resource.attributes['service.name'], name).to.equal('switchyard-test');
+    }
   });
 
   it("names the merchant on the API's server span once the request's key is authenticated", async () => {
