@@ -31,7 +31,8 @@ async function withTestPayment(amount: number): Promise<Tenant> {
 const CLICK_TEAM_ON_FIRST_PAINT = `{
   let sawLoading = false;
   const observer = new MutationObserver(() => {
-    if (document.querySelector('main .loading[role="status"]')) sawLoading = true;
+    const shell = document.querySelector('main > .loading[role="status"]');
+    if (shell && shell.textContent === 'Loading…') sawLoading = true;
     else if (sawLoading) {
       observer.disconnect();
       document.querySelector('nav a[href$="/team"]').click();

@@ -115,7 +115,9 @@ export function useMode(merchantId: string | undefined, path: string, search: UR
     if (!merchantId) return;
     if (flagged && state?.mode !== 'test') store({ merchantId, mode: 'test', noLiveConnector: false });
     else if (!state) void defaultMode(merchantId);
-    else if (state.mode === 'test' && !flagged && LIST_PAGES.includes(path)) {
+    else if (state.mode === 'test' && !flagged && LIST_PAGES.includes(path) && routePath() === path) {
+      // Only while its page still shows: Preact may run this effect after a click has moved the tab on, and
+      // writing the flag into the old page's URL then would take the person back there.
       navigate(urlOf(path, withModeFlag(search)), true);
     }
   }, [merchantId, path, search.toString(), state?.mode]);
