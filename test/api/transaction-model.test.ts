@@ -755,7 +755,7 @@ async function challengedCharge(seq: Sequence, step: Extract<Step, { kind: 'char
   const read = (await api.get(`/transactions/${id}`, { key: tenant.merchant_secret_key })).body.data;
   expect(
     { failure_code: read.failure_code, next_action: read.next_action, attempts: read.timeline.length },
-    'a challenged charge: its verdict, no next_action, one attempt (never cascaded)',
+    `a challenged charge: its verdict, no next_action, one attempt (never cascaded); timeline: ${JSON.stringify(read.timeline)}`,
   ).to.deep.equal({ failure_code: THREE_DS_FAILURE[outcome] ?? null, next_action: null, attempts: 1 });
   if (abandoned) {
     const payment = (await control('GET', `/payments/${await providerReference(id)}`)).body;
