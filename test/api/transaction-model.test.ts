@@ -14,13 +14,17 @@
  * charge taken whose answer was lost stays unresolved past its resolution's horizon (the money at the provider, not in
  * our books), until its in-doubt deadline passes and the reconciler escalates it (transaction.in_doubt, asked no more)
  * — with the reconcile steps of other features in between. The merchant now and then tries to delete
- * the connector: refused, naming every charge that still needs its provider. On provider_a, 3-D Secure
- * (test/helpers/transaction-model-three-ds.ts): a routing node that asks for it always, if supported or never (and
+ * the connector: refused, naming every charge that still needs its provider. Now and then a charge's card is a test
+ * payment method the customer saved (pm_card_visa, pm_card_chargeDeclined, pm_card_threeDSecureRequired, …) instead of
+ * a typed one; with the live plan's connector the merchant is refused (400 TEST_PAYMENT_METHOD_LIVE_MODE, nothing
+ * saved) and the card is typed. 3-D Secure (test/helpers/transaction-model-three-ds.ts), on provider_a and on the
+ * provider_c and checkout dialects: a routing node that asks for it always, if supported or (provider_a) never (and
  * half the time a second provider_a behind), the challenge card passed, failed, never answered (the deadline passes;
  * the provider refuses the first cancel; the wait dies and the pending sweep finds it), or passed while the buyer
  * and the webhook never came back, the passed-then-declined and the frictionless cards, with a charge sent twice at
  * once under one Idempotency-Key or an operation sent while it waits: a pending charge has one open challenge with
- * next_action, a challenged charge never cascades, an abandoned one is canceled at the provider. After every step the invariants are checked against a reference model built on
+ * next_action, a challenged charge never cascades, an abandoned one is canceled at the provider; and one checkout
+ * confirmed from two tabs at once with the challenge card (one payment). After every step the invariants are checked against a reference model built on
  * the pure state table (test/helpers/transaction-model.ts): status and amounts equal the model's, amount_refunded ≤
  * amount_captured ≤ amount_authorized, the provider's ledger matches the read model, the order's transitions form
  * one chain, each state change records exactly the events the table says, and nothing leaves a final state; no
@@ -62,6 +66,7 @@ import { observe, providerReference, quiesce, type Observed } from '../helpers/t
 import {
   challengeDeadlinePasses,
   challengeWaitDiesPastDeadline,
+  confirmCheckoutTwice,
   expectOneOpenChallenge,
   requireThreeDs,
   submitChallenge,
@@ -81,8 +86,11 @@ import {
   runReconciler,
   withoutProviderWebhooks,
   savedCardCheckout,
+  savedTestMethod,
   settleAtProvider,
+  TEST_METHODS,
   transactionsOfCheckout,
+  type TestMethod,
 } from '../helpers/transaction-model-features';
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 3);
@@ -115,7 +123,7 @@ type ChargeOutcome =
   | 'lost_no_read'
   | ThreeDsOutcome;
 /**
- * 3-D Secure (provider_a): the challenge card 3220, whose buyer passes (capture or not), fails, never answers (the
+ * 3-D Secure (provider_a, provider_c, checkout): the challenge card 3220, whose buyer passes (capture or not), fails, never answers (the
  * deadline passes; the provider refusing the first cancel; or the wait dies and the pending sweep finds the charge
  * past its deadline), or passes without coming back and with the provider's webhook lost (the deadline's last look
  * finds it); 1629, passed then declined by the issuer; 3055, frictionless where 3-D Secure is asked.
@@ -136,13 +144,16 @@ type ThreeDsOutcome =
  */
 type WhileChallenged = { kind: 'replay' } | ApiOp;
 type Step =
-  | { kind: 'charge'; outcome: ChargeOutcome; amount: number; meanwhile?: WhileChallenged }
+  /** saved: the card is a test payment method the customer saved (typed when a live connector refuses it). */
+  | { kind: 'charge'; outcome: ChargeOutcome; amount: number; meanwhile?: WhileChallenged; saved?: TestMethod }
   /** A live charge (the live plan): its live connector cannot be reached, the test connector behind it is skipped. */
   | { kind: 'live_charge'; amount: number }
   /** The merchant closes the connector's open circuit. */
   | { kind: 'close_circuit' }
   /** Two payments of one checkout with a saved card at once, under different Idempotency-Keys. */
   | { kind: 'checkout_race' }
+  /** One checkout confirmed from two tabs at once with the challenge card; its buyer passes or fails the challenge. */
+  | { kind: 'checkout_challenge'; outcome: 'authenticated' | 'failed' }
   /** The reconciler runs (the schedule's workflow). */
   | { kind: 'reconcile' }
   /** The in-doubt deadline passes for the charges still unresolved (their attempts sent 8 days ago); the reconciler runs. */
@@ -230,8 +241,10 @@ interface Sequence {
    * unknown answer would charge the card a second time there.
    */
   backup: { connector: CascadeConnector; account: string } | null;
-  /** provider_a's routing node asks for 3-D Secure (or not: never); null when the sequence draws no 3-D Secure. */
+  /** The routing node asks for 3-D Secure (or not: never); null when the sequence draws no 3-D Secure. */
   threeDs: Require3ds | null;
+  /** The generator of the features drawn later (test payment methods): the main sequence of a seed stays as it was. */
+  extra: ReturnType<typeof pick>;
   /** A second API reaching PostgreSQL through a TCP proxy, started by the first db_outage step. */
   outage?: { app: RunningApi; proxy: TcpProxy; port: number };
 }
@@ -250,15 +263,21 @@ describe('Transaction model: seeded random sequences keep the invariants (real A
 
 async function runSequence(seed: number): Promise<void> {
   const random = pick(seeded(seed));
+  const extra = pick(seeded(seed + 0x5eed));
   const tenant = await createTenant();
   // provider_a answers refunds at once and takes forced operation faults; provider_b answers them pending and
   // decides by webhook.
   // provider_c (Mercado Pago) and checkout (Checkout.com) read with a lag, and sit in front of a provider_a backup.
   const slug = random.one(['provider_a', 'provider_a', 'provider_b', 'provider_c', 'checkout'] as const);
   const lagging = LAGGING_READS.includes(slug);
-  // 3-D Secure runs on provider_a; half the time a second provider_a behind it, which a challenge never reaches.
+  // 3-D Secure on provider_a, half the time with a second provider_a behind it, which a challenge never reaches; on
+  // provider_c and checkout (their own dialects) where routing asks for it, in front of their provider_a backup.
   const threeDs =
-    slug === 'provider_a' && random.chance(0.6) ? random.one(['always', 'if_supported', 'never'] as const) : null;
+    slug === 'provider_a' && random.chance(0.6)
+      ? random.one(['always', 'if_supported', 'never'] as const)
+      : lagging && extra.chance(0.5)
+        ? extra.one(['always', 'if_supported'] as const)
+        : null;
   const behind = lagging || (threeDs !== null && random.chance(0.5));
   const [connector, backupConnector] = await cascade(tenant, behind ? [slug, 'provider_a'] : [slug]);
   if (threeDs) await requireThreeDs(tenant, connector.id, threeDs);
@@ -271,7 +290,7 @@ async function runSequence(seed: number): Promise<void> {
   const breaker = !behind && random.chance(0.4);
   if (breaker) await enableCircuitBreaker(tenant, connector.id);
   const account = await accountOf(slug, connector.credentials);
-  const seq: Sequence = { tenant, connector, slug, account, txs: [], liveConnectorId, breaker, backup, threeDs };
+  const seq: Sequence = { tenant, connector, slug, account, txs: [], liveConnectorId, breaker, backup, threeDs, extra };
   const steps: Step[] = [];
   try {
     await runSteps(seed, random, seq, steps);
@@ -286,7 +305,8 @@ async function runSteps(seed: number, random: ReturnType<typeof pick>, seq: Sequ
   for (let index = 0; index < STEPS; index++) {
     const step = nextStep(random, seq);
     steps.push(step);
-    const where = `seed ${seed} (${slug}${seq.liveConnectorId ? ', live plan' : ''}${seq.breaker ? ', breaker' : ''}${seq.backup ? ', backup' : ''}${seq.threeDs ? `, require_3ds ${seq.threeDs}` : ''}), step ${index + 1} ${JSON.stringify(step)}; steps before: ${JSON.stringify(steps.slice(0, -1))}`;
+    const sequence = `seed ${seed} (${slug}${seq.liveConnectorId ? ', live plan' : ''}${seq.breaker ? ', breaker' : ''}${seq.backup ? ', backup' : ''}${seq.threeDs ? `, require_3ds ${seq.threeDs}` : ''})`;
+    const where = `${sequence}, step ${index + 1} ${JSON.stringify(step)}; steps before: ${JSON.stringify(steps.slice(0, -1))}`;
     try {
       const before = seq.txs.map((t) => structuredClone(t.model));
       await perform(step, seq, `${seed}-${index}`);
@@ -294,7 +314,7 @@ async function runSteps(seed: number, random: ReturnType<typeof pick>, seq: Sequ
       await check(step, seq, before);
       if (VERBOSE)
         console.log(
-          `    seed ${seed} step ${index + 1}: ${JSON.stringify(step)} → ${seq.txs.map((t) => t.model.status).join(', ')}`,
+          `    ${sequence} step ${index + 1}: ${JSON.stringify(step)} → ${seq.txs.map((t) => t.model.status).join(', ')}`,
         );
     } catch (error) {
       if (error instanceof Error) error.message = `${where}\n${error.message}`;
@@ -332,11 +352,13 @@ function nextStep(random: ReturnType<typeof pick>, seq: Sequence): Step {
       ...errors,
       ...threeDs,
     ] as const);
-    if (!challenges(outcome) || !random.chance(0.4)) return { kind: 'charge', outcome, amount };
+    const methods = testMethodsFor(outcome);
+    const saved = methods.length > 0 && seq.extra.chance(0.3) ? { saved: seq.extra.one(methods) } : {};
+    if (!challenges(outcome) || !random.chance(0.4)) return { kind: 'charge', outcome, amount, ...saved };
     const meanwhile: WhileChallenged = random.chance(0.5)
       ? { kind: 'replay' }
       : { ...randomOp(random, newTx('pending', amount), false), fault: undefined };
-    return { kind: 'charge', outcome, amount, meanwhile };
+    return { kind: 'charge', outcome, amount, meanwhile, ...saved };
   }
   // Mostly a transaction that can still move (operations on final ones are refused: checked now and then).
   const live = seq.txs.map((_, i) => i).filter((i) => !FINAL.includes(seq.txs[i].model.status));
@@ -370,6 +392,12 @@ function featureStep(random: ReturnType<typeof pick>, seq: Sequence, amount: num
   if (seq.slug === 'provider_a' && seq.txs.length < MAX_TRANSACTIONS && roll >= 0.14 && roll < 0.19)
     return { kind: 'checkout_race' };
   if (roll >= 0.19 && roll < 0.25) return { kind: 'reconcile' };
+  // The checkout is priced in USD, which provider_c does not take.
+  if (seq.threeDs && seq.slug !== 'provider_c' && seq.txs.length < MAX_TRANSACTIONS && seq.extra.chance(0.08))
+    return {
+      kind: 'checkout_challenge',
+      outcome: seq.extra.one(['authenticated', 'authenticated', 'failed'] as const),
+    };
   if (seq.txs.some(stillUnresolved) && roll >= 0.28 && roll < 0.5) return { kind: 'deadline' };
   if (seq.txs.length > 0 && roll >= 0.25 && roll < 0.28) return { kind: 'delete_connector' };
   return null;
@@ -390,6 +418,44 @@ const THREE_DS_OUTCOMES: readonly ThreeDsOutcome[] = [
 
 /** The outcomes whose card the issuer challenges (every node setting: an issuer's demand is answered too). */
 const challenges = (outcome: ChargeOutcome): boolean => outcome.startsWith('challenge_');
+
+/**
+ * The test payment methods standing for the card an outcome charges: the declining cards for the 0341 draw, the
+ * challenge card 3220 for its challenges, an approving card for the rest (whose outcome the provider is told); none
+ * for the 3-D Secure cards no test payment method stands for.
+ */
+function testMethodsFor(outcome: ChargeOutcome): TestMethod[] {
+  if (outcome === 'declining_card') return ['pm_card_chargeDeclined', 'pm_card_chargeDeclinedInsufficientFunds'];
+  if (outcome === 'challenge_declined' || outcome === 'frictionless') return [];
+  if (challenges(outcome)) return ['pm_card_threeDSecureRequired'];
+  return ['pm_card_visa', 'pm_card_mastercard'];
+}
+
+/**
+ * The charge's body with its card: the test payment method the customer saved, or a typed card (also when the
+ * merchant's live connector refused the test payment method, which saved nothing).
+ */
+async function chargeBody(
+  seq: Sequence,
+  card: Parameters<typeof cardToken>[1],
+  saved: TestMethod | undefined,
+  extra: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const source = saved ? await savedTestMethod(seq.tenant, saved, seq.liveConnectorId !== null) : null;
+  if (!source) return cardCharge(await cardToken(seq.tenant, card), extra);
+  const { card_ciphertext_id: _typed, ...body } = cardCharge('', extra);
+  return { ...body, ...source };
+}
+
+/** The failure_code a charge of a saved test payment method must end with, when it declines by its card. */
+async function expectTestMethodVerdict(seq: Sequence, step: Extract<Step, { kind: 'charge' }>, id: string) {
+  if (!step.saved || seq.liveConnectorId !== null || step.outcome !== 'declining_card') return;
+  const read = await api.get(`/transactions/${id}`, { key: seq.tenant.merchant_secret_key });
+  expect(
+    [read.body.data.status, read.body.data.failure_code],
+    `${step.saved}: every charge of it declines so`,
+  ).to.deep.equal(['failed', TEST_METHODS[step.saved]]);
+}
 
 /** A charge whose answer no one could tell, not yet escalated. */
 const stillUnresolved = (tracked: Tracked) => tracked.doubt === 'unresolved';
@@ -431,8 +497,8 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
         : step.outcome === 'frictionless'
           ? THREE_DS_CARDS.frictionless
           : CARDS.visa;
-    const token = await cardToken(tenant, card);
-    const send = () => charge(tenant, cardCharge(token, { amount: step.amount, ...currency, ...capture }));
+    const body = await chargeBody(seq, card, step.saved, { amount: step.amount, ...currency, ...capture });
+    const send = () => charge(tenant, body);
     // lost_no_read: Adyen's AUTHORISATION notification never arrives either (the sandbox sends it while no endpoint
     // is registered, so it is lost, not queued).
     const res = step.outcome === 'lost_no_read' ? await withoutProviderWebhooks(connector, send) : await send();
@@ -491,6 +557,7 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
       return;
     }
     await quiesce(tenant, seq.slug, seq.account);
+    await expectTestMethodVerdict(seq, step, id);
     seq.txs.push({
       id,
       model: newTx(CHARGED[step.outcome], step.amount),
@@ -532,6 +599,10 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
   }
   if (step.kind === 'checkout_race') {
     await checkoutRace(seq);
+    return;
+  }
+  if (step.kind === 'checkout_challenge') {
+    await checkoutChallengeRace(seq, step.outcome);
     return;
   }
   if (step.kind === 'delete_connector') {
@@ -625,7 +696,8 @@ async function challengedCharge(seq: Sequence, step: Extract<Step, { kind: 'char
   const { outcome, amount } = step;
   const card = outcome === 'challenge_declined' ? THREE_DS_CARDS.challengeThenDecline : THREE_DS_CARDS.challenge;
   const capture = outcome !== 'challenge_passed_pre_auth';
-  const body = cardCharge(await cardToken(tenant, card), { amount, ...(capture ? {} : { capture: false }) });
+  const currency = slug === 'provider_c' ? { currency: 'BRL', country: 'BR' } : {};
+  const body = await chargeBody(seq, card, step.saved, { amount, ...currency, ...(capture ? {} : { capture: false }) });
   const idempotencyKey = randomUUID();
   const open = seq.breaker && (await circuitOf(tenant, connector.id)) === 'open';
   const meanwhile = step.meanwhile;
@@ -683,7 +755,7 @@ async function challengedCharge(seq: Sequence, step: Extract<Step, { kind: 'char
   const read = (await api.get(`/transactions/${id}`, { key: tenant.merchant_secret_key })).body.data;
   expect(
     { failure_code: read.failure_code, next_action: read.next_action, attempts: read.timeline.length },
-    'a challenged charge: its verdict, no next_action, one attempt (never cascaded)',
+    `a challenged charge: its verdict, no next_action, one attempt (never cascaded); timeline: ${JSON.stringify(read.timeline)}`,
   ).to.deep.equal({ failure_code: THREE_DS_FAILURE[outcome] ?? null, next_action: null, attempts: 1 });
   if (abandoned) {
     const payment = (await control('GET', `/payments/${await providerReference(id)}`)).body;
@@ -785,6 +857,65 @@ async function checkoutRace(seq: Sequence): Promise<void> {
     if (tx.status !== 'authorized' && tx.status !== 'failed')
       throw new Error(`a checkout payment ended ${tx.status} (${tx.id}): the model expects authorized or failed`);
     seq.txs.push({ id: tx.id, model: newTx(tx.status, tx.amount), live: false, givenBack: 0, unaccounted: 0 });
+  }
+}
+
+/**
+ * One checkout confirmed from two tabs at once with the challenge card: it takes one payment, so one charge is
+ * challenged and the other confirm joins it or is refused (409 CHECKOUT_SESSION_PAYMENT_IN_PROGRESS), never a second
+ * charge; the buyer passes or fails the challenge. At most one approval and one paid order; each charge joins the
+ * model (a failed one leaves the checkout payable again).
+ */
+async function checkoutChallengeRace(seq: Sequence, outcome: 'authenticated' | 'failed'): Promise<void> {
+  const { tenant, slug, account } = seq;
+  const open = seq.breaker && (await circuitOf(tenant, seq.connector.id)) === 'open';
+  const { checkoutId, answers } = await confirmCheckoutTwice(tenant);
+  const texts = answers.map((answer) => answer.text).join('\n');
+  for (const answer of answers) expect(answer.status, `a confirm: ${answer.text}`).to.be.lessThan(500);
+  const [challenged, ...others] = (await transactionsOfCheckout(checkoutId)).filter((tx) => tx.status === 'pending');
+  expect(others, `one checkout, at most one charge waiting for its buyer (confirms: ${texts})`).to.deep.equal([]);
+  if (!open) {
+    expect(challenged, `the challenge card is challenged (confirms: ${texts})`).to.not.equal(undefined);
+    const url = await expectOneOpenChallenge(tenant, challenged.id);
+    for (const answer of answers)
+      expect(
+        answer.status === 200
+          ? [answer.body.outcome, answer.body.nextAction?.url]
+          : [answer.status, answer.body.error?.code],
+        'each confirm answers the one payment, pending on its challenge, or is refused while it is under way',
+      ).to.be.deep.oneOf([
+        ['pending', url],
+        [409, 'CHECKOUT_SESSION_PAYMENT_IN_PROGRESS'],
+      ]);
+    await submitChallenge(url, outcome, true);
+    await waitClosed(challenged.id);
+  }
+  await quiesce(tenant, slug, account);
+  const txs = await transactionsOfCheckout(checkoutId);
+  let approvals = 0;
+  for (const tx of txs) approvals += (await observe(tenant, slug, account, tx.id)).approvals;
+  const paid = txs.filter((tx) => tx.status === 'authorized').length;
+  expect(
+    { paid, approvals, orders: await paidOrdersOfCheckout(checkoutId) },
+    `a checkout takes at most one payment (transactions: ${JSON.stringify(txs)})`,
+  ).to.deep.equal({ paid: outcome === 'authenticated' && !open ? 1 : 0, approvals: paid, orders: paid });
+  for (const tx of txs) {
+    if (tx.id !== challenged?.id) {
+      seq.txs.push({
+        id: tx.id,
+        model: newTx(tx.status as TransactionStatus, tx.amount),
+        live: false,
+        givenBack: 0,
+        unaccounted: 0,
+      });
+      continue;
+    }
+    const model = newTx('pending', tx.amount);
+    model.events.push('transaction.action_required');
+    move(model, outcome === 'authenticated' ? 'charge_approved' : 'charge_failed');
+    if (outcome === 'failed') model.authorized = 0;
+    else model.captured = tx.amount;
+    seq.txs.push({ id: tx.id, model, live: false, givenBack: 0, unaccounted: 0, challenged: 'decided' });
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The features the transaction model draws together with its operations (test/api/transaction-model.test.ts):
  * a live plan beside the sequence's test-mode connector, an opt-in circuit breaker, a review hold settled late, a
- * checkout paid twice at once with a saved card, and the reconciler. Each helper drives the real stack the way an
+ * checkout paid twice at once with a saved card, the reconciler, and test payment methods saved and charged. Each helper drives the real stack the way an
  * integrator or operator would (API, sandbox control API, Temporal client) and returns what the model needs.
  */
 import { expect } from 'chai';
@@ -190,4 +190,44 @@ export async function withoutProviderWebhooks<T>(connector: CascadeConnector, wo
     });
     expect(registered.status, JSON.stringify(registered.body)).to.equal(201);
   }
+}
+
+/**
+ * The test payment methods the model saves and charges beside typed cards (domain/payment-instruments/
+ * payment-instruments.sandbox-cards.ts), each with the failure_code every charge of it ends with (null: approved,
+ * or the card's 3-D Secure challenge decides).
+ */
+export const TEST_METHODS = {
+  pm_card_visa: null,
+  pm_card_mastercard: null,
+  pm_card_chargeDeclined: 'do_not_honor',
+  pm_card_chargeDeclinedInsufficientFunds: 'insufficient_funds',
+  pm_card_threeDSecureRequired: null,
+} as const;
+export type TestMethod = keyof typeof TEST_METHODS;
+
+/**
+ * A customer saves the test payment method: the charge's card source (customer_id and payment_instrument_id). A
+ * merchant with a live connector is refused (400 TEST_PAYMENT_METHOD_LIVE_MODE) and nothing is saved: null.
+ */
+export async function savedTestMethod(
+  tenant: Tenant,
+  method: TestMethod,
+  liveConnector: boolean,
+): Promise<{ customer_id: string; payment_instrument_id: string } | null> {
+  const customerId = await createCustomer(tenant);
+  const path = `/merchants/${tenant.merchant_id}/payment-instruments`;
+  const key = tenant.merchant_secret_key;
+  const saved = await api.post(path, { key, body: { customer_id: customerId, payment_method: method } });
+  if (!liveConnector) {
+    expect(saved.status, `saving ${method}: ${saved.text}`).to.equal(200);
+    return { customer_id: customerId, payment_instrument_id: saved.body.id };
+  }
+  expect(
+    [saved.status, saved.body?.error?.code],
+    `saving ${method} with a live connector: ${saved.text}`,
+  ).to.deep.equal([400, 'TEST_PAYMENT_METHOD_LIVE_MODE']);
+  const listed = await api.get(`${path}?customer_id=${customerId}`, { key });
+  expect(listed.body.data, 'a refused test payment method saves nothing').to.deep.equal([]);
+  return null;
 }

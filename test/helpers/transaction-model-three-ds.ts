@@ -2,11 +2,15 @@
  * 3-D Secure in the transaction model (test/api/transaction-model.test.ts): a routing node asking for it (`always`,
  * `if_supported`) or not (`never`, where only the issuer's own demand challenges), the challenge cards, the buyer
  * completing or failing the sandbox's challenge page (through Switchyard's return endpoint), and the challenge's
- * deadline passing. Each helper drives the real stack as a buyer, the merchant or the clock would.
+ * deadline passing, and one checkout confirmed from two tabs at once with the challenge card. Each helper drives the
+ * real stack as a buyer, the merchant or the clock would.
  */
 import { expect } from 'chai';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { api } from './http';
+import { api, type ApiResponse } from './http';
+import { createOffer } from './catalog';
+import { createSession } from './checkout';
+import { mintToken, openSession, publicHeaders } from './vault';
 import { rows } from './db';
 import { stack } from './stack';
 import { giveWebsite, type Tenant } from './factories';
@@ -123,4 +127,29 @@ export async function challengeWaitDiesPastDeadline(tenant: Tenant, transactionI
     args: [{ merchantId: tenant.merchant_id }],
   });
   await waitClosed(transactionId);
+}
+
+/**
+ * One checkout paid from two tabs at once with the challenge card: each tab (its own browser session and typed card)
+ * confirms, at the same time. The checkout takes one payment: the confirms' answers, in the tabs' order.
+ */
+export async function confirmCheckoutTwice(tenant: Tenant): Promise<{ checkoutId: string; answers: ApiResponse[] }> {
+  const { offer } = await createOffer(tenant.merchant_id, { billingCycle: 'none' });
+  const checkout = await createSession(tenant, { offer_id: offer.id, selected_currency: 'USD' });
+  const tabs = [];
+  for (let tab = 0; tab < 2; tab++) {
+    const session = await openSession(tenant, { checkoutSessionId: checkout.id });
+    await mintToken(tenant, session, THREE_DS_CARDS.challenge, { purpose: 'one_time' });
+    tabs.push(session);
+  }
+  const returnUrl = `${stack().url}/checkout/${checkout.id}`;
+  const answers = await Promise.all(
+    tabs.map((session) =>
+      api.post(`/sessions/${session.sessionId}/checkout/confirm`, {
+        headers: publicHeaders(tenant.merchant_public_key),
+        body: { returnUrl },
+      }),
+    ),
+  );
+  return { checkoutId: checkout.id, answers };
 }

@@ -9,7 +9,10 @@
  * each accepted move), with: each cycle paid at most once, no dunning step without the issuer declining the card,
  * and no live subscription left with nothing (no timer, no clock advance) that can move it but an operation. A
  * renewal the issuer takes only with the customer present (authentication_required) asks the customer, who
- * authenticates, fails or ignores the link: the renewal is paid once, or dunning goes on as it stood.
+ * authenticates, fails or ignores the link: the renewal is paid once, or dunning goes on as it stood. Between clock
+ * advances "the next renewal fails" is armed at random (POST /test-clocks/:id/subscriptions/:sub/fail-next-renewal):
+ * the first charge to reach the provider after it, and only it, declines with its failure_code and dunning follows;
+ * on a subscription in real time the arming is a 409 that changes nothing.
  *
  * CI runs MODEL_RUNS sequences (default 4); `npm run test:model -- --runs 500` runs more, `--seed N` one of them.
  * A failure names its seed and step, and replays exactly with `--seed`.
@@ -47,6 +50,12 @@ import {
 } from '../../workflows/lib/subscription-rules';
 import { advanceClockSignal } from '../../workflows/lib/test-clock-signals';
 import { api } from '../helpers/http';
+import { rows } from '../helpers/db';
+import {
+  RENEWAL_FAILURE_CARDS,
+  type RenewalFailureCode,
+} from '../../domain/payment-instruments/payment-instruments.sandbox-cards';
+import { TEST_CARDS } from '../../sandbox/cards';
 import { connectorsPath } from '../helpers/connectors';
 import { useSubscriptionWorkflows } from '../helpers/subscription-workflows';
 import { stack } from '../helpers/stack';
@@ -99,7 +108,13 @@ type Step =
    * The customer asked to authenticate a renewal (a renewal declined authentication_required) opens the link and
    * authenticates (the on-session charge approves), fails the challenge, or ignores it.
    */
-  | { kind: 'customer'; answer: 'authenticates' | 'fails' | 'ignores' };
+  | { kind: 'customer'; answer: 'authenticates' | 'fails' | 'ignores' }
+  /**
+   * "The next renewal fails" armed through the API (POST /test-clocks/:id/subscriptions/:sub/fail-next-renewal, code
+   * null: the default insufficient_funds): on a clock's subscription the next renewal charge declines so; on one in
+   * real time (against another clock of the merchant) a 409 that arms nothing.
+   */
+  | { kind: 'fail_next_renewal'; code: RenewalFailureCode | null };
 
 const OPERATION_OF: Record<Op['kind'], SubscriptionOperation> = {
   pause: 'pause',
@@ -127,9 +142,39 @@ const EVENT_OF_TRANSITION: Record<string, string> = {
   expiration: 'subscription.expired',
 };
 
-/** A sequence on a test clock: the clock's time as advanced so far. */
+/** A sequence on a test clock (a real one: the customer is on it): its id, and its time as advanced so far. */
 interface Clock {
+  id: string;
   frozenTime: number;
+}
+
+/** The sandbox scenario each failure card plays (its ledger reason when the card, not an override, answered). */
+const FAILURE_SCENARIO = Object.fromEntries(
+  Object.entries(RENEWAL_FAILURE_CARDS).map(([code, number]) => [
+    code,
+    TEST_CARDS.find((card) => card.number === number)!.scenario,
+  ]),
+);
+const FAILURE_CODES = Object.keys(RENEWAL_FAILURE_CARDS) as RenewalFailureCode[];
+const DEFAULT_FAILURE_CODE: RenewalFailureCode = 'insufficient_funds';
+
+/**
+ * "The next renewal fails" as the sequence armed it: the other clock a subscription in real time is refused on, and
+ * the provider's ledger length when the failure now waiting was first armed (null: none waits).
+ */
+interface Armed {
+  otherClockId: string | null;
+  since: number | null;
+}
+
+/** A test clock of the merchant (POST /test-clocks) at `at`. */
+async function createClock(sub: Subscribed, at: number): Promise<string> {
+  const res = await api.post('/test-clocks', {
+    key: sub.tenant.merchant_secret_key,
+    body: { frozen_time: new Date(at).toISOString(), name: 'Subscription model' },
+  });
+  expect(res.status, res.text).to.equal(201);
+  return res.body.data.id;
 }
 
 describe('Subscription model: seeded random sequences keep the invariants (time-skipping test server)', () => {
@@ -151,11 +196,18 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
     const extra = prng(seed + 0x5eed);
     const sub = await subscribed(await serverNow());
     const targets = await offerTargets(sub);
-    const clock: Clock | null = extra.chance(0.25) ? { frozenTime: Date.parse(sub.state.periodStart) } : null;
+    // "The next renewal fails" draws from one more generator, so the other features' draws stay what they were.
+    const arming = prng(seed + 0xfa11);
+    const clock: Clock | null = extra.chance(0.25)
+      ? { id: await createClock(sub, Date.parse(sub.state.periodStart)), frozenTime: Date.parse(sub.state.periodStart) }
+      : null;
     if (clock) {
       const at = new Date(clock.frozenTime).toISOString();
-      sub.state = { ...sub.state, testClock: { id: `clk_model_${seed}`, now: at, frozenTime: at, reportTo: null } };
+      // The customer is on the clock, as a subscription started on one has it: its renewals are the clock's.
+      await rows('update customers set test_clock_id = ? where id = ?', [clock.id, sub.customerId]);
+      sub.state = { ...sub.state, testClock: { id: clock.id, now: at, frozenTime: at, reportTo: null } };
     }
+    const armed: Armed = { otherClockId: null, since: null };
     let circuitOpen = false;
     const proxy: { current: TcpProxy } = { current: await startTcpProxy(stack().databasePort) };
     const url = new URL(stack().config.databaseUrl);
@@ -186,15 +238,19 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
                   answer: extra.pick(['authenticates', 'authenticates', 'fails', 'ignores'] as const),
                 }
               : null;
-          const drawn = ([flip, issuer, customer] as Array<Step | null>).filter((x): x is Step => x !== null);
+          const arm: Step | null = arming.chance(0.15)
+            ? { kind: 'fail_next_renewal', code: arming.chance(0.3) ? null : arming.pick(FAILURE_CODES) }
+            : null;
+          const drawn = ([flip, issuer, customer, arm] as Array<Step | null>).filter((x): x is Step => x !== null);
           for (const step of [...drawn, nextStep(random, view, targets)]) {
             steps.push(step);
             const where = `seed ${seed}${clock ? ' (on a test clock)' : ''}, step ${index + 1} ${JSON.stringify(step)} (steps so far: ${JSON.stringify(steps.slice(0, -1))})`;
             const before = await snapshot(sub);
             const at = clock ? clock.frozenTime : Number(await server.env.currentTimeMs());
-            const answers = await perform(step, sub, handle, orm, proxy, clock);
+            const answers = await perform(step, sub, handle, orm, proxy, clock, armed);
             const after = await quiet(handle, clock);
             await checkInvariants(where, sub, step, view, after, answers, before, at);
+            await checkRenewalFailures(where, sub, step, answers, view, after, clock, armed);
             view = after;
           }
         }
@@ -284,8 +340,11 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
     orm: Orm,
     proxy: { current: TcpProxy },
     clock: Clock | null,
+    armed: Armed,
   ): Promise<Array<string | null>> {
     switch (step.kind) {
+      case 'fail_next_renewal':
+        return [await failNextRenewal(step, sub, clock, armed)];
       case 'op':
         return Promise.all([send(step.op, sub, handle)]);
       case 'concurrent':
@@ -368,6 +427,114 @@ describe('Subscription model: seeded random sequences keep the invariants (time-
         expect(set.status, set.text).to.equal(200);
         return [];
       }
+    }
+  }
+
+  /** Arms "the next renewal fails" through the API; null when armed, else the refusal's code. */
+  async function failNextRenewal(
+    step: Extract<Step, { kind: 'fail_next_renewal' }>,
+    sub: Subscribed,
+    clock: Clock | null,
+    armed: Armed,
+  ): Promise<string | null> {
+    const clockId = clock?.id ?? (armed.otherClockId ??= await createClock(sub, Date.now()));
+    const res = await api.post(`/test-clocks/${clockId}/subscriptions/${sub.state.subscriptionId}/fail-next-renewal`, {
+      key: sub.tenant.merchant_secret_key,
+      body: step.code ? { failure_code: step.code } : {},
+    });
+    expect(res.status, `fail-next-renewal: ${res.text}`).to.be.oneOf([200, 409]);
+    if (res.status !== 200) return res.body.error.code;
+    expect(res.body.data).to.deep.equal({
+      subscription_id: sub.state.subscriptionId,
+      test_clock_id: clockId,
+      failure_code: step.code ?? DEFAULT_FAILURE_CODE,
+    });
+    armed.since ??= (await authorizations(sub)).length;
+    return null;
+  }
+
+  /** The provider's authorizations for the merchant's account (replays of one key excluded), oldest first. */
+  async function authorizations(sub: Subscribed) {
+    const account = await accountOf('provider_a', sub.connector.credentials);
+    return (await ledger({ provider: 'provider_a', account, operation: 'authorize' })).filter((e) => !e.replayed);
+  }
+
+  /**
+   * "The next renewal fails": on a clock, the first charge of the subscription to reach the provider after the arming
+   * (and only it) is sent with the failure's card, declines with its failure_code (unless a forced outcome answered
+   * instead) and dunning follows; every other charge goes out with the customer's card. In real time the arming is a
+   * 409 that arms and changes nothing.
+   */
+  async function checkRenewalFailures(
+    where: string,
+    sub: Subscribed,
+    step: Step,
+    answers: Array<string | null>,
+    before: SubscriptionWorkflowView,
+    after: SubscriptionWorkflowView,
+    clock: Clock | null,
+    armed: Armed,
+  ) {
+    const subscriptionId = sub.state.subscriptionId;
+    const failures = await rows(
+      `select failure_code, transaction_id from test_clock_renewal_failures where subscription_id = ? order by armed_at`,
+      [subscriptionId],
+    );
+    const waiting = failures.filter((f) => f.transaction_id === null);
+    expect(waiting.length, `at most one failure waits at ${where}`).to.be.at.most(1);
+    if (!clock) {
+      if (step.kind === 'fail_next_renewal') {
+        expect(answers, `arming a subscription not on the clock at ${where}`).to.deep.equal([
+          'SUBSCRIPTION_NOT_ON_TEST_CLOCK',
+        ]);
+        expect(after.state, `a refused arming changes nothing at ${where}`).to.deep.equal(before.state);
+      }
+      expect(failures, `nothing armed for a subscription in real time at ${where}`).to.deep.equal([]);
+      return;
+    }
+    if (step.kind === 'fail_next_renewal')
+      expect([answers[0], waiting[0]?.failure_code], `armed at ${where}`).to.deep.equal([
+        null,
+        step.code ?? DEFAULT_FAILURE_CODE,
+      ]);
+    const claimed = new Map<string, RenewalFailureCode>(failures.map((f) => [f.transaction_id, f.failure_code]));
+    const entries = await authorizations(sub);
+    // Every card the sequence saves is the visa 4242: any other card at the provider is a failure's.
+    for (const e of entries) {
+      const code = e.reference ? claimed.get(e.reference) : undefined;
+      expect(
+        e.card_last4,
+        `${e.reference} sent with ${code ? `the ${code} card` : "the customer's card"} at ${where}`,
+      ).to.equal(code ? RENEWAL_FAILURE_CARDS[code].slice(-4) : CARDS.visa.number.slice(-4));
+    }
+    const em = stack().orm.em.fork();
+    const charges = await em.find(TransactionSchema, { subscriptionId }, { orderBy: { createdAt: 'asc' } });
+    const ofSubscription = new Set(charges.map((tx) => tx.id));
+    for (const [transactionId, code] of claimed) {
+      if (!transactionId) continue;
+      const answeredByCard = entries.some((e) => e.reference === transactionId && e.reason === FAILURE_SCENARIO[code]);
+      if (!answeredByCard) continue;
+      const tx = charges.find((charge) => charge.id === transactionId)!;
+      expect([tx.status, tx.failureCode], `the armed renewal declines with ${code} at ${where}`).to.deep.equal([
+        'failed',
+        code,
+      ]);
+      const dunning = await em.find(SubscriptionTransitionSchema, {
+        subscriptionId,
+        orderId: tx.orderId,
+        transitionType: { $in: ['dunning_entry', 'dunning_retry', 'dunning_cancelled'] },
+      });
+      expect(
+        dunning.map((t) => t.metadata?.decline_code),
+        `dunning follows the armed renewal's decline at ${where}`,
+      ).to.deep.equal([code]);
+    }
+    if (armed.since !== null && waiting.length === 0) {
+      // Claimed: by the first charge of the subscription the provider saw after the arming.
+      const first = entries.slice(armed.since).find((e) => e.reference && ofSubscription.has(e.reference));
+      const latest = failures.at(-1)!.transaction_id;
+      expect(first?.reference, `the next renewal after the arming claimed it at ${where}`).to.equal(latest);
+      armed.since = null;
     }
   }
 
