@@ -52,6 +52,10 @@ export interface TransactionDeps {
   temporalClient?: Client;
 }
 
+/** A subscription's renewal on its saved card: merchant-initiated, so never authenticated (3-D Secure). */
+const isRenewalOnSavedCard = (charge: { subscriptionId?: string | null; cardTokenId: string | null }) =>
+  Boolean(charge.subscriptionId) && !charge.cardTokenId;
+
 /** What routing reads of a charge. */
 const routingAttributesOf = (input: TransactionInput & { randomDraw: number }): ChargeAttributes => ({
   paymentMethod: input.paymentMethod,
@@ -62,6 +66,8 @@ const routingAttributesOf = (input: TransactionInput & { randomDraw: number }): 
   // A saved card charged by the merchant on its own (merchant-initiated). A checkout paid with a saved card is not:
   // the buyer is there, choosing the card (customer-initiated).
   isRecurring: input.paymentInstrumentId !== null && input.cardTokenId === null && !input.checkoutSessionId,
+  // The same rule the attempt sends the provider (merchantInitiated in attemptCharge): only a renewal is exempt.
+  merchantInitiated: isRenewalOnSavedCard(input),
   installments: input.installments ?? 1,
   randomDraw: input.randomDraw,
 });
@@ -113,7 +119,7 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
       if (tx.status !== 'pending') return decidedOutcome(tx.status, tx.providerReference);
       let result: ProviderResult;
       // A customer-initiated card payment can be authenticated (3-D Secure); a renewal on the stored card cannot.
-      const merchantInitiated = tx.subscriptionId !== null && !tx.cardTokenId;
+      const merchantInitiated = isRenewalOnSavedCard(tx);
       const cardPayment = isCardMethod(tx.paymentMethod) && tx.chargeType === 'payment' && !merchantInitiated;
       const threeDsRequested = cardPayment && input.attempt.threeDs === true;
       try {

@@ -74,6 +74,11 @@ export interface ChargeAttributes {
   cardBrand?: string | null;
   binCountry?: string | null;
   isRecurring: boolean;
+  /**
+   * A subscription's renewal on its saved card: the customer agreed to it and is not there, so it is exempt from
+   * 3-D Secure whatever the node says. Absent: customer-initiated (a saved card the merchant's server charges too).
+   */
+  merchantInitiated?: boolean;
   installments: number;
   /** Uniform in [0, 1); compared with math/random conditions. */
   randomDraw: number;
@@ -312,7 +317,8 @@ function threeDsOf(
   connector: ConnectorState,
   charge: NormalizedCharge,
 ): boolean | 'three_ds_unsupported' {
-  if (require3ds === 'never' || providerMethodOf(charge.paymentMethod) !== 'card' || charge.isRecurring) return false;
+  if (require3ds === 'never' || providerMethodOf(charge.paymentMethod) !== 'card' || charge.merchantInitiated)
+    return false;
   if (connector.supportsThreeDs) return true;
   return require3ds === 'always' ? 'three_ds_unsupported' : false;
 }

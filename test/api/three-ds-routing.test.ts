@@ -9,6 +9,7 @@ import { createTenant, type Tenant } from '../helpers/factories';
 import { rows } from '../helpers/connectors';
 import { control } from '../helpers/sandbox';
 import { cardCharge, cardToken, cascade, charge, waitForTransaction } from '../helpers/transactions';
+import { createCustomer, saveCard } from '../helpers/vault';
 
 const CHALLENGE = { number: '4000000000003220', cvc: '123', brand: 'visa' };
 const FRICTIONLESS = { number: '4000000000003055', cvc: '123', brand: 'visa' };
@@ -156,6 +157,32 @@ describe('3-D Secure per provider dialect, asked for by routing', () => {
       const skipped = simulated.body.skipped.map((skip: any) => [skip.merchant_connector_id, skip.reason]);
       if (supported) expect(skipped).to.deep.equal([]);
       else expect(skipped).to.deep.include([connector.id, 'three_ds_unsupported']);
+    });
+  }
+
+  // Only a subscription's renewal on its saved card is merchant-initiated (exempt): a saved card the merchant's
+  // server charges is authenticated as the node says, on the node's own connector.
+  for (const slug of ['provider_a', 'checkout', 'provider_c']) {
+    it(`a saved card charged by API on ${slug} requiring 3-D Secure is challenged there, in one attempt`, async () => {
+      await alwaysAuthenticate(tenant, { slug });
+      await setWebsite(tenant, 'https://shop.example.com');
+      const customerId = await createCustomer(tenant);
+      const instrument = await saveCard(tenant, customerId, CHALLENGE);
+      const res = await charge(tenant, {
+        payment_method: 'credit_card',
+        charge_type: 'payment',
+        country: 'US',
+        amount: 1500,
+        currency: slug === 'provider_c' ? 'BRL' : 'USD',
+        customer_id: customerId,
+        payment_instrument_id: instrument.id,
+        return_url: RETURN_URL,
+      });
+      expect(res.status, res.text).to.equal(201);
+      expect(res.body.data.status).to.equal('pending');
+      expect(res.body.data.next_action).to.include({ type: 'redirect_to_url' });
+      const attempts = await attemptsOf(tenant, res.body.data.id);
+      expect(attempts.map((a: any) => [a.three_ds.requested, a.three_ds.status])).to.deep.equal([[true, 'challenged']]);
     });
   }
 

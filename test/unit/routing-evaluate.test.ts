@@ -174,10 +174,19 @@ describe('evaluate', () => {
 
   it('a merchant-initiated or non-card charge is never authenticated, whatever require_3ds says', () => {
     const program = { nodes: [act('n1', 'A', { require3ds: 'always' })], defaultConnectorId: 'DEF' };
-    for (const attributes of [{ isRecurring: true }, { paymentMethod: 'pix' as const, cardBrand: null }]) {
+    for (const attributes of [
+      { merchantInitiated: true, isRecurring: true },
+      { paymentMethod: 'pix' as const, cardBrand: null },
+    ]) {
       const plan = evaluate(program, states(['A', { paymentMethods: ['card', 'pix'] }], ['DEF']), charge(attributes));
       expect(plan.attempts[0]).to.include({ connectorId: 'A' }).and.not.have.property('threeDs');
     }
+  });
+
+  it('a saved card the merchant charges (is_recurring, not a renewal) is authenticated as the node says', () => {
+    const program = { nodes: [act('n1', 'A', { require3ds: 'always' })], defaultConnectorId: 'DEF' };
+    const plan = evaluate(program, states(['A', { paymentMethods: ['card'] }], ['DEF']), charge({ isRecurring: true }));
+    expect(plan.attempts[0]).to.include({ connectorId: 'A', threeDs: true });
   });
 
   it('follows the then-branch when the condition holds and the else-branch when not', () => {
