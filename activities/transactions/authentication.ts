@@ -1,9 +1,10 @@
 /**
  * The steps of a charge waiting for the buyer's 3-D Secure challenge (workflows/transaction-authentication.ts): tell
  * the merchant once (transaction.action_required), ask the provider how the challenge went (its read of the payment,
- * or its verdict on what the buyer's return carried; the provider's notification where neither answers), and at the deadline
- * give up — cancel the payment at the provider, so a challenge completed late cannot charge, and record the attempt
- * abandoned. Whatever the provider says is written on the attempt, so the charge's final state and its attempt agree.
+ * or its verdict on what the buyer's return carried; its payment notification where it answers neither), and at the
+ * deadline give up — cancel the payment at the provider, so a challenge completed late cannot charge, and record the
+ * attempt abandoned. Whatever the provider says is written on the attempt, so the charge's final state and its
+ * attempt agree.
  */
 import type { Orm } from '../../db/orm';
 import { TransactionSchema } from '../../db/entities';

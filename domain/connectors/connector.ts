@@ -51,7 +51,8 @@ export interface AuthorizeRequest {
 
 /**
  * What the provider sent the buyer's browser back with after a challenge (Adyen's `redirectResult`), as the return
- * endpoint received it: a few short string fields, never card data (api/modules/transactions/three-ds-return.middleware.ts).
+ * endpoint received it: a few short string fields, never card data
+ * (api/modules/transactions/three-ds-return.middleware.ts).
  */
 export type ReturnParams = Readonly<Record<string, string>>;
 

@@ -123,6 +123,34 @@ describe('3-D Secure asked for by routing (provider_a)', () => {
     expect(attempt.three_ds).to.include({ status: 'authenticated', liability_shift: true });
   });
 
+  it('provider_b (Adyen): a return by form POST carrying redirectResult is handed to /payments/details, and the charge is authorized before the buyer lands', async () => {
+    await alwaysAuthenticate(tenant, { slug: 'provider_b' });
+    await setWebsite(tenant, 'https://shop.example.com');
+    const res = await charge(tenant, cardCharge(await cardToken(tenant, CHALLENGE), { return_url: RETURN_URL }));
+    const tx = res.body.data;
+    expect(tx.status, res.text).to.equal('pending');
+    const completed = await fetch(tx.next_action.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'outcome=authenticated',
+      redirect: 'manual',
+    });
+    // Adyen returns by GET or, for a POST returnUrl method, by a form: the same parameters, in the body.
+    const back = new URL(completed.headers.get('location')!);
+    const redirectResult = back.searchParams.get('redirectResult')!;
+    back.search = '';
+    const returned = await fetch(back, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ redirectResult }).toString(),
+      redirect: 'manual',
+    });
+    expect(returned.status).to.equal(303);
+    expect(returned.headers.get('location')).to.equal(`${RETURN_URL}?transaction_id=${tx.id}`);
+    const read = (await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data;
+    expect(read).to.include({ status: 'authorized', next_action: null });
+  });
+
   for (const outcome of ['authenticated', 'failed'] as const) {
     it(`provider_b (Adyen): without the buyer's return (no redirectResult to send /payments/details), the AUTHORISATION notification settles a challenge ${outcome}`, async () => {
       await alwaysAuthenticate(tenant, { slug: 'provider_b', webhooks: true });
