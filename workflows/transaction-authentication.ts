@@ -2,7 +2,8 @@
  * A card charge the issuer challenges (3-D Secure) waits for its buyer, durably, in its own workflow
  * (transaction-authentication-<tx id>, started by the charge as an abandoned child, so the charge answers `pending`
  * with next_action at once). It asks the provider how the challenge went when the return endpoint or the provider's
- * webhook signals (authenticationReturned), and on a backing-off timer should neither arrive; at expires_at it gives
+ * webhook signals (authenticationReturned, with what the buyer's return carried — Adyen's redirectResult — and what
+ * the notification said), and on a backing-off timer should neither arrive; at expires_at it gives
  * up: the payment is canceled at the provider and the charge fails authentication_abandoned. A worker restart
  * replays the wait from history; a return after the deadline finds the workflow closed and changes nothing.
  * The charge does not cascade from here: the buyer authenticated (or failed) with this connector, and another one
@@ -20,6 +21,7 @@ import {
   authenticationWorkflowId,
   waitingForQuery,
   type AuthenticationInput,
+  type AuthenticationReturn,
 } from './transaction.shared';
 import { finalizeAttemptVerdict, setStatus } from './transaction-follow-up';
 
@@ -79,8 +81,12 @@ export async function transactionAuthenticationWorkflow(input: AuthenticationInp
   const deadline = Date.parse(input.expiresAt);
   let returned = false;
   let lookups = 0;
-  setHandler(authenticationReturnedSignal, () => {
+  // What the buyer's return and the provider's notification said, kept for every later look (the latest of each).
+  const heard: AuthenticationReturn = {};
+  setHandler(authenticationReturnedSignal, (back) => {
     returned = true;
+    if (back?.returnParams && Object.keys(back.returnParams).length > 0) heard.returnParams = back.returnParams;
+    if (back?.notified) heard.notified = back.notified;
   });
   setHandler(waitingForQuery, () => ({
     type: 'three_ds_challenge',
@@ -97,12 +103,12 @@ export async function transactionAuthenticationWorkflow(input: AuthenticationInp
     // At the deadline the last look is the abandoning step's own.
     if (Date.now() >= deadline) break;
     lookups += 1;
-    check = await provider.checkAuthentication(ref).catch((error): AuthenticationCheck => {
+    check = await provider.checkAuthentication({ ...ref, ...heard }).catch((error): AuthenticationCheck => {
       if (!(error instanceof ActivityFailure)) throw error;
       return { status: 'waiting' };
     });
   }
-  if (check.status === 'waiting') check = await abandoning.abandonAuthentication(ref);
+  if (check.status === 'waiting') check = await abandoning.abandonAuthentication({ ...ref, ...heard });
   // Decided meanwhile (not by this workflow): nothing to write.
   if (check.status === 'decided') return { transactionId, status: check.transactionStatus };
   return finalizeAttemptVerdict({

@@ -53,10 +53,18 @@ export interface ResolutionInput {
 
 /**
  * The buyer is back from the 3-D Secure challenge (the return endpoint), or the provider notified the payment (its
- * webhook): the waiting charge asks the provider now rather than at its next timer. It carries no verdict — the
- * provider's read decides — so anyone able to reach the return endpoint can only make the charge look sooner.
+ * webhook): the waiting charge asks the provider now rather than at its next timer. The return carries what the
+ * provider sent the browser back with (`returnParams`: Adyen's redirectResult), which the provider itself checks, so
+ * anyone able to reach the return endpoint can only make the charge ask sooner. The webhook carries the verdict its
+ * authenticated notification states (`notified`), taken only where the provider's own answer has none.
  */
-export const authenticationReturnedSignal = defineSignal('authenticationReturned');
+export const authenticationReturnedSignal = defineSignal<[AuthenticationReturn?]>('authenticationReturned');
+
+export interface AuthenticationReturn {
+  /** At most a few short string fields, never card data (api/modules/transactions/three-ds-return.middleware.ts). */
+  returnParams?: Record<string, string>;
+  notified?: SettlementSignal['type'];
+}
 
 /** What a charge waiting for its challenge waits for (Temporal UI / CLI: query `waitingFor`). */
 export const waitingForQuery = defineQuery<AuthenticationWait>('waitingFor');

@@ -1,9 +1,10 @@
 /**
  * The steps of a charge waiting for the buyer's 3-D Secure challenge (workflows/transaction-authentication.ts): tell
- * the merchant once (transaction.action_required), ask the provider how the challenge went (its read of the payment;
- * the return endpoint's and the provider webhook's signals only make the workflow ask sooner), and at the deadline
- * give up — cancel the payment at the provider, so a challenge completed late cannot charge, and record the attempt
- * abandoned. Whatever the provider says is written on the attempt, so the charge's final state and its attempt agree.
+ * the merchant once (transaction.action_required), ask the provider how the challenge went (its read of the payment,
+ * or its verdict on what the buyer's return carried; its payment notification where it answers neither), and at the
+ * deadline give up — cancel the payment at the provider, so a challenge completed late cannot charge, and record the
+ * attempt abandoned. Whatever the provider says is written on the attempt, so the charge's final state and its
+ * attempt agree.
  */
 import type { Orm } from '../../db/orm';
 import { TransactionSchema } from '../../db/entities';
@@ -16,12 +17,19 @@ import {
   readChallengedAttempt,
   type ChallengedAttempt,
 } from '../../db/repositories/transaction-attempt-reads.repository';
-import type { Outcome, ProviderResult } from '../../domain/connectors/connector';
+import type {
+  ConnectorAdapter,
+  Outcome,
+  ProviderCall,
+  ProviderResult,
+  ReturnParams,
+} from '../../domain/connectors/connector';
 import { result } from '../../domain/connectors/http';
 import { recordEvent } from '../../domain/events/events.outbox';
 import { recordAttemptFinding } from '../../domain/transactions/transactions.attempt-writes';
 import { presentTransactionHeader } from '../../domain/transactions/transactions.presenter';
 import { AUTHENTICATION_ABANDONED, nextActionOf } from '../../workflows/lib/three-ds';
+import type { AuthenticationReturn } from '../../workflows/transaction.shared';
 import type { VaultSettings } from '../vault';
 import { attemptCallOf } from './attempt-call';
 import { heartbeatWhile } from './heartbeat';
@@ -31,6 +39,9 @@ export interface ChallengeRef {
   transactionId: string;
   attemptNumber: number;
 }
+
+/** A look at the challenge, with what the buyer's return and the provider's notification said (the wait's signals). */
+export type ChallengeLook = ChallengeRef & AuthenticationReturn;
 
 /**
  * waiting: the buyer has not finished (or the provider could not be asked). answered: the attempt's outcome, now
@@ -52,9 +63,11 @@ export function createAuthenticationActivities({ orm, vault }: { orm: Orm; vault
   };
 
   /** The provider's answer for the attempt, recorded on it; waiting while the challenge is open. */
-  async function check(
-    ref: ChallengeRef,
-  ): Promise<AuthenticationVerdict | { status: 'waiting'; row: ChallengedAttempt }> {
+  async function check({
+    returnParams,
+    notified,
+    ...ref
+  }: ChallengeLook): Promise<AuthenticationVerdict | { status: 'waiting'; row: ChallengedAttempt }> {
     const em = orm.em.fork();
     const row = await readChallengedAttempt(em, ref);
     if (!row) throw new Error(`Attempt ${ref.attemptNumber} of ${ref.transactionId} not found`);
@@ -74,11 +87,11 @@ export function createAuthenticationActivities({ orm, vault }: { orm: Orm; vault
       workflowId: row.workflow_id,
       attemptNumber: ref.attemptNumber,
     });
+    if (!asking) return { status: 'waiting', row };
     const reference = row.provider_reference;
-    if (!asking?.adapter.retrieve || !reference) return { status: 'waiting', row };
-    const { adapter, call } = asking;
-    const found = await heartbeatWhile(() => adapter.retrieve!(call, { providerReference: reference }));
-    if (NO_VERDICT.has(found.outcome)) return { status: 'waiting', row };
+    const asked = await heartbeatWhile(() => askProvider(asking, reference, returnParams));
+    const found = NO_VERDICT.has(asked.outcome) ? notifiedVerdict(notified, reference) : asked;
+    if (!found) return { status: 'waiting', row };
     await record(ref, row, found);
     return { status: 'answered', outcome: found.outcome, providerReference: found.providerReference };
   }
@@ -115,8 +128,8 @@ export function createAuthenticationActivities({ orm, vault }: { orm: Orm; vault
       });
     },
 
-    async checkAuthentication(ref: ChallengeRef): Promise<AuthenticationCheck> {
-      const checked = await check(ref);
+    async checkAuthentication(look: ChallengeLook): Promise<AuthenticationCheck> {
+      const checked = await check(look);
       return checked.status === 'waiting' ? WAITING : verdictOf(checked);
     },
 
@@ -127,8 +140,9 @@ export function createAuthenticationActivities({ orm, vault }: { orm: Orm; vault
      * provider is down) is answered by reading the payment again and recording what it says; while the read says
      * the challenge is still open, this step fails and is retried (cancel, then read) until one of them decides.
      */
-    async abandonAuthentication(ref: ChallengeRef): Promise<AuthenticationVerdict> {
-      const last = await check(ref);
+    async abandonAuthentication(look: ChallengeLook): Promise<AuthenticationVerdict> {
+      const ref = { transactionId: look.transactionId, attemptNumber: look.attemptNumber };
+      const last = await check(look);
       if (last.status !== 'waiting') return verdictOf(last);
       const { row } = last;
       const asking = await attemptCallOf(orm.em.fork(), settings(), {
@@ -142,7 +156,7 @@ export function createAuthenticationActivities({ orm, vault }: { orm: Orm; vault
         const call = { ...asking.call, idempotencyKey: `${asking.call.idempotencyKey}:abandon` };
         const canceled = await heartbeatWhile(() => asking.adapter.void(call, { providerReference: reference }));
         if (canceled.outcome !== 'approved') {
-          const again = await check(ref);
+          const again = await check(look);
           if (again.status !== 'waiting') return verdictOf(again);
           throw new Error(
             `The provider did not cancel the payment of attempt ${ref.attemptNumber} of ${ref.transactionId} (${canceled.outcome}) and it still awaits its challenge`,
@@ -166,6 +180,38 @@ export function createAuthenticationActivities({ orm, vault }: { orm: Orm; vault
       return { status: 'answered', outcome: 'hard_decline', providerReference: row.provider_reference };
     },
   };
+}
+
+/**
+ * How the challenge ended, by the provider's own answer: the verdict the buyer's return carried to it, where it
+ * decides only on that (Adyen's /payments/details), else its read of the payment. Unknown when it has neither.
+ */
+function askProvider(
+  { adapter, call }: { adapter: ConnectorAdapter; call: ProviderCall },
+  providerReference: string | null,
+  returnParams: ReturnParams | undefined,
+): Promise<ProviderResult> {
+  if (adapter.completeAuthentication && returnParams)
+    return adapter.completeAuthentication(call, { providerReference, returnParams });
+  if (adapter.retrieve && providerReference) return adapter.retrieve(call, { providerReference });
+  return Promise.resolve(result('unknown', { providerReference, rawCode: 'no_read_at_provider' }));
+}
+
+/**
+ * The provider's authenticated payment notification as the verdict, where its own answer has none (Adyen without
+ * the buyer's redirectResult: the buyer never came back). It says nothing of the authentication itself (record()
+ * reads an approval as authenticated, a refusal as failed); null without one.
+ */
+function notifiedVerdict(
+  notified: AuthenticationReturn['notified'],
+  providerReference: string | null,
+): ProviderResult | null {
+  if (notified !== 'payment.succeeded' && notified !== 'payment.failed') return null;
+  return result(notified === 'payment.succeeded' ? 'approved' : 'soft_decline', {
+    providerReference,
+    rawCode: notified,
+    rawMessage: "The provider's payment notification",
+  });
 }
 
 /** The verdict alone (the attempt's row stays in the activity: a workflow's history holds ids and outcomes only). */

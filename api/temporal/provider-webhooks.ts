@@ -28,9 +28,12 @@ export async function signalProviderEvent(
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
   }
-  // No settlement: a card charge waiting for its 3-D Secure challenge asks its provider now (the read decides).
+  // No settlement: a card charge waiting for its 3-D Secure challenge asks its provider now (its answer decides; the
+  // notification's verdict only where the provider has none, as Adyen without the buyer's redirectResult).
   try {
-    await client.workflow.getHandle(authenticationWorkflowId(transactionId)).signal(authenticationReturnedSignal);
+    await client.workflow
+      .getHandle(authenticationWorkflowId(transactionId))
+      .signal(authenticationReturnedSignal, { notified: event.type });
     return true;
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return false;

@@ -92,14 +92,20 @@ export async function awaitTransaction(client: Client, transactionId: string, wa
 }
 
 /**
- * The buyer's browser is back from the 3-D Secure challenge: tells the charge's wait to ask the provider now, and
- * waits (up to waitMs) for it to decide, so the page the buyer lands on reads the outcome. A wait that is over (the
- * deadline passed, or it was decided) is not there to tell: a late return changes nothing.
+ * The buyer's browser is back from the 3-D Secure challenge: tells the charge's wait to ask the provider now, with
+ * the parameters the provider sent the browser back with, and waits (up to waitMs) for it to decide, so the page the
+ * buyer lands on reads the outcome. A wait that is over (the deadline passed, or it was decided) is not there to
+ * tell: a late return changes nothing.
  */
-export async function returnFromAuthentication(client: Client, transactionId: string, waitMs: number): Promise<void> {
+export async function returnFromAuthentication(
+  client: Client,
+  transactionId: string,
+  waitMs: number,
+  returnParams: Record<string, string>,
+): Promise<void> {
   const handle = client.workflow.getHandle(authenticationWorkflowId(transactionId));
   try {
-    await handle.signal(authenticationReturnedSignal);
+    await handle.signal(authenticationReturnedSignal, { returnParams });
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return;
     throw error;

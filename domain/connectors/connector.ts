@@ -49,6 +49,13 @@ export interface AuthorizeRequest {
   threeDs?: { request: boolean; returnUrl: string };
 }
 
+/**
+ * What the provider sent the buyer's browser back with after a challenge (Adyen's `redirectResult`), as the return
+ * endpoint received it: a few short string fields, never card data
+ * (api/modules/transactions/three-ds-return.middleware.ts).
+ */
+export type ReturnParams = Readonly<Record<string, string>>;
+
 export interface ProviderResult {
   outcome: Outcome;
   /** The provider's id for the payment/refund; null when the call never reached it. */
@@ -174,6 +181,15 @@ export interface ConnectorAdapter {
    * (pix, boleto, held for review) is settled when no webhook arrives. Absent where the provider offers no read.
    */
   retrieve?(call: ProviderCall, request: { providerReference: string }): Promise<ProviderResult>;
+  /**
+   * The verdict of a 3-D Secure challenge from what the buyer's return carried, where the provider decides only on
+   * that (Adyen's `/payments/details` with `redirectResult`); outcome unknown when the return carried nothing usable.
+   * Absent where `retrieve` reads the verdict.
+   */
+  completeAuthentication?(
+    call: ProviderCall,
+    request: { providerReference: string | null; returnParams: ReturnParams },
+  ): Promise<ProviderResult>;
   /** Zero-amount card verification (instrument enrolment). */
   verifyCard(
     call: ProviderCall,

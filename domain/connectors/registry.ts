@@ -134,6 +134,9 @@ function scrubbed(adapter: ConnectorAdapter): ConnectorAdapter {
     refund: answer(adapter.refund.bind(adapter)),
     verifyCard: answer(adapter.verifyCard.bind(adapter)),
     ...(adapter.retrieve ? { retrieve: answer(adapter.retrieve.bind(adapter)) } : {}),
+    ...(adapter.completeAuthentication
+      ? { completeAuthentication: answer(adapter.completeAuthentication.bind(adapter)) }
+      : {}),
     async lookup(call, request) {
       const looked = await adapter.lookup(call, request);
       return looked.status === 'found' ? { ...looked, result: scrubProviderAnswer(looked.result) } : looked;

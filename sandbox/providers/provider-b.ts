@@ -1,15 +1,17 @@
 /**
  * provider_b speaks an Adyen-like Checkout API under /provider_b/v71: HTTP Basic API credentials, merchantAccount in
  * every body, amount {value, currency}, resultCode Authorised/Refused/Pending/PresentToShopper/Error with a numeric
- * refusalReasonCode, pix/boleto `action` objects, asynchronous modifications ("received") and notifications
- * authenticated with HTTP Basic plus an HMAC in additionalData.hmacSignature.
+ * refusalReasonCode, pix/boleto `action` objects, redirect 3-D Secure 2 (./provider-b-three-ds.ts), asynchronous
+ * modifications ("received") and notifications authenticated with HTTP Basic plus an HMAC in
+ * additionalData.hmacSignature.
  */
-import { createHmac } from 'node:crypto';
 import { cardFacts, type DeclineReason } from '../cards';
 import { capture, refund, voidPayment, type SandboxContext } from '../engine';
 import { basic, header, json, read, Router, type Reply, type SandboxRequest } from '../http';
 import { idempotent, type Processed } from '../idempotency';
 import { randomChars, type Operation, type Payment } from '../store';
+import { notificationOf } from './provider-b-notifications';
+import { RedirectResults, redirectShopper, threeDsAdditionalData, threeDsRequest } from './provider-b-three-ds';
 import {
   authorizeFlow,
   draft,
@@ -38,16 +40,6 @@ const REFUSALS: Record<DeclineReason, { code: string; reason: string; raw: strin
   authentication_failed: { code: '11', reason: '3D Not Authenticated', raw: '3D Not Authenticated' },
 };
 
-const EVENT_CODES = {
-  'payment.succeeded': ['AUTHORISATION', 'true'],
-  'payment.failed': ['AUTHORISATION', 'false'],
-  'payment.expired': ['OFFER_CLOSED', 'true'],
-  'refund.succeeded': ['REFUND', 'true'],
-  'refund.failed': ['REFUND', 'false'],
-  'dispute.opened': ['NOTIFICATION_OF_CHARGEBACK', 'true'],
-  'dispute.updated': ['CHARGEBACK', 'true'],
-} as const;
-
 const error = (status: number, errorCode: string, message: string, errorType: string): Reply =>
   json(status, { status, errorCode, message, errorType });
 const serverError = () => error(500, '000', 'Internal error', 'internal');
@@ -57,12 +49,17 @@ const pspReference = () => randomChars(16, 'upper');
 
 export const providerB: ProviderFactory = (ctx: SandboxContext) => {
   const { store } = ctx;
+  const redirectResults = new RedirectResults();
 
-  /** Basic API credentials, then the merchantAccount the body names (the account). */
+  /**
+   * Basic API credentials, then the account: the merchantAccount the body names, or (a request that names none,
+   * /payments/details) the one `accountOf` finds, refused with `unknown` when it finds none.
+   */
   async function guarded(
     request: SandboxRequest,
     operation: Operation,
     run: (account: string, body: Record<string, unknown>) => Promise<Processed>,
+    accountOf?: { find: (body: Record<string, unknown>) => string | null; unknown: () => Reply },
   ) {
     const key = header(request, 'idempotency-key') ?? null;
     const refuse = (processed: Processed) => {
@@ -86,7 +83,8 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
       return refuse(
         rejected(operation, 'malformed', error(400, '702', 'Structure of the request is invalid', 'validation')),
       );
-    const account = read.str(body.merchantAccount);
+    const account = accountOf ? accountOf.find(body) : read.str(body.merchantAccount);
+    if (!account && accountOf) return refuse(rejected(operation, 'not_found', accountOf.unknown()));
     if (!account || account.length < 2 || looksInvalid(account)) {
       return refuse(
         rejected(operation, 'invalid_merchant_account', error(403, '901', 'Invalid Merchant Account', 'security')),
@@ -115,8 +113,11 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
         ...(payment.cardLast4 ? { cardSummary: payment.cardLast4, paymentMethod: payment.cardBrand } : {}),
         ...(payment.networkTransactionId ? { networkTxReference: payment.networkTransactionId } : {}),
         ...(refusal ? { refusalReasonRaw: refusal.raw } : {}),
+        ...threeDsAdditionalData(payment),
       },
     };
+    const challenge = redirectShopper(payment);
+    if (challenge) return { ...base, ...challenge };
     if (refusal)
       return { ...base, resultCode: 'Refused', refusalReason: refusal.reason, refusalReasonCode: refusal.code };
     if (payment.instructions?.type === 'pix') {
@@ -157,7 +158,7 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
   function notifyAuthorisation(processed: Processed): void {
     const id = processed.entry.provider_reference;
     const payment = id ? store.payments.get(id) : undefined;
-    if (!payment || payment.state === 'pending') return;
+    if (!payment || payment.state === 'pending' || payment.state === 'requires_action') return;
     ctx.emit({
       provider: 'provider_b',
       account: payment.account,
@@ -268,11 +269,12 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
         if (value === 0 && chosen.method !== 'card')
           return rejected('authorize', 'invalid_amount', error(422, '137', 'Invalid amount specified', 'validation'));
         const manual = read.obj(body.additionalData).manualCapture === 'true';
+        const id = pspReference();
         const processed = await authorizeFlow(ctx, {
           operation: value === 0 ? 'verify' : 'authorize',
           serverError,
           input: {
-            id: pspReference(),
+            id,
             provider: 'provider_b',
             account,
             reference,
@@ -281,6 +283,7 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
             method: chosen.method,
             card: chosen.card,
             capture: !manual,
+            threeDs: chosen.method === 'card' ? threeDsRequest(body, redirectResults.issue(id)) : undefined,
           },
           render: (payment) => json(200, paymentResponse(payment)),
         });
@@ -324,6 +327,29 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
         };
       }),
     )
+    // The end of a 3-D Secure challenge: the payment its redirectResult names, as it stands (the request names no
+    // merchantAccount: the payment's own is the account). An unknown redirectResult is refused.
+    .on('POST', '/v71/payments/details', (request) => {
+      const paymentOf = (body: Record<string, unknown>) =>
+        store.payments.get(redirectResults.paymentOf(read.str(read.obj(body.details).redirectResult)) ?? '');
+      return guarded(
+        request,
+        'lookup',
+        async (_account, body) => {
+          const payment = paymentOf(body)!;
+          if (payment.state === 'requires_action')
+            return rejected('lookup', 'challenge_open', error(422, '000', 'Authentication not finished', 'validation'));
+          return {
+            reply: json(200, paymentResponse(payment)),
+            entry: draft('lookup', { ...paymentFields(payment), outcome: 'approved' }),
+          };
+        },
+        {
+          find: (body) => paymentOf(body)?.account ?? null,
+          unknown: () => error(422, '000', 'Invalid redirectResult', 'validation'),
+        },
+      );
+    })
     .on('POST', '/v71/payments/:psp/captures', modification('capture'))
     .on('POST', '/v71/payments/:psp/cancels', modification('void'))
     .on('POST', '/v71/payments/:psp/refunds', modification('refund'))
@@ -345,67 +371,13 @@ export const providerB: ProviderFactory = (ctx: SandboxContext) => {
     router,
     accountOf: (credentials) =>
       typeof credentials.merchant_account === 'string' ? credentials.merchant_account : null,
-    webhook(event, payment, refundRecord, endpoint) {
-      const secret = parseSecret(endpoint.secret);
-      const [eventCode, success] =
-        event.type === 'dispute.closed'
-          ? [event.disputeStatus === 'won' ? 'CHARGEBACK_REVERSED' : 'SECOND_CHARGEBACK', 'true']
-          : EVENT_CODES[event.type];
-      const item: Record<string, unknown> = {
-        amount: { value: refundRecord?.amount ?? event.amount, currency: event.currency },
-        eventCode,
-        eventDate: event.createdAt,
-        merchantAccountCode: event.account,
-        merchantReference: event.reference ?? '',
-        pspReference: refundRecord?.id ?? event.paymentId,
-        ...(refundRecord ? { originalReference: event.paymentId } : {}),
-        paymentMethod:
-          payment?.method === 'card'
-            ? payment.cardBrand
-            : payment?.method === 'boleto'
-              ? 'boletobancario'
-              : (payment?.method ?? ''),
-        reason: success === 'false' ? 'Refused' : '',
-        success,
-      };
-      if (secret?.hmac_key) item.additionalData = { hmacSignature: notificationHmac(item, secret.hmac_key) };
-      const body = JSON.stringify({ live: 'false', notificationItems: [{ NotificationRequestItem: item }] });
-      const headers: Record<string, string> = {};
-      if (secret)
-        headers.authorization = `Basic ${Buffer.from(`${secret.username}:${secret.password}`).toString('base64')}`;
-      return { headers, body };
-    },
+    webhook: (event, payment, refundRecord, endpoint) =>
+      notificationOf(
+        event,
+        payment,
+        refundRecord,
+        endpoint,
+        payment?.declineReason ? REFUSALS[payment.declineReason].reason : 'Refused',
+      ),
   };
 };
-
-function parseSecret(raw: string): { username: string; password: string; hmac_key?: string } | null {
-  try {
-    const value = JSON.parse(raw) as Record<string, unknown>;
-    if (typeof value.username !== 'string' || typeof value.password !== 'string') return null;
-    return {
-      username: value.username,
-      password: value.password,
-      hmac_key: typeof value.hmac_key === 'string' ? value.hmac_key : undefined,
-    };
-  } catch {
-    return null;
-  }
-}
-
-/** Adyen's notification HMAC: base64 HMAC-SHA256 of the colon-joined fields, keyed by the hex-decoded HMAC key. */
-export function notificationHmac(item: Record<string, unknown>, hexKey: string): string {
-  const amount = read.obj(item.amount);
-  const payload = [
-    item.pspReference,
-    item.originalReference,
-    item.merchantAccountCode,
-    item.merchantReference,
-    amount.value,
-    amount.currency,
-    item.eventCode,
-    item.success,
-  ]
-    .map((part) => (part === undefined || part === null ? '' : String(part as string | number | boolean)))
-    .join(':');
-  return createHmac('sha256', Buffer.from(hexKey, 'hex')).update(payload).digest('base64');
-}

@@ -18,7 +18,7 @@ import { pastResolutionHorizon, resolutionOf, resolutionWakes } from '../helpers
 import { CARDS, type CardInput } from '../helpers/vault';
 import { connectorsPath } from '../helpers/connectors';
 import { cardCharge, cardToken, cascade, charge, override, type CascadeConnector } from '../helpers/transactions';
-import { notificationHmac } from '../../sandbox/providers/provider-b';
+import { notificationHmac } from '../../sandbox/providers/provider-b-notifications';
 import { TASK_QUEUES } from '../../workflows/definitions';
 import { reconcileUnknownOutcomesWorkflow } from '../../workflows/reconcile-unknown-outcomes';
 

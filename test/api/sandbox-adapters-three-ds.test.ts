@@ -1,7 +1,8 @@
 /**
  * 3-D Secure through each dialect's adapter against the sandbox: asked for, a challenge card comes back pending with
  * the provider's challenge page; the shared page returns the buyer to the URL the dialect carried; the adapter's
- * retrieve (what the charge's wait asks) then reads the provider's verdict with how the card was authenticated.
+ * retrieve (what the charge's wait asks) then reads the provider's verdict with how the card was authenticated — for
+ * Adyen (provider_b), which has no read, its /payments/details answer to the redirectResult the return carried.
  * provider_a's retrieve expands latest_charge, which the sandbox, like Stripe, returns as an id otherwise.
  */
 import { expect } from 'chai';
@@ -15,7 +16,7 @@ const CHALLENGE_THEN_DECLINE = '4000008400001629';
 const FRICTIONLESS = '4000000000003055';
 const RETURN_URL = 'http://localhost:5999/api/v1/transactions/tx_abc/three-ds/return';
 
-const DIALECTS: Slug[] = ['provider_a', 'checkout', 'provider_c'];
+const DIALECTS: Slug[] = ['provider_a', 'checkout', 'provider_c', 'provider_b'];
 
 async function authorize(slug: Slug, number: string) {
   const call = callFor(slug, credentialsFor(slug));
@@ -49,7 +50,12 @@ async function challengedThen(slug: Slug, number: string, outcome: 'authenticate
   expect(answer.challengeUrl).to.match(/\/_sandbox\/challenge\//);
   const back = await completeChallenge(answer.challengeUrl!, outcome);
   expect(back.split('?')[0]).to.equal(RETURN_URL);
-  return adapterFor(slug).retrieve!(call, { providerReference: answer.providerReference! });
+  const adapter = adapterFor(slug);
+  const providerReference = answer.providerReference!;
+  // What the wait asks: the verdict on what the return carried where the provider decides on that, else its read.
+  if (!adapter.completeAuthentication) return adapter.retrieve!(call, { providerReference });
+  const returnParams = Object.fromEntries(new URL(back).searchParams);
+  return adapter.completeAuthentication(call, { providerReference, returnParams });
 }
 
 const threeDsOf = (read: ProviderResult) => ({ status: read.threeDs?.status, shift: read.threeDs?.liability_shift });

@@ -1,6 +1,7 @@
 /**
  * 3-D Secure in every dialect that has it (provider_a as Stripe, checkout as Checkout.com, provider_c as Mercado
- * Pago): a card the issuer challenges answers 201 pending with next_action at once; the sandbox's challenge page is a form a script completes with one POST, following the redirects through
+ * Pago, provider_b as Adyen, whose verdict is its /payments/details answer to the redirectResult the buyer's return
+ * carries): a card the issuer challenges answers 201 pending with next_action at once; the sandbox's challenge page is a form a script completes with one POST, following the redirects through
  * Switchyard's return endpoint to the merchant's return_url; the transaction then reads as the provider decided,
  * and every attempt says how it was authenticated.
  */
@@ -16,8 +17,9 @@ const RETURN_URL = 'http://localhost:5999/shop/thanks?order=42';
 
 /**
  * Each dialect: provider_a's issuer challenges a card nobody asked to authenticate (Stripe's `automatic`); Checkout.com
- * and Mercado Pago run 3-D Secure only when asked, so their connectors sit behind require_3ds `always`. What each
- * reports of a passed challenge: Mercado Pago states no version or ECI.
+ * and Mercado Pago run 3-D Secure only when asked, so their connectors sit behind require_3ds `always`, as does
+ * Adyen's (`attemptAuthentication: always`). What each reports of a passed challenge: Mercado Pago states no version
+ * or ECI.
  */
 const DIALECTS = [
   {
@@ -43,6 +45,14 @@ const DIALECTS = [
     version: null,
     eci: null,
     currency: 'BRL',
+  },
+  {
+    slug: 'provider_b',
+    requested: true,
+    page: /\/_sandbox\/challenge\/[A-Z0-9]{16}$/,
+    version: '2.2.0',
+    eci: '05',
+    currency: 'USD',
   },
 ] as const;
 type Dialect = (typeof DIALECTS)[number];

@@ -123,18 +123,75 @@ describe('3-D Secure asked for by routing (provider_a)', () => {
     const [attempt] = await attemptsOf(tenant, tx.id);
     expect(attempt.three_ds).to.include({ status: 'authenticated', liability_shift: true });
   });
+
+  it('provider_b (Adyen): a return by form POST carrying redirectResult is handed to /payments/details, and the charge is authorized before the buyer lands', async () => {
+    await alwaysAuthenticate(tenant, { slug: 'provider_b' });
+    await setWebsite(tenant, 'https://shop.example.com');
+    const res = await charge(tenant, cardCharge(await cardToken(tenant, CHALLENGE), { return_url: RETURN_URL }));
+    const tx = res.body.data;
+    expect(tx.status, res.text).to.equal('pending');
+    const completed = await fetch(tx.next_action.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'outcome=authenticated',
+      redirect: 'manual',
+    });
+    // Adyen returns by GET or, for a POST returnUrl method, by a form: the same parameters, in the body.
+    const back = new URL(completed.headers.get('location')!);
+    const redirectResult = back.searchParams.get('redirectResult')!;
+    back.search = '';
+    const returned = await fetch(back, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ redirectResult }).toString(),
+      redirect: 'manual',
+    });
+    expect(returned.status).to.equal(303);
+    expect(returned.headers.get('location')).to.equal(`${RETURN_URL}?transaction_id=${tx.id}`);
+    const read = (await api.get(`/transactions/${tx.id}`, { key: tenant.merchant_secret_key })).body.data;
+    expect(read).to.include({ status: 'authorized', next_action: null });
+  });
+
+  for (const outcome of ['authenticated', 'failed'] as const) {
+    it(`provider_b (Adyen): without the buyer's return (no redirectResult to send /payments/details), the AUTHORISATION notification settles a challenge ${outcome}`, async () => {
+      await alwaysAuthenticate(tenant, { slug: 'provider_b', webhooks: true });
+      await setWebsite(tenant, 'https://shop.example.com');
+      const res = await charge(tenant, cardCharge(await cardToken(tenant, CHALLENGE), { return_url: RETURN_URL }));
+      expect(res.status, res.text).to.equal(201);
+      const tx = res.body.data;
+      expect(tx.status).to.equal('pending');
+      // The buyer finishes the challenge page but never follows it back: only Adyen's notification reaches us.
+      const completed = await fetch(tx.next_action.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `outcome=${outcome}`,
+        redirect: 'manual',
+      });
+      expect(completed.status).to.equal(303);
+      expect(completed.headers.get('location')).to.include('redirectResult=');
+      const read = await waitForTransaction(tenant, tx.id, (t) => t.status !== 'pending');
+      const [attempt] = await attemptsOf(tenant, tx.id);
+      if (outcome === 'authenticated') {
+        expect(read).to.include({ status: 'authorized', next_action: null });
+        expect(attempt.three_ds).to.include({ status: 'authenticated', liability_shift: true });
+      } else {
+        expect(read).to.include({ status: 'failed', failure_code: 'authentication_failed' });
+        expect(attempt.three_ds).to.include({ status: 'failed', liability_shift: false });
+      }
+    });
+  }
 });
 
 /**
- * Which provider dialects run 3-D Secure: Stripe (provider_a), Checkout.com and Mercado Pago (provider_c) are planned
- * on a node requiring it; Authorize.net (provider_d) has none and is skipped three_ds_unsupported, as is provider_b
- * until its adapter runs Adyen's redirect and /payments/details.
+ * Which provider dialects run 3-D Secure: Stripe (provider_a), Checkout.com, Mercado Pago (provider_c) and Adyen
+ * (provider_b) are planned on a node requiring it; Authorize.net (provider_d) has none and is skipped
+ * three_ds_unsupported.
  */
 const SUPPORTED: Record<string, boolean> = {
   provider_a: true,
   checkout: true,
   provider_c: true,
-  provider_b: false,
+  provider_b: true,
   provider_d: false,
 };
 
@@ -162,7 +219,7 @@ describe('3-D Secure per provider dialect, asked for by routing', () => {
 
   // Only a subscription's renewal on its saved card is merchant-initiated (exempt): a saved card the merchant's
   // server charges is authenticated as the node says, on the node's own connector.
-  for (const slug of ['provider_a', 'checkout', 'provider_c']) {
+  for (const slug of ['provider_a', 'checkout', 'provider_c', 'provider_b']) {
     it(`a saved card charged by API on ${slug} requiring 3-D Secure is challenged there, in one attempt`, async () => {
       await alwaysAuthenticate(tenant, { slug });
       await setWebsite(tenant, 'https://shop.example.com');
@@ -186,7 +243,7 @@ describe('3-D Secure per provider dialect, asked for by routing', () => {
     });
   }
 
-  for (const slug of ['checkout', 'provider_c']) {
+  for (const slug of ['checkout', 'provider_c', 'provider_b']) {
     it(`a frictionless card on ${slug} requiring 3-D Secure is authorized at once, with no challenge`, async () => {
       await alwaysAuthenticate(tenant, { slug });
       await setWebsite(tenant, 'https://shop.example.com');
@@ -198,11 +255,11 @@ describe('3-D Secure per provider dialect, asked for by routing', () => {
       expect(res.status, res.text).to.equal(201);
       expect(res.body.data).to.include({ status: 'authorized', next_action: null, amount_authorized: 1500 });
       const [attempt] = await attemptsOf(tenant, res.body.data.id);
-      // Checkout.com says the issuer authenticated without a challenge; Mercado Pago does not say it authenticated.
+      // Checkout.com and Adyen say the issuer authenticated without a challenge; Mercado Pago does not say it did.
       expect(attempt.three_ds).to.include(
-        slug === 'checkout'
-          ? { requested: true, status: 'frictionless', liability_shift: true }
-          : { requested: true, status: 'not_requested', liability_shift: false },
+        slug === 'provider_c'
+          ? { requested: true, status: 'not_requested', liability_shift: false }
+          : { requested: true, status: 'frictionless', liability_shift: true },
       );
     });
   }

@@ -11,7 +11,7 @@ import {
   webhookType,
 } from '../../domain/connectors/provider_b/transformers';
 import { notificationHmac, parseWebhook } from '../../domain/connectors/provider_b/webhook';
-import { notificationHmac as sandboxHmac } from '../../sandbox/providers/provider-b';
+import { notificationHmac as sandboxHmac } from '../../sandbox/providers/provider-b-notifications';
 import { answer, rowByRow } from '../helpers/rows';
 
 describe('provider_b transformers: resultCode and refusalReasonCode → outcome', () => {

@@ -6,6 +6,10 @@
 import { expect } from 'chai';
 import { fromPayment as fromCheckout } from '../../domain/connectors/checkout/transformers';
 import { fromPayment as fromMercadoPago } from '../../domain/connectors/provider_c/transformers';
+import {
+  fromDetails as fromAdyenDetails,
+  fromPayment as fromAdyen,
+} from '../../domain/connectors/provider_b/transformers';
 import { answer } from '../helpers/rows';
 
 // Checkout.com, POST /payments with `3ds: {enabled: true}` answered 202 Pending. Source: checkout/checkout-sdk-node,
@@ -155,5 +159,131 @@ describe('Mercado Pago 3-D Secure (provider_c transformers)', () => {
     expect(
       fromMercadoPago(answer(201, { ...plain, status: 'approved', status_detail: 'accredited' })).threeDs,
     ).to.equal(null);
+  });
+});
+
+// Adyen, POST /payments for a card the issuer challenges, redirect 3-D Secure 2 (no nativeThreeDS): the action is a
+// GET redirect. Source: https://docs.adyen.com/online-payments/3d-secure/redirect-3ds2/api-only ("Make a payment",
+// response); the action's fields are the Checkout API's CheckoutRedirectAction (Adyen/adyen-openapi, CheckoutService).
+const ADYEN_REDIRECT = {
+  resultCode: 'RedirectShopper',
+  action: {
+    paymentMethodType: 'scheme',
+    url: 'https://checkoutshopper-test.adyen.com/checkoutshopper/threeDS/redirect?MD=M2RzI1NzJkNjE5ZTA5&redirectData=X3XtfGC9',
+    method: 'GET',
+    type: 'redirect',
+  },
+};
+
+// Adyen, a redirect the browser must POST (3-D Secure 1 to the issuer's ACS, MD/PaReq/TermUrl in `data`). Source:
+// the Checkout API's CheckoutRedirectAction (Adyen/adyen-openapi: `data`, "When the redirect URL must be accessed via
+// POST, use this data to post to the redirect URL"), values as in Adyen's 3D Secure 1 redirect examples.
+const ADYEN_POST_REDIRECT = {
+  resultCode: 'RedirectShopper',
+  pspReference: '8835511210681234',
+  action: {
+    paymentMethodType: 'scheme',
+    url: 'https://test.adyen.com/hpp/3d/validate.shtml',
+    method: 'POST',
+    data: { MD: 'aTZmV09...', PaReq: 'eNpVUtt...', TermUrl: 'https://your-company.com/checkout' },
+    type: 'redirect',
+  },
+};
+
+// Adyen, POST /payments/details {details: {redirectResult}} after the challenge: Authorised, with the 3-D Secure
+// fields of additionalData (ResponseAdditionalDataCommon: threeDAuthenticated, threeDAuthenticatedResponse,
+// threeDOffered, liabilityShift, threeDSVersion; eci). Source: Adyen/adyen-openapi, Checkout API
+// PaymentDetailsResponse; https://docs.adyen.com/online-payments/3d-secure/redirect-3ds2/api-only ("Handle the redirect").
+const ADYEN_DETAILS_AUTHORISED = {
+  pspReference: 'V4HZ4RBFJGXXGN82',
+  resultCode: 'Authorised',
+  merchantReference: 'tx_0a1b2c3d',
+  amount: { currency: 'EUR', value: 1000 },
+  additionalData: {
+    threeDOffered: 'true',
+    threeDAuthenticated: 'true',
+    threeDAuthenticatedResponse: 'Y',
+    threeDOfferedResponse: 'Y',
+    liabilityShift: 'true',
+    threeDSVersion: '2.2.0',
+    eci: '05',
+  },
+};
+
+describe('Adyen 3-D Secure (provider_b transformers)', () => {
+  it('RedirectShopper with a GET redirect is pending, the action url its challenge page', () => {
+    expect(fromAdyen(answer(200, ADYEN_REDIRECT))).to.include({
+      outcome: 'pending',
+      providerReference: null,
+      rawCode: 'RedirectShopper',
+      challengeUrl: ADYEN_REDIRECT.action.url,
+    });
+    expect(fromAdyen(answer(200, { ...ADYEN_REDIRECT, pspReference: 'PSP9' })).providerReference).to.equal('PSP9');
+  });
+
+  it('RedirectShopper the browser must POST is no challenge a buyer can follow by link: a soft decline', () => {
+    const read = fromAdyen(answer(200, ADYEN_POST_REDIRECT));
+    expect(read).to.include({
+      outcome: 'soft_decline',
+      rawCode: 'RedirectShopper',
+      providerReference: '8835511210681234',
+    });
+    expect(read.challengeUrl ?? null).to.equal(null);
+  });
+
+  it('/payments/details Authorised after the challenge (Y): approved, authenticated with its version, ECI and liability shift', () => {
+    const read = fromAdyenDetails(answer(200, ADYEN_DETAILS_AUTHORISED));
+    expect(read).to.include({ outcome: 'approved', providerReference: 'V4HZ4RBFJGXXGN82' });
+    expect(read.threeDs).to.deep.equal({ status: 'authenticated', version: '2.2.0', eci: '05', liability_shift: true });
+  });
+
+  it('/payments Authorised at once with Y is frictionless; A (attempted) is frictionless too', () => {
+    expect(fromAdyen(answer(200, ADYEN_DETAILS_AUTHORISED)).threeDs).to.include({
+      status: 'frictionless',
+      liability_shift: true,
+    });
+    const additionalData = { ...ADYEN_DETAILS_AUTHORISED.additionalData, threeDAuthenticatedResponse: 'A' };
+    expect(fromAdyenDetails(answer(200, { ...ADYEN_DETAILS_AUTHORISED, additionalData })).threeDs).to.include({
+      status: 'frictionless',
+      liability_shift: true,
+    });
+  });
+
+  it('Refused 11 (3D Not Authenticated) after the challenge: a decline, authentication failed without liability shift', () => {
+    const read = fromAdyenDetails(
+      answer(200, {
+        ...ADYEN_DETAILS_AUTHORISED,
+        resultCode: 'Refused',
+        refusalReason: '3D Not Authenticated',
+        refusalReasonCode: '11',
+        additionalData: {
+          ...ADYEN_DETAILS_AUTHORISED.additionalData,
+          threeDAuthenticated: 'false',
+          threeDAuthenticatedResponse: 'N',
+          liabilityShift: 'false',
+          eci: '07',
+        },
+      }),
+    );
+    expect(read).to.include({ outcome: 'soft_decline', rawCode: '11' });
+    expect(read.threeDs).to.include({ status: 'failed', liability_shift: false });
+  });
+
+  it('Refused by the issuer after a passed challenge: the decline, the buyer authenticated', () => {
+    const read = fromAdyenDetails(
+      answer(200, {
+        ...ADYEN_DETAILS_AUTHORISED,
+        resultCode: 'Refused',
+        refusalReason: 'Refused',
+        refusalReasonCode: '2',
+      }),
+    );
+    expect(read).to.include({ outcome: 'soft_decline', rawCode: '2' });
+    expect(read.threeDs).to.include({ status: 'authenticated', liability_shift: true });
+  });
+
+  it('a payment whose additionalData names no 3-D Secure (not offered, N/A) says nothing of authentication', () => {
+    const additionalData = { threeDOffered: 'false', threeDOfferedResponse: 'N/A', threeDAuthenticatedResponse: 'N/A' };
+    expect(fromAdyen(answer(200, { ...ADYEN_DETAILS_AUTHORISED, additionalData })).threeDs).to.equal(null);
   });
 });

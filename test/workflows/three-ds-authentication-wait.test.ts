@@ -29,11 +29,11 @@ describe('transactionAuthenticationWorkflow (time-skipping test server)', () => 
   const server = useTimeSkipping();
 
   /** A real challenged charge whose wait runs only on the time-skipping server, from its clock's now. */
-  async function challenged() {
+  async function challenged(slug: 'provider_a' | 'provider_b' = 'provider_a') {
     const tenant = await createTenant();
     // 3-D Secure needs the merchant's website, an issuer's challenge too.
     await giveWebsite(tenant);
-    const [connector] = await cascade(tenant, ['provider_a'], { webhooks: false });
+    const [connector] = await cascade(tenant, [slug], { webhooks: false });
     const res = await charge(tenant, cardCharge(await cardToken(tenant, CHALLENGE), { return_url: RETURN_URL }));
     expect(res.status, res.text).to.equal(201);
     const tx = res.body.data;
@@ -47,7 +47,7 @@ describe('transactionAuthenticationWorkflow (time-skipping test server)', () => 
         {
           transactionId: tx.id,
           attemptNumber: 1,
-          attempt: { connectorId: connector.id, providerSlug: 'provider_a', nodeId: null, threeDs: false },
+          attempt: { connectorId: connector.id, providerSlug: slug, nodeId: null, threeDs: false },
           amount: 1500,
           capture: true,
           expiresAt,
@@ -139,5 +139,35 @@ describe('transactionAuthenticationWorkflow (time-skipping test server)', () => 
     const second = await stackWorker(server.env, taskQueue);
     expect(await second.runUntil(handle.result())).to.deep.equal({ transactionId: tx.id, status: 'authorized' });
     expect(await read(tenant, tx.id)).to.include({ status: 'authorized', amount_authorized: 1500 });
+  });
+
+  it("provider_b (Adyen): the return's redirectResult reaches /payments/details through the signal, and the passed challenge authorizes", async () => {
+    const { tenant, tx, handle } = await challenged('provider_b');
+    const completed = await fetch(tx.next_action.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'outcome=authenticated',
+      redirect: 'manual',
+    });
+    const redirectResult = new URL(completed.headers.get('location')!).searchParams.get('redirectResult');
+    expect(redirectResult).to.be.a('string');
+    await handle.signal(authenticationReturnedSignal, { returnParams: { redirectResult: redirectResult! } });
+    const worker = await stackWorker(server.env, taskQueue);
+    expect(await worker.runUntil(handle.result())).to.deep.equal({ transactionId: tx.id, status: 'authorized' });
+    const [attempt] = (await api.get(`/transactions/${tx.id}/attempts`, { key: tenant.merchant_secret_key })).body.data;
+    expect(attempt.three_ds).to.include({
+      status: 'authenticated',
+      version: '2.2.0',
+      eci: '05',
+      liability_shift: true,
+    });
+  });
+
+  it('provider_b (Adyen): a buyer who never returns and no notification: at expires_at the payment is canceled at Adyen, the charge fails authentication_abandoned', async () => {
+    const { tenant, tx, handle, paymentId } = await challenged('provider_b');
+    const worker = await stackWorker(server.env, taskQueue);
+    expect(await worker.runUntil(handle.result())).to.deep.equal({ transactionId: tx.id, status: 'failed' });
+    expect(await read(tenant, tx.id)).to.include({ status: 'failed', failure_code: 'authentication_abandoned' });
+    expect((await control('GET', `/payments/${paymentId}`)).body.state).to.equal('voided');
   });
 });

@@ -1,23 +1,26 @@
 /**
  * provider_b (Adyen-like) adapter: /v71/payments with HTTP Basic API credentials, merchantAccount in every body,
- * the `Idempotency-Key` header, pix/boleto via action objects, and asynchronous modifications
- * (/captures, /cancels, /refunds answer "received").
+ * the `Idempotency-Key` header, pix/boleto via action objects, redirect 3-D Secure 2 (./three-ds.ts) and
+ * asynchronous modifications (/captures, /cancels, /refunds answer "received").
  */
 import type { AuthorizeRequest, CardData, ConnectorAdapter, ProviderCall } from '../connector';
 import type { ProviderBCredentials } from '../credentials';
-import { callProvider, credentialCheck, unsupportedMethod, withTransport, type ProviderRequest } from '../http';
+import { callProvider, credentialCheck, result, unsupportedMethod, withTransport, type ProviderRequest } from '../http';
 import { lookupRequest } from './lookup';
-import { fromModification, fromPayment } from './transformers';
+import { redirectResultOf, threeDsRequestOf } from './three-ds';
+import { fromDetails, fromModification, fromPayment } from './transformers';
 import { parseWebhook } from './webhook';
 
+/** A Checkout API request; every body names the merchantAccount but /payments/details, whose schema has none. */
 function send(
   call: Omit<ProviderCall, 'idempotencyKey'> & { idempotencyKey?: string },
   request: ProviderRequest & { json: Record<string, unknown> },
+  { account = true } = {},
 ) {
   const credentials = call.credentials as ProviderBCredentials;
   return callProvider(call, {
     ...request,
-    json: { merchantAccount: credentials.merchant_account, ...request.json },
+    json: account ? { merchantAccount: credentials.merchant_account, ...request.json } : request.json,
     headers: {
       authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`,
       'idempotency-key': call.idempotencyKey,
@@ -91,6 +94,7 @@ export const providerBAdapter: ConnectorAdapter = {
               ...(request.capture ? {} : { manualCapture: 'true' }),
               ...(recurring?.networkTransactionId ? { networkTxReference: recurring.networkTransactionId } : {}),
             },
+            ...threeDsRequestOf(request),
           },
         }),
       );
@@ -149,6 +153,23 @@ export const providerBAdapter: ConnectorAdapter = {
         }),
       ),
     ),
+
+  // The verdict of a challenge is Adyen's answer to the redirectResult the buyer came back with, under a key of its
+  // own (a return seen twice is answered the same, nothing done twice). Without it there is nothing to ask: the
+  // AUTHORISATION notification decides.
+  completeAuthentication: (call, request) =>
+    withTransport(async () => {
+      const redirectResult = redirectResultOf(request.returnParams);
+      if (!redirectResult)
+        return result('unknown', { providerReference: request.providerReference, rawCode: 'no_redirect_result' });
+      return fromDetails(
+        await send(
+          { ...call, idempotencyKey: `${call.idempotencyKey}:details` },
+          { method: 'POST', path: '/v71/payments/details', json: { details: { redirectResult } } },
+          { account: false },
+        ),
+      );
+    }),
 
   lookup: (call, request) =>
     lookupRequest((sent, idempotencyKey) => send({ ...call, idempotencyKey }, sent), call, request),

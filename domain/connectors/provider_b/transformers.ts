@@ -1,10 +1,12 @@
 /**
- * provider_b (Adyen-like) responses → ProviderResult, notifications → ours. resultCode decides first; a Refused
- * payment is classified by its refusalReasonCode. Tables unit-tested row by row (test/unit/connectors-provider-b.test.ts).
+ * provider_b (Adyen-like) responses → ProviderResult, notifications → ours. resultCode decides first (a
+ * RedirectShopper the buyer can follow is a 3-D Secure challenge, pending); a Refused payment is classified by its
+ * refusalReasonCode. Tables unit-tested row by row (test/unit/connectors-provider-b.test.ts).
  */
 import type { FailureCodeTable } from '../../../workflows/lib/failure-codes';
 import type { InboundWebhook, Outcome, ProviderResult } from '../connector';
 import { field, keyStillInUse, result, safeMessage, serverFailure, type ProviderResponse } from '../http';
+import { challengeUrlOf, threeDsOf } from './three-ds';
 
 export const RESULT_CODES: Readonly<Record<string, Outcome>> = {
   Authorised: 'approved',
@@ -101,7 +103,13 @@ function requestError(response: ProviderResponse): ProviderResult {
   });
 }
 
-export function fromPayment(response: ProviderResponse): ProviderResult {
+/** A /payments answer: decided, pending (pix, boleto, a 3-D Secure challenge), or refused. */
+export const fromPayment = (response: ProviderResponse): ProviderResult => paymentOf(response, false);
+
+/** A /payments/details answer: the payment once the buyer's 3-D Secure challenge is over. */
+export const fromDetails = (response: ProviderResponse): ProviderResult => paymentOf(response, true);
+
+function paymentOf(response: ProviderResponse, challenged: boolean): ProviderResult {
   const failed = serverFailure(response);
   if (failed) return failed;
   if (response.status !== 200 || !response.body) return requestError(response);
@@ -111,7 +119,10 @@ export function fromPayment(response: ProviderResponse): ProviderResult {
   const common = {
     providerReference: field.str(body.pspReference),
     networkTransactionId: field.str(additional.networkTxReference),
+    threeDs: threeDsOf(additional, challenged),
   };
+  const challengeUrl = challengeUrlOf(body);
+  if (challengeUrl) return result('pending', { ...common, rawCode: resultCode, challengeUrl });
   if (resultCode === 'Refused') {
     const code = field.str(body.refusalReasonCode) ?? '';
     const raw = field.str(additional.refusalReasonRaw);
