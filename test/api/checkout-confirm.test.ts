@@ -4,8 +4,9 @@
  */
 import { expect } from 'chai';
 import { api } from '../helpers/http';
-import { createTenant, type Tenant } from '../helpers/factories';
+import { createTenant, customerInput, type Tenant } from '../helpers/factories';
 import { createSession, setStored, storedStatus } from '../helpers/checkout';
+import { createClock } from '../helpers/test-clocks';
 import { createOffer, type OfferFixture } from '../helpers/catalog';
 import { rows } from '../helpers/connectors';
 import { cascade } from '../helpers/transactions';
@@ -80,6 +81,27 @@ describe('GET /sessions/checkout summary (what the hosted page shows)', () => {
     expect(line.recurring).to.include({ amount: 2900, billingCycle: 'monthly' });
     const days = (Date.parse(line.recurring.firstBillingAt) - Date.now()) / 86_400_000;
     expect(days).to.be.within(13.9, 14.1);
+  });
+
+  it("dates a test clock's customer's first billing on the clock's time, as its subscription will be", async () => {
+    const clock = await createClock(tenant, '2027-01-01T00:00:00.000Z');
+    const { offer } = await createOffer(tenant.merchant_id, {
+      billingCycle: 'monthly',
+      freeTrial: true,
+      trialDays: 14,
+      prices: [{ currency: 'USD', amount: 2900, isDefault: true }],
+    });
+    const checkout = await createSession(tenant, {
+      offer_id: offer.id,
+      selected_currency: 'USD',
+      customer: customerInput({ test_clock_id: clock.id }),
+    });
+    const session = await openSession(tenant, { checkoutSessionId: checkout.id });
+    const res = await api.get('/sessions/checkout', {
+      headers: publicHeaders(tenant.merchant_public_key, session.sessionId),
+    });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.summary.lines[0].recurring.firstBillingAt).to.equal('2027-01-15T00:00:00.000Z');
   });
 });
 

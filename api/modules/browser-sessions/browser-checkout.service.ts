@@ -3,6 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   CheckoutItemSchema,
   CheckoutSessionSchema,
+  CustomerSchema,
+  TestClockSchema,
   type BrowserSession,
   type CheckoutItem,
   type CheckoutSession,
@@ -28,6 +30,26 @@ export interface BrowserCheckoutView {
 }
 
 const PAYABLE: readonly CheckoutStatus[] = ['initiated', 'customer_identified', 'payment_pending'];
+
+/**
+ * The time the checkout's dates (a trial's end, the first billing) are counted from: its customer's test clock's, as
+ * the subscription it starts will be; otherwise now.
+ */
+async function clockTimeOf(em: EntityManager, checkout: CheckoutSession, now: Date): Promise<Date> {
+  if (!checkout.customerId) return now;
+  const customer = await em.findOne(
+    CustomerSchema,
+    { id: checkout.customerId, merchantId: checkout.merchantId },
+    { fields: ['testClockId'] },
+  );
+  if (!customer?.testClockId) return now;
+  const clock = await em.findOne(
+    TestClockSchema,
+    { id: customer.testClockId, merchantId: checkout.merchantId, deletedAt: null },
+    { fields: ['frozenTime'] },
+  );
+  return clock?.frozenTime ?? now;
+}
 
 export async function browserCheckout(
   em: EntityManager,
@@ -62,7 +84,7 @@ export async function browserCheckout(
       PAYABLE.includes(status)
         ? await chargeableInstruments(em, session.merchantId, checkout.customerId, now)
         : [],
-    summary: await checkoutSummary(em, items, checkout.selectedCurrency, now),
+    summary: await checkoutSummary(em, items, checkout.selectedCurrency, await clockTimeOf(em, checkout, now)),
     payment: await latestCheckoutPayment(em, checkout, now),
   };
 }
