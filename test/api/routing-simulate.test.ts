@@ -72,7 +72,8 @@ describe('POST /api/v1/merchants/:merchant_id/routing-profiles/:profile_id/simul
         provider_slug: 'provider_b',
         node_id: toB.id,
         require_3ds: 'if_supported',
-        three_ds_requested: false,
+        // provider_b (Adyen's dialect) runs 3-D Secure, so if_supported asks it.
+        three_ds_requested: true,
         reason: 'matched',
       },
       {
