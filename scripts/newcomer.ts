@@ -89,7 +89,8 @@ async function main(): Promise<number> {
   fs.chmodSync(dataDir, 0o755);
   // Data of its own (a fresh clone's), the reader's defaults for everything else.
   const env = { ...process.env, SWITCHYARD_DATA_DIR: dataDir };
-  const logFile = path.join(dataDir, 'npm-start.log');
+  // Outside the data directory, which goes at the end: a failed run leaves what npm start printed.
+  const logFile = path.join(os.tmpdir(), `${path.basename(dataDir)}.log`);
   log(`npm start on fresh data in ${dataDir}`);
   const { child, banner } = npmStart(env, logFile);
   try {
@@ -118,6 +119,7 @@ async function main(): Promise<number> {
       ],
       { cwd: REPO_ROOT, stdio: 'inherit', env: { ...env, NEWCOMER_API: api, NEWCOMER_SANDBOX: sandbox } },
     );
+    if (mocha.status === 0) fs.rmSync(logFile, { force: true });
     return mocha.status ?? 1;
   } finally {
     await stop(child);
