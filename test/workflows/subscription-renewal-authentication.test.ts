@@ -124,6 +124,13 @@ describe('subscription renewal authentication (time-skipping test server)', () =
     return { transactionId, wait };
   }
 
+  /** The link the subscription's (first) payment_method.action_required event carries, read from its token. */
+  async function linkOf(sub: Subscribed) {
+    const [event] = await actionEvents(sub);
+    const token = new URL(event.action_required.url).searchParams.get('token')!;
+    return readAuthenticationToken(stack().config.encryptionKeys, token)!;
+  }
+
   /** A 14-day trial on the card; the trial's conversion (merchant-initiated) is declined authentication_required. */
   async function awaitingCustomer() {
     // The customer's charge is challenged: 3-D Secure needs the merchant's website, an issuer's challenge too.
@@ -174,9 +181,7 @@ describe('subscription renewal authentication (time-skipping test server)', () =
       await worker()
     ).runUntil(async () => {
       await sleepPast(server.env, sub.state.trialEnd!);
-      const [event] = await actionEvents(sub);
-      const token = new URL(event.action_required.url).searchParams.get('token')!;
-      const link = readAuthenticationToken(stack().config.encryptionKeys, token)!;
+      const link = await linkOf(sub);
       expect(link.subscriptionId).to.equal(sub.state.subscriptionId);
       const { transactionId, wait } = await startCustomerCharge(sub, handle, link.linkId);
       // The link is single-use: the workflow refuses a second click.
@@ -218,9 +223,7 @@ describe('subscription renewal authentication (time-skipping test server)', () =
       await worker()
     ).runUntil(async () => {
       await sleepPast(server.env, sub.state.trialEnd!);
-      const [event] = await actionEvents(sub);
-      const token = new URL(event.action_required.url).searchParams.get('token')!;
-      const { linkId } = readAuthenticationToken(stack().config.encryptionKeys, token)!;
+      const { linkId } = await linkOf(sub);
       const { transactionId, wait } = await startCustomerCharge(sub, handle, linkId);
       await answerChallenge(sub, transactionId, 'failed');
       expect(await wait.result()).to.include({ status: 'failed' });
@@ -241,11 +244,7 @@ describe('subscription renewal authentication (time-skipping test server)', () =
       await worker()
     ).runUntil(async () => {
       await sleepPast(server.env, sub.state.trialEnd!);
-      const [event] = await actionEvents(sub);
-      const { linkId } = readAuthenticationToken(
-        stack().config.encryptionKeys,
-        new URL(event.action_required.url).searchParams.get('token')!,
-      )!;
+      const { linkId } = await linkOf(sub);
       const before = (await handle.query(viewQuery)).state;
       await stack()
         .orm.em.fork()
@@ -274,11 +273,7 @@ describe('subscription renewal authentication (time-skipping test server)', () =
       await worker()
     ).runUntil(async () => {
       await sleepPast(server.env, sub.state.trialEnd!);
-      const [event] = await actionEvents(sub);
-      const { linkId } = readAuthenticationToken(
-        stack().config.encryptionKeys,
-        new URL(event.action_required.url).searchParams.get('token')!,
-      )!;
+      const { linkId } = await linkOf(sub);
       await server.env.sleep(8 * DAY);
       expect(await handle.result()).to.equal('cancelled');
       // A query is answered by a worker, even on a closed workflow: asked while this one runs.
