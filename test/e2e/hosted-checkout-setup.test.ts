@@ -6,18 +6,16 @@
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { api } from '../helpers/http';
-import { createTenant, customerInput } from '../helpers/factories';
+import { createTenant } from '../helpers/factories';
 import { rows } from '../helpers/db';
 import { stack } from '../helpers/stack';
 import { cascade } from '../helpers/transactions';
-import { NEXT_YEAR } from '../helpers/vault';
+import { createCustomer, NEXT_YEAR } from '../helpers/vault';
+import { openDashboardBrowser, requireChromium, type DashboardBrowser } from '../helpers/dashboard-browser';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) => fs.existsSync(candidate));
 const OUTPUT_DIR = path.join(__dirname, '..', '..', 'test-output');
 
 async function typeCard(page: Page, number: string): Promise<void> {
@@ -32,44 +30,26 @@ async function typeCard(page: Page, number: string): Promise<void> {
 
 describe('Hosted checkout in setup mode saves a card in headless Chromium (e2e)', function () {
   this.timeout(120_000);
-  let context: BrowserContext | undefined;
-  let userDataDir: string | undefined;
+  let browser: DashboardBrowser | undefined;
 
   before(function () {
-    if (!CHROMIUM) {
-      if (process.env.CI) throw new Error("Chromium is required in CI (.ci/run installs Debian's chromium package)");
-      this.skip();
-    }
+    requireChromium(this);
   });
-  after(async () => {
-    await context?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
-  });
+  after(async () => browser?.close());
 
   it('shows "Save a card" without an amount; a declined card shows why, another card is saved and completes the session', async () => {
     const tenant = await createTenant();
     await cascade(tenant, ['provider_a']);
-    const customer = await api.post('/customers', {
-      key: tenant.merchant_secret_key,
-      headers: { 'idempotency-key': randomUUID() },
-      body: customerInput(),
-    });
-    expect(customer.status, customer.text).to.equal(201);
+    const customerId = await createCustomer(tenant);
     const created = await api.post('/checkout-sessions', {
       key: tenant.merchant_secret_key,
-      body: { mode: 'setup', customer_id: customer.body.data.id, selected_currency: 'USD' },
+      body: { mode: 'setup', customer_id: customerId, selected_currency: 'USD' },
     });
     expect(created.status, created.text).to.equal(201);
     const checkout = created.body.data;
 
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1000, height: 760 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
-    const page = context.pages()[0] ?? (await context.newPage());
+    browser = await openDashboardBrowser();
+    const page = await browser.newPage();
     await page.goto(`${stack().url}/checkout/${checkout.id}#key=${tenant.merchant_public_key}`);
     await page.getByRole('heading', { name: 'Save a card' }).waitFor();
     const [merchant] = await rows('select name from merchants where id = ?', [tenant.merchant_id]);
@@ -82,9 +62,7 @@ describe('Hosted checkout in setup mode saves a card in headless Chromium (e2e)'
     const refused = page.locator('#result.bad');
     await refused.waitFor({ timeout: 60_000 });
     expect(await refused.textContent()).to.match(/declined/i);
-    expect(
-      await rows('select id from payment_instruments where customer_id = ?', [customer.body.data.id]),
-    ).to.deep.equal([]);
+    expect(await rows('select id from payment_instruments where customer_id = ?', [customerId])).to.deep.equal([]);
 
     await typeCard(page, '4242424242424242');
     await page.locator('#submit:not([disabled])').click();
