@@ -8,11 +8,7 @@
  */
 import type { Orm } from '../../db/orm';
 import { TransactionSchema } from '../../db/entities';
-import {
-  markChallengeAnnounced,
-  readAttempt,
-  recordAttemptThreeDs,
-} from '../../db/repositories/transaction-attempts.repository';
+import { markChallengeAnnounced, readAttempt } from '../../db/repositories/transaction-attempts.repository';
 import {
   readChallengedAttempt,
   type ChallengedAttempt,
@@ -107,8 +103,7 @@ export function createAuthenticationActivities({ orm, vault }: { orm: Orm; vault
       liability_shift: approved,
     };
     const authentication = decidedAuthentication(found, threeDs, row.three_ds?.requested ?? false);
-    await recordAttemptFinding(em, ref, authentication.answer);
-    await recordAttemptThreeDs(em, ref, authentication.stored);
+    await recordAttemptFinding(em, ref, authentication.answer, authentication.stored);
   }
 
   return {
@@ -169,8 +164,7 @@ export function createAuthenticationActivities({ orm, vault }: { orm: Orm; vault
         rawMessage: 'The buyer did not complete 3-D Secure authentication before it expired',
       });
       const em = orm.em.fork();
-      await recordAttemptFinding(em, ref, abandoned);
-      await recordAttemptThreeDs(em, ref, {
+      await recordAttemptFinding(em, ref, abandoned, {
         requested: row.three_ds?.requested ?? false,
         status: 'abandoned',
         version: null,

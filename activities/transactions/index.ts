@@ -5,7 +5,6 @@
  * sees card data or credentials, and only between reading them and the adapter call.
  */
 import { startAttemptWithSetup } from '../../db/repositories/transaction-attempt-reads.repository';
-import { recordAttemptThreeDs } from '../../db/repositories/transaction-attempts.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm';
 import { openCredentials } from '../../domain/connectors/connectors.secrets';
@@ -207,9 +206,8 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
             })
           : null;
       if (authentication) result = authentication.answer;
-      await recordAttemptOutcome(em, inTransaction, input, result);
+      await recordAttemptOutcome(em, inTransaction, input, result, authentication?.stored);
       observeChargeAttempt(input, tx.paymentMethod, result.outcome);
-      if (authentication) await recordAttemptThreeDs(em, input, authentication.stored);
       return {
         outcome: result.outcome,
         providerReference: result.providerReference,

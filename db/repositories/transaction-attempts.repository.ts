@@ -51,6 +51,8 @@ export interface AttemptResultRow {
   providerReference: string | null;
   /** The card network's id of an approved attempt (kept for merchant-initiated renewals); absent = unchanged. */
   networkTransactionId?: string | null;
+  /** The attempt's 3-D Secure (the API's three_ds object), written with the answer it belongs to; absent = unchanged. */
+  threeDs?: StoredThreeDs;
 }
 
 /** Longest network transaction id kept (the column's check): a longer provider string is dropped, never an error. */
@@ -100,7 +102,7 @@ export async function recordAttemptResult(
        update transaction_attempts set status = ?, outcome = ?,
          finished_at = case when ? = 'pending' then null else coalesce(finished_at, now()) end,
          error_category = ?, error_code = ?, error_message = ?, provider_reference = ?,
-         network_transaction_id = coalesce(?, network_transaction_id)
+         network_transaction_id = coalesce(?, network_transaction_id), three_ds = coalesce(?::jsonb, three_ds)
        where transaction_id = ? and attempt_number = ?
        returning 1
      )${circuit ? `, health as (${circuit.sql})` : ''}
@@ -118,6 +120,7 @@ export async function recordAttemptResult(
       result.networkTransactionId && result.networkTransactionId.length <= NETWORK_ID_MAX
         ? result.networkTransactionId
         : null,
+      result.threeDs ? JSON.stringify(result.threeDs) : null,
       key.transactionId,
       key.attemptNumber,
       ...(circuit?.params ?? []),
@@ -353,18 +356,6 @@ export async function recordLateDecline(
       where id = (select id from transaction_attempts where transaction_id = ? order by attempt_number desc limit 1)
         and status in ('success', 'pending')`,
     [decline.code, decline.message, transactionId],
-  );
-}
-
-/** An attempt's 3-D Secure (the API's three_ds object; while a challenge is open, its URL and deadline too). */
-export async function recordAttemptThreeDs(
-  em: EntityManager,
-  key: Pick<AttemptKey, 'transactionId' | 'attemptNumber'>,
-  threeDs: StoredThreeDs,
-): Promise<void> {
-  await em.execute(
-    'update transaction_attempts set three_ds = ?::jsonb where transaction_id = ? and attempt_number = ?',
-    [JSON.stringify(threeDs), key.transactionId, key.attemptNumber],
   );
 }
 

@@ -27,6 +27,7 @@ import { recordCircuitTransition } from '../connectors/connector-health';
 import { recordEvent } from '../events/events.outbox';
 import { keepTransactionCard } from '../subscriptions/subscriptions.first-transaction';
 import type { RoutingDecision } from '../routing/routing.attempt-plan';
+import type { StoredThreeDs } from '../../workflows/lib/three-ds';
 import { applyTransactionMove, type TriggeredBy } from './transactions.transitions';
 import { CHARGE_EVENT_OF } from './transactions.state-table';
 import { failureReasonOf } from './transactions.failure';
@@ -173,14 +174,16 @@ export async function openTransaction(
 }
 
 /**
- * An attempt's provider result on its attempt row (and the connector's circuit, kept in the same statement); a
- * circuit that opened or closed gets its activity-log entry and event in a transaction of its own (`inTransaction`).
+ * An attempt's provider result on its attempt row, with its 3-D Secure record when the attempt was a card payment's
+ * (and the connector's circuit, kept in the same statement); a circuit that opened or closed gets its activity-log
+ * entry and event in a transaction of its own (`inTransaction`).
  */
 export async function recordAttemptOutcome(
   em: EntityManager,
   inTransaction: <T>(work: (em: EntityManager) => Promise<T>) => Promise<T>,
   input: AttemptInput,
   result: ProviderResult,
+  threeDs?: StoredThreeDs,
 ): Promise<void> {
   const status = ATTEMPT_STATUS[result.outcome];
   // An outcome nobody could establish is left for the reconciler under the code it looks for.
@@ -196,6 +199,7 @@ export async function recordAttemptOutcome(
       message: result.rawMessage,
       providerReference: result.providerReference,
       networkTransactionId: status === 'success' ? (result.networkTransactionId ?? null) : null,
+      threeDs,
     },
     {
       connectorId: input.attempt.connectorId,
@@ -314,7 +318,8 @@ export async function recordReconciledAttempt(
 
 /**
  * What the charge's own resolution found for an attempt it left unresolved (provider_outcome_unknown): the provider's
- * answer replaces the unknown one, as if the call had answered it (status, outcome, code, the provider's payment).
+ * answer replaces the unknown one, as if the call had answered it (status, outcome, code, the provider's payment),
+ * with the authentication it settled (`threeDs`, in the same statement).
  * The caller read the attempt as unresolved while its transaction is pending (nothing else writes it then). The
  * connector's circuit is left alone: a late lookup says nothing about the connector's health now.
  */
@@ -322,6 +327,7 @@ export async function recordAttemptFinding(
   em: EntityManager,
   attempt: Pick<AttemptInput, 'transactionId' | 'attemptNumber'>,
   found: ProviderResult,
+  threeDs?: StoredThreeDs,
 ): Promise<void> {
   const status = ATTEMPT_STATUS[found.outcome];
   await attempts.recordAttemptResult(em, attempt, {
@@ -331,6 +337,7 @@ export async function recordAttemptFinding(
     message: found.rawMessage,
     providerReference: found.providerReference,
     networkTransactionId: status === 'success' ? (found.networkTransactionId ?? null) : null,
+    threeDs,
   });
 }
 

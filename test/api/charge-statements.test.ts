@@ -1,0 +1,81 @@
+/**
+ * A charge's writes and reads cost round trips on every charge (docs/benchmarks.md, statements per charge): each rule
+ * here names one step the charge takes in a single statement, and checks what that statement wrote or read.
+ */
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { recordAttemptOutcome } from '../../domain/transactions/transactions.attempt-writes';
+import { api } from '../helpers/http';
+import { createTenant, type Tenant } from '../helpers/factories';
+import { stack } from '../helpers/stack';
+import { cascade, type CascadeConnector } from '../helpers/transactions';
+import { createCustomer, saveCard } from '../helpers/vault';
+
+/** The SQL statements `work` sent through `em`'s connection. */
+async function statementsOf<T>(em: EntityManager, work: () => Promise<T>): Promise<{ result: T; sql: string[] }> {
+  const sql: string[] = [];
+  const knex = em.getConnection().getKnex();
+  const count = (query: { sql: string }) => void sql.push(query.sql);
+  knex.on('query', count);
+  try {
+    return { result: await work(), sql };
+  } finally {
+    knex.off('query', count);
+  }
+}
+
+describe('Charge: steps that take one statement', () => {
+  let tenant: Tenant;
+  let connector: CascadeConnector;
+  let transactionId: string;
+
+  before(async () => {
+    tenant = await createTenant();
+    [connector] = await cascade(tenant, ['provider_a']);
+    const instrument = await saveCard(tenant, await createCustomer(tenant));
+    const res = await api.post('/transactions', {
+      key: tenant.merchant_secret_key,
+      headers: { 'idempotency-key': randomUUID() },
+      body: {
+        payment_method: 'credit_card',
+        charge_type: 'payment',
+        country: 'US',
+        amount: 1500,
+        currency: 'USD',
+        payment_instrument_id: instrument.paymentInstrumentId ?? instrument.id,
+      },
+    });
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.data.status).to.equal('authorized');
+    transactionId = res.body.data.id;
+  });
+
+  it("records an attempt's answer and its 3-D Secure record in one statement", async () => {
+    const em = stack().orm.em.fork();
+    const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => em.fork().transactional(work);
+    const attempt = {
+      transactionId,
+      merchantId: tenant.merchant_id,
+      attemptNumber: 1,
+      isFallback: false,
+      attempt: { connectorId: connector.id, providerSlug: 'provider_a', nodeId: null },
+      idempotencyKey: `transaction-${transactionId}:1`,
+    };
+    const threeDs = { requested: true, status: 'authenticated', version: '2.2.0', eci: '05', liability_shift: true };
+    const { sql } = await statementsOf(em, () =>
+      recordAttemptOutcome(
+        em,
+        inTransaction,
+        attempt,
+        { outcome: 'approved', providerReference: 'ref-1', rawCode: null, rawMessage: null },
+        threeDs as never,
+      ),
+    );
+    expect(sql).to.have.length(1);
+    const attempts = await api.get(`/transactions/${transactionId}/attempts`, { key: tenant.merchant_secret_key });
+    expect(attempts.status, attempts.text).to.equal(200);
+    expect(attempts.body.data[0].three_ds).to.deep.equal(threeDs);
+    expect(attempts.body.data[0].status).to.equal('success');
+  });
+});
