@@ -6,8 +6,9 @@
  * that join the transaction to what it charged (its order, card token and checkout).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { BigIntType, type EntityMetadata } from '@mikro-orm/core';
 import { TransactionAttemptSchema, TransactionSchema, type Transaction, type TransactionAttempt } from '../entities';
-import { findOneRow, findRows } from '../reads';
+import { findOneRow, findRows, readNamed } from '../reads';
 
 /** The merchant's transaction as committed now, or null. */
 export async function transactionToPresent(
@@ -21,6 +22,49 @@ export async function transactionToPresent(
 /** The attempts of a transaction the caller read within its merchant, in attempt order. */
 export async function attemptsToPresent(em: EntityManager, transactionId: string): Promise<TransactionAttempt[]> {
   return findRows(em, TransactionAttemptSchema, { transactionId }, 'attemptNumber');
+}
+
+/**
+ * A row keyed by column names as its entity's properties (plain, never managed): int8 money as numbers and
+ * timestamps as Dates, as the ORM hydrates them (pg returns int8 and, through MikroORM, timestamps as text; inside
+ * json_agg they are a number and an ISO string).
+ */
+function plainOf<T>(meta: EntityMetadata, row: Record<string, unknown>): T {
+  const plain: Record<string, unknown> = {};
+  for (const prop of meta.props) {
+    const value = row[prop.fieldNames[0]] ?? null;
+    if (value === null) plain[prop.name] = null;
+    else if (prop.customType instanceof BigIntType) plain[prop.name] = Number(value);
+    else if (prop.columnTypes[0]?.startsWith('timestamptz')) plain[prop.name] = new Date(value as string);
+    else plain[prop.name] = value;
+  }
+  return plain as T;
+}
+
+/**
+ * The merchant's transaction with its attempts in attempt order, as committed now, in one round trip (the answer to
+ * a charge, a capture or void, and every GET of a transaction), or null.
+ */
+export async function transactionWithAttemptsToPresent(
+  em: EntityManager,
+  merchantId: string,
+  transactionId: string,
+): Promise<{ transaction: Transaction; attempts: TransactionAttempt[] } | null> {
+  const [row] = await readNamed<Record<string, unknown> & { attempts: Array<Record<string, unknown>> }>(
+    em,
+    'transaction_with_attempts',
+    `select t.*, coalesce((select json_agg(a order by a.attempt_number) from transaction_attempts a
+                            where a.transaction_id = t.id), '[]'::json) as attempts
+       from transactions t where t.id = ? and t.merchant_id = ?`,
+    [transactionId, merchantId],
+  );
+  if (!row) return null;
+  const metadata = em.getMetadata();
+  const attemptMeta = metadata.get(TransactionAttemptSchema.meta.className);
+  return {
+    transaction: plainOf(metadata.get(TransactionSchema.meta.className), row),
+    attempts: row.attempts.map((attempt) => plainOf<TransactionAttempt>(attemptMeta, attempt)),
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordAttemptOutcome } from '../../domain/transactions/transactions.attempt-writes';
+import { transactionView } from '../../api/modules/transactions/transactions.service';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
@@ -77,5 +78,19 @@ describe('Charge: steps that take one statement', () => {
     expect(attempts.status, attempts.text).to.equal(200);
     expect(attempts.body.data[0].three_ds).to.deep.equal(threeDs);
     expect(attempts.body.data[0].status).to.equal('success');
+  });
+
+  it('reads the transaction with its timeline to answer in one statement, within the caller merchant', async () => {
+    const em = stack().orm.em.fork();
+    const { result: view, sql } = await statementsOf(em, () => transactionView(em, tenant.merchant_id, transactionId));
+    expect(sql).to.have.length(1);
+    const read = await api.get(`/transactions/${transactionId}`, { key: tenant.merchant_secret_key });
+    expect(read.status, read.text).to.equal(200);
+    expect(JSON.parse(JSON.stringify(view))).to.deep.equal(read.body.data);
+    expect(view.timeline).to.have.length(1);
+
+    const other = await createTenant();
+    const error = await transactionView(em, other.merchant_id, transactionId).catch((e: unknown) => e);
+    expect((error as { status?: number }).status).to.equal(404);
   });
 });

@@ -106,7 +106,7 @@ export const transactionOperationRoutes = [
         ownsPendingMove(em, merchantId, tx.id, operationId),
       );
       await recordOperationActor(em, { operationId, merchantId, transactionId: tx.id, kind: 'capture', actor });
-      const data = await transactionView(em, await getTransaction(em, merchantId, tx.id));
+      const data = await transactionView(em, merchantId, tx.id);
       return { status: ran === 'accepted' ? 202 : 200, data };
     },
   }),
@@ -140,7 +140,7 @@ export const transactionOperationRoutes = [
         ownsPendingMove(em, merchantId, tx.id, operationId),
       );
       await recordOperationActor(em, { operationId, merchantId, transactionId: tx.id, kind: 'void', actor });
-      const data = await transactionView(em, await getTransaction(em, merchantId, tx.id));
+      const data = await transactionView(em, merchantId, tx.id);
       return { status: ran === 'accepted' ? 202 : 200, data };
     },
   }),

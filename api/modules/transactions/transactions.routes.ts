@@ -13,7 +13,7 @@ import {
 } from './transactions.schema';
 import { presentAttempt } from '../../../domain/transactions/transactions.presenter';
 import { buildTransactionInput, claimCheckout, runClaimedTransaction } from './transaction-request.service';
-import { getTransaction, listAttempts, listTransactions, transactionView } from './transactions.service';
+import { listAttempts, listTransactions, transactionView } from './transactions.service';
 import { awaitTransaction } from '../../temporal';
 import { transactionOperationRoutes } from './operations.routes';
 import { isStillProcessing } from './still-processing.rules';
@@ -136,7 +136,7 @@ export const transactionRoutes = [
         if (!isStillProcessing(error, 'CHARGE_STILL_PROCESSING')) throw error;
         if (!(await transactionToPresent(em, merchantId, transactionId))) throw error;
       }
-      return { status: 201, data: await transactionView(em, await getTransaction(em, merchantId, transactionId)) };
+      return { status: 201, data: await transactionView(em, merchantId, transactionId) };
     },
   }),
   defineRoute({
@@ -167,7 +167,7 @@ export const transactionRoutes = [
     async handler({ em, merchantId, params }) {
       return {
         status: 200,
-        data: await transactionView(em, await getTransaction(em, merchantId, params.transactionId)),
+        data: await transactionView(em, merchantId, params.transactionId),
       };
     },
   }),

@@ -13,7 +13,11 @@ import type { FilterQuery } from '@mikro-orm/core';
 import { TransactionAttemptSchema, TransactionSchema, type Transaction } from '../../../db/entities';
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
-import { attemptsToPresent, transactionToPresent } from '../../../db/repositories/transactions.repository';
+import {
+  attemptsToPresent,
+  transactionToPresent,
+  transactionWithAttemptsToPresent,
+} from '../../../db/repositories/transactions.repository';
 import { presentTransaction } from '../../../domain/transactions/transactions.presenter';
 
 /**
@@ -26,14 +30,15 @@ export async function getTransaction(em: EntityManager, merchantId: string, id: 
   return tx;
 }
 
-const attemptsOf = (em: EntityManager, tx: Transaction) => attemptsToPresent(em, tx.id);
-
-export async function transactionView(em: EntityManager, tx: Transaction) {
-  return presentTransaction(tx, await attemptsOf(em, tx));
+/** The merchant's transaction with its timeline as committed now (one plain read), presented; 404 when none. */
+export async function transactionView(em: EntityManager, merchantId: string, id: string) {
+  const read = await transactionWithAttemptsToPresent(em, merchantId, id);
+  if (!read) throw errors.notFound('No such transaction', 'TRANSACTION_NOT_FOUND');
+  return presentTransaction(read.transaction, read.attempts);
 }
 
 export async function listAttempts(em: EntityManager, merchantId: string, id: string) {
-  return attemptsOf(em, await getTransaction(em, merchantId, id));
+  return attemptsToPresent(em, (await getTransaction(em, merchantId, id)).id);
 }
 
 export interface TransactionFilter extends PageRequest {
