@@ -48,14 +48,13 @@ const provider = providerActivities();
 export async function transactionWorkflow(input: TransactionInput): Promise<TransactionResult> {
   const id = input.transactionId;
   const { workflowId, typedSearchAttributes } = workflowInfo();
-  // The API's start sets TransactionId; a start without it (a subscription's renewal) gets it here, in the same
-  // visibility write as the status.
-  upsertSearchAttributes([
-    { key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: 'pending' },
-    ...(typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.TransactionId) === undefined
-      ? [{ key: SEARCH_ATTRIBUTE_KEYS.TransactionId, value: [id] }]
-      : []),
-  ]);
+  // The API's start sets TransactionId and TransactionStatus pending: no visibility write of ours. A start without
+  // them (a subscription's renewal) gets them here, in one write.
+  if (typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.TransactionId) === undefined)
+    upsertSearchAttributes([
+      { key: SEARCH_ATTRIBUTE_KEYS.TransactionStatus, value: 'pending' },
+      { key: SEARCH_ATTRIBUTE_KEYS.TransactionId, value: [id] },
+    ]);
   const finish = async (
     to: 'authorized' | 'pre_authorized' | 'failed',
     extra: Partial<Parameters<typeof db.finalizeTransaction>[0]> = {},

@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordAttemptOutcome } from '../../domain/transactions/transactions.attempt-writes';
 import { transactionView } from '../../api/modules/transactions/transactions.service';
+import { transactionWorkflowId } from '../../workflows/transaction.shared';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
@@ -26,7 +28,7 @@ async function statementsOf<T>(em: EntityManager, work: () => Promise<T>): Promi
   }
 }
 
-describe('Charge: steps that take one statement', () => {
+describe('Charge: steps that take one statement or no write of their own', () => {
   let tenant: Tenant;
   let connector: CascadeConnector;
   let transactionId: string;
@@ -92,5 +94,14 @@ describe('Charge: steps that take one statement', () => {
     const other = await createTenant();
     const error = await transactionView(em, other.merchant_id, transactionId).catch((e: unknown) => e);
     expect((error as { status?: number }).status).to.equal(404);
+  });
+
+  it('keeps the search attributes the API started the charge with: its one visibility write is the final status', async () => {
+    const handle = stack().api.deps.temporal.client.workflow.getHandle(transactionWorkflowId(transactionId));
+    const history = await handle.fetchHistory();
+    const upserts = history.events!.filter((event) => event.upsertWorkflowSearchAttributesEventAttributes);
+    expect(upserts).to.have.length(1);
+    const description = await handle.describe();
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.TransactionStatus)).to.equal('authorized');
   });
 });

@@ -3,8 +3,8 @@
  * Two sources: histories recorded in this run (a cascade, its capture, a pix charge and its settlement), and the
  * recorded fixtures in test/workflows/histories/ (written with RECORD_HISTORIES=1) — so a change to transaction.ts or
  * transaction-operation.ts that would break running workflows fails CI. The fixtures were re-recorded when the
- * development-only patched() branches were retired and when the charge workflow took the name transactionWorkflow
- * (nothing had been deployed either time); from the first deploy on a change to a
+ * development-only patched() branches were retired, when the charge workflow took the name transactionWorkflow and
+ * when it stopped repeating the search attributes the API's start sets (nothing had been deployed any time); from the first deploy on a change to a
  * running workflow keeps the old path behind patched()/deprecatePatch (docs/architecture.md) and these fixtures
  * stay as they are.
  */
