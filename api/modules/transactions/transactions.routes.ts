@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { TransactionSchema } from '../../../db/entities';
 import { defineRoute, type RouteLink } from '../../http/define-route';
 import { idFromSeed } from '../../../domain/platform/ids';
 import { pagination } from '../../http/pagination';
@@ -118,7 +117,7 @@ export const transactionRoutes = [
       // The key is required here; the same request under the same key always names the same transaction.
       const transactionId = idFromSeed('tx', idempotencySeed!);
       try {
-        if (await em.findOne(TransactionSchema, { id: transactionId, merchantId })) {
+        if (await transactionToPresent(em, merchantId, transactionId)) {
           // An earlier try of this request started the charge and lost its answer (502): wait for that charge.
           await awaitTransaction(deps.temporal.client, transactionId, deps.config.workflowWaitMs);
         } else {
