@@ -3,7 +3,8 @@
  * (as the bench's one-client row). Runs N (default 30) 1-attempt charges one after the other, drops the first 10
  * (JIT, pools), and splits each into phases from its workflow history's event times plus the client's clock:
  * request → workflow started, each workflow task's wait and run, the local activities, the attempt activity's
- * dispatch and run, and workflow completed → response. Prints the median of each phase. Not part of `npm run bench`:
+ * dispatch and run, and workflow completed → response. Prints the median of each phase, and the history's shape
+ * (events, workflow tasks, activities, local activities, search-attribute upserts). Not part of `npm run bench`:
  * the profile behind the latency rows in docs/benchmarks.md ("What stands in the way").
  */
 import { randomUUID } from 'node:crypto';
@@ -50,6 +51,18 @@ function phases(events: HistoryEvent[], sentAt: number, answeredAt: number): Map
   return out;
 }
 
+/** The history's shape: its events, workflow tasks, activities, local activities (markers) and visibility upserts. */
+function shape(events: HistoryEvent[]): Map<string, number> {
+  const count = (type: number) => events.filter((event) => event.eventType === type).length;
+  return new Map([
+    ['history events', events.length],
+    ['workflow tasks', count(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)],
+    ['activities', count(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)],
+    ['local activities (markers)', count(EventType.EVENT_TYPE_MARKER_RECORDED)],
+    ['search-attribute upserts', count(EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)],
+  ]);
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main(): Promise<void> {
@@ -64,6 +77,7 @@ async function main(): Promise<void> {
     await cascade(tenant, ['provider_a']);
     const instrument = await saveCard(tenant, await createCustomer(tenant));
     const samples: Array<Map<string, number>> = [];
+    const shapes: Array<Map<string, number>> = [];
     for (let n = 0; n < total; n += 1) {
       const sentAt = Date.now();
       const res = await api.post('/transactions', {
@@ -81,6 +95,7 @@ async function main(): Promise<void> {
         ]);
       const history = await client.workflow.getHandle(row.workflow_id).fetchHistory();
       samples.push(phases(history.events ?? [], sentAt, answeredAt));
+      shapes.push(shape(history.events ?? []));
     }
     const names = [...new Set(samples.flatMap((sample) => [...sample.keys()]))];
     process.stdout.write(`One-client 1-attempt charges, median of ${samples.length} (ms):\n`);
@@ -90,6 +105,9 @@ async function main(): Promise<void> {
           .toFixed(1)
           .padStart(7)}  ${name}\n`,
       );
+    process.stdout.write("One charge's history (median):\n");
+    for (const name of shapes[0]?.keys() ?? [])
+      process.stdout.write(`${String(median(shapes.map((s) => s.get(name) ?? 0))).padStart(7)}  ${name}\n`);
   } finally {
     await connection.close();
     await stopStack();
