@@ -53,7 +53,7 @@ function phases(events: HistoryEvent[], sentAt: number, answeredAt: number): Map
 
 /** The history's shape: its events, workflow tasks, activities, local activities (markers) and visibility upserts. */
 function shape(events: HistoryEvent[]): Map<string, number> {
-  const count = (type: number) => events.filter((event) => event.eventType === type).length;
+  const count = (type: temporal.api.enums.v1.EventType) => events.filter((event) => event.eventType === type).length;
   return new Map([
     ['history events', events.length],
     ['workflow tasks', count(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)],
