@@ -7,6 +7,12 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordAttemptOutcome } from '../../domain/transactions/transactions.attempt-writes';
 import { transactionView } from '../../api/modules/transactions/transactions.service';
+import {
+  attemptsToPresent,
+  transactionToPresent,
+  transactionWithAttemptsToPresent,
+} from '../../db/repositories/transactions.repository';
+import { presentTransaction } from '../../domain/transactions/transactions.presenter';
 import { transactionWorkflowId } from '../../workflows/transaction.shared';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
 import { api } from '../helpers/http';
@@ -86,9 +92,13 @@ describe('Charge: steps that take one statement or no write of their own', () =>
     const em = stack().orm.em.fork();
     const { result: view, sql } = await statementsOf(em, () => transactionView(em, tenant.merchant_id, transactionId));
     expect(sql).to.have.length(1);
-    const read = await api.get(`/transactions/${transactionId}`, { key: tenant.merchant_secret_key });
-    expect(read.status, read.text).to.equal(200);
-    expect(JSON.parse(JSON.stringify(view))).to.deep.equal(read.body.data);
+    // The same presentation as from the two plain reads of db/reads.ts (the transaction, then its attempts).
+    const transaction = (await transactionToPresent(em, tenant.merchant_id, transactionId))!;
+    const expected = presentTransaction(transaction, await attemptsToPresent(em, transactionId));
+    expect(view).to.deep.equal(expected);
+    const both = await transactionWithAttemptsToPresent(em, tenant.merchant_id, transactionId);
+    expect(both?.transaction).to.deep.equal(transaction);
+    expect(both?.attempts).to.deep.equal(await attemptsToPresent(em, transactionId));
     expect(view.timeline).to.have.length(1);
 
     const other = await createTenant();
