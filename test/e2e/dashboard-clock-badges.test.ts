@@ -3,7 +3,7 @@
  * show their dates in the clock's time, with a badge naming the clock and its frozen time ("Test clock: Billing QA,
  * Jan 31, 2027…"); the charges, dated in real time, say so, on the subscription and on the payment's and order's
  * pages. A customer in real time gets no badge. The Overview of test data names each test clock with its time, since
- * a clock's renewals and dunning are dated by the clock.
+ * a clock's subscriptions are counted in the clock's 30 days.
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
