@@ -1,9 +1,10 @@
 /**
  * The merchant Dashboard's Overview reads (api/modules/merchant-dashboard/merchant-dashboard-overview.service.ts
  * adds them up): four statements straight from the read models — transactions, transaction_attempts, subscriptions
- * and subscription_transitions — over the last 30 UTC days, for one merchant's live or test data. Each is scoped to
- * the merchant first and reads an index made for it (Migration20261238000000_overview_indexes), so a merchant with
- * 100,000 transactions in the window is answered from index pages, not from a scan of everyone's rows.
+ * and subscription_transitions — over the last 30 UTC days (a test clock's subscriptions over the clock's), for one
+ * merchant's live or test data. Each is scoped to the merchant first and reads an index made for it
+ * (Migration20261238000000_overview_indexes), so a merchant with 100,000 transactions in the window is answered from
+ * index pages, not from a scan of everyone's rows.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 
@@ -90,14 +91,23 @@ const SUBSCRIPTIONS_SQL = `
  * subscription was active at a day's end when its last transition by then left it active. Entered dunning and
  * recovered (a dunning retry that was paid) are the day's transitions of those kinds. Spans that ended before the
  * window are left out before the join.
+ * A subscription whose customer is on a test clock lives in the clock's time (its transitions are dated by the
+ * clock): its window is the 30 days up to the clock's day, moved onto the real window by the whole days between the
+ * two, so the clock's day counts as today. The shift is applied after the replay order is read.
  */
 const SUBSCRIPTION_DAYS_SQL = `
-  with spans as (
-    select transition_type, from_status, to_status, created_at as since,
-      lead(created_at) over (partition by subscription_id order by created_at, seq) as until
-    from subscription_transitions
-    where merchant_id = ?
-      and subscription_id in (select id from subscriptions where merchant_id = ? and livemode = ?)
+  with shifts as (
+    select s.id, coalesce(date_trunc('day', k.frozen_time, 'UTC') - ?::timestamptz, interval '0 days') as shift
+    from subscriptions s
+    join customers c on c.id = s.customer_id
+    left join test_clocks k on k.id = c.test_clock_id
+    where s.merchant_id = ? and s.livemode = ?
+  ), spans as (
+    select t.transition_type, t.from_status, t.to_status, t.created_at - h.shift as since,
+      lead(t.created_at) over (partition by t.subscription_id order by t.created_at, t.seq) - h.shift as until
+    from subscription_transitions t
+    join shifts h on h.id = t.subscription_id
+    where t.merchant_id = ?
   ), relevant as (
     select * from spans where until is null or until >= ?::timestamptz
   ), days as (
@@ -159,16 +169,20 @@ export async function overviewSubscriptionRows(em: EntityManager, scope: Overvie
   return em.execute<SubscriptionRow[]>(SUBSCRIPTIONS_SQL, [scope.merchantId, scope.livemode]);
 }
 
-/** The subscriptions of each UTC day from `from` to `to` (both day starts, inclusive). */
+/**
+ * The subscriptions of each UTC day from `from` to `to` (both day starts, inclusive; `to` is today), a test clock's
+ * in its own time.
+ */
 export async function overviewSubscriptionDayRows(
   em: EntityManager,
   scope: OverviewScope,
   days: { from: Date; to: Date },
 ): Promise<SubscriptionDayRow[]> {
   return em.execute<SubscriptionDayRow[]>(SUBSCRIPTION_DAYS_SQL, [
-    scope.merchantId,
+    days.to,
     scope.merchantId,
     scope.livemode,
+    scope.merchantId,
     days.from,
     days.from,
     days.to,

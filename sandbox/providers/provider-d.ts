@@ -5,14 +5,14 @@
  * refId (≤ 20 characters) as the idempotency key, HTTP 200 for everything but outages, a UTF-8 BOM before the JSON
  * (as the real one sends), and webhooks signed `X-ANET-Signature: sha512=<HMAC-SHA512 hex>`. Like Authorize.net it
  * offers no read by refId: an earlier transaction is found in getUnsettledTransactionListRequest by the
- * `order.invoiceNumber` it was sent with, and read with getTransactionDetailsRequest.
+ * `order.invoiceNumber` it was sent with, and read with getTransactionDetailsRequest (./provider-d-reporting.ts).
+ * This file holds the transactions; the answers and webhooks are in ./provider-d-shapes.ts.
  */
-import { createHash, createHmac } from 'node:crypto';
-import { cardFacts, type DeclineReason } from '../cards';
+import { cardFacts } from '../cards';
 import { capture, refund, voidPayment, type SandboxContext } from '../engine';
 import { HANG, read, Router, type Reply, type SandboxRequest } from '../http';
 import { idempotent, type Processed } from '../idempotency';
-import { decimalToMinor, minorToDecimal } from '../money';
+import { decimalToMinor } from '../money';
 import { numericId, type Operation, type Payment } from '../store';
 import {
   authorizeFlow,
@@ -25,36 +25,8 @@ import {
   rejected,
   type ProviderFactory,
 } from './common';
-
-/** Decline → [responseCode, reasonCode, text]. Invalid data is responseCode 3 (error), declines 2. */
-const DECLINES: Record<DeclineReason, [string, string, string]> = {
-  do_not_honor: ['2', '2', 'This transaction has been declined.'],
-  insufficient_funds: ['2', '3', 'This transaction has been declined.'],
-  stolen_card: ['2', '4', 'This transaction has been declined.'],
-  lost_card: ['2', '4', 'This transaction has been declined.'],
-  expired_card: ['3', '8', 'The credit card has expired.'],
-  invalid_number: ['3', '6', 'The credit card number is invalid.'],
-  fraud: ['2', '250', 'This transaction has been submitted from a blocked IP address.'],
-  // Authorize.net runs no 3-D Secure: an issuer that demands it declines like any other.
-  authentication_required: ['2', '2', 'This transaction has been declined.'],
-  authentication_failed: ['2', '2', 'This transaction has been declined.'],
-};
-
-const BOM = '\uFEFF';
-/** Authorize.net answers 200 with a BOM-prefixed JSON body for every outcome. */
-const reply = (body: Record<string, unknown>): Reply => ({
-  status: 200,
-  body: BOM + JSON.stringify(body),
-  headers: { 'content-type': 'application/json; charset=utf-8' },
-});
-const ok = { resultCode: 'Ok', message: [{ code: 'I00001', text: 'Successful.' }] };
-const apiError = (code: string, text: string, refId: string | null = null) =>
-  reply({ refId, messages: { resultCode: 'Error', message: [{ code, text }] } });
-const serverError = (): Reply => ({
-  status: 503,
-  body: '<html><body><h1>503 Service Unavailable</h1></body></html>',
-  headers: { 'content-type': 'text/html' },
-});
+import { reporting } from './provider-d-reporting';
+import { apiError, DECLINES, reply, ok, serverError, transactionReply, webhook } from './provider-d-shapes';
 
 const TYPES: Record<string, Operation> = {
   authCaptureTransaction: 'authorize',
@@ -74,60 +46,7 @@ const READS = [
 
 export const providerD: ProviderFactory = (ctx: SandboxContext) => {
   const { store } = ctx;
-  /** Each transaction's order.invoiceNumber and submit time, as getUnsettledTransactionListRequest lists them. */
-  const invoices = new Map<string, string | null>();
-  const submitted: Array<{ transId: string; account: string; at: string }> = [];
-  /** Settled batches (control POST /batches/settle), oldest first; their transactions left the unsettled list. */
-  const batches: Array<{ batchId: string; account: string; settledAt: string; transIds: Set<string> }> = [];
-  const isSettled = (transId: string) => batches.some((batch) => batch.transIds.has(transId));
-
-  /** Keeps a processed transaction (it has a transId) for the unsettled list, with its invoice number. */
-  function remember(processed: Processed, account: string, tx: Record<string, unknown>): Processed {
-    const transId = processed.entry.provider_reference;
-    if (transId && !invoices.has(transId)) {
-      invoices.set(transId, read.str(read.obj(tx.order).invoiceNumber));
-      submitted.push({ transId, account, at: new Date().toISOString() });
-    }
-    return processed;
-  }
-
-  function transactionReply(
-    refId: string | null,
-    fields: {
-      responseCode: string;
-      reasonCode: string;
-      text: string;
-      transId: string;
-      refTransId?: string;
-      payment?: Payment;
-    },
-  ): Reply {
-    const approved = fields.responseCode === '1';
-    const { payment } = fields;
-    return reply({
-      transactionResponse: {
-        responseCode: fields.responseCode,
-        authCode: approved ? numericId(6) : '',
-        avsResultCode: 'Y',
-        cvvResultCode: approved ? 'M' : '',
-        transId: fields.transId,
-        refTransID: fields.refTransId ?? '',
-        transHash: '',
-        testRequest: '0',
-        accountNumber: payment?.cardLast4 ? `XXXX${payment.cardLast4}` : '',
-        accountType: payment?.cardBrand ? cardType(payment.cardBrand) : '',
-        ...(approved
-          ? { messages: [{ code: fields.reasonCode, description: fields.text }] }
-          : { errors: [{ errorCode: fields.reasonCode, errorText: fields.text }] }),
-        ...(payment?.networkTransactionId && approved ? { networkTransId: payment.networkTransactionId } : {}),
-        ...(payment?.reference ? { userFields: [{ name: 'reference', value: payment.reference }] } : {}),
-      },
-      refId,
-      messages: approved
-        ? ok
-        : { resultCode: 'Error', message: [{ code: 'E00027', text: 'The transaction was unsuccessful.' }] },
-    });
-  }
+  const { remember, details, listed, settledBatches, settleBatch } = reporting(ctx);
 
   /** Authenticates merchantAuthentication; null when it fails (E00007). */
   function authenticate(request: Record<string, unknown>): string | null {
@@ -389,201 +308,15 @@ export const providerD: ProviderFactory = (ctx: SandboxContext) => {
     return fail('3', `Unsupported transactionType ${type}.`);
   }
 
-  /** A payment's transactionStatus, responseCode and reason as getTransactionDetails reports them. */
-  function paymentStatus(payment: Payment): { status: string; responseCode: string; reasonCode: string } {
-    const status = {
-      authorized: 'authorizedPendingCapture',
-      captured: 'capturedPendingSettlement',
-      voided: 'voided',
-      declined: 'declined',
-      pending: 'FDSPendingReview',
-      expired: 'expired',
-      verified: 'authorizedPendingCapture',
-      requires_action: 'FDSPendingReview',
-    }[payment.state];
-    if (payment.declineReason) {
-      const [responseCode, reasonCode] = DECLINES[payment.declineReason];
-      return { status, responseCode, reasonCode };
-    }
-    return {
-      status,
-      responseCode: payment.state === 'pending' ? '4' : '1',
-      reasonCode: payment.state === 'pending' ? '253' : '1',
-    };
-  }
-
-  /** A transaction (a payment, or a refund as its own transaction) as getTransactionDetailsRequest answers it. */
-  function details(account: string, transId: string): Reply {
-    const refundRecord = store.refunds.get(transId);
-    const payment = store.payments.get(refundRecord?.paymentId ?? transId);
-    if (!payment || payment.account !== account || (refundRecord && refundRecord.provider !== 'provider_d'))
-      return apiError('E00040', 'The record cannot be found.');
-    store.record({
-      provider: 'provider_d',
-      account,
-      idempotency_key: null,
-      http_status: 200,
-      ...draft('lookup', { ...paymentFields(payment), outcome: 'approved' }),
-    });
-    const { status, responseCode, reasonCode } = refundRecord
-      ? {
-          status: refundRecord.state === 'failed' ? 'declined' : 'refundPendingSettlement',
-          responseCode: refundRecord.state === 'failed' ? '2' : '1',
-          reasonCode: refundRecord.state === 'failed' ? '2' : '1',
-        }
-      : paymentStatus(payment);
-    const amount = refundRecord?.amount ?? payment.amount;
-    return reply({
-      transaction: {
-        transId,
-        ...(refundRecord ? { refTransId: payment.id } : {}),
-        submitTimeUTC: refundRecord?.createdAt ?? payment.createdAt,
-        transactionType: refundRecord
-          ? 'refundTransaction'
-          : payment.capturedAmount > 0 || payment.state === 'captured'
-            ? 'authCaptureTransaction'
-            : 'authOnlyTransaction',
-        transactionStatus: status,
-        responseCode,
-        responseReasonCode: reasonCode,
-        authAmount: minorToDecimal(amount, payment.currency),
-        settleAmount: minorToDecimal(refundRecord ? amount : payment.capturedAmount, payment.currency),
-        ...(payment.networkTransactionId && !refundRecord ? { networkTransId: payment.networkTransactionId } : {}),
-        order: { invoiceNumber: invoices.get(transId) ?? undefined },
-        payment: {
-          creditCard: {
-            cardNumber: `XXXX${payment.cardLast4}`,
-            expirationDate: 'XXXX',
-            cardType: cardType(payment.cardBrand ?? ''),
-          },
-        },
-      },
-      messages: ok,
-    });
-  }
-
-  /**
-   * getUnsettledTransactionListRequest (batchId null): this account's transactions not settled yet; or
-   * getTransactionListRequest: those of one settled batch. Newest first (sorting submitTimeUTC descending is the only
-   * order the sandbox offers), paged by paging {limit ≤ 1000, offset = page number from 1}.
-   */
-  function listed(account: string, root: Record<string, unknown>, batchId: string | null): Reply {
-    const paging = read.obj(root.paging);
-    const limit = Math.min(Math.max(read.int(paging.limit) ?? 1000, 1), 1000);
-    const offset = Math.max(read.int(paging.offset) ?? 1, 1);
-    const batch = batchId === null ? null : batches.find((b) => b.batchId === batchId && b.account === account);
-    const own = submitted
-      .filter((entry) => entry.account === account)
-      .filter((entry) => (batch ? batch.transIds.has(entry.transId) : batchId === null && !isSettled(entry.transId)))
-      .reverse();
-    const page = own.slice((offset - 1) * limit, offset * limit);
-    store.record({
-      provider: 'provider_d',
-      account,
-      idempotency_key: null,
-      http_status: 200,
-      ...draft('lookup', { outcome: 'approved', reason: 'listed' }),
-    });
-    return reply({
-      transactions: page.map(({ transId, at }) => {
-        const refundRecord = store.refunds.get(transId);
-        const payment = store.payments.get(refundRecord?.paymentId ?? transId);
-        return {
-          transId,
-          submitTimeUTC: at,
-          transactionStatus: refundRecord
-            ? refundRecord.state === 'failed'
-              ? 'declined'
-              : batch
-                ? 'refundSettledSuccessfully'
-                : 'refundPendingSettlement'
-            : payment
-              ? batch && payment.state === 'captured'
-                ? 'settledSuccessfully'
-                : paymentStatus(payment).status
-              : 'generalError',
-          invoiceNumber: invoices.get(transId) ?? undefined,
-          accountNumber: payment?.cardLast4 ? `XXXX${payment.cardLast4}` : undefined,
-          settleAmount: Number(
-            minorToDecimal(refundRecord?.amount ?? payment?.capturedAmount ?? 0, payment?.currency ?? 'USD'),
-          ),
-        };
-      }),
-      totalNumInResultSet: own.length,
-      messages: ok,
-    });
-  }
-
-  /** getSettledBatchListRequest: this account's settled batches (the sandbox ignores the date window). */
-  function settledBatches(account: string): Reply {
-    store.record({
-      provider: 'provider_d',
-      account,
-      idempotency_key: null,
-      http_status: 200,
-      ...draft('lookup', { outcome: 'approved', reason: 'batches' }),
-    });
-    return reply({
-      batchList: batches
-        .filter((batch) => batch.account === account)
-        .map((batch) => ({
-          batchId: batch.batchId,
-          settlementTimeUTC: batch.settledAt,
-          settlementState: 'settledSuccessfully',
-        })),
-      messages: ok,
-    });
-  }
-
-  /** The day's settlement: every transaction of the account not settled yet goes into a new batch. */
-  function settleBatch(account: string) {
-    const transIds = new Set(
-      submitted.filter((e) => e.account === account && !isSettled(e.transId)).map((e) => e.transId),
-    );
-    const batchId = String(10_000_000 + batches.length + 1);
-    batches.push({ batchId, account, settledAt: new Date().toISOString(), transIds });
-    return { batch_id: batchId, transactions: transIds.size };
-  }
-
   return {
     slug: 'provider_d',
     settleBatch,
     router: new Router().on('POST', '/xml/v1/request.api', handle),
     accountOf: (credentials) => (typeof credentials.api_login_id === 'string' ? credentials.api_login_id : null),
     supportsDisputes: false,
-    webhook(event, payment, refundRecord, endpoint) {
-      const failed = event.type.endsWith('failed');
-      const eventType = refundRecord
-        ? 'net.authorize.payment.refund.created'
-        : event.type === 'payment.succeeded'
-          ? 'net.authorize.payment.authcapture.created'
-          : event.type === 'payment.failed'
-            ? 'net.authorize.payment.fraud.declined'
-            : 'net.authorize.payment.void.created';
-      const body = JSON.stringify({
-        notificationId: uuidFrom(event.id),
-        eventType,
-        eventDate: event.createdAt,
-        webhookId: endpoint.id,
-        payload: {
-          responseCode: failed ? 2 : 1,
-          authCode: failed ? '' : numericId(6),
-          avsResponse: 'Y',
-          authAmount: Number(minorToDecimal(refundRecord?.amount ?? event.amount, event.currency)),
-          entityName: 'transaction',
-          id: refundRecord?.id ?? event.paymentId,
-          merchantReferenceId: payment?.reference ?? event.reference,
-        },
-      });
-      return { headers: { 'x-anet-signature': anetSignature(body, endpoint.secret) }, body };
-    },
+    webhook,
   };
 };
-
-/** sha512= followed by the uppercase hex HMAC-SHA512 of the body, keyed by the signature key text. */
-export function anetSignature(body: string, signatureKey: string): string {
-  return `sha512=${createHmac('sha512', signatureKey).update(body).digest('hex').toUpperCase()}`;
-}
 
 /** Our reference travels in userFields (Authorize.net echoes them back). */
 function referenceOf(tx: Record<string, unknown>): string | null {
@@ -599,23 +332,4 @@ function parseExpiry(value: string | null): { expMonth: number; expYear: number 
   if (match) return { expYear: Number(match[1]), expMonth: Number(match[2]) };
   match = /^(\d{2})(\d{2})$/.exec(value ?? '');
   return match ? { expMonth: Number(match[1]), expYear: 2000 + Number(match[2]) } : null;
-}
-
-function cardType(brand: string): string {
-  return (
-    {
-      visa: 'Visa',
-      mastercard: 'MasterCard',
-      amex: 'AmericanExpress',
-      discover: 'Discover',
-      diners: 'DinersClub',
-      jcb: 'JCB',
-    }[brand] ?? 'Other'
-  );
-}
-
-/** A stable UUID-shaped id per event, so a redelivery carries the same notificationId. */
-function uuidFrom(seed: string): string {
-  const hex = createHash('sha256').update(seed).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

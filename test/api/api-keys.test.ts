@@ -5,10 +5,15 @@
  * key is never wider than the key that issues or rolls it; an unknown scope is a 400.
  */
 import { expect } from 'chai';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildApp } from '../../api/app';
+import { AuthCache } from '../../api/http/auth-cache';
 import { api } from '../helpers/http';
 import { createTenant, customerInput, keyWithScopes, type Tenant } from '../helpers/factories';
 import { expectError } from '../helpers/envelope';
 import { bearer, createMerchantUser, signIn } from '../helpers/dashboard';
+import { stack } from '../helpers/stack';
 import { publicHeaders } from '../helpers/vault';
 
 const KEY_FIELDS = [
@@ -135,10 +140,11 @@ describe('API keys: issue, list, revoke, roll', () => {
 
   it('a suspended merchant can still have a key revoked, not issued', async () => {
     const created = await issue(tenant, { name: 'Before', kind: 'secret' });
-    await api.patch(`/merchants/${tenant.merchant_id}`, {
+    const suspended = await api.patch(`/merchants/${tenant.merchant_id}`, {
       key: tenant.organization_secret_key,
       body: { status: 'suspended' },
     });
+    expect(suspended.status, suspended.text).to.equal(200);
     expectError(
       await api.post(keysPath(tenant), { key: tenant.organization_secret_key, body: { name: 'x', kind: 'secret' } }),
       403,
@@ -147,6 +153,36 @@ describe('API keys: issue, list, revoke, roll', () => {
     );
     const revoked = await api.post(`${keysPath(tenant)}/${created.id}/revoke`, { key: tenant.organization_secret_key });
     expect(revoked.status, revoked.text).to.equal(200);
+  });
+
+  it('a suspension is in force for the next request of the API process that committed it, before its change notification arrives', async () => {
+    // This app's auth cache hears no NOTIFY: the suspension's notification arrives after the next request.
+    const cache = new AuthCache();
+    cache.setListening(true);
+    const handle = buildApp({ ...stack().api.deps, authCache: cache }).callback();
+    const server = createServer((request, response) => void handle(request, response)).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const key = tenant.organization_secret_key;
+      // Issuing caches the merchant as active with the organization key's access to it.
+      const before = await api.post(keysPath(tenant), { key, body: { name: 'Before', kind: 'secret' }, baseUrl });
+      expect(before.status, before.text).to.equal(201);
+      const suspended = await api.patch(`/merchants/${tenant.merchant_id}`, {
+        key,
+        body: { status: 'suspended' },
+        baseUrl,
+      });
+      expect(suspended.status, suspended.text).to.equal(200);
+      expectError(
+        await api.post(keysPath(tenant), { key, body: { name: 'After', kind: 'secret' }, baseUrl }),
+        403,
+        'authorization_error',
+        'MERCHANT_SUSPENDED',
+      );
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('in the merchant Dashboard, owners and admins issue and revoke keys; viewers only list them', async () => {

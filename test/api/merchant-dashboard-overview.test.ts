@@ -15,7 +15,8 @@ import { bearer, createMerchantUser, signIn } from '../helpers/dashboard';
 import { postConnector } from '../helpers/connectors';
 import { subscribed, type Subscribed } from '../helpers/subscriptions';
 import { expectError } from '../helpers/envelope';
-import type { Tenant } from '../helpers/factories';
+import { customerInput, type Tenant } from '../helpers/factories';
+import { createClock } from '../helpers/test-clocks';
 
 const DAY = 86_400_000;
 const startOfToday = () => {
@@ -84,6 +85,8 @@ async function seedSubscription(
     customDays?: number;
     /** [type, from status, to status, days ago] oldest first. */
     transitions: Array<[string, string | null, string, number]>;
+    /** A customer on a test clock, whose transitions are dated in days before the clock's day (`today`). */
+    onClock?: { customerId: string; today: number };
   },
 ): Promise<void> {
   const id = `sub_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
@@ -91,11 +94,12 @@ async function seedSubscription(
     `insert into subscriptions (id, organization_id, merchant_id, customer_id, current_offer_id, product_id, plan_key,
        billing_cycle, custom_billing_days, currency, current_amount, current_period_start, current_period_end,
        billing_anchor_at, status, payment_instrument_id, country, origin_transaction_id, livemode)
-     select ?, organization_id, merchant_id, customer_id, current_offer_id, product_id, ?, ?, ?, 'USD', ?,
+     select ?, organization_id, merchant_id, coalesce(?, customer_id), current_offer_id, product_id, ?, ?, ?, 'USD', ?,
        current_period_start, current_period_end, billing_anchor_at, ?, payment_instrument_id, country, ?, livemode
      from subscriptions where id = ?`,
     [
       id,
+      sub.onClock?.customerId ?? null,
       `plan-${id}`,
       sub.cycle,
       sub.customDays ?? null,
@@ -117,7 +121,7 @@ async function seedSubscription(
         from,
         to,
         `${id}-${index}`,
-        noonOf(daysAgo),
+        sub.onClock ? new Date(sub.onClock.today - daysAgo * DAY + 12 * 3_600_000) : noonOf(daysAgo),
       ],
     );
   }
@@ -425,5 +429,45 @@ describe('Merchant Dashboard overview: the last 30 days from the read models', f
     expectError(await api.get('/merchant/overview', { key: mine.tenant.merchant_secret_key }), 401);
     const headers = { ...(await sessionOf(mine.tenant)), 'x-merchant-id': theirs.tenant.merchant_id };
     expectError(await api.get('/merchant/overview', { headers }), 403);
+  });
+});
+
+describe("Merchant Dashboard overview of test data: a test clock's subscriptions in the clock's 30 days", function () {
+  this.timeout(120_000);
+
+  it("counts a clock-bound subscription's dunning and recovery in the 30 days up to its clock's time, aligned on today", async () => {
+    // The real subscription (active since today), and a customer on a clock 60 days ahead of real time.
+    const anchor = await subscribed(new Date());
+    const clockDay = startOfToday() + 60 * DAY;
+    const clock = await createClock(anchor.tenant, new Date(clockDay + 10 * 3_600_000).toISOString());
+    const customer = await api.post('/customers', {
+      key: anchor.tenant.merchant_secret_key,
+      body: customerInput({ test_clock_id: clock.id }),
+    });
+    expect(customer.status, customer.text).to.equal(201);
+    const onClock = { customerId: customer.body.data.id, today: clockDay };
+    // On the clock: active since 10 clock days ago, into dunning 3 clock days ago, recovered yesterday (clock time).
+    await seedSubscription(anchor, {
+      status: 'active',
+      amount: 2_500,
+      cycle: 'monthly',
+      onClock,
+      transitions: [
+        ['creation', null, 'active', 10],
+        ['dunning_entry', 'active', 'dunning', 3],
+        ['dunning_retry', 'dunning', 'active', 1],
+      ],
+    });
+
+    const res = await api.get('/merchant/overview', {
+      headers: await sessionOf(anchor.tenant),
+      query: { livemode: 'false' },
+    });
+    expect(res.status, res.text).to.equal(200);
+    const dayAgo = (daysAgo: number) => res.body.days[res.body.days.length - 1 - daysAgo];
+    expect(res.body.subscriptions).to.deep.include({ active: 2, entered_dunning: 1, recovered: 1 });
+    expect(dayAgo(3)).to.deep.include({ entered_dunning: 1, active_subscriptions: 0 });
+    expect(dayAgo(1)).to.deep.include({ recovered: 1, active_subscriptions: 1 });
+    expect(dayAgo(0).active_subscriptions).to.equal(2);
   });
 });

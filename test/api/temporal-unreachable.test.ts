@@ -83,6 +83,59 @@ describe('When Temporal is unreachable', () => {
     expect(retried.body.data.status).to.equal('authorized');
   });
 
+  it('a PATCH pushing expires_at out needs no Temporal: 200, the new time stored, the expiry workflow still running', async function () {
+    this.timeout(90_000);
+    const tenant = await createTenant();
+    const { offer } = await sellableOffer(tenant);
+    const created = await api.post('/checkout-sessions', {
+      key: tenant.merchant_secret_key,
+      body: { offer_id: offer.id, customer: customerInput(), expires_at: inFuture(HOUR) },
+      baseUrl: app.url,
+    });
+    expect(created.status, created.text).to.equal(201);
+    const id = created.body.data.id;
+
+    await proxy.close();
+    const later = inFuture(2 * HOUR);
+    const patched = await api.patch(`/checkout-sessions/${id}`, {
+      key: tenant.merchant_secret_key,
+      body: { expires_at: later },
+      baseUrl: app.url,
+    });
+
+    expect(patched.status, patched.text).to.equal(200);
+    const [stored] = await rows('select expires_at from checkout_sessions where id = ?', [id]);
+    expect(new Date(stored.expires_at).getTime()).to.equal(new Date(later).getTime());
+    // The workflow started at creation wakes at its first deadline, re-reads the row and sleeps on to this one.
+    const workflow = stack().api.deps.temporal.client.workflow.getHandle(`checkout-expiry-${id}`);
+    expect((await workflow.describe()).status.name).to.equal('RUNNING');
+  });
+
+  it('a PATCH giving a session its first expires_at answers 502 external_service_error and stores no expiry', async function () {
+    this.timeout(90_000);
+    const tenant = await createTenant();
+    const { offer } = await sellableOffer(tenant);
+    const created = await api.post('/checkout-sessions', {
+      key: tenant.merchant_secret_key,
+      body: { offer_id: offer.id, customer: customerInput() },
+      baseUrl: app.url,
+    });
+    expect(created.status, created.text).to.equal(201);
+    const id = created.body.data.id;
+
+    await proxy.close();
+    const patched = await api.patch(`/checkout-sessions/${id}`, {
+      key: tenant.merchant_secret_key,
+      body: { expires_at: inFuture(HOUR) },
+      baseUrl: app.url,
+    });
+
+    expectError(patched, 502, 'external_service_error', 'WORKFLOW_SERVICE_UNAVAILABLE');
+    expect(await rows('select expires_at from checkout_sessions where id = ?', [id])).to.deep.equal([
+      { expires_at: null },
+    ]);
+  });
+
   it('a charge whose answer was lost (Temporal cut while the API waited) is found again by its retry: same transaction, one provider charge', async function () {
     this.timeout(90_000);
     const tenant = await createTenant();

@@ -3,15 +3,8 @@
  * from GET /merchant/activity, newest first: the action, the actor (an API key or a person, "you" for the signed-in
  * one) and what changed, including who armed a test-clock subscription's renewal failure. Screenshot under test-output/dashboard/, axe-core with no serious violation.
  */
-import type { Page } from 'playwright-core';
 import { bearer, createMerchantUser, signIn } from '../helpers/dashboard';
-import {
-  checkPage as checkWith,
-  openDashboardBrowser,
-  requireChromium,
-  signInThroughPage,
-  type DashboardBrowser,
-} from '../helpers/dashboard-browser';
+import { signInThroughPage, useDashboardBrowser } from '../helpers/dashboard-browser';
 import { createTenant } from '../helpers/factories';
 import { api } from '../helpers/http';
 import { keyId } from '../helpers/merchants';
@@ -21,23 +14,7 @@ import { cascade } from '../helpers/transactions';
 
 describe('Merchant Dashboard Activity page in headless Chromium (e2e)', function () {
   this.timeout(120_000);
-  let browser: DashboardBrowser;
-  let page: Page;
-
-  before(async function () {
-    requireChromium(this);
-    browser = await openDashboardBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    browser.problems.length = 0;
-    page = await browser.newPage();
-  });
-  afterEach(async () => {
-    await page?.close();
-  });
+  const ui = useDashboardBrowser('test');
 
   it('a viewer reads who did what: a test clock created and advanced by an API key, newest first, with what changed', async () => {
     const tenant = await createTenant();
@@ -49,18 +26,18 @@ describe('Merchant Dashboard Activity page in headless Chromium (e2e)', function
     });
     if (advanced.status !== 200) throw new Error(advanced.text);
 
-    await page.goto(`${browser.base}/sign-in`);
-    await signInThroughPage(page, viewer.email, viewer.password);
-    await page.getByRole('link', { name: 'Activity' }).click();
-    await page.getByRole('heading', { name: 'Activity', exact: true }).waitFor();
-    const rows = page.locator('tr[data-activity]');
+    await ui.page.goto(`${ui.browser.base}/sign-in`);
+    await signInThroughPage(ui.page, viewer.email, viewer.password);
+    await ui.page.getByRole('link', { name: 'Activity' }).click();
+    await ui.page.getByRole('heading', { name: 'Activity', exact: true }).waitFor();
+    const rows = ui.page.locator('tr[data-activity]');
     await rows.first().waitFor();
     const first = rows.nth(0);
     await first.getByText('Test clock advanced').waitFor();
     await first.getByText(`API key ${await keyId(tenant.merchant_secret_key)}`).waitFor();
     await first.getByText(/Frozen time: .*2027.* → .*2027/).waitFor();
     await rows.nth(1).getByText('Test clock created').waitFor();
-    await checkWith(page, 'activity', browser.problems);
+    await ui.check('activity');
   });
 
   it('arming a renewal failure in the Dashboard is on the Activity page: the member by name, the subscription and the failure code', async () => {
@@ -78,14 +55,14 @@ describe('Merchant Dashboard Activity page in headless Chromium (e2e)', function
     });
     if (armed.status !== 200) throw new Error(armed.text);
 
-    await page.goto(`${browser.base}/sign-in`);
-    await signInThroughPage(page, viewer.email, viewer.password);
-    await page.getByRole('link', { name: 'Activity' }).click();
-    const first = page.locator('tr[data-activity]').first();
+    await ui.page.goto(`${ui.browser.base}/sign-in`);
+    await signInThroughPage(ui.page, viewer.email, viewer.password);
+    await ui.page.getByRole('link', { name: 'Activity' }).click();
+    const first = ui.page.locator('tr[data-activity]').first();
     await first.getByText('Test clock renewal failure armed').waitFor();
     await first.getByText('Mia Merchant').waitFor();
     await first.getByText(`Subscription id: ${sub.id}`).waitFor();
     await first.getByText('Failure code: do_not_honor').waitFor();
-    await checkWith(page, 'activity-renewal-failure', browser.problems);
+    await ui.check('activity-renewal-failure');
   });
 });

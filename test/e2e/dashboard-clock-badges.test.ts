@@ -3,18 +3,11 @@
  * show their dates in the clock's time, with a badge naming the clock and its frozen time ("Test clock: Billing QA,
  * Jan 31, 2027…"); the charges, dated in real time, say so, on the subscription and on the payment's and order's
  * pages. A customer in real time gets no badge. The Overview of test data names each test clock with its time, since
- * a clock's renewals and dunning are dated by the clock.
+ * a clock's subscriptions are counted in the clock's 30 days.
  */
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { createMerchantUser } from '../helpers/dashboard';
-import {
-  checkPage as checkWith,
-  openDashboardBrowser,
-  requireChromium,
-  signInThroughPage,
-  type DashboardBrowser,
-} from '../helpers/dashboard-browser';
+import { signInThroughPage, useDashboardBrowser } from '../helpers/dashboard-browser';
 import { createTenant, customerInput } from '../helpers/factories';
 import { sellableOffer } from '../helpers/checkout';
 import { cascade } from '../helpers/transactions';
@@ -26,17 +19,7 @@ const shownDay = (iso: string) => new Intl.DateTimeFormat('en-US', { dateStyle: 
 
 describe('Merchant Dashboard test-clock badges in headless Chromium (e2e)', function () {
   this.timeout(240_000);
-  let browser: DashboardBrowser;
-  let page: Page;
-
-  before(async function () {
-    requireChromium(this);
-    browser = await openDashboardBrowser();
-    page = await browser.newPage();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const ui = useDashboardBrowser();
 
   it('a subscription and a customer on a test clock show the clock badge with its name and frozen time, as the Overview of test data does; a real-time customer has none', async () => {
     const tenant = await createTenant();
@@ -48,32 +31,32 @@ describe('Merchant Dashboard test-clock badges in headless Chromium (e2e)', func
     const realTime = await api.post('/customers', { key: tenant.merchant_secret_key, body: customerInput() });
     expect(realTime.status, realTime.text).to.equal(201);
 
-    await page.goto(`${browser.base}/sign-in`);
-    await signInThroughPage(page, user.email, user.password);
-    await page.goto(`${browser.base}/subscriptions/${sub.id}`);
-    const badge = page.getByTestId('clock-badge').first();
+    await ui.page.goto(`${ui.browser.base}/sign-in`);
+    await signInThroughPage(ui.page, user.email, user.password);
+    await ui.page.goto(`${ui.browser.base}/subscriptions/${sub.id}`);
+    const badge = ui.page.getByTestId('clock-badge').first();
     await badge.getByText('Test clock: Billing QA,', { exact: false }).waitFor();
     await badge.getByText(shownDay(JAN_31), { exact: false }).waitFor();
-    await page.getByText('Dates in real time', { exact: false }).waitFor();
-    await checkWith(page, 'subscription-clock-badge', browser.problems);
+    await ui.page.getByText('Dates in real time', { exact: false }).waitFor();
+    await ui.check('subscription-clock-badge');
 
-    await page.goto(`${browser.base}/customers/${customerId}`);
-    await page.getByTestId('clock-badge').getByText(shownDay(JAN_31), { exact: false }).waitFor();
+    await ui.page.goto(`${ui.browser.base}/customers/${customerId}`);
+    await ui.page.getByTestId('clock-badge').getByText(shownDay(JAN_31), { exact: false }).waitFor();
     // The customer's payment and order: the clock's badge, and their dates said to be real time.
     for (const path of [`/payments/${firstCharge.id}`, `/orders/${firstCharge.order_id}`]) {
-      await page.goto(`${browser.base}${path}`);
-      await page.getByTestId('clock-badge').getByText('Test clock: Billing QA,', { exact: false }).waitFor();
-      await page.getByText('Dates in real time', { exact: false }).waitFor();
+      await ui.page.goto(`${ui.browser.base}${path}`);
+      await ui.page.getByTestId('clock-badge').getByText('Test clock: Billing QA,', { exact: false }).waitFor();
+      await ui.page.getByText('Dates in real time', { exact: false }).waitFor();
     }
-    await checkWith(page, 'order-clock-badge', browser.problems);
-    await page.goto(`${browser.base}/customers/${realTime.body.data.id}`);
-    await page.getByText('None (real time)').waitFor();
-    expect(await page.getByTestId('clock-badge').count()).to.equal(0);
+    await ui.check('order-clock-badge');
+    await ui.page.goto(`${ui.browser.base}/customers/${realTime.body.data.id}`);
+    await ui.page.getByText('None (real time)').waitFor();
+    expect(await ui.page.getByTestId('clock-badge').count()).to.equal(0);
 
-    await page.goto(`${browser.base}/overview?test=1`);
-    await page.getByText('Subscriptions on a test clock move in the clock’s time', { exact: false }).waitFor();
-    const overviewBadge = page.getByTestId('clock-badge');
+    await ui.page.goto(`${ui.browser.base}/overview?test=1`);
+    await ui.page.getByText('Subscriptions on a test clock move in the clock’s time', { exact: false }).waitFor();
+    const overviewBadge = ui.page.getByTestId('clock-badge');
     await overviewBadge.getByText(`Test clock: Billing QA, ${shownDay(JAN_31)}`, { exact: false }).waitFor();
-    await checkWith(page, 'overview-clock-badge', browser.problems);
+    await ui.check('overview-clock-badge');
   });
 });

@@ -7,16 +7,10 @@
  * Each new page is screenshot under test-output/dashboard/ and checked by axe-core (0 serious violations).
  */
 import { expect } from 'chai';
-import type { Page, Request } from 'playwright-core';
+import type { Request } from 'playwright-core';
 import { startSubscriptionWorkflow } from '../../api/temporal';
 import { NEW_PASSWORD, createMerchantUser } from '../helpers/dashboard';
-import {
-  checkPage as checkWith,
-  openDashboardBrowser,
-  requireChromium,
-  signInThroughPage,
-  type DashboardBrowser,
-} from '../helpers/dashboard-browser';
+import { signInThroughPage, useDashboardBrowser } from '../helpers/dashboard-browser';
 import { addMerchant, createTenant, uniqueEmail } from '../helpers/factories';
 import { api } from '../helpers/http';
 import { waitForMail, type CaughtMail } from '../helpers/mail';
@@ -35,32 +29,11 @@ function linkIn(mail: CaughtMail, page: string): string {
 
 describe('Merchant Dashboard account flows and merchant switching in headless Chromium (e2e)', function () {
   this.timeout(240_000);
-  let browser: DashboardBrowser;
-  let page: Page;
+  const ui = useDashboardBrowser('test');
 
-  before(async function () {
-    requireChromium(this);
-    browser = await openDashboardBrowser();
-  });
-
-  after(async () => {
-    await browser?.close();
-  });
-
-  // Each test in its own tab: its own sessionStorage, so its own sign-in.
-  beforeEach(async () => {
-    browser.problems.length = 0;
-    page = await browser.newPage();
-  });
-
-  afterEach(async () => {
-    await page?.close();
-  });
-
-  const checkPage = (name: string) => checkWith(page, name, browser.problems);
   const fitsWidth = async (name: string) =>
     expect(
-      await page.evaluate<number>('document.documentElement.scrollWidth'),
+      await ui.page.evaluate<number>('document.documentElement.scrollWidth'),
       `${name} scrolls sideways`,
     ).to.be.at.most(360);
 
@@ -68,38 +41,38 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
     const tenant = await createTenant();
     const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
 
-    await page.goto(`${browser.base}/sign-in`);
-    await page.getByRole('link', { name: 'Forgot your password?' }).click();
-    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
-    await checkPage('forgot-password');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByRole('button', { name: 'Send the link' }).click();
-    await page.getByText('Check your inbox for the link.').waitFor();
-    await checkPage('forgot-password-sent');
+    await ui.page.goto(`${ui.browser.base}/sign-in`);
+    await ui.page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await ui.page.getByRole('heading', { name: 'Reset your password' }).waitFor();
+    await ui.check('forgot-password');
+    await ui.page.getByLabel('E-mail').fill(user.email);
+    await ui.page.getByRole('button', { name: 'Send the link' }).click();
+    await ui.page.getByText('Check your inbox for the link.').waitFor();
+    await ui.check('forgot-password-sent');
 
     const [mail] = await waitForMail(user.email);
     const link = linkIn(mail, 'reset-password');
     expect(new URL(link).searchParams.get('dashboard')).to.equal('merchant');
-    await page.goto(link);
-    await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
-    await checkPage('reset-password');
-    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
-    await page.getByLabel('Repeat the new password').fill(NEW_PASSWORD);
-    await page.getByRole('button', { name: 'Set the password' }).click();
-    await page.getByText('Your password is set.').waitFor();
-    await page.getByRole('link', { name: 'Sign in' }).click();
-    await signInThroughPage(page, user.email, NEW_PASSWORD);
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await ui.page.goto(link);
+    await ui.page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await ui.check('reset-password');
+    await ui.page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await ui.page.getByLabel('Repeat the new password').fill(NEW_PASSWORD);
+    await ui.page.getByRole('button', { name: 'Set the password' }).click();
+    await ui.page.getByText('Your password is set.').waitFor();
+    await ui.page.getByRole('link', { name: 'Sign in' }).click();
+    await signInThroughPage(ui.page, user.email, NEW_PASSWORD);
+    await ui.page.getByRole('heading', { name: 'Overview' }).waitFor();
 
     const old = await api.post('/auth/merchant/login', { body: { email: user.email, password: user.password } });
     expect(old.status, old.text).to.equal(401);
     // The link works once: opened again, the page says so instead of setting a password.
-    await page.goto(link);
-    await page.getByLabel('New password', { exact: true }).fill(`${NEW_PASSWORD}x`);
-    await page.getByLabel('Repeat the new password').fill(`${NEW_PASSWORD}x`);
-    await page.getByRole('button', { name: 'Set the password' }).click();
-    await page.getByRole('alert').waitFor();
-    expect(await page.getByText('Your password is set.').count()).to.equal(0);
+    await ui.page.goto(link);
+    await ui.page.getByLabel('New password', { exact: true }).fill(`${NEW_PASSWORD}x`);
+    await ui.page.getByLabel('Repeat the new password').fill(`${NEW_PASSWORD}x`);
+    await ui.page.getByRole('button', { name: 'Set the password' }).click();
+    await ui.page.getByRole('alert').waitFor();
+    expect(await ui.page.getByText('Your password is set.').count()).to.equal(0);
   });
 
   it('accepting an invitation from the e-mailed link: the new user names themself, sets a password and signs in to the merchant', async () => {
@@ -109,20 +82,20 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
     const merchant = await createMerchant(tenant, { primary_email: email, name: merchantName });
 
     const [mail] = await waitForMail(email);
-    await page.goto(linkIn(mail, 'accept-invitation'));
-    await page.getByRole('heading', { name: 'Accept your invitation' }).waitFor();
-    await page.getByText(`invited ${email} to a merchant of`).waitFor();
-    await checkPage('accept-invitation');
-    await page.getByLabel('Your name (optional)').fill('Ivy Invitee');
-    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
-    await page.getByLabel('Repeat the new password').fill(NEW_PASSWORD);
-    await page.getByRole('button', { name: 'Accept and set the password' }).click();
-    await page.getByText(`Welcome! Sign in as ${email}.`).waitFor();
-    await checkPage('accept-invitation-done');
-    await page.getByRole('link', { name: 'Sign in', exact: true }).click();
-    await signInThroughPage(page, email, NEW_PASSWORD);
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    expect(await page.locator('#sidebar').textContent()).to.include(merchantName);
+    await ui.page.goto(linkIn(mail, 'accept-invitation'));
+    await ui.page.getByRole('heading', { name: 'Accept your invitation' }).waitFor();
+    await ui.page.getByText(`invited ${email} to a merchant of`).waitFor();
+    await ui.check('accept-invitation');
+    await ui.page.getByLabel('Your name (optional)').fill('Ivy Invitee');
+    await ui.page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await ui.page.getByLabel('Repeat the new password').fill(NEW_PASSWORD);
+    await ui.page.getByRole('button', { name: 'Accept and set the password' }).click();
+    await ui.page.getByText(`Welcome! Sign in as ${email}.`).waitFor();
+    await ui.check('accept-invitation-done');
+    await ui.page.getByRole('link', { name: 'Sign in', exact: true }).click();
+    await signInThroughPage(ui.page, email, NEW_PASSWORD);
+    await ui.page.getByRole('heading', { name: 'Overview' }).waitFor();
+    expect(await ui.page.locator('#sidebar').textContent()).to.include(merchantName);
 
     const login = await api.post('/auth/merchant/login', { body: { email, password: NEW_PASSWORD } });
     expect(login.status, login.text).to.equal(200);
@@ -135,15 +108,15 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
     const tenant = await createTenant();
     const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
     await createMerchant(tenant, { primary_email: user.email, name: `Second shop ${user.id}` });
-    await page.goto(linkIn((await waitForMail(user.email))[0], 'accept-invitation'));
-    await page.getByLabel('Your current password').fill(user.password);
-    expect(await page.getByLabel('New password', { exact: true }).count()).to.equal(0);
-    await checkPage('accept-invitation-existing-user');
-    await page.getByRole('button', { name: 'Accept the invitation' }).click();
-    await page.getByText(`Welcome! Sign in as ${user.email}.`).waitFor();
-    await page.getByRole('link', { name: 'Sign in', exact: true }).click();
-    await signInThroughPage(page, user.email, user.password);
-    await page
+    await ui.page.goto(linkIn((await waitForMail(user.email))[0], 'accept-invitation'));
+    await ui.page.getByLabel('Your current password').fill(user.password);
+    expect(await ui.page.getByLabel('New password', { exact: true }).count()).to.equal(0);
+    await ui.check('accept-invitation-existing-user');
+    await ui.page.getByRole('button', { name: 'Accept the invitation' }).click();
+    await ui.page.getByText(`Welcome! Sign in as ${user.email}.`).waitFor();
+    await ui.page.getByRole('link', { name: 'Sign in', exact: true }).click();
+    await signInThroughPage(ui.page, user.email, user.password);
+    await ui.page
       .getByLabel('Merchant', { exact: true })
       .locator('option', { hasText: `Second shop ${user.id}` })
       .waitFor({ state: 'attached' });
@@ -151,15 +124,15 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
     const email = uniqueEmail('decliner');
     await createMerchant(tenant, { primary_email: email });
     const link = linkIn((await waitForMail(email))[0], 'accept-invitation');
-    await page.goto(link);
-    await page.getByRole('button', { name: 'Decline the invitation' }).click();
-    await page.getByText('You declined the invitation').waitFor();
+    await ui.page.goto(link);
+    await ui.page.getByRole('button', { name: 'Decline the invitation' }).click();
+    await ui.page.getByText('You declined the invitation').waitFor();
     const token = new URL(link).searchParams.get('token')!;
     expect((await api.get('/invitations/verify', { query: { token } })).body.valid).to.equal(false);
-    await page.goto(link);
-    await page.getByText('This invitation is invalid, expired or already used.').waitFor();
-    expect(await page.getByRole('button', { name: /Accept/ }).count()).to.equal(0);
-    await checkPage('accept-invitation-used');
+    await ui.page.goto(link);
+    await ui.page.getByText('This invitation is invalid, expired or already used.').waitFor();
+    expect(await ui.page.getByRole('button', { name: /Accept/ }).count()).to.equal(0);
+    await ui.check('accept-invitation-used');
   });
 
   it('the merchant switcher shows the other merchant’s data, and every API call then carries its x-merchant-id', async () => {
@@ -178,20 +151,20 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
       if (request.url().includes('/api/v1/merchant/'))
         sent.push(request.allHeaders().then((headers) => ({ url: request.url(), merchant: headers['x-merchant-id'] })));
     };
-    page.on('request', record);
+    ui.page.on('request', record);
 
-    await page.goto(`${browser.base}/sign-in`);
-    await signInThroughPage(page, user.email, user.password);
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    const switcher = page.getByLabel('Merchant', { exact: true });
+    await ui.page.goto(`${ui.browser.base}/sign-in`);
+    await signInThroughPage(ui.page, user.email, user.password);
+    await ui.page.getByRole('heading', { name: 'Overview' }).waitFor();
+    const switcher = ui.page.getByLabel('Merchant', { exact: true });
     const showWebhooksOf = async (merchantId: string, shown: string, hidden: string) => {
       if ((await switcher.inputValue()) !== merchantId) {
         await switcher.selectOption(merchantId);
-        await page.getByRole('heading', { name: 'Overview' }).waitFor();
+        await ui.page.getByRole('heading', { name: 'Overview' }).waitFor();
       }
       sent.length = 0;
-      await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Webhooks' }).click();
-      const endpoints = page.getByRole('region', { name: 'Webhook endpoints' });
+      await ui.page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Webhooks' }).click();
+      const endpoints = ui.page.getByRole('region', { name: 'Webhook endpoints' });
       await endpoints.getByText(shown).waitFor();
       expect(await endpoints.getByText(hidden).count()).to.equal(0);
       const calls = await Promise.all(sent);
@@ -202,15 +175,15 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
     await showWebhooksOf(tenant.merchant_id, 'https://first.example.com/hooks', 'https://second.example.com/hooks');
     await showWebhooksOf(second.merchantId, 'https://second.example.com/hooks', 'https://first.example.com/hooks');
     expect(await switcher.inputValue()).to.equal(second.merchantId);
-    await checkPage('merchant-switcher');
+    await ui.check('merchant-switcher');
     // The choice survives a reload of the tab.
-    await page.reload();
-    await page
+    await ui.page.reload();
+    await ui.page
       .getByRole('region', { name: 'Webhook endpoints' })
       .getByText('https://second.example.com/hooks')
       .waitFor();
     await showWebhooksOf(tenant.merchant_id, 'https://first.example.com/hooks', 'https://second.example.com/hooks');
-    page.off('request', record);
+    ui.page.off('request', record);
   });
 
   it('changing a subscription’s payment method from its page: the new card shows in the page and in the API', async () => {
@@ -221,17 +194,17 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
     const mastercard = await saveCard(tenant, sub.customerId, CARDS.mastercard);
     const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
 
-    await page.goto(`${browser.base}/subscriptions/${subscriptionId}`);
-    await signInThroughPage(page, user.email, user.password);
-    await page.getByTestId('subscription-status').getByText('Active').waitFor();
-    const paymentMethod = page.getByTestId('payment-method');
+    await ui.page.goto(`${ui.browser.base}/subscriptions/${subscriptionId}`);
+    await signInThroughPage(ui.page, user.email, user.password);
+    await ui.page.getByTestId('subscription-status').getByText('Active').waitFor();
+    const paymentMethod = ui.page.getByTestId('payment-method');
     await paymentMethod.getByText('Visa ending 4242').waitFor();
 
-    await page.getByRole('button', { name: 'Change payment method', exact: true }).click();
-    await page.getByLabel('Card to bill from now on').selectOption(mastercard.id);
-    await checkPage('subscription-change-payment-method');
-    await page.getByRole('button', { name: 'Confirm: change payment method' }).click();
-    await page.getByRole('status').filter({ hasText: 'The payment method changed.' }).waitFor();
+    await ui.page.getByRole('button', { name: 'Change payment method', exact: true }).click();
+    await ui.page.getByLabel('Card to bill from now on').selectOption(mastercard.id);
+    await ui.check('subscription-change-payment-method');
+    await ui.page.getByRole('button', { name: 'Confirm: change payment method' }).click();
+    await ui.page.getByRole('status').filter({ hasText: 'The payment method changed.' }).waitFor();
     await paymentMethod.getByText('Mastercard ending 4444').waitFor();
     expect(await paymentMethod.textContent()).to.include(mastercard.id);
 
@@ -241,8 +214,8 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
     expect(read.status, read.text).to.equal(200);
     expect(read.body.data.payment_instrument_id).to.equal(mastercard.id);
     // And after a reload the page reads it back from the API.
-    await page.reload();
-    await page.getByTestId('payment-method').getByText('Mastercard ending 4444').waitFor();
+    await ui.page.reload();
+    await ui.page.getByTestId('payment-method').getByText('Mastercard ending 4444').waitFor();
   });
 
   it('every page fits 360 px: no sideways scrolling of the page itself, and no serious axe violation', async () => {
@@ -250,22 +223,24 @@ describe('Merchant Dashboard account flows and merchant switching in headless Ch
     const { tenant } = sub;
     await createConfig(tenant, { url: 'https://hooks.example.com/a-rather-long-path/for-a-narrow-screen' });
     const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
-    await page.setViewportSize({ width: 360, height: 740 });
+    await ui.page.setViewportSize({ width: 360, height: 740 });
 
     const at = async (path: string, heading: string | RegExp, name: string) => {
-      await page.goto(`${browser.base}${path}`);
-      await page.getByRole('heading', { name: heading, exact: true }).first().waitFor();
-      await checkPage(`360px-${name}`);
+      await ui.page.goto(`${ui.browser.base}${path}`);
+      await ui.page.getByRole('heading', { name: heading, exact: true }).first().waitFor();
+      await ui.check(`360px-${name}`);
       await fitsWidth(name);
     };
     /** The path of the first item the list on screen links to. */
     const firstLink = async (prefix: string) =>
-      (await page.locator(`a[href^="/dashboard/${prefix}"]`).first().getAttribute('href'))!.slice('/dashboard'.length);
+      (await ui.page.locator(`a[href^="/dashboard/${prefix}"]`).first().getAttribute('href'))!.slice(
+        '/dashboard'.length,
+      );
 
     await at('/sign-in', 'Sign in to your merchant Dashboard', 'sign-in');
     await at('/forgot-password', 'Reset your password', 'forgot-password');
-    await page.goto(`${browser.base}/sign-in`);
-    await signInThroughPage(page, user.email, user.password);
+    await ui.page.goto(`${ui.browser.base}/sign-in`);
+    await signInThroughPage(ui.page, user.email, user.password);
     await at('/subscriptions', 'Subscriptions', 'subscriptions');
     await at(`/subscriptions/${sub.state.subscriptionId}`, /·/, 'subscription');
     await at('/payments', 'Payments', 'payments');

@@ -7,13 +7,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { createMerchantUser } from '../helpers/dashboard';
-import {
-  checkPage as checkWith,
-  openDashboardBrowser,
-  requireChromium,
-  signInThroughPage,
-  type DashboardBrowser,
-} from '../helpers/dashboard-browser';
+import { signInThroughPage, useDashboardBrowser } from '../helpers/dashboard-browser';
 import { postConnector } from '../helpers/connectors';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
@@ -43,29 +37,21 @@ const CLICK_TEAM_ON_FIRST_PAINT = `{
 
 describe('Merchant Dashboard data mode (live or test) in headless Chromium (e2e)', function () {
   this.timeout(240_000);
-  let browser: DashboardBrowser;
+  const ui = useDashboardBrowser('none');
   let withLive: Tenant;
   let testOnly: Tenant;
 
-  before(async function () {
-    requireChromium(this);
+  before(async () => {
     withLive = await withTestPayment(4200);
     await postConnector(withLive, 'provider_a', { name: 'Live card', is_test_mode: false });
     testOnly = await withTestPayment(1700);
-    browser = await openDashboardBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(() => {
-    browser.problems.length = 0;
   });
 
   /** A new tab (its own sessionStorage) signed in as an owner of `tenant`, opened at `path`. */
   async function signedIn(tenant: Tenant, path: string): Promise<Page> {
     const owner = await createMerchantUser(tenant.organization_id, [tenant.merchant_id], { role: 'owner' });
-    const page = await browser.newPage();
-    await page.goto(`${browser.base}${path}`);
+    const page = await ui.browser.newPage();
+    await page.goto(`${ui.browser.base}${path}`);
     await signInThroughPage(page, owner.email, owner.password);
     return page;
   }
@@ -88,7 +74,7 @@ describe('Merchant Dashboard data mode (live or test) in headless Chromium (e2e)
     await banner(page).waitFor();
     await page.getByRole('link', { name: '$42.00' }).waitFor();
     expect(testFlag(page)).to.equal('1');
-    await checkWith(page, 'mode-test-payments', browser.problems);
+    await ui.check('mode-test-payments', page);
 
     await nav(page, 'Subscriptions');
     await page.getByRole('heading', { name: 'Subscriptions', level: 1 }).waitFor();
@@ -119,8 +105,8 @@ describe('Merchant Dashboard data mode (live or test) in headless Chromium (e2e)
 
   it('a page left before its mode is written into the URL stays left: a link clicked on the first paint after the mode is known wins', async () => {
     const owner = await createMerchantUser(testOnly.organization_id, [testOnly.merchant_id], { role: 'owner' });
-    const page = await browser.newPage();
-    await page.goto(`${browser.base}/sign-in`);
+    const page = await ui.browser.newPage();
+    await page.goto(`${ui.browser.base}/sign-in`);
     // Clicks Team in the same task as the commit that replaces "Loading…" with the Overview: before the effect that
     // puts the test flag into the Overview's URL has run.
     await page.evaluate(CLICK_TEAM_ON_FIRST_PAINT);

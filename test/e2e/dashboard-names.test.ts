@@ -11,13 +11,7 @@ import { startSubscriptionWorkflow } from '../../api/temporal';
 import { createSubscription } from '../../domain/subscriptions/subscriptions.creation';
 import { networkTransactionIdOf } from '../../domain/subscriptions/subscriptions.first-transaction';
 import { createMerchantUser } from '../helpers/dashboard';
-import {
-  checkPage as checkWith,
-  openDashboardBrowser,
-  requireChromium,
-  signInThroughPage,
-  type DashboardBrowser,
-} from '../helpers/dashboard-browser';
+import { signInThroughPage, useDashboardBrowser } from '../helpers/dashboard-browser';
 import { createTenant, customerInput, uniqueEmail, type Tenant } from '../helpers/factories';
 import { api } from '../helpers/http';
 import { createOffer } from '../helpers/catalog';
@@ -87,28 +81,18 @@ async function standaloneSubscription(tenant: Tenant) {
 
 describe('Merchant Dashboard names, search by e-mail, history actors and Change offer in headless Chromium (e2e)', function () {
   this.timeout(240_000);
-  let browser: DashboardBrowser;
+  const ui = useDashboardBrowser('none');
   let tenant: Tenant;
 
-  before(async function () {
-    requireChromium(this);
+  before(async () => {
     tenant = await createTenant();
     await cascade(tenant, ['provider_a']);
-    browser = await openDashboardBrowser();
   });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(() => {
-    if (browser) browser.problems.length = 0;
-  });
-
-  const checkPage = (page: Page, name: string) => checkWith(page, name, browser.problems);
 
   async function signedIn(forTenant: Tenant): Promise<{ page: Page; email: string }> {
     const owner = await createMerchantUser(forTenant.organization_id, [forTenant.merchant_id], { role: 'owner' });
-    const page = await browser.newPage();
-    await page.goto(`${browser.base}/sign-in`);
+    const page = await ui.browser.newPage();
+    await page.goto(`${ui.browser.base}/sign-in`);
     await signInThroughPage(page, owner.email, owner.password);
     return { page, email: owner.email };
   }
@@ -121,12 +105,12 @@ describe('Merchant Dashboard names, search by e-mail, history actors and Change 
     await charge(tenant, cardCharge(await cardToken(tenant), { amount: 1500, customer_id: carlos.id }));
     const { page, email } = await signedIn(tenant);
 
-    await page.goto(`${browser.base}/payments`);
+    await page.goto(`${ui.browser.base}/payments`);
     const table = page.getByRole('table', { name: 'Payments' });
     await table.getByText('Beatriz Souza').waitFor();
     await table.getByText('Carlos Lima').waitFor();
     expect(await table.getByText(/cust_/).count(), 'no bare customer id in the list').to.equal(0);
-    await checkPage(page, 'names-payments');
+    await ui.check('names-payments', page);
 
     // Search by e-mail, typed in another case.
     await page.getByLabel('Customer or reference').fill(beatriz.email.toUpperCase());
@@ -140,7 +124,7 @@ describe('Merchant Dashboard names, search by e-mail, history actors and Change 
     await page.getByText('No payments match these filters.').waitFor();
 
     // The payment's page: the customer by name, the attempt's connector by name.
-    await page.goto(`${browser.base}/payments/${paid.body.data.id}`);
+    await page.goto(`${ui.browser.base}/payments/${paid.body.data.id}`);
     await page.getByRole('heading', { name: '$50.00 payment' }).waitFor();
     await page.getByText('Connector provider_a #1', { exact: false }).waitFor();
     expect(await page.locator('.facts').textContent()).to.include('Beatriz Souza');
@@ -153,15 +137,15 @@ describe('Merchant Dashboard names, search by e-mail, history actors and Change 
       .getByRole('status')
       .getByText(/Refund(ed)? (of )?\$5\.00/)
       .waitFor();
-    await page.goto(`${browser.base}/orders/${paid.body.data.order_id}`);
+    await page.goto(`${ui.browser.base}/orders/${paid.body.data.order_id}`);
     const history = page.locator('section[aria-labelledby="history"]');
     await history.getByText(`by Mia Merchant (${email})`, { exact: false }).first().waitFor();
     expect(await history.textContent()).to.not.match(/by api\b/);
     expect(await page.locator('.facts').textContent()).to.include('Beatriz Souza');
-    await checkPage(page, 'names-order-history');
+    await ui.check('names-order-history', page);
 
     // Orders are searched by e-mail too.
-    await page.goto(`${browser.base}/orders`);
+    await page.goto(`${ui.browser.base}/orders`);
     await page.getByLabel('Customer').fill(carlos.email);
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL((url) => url.search.includes('customer='));
@@ -171,9 +155,9 @@ describe('Merchant Dashboard names, search by e-mail, history actors and Change 
     expect(await orders.getByText('Beatriz Souza').count()).to.equal(0);
 
     await page.setViewportSize({ width: 360, height: 740 });
-    await page.goto(`${browser.base}/payments`);
+    await page.goto(`${ui.browser.base}/payments`);
     await page.getByRole('table', { name: 'Payments' }).getByText('Beatriz Souza').waitFor();
-    await checkPage(page, 'names-payments-360px');
+    await ui.check('names-payments-360px', page);
     await page.setViewportSize({ width: 1200, height: 800 });
     await page.close();
   });
@@ -184,7 +168,7 @@ describe('Merchant Dashboard names, search by e-mail, history actors and Change 
     await createOffer(tenant.merchant_id, { prices: [{ currency: 'USD', amount: 1999, isDefault: true }] });
     const { page } = await signedIn(tenant);
 
-    await page.goto(`${browser.base}/subscriptions/${subscriptionId}`);
+    await page.goto(`${ui.browser.base}/subscriptions/${subscriptionId}`);
     await page.getByTestId('subscription-status').getByText('Active').waitFor();
     await page.getByRole('button', { name: 'Change offer', exact: true }).click();
     const select = page.getByLabel('New offer');
@@ -197,7 +181,7 @@ describe('Merchant Dashboard names, search by e-mail, history actors and Change 
     await preview.getByText('Nothing is charged now; the new price applies from the next renewal.').waitFor();
     expect(await preview.textContent()).to.include('New price: $99.90 per year (now $9.99 per month).');
     expect(await page.getByRole('alert').count(), 'no "not valid" error in the preview').to.equal(0);
-    await checkPage(page, 'change-offer-standalone');
+    await ui.check('change-offer-standalone', page);
 
     await page.getByRole('button', { name: 'Confirm: change offer' }).click();
     await page.getByRole('heading', { name: /Pro Yearly$/ }).waitFor();

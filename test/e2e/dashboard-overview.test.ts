@@ -5,27 +5,18 @@
  * 360 px under test-output/dashboard/; at 360 px nothing overflows the page sideways.
  */
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { createMerchantUser } from '../helpers/dashboard';
-import {
-  checkPage as checkWith,
-  openDashboardBrowser,
-  requireChromium,
-  signInThroughPage,
-  type DashboardBrowser,
-} from '../helpers/dashboard-browser';
+import { signInThroughPage, useDashboardBrowser } from '../helpers/dashboard-browser';
 import { subscribed, type Subscribed } from '../helpers/subscriptions';
 import { cardCharge, cardToken, charge } from '../helpers/transactions';
 import { CARDS } from '../helpers/vault';
 
 describe('Merchant Dashboard overview in headless Chromium (e2e)', function () {
   this.timeout(240_000);
-  let browser: DashboardBrowser;
-  let page: Page;
+  const ui = useDashboardBrowser();
   let sub: Subscribed;
 
-  before(async function () {
-    requireChromium(this);
+  before(async () => {
     // A real USD 9.99 subscription (its first charge approved), a second approved charge and a declined one.
     sub = await subscribed(new Date());
     const paid = await charge(sub.tenant, cardCharge(await cardToken(sub.tenant), { amount: 2500 }));
@@ -33,24 +24,14 @@ describe('Merchant Dashboard overview in headless Chromium (e2e)', function () {
     const declined = await charge(sub.tenant, cardCharge(await cardToken(sub.tenant, CARDS.doNotHonor)));
     expect(declined.body.data.status, declined.text).to.equal('failed');
     const owner = await createMerchantUser(sub.tenant.organization_id, [sub.tenant.merchant_id], { role: 'viewer' });
-    browser = await openDashboardBrowser();
-    page = await browser.newPage();
-    await page.goto(`${browser.base}/`);
-    await signInThroughPage(page, owner.email, owner.password);
+    await ui.page.goto(`${ui.browser.base}/`);
+    await signInThroughPage(ui.page, owner.email, owner.password);
   });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(() => {
-    browser.problems.length = 0;
-  });
-
-  const checkPage = (name: string) => checkWith(page, name, browser.problems);
 
   it('opens on the Overview after sign-in, with the figures of the last 30 days', async () => {
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-    expect(new URL(page.url()).pathname).to.equal('/dashboard/overview');
-    const stats = page.locator('.stats');
+    await ui.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    expect(new URL(ui.page.url()).pathname).to.equal('/dashboard/overview');
+    const stats = ui.page.locator('.stats');
     // Captured: the 9.99 first charge and the 25.00 charge; 2 approved of 3 decided.
     await stats.getByText('$34.99').waitFor();
     expect(await stats.textContent()).to.include('2 payments approved');
@@ -63,34 +44,34 @@ describe('Merchant Dashboard overview in headless Chromium (e2e)', function () {
       'Active subscriptions',
       'Renewals in dunning and recovered',
     ]) {
-      await page.getByRole('heading', { name: title, exact: true }).waitFor();
+      await ui.page.getByRole('heading', { name: title, exact: true }).waitFor();
     }
-    expect(await page.locator('svg.chart').count()).to.equal(4);
-    const connectors = page.locator('.connector-rates');
+    expect(await ui.page.locator('svg.chart').count()).to.equal(4);
+    const connectors = ui.page.locator('.connector-rates');
     await connectors.getByRole('link', { name: 'provider_a #1' }).waitFor();
     expect(await connectors.textContent()).to.include('3 attempts: 2 approved, 1 declined');
-    await checkPage('overview');
+    await ui.check('overview');
   });
 
   it('shows the charts one under the other at 360 px, nothing wider than the screen', async () => {
-    await page.setViewportSize({ width: 360, height: 740 });
+    await ui.page.setViewportSize({ width: 360, height: 740 });
     try {
-      await page.reload();
-      await page.getByRole('heading', { name: 'Approval rate by connector' }).waitFor();
-      const widths = await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]');
+      await ui.page.reload();
+      await ui.page.getByRole('heading', { name: 'Approval rate by connector' }).waitFor();
+      const widths = await ui.page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]');
       expect(widths, 'page scroll width vs. viewport').to.deep.equal([360, 360]);
-      await checkPage('overview-360');
+      await ui.check('overview-360');
     } finally {
-      await page.setViewportSize({ width: 1200, height: 800 });
+      await ui.page.setViewportSize({ width: 1200, height: 800 });
     }
   });
 
   it('shows the setup checklist until a webhook endpoint exists: connector and routing ticked, the webhook step links to Webhooks', async () => {
-    await page.goto(`${browser.base}/overview`);
-    const checklist = page.locator('.setup-checklist');
+    await ui.page.goto(`${ui.browser.base}/overview`);
+    const checklist = ui.page.locator('.setup-checklist');
     await checklist.getByRole('heading', { name: 'Set up payments (2 of 3 done)' }).waitFor();
     expect(await checklist.locator('li.done').count()).to.equal(2);
     await checklist.getByRole('link', { name: 'Add a webhook endpoint' }).click();
-    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+    await ui.page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
   });
 });

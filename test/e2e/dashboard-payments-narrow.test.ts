@@ -4,27 +4,18 @@
  * Customer and Date columns must not be cut off at 390 px). Screenshots under test-output/dashboard/.
  */
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { createMerchantUser } from '../helpers/dashboard';
-import {
-  checkPage as checkWith,
-  openDashboardBrowser,
-  requireChromium,
-  signInThroughPage,
-  type DashboardBrowser,
-} from '../helpers/dashboard-browser';
+import { signInThroughPage, useDashboardBrowser } from '../helpers/dashboard-browser';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
 import { CARDS } from '../helpers/vault';
 
 describe('Merchant Dashboard payments list at 360 px in headless Chromium (e2e)', function () {
   this.timeout(240_000);
-  let browser: DashboardBrowser;
-  let page: Page;
+  const ui = useDashboardBrowser();
   let tenant: Tenant;
 
-  before(async function () {
-    requireChromium(this);
+  before(async () => {
     tenant = await createTenant();
     await cascade(tenant, ['provider_a']);
     const paid = await charge(tenant, cardCharge(await cardToken(tenant), { amount: 4990 }));
@@ -32,25 +23,16 @@ describe('Merchant Dashboard payments list at 360 px in headless Chromium (e2e)'
     const declined = await charge(tenant, cardCharge(await cardToken(tenant, CARDS.doNotHonor), { amount: 1234 }));
     expect(declined.body.data.status, declined.text).to.equal('failed');
     const owner = await createMerchantUser(tenant.organization_id, [tenant.merchant_id], { role: 'viewer' });
-    browser = await openDashboardBrowser();
-    page = await browser.newPage();
-    await page.setViewportSize({ width: 360, height: 740 });
-    await page.goto(`${browser.base}/sign-in`);
-    await signInThroughPage(page, owner.email, owner.password);
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(() => {
-    browser.problems.length = 0;
+    await ui.page.setViewportSize({ width: 360, height: 740 });
+    await ui.page.goto(`${ui.browser.base}/sign-in`);
+    await signInThroughPage(ui.page, owner.email, owner.password);
   });
 
-  const checkPage = (name: string) => checkWith(page, name, browser.problems);
-  const pageWidth = () => page.evaluate<number[]>('[document.documentElement.scrollWidth, window.innerWidth]');
+  const pageWidth = () => ui.page.evaluate<number[]>('[document.documentElement.scrollWidth, window.innerWidth]');
 
   /** Every cell of every row lies inside the viewport, with its label shown before it. */
   async function expectCardsInside(labels: string[]) {
-    const rows = page.locator('.card-rows tbody tr');
+    const rows = ui.page.locator('.card-rows tbody tr');
     const count = await rows.count();
     expect(count).to.be.greaterThan(0);
     for (let index = 0; index < count; index += 1) {
@@ -66,17 +48,17 @@ describe('Merchant Dashboard payments list at 360 px in headless Chromium (e2e)'
   }
 
   it('shows each payment as a card with amount, status, method, customer and date, no sideways scrolling', async () => {
-    await page.goto(`${browser.base}/payments`);
-    await page.getByRole('link', { name: '$49.90' }).waitFor();
-    await page.getByRole('link', { name: '$12.34' }).waitFor();
+    await ui.page.goto(`${ui.browser.base}/payments`);
+    await ui.page.getByRole('link', { name: '$49.90' }).waitFor();
+    await ui.page.getByRole('link', { name: '$12.34' }).waitFor();
     await expectCardsInside(['Amount', 'Status', 'Method', 'Customer', 'Date']);
-    await checkPage('360px-payments');
+    await ui.check('360px-payments');
   });
 
   it('shows the orders list the same way', async () => {
-    await page.goto(`${browser.base}/orders`);
-    await page.getByRole('link', { name: '$49.90' }).waitFor();
+    await ui.page.goto(`${ui.browser.base}/orders`);
+    await ui.page.getByRole('link', { name: '$49.90' }).waitFor();
     await expectCardsInside(['Total', 'Status', 'Type', 'Customer', 'Date']);
-    await checkPage('360px-orders');
+    await ui.check('360px-orders');
   });
 });

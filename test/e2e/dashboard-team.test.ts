@@ -5,15 +5,8 @@
  * test-output/dashboard/, axe-core with no serious violation.
  */
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { NEW_PASSWORD, createMerchantUser } from '../helpers/dashboard';
-import {
-  checkPage as checkWith,
-  openDashboardBrowser,
-  requireChromium,
-  signInThroughPage,
-  type DashboardBrowser,
-} from '../helpers/dashboard-browser';
+import { signInThroughPage, useDashboardBrowser } from '../helpers/dashboard-browser';
 import { createTenant, uniqueEmail } from '../helpers/factories';
 import { api } from '../helpers/http';
 import { rows } from '../helpers/db';
@@ -21,48 +14,30 @@ import { waitForMail } from '../helpers/mail';
 
 describe('Merchant Dashboard Team page in headless Chromium (e2e)', function () {
   this.timeout(240_000);
-  let browser: DashboardBrowser;
-  let page: Page;
-
-  before(async function () {
-    requireChromium(this);
-    browser = await openDashboardBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    browser.problems.length = 0;
-    page = await browser.newPage();
-  });
-  afterEach(async () => {
-    await page?.close();
-  });
-
-  const checkPage = (name: string) => checkWith(page, name, browser.problems);
+  const ui = useDashboardBrowser('test');
 
   it('an owner invites a colleague, who accepts from the e-mail; the owner confirms a role change and sees it', async () => {
     const tenant = await createTenant();
     const owner = await createMerchantUser(tenant.organization_id, [tenant.merchant_id], { role: 'owner' });
     const colleague = uniqueEmail('colleague');
 
-    await page.goto(`${browser.base}/sign-in`);
-    await signInThroughPage(page, owner.email, owner.password);
-    await page.getByRole('link', { name: 'Team' }).click();
-    await page.getByRole('heading', { name: 'Team', exact: true }).waitFor();
-    await page.getByLabel('E-mail').fill(colleague);
-    await page.getByLabel('Name (optional)').fill('Cora Colleague');
-    await page.getByLabel('Role', { exact: true }).selectOption('admin');
-    await page.getByRole('button', { name: 'Send invitation' }).click();
-    await page.getByText(`Invitation sent to ${colleague} as admin.`).waitFor();
-    const row = page.locator(`tr[data-member="${colleague}"]`);
+    await ui.page.goto(`${ui.browser.base}/sign-in`);
+    await signInThroughPage(ui.page, owner.email, owner.password);
+    await ui.page.getByRole('link', { name: 'Team' }).click();
+    await ui.page.getByRole('heading', { name: 'Team', exact: true }).waitFor();
+    await ui.page.getByLabel('E-mail').fill(colleague);
+    await ui.page.getByLabel('Name (optional)').fill('Cora Colleague');
+    await ui.page.getByLabel('Role', { exact: true }).selectOption('admin');
+    await ui.page.getByRole('button', { name: 'Send invitation' }).click();
+    await ui.page.getByText(`Invitation sent to ${colleague} as admin.`).waitFor();
+    const row = ui.page.locator(`tr[data-member="${colleague}"]`);
     await row.getByText('Invited').waitFor();
-    await checkPage('team');
+    await ui.check('team');
 
     // The colleague accepts from the e-mailed link in another tab.
     const [mail] = await waitForMail(colleague);
     const link = /https?:\/\/\S+\/dashboard\/accept-invitation\?\S+/.exec(mail.text)![0];
-    const other = await browser.newPage();
+    const other = await ui.browser.newPage();
     await other.goto(link);
     await other.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
     await other.getByLabel('Repeat the new password').fill(NEW_PASSWORD);
@@ -70,7 +45,7 @@ describe('Merchant Dashboard Team page in headless Chromium (e2e)', function () 
     await other.getByText(`Welcome! Sign in as ${colleague}.`).waitFor();
     await other.close();
 
-    await page.reload();
+    await ui.page.reload();
     await row.getByText('Active').waitFor();
     // A role change runs only after its confirmation.
     await row.getByLabel(`Role of ${colleague}`).selectOption('viewer');
@@ -84,44 +59,44 @@ describe('Merchant Dashboard Team page in headless Chromium (e2e)', function () 
       )[0].role;
     expect(await stored()).to.equal('admin');
     await row.getByRole('button', { name: 'Change role' }).click();
-    await page.getByText('Cora Colleague is now viewer.').waitFor();
+    await ui.page.getByText('Cora Colleague is now viewer.').waitFor();
     expect(await stored()).to.equal('viewer');
 
     // The last owner cannot remove themself: the API's refusal is shown, nothing changes.
-    const mine = page.locator(`tr[data-member="${owner.email}"]`);
+    const mine = ui.page.locator(`tr[data-member="${owner.email}"]`);
     await mine.getByRole('button', { name: 'Remove' }).click();
     await mine.getByRole('button', { name: 'Remove' }).last().click();
     await mine.getByRole('alert').getByText('A merchant keeps at least one owner', { exact: false }).waitFor();
     // The browser logs the refused request; that refusal is the point here, nothing else may be logged.
-    expect(browser.problems).to.deep.equal([
+    expect(ui.browser.problems).to.deep.equal([
       'Failed to load resource: the server responded with a status of 409 (Conflict)',
     ]);
-    browser.problems.length = 0;
-    await checkPage('team-last-owner');
+    ui.browser.problems.length = 0;
+    await ui.check('team-last-owner');
 
-    await page.setViewportSize({ width: 360, height: 740 });
-    await page.reload();
+    await ui.page.setViewportSize({ width: 360, height: 740 });
+    await ui.page.reload();
     await row.getByText('Active').waitFor();
     // What sticks out, named in the failure: the elements whose right edge passes the viewport.
-    const wide = await page.evaluate<string[]>(
+    const wide = await ui.page.evaluate<string[]>(
       `[...document.querySelectorAll('body *')].filter((e) => !e.closest('.table-wrap') && e.getBoundingClientRect().right > 361).slice(0, 8).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`,
     );
-    expect(await page.evaluate<number>('document.documentElement.scrollWidth'), wide.join('; ')).to.be.at.most(360);
-    await checkPage('360px-team');
+    expect(await ui.page.evaluate<number>('document.documentElement.scrollWidth'), wide.join('; ')).to.be.at.most(360);
+    await ui.check('360px-team');
   });
 
   it('a viewer sees the team read-only: no invite form, no change controls', async () => {
     const tenant = await createTenant();
     await createMerchantUser(tenant.organization_id, [tenant.merchant_id], { role: 'owner' });
     const viewer = await createMerchantUser(tenant.organization_id, [tenant.merchant_id], { role: 'viewer' });
-    await page.goto(`${browser.base}/sign-in`);
-    await signInThroughPage(page, viewer.email, viewer.password);
-    await page.goto(`${browser.base}/team`);
-    await page.getByText('You have view-only access.', { exact: false }).waitFor();
-    await page.locator(`tr[data-member="${viewer.email}"]`).waitFor();
-    expect(await page.getByRole('button', { name: 'Send invitation' }).count()).to.equal(0);
-    expect(await page.getByRole('button', { name: 'Remove' }).count()).to.equal(0);
-    await checkPage('team-viewer');
+    await ui.page.goto(`${ui.browser.base}/sign-in`);
+    await signInThroughPage(ui.page, viewer.email, viewer.password);
+    await ui.page.goto(`${ui.browser.base}/team`);
+    await ui.page.getByText('You have view-only access.', { exact: false }).waitFor();
+    await ui.page.locator(`tr[data-member="${viewer.email}"]`).waitFor();
+    expect(await ui.page.getByRole('button', { name: 'Send invitation' }).count()).to.equal(0);
+    expect(await ui.page.getByRole('button', { name: 'Remove' }).count()).to.equal(0);
+    await ui.check('team-viewer');
     const refused = await api.get('/merchant/members', { headers: {} });
     expect(refused.status).to.equal(401);
   });

@@ -5,15 +5,8 @@
  * charge. Everything runs on the real stack (subscription workflow, charge cascade, sandbox PSP).
  */
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { createMerchantUser } from '../helpers/dashboard';
-import {
-  checkPage as checkWith,
-  openDashboardBrowser,
-  requireChromium,
-  signInThroughPage,
-  type DashboardBrowser,
-} from '../helpers/dashboard-browser';
+import { signInThroughPage, useDashboardBrowser } from '../helpers/dashboard-browser';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { sellableOffer } from '../helpers/checkout';
 import { cascade } from '../helpers/transactions';
@@ -26,32 +19,21 @@ const shownDay = (iso: string) => new Intl.DateTimeFormat('en-US', { dateStyle: 
 
 describe('Merchant Dashboard test clock control in headless Chromium (e2e)', function () {
   this.timeout(300_000);
-  let browser: DashboardBrowser;
-  let page: Page;
+  const ui = useDashboardBrowser();
   let tenant: Tenant;
 
-  before(async function () {
-    requireChromium(this);
+  before(async () => {
     tenant = await createTenant();
     await cascade(tenant, ['provider_a']);
     const user = await createMerchantUser(tenant.organization_id, [tenant.merchant_id]);
-    browser = await openDashboardBrowser();
-    page = await browser.newPage();
-    await page.goto(`${browser.base}/sign-in`);
-    await signInThroughPage(page, user.email, user.password);
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(() => {
-    browser.problems.length = 0;
+    await ui.page.goto(`${ui.browser.base}/sign-in`);
+    await signInThroughPage(ui.page, user.email, user.password);
   });
 
-  const checkPage = (name: string) => checkWith(page, name, browser.problems);
-  const panel = () => page.getByTestId('test-clock');
+  const panel = () => ui.page.getByTestId('test-clock');
   const clockOf = async (id: string) =>
     (await api.get(`/test-clocks/${id}`, { key: tenant.merchant_secret_key })).body.data;
-  const fact = (name: string) => page.locator('dt', { hasText: name }).locator('xpath=following-sibling::dd[1]');
+  const fact = (name: string) => ui.page.locator('dt', { hasText: name }).locator('xpath=following-sibling::dd[1]');
 
   /** Presses one of the advance buttons and waits until the page shows the clock ready at `frozenTime`. */
   async function advanceFromPage(button: string, frozenTime: string) {
@@ -68,14 +50,14 @@ describe('Merchant Dashboard test clock control in headless Chromium (e2e)', fun
     const { offer } = await sellableOffer(tenant); // monthly, USD 9.99
     const { sub, customerId } = await subscribeOnClock(tenant, clock.id, offer.id);
 
-    await page.goto(`${browser.base}/subscriptions/${sub.id}`);
-    await page.getByTestId('subscription-status').getByText('Active').waitFor();
+    await ui.page.goto(`${ui.browser.base}/subscriptions/${sub.id}`);
+    await ui.page.getByTestId('subscription-status').getByText('Active').waitFor();
     await panel().getByText(clock.id).waitFor();
     await panel().getByText(shownDay(JAN_31), { exact: false }).waitFor();
     expect(await fact('Cycles').textContent()).to.equal('1');
     // "To the date" has nothing to go to until a date is picked.
     expect(await panel().getByRole('button', { name: 'Advance to the date' }).isDisabled()).to.equal(true);
-    await checkPage('subscription-test-clock');
+    await ui.check('subscription-test-clock');
 
     // By a day: nothing is due yet, the clock moves and the subscription stays in its first period.
     await advanceFromPage('Advance by one day', '2027-02-01T10:00:00.000Z');
@@ -88,7 +70,7 @@ describe('Merchant Dashboard test clock control in headless Chromium (e2e)', fun
     expect(await fact('Current period').textContent()).to.equal(
       `${shownDay('2027-02-28T10:00:00.000Z')} – ${shownDay('2027-03-31T10:00:00.000Z')}`,
     );
-    const renewals = page.getByRole('region', { name: 'Charges' }).getByRole('listitem');
+    const renewals = ui.page.getByRole('region', { name: 'Charges' }).getByRole('listitem');
     await renewals.nth(1).waitFor();
     expect(await renewals.count()).to.equal(2);
     expect(await renewals.first().textContent()).to.include('$9.99');
@@ -97,7 +79,7 @@ describe('Merchant Dashboard test clock control in headless Chromium (e2e)', fun
       [sub.id, 'authorized', 999],
       [sub.id, 'authorized', 999],
     ]);
-    await checkPage('subscription-test-clock-renewed');
+    await ui.check('subscription-test-clock-renewed');
 
     // To a date (May 1): the renewals of Mar 31 and Apr 30 happen, each in its own period.
     await panel().getByLabel('Date to advance to').fill('2027-05-01');
@@ -119,13 +101,13 @@ describe('Merchant Dashboard test clock control in headless Chromium (e2e)', fun
     clockId = clock.id;
     const { offer } = await sellableOffer(tenant);
     const { sub } = await subscribeOnClock(tenant, clock.id, offer.id);
-    await page.goto(`${browser.base}/subscriptions/${sub.id}`);
+    await ui.page.goto(`${ui.browser.base}/subscriptions/${sub.id}`);
     await panel().getByText(clock.id).waitFor();
     await panel().getByLabel('Date to advance to').fill('2027-01-01');
     await panel().getByRole('button', { name: 'Advance to the date' }).click();
     await panel().getByRole('alert').getByText('only moves forward', { exact: false }).waitFor();
     expect(await clockOf(clock.id)).to.include({ status: 'ready', frozen_time: JAN_31 });
-    browser.problems.length = 0; // the 422 is logged by the browser as a failed request
+    ui.browser.problems.length = 0; // the 422 is logged by the browser as a failed request
   });
 
   it('"Fail the next renewal" with a failure_code: the renewal the clock then reaches declines so, into dunning', async () => {
@@ -133,15 +115,15 @@ describe('Merchant Dashboard test clock control in headless Chromium (e2e)', fun
     clockId = clock.id;
     const { offer } = await sellableOffer(tenant);
     const { sub, customerId } = await subscribeOnClock(tenant, clock.id, offer.id);
-    await page.goto(`${browser.base}/subscriptions/${sub.id}`);
+    await ui.page.goto(`${ui.browser.base}/subscriptions/${sub.id}`);
     await panel().getByText(clock.id).waitFor();
     await panel().getByLabel('Failure code').selectOption('do_not_honor');
     await panel().getByRole('button', { name: 'Fail the next renewal' }).click();
     await panel().getByRole('status').getByText('The next renewal will decline with do_not_honor').waitFor();
-    await checkPage('subscription-test-clock-fail-next-renewal');
+    await ui.check('subscription-test-clock-fail-next-renewal');
 
     await advanceFromPage('Advance to the next renewal', '2027-02-28T10:00:00.000Z');
-    await page.getByTestId('subscription-status').getByText('Dunning').waitFor();
+    await ui.page.getByTestId('subscription-status').getByText('Dunning').waitFor();
     const [, renewal] = await chargesOf(tenant, customerId);
     expect(renewal).to.include({ status: 'failed', failure_code: 'do_not_honor' });
   });

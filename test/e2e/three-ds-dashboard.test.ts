@@ -5,15 +5,8 @@
  * test-output/dashboard/.
  */
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { createMerchantUser } from '../helpers/dashboard';
-import {
-  checkPage,
-  openDashboardBrowser,
-  requireChromium,
-  signInThroughPage,
-  type DashboardBrowser,
-} from '../helpers/dashboard-browser';
+import { signInThroughPage, useDashboardBrowser } from '../helpers/dashboard-browser';
 import { createTenant, giveWebsite, type Tenant } from '../helpers/factories';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
 import { CARDS } from '../helpers/vault';
@@ -23,24 +16,16 @@ const RETURN_URL = 'http://localhost:5999/shop/thanks';
 
 describe('Merchant Dashboard shows each attempt’s 3-D Secure in headless Chromium (e2e)', function () {
   this.timeout(180_000);
-  let browser: DashboardBrowser;
-  let page: Page;
+  const ui = useDashboardBrowser();
   let tenant: Tenant;
 
-  before(async function () {
-    requireChromium(this);
+  before(async () => {
     tenant = await createTenant();
     await giveWebsite(tenant);
     await cascade(tenant, ['provider_a'], { webhooks: false });
     const owner = await createMerchantUser(tenant.organization_id, [tenant.merchant_id], { role: 'owner' });
-    browser = await openDashboardBrowser();
-    page = await browser.newPage();
-    await page.goto(`${browser.base}/sign-in`);
-    await signInThroughPage(page, owner.email, owner.password);
-  });
-  after(async () => browser?.close());
-  beforeEach(() => {
-    browser.problems.length = 0;
+    await ui.page.goto(`${ui.browser.base}/sign-in`);
+    await signInThroughPage(ui.page, owner.email, owner.password);
   });
 
   /** A challenged charge whose buyer answered the challenge page (its form POST, then the return endpoint). */
@@ -59,8 +44,8 @@ describe('Merchant Dashboard shows each attempt’s 3-D Secure in headless Chrom
   }
 
   const attemptText = async (id: string) => {
-    await page.goto(`${browser.base}/payments/${id}`);
-    const authentication = page.locator('.timeline li .three-ds').first();
+    await ui.page.goto(`${ui.browser.base}/payments/${id}`);
+    const authentication = ui.page.locator('.timeline li .three-ds').first();
     await authentication.waitFor();
     return (await authentication.textContent())?.replace(/\s+/g, ' ').trim();
   };
@@ -68,13 +53,13 @@ describe('Merchant Dashboard shows each attempt’s 3-D Secure in headless Chrom
   it('a passed challenge: 3-D Secure authenticated, version and ECI, liability shifted to the issuer', async () => {
     const id = await challenged('authenticated');
     expect(await attemptText(id)).to.equal('3-D Secure: Authenticated · version 2.2.0 · ECI 05 · liability shifted');
-    await checkPage(page, 'payment-3ds-authenticated', browser.problems);
+    await ui.check('payment-3ds-authenticated');
   });
 
   it('a failed challenge: 3-D Secure failed, liability not shifted', async () => {
     const id = await challenged('failed');
     expect(await attemptText(id)).to.match(/^3-D Secure: Failed( · .*)? · liability not shifted$/);
-    await checkPage(page, 'payment-3ds-failed', browser.problems);
+    await ui.check('payment-3ds-failed');
   });
 
   it('a card nobody asked to authenticate: 3-D Secure not requested, liability not shifted', async () => {

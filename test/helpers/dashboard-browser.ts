@@ -112,3 +112,43 @@ export async function signInThroughPage(page: Page, email: string, password: str
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL((url) => !url.pathname.endsWith('/sign-in'));
 }
+
+export interface DashboardSuite {
+  /** The suite's browser, open from its first `before` hook to its `after` hook. */
+  browser: DashboardBrowser;
+  /** The suite's tab ('suite'), or the running test's ('test'); tests may replace it. Unset with 'none'. */
+  page: Page;
+  /** `checkPage` of `page` (or of another tab), with the browser's console report. */
+  check(name: string, on?: Page): Promise<void>;
+}
+
+/**
+ * The browser hooks of a Dashboard e2e suite, registered on the describe that calls it (before its own hooks, so the
+ * suite is skipped before any setup when Chromium is missing): one browser for the suite, closed after it; the
+ * console report emptied before each test, so an error is reported by the test that caused it; and the tabs:
+ * 'suite' (default) opens one the tests share, in order; 'test' opens one per test — its own sessionStorage, so its
+ * own sign-in — and closes it after; 'none' leaves opening tabs to the tests.
+ */
+export function useDashboardBrowser(tabs: 'suite' | 'test' | 'none' = 'suite'): DashboardSuite {
+  const suite = {
+    check: (name: string, on?: Page) => checkPage(on ?? suite.page, name, suite.browser.problems),
+  } as DashboardSuite;
+  before(async function () {
+    requireChromium(this);
+    suite.browser = await openDashboardBrowser();
+    if (tabs === 'suite') suite.page = await suite.browser.newPage();
+  });
+  after(async () => {
+    await suite.browser?.close();
+  });
+  beforeEach(async () => {
+    suite.browser.problems.length = 0;
+    if (tabs === 'test') suite.page = await suite.browser.newPage();
+  });
+  if (tabs === 'test') {
+    afterEach(async () => {
+      await suite.page?.close();
+    });
+  }
+  return suite;
+}

@@ -12,7 +12,7 @@ import {
   webhookType,
 } from '../../domain/connectors/provider_a/transformers';
 import { parseWebhook } from '../../domain/connectors/provider_a/webhook';
-import { standardWebhookHeaders } from '../../sandbox/providers/provider-a';
+import { standardWebhookHeaders } from '../../sandbox/providers/provider-a-shapes';
 import { answer, rowByRow } from '../helpers/rows';
 
 describe('provider_a transformers: decline_code → outcome', () => {

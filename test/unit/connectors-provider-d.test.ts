@@ -11,7 +11,7 @@ import {
   webhookType,
 } from '../../domain/connectors/provider_d/transformers';
 import { parseWebhook } from '../../domain/connectors/provider_d/webhook';
-import { anetSignature } from '../../sandbox/providers/provider-d';
+import { anetSignature } from '../../sandbox/providers/provider-d-shapes';
 import { answer, rowByRow } from '../helpers/rows';
 
 const transaction = (responseCode: string, reason: string, transId = '6000000001') =>

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { Outcome } from '../../domain/connectors/connector';
 import { LOOKUP_KEY, metadataQuery } from '../../domain/connectors/provider_a/lookup';
 import { fromTransactionDetails, TRANSACTION_STATUSES } from '../../domain/connectors/provider_d/lookup';
-import { metadataClauses } from '../../sandbox/providers/provider-a';
+import { metadataClauses } from '../../sandbox/providers/provider-a-lookups';
 import { answer, rowByRow } from '../helpers/rows';
 import { lookupReference } from '../../domain/connectors/lookup-reference';
 import { fromActionRecord } from '../../domain/connectors/checkout/lookup';

@@ -10,7 +10,7 @@ import { parseWebhook as parseProviderA } from '../../domain/connectors/provider
 import { parseWebhook as parseProviderB } from '../../domain/connectors/provider_b/webhook';
 import { parseWebhook as parseProviderC } from '../../domain/connectors/provider_c/webhook';
 import { safeProviderCode, safeProviderMessage } from '../../domain/transactions/transactions.late-declines';
-import { standardWebhookHeaders } from '../../sandbox/providers/provider-a';
+import { standardWebhookHeaders } from '../../sandbox/providers/provider-a-shapes';
 import { signatureHeaders } from '../../sandbox/providers/provider-c-shapes';
 
 describe('late declines: only a safe provider code is kept', () => {

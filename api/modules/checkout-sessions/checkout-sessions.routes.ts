@@ -35,9 +35,11 @@ const write = { keys, scopes: ['checkout:write'] } as const;
 const contextOf = (deps: AppDeps) => ({ encryptionKey: deps.config.encryptionKey, now: new Date() });
 
 /**
- * Runs inside the request transaction, after the session row is flushed: a Temporal failure rolls the request
- * back, so no committed session lacks its workflow. A workflow whose session then rolls back finds no row and
- * ends (the activity is idempotent), which is harmless.
+ * Starts the expiry workflow of a session that just got its expires_at. Runs inside the request transaction, after
+ * the session row is flushed: a Temporal failure rolls the request back, so no committed session lacks its
+ * workflow. A workflow whose session then rolls back finds no row and ends (the activity is idempotent), which is
+ * harmless. A later push-out is not sent: the running workflow re-reads the row when its deadline comes and sleeps
+ * on to the stored time, so that PATCH commits without Temporal and a failed one stores nothing.
  */
 async function watchExpiry(deps: AppDeps, { session }: CheckoutView): Promise<void> {
   if (!session.expiresAt) return;
@@ -125,8 +127,8 @@ export const checkoutSessionRoutes = [
     // 422 business_rule_error: the checkout session is no longer open.
     errors: [422],
     async handler({ em, merchantId, params, body, deps }) {
-      const { view, expiresAtChanged } = await updateCheckoutSession(em, merchantId, params.id, body, contextOf(deps));
-      if (expiresAtChanged) await watchExpiry(deps, view);
+      const { view, firstExpiry } = await updateCheckoutSession(em, merchantId, params.id, body, contextOf(deps));
+      if (firstExpiry) await watchExpiry(deps, view);
       return { status: 200, data: presentSession(view) };
     },
   }),

@@ -238,14 +238,17 @@ export async function listCheckoutSessions(
   return { items: sessions.map((session) => ({ session, status: effectiveStatus(session, now) })), total };
 }
 
-/** PATCH. Returns whether expires_at moved, so the caller can tell the expiry workflow. */
+/**
+ * PATCH. Returns whether the session got its first expires_at, so the caller starts its expiry workflow; a push-out
+ * of an existing expiry needs no Temporal call (the running workflow re-reads the row at its current deadline).
+ */
 export async function updateCheckoutSession(
   em: EntityManager,
   merchantId: string,
   id: string,
   input: UpdateInput,
   ctx: CheckoutContext,
-): Promise<{ view: CheckoutView; expiresAtChanged: boolean }> {
+): Promise<{ view: CheckoutView; firstExpiry: boolean }> {
   const immutable = (['offer_id', 'items'] as const).filter((field) => input[field] !== undefined);
   if (immutable.length > 0) {
     throw errors.validation(
@@ -273,12 +276,12 @@ export async function updateCheckoutSession(
       await assertExternalIdFree(em, merchantId, input.external_session_id, session.id);
     session.externalSessionId = input.external_session_id;
   }
-  const expiresAtChanged = expiresAt !== undefined && expiresAt.getTime() !== session.expiresAt?.getTime();
+  const firstExpiry = expiresAt !== undefined && session.expiresAt === null;
   if (expiresAt !== undefined) session.expiresAt = expiresAt;
   const customer = await customerFrom(em, merchantId, input, ctx);
   if (customer) attachCustomer(em, session, customer);
   await flushSession(em, session);
-  return { view: { session, status: effectiveStatus(session, ctx.now), items }, expiresAtChanged };
+  return { view: { session, status: effectiveStatus(session, ctx.now), items }, firstExpiry };
 }
 
 export async function identifyCheckoutSession(

@@ -86,6 +86,9 @@ export const merchantRoutes = [
     body: UpdateMerchantBody,
     responses: { 200: MerchantSchema },
     envelope: 'bare',
+    // The merchant's status is cached with the API keys: a suspension (or deactivation) must refuse this process's
+    // next request at once, not after the change's NOTIFY reaches the cache.
+    revokesCredentials: true,
     async handler({ em, auth, params, body, deps }) {
       const { merchant, reactivated } = await updateMerchant(em, auth, params.id, body);
       // A merchant that is not active holds its renewals (merchant_not_active); made active again, its live

@@ -68,8 +68,8 @@ export function ClocksNote() {
   return (
     <Notice>
       <p>
-        Subscriptions on a test clock move in the clock’s time: their renewals and dunning are dated by the clock, not
-        in these 30 days.
+        Subscriptions on a test clock move in the clock’s time: their figures are the 30 days up to the clock’s time,
+        shown as these 30 (the clock’s day as today).
       </p>
       <p class="button-row">
         {loaded.data.data.map((clock) => (
