@@ -15,6 +15,7 @@ import {
   type Link,
 } from '@opentelemetry/api';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
@@ -41,6 +42,15 @@ export interface RunningTracing {
   flush(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/**
+ * The interceptors of every Temporal client of the process (the API's, the outbox listener's), shared by reference:
+ * the SDK reads the list at each call, so a client made before tracing starts (the test stack's) traces once it
+ * does. While tracing runs it holds the one that opens a span for a workflow start or signal and carries the trace in
+ * its headers (an unsampled request's too: the worker then follows the decision); while tracing is off it is empty,
+ * and a start composes no interceptor, builds no span and injects no header.
+ */
+export const temporalClientInterceptors: OpenTelemetryWorkflowClientInterceptor[] = [];
 
 /** The running tracing's sampler and processor; undefined while tracing is off (or stopped). */
 let current: { processor: SpanProcessor; sampler: Sampler } | undefined;
@@ -109,11 +119,13 @@ export function startTracing(
   });
   const running = { processor, sampler: samplerOf(settings) };
   current = running;
+  temporalClientInterceptors.push(new OpenTelemetryWorkflowClientInterceptor());
   return {
     flush: () => processor.forceFlush(),
     async stop() {
       unregister();
       if (current === running) current = undefined;
+      temporalClientInterceptors.length = 0;
       await processor.shutdown();
       // No active span, context or propagated header while stopped (log lines carry no trace_id); a start registers
       // the same provider again.
