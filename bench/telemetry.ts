@@ -26,7 +26,8 @@ import { startOtlpSink } from './telemetry-sink';
 
 /** The share of new traces kept in the "on" phases: what production is expected to run. */
 const SAMPLE_RATIO = 0.1;
-const ROUNDS = 2;
+/** Rounds of (off, Jaeger, sink); BENCH_TELEMETRY_ROUNDS raises it where neighbours load the machine. */
+const ROUNDS = Number(process.env.BENCH_TELEMETRY_ROUNDS ?? 2);
 
 interface Figures {
   getRps: number;
