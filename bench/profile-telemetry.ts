@@ -1,11 +1,12 @@
 /**
  * `npx tsx bench/profile-telemetry.ts`: where telemetry's cost goes in the API process. The API runs in its own
- * process, configured for production (bench/processes/api.ts), twice: with telemetry off (no metrics endpoint, no
- * OTLP endpoint) and on as the telemetry bench runs it (metrics served, parentbased_traceidratio at 0.1 to a real
- * Jaeger, the worker in this process tracing into it too). Each time its main thread is profiled while autocannon,
+ * process, configured for production (bench/processes/api.ts), three times: with telemetry off (no metrics endpoint,
+ * no OTLP endpoint), and on as the telemetry bench runs it (metrics served, parentbased_traceidratio at 0.1, the
+ * worker in this process tracing too) exporting to a real Jaeger, then to a sink that discards what it receives
+ * (telemetry-sink.ts). Each time its main thread is profiled while autocannon,
  * in a process of its own, sends `GET /customers/:id` for BENCH_DURATION seconds (default 8) and then 300 1-attempt
- * charges. Prints, per scenario and phase, the API main thread's CPU per request (from /proc) and the telemetry
- * frames' share of it, as µs per request.
+ * charges. Prints, per scenario and phase, the API main thread's CPU per request (from /proc), the telemetry
+ * frames' share of it and the garbage collector's, as µs per request.
  *
  * A sample is telemetry's when the innermost frame from a JavaScript file (past Node's internals and native code,
  * which then count for their caller) is in OpenTelemetry, prom-client, the Temporal OpenTelemetry interceptors or
@@ -25,6 +26,7 @@ import { hotPathScenarios } from './api';
 import { threadSnapshot } from './process-cpu';
 import { startApiProcess, startBaselines, startLoadGenerator } from './processes/fleet';
 import { transactionScenarios } from './transactions';
+import { startOtlpSink } from './telemetry-sink';
 
 interface Frame {
   functionName: string;
@@ -61,6 +63,20 @@ function owners(profile: Profile): Map<number, Frame | undefined> {
   return owner;
 }
 
+/** The share of the samples not idle spent in V8's garbage collector (its "(garbage collector)" node). */
+function gcShare(profile: Profile): number {
+  const name = new Map(profile.nodes.map((node) => [node.id, node.callFrame.functionName]));
+  let busy = 0;
+  let gc = 0;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    if (name.get(id) === '(idle)') return;
+    busy += delta;
+    if (name.get(id) === '(garbage collector)') gc += delta;
+  });
+  return gc / busy;
+}
+
 /** The telemetry samples' share of the samples with a JavaScript frame, in all and by function. */
 function telemetryShares(profile: Profile): { share: number; top: Array<[string, number]> } {
   const owner = owners(profile);
@@ -91,29 +107,31 @@ async function main(): Promise<void> {
   const jaeger = await startJaeger({ uiPort, otlpPort, queryGrpcPort, otlpGrpcPort });
   if (!jaeger) throw new Error('no Jaeger binary and no Go toolchain to build one');
   const [baselines, load] = await Promise.all([startBaselines(stack().config.databaseUrl), startLoadGenerator()]);
-  const phases = {
+  const sink = await startOtlpSink();
+  const on = (otlpEndpoint: string) => ({
+    API_METRICS_PORT: '0',
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint,
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: '0.1',
+  });
+  const phases: Record<string, NodeJS.ProcessEnv> = {
     off: { API_METRICS_PORT: 'off', OTEL_EXPORTER_OTLP_ENDPOINT: '' },
-    on: {
-      API_METRICS_PORT: '0',
-      OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint,
-      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-      OTEL_TRACES_SAMPLER_ARG: '0.1',
-    },
+    'on-jaeger': on(jaeger.otlpEndpoint),
+    'on-sink': on(sink.otlpEndpoint),
   };
   try {
     for (const [phase, env] of Object.entries(phases)) {
-      const tracing =
-        phase === 'on'
-          ? startTracing(
-              {
-                otlpTracesUrl: `${jaeger.otlpEndpoint}/v1/traces`,
-                sampler: 'parentbased_traceidratio',
-                sampleRatio: 0.1,
-                serviceName: null,
-              },
-              'worker',
-            )
-          : null;
+      const tracing = env.OTEL_EXPORTER_OTLP_ENDPOINT
+        ? startTracing(
+            {
+              otlpTracesUrl: `${env.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces`,
+              sampler: 'parentbased_traceidratio',
+              sampleRatio: 0.1,
+              serviceName: null,
+            },
+            'worker',
+          )
+        : null;
       const api = await startApiProcess({ ...stack().env, ...env });
       try {
         const read = (await hotPathScenarios(api.url, baselines.pg)).find((s) => s.figure === 'customer_get')!;
@@ -136,10 +154,12 @@ async function main(): Promise<void> {
           fs.mkdirSync(path.dirname(file), { recursive: true });
           fs.writeFileSync(file, JSON.stringify(profile));
           const { share, top } = telemetryShares(profile as Profile);
+          const gc = gcShare(profile as Profile);
           console.log(
             `\n${name}, telemetry ${phase}: ${Math.round(result.requestsAverage)} req/s, non-2xx ${result.non2xx}; ` +
               `API main thread ${cpuUs.toFixed(0)} µs CPU/request, telemetry frames ${(share * 100).toFixed(1)} % ` +
-              `of its JavaScript samples = ${(share * cpuUs).toFixed(1)} µs`,
+              `of its JavaScript samples = ${(share * cpuUs).toFixed(1)} µs; garbage collection ` +
+              `${(gc * 100).toFixed(1)} % of its busy samples = ${(gc * cpuUs).toFixed(1)} µs`,
           );
           for (const [key, part] of top) console.log(`${(part * cpuUs).toFixed(1).padStart(7)} µs  ${key}`);
           console.log(`Profile: ${file}`);
@@ -150,7 +170,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await Promise.all([load.stop(), baselines.stop(), jaeger.stop()]);
+    await Promise.all([load.stop(), baselines.stop(), jaeger.stop(), sink.stop()]);
     await stopStack();
   }
 }

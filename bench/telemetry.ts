@@ -1,15 +1,18 @@
 /**
  * What telemetry costs (`npm run bench -- --only telemetry`): the same GET and charge rows against an API process
  * with telemetry off (no metrics endpoint, no OTLP endpoint: no span is recorded), then against one with it on as an
- * operator runs it — the metrics endpoint served, traces exported over OTLP/HTTP to a real Jaeger (the binary
- * `npm start` runs, scripts/lib/jaeger.ts) with OTEL_TRACES_SAMPLER=parentbased_traceidratio at 0.1 — and the worker
- * (in the bench's process) tracing into the same Jaeger. "Off" records no request duration either (the API mounts
- * its metrics middleware only with an endpoint to serve them).
+ * operator runs it — the metrics endpoint served, traces exported over OTLP/HTTP with
+ * OTEL_TRACES_SAMPLER=parentbased_traceidratio at 0.1, and the worker (in the bench's process) tracing into the same
+ * collector — twice: to a real Jaeger (the binary `npm start` runs, scripts/lib/jaeger.ts), and to a sink that
+ * discards what it receives (telemetry-sink.ts). Jaeger shares the two cores with what is measured; the sink costs
+ * next to nothing, so the two "on" phases tell the export's cost to the API from Jaeger's competition for the cores.
+ * "Off" records no request duration either (the API mounts its metrics middleware only with an endpoint to serve them).
  *
- * The phases alternate (off, on, off, on) so a machine whose load drifts during the run weighs on both alike, and
+ * The phases alternate (off, Jaeger, sink, off, Jaeger, sink) so a machine whose load drifts during the run weighs on both alike, and
  * each reports, besides requests/s, the CPU each request cost the API process (and each charge the worker, in this
  * process): on a shared machine requests/s follow the neighbours' load, CPU per request far less.
  */
+import os from 'node:os';
 import { startJaeger } from '../scripts/lib/jaeger';
 import { startTracing } from '../domain/platform/tracing';
 import { stack } from '../test/helpers/stack';
@@ -19,10 +22,12 @@ import { measureHttp, type BenchContext, type Suite } from './harness';
 import { startApiProcess } from './processes/fleet';
 import type { Row } from './report';
 import { transactionScenarios } from './transactions';
+import { startOtlpSink } from './telemetry-sink';
 
 /** The share of new traces kept in the "on" phases: what production is expected to run. */
 const SAMPLE_RATIO = 0.1;
-const ROUNDS = 2;
+/** Rounds of (off, Jaeger, sink); BENCH_TELEMETRY_ROUNDS raises it where neighbours load the machine. */
+const ROUNDS = Number(process.env.BENCH_TELEMETRY_ROUNDS ?? 2);
 
 interface Figures {
   getRps: number;
@@ -95,56 +100,89 @@ function comparison(off: Figures[], on: Figures[]): string[] {
   ];
 }
 
+/** The "on" environment of the API process, exporting to `otlpEndpoint`. */
+const onEnv = (otlpEndpoint: string): NodeJS.ProcessEnv => ({
+  API_METRICS_PORT: '0',
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint,
+  OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+  OTEL_TRACES_SAMPLER_ARG: String(SAMPLE_RATIO),
+});
+
+const uptime = () => {
+  const [one, five] = os.loadavg();
+  return `load ${one.toFixed(1)} (1 min), ${five.toFixed(1)} (5 min)`;
+};
+
 export const telemetrySuite: Suite = {
   name: 'telemetry overhead',
   async run(ctx) {
     const [uiPort, otlpPort, queryGrpcPort, otlpGrpcPort] = await Promise.all([1, 2, 3, 4].map(() => freePort()));
     const jaeger = await startJaeger({ uiPort, otlpPort, queryGrpcPort, otlpGrpcPort });
     if (!jaeger) return { problems: ['telemetry overhead: no Jaeger binary and no Go toolchain to build one'] };
+    const sink = await startOtlpSink();
+    const collectors = [
+      { label: 'on, Jaeger', otlpEndpoint: jaeger.otlpEndpoint, figures: [] as Figures[] },
+      { label: 'on, sink', otlpEndpoint: sink.otlpEndpoint, figures: [] as Figures[] },
+    ];
     const rows: Row[] = [];
     const problems: string[] = [];
     const off: Figures[] = [];
-    const on: Figures[] = [];
+    const loadBefore = uptime();
     try {
       for (let round = 1; round <= ROUNDS; round += 1) {
         const offPhase = await measurePhase(ctx, `off (round ${round})`, {
           API_METRICS_PORT: 'off',
           OTEL_EXPORTER_OTLP_ENDPOINT: '',
         });
-        const workerTracing = startTracing(
-          {
-            otlpTracesUrl: `${jaeger.otlpEndpoint}/v1/traces`,
-            sampler: 'parentbased_traceidratio',
-            sampleRatio: SAMPLE_RATIO,
-            serviceName: null,
-          },
-          'worker',
-        );
-        const onPhase = await measurePhase(ctx, `on (round ${round})`, {
-          API_METRICS_PORT: '0',
-          OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint,
-          OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-          OTEL_TRACES_SAMPLER_ARG: String(SAMPLE_RATIO),
-        }).finally(() => workerTracing?.stop());
-        for (const [phase, into] of [
-          [offPhase, off],
-          [onPhase, on],
-        ] as const) {
+        rows.push(...offPhase.rows);
+        problems.push(...offPhase.problems);
+        off.push(offPhase.figures);
+        for (const collector of collectors) {
+          // The worker (this process) traces into the same collector as the API.
+          const workerTracing = startTracing(
+            {
+              otlpTracesUrl: `${collector.otlpEndpoint}/v1/traces`,
+              sampler: 'parentbased_traceidratio',
+              sampleRatio: SAMPLE_RATIO,
+              serviceName: null,
+            },
+            'worker',
+          );
+          const phase = await measurePhase(
+            ctx,
+            `${collector.label} (round ${round})`,
+            onEnv(collector.otlpEndpoint),
+          ).finally(() => workerTracing?.stop());
           rows.push(...phase.rows);
           problems.push(...phase.problems);
-          into.push(phase.figures);
+          collector.figures.push(phase.figures);
         }
       }
     } finally {
       await jaeger.stop();
     }
-    const lines = comparison(off, on);
-    const about = `Telemetry on (metrics endpoint served, ${SAMPLE_RATIO * 100} % of traces to Jaeger) vs off, mean of ${ROUNDS} alternating rounds:`;
+    const { exports, bytes } = await sink.received();
+    await sink.stop();
+    if (exports === 0) problems.push('telemetry overhead: the OTLP sink received no export');
+    const about =
+      `Telemetry on (metrics endpoint served, ${SAMPLE_RATIO * 100} % of traces exported) vs off, mean of ${ROUNDS} ` +
+      `alternating rounds (off, on to Jaeger, on to the sink); ${loadBefore} at the start, ${uptime()} at the end`;
+    const blocks = collectors.map(({ label, figures }) => ({ label, lines: comparison(off, figures) }));
+    const sinkLine = `The sink received ${exports} exports (${(bytes / 1024).toFixed(0)} KiB) from the API and the worker.`;
     return {
       rows,
       problems,
-      text: [about, ...lines.map((line) => `  ${line}`)],
-      markdown: [`**${about}**`, '', ...lines.map((line) => `- ${line}`)],
+      text: [
+        about,
+        ...blocks.flatMap(({ label, lines }) => [`  ${label}:`, ...lines.map((l) => `    ${l}`)]),
+        sinkLine,
+      ],
+      markdown: [
+        `**${about}**`,
+        ...blocks.flatMap(({ label, lines }) => ['', `${label}:`, '', ...lines.map((l) => `- ${l}`)]),
+        '',
+        sinkLine,
+      ],
     };
   },
 };

@@ -7,12 +7,16 @@ import {
   makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,
   OpenTelemetryActivityOutboundInterceptor,
-  OpenTelemetryWorkflowClientInterceptor,
   type OpenTelemetrySinks,
 } from '@temporalio/interceptors-opentelemetry';
 import type { Context } from '@temporalio/activity';
 import type { ActivityInterceptors, InjectedSinks } from '@temporalio/worker';
-import { tracingRuns, workflowSpanProcessor, workflowSpanResource } from '../domain/platform/tracing';
+import {
+  temporalClientInterceptors,
+  tracingRuns,
+  workflowSpanProcessor,
+  workflowSpanResource,
+} from '../domain/platform/tracing';
 
 /** Bundled with the workflows (bundleWorkflowCode's workflowInterceptorModules): the workflow-side interceptors. */
 export const WORKFLOW_INTERCEPTOR_MODULES = [
@@ -43,5 +47,5 @@ export function workflowSpanSinks(): InjectedSinks<OpenTelemetrySinks> {
   };
 }
 
-/** A Temporal client's interceptors: its workflow starts and signals carry the active trace in their headers. */
-export const tracingClientInterceptors = () => ({ workflow: [new OpenTelemetryWorkflowClientInterceptor()] });
+/** A Temporal client's interceptors: while tracing runs, its workflow starts and signals carry the active trace. */
+export const tracingClientInterceptors = () => ({ workflow: temporalClientInterceptors });

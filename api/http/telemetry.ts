@@ -4,7 +4,7 @@
  */
 import type { Context, Next } from 'koa';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { httpRequestDuration } from '../../domain/platform/metrics';
+import { httpRequestDuration, type HistogramSeries } from '../../domain/platform/metrics';
 import { tracingRuns } from '../../domain/platform/tracing';
 
 /** Methods a client can invent are folded into one value. */
@@ -20,22 +20,21 @@ function routeOf(ctx: Context): string {
   return matchedRoute(ctx) ?? (ctx.status < 400 ? 'static' : 'unmatched');
 }
 
-type Observer = ReturnType<typeof httpRequestDuration.labels>;
-
 /**
  * The histogram's series by method, route template and status, made on first use (all three are bounded): a request
- * looks its series up in three maps instead of building a label object and a status string for prom-client to
- * validate, which then only hashes the series' own labels.
+ * looks its series up in three maps and records into it without allocating (no label object, no status string, no
+ * hash of the labels).
  */
-const series = new Map<string, Map<string, Map<number, Observer>>>();
+const series = new Map<string, Map<string, Map<number, HistogramSeries>>>();
 
-function seriesOf(method: string, route: string, status: number): Observer {
+function seriesOf(method: string, route: string, status: number): HistogramSeries {
   let byRoute = series.get(method);
-  if (!byRoute) series.set(method, (byRoute = new Map<string, Map<number, Observer>>()));
+  if (!byRoute) series.set(method, (byRoute = new Map<string, Map<number, HistogramSeries>>()));
   let byStatus = byRoute.get(route);
-  if (!byStatus) byRoute.set(route, (byStatus = new Map<number, Observer>()));
+  if (!byStatus) byRoute.set(route, (byStatus = new Map<number, HistogramSeries>()));
   let observer = byStatus.get(status);
-  if (!observer) byStatus.set(status, (observer = httpRequestDuration.labels(method, route, String(status))));
+  if (!observer)
+    byStatus.set(status, (observer = httpRequestDuration.series({ method, route, status: String(status) })));
   return observer;
 }
 

@@ -3,7 +3,7 @@ import { Client, Connection, isGrpcServiceError, ServiceError, type ConnectionLi
 import { ApiError } from '../../domain/platform/errors';
 import { TASK_QUEUES } from '../../workflows/definitions';
 import { temporal as proto } from '@temporalio/proto';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { temporalClientInterceptors } from '../../domain/platform/tracing';
 
 /** The in-process worker's connection (a NativeConnection), handed to the API by `npm start`. */
 export type WorkerConnection = ConnectionLike;
@@ -25,8 +25,9 @@ export async function connectTemporal(
   workerConnection?: WorkerConnection,
 ): Promise<TemporalDeps> {
   const connection = await Connection.connect({ address });
-  // Workflow starts and signals carry the request's trace in their headers (the worker continues it).
-  const interceptors = { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
+  // While tracing runs, workflow starts and signals carry the request's trace in their headers (the worker continues
+  // it); while it is off the list is empty and a start pays nothing for tracing.
+  const interceptors = { workflow: temporalClientInterceptors };
   return {
     connection,
     client: new Client({ connection, namespace, interceptors }),
