@@ -25,11 +25,11 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     level,
     base: { service: 'switchyard' },
     serializers: { err: serializeError },
-    // A line written during a recorded (sampled) request or activity names its trace (domain/platform/tracing.ts):
-    // an unsampled trace is in no collector, so its id would lead nowhere and only cost every line the lookup.
+    // A line written during a traced request or activity names its trace (domain/platform/tracing.ts), sampled or
+    // not: an unsampled trace is in no collector, but its id still joins the API's and the worker's lines of one charge.
     mixin: () => {
       const span = trace.getActiveSpan();
-      return span?.isRecording() ? { trace_id: span.spanContext().traceId } : {};
+      return span ? { trace_id: span.spanContext().traceId } : {};
     },
     redact: {
       paths: [
