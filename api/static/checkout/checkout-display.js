@@ -1,6 +1,6 @@
 /* The hosted checkout's display helpers (no state, no network): amounts, dates, billing periods and line items in
- * the buyer's locale, the status box, which of the page's views is shown, and the merchant's back and success URLs. checkout.js and checkout-setup.js
- * use them through window.SwitchyardCheckout. */
+ * the buyer's locale, the status box, which of the page's views is shown, and the merchant's back and success URLs.
+ * checkout.js and checkout-setup.js use them through window.SwitchyardCheckout. */
 (function () {
   'use strict';
 
