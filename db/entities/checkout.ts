@@ -34,6 +34,10 @@ export interface CheckoutSession {
   completedAt: Date | null;
   /** Setup mode, once complete: the card it saved. */
   paymentInstrumentId: string | null;
+  /** Where the hosted page sends the buyer once paid or saved ({CHECKOUT_SESSION_ID} replaced there). */
+  successUrl: string | null;
+  /** The hosted page's "back" link. */
+  cancelUrl: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -56,6 +60,8 @@ export const CheckoutSessionSchema = new EntitySchema<CheckoutSession>({
     expiresAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
     completedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
     paymentInstrumentId: { type: 'string', nullable: true },
+    successUrl: { type: 'string', nullable: true },
+    cancelUrl: { type: 'string', nullable: true },
     createdAt,
     updatedAt,
   },

@@ -39,6 +39,7 @@ import { Migration20261248100000_observability_event_traceparent } from './Migra
 import { Migration20261248200000_first_day_save_renewal_failures } from './Migration20261248200000_first_day_save_renewal_failures';
 import { Migration20261248300000_webhook_deliveries_retrying_idx } from './Migration20261248300000_webhook_deliveries_retrying_idx';
 import { Migration20261249100000_setup_checkout_mode } from './Migration20261249100000_setup_checkout_mode';
+import { Migration20261249410000_checkout_setup_redirect_urls } from './Migration20261249410000_checkout_setup_redirect_urls';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -143,4 +144,8 @@ export const MIGRATIONS = [
     class: Migration20261248300000_webhook_deliveries_retrying_idx,
   },
   { name: 'Migration20261249100000_setup_checkout_mode', class: Migration20261249100000_setup_checkout_mode },
+  {
+    name: 'Migration20261249410000_checkout_setup_redirect_urls',
+    class: Migration20261249410000_checkout_setup_redirect_urls,
+  },
 ];

@@ -43,6 +43,8 @@ describe('GET /api/v1/sessions/checkout', () => {
       'expiresAt',
       'completedAt',
       'paymentInstrumentId',
+      'successUrl',
+      'cancelUrl',
       'createdAt',
       'updatedAt',
       'items',

@@ -26,6 +26,8 @@ const SESSION_FIELDS = [
   'expires_at',
   'completed_at',
   'payment_instrument_id',
+  'success_url',
+  'cancel_url',
   'created_at',
   'updated_at',
 ];

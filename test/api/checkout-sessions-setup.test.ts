@@ -113,6 +113,24 @@ describe('Checkout sessions in setup mode', () => {
       expectError(res, 422, 'business_rule_error', 'CHECKOUT_SETUP_MODE');
     });
 
+    it('a setup session takes no payment: POST /transactions with its id is 422 CHECKOUT_SETUP_MODE, nothing created', async () => {
+      const checkout = expectWrapped(await create(setupBody()), 201);
+      const res = await api.post('/transactions', {
+        key: tenant.merchant_secret_key,
+        headers: { 'idempotency-key': randomUUID() },
+        body: {
+          payment_method: 'credit_card',
+          charge_type: 'payment',
+          country: 'BR',
+          checkout_session_id: checkout.id,
+        },
+      });
+      expectError(res, 422, 'business_rule_error', 'CHECKOUT_SETUP_MODE');
+      expect(await rows('select id from transactions where customer_id = ?', [customerId])).to.deep.equal([]);
+      expect(await rows('select id from orders where checkout_session_id = ?', [checkout.id])).to.deep.equal([]);
+      expect(await read(checkout.id)).to.include({ status: 'customer_identified', payment_instrument_id: null });
+    });
+
     it('an unknown mode is a 400 naming mode', async () => {
       expectFieldErrors(await create(setupBody({ mode: 'subscription' })), ['mode']);
     });

@@ -24,7 +24,9 @@
  * and the webhook never came back, the passed-then-declined and the frictionless cards, with a charge sent twice at
  * once under one Idempotency-Key or an operation sent while it waits: a pending charge has one open challenge with
  * next_action, a challenged charge never cascades, an abandoned one is canceled at the provider; and one checkout
- * confirmed from two tabs at once with the challenge card (one payment). After every step the invariants are checked against a reference model built on
+ * confirmed from two tabs at once with the challenge card (one payment). A card saved through a setup-mode checkout
+ * (test/helpers/transaction-model-setup.ts), from one tab or two at once, then charged by the merchant: one card per
+ * session, no money moved in setup mode, and the saved card's charge joins the model. After every step the invariants are checked against a reference model built on
  * the pure state table (test/helpers/transaction-model.ts): status and amounts equal the model's, amount_refunded ≤
  * amount_captured ≤ amount_authorized, the provider's ledger matches the read model, the order's transitions form
  * one chain, each state change records exactly the events the table says, and nothing leaves a final state; no
@@ -92,6 +94,13 @@ import {
   transactionsOfCheckout,
   type TestMethod,
 } from '../helpers/transaction-model-features';
+import {
+  chargeSavedCard,
+  SAVED_CARD_CHARGE,
+  saveThroughSetupCheckout,
+  SETUP_CARDS,
+  type SetupCard,
+} from '../helpers/transaction-model-setup';
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 3);
 const FIRST_SEED = Number(process.env.MODEL_SEED ?? 1);
@@ -154,6 +163,8 @@ type Step =
   | { kind: 'checkout_race' }
   /** One checkout confirmed from two tabs at once with the challenge card; its buyer passes or fails the challenge. */
   | { kind: 'checkout_challenge'; outcome: 'authenticated' | 'failed' }
+  /** A card saved through a setup-mode checkout from one tab or two at once, then charged by the merchant. */
+  | { kind: 'setup_checkout'; card: SetupCard; tabs: 1 | 2; amount: number }
   /** The reconciler runs (the schedule's workflow). */
   | { kind: 'reconcile' }
   /** The in-doubt deadline passes for the charges still unresolved (their attempts sent 8 days ago); the reconciler runs. */
@@ -398,6 +409,14 @@ function featureStep(random: ReturnType<typeof pick>, seq: Sequence, amount: num
       kind: 'checkout_challenge',
       outcome: seq.extra.one(['authenticated', 'authenticated', 'failed'] as const),
     };
+  // The setup session checks the card in USD, which provider_b and provider_c do not take.
+  if (seq.slug === 'provider_a' && seq.txs.length < MAX_TRANSACTIONS && seq.extra.chance(0.15))
+    return {
+      kind: 'setup_checkout',
+      card: seq.extra.one(Object.keys(SETUP_CARDS) as SetupCard[]),
+      tabs: seq.extra.one([1, 2] as const),
+      amount,
+    };
   if (seq.txs.some(stillUnresolved) && roll >= 0.28 && roll < 0.5) return { kind: 'deadline' };
   if (seq.txs.length > 0 && roll >= 0.25 && roll < 0.28) return { kind: 'delete_connector' };
   return null;
@@ -603,6 +622,10 @@ async function perform(step: Step, seq: Sequence, tag: string): Promise<void> {
   }
   if (step.kind === 'checkout_challenge') {
     await checkoutChallengeRace(seq, step.outcome);
+    return;
+  }
+  if (step.kind === 'setup_checkout') {
+    await setupCheckout(seq, step);
     return;
   }
   if (step.kind === 'delete_connector') {
@@ -917,6 +940,25 @@ async function checkoutChallengeRace(seq: Sequence, outcome: 'authenticated' | '
     else model.captured = tx.amount;
     seq.txs.push({ id: tx.id, model, live: false, givenBack: 0, unaccounted: 0, challenged: 'decided' });
   }
+}
+
+/**
+ * A card saved through a setup-mode checkout (its invariants: test/helpers/transaction-model-setup.ts), then charged by
+ * the merchant's server: that charge follows the usual rules and joins the model. With the circuit open the card may
+ * not be checked at all, and nothing is charged.
+ */
+async function setupCheckout(seq: Sequence, step: Extract<Step, { kind: 'setup_checkout' }>): Promise<void> {
+  const routable = !(seq.breaker && (await circuitOf(seq.tenant, seq.connector.id)) === 'open');
+  const { customerId, instrumentId } = await saveThroughSetupCheckout(seq.tenant, step.card, step.tabs, routable);
+  if (!instrumentId || !routable) return;
+  const charged = await chargeSavedCard(seq.tenant, { customerId, instrumentId }, step.amount);
+  const expected = SAVED_CARD_CHARGE[step.card];
+  expect([charged.status, charged.failureCode], "the saved card's charge follows the usual rules").to.deep.equal([
+    expected.status,
+    expected.failureCode,
+  ]);
+  const model = newTx(charged.status as TransactionStatus, step.amount);
+  seq.txs.push({ id: charged.id, model, live: false, givenBack: 0, unaccounted: 0 });
 }
 
 /** Transaction states that still need the provider of the charge's connector (a hold, or a move it has not answered). */

@@ -58,6 +58,9 @@ export function presentBrowserCheckout({
       expiresAt: iso(checkout.expiresAt),
       completedAt: iso(checkout.completedAt),
       paymentInstrumentId: checkout.paymentInstrumentId,
+      // Stripe Checkout's template variable: the merchant's page learns which session sent the buyer back.
+      successUrl: checkout.successUrl?.replaceAll('{CHECKOUT_SESSION_ID}', checkout.id) ?? null,
+      cancelUrl: checkout.cancelUrl,
       createdAt: checkout.createdAt.toISOString(),
       updatedAt: checkout.updatedAt.toISOString(),
       items: items.map((item) => ({

@@ -152,6 +152,10 @@ export const BrowserCheckoutSchema = StrictObject({
     expiresAt: Nullable(Timestamp),
     completedAt: Nullable(Timestamp),
     paymentInstrumentId: Nullable(Type.String()),
+    /** Where the page sends the buyer once paid or saved: success_url with {CHECKOUT_SESSION_ID} replaced. */
+    successUrl: Nullable(Type.String()),
+    /** The page's back link: cancel_url. */
+    cancelUrl: Nullable(Type.String()),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     items: Type.Array(CheckoutItemView),

@@ -50,7 +50,7 @@ import {
 } from '../transactions/transaction-request.service';
 import { UNRESOLVED_PROVIDER_CALL, type TransactionInput } from '../../../workflows/lib/transaction-types';
 import { CHARGE_IN_DOUBT } from '../../../domain/transactions/transactions.in-doubt';
-import { effectiveStatus } from '../checkout-sessions/checkout-status.rules';
+import { effectiveStatus, refuseSetupMode } from '../checkout-sessions/checkout-status.rules';
 import { requireBrowserSession } from './browser-sessions.service';
 import type { CHECKOUT_PAYMENT_METHODS } from './browser-sessions.schema';
 import { UNPAID_ENDS } from '../../../domain/transactions/transactions.state-table';
@@ -257,12 +257,7 @@ export async function confirmCheckout(
     merchantId: session.merchantId,
   });
   const { merchantId } = session;
-  if (checkout.mode === 'setup')
-    throw errors.businessRule(
-      'CHECKOUT_SETUP_MODE',
-      'A checkout session in setup mode takes no payment: save the card with POST /sessions/:sessionId/payment-instruments',
-      { mode: 'setup' },
-    );
+  refuseSetupMode(checkout);
   // Saved cards are offered only on a checkout created for a customer id (browser-checkout.service.ts): anyone can
   // type someone else's e-mail into a guest checkout, so an e-mail-bound checkout never pays with a saved card.
   if (paymentInstrumentId && !(checkout.customerId && checkout.customerBoundBy === 'id')) {

@@ -50,6 +50,8 @@ export function presentSession({ session, status, items, events }: CheckoutView)
     expires_at: iso(session.expiresAt),
     completed_at: iso(session.completedAt),
     payment_instrument_id: session.paymentInstrumentId,
+    success_url: session.successUrl,
+    cancel_url: session.cancelUrl,
     created_at: session.createdAt.toISOString(),
     updated_at: session.updatedAt.toISOString(),
     ...(items ? { items: items.map(presentItem) } : {}),

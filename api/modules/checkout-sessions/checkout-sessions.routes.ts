@@ -32,7 +32,11 @@ const keys = ['merchant', 'organization'] as const;
 const read = { keys, scopes: ['checkout:read'] } as const;
 const write = { keys, scopes: ['checkout:write'] } as const;
 
-const contextOf = (deps: AppDeps) => ({ encryptionKey: deps.config.encryptionKey, now: new Date() });
+const contextOf = (deps: AppDeps) => ({
+  encryptionKey: deps.config.encryptionKey,
+  appEnv: deps.config.env,
+  now: new Date(),
+});
 
 /**
  * Starts the expiry workflow of a session that just got its expires_at. Runs inside the request transaction, after
@@ -56,12 +60,14 @@ export const checkoutSessionRoutes = [
     path: '/checkout-sessions',
     summary: 'Create a checkout session for a customer; items snapshot the offer prices',
     description:
-      "Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription. With mode setup the session sells nothing and saves a card instead (the hosted 'save a card' page): customer_id or customer and selected_currency (the currency of the zero-amount check) are required, offer_id and items are refused; the buyer's card is verified and saved as the customer's payment instrument, and the completed session names it in payment_instrument_id.",
+      "Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription. With mode setup the session sells nothing and saves a card instead (the hosted 'save a card' page): customer_id or customer and selected_currency (the currency of the zero-amount check) are required, offer_id and items are refused; the buyer's card is verified and saved as the customer's payment instrument, and the completed session names it in payment_instrument_id. success_url (its {CHECKOUT_SESSION_ID} replaced by the session id) is where the hosted page sends the buyer once the checkout is paid or the card saved, cancel_url where its back link goes: https addresses (http on localhost outside production).",
     example: {
       offer_id: 'ofr_5tYh2KdQ8pLm',
       customer_id: 'cust_8Kq2mVxT3nR5',
       selected_currency: 'BRL',
       external_session_id: 'cart-981',
+      success_url: 'https://shop.example/thanks?session={CHECKOUT_SESSION_ID}',
+      cancel_url: 'https://shop.example/cart',
       items: [{ offer_id: 'ofr_5tYh2KdQ8pLm', quantity: 1, installments: 1 }],
     },
     tags,

@@ -42,6 +42,8 @@ const ExternalSessionId = Type.String({
   description: "Caller's reference, unique per merchant",
 });
 const FutureTimestamp = Type.String({ format: 'date-time', description: 'ISO 8601; must be in the future' });
+/** success_url and cancel_url: https (http on loopback outside production), checked by the service. */
+const RedirectUrl = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description });
 const Quantity = Type.Integer({ minimum: 1, maximum: 10_000, default: 1 });
 const Installments = Type.Integer({ minimum: 1, maximum: 120, default: 1 });
 
@@ -69,6 +71,12 @@ export const CreateCheckoutSessionBody = StrictObject({
   external_session_id: Type.Optional(ExternalSessionId),
   expires_at: Type.Optional(FutureTimestamp),
   items: Type.Optional(Type.Array(ItemInput, { minItems: 1, maxItems: MAX_ITEMS_PER_SESSION })),
+  success_url: Type.Optional(
+    RedirectUrl(
+      'Where the hosted page sends the buyer once the checkout is paid or its card saved; {CHECKOUT_SESSION_ID} in it is replaced by the session id',
+    ),
+  ),
+  cancel_url: Type.Optional(RedirectUrl("Where the hosted page's back link takes the buyer")),
   merchant_id: MerchantIdField,
 });
 
@@ -192,6 +200,9 @@ export const CheckoutSessionSchema = StrictObject({
   completed_at: Nullable(Timestamp),
   /** Setup mode, once completed: the payment instrument the buyer's card was saved as; null otherwise. */
   payment_instrument_id: Nullable(Type.String()),
+  /** As sent on create ({CHECKOUT_SESSION_ID} not replaced); null when not sent. */
+  success_url: Nullable(Type.String()),
+  cancel_url: Nullable(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
   items: Type.Optional(Type.Array(CheckoutItemSchema)),

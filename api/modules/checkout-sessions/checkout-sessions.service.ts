@@ -16,6 +16,8 @@ import {
 } from '../../../db/entities';
 import { flushOrConflict } from '../../http/db-errors';
 import { errors } from '../../../domain/platform/errors';
+import type { AppEnv } from '../../../domain/platform/config';
+import { browserAddressProblem } from '../transactions/return-url.rules';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import { newId } from '../../../domain/platform/ids';
 import {
@@ -44,6 +46,7 @@ export interface CheckoutView {
 
 export interface CheckoutContext {
   encryptionKey: Buffer;
+  appEnv: AppEnv;
   /** One clock reading per request, so a status check and the response agree. */
   now: Date;
 }
@@ -60,6 +63,14 @@ const externalIdTaken = (externalSessionId: string) => () =>
 async function flushSession(em: EntityManager, session: CheckoutSession): Promise<void> {
   const externalId = session.externalSessionId ?? '';
   await flushOrConflict(em, { checkout_sessions_external_key: externalIdTaken(externalId) });
+}
+
+/** The buyer's browser is sent to success_url and cancel_url: 400 naming the one it may not go to. */
+function redirectUrl(field: 'success_url' | 'cancel_url', value: string | undefined, appEnv: AppEnv): string | null {
+  if (value === undefined) return null;
+  const problem = browserAddressProblem(value, appEnv);
+  if (problem) throw errors.invalidValue(field, problem);
+  return value;
 }
 
 function futureDate(value: string, now: Date): Date {
@@ -147,6 +158,8 @@ export async function createCheckoutSession(
   exactlyOneCustomer(input, true);
   const { offerId, currency, requests } = await checkoutSale(em, merchantId, input);
   const expiresAt = input.expires_at === undefined ? null : futureDate(input.expires_at, ctx.now);
+  const successUrl = redirectUrl('success_url', input.success_url, ctx.appEnv);
+  const cancelUrl = redirectUrl('cancel_url', input.cancel_url, ctx.appEnv);
   if (input.external_session_id !== undefined) await assertExternalIdFree(em, merchantId, input.external_session_id);
   const customer = (await customerFrom(em, merchantId, input, ctx)) as BoundCustomer;
 
@@ -165,6 +178,8 @@ export async function createCheckoutSession(
     expiresAt,
     completedAt: null,
     paymentInstrumentId: null,
+    successUrl,
+    cancelUrl,
   } as CheckoutSession);
   // Items and events reference the session row (plain FK columns), so it is inserted first.
   await flushSession(em, session);

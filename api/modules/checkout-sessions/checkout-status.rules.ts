@@ -41,3 +41,16 @@ export function assertOpen(session: CheckoutSession, now: Date, action: string):
   const status = effectiveStatus(session, now);
   if (!isOpen(status)) throw invalidTransition(status, action);
 }
+
+/**
+ * A setup-mode session saves a card and sells nothing, so no payment may claim it (POST /transactions and the
+ * hosted confirm alike): 422 before anything is created.
+ */
+export function refuseSetupMode(session: CheckoutSession): void {
+  if (session.mode === 'setup')
+    throw errors.businessRule(
+      'CHECKOUT_SETUP_MODE',
+      'A checkout session in setup mode takes no payment: its card is saved with POST /sessions/:sessionId/payment-instruments',
+      { mode: 'setup' },
+    );
+}

@@ -11,6 +11,11 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 export function returnUrlProblem(value: string, paymentMethod: string, appEnv: AppEnv): string | null {
   if (paymentMethod !== 'credit_card' && paymentMethod !== 'debit_card')
     return 'is taken by card charges only (the 3-D Secure challenge returns there)';
+  return browserAddressProblem(value, appEnv);
+}
+
+/** Why a buyer's browser may not be sent to this address (https, or http on loopback outside production). */
+export function browserAddressProblem(value: string, appEnv: AppEnv): string | null {
   let url: URL;
   try {
     url = new URL(value);

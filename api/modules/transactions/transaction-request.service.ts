@@ -26,7 +26,7 @@ import {
   releaseUnopenedClaim,
 } from '../../../db/repositories/checkout-sessions.repository';
 import { hasActiveProfile } from '../../../db/repositories/routing.repository';
-import { effectiveStatus, OPEN_STATUSES } from '../checkout-sessions/checkout-status.rules';
+import { effectiveStatus, OPEN_STATUSES, refuseSetupMode } from '../checkout-sessions/checkout-status.rules';
 import { runTransaction } from '../../temporal';
 import type { AppDeps } from '../../deps';
 import { isStillProcessing } from './still-processing.rules';
@@ -195,6 +195,7 @@ export async function buildTransactionInput(
   if (body.checkout_session_id) {
     const session = await em.findOne(CheckoutSessionSchema, { id: body.checkout_session_id, merchantId });
     if (!session) throw errors.invalidValue('checkout_session_id', 'no such checkout session for this merchant');
+    refuseSetupMode(session);
     const status = effectiveStatus(session, now);
     // payment_pending held by this very transaction: the same request retried before its charge opened.
     if (status === 'payment_pending' && (await payingTransactionOf(em, session.id)) !== transactionId)

@@ -30,7 +30,7 @@ export const transactionRoutes = [
     summary:
       'Charge: routes across connectors with fallback, auto-creates an order; a decline is 201 with status failed',
     description:
-      "Charges a customer and answers once the outcome is known. Pay with a card token from the browser SDK (card_ciphertext_id), a saved card (payment_instrument_id, merchant-initiated), pix or boleto (the answer carries payment_instructions and the transaction stays pending until paid), or a wallet. With checkout_session_id the amount, currency, customer and items come from the checkout session. The merchant's routing profile picks the connector; a technical failure or a retryable decline moves on to the next connector of the route. A decline is not an error: 201 with status failed, failure_code and the amount asked for. A card the issuer challenges (3-D Secure: require_3ds on the routing node, or the issuer's own demand) answers 201 pending with next_action {type redirect_to_url, url, expires_at}: send the buyer's browser to url; after the challenge it comes back through Switchyard to return_url?transaction_id=…, and the charge is authorized or fails authentication_failed / authentication_abandoned (transaction.action_required is emitted meanwhile). capture false only pre-authorizes (capture or void it later). Emits transaction.created and the transaction.* event of each state it reaches.",
+      "Charges a customer and answers once the outcome is known. Pay with a card token from the browser SDK (card_ciphertext_id), a saved card (payment_instrument_id, merchant-initiated), pix or boleto (the answer carries payment_instructions and the transaction stays pending until paid), or a wallet. With checkout_session_id the amount, currency, customer and items come from the checkout session; a checkout session in setup mode takes no payment (422 CHECKOUT_SETUP_MODE, nothing created). The merchant's routing profile picks the connector; a technical failure or a retryable decline moves on to the next connector of the route. A decline is not an error: 201 with status failed, failure_code and the amount asked for. A card the issuer challenges (3-D Secure: require_3ds on the routing node, or the issuer's own demand) answers 201 pending with next_action {type redirect_to_url, url, expires_at}: send the buyer's browser to url; after the challenge it comes back through Switchyard to return_url?transaction_id=…, and the charge is authorized or fails authentication_failed / authentication_abandoned (transaction.action_required is emitted meanwhile). capture false only pre-authorizes (capture or void it later). Emits transaction.created and the transaction.* event of each state it reaches.",
     example: {
       payment_method: 'credit_card',
       charge_type: 'payment',
@@ -97,8 +97,8 @@ export const transactionRoutes = [
     body: CreateTransactionBody,
     responses: { 201: TransactionSchemaOut, 200: TransactionSchemaOut },
     envelope: 'wrapped',
-    // 422 business_rule_error: an expired token, a checkout session that cannot be paid, no active routing profile
-    // for the payment method (ROUTING_NOT_CONFIGURED).
+    // 422 business_rule_error: an expired token, a checkout session that cannot be paid (CHECKOUT_SETUP_MODE for a
+    // setup-mode one), no active routing profile for the payment method (ROUTING_NOT_CONFIGURED).
     errors: [422],
     links: [
       // The order a charge opened, and the same transaction on the merchant Dashboard.

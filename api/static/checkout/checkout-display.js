@@ -1,6 +1,6 @@
 /* The hosted checkout's display helpers (no state, no network): amounts, dates, billing periods and line items in
- * the buyer's locale, the status box, and which of the page's views is shown. checkout.js and checkout-setup.js
- * use them through window.SwitchyardCheckout. */
+ * the buyer's locale, the status box, which of the page's views is shown, and the merchant's back and success URLs.
+ * checkout.js and checkout-setup.js use them through window.SwitchyardCheckout. */
 (function () {
   'use strict';
 
@@ -80,6 +80,20 @@
     ['pay-view', 'pending-view', 'auth-view', 'success-view', 'closed-view'].forEach(function (id) { $(id).hidden = id !== viewId; });
   }
 
+  /* The merchant's cancel_url behind the "back" link, while the checkout can still be paid (or its card saved). */
+  function backLink(checkout) {
+    var open = checkout.status === 'initiated' || checkout.status === 'customer_identified';
+    var url = checkout.cancelUrl;
+    $('back').hidden = !(open && url && /^https?:\/\//.test(url));
+    if (!$('back').hidden) $('back').href = url;
+  }
+
+  /* Paid, or the card saved: the merchant's success_url (the API replaced its {CHECKOUT_SESSION_ID}) takes over. */
+  function finished(checkout) {
+    $('back').hidden = true;
+    if (checkout.successUrl && /^https?:\/\//.test(checkout.successUrl)) location.assign(checkout.successUrl);
+  }
+
   function brandName(brand) {
     var names = { amex: 'American Express', diners: 'Diners Club', jcb: 'JCB', elo: 'Elo', visa: 'Visa', mastercard: 'Mastercard', discover: 'Discover', hipercard: 'Hipercard' };
     return names[brand] || brand;
@@ -97,5 +111,7 @@
     renderLines: renderLines,
     only: only,
     brandName: brandName,
+    backLink: backLink,
+    finished: finished,
   };
 })();

@@ -24,22 +24,24 @@
     if (checkout.customerEmail) $('buyer').textContent = 'Saving for ' + (checkout.customerName ? checkout.customerName + ' · ' : '') + checkout.customerEmail;
   }
 
-  function saved(instrumentId, description) {
+  function saved(checkout, instrumentId, description) {
     $('receipt-title').textContent = 'Card saved';
     $('receipt-amount').textContent = (description || 'Your card') + ' is saved. Nothing was charged.';
     $('receipt-items').hidden = true;
     $('receipt-order-line').hidden = true;
     $('success-view').setAttribute('data-payment-instrument-id', instrumentId);
     display.only('success-view');
+    display.finished(checkout);
   }
 
   /* page: what checkout.js lends this mode — closed(title, text), done() (no more submits), cardCleared(). */
   display.setupMode = function (card, page) {
+    var checkout = null;
     return {
       render: function (view) {
-        var checkout = view.checkout;
+        checkout = view.checkout;
         layout(checkout);
-        if (checkout.status === 'completed') { page.done(); saved(checkout.paymentInstrumentId, null); }
+        if (checkout.status === 'completed') { page.done(); saved(checkout, checkout.paymentInstrumentId, null); }
         else if (checkout.status === 'expired') page.closed('This link has expired', 'Ask the seller for a new one.');
         else if (checkout.status === 'abandoned') page.closed('This link is no longer available', 'Ask the seller for a new one.');
         else if (!view.paymentMethods.cards) page.closed('Saving a card is not available yet', 'This shop cannot check cards right now. Please contact the seller.');
@@ -50,7 +52,7 @@
           .then(function (result) {
             if (result.verified) {
               page.done();
-              return saved(result.paymentInstrumentId, result.brand.toUpperCase() + ' •••• ' + result.last4);
+              return saved(checkout, result.paymentInstrumentId, result.brand.toUpperCase() + ' •••• ' + result.last4);
             }
             card.clear();
             page.cardCleared();

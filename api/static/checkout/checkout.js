@@ -5,6 +5,7 @@
  * validates the card at zero amount); it is paid by card only, since renewals charge the saved card.
  * A card the issuer challenges (3-D Secure) sends the buyer to their bank's page (the SDK follows nextAction), which
  * brings them back to this page with ?transaction_id=…: the checkout then shows that payment's result.
+ * The merchant's cancel_url is the "back" link; once paid the page sends the buyer to its success_url, if it has one.
  * A checkout in setup mode sells nothing: checkout-setup.js shows its "Save a card" page and saves the card. */
 (function () {
   'use strict';
@@ -66,6 +67,7 @@
     $('success-view').setAttribute('data-order-id', payment.orderId);
     $('success-view').setAttribute('data-transaction-id', payment.transactionId);
     only('success-view');
+    display.finished(state.view.checkout);
   }
 
   function pending(payment) {
@@ -164,6 +166,7 @@
   function render(view) {
     state.view = view;
     state.setup = view.checkout.mode === 'setup';
+    display.backLink(view.checkout);
     if (state.setup) {
       setupMode.render(view);
       return updateButton();

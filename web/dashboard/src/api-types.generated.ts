@@ -1122,7 +1122,7 @@ export interface paths {
     put?: never;
     /**
      * Create a checkout session for a customer; items snapshot the offer prices
-     * @description Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription. With mode setup the session sells nothing and saves a card instead (the hosted 'save a card' page): customer_id or customer and selected_currency (the currency of the zero-amount check) are required, offer_id and items are refused; the buyer's card is verified and saved as the customer's payment instrument, and the completed session names it in payment_instrument_id.
+     * @description Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription. With mode setup the session sells nothing and saves a card instead (the hosted 'save a card' page): customer_id or customer and selected_currency (the currency of the zero-amount check) are required, offer_id and items are refused; the buyer's card is verified and saved as the customer's payment instrument, and the completed session names it in payment_instrument_id. success_url (its {CHECKOUT_SESSION_ID} replaced by the session id) is where the hosted page sends the buyer once the checkout is paid or the card saved, cancel_url where its back link goes: https addresses (http on localhost outside production).
      *
      *     **Authentication:** a secret merchant key or organization key (Bearer) with the scope checkout:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
      *
@@ -3024,7 +3024,7 @@ export interface paths {
     put?: never;
     /**
      * Charge: routes across connectors with fallback, auto-creates an order; a decline is 201 with status failed
-     * @description Charges a customer and answers once the outcome is known. Pay with a card token from the browser SDK (card_ciphertext_id), a saved card (payment_instrument_id, merchant-initiated), pix or boleto (the answer carries payment_instructions and the transaction stays pending until paid), or a wallet. With checkout_session_id the amount, currency, customer and items come from the checkout session. The merchant's routing profile picks the connector; a technical failure or a retryable decline moves on to the next connector of the route. A decline is not an error: 201 with status failed, failure_code and the amount asked for. A card the issuer challenges (3-D Secure: require_3ds on the routing node, or the issuer's own demand) answers 201 pending with next_action {type redirect_to_url, url, expires_at}: send the buyer's browser to url; after the challenge it comes back through Switchyard to return_url?transaction_id=…, and the charge is authorized or fails authentication_failed / authentication_abandoned (transaction.action_required is emitted meanwhile). capture false only pre-authorizes (capture or void it later). Emits transaction.created and the transaction.* event of each state it reaches.
+     * @description Charges a customer and answers once the outcome is known. Pay with a card token from the browser SDK (card_ciphertext_id), a saved card (payment_instrument_id, merchant-initiated), pix or boleto (the answer carries payment_instructions and the transaction stays pending until paid), or a wallet. With checkout_session_id the amount, currency, customer and items come from the checkout session; a checkout session in setup mode takes no payment (422 CHECKOUT_SETUP_MODE, nothing created). The merchant's routing profile picks the connector; a technical failure or a retryable decline moves on to the next connector of the route. A decline is not an error: 201 with status failed, failure_code and the amount asked for. A card the issuer challenges (3-D Secure: require_3ds on the routing node, or the issuer's own demand) answers 201 pending with next_action {type redirect_to_url, url, expires_at}: send the buyer's browser to url; after the challenge it comes back through Switchyard to return_url?transaction_id=…, and the charge is authorized or fails authentication_failed / authentication_abandoned (transaction.action_required is emitted meanwhile). capture false only pre-authorizes (capture or void it later). Emits transaction.created and the transaction.* event of each state it reaches.
      *
      *     **Authentication:** a secret merchant key or organization key (Bearer) with the scope transactions:write. An organization key names the merchant with merchant_id (path, query or body); a merchant key acts on its own merchant.
      *
@@ -4432,7 +4432,7 @@ export interface paths {
     put?: never;
     /**
      * Create a checkout session for a customer; items snapshot the offer prices
-     * @description Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription. With mode setup the session sells nothing and saves a card instead (the hosted 'save a card' page): customer_id or customer and selected_currency (the currency of the zero-amount check) are required, offer_id and items are refused; the buyer's card is verified and saved as the customer's payment instrument, and the completed session names it in payment_instrument_id.
+     * @description Opens a purchase for the hosted checkout page or the browser SDK. Name the buyer with customer_id or with a customer object (found by e-mail or created), exactly one of them. Without items the checkout sells one unit of offer_id. The items' prices are copied from the offers now, in selected_currency (default: the offer's default price currency), so a later price change doesn't move this checkout. With expires_at the session expires then, unpaid. Paying it (the hosted page, or POST /transactions with checkout_session_id) completes it; a recurring offer then starts a subscription. With mode setup the session sells nothing and saves a card instead (the hosted 'save a card' page): customer_id or customer and selected_currency (the currency of the zero-amount check) are required, offer_id and items are refused; the buyer's card is verified and saved as the customer's payment instrument, and the completed session names it in payment_instrument_id. success_url (its {CHECKOUT_SESSION_ID} replaced by the session id) is where the hosted page sends the buyer once the checkout is paid or the card saved, cancel_url where its back link goes: https addresses (http on localhost outside production).
      *
      *     **Authentication:** a merchant Dashboard access token (Bearer), never an API key. The x-merchant-id header names the merchant; the user must be an active member of it.
      *
@@ -12507,6 +12507,8 @@ export interface operations {
                */
               completed_at: string | null;
               payment_instrument_id: string | null;
+              success_url: string | null;
+              cancel_url: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -12716,6 +12718,10 @@ export interface operations {
             /** @default 1 */
             installments?: number;
           }[];
+          /** @description Where the hosted page sends the buyer once the checkout is paid or its card saved; {CHECKOUT_SESSION_ID} in it is replaced by the session id */
+          success_url?: string;
+          /** @description Where the hosted page's back link takes the buyer */
+          cancel_url?: string;
           /** @description mrc_ identifier */
           merchant_id?: string;
           idempotency_key?: string;
@@ -12756,6 +12762,8 @@ export interface operations {
                */
               completed_at: string | null;
               payment_instrument_id: string | null;
+              success_url: string | null;
+              cancel_url: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -12842,6 +12850,8 @@ export interface operations {
                */
               completed_at: string | null;
               payment_instrument_id: string | null;
+              success_url: string | null;
+              cancel_url: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -13035,6 +13045,8 @@ export interface operations {
                */
               completed_at: string | null;
               payment_instrument_id: string | null;
+              success_url: string | null;
+              cancel_url: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -13268,6 +13280,8 @@ export interface operations {
                */
               completed_at: string | null;
               payment_instrument_id: string | null;
+              success_url: string | null;
+              cancel_url: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -13471,6 +13485,8 @@ export interface operations {
                */
               completed_at: string | null;
               payment_instrument_id: string | null;
+              success_url: string | null;
+              cancel_url: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -13662,6 +13678,8 @@ export interface operations {
                */
               completed_at: string | null;
               payment_instrument_id: string | null;
+              success_url: string | null;
+              cancel_url: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -26055,6 +26073,8 @@ export interface operations {
                */
               completedAt: string | null;
               paymentInstrumentId: string | null;
+              successUrl: string | null;
+              cancelUrl: string | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC with milliseconds
@@ -42495,6 +42515,10 @@ export interface operations {
             /** @default 1 */
             installments?: number;
           }[];
+          /** @description Where the hosted page sends the buyer once the checkout is paid or its card saved; {CHECKOUT_SESSION_ID} in it is replaced by the session id */
+          success_url?: string;
+          /** @description Where the hosted page's back link takes the buyer */
+          cancel_url?: string;
           idempotency_key?: string;
         };
       };
@@ -42530,6 +42554,8 @@ export interface operations {
              */
             completed_at: string | null;
             payment_instrument_id: string | null;
+            success_url: string | null;
+            cancel_url: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -42609,6 +42635,8 @@ export interface operations {
              */
             completed_at: string | null;
             payment_instrument_id: string | null;
+            success_url: string | null;
+            cancel_url: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
