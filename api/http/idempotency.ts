@@ -56,14 +56,25 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
  */
 export const idempotencyLeaseSeconds = (workflowWaitMs: number) => Math.ceil(workflowWaitMs / 1000) + 30;
 
-/** JSON with sorted keys, so {a,b} and {b,a} are the same request. */
+/**
+ * JSON with sorted keys (by UTF-16 code units), so {a,b} and {b,a} are the same request; a key set to undefined is
+ * left out. Built as one string, without the arrays of entries a map/filter/sort/join would allocate per object: it
+ * runs on every idempotent request, replays included.
+ */
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i += 1) out += `${i === 0 ? '' : ','}${canonicalJson(value[i]) ?? ''}`;
+    return `${out}]`;
+  }
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    const object = value as Record<string, unknown>;
+    let out = '{';
+    for (const key of Object.keys(object).sort()) {
+      if (object[key] === undefined) continue;
+      out += `${out === '{' ? '' : ','}${JSON.stringify(key)}:${canonicalJson(object[key])}`;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(value);
 }
