@@ -96,8 +96,8 @@ function bodyAndRoutes(deps: AppDeps, table: RouteTable): Koa.Middleware {
     await routes(ctx, next);
     refuseUnmatched(ctx);
   };
-  return (ctx, next) =>
-    BODY_METHODS.has(ctx.method) ? parseJson(ctx, () => routed(ctx, next)) : routed(ctx, next);
+  return (ctx, next): Promise<void> =>
+    BODY_METHODS.has(ctx.method) ? (parseJson(ctx, () => routed(ctx, next)) as Promise<void>) : routed(ctx, next);
 }
 
 /**
@@ -112,10 +112,10 @@ function beforeTheBody(deps: AppDeps): Koa.Middleware {
   const browser = browserAssets(API_PREFIX);
   const inbound = `${API_PREFIX}/webhooks/inbound/`;
   const transactions = `${API_PREFIX}/transactions/`;
-  return (ctx, next) => {
+  return (ctx, next): Promise<void> => {
     const path = ctx.path;
-    if (path.startsWith(inbound)) return providerWebhooks(ctx, next);
-    if (path.startsWith(transactions) && path.endsWith('/three-ds/return')) return threeDs(ctx, next);
+    if (path.startsWith(inbound)) return providerWebhooks(ctx, next) as Promise<void>;
+    if (path.startsWith(transactions) && path.endsWith('/three-ds/return')) return threeDs(ctx, next) as Promise<void>;
     return browser(ctx, next);
   };
 }

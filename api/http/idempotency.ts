@@ -30,8 +30,7 @@ export interface StoredResponse {
  * sent as it was stored: the exact bytes of the first answer, never parsed and serialized again.
  */
 export type IdempotentOutcome =
-  | (StoredResponse & { replayed: false })
-  | { status: 200; storedJson: string | undefined; replayed: true };
+  (StoredResponse & { replayed: false }) | { status: 200; storedJson: string | undefined; replayed: true };
 
 export interface IdempotentRequest {
   /** Merchant id (or organization id for organization-level creates). */
