@@ -19,7 +19,7 @@ import { dashboardWeb } from './modules/dashboard-web/dashboard-web.middleware';
 import { apiDocs } from './modules/api-docs/api-docs.middleware';
 import { clientAddressMiddleware } from './http/client-address';
 import { refuseUntrustedProxies } from './http/untrusted-proxy';
-import { apiResponseHeaders, boundedJsonDepth } from './http/request-guards';
+import { apiResponseHeaders, requireBoundedJsonDepth } from './http/request-guards';
 import { liveness } from './modules/health/liveness.middleware';
 import { httpMetrics, requestTracing } from './http/telemetry';
 
@@ -63,14 +63,61 @@ export function apiRoutesAndDocument(serverUrl?: string): {
 }
 
 /** Unknown paths and methods still get the error envelope. */
-async function unmatchedRequests(ctx: Koa.Context, next: Koa.Next): Promise<void> {
-  await next();
+function refuseUnmatched(ctx: Koa.Context): void {
   if (ctx.status === 405 || ctx.status === 501) {
     throw errors.badRequest('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`, 405);
   }
   if (ctx.status === 404 && ctx.body === undefined) {
     throw errors.notFound(`No endpoint ${ctx.method} ${ctx.path}`, 'ROUTE_NOT_FOUND');
   }
+}
+
+/** The methods whose body is read: DELETE too, so a body sent where none belongs is refused rather than ignored. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The JSON body, its nesting bound, the routes (then 405 + Allow for a known path with another method, and OPTIONS),
+ * and the envelope of an unknown path or method, as one layer: a GET never enters the body parser, and a request
+ * passes one Koa layer here instead of four.
+ */
+function bodyAndRoutes(deps: AppDeps, table: RouteTable): Koa.Middleware {
+  const parseJson = koaBody({
+    json: true,
+    jsonStrict: true,
+    jsonLimit: deps.config.bodyLimitBytes,
+    urlencoded: false,
+    text: false,
+    multipart: false,
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+  });
+  const routes = table.middleware();
+  const routed = async (ctx: Koa.Context, next: Koa.Next): Promise<void> => {
+    requireBoundedJsonDepth(ctx);
+    await routes(ctx, next);
+    refuseUnmatched(ctx);
+  };
+  return (ctx, next): Promise<void> =>
+    BODY_METHODS.has(ctx.method) ? (parseJson(ctx, () => routed(ctx, next)) as Promise<void>) : routed(ctx, next);
+}
+
+/**
+ * What is served before the JSON body parser, each on its own paths, as one layer that hands a request to the one
+ * whose paths it is on: provider webhooks (they need their raw bytes for the signature), the buyer's browser back
+ * from a 3-D Secure challenge (a redirect, not a JSON call), and everything else to the SDK, its card frame and the
+ * hosted checkout page (outside /api/v1), which also answers CORS for the public-key endpoints.
+ */
+function beforeTheBody(deps: AppDeps): Koa.Middleware {
+  const providerWebhooks = providerWebhookRoutes(deps);
+  const threeDs = threeDsReturn(deps);
+  const browser = browserAssets(API_PREFIX);
+  const inbound = `${API_PREFIX}/webhooks/inbound/`;
+  const transactions = `${API_PREFIX}/transactions/`;
+  return (ctx, next): Promise<void> => {
+    const path = ctx.path;
+    if (path.startsWith(inbound)) return providerWebhooks(ctx, next) as Promise<void>;
+    if (path.startsWith(transactions) && path.endsWith('/three-ds/return')) return threeDs(ctx, next) as Promise<void>;
+    return browser(ctx, next);
+  };
 }
 
 /** `inFlight`: counts running requests so a stop can drain them (startApi passes it; tests building an app need not). */
@@ -93,28 +140,8 @@ export function buildApp(deps: AppDeps, inFlight?: InFlightRequests): Koa {
   app.use(requestContext(deps.logger));
   if (deps.config.env === 'production') app.use(refuseUntrustedProxies(deps.config.trustedProxies, deps.logger));
   app.use(apiResponseHeaders(API_PREFIX));
-  // The SDK, its card frame and the hosted checkout page (outside /api/v1), and CORS for the public-key endpoints.
-  app.use(browserAssets(API_PREFIX));
-  // Provider webhooks need their raw bytes for the signature: served before the JSON body parser.
-  app.use(providerWebhookRoutes(deps));
-  // The buyer's browser back from a 3-D Secure challenge (a redirect, not a JSON call).
-  app.use(threeDsReturn(deps));
-  app.use(
-    koaBody({
-      json: true,
-      jsonStrict: true,
-      jsonLimit: deps.config.bodyLimitBytes,
-      urlencoded: false,
-      text: false,
-      multipart: false,
-      // DELETE bodies are read too, so one sent where none belongs is refused rather than ignored.
-      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-    }),
-  );
-  app.use(boundedJsonDepth);
-  app.use(unmatchedRequests);
-  // The routes, then 405 + Allow for a known path with another method (and answers OPTIONS).
-  app.use(table.middleware());
+  app.use(beforeTheBody(deps));
+  app.use(bodyAndRoutes(deps, table));
   // Past the routes: a request a route answers never reaches these, so the pages outside /api/v1 cost an API request
   // nothing. The merchant Dashboard web app at /dashboard/ (its API calls go to /api/v1 like any client's).
   app.use(dashboardWeb());

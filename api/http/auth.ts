@@ -220,22 +220,26 @@ export function cacheMerchantStatus(cache: AuthCache, merchantId: string, status
   cache.set(statusKey(merchantId), status, ticket);
 }
 
+/** `em`: an EntityManager, or the request's forked on first use (a cached status needs none). */
+type LazyEm = EntityManager | (() => EntityManager);
+
 export async function merchantStatus(
-  em: EntityManager,
+  em: LazyEm,
   merchantId: string,
   cache?: AuthCache,
 ): Promise<MerchantStatus | undefined> {
   const cached = cache?.get<MerchantStatus>(statusKey(merchantId));
   if (cached) return cached;
   const ticket = cache?.ticket() ?? 0;
-  const merchant = await em.findOne(MerchantSchema, { id: merchantId }, { fields: ['status'] });
+  const reader = typeof em === 'function' ? em() : em;
+  const merchant = await reader.findOne(MerchantSchema, { id: merchantId }, { fields: ['status'] });
   if (!merchant) return undefined;
   if (cache) cacheMerchantStatus(cache, merchantId, merchant.status, ticket);
   return merchant.status;
 }
 
 /** 403 MERCHANT_SUSPENDED or MERCHANT_INACTIVE unless the merchant is active. */
-export async function requireActiveMerchant(em: EntityManager, merchantId: string, cache?: AuthCache): Promise<void> {
+export async function requireActiveMerchant(em: LazyEm, merchantId: string, cache?: AuthCache): Promise<void> {
   const status = await merchantStatus(em, merchantId, cache);
   if (status === undefined || status === 'active') return;
   const refusal = REFUSALS[status];

@@ -25,6 +25,13 @@ export interface StoredResponse {
   body: unknown;
 }
 
+/**
+ * What an idempotent request answers: its work's response, or a replay. A replay's body is the stored JSON text,
+ * sent as it was stored: the exact bytes of the first answer, never parsed and serialized again.
+ */
+export type IdempotentOutcome =
+  (StoredResponse & { replayed: false }) | { status: 200; storedJson: string | undefined; replayed: true };
+
 export interface IdempotentRequest {
   /** Merchant id (or organization id for organization-level creates). */
   scopeId: string;
@@ -48,14 +55,25 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
  */
 export const idempotencyLeaseSeconds = (workflowWaitMs: number) => Math.ceil(workflowWaitMs / 1000) + 30;
 
-/** JSON with sorted keys, so {a,b} and {b,a} are the same request. */
+/**
+ * JSON with sorted keys (by UTF-16 code units), so {a,b} and {b,a} are the same request; a key set to undefined is
+ * left out. Built as one string, without the arrays of entries a map/filter/sort/join would allocate per object: it
+ * runs on every idempotent request, replays included.
+ */
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i += 1) out += `${i === 0 ? '' : ','}${canonicalJson(value[i]) ?? ''}`;
+    return `${out}]`;
+  }
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    const object = value as Record<string, unknown>;
+    let out = '{';
+    for (const key of Object.keys(object).sort()) {
+      if (object[key] === undefined) continue;
+      out += `${out === '{' ? '' : ','}${JSON.stringify(key)}:${canonicalJson(object[key])}`;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(value);
 }
@@ -78,7 +96,7 @@ const keyInUse = () =>
 
 type Claim =
   | { kind: 'claimed' }
-  | { kind: 'stored'; body: unknown }
+  | { kind: 'stored'; json: string | undefined }
   /** Another request holds the key and has not stored its answer yet. */
   | { kind: 'running' };
 
@@ -105,15 +123,15 @@ async function readKey(em: EntityManager, request: IdempotentRequest): Promise<E
     throw errors.conflict('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request');
   }
   if (stored.responseStatus === null) return { kind: 'running' };
-  return { kind: 'stored', body: storedBody(request, stored) };
+  return { kind: 'stored', json: storedJson(request, stored) };
 }
 
-/** The body of an answered key (refusing it when the request differs from the one that stored it). */
-function storedBody(request: IdempotentRequest, stored: keys.StoredKey): unknown {
+/** The JSON text of an answered key (refusing it when the request differs from the one that stored it). */
+function storedJson(request: IdempotentRequest, stored: keys.StoredKey): string | undefined {
   if (stored.fingerprint !== request.fingerprint) {
     throw errors.conflict('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request');
   }
-  return stored.responseSealed === null ? undefined : (JSON.parse(request.open(stored.responseSealed)) as unknown);
+  return stored.responseSealed === null ? undefined : request.open(stored.responseSealed);
 }
 
 /** Claims the key, or waits up to `waitMs` for the request holding it to store its answer (then replays it). */
@@ -121,7 +139,7 @@ async function claimOrReplay(
   em: EntityManager,
   request: IdempotentRequest,
   claimId: string,
-): Promise<{ body: unknown } | null> {
+): Promise<{ json: string | undefined } | null> {
   const deadline = Date.now() + request.waitMs;
   for (;;) {
     let claim: Claim;
@@ -132,7 +150,7 @@ async function claimOrReplay(
       throw error;
     }
     if (claim.kind === 'claimed') return null;
-    if (claim.kind === 'stored') return { body: claim.body };
+    if (claim.kind === 'stored') return { json: claim.json };
     const left = deadline - Date.now();
     if (left <= 0) throw keyInUse();
     await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, left)));
@@ -207,17 +225,17 @@ export async function runIdempotent(
   request: IdempotentRequest,
   mode: 'transaction' | 'no-transaction',
   execute: (em: EntityManager) => Promise<StoredResponse>,
-): Promise<StoredResponse & { replayed: boolean }> {
+): Promise<IdempotentOutcome> {
   // A replay of an answered key is one read: an answer within its retention is final, so the claim (a transaction,
   // a lock timeout and an upsert that locks the row) could only end in the same replay or conflict.
   const answered = await keys.readAnswer(reader, request.scopeId, request.key);
-  if (answered) return { status: 200, body: storedBody(request, answered), replayed: true };
+  if (answered) return { status: 200, storedJson: storedJson(request, answered), replayed: true };
 
   const em = requestEm();
 
   const claimId = randomUUID();
   const replay = await claimOrReplay(em, request, claimId);
-  if (replay) return { status: 200, body: replay.body, replayed: true };
+  if (replay) return { status: 200, storedJson: replay.json, replayed: true };
 
   if (mode === 'transaction') {
     try {
@@ -225,7 +243,7 @@ export async function runIdempotent(
         const response = await execute(tx);
         // Our lease lapsed and a retry took the key over: roll this work back rather than answer it twice.
         if (!(await storeResponse(tx, request, response, claimId))) throw keyInUse();
-        return { ...response, replayed: false };
+        return { ...response, replayed: false as const };
       });
     } catch (error) {
       await releaseKey(em, request, claimId);
@@ -244,5 +262,7 @@ export async function runIdempotent(
   if (await storeResponse(em, request, response, null)) return { ...response, replayed: false };
   // Another try of this very request (it took over our lapsed lease) stored the same work's answer first.
   const first = await readKey(em, request);
-  return first.kind === 'stored' ? { status: 200, body: first.body, replayed: true } : { ...response, replayed: false };
+  return first.kind === 'stored'
+    ? { status: 200, storedJson: first.json, replayed: true }
+    : { ...response, replayed: false };
 }

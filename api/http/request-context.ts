@@ -46,6 +46,10 @@ function fromFrameworkError(error: {
 }
 
 export function requestContext(logger: Logger) {
+  // The request line holds only the request id, method, path (never the query), status and duration, none of which
+  // is a field the logger redacts: it is written without the redaction pass, which cost ten times the rest of the
+  // line. Error lines keep the logger's redaction (an error may carry anything).
+  const requestLog = logger.child({}, { redact: [] });
   return async (ctx: Context, next: Next) => {
     const requestId = newId('req');
     const started = process.hrtime.bigint();
@@ -73,7 +77,7 @@ export function requestContext(logger: Logger) {
       }
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info(
+      requestLog.info(
         { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 },
         'request',
       );

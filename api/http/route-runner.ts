@@ -241,7 +241,7 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
       authorize(auth, keyAuth);
       // Browser routes are not merchant-scoped (an organization public key names its merchant through a checkout,
       // checked in browser-sessions.service.ts); a merchant public key's merchant is known now.
-      if (keyAuth.publicKey && auth.merchantId) await requireActiveMerchant(em(), auth.merchantId, deps.authCache);
+      if (keyAuth.publicKey && auth.merchantId) await requireActiveMerchant(em, auth.merchantId, deps.authCache);
     }
 
     let params: Record<string, unknown>;
@@ -267,7 +267,7 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
       merchantId = await resolveMerchant(em, auth, requested, deps.authCache);
       // A secret key may still read a non-active merchant's records; its writes are refused.
       if (route.method !== 'get' && !route.anyMerchantStatus) {
-        await requireActiveMerchant(em(), merchantId, deps.authCache);
+        await requireActiveMerchant(em, merchantId, deps.authCache);
       }
     }
     if (session && dashboard?.tenant) {
@@ -356,7 +356,17 @@ export function mountRoute(table: RouteTable, prefix: string, route: AnyRoute, d
           route.waitsOnWorkflow ? 'no-transaction' : 'transaction',
           run,
         );
-        if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
+        if (outcome.replayed) {
+          ctx.set('Idempotent-Replayed', 'true');
+          ctx.status = outcome.status;
+          if (outcome.storedJson !== undefined) {
+            // The stored text is the first answer's JSON: its bytes go out as they are (the type before the body,
+            // so Koa does not guess one from a string).
+            ctx.type = 'application/json';
+            ctx.body = outcome.storedJson;
+          }
+          return;
+        }
         response = outcome;
       }
     } else if (route.method === 'get' || route.waitsOnWorkflow || route.ownTransactions) {

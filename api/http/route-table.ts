@@ -39,16 +39,51 @@ export class RouteTable {
     return this.routers.get(groupOf(this.prefix.toLowerCase(), path))?.stack.length ?? 0;
   }
 
-  /** The request's group: its routes, then (when none answered) its allowed methods. */
+  /**
+   * The request's group: its routes, then (when none answered) its allowed methods. A request one route answers
+   * runs that route's handler directly, with the context @koa/router gives it (params, captures, the matched
+   * template the request's metrics and span are named by): the router's own dispatch builds a middleware chain,
+   * its closures and a composed function for every request. Anything else (no route, or more than one layer)
+   * goes through the router as before, for 405 + Allow, OPTIONS and 501.
+   */
   middleware(): Middleware {
     const prefix = this.prefix.toLowerCase();
-    const chains = new Map<string, Middleware>();
-    for (const [group, router] of this.routers) chains.set(group, chain(router));
+    const groups = new Map<string, { router: Router; chain: Middleware }>();
+    for (const [group, router] of this.routers) groups.set(group, { router, chain: chain(router) });
     const unknown = chain(new Router());
-    return (ctx: ParameterizedContext, next: Next) =>
-      (chains.get(groupOf(prefix, ctx.path)) ?? unknown)(ctx, next) as Promise<void>;
+    return (ctx: ParameterizedContext, next: Next) => {
+      const group = groups.get(groupOf(prefix, ctx.path));
+      if (!group) return unknown(ctx, next) as Promise<void>;
+      const path = ctx.path;
+      const matched = group.router.match(path, ctx.method);
+      const [layer] = matched.pathAndMethod;
+      if (!matched.route || matched.pathAndMethod.length !== 1 || layer.stack.length !== 1) {
+        return group.chain(ctx, next) as Promise<void>;
+      }
+      const routed = ctx as RoutedContext;
+      routed.matched = matched.path;
+      routed.router = group.router;
+      routed.routeMatched = true;
+      routed.captures = layer.captures(path);
+      routed.params = routed.request.params = layer.params(path, routed.captures, routed.params);
+      routed.routerPath = layer.path;
+      routed._matchedRoute = layer.path;
+      return (layer.stack[0] as unknown as Middleware)(ctx, next) as Promise<void>;
+    };
   }
 }
+
+/** What @koa/router sets on a context it routes (its types declare only some of it). */
+type RoutedContext = ParameterizedContext & {
+  matched: unknown[];
+  router: Router;
+  routeMatched: boolean;
+  captures: string[];
+  params: Record<string, string>;
+  request: { params: Record<string, string> };
+  routerPath: string | RegExp;
+  _matchedRoute: string | RegExp;
+};
 
 /** What `app.use(router.routes()); app.use(router.allowedMethods())` did: allowedMethods runs when no route answered. */
 function chain(router: Router): Middleware {

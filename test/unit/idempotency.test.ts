@@ -45,6 +45,11 @@ describe('api/http/idempotency requestFingerprint', () => {
     expect(fingerprint(BODY, 'post', '/customers', { customerId: 'cust_other' })).to.not.equal(base);
   });
 
+  it('keeps the digest a stored key was answered under (keys stored before a release still match after it)', () => {
+    const body = { ...BODY, metadata: { '10': 'x', b: null, a: [1.5, { z: true, é: 'ü' }] } };
+    expect(fingerprint(body)).to.equal('c5464ecae56a67ea6fc5584e4c5e4ce46e16333f6dd00c9cfae672285d8def6d');
+  });
+
   it('does not let a value spill across the params/body boundary', () => {
     expect(requestFingerprint('post', '/x', { a: 1 }, {})).to.not.equal(requestFingerprint('post', '/x', {}, { a: 1 }));
   });
