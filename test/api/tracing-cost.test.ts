@@ -52,7 +52,9 @@ describe('Tracing: what it costs where it records nothing', () => {
         .map((l) => JSON.parse(l) as Record<string, unknown>)
         .find((entry) => entry.request_id === requestId && entry.msg === 'request');
       expect(line, 'the request log line').to.exist;
-      expect(line).to.have.property('trace_id').that.matches(/^[0-9a-f]{32}$/);
+      expect(line)
+        .to.have.property('trace_id')
+        .that.matches(/^[0-9a-f]{32}$/);
     } finally {
       await new Promise((resolve) => server.close(resolve));
       await tracing.stop();
