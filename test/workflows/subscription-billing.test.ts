@@ -63,7 +63,7 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
     expect((await storedSubscription(sub.state.subscriptionId)).cyclesCompleted).to.equal(2);
     const T = temporal.api.enums.v1.EventType;
     const events = (await handle.fetchHistory()).events ?? [];
-    const count = (type: number) => events.filter((event) => event.eventType === type).length;
+    const count = (type: temporal.api.enums.v1.EventType) => events.filter((event) => event.eventType === type).length;
     expect({
       activities: count(T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED),
       localSteps: count(T.EVENT_TYPE_MARKER_RECORDED),
