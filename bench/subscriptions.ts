@@ -9,9 +9,10 @@
  * Around the renewals, what limits them (bench/renewal-profile.ts): CPU per renewal and utilisation per process,
  * the bench process by thread, the machine's load, the worker's metrics and a sample of the renewals' histories.
  * Runs alone with `npx tsx bench/subscriptions.ts` (starts and stops its own stack, exports the worker's metrics);
- * there BENCH_TEMPORAL=postgres runs it on a full Temporal server on PostgreSQL (as docker-compose) instead of the
- * dev server, with the server's Go CPU profile taken during the renewals (BENCH_PPROF_SECONDS, default 20), and
- * BENCH_SUB_SLEEPING=0 skips the sleeping-workflow part.
+ * there BENCH_TEMPORAL=postgres runs the renewals on a full Temporal server on PostgreSQL (as docker-compose) instead
+ * of the dev server, once with one worker process and once with two (bench/renewal-scale-out.ts: the scale-out
+ * factor), with the server's Go CPU profile taken during the first (BENCH_PPROF_SECONDS, default 20); and
+ * BENCH_SUB_SLEEPING=0 skips the sleeping-workflow part (the full server's run has none).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -70,6 +71,13 @@ export interface RenewalWindowHooks {
   onDue?(): void;
 }
 
+/** By default BENCH_SUB_SLEEPING sleeping workflows, and the stack's own worker. */
+export interface SubscriptionBenchOptions {
+  sleeping?: number;
+  /** Workers in processes of their own, the stack's stopped (bench/renewal-scale-out.ts): their CPU is counted. */
+  workerPids?: number[];
+}
+
 const start = (state: SubscriptionState) =>
   stack().api.deps.temporal.client.workflow.start(subscriptionWorkflow, {
     workflowId: subscriptionWorkflowId(state.subscriptionId),
@@ -86,9 +94,10 @@ const terminate = (id: string) =>
 export async function measureSubscriptions(
   log: (message: string) => void,
   hooks: RenewalWindowHooks = {},
+  options: SubscriptionBenchOptions = {},
 ): Promise<SubscriptionBenchResult> {
   const due = envInt('BENCH_SUB_DUE', 1000);
-  const sleeping = envInt('BENCH_SUB_SLEEPING', 10_000, 0);
+  const sleeping = options.sleeping ?? envInt('BENCH_SUB_SLEEPING', 10_000, 0);
   const margin = envInt('BENCH_SUB_START_MARGIN_SECONDS', 60) * 1000;
 
   // One real subscription (a real first charge); the others are copies of its row under their own id and plan,
@@ -120,7 +129,7 @@ export async function measureSubscriptions(
       .count(SubscriptionSchema, { id: { $in: ids }, cyclesCompleted: { $gte: 2 } });
   // The window starts at the due instant: the starts before it are not the renewals' work.
   if (Date.now() < dueAt) await sleep(dueAt - Date.now());
-  const profiling = await startRenewalProfile();
+  const profiling = await startRenewalProfile(undefined, options.workerPids);
   hooks.onDue?.();
   let renewed = 0;
   while (renewed < due) {
@@ -213,6 +222,7 @@ if (require.main === module) {
     const { freePort } = await import('../test/helpers/ports');
     const { installBenchRuntime } = await import('./worker-metrics');
     const { machine } = await import('./report');
+    const { measureScaleOut, scaleOutReport } = await import('./renewal-scale-out');
     process.env.LOG_LEVEL = 'silent';
     const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
     await installBenchRuntime();
@@ -222,22 +232,22 @@ if (require.main === module) {
     try {
       let profile: Promise<string[]> | undefined;
       const seconds = envInt('BENCH_PPROF_SECONDS', 20, 0);
-      const result = await measureSubscriptions(log, {
+      const hooks = {
         onDue: () => {
           if (pprofPort && seconds > 0) {
             profile = goProfile(pprofPort, seconds, log).catch((error: unknown) => [`no Go profile: ${String(error)}`]);
           }
         },
-      });
-      const report = subscriptionReport(result);
+      };
+      // On the full server: the scale-out phases (one worker process, then two); on the dev server, in-process.
+      const inProcess = onPostgres ? null : subscriptionReport(await measureSubscriptions(log, hooks));
+      const report = inProcess
+        ? [...inProcess.text, '', ...inProcess.markdown]
+        : scaleOutReport(await measureScaleOut(log, hooks));
       const temporalServer = onPostgres
         ? 'Temporal: full server 1.29.1 on PostgreSQL (as docker-compose; no eager activities)'
         : 'Temporal: dev server (SQLite in memory, eager activities)';
-      process.stdout.write(
-        [...machine(), temporalServer, ...report.text, '', ...report.markdown, '', ...((await profile) ?? []), ''].join(
-          '\n',
-        ),
-      );
+      process.stdout.write([...machine(), temporalServer, ...report, '', ...((await profile) ?? []), ''].join('\n'));
     } catch (error) {
       console.error(error);
     } finally {
