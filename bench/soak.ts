@@ -119,7 +119,9 @@ function report(minutes: Minute[]): string[] {
       ...names.map((n) => `${n} RSS (MiB)`),
     ]),
     md(['---:', '---:', '---:', '---:', '---:', '---:', ...names.map(() => '---:')]),
-    ...minutes.map((m) => md([m.minute, m.charges, m.failed, m.p50, m.p99, ...names.map((n) => m.rss[n].toFixed(0))])),
+    ...minutes.map((m) =>
+      md([m.minute, m.charges, m.failed, m.unanswered, m.p50, m.p99, ...names.map((n) => m.rss[n].toFixed(0))]),
+    ),
     '',
     md(['drift', 'last minute against first', 'largest against first minute']),
     md(['---', '---:', '---:']),
