@@ -20,7 +20,7 @@ import { TASK_QUEUES } from '../workflows/definitions';
 import { cpuPer, cpuSnapshot, machineSnapshot, threadSnapshot, type Role } from './process-cpu';
 import { delta, scrapeWorkerMetrics, windowMean, type MetricTotals } from './worker-metrics';
 
-/** Workers in processes of their own (bench/renewal-scale-out.ts): their CPU, apart from the bench process's. */
+/** Workers in processes of their own (measureScaleOut in bench/subscriptions.ts): their CPU, apart from the bench process's. */
 type ProfileRole = Role | 'worker processes';
 const ROLES: ProfileRole[] = [
   'bench process',

@@ -1,5 +1,5 @@
 /**
- * One worker in a process of its own, for the renewal scale-out figure (bench/renewal-scale-out.ts): the stack's
+ * One worker in a process of its own, for the renewal scale-out figure (measureScaleOut in bench/subscriptions.ts): the stack's
  * environment (database, Temporal, keys), the workflow bundle the parent built (a JSON file named by
  * BENCH_WORKFLOW_BUNDLE, so each worker does not bundle again), every task queue, as worker/main.ts runs it in
  * production. Reports its pid once it polls; stops when the parent asks or goes.
