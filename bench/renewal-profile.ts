@@ -11,6 +11,7 @@
  * - the histories of a sample of renewals: per renewal, time its workflow tasks and activities waited in a task
  *   queue (scheduled → started) and ran (started → completed), and workflow tasks that missed the sticky cache.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import { temporal } from '@temporalio/proto';
 import { tsToMs } from '@temporalio/common/lib/time';
@@ -19,16 +20,25 @@ import { TASK_QUEUES } from '../workflows/definitions';
 import { cpuPer, cpuSnapshot, machineSnapshot, threadSnapshot, type Role } from './process-cpu';
 import { delta, scrapeWorkerMetrics, windowMean, type MetricTotals } from './worker-metrics';
 
-const ROLES: Role[] = ['bench process', 'temporal server', 'temporal postgresql', 'postgresql', 'api process'];
+/** Workers in processes of their own (measureScaleOut in bench/subscriptions.ts): their CPU, apart from the bench process's. */
+type ProfileRole = Role | 'worker processes';
+const ROLES: ProfileRole[] = [
+  'bench process',
+  'worker processes',
+  'temporal server',
+  'temporal postgresql',
+  'postgresql',
+  'api process',
+];
 const SLOT_KINDS = ['WorkflowWorker', 'ActivityWorker', 'LocalActivityWorker'] as const;
 
 export interface RenewalProfile {
   renewals: number;
   wallSeconds: number;
   /** CPU ms per renewal by process, and in all. */
-  cpuMsPerRenewal: Record<Role | 'all', number>;
+  cpuMsPerRenewal: Record<ProfileRole | 'all', number>;
   /** CPU seconds per wall second (1.0 = one whole core) by process, and in all. */
-  utilisation: Record<Role | 'all', number>;
+  utilisation: Record<ProfileRole | 'all', number>;
   /** The bench process's busiest threads, utilisation each. */
   threads: Array<{ tid: number; name: string; main: boolean; utilisation: number }>;
   machine: { cores: number; busyCores: number; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
@@ -51,22 +61,35 @@ export interface WorkerView {
   samples: number;
 }
 
+/** utime + stime of each process (all its threads), in ms; a worker process has no children of its own. */
+function cpuOfProcesses(pids: number[]): number {
+  let ms = 0;
+  for (const pid of pids) {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ms += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ
+  }
+  return ms;
+}
+
 /**
  * Starts measuring now; `sample()` while waiting (slots), `finish(renewals)` when the window ends. `queue`: where the
- * renewals run (a test clock's run on the test-clock queue).
+ * renewals run (a test clock's run on the test-clock queue). `workerPids`: workers in processes of their own, the
+ * bench process's own worker stopped (their metrics are not scraped: the worker's view is left out).
  */
-export async function startRenewalProfile(queue: string = TASK_QUEUES.payments) {
+export async function startRenewalProfile(queue: string = TASK_QUEUES.payments, workerPids: number[] = []) {
   const loadAverageAtStart = os.loadavg();
-  const metricsBefore = await scrapeWorkerMetrics(queue);
+  const metricsBefore = workerPids.length ? null : await scrapeWorkerMetrics(queue);
   const started = performance.now();
   const cpuBefore = cpuSnapshot();
+  const workersBefore = cpuOfProcesses(workerPids);
   const threadsBefore = threadSnapshot();
   const machineBefore = machineSnapshot();
   const minSlots: WorkerView['minSlotsAvailable'] = {};
   let samples = 0;
   return {
     async sample(): Promise<void> {
-      const now = await scrapeWorkerMetrics(queue);
+      const now = metricsBefore && (await scrapeWorkerMetrics(queue));
       if (!now) return;
       samples += 1;
       for (const kind of SLOT_KINDS) {
@@ -76,11 +99,14 @@ export async function startRenewalProfile(queue: string = TASK_QUEUES.payments) 
     },
     async finish(renewals: number): Promise<RenewalProfile> {
       const cpuAfter = cpuSnapshot();
+      const workersAfter = cpuOfProcesses(workerPids);
       const threadsAfter = threadSnapshot();
       const machineAfter = machineSnapshot();
       const wallSeconds = (performance.now() - started) / 1000;
-      const metricsAfter = await scrapeWorkerMetrics(queue);
-      const cpuMsPerRenewal = cpuPer(cpuBefore, cpuAfter, renewals);
+      const metricsAfter = metricsBefore && (await scrapeWorkerMetrics(queue));
+      const perRole = cpuPer(cpuBefore, cpuAfter, renewals);
+      const workers = (workersAfter - workersBefore) / renewals;
+      const cpuMsPerRenewal = { ...perRole, 'worker processes': workers, all: perRole.all + workers };
       const utilisation = Object.fromEntries(
         Object.entries(cpuMsPerRenewal).map(([role, ms]) => [role, (ms * renewals) / 1000 / wallSeconds]),
       ) as RenewalProfile['utilisation'];

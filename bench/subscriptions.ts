@@ -9,9 +9,10 @@
  * Around the renewals, what limits them (bench/renewal-profile.ts): CPU per renewal and utilisation per process,
  * the bench process by thread, the machine's load, the worker's metrics and a sample of the renewals' histories.
  * Runs alone with `npx tsx bench/subscriptions.ts` (starts and stops its own stack, exports the worker's metrics);
- * there BENCH_TEMPORAL=postgres runs it on a full Temporal server on PostgreSQL (as docker-compose) instead of the
- * dev server, with the server's Go CPU profile taken during the renewals (BENCH_PPROF_SECONDS, default 20), and
- * BENCH_SUB_SLEEPING=0 skips the sleeping-workflow part.
+ * there BENCH_TEMPORAL=postgres runs the renewals on a full Temporal server on PostgreSQL (as docker-compose) instead
+ * of the dev server, once with one worker process and once with two (measureScaleOut: the scale-out
+ * factor), with the server's Go CPU profile taken during the first (BENCH_PPROF_SECONDS, default 20); and
+ * BENCH_SUB_SLEEPING=0 skips the sleeping-workflow part (the full server's run has none).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,8 +25,9 @@ import { subscriptionWorkflow } from '../workflows/subscription';
 import { subscriptionWorkflowId } from '../workflows/subscription.shared';
 import type { SubscriptionState } from '../workflows/lib/subscription-state';
 import { idFromSeed } from '../domain/platform/ids';
-import { stack } from '../test/helpers/stack';
+import { stack, withWorkerDown } from '../test/helpers/stack';
 import { subscribed } from '../test/helpers/subscriptions';
+import { startChild } from './processes/child';
 import {
   historyTimings,
   renewalProfileReport,
@@ -70,6 +72,13 @@ export interface RenewalWindowHooks {
   onDue?(): void;
 }
 
+/** By default BENCH_SUB_SLEEPING sleeping workflows, and the stack's own worker. */
+export interface SubscriptionBenchOptions {
+  sleeping?: number;
+  /** Workers in processes of their own, the stack's stopped (measureScaleOut): their CPU is counted. */
+  workerPids?: number[];
+}
+
 const start = (state: SubscriptionState) =>
   stack().api.deps.temporal.client.workflow.start(subscriptionWorkflow, {
     workflowId: subscriptionWorkflowId(state.subscriptionId),
@@ -86,9 +95,10 @@ const terminate = (id: string) =>
 export async function measureSubscriptions(
   log: (message: string) => void,
   hooks: RenewalWindowHooks = {},
+  options: SubscriptionBenchOptions = {},
 ): Promise<SubscriptionBenchResult> {
   const due = envInt('BENCH_SUB_DUE', 1000);
-  const sleeping = envInt('BENCH_SUB_SLEEPING', 10_000, 0);
+  const sleeping = options.sleeping ?? envInt('BENCH_SUB_SLEEPING', 10_000, 0);
   const margin = envInt('BENCH_SUB_START_MARGIN_SECONDS', 60) * 1000;
 
   // One real subscription (a real first charge); the others are copies of its row under their own id and plan,
@@ -120,7 +130,7 @@ export async function measureSubscriptions(
       .count(SubscriptionSchema, { id: { $in: ids }, cyclesCompleted: { $gte: 2 } });
   // The window starts at the due instant: the starts before it are not the renewals' work.
   if (Date.now() < dueAt) await sleep(dueAt - Date.now());
-  const profiling = await startRenewalProfile();
+  const profiling = await startRenewalProfile(undefined, options.workerPids);
   hooks.onDue?.();
   let renewed = 0;
   while (renewed < due) {
@@ -191,6 +201,72 @@ export function subscriptionReport(result: SubscriptionBenchResult): { text: str
   };
 }
 
+/*
+ * The renewal scale-out figure, on the full Temporal server on PostgreSQL: the same burst of BENCH_SUB_DUE renewals,
+ * first with one worker process, then with two, each worker in a process of its own (bench/renewal-worker.ts) and the
+ * stack's in-process worker stopped meanwhile. Per phase: renewals/s and CPU per renewal (every process, the workers
+ * included); then the factor, two workers' renewals/s over one's. On a 2-core machine the cores bound the factor, not
+ * the design: a second worker can only take CPU the first one was not getting.
+ */
+export interface ScaleOutPhase {
+  workers: number;
+  result: SubscriptionBenchResult;
+}
+
+/** Runs the burst with 1, then 2 worker processes; `hooks` apply to the first phase (the Go profile). */
+export async function measureScaleOut(
+  log: (message: string) => void,
+  hooks: RenewalWindowHooks = {},
+): Promise<ScaleOutPhase[]> {
+  const bundleFile = path.join(os.tmpdir(), `switchyard-bench-workflows-${process.pid}.json`);
+  fs.writeFileSync(bundleFile, JSON.stringify(stack().workflowBundle));
+  const env = { ...process.env, ...stack().env, BENCH_WORKFLOW_BUNDLE: bundleFile };
+  const phases: ScaleOutPhase[] = [];
+  try {
+    await withWorkerDown(async () => {
+      for (const workers of [1, 2]) {
+        log(`scale-out: starting ${workers} worker process(es)…`);
+        const children = await Promise.all(
+          Array.from({ length: workers }, () => startChild<{ pid: number }>('../renewal-worker', { env })),
+        );
+        try {
+          const workerPids = children.map((child) => child.ready.pid);
+          const result = await measureSubscriptions(log, workers === 1 ? hooks : {}, { sleeping: 0, workerPids });
+          phases.push({ workers, result });
+        } finally {
+          await Promise.all(children.map((child) => child.stop()));
+        }
+      }
+    });
+  } finally {
+    fs.rmSync(bundleFile, { force: true });
+  }
+  return phases;
+}
+
+export function scaleOutReport(phases: ScaleOutPhase[]): string[] {
+  const [one, two] = phases.map((phase) => phase.result);
+  const factor = two.renewalsPerSecond / one.renewalsPerSecond;
+  const cpu = (result: SubscriptionBenchResult) => result.profile.cpuMsPerRenewal;
+  const row = ({ workers, result }: ScaleOutPhase) =>
+    `| ${workers} | ${result.due} | ${result.renewalsPerSecond.toFixed(1)} | ${cpu(result).all.toFixed(1)} | ` +
+    `${cpu(result)['worker processes'].toFixed(1)} | ${(cpu(result)['temporal server'] + cpu(result)['temporal postgresql']).toFixed(1)} | ` +
+    `${cpu(result).postgresql.toFixed(1)} | ${cpu(result)['bench process'].toFixed(1)} | ${result.profile.machine.busyCores.toFixed(2)} |`;
+  return [
+    'Renewal scale-out on the full Temporal server on PostgreSQL (workers each in a process of their own):',
+    '',
+    '| worker processes | due | renewals/s | CPU per renewal, all (ms) | workers | Temporal + its PostgreSQL | app PostgreSQL | bench process (sandbox PSP, client) | cores busy of ' +
+      `${os.cpus().length} |`,
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...phases.map(row),
+    '',
+    `Scale-out factor, two worker processes over one: ${factor.toFixed(2)} (bounded by this machine's ` +
+      `${os.cpus().length} cores, shared by every process above)`,
+    '',
+    ...phases.flatMap((phase) => [`${phase.workers} worker process(es):`, ...subscriptionReport(phase.result).text]),
+  ];
+}
+
 /**
  * Go's CPU profile of the Temporal server over `seconds` (its net/http/pprof), summarised by `go tool pprof -top`
  * (flat, then cumulative): where the server's own CPU goes during the renewals.
@@ -222,22 +298,22 @@ if (require.main === module) {
     try {
       let profile: Promise<string[]> | undefined;
       const seconds = envInt('BENCH_PPROF_SECONDS', 20, 0);
-      const result = await measureSubscriptions(log, {
+      const hooks = {
         onDue: () => {
           if (pprofPort && seconds > 0) {
             profile = goProfile(pprofPort, seconds, log).catch((error: unknown) => [`no Go profile: ${String(error)}`]);
           }
         },
-      });
-      const report = subscriptionReport(result);
+      };
+      // On the full server: the scale-out phases (one worker process, then two); on the dev server, in-process.
+      const inProcess = onPostgres ? null : subscriptionReport(await measureSubscriptions(log, hooks));
+      const report = inProcess
+        ? [...inProcess.text, '', ...inProcess.markdown]
+        : scaleOutReport(await measureScaleOut(log, hooks));
       const temporalServer = onPostgres
         ? 'Temporal: full server 1.29.1 on PostgreSQL (as docker-compose; no eager activities)'
         : 'Temporal: dev server (SQLite in memory, eager activities)';
-      process.stdout.write(
-        [...machine(), temporalServer, ...report.text, '', ...report.markdown, '', ...((await profile) ?? []), ''].join(
-          '\n',
-        ),
-      );
+      process.stdout.write([...machine(), temporalServer, ...report, '', ...((await profile) ?? []), ''].join('\n'));
     } catch (error) {
       console.error(error);
     } finally {

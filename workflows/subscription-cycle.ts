@@ -40,7 +40,7 @@ import {
   releaseHold,
   type Wake,
 } from './lib/subscription-billing';
-import { db, iso, type SubscriptionRun } from './subscription-run';
+import { db, iso, renewalSteps, type SubscriptionRun } from './subscription-run';
 
 /** A wake-up still busy after this long is flagged to operators (SubscriptionAttention = retrying). */
 const ATTENTION_AFTER_MS = 10 * 60_000;
@@ -164,13 +164,13 @@ export function subscriptionCycle(run: SubscriptionRun): {
     checks: number,
   ) => {
     const ended = !isLive(run.state.status);
-    // Paid is the usual verdict: its step is prepared before the read and written with it, in one activity (the
+    // Paid is the usual verdict: its step is prepared before the read and written with it, in one step (the
     // lock is held, so nothing else moves the state meanwhile). Declined and pending are read alone, as before.
     const paid = !ended ? chargeSucceeded({ ...run.state, settling: null }, billed, new Date(run.now())) : null;
     const paidStep = paid ? run.stepOf(paid) : null;
     const outcome = paidStep
-      ? await db.settleRenewal({ transactionId, ifPaid: paidStep })
-      : await db.renewalOutcome(transactionId);
+      ? await renewalSteps.settleRenewal({ transactionId, ifPaid: paidStep })
+      : await renewalSteps.renewalOutcome(transactionId);
     if (outcome.status === 'pending') {
       const wait = SETTLEMENT_CHECKS_MS[checks] ?? SETTLEMENT_CHECK_MAX_MS;
       if (!run.state.settling) run.setAttention('settling');
@@ -232,8 +232,8 @@ export function subscriptionCycle(run: SubscriptionRun): {
       ...(state.billingRetry ? { retry: state.billingRetry.tries } : {}),
       amount: charged,
     };
-    // One activity reads the holds and the charge's inputs.
-    const prepared = await db.prepareRenewal(request);
+    // One step reads the holds and the charge's inputs.
+    const prepared = await renewalSteps.prepareRenewal(request);
     if ('held' in prepared)
       return write({ state: holdBilling(run.state, new Date(run.now())), transition: null, events: [] });
     if (charged === 0)

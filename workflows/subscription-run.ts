@@ -4,7 +4,14 @@
  * subscription's state, the step counter, the FIFO lock every move takes, and the writes of a move to the read model.
  * Workflow code: deterministic, and it reaches the database only through the subscription activities.
  */
-import { getExternalWorkflowHandle, isCancellation, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  getExternalWorkflowHandle,
+  isCancellation,
+  proxyLocalActivities,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
 import type { SubscriptionWorkflowInput } from './subscription.shared';
 import { SEARCH_ATTRIBUTE_KEYS } from './definitions';
 import { fifoLock, type FifoLock } from './lib/fifo-lock';
@@ -16,6 +23,36 @@ import { nextWake } from './lib/subscription-billing';
 import type * as moves from './lib/subscription-moves';
 
 export const db = subscriptionActivities();
+
+/**
+ * A wake-up's renewal reads and writes (prepareRenewal, settleRenewal, renewalOutcome) run first as local
+ * activities, inside the workflow task that needs them: no activity task scheduled, dispatched and completed, and no
+ * workflow task after it. Their budget (6 s) stays under the point where the SDK heartbeats a long workflow task
+ * (8 s of its 10 s timeout), so a local step never spans workflow tasks while the attention timer is pending: the
+ * time-skipping test server can fire that timer between a task's heartbeats and then refuses the cancel the task
+ * sends (temporalio/sdk-java#3088; the real server accepts it). Past the budget (the database is down or slow) the
+ * same step runs as a regular activity, retried without a limit. The steps are idempotent (ids and step keys derive
+ * from the subscription, the cycle and the try): a local try that committed and then timed out writes nothing twice
+ * when the activity runs it again. Only the wake-up's own path uses them: an Update handler may run while the
+ * loop's timer is pending, so its steps stay regular activities.
+ */
+const local = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '5 seconds',
+  scheduleToCloseTimeout: '6 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2 },
+});
+const localFirst =
+  <A extends unknown[], R>(inTask: (...args: A) => Promise<R>, activity: (...args: A) => Promise<R>) =>
+  (...args: A): Promise<R> =>
+    inTask(...args).catch((error: unknown) => {
+      if (isCancellation(error)) throw error;
+      return activity(...args);
+    });
+export const renewalSteps = {
+  prepareRenewal: localFirst(local.prepareRenewal, db.prepareRenewal),
+  settleRenewal: localFirst(local.settleRenewal, db.settleRenewal),
+  renewalOutcome: localFirst(local.renewalOutcome, db.renewalOutcome),
+};
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -71,8 +108,11 @@ export function subscriptionRun(input: SubscriptionWorkflowInput): SubscriptionR
       };
     },
     moved: (move) => {
+      const before = run.state.status;
       run.state = move.state;
-      upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: run.state.status }]);
+      // An upsert is a command, a history event and a visibility write: a renewal that stays active needs none.
+      if (run.state.status !== before)
+        upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.SubscriptionStatus, value: run.state.status }]);
       run.changed = true;
     },
     write: async (move) => {

@@ -4,6 +4,7 @@
  * clock is the product's clock: every date the read model shows comes from it.
  */
 import { expect } from 'chai';
+import { temporal } from '@temporalio/proto';
 import { billingResumedSignal, subscriptionWorkflowId, viewQuery } from '../../workflows/subscription.shared';
 import {
   MerchantConnectorSchema,
@@ -52,6 +53,22 @@ describe('subscriptionWorkflow billing (time-skipping test server)', () => {
     ]);
     const stored = await storedSubscription(sub.state.subscriptionId);
     expect([stored.status, stored.cyclesCompleted, stored.billingAnchorDay]).to.deep.equal(['expired', 13, 31]);
+  });
+
+  it('a paid renewal costs its workflow no activity task and no search-attribute write: its reads and its step run inside its own workflow tasks', async function () {
+    this.timeout(60_000);
+    const sub = await subscribed(await serverNow());
+    const handle = await start(sub);
+    await (await worker()).runUntil(sleepPast(server.env, sub.state.periodEnd));
+    expect((await storedSubscription(sub.state.subscriptionId)).cyclesCompleted).to.equal(2);
+    const T = temporal.api.enums.v1.EventType;
+    const events = (await handle.fetchHistory()).events ?? [];
+    const count = (type: temporal.api.enums.v1.EventType) => events.filter((event) => event.eventType === type).length;
+    expect({
+      activities: count(T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED),
+      localSteps: count(T.EVENT_TYPE_MARKER_RECORDED),
+      upserts: count(T.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES),
+    }).to.deep.equal({ activities: 0, localSteps: 2, upserts: 1 });
   });
 
   it('converts a trial at its end with the first real charge (trialing → active, trial_conversion)', async function () {
