@@ -958,7 +958,9 @@ async function setupCheckout(seq: Sequence, step: Extract<Step, { kind: 'setup_c
     expected.failureCode,
   ]);
   const model = newTx(charged.status as TransactionStatus, step.amount);
-  seq.txs.push({ id: charged.id, model, live: false, givenBack: 0, unaccounted: 0 });
+  // The 0341 card's decline is soft: a plan with a backup moves on to it, as for the same card typed in.
+  const cascaded = step.card === 'declinesCharges';
+  seq.txs.push({ id: charged.id, model, live: false, givenBack: 0, unaccounted: 0, cascaded });
 }
 
 /** Transaction states that still need the provider of the charge's connector (a hold, or a move it has not answered). */
