@@ -14,7 +14,7 @@ import { buildIntegrationOpenApi } from './http/openapi-integration';
 import { ROUTES } from './routes';
 import { browserAssets } from './modules/sdk/browser-assets.middleware';
 import { providerWebhookRoutes } from './modules/provider-webhooks/provider-webhooks.routes';
-import { threeDsReturn } from './modules/transactions/three-ds-return.middleware';
+import { isThreeDsReturnPath, threeDsReturn } from './modules/transactions/three-ds-return.middleware';
 import { dashboardWeb } from './modules/dashboard-web/dashboard-web.middleware';
 import { apiDocs } from './modules/api-docs/api-docs.middleware';
 import { clientAddressMiddleware } from './http/client-address';
@@ -103,7 +103,7 @@ function bodyAndRoutes(deps: AppDeps, table: RouteTable): Koa.Middleware {
 /**
  * What is served before the JSON body parser, each on its own paths, as one layer that hands a request to the one
  * whose paths it is on: provider webhooks (they need their raw bytes for the signature), the buyer's browser back
- * from a 3-D Secure challenge (a redirect, not a JSON call), and everything else to the SDK, its card frame and the
+ * from a 3-D Secure challenge and a renewal's authentication link (browser pages, not JSON calls), and everything else to the SDK, its card frame and the
  * hosted checkout page (outside /api/v1), which also answers CORS for the public-key endpoints.
  */
 function beforeTheBody(deps: AppDeps): Koa.Middleware {
@@ -111,11 +111,10 @@ function beforeTheBody(deps: AppDeps): Koa.Middleware {
   const threeDs = threeDsReturn(deps);
   const browser = browserAssets(API_PREFIX);
   const inbound = `${API_PREFIX}/webhooks/inbound/`;
-  const transactions = `${API_PREFIX}/transactions/`;
   return (ctx, next): Promise<void> => {
     const path = ctx.path;
     if (path.startsWith(inbound)) return providerWebhooks(ctx, next) as Promise<void>;
-    if (path.startsWith(transactions) && path.endsWith('/three-ds/return')) return threeDs(ctx, next) as Promise<void>;
+    if (isThreeDsReturnPath(path)) return threeDs(ctx, next) as Promise<void>;
     return browser(ctx, next);
   };
 }
