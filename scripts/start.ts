@@ -231,7 +231,7 @@ async function startApp(
     ${demoOwnerLink(`${api.url}/dashboard`)}
     Dashboard API:    ${api.url}/api/v1/auth/merchant/login, /auth/organization/login   (see README, Dashboard sign-in)
     Sandbox PSP:      ${links.sandboxUrl}   (test cards: README, ${links.sandboxUrl}/_sandbox/test-cards)
-    Test credentials: ${fs.existsSync(CREDENTIALS_FILE) ? CREDENTIALS_FILE : 'run npm run bootstrap'}
+    Test credentials: ${fs.existsSync(CREDENTIALS_FILE) ? CREDENTIALS_FILE : 'run npm run bootstrap'}   (sk_live_/pk_live_ keys: test and live differ by connector, not by key)
   Ctrl-C stops everything.
 `);
   worker.done.catch((error) => {
