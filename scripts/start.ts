@@ -29,12 +29,8 @@ import { buildMailpit, existingMailpit, startMailCatcher, type RunningMail } fro
 import { buildJaeger, existingJaeger, startJaeger, type RunningJaeger } from './lib/jaeger';
 import { runStartPlan, type OptionalStart } from './lib/optional-tools';
 import { which } from './lib/temporal-binaries';
+import { Shutdown } from './lib/shutdown';
 import { startTracing } from '../domain/platform/tracing';
-
-type Stop = () => Promise<unknown>;
-
-/** Signals this soon after the first are the same Ctrl-C, relayed once more by npm and tsx. */
-const SAME_SIGNAL_MS = 2_000;
 
 const MAIL = {
   dataDir: path.join(DATA_DIR, 'mailpit'),
@@ -43,25 +39,8 @@ const MAIL = {
 };
 
 async function main(): Promise<void> {
-  const stops: Stop[] = [];
-  let stopTemporal: Stop = async () => undefined;
-  let stoppingSince: number | undefined;
-  const shutdown = async (code: number) => {
-    if (stoppingSince !== undefined) {
-      if (Date.now() - stoppingSince < SAME_SIGNAL_MS) return;
-      // A second Ctrl-C skips the rest, not the Temporal dev server: left running (it has a session of its own), it
-      // would hold port 7233 and its SQLite file, and the next start would have to stop it first.
-      log('second Ctrl-C: stopping the Temporal dev server only, then exiting');
-      await stopTemporal().catch((error) => log(`while stopping: ${error}`));
-      process.exit(code);
-    }
-    stoppingSince = Date.now();
-    log('stopping…');
-    for (const stop of stops.reverse()) await stop().catch((error) => log(`while stopping: ${error}`));
-    process.exit(code);
-  };
-  process.on('SIGINT', () => void shutdown(0)).on('SIGTERM', () => void shutdown(0));
-  const whenRunning = (stop: Stop) => (stoppingSince === undefined ? void stops.push(stop) : void stop());
+  const shutdown = new Shutdown();
+  process.on('SIGINT', () => void shutdown.run(0)).on('SIGTERM', () => void shutdown.run(0));
 
   let database: LocalDatabase | undefined;
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
@@ -75,17 +54,17 @@ async function main(): Promise<void> {
         installTemporalRuntime();
         fs.mkdirSync(DATA_DIR, { recursive: true });
         database = await localDatabase();
-        stops.push(database.stop);
+        shutdown.add(database.stop);
         if (!temporalAddress) {
           const temporal = await startTemporalDevServer({ dbFile: path.join(DATA_DIR, 'temporal.sqlite') });
-          stops.push((stopTemporal = temporal.stop));
+          shutdown.addTemporal(temporal.stop);
           temporalAddress = temporal.address;
           temporalUi = temporal.uiUrl;
         }
         // The sandbox PSP test-mode connectors call, unless SANDBOX_URL points at one already running.
         if (!sandboxUrl) {
           const sandbox = await startSandbox({ port: Number(process.env.SANDBOX_PORT || 4010) });
-          stops.push(sandbox.stop);
+          shutdown.add(sandbox.stop);
           sandboxUrl = sandbox.url;
         }
       },
@@ -111,26 +90,21 @@ async function main(): Promise<void> {
               start: async (binary) => (await startJaeger({ binary }))!,
             },
       app: async ({ mail, jaeger }) => {
-        const smtp = await mailOf(mail, whenRunning);
-        const traces = tracesOf(jaeger, whenRunning);
+        const smtp = await mailOf(mail, shutdown);
+        const traces = tracesOf(jaeger, shutdown);
         const links = { temporalUi, sandboxUrl: sandboxUrl!, mailUi: smtp.ui, tracesUi: traces.ui };
-        await startApp(database!, temporalAddress!, { smtpUrl: smtp.url, otlpEndpoint: traces.endpoint }, links, {
-          stops,
-          shutdown,
-        });
+        const optional = { smtpUrl: smtp.url, otlpEndpoint: traces.endpoint };
+        await startApp(database!, temporalAddress!, optional, links, shutdown);
       },
     });
   } catch (error) {
     console.error(error);
-    await shutdown(1);
+    await shutdown.run(1);
   }
 }
 
 /** Where mail goes, and what the banner says of it. A Mailpit still building starts once built. */
-async function mailOf(
-  mail: OptionalStart<RunningMail>,
-  whenRunning: (stop: Stop) => void,
-): Promise<{ url: string; ui: string }> {
+async function mailOf(mail: OptionalStart<RunningMail>, shutdown: Shutdown): Promise<{ url: string; ui: string }> {
   if (mail.state === 'skipped') return { url: process.env.SMTP_URL!, ui: '(your SMTP server)' };
   if (mail.state === 'building') {
     // Mail waits in the outbox, its delivery retried, until Mailpit listens on the SMTP port.
@@ -138,7 +112,7 @@ async function mailOf(
       .then(async (binary) => {
         if (!binary) return log('Mailpit could not be built: mail stays in the outbox (set SMTP_URL to send it)');
         const running = await startMailCatcher({ ...MAIL, binary });
-        whenRunning(running.stop);
+        shutdown.add(running.stop);
         log(`Mailpit is up: ${running.uiUrl} (mail waiting in the outbox is delivered to it)`);
       })
       .catch((error) => log(`Mailpit did not start (${error}): mail stays in the outbox`));
@@ -146,7 +120,7 @@ async function mailOf(
     return { url, ui: 'building Mailpit in the background; mail waits in the outbox until it is up (logged then)' };
   }
   const running = mail.state === 'running' ? mail.running : await startMailCatcher(MAIL); // no Go: .eml files
-  whenRunning(running.stop);
+  shutdown.add(running.stop);
   return { url: running.smtpUrl, ui: running.apiUrl ? running.uiUrl : `.eml files in ${running.uiUrl} (no Go)` };
 }
 
@@ -154,10 +128,7 @@ async function mailOf(
  * Where traces go, and what the banner says of them. Tracing starts with the API or not at all: a Jaeger still
  * building leaves traces off for this run, and the next start runs it.
  */
-function tracesOf(
-  jaeger: OptionalStart<RunningJaeger>,
-  whenRunning: (stop: Stop) => void,
-): { endpoint?: string; ui: string } {
+function tracesOf(jaeger: OptionalStart<RunningJaeger>, shutdown: Shutdown): { endpoint?: string; ui: string } {
   const collector = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (jaeger.state === 'skipped') {
     return collector ? { endpoint: collector, ui: `(your collector at ${collector})` } : { ui: 'off (SKIP_JAEGER=1)' };
@@ -169,7 +140,7 @@ function tracesOf(
       ui: 'building Jaeger in the background: off for this run, on from the next start (SKIP_JAEGER=1 skips it)',
     };
   }
-  whenRunning(jaeger.running.stop);
+  shutdown.add(jaeger.running.stop);
   const ui = jaeger.running.uiUrl;
   return {
     endpoint: jaeger.running.otlpEndpoint,
@@ -183,7 +154,7 @@ async function startApp(
   temporalAddress: string,
   optional: { smtpUrl: string; otlpEndpoint?: string },
   links: { temporalUi: string; sandboxUrl: string; mailUi: string; tracesUi: string },
-  { stops, shutdown }: { stops: Stop[]; shutdown: (code: number) => Promise<void> },
+  shutdown: Shutdown,
 ): Promise<void> {
   const config = loadConfig({
     ...process.env,
@@ -204,21 +175,21 @@ async function startApp(
   }
   // The app from here on: the runtime role, which reads and writes rows but changes no schema.
   const orm = await openOrm(config.databaseUrl);
-  stops.push(() => orm.close());
+  shutdown.add(() => orm.close());
   await bootstrapDemoTenant(orm.em.fork());
 
-  // Stopped after the worker and the API (stops run in reverse), before Jaeger: their last spans are flushed to it.
+  // Stopped after the worker and the API (in reverse order), before Jaeger: their last spans are flushed to it.
   const tracing = startTracing(config.telemetry.traces, 'switchyard');
-  if (tracing) stops.push(() => tracing.stop());
+  if (tracing) shutdown.add(() => tracing.stop());
   await registerSchedules(config);
   log('building the Dashboard web app');
   await buildDashboard();
   log('bundling workflows and starting the worker');
   const worker = await startWorker({ config, orm });
-  stops.push(() => worker.stop());
+  shutdown.add(() => worker.stop());
   // Sharing the worker's connection lets the API start charges eagerly on this process's worker.
   const api = await startApi(config, config.port, { workerConnection: worker.connection });
-  stops.push(() => api.stop());
+  shutdown.add(() => api.stop());
 
   console.log(`
   Switchyard is running.
@@ -236,7 +207,7 @@ async function startApp(
 `);
   worker.done.catch((error) => {
     log(`worker stopped unexpectedly: ${error}`);
-    void shutdown(1);
+    void shutdown.run(1);
   });
 }
 

@@ -73,7 +73,7 @@ export async function withProgress<T>(what: string, work: Promise<T>, everyMs = 
   ticker.unref();
   try {
     const result = await work;
-    log(`${what}: done in ${elapsed()}`);
+    log(`${what}: ended after ${elapsed()}`);
     return result;
   } finally {
     clearInterval(ticker);
