@@ -27,11 +27,11 @@ export type OptionalStart<T> =
   | { state: 'skipped' };
 
 /** Starts the tool when its binary is there, else starts its build and returns without waiting for it. */
-export async function startOptionalTool<T>(tool: OptionalTool<T>, progressEveryMs = 45_000): Promise<OptionalStart<T>> {
+export async function startOptionalTool<T>(tool: OptionalTool<T>): Promise<OptionalStart<T>> {
   const binary = tool.existing();
   if (binary) return { state: 'running', running: await tool.start(binary) };
   if (!tool.buildable()) return { state: 'unavailable' };
-  const built = withProgress(`building ${tool.name}`, tool.build(), progressEveryMs);
+  const built = withProgress(`building ${tool.name}`, tool.build());
   return { state: 'building', built };
 }
 
@@ -62,14 +62,14 @@ export async function runStartPlan<M, J>(
   return optional;
 }
 
-/** A long step's progress: a log line every `everyMs` with the time it has taken so far, and one when it ends. */
-export async function withProgress<T>(what: string, work: Promise<T>, everyMs = 45_000): Promise<T> {
+/** A long step's progress: a log line every 45 s with the time it has taken so far, and one when it ends. */
+export async function withProgress<T>(what: string, work: Promise<T>): Promise<T> {
   const started = Date.now();
   const elapsed = () => {
     const seconds = Math.round((Date.now() - started) / 1000);
     return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
   };
-  const ticker = setInterval(() => log(`still ${what} (${elapsed()} so far)`), everyMs);
+  const ticker = setInterval(() => log(`still ${what} (${elapsed()} so far)`), 45_000);
   ticker.unref();
   try {
     const result = await work;
