@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CACHE_DIR, log } from './paths';
-import { portInUse, waitForPort } from './processes';
+import { isOrphan, portInUse, processesMatching, stopProcess, waitForPort } from './processes';
 import { isExecutable, run, which } from './temporal-binaries';
 import { refuseInUnitLane } from './test-lanes';
 
@@ -27,17 +27,23 @@ export interface RunningJaeger {
   stop(): Promise<void>;
 }
 
-/** JAEGER_PATH, else the cached build, else built now; undefined without Go (npm start then runs without traces). */
-export async function resolveJaeger(): Promise<string | undefined> {
+const cachedBuild = () => path.join(CACHE_DIR, 'bin', `jaeger-${JAEGER_VERSION}`);
+
+/** JAEGER_PATH, else the cached build; undefined when it has to be built. */
+export function existingJaeger(): string | undefined {
   refuseInUnitLane('Resolving Jaeger');
   if (process.env.JAEGER_PATH) return process.env.JAEGER_PATH;
-  const cached = path.join(CACHE_DIR, 'bin', `jaeger-${JAEGER_VERSION}`);
-  if (isExecutable(cached)) return cached;
+  return isExecutable(cachedBuild()) ? cachedBuild() : undefined;
+}
+
+/** Builds Jaeger into the tool cache (20 minutes or more on two cores); undefined without Go or when it fails. */
+export async function buildJaeger(): Promise<string | undefined> {
   if (!which('go')) return undefined;
+  const cached = cachedBuild();
   fs.mkdirSync(path.dirname(cached), { recursive: true });
   const building = `${cached}.building-${process.pid}`;
   try {
-    log(`building Jaeger ${JAEGER_VERSION} (once; several minutes)`);
+    log(`building Jaeger ${JAEGER_VERSION} from source (once; 20 minutes or more on two cores)`);
     const { stdout } = await promisify(execFile)('go', ['mod', 'download', '-json', JAEGER_MODULE]);
     const moduleDir = (JSON.parse(stdout) as { Dir: string }).Dir;
     await run('go', ['build', '-ldflags=-s -w', '-o', building, './cmd/jaeger'], { cwd: moduleDir, quiet: true });
@@ -51,14 +57,29 @@ export async function resolveJaeger(): Promise<string | undefined> {
   }
 }
 
-/** Ports: the UI and OTLP/HTTP ones, and their gRPC neighbours (one below each unless given: a test names free ones). */
+/** The binary there, else built now; undefined without Go (traces are then off). */
+export async function resolveJaeger(): Promise<string | undefined> {
+  return existingJaeger() ?? (await buildJaeger());
+}
+
+/**
+ * Ports: the UI and OTLP/HTTP ones, and their gRPC neighbours (one below each unless given: a test names free ones).
+ * `binary`: one already resolved (else resolved, and built if need be, here).
+ */
 export async function startJaeger(
-  options: { uiPort?: number; otlpPort?: number; queryGrpcPort?: number; otlpGrpcPort?: number } = {},
+  options: { uiPort?: number; otlpPort?: number; queryGrpcPort?: number; otlpGrpcPort?: number; binary?: string } = {},
 ): Promise<RunningJaeger | null> {
   const { uiPort = 16686, otlpPort = 4318 } = options;
   const { queryGrpcPort = uiPort - 1, otlpGrpcPort = otlpPort - 1 } = options;
-  const binary = await resolveJaeger();
+  const binary = options.binary ?? (await resolveJaeger());
   if (!binary) return null;
+  // Its own process group outlives a starter killed hard (SIGKILL): such an orphan keeps the ports, and holds
+  // nothing worth keeping (traces live in memory).
+  for (const pid of processesMatching((args) => args[0] === binary && args.includes(CONFIG))) {
+    if (!isOrphan(pid)) continue; // another live run's: the port check below names it
+    log(`stopping Jaeger left running by a previous run (pid ${pid})`);
+    await stopProcess(pid, 'SIGTERM', 10_000);
+  }
   for (const port of [uiPort, otlpPort]) {
     if (await portInUse(port)) throw new Error(`port ${port} is already in use; is another Jaeger running?`);
   }
@@ -69,7 +90,9 @@ export async function startJaeger(
     JAEGER_OTLP_GRPC_PORT: String(otlpGrpcPort),
     JAEGER_QUERY_GRPC_PORT: String(queryGrpcPort),
   };
-  const child = spawn(binary, ['--config', CONFIG], { stdio: ['ignore', 'ignore', 'pipe'], env });
+  // A process group of its own: a terminal's Ctrl-C would stop it at once, before the API and the worker have
+  // flushed their last spans to it; it stops when `stop` says so, after them.
+  const child = spawn(binary, ['--config', CONFIG], { stdio: ['ignore', 'ignore', 'pipe'], env, detached: true });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

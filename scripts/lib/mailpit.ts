@@ -33,18 +33,26 @@ export interface RunningMail {
 const cachedWithInbox = () => path.join(CACHE_DIR, 'bin', `mailpit-${MAILPIT_VERSION}`);
 const cachedApiOnly = () => path.join(CACHE_DIR, 'bin', `mailpit-${MAILPIT_VERSION}-api-only`);
 
-/** The cached Mailpit binary, built when absent and Go is there (with its inbox when npm is too); else on PATH. */
-export async function resolveMailpit(): Promise<string | undefined> {
+/** MAILPIT_PATH, else the cached build; without Go, one on PATH; undefined when it has to (and can) be built. */
+export function existingMailpit(): string | undefined {
   refuseInUnitLane('Resolving Mailpit');
   if (process.env.MAILPIT_PATH) return process.env.MAILPIT_PATH;
   if (fs.existsSync(cachedWithInbox())) return cachedWithInbox();
-  if (!which('go')) return fs.existsSync(cachedApiOnly()) ? cachedApiOnly() : which('mailpit');
   // An API-only build (npm was missing or failed) is used as it is; delete it to try the inbox build again.
   if (fs.existsSync(cachedApiOnly())) return cachedApiOnly();
+  return which('go') ? undefined : which('mailpit');
+}
+
+/**
+ * Builds Mailpit into the tool cache, with its web inbox when npm is there (about 5 minutes on two cores);
+ * undefined without Go or when the build fails.
+ */
+export async function buildMailpit(): Promise<string | undefined> {
+  if (!which('go')) return undefined;
   fs.mkdirSync(path.join(CACHE_DIR, 'bin'), { recursive: true });
   const work = fs.mkdtempSync(path.join(CACHE_DIR, 'bin', '.building-mailpit-'));
   try {
-    log(`building Mailpit ${MAILPIT_VERSION} with its web inbox (once; about a minute)`);
+    log(`building Mailpit ${MAILPIT_VERSION} with its web inbox (once; about 5 minutes on two cores)`);
     const source = path.join(work, 'src');
     const { stdout } = await promisify(execFile)('go', ['mod', 'download', '-json', MAILPIT_MODULE]);
     const moduleDir = (JSON.parse(stdout) as { Dir: string }).Dir;
@@ -66,6 +74,11 @@ export async function resolveMailpit(): Promise<string | undefined> {
   }
 }
 
+/** The binary there, else built now; undefined when there is none (mail then goes to .eml files). */
+export async function resolveMailpit(): Promise<string | undefined> {
+  return existingMailpit() ?? (await buildMailpit());
+}
+
 /** Bundles the web inbox into server/ui/dist (what `go build` embeds); false when npm is missing or fails. */
 async function buildInbox(source: string): Promise<boolean> {
   if (!which('npm')) {
@@ -85,13 +98,15 @@ async function buildInbox(source: string): Promise<boolean> {
   }
 }
 
+/** `binary`: one already resolved (else resolved, and built if need be, here). */
 export async function startMailCatcher(options: {
   dataDir: string;
   smtpPort?: number;
   uiPort?: number;
+  binary?: string;
 }): Promise<RunningMail> {
   const { dataDir, smtpPort = 1025, uiPort = 8025 } = options;
-  const binary = await resolveMailpit();
+  const binary = options.binary ?? (await resolveMailpit());
   if (!binary) return emlFallback(dataDir);
   for (const port of [smtpPort, uiPort]) {
     if (await portInUse(port)) throw new Error(`port ${port} is already in use; is another Mailpit running?`);

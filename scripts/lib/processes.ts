@@ -53,7 +53,10 @@ export async function stopProcess(pid: number, signal: NodeJS.Signals, graceMs =
   for (const deadline = Date.now() + graceMs; !gone();) {
     if (Date.now() > deadline) {
       process.kill(pid, 'SIGKILL');
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // SIGKILL is not refused, but the kernel takes a moment to end the process and release its ports.
+      for (const killed = Date.now() + 5_000; !gone() && Date.now() < killed;) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -74,6 +77,14 @@ export function portInUse(port: number): Promise<boolean> {
 export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; !(await portInUse(port));) {
     if (Date.now() > deadline) throw new Error(`nothing listened on port ${port} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Waits (bounded) until nothing listens on `port` any more, e.g. after the server holding it was stopped. */
+export async function waitForPortFree(port: number, timeoutMs: number): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; await portInUse(port);) {
+    if (Date.now() > deadline) throw new Error(`port ${port} is still in use after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { CACHE_DIR, log } from './paths';
 import { freePort, waitForPort } from './processes';
 import { refuseInUnitLane } from './test-lanes';
+import { withProgress } from './optional-tools';
 
 const TEMPORAL_CLI_VERSION = '1.5.1';
 const TEST_SERVER_VERSION = '1.38.0';
@@ -33,11 +34,12 @@ export async function resolveTemporalCli(): Promise<string | undefined> {
   const gobin = fs.mkdtempSync(path.join(CACHE_DIR, 'bin', '.building-'));
   try {
     const module = `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`;
-    log(`building the temporal CLI: go install ${module} (a few minutes the first time)`);
+    log(`building the temporal CLI: go install ${module} (once; about 20 minutes on two cores)`);
     // Link-time flags only, so a warm Go build cache is still reused: stamp the version release builds carry (else
     // `temporal --version` says 0.0.0-DEV) and drop debug info (~40 MB of the ~250 MB binary).
     const ldflags = `-ldflags=-s -w -X github.com/temporalio/cli/temporalcli.Version=${TEMPORAL_CLI_VERSION}`;
-    await run('go', ['install', ldflags, module], { env: { ...process.env, GOBIN: gobin } });
+    const install = run('go', ['install', ldflags, module], { env: { ...process.env, GOBIN: gobin } });
+    await withProgress('building the temporal CLI', install);
     fs.renameSync(path.join(gobin, 'temporal'), cached);
     log(`temporal CLI ready at ${cached}`);
     return cached;

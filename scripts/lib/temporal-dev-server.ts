@@ -7,7 +7,7 @@ import path from 'node:path';
 import { TestWorkflowEnvironment, type LocalTestWorkflowEnvironmentOptions } from '@temporalio/testing';
 import { SEARCH_ATTRIBUTES, searchAttributeIndexType } from '../../workflows/definitions';
 import { CACHE_DIR, log } from './paths';
-import { isOrphan, parentOf, portInUse, processesMatching, stopProcess } from './processes';
+import { isOrphan, parentOf, portInUse, processesMatching, stopProcess, waitForPortFree } from './processes';
 import { resolveTemporalCli, which } from './temporal-binaries';
 import { refuseInUnitLane } from './test-lanes';
 
@@ -34,7 +34,10 @@ export async function startTemporalDevServer({
 }: TemporalDevServerOptions): Promise<RunningTemporal & { uiUrl: string }> {
   const dbFilename = path.resolve(dbFile);
   fs.mkdirSync(path.dirname(dbFilename), { recursive: true });
-  await stopOrphanedDevServer(dbFilename);
+  if (await stopOrphanedDevServer(dbFilename)) {
+    // Its ports are released a moment after it exits; checking at once found 7233 still taken.
+    for (const p of [port, uiPort]) await waitForPortFree(p, 15_000);
+  }
   // The SDK only waits until something answers gRPC on the port, so a server already there would be used silently.
   for (const p of [port, uiPort]) {
     if (await portInUse(p)) throw new Error(`port ${p} is already in use; is another Temporal server running?`);
@@ -120,15 +123,18 @@ function inOwnSession(cli: string): string {
 
 /**
  * A dev server outlives a SIGKILLed node process until it next writes to its (now broken) stdout pipe, and
- * meanwhile holds the port and the SQLite file. Stop such an orphan; refuse if a live process still owns it.
+ * meanwhile holds the port and the SQLite file. Stop such an orphan, waiting until it has exited; refuse if a live
+ * process still owns it. True when there was one.
  */
-async function stopOrphanedDevServer(dbFilename: string): Promise<void> {
+async function stopOrphanedDevServer(dbFilename: string): Promise<boolean> {
   const usesDb = (args: string[]) => args.includes('start-dev') && args.includes(dbFilename);
-  for (const pid of processesMatching(usesDb)) {
+  const orphans = processesMatching(usesDb);
+  for (const pid of orphans) {
     if (!isOrphan(pid)) {
       throw new Error(`a temporal dev server for ${dbFilename} already runs (pid ${pid}, started by ${parentOf(pid)})`);
     }
     log(`stopping temporal dev server left running by a previous run (pid ${pid})`);
     await stopProcess(pid, 'SIGTERM', 10_000);
   }
+  return orphans.length > 0;
 }

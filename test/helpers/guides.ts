@@ -45,7 +45,11 @@ export class GuideShell {
     this.bash.stderr.on('data', (chunk: Buffer) => (this.errors += chunk.toString()));
   }
 
-  /** Runs one step; resolves with what it printed (stdout). A step that exits non-zero fails with its stderr. */
+  /**
+   * Runs one step; resolves with what it printed (stdout). A step that exits non-zero fails with its stderr, and so
+   * does one in which the setup block's `field` reported an error answer: the reader would see it, even where the
+   * step's last command succeeded.
+   */
   async run(step: string): Promise<string> {
     this.output = '';
     this.errors = '';
@@ -53,7 +57,9 @@ export class GuideShell {
     this.bash.stdin.write(`${step}\necho "${DONE} $?"\n`);
     await done;
     const [printed, status] = this.output.split(DONE);
-    if (status.trim() !== '0') throw new Error(`step failed (${status.trim()}):\n${step}\n${this.errors}`);
+    if (status.trim() !== '0' || /^error: /m.test(this.errors)) {
+      throw new Error(`step failed (${status.trim()}):\n${step}\n${this.errors}`);
+    }
     return printed;
   }
 
