@@ -5,9 +5,7 @@
  * key is never wider than the key that issues or rolls it; an unknown scope is a 400.
  */
 import { expect } from 'chai';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { buildApp } from '../../api/app';
+import { withApp } from '../helpers/app-server';
 import { AuthCache } from '../../api/http/auth-cache';
 import { api } from '../helpers/http';
 import { createTenant, customerInput, keyWithScopes, type Tenant } from '../helpers/factories';
@@ -159,11 +157,7 @@ describe('API keys: issue, list, revoke, roll', () => {
     // This app's auth cache hears no NOTIFY: the suspension's notification arrives after the next request.
     const cache = new AuthCache();
     cache.setListening(true);
-    const handle = buildApp({ ...stack().api.deps, authCache: cache }).callback();
-    const server = createServer((request, response) => void handle(request, response)).listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    try {
-      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await withApp({ ...stack().api.deps, authCache: cache }, async (baseUrl) => {
       const key = tenant.organization_secret_key;
       // Issuing caches the merchant as active with the organization key's access to it.
       const before = await api.post(keysPath(tenant), { key, body: { name: 'Before', kind: 'secret' }, baseUrl });
@@ -180,9 +174,7 @@ describe('API keys: issue, list, revoke, roll', () => {
         'authorization_error',
         'MERCHANT_SUSPENDED',
       );
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
+    });
   });
 
   it('in the merchant Dashboard, owners and admins issue and revoke keys; viewers only list them', async () => {

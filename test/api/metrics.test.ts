@@ -1,10 +1,9 @@
 import { expect } from 'chai';
-import { createServer } from 'node:http';
 import { stack } from '../helpers/stack';
 import { createTenant } from '../helpers/factories';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
 import { sampleSum, scrape } from '../helpers/prometheus';
-import { buildApp } from '../../api/app';
+import { withApp } from '../helpers/app-server';
 import { apiMetrics } from '../../domain/platform/metrics';
 
 /** The API's request durations for GET /api/v1/transactions/:transactionId answered 404, as its registry holds them. */
@@ -17,18 +16,12 @@ async function notFoundReads(): Promise<number> {
 async function readMissingTransaction(metricsPort: number | null, key: string): Promise<void> {
   const { deps } = stack().api;
   const telemetry = { ...deps.config.telemetry, metrics: { ...deps.config.telemetry.metrics, apiPort: metricsPort } };
-  const handle = buildApp({ ...deps, config: { ...deps.config, telemetry } }).callback();
-  const server = createServer((request, response) => void handle(request, response)).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  try {
-    const { port } = server.address() as { port: number };
-    const res = await fetch(`http://127.0.0.1:${port}/api/v1/transactions/tx_doesnotexist`, {
+  await withApp({ ...deps, config: { ...deps.config, telemetry } }, async (baseUrl) => {
+    const res = await fetch(`${baseUrl}/api/v1/transactions/tx_doesnotexist`, {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(res.status).to.equal(404);
-  } finally {
-    await new Promise((resolve) => server.close(resolve));
-  }
+  });
 }
 
 describe('Prometheus metrics: the API and the worker each serve theirs', () => {

@@ -4,13 +4,12 @@
  * lines of one charge can be joined even when no collector holds the trace.
  */
 import { expect } from 'chai';
-import { createServer } from 'node:http';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { stack } from '../helpers/stack';
 import { createTenant } from '../helpers/factories';
 import { startTracing } from '../../domain/platform/tracing';
 import { createLogger } from '../../domain/platform/logger';
-import { buildApp } from '../../api/app';
+import { withApp } from '../helpers/app-server';
 import type { TraceSamplerName } from '../../domain/platform/telemetry-config';
 
 const startInMemoryTracing = (sampler: TraceSamplerName) =>
@@ -37,26 +36,23 @@ describe('Tracing: what it costs where it records nothing', () => {
     const tracing = startInMemoryTracing('always_off');
     const lines: string[] = [];
     const logger = createLogger('info', { write: (line: string) => void lines.push(line) });
-    const handle = buildApp({ ...stack().api.deps, logger }).callback();
-    const server = createServer((request, response) => void handle(request, response)).listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
     try {
-      const { port } = server.address() as { port: number };
-      const tenant = await createTenant();
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/transactions/tx_doesnotexist`, {
-        headers: { authorization: `Bearer ${tenant.merchant_secret_key}` },
+      await withApp({ ...stack().api.deps, logger }, async (baseUrl) => {
+        const tenant = await createTenant();
+        const res = await fetch(`${baseUrl}/api/v1/transactions/tx_doesnotexist`, {
+          headers: { authorization: `Bearer ${tenant.merchant_secret_key}` },
+        });
+        expect(res.status).to.equal(404);
+        const requestId = res.headers.get('x-request-id');
+        const line = lines
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .find((entry) => entry.request_id === requestId && entry.msg === 'request');
+        expect(line, 'the request log line').to.exist;
+        expect(line)
+          .to.have.property('trace_id')
+          .that.matches(/^[0-9a-f]{32}$/);
       });
-      expect(res.status).to.equal(404);
-      const requestId = res.headers.get('x-request-id');
-      const line = lines
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .find((entry) => entry.request_id === requestId && entry.msg === 'request');
-      expect(line, 'the request log line').to.exist;
-      expect(line)
-        .to.have.property('trace_id')
-        .that.matches(/^[0-9a-f]{32}$/);
     } finally {
-      await new Promise((resolve) => server.close(resolve));
       await tracing.stop();
     }
   });

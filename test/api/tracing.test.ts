@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { stack } from '../helpers/stack';
@@ -10,7 +9,7 @@ import { api } from '../helpers/http';
 import { createConfig, startReceiver, waitUntil } from '../helpers/webhooks';
 import { startTracing, type RunningTracing } from '../../domain/platform/tracing';
 import { createLogger } from '../../domain/platform/logger';
-import { buildApp } from '../../api/app';
+import { withApp } from '../helpers/app-server';
 
 /** The OpenTelemetry SDK's own in-memory exporter stands in for the OTLP collector. */
 describe('Traces: one per request, from the API through Temporal to the provider', () => {
@@ -165,14 +164,9 @@ describe('Traces: one per request, from the API through Temporal to the provider
   it("writes the request's trace id on its log line, and the error envelope's request_id is in that trace", async () => {
     const lines: string[] = [];
     const logger = createLogger('info', { write: (line: string) => void lines.push(line) });
-    const app = buildApp({ ...stack().api.deps, logger });
-    const handle = app.callback();
-    const server = createServer((request, response) => void handle(request, response)).listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    try {
-      const { port } = server.address() as { port: number };
+    await withApp({ ...stack().api.deps, logger }, async (baseUrl) => {
       const tenant = await createTenant();
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/transactions/tx_doesnotexist`, {
+      const res = await fetch(`${baseUrl}/api/v1/transactions/tx_doesnotexist`, {
         headers: { authorization: `Bearer ${tenant.merchant_secret_key}` },
       });
       expect(res.status).to.equal(404);
@@ -184,8 +178,6 @@ describe('Traces: one per request, from the API through Temporal to the provider
         .find((entry) => entry.request_id === requestId && entry.msg === 'request');
       expect(line, 'the request log line').to.exist;
       expect(line.trace_id).to.equal(root.spanContext().traceId);
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
+    });
   });
 });
