@@ -13,7 +13,7 @@ import { connectTemporal, type WorkerConnection } from './temporal';
 import { openOrm } from '../db/orm';
 import { startAuthCache } from './http/auth-cache';
 import { RateLimiter } from './http/rate-limit';
-import { inFlightRequests } from './http/in-flight';
+import { inFlightRequests } from './http/request-context';
 import { startMetricsServer } from '../domain/platform/metrics-server';
 import { apiMetrics } from '../domain/platform/metrics';
 import { startTracing } from '../domain/platform/tracing';

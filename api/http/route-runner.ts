@@ -22,9 +22,9 @@ import {
   type ApiKeyAuth,
 } from './auth';
 import { addressBucket } from './client-address';
-import { isDashboardAuth, type AnyRoute, type HandlerResult } from './define-route';
+import { isDashboardAuth, type AnyRoute, type HandlerResult, type RouteTable } from './define-route';
 import { authenticateDashboard, resolveDashboardTenant, type DashboardSession } from './dashboard-auth';
-import { wrapped } from './envelope';
+import { wrapped } from './request-context';
 import { errors } from '../../domain/platform/errors';
 import {
   idempotencyLeaseSeconds,
@@ -39,7 +39,6 @@ import { consumeBrowserLimits } from './browser-limits';
 import { requireLiveSession } from './dashboard-sessions';
 import { bodyAjv, textAjv, toFieldErrors, unstorableTextFields } from './schema';
 import { malformedIdError } from './malformed-id';
-import type { RouteTable } from './route-table';
 import { annotateActiveSpan } from '../../domain/platform/tracing';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });

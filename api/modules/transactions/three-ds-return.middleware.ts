@@ -12,9 +12,8 @@ import { TransactionSchema } from '../../../db/entities';
 import type { AppDeps } from '../../deps';
 import { returnFromAuthentication } from '../../temporal';
 import { renewalAuthentication } from '../renewal-authentication/renewal-authentication.middleware';
-import { RENEWAL_AUTHENTICATION_PATH } from '../../../domain/subscriptions/subscriptions.authentication';
 
-export const THREE_DS_RETURN_PATH = /^\/api\/v1\/transactions\/(tx_[A-Za-z0-9]{1,64})\/three-ds\/return$/;
+const THREE_DS_RETURN_PATH = /^\/api\/v1\/transactions\/(tx_[A-Za-z0-9]{1,64})\/three-ds\/return$/;
 
 /**
  * The return parameters are kept in the wait's workflow history, so they are bounded: a few fields with plain
@@ -69,10 +68,6 @@ const page = (ctx: Koa.Context, status: number, text: string) => {
   ctx.set('cache-control', 'no-store');
   ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment</title></head><body><p>${text}</p></body></html>`;
 };
-
-/** The paths threeDsReturn answers: the app hands it only these (it is mounted before the JSON body parser). */
-export const isThreeDsReturnPath = (path: string): boolean =>
-  path === RENEWAL_AUTHENTICATION_PATH || THREE_DS_RETURN_PATH.test(path);
 
 export function threeDsReturn(deps: AppDeps): Koa.Middleware {
   return async (ctx, next) => {
