@@ -11,7 +11,7 @@ import type { AppDeps } from './deps';
 import { createLogger, flushLogger } from '../domain/platform/logger';
 import { connectTemporal, type WorkerConnection } from './temporal';
 import { openOrm } from '../db/orm';
-import { startAuthCache } from './http/auth-cache';
+import { startAuthCache } from './http/auth';
 import { RateLimiter } from './http/rate-limit';
 import { inFlightRequests } from './http/request-context';
 import { startMetricsServer } from '../domain/platform/metrics-server';

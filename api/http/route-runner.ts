@@ -16,12 +16,12 @@ import {
   authenticatePublicKey,
   authorize,
   resolveMerchant,
-  keyGuessesOf,
   requireActiveMerchant,
   UnknownApiKeyError,
   type ApiKeyAuth,
 } from './auth';
 import { addressBucket } from './client-address';
+import { keyGuessesOf } from './refusal-budgets';
 import { isDashboardAuth, type AnyRoute, type HandlerResult, type RouteTable } from './define-route';
 import { authenticateDashboard, resolveDashboardTenant, type DashboardSession } from './dashboard-auth';
 import { wrapped } from './request-context';
