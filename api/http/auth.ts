@@ -3,7 +3,8 @@
  *
  * Keys look like sk_live_mer_<32 base62>; only their SHA-256 is stored. The lookup is by hash and the
  * final comparison is constant-time, so response timing says nothing about how much of a guess matched.
- * Below them, the check every key request meets next: the merchant's status; and the cache both read through.
+ * Below them, the check every key request meets next (the merchant's status), and the in-process cache both the key
+ * lookup and that check read through (AuthCache).
  */
 
 import type { EntityManager } from '@mikro-orm/postgresql';

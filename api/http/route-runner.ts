@@ -1,6 +1,6 @@
 /**
  * Turns a RouteDefinition into Koa middleware: authenticate (a key that matches nothing spends its address's budget,
- * past which it gets 429, auth.ts; a Dashboard token's session must be live, dashboard-sessions.ts) → rate
+ * past which it gets 429, refusal-budgets.ts; a Dashboard token's session must be live, dashboard-sessions.ts) → rate
  * limit (public keys: per IP and per browser session first, browser-limits.ts) → authorize → validate → resolve the
  * merchant (a suspended or inactive one refuses writes and public keys, auth.ts) → (idempotency) →
  * handler → envelope. Validators are compiled once, at mount.

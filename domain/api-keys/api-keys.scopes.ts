@@ -27,5 +27,5 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number];
 
-/** Which callers a key acts for: one merchant, or every merchant of its organization (naming one per request). */
+/** What a key acts on: its one merchant, or any merchant of its organization (named in each request). */
 export type KeyLevel = 'organization' | 'merchant';

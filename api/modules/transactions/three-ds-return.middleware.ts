@@ -5,7 +5,8 @@
  * only Adyen's /payments/details can turn into a verdict), waits briefly for the verdict, then redirects (303) to
  * the charge's return_url with ?transaction_id=…, or shows a plain page when there is none. No key: a browser
  * arrives here. It reveals nothing and decides nothing — the provider decides — and a return after the deadline
- * changes nothing.
+ * changes nothing. api/app.ts mounts it on these paths and a renewal's authentication link, before the JSON body
+ * parser.
  */
 import type Koa from 'koa';
 import { TransactionSchema } from '../../../db/entities';

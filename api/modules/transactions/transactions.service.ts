@@ -1,6 +1,7 @@
 /**
- * Transactions: the read side (get, list, attempts, and the answer of a request whose workflow outlived its wait). A charge is run by transactionWorkflow (started through
- * api/temporal/); the handler then reads the read model the workflow's activities committed.
+ * Transactions: the read side (get, list, attempts, and the answer of a request whose workflow outlived its wait).
+ * A charge is run by transactionWorkflow (started through api/temporal/); the handler then reads the read model the
+ * workflow's activities committed.
  *
  * Why the workflow writes the rows, not this request: the request runs inside one database transaction (with
  * its idempotency row) until the response is stored; the activities write through their own connections and
