@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../domain/platform/config';
 import type { Orm } from '../db/orm';
 import type { TemporalDeps } from './temporal';
-import type { AuthCache } from './http/auth-cache';
+import type { AuthCache } from './http/auth';
 import type { RateLimiter } from './http/rate-limit';
 
 /** Everything the HTTP app needs from the outside world, built once by the server (or a test). */
@@ -11,7 +11,7 @@ export interface AppDeps {
   orm: Orm;
   temporal: TemporalDeps;
   logger: Logger;
-  /** API keys and merchant ownership, emptied on every change in any process (api/http/auth-cache.ts). */
+  /** API keys and merchant ownership, emptied on every change in any process (AuthCache, api/http/auth.ts). */
   authCache: AuthCache;
   /** The per-key request budget, leased in blocks from the shared counter (api/http/rate-limit.ts). */
   rateLimiter: RateLimiter;

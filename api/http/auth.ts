@@ -3,8 +3,8 @@
  *
  * Keys look like sk_live_mer_<32 base62>; only their SHA-256 is stored. The lookup is by hash and the
  * final comparison is constant-time, so response timing says nothing about how much of a guess matched.
- * Below them, the two checks every key request meets next: the merchant's status and the budget of unknown-key
- * guesses per client address.
+ * Below them, the check every key request meets next (the merchant's status), and the in-process cache both the key
+ * lookup and that check read through (AuthCache).
  */
 
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -12,11 +12,10 @@ import { MerchantSchema, type ApiKeyKind, type MerchantStatus } from '../../db/e
 import { activeKeyByHash } from '../../db/repositories/api-keys.repository';
 import { organizationMerchantStatus } from '../../db/repositories/merchants.repository';
 import { constantTimeEqual, hashSecret } from '../../domain/platform/crypto';
-import { KEY_PATTERN, type KeyLevel } from '../../domain/api-keys/api-keys.service';
 import { ApiError, errors } from '../../domain/platform/errors';
-import type { Scope } from '../../domain/api-keys/api-keys.scopes';
-import type { AppDeps } from '../deps';
-import type { AuthCache } from './auth-cache';
+import type { KeyLevel, Scope } from '../../domain/api-keys/api-keys.scopes';
+import type { Orm } from '../../db/orm';
+import { listen, type Listener } from '../../db/listen';
 
 export type { KeyLevel };
 
@@ -42,12 +41,15 @@ export interface AuthRequirement {
   publicKey?: boolean;
 }
 
-/** A well-formed key that matches no active key (the miss that cost a lookup; KeyGuessLimiter below counts these). */
+/** A well-formed key that matches no active key (the miss that cost a lookup; refusal-budgets.ts counts these). */
 export class UnknownApiKeyError extends ApiError {
   constructor() {
     super(401, 'authentication_error', 'INVALID_CREDENTIALS', 'The API key is invalid or revoked');
   }
 }
+
+/** sk_live_mer_<32 base62>: kind, level, then the random part (as generateApiKey, domain/api-keys, issues them). */
+export const KEY_PATTERN = /^(sk|pk)_live_(org|mer)_[0-9A-Za-z]{32}$/;
 
 /**
  * The malformed-key 401 names the accepted prefixes so a key from another product (sk_test_…) is recognised as such;
@@ -106,7 +108,7 @@ export async function authenticatePublicKey(
 
 /**
  * Active keys are cached by the SHA-256 of the whole key, and so are hashes that matched no active key (unknown and
- * revoked keys), apart (auth-cache.ts). A miss is one statement (db/repositories/api-keys.repository.ts): the key,
+ * revoked keys), apart (AuthCache, below). A miss is one statement (db/repositories/api-keys.repository.ts): the key,
  * its merchant's status, cached with it, and last_used_at for the key management API (at most once a minute per
  * key; the auth-change trigger ignores that column).
  */
@@ -247,51 +249,119 @@ export async function requireActiveMerchant(em: LazyEm, merchantId: string, cach
 }
 
 /*
- * Unknown API keys are cheap to refuse. A well-formed key that matches nothing costs an indexed SELECT and a pooled
- * connection (once: the auth cache remembers it as unknown for a few seconds), so each client address (IPv6 per /64)
- * gets UNKNOWN_API_KEYS_PER_IP misses per minute; past that, its keys that match nothing get 429 instead of 401 until
- * the window ends. Only a miss spends or meets the budget: a valid key is answered from the auth cache or its lookup
- * before the budget is ever consulted, so a guesser cannot lock out the clients that share its address (CGNAT, an
- * office NAT, or everyone behind a proxy that is not in TRUSTED_PROXIES). Counted in process memory, not in
- * PostgreSQL: a database write per refusal is the cost this avoids (so with N API processes the bound is N times).
+ * The in-process cache of what authentication reads on every request: API keys by hash and which organization a
+ * merchant belongs to. Entries live a short TTL in a bounded map, and every change to api_keys or merchants
+ * (a trigger NOTIFYs `switchyard_auth` on update and delete, Migration20261223000000_auth_change_notifications)
+ * empties the cache of every API process at once. While the LISTEN connection is down, nothing is cached or
+ * served from the cache: a missed notification can never keep a revoked key alive.
+ *
+ * A read that started before a change may finish after the notification emptied the cache; the generation
+ * ticket taken before the read keeps its (possibly stale) result out.
+ *
+ * Key hashes that matched no active key are remembered too, for the same TTL, in a bounded map of their own: a client
+ * repeating one unknown key (an old deployment's revoked key) costs one read per TTL, and a flood of random keys can
+ * push out only other unknown keys, never a cached valid one.
  */
-const WINDOW_MS = 60_000;
-const MAX_TRACKED = 10_000;
+export const AUTH_CHANGES_CHANNEL = 'switchyard_auth';
+export const AUTH_CACHE_TTL_MS = 10_000;
+export const AUTH_CACHE_MAX_ENTRIES = 10_000;
 
-export class KeyGuessLimiter {
-  private readonly windows = new Map<string, { start: number; misses: number }>();
+interface Entry<V> {
+  value: V;
+  expires: number;
+}
 
-  constructor(
-    private readonly limit: number,
-    private readonly message = 'Too many unknown API keys from this address; try again later',
-  ) {}
+/** A map with a TTL per entry and a ceiling: the oldest entries go first. */
+class Entries {
+  private readonly map = new Map<string, Entry<unknown>>();
 
-  /**
-   * Counts one miss for this address (or whatever the limiter counts by); 429 instead when it has already missed
-   * `limit` times in its current window. Call it only for a request already known to be refused.
-   */
-  spend(address: string, now = Date.now()): void {
-    const window = this.windows.get(address);
-    if (window && now - window.start < WINDOW_MS) {
-      if (window.misses >= this.limit) {
-        const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
-        throw errors.rateLimited(retryAfter, this.message);
-      }
-      window.misses += 1;
-      return;
+  constructor(private readonly maxEntries: number) {}
+
+  get<V>(key: string, now: number): V | undefined {
+    const entry = this.map.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= now) {
+      this.map.delete(key);
+      return undefined;
     }
-    this.windows.delete(address);
-    // Maps iterate in insertion order: the first entry is the oldest window.
-    while (this.windows.size >= MAX_TRACKED) this.windows.delete(this.windows.keys().next().value as string);
-    this.windows.set(address, { start: now, misses: 1 });
+    return entry.value as V;
+  }
+
+  set<V>(key: string, value: V, expires: number): void {
+    this.map.delete(key);
+    // Maps iterate in insertion order: the first key is the oldest entry.
+    while (this.map.size >= this.maxEntries) this.map.delete(this.map.keys().next().value as string);
+    this.map.set(key, { value, expires });
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  clear(): void {
+    this.map.clear();
   }
 }
 
-const limiters = new WeakMap<AppDeps, KeyGuessLimiter>();
+export class AuthCache {
+  private readonly entries: Entries;
+  private readonly unknownKeys: Entries;
+  private generation = 0;
+  private listening = false;
 
-/** One limiter per app (AppDeps), made on first use, so nothing that builds AppDeps has to know about it. */
-export function keyGuessesOf(deps: AppDeps): KeyGuessLimiter {
-  let limiter = limiters.get(deps);
-  if (!limiter) limiters.set(deps, (limiter = new KeyGuessLimiter(deps.config.rateLimit.unknownKeysPerIp)));
-  return limiter;
+  constructor(
+    private readonly ttlMs = AUTH_CACHE_TTL_MS,
+    maxEntries = AUTH_CACHE_MAX_ENTRIES,
+  ) {
+    this.entries = new Entries(maxEntries);
+    this.unknownKeys = new Entries(maxEntries);
+  }
+
+  /** Taken before reading the database; `set` keeps the result only if nothing changed in between. */
+  ticket(): number {
+    return this.generation;
+  }
+
+  get<V>(key: string, now = Date.now()): V | undefined {
+    return this.listening ? this.entries.get<V>(key, now) : undefined;
+  }
+
+  set<V>(key: string, value: V, ticket: number, now = Date.now()): void {
+    if (this.listening && ticket === this.generation) this.entries.set(key, value, now + this.ttlMs);
+  }
+
+  /** Whether this key hash matched no active key when it was last read (within the TTL). */
+  isUnknownKey(hash: string, now = Date.now()): boolean {
+    return this.listening && this.unknownKeys.get<true>(hash, now) === true;
+  }
+
+  rememberUnknownKey(hash: string, ticket: number, now = Date.now()): void {
+    if (this.listening && ticket === this.generation) this.unknownKeys.set(hash, true, now + this.ttlMs);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  invalidate(): void {
+    this.generation += 1;
+    this.entries.clear();
+    this.unknownKeys.clear();
+  }
+
+  setListening(listening: boolean): void {
+    this.invalidate();
+    this.listening = listening;
+  }
+}
+
+/** The cache of one API process, emptied by every auth-relevant change in any process. */
+export async function startAuthCache(orm: Orm, cache = new AuthCache()): Promise<{ cache: AuthCache } & Listener> {
+  const listener = await listen(
+    orm,
+    AUTH_CHANGES_CHANNEL,
+    () => cache.invalidate(),
+    (listening) => cache.setListening(listening),
+  );
+  return { cache, stop: () => listener.stop() };
 }

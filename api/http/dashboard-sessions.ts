@@ -8,7 +8,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { RefreshTokenSchema } from '../../db/entities';
 import { errors } from '../../domain/platform/errors';
-import type { AuthCache } from './auth-cache';
+import type { AuthCache } from './auth';
 import type { DashboardSession } from './dashboard-auth';
 
 export async function requireLiveSession(

@@ -1,14 +1,113 @@
 /**
- * Outermost middleware: gives every request a req_ id (body and X-Request-Id header), turns every
- * failure into the error envelope, and writes one structured log line per request.
+ * What every request carries through the app: its req_ id (body and X-Request-Id header) and its one structured log
+ * line, its place in the count of running requests (a stop drains them), the headers of every /api/v1 answer, and the
+ * envelope it is answered in: the outermost middleware turns every failure into the error envelope.
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { newId } from '../../domain/platform/ids';
-import { errorBody } from './envelope';
 import { ApiError, errors } from '../../domain/platform/errors';
 import { fromUnreachableTemporal } from '../temporal';
 import { fromUnavailableDatabase } from './db-unavailable';
+
+/* The response shapes of Document 1: the wrapped success and the error envelope (a bare answer is its data). */
+const timestamp = (): string => new Date().toISOString();
+
+export function wrapped(data: unknown, requestId: string, meta?: unknown): Record<string, unknown> {
+  return {
+    success: true,
+    data,
+    ...(meta === undefined ? {} : { meta }),
+    request_id: requestId,
+    timestamp: timestamp(),
+  };
+}
+
+export function errorBody(error: ApiError, requestId: string): Record<string, unknown> {
+  return {
+    error: {
+      type: error.type,
+      code: error.code,
+      message: error.message,
+      ...(error.details === undefined ? {} : { details: error.details }),
+      request_id: requestId,
+      timestamp: timestamp(),
+    },
+  };
+}
+
+/*
+ * The requests the API is running, so a stop can wait for them. A handler keeps running after its client went
+ * away (the socket closes, the server forgets it), so the server's own close() is not enough: closing Temporal
+ * or the ORM under such a handler ends in "Channel has been shut down" thrown from a gRPC retry timer.
+ */
+export interface InFlightRequests {
+  /** Outermost middleware: counts a request from its first byte to its last middleware. */
+  middleware(ctx: Context, next: Next): Promise<void>;
+  /** From now on every answer closes its connection (a kept-alive client reconnects to another instance). */
+  closing(): void;
+  /** Resolves true once no request runs, or false after `timeoutMs` with some still running. */
+  drain(timeoutMs: number): Promise<boolean>;
+  readonly count: number;
+}
+
+export function inFlightRequests(): InFlightRequests {
+  let running = 0;
+  let closing = false;
+  /** drain()s waiting for the count to reach zero. */
+  let idle: Array<() => void> = [];
+  return {
+    // A counter, not a set of promises: per request this is one await, no promise or set entry of its own.
+    async middleware(ctx, next) {
+      if (closing) ctx.set('Connection', 'close');
+      running += 1;
+      try {
+        await next();
+      } finally {
+        running -= 1;
+        if (running === 0) {
+          const waiting = idle;
+          idle = [];
+          for (const wake of waiting) wake();
+        }
+      }
+    },
+    closing() {
+      closing = true;
+    },
+    async drain(timeoutMs) {
+      // Requests may still arrive on kept-alive sockets while the first ones finish: this waits until none runs.
+      if (running === 0) return true;
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+      try {
+        return await Promise.race([new Promise<true>((resolve) => idle.push(() => resolve(true))), expired]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    get count() {
+      return running;
+    },
+  };
+}
+
+/**
+ * Every /api/v1 answer (errors included) carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`:
+ * token pairs, signing secrets, API keys shown once and customer data must never sit in a browser or proxy cache
+ * (RFC 6749 §5.1 for tokens), and JSON must never be sniffed into something a browser runs. Set before the route runs,
+ * so the error envelope keeps them.
+ */
+export function apiResponseHeaders(prefix: string) {
+  // Passes next()'s promise on rather than awaiting it: one promise less per request.
+  return (ctx: Context, next: Next) => {
+    if (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`)) {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('X-Content-Type-Options', 'nosniff');
+    }
+    return next();
+  };
+}
 
 /** Errors raised by the body parser (co-body) and the router carry an HTTP status and a type. */
 function fromFrameworkError(error: {
@@ -45,6 +144,7 @@ function fromFrameworkError(error: {
   return undefined;
 }
 
+/** Outermost of the request log: the request's id, its log line, and every failure as the error envelope. */
 export function requestContext(logger: Logger) {
   // The request line holds only the request id, method, path (never the query), status and duration, none of which
   // is a field the logger redacts: it is written without the redaction pass, which cost ten times the rest of the

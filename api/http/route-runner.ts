@@ -1,6 +1,6 @@
 /**
  * Turns a RouteDefinition into Koa middleware: authenticate (a key that matches nothing spends its address's budget,
- * past which it gets 429, auth.ts; a Dashboard token's session must be live, dashboard-sessions.ts) → rate
+ * past which it gets 429, refusal-budgets.ts; a Dashboard token's session must be live, dashboard-sessions.ts) → rate
  * limit (public keys: per IP and per browser session first, browser-limits.ts) → authorize → validate → resolve the
  * merchant (a suspended or inactive one refuses writes and public keys, auth.ts) → (idempotency) →
  * handler → envelope. Validators are compiled once, at mount.
@@ -16,15 +16,15 @@ import {
   authenticatePublicKey,
   authorize,
   resolveMerchant,
-  keyGuessesOf,
   requireActiveMerchant,
   UnknownApiKeyError,
   type ApiKeyAuth,
 } from './auth';
 import { addressBucket } from './client-address';
-import { isDashboardAuth, type AnyRoute, type HandlerResult } from './define-route';
+import { keyGuessesOf } from './refusal-budgets';
+import { isDashboardAuth, type AnyRoute, type HandlerResult, type RouteTable } from './define-route';
 import { authenticateDashboard, resolveDashboardTenant, type DashboardSession } from './dashboard-auth';
-import { wrapped } from './envelope';
+import { wrapped } from './request-context';
 import { errors } from '../../domain/platform/errors';
 import {
   idempotencyLeaseSeconds,
@@ -39,7 +39,6 @@ import { consumeBrowserLimits } from './browser-limits';
 import { requireLiveSession } from './dashboard-sessions';
 import { bodyAjv, textAjv, toFieldErrors, unstorableTextFields } from './schema';
 import { malformedIdError } from './malformed-id';
-import type { RouteTable } from './route-table';
 import { annotateActiveSpan } from '../../domain/platform/tracing';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });

@@ -1,6 +1,7 @@
 /**
  * Shared JSON Schema fragments (TypeBox) and the ajv instances that compile them. Request schemas are
- * declared next to their routes; these are the pieces every area reuses.
+ * declared next to their routes; these are the pieces every area reuses. Before any of them walks a parsed body,
+ * its JSON nesting is bounded (requireBoundedJsonDepth).
  */
 import {
   Type,
@@ -11,10 +12,11 @@ import {
   type TObject,
   type ObjectOptions,
 } from '@sinclair/typebox';
+import type { Context } from 'koa';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { isCountry, isCurrency } from '../lib/iso';
-import type { FieldErrors } from '../../domain/platform/errors';
+import { errors, type FieldErrors } from '../../domain/platform/errors';
 import { NOT_PLAIN_TEXT } from '../../domain/mail/mail.names';
 import { MAX_PAGE } from './pagination';
 
@@ -249,3 +251,36 @@ export const PaginationSchema = StrictObject({
   has_next: Type.Boolean(),
   has_prev: Type.Boolean(),
 });
+
+/**
+ * JSON nesting is bounded right after the body is parsed, before anything walks it. JSON.parse itself copes with a
+ * 120 000-deep array (it fits in the 256 KiB body limit), but every recursive walk after it (schema checks, the
+ * idempotency fingerprint, JSON.stringify) throws RangeError: a 500 and an error log per request, reachable with a
+ * public key through `metadata`. No documented body nests anywhere near MAX_JSON_DEPTH; metadata values are the
+ * merchant's own and get the same bound. The walk here is iterative, so it cannot overflow itself.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether `value` has objects or arrays nested more than `max` levels deep (the top-level body is level 1). */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop() as [unknown, number];
+    if (current === null || typeof current !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Object.values(current)) {
+      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+/** 400 JSON_TOO_DEEP for a parsed body nested deeper than MAX_JSON_DEPTH. */
+export function requireBoundedJsonDepth(ctx: Context): void {
+  if (nestsDeeperThan((ctx.request as { body?: unknown }).body, MAX_JSON_DEPTH)) {
+    throw errors.badRequest(
+      'JSON_TOO_DEEP',
+      `The request body nests objects or arrays deeper than ${MAX_JSON_DEPTH} levels`,
+    );
+  }
+}

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Every API process caches API keys and merchant ownership in memory (api/http/auth-cache.ts). Any change to
+ * Every API process caches API keys and merchant ownership in memory (AuthCache, api/http/auth.ts). Any change to
  * those rows — a key revoked or rotated, a merchant deleted or moved, by the API, a script or plain SQL — NOTIFYs
  * `switchyard_auth` on commit, and every process empties its cache. One notification per statement: changes are
  * rare, and the payload names only the table (never a key hash).

@@ -1,6 +1,6 @@
 /**
  * api_keys: the raw SQL on the table (keys are issued, rolled and revoked through the entity). Authentication's
- * read when its cache (api/http/auth-cache.ts) has nothing is one statement, so a request right after the cache was
+ * read when its cache (AuthCache, api/http/auth.ts) has nothing is one statement, so a request right after the cache was
  * emptied (every change to api_keys or merchants, in any process, empties every process's cache) costs one round
  * trip more, not three; it also keeps last_used_at, authentication's own bookkeeping.
  */

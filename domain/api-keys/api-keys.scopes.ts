@@ -1,4 +1,4 @@
-/** Every scope the API checks (resource:action). Bootstrap keys get all of them. */
+/** What an API key may do: every scope the API checks (resource:action; bootstrap keys get all of them), and its level. */
 export const SCOPES = [
   'checkout:read',
   'checkout:write',
@@ -26,3 +26,6 @@ export const SCOPES = [
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
+
+/** What a key acts on: its one merchant, or any merchant of its organization (named in each request). */
+export type KeyLevel = 'organization' | 'merchant';

@@ -6,9 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKeySchema, type ApiKey, type ApiKeyKind } from '../../db/entities';
 import { hashSecret } from '../platform/crypto';
 import { newId, randomBase62 } from '../platform/ids';
-import { SCOPES, type Scope } from './api-keys.scopes';
-
-export type KeyLevel = 'organization' | 'merchant';
+import { SCOPES, type KeyLevel, type Scope } from './api-keys.scopes';
 
 /** Who mints a key: the key of the management API call, or the signed-in Dashboard user. */
 export interface KeyCreator {
@@ -16,9 +14,7 @@ export interface KeyCreator {
   id: string;
 }
 
-/** sk_live_mer_<32 base62>: kind, level, then the random part. */
-export const KEY_PATTERN = /^(sk|pk)_live_(org|mer)_[0-9A-Za-z]{32}$/;
-
+/** sk_live_mer_<32 base62>: kind, level, then the random part (authentication checks the format: KEY_PATTERN). */
 export function generateApiKey(kind: ApiKeyKind, level: KeyLevel): string {
   return `${kind === 'secret' ? 'sk' : 'pk'}_live_${level === 'organization' ? 'org' : 'mer'}_${randomBase62(32)}`;
 }

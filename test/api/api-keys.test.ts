@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { withApp } from '../helpers/app-server';
-import { AuthCache } from '../../api/http/auth-cache';
+import { AuthCache } from '../../api/http/auth';
 import { api } from '../helpers/http';
 import { createTenant, customerInput, keyWithScopes, type Tenant } from '../helpers/factories';
 import { expectError } from '../helpers/envelope';

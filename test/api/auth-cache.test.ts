@@ -10,7 +10,7 @@ import { createMerchant, rows } from '../helpers/merchants';
 import { createCustomer } from '../helpers/vault';
 import { stack } from '../helpers/stack';
 import { startApi, type RunningApi } from '../../api/server';
-import { AUTH_CACHE_TTL_MS } from '../../api/http/auth-cache';
+import { AUTH_CACHE_TTL_MS } from '../../api/http/auth';
 import { hashSecret } from '../../domain/platform/crypto';
 
 /** Repeats the request until it gets `status` or `withinMs` passes; returns the last status. */

@@ -8,7 +8,7 @@ import { api, type ApiResponse } from '../helpers/http';
 import { createTenant, uniqueEmail } from '../helpers/factories';
 import { bearer, createMerchantUser, signIn } from '../helpers/dashboard';
 import { subscribed } from '../helpers/subscriptions';
-import { ROUTES } from '../../api/routes';
+import { ROUTES } from '../../api/app';
 
 const PREFIX = '/api/v1';
 

@@ -4,7 +4,7 @@ import Ajv from 'ajv';
 import { api } from '../helpers/http';
 import { createTenant, customerInput } from '../helpers/factories';
 import { expectWrapped, requestIdOf } from '../helpers/envelope';
-import { ROUTES } from '../../api/routes';
+import { ROUTES } from '../../api/app';
 import type { AnyRoute } from '../../api/http/define-route';
 
 const PREFIX = '/api/v1';

@@ -8,7 +8,7 @@ import net from 'node:net';
 import { loadConfig } from '../../domain/platform/config';
 import { startApi, type RunningApi } from '../../api/server';
 import { generateApiKey } from '../../domain/api-keys/api-keys.service';
-import { MAX_JSON_DEPTH } from '../../api/http/request-guards';
+import { MAX_JSON_DEPTH } from '../../api/http/schema';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
 import { expectError } from '../helpers/envelope';

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { createHmac, randomUUID } from 'node:crypto';
 import { loadConfig } from '../../domain/platform/config';
 import { startApi, type RunningApi } from '../../api/server';
-import { REFUSED_WEBHOOKS_PER_ADDRESS, REFUSED_WEBHOOKS_PER_CONNECTOR } from '../../api/http/inbound-webhook-limits';
+import { REFUSED_WEBHOOKS_PER_ADDRESS, REFUSED_WEBHOOKS_PER_CONNECTOR } from '../../api/http/refusal-budgets';
 import { createTenant } from '../helpers/factories';
 import { rows } from '../helpers/connectors';
 import { stack } from '../helpers/stack';

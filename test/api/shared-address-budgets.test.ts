@@ -9,7 +9,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { loadConfig } from '../../domain/platform/config';
 import { startApi, type RunningApi } from '../../api/server';
 import { generateApiKey } from '../../domain/api-keys/api-keys.service';
-import { REFUSED_WEBHOOKS_PER_ADDRESS } from '../../api/http/inbound-webhook-limits';
+import { REFUSED_WEBHOOKS_PER_ADDRESS } from '../../api/http/refusal-budgets';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
 import { expectError } from '../helpers/envelope';

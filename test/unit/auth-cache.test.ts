@@ -1,6 +1,6 @@
-/** The in-process auth cache (api/http/auth-cache.ts): what it may serve and when it must not. */
+/** The in-process auth cache (AuthCache, api/http/auth.ts): what it may serve and when it must not. */
 import { expect } from 'chai';
-import { AuthCache } from '../../api/http/auth-cache';
+import { AuthCache } from '../../api/http/auth';
 
 function listeningCache(ttlMs = 1000, maxEntries = 3): AuthCache {
   const cache = new AuthCache(ttlMs, maxEntries);

@@ -1,10 +1,10 @@
 /**
- * api/http/in-flight.ts: a stop drains the requests still running — those that arrive while it waits too — and says
+ * api/http/request-context.ts: a stop drains the requests still running — those that arrive while it waits too — and says
  * when its time ran out with some still running; once closing, every answer closes its connection.
  */
 import { expect } from 'chai';
 import type { Context } from 'koa';
-import { inFlightRequests } from '../../api/http/in-flight';
+import { inFlightRequests } from '../../api/http/request-context';
 
 function deferred(): { promise: Promise<void>; resolve(): void; reject(error: Error): void } {
   let resolve!: () => void;

@@ -4,7 +4,7 @@
  * `servers` names the deployment. Built from ROUTES, no stack.
  */
 import { expect } from 'chai';
-import { ROUTES } from '../../api/routes';
+import { ROUTES } from '../../api/app';
 import { buildOpenApi } from '../../api/http/openapi';
 import { bodyAjv } from '../../api/http/schema';
 

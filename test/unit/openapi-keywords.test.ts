@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { TSchema } from '@sinclair/typebox';
 import { apiRoutesAndDocument } from '../../api/app';
-import { ROUTES } from '../../api/routes';
+import { ROUTES } from '../../api/app';
 import { bodySchemaOf } from '../../api/http/route-runner';
 import { bodyAjv, MAX_SERIALIZED_BYTES, toFieldErrors } from '../../api/http/schema';
 

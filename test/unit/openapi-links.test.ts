@@ -3,7 +3,7 @@
  * operation that exists, fill parameters and body fields that operation has, from values the source really returns.
  */
 import { expect } from 'chai';
-import { ROUTES } from '../../api/routes';
+import { ROUTES } from '../../api/app';
 import { buildOpenApi } from '../../api/http/openapi';
 
 type Json = Record<string, any>;

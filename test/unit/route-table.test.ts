@@ -1,12 +1,13 @@
 /**
- * api/http/route-table.ts: a request is matched only against the routes of its first path segment, and answers as
- * one @koa/router holding every route did (the handler, 405 + Allow, OPTIONS, 501, 404, case-insensitive paths).
+ * The route table (api/http/define-route.ts): a request is matched only against the routes of its first path
+ * segment, and answers as one @koa/router holding every route did (the handler, 405 + Allow, OPTIONS, 501, 404,
+ * case-insensitive paths).
  */
 import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import Koa from 'koa';
-import { RouteTable } from '../../api/http/route-table';
+import { RouteTable } from '../../api/http/define-route';
 
 const PREFIX = '/api/v1';
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ROUTES } from '../../api/routes';
+import { ROUTES } from '../../api/app';
 import { buildOpenApi } from '../../api/http/openapi';
 import { TRANSACTION_STATUSES } from '../../db/entities';
 import {

@@ -1,7 +1,8 @@
 /**
  * Serves the merchant Dashboard web app (built from web/dashboard/ into web/dashboard/dist by npm start, the test
  * harness or `npm run build:dashboard`) at /dashboard/: hashed assets under /dashboard/assets/, and index.html
- * for every other path below /dashboard/ so the app's own router decides (deep links and reloads work).
+ * for every other path below /dashboard/ so the app's own router decides (deep links and reloads work). api/app.ts
+ * mounts it on /dashboard and the paths below.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -48,7 +49,6 @@ function builtFiles(): Map<string, Buffer> {
 
 export function dashboardWeb() {
   return async (ctx: Context, next: Next): Promise<void> => {
-    if (ctx.path !== '/dashboard' && !ctx.path.startsWith('/dashboard/')) return next() as Promise<void>;
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next() as Promise<void>;
     if (ctx.path === '/dashboard') {
       ctx.redirect('/dashboard/');

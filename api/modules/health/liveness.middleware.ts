@@ -18,14 +18,12 @@ const LIVE: HealthReport = {
 };
 const LIVE_BODY = JSON.stringify(LIVE);
 
-export function liveness(prefix: string) {
-  const paths = new Set([`${prefix}/health/live`, '/health/live']);
-  return (ctx: Context, next: Next) => {
-    if (ctx.method !== 'GET' || ctx.querystring !== '' || !paths.has(ctx.path)) return next();
-    ctx.set('X-Request-Id', newId('req'));
-    ctx.status = 200;
-    ctx.type = 'application/json';
-    ctx.body = LIVE_BODY;
-    return undefined;
-  };
+/** Answers a plain GET of the probe's paths (api/app.ts mounts it on them); anything else goes on to the route. */
+export function liveness(ctx: Context, next: Next) {
+  if (ctx.method !== 'GET' || ctx.querystring !== '') return next();
+  ctx.set('X-Request-Id', newId('req'));
+  ctx.status = 200;
+  ctx.type = 'application/json';
+  ctx.body = LIVE_BODY;
+  return undefined;
 }

@@ -2,7 +2,7 @@
  * POST /api/v1/webhooks/inbound/:connector_id?token=… — provider webhooks. A @koa/router route mounted ahead of the
  * JSON body parser (api/app.ts) because the signature covers the exact raw bytes; everything else is
  * domain/provider-webhooks/provider-webhooks.receive.ts. Here: the raw body, the refusal budgets per client address
- * and per connector (api/http/inbound-webhook-limits.ts), and the Temporal signals the delivery asks for.
+ * and per connector (api/http/refusal-budgets.ts), and the Temporal signals the delivery asks for.
  * A connector id of another shape is not this route's: the request goes on (and ends as the API's 404).
  */
 import Router from '@koa/router';
@@ -12,7 +12,7 @@ import { ApiError } from '../../../domain/platform/errors';
 import { receiveProviderWebhook } from '../../../domain/provider-webhooks/provider-webhooks.receive';
 import { signalProviderEvent, wakeTransactionResolution } from '../../temporal';
 import { addressBucket } from '../../http/client-address';
-import { inboundWebhookLimitsOf } from '../../http/inbound-webhook-limits';
+import { inboundWebhookLimitsOf } from '../../http/refusal-budgets';
 
 const CONNECTOR_ID = /^[A-Za-z0-9_]{1,64}$/;
 

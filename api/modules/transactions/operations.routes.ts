@@ -25,8 +25,7 @@ import {
   VoidBody,
 } from './transactions.schema';
 import { presentRefund } from '../../../domain/transactions/transactions.presenter';
-import { getTransaction, transactionView } from './transactions.service';
-import { isStillProcessing } from './still-processing.rules';
+import { getTransaction, isStillProcessing, transactionView } from './transactions.service';
 import { recordOperationActor } from '../../../db/repositories/payment-operation-actors.repository';
 import { callerSnapshot } from './operation-actors.service';
 import type { EntityManager } from '@mikro-orm/postgresql';

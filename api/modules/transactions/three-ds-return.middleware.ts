@@ -5,16 +5,16 @@
  * only Adyen's /payments/details can turn into a verdict), waits briefly for the verdict, then redirects (303) to
  * the charge's return_url with ?transaction_id=…, or shows a plain page when there is none. No key: a browser
  * arrives here. It reveals nothing and decides nothing — the provider decides — and a return after the deadline
- * changes nothing.
+ * changes nothing. api/app.ts mounts it on these paths and a renewal's authentication link, before the JSON body
+ * parser.
  */
 import type Koa from 'koa';
 import { TransactionSchema } from '../../../db/entities';
 import type { AppDeps } from '../../deps';
 import { returnFromAuthentication } from '../../temporal';
 import { renewalAuthentication } from '../renewal-authentication/renewal-authentication.middleware';
-import { RENEWAL_AUTHENTICATION_PATH } from '../../../domain/subscriptions/subscriptions.authentication';
 
-export const THREE_DS_RETURN_PATH = /^\/api\/v1\/transactions\/(tx_[A-Za-z0-9]{1,64})\/three-ds\/return$/;
+const THREE_DS_RETURN_PATH = /^\/api\/v1\/transactions\/(tx_[A-Za-z0-9]{1,64})\/three-ds\/return$/;
 
 /**
  * The return parameters are kept in the wait's workflow history, so they are bounded: a few fields with plain
@@ -69,10 +69,6 @@ const page = (ctx: Koa.Context, status: number, text: string) => {
   ctx.set('cache-control', 'no-store');
   ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment</title></head><body><p>${text}</p></body></html>`;
 };
-
-/** The paths threeDsReturn answers: the app hands it only these (it is mounted before the JSON body parser). */
-export const isThreeDsReturnPath = (path: string): boolean =>
-  path === RENEWAL_AUTHENTICATION_PATH || THREE_DS_RETURN_PATH.test(path);
 
 export function threeDsReturn(deps: AppDeps): Koa.Middleware {
   return async (ctx, next) => {

@@ -29,7 +29,7 @@ import { hasActiveProfile } from '../../../db/repositories/routing.repository';
 import { effectiveStatus, OPEN_STATUSES, refuseSetupMode } from '../checkout-sessions/checkout-status.rules';
 import { runTransaction } from '../../temporal';
 import type { AppDeps } from '../../deps';
-import { isStillProcessing } from './still-processing.rules';
+import { isStillProcessing } from './transactions.service';
 import { assertChargeable } from '../payment-instruments/instrument-status.rules';
 import { effectiveTokenStatus } from '../tokens/tokens.service';
 import type { CreateTransactionBody } from './transactions.schema';

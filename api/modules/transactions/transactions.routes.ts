@@ -12,10 +12,9 @@ import {
 } from './transactions.schema';
 import { presentAttempt } from '../../../domain/transactions/transactions.presenter';
 import { buildTransactionInput, claimCheckout, runClaimedTransaction } from './transaction-request.service';
-import { listAttempts, listTransactions, transactionView } from './transactions.service';
+import { isStillProcessing, listAttempts, listTransactions, transactionView } from './transactions.service';
 import { awaitTransaction } from '../../temporal';
 import { transactionOperationRoutes } from './operations.routes';
-import { isStillProcessing } from './still-processing.rules';
 import { transactionToPresent } from '../../../db/repositories/transactions.repository';
 import { errors } from '../../../domain/platform/errors';
 import { returnUrlProblem } from './return-url.rules';

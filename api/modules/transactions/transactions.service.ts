@@ -1,6 +1,7 @@
 /**
- * Transactions: the read side (get, list, attempts). A charge is run by transactionWorkflow (started through
- * api/temporal/); the handler then reads the read model the workflow's activities committed.
+ * Transactions: the read side (get, list, attempts, and the answer of a request whose workflow outlived its wait).
+ * A charge is run by transactionWorkflow (started through api/temporal/); the handler then reads the read model the
+ * workflow's activities committed.
  *
  * Why the workflow writes the rows, not this request: the request runs inside one database transaction (with
  * its idempotency row) until the response is stored; the activities write through their own connections and
@@ -11,7 +12,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import { TransactionAttemptSchema, TransactionSchema, type Transaction } from '../../../db/entities';
-import { errors } from '../../../domain/platform/errors';
+import { ApiError, errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import {
   attemptsToPresent,
@@ -19,6 +20,13 @@ import {
   transactionWithAttemptsToPresent,
 } from '../../../db/repositories/transactions.repository';
 import { presentTransaction } from '../../../domain/transactions/transactions.presenter';
+
+/**
+ * A charge or an operation whose workflow outlived the request's wait (WORKFLOW_WAIT_MS): the work goes on, so
+ * once it has been accepted (its rows exist) the request answers the resource as it stands, never a 5xx.
+ */
+export const isStillProcessing = (error: unknown, code: 'CHARGE_STILL_PROCESSING' | 'OPERATION_STILL_PROCESSING') =>
+  error instanceof ApiError && error.code === code;
 
 /**
  * The transaction as committed now (a plain row: the workflow's activities write it, this side only reads; polled
