@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { newId } from '../../domain/platform/ids';
 import { errorBody } from './envelope';
 import { ApiError, errors } from '../../domain/platform/errors';
-import { fromUnreachableTemporal } from '../temporal';
+import { fromUnreachableTemporal } from '../temporal/connection';
 import { fromUnavailableDatabase } from './db-unavailable';
 
 /** Errors raised by the body parser (co-body) and the router carry an HTTP status and a type. */

@@ -10,7 +10,7 @@
 import type Koa from 'koa';
 import { TransactionSchema } from '../../../db/entities';
 import type { AppDeps } from '../../deps';
-import { returnFromAuthentication } from '../../temporal';
+import { returnFromAuthentication } from '../../temporal/transactions';
 import { renewalAuthentication } from '../renewal-authentication/renewal-authentication.middleware';
 import { RENEWAL_AUTHENTICATION_PATH } from '../../../domain/subscriptions/subscriptions.authentication';
 
