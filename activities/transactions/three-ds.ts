@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { MerchantSchema } from '../../db/entities';
 import type { AuthorizeRequest, ProviderResult } from '../../domain/connectors/connector';
 import { result } from '../../domain/connectors/http';
-import { supportsThreeDs } from '../../domain/connectors/three-ds-support';
+import { supportsThreeDs } from '../../domain/connectors/registry';
 import {
   AUTHENTICATION_FAILED,
   MERCHANT_WEBSITE_REQUIRED,
