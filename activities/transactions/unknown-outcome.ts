@@ -4,15 +4,15 @@
  * key. Shared by the charge attempt and the reconciler, so both read a lookup the same way.
  */
 import { ApiError } from '../../domain/platform/errors';
-import type {
-  ConnectorAdapter,
-  LookupOperation,
-  LookupRequest,
-  LookupResult,
-  ProviderCall,
-  ProviderResult,
+import {
+  type ConnectorAdapter,
+  type LookupOperation,
+  type LookupRequest,
+  type LookupResult,
+  type ProviderCall,
+  type ProviderResult,
+  UnsupportedProviderError,
 } from '../../domain/connectors/connector';
-import { UnsupportedProviderError } from '../../domain/connectors/errors';
 import { CardUnavailableError } from '../vault/card-source';
 
 export const UNKNOWN_AFTER_LOOKUP_MESSAGE = 'No definitive answer, and the lookup by idempotency key could not tell';

@@ -3,9 +3,8 @@
  * where a connector's calls go — the sandbox PSP (config.sandboxUrl + /<slug>) for test-mode connectors, the
  * provider's live API otherwise.
  */
-import type { ConnectorAdapter, ProviderResult } from './connector';
+import { type ConnectorAdapter, type ProviderResult, UnsupportedProviderError } from './connector';
 import { checkoutAdapter } from './checkout/adapter';
-import { UnsupportedProviderError } from './errors';
 import { providerAAdapter } from './provider_a/adapter';
 import { providerBAdapter } from './provider_b/adapter';
 import { providerCAdapter } from './provider_c/adapter';
