@@ -19,25 +19,25 @@ import {
 } from '../../domain/transactions/transactions.attempt-writes';
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
 import type { Client } from '@temporalio/client';
-import { heartbeatWhile } from './heartbeat';
+import { heartbeatWhile, isUnusableAttemptSetup, resolveOutcome } from './provider-call';
 import { authenticationOf, challengeWithoutWebsite, threeDsRequestOf, websiteRefusal } from './three-ds';
 import { createUnknownResolutionActivities } from './unknown-resolution';
 import { createAuthenticationActivities } from './authentication';
 import { createPendingTransactionSweepActivities } from './pending-transaction-sweep';
-import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
 import { attemptsOf, planAttempts } from '../../domain/routing/routing.attempt-plan';
 import type { ChargeAttributes } from '../../domain/routing/routing.evaluate';
-import { instrumentCardOf, tokenCardOf } from '../vault/card-source';
-import type { VaultSettings } from '../vault';
+import { instrumentCardOf, tokenCardOf, type VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, ProviderResult } from '../../domain/connectors/connector';
 import { renewalCardOnTestClock, testClockRefusal } from '../../domain/test-clocks/test-clocks.transactions';
 import { transactionWorkflowId } from '../../workflows/transaction.shared';
-import { observeChargeAttempt } from './attempt-telemetry';
+import { countChargeAttempt } from '../../domain/platform/metrics';
+import { annotateActiveSpan } from '../../domain/platform/tracing';
 import {
   isCardMethod,
   type CascadePolicy,
   type AttemptInput,
   type AttemptResult,
+  type Outcome,
   type TransactionInput,
   type PlannedAttempt,
 } from '../../workflows/lib/transaction-types';
@@ -244,4 +244,27 @@ class RefusedBeforeCall extends Error {
   constructor(readonly result: ProviderResult) {
     super(result.rawMessage ?? 'refused');
   }
+}
+
+/**
+ * What a charge attempt tells operators: its counter (switchyard_charge_attempts_total) and the attributes of its
+ * activity's span — ids, the attempt number and the normalised outcome; never the card, the credentials or the
+ * buyer, which the attempt holds only between reading them and the adapter call.
+ */
+function observeChargeAttempt(input: AttemptInput, paymentMethod: string, outcome: Outcome): void {
+  countChargeAttempt({
+    provider: input.attempt.providerSlug,
+    connector: input.attempt.connectorId,
+    paymentMethod,
+    outcome,
+  });
+  annotateActiveSpan({
+    'switchyard.merchant_id': input.merchantId,
+    'switchyard.transaction_id': input.transactionId,
+    'switchyard.connector_id': input.attempt.connectorId,
+    'switchyard.provider': input.attempt.providerSlug,
+    'switchyard.payment_method': paymentMethod,
+    'switchyard.attempt_number': input.attemptNumber,
+    'switchyard.outcome': outcome,
+  });
 }

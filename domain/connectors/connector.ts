@@ -102,7 +102,7 @@ export interface LookupRequest {
  * What a provider's read (the lookup) can see of a request it is still working on. seesInFlight: a request the
  * provider has taken shows at once (a strongly consistent read), so finding nothing means it was never processed.
  * Otherwise (a search index, a list of only decided actions) finding nothing means that only once graceMs have passed
- * since the request was sent; before that the lookup cannot tell. activities/transactions/unknown-outcome.ts reads every
+ * since the request was sent; before that the lookup cannot tell. activities/transactions/provider-call.ts reads every
  * lookup with it (readLookup); docs/api-decisions.md, "What each provider's read can see", tabulates them.
  */
 export type ReadVisibility = { seesInFlight: true } | { seesInFlight: false; graceMs: number };
