@@ -20,7 +20,7 @@ import {
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
 import type { Client } from '@temporalio/client';
 import { heartbeatWhile, isUnusableAttemptSetup, resolveOutcome } from './provider-call';
-import { authenticationOf, challengeWithoutWebsite, threeDsRequestOf, websiteRefusal } from './three-ds';
+import { authenticationOf, challengeWithoutWebsite, websiteRefusal } from './three-ds';
 import { createUnknownResolutionActivities } from './unknown-resolution';
 import { createAuthenticationActivities } from './authentication';
 import { createPendingTransactionSweepActivities } from './pending-transaction-sweep';
@@ -30,6 +30,8 @@ import { instrumentCardOf, tokenCardOf, type VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, ProviderResult } from '../../domain/connectors/connector';
 import { renewalCardOnTestClock, testClockRefusal } from '../../domain/test-clocks/test-clocks.transactions';
 import { transactionWorkflowId } from '../../workflows/transaction.shared';
+import { isChallenge, unauthenticated } from '../../workflows/lib/three-ds';
+import { supportsThreeDs } from '../../domain/connectors/registry';
 import { countChargeAttempt } from '../../domain/platform/metrics';
 import { annotateActiveSpan } from '../../domain/platform/tracing';
 import {
@@ -157,7 +159,8 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
           ...(tx.subscriptionId && !tx.cardTokenId
             ? { recurring: { networkTransactionId: await recurringReferenceOf(em, tx.subscriptionId) } }
             : {}),
-          ...(cardPayment ? { threeDs: threeDsRequestOf(vault, tx.id, threeDsRequested) } : {}),
+          // Asked for or not, always with a way back: an issuer may challenge a charge that did not ask.
+          ...(cardPayment ? { threeDs: { request: threeDsRequested, returnUrl: vault.threeDsReturnUrl(tx.id) } } : {}),
         };
         const call = {
           baseUrl: vault.providerBaseUrl(connector),
@@ -178,7 +181,7 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
                 : adapter.authorize(call, request),
           ),
         );
-        if (cardPayment && !threeDsRequested)
+        if (cardPayment && !threeDsRequested && isChallenge(result))
           result = await challengeWithoutWebsite(em, tx.merchantId, result, (providerReference) =>
             heartbeatWhile(() =>
               adapter.void({ ...call, idempotencyKey: `${call.idempotencyKey}:abandon` }, { providerReference }),
@@ -197,16 +200,18 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
             rawMessage: (error as Error).name,
           };
       }
+      // The attempt's 3-D Secure record: what an answer that authenticated or challenged says (three-ds.ts), else
+      // that none ran.
+      const keepsThreeDs = cardPayment && result.providerReference !== null;
       const authentication =
-        cardPayment && result.providerReference
-          ? authenticationOf(result, {
-              requested: threeDsRequested,
-              providerSlug: input.attempt.providerSlug,
-              challengeMs: vault.threeDsChallengeMs,
-            })
+        keepsThreeDs && (isChallenge(result) || result.threeDs)
+          ? authenticationOf(result, { requested: threeDsRequested, challengeMs: vault.threeDsChallengeMs })
           : null;
       if (authentication) result = authentication.answer;
-      await recordAttemptOutcome(em, inTransaction, input, result, authentication?.stored);
+      const threeDs =
+        authentication?.stored ??
+        (keepsThreeDs ? unauthenticated(threeDsRequested, supportsThreeDs(input.attempt.providerSlug)) : undefined);
+      await recordAttemptOutcome(em, inTransaction, input, result, threeDs);
       observeChargeAttempt(input, tx.paymentMethod, result.outcome);
       return {
         outcome: result.outcome,
