@@ -128,7 +128,7 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
         // A deleted connector: the same 404 loadConnectorSecrets answers (an unusable attempt setup).
         if (!connector) throw errors.notFound('No such connector');
         // A test clock's customer never reaches a live connector (see domain/test-clocks).
-        const refusal = testClockRefusal(connector, tx.customerOnTestClock);
+        const refusal = tx.customerOnTestClock ? testClockRefusal(connector) : null;
         if (refusal) throw new RefusedBeforeCall(refusal);
         const noWebsite = threeDsRequested ? await websiteRefusal(em, tx.merchantId) : null;
         if (noWebsite) throw new RefusedBeforeCall(noWebsite);
