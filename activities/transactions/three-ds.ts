@@ -78,7 +78,7 @@ export function authenticationOf(
         expires_at: expiresAt,
       },
       answer,
-      nextAction: { type: 'redirect_to_url', url: answer.challengeUrl!, expires_at: expiresAt },
+      nextAction: { type: 'redirect_to_url', url: answer.challengeUrl, expires_at: expiresAt },
     };
   }
   return { ...decidedAuthentication(answer, answer.threeDs!, requested), nextAction: null };

@@ -125,8 +125,10 @@ export async function recordEvent(em: EntityManager, input: RecordEventInput): P
 
 // ── The envelope ─────────────────────────────────────────────────────────────────────────────────────────────
 
-/** The Event envelope of Document 1 — the very body a webhook delivery carries — plus merchant_id for readers. */
-/** Exactly what is POSTed to a webhook endpoint: {id, type, livemode, created_at, data: {object}}. */
+/**
+ * The Event envelope of Document 1, exactly what is POSTed to a webhook endpoint: {id, type, livemode, created_at,
+ * data: {object}}.
+ */
 export function eventEnvelope(event: Pick<EventRecord, 'id' | 'type' | 'livemode' | 'createdAt' | 'data'>) {
   return {
     id: event.id,
@@ -137,6 +139,7 @@ export function eventEnvelope(event: Pick<EventRecord, 'id' | 'type' | 'livemode
   };
 }
 
+/** An event as the API reads it: its envelope plus merchant_id. */
 export function presentEvent(event: EventRecord) {
   return { ...eventEnvelope(event), merchant_id: event.merchantId };
 }

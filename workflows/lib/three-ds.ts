@@ -59,8 +59,9 @@ export const unauthenticated = (requested: boolean, providerRunsThreeDs: boolean
 });
 
 /** A provider's answer that is a challenge for the buyer: pending, with the challenge's URL. */
-export const isChallenge = (answer: { outcome: string; challengeUrl?: string | null }): boolean =>
-  answer.outcome === 'pending' && Boolean(answer.challengeUrl);
+export const isChallenge = <A extends { outcome: string; challengeUrl?: string | null }>(
+  answer: A,
+): answer is A & { challengeUrl: string } => answer.outcome === 'pending' && Boolean(answer.challengeUrl);
 
 /** Failure codes of a charge whose authentication did not complete (provider-independent). */
 export const AUTHENTICATION_FAILED = 'authentication_failed';
