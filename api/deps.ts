@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../domain/platform/config';
 import type { Orm } from '../db/orm';
-import type { TemporalDeps } from './temporal';
+import type { TemporalDeps } from './temporal/connection';
 import type { AuthCache } from './http/auth';
 import type { RateLimiter } from './http/rate-limit';
 

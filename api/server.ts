@@ -9,7 +9,7 @@ import { buildApp } from './app';
 import { loadConfig, type Config } from '../domain/platform/config';
 import type { AppDeps } from './deps';
 import { createLogger, flushLogger } from '../domain/platform/logger';
-import { connectTemporal, type WorkerConnection } from './temporal';
+import { connectTemporal, type WorkerConnection } from './temporal/connection';
 import { openOrm } from '../db/orm';
 import { startAuthCache } from './http/auth';
 import { RateLimiter } from './http/rate-limit';

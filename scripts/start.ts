@@ -21,7 +21,7 @@ import { merchantOwnerSignInHelp, ownerSignInHelp } from './lib/owner-help';
 import { buildDashboard } from './lib/dashboard-build';
 import { OrganizationSchema } from '../db/entities';
 import { registerSchedules, startWorker } from '../worker/main';
-import { installTemporalRuntime } from '../worker/metrics';
+import { installTemporalRuntime } from '../worker/telemetry';
 import { CREDENTIALS_FILE, ensureEncryptionKey, localDatabase, type LocalDatabase } from './lib/local-stack';
 import { DATA_DIR, log } from './lib/paths';
 import { startTemporalDevServer } from './lib/temporal-dev-server';

@@ -22,9 +22,15 @@ import { startWebhookOutbox } from './outbox-listener';
 import { webhookSettingsOf } from '../activities/webhooks/deliver';
 import { vaultSettingsOf } from '../activities/vault';
 import { retryingStartup } from './startup-retry';
-import { activityMetricsInterceptor, installTemporalRuntime, startWorkerMetrics } from './metrics';
 import type { RunningMetricsServer } from '../domain/platform/metrics-server';
-import { activityTracingInterceptor, WORKFLOW_INTERCEPTOR_MODULES, workflowSpanSinks } from './tracing';
+import {
+  activityMetricsInterceptor,
+  activityTracingInterceptor,
+  installTemporalRuntime,
+  startWorkerMetrics,
+  WORKFLOW_INTERCEPTOR_MODULES,
+  workflowSpanSinks,
+} from './telemetry';
 import { startTracing } from '../domain/platform/tracing';
 
 /**

@@ -21,7 +21,7 @@ import { directSlots, fanOutDirect } from '../activities/webhooks/direct-fan-out
 import { webhookSettingsOf, type WebhookSettings } from '../activities/webhooks/deliver';
 import { TASK_QUEUES } from '../workflows/definitions';
 import { webhookOutboxSweepWorkflow } from '../workflows/webhook-fan-out';
-import { tracingClientInterceptors } from './tracing';
+import { tracingClientInterceptors } from './telemetry';
 
 export const CATCH_UP_SWEEP_WORKFLOW_ID = 'switchyard-webhook-sweep-catch-up';
 /** Fan-outs in flight at once (each holds a pooled connection while it starts its workflows). */

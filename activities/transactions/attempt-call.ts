@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
 import type { ConnectorAdapter, ProviderCall } from '../../domain/connectors/connector';
 import type { VaultSettings } from '../vault';
-import { isUnusableAttemptSetup } from './unknown-outcome';
+import { isUnusableAttemptSetup } from './provider-call';
 
 export interface AttemptRef {
   merchantId: string;

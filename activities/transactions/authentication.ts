@@ -28,7 +28,7 @@ import { AUTHENTICATION_ABANDONED, nextActionOf } from '../../workflows/lib/thre
 import type { AuthenticationReturn } from '../../workflows/transaction.shared';
 import type { VaultSettings } from '../vault';
 import { attemptCallOf } from './attempt-call';
-import { heartbeatWhile } from './heartbeat';
+import { heartbeatWhile } from './provider-call';
 import { decidedAuthentication } from './three-ds';
 
 export interface ChallengeRef {

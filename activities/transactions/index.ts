@@ -19,25 +19,27 @@ import {
 } from '../../domain/transactions/transactions.attempt-writes';
 import { recurringReferenceOf } from '../../domain/subscriptions/subscriptions.renewal';
 import type { Client } from '@temporalio/client';
-import { heartbeatWhile } from './heartbeat';
-import { authenticationOf, challengeWithoutWebsite, threeDsRequestOf, websiteRefusal } from './three-ds';
+import { heartbeatWhile, isUnusableAttemptSetup, resolveOutcome } from './provider-call';
+import { authenticationOf, challengeWithoutWebsite, websiteRefusal } from './three-ds';
 import { createUnknownResolutionActivities } from './unknown-resolution';
 import { createAuthenticationActivities } from './authentication';
 import { createPendingTransactionSweepActivities } from './pending-transaction-sweep';
-import { isUnusableAttemptSetup, resolveOutcome } from './unknown-outcome';
 import { attemptsOf, planAttempts } from '../../domain/routing/routing.attempt-plan';
 import type { ChargeAttributes } from '../../domain/routing/routing.evaluate';
-import { instrumentCardOf, tokenCardOf } from '../vault/card-source';
-import type { VaultSettings } from '../vault';
+import { instrumentCardOf, tokenCardOf, type VaultSettings } from '../vault';
 import type { AuthorizeRequest, CardData, ProviderResult } from '../../domain/connectors/connector';
 import { renewalCardOnTestClock, testClockRefusal } from '../../domain/test-clocks/test-clocks.transactions';
 import { transactionWorkflowId } from '../../workflows/transaction.shared';
-import { observeChargeAttempt } from './attempt-telemetry';
+import { isChallenge, unauthenticated } from '../../workflows/lib/three-ds';
+import { supportsThreeDs } from '../../domain/connectors/registry';
+import { countChargeAttempt } from '../../domain/platform/metrics';
+import { annotateActiveSpan } from '../../domain/platform/tracing';
 import {
   isCardMethod,
   type CascadePolicy,
   type AttemptInput,
   type AttemptResult,
+  type Outcome,
   type TransactionInput,
   type PlannedAttempt,
 } from '../../workflows/lib/transaction-types';
@@ -126,7 +128,7 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
         // A deleted connector: the same 404 loadConnectorSecrets answers (an unusable attempt setup).
         if (!connector) throw errors.notFound('No such connector');
         // A test clock's customer never reaches a live connector (see domain/test-clocks).
-        const refusal = testClockRefusal(connector, tx.customerOnTestClock);
+        const refusal = tx.customerOnTestClock ? testClockRefusal(connector) : null;
         if (refusal) throw new RefusedBeforeCall(refusal);
         const noWebsite = threeDsRequested ? await websiteRefusal(em, tx.merchantId) : null;
         if (noWebsite) throw new RefusedBeforeCall(noWebsite);
@@ -157,7 +159,8 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
           ...(tx.subscriptionId && !tx.cardTokenId
             ? { recurring: { networkTransactionId: await recurringReferenceOf(em, tx.subscriptionId) } }
             : {}),
-          ...(cardPayment ? { threeDs: threeDsRequestOf(vault, tx.id, threeDsRequested) } : {}),
+          // Asked for or not, always with a way back: an issuer may challenge a charge that did not ask.
+          ...(cardPayment ? { threeDs: { request: threeDsRequested, returnUrl: vault.threeDsReturnUrl(tx.id) } } : {}),
         };
         const call = {
           baseUrl: vault.providerBaseUrl(connector),
@@ -178,7 +181,7 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
                 : adapter.authorize(call, request),
           ),
         );
-        if (cardPayment && !threeDsRequested)
+        if (cardPayment && !threeDsRequested && isChallenge(result))
           result = await challengeWithoutWebsite(em, tx.merchantId, result, (providerReference) =>
             heartbeatWhile(() =>
               adapter.void({ ...call, idempotencyKey: `${call.idempotencyKey}:abandon` }, { providerReference }),
@@ -197,16 +200,18 @@ export function createTransactionActivities({ orm, vault, temporalClient }: Tran
             rawMessage: (error as Error).name,
           };
       }
+      // The attempt's 3-D Secure record: what an answer that authenticated or challenged says (three-ds.ts), else
+      // that none ran.
+      const keepsThreeDs = cardPayment && result.providerReference !== null;
       const authentication =
-        cardPayment && result.providerReference
-          ? authenticationOf(result, {
-              requested: threeDsRequested,
-              providerSlug: input.attempt.providerSlug,
-              challengeMs: vault.threeDsChallengeMs,
-            })
+        keepsThreeDs && (isChallenge(result) || result.threeDs)
+          ? authenticationOf(result, { requested: threeDsRequested, challengeMs: vault.threeDsChallengeMs })
           : null;
       if (authentication) result = authentication.answer;
-      await recordAttemptOutcome(em, inTransaction, input, result, authentication?.stored);
+      const threeDs =
+        authentication?.stored ??
+        (keepsThreeDs ? unauthenticated(threeDsRequested, supportsThreeDs(input.attempt.providerSlug)) : undefined);
+      await recordAttemptOutcome(em, inTransaction, input, result, threeDs);
       observeChargeAttempt(input, tx.paymentMethod, result.outcome);
       return {
         outcome: result.outcome,
@@ -244,4 +249,27 @@ class RefusedBeforeCall extends Error {
   constructor(readonly result: ProviderResult) {
     super(result.rawMessage ?? 'refused');
   }
+}
+
+/**
+ * What a charge attempt tells operators: its counter (switchyard_charge_attempts_total) and the attributes of its
+ * activity's span — ids, the attempt number and the normalised outcome; never the card, the credentials or the
+ * buyer, which the attempt holds only between reading them and the adapter call.
+ */
+function observeChargeAttempt(input: AttemptInput, paymentMethod: string, outcome: Outcome): void {
+  countChargeAttempt({
+    provider: input.attempt.providerSlug,
+    connector: input.attempt.connectorId,
+    paymentMethod,
+    outcome,
+  });
+  annotateActiveSpan({
+    'switchyard.merchant_id': input.merchantId,
+    'switchyard.transaction_id': input.transactionId,
+    'switchyard.connector_id': input.attempt.connectorId,
+    'switchyard.provider': input.attempt.providerSlug,
+    'switchyard.payment_method': paymentMethod,
+    'switchyard.attempt_number': input.attemptNumber,
+    'switchyard.outcome': outcome,
+  });
 }

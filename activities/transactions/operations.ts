@@ -16,9 +16,8 @@ import {
 } from '../../domain/transactions/transactions.operation-writes';
 import { escalateOperationInDoubt } from '../../domain/transactions/transactions.in-doubt';
 import type { VaultSettings } from '../vault';
-import { heartbeatWhile } from './heartbeat';
+import { heartbeatWhile, readLookup } from './provider-call';
 import type { Outcome } from '../../domain/connectors/connector';
-import { readLookup } from './unknown-outcome';
 import type { OperationInput, OperationStart } from '../../workflows/lib/transaction-types';
 
 type ProviderOperationInput = OperationInput & { start: Extract<OperationStart, { ok: true }>; idempotencyKey: string };

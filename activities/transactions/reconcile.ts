@@ -20,9 +20,8 @@ import type { LookupResult, ProviderResult } from '../../domain/connectors/conne
 import { result } from '../../domain/connectors/http';
 import type { VaultSettings } from '../vault';
 import { UNRESOLVED_PROVIDER_CALL } from '../../workflows/lib/transaction-types';
-import { heartbeatWhile } from './heartbeat';
-import { readLookup } from './unknown-outcome';
 import { attemptCallOf } from './attempt-call';
+import { heartbeatWhile, readLookup } from './provider-call';
 import { followGiveBack } from './reconcile-give-back';
 
 export interface UnresolvedAttempt {

@@ -10,8 +10,7 @@ import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets
 import type { ProviderResult } from '../../domain/connectors/connector';
 import { recordLateDecline } from '../../domain/transactions/transactions.late-declines';
 import type { VaultSettings } from '../vault';
-import { heartbeatWhile } from './heartbeat';
-import { isUnusableAttemptSetup } from './unknown-outcome';
+import { heartbeatWhile, isUnusableAttemptSetup } from './provider-call';
 
 /**
  * paid / failed / expired: the provider's verdict (expired: it canceled or let the payment lapse unpaid). pending:

@@ -1,21 +1,21 @@
 /**
- * 3-D Secure around a charge attempt's provider call: what to ask the provider, whether the merchant may start it,
- * and what the answer means for the attempt (its three_ds record, its error code) and for the charge (a challenge to
- * wait for). The card and credentials never pass through here.
+ * 3-D Secure around a charge attempt's provider call, called only when it is used: whether the merchant may start
+ * it (asked for, or an issuer's own challenge), and what an answer that authenticated or challenged means for the
+ * attempt (its three_ds record, its error code) and for the charge (a challenge to wait for). The card and
+ * credentials never pass through here.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MerchantSchema } from '../../db/entities';
-import type { AuthorizeRequest, ProviderResult } from '../../domain/connectors/connector';
+import type { ProviderResult } from '../../domain/connectors/connector';
 import { result } from '../../domain/connectors/http';
-import { supportsThreeDs } from '../../domain/connectors/three-ds-support';
 import {
   AUTHENTICATION_FAILED,
+  isChallenge,
   MERCHANT_WEBSITE_REQUIRED,
   notRequested,
   type NextAction,
   type StoredThreeDs,
 } from '../../workflows/lib/three-ds';
-import type { VaultSettings } from '../vault';
 
 /**
  * The provider's card networks register the merchant's website with each 3-D Secure request (it is shown to the
@@ -32,9 +32,10 @@ export async function websiteRefusal(em: EntityManager, merchantId: string): Pro
 }
 
 /**
- * An issuer's own challenge, on a charge that did not ask for 3-D Secure (`require_3ds: never`), needs the website
- * as much: without one, the payment is canceled at the provider (nobody can complete it: its challenge is never
- * shown) and the attempt fails merchant_website_required, on the payment's reference. Any other answer is kept.
+ * An issuer's own challenge (isChallenge), on a charge that did not ask for 3-D Secure (`require_3ds: never`), needs
+ * the website as much: without one, the payment is canceled at the provider (nobody can complete it: its challenge
+ * is never shown) and the attempt fails merchant_website_required, on the payment's reference. With a website the
+ * challenge is kept.
  */
 export async function challengeWithoutWebsite(
   em: EntityManager,
@@ -42,19 +43,12 @@ export async function challengeWithoutWebsite(
   answer: ProviderResult,
   cancel: (providerReference: string) => Promise<ProviderResult>,
 ): Promise<ProviderResult> {
-  if (answer.outcome !== 'pending' || !answer.challengeUrl || !answer.providerReference) return answer;
+  if (!answer.providerReference) return answer;
   const refusal = await websiteRefusal(em, merchantId);
   if (!refusal) return answer;
   await cancel(answer.providerReference);
   return { ...refusal, providerReference: answer.providerReference };
 }
-
-/** The 3-D Secure part of a customer-initiated card charge's request: asked for or not, always with a way back. */
-export const threeDsRequestOf = (
-  vault: VaultSettings,
-  transactionId: string,
-  requested: boolean,
-): AuthorizeRequest['threeDs'] => ({ request: requested, returnUrl: vault.threeDsReturnUrl(transactionId) });
 
 export interface AttemptAuthentication {
   /** The attempt's three_ds record. */
@@ -66,15 +60,15 @@ export interface AttemptAuthentication {
 }
 
 /**
- * What a card attempt's answer says about its authentication. A challenge (the provider's challenge URL, outcome
- * pending) opens a wait until now + the configured window. A provider whose adapter runs no 3-D Secure is
- * `unsupported`; one that says nothing was not asked and did not authenticate.
+ * What a card attempt's answer says about its authentication, for an answer that says something: a challenge
+ * (isChallenge) opens a wait until now + the configured window; otherwise the answer carries the provider's 3-D
+ * Secure result (decidedAuthentication). Any other answer's record is `unauthenticated`, without this module.
  */
 export function authenticationOf(
   answer: ProviderResult,
-  { requested, providerSlug, challengeMs }: { requested: boolean; providerSlug: string; challengeMs: number },
+  { requested, challengeMs }: { requested: boolean; challengeMs: number },
 ): AttemptAuthentication {
-  if (answer.outcome === 'pending' && answer.challengeUrl) {
+  if (isChallenge(answer)) {
     const expiresAt = new Date(Date.now() + challengeMs).toISOString();
     return {
       stored: {
@@ -87,12 +81,7 @@ export function authenticationOf(
       nextAction: { type: 'redirect_to_url', url: answer.challengeUrl, expires_at: expiresAt },
     };
   }
-  if (answer.threeDs) return { ...decidedAuthentication(answer, answer.threeDs, requested), nextAction: null };
-  const stored = {
-    ...notRequested(requested),
-    status: supportsThreeDs(providerSlug) ? 'not_requested' : 'unsupported',
-  };
-  return { stored: stored as StoredThreeDs, answer, nextAction: null };
+  return { ...decidedAuthentication(answer, answer.threeDs!, requested), nextAction: null };
 }
 
 /**

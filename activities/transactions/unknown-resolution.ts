@@ -13,13 +13,12 @@ import { result } from '../../domain/connectors/http';
 import { recordAttemptFinding } from '../../domain/transactions/transactions.attempt-writes';
 import { UNRESOLVED_PROVIDER_CALL, type AttemptLookup } from '../../workflows/lib/transaction-types';
 import type { VaultSettings } from '../vault';
-import { heartbeatWhile } from './heartbeat';
-import { readLookup } from './unknown-outcome';
+import { attemptCallOf } from './attempt-call';
+import { heartbeatWhile, readLookup } from './provider-call';
 import {
   readAttemptToResolve,
   type AttemptToResolve,
 } from '../../db/repositories/transaction-attempt-reads.repository';
-import { attemptCallOf } from './attempt-call';
 
 /** error_code of an attempt the provider never processed (a lookup found nothing under its key). */
 export const NOT_PROCESSED = 'provider_not_processed';

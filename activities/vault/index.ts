@@ -1,12 +1,25 @@
-/** Vault activities: provider calls that need a sealed card, opened here just before the call and nowhere else. */
+/**
+ * Vault activities: provider calls that need a sealed card, opened here just before the call and nowhere else.
+ *
+ * This is the only code that opens sealed cards, for the activity about to call a provider: a token's PAN, name and
+ * CVC, or a saved instrument's PAN and name (merchant-initiated charges carry no CVC). What it returns must go
+ * straight to the adapter: never into a log line, an error message, an activity result or a workflow payload.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CardTokenCvcSchema, CardTokenSchema, PaymentInstrumentSchema } from '../../db/entities';
 import type { Orm } from '../../db/orm';
-import type { Config } from '../../domain/platform/config';
-import type { KeyMaterial } from '../../domain/platform/crypto';
+import type { SealedCard } from '../../db/repositories/transaction-attempt-reads.repository';
+import {
+  CardUnavailableError,
+  type CardData,
+  type ConnectorAdapter,
+  type Outcome,
+} from '../../domain/connectors/connector';
 import { loadConnectorSecrets } from '../../domain/connectors/connectors.secrets';
-import type { ConnectorAdapter, Outcome } from '../../domain/connectors/connector';
 import { adapterFor, providerBaseUrl } from '../../domain/connectors/registry';
-import { resolveOutcome } from '../transactions/unknown-outcome';
-import { readTokenCard } from './card-source';
+import type { Config } from '../../domain/platform/config';
+import { decryptSecret, type KeyMaterial } from '../../domain/platform/crypto';
+import { resolveOutcome } from '../transactions/provider-call';
 
 export interface VaultSettings {
   /** The master keyring: opens sealed cards and connector credentials. */
@@ -90,5 +103,72 @@ export function createVaultActivities({ orm, vault }: VaultDeps) {
         networkTransactionId: result.networkTransactionId ?? null,
       };
     },
+  };
+}
+
+// ── Opening sealed cards ─────────────────────────────────────────────────────────────────────────────────────
+
+/** The card of an active token; throws when the token is missing, used or expired (its data is gone then). */
+export async function readTokenCard(
+  em: EntityManager,
+  keys: KeyMaterial,
+  merchantId: string,
+  tokenId: string,
+): Promise<CardData> {
+  const token = await em.findOne(CardTokenSchema, { id: tokenId, merchantId });
+  const cvc = token && (await em.findOne(CardTokenCvcSchema, { cardTokenId: tokenId }));
+  return tokenCardOf(
+    keys,
+    tokenId,
+    token && {
+      status: token.status,
+      expiresAt: token.expiresAt,
+      panEncrypted: token.panEncrypted,
+      holderNameEncrypted: token.holderNameEncrypted,
+      expMonth: token.expMonth,
+      expYear: token.expYear,
+      cvcEncrypted: cvc?.cvcEncrypted ?? null,
+    },
+  );
+}
+
+/** readTokenCard on a token already read (null: none for this merchant). */
+export function tokenCardOf(
+  keys: KeyMaterial,
+  tokenId: string,
+  token: (SealedCard & { status: string; expiresAt: Date; cvcEncrypted: string | null }) | null,
+): CardData {
+  if (!token || token.status !== 'active' || !token.panEncrypted || token.expiresAt.getTime() <= Date.now()) {
+    throw new CardUnavailableError(`Card token ${tokenId} is not usable (missing, used or expired)`);
+  }
+  return {
+    number: decryptSecret(keys, token.panEncrypted),
+    cvc: token.cvcEncrypted ? decryptSecret(keys, token.cvcEncrypted) : null,
+    expMonth: token.expMonth ?? 0,
+    expYear: token.expYear ?? 0,
+    holderName: token.holderNameEncrypted ? decryptSecret(keys, token.holderNameEncrypted) : null,
+  };
+}
+
+/** The card of a saved instrument (no CVC is ever kept for one). */
+export async function readInstrumentCard(
+  em: EntityManager,
+  keys: KeyMaterial,
+  merchantId: string,
+  instrumentId: string,
+): Promise<CardData> {
+  const instrument = await em.findOne(PaymentInstrumentSchema, { id: instrumentId, merchantId });
+  return instrumentCardOf(keys, instrumentId, instrument);
+}
+
+/** readInstrumentCard on an instrument already read (null: none for this merchant). */
+export function instrumentCardOf(keys: KeyMaterial, instrumentId: string, instrument: SealedCard | null): CardData {
+  if (!instrument?.panEncrypted) throw new CardUnavailableError(`Payment instrument ${instrumentId} does not exist`);
+  return {
+    number: decryptSecret(keys, instrument.panEncrypted),
+    cvc: null,
+    expMonth: instrument.expMonth ?? 0,
+    expYear: instrument.expYear ?? 0,
+    holderName: instrument.holderNameEncrypted ? decryptSecret(keys, instrument.holderNameEncrypted) : null,
   };
 }

@@ -17,7 +17,7 @@ import type { Orm } from '../../db/orm';
 import { decryptSecret, type KeyMaterial } from '../../domain/platform/crypto';
 import { newId } from '../../domain/platform/ids';
 import { recordActivity } from '../../domain/merchants/merchants.activity';
-import { eventEnvelope } from '../../domain/events/events.presenter';
+import { eventEnvelope } from '../../domain/events/events.outbox';
 import { waitBeforeNext, type NextAttempt } from '../../workflows/lib/webhook-schedule';
 import { postJson, type PostResult } from './http-post';
 import { signPayload } from '../../domain/webhooks/webhooks.signature';

@@ -7,7 +7,7 @@ import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { newId } from '../../domain/platform/ids';
 import { ApiError, errors } from '../../domain/platform/errors';
-import { fromUnreachableTemporal } from '../temporal';
+import { fromUnreachableTemporal } from '../temporal/connection';
 import { fromUnavailableDatabase } from './db-unavailable';
 
 /* The response shapes of Document 1: the wrapped success and the error envelope (a bare answer is its data). */

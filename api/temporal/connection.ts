@@ -1,4 +1,8 @@
-/** The API's Temporal connection, the readiness probes and the one "Temporal unreachable → 502" mapping. */
+/**
+ * The API's Temporal connection, the readiness probes and the one "Temporal unreachable → 502" mapping. The files
+ * beside this one are the API's only way to Temporal: every workflow start, start-or-join, signal, update and wait
+ * the API makes is a typed function there, imported from the file of its area (test/unit/architecture.test.ts).
+ */
 import { Client, Connection, isGrpcServiceError, ServiceError, type ConnectionLike } from '@temporalio/client';
 import { ApiError } from '../../domain/platform/errors';
 import { TASK_QUEUES } from '../../workflows/definitions';

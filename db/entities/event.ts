@@ -9,7 +9,7 @@ export interface EventRecord {
   id: string;
   organizationId: string;
   merchantId: string;
-  /** A name from domain/events/events.catalog.ts. */
+  /** A name from domain/events/events.outbox.ts. */
   type: string;
   /** The object's mode: false for test data. */
   livemode: boolean;

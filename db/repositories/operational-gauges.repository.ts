@@ -1,5 +1,5 @@
 /**
- * The reads behind the worker's gauges (worker/metrics.ts): the state of every connector's circuit, the webhook
+ * The reads behind the worker's gauges (worker/telemetry.ts): the state of every connector's circuit, the webhook
  * backlog and the charge attempts whose provider outcome is still unknown. They are the system's totals for its
  * operators, across every merchant by design (no tenant asks for them; no row value leaves but counts, connector
  * ids and provider slugs). Each count rides a partial index or a small table.

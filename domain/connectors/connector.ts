@@ -1,6 +1,7 @@
 /**
- * The one small interface every provider adapter implements, and the normalised outcome taxonomy that the
- * charge-cascade workflow reasons about. Each adapter maps its provider's own codes onto it exactly once.
+ * The one small interface every provider adapter implements, the normalised outcome taxonomy that the
+ * charge-cascade workflow reasons about (each adapter maps its provider's own codes onto it exactly once), and the
+ * errors an adapter call can end in.
  */
 
 import type { Outcome } from '../../workflows/lib/transaction-types';
@@ -101,7 +102,7 @@ export interface LookupRequest {
  * What a provider's read (the lookup) can see of a request it is still working on. seesInFlight: a request the
  * provider has taken shows at once (a strongly consistent read), so finding nothing means it was never processed.
  * Otherwise (a search index, a list of only decided actions) finding nothing means that only once graceMs have passed
- * since the request was sent; before that the lookup cannot tell. activities/transactions/unknown-outcome.ts reads every
+ * since the request was sent; before that the lookup cannot tell. activities/transactions/provider-call.ts reads every
  * lookup with it (readLookup); docs/api-decisions.md, "What each provider's read can see", tabulates them.
  */
 export type ReadVisibility = { seesInFlight: true } | { seesInFlight: false; graceMs: number };
@@ -208,4 +209,51 @@ export interface ConnectorAdapter {
   testCredentials(call: Omit<ProviderCall, 'idempotencyKey'>): Promise<{ ok: boolean; message: string }>;
 }
 
+// ── Errors ───────────────────────────────────────────────────────────────────────────────────────────────────
+// Provider declines are never errors: they are ProviderResults. These are for the transport (mapped to network_error
+// or unknown by the adapters themselves), for an attempt that cannot be made, and for inbound webhooks.
+
+/**
+ * The provider could not be reached or did not answer within the call's timeout. Never carries request data.
+ * refused: the request was never sent (connection refused, DNS failure). timeout / connection (reset mid-exchange):
+ * it may have been sent and processed.
+ */
+export class ProviderUnreachableError extends Error {
+  constructor(
+    readonly kind: 'refused' | 'timeout' | 'connection',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ProviderUnreachableError';
+  }
+}
+
+/** adapterFor() on a slug without an adapter (provider_e is inactive and has none). */
+export class UnsupportedProviderError extends Error {
+  constructor(readonly slug: string) {
+    super(`No connector adapter for provider ${slug}`);
+    this.name = 'UnsupportedProviderError';
+  }
+}
+
+/**
+ * The card an attempt was to hand the adapter cannot be read for a business reason (a token used or expired, an
+ * instrument gone), not an outage: the attempt fails and is not retried (activities/vault/index.ts opens cards).
+ */
+export class CardUnavailableError extends Error {
+  override name = 'CardUnavailableError';
+}
+
+/** A webhook whose signature or payload is bad (parseWebhook). */
 export class InvalidWebhookError extends Error {}
+
+/**
+ * The signature is valid but the event is one we do not act on (e.g. an intermediate status). The receiver should
+ * acknowledge it (2xx) so the provider stops retrying, and ignore it. Not an InvalidWebhookError.
+ */
+export class UnhandledWebhookEventError extends Error {
+  constructor(readonly eventType: string) {
+    super(`Unhandled webhook event type ${eventType}`);
+    this.name = 'UnhandledWebhookEventError';
+  }
+}

@@ -4,8 +4,7 @@
  * connection lost mid-exchange → unknown (it may have charged). Any HTTP answer is returned for the provider's
  * transformer to classify (a 5xx is unknown too). Request bodies (which may hold card data) never reach an error.
  */
-import type { Outcome, ProviderCall, ProviderResult } from './connector';
-import { ProviderUnreachableError } from './errors';
+import { type Outcome, type ProviderCall, type ProviderResult, ProviderUnreachableError } from './connector';
 
 export interface ProviderRequest {
   method: 'GET' | 'POST' | 'PUT';

@@ -5,7 +5,7 @@
  *   (metrics-server.ts), so `npm start`, with the API and the worker in one process, never exposes them twice;
  * - `apiMetrics`: the HTTP requests (api/http/telemetry.ts);
  * - `workerMetrics`: provider attempts, webhook deliveries, renewals, activity retries, the gauges read from the
- *   database at scrape time and the Temporal SDK's own worker metrics (worker/metrics.ts).
+ *   database at scrape time and the Temporal SDK's own worker metrics (worker/telemetry.ts).
  * Every label is bounded: methods, route templates, statuses, providers, connectors (configuration, not traffic),
  * outcomes, activity types. Never a transaction, customer or request id.
  */

@@ -3,7 +3,7 @@
  * (replay-safe: workflow code never reads health, windows or settings). It is the engine's plan, with
  * - open circuits skipped (circuit_open) and a due half-open probe claimed by exactly one charge (claimProbes),
  * - the profile's opt-in approval-rate ordering (below) over the sliding window,
- * - the merchant's decline table (routing.settings.ts) as the cascade policy,
+ * - the merchant's decline table (routing.load.ts) as the cascade policy,
  * - one mode per plan: a customer on a test clock makes a test charge, else the plan's first connector decides
  *   (routing.evaluate.ts); connectors of the other mode are skipped (test_mode_mismatch),
  * and an explanation stored on the transaction (GET /transactions/:id/routing).
@@ -12,8 +12,7 @@ import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CascadePolicy, PlannedAttempt } from '../../workflows/lib/transaction-types';
 import type { ChargeAttributes } from './routing.evaluate';
-import { NoActiveRoutingProfileError, claimProbes, readRouting, routeOf } from './routing.load';
-import { cascadePolicyOf } from './routing.settings';
+import { NoActiveRoutingProfileError, cascadePolicyOf, claimProbes, readRouting, routeOf } from './routing.load';
 import { readWindows } from '../connectors/connector-health';
 import type { WindowCounts } from '../connectors/connector-health';
 

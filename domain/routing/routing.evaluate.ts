@@ -63,7 +63,7 @@ export interface ConnectorState {
    * one half-open probe (the planner must claim it); closed or absent → usable.
    */
   circuit?: 'closed' | 'open' | 'probe_due';
-  /** Its provider's adapter runs 3-D Secure (domain/connectors/three-ds-support.ts); absent: it does not. */
+  /** Its provider's adapter runs 3-D Secure (supportsThreeDs in domain/connectors/registry.ts); absent: it does not. */
   supportsThreeDs?: boolean;
 }
 

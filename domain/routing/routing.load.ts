@@ -1,7 +1,7 @@
 /**
  * Loading what the engine needs from the database, shared by the simulate endpoint, card verification and the
  * charge workflow's planning activity, so all evaluate exactly the same program against exactly the same connector
- * states — read in one statement (db/repositories/routing.repository.ts).
+ * states — read in one statement (db/repositories/routing.repository.ts) with the merchant's routing settings.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RoutingProfile } from '../../db/entities';
@@ -14,12 +14,73 @@ import {
   type RoutingProgram,
 } from './routing.evaluate';
 import { buildProgram, connectorState } from './routing.program';
-import { circuitGate } from '../connectors/connector-health';
-import { healthRowOf } from '../connectors/connector-health';
+import { circuitGate, healthRowOf } from '../connectors/connector-health';
 import { claimProbe } from '../../db/repositories/connector-health.repository';
-import { readRoutingRows } from '../../db/repositories/routing.repository';
-import { routingSettingsOf, type RoutingSettings } from './routing.settings';
-import type { StoredRoutingSettings } from '../../db/repositories/routing.repository';
+import {
+  readRoutingRows,
+  saveRoutingSettings,
+  storedRoutingSettings,
+  type StoredRoutingSettings,
+} from '../../db/repositories/routing.repository';
+import {
+  DECLINE_CATEGORIES,
+  RETRYABLE_OUTCOMES,
+  type CascadePolicy,
+  type DeclineAction,
+  type DeclineCategory,
+} from '../../workflows/lib/transaction-types';
+
+// ── Routing settings ─────────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * A merchant's routing settings: the decline table — which decline categories (and, optionally, raw
+ * provider codes) move the charge on to the next connector and which stop it. Absent rows and unmapped entries
+ * keep today's behaviour (RETRYABLE_OUTCOMES: soft declines, processing and network errors move on; hard declines
+ * stop; an unknown outcome always stops).
+ */
+export const defaultDeclineActions = (): Record<DeclineCategory, DeclineAction> =>
+  Object.fromEntries(
+    DECLINE_CATEGORIES.map((category) => [
+      category,
+      RETRYABLE_OUTCOMES.has(category) ? 'retry_next_connector' : 'stop',
+    ]),
+  ) as Record<DeclineCategory, DeclineAction>;
+
+export interface RoutingSettings {
+  /** Every category with its action (the stored ones over the defaults). */
+  declineActions: Record<DeclineCategory, DeclineAction>;
+  /** Raw provider codes with their own action (win over the code's category). */
+  codeActions: Record<string, DeclineAction>;
+  /** When the merchant last saved them; null: never (the defaults). */
+  updatedAt: Date | null;
+}
+
+export async function readRoutingSettings(em: EntityManager, merchantId: string): Promise<RoutingSettings> {
+  return routingSettingsOf(await storedRoutingSettings(em, merchantId));
+}
+
+/** A merchant's settings from its stored row (none: the defaults). */
+export const routingSettingsOf = (row: StoredRoutingSettings | null): RoutingSettings => ({
+  declineActions: { ...defaultDeclineActions(), ...(row?.decline_actions ?? {}) },
+  codeActions: { ...(row?.code_actions ?? {}) },
+  updatedAt: row ? new Date(row.updated_at) : null,
+});
+
+export async function writeRoutingSettings(
+  em: EntityManager,
+  merchantId: string,
+  settings: Pick<RoutingSettings, 'declineActions' | 'codeActions'>,
+): Promise<void> {
+  await saveRoutingSettings(em, merchantId, settings);
+}
+
+/** The policy the charge carries in its history: null when the merchant never changed the defaults. */
+export function cascadePolicyOf(settings: RoutingSettings): CascadePolicy | null {
+  if (!settings.updatedAt) return null;
+  return { categories: settings.declineActions, codes: settings.codeActions };
+}
+
+// ── The engine's input ───────────────────────────────────────────────────────────────────────────────────────
 
 export interface RoutingPlanInput {
   profile: RoutingProfile;

@@ -4,7 +4,7 @@
  */
 import type { MerchantConnector, PaymentProvider, RoutingNode, RoutingProfile } from '../../db/entities';
 import type { ConnectorState, ProgramNode, RoutingProgram } from './routing.evaluate';
-import { supportsThreeDs } from '../connectors/three-ds-support';
+import { supportsThreeDs } from '../connectors/registry';
 
 type NodeRow = Pick<RoutingNode, 'id' | 'parentNodeId' | 'branch' | 'position'>;
 

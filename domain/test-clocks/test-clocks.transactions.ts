@@ -14,12 +14,12 @@ import {
 
 export const TEST_CLOCK_LIVE_CONNECTOR = 'test_clock_live_connector';
 
-/** The attempt's result when the rule refuses it, or null when the connector may be called. */
-export function testClockRefusal(
-  connector: { isTestMode: boolean },
-  customerOnTestClock: boolean,
-): ProviderResult | null {
-  if (connector.isTestMode || !customerOnTestClock) return null;
+/**
+ * For a customer on a test clock (the attempt asks only then): the attempt's result when the rule refuses the
+ * connector, or null when it may be called.
+ */
+export function testClockRefusal(connector: { isTestMode: boolean }): ProviderResult | null {
+  if (connector.isTestMode) return null;
   return {
     outcome: 'processing_error',
     providerReference: null,

@@ -28,9 +28,8 @@ import { recordEvent } from '../events/events.outbox';
 import { keepTransactionCard } from '../subscriptions/subscriptions.first-transaction';
 import type { RoutingDecision } from '../routing/routing.attempt-plan';
 import type { StoredThreeDs } from '../../workflows/lib/three-ds';
-import { applyTransactionMove, type TriggeredBy } from './transactions.transitions';
+import { applyTransactionMove, failureReasonOf, type TriggeredBy } from './transactions.transitions';
 import { CHARGE_EVENT_OF } from './transactions.state-table';
-import { failureReasonOf } from './transactions.failure';
 import { presentTransactionHeader } from './transactions.presenter';
 import {
   UNRESOLVED_PROVIDER_CALL,

@@ -4,7 +4,7 @@
  * of the payment (activities/transactions/settlement.ts) and the provider's payment.failed webhook
  * (domain/provider-webhooks/provider-webhooks.effects.ts) — keep the provider's own decline code and message on
  * the attempt that went pending, before the verdict reaches the settlement workflow; failureReasonOf
- * (transactions.failure.ts) then writes them on the failed transaction, its transaction.failed event included.
+ * (transactions.transitions.ts) then writes them on the failed transaction, its transaction.failed event included.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordLateDecline as recordOnAttempt } from '../../db/repositories/transaction-attempts.repository';

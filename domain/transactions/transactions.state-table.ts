@@ -5,7 +5,7 @@
  * changes a transaction's status, and only through a row here. docs/api-decisions.md writes the table out.
  */
 import type { TransactionStatus } from '../../db/entities';
-import type { EventType } from '../events/events.catalog';
+import type { EventType } from '../events/events.outbox';
 
 export type TransactionEvent =
   /** The charge cascade's verdict, or the settlement of a pending charge (provider webhook or lookup). */

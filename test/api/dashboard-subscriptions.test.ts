@@ -4,7 +4,7 @@
  * transition it causes records triggered_by admin and the `{id, type, name, email}` snapshot of the user.
  */
 import { expect } from 'chai';
-import { startSubscriptionWorkflow } from '../../api/temporal';
+import { startSubscriptionWorkflow } from '../../api/temporal/subscriptions';
 import { createOffer } from '../helpers/catalog';
 import { bearer, createMerchantUser, createOrganizationUser, signIn } from '../helpers/dashboard';
 import { rows } from '../helpers/db';

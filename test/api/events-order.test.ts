@@ -7,8 +7,7 @@
  * GET /events lists newest first, so the later change's event is listed first.
  */
 import { expect } from 'chai';
-import { recordEvent } from '../../domain/events/events.outbox';
-import type { EventType } from '../../domain/events/events.catalog';
+import { recordEvent, type EventType } from '../../domain/events/events.outbox';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';

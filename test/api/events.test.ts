@@ -5,8 +5,7 @@ import { addMerchant, createTenant, keyWithScopes, type Tenant } from '../helper
 import { expectError, expectFieldErrors, expectWrapped } from '../helpers/envelope';
 import { stack } from '../helpers/stack';
 import { recordTestEvent } from '../helpers/webhooks';
-import { recordEvent } from '../../domain/events/events.outbox';
-import type { EventType } from '../../domain/events/events.catalog';
+import { recordEvent, type EventType } from '../../domain/events/events.outbox';
 
 describe('GET /api/v1/events', () => {
   let tenant: Tenant;

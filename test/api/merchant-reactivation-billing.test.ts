@@ -4,7 +4,7 @@
  * within the minute, not at the next daily re-check. Checked on the dev server with the subscription's own workflow.
  */
 import { expect } from 'chai';
-import { startSubscriptionWorkflow } from '../../api/temporal';
+import { startSubscriptionWorkflow } from '../../api/temporal/subscriptions';
 import { subscriptionWorkflowId, viewQuery, type SubscriptionWorkflowView } from '../../workflows/subscription.shared';
 import { api } from '../helpers/http';
 import { stack } from '../helpers/stack';

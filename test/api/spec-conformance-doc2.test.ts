@@ -4,7 +4,7 @@
  * quotes the sentence of Document 2 it checks.
  */
 import { expect } from 'chai';
-import { startSubscriptionWorkflow } from '../../api/temporal';
+import { startSubscriptionWorkflow } from '../../api/temporal/subscriptions';
 import { subscriptionWorkflowId } from '../../workflows/subscription.shared';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';

@@ -5,7 +5,7 @@
  * checks.
  */
 import { expect } from 'chai';
-import { startSubscriptionWorkflow } from '../../api/temporal';
+import { startSubscriptionWorkflow } from '../../api/temporal/subscriptions';
 import { subscriptionWorkflowId, viewQuery } from '../../workflows/subscription.shared';
 import { createOffer } from '../helpers/catalog';
 import { api } from '../helpers/http';

@@ -4,7 +4,7 @@
  * state the previous one left: a repeated operation is one move and the others are 422; transitions form one chain.
  */
 import { expect } from 'chai';
-import { startSubscriptionWorkflow } from '../../api/temporal';
+import { startSubscriptionWorkflow } from '../../api/temporal/subscriptions';
 import { createOffer } from '../helpers/catalog';
 import { bearer, createMerchantUser, signIn } from '../helpers/dashboard';
 import { expectError } from '../helpers/envelope';

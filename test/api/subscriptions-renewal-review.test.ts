@@ -5,7 +5,7 @@
  * settles it, the settlement path signals the subscription, which completes the cycle with that one charge.
  */
 import { expect } from 'chai';
-import { startSubscriptionWorkflow } from '../../api/temporal';
+import { startSubscriptionWorkflow } from '../../api/temporal/subscriptions';
 import { subscriptionWorkflowId, viewQuery } from '../../workflows/subscription.shared';
 import { api } from '../helpers/http';
 import { stack } from '../helpers/stack';

@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { startSubscriptionWorkflow } from '../../api/temporal';
+import { startSubscriptionWorkflow } from '../../api/temporal/subscriptions';
 import { EventSchema, TransactionSchema } from '../../db/entities';
 import { subscriptionWorkflowId } from '../../workflows/subscription.shared';
 import { rows } from '../helpers/db';

@@ -3,7 +3,7 @@
  * the subscription's running workflow (dev server, the stack's worker), answered with the subscription as stored.
  */
 import { expect } from 'chai';
-import { startSubscriptionWorkflow } from '../../api/temporal';
+import { startSubscriptionWorkflow } from '../../api/temporal/subscriptions';
 import { createOffer } from '../helpers/catalog';
 import { api } from '../helpers/http';
 import { stack } from '../helpers/stack';

@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { startApi, type RunningApi } from '../../api/server';
-import { startTestClockAdvance } from '../../api/temporal';
+import { startTestClockAdvance } from '../../api/temporal/test-clocks';
 import { testClockAdvanceWorkflowId } from '../../workflows/lib/test-clock-signals';
 import { createTenant, type Tenant } from '../helpers/factories';
 import { api } from '../helpers/http';

@@ -8,7 +8,7 @@
  */
 import { expect } from 'chai';
 import type { Request } from 'playwright-core';
-import { startSubscriptionWorkflow } from '../../api/temporal';
+import { startSubscriptionWorkflow } from '../../api/temporal/subscriptions';
 import { NEW_PASSWORD, createMerchantUser } from '../helpers/dashboard';
 import { signInThroughPage, useDashboardBrowser } from '../helpers/dashboard-browser';
 import { addMerchant, createTenant, uniqueEmail } from '../helpers/factories';

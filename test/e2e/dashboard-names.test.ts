@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { startSubscriptionWorkflow } from '../../api/temporal';
+import { startSubscriptionWorkflow } from '../../api/temporal/subscriptions';
 import { createSubscription } from '../../domain/subscriptions/subscriptions.creation';
 import { networkTransactionIdOf } from '../../domain/subscriptions/subscriptions.first-transaction';
 import { createMerchantUser } from '../helpers/dashboard';

@@ -8,7 +8,7 @@
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { startSubscriptionWorkflow } from '../../api/temporal';
+import { startSubscriptionWorkflow } from '../../api/temporal/subscriptions';
 import { bootstrapMerchantOwner } from '../../domain/tenants/tenants.bootstrap';
 import { NEW_PASSWORD } from '../helpers/dashboard';
 import {

@@ -1,6 +1,6 @@
 /** Mocha root hooks: one real stack for the whole run. */
 import { DefaultLogger } from '@temporalio/worker';
-import { installTemporalRuntime } from '../../worker/metrics';
+import { installTemporalRuntime } from '../../worker/telemetry';
 import { startStack, stopStack } from './stack';
 import { recordChildren } from './child-processes';
 import { takeJournal } from './browser-journal';

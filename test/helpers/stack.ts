@@ -11,7 +11,7 @@ import { startApi, type RunningApi } from '../../api/server';
 import { migrate, openOrm, type Orm } from '../../db/orm';
 import { grantRuntimeRole, runtimeRoleUrl } from '../../db/runtime-role';
 import { registerSchedules, startWorker, type RunningWorker } from '../../worker/main';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/tracing';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/telemetry';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../scripts/lib/postgres';
 import { startTemporalForTests, type RunningTemporal } from '../../scripts/lib/temporal-dev-server';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';

@@ -13,7 +13,7 @@ import { subscriptionWorkflowId, type SubscriptionWorkflowInput } from '../../wo
 import { useTimeSkipping } from './time-skipping';
 import { stack } from './stack';
 import type { Subscribed } from './subscriptions';
-import { workflowSpanSinks } from '../../worker/tracing';
+import { workflowSpanSinks } from '../../worker/telemetry';
 
 export function useSubscriptionWorkflows(name: string) {
   const server = useTimeSkipping();

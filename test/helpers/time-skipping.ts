@@ -11,7 +11,7 @@ import { vaultSettingsOf } from '../../activities/vault';
 import { stack } from './stack';
 import { resolveTimeSkippingTestServer } from '../../scripts/lib/temporal-binaries';
 import { SEARCH_ATTRIBUTES, searchAttributeIndexType } from '../../workflows/definitions';
-import { workflowSpanSinks } from '../../worker/tracing';
+import { workflowSpanSinks } from '../../worker/telemetry';
 
 async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
   const path = await resolveTimeSkippingTestServer();

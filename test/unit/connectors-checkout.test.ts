@@ -1,7 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
-import { InvalidWebhookError, type InboundWebhook, type Outcome } from '../../domain/connectors/connector';
-import { UnhandledWebhookEventError } from '../../domain/connectors/errors';
+import {
+  InvalidWebhookError,
+  type InboundWebhook,
+  type Outcome,
+  UnhandledWebhookEventError,
+} from '../../domain/connectors/connector';
 import {
   ACTION_OUTCOMES,
   EVENT_TYPES,

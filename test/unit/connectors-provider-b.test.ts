@@ -1,6 +1,10 @@
 import { expect } from 'chai';
-import { InvalidWebhookError, type InboundWebhook, type Outcome } from '../../domain/connectors/connector';
-import { UnhandledWebhookEventError } from '../../domain/connectors/errors';
+import {
+  InvalidWebhookError,
+  type InboundWebhook,
+  type Outcome,
+  UnhandledWebhookEventError,
+} from '../../domain/connectors/connector';
 import {
   EVENT_CODES,
   fromModification,

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { EVENT_CATALOG, EVENT_TYPES, isEventType } from '../../domain/events/events.catalog';
+import { EVENT_CATALOG, EVENT_TYPES, isEventType } from '../../domain/events/events.outbox';
 
 describe('event catalog', () => {
   it('holds the 33 event names of Document 1 (transaction, refund, dispute, payment method, subscription), the 2 connector health events, the card-testing pause, transaction.in_doubt and transaction.action_required', () => {

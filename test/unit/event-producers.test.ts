@@ -20,7 +20,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { EVENT_TYPES } from '../../domain/events/events.catalog';
+import { EVENT_TYPES } from '../../domain/events/events.outbox';
 import { TRANSACTION_MOVES } from '../../domain/transactions/transactions.state-table';
 
 const ROOT = path.join(__dirname, '../..');

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { scheduleCheckoutExpiry } from '../../api/temporal';
+import { scheduleCheckoutExpiry } from '../../api/temporal/checkout';
 import { type checkoutExpiryWorkflow } from '../../workflows/checkout-expiry';
 import { checkoutExpiryWorkflowId, expiresAtChangedSignal } from '../../workflows/checkout-expiry.shared';
 import { useTimeSkipping } from '../helpers/time-skipping';

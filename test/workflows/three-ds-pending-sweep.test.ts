@@ -15,7 +15,7 @@ import { useTimeSkipping } from '../helpers/time-skipping';
 import { cardCharge, cardToken, cascade, charge } from '../helpers/transactions';
 import { createActivities } from '../../activities';
 import { vaultSettingsOf } from '../../activities/vault';
-import { workflowSpanSinks } from '../../worker/tracing';
+import { workflowSpanSinks } from '../../worker/telemetry';
 import { authenticationWorkflowId } from '../../workflows/transaction.shared';
 
 const CHALLENGE = { number: '4000000000003220', cvc: '123', brand: 'visa' };

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
-import { connectTemporal } from '../../api/temporal';
+import { connectTemporal } from '../../api/temporal/connection';
 import { api } from '../helpers/http';
 import { createTenant } from '../helpers/factories';
 import { control } from '../helpers/sandbox';

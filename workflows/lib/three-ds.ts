@@ -49,6 +49,20 @@ export const notRequested = (requested = false): ThreeDs => ({
   liability_shift: false,
 });
 
+/**
+ * The record of a card attempt whose answer says nothing of an authentication: none ran (`not_requested`, asked for
+ * or not), or the provider's adapter runs none (`unsupported`).
+ */
+export const unauthenticated = (requested: boolean, providerRunsThreeDs: boolean): StoredThreeDs => ({
+  ...notRequested(requested),
+  status: providerRunsThreeDs ? 'not_requested' : 'unsupported',
+});
+
+/** A provider's answer that is a challenge for the buyer: pending, with the challenge's URL. */
+export const isChallenge = <A extends { outcome: string; challengeUrl?: string | null }>(
+  answer: A,
+): answer is A & { challengeUrl: string } => answer.outcome === 'pending' && Boolean(answer.challengeUrl);
+
 /** Failure codes of a charge whose authentication did not complete (provider-independent). */
 export const AUTHENTICATION_FAILED = 'authentication_failed';
 export const AUTHENTICATION_ABANDONED = 'authentication_abandoned';

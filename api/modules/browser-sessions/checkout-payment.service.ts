@@ -42,7 +42,7 @@ import {
 import { noticeVerificationsPaused } from './verification-breaker.service';
 import type { AppDeps } from '../../deps';
 import type { ApiKeyAuth } from '../../http/auth';
-import { awaitTransaction } from '../../temporal';
+import { awaitTransaction } from '../../temporal/transactions';
 import {
   buildTransactionInput,
   claimCheckout,

@@ -25,7 +25,7 @@ import { effectiveInstrumentStatus } from '../../../domain/payment-instruments/p
 import { enrolToken, findSameCard, requireMerchantCustomer } from '../payment-instruments/payment-instruments.service';
 import { consumeToken, lockUsableToken, sweepExpiredTokens } from '../tokens/tokens.service';
 import { planVerification } from './card-verification.service';
-import { cardVerificationWorkflowId, runCardVerification } from '../../temporal';
+import { cardVerificationWorkflowId, runCardVerification } from '../../temporal/transactions';
 import type { EnrollBody } from './browser-sessions.schema';
 import { requireBrowserSession } from './browser-sessions.service';
 import {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../../deps';
 import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
-import { scheduleCheckoutExpiry } from '../../temporal';
+import { scheduleCheckoutExpiry } from '../../temporal/checkout';
 import { checkoutEventRoutes } from './checkout-events.routes';
 import { checkoutItemRoutes } from './checkout-items.routes';
 import {

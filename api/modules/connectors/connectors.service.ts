@@ -38,7 +38,7 @@ import { setCircuit } from '../../../db/repositories/connector-health.repository
 import { transactionsAwaitingConnector } from '../../../db/repositories/connector-usage.repository';
 import { UNRESOLVED_PROVIDER_CALL } from '../../../workflows/lib/transaction-types';
 import { AWAITING_PROVIDER } from '../../../domain/transactions/transactions.state-table';
-import { signalBillingResumed } from '../../temporal';
+import { signalBillingResumed } from '../../temporal/subscriptions';
 import { liveSubscriptionIds } from '../subscriptions/subscriptions.service';
 
 type CreateInput = Static<typeof CreateConnectorBody>;

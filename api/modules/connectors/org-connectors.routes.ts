@@ -8,7 +8,7 @@ import type { AppDeps } from '../../deps';
 import type { DashboardRequirement, DashboardSession } from '../../http/dashboard-auth';
 import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
-import { runCredentialCheck } from '../../temporal';
+import { runCredentialCheck } from '../../temporal/transactions';
 import { ConnectorObject, UpdateConnectorBody } from './connectors.schema';
 import { connectorPresenter, presentWithHealth } from './connectors.presenter';
 import { updateAndPresent } from './connectors.routes';

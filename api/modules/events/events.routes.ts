@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
 import { pagination } from '../../http/pagination';
 import { EventObject, EventParams, GetEventQuery, ListEventsQuery } from './events.schema';
-import { presentEvent } from '../../../domain/events/events.presenter';
+import { presentEvent } from '../../../domain/events/events.outbox';
 import { getEvent, listEvents } from './events.service';
 
 const tags = ['Events'];

@@ -11,7 +11,7 @@ import {
   StringEnum,
   Timestamp,
 } from '../../http/schema';
-import { EVENT_TYPES } from '../../../domain/events/events.catalog';
+import { EVENT_TYPES } from '../../../domain/events/events.outbox';
 
 export const EventTypeSchema = StringEnum(EVENT_TYPES, {
   description: 'An event name of the catalog (docs/events.md)',

@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pingDatabase } from '../../../db/repositories/health.repository';
 import type { AppDeps } from '../../deps';
-import { pingTemporal, workflowPollers, type Poller } from '../../temporal';
+import { pingTemporal, workflowPollers, type Poller } from '../../temporal/connection';
 
 const CHECK_TIMEOUT_MS = 2000;
 

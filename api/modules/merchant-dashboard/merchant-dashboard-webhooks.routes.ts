@@ -10,7 +10,7 @@ import type { AppDeps } from '../../deps';
 import type { DashboardSession } from '../../http/dashboard-auth';
 import { defineRoute } from '../../http/define-route';
 import { Id, StrictObject } from '../../http/schema';
-import { EVENT_CATALOG } from '../../../domain/events/events.catalog';
+import { EVENT_CATALOG } from '../../../domain/events/events.outbox';
 import {
   CreateWebhookConfigBody,
   UpdateWebhookConfigBody,

@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/define-route';
-import { runCredentialCheck } from '../../temporal';
+import { runCredentialCheck } from '../../temporal/transactions';
 import { spendCredentialCheck } from '../connectors/org-connectors.service';
 import { ConnectorObject, CreateConnectorBody } from '../connectors/connectors.schema';
 import { connectorPresenter } from '../connectors/connectors.presenter';

@@ -24,7 +24,7 @@ import {
   updateMerchant,
 } from './merchants.service';
 import { listMembers } from './members.service';
-import { signalBillingResumed } from '../../temporal';
+import { signalBillingResumed } from '../../temporal/subscriptions';
 import { liveSubscriptionIds } from '../subscriptions/subscriptions.service';
 
 const tags = ['Merchants'];

@@ -14,7 +14,7 @@ import {
   UpdateOfferBody,
 } from './offers.schema';
 import { presentOffer } from './offers.presenter';
-import { signalBillingResumed } from '../../temporal';
+import { signalBillingResumed } from '../../temporal/subscriptions';
 import { liveSubscriptionIds } from '../subscriptions/subscriptions.service';
 import {
   createOffer,

@@ -10,7 +10,7 @@ import type Koa from 'koa';
 import type { AppDeps } from '../../deps';
 import { ApiError } from '../../../domain/platform/errors';
 import { receiveProviderWebhook } from '../../../domain/provider-webhooks/provider-webhooks.receive';
-import { signalProviderEvent, wakeTransactionResolution } from '../../temporal';
+import { signalProviderEvent, wakeTransactionResolution } from '../../temporal/provider-webhooks';
 import { addressBucket } from '../../http/client-address';
 import { inboundWebhookLimitsOf } from '../../http/refusal-budgets';
 

@@ -16,7 +16,8 @@ import {
   RENEWAL_AUTHENTICATION_PATH,
 } from '../../../domain/subscriptions/subscriptions.authentication';
 import type { AppDeps } from '../../deps';
-import { authenticateRenewal, awaitTransaction } from '../../temporal';
+import { authenticateRenewal } from '../../temporal/subscriptions';
+import { awaitTransaction } from '../../temporal/transactions';
 
 const page = (ctx: Koa.Context, status: number, body: string) => {
   ctx.status = status;

@@ -14,7 +14,7 @@ import {
   readRoutingSettings,
   writeRoutingSettings,
   type RoutingSettings,
-} from '../../../domain/routing/routing.settings';
+} from '../../../domain/routing/routing.load';
 import { MerchantQuery, TransactionParams } from '../transactions/transactions.schema';
 import { getTransaction } from '../transactions/transactions.service';
 import { MerchantParams, NoQuery } from './routing-profiles.schema';

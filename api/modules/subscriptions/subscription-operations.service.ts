@@ -13,7 +13,7 @@ import type { Caller } from '../../../workflows/lib/subscription-moves';
 import type { SubscriptionOperation } from '../../../workflows/lib/subscription-rules';
 import type { AppDeps } from '../../deps';
 import type { DashboardSession } from '../../http/dashboard-auth';
-import { updateSubscription, type SubscriptionOperationRequest } from '../../temporal';
+import { updateSubscription, type SubscriptionOperationRequest } from '../../temporal/subscriptions';
 import { CancelBody, ChangeInstrumentBody, ChangeOfferBody, EmptyBody, PauseBody } from './subscriptions.schema';
 import { assertAllowed, assertCustomerInstrument, getSubscription, targetOffer } from './subscriptions.service';
 

@@ -27,7 +27,8 @@ import {
   testClockSubscriptionIds,
   type ClockSubscriptionCalendarRow,
 } from '../../../db/repositories/test-clocks.repository';
-import { startTestClockAdvance, updateSubscription } from '../../temporal';
+import { updateSubscription } from '../../temporal/subscriptions';
+import { startTestClockAdvance } from '../../temporal/test-clocks';
 import { organizationOfMerchant } from '../merchant-dashboard/merchant-dashboard.service';
 import type { Caller } from '../../../workflows/lib/subscription-moves';
 import {

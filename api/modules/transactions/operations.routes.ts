@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { Client } from '@temporalio/client';
 import { RefundSchema, type Transaction } from '../../../db/entities';
-import { runOperation as startOperation } from '../../temporal';
+import { runOperation as startOperation } from '../../temporal/transactions';
 import { OPERATION_IN_PROGRESS, type OperationInput } from '../../../workflows/lib/transaction-types';
 import { defineRoute } from '../../http/define-route';
 import { errors } from '../../../domain/platform/errors';

@@ -11,7 +11,7 @@
 import type Koa from 'koa';
 import { TransactionSchema } from '../../../db/entities';
 import type { AppDeps } from '../../deps';
-import { returnFromAuthentication } from '../../temporal';
+import { returnFromAuthentication } from '../../temporal/transactions';
 import { renewalAuthentication } from '../renewal-authentication/renewal-authentication.middleware';
 
 const THREE_DS_RETURN_PATH = /^\/api\/v1\/transactions\/(tx_[A-Za-z0-9]{1,64})\/three-ds\/return$/;

@@ -27,7 +27,7 @@ import {
 } from '../../../db/repositories/checkout-sessions.repository';
 import { hasActiveProfile } from '../../../db/repositories/routing.repository';
 import { effectiveStatus, OPEN_STATUSES, refuseSetupMode } from '../checkout-sessions/checkout-status.rules';
-import { runTransaction } from '../../temporal';
+import { runTransaction } from '../../temporal/transactions';
 import type { AppDeps } from '../../deps';
 import { isStillProcessing } from './transactions.service';
 import { assertChargeable } from '../payment-instruments/instrument-status.rules';

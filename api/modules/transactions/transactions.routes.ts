@@ -13,7 +13,7 @@ import {
 import { presentAttempt } from '../../../domain/transactions/transactions.presenter';
 import { buildTransactionInput, claimCheckout, runClaimedTransaction } from './transaction-request.service';
 import { isStillProcessing, listAttempts, listTransactions, transactionView } from './transactions.service';
-import { awaitTransaction } from '../../temporal';
+import { awaitTransaction } from '../../temporal/transactions';
 import { transactionOperationRoutes } from './operations.routes';
 import { transactionToPresent } from '../../../db/repositories/transactions.repository';
 import { errors } from '../../../domain/platform/errors';

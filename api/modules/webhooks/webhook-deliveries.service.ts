@@ -12,7 +12,7 @@ import { recordActivity, type Actor } from '../../../domain/merchants/merchants.
 import { recoverableEventCount } from '../../../db/repositories/webhook-deliveries.repository';
 import { getWebhookConfig } from './webhook-configs.service';
 import { storedDeliveryStatuses } from './delivery-status.rules';
-import { startRecovery, startRedelivery } from '../../temporal';
+import { startRecovery, startRedelivery } from '../../temporal/webhooks';
 
 export interface DeliveryFilter extends PageRequest {
   status?: string[];

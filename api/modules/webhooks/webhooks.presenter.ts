@@ -3,7 +3,7 @@
  * here; the plaintext secret is added only by the create and rotate-secret responses.
  */
 import type { EventRecord, WebhookConfig, WebhookDelivery } from '../../../db/entities';
-import { eventEnvelope } from '../../../domain/events/events.presenter';
+import { eventEnvelope } from '../../../domain/events/events.outbox';
 import { apiDeliveryStatus } from './delivery-status.rules';
 
 export function presentWebhookConfig(config: WebhookConfig) {

@@ -9,7 +9,7 @@ import {
   StringEnum,
   Timestamp,
 } from '../../http/schema';
-import { EVENT_TYPES } from '../../../domain/events/events.catalog';
+import { EVENT_TYPES } from '../../../domain/events/events.outbox';
 import { EventTypeSchema } from '../events/events.schema';
 import { MAX_URL_LENGTH } from './webhook-url.rules';
 import { API_DELIVERY_STATUSES, DELIVERY_STATUS_FILTER_VALUES } from './delivery-status.rules';

@@ -11,8 +11,13 @@
  * refund is listed only once decided. So `not_found` here is "not listed yet"; the adapter's `reads` say after how
  * long that means "never processed".
  */
-import type { LookupRequest, LookupResult, ProviderCall, ProviderResult } from '../connector';
-import { ProviderUnreachableError } from '../errors';
+import {
+  type LookupRequest,
+  type LookupResult,
+  type ProviderCall,
+  type ProviderResult,
+  ProviderUnreachableError,
+} from '../connector';
 import { field, result, type ProviderRequest, type ProviderResponse } from '../http';
 import { KEY_METADATA, lookupReference } from '../lookup-reference';
 import { fromPayment, responseCodeOutcome } from './transformers';

@@ -3,8 +3,7 @@
  * connector's webhook secret, compared in constant time. The scheme signs no timestamp; the event id dedups.
  */
 import { createHmac } from 'node:crypto';
-import { InvalidWebhookError, type InboundWebhook } from '../connector';
-import { UnhandledWebhookEventError } from '../errors';
+import { InvalidWebhookError, type InboundWebhook, UnhandledWebhookEventError } from '../connector';
 import { field } from '../http';
 import { headerOf, parseJsonBody, requireSecret, safeEqual, type WebhookRequest } from '../signatures';
 import { EVENT_TYPES, webhookProviderReference } from './transformers';

@@ -6,9 +6,15 @@
  * (lookup.ts), since Stripe offers no read by idempotency key. The requests are checked against stripe-mock
  * (test/api/provider-a-stripe-mock.test.ts).
  */
-import type { AuthorizeRequest, CardData, ConnectorAdapter, ProviderCall, ProviderResult } from '../connector';
+import {
+  type AuthorizeRequest,
+  type CardData,
+  type ConnectorAdapter,
+  type ProviderCall,
+  type ProviderResult,
+  ProviderUnreachableError,
+} from '../connector';
 import type { ProviderACredentials } from '../credentials';
-import { ProviderUnreachableError } from '../errors';
 import {
   callProvider,
   credentialCheck,

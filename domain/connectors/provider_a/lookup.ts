@@ -9,8 +9,13 @@
  * - capture / void: the PaymentIntent itself (`GET /v1/payment_intents/:id`) shows whether it was captured/canceled;
  * - refund: the PaymentIntent's refunds (`GET /v1/refunds?payment_intent=`), matched on the metadata.
  */
-import type { LookupRequest, LookupResult, ProviderCall, ProviderResult } from '../connector';
-import { ProviderUnreachableError } from '../errors';
+import {
+  type LookupRequest,
+  type LookupResult,
+  type ProviderCall,
+  type ProviderResult,
+  ProviderUnreachableError,
+} from '../connector';
 import { field, type ProviderRequest, type ProviderResponse } from '../http';
 import { fromIntent, fromModification, fromRefund } from './transformers';
 

@@ -4,8 +4,13 @@
  * after the `whsec_` prefix; timestamps outside ±5 minutes are refused (replay protection).
  */
 import { createHmac } from 'node:crypto';
-import { InvalidWebhookError, wonOrLost, type InboundWebhook, type WebhookDecline } from '../connector';
-import { UnhandledWebhookEventError } from '../errors';
+import {
+  InvalidWebhookError,
+  wonOrLost,
+  type InboundWebhook,
+  type WebhookDecline,
+  UnhandledWebhookEventError,
+} from '../connector';
 import { field } from '../http';
 import { checkTimestamp, headerOf, parseJsonBody, requireSecret, safeEqual, type WebhookRequest } from '../signatures';
 import { webhookProviderReference, webhookType } from './transformers';

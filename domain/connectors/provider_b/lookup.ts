@@ -22,8 +22,7 @@
  * Captures, voids and refunds cannot be read either: unknown (their CAPTURE / CANCELLATION / REFUND notifications
  * settle them).
  */
-import type { LookupRequest, LookupResult, ProviderCall } from '../connector';
-import { ProviderUnreachableError } from '../errors';
+import { type LookupRequest, type LookupResult, type ProviderCall, ProviderUnreachableError } from '../connector';
 import { field, type ProviderRequest, type ProviderResponse } from '../http';
 import { lookupReference } from '../lookup-reference';
 

@@ -5,8 +5,7 @@
  * One notification item per request (what Adyen sends today); anything else is refused.
  */
 import { createHmac } from 'node:crypto';
-import { InvalidWebhookError, type InboundWebhook } from '../connector';
-import { UnhandledWebhookEventError } from '../errors';
+import { InvalidWebhookError, type InboundWebhook, UnhandledWebhookEventError } from '../connector';
 import { field } from '../http';
 import { headerOf, parseJsonBody, requireSecret, safeEqual, type WebhookRequest } from '../signatures';
 import { webhookType } from './transformers';

@@ -10,8 +10,13 @@
  * The search does not see work in flight: a payment still being created when the search runs is not in it yet, so
  * its `not_found` means "never processed" only after the grace period the adapter's `reads` state.
  */
-import type { LookupRequest, LookupResult, ProviderCall, ProviderResult } from '../connector';
-import { ProviderUnreachableError } from '../errors';
+import {
+  type LookupRequest,
+  type LookupResult,
+  type ProviderCall,
+  type ProviderResult,
+  ProviderUnreachableError,
+} from '../connector';
 import { field, type ProviderRequest, type ProviderResponse } from '../http';
 import { KEY_METADATA, lookupReference } from '../lookup-reference';
 import { fromPayment, fromRefund } from './transformers';

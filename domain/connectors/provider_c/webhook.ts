@@ -5,8 +5,7 @@
  * the payment); this provider inlines the resource's state in `data`, so the body digest is part of the manifest.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { InvalidWebhookError, wonOrLost, type InboundWebhook } from '../connector';
-import { UnhandledWebhookEventError } from '../errors';
+import { InvalidWebhookError, wonOrLost, type InboundWebhook, UnhandledWebhookEventError } from '../connector';
 import { field } from '../http';
 import { fromDecimal } from '../money';
 import { checkTimestamp, headerOf, parseJsonBody, requireSecret, safeEqual, type WebhookRequest } from '../signatures';

@@ -7,8 +7,13 @@
  * there is searched in the batches settled in the last SETTLED_WINDOW_DAYS (getSettledBatchListRequest, then each
  * batch's getTransactionListRequest) before it counts as not found.
  */
-import type { LookupRequest, LookupResult, Outcome, ProviderResult } from '../connector';
-import { ProviderUnreachableError } from '../errors';
+import {
+  type LookupRequest,
+  type LookupResult,
+  type Outcome,
+  type ProviderResult,
+  ProviderUnreachableError,
+} from '../connector';
 import { field, result, serverFailure, type ProviderResponse } from '../http';
 import { REASON_CODES, RESPONSE_CODES } from './transformers';
 

@@ -4,8 +4,7 @@
  * signs no timestamp; notificationId is the dedup key.
  */
 import { createHmac } from 'node:crypto';
-import { InvalidWebhookError, type InboundWebhook } from '../connector';
-import { UnhandledWebhookEventError } from '../errors';
+import { InvalidWebhookError, type InboundWebhook, UnhandledWebhookEventError } from '../connector';
 import { field } from '../http';
 import { fromDecimal } from '../money';
 import { headerOf, parseJsonBody, requireSecret, safeEqual, type WebhookRequest } from '../signatures';

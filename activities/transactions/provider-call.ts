@@ -1,19 +1,39 @@
 /**
- * Resolving an unknown provider outcome (a timeout, a connection lost mid-request, a 5xx): the provider may have
- * charged, so before anything else the payment is looked up at the same provider under the attempt's idempotency
- * key. Shared by the charge attempt and the reconciler, so both read a lookup the same way.
+ * A provider call made from an activity: it heartbeats while in flight, and an unknown outcome (a timeout, a
+ * connection lost mid-request, a 5xx) is looked up at the same provider under the same idempotency key before
+ * anything else (the provider may have charged). Shared by the charge attempt, card verification, captures, voids,
+ * refunds and the reconciler, so all read a lookup the same way.
  */
-import { ApiError } from '../../domain/platform/errors';
-import type {
-  ConnectorAdapter,
-  LookupOperation,
-  LookupRequest,
-  LookupResult,
-  ProviderCall,
-  ProviderResult,
+import { Context } from '@temporalio/activity';
+import {
+  CardUnavailableError,
+  type ConnectorAdapter,
+  type LookupOperation,
+  type LookupRequest,
+  type LookupResult,
+  type ProviderCall,
+  type ProviderResult,
+  UnsupportedProviderError,
 } from '../../domain/connectors/connector';
-import { UnsupportedProviderError } from '../../domain/connectors/errors';
-import { CardUnavailableError } from '../vault/card-source';
+import { ApiError } from '../../domain/platform/errors';
+
+/**
+ * Heartbeats while a provider call is in flight. The workflows give these activities a short heartbeat timeout,
+ * so when the worker dies mid-call Temporal retries the activity (same provider idempotency key) within seconds
+ * instead of waiting out the whole start-to-close timeout.
+ */
+export async function heartbeatWhile<T>(work: () => Promise<T>, everyMs = 2000): Promise<T> {
+  const context = Context.current();
+  context.heartbeat();
+  const timer = setInterval(() => context.heartbeat(), everyMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+// ── An unknown outcome ───────────────────────────────────────────────────────────────────────────────────────
 
 export const UNKNOWN_AFTER_LOOKUP_MESSAGE = 'No definitive answer, and the lookup by idempotency key could not tell';
 

@@ -1,14 +1,33 @@
 /**
- * The worker's Prometheus endpoint (WORKER_METRICS_PORT): what the activities count (domain/platform/metrics.ts),
- * the gauges read from the database at each scrape, and the Temporal SDK's own worker metrics (task slots, poll and
- * schedule-to-start latencies, sticky cache, failures), taken from the SDK's metrics buffer into the same registry.
- * The activity outcomes are counted by an interceptor, so no activity carries metrics code of its own.
+ * The worker's telemetry: the interceptors every activity runs through and the worker's Prometheus endpoint.
+ *
+ * Traces (the worker's half; the API's is domain/platform/tracing.ts): the Temporal SDK's OpenTelemetry interceptors
+ * continue the trace the API's workflow start carried in its headers — a span for the workflow run, one per activity
+ * (the provider's HTTP call is a child of its activity's) — and workflow spans leave the sandbox through a sink.
+ *
+ * Metrics (WORKER_METRICS_PORT): what the activities count (domain/platform/metrics.ts), the gauges read from the
+ * database at each scrape, and the Temporal SDK's own worker metrics (task slots, poll and schedule-to-start
+ * latencies, sticky cache, failures), taken from the SDK's metrics buffer into the same registry. The activity
+ * outcomes are counted by an interceptor, so no activity carries metrics code of its own.
  */
 import type { Context } from '@temporalio/activity';
-import { MetricsBuffer, Runtime, type ActivityInterceptors, type RuntimeOptions } from '@temporalio/worker';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+  type OpenTelemetrySinks,
+} from '@temporalio/interceptors-opentelemetry';
+import {
+  MetricsBuffer,
+  Runtime,
+  type ActivityInterceptors,
+  type InjectedSinks,
+  type RuntimeOptions,
+} from '@temporalio/worker';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Orm } from '../db/orm';
 import { readOperationalGauges } from '../db/repositories/operational-gauges.repository';
+import type { Config } from '../domain/platform/config';
 import {
   activityFailures,
   circuitState,
@@ -20,8 +39,49 @@ import {
   workerMetrics,
 } from '../domain/platform/metrics';
 import { startMetricsServer, type RunningMetricsServer } from '../domain/platform/metrics-server';
-import type { Config } from '../domain/platform/config';
+import {
+  temporalClientInterceptors,
+  tracingRuns,
+  workflowSpanProcessor,
+  workflowSpanResource,
+} from '../domain/platform/tracing';
 import { UNRESOLVED_PROVIDER_CALL } from '../workflows/lib/transaction-types';
+
+// ── Traces ───────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Bundled with the workflows (bundleWorkflowCode's workflowInterceptorModules): the workflow-side interceptors. */
+export const WORKFLOW_INTERCEPTOR_MODULES = [
+  require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+];
+
+/** An activity's span, continuing its workflow's trace; while this process records no span, no interceptor at all. */
+export function activityTracingInterceptor(ctx: Context): ActivityInterceptors {
+  if (!tracingRuns()) return {};
+  return {
+    inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+    outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+  };
+}
+
+/**
+ * The sink workflow spans leave the sandbox through (a no-op while tracing is off). The resource — the service name
+ * — is read at each export, not when the Worker is made: a Worker started before tracing (the test stack's) still
+ * exports its spans under the running tracing's service.
+ */
+export function workflowSpanSinks(): InjectedSinks<OpenTelemetrySinks> {
+  return {
+    exporter: {
+      export: {
+        fn: (info, spans) => makeWorkflowExporter(workflowSpanProcessor, workflowSpanResource()).export.fn(info, spans),
+      },
+    },
+  };
+}
+
+/** A Temporal client's interceptors: while tracing runs, its workflow starts and signals carry the active trace. */
+export const tracingClientInterceptors = () => ({ workflow: temporalClientInterceptors });
+
+// ── Metrics ──────────────────────────────────────────────────────────────────────────────────────────────────
 
 const CIRCUIT_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
 const RENEWAL_OUTCOME: Record<string, string> = {
