@@ -58,6 +58,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   const plan = planRetries(Math.random);
   const firstAttemptAt = Date.now();
   let lastHttpStatus: number | null;
+  // Deferrals of the attempt being made, in a row.
+  let deferrals = 0;
   for (let attempt = 1; ; attempt += 1) {
     const next = input.trigger === 'manual' ? null : nextAttempt(plan, attempt, Date.now() - firstAttemptAt);
     let result: DeliverResult;
@@ -72,6 +74,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         // An attempt may be deferred while the merchant's attempts in flight are at their cap: one merchant's flood
         // must not delay another merchant's deliveries.
         deferFor: input.merchantId,
+        deferrals,
       });
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
@@ -81,11 +84,13 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         : { outcome: 'failed', waitMs: null, end: null, httpStatus: null };
     }
     if (result.outcome === 'deferred') {
-      // Nothing was sent: the merchant has enough attempts in flight. The same attempt asks again.
+      // Nothing was sent: the merchant has enough attempts in flight. The same attempt asks again, later each time.
+      deferrals += 1;
       await sleep(result.waitMs as number);
       attempt -= 1;
       continue;
     }
+    deferrals = 0;
     lastHttpStatus = result.httpStatus;
     if (result.outcome === 'retrying') {
       setStatus('retrying');

@@ -48,15 +48,23 @@ export function webhookSettingsOf(config: Config): WebhookSettings {
 
 /**
  * Per-merchant cap on webhook attempts in flight in one worker process. Every merchant shares the `webhooks`
- * task queue and its activity slots, which Temporal hands out in arrival order; without a cap, one merchant's
- * flood (many events to many endpoints, or endpoints that never answer) fills them and another merchant's
+ * task queue, whose tasks Temporal hands out roughly in arrival order; without a cap, one merchant's flood (many
+ * events to many endpoints, or endpoints that never answer) fills the activity slots and another merchant's
  * deliveries wait behind it. The delivery activity takes a merchant slot for its attempt; with none free it sends
- * nothing and answers `deferred`, and the delivery workflow waits a few seconds and asks again (the attempt is not
- * counted). The activity slot is given back at once, so other merchants' attempts run.
+ * nothing and answers `deferred`, and the delivery workflow waits and asks again (the attempt is not counted). The
+ * activity slot is given back at once, so other merchants' attempts run.
  */
 export const MAX_ATTEMPTS_IN_FLIGHT_PER_MERCHANT = 16;
-/** How long a deferred attempt waits before it asks again: 1 to 3 s, spread so deferred ones do not move in step. */
-export const deferralMs = (random: () => number = Math.random) => 1000 + Math.floor(random() * 2000);
+/** The longest a deferred attempt waits before it asks again. */
+export const MAX_DEFERRAL_MS = 30_000;
+/**
+ * How long a deferred attempt waits before it asks again: 1 to 3 s, doubled for each deferral of this attempt in a
+ * row (up to MAX_DEFERRAL_MS), spread so deferred ones do not move in step. Each ask is a workflow task, an
+ * activity task and a timer on the queue every merchant shares: a flood's deferred deliveries must not poll so
+ * often that the queue's backlog holds up another merchant's delivery.
+ */
+export const deferralMs = (deferrals = 0, random: () => number = Math.random) =>
+  Math.min(MAX_DEFERRAL_MS, (1000 + Math.floor(random() * 2000)) * 2 ** Math.min(deferrals, 5));
 
 export class MerchantSlots {
   private readonly taken = new Map<string, number>();
@@ -94,6 +102,8 @@ export interface DeliverInput {
    * the cap the attempt is not made. Workflows started before that change do not set it and are never deferred.
    */
   deferFor?: string;
+  /** How many times in a row this attempt was deferred already (the wait grows with it). */
+  deferrals?: number;
 }
 
 export interface DeliverResult {
@@ -266,7 +276,7 @@ export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?
       // Checked before anything is read: a deferral costs no query.
       const { deferFor } = input;
       if (deferFor !== undefined && !merchants.tryTake(deferFor)) {
-        return { outcome: 'deferred', waitMs: deferralMs(), end: null, httpStatus: null };
+        return { outcome: 'deferred', waitMs: deferralMs(input.deferrals), end: null, httpStatus: null };
       }
       try {
         return await attempt(webhooks, input);

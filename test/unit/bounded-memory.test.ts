@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { boundedQueue, MAX_WAITING_FAN_OUTS } from '../../worker/outbox-listener';
-import { MerchantSlots } from '../../activities/webhooks/deliver';
+import { deferralMs, MAX_DEFERRAL_MS, MerchantSlots } from '../../activities/webhooks/deliver';
 import { TokenCache } from '../../domain/connectors/provider_c/token-cache';
 import { TOKEN_CACHE_MAX_ENTRIES, tokenCache } from '../../domain/connectors/provider_c/auth';
 
@@ -89,5 +89,12 @@ describe('Bounded memory: per-merchant webhook attempt slots', () => {
     expect(slots.tryTake('mrc_flood'), 'a released slot is free again').to.equal(true);
     for (const merchant of ['mrc_flood', 'mrc_flood', 'mrc_other']) slots.release(merchant);
     expect((slots as unknown as { taken: Map<string, number> }).taken.size).to.equal(0);
+  });
+
+  it('a deferred attempt asks again later each time it is deferred in a row, never after more than MAX_DEFERRAL_MS', () => {
+    const waits = [0, 1, 2, 3, 4, 5, 6, 20].map((deferrals) => deferralMs(deferrals, () => 0.5));
+    expect(waits.slice(0, 5)).to.deep.equal([2000, 4000, 8000, 16000, MAX_DEFERRAL_MS]);
+    expect(Math.max(...waits)).to.equal(MAX_DEFERRAL_MS);
+    expect(deferralMs(0, () => 0)).to.equal(1000);
   });
 });
