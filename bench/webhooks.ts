@@ -47,8 +47,8 @@ export async function measureWebhookDeliveries(
   const expected = events * endpoints;
 
   const committedAt = new Map<string, number>();
-  // Receipts are matched to commit times afterwards: a direct delivery may arrive before its producer's await
-  // returns (counted as 0 ms then).
+  // Receipts are matched to commit times afterwards: a delivery may arrive before its producer's await returns
+  // (counted as 0 ms then).
   let receipts: { id: string; at: number }[] = [];
   const latenciesOf = (list: { id: string; at: number }[]) =>
     list.map((receipt) => Math.max(0, receipt.at - (committedAt.get(receipt.id) ?? receipt.at))).sort((a, b) => a - b);

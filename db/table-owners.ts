@@ -17,7 +17,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   idempotency_keys: 'db/repositories/idempotency-keys.repository.ts',
   merchant_routing_settings: 'db/repositories/routing.repository.ts',
   merchant_users: 'db/repositories/merchants.repository.ts',
-  merchant_webhook_configs: 'db/repositories/merchant-webhook-configs.repository.ts',
+  merchant_webhook_configs: 'db/repositories/webhooks.repository.ts',
   merchants: 'db/repositories/merchants.repository.ts',
   order_items: 'db/repositories/orders.repository.ts',
   order_status_history: 'db/repositories/orders.repository.ts',
@@ -35,7 +35,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   test_clocks: 'db/repositories/test-clocks.repository.ts',
   transaction_attempts: 'db/repositories/transaction-attempts.repository.ts',
   transactions: 'db/repositories/transactions.repository.ts',
-  webhook_deliveries: 'db/repositories/webhook-deliveries.repository.ts',
+  webhook_deliveries: 'db/repositories/webhooks.repository.ts',
 
   // Written through entities: the module that owns the table's rules.
   admin_users: 'api/modules/auth',

@@ -1,7 +1,9 @@
 /**
  * The kick half of the webhook outbox. recordEvent NOTIFYs `switchyard_events` with the event id inside the
  * producer's transaction; PostgreSQL delivers it only after commit, so this listener fans the event out right
- * after the change is durable — and never for a change that rolled back.
+ * after the change is durable — and never for a change that rolled back. It runs the sweep's own fan-out
+ * (activities/webhooks/fan-out.ts: claim, one delivery workflow per matching endpoint, mark); the delivery
+ * workflows make every attempt.
  *
  * A notification sent while no listener was connected is simply lost; that is what the sweep is for. It runs on
  * a Temporal schedule every minute (worker/schedules.ts) and, to close the gap at once, whenever this listener
@@ -16,9 +18,7 @@ import { listen } from '../db/listen';
 import { EVENTS_CHANNEL } from '../domain/events/events.outbox';
 import { MAIL_CHANNEL } from '../domain/mail/mail.outbox';
 import { startMailDelivery } from '../activities/mail';
-import { fanOutEvents } from '../activities/webhooks/fan-out';
-import { directSlots, fanOutDirect } from '../activities/webhooks/direct-fan-out';
-import { webhookSettingsOf, type WebhookSettings } from '../activities/webhooks/deliver';
+import { FAN_OUT_TRANSACTION_EVENTS, fanOutEvents } from '../activities/webhooks/fan-out';
 import { TASK_QUEUES } from '../workflows/definitions';
 import { webhookOutboxSweepWorkflow } from '../workflows/webhook-fan-out';
 import { tracingClientInterceptors } from './telemetry';
@@ -26,8 +26,6 @@ import { tracingClientInterceptors } from './telemetry';
 export const CATCH_UP_SWEEP_WORKFLOW_ID = 'switchyard-webhook-sweep-catch-up';
 /** Fan-outs in flight at once (each holds a pooled connection while it starts its workflows). */
 const MAX_CONCURRENT_FAN_OUTS = 4;
-/** Notified events one fan-out takes at most. */
-export const FAN_OUT_BATCH = 100;
 /** Notifications waiting for a fan-out slot; beyond this they are dropped and left to the sweep (bounded memory). */
 export const MAX_WAITING_FAN_OUTS = 1000;
 
@@ -99,30 +97,13 @@ export async function startOutboxListener(options: {
   logger: Logger;
   /** Notifications waiting for a fan-out slot before new ones are left to the sweep (MAX_WAITING_FAN_OUTS). */
   maxWaiting?: number;
-  /** With these, attempt 1 of each delivery is made here, directly (direct-fan-out.ts); else workflows only. */
-  webhooks?: WebhookSettings;
 }): Promise<OutboxListener> {
-  const { orm, client, taskQueue, logger, webhooks } = options;
-  const slots = directSlots();
-  // Direct attempts still running after their fan-out task returned; stop() waits for them.
-  const attempts = new Set<Promise<void>>();
-  const fanOut = async (eventIds: string[]): Promise<void> => {
-    if (!webhooks) {
-      await fanOutEvents({ orm, client, taskQueue }, eventIds);
-      return;
-    }
-    const { settled } = await fanOutDirect({ orm, client, taskQueue, webhooks, slots }, eventIds);
-    const tracked: Promise<void> = settled.then(
-      () => undefined,
-      (error) => logger.warn({ err: error, eventIds }, 'Webhook fan-out failed; the outbox sweep will finish it'),
-    );
-    attempts.add(tracked);
-    void tracked.finally(() => attempts.delete(tracked));
-  };
+  const { orm, client, taskQueue, logger } = options;
   // Notified event ids not yet taken by a fan-out. Each notification queues one task, and a task takes every id
-  // waiting (up to FAN_OUT_BATCH): alone when idle, in batches under a burst (one lease, one read, one mark each).
+  // waiting (up to one fan-out transaction's worth): alone when idle, in batches under a burst (one claim, one
+  // read, one mark each).
   const notified: string[] = [];
-  const takeBatch = () => notified.splice(0, FAN_OUT_BATCH);
+  const takeBatch = () => notified.splice(0, FAN_OUT_TRANSACTION_EVENTS);
   const fanOuts = boundedQueue(MAX_CONCURRENT_FAN_OUTS, options.maxWaiting ?? MAX_WAITING_FAN_OUTS);
   // One warning per overflow, not one per dropped event (an overflow is exactly when the log is under pressure).
   let overflowing = false;
@@ -135,7 +116,7 @@ export async function startOutboxListener(options: {
     const queued = fanOuts.push(async () => {
       const batch = takeBatch();
       if (batch.length === 0) return; // an earlier task took this notification's id
-      await fanOut(batch).catch((error) =>
+      await fanOutEvents({ orm, client, taskQueue }, batch).catch((error) =>
         logger.warn({ err: error, eventIds: batch }, 'Webhook fan-out failed; the outbox sweep will retry it'),
       );
     });
@@ -170,9 +151,6 @@ export async function startOutboxListener(options: {
       // Fan-outs already running finish (or roll back); queued ones are left to the sweep.
       await fanOuts.drain();
       notified.length = 0;
-      // Attempts still waiting for a slot go to their workflows; those sending finish (within their deadline).
-      slots.close();
-      await Promise.all([...attempts]);
     },
   };
 }
@@ -194,13 +172,7 @@ export async function startWebhookOutbox(
     namespace: config.temporal.namespace,
     interceptors: tracingClientInterceptors(),
   });
-  const listener = await startOutboxListener({
-    orm,
-    client,
-    taskQueue,
-    logger: createLogger(config.logLevel),
-    webhooks: webhookSettingsOf(config),
-  });
+  const listener = await startOutboxListener({ orm, client, taskQueue, logger: createLogger(config.logLevel) });
   return {
     client,
     async stop() {

@@ -1,14 +1,13 @@
 /**
  * Delivery of one event to one webhook configuration (workflow id webhook-<evt>-<whc>; manual redeliveries add
- * a suffix). Attempts follow workflows/lib/webhook-schedule.ts — immediately, 5 s, 5 min, 30 min, 2 h, 5 h,
+ * a suffix): every attempt of every delivery is made here, from attempt 1. The outbox fan-out
+ * (activities/webhooks/fan-out.ts, run by the listener right after the commit and by the sweep) starts it.
+ * Attempts follow the schedule in webhook-delivery.shared.ts — immediately, 5 s, 5 min, 30 min, 2 h, 5 h,
  * 10 h, then the end of a ~26 h window — each one an activity that loads, signs, sends and records from ids, so
  * no secret and no payload is ever in this workflow's history.
  *
  * DeliveryStatus (search attribute, for the Temporal UI): pending (started, no attempt finished) → retrying
  * (an attempt failed, another is scheduled) → succeeded | failed. succeeded and failed are final.
- *
- * The outbox listener makes attempt 1 itself right after the commit (activities/webhooks/fan-out.ts) and starts
- * this workflow only when that attempt asks for a retry; the workflow then starts at attempt 2 (firstAttempt).
  */
 import {
   ActivityFailure,
@@ -21,10 +20,10 @@ import {
 import type { Activities } from '../activities';
 import type { DeliverResult } from '../activities/webhooks/deliver';
 import { SEARCH_ATTRIBUTE_KEYS as SA } from './definitions';
-import { nextAttempt, planRetries } from './lib/webhook-schedule';
 import {
   deliveryStatusQuery,
-  initialStatus,
+  nextAttempt,
+  planRetries,
   type DeliveryStatusValue,
   type WebhookDeliveryInput,
   type WebhookDeliveryResult,
@@ -38,7 +37,7 @@ const { deliverWebhook } = proxyActivities<Activities>({
 });
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
-  let status: DeliveryStatusValue = initialStatus(input);
+  let status: DeliveryStatusValue = 'pending';
   setHandler(deliveryStatusQuery, () => status);
   const setStatus = (value: DeliveryStatusValue) => {
     if (value === status) return;
@@ -57,16 +56,11 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
 
   // Workflow Math.random is seeded per run: the jitter is random across deliveries yet replays identically.
   const plan = planRetries(Math.random);
-  const firstAttemptAt = input.firstAttempt?.at ?? Date.now();
+  const firstAttemptAt = Date.now();
   let lastHttpStatus: number | null;
-  let attempt = 1;
-  if (input.firstAttempt) {
-    const wait = input.firstAttempt.nextAt - Date.now();
-    if (wait > 0) await sleep(wait);
-    attempt = 2;
-  }
-
-  for (; ; attempt += 1) {
+  // Deferrals of the attempt being made, in a row.
+  let deferrals = 0;
+  for (let attempt = 1; ; attempt += 1) {
     const next = input.trigger === 'manual' ? null : nextAttempt(plan, attempt, Date.now() - firstAttemptAt);
     let result: DeliverResult;
     try {
@@ -80,6 +74,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         // An attempt may be deferred while the merchant's attempts in flight are at their cap: one merchant's flood
         // must not delay another merchant's deliveries.
         deferFor: input.merchantId,
+        deferrals,
       });
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
@@ -89,11 +84,13 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         : { outcome: 'failed', waitMs: null, end: null, httpStatus: null };
     }
     if (result.outcome === 'deferred') {
-      // Nothing was sent: the merchant has enough attempts in flight. The same attempt asks again.
+      // Nothing was sent: the merchant has enough attempts in flight. The same attempt asks again, later each time.
+      deferrals += 1;
       await sleep(result.waitMs as number);
       attempt -= 1;
       continue;
     }
+    deferrals = 0;
     lastHttpStatus = result.httpStatus;
     if (result.outcome === 'retrying') {
       setStatus('retrying');

@@ -6,10 +6,9 @@
  * Outcomes: 2xx → succeeded. 410 Gone → failed, and the endpoint is deactivated (is_active false, recorded in
  * the merchant activity log). Anything else — 3xx (redirects are not followed), other 4xx, 429, 5xx, timeouts,
  * connection/DNS/TLS errors, a blocked address — → retrying while the schedule has attempts left, else failed.
- * A Retry-After on the response stretches the next wait (see workflows/lib/webhook-schedule.ts).
+ * A Retry-After on the response stretches the next wait (the schedule in workflows/webhook-delivery.shared.ts).
  */
-import { recordDeliveryAttempt } from '../../db/repositories/webhook-deliveries.repository';
-import { deactivateConfig, touchLastTriggered } from '../../db/repositories/merchant-webhook-configs.repository';
+import { deactivateConfig, recordDeliveryAttempt, touchLastTriggered } from '../../db/repositories/webhooks.repository';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { deliveryTarget, type DeliveryTarget } from '../../db/repositories/events.repository';
 import type { DeliveryStatus, DeliveryTrigger } from '../../db/entities';
@@ -18,9 +17,9 @@ import { decryptSecret, type KeyMaterial } from '../../domain/platform/crypto';
 import { newId } from '../../domain/platform/ids';
 import { recordActivity } from '../../domain/merchants/merchants.activity';
 import { eventEnvelope } from '../../domain/events/events.outbox';
-import { waitBeforeNext, type NextAttempt } from '../../workflows/lib/webhook-schedule';
+import { waitBeforeNext, type DeliveryEnd, type NextAttempt } from '../../workflows/webhook-delivery.shared';
 import { postJson, type PostResult } from './http-post';
-import { signPayload } from '../../domain/webhooks/webhooks.signature';
+import { signPayload } from '../../domain/webhooks/webhooks.outbound';
 import type { Config } from '../../domain/platform/config';
 import { annotateActiveSpan, spanInStoredTrace } from '../../domain/platform/tracing';
 
@@ -48,21 +47,24 @@ export function webhookSettingsOf(config: Config): WebhookSettings {
 }
 
 /**
- * Per-merchant caps on webhook attempts in flight in one worker process. Every merchant shares the
- * `webhooks` task queue and the direct fan-out's slots; without a cap, one merchant's flood (many events to many
- * endpoints, or endpoints that never answer) fills them and another merchant's deliveries wait behind it.
- *
- * - The delivery activity takes a merchant slot for its attempt; with none free it sends nothing and answers
- *   `deferred`, and the delivery workflow waits a few seconds and asks again (the attempt is not counted). The
- *   activity slot is given back at once, so other merchants' attempts run.
- * - The direct fan-out (direct-fan-out.ts) counts its first attempts per merchant too; past its cap the delivery
- *   starts its workflow instead, which then meets the activity cap.
+ * Per-merchant cap on webhook attempts in flight in one worker process. Every merchant shares the `webhooks`
+ * task queue, whose tasks Temporal hands out roughly in arrival order; without a cap, one merchant's flood (many
+ * events to many endpoints, or endpoints that never answer) fills the activity slots and another merchant's
+ * deliveries wait behind it. The delivery activity takes a merchant slot for its attempt; with none free it sends
+ * nothing and answers `deferred`, and the delivery workflow waits and asks again (the attempt is not counted). The
+ * activity slot is given back at once, so other merchants' attempts run.
  */
 export const MAX_ATTEMPTS_IN_FLIGHT_PER_MERCHANT = 16;
-/** Direct first attempts, in flight or waiting for their endpoint, per merchant and process. */
-export const MAX_DIRECT_PER_MERCHANT = 32;
-/** How long a deferred attempt waits before it asks again: 1 to 3 s, spread so deferred ones do not move in step. */
-export const deferralMs = (random: () => number = Math.random) => 1000 + Math.floor(random() * 2000);
+/** The longest a deferred attempt waits before it asks again. */
+export const MAX_DEFERRAL_MS = 30_000;
+/**
+ * How long a deferred attempt waits before it asks again: 1 to 3 s, doubled for each deferral of this attempt in a
+ * row (up to MAX_DEFERRAL_MS), spread so deferred ones do not move in step. Each ask is a workflow task, an
+ * activity task and a timer on the queue every merchant shares: a flood's deferred deliveries must not poll so
+ * often that the queue's backlog holds up another merchant's delivery.
+ */
+export const deferralMs = (deferrals = 0, random: () => number = Math.random) =>
+  Math.min(MAX_DEFERRAL_MS, (1000 + Math.floor(random() * 2000)) * 2 ** Math.min(deferrals, 5));
 
 export class MerchantSlots {
   private readonly taken = new Map<string, number>();
@@ -100,9 +102,9 @@ export interface DeliverInput {
    * the cap the attempt is not made. Workflows started before that change do not set it and are never deferred.
    */
   deferFor?: string;
+  /** How many times in a row this attempt was deferred already (the wait grows with it). */
+  deferrals?: number;
 }
-
-export type DeliveryEnd = 'delivered' | 'gone' | 'exhausted' | 'endpoint_disabled' | 'endpoint_deleted';
 
 export interface DeliverResult {
   /** deferred: nothing was sent (the merchant's attempts in flight are at their cap); ask again after waitMs. */
@@ -114,20 +116,8 @@ export interface DeliverResult {
   httpStatus: number | null;
 }
 
-/** An attempt as sendAndRecord made it: the activity's result plus when it was sent and the next one is due. */
-export interface Attempted extends Omit<DeliverResult, 'outcome'> {
-  outcome: 'succeeded' | 'retrying' | 'failed';
-  /** Epoch ms. */
-  sentAt: number;
-  /** Epoch ms; set when retrying. */
-  nextRetryAt: number | null;
-}
-
-/** The event and its endpoint (db/repositories/events.repository.ts loads them in batches for the fan-out). */
-export type Target = DeliveryTarget;
-
 /** The current secret, plus the one a rotation replaced while its overlap lasts. */
-function signingSecrets(target: Target, settings: WebhookSettings): string[] {
+function signingSecrets(target: DeliveryTarget, settings: WebhookSettings): string[] {
   const secrets = [decryptSecret(settings.keys, target.secret_encrypted as string)];
   if (target.previous_secret_encrypted) secrets.push(decryptSecret(settings.keys, target.previous_secret_encrypted));
   return secrets;
@@ -144,7 +134,7 @@ interface AttemptRecord {
 async function writeAttempt(
   em: EntityManager,
   input: DeliverInput,
-  target: Target,
+  target: DeliveryTarget,
   record: AttemptRecord,
 ): Promise<void> {
   await recordDeliveryAttempt(em, {
@@ -167,17 +157,13 @@ async function writeAttempt(
   });
 }
 
-/**
- * Sends one attempt to a loaded, active target and records it (the delivery log row, last_triggered_at, a 410's
- * deactivation). Shared by the delivery activity and the fan-out's direct first attempt, so both write exactly the
- * same record.
- */
-export function sendAndRecord(
+/** Sends one attempt to a loaded, active target and records it (the delivery log row, last_triggered_at, a 410's deactivation). */
+function sendAndRecord(
   em: EntityManager,
   webhooks: WebhookSettings,
   input: DeliverInput,
-  target: Target,
-): Promise<Attempted> {
+  target: DeliveryTarget,
+): Promise<DeliverResult> {
   // In the trace of the change that recorded the event (a transaction's, a request's): ids and outcomes only, never
   // the endpoint's URL (it may embed a secret); its POST's span names the origin alone (domain/platform/tracing.ts).
   return spanInStoredTrace(
@@ -198,8 +184,8 @@ async function sendAndRecordInSpan(
   em: EntityManager,
   webhooks: WebhookSettings,
   input: DeliverInput,
-  target: Target,
-): Promise<Attempted> {
+  target: DeliveryTarget,
+): Promise<DeliverResult> {
   const sentAt = new Date();
   // The exact bytes signed are the bytes sent; the event id is the Standard Webhooks message id (dedup key).
   const body = JSON.stringify(
@@ -278,14 +264,7 @@ async function sendAndRecordInSpan(
     'switchyard.outcome': outcome,
     ...(status === null ? {} : { 'http.response.status_code': status }),
   });
-  return {
-    outcome,
-    waitMs,
-    end,
-    httpStatus: status,
-    sentAt: sentAt.getTime(),
-    nextRetryAt: nextRetryAt?.getTime() ?? null,
-  };
+  return { outcome, waitMs, end, httpStatus: status };
 }
 
 export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?: WebhookSettings }) {
@@ -297,7 +276,7 @@ export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?
       // Checked before anything is read: a deferral costs no query.
       const { deferFor } = input;
       if (deferFor !== undefined && !merchants.tryTake(deferFor)) {
-        return { outcome: 'deferred', waitMs: deferralMs(), end: null, httpStatus: null };
+        return { outcome: 'deferred', waitMs: deferralMs(input.deferrals), end: null, httpStatus: null };
       }
       try {
         return await attempt(webhooks, input);
@@ -323,7 +302,6 @@ export function createDeliverActivities({ orm, webhooks }: { orm: Orm; webhooks?
       });
       return { outcome: 'failed', waitMs: null, end: 'endpoint_disabled', httpStatus: null };
     }
-    const { outcome, waitMs, end, httpStatus } = await sendAndRecord(em, settings, input, target);
-    return { outcome, waitMs, end, httpStatus };
+    return sendAndRecord(em, settings, input, target);
   }
 }

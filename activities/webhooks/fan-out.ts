@@ -1,14 +1,13 @@
 /**
- * The webhook outbox (events.fanned_out_at null = not yet fanned out) and its sweep fan-out: one delivery workflow
- * per (event, active matching configuration). The worker's outbox listener fans out right after each commit with
- * a direct first attempt (direct-fan-out.ts); this fan-out serves the sweep activity (every minute, and when the
- * listener (re)connects) for anything the listener missed, including a direct fan-out whose process died.
+ * The webhook outbox (events.fanned_out_at null = not yet fanned out) and its one fan-out: one delivery workflow
+ * per (event, active matching configuration), which makes every attempt. The worker's outbox listener runs it right
+ * after each event's commit (worker/outbox-listener.ts); the sweep activity below runs the same code every minute,
+ * and when a listener (re)connects, for whatever a lost NOTIFY or a failed fan-out left in the outbox.
  *
- * Each fan-out claims its event row (FOR UPDATE SKIP LOCKED, so concurrent workers never both work on it; an
- * event leased by a direct fan-out only once its lease expired), starts the delivery workflows and marks the event
- * in that one transaction. A process dying half-way rolls the mark back and the sweep redoes the fan-out; the
- * delivery workflow ids (webhook-<evt>-<whc>, REJECT_DUPLICATE) make the redo start only what is missing, and a
- * first attempt already in the delivery log (a direct fan-out that died after it) is continued, not repeated.
+ * Each fan-out claims its event rows (FOR UPDATE SKIP LOCKED, so concurrent workers never both work on one),
+ * starts the delivery workflows and marks the events in that one transaction. A process dying half-way rolls the
+ * mark back and the sweep redoes the fan-out; the delivery workflow ids (webhook-<evt>-<whc>, REJECT_DUPLICATE)
+ * make the redo start only what is missing.
  */
 import * as outbox from '../../db/repositories/events.repository';
 import { Context } from '@temporalio/activity';
@@ -16,12 +15,11 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Orm } from '../../db/orm';
 import {
   deliveryStartOptions,
-  deliveryWorkflowId,
   WEBHOOK_DELIVERY_WORKFLOW,
   type WebhookDeliveryInput,
   type WebhookDeliveryWorkflow,
 } from '../../workflows/webhook-delivery.shared';
-import { recordedFirstAttempts, recoverableEvents } from '../../db/repositories/webhook-deliveries.repository';
+import { recoverableEvents } from '../../db/repositories/webhooks.repository';
 import { inStoredTrace } from '../../domain/platform/tracing';
 
 export interface FanOutDeps {
@@ -61,8 +59,8 @@ export async function startDelivery(
   }
 }
 
-/** Events per sweep transaction. */
-const SWEEP_TRANSACTION_EVENTS = 50;
+/** Events per fan-out transaction: its row locks are held while it starts their workflows. */
+export const FAN_OUT_TRANSACTION_EVENTS = 50;
 /** Workflow starts one fan-out has in flight at once. */
 export const MAX_PARALLEL_STARTS = 32;
 
@@ -81,10 +79,10 @@ async function mapBounded<T, R>(items: T[], limit: number, task: (item: T) => Pr
 }
 
 /**
- * Fans these events out in one transaction (one claim, one subscription read, one delivery-log read, one mark;
- * the workflow starts in parallel, MAX_PARALLEL_STARTS at a time). Returns a result per event it fanned out;
- * events missing from it had nothing to do (already fanned out, unknown, leased, or being fanned out by another
- * process right now). An endpoint created after the event does not receive it.
+ * Fans these events out in one transaction (one claim, one subscription read, one mark; the workflow starts in
+ * parallel, MAX_PARALLEL_STARTS at a time). Returns a result per event it fanned out; events missing from it had
+ * nothing to do (already fanned out, unknown, or being fanned out by another process right now). An endpoint
+ * created after the event does not receive it.
  */
 export async function fanOutEvents(
   { orm, client, taskQueue }: FanOutDeps,
@@ -97,26 +95,12 @@ export async function fanOutEvents(
       em,
       events.map((event) => event.id),
     );
-    const recorded = await recordedFirstAttempts(
-      em,
-      pairs.map((pair) => deliveryWorkflowId(pair.eventId, pair.configId)),
-    );
     const started = await mapBounded(pairs, MAX_PARALLEL_STARTS, async ({ eventId, configId }) => {
       const event = byId.get(eventId) as outbox.OutboxEvent;
-      const first = recorded.get(deliveryWorkflowId(eventId, configId));
-      // Attempt 1 already settled the delivery (2xx, 410): nothing left to start.
-      if (first && first.status !== 'retrying') return false;
       return startDelivery(
         client,
         taskQueue,
-        {
-          eventId,
-          configId,
-          merchantId: event.merchantId,
-          eventType: event.type,
-          trigger: 'automatic',
-          ...(first ? { firstAttempt: { at: first.at, nextAt: first.nextRetryAt ?? first.at } } : {}),
-        },
+        { eventId, configId, merchantId: event.merchantId, eventType: event.type, trigger: 'automatic' },
         { traceparent: event.traceparent },
       );
     });
@@ -164,9 +148,8 @@ export function createFanOutActivities({ orm, temporalClient }: { orm: Orm; temp
       const deps = { orm, client: clientOf(temporalClient), taskQueue: Context.current().info.taskQueue };
       const ids = await outbox.unfannedEventIds(orm.em.fork(), limit);
       let fannedOut = 0;
-      // Row locks are held while a transaction starts its workflows: keep each one to a slice of the batch.
-      for (let from = 0; from < ids.length; from += SWEEP_TRANSACTION_EVENTS) {
-        fannedOut += (await fanOutEvents(deps, ids.slice(from, from + SWEEP_TRANSACTION_EVENTS))).size;
+      for (let from = 0; from < ids.length; from += FAN_OUT_TRANSACTION_EVENTS) {
+        fannedOut += (await fanOutEvents(deps, ids.slice(from, from + FAN_OUT_TRANSACTION_EVENTS))).size;
       }
       return { fannedOut, more: ids.length === limit };
     },

@@ -17,7 +17,7 @@ import {
   bareHost,
   isBlockedAddress,
   isLocalHostname,
-} from '../../domain/webhooks/webhooks.address-guard';
+} from '../../domain/webhooks/webhooks.outbound';
 
 export type PostError = 'timeout' | 'dns_error' | 'connection_error' | 'tls_error' | 'blocked_address';
 

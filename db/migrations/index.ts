@@ -40,6 +40,7 @@ import { Migration20261248200000_first_day_save_renewal_failures } from './Migra
 import { Migration20261248300000_webhook_deliveries_retrying_idx } from './Migration20261248300000_webhook_deliveries_retrying_idx';
 import { Migration20261249100000_setup_checkout_mode } from './Migration20261249100000_setup_checkout_mode';
 import { Migration20261249410000_checkout_setup_redirect_urls } from './Migration20261249410000_checkout_setup_redirect_urls';
+import { Migration20261250710000_one_delivery_drop_fan_out_lease } from './Migration20261250710000_one_delivery_drop_fan_out_lease';
 
 /** Listed explicitly (no file globbing) so the same list works under tsx, in tests and in a bundle. */
 export const MIGRATIONS = [
@@ -147,5 +148,9 @@ export const MIGRATIONS = [
   {
     name: 'Migration20261249410000_checkout_setup_redirect_urls',
     class: Migration20261249410000_checkout_setup_redirect_urls,
+  },
+  {
+    name: 'Migration20261250710000_one_delivery_drop_fan_out_lease',
+    class: Migration20261250710000_one_delivery_drop_fan_out_lease,
   },
 ];

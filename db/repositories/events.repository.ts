@@ -1,10 +1,8 @@
 /**
  * events as the webhook outbox (fanned_out_at null = not yet fanned out). Events are recorded by
- * domain/events/events.outbox.ts; the worker's fan-out claims, reads and marks them here.
- *
- * Two ways out of the outbox: the listener's direct fan-out leases fresh events (fan_out_leased_until) and POSTs
- * them without a transaction open; the sweep claims the rest (never leased, or a lease that expired because its
- * process died) row-locked in a transaction and starts delivery workflows.
+ * domain/events/events.outbox.ts; the worker's fan-out (the listener's, right after the commit, and the sweep's)
+ * claims them row-locked, reads their configurations and marks them here, in the transaction that starts their
+ * delivery workflows.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { EventSchema, type EventRecord } from '../entities';
@@ -95,14 +93,14 @@ const outboxEvent = (row: OutboxRow): OutboxEvent => ({
 });
 
 /**
- * Locks these events where still in the outbox and not leased to a live direct fan-out (SKIP LOCKED: another
- * process fanning one out right now leaves it out of the result).
+ * Locks these events where still in the outbox (SKIP LOCKED: another process fanning one out right now leaves it
+ * out of the result).
  */
 export async function claimForFanOut(em: EntityManager, eventIds: string[]): Promise<OutboxEvent[]> {
   if (eventIds.length === 0) return [];
   const rows = await em.execute<OutboxRow[]>(
     `select id, merchant_id, type, traceparent from events
-      where id in (?) and fanned_out_at is null and (fan_out_leased_until is null or fan_out_leased_until < now())
+      where id in (?) and fanned_out_at is null
       order by seq
         for update skip locked`,
     [eventIds],
@@ -139,32 +137,11 @@ export async function markFannedOut(em: EntityManager, eventIds: string | string
 export async function unfannedEventIds(em: EntityManager, limit: number): Promise<string[]> {
   const rows = await em.execute<{ id: string }[]>(
     `select id from events
-      where fanned_out_at is null and (fan_out_leased_until is null or fan_out_leased_until < now())
+      where fanned_out_at is null
       order by seq limit ?`,
     [limit],
   );
   return rows.map((row) => row.id);
-}
-
-/**
- * Leases fresh events (never leased, still in the outbox) for the direct fan-out, in one statement that commits on
- * its own: nobody else fans them out until the lease ends. Returns the events leased (others: taken, or done).
- */
-export async function leaseForDirectFanOut(
-  em: EntityManager,
-  eventIds: string[],
-  leaseMs: number,
-): Promise<OutboxEvent[]> {
-  if (eventIds.length === 0) return [];
-  const rows = await em.execute<OutboxRow[]>(
-    `update events set fan_out_leased_until = now() + ? * interval '1 millisecond'
-      where id in (select id from events
-                    where id in (?) and fanned_out_at is null and fan_out_leased_until is null
-                    for update skip locked)
-      returning id, merchant_id, type, traceparent`,
-    [leaseMs, eventIds],
-  );
-  return rows.map(outboxEvent);
 }
 
 /** An event with one configuration (config_* null when it is gone): what one delivery attempt sends. */
@@ -184,23 +161,6 @@ export interface DeliveryTarget {
   secret_encrypted: string | null;
   /** Set only while the rotation overlap lasts (compared with the database clock). */
   previous_secret_encrypted: string | null;
-}
-
-/** Every (event, subscribed configuration) of these events with what an attempt sends (rule: subscribedConfigIds). */
-export async function subscribedTargets(em: EntityManager, eventIds: string[]): Promise<DeliveryTarget[]> {
-  if (eventIds.length === 0) return [];
-  return em.execute<DeliveryTarget[]>(
-    `select e.id as event_id, e.organization_id, e.merchant_id, e.type, e.livemode, e.data, to_json(e.created_at) #>> '{}' as created_at, e.traceparent,
-            c.id as config_id, c.url, c.is_active, c.secret_encrypted,
-            case when c.previous_secret_expires_at > now() then c.previous_secret_encrypted end as previous_secret_encrypted
-       from events e
-       join merchant_webhook_configs c
-         on c.merchant_id = e.merchant_id and c.is_active and c.created_at <= e.created_at
-        and (c.event_filter is null or e.type = any(c.event_filter))
-      where e.id in (?)
-      order by e.seq, c.created_at, c.id`,
-    [eventIds],
-  );
 }
 
 /**

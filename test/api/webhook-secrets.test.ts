@@ -67,7 +67,7 @@ describe('Webhook signing secrets', () => {
       for (const res of reads) for (const needle of needles) expect(res.text).not.to.include(needle);
 
       const marker = `payload-marker-${Date.now()}`;
-      // The first (direct) attempt fails, so the retries run in a delivery workflow whose history is checked below.
+      // The first attempt fails, so the delivery workflow (its history is checked below) also holds a retry.
       receiver.respond('/hook', (_request, count) => ({ status: count === 1 ? 503 : 200 }));
       const event = await recordTestEvent(tenant, 'transaction.authorized', { id: 'tx_secret', note: marker });
       const [request] = await receiver.waitFor((all) => all.length >= 1);

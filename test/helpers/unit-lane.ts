@@ -7,7 +7,7 @@
 import dns from 'node:dns';
 import { syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
-import { isLoopbackHost } from '../../domain/webhooks/webhooks.address-guard';
+import { isLoopbackHost } from '../../domain/webhooks/webhooks.outbound';
 import { TEST_LANE_ENV } from '../../scripts/lib/test-lanes';
 
 process.env[TEST_LANE_ENV] = 'unit';

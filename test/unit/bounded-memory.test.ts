@@ -1,10 +1,11 @@
 /**
- * Bounded memory: the outbox listener's waiting queue and provider_c's OAuth token cache have a ceiling, so no
- * burst of events or number of OAuth clients can grow a worker's memory without limit.
+ * Bounded memory: the outbox listener's waiting queue, the per-merchant webhook attempt slots and provider_c's
+ * OAuth token cache have a ceiling, so no burst of events or number of OAuth clients can grow a worker's memory
+ * without limit.
  */
 import { expect } from 'chai';
 import { boundedQueue, MAX_WAITING_FAN_OUTS } from '../../worker/outbox-listener';
-import { directSlots } from '../../activities/webhooks/direct-fan-out';
+import { deferralMs, MAX_DEFERRAL_MS, MerchantSlots } from '../../activities/webhooks/deliver';
 import { TokenCache } from '../../domain/connectors/provider_c/token-cache';
 import { TOKEN_CACHE_MAX_ENTRIES, tokenCache } from '../../domain/connectors/provider_c/auth';
 
@@ -75,45 +76,25 @@ describe('Bounded memory: the provider_c OAuth token cache', () => {
   });
 });
 
-describe('Bounded memory: direct webhook attempts', () => {
-  it('runs at most perEndpoint attempts per endpoint, queues a bounded number behind them, refuses the rest', async () => {
-    const slots = directSlots(2, 1, 100);
-    const a1 = slots.acquire('whc_a');
-    const a2 = slots.acquire('whc_a');
-    const a3 = slots.acquire('whc_a');
-    expect(a1).to.be.instanceOf(Promise);
-    expect(a2).to.be.instanceOf(Promise);
-    expect(a3, 'third waits').to.be.instanceOf(Promise);
-    expect(slots.acquire('whc_a'), 'no room to wait: use the workflow').to.equal(null);
-    // Another endpoint is not held up by this one.
-    expect(slots.acquire('whc_b')).to.be.instanceOf(Promise);
-    let third = false;
-    void a3?.then(() => (third = true));
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(third).to.equal(false);
-    slots.release('whc_a');
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(third, 'a freed slot passes to the waiter').to.equal(true);
-    slots.release('whc_a');
-    slots.release('whc_a');
-    slots.release('whc_b');
-    // All released: room again.
-    expect(slots.acquire('whc_a')).to.be.instanceOf(Promise);
+describe('Bounded memory: per-merchant webhook attempt slots', () => {
+  it('refuses a merchant past its cap while another merchant still gets a slot, and forgets a merchant with none taken', () => {
+    const slots = new MerchantSlots(2);
+    expect([slots.tryTake('mrc_flood'), slots.tryTake('mrc_flood'), slots.tryTake('mrc_flood')]).to.deep.equal([
+      true,
+      true,
+      false,
+    ]);
+    expect(slots.tryTake('mrc_other'), "another merchant is not held up by the first one's burst").to.equal(true);
+    slots.release('mrc_flood');
+    expect(slots.tryTake('mrc_flood'), 'a released slot is free again').to.equal(true);
+    for (const merchant of ['mrc_flood', 'mrc_flood', 'mrc_other']) slots.release(merchant);
+    expect((slots as unknown as { taken: Map<string, number> }).taken.size).to.equal(0);
   });
 
-  it('on close, hands every waiting attempt back (false) and refuses new ones', async () => {
-    const slots = directSlots(1, 5, 100);
-    expect(await slots.acquire('whc_a')).to.equal(true);
-    const waiting = slots.acquire('whc_a');
-    slots.close();
-    expect(await waiting).to.equal(false);
-    expect(slots.acquire('whc_b')).to.equal(null);
-  });
-
-  it('refuses every attempt beyond the total in flight and waiting', () => {
-    const slots = directSlots(10, 10, 2);
-    expect(slots.acquire('whc_a')).to.be.instanceOf(Promise);
-    expect(slots.acquire('whc_b')).to.be.instanceOf(Promise);
-    expect(slots.acquire('whc_c')).to.equal(null);
+  it('a deferred attempt asks again later each time it is deferred in a row, never after more than MAX_DEFERRAL_MS', () => {
+    const waits = [0, 1, 2, 3, 4, 5, 6, 20].map((deferrals) => deferralMs(deferrals, () => 0.5));
+    expect(waits.slice(0, 5)).to.deep.equal([2000, 4000, 8000, 16000, MAX_DEFERRAL_MS]);
+    expect(Math.max(...waits)).to.equal(MAX_DEFERRAL_MS);
+    expect(deferralMs(0, () => 0)).to.equal(1000);
   });
 });

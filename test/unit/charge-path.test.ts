@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../../scripts/lib/paths';
 
-const CHARGE_PATH_CAP = 112;
+const CHARGE_PATH_CAP = 80;
 const SECTION = '## One charge, end to end';
 
 interface Step {

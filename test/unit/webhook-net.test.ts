@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isBlockedAddress, isLoopbackHost } from '../../domain/webhooks/webhooks.address-guard';
+import { isBlockedAddress, isLoopbackHost } from '../../domain/webhooks/webhooks.outbound';
 import {
   guardedLookup,
   parseRetryAfter,

@@ -1,4 +1,4 @@
-/** The pure retry schedule of workflows/lib/webhook-schedule.ts. */
+/** The pure retry schedule of the webhook delivery workflow (workflows/webhook-delivery.shared.ts). */
 import { expect } from 'chai';
 import {
   MAX_ATTEMPTS,
@@ -8,7 +8,7 @@ import {
   nextAttempt,
   planRetries,
   waitBeforeNext,
-} from '../../workflows/lib/webhook-schedule';
+} from '../../workflows/webhook-delivery.shared';
 
 const HOUR = 3600_000;
 

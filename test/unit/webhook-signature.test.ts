@@ -1,6 +1,6 @@
-/** Standard Webhooks signing (activities/webhooks/signature.ts) against the specification's published example. */
+/** Standard Webhooks signing (domain/webhooks/webhooks.outbound.ts) against the specification's published example. */
 import { expect } from 'chai';
-import { generateSigningSecret, signPayload } from '../../domain/webhooks/webhooks.signature';
+import { generateSigningSecret, signPayload } from '../../domain/webhooks/webhooks.outbound';
 
 describe('signPayload', () => {
   it('reproduces the Standard Webhooks / Svix reference signature', () => {

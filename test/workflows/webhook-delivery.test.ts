@@ -9,8 +9,12 @@ import { Worker } from '@temporalio/worker';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { webhookSettingsOf } from '../../activities/webhooks/deliver';
 import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
-import { deliveryWorkflowId, type WebhookDeliveryInput } from '../../workflows/webhook-delivery.shared';
-import { RETRY_DELAYS_MS, RETRY_WINDOW_MS } from '../../workflows/lib/webhook-schedule';
+import {
+  deliveryWorkflowId,
+  RETRY_DELAYS_MS,
+  RETRY_WINDOW_MS,
+  type WebhookDeliveryInput,
+} from '../../workflows/webhook-delivery.shared';
 import { useTimeSkipping } from '../helpers/time-skipping';
 import { api } from '../helpers/http';
 import { createTenant, type Tenant } from '../helpers/factories';
@@ -65,7 +69,6 @@ describe('webhookDeliveryWorkflow (time-skipping test server)', () => {
     options: {
       trigger?: 'automatic' | 'manual';
       object?: Record<string, unknown>;
-      firstAttempt?: WebhookDeliveryInput['firstAttempt'];
     } = {},
   ) {
     const config = await createConfig(tenant, { url: receiver.url(path) });
@@ -78,7 +81,6 @@ describe('webhookDeliveryWorkflow (time-skipping test server)', () => {
       merchantId: tenant.merchant_id,
       eventType: event.type,
       trigger: options.trigger ?? 'automatic',
-      ...(options.firstAttempt ? { firstAttempt: options.firstAttempt } : {}),
     };
     const handle = await server.env.client.workflow.start(webhookDeliveryWorkflow, {
       workflowId: deliveryWorkflowId(event.id, config.id),
@@ -117,27 +119,6 @@ describe('webhookDeliveryWorkflow (time-skipping test server)', () => {
     expect(description.searchAttributes.DeliveryStatus).to.deep.equal(['failed']);
     expect(description.searchAttributes.MerchantId).to.deep.equal([tenant.merchant_id]);
     expect(description.searchAttributes.EventType).to.deep.equal(['transaction.authorized']);
-  });
-
-  it('continues a delivery whose attempt 1 was made directly: attempt 2 when it is due, the window from attempt 1', async () => {
-    receiver.respond('/down-after-direct', () => ({ status: 500 }));
-    const now = await server.env.currentTimeMs();
-    const { event, handle } = await deliver('/down-after-direct', {
-      firstAttempt: { at: now - 2 * HOUR, nextAt: now + 3 * SECOND },
-    });
-    const result = await worker.runUntil(handle.result());
-    expect(result).to.deep.equal({ status: 'failed', attempts: 8, end: 'exhausted', lastHttpStatus: 500 });
-    const times = attemptTimes(await handle.fetchHistory());
-    // Attempts 2…8 only: attempt 1 is not repeated.
-    expect(times).to.have.length(7);
-    expect(times[0] - now, 'attempt 2 at its recorded time').to.be.within(3 * SECOND, 5 * SECOND);
-    expect(times[6] - (now - 2 * HOUR), 'last attempt, from attempt 1').to.be.within(
-      RETRY_WINDOW_MS * 0.99,
-      RETRY_WINDOW_MS * 1.01 + 5 * SECOND,
-    );
-    const rows = await deliveryRows('event_id = ?', [event.id]);
-    expect(rows.map((r) => r.attempt_number)).to.deep.equal([2, 3, 4, 5, 6, 7, 8]);
-    expect(receiver.on('/down-after-direct')).to.have.length(7);
   });
 
   it('delivers exactly once more to a receiver that recovers after 3 hours, then stops', async () => {

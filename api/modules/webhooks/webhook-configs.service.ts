@@ -13,7 +13,7 @@ import { offsetOf, type PageRequest } from '../../http/pagination';
 import { encryptSecret, type KeyMaterial } from '../../../domain/platform/crypto';
 import { newId } from '../../../domain/platform/ids';
 import { diff, recordActivity, type Actor } from '../../../domain/merchants/merchants.activity';
-import { generateSigningSecret } from '../../../domain/webhooks/webhooks.signature';
+import { generateSigningSecret } from '../../../domain/webhooks/webhooks.outbound';
 import { assertWebhookUrl } from './webhook-url.rules';
 import type { CreateWebhookConfigBody, UpdateWebhookConfigBody } from './webhooks.schema';
 

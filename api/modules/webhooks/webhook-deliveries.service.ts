@@ -9,7 +9,7 @@ import { EventSchema, WebhookDeliverySchema, type EventRecord, type WebhookDeliv
 import { errors } from '../../../domain/platform/errors';
 import { offsetOf, type PageRequest } from '../../http/pagination';
 import { recordActivity, type Actor } from '../../../domain/merchants/merchants.activity';
-import { recoverableEventCount } from '../../../db/repositories/webhook-deliveries.repository';
+import { recoverableEventCount } from '../../../db/repositories/webhooks.repository';
 import { getWebhookConfig } from './webhook-configs.service';
 import { storedDeliveryStatuses } from './delivery-status.rules';
 import { startRecovery, startRedelivery } from '../../temporal/webhooks';

@@ -11,7 +11,7 @@ import {
   isBlockedAddress,
   isLocalHostname,
   isLoopbackHost,
-} from '../../../domain/webhooks/webhooks.address-guard';
+} from '../../../domain/webhooks/webhooks.outbound';
 
 export const MAX_URL_LENGTH = 2048;
 

@@ -1,4 +1,9 @@
-/** webhook_deliveries: the delivery log (one row per attempt) the delivery activity writes and the API and recoveries read. */
+/**
+ * The outgoing-webhook tables' raw statements: webhook_deliveries, the delivery log (one row per attempt) the
+ * delivery activity writes and the API and recoveries read; and merchant_webhook_configs' two conditional
+ * single-statement writes an attempt makes (the API creates and edits configurations through their entity,
+ * api/modules/webhooks/).
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 export interface DeliveryAttemptRow {
@@ -91,35 +96,19 @@ export async function recoverableEvents(
   );
 }
 
-/** Attempt 1 of a delivery as recorded: what a fan-out redone after a crash continues from. */
-export interface RecordedFirstAttempt {
-  status: 'succeeded' | 'retrying' | 'failed';
-  /** Epoch ms the request was sent (or the attempt recorded, when none was sent). */
-  at: number;
-  /** Epoch ms; retrying only. */
-  nextRetryAt: number | null;
+/** last_triggered_at only ever moves forward (deliveries finish out of order). */
+export async function touchLastTriggered(em: EntityManager, configId: string, at: Date): Promise<void> {
+  await em.execute(
+    'update merchant_webhook_configs set last_triggered_at = greatest(coalesce(last_triggered_at, ?), ?) where id = ?',
+    [at, at, configId],
+  );
 }
 
-/** Attempt 1 of each of these delivery workflow ids that has one, by workflow id. */
-export async function recordedFirstAttempts(
-  em: EntityManager,
-  workflowIds: string[],
-): Promise<Map<string, RecordedFirstAttempt>> {
-  if (workflowIds.length === 0) return new Map();
-  const rows = await em.execute<{ workflow_id: string; status: string; at: string; next_retry_at: string | null }[]>(
-    `select workflow_id, status, (extract(epoch from coalesce(sent_at, created_at)) * 1000)::bigint as at,
-            (extract(epoch from next_retry_at) * 1000)::bigint as next_retry_at
-       from webhook_deliveries where workflow_id in (?) and attempt_number = 1`,
-    [workflowIds],
+/** Deactivates an active configuration (a 410 from its receiver); true when this call did it. */
+export async function deactivateConfig(em: EntityManager, configId: string): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(
+    'update merchant_webhook_configs set is_active = false, updated_at = now() where id = ? and is_active returning id',
+    [configId],
   );
-  return new Map(
-    rows.map((row) => [
-      row.workflow_id,
-      {
-        status: row.status as RecordedFirstAttempt['status'],
-        at: Number(row.at),
-        nextRetryAt: row.next_retry_at === null ? null : Number(row.next_retry_at),
-      },
-    ]),
-  );
+  return rows.length > 0;
 }

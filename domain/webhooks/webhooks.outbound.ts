@@ -1,12 +1,53 @@
 /**
- * SSRF guard for outgoing webhooks: which addresses a delivery may connect to. Outside local/test mode a
- * merchant-supplied URL must not reach this service's own network: loopback, private (RFC 1918, ULA),
- * link-local (including cloud metadata at 169.254.169.254 and fd00:ec2::254), CGNAT, multicast and reserved
- * ranges are refused. The check runs on the resolved address the socket then connects to (see http-post.ts),
- * so DNS rebinding between check and connect is not possible.
+ * What an outbound webhook POST needs from the domain: its signature and the addresses it may go to.
+ *
+ * Signing follows Standard Webhooks (https://www.standardwebhooks.com): the signed content is
+ * `${webhook-id}.${webhook-timestamp}.${body}`, the key is the base64-decoded part of the secret after `whsec_`,
+ * and the signature is `v1,` + base64(HMAC-SHA256). Several signatures are space-separated, so during a secret
+ * rotation's overlap a receiver holding either secret verifies.
+ *
+ * The SSRF guard: outside local/test mode a merchant-supplied URL must not reach this service's own network:
+ * loopback, private (RFC 1918, ULA), link-local (including cloud metadata at 169.254.169.254 and fd00:ec2::254),
+ * CGNAT, multicast and reserved ranges are refused. The check runs on the resolved address the socket then
+ * connects to (activities/webhooks/http-post.ts), so DNS rebinding between check and connect is not possible.
  */
+import { createHmac, randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 
+export const SECRET_PREFIX = 'whsec_';
+/** 32 random bytes (the Standard Webhooks recommendation is 24 to 64). */
+const SECRET_BYTES = 32;
+
+export function generateSigningSecret(): string {
+  return `${SECRET_PREFIX}${randomBytes(SECRET_BYTES).toString('base64')}`;
+}
+
+function keyOf(secret: string): Buffer {
+  if (!secret.startsWith(SECRET_PREFIX)) throw new Error('A signing secret starts with whsec_');
+  return Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+}
+
+export interface SignedHeaders {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+}
+
+/** One `v1,<sig>` per secret, space-separated, the current secret first. */
+export function signPayload(
+  secrets: readonly string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): SignedHeaders {
+  const content = `${id}.${timestampSeconds}.${body}`;
+  const signatures = secrets.map(
+    (secret) => `v1,${createHmac('sha256', keyOf(secret)).update(content, 'utf8').digest('base64')}`,
+  );
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': signatures.join(' ') };
+}
+
+// Ranges a delivery must not connect to outside local/test mode (the SSRF guard above).
 const blocked = new BlockList();
 // IPv4 (IPv4-mapped IPv6 such as ::ffff:127.0.0.1 is matched against these too).
 for (const [network, prefix] of [
