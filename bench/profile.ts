@@ -76,8 +76,7 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   await startStack();
   const [api, baselines, load] = await Promise.all([
-    // The metrics endpoint on an ephemeral port: another run on the machine may hold the fixed one.
-    startApiProcess({ ...stack().env, API_METRICS_PORT: '0' }),
+    startApiProcess(stack().env),
     startBaselines(stack().config.databaseUrl),
     startLoadGenerator(),
   ]);

@@ -143,8 +143,7 @@ function report(minutes: Minute[]): string[] {
 async function soak(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
   await startStack();
-  // Its metrics as in production, on a free port: another bench's API may hold the default one.
-  const api = await startApiProcess({ ...stack().env, API_METRICS_PORT: '0' });
+  const api = await startApiProcess(stack().env);
   const load = await startChild<unknown>('load-generator');
   const minutes: Minute[] = [];
   try {

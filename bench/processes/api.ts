@@ -11,9 +11,14 @@ import { loadConfig } from '../../domain/platform/config';
 import { startTracing } from '../../domain/platform/tracing';
 import { cpuProfiler, serveParent } from './child';
 
-/** The stack's environment as production: its database, Temporal and keys, with what production also requires. */
+/**
+ * The stack's environment as production: its database, Temporal and keys, with what production also requires. The
+ * metrics endpoint is served, as in production, but on an ephemeral port (unless the caller names one): two benches
+ * on one machine never collide on 9464.
+ */
 export function productionEnv(stackEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
+    API_METRICS_PORT: '0',
     ...process.env,
     ...stackEnv,
     APP_ENV: 'production',

@@ -60,3 +60,52 @@ export async function renewalRow(em: EntityManager, ids: RenewalIds): Promise<Re
   );
   return row;
 }
+
+/** What subscriptions refer to by id, for their names. */
+export interface SubscriptionReferences {
+  customerIds: string[];
+  offerIds: string[];
+  productIds: string[];
+  connectorIds: string[];
+}
+
+export interface SubscriptionReferenceNames {
+  customers: Array<{ id: string; name: string | null; email: string | null }>;
+  offers: Array<{ id: string; name: string }>;
+  products: Array<{ id: string; name: string }>;
+  connectors: Array<{ id: string; name: string }>;
+}
+
+/**
+ * The names of the customers, offers, products and connectors subscriptions refer to, in one statement and only
+ * within `merchantId`: a page of subscriptions costs one round trip for its names, not one per table. Each id list
+ * is bound as one JSON array (knex would spread a JS array into a list of bindings).
+ */
+export async function referenceNames(
+  em: EntityManager,
+  merchantId: string,
+  ids: SubscriptionReferences,
+): Promise<SubscriptionReferenceNames> {
+  const [row] = await em.execute<SubscriptionReferenceNames[]>(
+    `select
+       (select coalesce(json_agg(json_build_object('id', c.id, 'name', c.name, 'email', c.email)), '[]')
+          from customers c where c.merchant_id = ? and c.id in (select jsonb_array_elements_text(?::jsonb))) as customers,
+       (select coalesce(json_agg(json_build_object('id', o.id, 'name', o.name)), '[]')
+          from offers o where o.merchant_id = ? and o.id in (select jsonb_array_elements_text(?::jsonb))) as offers,
+       (select coalesce(json_agg(json_build_object('id', p.id, 'name', p.name)), '[]')
+          from products p where p.merchant_id = ? and p.id in (select jsonb_array_elements_text(?::jsonb))) as products,
+       (select coalesce(json_agg(json_build_object('id', k.id, 'name', k.name)), '[]')
+          from merchant_connectors k where k.merchant_id = ? and k.id in (select jsonb_array_elements_text(?::jsonb))) as connectors`,
+    [
+      merchantId,
+      JSON.stringify(ids.customerIds),
+      merchantId,
+      JSON.stringify(ids.offerIds),
+      merchantId,
+      JSON.stringify(ids.productIds),
+      merchantId,
+      JSON.stringify(ids.connectorIds),
+    ],
+  );
+  return row;
+}

@@ -1,13 +1,7 @@
 /** Document 3's Subscription and Subscription transition shapes (public API: no connector id or network id). */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  CustomerSchema,
-  MerchantConnectorSchema,
-  OfferSchema,
-  ProductSchema,
-  type Subscription,
-  type SubscriptionTransition,
-} from '../../db/entities';
+import type { Subscription, SubscriptionTransition } from '../../db/entities';
+import { referenceNames } from '../../db/repositories/subscriptions.repository';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -21,18 +15,23 @@ export interface ResolvedNames {
 }
 
 /**
- * Resolves the names of many subscriptions with one query per referenced table. The queries run one after the
- * other: `em` is often a transaction's, and one PostgreSQL connection cannot run two queries at once.
+ * Resolves the names of many subscriptions (all of one merchant: a page, or one subscription) in one statement,
+ * reading only that merchant's rows.
  */
 export async function resolveNames(em: EntityManager, subs: Subscription[]): Promise<Map<string, ResolvedNames>> {
+  if (subs.length === 0) return new Map();
+  const merchantId = subs[0].merchantId;
+  if (subs.some((sub) => sub.merchantId !== merchantId)) throw new Error('resolveNames takes one merchant at a time');
   const ids = <K extends keyof Subscription>(key: K) =>
     [...new Set(subs.map((s) => s[key]).filter(Boolean))] as string[];
-  const customers = await em.find(CustomerSchema, { id: { $in: ids('customerId') } });
-  const offers = await em.find(OfferSchema, { id: { $in: ids('currentOfferId') } });
-  const products = await em.find(ProductSchema, { id: { $in: ids('productId') } });
-  const connectors = await em.find(MerchantConnectorSchema, { id: { $in: ids('preferredConnectorId') } });
+  const names = await referenceNames(em, merchantId, {
+    customerIds: ids('customerId'),
+    offerIds: ids('currentOfferId'),
+    productIds: ids('productId'),
+    connectorIds: ids('preferredConnectorId'),
+  });
   const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((row) => [row.id, row]));
-  const [c, o, p, k] = [byId(customers), byId(offers), byId(products), byId(connectors)];
+  const [c, o, p, k] = [byId(names.customers), byId(names.offers), byId(names.products), byId(names.connectors)];
   return new Map(
     subs.map((sub) => [
       sub.id,
