@@ -115,11 +115,6 @@ export async function fanOutEvents(
   });
 }
 
-/** Fans one event out; null when there is nothing to do (see fanOutEvents). */
-export async function fanOutEvent(deps: FanOutDeps, eventId: string): Promise<FanOutResult | null> {
-  return (await fanOutEvents(deps, [eventId])).get(eventId) ?? null;
-}
-
 export interface RecoverBatchInput {
   merchantId: string;
   configId: string;

@@ -20,7 +20,11 @@ import { TASK_QUEUES } from '../../workflows/definitions';
 import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { deliveryWorkflowId } from '../../workflows/webhook-delivery.shared';
 import { webhookOutboxSweepWorkflow } from '../../workflows/webhook-fan-out';
-import { fanOutEvent, fanOutEvents, startDelivery } from '../../activities/webhooks/fan-out';
+import { fanOutEvents, startDelivery, type FanOutDeps } from '../../activities/webhooks/fan-out';
+
+/** Fans one event out as the listener does; null when there is nothing to do. */
+const fanOutEvent = async (deps: FanOutDeps, eventId: string) =>
+  (await fanOutEvents(deps, [eventId])).get(eventId) ?? null;
 
 const client = () => stack().api.deps.temporal.client;
 const ids = (receiver: Receiver, path: string) =>
