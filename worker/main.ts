@@ -82,7 +82,7 @@ async function runWorkers(
   connection: NativeConnection,
 ): Promise<RunningWorker> {
   // Fans each event out to its webhook endpoints right after its commit (worker/outbox-listener.ts).
-  const outbox = await startWebhookOutbox(config, orm);
+  const outbox = await startWebhookOutbox(config, orm, connection);
   let metrics: RunningMetricsServer | null = null;
   try {
     metrics = await startWorkerMetrics(config, orm);
@@ -146,7 +146,9 @@ async function createWorkers(
       }),
     ),
   ).then(async (results) => {
-    await Promise.all([connection.close(), outbox.stop(), metrics?.stop()]);
+    // The listener starts workflows on the Workers' connection: it stops first.
+    await outbox.stop();
+    await Promise.all([connection.close(), metrics?.stop()]);
     const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failure) throw failure.reason;
   });

@@ -9,7 +9,8 @@
  * a Temporal schedule every minute (worker/schedules.ts) and, to close the gap at once, whenever this listener
  * (re)connects. Errors here are logged and never fatal: the sweep is the safety net.
  */
-import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Config } from '../domain/platform/config';
 import { createLogger } from '../domain/platform/logger';
@@ -97,8 +98,10 @@ export async function startOutboxListener(options: {
   logger: Logger;
   /** Notifications waiting for a fan-out slot before new ones are left to the sweep (MAX_WAITING_FAN_OUTS). */
   maxWaiting?: number;
+  /** `client` is on the connection of a worker polling `taskQueue`: delivery workflows start eagerly (FanOutDeps). */
+  eager?: boolean;
 }): Promise<OutboxListener> {
-  const { orm, client, taskQueue, logger } = options;
+  const { orm, client, taskQueue, logger, eager } = options;
   // Notified event ids not yet taken by a fan-out. Each notification queues one task, and a task takes every id
   // waiting (up to one fan-out transaction's worth): alone when idle, in batches under a burst (one claim, one
   // read, one mark each).
@@ -116,7 +119,7 @@ export async function startOutboxListener(options: {
     const queued = fanOuts.push(async () => {
       const batch = takeBatch();
       if (batch.length === 0) return; // an earlier task took this notification's id
-      await fanOutEvents({ orm, client, taskQueue }, batch).catch((error) =>
+      await fanOutEvents({ orm, client, taskQueue, eager }, batch).catch((error) =>
         logger.warn({ err: error, eventIds: batch }, 'Webhook fan-out failed; the outbox sweep will retry it'),
       );
     });
@@ -160,24 +163,23 @@ export interface WebhookOutbox extends OutboxListener {
   client: Client;
 }
 
-/** The worker's listener with its own Temporal client connection and logger; stop() closes all of it. */
+/**
+ * The worker's listener, with a Temporal client on the Workers' own connection (so delivery workflows start
+ * eagerly on this process's webhooks Worker) and its logger. stop() stops the listener; the connection is the
+ * Workers', closed by them after it.
+ */
 export async function startWebhookOutbox(
   config: Config,
   orm: Orm,
+  connection: NativeConnection,
   taskQueue: string = TASK_QUEUES.webhooks,
 ): Promise<WebhookOutbox> {
-  const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({
     connection,
     namespace: config.temporal.namespace,
     interceptors: tracingClientInterceptors(),
   });
-  const listener = await startOutboxListener({ orm, client, taskQueue, logger: createLogger(config.logLevel) });
-  return {
-    client,
-    async stop() {
-      await listener.stop();
-      await connection.close();
-    },
-  };
+  const logger = createLogger(config.logLevel);
+  const listener = await startOutboxListener({ orm, client, taskQueue, logger, eager: true });
+  return { client, stop: () => listener.stop() };
 }

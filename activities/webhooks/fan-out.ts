@@ -27,6 +27,11 @@ export interface FanOutDeps {
   client: Client;
   /** Where the delivery workflows run. */
   taskQueue: string;
+  /**
+   * The client is on the connection of a worker that polls `taskQueue` (the outbox listener's): each start asks for
+   * its first workflow task in the answer (eager start), saving the task's trip through the server's matching.
+   */
+  eager?: boolean;
 }
 
 export interface FanOutResult {
@@ -43,14 +48,14 @@ export async function startDelivery(
   client: Client,
   taskQueue: string,
   input: WebhookDeliveryInput,
-  { suffix, traceparent = null }: { suffix?: string; traceparent?: string | null } = {},
+  { suffix, traceparent = null, eager = false }: { suffix?: string; traceparent?: string | null; eager?: boolean } = {},
 ) {
   try {
     await inStoredTrace(traceparent, () =>
-      client.workflow.start<WebhookDeliveryWorkflow>(
-        WEBHOOK_DELIVERY_WORKFLOW,
-        deliveryStartOptions(input, taskQueue, suffix),
-      ),
+      client.workflow.start<WebhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW, {
+        ...deliveryStartOptions(input, taskQueue, suffix),
+        requestEagerStart: eager,
+      }),
     );
     return true;
   } catch (error) {
@@ -85,7 +90,7 @@ async function mapBounded<T, R>(items: T[], limit: number, task: (item: T) => Pr
  * created after the event does not receive it.
  */
 export async function fanOutEvents(
-  { orm, client, taskQueue }: FanOutDeps,
+  { orm, client, taskQueue, eager }: FanOutDeps,
   eventIds: string[],
 ): Promise<Map<string, FanOutResult>> {
   return orm.em.fork().transactional(async (em) => {
@@ -101,7 +106,7 @@ export async function fanOutEvents(
         client,
         taskQueue,
         { eventId, configId, merchantId: event.merchantId, eventType: event.type, trigger: 'automatic' },
-        { traceparent: event.traceparent },
+        { traceparent: event.traceparent, eager },
       );
     });
     await outbox.markFannedOut(em, [...byId.keys()]);
