@@ -12,6 +12,7 @@ import { stack } from '../helpers/stack';
 import { startApi, type RunningApi } from '../../api/server';
 import { AUTH_CACHE_TTL_MS } from '../../api/http/auth';
 import { hashSecret } from '../../domain/platform/crypto';
+import { statementsOf } from '../helpers/statements';
 
 /** Repeats the request until it gets `status` or `withinMs` passes; returns the last status. */
 async function statusWithin(request: () => Promise<{ status: number }>, status: number, withinMs: number) {
@@ -72,31 +73,27 @@ describe('API-key and merchant cache: invalidated across API processes on change
    * that is not the request's own cost, and a measured request that happens to open a new window must not fail
    * the count, so it is left out.
    */
-  async function statementsOf(
+  async function statementsOfRequest(
     request: () => Promise<{ status: number }>,
     status: number,
     { emptyCache = false } = {},
   ): Promise<string[]> {
     expect((await request()).status).to.equal(status);
     if (emptyCache) second.deps.authCache.invalidate();
-    const queries: string[] = [];
-    const knex = second.deps.orm.em.getConnection().getKnex();
-    const count = (query: { sql: string }) => void queries.push(query.sql);
-    knex.on('query', count);
-    try {
-      expect((await request()).status).to.equal(status);
-    } finally {
-      knex.off('query', count);
-    }
-    return queries.filter((sql) => !/rate_limit_counters/.test(sql));
+    const { result, sql } = await statementsOf(second.deps.orm.em, request);
+    expect(result.status).to.equal(status);
+    return sql.filter((statement) => !/rate_limit_counters/.test(statement));
   }
   const statementsAfterCacheEmptied = (request: () => Promise<{ status: number }>, status: number) =>
-    statementsOf(request, status, { emptyCache: true });
+    statementsOfRequest(request, status, { emptyCache: true });
 
   it('GET /customers/:id costs one database round trip once the key is cached and its budget leased', async () => {
     const customerId = await createCustomer(tenant);
     const key = tenant.merchant_secret_key;
-    const queries = await statementsOf(() => api.get(`/customers/${customerId}`, { key, baseUrl: second.url }), 200);
+    const queries = await statementsOfRequest(
+      () => api.get(`/customers/${customerId}`, { key, baseUrl: second.url }),
+      200,
+    );
     expect(queries).to.have.length(1);
     expect(queries[0]).to.match(/from "customers"/);
   });
@@ -130,7 +127,7 @@ describe('API-key and merchant cache: invalidated across API processes on change
     const headers = { 'idempotency-key': `replay-${Date.now()}` };
     const create = () => api.post('/customers', { key, body, headers, baseUrl: second.url });
     expect((await create()).status).to.equal(201);
-    const queries = await statementsOf(create, 200);
+    const queries = await statementsOfRequest(create, 200);
     expect(queries).to.have.length(1);
     expect(queries[0]).to.match(/from idempotency_keys/);
   });

@@ -20,19 +20,7 @@ import { createTenant, type Tenant } from '../helpers/factories';
 import { stack } from '../helpers/stack';
 import { cascade, type CascadeConnector } from '../helpers/transactions';
 import { createCustomer, saveCard } from '../helpers/vault';
-
-/** The SQL statements `work` sent through `em`'s connection. */
-async function statementsOf<T>(em: EntityManager, work: () => Promise<T>): Promise<{ result: T; sql: string[] }> {
-  const sql: string[] = [];
-  const knex = em.getConnection().getKnex();
-  const count = (query: { sql: string }) => void sql.push(query.sql);
-  knex.on('query', count);
-  try {
-    return { result: await work(), sql };
-  } finally {
-    knex.off('query', count);
-  }
-}
+import { statementsOf } from '../helpers/statements';
 
 describe('Charge: steps that take one statement or no write of their own', () => {
   let tenant: Tenant;

@@ -8,27 +8,15 @@ import { EventSchema, MerchantConnectorSchema, OfferSchema, SubscriptionSchema }
 import { chargeSucceeded } from '../../workflows/lib/subscription-billing';
 import { stack } from '../helpers/stack';
 import { subscribed } from '../helpers/subscriptions';
+import { statementsOf } from '../helpers/statements';
 
 describe('Rule: a due renewal reads its holds and its charge inputs in one statement', () => {
   const activities = () => createActivities({ orm: stack().orm, rateLimitWindowSeconds: 60 });
 
-  /** What `work` returns, and the SQL statements this process sent meanwhile. */
-  async function counted<T>(work: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
-    const statements: string[] = [];
-    const knex = stack().orm.em.getConnection().getKnex();
-    const count = (query: { sql: string }) => void statements.push(query.sql);
-    knex.on('query', count);
-    try {
-      return { result: await work(), statements };
-    } finally {
-      knex.off('query', count);
-    }
-  }
-
   it("prepares the renewal's charge on the saved instrument, in one statement", async () => {
     const sub = await subscribed(new Date());
     const request = { state: sub.state, cycleNumber: 2, attempt: 0, amount: sub.state.amount };
-    const { result, statements } = await counted(() => activities().prepareRenewal(request));
+    const { result, sql: statements } = await statementsOf(stack().orm.em, () => activities().prepareRenewal(request));
     expect(statements).to.have.length(1);
     if (!('charge' in result)) throw new Error(`no charge prepared: ${JSON.stringify(result)}`);
     expect(result.charge).to.deep.include({
@@ -45,7 +33,7 @@ describe('Rule: a due renewal reads its holds and its charge inputs in one state
     await em.nativeUpdate(MerchantConnectorSchema, { id: sub.connector.id }, { isActive: false });
     await em.nativeUpdate(OfferSchema, { id: sub.offerId }, { deletedAt: new Date() });
     const request = { state: sub.state, cycleNumber: 2, attempt: 0, amount: sub.state.amount };
-    const { result, statements } = await counted(() => activities().prepareRenewal(request));
+    const { result, sql: statements } = await statementsOf(stack().orm.em, () => activities().prepareRenewal(request));
     expect(statements).to.have.length(1);
     const held = await activities().billingHoldOf({ merchantId: sub.state.merchantId, offerId: sub.offerId });
     expect(held).to.deep.equal(['no_active_connector', 'offer_unavailable']);

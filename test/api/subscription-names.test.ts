@@ -4,25 +4,12 @@
  * and only within the subscriptions' merchant.
  */
 import { expect } from 'chai';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { CustomerSchema, SubscriptionSchema } from '../../db/entities';
 import { presentOne, resolveNames } from '../../domain/subscriptions/subscriptions.presenter';
 import { stack } from '../helpers/stack';
 import { subscribed } from '../helpers/subscriptions';
 import { createCustomer } from '../helpers/vault';
-
-/** The SQL statements `work` sent through `em`'s connection. */
-async function statementsOf<T>(em: EntityManager, work: () => Promise<T>): Promise<{ result: T; sql: string[] }> {
-  const sql: string[] = [];
-  const knex = em.getConnection().getKnex();
-  const count = (query: { sql: string }) => void sql.push(query.sql);
-  knex.on('query', count);
-  try {
-    return { result: await work(), sql };
-  } finally {
-    knex.off('query', count);
-  }
-}
+import { statementsOf } from '../helpers/statements';
 
 describe('Subscription names: one statement, within the merchant', () => {
   it("reads a subscription's customer, offer, product and connector names in one statement", async () => {
